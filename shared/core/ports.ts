@@ -25,7 +25,7 @@ export type ToolResultBlock = {
   type: 'tool_result';
   tool_use_id: string;
   content: string;
-  is_error?: boolean;
+  is_error?: boolean | undefined;
 };
 export type ThinkingBlock = { type: 'thinking'; thinking: string; signature: string };
 export type RedactedThinkingBlock = { type: 'redacted_thinking'; data: string };
@@ -57,7 +57,13 @@ export type Usage = {
   cacheReadInputTokens: number;
 };
 
-export type ModelStopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'stop_sequence' | 'pause_turn';
+export type ModelStopReason =
+  | 'end_turn'
+  | 'tool_use'
+  | 'max_tokens'
+  | 'refusal'
+  | 'stop_sequence'
+  | 'pause_turn';
 
 export type ModelResponse = {
   model: string;
@@ -82,6 +88,8 @@ export type CredentialRef = { secret: string; field?: string };
 /** Resolves a credential reference to its value at dispatch time, server-side. */
 export interface SecretsPort {
   resolve(ref: CredentialRef): Promise<string>;
+  /** Replaces every secret value resolved so far (and its base64, hex and URL-encoded forms) with a marker. */
+  redact(text: string): string;
 }
 
 /**

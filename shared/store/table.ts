@@ -31,9 +31,14 @@ export function createTableInput(tableName: string) {
       { AttributeName: partitionKey, KeyType: 'HASH' as const },
       { AttributeName: sortKey, KeyType: 'RANGE' as const },
     ],
-    AttributeDefinitions: [partitionKey, sortKey, byOwner.partitionKey, byOwner.sortKey, byWorkflow.partitionKey, byWorkflow.sortKey].map(
-      (name) => ({ AttributeName: name, AttributeType: 'S' as const }),
-    ),
+    AttributeDefinitions: [
+      partitionKey,
+      sortKey,
+      byOwner.partitionKey,
+      byOwner.sortKey,
+      byWorkflow.partitionKey,
+      byWorkflow.sortKey,
+    ].map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
     GlobalSecondaryIndexes: [gsi(byOwner), gsi(byWorkflow)],
   };
 }

@@ -1,0 +1,34 @@
+/** The action contract: what the engine offers, gates and dispatches. Implementations live in shared/actions. */
+import { z } from 'zod';
+import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import type { ActionContext, ToolOutcome, ToolSpec } from './ports.ts';
+
+export type RunScope = { runId: string; owner: string; workflowId: string };
+
+export type Action = {
+  name: string;
+  description: string;
+  /** One schema gives the model its JSON Schema and the dispatcher its parse. */
+  input: z.ZodType;
+  /** Set when the action was declared with a JSON Schema (connectors); otherwise derived from `input`. */
+  jsonSchema?: Record<string, unknown>;
+  /** Safe to run again with the same Idempotency-Key. */
+  idempotent: boolean;
+  /** Irreversible or external-publish: at least needs_approval, whatever the workflow says. */
+  irreversible: boolean;
+  run(input: unknown, ctx: ActionContext & { scope: RunScope }): Promise<ToolOutcome>;
+};
+
+/** Resolves action names for one workflow (built-ins plus the workflow's connectors). */
+export interface ActionCatalog {
+  resolve(name: string, definition: WorkflowDefinition): Action | undefined;
+}
+
+/** The tool as offered to the model. */
+export function toolSpecOf(action: Action): ToolSpec {
+  const schema =
+    action.jsonSchema ??
+    (z.toJSONSchema(action.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
+  const { $schema: _ignored, ...inputSchema } = schema;
+  return { name: action.name, description: action.description, inputSchema };
+}

@@ -1,0 +1,125 @@
+/**
+ * Approval operations outside a turn: attaching the Step Functions task token, deciding (once), and
+ * expiring on timeout (fail closed). Each is a fenced commit with its audit entry.
+ */
+import type { Approval } from '../schemas/approval.ts';
+import { isTerminalRunStatus } from '../schemas/run.ts';
+import { isoAt, RunHandle } from './engine.ts';
+import type { Clock } from './ports.ts';
+import { ApprovalAlreadyDecidedError, RunConflictError } from './store-errors.ts';
+import type { RunStore } from './store-port.ts';
+
+type Deps = { store: RunStore; clock: Clock };
+
+/** Retries a fenced operation when an unrelated write moved the run's revision. */
+async function withRunRetry<T>(attempt: () => Promise<T>, tries = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof RunConflictError) || i >= tries) throw error;
+    }
+  }
+}
+
+/** The run's pending approvals, read consistently. */
+export async function pendingApprovals(store: RunStore, runId: string): Promise<Approval[]> {
+  const run = await store.getRun(runId);
+  if (!run) return [];
+  const approvals = await Promise.all(run.pendingApprovalIds.map((id) => store.getApproval(id)));
+  return approvals.filter((approval): approval is Approval => approval?.status === 'pending');
+}
+
+/** Stores the current task token on every pending approval of the run (replacing an older one). */
+export async function attachTaskToken(deps: Deps, runId: string, taskToken: string): Promise<Approval[]> {
+  return withRunRetry(async () => {
+    const run = await deps.store.getRun(runId);
+    if (!run || run.status !== 'awaiting_approval') return [];
+    const pending = await pendingApprovals(deps.store, runId);
+    if (pending.length === 0) return [];
+    const updated = pending.map((approval) => ({ ...approval, taskToken }));
+    await new RunHandle(run, deps).commit({
+      approvalUpdate: updated.map((approval) => ({ approval, expectedStatus: 'pending' as const })),
+    });
+    return updated;
+  });
+}
+
+export type DecisionResult = {
+  approval: Approval;
+  /** The task token to resume the execution with, when this decision was the last one pending. */
+  resumeToken?: string;
+};
+
+/** Records an approver's decision, once. A decided, expired or foreign approval is refused. */
+export async function decideApproval(
+  deps: Deps,
+  args: { approvalId: string; approver: string; decision: 'approved' | 'denied' },
+): Promise<DecisionResult> {
+  return withRunRetry(async () => {
+    const approval = await deps.store.getApproval(args.approvalId);
+    if (!approval) throw new ApprovalAlreadyDecidedError(args.approvalId, 'unknown');
+    if (approval.status !== 'pending')
+      throw new ApprovalAlreadyDecidedError(args.approvalId, approval.status);
+    if (!approval.approvers.includes(args.approver))
+      throw new ApprovalAlreadyDecidedError(args.approvalId, 'not an approver');
+    if (Date.parse(approval.expiresAt) <= deps.clock.nowMs())
+      throw new ApprovalAlreadyDecidedError(args.approvalId, 'expired');
+    const run = await deps.store.getRun(approval.runId);
+    if (!run || isTerminalRunStatus(run.status))
+      throw new ApprovalAlreadyDecidedError(args.approvalId, 'run ended');
+    const decided: Approval = {
+      ...approval,
+      status: args.decision,
+      decidedAt: isoAt(deps.clock),
+      decidedBy: args.approver,
+    };
+    const handle = new RunHandle(run, deps);
+    await handle.commit({
+      approvalUpdate: [{ approval: decided, expectedStatus: 'pending' }],
+      audit: [
+        {
+          type: 'approval_decided',
+          actor: `approver:${args.approver}`,
+          data: {
+            approvalId: approval.approvalId,
+            tool: approval.tool,
+            argsHash: approval.argsHash,
+            decision: args.decision,
+          },
+        },
+      ],
+    });
+    const stillPending = (await pendingApprovals(deps.store, run.runId)).length > 0;
+    return {
+      approval: decided,
+      ...(!stillPending && decided.taskToken ? { resumeToken: decided.taskToken } : {}),
+    };
+  });
+}
+
+/** Marks the run's expired pending approvals `expired` (fail closed). Returns how many it expired. */
+export async function expireApprovals(deps: Deps, runId: string): Promise<number> {
+  return withRunRetry(async () => {
+    const run = await deps.store.getRun(runId);
+    if (!run) return 0;
+    // Step Functions' timer and ours can differ by a moment: a second of slack avoids a needless extra wait.
+    const due = (await pendingApprovals(deps.store, runId)).filter(
+      (approval) => Date.parse(approval.expiresAt) <= deps.clock.nowMs() + 1000,
+    );
+    if (due.length === 0) return 0;
+    const now = isoAt(deps.clock);
+    await new RunHandle(run, deps).commit({
+      approvalUpdate: due.map((approval) => ({
+        approval: { ...approval, status: 'expired' as const, decidedAt: now },
+        expectedStatus: 'pending' as const,
+      })),
+      audit: due.map((approval) => ({
+        type: 'approval_expired' as const,
+        actor: 'system',
+        data: { approvalId: approval.approvalId, tool: approval.tool, expiresAt: approval.expiresAt },
+      })),
+    });
+    return due.length;
+  });
+}

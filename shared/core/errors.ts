@@ -1,0 +1,34 @@
+/** Errors of the turn engine. Names are stable: Step Functions Catch/Retry and handlers match on them. */
+
+export class RunNotFoundError extends Error {
+  constructor(runId: string) {
+    super(`run ${runId} does not exist`);
+    this.name = 'RunNotFoundError';
+  }
+}
+
+/** The state machine asked for a turn the run has not reached: its pointer and the store disagree. */
+export class TurnFenceError extends Error {
+  constructor(runId: string, expected: number, stored: number) {
+    super(`run ${runId}: the state machine asked for turn ${expected} but the run is at turn ${stored}`);
+    this.name = 'TurnFenceError';
+  }
+}
+
+/** No price is known for a model, so no budget can be checked: fail closed. */
+export class UnknownModelPriceError extends Error {
+  constructor(model: string) {
+    super(
+      `no price is known for model '${model}'; add it to the price table (docs/budgets.md) so budgets can be enforced`,
+    );
+    this.name = 'UnknownModelPriceError';
+  }
+}
+
+/** The workflow version a run is bound to is missing. */
+export class WorkflowVersionMissingError extends Error {
+  constructor(workflowId: string, version: number) {
+    super(`workflow ${workflowId} version ${version} does not exist`);
+    this.name = 'WorkflowVersionMissingError';
+  }
+}

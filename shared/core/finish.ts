@@ -1,0 +1,123 @@
+/** Committing the end of a turn: continue, wait for approval, or end the run. */
+import type { Approval } from '../schemas/approval.ts';
+import type { TranscriptMessage } from '../schemas/message.ts';
+import type { RunStatus, StopReason } from '../schemas/run.ts';
+import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
+import type { TurnOutcome, TurnPointer } from './outcome.ts';
+import type { AuditInput } from './store-port.ts';
+
+const pointerOf = (h: RunHandle, input: TurnPointer): TurnPointer => ({
+  runId: h.run.runId,
+  turn: h.run.turn,
+  segmentStartTurn: input.segmentStartTurn,
+});
+
+const statusChange = (from: RunStatus, to: RunStatus, data: Record<string, unknown> = {}): AuditInput[] =>
+  from === to ? [] : [{ type: 'status_changed', actor: 'system', data: { from, to, ...data } }];
+
+/** Commits a completed turn (its messages) and routes to the next turn, or to a fresh execution. */
+export async function commitTurn(
+  h: RunHandle,
+  deps: TurnDeps,
+  input: TurnPointer,
+  messages: TranscriptMessage[],
+): Promise<TurnOutcome> {
+  const nextTurn = h.run.turn + 1;
+  const fresh = nextTurn - input.segmentStartTurn >= deps.config.turnsPerExecution;
+  const lastNext = fresh ? 'continue_as_new' : 'continue';
+  await h.commit({
+    messages,
+    next: (run) => ({
+      ...run,
+      status: 'running',
+      turn: nextTurn,
+      lastNext,
+      messageCount: run.messageCount + messages.length,
+      pendingApprovalIds: [],
+    }),
+    audit: [
+      ...statusChange(h.run.status, 'running'),
+      { type: 'turn_committed', actor: 'system', data: { turn: h.run.turn, next: lastNext } },
+    ],
+  });
+  return { ...pointerOf(h, input), next: lastNext };
+}
+
+/** Seconds until the earliest pending approval expires (at least 1). */
+export function secondsUntilExpiry(approvals: Approval[], nowMs: number): number {
+  const earliest = Math.min(...approvals.map((approval) => Date.parse(approval.expiresAt)));
+  return Math.max(1, Math.ceil((earliest - nowMs) / 1000));
+}
+
+/** Parks the run on its pending approvals; a re-request while already waiting changes nothing. */
+export async function awaitApprovals(
+  h: RunHandle,
+  deps: TurnDeps,
+  input: TurnPointer,
+  awaiting: Approval[],
+): Promise<TurnOutcome> {
+  if (h.run.status !== 'awaiting_approval') {
+    await h.commit({
+      next: (run) => ({
+        ...run,
+        status: 'awaiting_approval',
+        turn: run.turn + 1,
+        lastNext: 'await_approval',
+        pendingApprovalIds: awaiting.map((approval) => approval.approvalId),
+      }),
+      audit: [
+        ...statusChange(h.run.status, 'awaiting_approval', {
+          approvals: awaiting.map((approval) => approval.approvalId),
+        }),
+        { type: 'turn_committed', actor: 'system', data: { turn: h.run.turn, next: 'await_approval' } },
+      ],
+    });
+  }
+  return {
+    ...pointerOf(h, input),
+    next: 'await_approval',
+    approvalTimeoutSeconds: secondsUntilExpiry(awaiting, deps.clock.nowMs()),
+  };
+}
+
+export type Ending = {
+  status: 'done' | 'failed' | 'denied';
+  stopReason: StopReason;
+  resultText?: string;
+  error?: { name: string; message: string };
+  /** A user message answering open tool_use blocks, so the transcript stays valid. */
+  closing?: TranscriptMessage;
+  audit?: AuditInput[];
+};
+
+/** Ends the run with a status and stop reason, recorded together. */
+export async function finishRun(
+  h: RunHandle,
+  deps: TurnDeps,
+  input: TurnPointer,
+  ending: Ending,
+): Promise<TurnOutcome> {
+  await h.commit({
+    ...(ending.closing ? { messages: [ending.closing] } : {}),
+    next: (run) => ({
+      ...run,
+      status: ending.status,
+      stopReason: ending.stopReason,
+      turn: run.turn + 1,
+      lastNext: ending.status === 'done' ? 'done' : 'failed',
+      endedAt: isoAt(deps.clock),
+      pendingApprovalIds: [],
+      reservation: undefined,
+      messageCount: run.messageCount + (ending.closing ? 1 : 0),
+      ...(ending.resultText !== undefined ? { result: { text: ending.resultText } } : {}),
+      ...(ending.error ? { error: ending.error } : {}),
+    }),
+    audit: [
+      ...(ending.audit ?? []),
+      ...statusChange(h.run.status, ending.status, { stopReason: ending.stopReason }),
+    ],
+  });
+  return ending.status === 'done'
+    ? { ...pointerOf(h, input), next: 'done' }
+    : { ...pointerOf(h, input), next: 'failed', stopReason: ending.stopReason };
+}

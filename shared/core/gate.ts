@@ -1,0 +1,108 @@
+/**
+ * The gate: default deny. An action runs only if it is in the effective grant (the version's allow-set
+ * intersected with the live policy), its input parses, and its gate allows; irreversible actions always
+ * need approval. Any fault while deciding is a denial.
+ */
+import type { GateMode } from '../schemas/gate.ts';
+import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import type { Action, ActionCatalog } from './actions.ts';
+
+export type GrantEntry = { mode: GateMode; approvers: string[]; timeoutSeconds: number };
+/** Action name → how it is gated now. Absent names are denied. */
+export type EffectiveGrant = Map<string, GrantEntry>;
+
+const STRICTNESS: Record<GateMode, number> = { allow: 0, needs_approval: 1, deny: 2 };
+const stricter = (a: GateMode, b: GateMode): GateMode => (STRICTNESS[a] >= STRICTNESS[b] ? a : b);
+
+function gateOf(definition: WorkflowDefinition, name: string): GrantEntry {
+  const gate = definition.gates[name];
+  const mode: GateMode = gate === undefined ? 'allow' : typeof gate === 'string' ? gate : gate.mode;
+  const approvers = (typeof gate === 'object' && gate.approvers) || definition.approvals?.approvers || [];
+  const timeoutSeconds =
+    (typeof gate === 'object' && gate.timeoutSeconds) || definition.approvals?.timeoutSeconds || 3600;
+  return { mode, approvers, timeoutSeconds };
+}
+
+/**
+ * Effective grant = the run's version allow-set ∩ the live policy (the workflow's latest version, and the
+ * workflow being enabled). The stricter gate of the two wins; approvers come from the run's version.
+ */
+export function effectiveGrant(
+  version: WorkflowDefinition,
+  live: WorkflowDefinition | undefined,
+  enabled: boolean,
+): EffectiveGrant {
+  const grant: EffectiveGrant = new Map();
+  if (!enabled || !live) return grant;
+  for (const name of version.allowedActions) {
+    if (!live.allowedActions.includes(name)) continue;
+    const own = gateOf(version, name);
+    const mode = stricter(own.mode, gateOf(live, name).mode);
+    if (mode !== 'deny') grant.set(name, { ...own, mode });
+  }
+  return grant;
+}
+
+export type GateResult =
+  | { decision: 'allow'; action: Action; input: unknown }
+  | {
+      decision: 'needs_approval';
+      action: Action;
+      input: unknown;
+      approvers: string[];
+      timeoutSeconds: number;
+    }
+  | { decision: 'deny'; reason: string };
+
+/** Decides one proposed call. Never throws: a fault is a denial. */
+export function evaluateGate(
+  call: { name: string; input: unknown },
+  grant: EffectiveGrant,
+  catalog: ActionCatalog,
+  definition: WorkflowDefinition,
+): GateResult {
+  try {
+    const entry = grant.get(call.name);
+    if (!entry) {
+      return definition.allowedActions.includes(call.name)
+        ? {
+            decision: 'deny',
+            reason: `the action '${call.name}' has been withdrawn or disabled for this workflow`,
+          }
+        : { decision: 'deny', reason: `'${call.name}' is not an action this workflow may use` };
+    }
+    const action = catalog.resolve(call.name, definition);
+    if (!action) return { decision: 'deny', reason: `no action named '${call.name}' exists` };
+    const parsed = action.input.safeParse(call.input);
+    if (!parsed.success) {
+      const problems = parsed.error.issues
+        .slice(0, 5)
+        .map((issue) => `${issue.path.length ? issue.path.join('.') : 'input'}: ${issue.message}`)
+        .join('; ');
+      return { decision: 'deny', reason: `the input does not match the action's schema (${problems})` };
+    }
+    const mode = action.irreversible && entry.mode === 'allow' ? 'needs_approval' : entry.mode;
+    if (mode === 'allow') return { decision: 'allow', action, input: parsed.data };
+    if (mode === 'needs_approval') {
+      if (entry.approvers.length === 0)
+        return { decision: 'deny', reason: 'this action needs approval but no approvers are configured' };
+      return {
+        decision: 'needs_approval',
+        action,
+        input: parsed.data,
+        approvers: entry.approvers,
+        timeoutSeconds: entry.timeoutSeconds,
+      };
+    }
+    return { decision: 'deny', reason: `the action '${call.name}' is denied by policy` };
+  } catch (error) {
+    return {
+      decision: 'deny',
+      reason: `the gate could not evaluate this call (${(error as Error)?.name ?? 'fault'}), so it is denied`,
+    };
+  }
+}
+
+/** The tool_result text the model sees for a denial: readable, and clear that it must not retry. */
+export const denialText = (reason: string): string =>
+  `Denied: ${reason}. This call was not executed. Do not retry it; continue without it, or say what you could not do.`;

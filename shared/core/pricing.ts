@@ -1,0 +1,58 @@
+/**
+ * Model prices in USD per million tokens, and the cost arithmetic of budgets.
+ * The table is overridable per deployment (EngineConfig.prices); docs/budgets.md lists the defaults.
+ */
+
+import { UnknownModelPriceError } from './errors.ts';
+import type { ModelRequest, Usage } from './ports.ts';
+
+export type ModelPrice = { input: number; output: number; cacheWrite: number; cacheRead: number };
+export type PriceTable = Record<string, ModelPrice>;
+
+/** Public list prices (USD / MTok) for 5-minute cache writes. */
+export const DEFAULT_PRICES: PriceTable = {
+  'claude-opus-4-5': { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 },
+  'claude-opus-4-1': { input: 15, output: 75, cacheWrite: 18.75, cacheRead: 1.5 },
+  'claude-opus-4': { input: 15, output: 75, cacheWrite: 18.75, cacheRead: 1.5 },
+  'claude-sonnet-4-5': { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 },
+  'claude-sonnet-4': { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 },
+  'claude-haiku-4-5': { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 },
+  'claude-3-5-haiku': { input: 0.8, output: 4, cacheWrite: 1, cacheRead: 0.08 },
+};
+
+/** The price of a model id: exact key, else the longest key the id starts with (dated ids, Bedrock ids). */
+export function priceFor(model: string, prices: PriceTable): ModelPrice {
+  const bare = model.replace(/^(?:[a-z]{2}\.)?anthropic\./, '');
+  if (prices[bare]) return prices[bare];
+  const key = Object.keys(prices)
+    .filter((candidate) => bare.startsWith(candidate))
+    .sort((a, b) => b.length - a.length)[0];
+  if (!key) throw new UnknownModelPriceError(model);
+  return prices[key]!;
+}
+
+/** Rounds to a micro-dollar, so sums of many small costs stay exact in storage. */
+export const roundUsd = (usd: number): number => Math.round(usd * 1e6) / 1e6;
+
+export function costOf(usage: Usage, price: ModelPrice): number {
+  return roundUsd(
+    (usage.inputTokens * price.input +
+      usage.outputTokens * price.output +
+      usage.cacheCreationInputTokens * price.cacheWrite +
+      usage.cacheReadInputTokens * price.cacheRead) /
+      1e6,
+  );
+}
+
+/**
+ * An upper bound of what one call can cost: every request byte counted as a token at the dearest input
+ * rate (a token is never shorter than one byte of UTF-8), plus max_tokens of output. Reserving this before
+ * the call is what keeps a run under its ceiling.
+ */
+export function reservationFor(request: ModelRequest, price: ModelPrice): number {
+  const bytes = new TextEncoder().encode(
+    JSON.stringify({ system: request.system, messages: request.messages, tools: request.tools }),
+  ).length;
+  const inputRate = Math.max(price.input, price.cacheWrite);
+  return roundUsd((bytes * inputRate + request.maxTokens * price.output) / 1e6);
+}

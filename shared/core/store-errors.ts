@@ -1,0 +1,77 @@
+/** Errors of the store port: conflicts are typed so callers can tell "someone else won" from a fault. */
+
+/** A fenced write lost: the run changed since it was read (another transition won). */
+export class RunConflictError extends Error {
+  readonly runId: string;
+  readonly expectedRev: number;
+  constructor(runId: string, expectedRev: number, options?: { cause?: unknown }) {
+    super(`run ${runId} changed concurrently (expected rev ${expectedRev}); reload and retry`, options);
+    this.name = 'RunConflictError';
+    this.runId = runId;
+    this.expectedRev = expectedRev;
+  }
+}
+
+/** A status transition that RUN_TRANSITIONS does not allow. */
+export class InvalidTransitionError extends Error {
+  constructor(runId: string, from: string, to: string) {
+    super(`run ${runId} cannot go from ${from} to ${to}`);
+    this.name = 'InvalidTransitionError';
+  }
+}
+
+/** A ledger row was already settled (or already exists); a second settle is refused. */
+export class LedgerConflictError extends Error {
+  readonly toolUseId: string;
+  constructor(runId: string, toolUseId: string, detail: string, options?: { cause?: unknown }) {
+    super(`ledger row ${runId}/${toolUseId}: ${detail}`, options);
+    this.name = 'LedgerConflictError';
+    this.toolUseId = toolUseId;
+  }
+}
+
+/** An approval is no longer pending; a second decision is refused. */
+export class ApprovalAlreadyDecidedError extends Error {
+  readonly approvalId: string;
+  readonly status: string | undefined;
+  constructor(approvalId: string, status?: string, options?: { cause?: unknown }) {
+    super(`approval ${approvalId} was already decided${status ? ` (${status})` : ''}`, options);
+    this.name = 'ApprovalAlreadyDecidedError';
+    this.approvalId = approvalId;
+    this.status = status;
+  }
+}
+
+/** The per-day budget of a workflow would be exceeded by a reservation. */
+export class DayBudgetExceededError extends Error {
+  constructor(workflowId: string, day: string, options?: { cause?: unknown }) {
+    super(`the per-day budget of workflow ${workflowId} for ${day} is exhausted`, options);
+    this.name = 'DayBudgetExceededError';
+  }
+}
+
+/** Something that must be unique already exists (a workflow name, an item). */
+export class AlreadyExistsError extends Error {
+  constructor(what: string, options?: { cause?: unknown }) {
+    super(`${what} already exists`, options);
+    this.name = 'AlreadyExistsError';
+  }
+}
+
+/** A stored item does not parse: names the item key so an operator can find it. */
+export class ItemCorruptError extends Error {
+  readonly key: string;
+  constructor(key: string, detail: string, options?: { cause?: unknown }) {
+    super(`stored item ${key} is unreadable: ${detail}`, options);
+    this.name = 'ItemCorruptError';
+    this.key = key;
+  }
+}
+
+/** DynamoDB throttled the request; retryable (Step Functions retries on this name). */
+export class StoreThrottledError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('DynamoDB throttled the request', options);
+    this.name = 'StoreThrottledError';
+  }
+}

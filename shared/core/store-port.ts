@@ -1,0 +1,55 @@
+/**
+ * The store port of the core. Every write the core makes is one `RunChange`: a fenced transaction that
+ * moves the run item from the revision it read to the next one, together with everything that belongs
+ * to that step (messages, ledger rows, approvals, audit entries, day spend). Nothing is half-written.
+ */
+import type { AuditEntryType } from '../audit/index.ts';
+import type { Approval, ApprovalStatus } from '../schemas/approval.ts';
+import type { LedgerRow } from '../schemas/ledger.ts';
+import type { TranscriptMessage } from '../schemas/message.ts';
+import type { Run } from '../schemas/run.ts';
+import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
+
+/** An audit entry to append; the store seals it onto the run's chain in the same transaction. */
+export type AuditInput = { type: AuditEntryType; actor: string; data: Record<string, unknown> };
+
+export type DaySpendChange = {
+  owner: string;
+  workflowId: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  deltaUsd: number;
+  /** When set, a positive delta is refused if it would take the day's total past this. */
+  limitUsd?: number;
+};
+
+export type RunChange = {
+  /** The run as last read: the write is fenced on its `rev`. */
+  run: Run;
+  /** The run after this step (its `rev`, `audit` and `updatedAt` are set by the store). */
+  next: Run;
+  audit?: AuditInput[];
+  messages?: TranscriptMessage[];
+  ledgerCreate?: LedgerRow[];
+  /** Rows that must currently be `pending`; each is settled exactly once. */
+  ledgerSettle?: LedgerRow[];
+  approvalCreate?: Approval[];
+  /** Approval updates, each conditional on the approval's current status. */
+  approvalUpdate?: { approval: Approval; expectedStatus: ApprovalStatus }[];
+  daySpend?: DaySpendChange;
+};
+
+export interface RunStore {
+  getRun(runId: string): Promise<Run | undefined>;
+  getWorkflowHead(owner: string, workflowId: string): Promise<WorkflowHead | undefined>;
+  getWorkflowVersion(
+    owner: string,
+    workflowId: string,
+    version: number,
+  ): Promise<WorkflowVersion | undefined>;
+  listMessages(runId: string): Promise<TranscriptMessage[]>;
+  listLedger(runId: string): Promise<LedgerRow[]>;
+  getApproval(approvalId: string): Promise<Approval | undefined>;
+  /** Applies a change atomically; throws RunConflictError, LedgerConflictError, ApprovalAlreadyDecidedError or DayBudgetExceededError. */
+  commit(change: RunChange): Promise<Run>;
+}

@@ -1,0 +1,386 @@
+/**
+ * Answers the tool_use blocks of one assistant message, under the ledger protocol:
+ * - a settled row is reused, never re-run;
+ * - a `pending` non-idempotent row (a crash after dispatch) is settled "outcome unknown", never repeated;
+ * - a `pending` idempotent row is run again with the same Idempotency-Key;
+ * - decided approvals are honoured (approved: run the exact approved arguments; denied/expired: refuse);
+ * - everything else is gated now: allow → pending row → dispatch → settle; deny → refusal; needs_approval
+ *   → an approval record, and the turn waits.
+ */
+
+import { sha256Hex } from '../audit/index.ts';
+import type { Approval } from '../schemas/approval.ts';
+import type { LedgerRow } from '../schemas/ledger.ts';
+import type { TranscriptMessage } from '../schemas/message.ts';
+import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import type { Action } from './actions.ts';
+import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
+import { denialText, type EffectiveGrant, evaluateGate } from './gate.ts';
+import { approvalIdFor, argsHashOf, idempotencyKeyFor } from './identity.ts';
+import type { ToolOutcome, ToolUseBlock } from './ports.ts';
+import { textOf, toolUsesOf } from './transcript.ts';
+
+/** Tool results longer than this are cut, so one response cannot blow the context or the item size. */
+export const MAX_TOOL_RESULT_CHARS = 50_000;
+
+export type ToolCallContext = {
+  assistant: TranscriptMessage;
+  definition: WorkflowDefinition;
+  grant: EffectiveGrant;
+};
+
+export type ToolCallResult = { outcomes: Map<string, ToolOutcome>; awaiting: Approval[] };
+
+const UNKNOWN_OUTCOME =
+  'Outcome unknown: the runtime stopped after dispatching this call and cannot prove whether it took effect. ' +
+  'It was NOT repeated, because repeating it could duplicate a side effect. Check its effect before trying again.';
+
+function capped(outcome: ToolOutcome): ToolOutcome {
+  if (outcome.content.length <= MAX_TOOL_RESULT_CHARS) return outcome;
+  return {
+    ...outcome,
+    content: `${outcome.content.slice(0, MAX_TOOL_RESULT_CHARS)}\n[truncated: result exceeded ${MAX_TOOL_RESULT_CHARS} characters]`,
+  };
+}
+
+export async function answerToolUses(
+  h: RunHandle,
+  deps: TurnDeps,
+  ctx: ToolCallContext,
+): Promise<ToolCallResult> {
+  const ledger = new Map((await deps.store.listLedger(h.run.runId)).map((row) => [row.toolUseId, row]));
+  const outcomes = new Map<string, ToolOutcome>();
+  const awaiting: Approval[] = [];
+  const uses = toolUsesOf(ctx.assistant);
+  const limit = ctx.definition.budget.maxToolCallsPerTurn;
+  for (const [index, use] of uses.entries()) {
+    const row = ledger.get(use.id);
+    if (row && row.status !== 'pending') {
+      outcomes.set(use.id, row.outcome ?? { content: 'No result was recorded.', isError: true });
+      continue;
+    }
+    if (row) {
+      outcomes.set(use.id, await resumePending(h, deps, ctx, use, row));
+      continue;
+    }
+    const approval = await deps.store.getApproval(approvalIdFor(h.run.runId, use.id));
+    if (approval) {
+      const result = await honourApproval(h, deps, ctx, use, approval);
+      if (result === 'waiting') awaiting.push(approval);
+      else outcomes.set(use.id, result);
+      continue;
+    }
+    if (index >= limit) {
+      outcomes.set(
+        use.id,
+        await refuse(h, deps, ctx, use, `the per-turn limit of ${limit} tool calls was reached`),
+      );
+      continue;
+    }
+    const gate = evaluateGate(use, ctx.grant, deps.actions, ctx.definition);
+    if (gate.decision === 'deny') {
+      outcomes.set(use.id, await refuse(h, deps, ctx, use, gate.reason));
+    } else if (gate.decision === 'allow') {
+      outcomes.set(use.id, await dispatch(h, deps, ctx, use, gate.action, gate.input, 'allow'));
+    } else {
+      awaiting.push(
+        await requestApproval(h, deps, ctx, use, gate.input, gate.approvers, gate.timeoutSeconds),
+      );
+    }
+  }
+  return { outcomes, awaiting };
+}
+
+async function resumePending(
+  h: RunHandle,
+  deps: TurnDeps,
+  ctx: ToolCallContext,
+  use: ToolUseBlock,
+  row: LedgerRow,
+): Promise<ToolOutcome> {
+  const action = deps.actions.resolve(row.tool, ctx.definition);
+  if (row.idempotent && action) {
+    const approval = await deps.store.getApproval(approvalIdFor(h.run.runId, use.id));
+    const input = approval?.status === 'approved' ? approval.args : action.input.parse(use.input);
+    return runAndSettle(h, deps, ctx, use, action, input, row, true);
+  }
+  const outcome: ToolOutcome = { content: UNKNOWN_OUTCOME, isError: true };
+  await h.commit({
+    ledgerSettle: [{ ...row, status: 'failed', outcome, settledAt: isoAt(deps.clock) }],
+    audit: [
+      {
+        type: 'settle',
+        actor: 'system',
+        data: { toolUseId: use.id, tool: row.tool, status: 'failed', outcomeUnknown: true },
+      },
+    ],
+  });
+  return outcome;
+}
+
+async function honourApproval(
+  h: RunHandle,
+  deps: TurnDeps,
+  ctx: ToolCallContext,
+  use: ToolUseBlock,
+  approval: Approval,
+): Promise<ToolOutcome | 'waiting'> {
+  if (approval.status === 'pending') {
+    if (Date.parse(approval.expiresAt) > deps.clock.nowMs()) return 'waiting';
+    const expired: Approval = { ...approval, status: 'expired', decidedAt: isoAt(deps.clock) };
+    await h.commit({
+      approvalUpdate: [{ approval: expired, expectedStatus: 'pending' }],
+      audit: [
+        {
+          type: 'approval_expired',
+          actor: 'system',
+          data: { approvalId: approval.approvalId, tool: approval.tool },
+        },
+      ],
+    });
+    return refuse(
+      h,
+      deps,
+      ctx,
+      use,
+      'no human decided before the approval timed out, so it counts as denied',
+      'expired',
+    );
+  }
+  if (approval.status === 'denied') {
+    return refuse(
+      h,
+      deps,
+      ctx,
+      use,
+      `an approver (${approval.decidedBy ?? 'unknown'}) denied this call`,
+      'approver_denied',
+    );
+  }
+  if (approval.status === 'expired') {
+    return refuse(
+      h,
+      deps,
+      ctx,
+      use,
+      'no human decided before the approval timed out, so it counts as denied',
+      'expired',
+    );
+  }
+  // Approved: run exactly what was approved, if it is still what the model asked for and still granted.
+  if (approval.tool !== use.name || argsHashOf(use.name, approval.args) !== approval.argsHash) {
+    return refuse(
+      h,
+      deps,
+      ctx,
+      use,
+      'the approved arguments do not match the requested call',
+      'args_mismatch',
+    );
+  }
+  const gate = evaluateGate(
+    { name: use.name, input: approval.args },
+    ctx.grant,
+    deps.actions,
+    ctx.definition,
+  );
+  if (gate.decision === 'deny') return refuse(h, deps, ctx, use, gate.reason);
+  return dispatch(h, deps, ctx, use, gate.action, gate.input, 'approved');
+}
+
+async function dispatch(
+  h: RunHandle,
+  deps: TurnDeps,
+  ctx: ToolCallContext,
+  use: ToolUseBlock,
+  action: Action,
+  input: unknown,
+  via: 'allow' | 'approved',
+): Promise<ToolOutcome> {
+  const turn = ctx.assistant.turn;
+  const row: LedgerRow = {
+    schemaVersion: 1,
+    runId: h.run.runId,
+    toolUseId: use.id,
+    turn,
+    tool: action.name,
+    argsHash: argsHashOf(action.name, input),
+    idempotent: action.idempotent,
+    idempotencyKey: idempotencyKeyFor(h.run.runId, turn, use.id),
+    status: 'pending',
+    attempts: 1,
+    createdAt: isoAt(deps.clock),
+  };
+  await h.commit({
+    ledgerCreate: [row],
+    audit: [
+      ...(via === 'allow'
+        ? [
+            {
+              type: 'gate_decision' as const,
+              actor: 'system',
+              data: { toolUseId: use.id, tool: use.name, decision: 'allow' },
+            },
+          ]
+        : []),
+      {
+        type: 'dispatch',
+        actor: 'system',
+        data: {
+          toolUseId: use.id,
+          tool: action.name,
+          argsHash: row.argsHash,
+          idempotencyKey: row.idempotencyKey,
+          via,
+        },
+      },
+    ],
+  });
+  return runAndSettle(h, deps, ctx, use, action, input, row, false);
+}
+
+async function runAndSettle(
+  h: RunHandle,
+  deps: TurnDeps,
+  _ctx: ToolCallContext,
+  use: ToolUseBlock,
+  action: Action,
+  input: unknown,
+  row: LedgerRow,
+  rerun: boolean,
+): Promise<ToolOutcome> {
+  let outcome: ToolOutcome;
+  try {
+    outcome = await action.run(input, {
+      idempotencyKey: row.idempotencyKey,
+      egress: deps.egress,
+      secrets: deps.secrets,
+      clock: deps.clock,
+      scope: { runId: h.run.runId, owner: h.run.owner, workflowId: h.run.workflowId },
+    });
+  } catch (error) {
+    const name = (error as Error)?.name ?? 'Error';
+    outcome = {
+      content: `The action failed (${name}): ${(error as Error)?.message ?? String(error)}`,
+      isError: true,
+    };
+  }
+  outcome = capped({ content: deps.secrets.redact(outcome.content), isError: outcome.isError });
+  await h.commit({
+    ledgerSettle: [
+      { ...row, status: outcome.isError ? 'failed' : 'completed', outcome, settledAt: isoAt(deps.clock) },
+    ],
+    audit: [
+      {
+        type: 'settle',
+        actor: 'system',
+        data: {
+          toolUseId: use.id,
+          tool: action.name,
+          status: outcome.isError ? 'failed' : 'completed',
+          resultHash: sha256Hex(outcome.content),
+          rerun,
+        },
+      },
+    ],
+  });
+  return outcome;
+}
+
+async function refuse(
+  h: RunHandle,
+  deps: TurnDeps,
+  ctx: ToolCallContext,
+  use: ToolUseBlock,
+  reason: string,
+  cause = 'gate',
+): Promise<ToolOutcome> {
+  const outcome: ToolOutcome = { content: denialText(reason), isError: true };
+  const now = isoAt(deps.clock);
+  await h.commit({
+    ledgerCreate: [
+      {
+        schemaVersion: 1,
+        runId: h.run.runId,
+        toolUseId: use.id,
+        turn: ctx.assistant.turn,
+        tool: use.name,
+        argsHash: argsHashOf(use.name, use.input),
+        idempotent: false,
+        idempotencyKey: idempotencyKeyFor(h.run.runId, ctx.assistant.turn, use.id),
+        status: 'refused',
+        attempts: 0,
+        outcome,
+        createdAt: now,
+        settledAt: now,
+      },
+    ],
+    audit: [
+      ...(cause === 'gate'
+        ? [
+            {
+              type: 'gate_decision' as const,
+              actor: 'system',
+              data: { toolUseId: use.id, tool: use.name, decision: 'deny' },
+            },
+          ]
+        : []),
+      { type: 'denial', actor: 'system', data: { toolUseId: use.id, tool: use.name, cause, reason } },
+    ],
+  });
+  return outcome;
+}
+
+async function requestApproval(
+  h: RunHandle,
+  deps: TurnDeps,
+  ctx: ToolCallContext,
+  use: ToolUseBlock,
+  input: unknown,
+  approvers: string[],
+  timeoutSeconds: number,
+): Promise<Approval> {
+  const run = h.run;
+  const now = deps.clock.nowMs();
+  const approval: Approval = {
+    schemaVersion: 1,
+    approvalId: approvalIdFor(run.runId, use.id),
+    owner: run.owner,
+    runId: run.runId,
+    workflowId: run.workflowId,
+    workflowName: run.workflowName,
+    workflowVersion: run.workflowVersion,
+    turn: ctx.assistant.turn,
+    toolUseId: use.id,
+    tool: use.name,
+    args: input,
+    argsHash: argsHashOf(use.name, input),
+    reason: textOf(ctx.assistant).slice(0, 4000),
+    approvers,
+    status: 'pending',
+    expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
+    createdAt: new Date(now).toISOString(),
+  };
+  await h.commit({
+    approvalCreate: [approval],
+    audit: [
+      {
+        type: 'gate_decision',
+        actor: 'system',
+        data: { toolUseId: use.id, tool: use.name, decision: 'needs_approval' },
+      },
+      {
+        type: 'approval_requested',
+        actor: 'model',
+        data: {
+          approvalId: approval.approvalId,
+          tool: use.name,
+          argsHash: approval.argsHash,
+          approvers,
+          expiresAt: approval.expiresAt,
+        },
+      },
+    ],
+  });
+  return approval;
+}

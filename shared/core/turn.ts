@@ -1,0 +1,389 @@
+/**
+ * One turn of a run (one Lambda invocation), as in DESIGN.md "One turn":
+ * 1. load the run, fenced by turn number; 2. effective grant = version allow-set ∩ live policy;
+ * 3. settle decided approvals; 4. reserve budget; 5. call the model with only the effective tools;
+ * 6. persist the assistant message, usage and cost; 7. gate and dispatch each tool_use under the ledger;
+ * 8. commit the turn. Every write is a fenced transaction carrying its audit entries.
+ */
+
+import type { TranscriptMessage } from '../schemas/message.ts';
+import { isTerminalRunStatus } from '../schemas/run.ts';
+import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import { toolSpecOf } from './actions.ts';
+import { isoAt, RunHandle, type TurnDeps, utcDay } from './engine.ts';
+import { RunNotFoundError, TurnFenceError, WorkflowVersionMissingError } from './errors.ts';
+import { awaitApprovals, commitTurn, finishRun, secondsUntilExpiry } from './finish.ts';
+import { type EffectiveGrant, effectiveGrant } from './gate.ts';
+import type { TurnOutcome, TurnPointer } from './outcome.ts';
+import type { ContentBlock, ModelRequest } from './ports.ts';
+import { costOf, priceFor, reservationFor, roundUsd } from './pricing.ts';
+import { DayBudgetExceededError } from './store-errors.ts';
+import { answerToolUses } from './tool-calls.ts';
+import { systemPromptOf, textOf, toModelMessages, toolResultContent, toolUsesOf } from './transcript.ts';
+
+type TurnContext = {
+  input: TurnPointer;
+  definition: WorkflowDefinition;
+  grant: EffectiveGrant;
+  messages: TranscriptMessage[];
+};
+
+export async function runTurn(deps: TurnDeps, input: TurnPointer): Promise<TurnOutcome> {
+  const run = await deps.store.getRun(input.runId);
+  if (!run) throw new RunNotFoundError(input.runId);
+  const h = new RunHandle(run, deps);
+  if (isTerminalRunStatus(run.status) || run.turn > input.turn) return committedOutcome(h, deps, input);
+  if (run.turn < input.turn) throw new TurnFenceError(run.runId, input.turn, run.turn);
+
+  const version = await deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
+  if (!version) throw new WorkflowVersionMissingError(run.workflowId, run.workflowVersion);
+  const head = await deps.store.getWorkflowHead(run.owner, run.workflowId);
+  const enabled = head !== undefined && head.enabled && !head.deleted;
+  const live =
+    head && enabled
+      ? head.latestVersion === run.workflowVersion
+        ? version
+        : await deps.store.getWorkflowVersion(run.owner, run.workflowId, head.latestVersion)
+      : undefined;
+  const definition = version.definition;
+  const ctx: TurnContext = {
+    input,
+    definition,
+    grant: effectiveGrant(definition, live?.definition, enabled),
+    messages: await deps.store.listMessages(run.runId),
+  };
+  if (!enabled)
+    return endWithOpenCalls(h, deps, ctx, 'denied', 'policy_denied', 'the workflow was disabled or deleted');
+  if (deps.clock.nowMs() > Date.parse(run.deadlineAt))
+    return endWithOpenCalls(h, deps, ctx, 'failed', 'timeout', 'the run timed out');
+
+  const last = ctx.messages.at(-1);
+  if (last?.role === 'assistant') {
+    if (last.turn === h.run.turn) return concludeAssistant(h, deps, ctx, last);
+    // A previous turn's calls were waiting for approval: answer them, then call the model.
+    const step = await answerToolUses(h, deps, { assistant: last, definition, grant: ctx.grant });
+    if (step.awaiting.length > 0) return awaitApprovals(h, deps, input, step.awaiting);
+    const answer = userMessage(
+      h.run.runId,
+      ctx.messages.length,
+      h.run.turn,
+      toolResultContent(last, step.outcomes),
+      deps,
+    );
+    await h.commit({
+      messages: [answer],
+      next: (current) => ({
+        ...current,
+        status: 'running',
+        messageCount: current.messageCount + 1,
+        pendingApprovalIds: [],
+      }),
+      audit:
+        h.run.status !== 'running'
+          ? [{ type: 'status_changed', actor: 'system', data: { from: h.run.status, to: 'running' } }]
+          : [],
+    });
+    ctx.messages.push(answer);
+  }
+  return callModel(h, deps, ctx);
+}
+
+async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promise<TurnOutcome> {
+  const { definition, input } = ctx;
+  const budget = definition.budget;
+  if (h.run.modelCalls >= budget.maxTurns) {
+    return finishRun(h, deps, input, {
+      status: 'failed',
+      stopReason: 'max_turns',
+      resultText: lastAssistantText(ctx.messages),
+    });
+  }
+  const model = definition.model.id ?? deps.config.roles[definition.model.role ?? ''];
+  if (!model) {
+    return finishRun(h, deps, input, {
+      status: 'failed',
+      stopReason: 'error',
+      error: {
+        name: 'ModelConfigError',
+        message: `no model is configured for role '${definition.model.role}'`,
+      },
+    });
+  }
+  const tools = [...ctx.grant.keys()].flatMap((name) => {
+    const action = deps.actions.resolve(name, definition);
+    return action ? [toolSpecOf(action)] : [];
+  });
+  const request: ModelRequest = {
+    model,
+    system: systemPromptOf(definition),
+    messages: toModelMessages(ctx.messages),
+    tools,
+    maxTokens: definition.model.maxTokens,
+    thinking: definition.model.thinking,
+  };
+  let price: ReturnType<typeof priceFor>;
+  try {
+    price = priceFor(model, deps.config.prices);
+  } catch (error) {
+    // Fail closed: a budget that cannot be priced cannot be enforced.
+    return finishRun(h, deps, input, {
+      status: 'failed',
+      stopReason: 'error',
+      error: { name: (error as Error).name, message: (error as Error).message },
+    });
+  }
+
+  let reservation = h.run.reservation?.turn === h.run.turn ? h.run.reservation : undefined;
+  if (!reservation) {
+    const usd = reservationFor(request, price);
+    const exceeded = (scope: string, detail: Record<string, unknown>) =>
+      finishRun(h, deps, input, {
+        status: 'failed',
+        stopReason: 'budget_exceeded',
+        resultText: lastAssistantText(ctx.messages),
+        audit: [{ type: 'budget_exceeded', actor: 'system', data: { scope, reserveUsd: usd, ...detail } }],
+      });
+    if (roundUsd(h.run.costUsd + usd) > budget.maxUsdPerRun) {
+      return exceeded('run', { spentUsd: h.run.costUsd, ceilingUsd: budget.maxUsdPerRun });
+    }
+    const day = utcDay(deps.clock);
+    try {
+      await h.commit({
+        next: (current) => ({ ...current, status: 'running', reservation: { turn: current.turn, usd, day } }),
+        ...(budget.maxUsdPerDay !== undefined
+          ? {
+              daySpend: {
+                owner: h.run.owner,
+                workflowId: h.run.workflowId,
+                day,
+                deltaUsd: usd,
+                limitUsd: budget.maxUsdPerDay,
+              },
+            }
+          : {}),
+        audit: [
+          ...(h.run.status !== 'running'
+            ? [
+                {
+                  type: 'status_changed' as const,
+                  actor: 'system',
+                  data: { from: h.run.status, to: 'running' },
+                },
+              ]
+            : []),
+          {
+            type: 'budget_reserved',
+            actor: 'system',
+            data: { turn: h.run.turn, usd, spentUsd: h.run.costUsd, ceilingUsd: budget.maxUsdPerRun },
+          },
+        ],
+      });
+    } catch (error) {
+      if (error instanceof DayBudgetExceededError)
+        return exceeded('day', { day, ceilingUsd: budget.maxUsdPerDay });
+      throw error;
+    }
+    reservation = h.run.reservation!;
+  }
+
+  const response = await deps.model.call(request);
+  const cost = costOf(response.usage, price);
+  const content: ContentBlock[] =
+    response.content.length > 0 ? response.content : [{ type: 'text', text: '(no content)' }];
+  const assistant: TranscriptMessage = {
+    schemaVersion: 1,
+    runId: h.run.runId,
+    seq: ctx.messages.length,
+    turn: h.run.turn,
+    role: 'assistant',
+    content,
+    stopReason: response.stopReason,
+    usage: response.usage,
+    costUsd: cost,
+    model: response.model,
+    createdAt: isoAt(deps.clock),
+  };
+  const held = reservation;
+  await h.commit({
+    messages: [assistant],
+    next: (current) => ({
+      ...current,
+      usage: {
+        inputTokens: current.usage.inputTokens + response.usage.inputTokens,
+        outputTokens: current.usage.outputTokens + response.usage.outputTokens,
+        cacheCreationInputTokens:
+          current.usage.cacheCreationInputTokens + response.usage.cacheCreationInputTokens,
+        cacheReadInputTokens: current.usage.cacheReadInputTokens + response.usage.cacheReadInputTokens,
+      },
+      costUsd: roundUsd(current.costUsd + cost),
+      modelCalls: current.modelCalls + 1,
+      messageCount: current.messageCount + 1,
+      reservation: undefined,
+    }),
+    ...(budget.maxUsdPerDay !== undefined
+      ? {
+          daySpend: {
+            owner: h.run.owner,
+            workflowId: h.run.workflowId,
+            day: held.day,
+            deltaUsd: roundUsd(cost - held.usd),
+          },
+        }
+      : {}),
+    audit: [
+      {
+        type: 'model_call',
+        actor: 'model',
+        data: {
+          turn: h.run.turn,
+          model: response.model,
+          stopReason: response.stopReason,
+          usage: response.usage,
+          costUsd: cost,
+        },
+      },
+      {
+        type: 'budget_settled',
+        actor: 'system',
+        data: { turn: h.run.turn, reservedUsd: held.usd, actualUsd: cost },
+      },
+    ],
+  });
+  ctx.messages.push(assistant);
+  return concludeAssistant(h, deps, ctx, assistant);
+}
+
+/** Step 7 onwards for this turn's persisted assistant message (also after a crash that followed step 6). */
+async function concludeAssistant(
+  h: RunHandle,
+  deps: TurnDeps,
+  ctx: TurnContext,
+  assistant: TranscriptMessage,
+): Promise<TurnOutcome> {
+  const { input, definition } = ctx;
+  const text = textOf(assistant);
+  const uses = toolUsesOf(assistant);
+  if (assistant.stopReason === 'tool_use' && uses.length > 0) {
+    const step = await answerToolUses(h, deps, { assistant, definition, grant: ctx.grant });
+    if (step.awaiting.length > 0) return awaitApprovals(h, deps, input, step.awaiting);
+    return commitTurn(h, deps, input, [
+      userMessage(
+        h.run.runId,
+        assistant.seq + 1,
+        h.run.turn,
+        toolResultContent(assistant, step.outcomes),
+        deps,
+      ),
+    ]);
+  }
+  const closing =
+    uses.length > 0
+      ? closingMessage(h, deps, assistant, 'the response was cut off before this call was complete')
+      : undefined;
+  const withClosing = closing ? { closing } : {};
+  if (assistant.stopReason === 'end_turn' || assistant.stopReason === 'stop_sequence') {
+    return finishRun(h, deps, input, {
+      status: 'done',
+      stopReason: 'end_turn',
+      resultText: text,
+      ...withClosing,
+    });
+  }
+  if (assistant.stopReason === 'max_tokens')
+    return finishRun(h, deps, input, {
+      status: 'failed',
+      stopReason: 'max_tokens',
+      resultText: text,
+      ...withClosing,
+    });
+  if (assistant.stopReason === 'refusal')
+    return finishRun(h, deps, input, {
+      status: 'failed',
+      stopReason: 'refusal',
+      resultText: text,
+      ...withClosing,
+    });
+  return finishRun(h, deps, input, {
+    status: 'failed',
+    stopReason: 'error',
+    error: {
+      name: 'UnsupportedStopReasonError',
+      message: `the model stopped with '${assistant.stopReason}', which this runtime does not continue`,
+    },
+    ...withClosing,
+  });
+}
+
+/** Ends the run; if the last assistant message has unanswered calls, answers them with refusals first. */
+async function endWithOpenCalls(
+  h: RunHandle,
+  deps: TurnDeps,
+  ctx: TurnContext,
+  status: 'failed' | 'denied',
+  stopReason: 'policy_denied' | 'timeout',
+  why: string,
+): Promise<TurnOutcome> {
+  const last = ctx.messages.at(-1);
+  const closing =
+    last?.role === 'assistant' && toolUsesOf(last).length > 0
+      ? closingMessage(h, deps, last, why)
+      : undefined;
+  return finishRun(h, deps, ctx.input, {
+    status,
+    stopReason,
+    error: { name: stopReason, message: why },
+    ...(closing ? { closing } : {}),
+  });
+}
+
+function closingMessage(
+  h: RunHandle,
+  deps: TurnDeps,
+  assistant: TranscriptMessage,
+  why: string,
+): TranscriptMessage {
+  const refusal = { content: `Not executed: ${why}.`, isError: true };
+  const outcomes = new Map(toolUsesOf(assistant).map((use) => [use.id, refusal]));
+  return userMessage(
+    h.run.runId,
+    assistant.seq + 1,
+    h.run.turn,
+    toolResultContent(assistant, outcomes),
+    deps,
+  );
+}
+
+function userMessage(
+  runId: string,
+  seq: number,
+  turn: number,
+  content: ContentBlock[],
+  deps: TurnDeps,
+): TranscriptMessage {
+  return { schemaVersion: 1, runId, seq, turn, role: 'user', content, createdAt: isoAt(deps.clock) };
+}
+
+function lastAssistantText(messages: TranscriptMessage[]): string {
+  const last = [...messages].reverse().find((message) => message.role === 'assistant');
+  return last ? textOf(last) : '';
+}
+
+/** Answers a retried invocation (or a terminal run) from what is committed, changing nothing. */
+async function committedOutcome(h: RunHandle, deps: TurnDeps, input: TurnPointer): Promise<TurnOutcome> {
+  const run = h.run;
+  const pointer = { runId: run.runId, turn: run.turn, segmentStartTurn: input.segmentStartTurn };
+  if (run.status === 'done') return { ...pointer, next: 'done' };
+  if (isTerminalRunStatus(run.status))
+    return { ...pointer, next: 'failed', stopReason: run.stopReason ?? 'error' };
+  if (run.status === 'awaiting_approval') {
+    const approvals = (
+      await Promise.all(run.pendingApprovalIds.map((id) => deps.store.getApproval(id)))
+    ).filter((approval) => approval !== undefined);
+    return {
+      ...pointer,
+      next: 'await_approval',
+      approvalTimeoutSeconds: approvals.length ? secondsUntilExpiry(approvals, deps.clock.nowMs()) : 1,
+    };
+  }
+  return { ...pointer, next: run.lastNext === 'continue_as_new' ? 'continue_as_new' : 'continue' };
+}

@@ -1,0 +1,35 @@
+/** Approvals: one record per gated call, decided once. */
+import { z } from 'zod';
+import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION } from './common.ts';
+
+export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired'] as const;
+export const ApprovalStatusSchema = z.enum(APPROVAL_STATUSES);
+export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
+
+export const ApprovalSchema = z.object({
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  approvalId: z.string().regex(/^apr_[A-Za-z0-9]{10,40}$/),
+  owner: OwnerIdSchema,
+  runId: z.string(),
+  workflowId: z.string(),
+  workflowName: z.string(),
+  workflowVersion: z.number().int().positive(),
+  turn: z.number().int().nonnegative(),
+  toolUseId: z.string(),
+  tool: z.string(),
+  /** The exact arguments that will run if approved (secrets are never part of them). */
+  args: z.unknown(),
+  argsHash: z.string(),
+  /** The model's stated reason: the text it wrote before the call. Not verified. */
+  reason: z.string(),
+  approvers: z.array(z.string()).min(1),
+  status: ApprovalStatusSchema,
+  expiresAt: IsoTimeSchema,
+  createdAt: IsoTimeSchema,
+  decidedAt: IsoTimeSchema.optional(),
+  decidedBy: z.string().optional(),
+  /** The current Step Functions task token; replaced when the wait is re-requested. Never in a link. */
+  taskToken: z.string().optional(),
+  notifiedAt: IsoTimeSchema.optional(),
+});
+export type Approval = z.infer<typeof ApprovalSchema>;

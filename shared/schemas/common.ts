@@ -1,0 +1,44 @@
+/** Small shared schema pieces: identifiers, names and timestamps. */
+import { z } from 'zod';
+
+/** Owner (tenant) id: always from verified identity, never from a request body. */
+export const OwnerIdSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9._:@+=-]+$/, 'may contain letters, digits and . _ : @ + = - only');
+
+/** Action / tool names as the Messages API accepts them, kept to lower snake case. */
+export const ActionNameSchema = z
+  .string()
+  .regex(
+    /^[a-z][a-z0-9_]{0,63}$/,
+    'must be lower snake case: a letter, then letters, digits or _ (at most 64)',
+  );
+
+export const WorkflowNameSchema = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9-]{0,62}$/,
+    'must be a slug: lowercase letters, digits and -, at most 63 characters',
+  );
+
+export const IsoTimeSchema = z.iso.datetime({ offset: true });
+
+export const UsageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheCreationInputTokens: z.number().int().nonnegative(),
+  cacheReadInputTokens: z.number().int().nonnegative(),
+});
+export type UsageTotals = z.infer<typeof UsageSchema>;
+
+export const ZERO_USAGE: UsageTotals = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheCreationInputTokens: 0,
+  cacheReadInputTokens: 0,
+};
+
+/** The current schema version of stored items; bumped with a migration note in docs/data-model.md. */
+export const SCHEMA_VERSION = 1 as const;

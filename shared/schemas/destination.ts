@@ -1,0 +1,31 @@
+/** `destination`: where a finished run's result goes. */
+import { z } from 'zod';
+
+export const DestinationSchema = z.discriminatedUnion('type', [
+  z
+    .object({ type: z.literal('stored') })
+    .strict()
+    .describe('Keep the result on the run (always done).'),
+  z
+    .object({ type: z.literal('report'), title: z.string().min(1).max(200).optional() })
+    .strict()
+    .describe('Store a Markdown report of the run: result, actions taken, cost.'),
+  z
+    .object({
+      type: z.literal('alert'),
+      topicArn: z
+        .string()
+        .regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+(\.fifo)?$/, 'must be an SNS topic ARN')
+        .optional()
+        .describe('Defaults to the runtime notice topic.'),
+      subject: z.string().min(1).max(100).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('http'),
+      action: z.string().describe('A connector of this workflow that receives the result.'),
+    })
+    .strict(),
+]);
+export type Destination = z.infer<typeof DestinationSchema>;

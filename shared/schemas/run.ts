@@ -1,0 +1,94 @@
+/** Runs: one execution of one workflow version, with statuses, stop reasons, provenance, usage and cost. */
+import { z } from 'zod';
+import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION, UsageSchema } from './common.ts';
+import { WorkflowIdSchema } from './workflow-record.ts';
+
+export const RUN_STATUSES = [
+  'pending',
+  'running',
+  'awaiting_approval',
+  'done',
+  'failed',
+  'denied',
+  'cancelled',
+] as const;
+export const RunStatusSchema = z.enum(RUN_STATUSES);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+/** Allowed status transitions, as data. `running → running` is a committed turn. */
+export const RUN_TRANSITIONS = {
+  pending: ['running', 'failed', 'denied', 'cancelled'],
+  running: ['running', 'awaiting_approval', 'done', 'failed', 'denied', 'cancelled'],
+  awaiting_approval: ['running', 'failed', 'denied', 'cancelled'],
+  done: [],
+  failed: [],
+  denied: [],
+  cancelled: [],
+} as const satisfies Record<RunStatus, readonly RunStatus[]>;
+
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['done', 'failed', 'denied', 'cancelled'];
+export const isTerminalRunStatus = (status: RunStatus): boolean => TERMINAL_RUN_STATUSES.includes(status);
+export const canTransition = (from: RunStatus, to: RunStatus): boolean =>
+  (RUN_TRANSITIONS[from] as readonly RunStatus[]).includes(to);
+
+export const STOP_REASONS = [
+  'end_turn',
+  'max_tokens',
+  'refusal',
+  'max_turns',
+  'budget_exceeded',
+  'timeout',
+  'cancelled',
+  'policy_denied',
+  'error',
+] as const;
+export const StopReasonSchema = z.enum(STOP_REASONS);
+export type StopReason = z.infer<typeof StopReasonSchema>;
+
+/** Where a run came from; given to the model as trigger context. */
+export const TriggerProvenanceSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('schedule'), scheduleName: z.string(), scheduledTime: IsoTimeSchema }),
+  z.object({ type: z.literal('event'), eventId: z.string(), source: z.string(), detailType: z.string() }),
+  z.object({ type: z.literal('on_demand'), caller: z.string(), idempotencyKey: z.string().optional() }),
+]);
+export type TriggerProvenance = z.infer<typeof TriggerProvenanceSchema>;
+
+/** The outcome a committed turn handed to the state machine; replayed to a retried invocation. */
+export const TurnNextSchema = z.enum(['continue', 'await_approval', 'done', 'failed', 'continue_as_new']);
+export type TurnNext = z.infer<typeof TurnNextSchema>;
+
+export const RunSchema = z.object({
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  runId: z.string().regex(/^run_[A-Za-z0-9]{6,40}$/),
+  owner: OwnerIdSchema,
+  workflowId: WorkflowIdSchema,
+  workflowName: z.string(),
+  workflowVersion: z.number().int().positive(),
+  status: RunStatusSchema,
+  stopReason: StopReasonSchema.optional(),
+  /** Number of committed turns; the state machine's fence. */
+  turn: z.number().int().nonnegative(),
+  /** Optimistic-concurrency counter: every write to the run item is conditional on it. */
+  rev: z.number().int().nonnegative(),
+  trigger: TriggerProvenanceSchema,
+  input: z.unknown().optional(),
+  usage: UsageSchema,
+  costUsd: z.number().nonnegative(),
+  /** A budget reservation for the model call of `turn`, if one is outstanding. */
+  reservation: z
+    .object({ turn: z.number().int(), usd: z.number().nonnegative(), day: z.string() })
+    .optional(),
+  modelCalls: z.number().int().nonnegative(),
+  messageCount: z.number().int().nonnegative(),
+  pendingApprovalIds: z.array(z.string()),
+  lastNext: TurnNextSchema.optional(),
+  result: z.object({ text: z.string() }).optional(),
+  error: z.object({ name: z.string(), message: z.string() }).optional(),
+  executionArn: z.string().optional(),
+  audit: z.object({ seq: z.number().int().nonnegative(), head: z.string() }),
+  createdAt: IsoTimeSchema,
+  updatedAt: IsoTimeSchema,
+  endedAt: IsoTimeSchema.optional(),
+  deadlineAt: IsoTimeSchema,
+});
+export type Run = z.infer<typeof RunSchema>;

@@ -1,0 +1,182 @@
+/**
+ * `commit`: the one write primitive for a run. It moves the run item from the revision that was read to
+ * the next one and, in the same DynamoDB transaction, writes the messages, ledger rows, approvals, day
+ * spend and sealed audit entries that belong to that step. Any failed condition cancels all of it.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { sealAuditEntry } from '../audit/index.ts';
+import type { RunChange } from '../core/store-port.ts';
+import { canTransition, type Run } from '../schemas/run.ts';
+import { isThrottle, type StoreContext } from './client.ts';
+import {
+  ApprovalAlreadyDecidedError,
+  DayBudgetExceededError,
+  InvalidTransitionError,
+  LedgerConflictError,
+  RunConflictError,
+  StoreThrottledError,
+} from './errors.ts';
+import { indexKeys, keys } from './keys.ts';
+
+type TransactItem = NonNullable<
+  ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
+>[number];
+type Labeled = { item: TransactItem; onConditionFailed: () => Error };
+
+/** The full run item with its keys, as stored. */
+export function runItem(run: Run): Record<string, unknown> {
+  return {
+    ...keys.run(run.runId),
+    ...indexKeys.runByOwner(run.owner, run.createdAt, run.runId),
+    ...indexKeys.runByWorkflow(run.owner, run.workflowId, run.createdAt, run.runId),
+    ...run,
+  };
+}
+
+export async function commitRunChange(ctx: StoreContext, change: RunChange): Promise<Run> {
+  const { run } = change;
+  if (change.next.status !== run.status && !canTransition(run.status, change.next.status)) {
+    throw new InvalidTransitionError(run.runId, run.status, change.next.status);
+  }
+  let { seq, head } = run.audit;
+  const sealed = (change.audit ?? []).map((input) => {
+    const entry = sealAuditEntry(
+      {
+        schemaVersion: 1,
+        owner: run.owner,
+        runId: run.runId,
+        seq,
+        at: change.next.updatedAt,
+        type: input.type,
+        actor: input.actor,
+        data: input.data,
+      },
+      head,
+    );
+    seq += 1;
+    head = entry.hash;
+    return entry;
+  });
+  const next: Run = { ...change.next, rev: run.rev + 1, audit: { seq, head } };
+  const T = ctx.table;
+  const items: Labeled[] = [
+    {
+      item: {
+        Put: {
+          TableName: T,
+          Item: runItem(next),
+          ConditionExpression: '#rev = :rev',
+          ExpressionAttributeNames: { '#rev': 'rev' },
+          ExpressionAttributeValues: { ':rev': run.rev },
+        },
+      },
+      onConditionFailed: () => new RunConflictError(run.runId, run.rev),
+    },
+  ];
+  const putNew = (item: Record<string, unknown>, onConditionFailed: () => Error) =>
+    items.push({
+      item: { Put: { TableName: T, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      onConditionFailed,
+    });
+  for (const entry of sealed) {
+    putNew({ ...keys.audit(run.runId, entry.seq), ...entry }, () => new RunConflictError(run.runId, run.rev));
+  }
+  for (const message of change.messages ?? []) {
+    putNew(
+      { ...keys.message(run.runId, message.seq), ...message },
+      () => new RunConflictError(run.runId, run.rev),
+    );
+  }
+  for (const row of change.ledgerCreate ?? []) {
+    putNew(
+      { ...keys.ledger(row.runId, row.toolUseId), ...row },
+      () => new LedgerConflictError(row.runId, row.toolUseId, 'already exists'),
+    );
+  }
+  for (const row of change.ledgerSettle ?? []) {
+    items.push({
+      item: {
+        Put: {
+          TableName: T,
+          Item: { ...keys.ledger(row.runId, row.toolUseId), ...row },
+          ConditionExpression: '#status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':pending': 'pending' },
+        },
+      },
+      onConditionFailed: () =>
+        new LedgerConflictError(row.runId, row.toolUseId, 'already settled; a second settle is refused'),
+    });
+  }
+  for (const approval of change.approvalCreate ?? []) {
+    putNew(
+      {
+        ...keys.approval(approval.approvalId),
+        ...indexKeys.approvalByOwner(approval.owner, approval.createdAt, approval.approvalId),
+        ...approval,
+      },
+      () => new ApprovalAlreadyDecidedError(approval.approvalId, 'exists'),
+    );
+  }
+  for (const { approval, expectedStatus } of change.approvalUpdate ?? []) {
+    items.push({
+      item: {
+        Put: {
+          TableName: T,
+          Item: {
+            ...keys.approval(approval.approvalId),
+            ...indexKeys.approvalByOwner(approval.owner, approval.createdAt, approval.approvalId),
+            ...approval,
+          },
+          ConditionExpression: '#status = :expected',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':expected': expectedStatus },
+        },
+      },
+      onConditionFailed: () => new ApprovalAlreadyDecidedError(approval.approvalId),
+    });
+  }
+  if (change.daySpend) {
+    const { owner, workflowId, day, deltaUsd, limitUsd } = change.daySpend;
+    const guarded = deltaUsd > 0 && limitUsd !== undefined;
+    items.push({
+      item: {
+        Update: {
+          TableName: T,
+          Key: keys.daySpend(owner, workflowId, day),
+          UpdateExpression: 'ADD spentUsd :delta SET schemaVersion = :v',
+          ...(guarded
+            ? { ConditionExpression: 'attribute_not_exists(spentUsd) OR spentUsd <= :headroom' }
+            : {}),
+          ExpressionAttributeValues: {
+            ':delta': deltaUsd,
+            ':v': 1,
+            ...(guarded ? { ':headroom': limitUsd - deltaUsd } : {}),
+          },
+        },
+      },
+      onConditionFailed: () => new DayBudgetExceededError(workflowId, day),
+    });
+    if (guarded && deltaUsd > limitUsd) throw new DayBudgetExceededError(workflowId, day);
+  }
+  try {
+    await ctx.doc.send(new TransactWriteCommand({ TransactItems: items.map((labeled) => labeled.item) }));
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      const reasons = error.CancellationReasons ?? [];
+      // Report the most specific failed condition: a decided approval or settled row before a run conflict.
+      const failed = reasons
+        .map((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? items[index] : undefined))
+        .filter((labeled): labeled is Labeled => labeled !== undefined);
+      const specific = failed.find((labeled) => labeled !== items[0]) ?? failed[0];
+      if (specific) throw specific.onConditionFailed();
+      if (reasons.some((reason) => reason.Code === 'ThrottlingError'))
+        throw new StoreThrottledError({ cause: error });
+      throw new RunConflictError(run.runId, run.rev, { cause: error });
+    }
+    if (isThrottle(error)) throw new StoreThrottledError({ cause: error });
+    throw error;
+  }
+  return next;
+}

@@ -1,0 +1,130 @@
+/**
+ * The DynamoDB store: the `RunStore` port of the core plus the workflow and listing operations the API
+ * needs. One table; keys and access patterns in docs/data-model.md.
+ */
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { type AuditEntry, AuditEntrySchema } from '../audit/index.ts';
+import type { RunChange, RunStore } from '../core/store-port.ts';
+import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
+import { type TranscriptMessage, TranscriptMessageSchema } from '../schemas/message.ts';
+import type { Run } from '../schemas/run.ts';
+import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
+import { getApproval, listApprovals } from './approvals.ts';
+import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
+import { commitRunChange } from './commit.ts';
+import { keys, prefixes } from './keys.ts';
+import { queryPrefix } from './reads.ts';
+import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
+import {
+  getWorkflowHead,
+  getWorkflowVersion,
+  listWorkflowHeads,
+  listWorkflowVersions,
+  putHead,
+  putNewWorkflow,
+  putNextVersion,
+} from './workflows.ts';
+
+const NoteSchema = z.object({ name: z.string(), value: z.string(), updatedAt: z.string() });
+export type Note = z.infer<typeof NoteSchema>;
+
+export class DynamoStore implements RunStore {
+  readonly ctx: StoreContext;
+
+  constructor(config: StoreConfig | StoreContext) {
+    this.ctx = 'doc' in config ? config : createStoreContext(config);
+  }
+
+  // ---- RunStore (core port)
+  getRun(runId: string): Promise<Run | undefined> {
+    return getRun(this.ctx, runId);
+  }
+  getWorkflowHead(owner: string, workflowId: string): Promise<WorkflowHead | undefined> {
+    return getWorkflowHead(this.ctx, owner, workflowId);
+  }
+  getWorkflowVersion(
+    owner: string,
+    workflowId: string,
+    version: number,
+  ): Promise<WorkflowVersion | undefined> {
+    return getWorkflowVersion(this.ctx, owner, workflowId, version);
+  }
+  listMessages(runId: string): Promise<TranscriptMessage[]> {
+    return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.message, TranscriptMessageSchema);
+  }
+  listLedger(runId: string): Promise<LedgerRow[]> {
+    return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.ledger, LedgerRowSchema);
+  }
+  getApproval(approvalId: string) {
+    return getApproval(this.ctx, approvalId);
+  }
+  commit(change: RunChange): Promise<Run> {
+    return commitRunChange(this.ctx, change);
+  }
+
+  // ---- workflows
+  createWorkflow(head: WorkflowHead, version: WorkflowVersion) {
+    return putNewWorkflow(this.ctx, head, version);
+  }
+  addWorkflowVersion(previous: WorkflowHead, head: WorkflowHead, version: WorkflowVersion) {
+    return putNextVersion(this.ctx, previous, head, version);
+  }
+  updateWorkflowHead(previous: WorkflowHead, head: WorkflowHead, releaseName = false) {
+    return putHead(this.ctx, previous, head, releaseName);
+  }
+  listWorkflows(owner: string, page?: { limit?: number; nextToken?: string }) {
+    return listWorkflowHeads(this.ctx, owner, page);
+  }
+  listWorkflowVersions(owner: string, workflowId: string) {
+    return listWorkflowVersions(this.ctx, owner, workflowId);
+  }
+
+  // ---- runs
+  createRun(created: NewRun, idempotency?: Idempotency) {
+    return createRun(this.ctx, created, idempotency);
+  }
+  listRuns(query: RunListQuery) {
+    return listRuns(this.ctx, query);
+  }
+  listAudit(runId: string): Promise<AuditEntry[]> {
+    return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.audit, AuditEntrySchema);
+  }
+  listApprovals(query: Parameters<typeof listApprovals>[1]) {
+    return listApprovals(this.ctx, query);
+  }
+
+  // ---- per-day spend (read side; writes go through commit)
+  async getDaySpend(owner: string, workflowId: string, day: string): Promise<number> {
+    const response = await this.ctx.doc.send(
+      new GetCommand({
+        TableName: this.ctx.table,
+        Key: keys.daySpend(owner, workflowId, day),
+        ConsistentRead: true,
+      }),
+    );
+    return Number(response.Item?.spentUsd ?? 0);
+  }
+
+  // ---- run notes (the built-in notes_put / notes_append actions)
+  async getNote(runId: string, name: string): Promise<Note | undefined> {
+    const response = await this.ctx.doc.send(
+      new GetCommand({ TableName: this.ctx.table, Key: keys.note(runId, name), ConsistentRead: true }),
+    );
+    return response.Item
+      ? NoteSchema.parse({
+          name: response.Item.name,
+          value: response.Item.value,
+          updatedAt: response.Item.updatedAt,
+        })
+      : undefined;
+  }
+  async putNote(runId: string, note: Note): Promise<void> {
+    await this.ctx.doc.send(
+      new PutCommand({ TableName: this.ctx.table, Item: { ...keys.note(runId, note.name), ...note } }),
+    );
+  }
+  listNotes(runId: string): Promise<Note[]> {
+    return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.note, NoteSchema);
+  }
+}

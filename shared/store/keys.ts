@@ -1,0 +1,62 @@
+/** Key builders for the single table. Layout and access patterns: docs/data-model.md. */
+
+const pad = (value: number, width: number) => String(value).padStart(width, '0');
+
+export type ItemKey = { pk: string; sk: string };
+
+export const keys = {
+  workflowHead: (owner: string, workflowId: string): ItemKey => ({
+    pk: `OWNER#${owner}`,
+    sk: `WF#${workflowId}`,
+  }),
+  workflowVersion: (owner: string, workflowId: string, version: number): ItemKey => ({
+    pk: `OWNER#${owner}`,
+    sk: `WFV#${workflowId}#${pad(version, 10)}`,
+  }),
+  workflowName: (owner: string, name: string): ItemKey => ({ pk: `OWNER#${owner}`, sk: `WFNAME#${name}` }),
+  run: (runId: string): ItemKey => ({ pk: `RUN#${runId}`, sk: 'RUN' }),
+  message: (runId: string, seq: number): ItemKey => ({ pk: `RUN#${runId}`, sk: `MSG#${pad(seq, 6)}` }),
+  ledger: (runId: string, toolUseId: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `TOOL#${toolUseId}` }),
+  audit: (runId: string, seq: number): ItemKey => ({ pk: `RUN#${runId}`, sk: `AUD#${pad(seq, 9)}` }),
+  note: (runId: string, name: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `NOTE#${name}` }),
+  approval: (approvalId: string): ItemKey => ({ pk: `APR#${approvalId}`, sk: 'APR' }),
+  daySpend: (owner: string, workflowId: string, day: string): ItemKey => ({
+    pk: `SPEND#${owner}#${workflowId}`,
+    sk: `DAY#${day}`,
+  }),
+  idempotency: (owner: string, scope: string, key: string): ItemKey => ({
+    pk: `IDEM#${owner}#${scope}#${key}`,
+    sk: 'IDEM',
+  }),
+  ownerAnchor: (owner: string, seq: number): ItemKey => ({
+    pk: `OWNER#${owner}`,
+    sk: `ANCHOR#${pad(seq, 9)}`,
+  }),
+  ownerAnchorHead: (owner: string): ItemKey => ({ pk: `OWNER#${owner}`, sk: 'ANCHORHEAD' }),
+} as const;
+
+export const prefixes = {
+  workflowHead: 'WF#',
+  workflowVersion: (workflowId: string) => `WFV#${workflowId}#`,
+  message: 'MSG#',
+  ledger: 'TOOL#',
+  audit: 'AUD#',
+  note: 'NOTE#',
+  ownerAnchor: 'ANCHOR#',
+} as const;
+
+/** GSI keys: runs and approvals by owner (gsi1), runs by workflow (gsi2). */
+export const indexKeys = {
+  runByOwner: (owner: string, createdAt: string, runId: string) => ({
+    gsi1pk: `OWNER#${owner}`,
+    gsi1sk: `RUN#${createdAt}#${runId}`,
+  }),
+  runByWorkflow: (owner: string, workflowId: string, createdAt: string, runId: string) => ({
+    gsi2pk: `WF#${owner}#${workflowId}`,
+    gsi2sk: `RUN#${createdAt}#${runId}`,
+  }),
+  approvalByOwner: (owner: string, createdAt: string, approvalId: string) => ({
+    gsi1pk: `OWNER#${owner}`,
+    gsi1sk: `APR#${createdAt}#${approvalId}`,
+  }),
+} as const;

@@ -1,0 +1,64 @@
+/** Strongly consistent reads of one run's partition and of single items. */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { z } from 'zod';
+import type { StoreContext } from './client.ts';
+import { decodeItem } from './codec.ts';
+import type { ItemKey } from './keys.ts';
+
+export async function getItem<S extends z.ZodType>(
+  ctx: StoreContext,
+  key: ItemKey,
+  schema: S,
+): Promise<z.output<S> | undefined> {
+  const response = await ctx.doc.send(
+    new GetCommand({ TableName: ctx.table, Key: key, ConsistentRead: true }),
+  );
+  return response.Item ? decodeItem(schema, response.Item) : undefined;
+}
+
+/** All items of a partition whose sort key starts with `prefix`, in order (pages through). */
+export async function queryPrefix<S extends z.ZodType>(
+  ctx: StoreContext,
+  pk: string,
+  prefix: string,
+  schema: S,
+): Promise<z.output<S>[]> {
+  const items: z.output<S>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const response = await ctx.doc.send(
+      new QueryCommand({
+        TableName: ctx.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of response.Items ?? []) items.push(decodeItem(schema, item));
+    startKey = response.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+export type Page<T> = { items: T[]; nextToken?: string };
+
+/** Encodes a DynamoDB LastEvaluatedKey as an opaque pagination token. */
+export const encodeToken = (key: Record<string, unknown> | undefined): string | undefined =>
+  key ? Buffer.from(JSON.stringify(key)).toString('base64url') : undefined;
+
+export function decodeToken(token: string | undefined): Record<string, unknown> | undefined {
+  if (!token) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {}
+  throw new InvalidPageTokenError();
+}
+
+export class InvalidPageTokenError extends Error {
+  constructor() {
+    super('nextToken is not a token this API issued');
+    this.name = 'InvalidPageTokenError';
+  }
+}

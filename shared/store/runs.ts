@@ -1,0 +1,163 @@
+/** Run creation (idempotent per trigger key) and run listings. */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { sealAuditEntry } from '../audit/index.ts';
+import type { AuditInput } from '../core/store-port.ts';
+import type { TranscriptMessage } from '../schemas/message.ts';
+import { type Run, RunSchema, type RunStatus } from '../schemas/run.ts';
+import { TABLE_KEYS } from '../store/table.ts';
+import type { StoreContext } from './client.ts';
+import { decodeItem } from './codec.ts';
+import { runItem } from './commit.ts';
+import { keys } from './keys.ts';
+import { decodeToken, encodeToken, getItem, type Page } from './reads.ts';
+
+/** The same idempotency key was used for a different request. */
+export class IdempotencyConflictError extends Error {
+  readonly runId: string;
+  constructor(key: string, runId: string) {
+    super(`idempotency key '${key}' was already used for a different request (run ${runId})`);
+    this.name = 'IdempotencyConflictError';
+    this.runId = runId;
+  }
+}
+
+export type Idempotency = {
+  /** What the key is unique within: `api`, `schedule:<workflowId>`, `event:<workflowId>`. */
+  scope: string;
+  key: string;
+  /** Hash of the request, so a reused key with a different request is refused. */
+  requestHash: string;
+  /** Epoch seconds after which DynamoDB may delete the marker. */
+  expiresAtEpoch: number;
+};
+
+const IdempotencyItemSchema = z.object({ runId: z.string(), requestHash: z.string() });
+
+export type NewRun = { run: Run; firstMessage: TranscriptMessage; audit: AuditInput[] };
+
+/**
+ * Writes a new run, its first transcript message and its first audit entries in one transaction, with an
+ * optional idempotency marker. A repeated key with the same request returns the existing run instead.
+ */
+export async function createRun(
+  ctx: StoreContext,
+  created: NewRun,
+  idempotency?: Idempotency,
+): Promise<{ run: Run; created: boolean }> {
+  const { run } = created;
+  let { seq, head } = run.audit;
+  const entries = created.audit.map((input) => {
+    const entry = sealAuditEntry(
+      {
+        schemaVersion: 1,
+        owner: run.owner,
+        runId: run.runId,
+        seq,
+        at: run.createdAt,
+        type: input.type,
+        actor: input.actor,
+        data: input.data,
+      },
+      head,
+    );
+    seq += 1;
+    head = entry.hash;
+    return entry;
+  });
+  const stored: Run = { ...run, audit: { seq, head } };
+  const T = ctx.table;
+  const transact = [
+    { Put: { TableName: T, Item: runItem(stored), ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: T,
+        Item: { ...keys.message(run.runId, created.firstMessage.seq), ...created.firstMessage },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    ...entries.map((entry) => ({
+      Put: {
+        TableName: T,
+        Item: { ...keys.audit(run.runId, entry.seq), ...entry },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    })),
+    ...(idempotency
+      ? [
+          {
+            Put: {
+              TableName: T,
+              Item: {
+                ...keys.idempotency(run.owner, idempotency.scope, idempotency.key),
+                runId: run.runId,
+                requestHash: idempotency.requestHash,
+                [TABLE_KEYS.ttlAttribute]: idempotency.expiresAtEpoch,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ]
+      : []),
+  ];
+  try {
+    await ctx.doc.send(new TransactWriteCommand({ TransactItems: transact }));
+    return { run: stored, created: true };
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException) || !idempotency) throw error;
+    const marker = await getItem(
+      ctx,
+      keys.idempotency(run.owner, idempotency.scope, idempotency.key),
+      IdempotencyItemSchema,
+    );
+    if (!marker) throw error;
+    if (marker.requestHash !== idempotency.requestHash)
+      throw new IdempotencyConflictError(idempotency.key, marker.runId);
+    const existing = await getItem(ctx, keys.run(marker.runId), RunSchema);
+    if (!existing) throw error;
+    return { run: existing, created: false };
+  }
+}
+
+export const getRun = (ctx: StoreContext, runId: string) => getItem(ctx, keys.run(runId), RunSchema);
+
+export type RunListQuery = {
+  owner: string;
+  workflowId?: string;
+  status?: RunStatus;
+  limit?: number;
+  nextToken?: string;
+};
+
+/** Runs newest first, by owner or by workflow (GSI, eventually consistent), optionally by status. */
+export async function listRuns(ctx: StoreContext, query: RunListQuery): Promise<Page<Run>> {
+  const index = query.workflowId ? TABLE_KEYS.byWorkflow : TABLE_KEYS.byOwner;
+  const pk = query.workflowId ? `WF#${query.owner}#${query.workflowId}` : `OWNER#${query.owner}`;
+  const response = await ctx.doc.send(
+    new QueryCommand({
+      TableName: ctx.table,
+      IndexName: index.indexName,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ...(query.status ? { FilterExpression: '#status = :status' } : {}),
+      ExpressionAttributeNames: {
+        '#pk': index.partitionKey,
+        '#sk': index.sortKey,
+        ...(query.status ? { '#status': 'status' } : {}),
+      },
+      ExpressionAttributeValues: {
+        ':pk': pk,
+        ':prefix': 'RUN#',
+        ...(query.status ? { ':status': query.status } : {}),
+      },
+      ScanIndexForward: false,
+      Limit: query.limit ?? 25,
+      ExclusiveStartKey: decodeToken(query.nextToken),
+    }),
+  );
+  const nextToken = encodeToken(response.LastEvaluatedKey);
+  return {
+    items: (response.Items ?? []).map((item) => decodeItem(RunSchema, item)),
+    ...(nextToken ? { nextToken } : {}),
+  };
+}

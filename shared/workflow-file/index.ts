@@ -1,0 +1,3 @@
+export * from './errors.ts';
+export * from './json-schema.ts';
+export * from './parse.ts';

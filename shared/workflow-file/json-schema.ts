@@ -1,0 +1,15 @@
+/** The JSON Schema of workflow files, for editors (YAML language server, VS Code). */
+import { z } from 'zod';
+import { WorkflowDefinitionSchema } from '../schemas/workflow.ts';
+
+export function workflowJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(WorkflowDefinitionSchema, {
+      io: 'input',
+      unrepresentable: 'any',
+      target: 'draft-2020-12',
+    }),
+    $id: 'https://github.com/wf-runtime/wf-runtime/docs/workflow.schema.json',
+    title: 'Workflow definition',
+  };
+}

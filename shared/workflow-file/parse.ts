@@ -1,0 +1,36 @@
+/** Reads a workflow file (YAML or JSON) and validates it against the workflow schema. */
+import { parseDocument } from 'yaml';
+import { type WorkflowDefinition, WorkflowDefinitionSchema } from '../schemas/workflow.ts';
+import { type FieldError, fieldErrors, WorkflowValidationError } from './errors.ts';
+
+export type ParseResult = { ok: true; definition: WorkflowDefinition } | { ok: false; errors: FieldError[] };
+
+/** Validates an already-parsed object. */
+export function validateWorkflowDefinition(value: unknown): ParseResult {
+  const parsed = WorkflowDefinitionSchema.safeParse(value);
+  return parsed.success
+    ? { ok: true, definition: parsed.data }
+    : { ok: false, errors: fieldErrors(parsed.error) };
+}
+
+/** Parses YAML or JSON text (JSON is YAML) and validates it; syntax errors name the line. */
+export function parseWorkflowText(text: string): ParseResult {
+  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    return {
+      ok: false,
+      errors: document.errors.map((error) => ({
+        path: '(file)',
+        message: `${error.message.split('\n')[0]}${error.linePos ? ` (line ${error.linePos[0].line}, column ${error.linePos[0].col})` : ''}`,
+      })),
+    };
+  }
+  return validateWorkflowDefinition(document.toJS());
+}
+
+/** Like `parseWorkflowText`, but throws a `WorkflowValidationError` listing every problem. */
+export function loadWorkflowText(text: string, source?: string): WorkflowDefinition {
+  const result = parseWorkflowText(text);
+  if (!result.ok) throw new WorkflowValidationError(result.errors, source);
+  return result.definition;
+}

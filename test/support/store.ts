@@ -1,0 +1,101 @@
+/** Test support: a DynamoStore on the run's DynamoDB Local, and seeded workflows and runs. */
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { prepareRun } from '../../shared/core/new-run.ts';
+import type { Clock, Ids } from '../../shared/core/ports.ts';
+import type { TriggerProvenance } from '../../shared/schemas/run.ts';
+import type { WorkflowHead, WorkflowVersion } from '../../shared/schemas/workflow-record.ts';
+import { DynamoStore } from '../../shared/store/index.ts';
+import { loadWorkflowText } from '../../shared/workflow-file/index.ts';
+import { validateWorkflowDefinition } from '../../shared/workflow-file/parse.ts';
+
+export function testStore(): DynamoStore {
+  const { endpoint, tableName } = inject('dynamodb');
+  return new DynamoStore({ endpoint, tableName });
+}
+
+/** A clock tests move by hand. */
+export class FixedClock implements Clock {
+  ms: number;
+  constructor(iso = '2026-11-30T07:00:00.000Z') {
+    this.ms = Date.parse(iso);
+  }
+  nowMs(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+/** Unique ids per test run (the table is shared by all test files). */
+export const randomIds: Ids = { next: (prefix) => `${prefix}_${randomUUID().replaceAll('-', '')}` };
+
+export const uniqueOwner = () => `owner-${randomUUID().slice(0, 8)}`;
+
+export async function seedWorkflow(
+  store: DynamoStore,
+  definitionInput: unknown,
+  opts: { owner?: string; clock?: Clock } = {},
+): Promise<{ head: WorkflowHead; version: WorkflowVersion }> {
+  const parsed =
+    typeof definitionInput === 'string'
+      ? loadWorkflowText(definitionInput)
+      : validateWorkflowDefinition(definitionInput);
+  const definition = 'ok' in parsed ? (parsed.ok ? parsed.definition : failWith(parsed.errors)) : parsed;
+  const owner = opts.owner ?? uniqueOwner();
+  const now = new Date((opts.clock ?? new FixedClock()).nowMs()).toISOString();
+  const workflowId = randomIds.next('wf');
+  const head: WorkflowHead = {
+    schemaVersion: 1,
+    owner,
+    workflowId,
+    name: definition.name,
+    enabled: true,
+    deleted: false,
+    latestVersion: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const version: WorkflowVersion = {
+    schemaVersion: 1,
+    owner,
+    workflowId,
+    version: 1,
+    definition,
+    createdAt: now,
+  };
+  await store.createWorkflow(head, version);
+  return { head, version };
+}
+
+function failWith(errors: unknown): never {
+  throw new Error(`test workflow is invalid: ${JSON.stringify(errors)}`);
+}
+
+export async function seedRun(
+  store: DynamoStore,
+  version: WorkflowVersion,
+  opts: { clock?: Clock; input?: unknown; trigger?: TriggerProvenance } = {},
+) {
+  const prepared = prepareRun({
+    version,
+    trigger: opts.trigger ?? { type: 'on_demand', caller: 'test' },
+    input: opts.input,
+    clock: opts.clock ?? new FixedClock(),
+    ids: randomIds,
+    actor: 'owner:test',
+  });
+  const { run } = await store.createRun(prepared);
+  return run;
+}
+
+export const minimalWorkflow = (overrides: Record<string, unknown> = {}) => ({
+  name: 'test-flow',
+  model: { id: 'claude-sonnet-4-5', maxTokens: 1024 },
+  prompt: { system: 'You are a test.' },
+  allowedActions: ['notes_put', 'notes_append', 'current_time'],
+  trigger: { type: 'on_demand' },
+  budget: { maxUsdPerRun: 1, maxTurns: 10 },
+  ...overrides,
+});
