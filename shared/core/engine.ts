@@ -14,11 +14,6 @@ export type EngineConfig = {
   turnsPerExecution: number;
 };
 
-export const DEFAULT_ROLES: Record<string, string> = {
-  fast: 'claude-haiku-4-5',
-  balanced: 'claude-sonnet-4-5',
-  deep: 'claude-opus-4-5',
-};
 
 export type TurnDeps = {
   store: RunStore;

@@ -2,7 +2,8 @@
  * The DynamoDB store: the `RunStore` port of the core plus the workflow and listing operations the API
  * needs. One table; keys and access patterns in docs/data-model.md.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { NotesPort } from '../actions/notes-port.ts';
 import { z } from 'zod';
 import { type AuditEntry, AuditEntrySchema } from '../audit/index.ts';
 import type { RunChange, RunStore } from '../core/store-port.ts';
@@ -26,10 +27,10 @@ import {
   putNextVersion,
 } from './workflows.ts';
 
-const NoteSchema = z.object({ name: z.string(), value: z.string(), updatedAt: z.string() });
+const NoteSchema = z.object({ name: z.string(), lines: z.array(z.string()) });
 export type Note = z.infer<typeof NoteSchema>;
 
-export class DynamoStore implements RunStore {
+export class DynamoStore implements RunStore, NotesPort {
   readonly ctx: StoreContext;
 
   constructor(config: StoreConfig | StoreContext) {
@@ -107,22 +108,23 @@ export class DynamoStore implements RunStore {
   }
 
   // ---- run notes (the built-in notes_put / notes_append actions)
-  async getNote(runId: string, name: string): Promise<Note | undefined> {
-    const response = await this.ctx.doc.send(
-      new GetCommand({ TableName: this.ctx.table, Key: keys.note(runId, name), ConsistentRead: true }),
-    );
-    return response.Item
-      ? NoteSchema.parse({
-          name: response.Item.name,
-          value: response.Item.value,
-          updatedAt: response.Item.updatedAt,
-        })
-      : undefined;
-  }
-  async putNote(runId: string, note: Note): Promise<void> {
+  async put(runId: string, name: string, value: string): Promise<void> {
     await this.ctx.doc.send(
-      new PutCommand({ TableName: this.ctx.table, Item: { ...keys.note(runId, note.name), ...note } }),
+      new PutCommand({ TableName: this.ctx.table, Item: { ...keys.note(runId, name), name, lines: [value] } }),
     );
+  }
+  async append(runId: string, name: string, line: string): Promise<number> {
+    const response = await this.ctx.doc.send(
+      new UpdateCommand({
+        TableName: this.ctx.table,
+        Key: keys.note(runId, name),
+        UpdateExpression: 'SET #name = :name, #lines = list_append(if_not_exists(#lines, :empty), :line)',
+        ExpressionAttributeNames: { '#name': 'name', '#lines': 'lines' },
+        ExpressionAttributeValues: { ':name': name, ':line': [line], ':empty': [] },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return (response.Attributes?.lines as unknown[] | undefined)?.length ?? 0;
   }
   listNotes(runId: string): Promise<Note[]> {
     return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.note, NoteSchema);

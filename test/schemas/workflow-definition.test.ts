@@ -12,7 +12,7 @@ const workflowFiles = readdirSync(examplesDir).filter((file) => /\.workflow\.(ya
 /** A minimal valid definition that each bad case breaks in one place. */
 const base = () => ({
   name: 'daily-digest',
-  model: { id: 'claude-sonnet-4-5' },
+  model: { id: 'claude-sonnet-5-5' },
   prompt: { system: 'Summarize.' },
   allowedActions: ['fetch_url', 'post_digest'] as string[],
   connectors: {

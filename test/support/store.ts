@@ -92,7 +92,7 @@ export async function seedRun(
 
 export const minimalWorkflow = (overrides: Record<string, unknown> = {}) => ({
   name: 'test-flow',
-  model: { id: 'claude-sonnet-4-5', maxTokens: 1024 },
+  model: { id: 'claude-sonnet-5-5', maxTokens: 1024 },
   prompt: { system: 'You are a test.' },
   allowedActions: ['notes_put', 'notes_append', 'current_time'],
   trigger: { type: 'on_demand' },

@@ -1,0 +1,35 @@
+/**
+ * The action catalog: built-ins plus the connectors a workflow declares. The engine asks it for an action
+ * by name each time it gates a call, so nothing outside the catalog can ever be dispatched.
+ */
+import type { Action, ActionCatalog } from '../core/actions.ts';
+import type { Connector } from '../schemas/connector.ts';
+import { type BuiltinActionName, isBuiltinActionName } from '../schemas/builtin-actions.ts';
+import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import { currentTimeAction } from './builtins/current-time.ts';
+import { notesAppendAction, notesPutAction } from './builtins/notes.ts';
+import type { NotesPort } from './notes-port.ts';
+
+export type CatalogDeps = {
+  notes: NotesPort;
+  /** Built-ins that need the egress guard (fetch_url, http_request); supplied by shared/actions/http. */
+  httpBuiltins?: Partial<Record<BuiltinActionName, Action>>;
+  /** Turns a connector declared in a workflow into an action. */
+  connectorAction?: (name: string, connector: Connector, definition: WorkflowDefinition) => Action;
+};
+
+export function createActionCatalog(deps: CatalogDeps): ActionCatalog {
+  const builtins: Partial<Record<BuiltinActionName, Action>> = {
+    current_time: currentTimeAction,
+    notes_put: notesPutAction(deps.notes),
+    notes_append: notesAppendAction(deps.notes),
+    ...deps.httpBuiltins,
+  };
+  return {
+    resolve(name, definition) {
+      if (isBuiltinActionName(name)) return builtins[name];
+      const connector = definition.connectors[name];
+      return connector && deps.connectorAction ? deps.connectorAction(name, connector, definition) : undefined;
+    },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * Pure mapping between the core's `ModelRequest`/`ModelResponse` and the Messages API wire types.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
+import type {
+  ContentBlock,
+  Message,
+  ModelRequest,
+  ModelResponse,
+  ModelStopReason,
+  ToolSpec,
+} from '../core/ports.ts';
+import { ModelResponseError } from './errors.ts';
+import { type ThinkingStyle, thinkingParams } from './thinking.ts';
+
+type CreateParams = MessageCreateParamsBase;
+type BlockParam = Anthropic.ContentBlockParam;
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+function toBlockParam(block: ContentBlock): BlockParam {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'tool_use':
+      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+    case 'tool_result':
+      return {
+        type: 'tool_result',
+        tool_use_id: block.tool_use_id,
+        content: block.content,
+        ...(block.is_error === undefined ? {} : { is_error: block.is_error }),
+      };
+    // Thinking blocks go back exactly as received: the API verifies their signature.
+    case 'thinking':
+      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data };
+  }
+}
+
+function toTool(tool: ToolSpec, last: boolean): Anthropic.Tool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
+    ...(last ? { cache_control: EPHEMERAL } : {}),
+  };
+}
+
+/**
+ * Marks the last cacheable block of the last message, so the whole transcript prefix is cached and
+ * the next turn reads it. Thinking blocks cannot carry `cache_control`, so they are skipped.
+ */
+function withTranscriptBreakpoint(messages: Anthropic.MessageParam[]): Anthropic.MessageParam[] {
+  const last = messages.at(-1);
+  if (!last || typeof last.content === 'string') return messages;
+  const blocks = [...last.content];
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const block = blocks[i]!;
+    if (block.type === 'thinking' || block.type === 'redacted_thinking') continue;
+    if (block.type === 'text' && block.text === '') continue;
+    blocks[i] = { ...block, cache_control: EPHEMERAL } as BlockParam;
+    return [...messages.slice(0, -1), { ...last, content: blocks } as Anthropic.MessageParam];
+  }
+  return messages;
+}
+
+/**
+ * The Messages API body for a request: exactly `request.tools`, prompt-cache breakpoints on the last
+ * tool, the system prompt and the last message block (3 of the API's 4), and the thinking fields.
+ */
+export function toCreateParams(request: ModelRequest, style: ThinkingStyle): CreateParams {
+  const messages = request.messages.map(
+    (message: Message) =>
+      ({ role: message.role, content: message.content.map(toBlockParam) }) as Anthropic.MessageParam,
+  );
+  const { thinking, output_config, max_tokens } = thinkingParams(request.thinking, request.maxTokens, style);
+  return {
+    model: request.model,
+    max_tokens,
+    // An empty text block cannot carry cache_control (and an empty system prompt says nothing).
+    ...(request.system === ''
+      ? {}
+      : { system: [{ type: 'text', text: request.system, cache_control: EPHEMERAL }] }),
+    messages: withTranscriptBreakpoint(messages),
+    ...(request.tools.length === 0
+      ? {}
+      : { tools: request.tools.map((tool, i) => toTool(tool, i === request.tools.length - 1)) }),
+    ...(thinking ? { thinking } : {}),
+    ...(output_config ? { output_config } : {}),
+  };
+}
+
+const STOP_REASONS: Record<string, ModelStopReason> = {
+  end_turn: 'end_turn',
+  tool_use: 'tool_use',
+  max_tokens: 'max_tokens',
+  refusal: 'refusal',
+  stop_sequence: 'stop_sequence',
+  pause_turn: 'pause_turn',
+  // The output was cut off because the context window filled up: like max_tokens, a truncated turn.
+  model_context_window_exceeded: 'max_tokens',
+};
+
+function fromBlock(block: Anthropic.ContentBlock): ContentBlock {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'tool_use':
+      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+    case 'thinking':
+      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data };
+    default:
+      // Server tools are never offered, so their blocks cannot be stored and replayed faithfully.
+      throw new ModelResponseError(`unsupported content block type in model response: ${block.type}`);
+  }
+}
+
+/** The core's view of an API message: known blocks, a known stop reason, usage with nulls as 0. */
+export function fromMessage(message: Anthropic.Message): ModelResponse {
+  const stopReason = message.stop_reason === null ? undefined : STOP_REASONS[message.stop_reason];
+  if (!stopReason) {
+    throw new ModelResponseError(`unsupported stop_reason in model response: ${String(message.stop_reason)}`);
+  }
+  const usage = message.usage;
+  return {
+    model: message.model,
+    content: message.content.map(fromBlock),
+    stopReason,
+    usage: {
+      inputTokens: usage.input_tokens ?? 0,
+      outputTokens: usage.output_tokens ?? 0,
+      cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
+      cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+    },
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * The fixture format of the scripted Messages-API server (docs/scripted-model.md): which response
+ * each model turn gets, what the request for that turn must look like, and scripted API errors.
+ */
+import { z } from 'zod';
+import { ScriptedFixtureError } from './errors.ts';
+
+const TextBlockSchema = z.strictObject({ type: z.literal('text'), text: z.string() });
+
+const ToolUseBlockSchema = z.strictObject({
+  type: z.literal('tool_use'),
+  id: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Tool-use id; when omitted: toolu_<fixture>_<turn>_<block index>.'),
+  name: z.string().min(1),
+  input: z.record(z.string(), z.unknown()).default({}).describe('The tool input object.'),
+});
+
+const ThinkingBlockSchema = z.strictObject({
+  type: z.literal('thinking'),
+  thinking: z.string(),
+  signature: z.string().default('scripted-signature'),
+});
+
+const RedactedThinkingBlockSchema = z.strictObject({
+  type: z.literal('redacted_thinking'),
+  data: z.string(),
+});
+
+const ResponseBlockSchema = z.discriminatedUnion('type', [
+  TextBlockSchema,
+  ToolUseBlockSchema,
+  ThinkingBlockSchema,
+  RedactedThinkingBlockSchema,
+]);
+
+const UsageSchema = z
+  .strictObject({
+    input_tokens: z.number().int().nonnegative().optional(),
+    output_tokens: z.number().int().nonnegative().optional(),
+    cache_creation_input_tokens: z.number().int().nonnegative().optional(),
+    cache_read_input_tokens: z.number().int().nonnegative().optional(),
+  })
+  .describe('Reported usage; a missing count is estimated (1 token per 4 characters) or 0 for the cache.');
+
+const StopReasonSchema = z.enum([
+  'end_turn',
+  'tool_use',
+  'max_tokens',
+  'stop_sequence',
+  'pause_turn',
+  'refusal',
+  'model_context_window_exceeded',
+]);
+
+const ResponseSchema = z.strictObject({
+  content: z.array(ResponseBlockSchema),
+  stop_reason: StopReasonSchema.optional().describe(
+    'Defaults to tool_use when the content has a tool_use block, else end_turn.',
+  ),
+  usage: UsageSchema.optional(),
+});
+
+const ToolResultExpectSchema = z
+  .strictObject({
+    toolUseId: z.string().optional().describe('The tool_use id whose result is checked.'),
+    toolName: z.string().optional().describe('Or: the most recent result of a call to this tool.'),
+    contains: z.string().optional().describe('The tool_result content must contain this substring.'),
+    isError: z.boolean().optional().describe('is_error must equal this (absent counts as false).'),
+  })
+  .refine((value) => (value.toolUseId === undefined) !== (value.toolName === undefined), {
+    message: 'give exactly one of toolUseId and toolName',
+  });
+
+const ExpectSchema = z
+  .strictObject({
+    tools: z.array(z.string()).optional().describe('Exact set of tool names offered (order-insensitive).'),
+    toolsInclude: z.array(z.string()).optional().describe('Tool names that must be offered.'),
+    toolsExclude: z.array(z.string()).optional().describe('Tool names that must not be offered.'),
+    toolResults: z.array(ToolResultExpectSchema).optional(),
+    systemContains: z.string().optional().describe('The system prompt must contain this substring.'),
+    lastUserContains: z
+      .string()
+      .optional()
+      .describe(
+        'The text of the last user message (text blocks and tool_result contents) must contain this.',
+      ),
+    model: z.string().optional().describe('The request model must equal this.'),
+  })
+  .describe('Checks on the request of this turn; a mismatch is an HTTP 400 and a recorded failure.');
+
+const ErrorSchema = z
+  .strictObject({
+    status: z.number().int().min(400).max(599),
+    type: z
+      .string()
+      .optional()
+      .describe('API error type; defaults from the status (429 → rate_limit_error …).'),
+    message: z.string().optional(),
+    times: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        'Fail only the first n attempts of this turn (per conversation state); later ones are served.',
+      ),
+    inStream: z
+      .boolean()
+      .optional()
+      .describe('For streaming requests: answer 200, then send the error as an SSE `error` event.'),
+  })
+  .describe('A scripted API error for this turn.');
+
+const TurnSchema = z
+  .strictObject({
+    expect: ExpectSchema.optional(),
+    text: z
+      .string()
+      .optional()
+      .describe('Shorthand: an end_turn response with this text and estimated usage.'),
+    response: ResponseSchema.optional(),
+    error: ErrorSchema.optional(),
+  })
+  .superRefine((turn, ctx) => {
+    const served = turn.text !== undefined || turn.response !== undefined;
+    if (turn.text !== undefined && turn.response !== undefined) {
+      ctx.addIssue({ code: 'custom', message: 'give either text or response, not both' });
+    }
+    const alwaysFails = turn.error !== undefined && turn.error.times === undefined;
+    if (!served && !alwaysFails) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'a turn needs text or response (unless its error has no times)',
+      });
+    }
+  });
+
+/** A scripted conversation: turn i answers the request that holds i assistant messages. */
+export const ScriptedFixtureSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .optional()
+      .describe('Selects the fixture with the x-scripted-fixture header; required when several are served.'),
+    turns: z.array(TurnSchema).min(1),
+  })
+  .describe('A scripted-model fixture (docs/scripted-model.md).');
+
+export type ScriptedFixture = z.input<typeof ScriptedFixtureSchema>;
+export type ParsedFixture = z.output<typeof ScriptedFixtureSchema>;
+export type ScriptedTurn = ParsedFixture['turns'][number];
+export type ScriptedExpect = NonNullable<ScriptedTurn['expect']>;
+export type ScriptedResponseBlock = z.output<typeof ResponseBlockSchema>;
+
+/** The fixture JSON Schema, as committed in docs/fixture.schema.json. */
+export function fixtureJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(ScriptedFixtureSchema, { io: 'input' }) as Record<string, unknown>;
+}
+
+/** Validates fixtures and names them: a lone unnamed fixture is `default`; several need unique names. */
+export function loadFixtures(input: ScriptedFixture | ScriptedFixture[]): Map<string, ParsedFixture> {
+  const list = Array.isArray(input) ? input : [input];
+  if (list.length === 0) throw new ScriptedFixtureError('scripted-model: no fixtures given');
+  const fixtures = new Map<string, ParsedFixture>();
+  list.forEach((raw, i) => {
+    const parsed = ScriptedFixtureSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new ScriptedFixtureError(`scripted-model: fixture #${i} is invalid: ${parsed.error.message}`, {
+        cause: parsed.error,
+      });
+    }
+    const name = parsed.data.name ?? (list.length === 1 ? 'default' : undefined);
+    if (name === undefined) throw new ScriptedFixtureError(`scripted-model: fixture #${i} needs a name`);
+    if (fixtures.has(name))
+      throw new ScriptedFixtureError(`scripted-model: two fixtures are named "${name}"`);
+    fixtures.set(name, parsed.data);
+  });
+  return fixtures;
+}

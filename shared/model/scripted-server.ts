@@ -1,0 +1,214 @@
+/**
+ * A local server speaking the Messages API (`POST /v1/messages`, JSON or SSE, and
+ * `POST /v1/messages/count_tokens`) that answers from fixtures: offline workflow runs and tests.
+ * The turn served is derived from the request alone (its number of assistant messages), so retries
+ * and concurrent conversations get deterministic answers. Format and rules: docs/scripted-model.md.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { checkExpectations, systemText, turnIndexOf, type WireRequest } from './scripted-expect.ts';
+import { loadFixtures, type ParsedFixture, type ScriptedFixture } from './scripted-fixture.ts';
+import { readBody, recordedHeaders, sendEvents, sendJson } from './scripted-http.ts';
+import {
+  buildMessage,
+  errorBody,
+  errorTypeFor,
+  estimateTokens,
+  messageStartEvent,
+  sse,
+  streamEvents,
+} from './scripted-wire.ts';
+
+/** The header that selects a fixture when several are served. */
+export const FIXTURE_HEADER = 'x-scripted-fixture';
+
+export type ScriptedModelServerOptions = {
+  fixtures: ScriptedFixture | ScriptedFixture[];
+  /** Default 0: any free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+};
+
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  fixture: string | undefined;
+  turn: number | undefined;
+  /** Lower-cased names; credentials (authorization, x-api-key) are redacted. */
+  headers: Record<string, string>;
+  body: unknown;
+};
+
+export type ScriptedFailure = {
+  kind: 'expectation' | 'fixture' | 'turn' | 'request';
+  fixture: string | undefined;
+  turn: number | undefined;
+  message: string;
+};
+
+export type ScriptedModelServer = {
+  /** Base URL for the SDK's `baseURL`, e.g. `http://127.0.0.1:40123`. */
+  url: string;
+  requests: RecordedRequest[];
+  failures: ScriptedFailure[];
+  /** Stops the server (idempotent). */
+  close(): Promise<void>;
+};
+
+/** A scripted-model failure: answered as HTTP 400 `invalid_request_error` and recorded in `failures`. */
+class Failure extends Error {
+  readonly kind: ScriptedFailure['kind'];
+  constructor(kind: ScriptedFailure['kind'], message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Starts the scripted Messages-API server (on 127.0.0.1 unless `host` says otherwise). */
+export async function startScriptedModelServer(
+  options: ScriptedModelServerOptions,
+): Promise<ScriptedModelServer> {
+  const fixtures = loadFixtures(options.fixtures);
+  const requests: RecordedRequest[] = [];
+  const failures: ScriptedFailure[] = [];
+  // Attempts per (fixture, turn, conversation state), for `error.times`: the only state kept.
+  const attempts = new Map<string, number>();
+  let served = 0;
+
+  function selectFixture(req: IncomingMessage): [string, ParsedFixture] {
+    const header = req.headers[FIXTURE_HEADER];
+    const wanted = Array.isArray(header) ? header[0] : header;
+    const known = [...fixtures.keys()].join(', ');
+    if (wanted === undefined) {
+      const only = fixtures.size === 1 ? [...fixtures.entries()][0] : undefined;
+      if (only) return only;
+      const message = `scripted-model: several fixtures are served (${known}); select one with the ${FIXTURE_HEADER} header`;
+      throw new Failure('fixture', message);
+    }
+    const fixture = fixtures.get(wanted);
+    if (!fixture)
+      throw new Failure('fixture', `scripted-model: no fixture named "${wanted}" (served: ${known})`);
+    return [wanted, fixture];
+  }
+
+  /** Answers one `POST /v1/messages`; throws `Failure` for what the script does not allow. */
+  function serveTurn(req: IncomingMessage, res: ServerResponse, record: RecordedRequest, requestId: string) {
+    const body = record.body as WireRequest;
+    const [name, fixture] = selectFixture(req);
+    const index = turnIndexOf(body);
+    record.fixture = name;
+    record.turn = index;
+    const turn = fixture.turns[index];
+    if (!turn) {
+      const message = `scripted-model: fixture "${name}" has ${fixture.turns.length} turn(s), but the request holds ${index} assistant message(s) (turn index ${index})`;
+      throw new Failure('turn', message);
+    }
+    const problems = checkExpectations(turn.expect, body);
+    if (problems.length > 0) {
+      const message = `scripted-model expectation failed: fixture "${name}" turn ${index}: ${problems.join('; ')}`;
+      throw new Failure('expectation', message);
+    }
+    const message = buildMessage(turn, {
+      fixture: name,
+      turn: index,
+      model: body.model ?? 'scripted',
+      requestTokens: estimateTokens([systemText(body), body.messages, body.tools]),
+    });
+    const stream = body.stream === true;
+    if (turn.error) {
+      const state = createHash('sha256')
+        .update(JSON.stringify([body.system, body.messages]))
+        .digest('hex');
+      const key = `${name}\0${index}\0${state}`;
+      const attempt = (attempts.get(key) ?? 0) + 1;
+      attempts.set(key, attempt);
+      if (turn.error.times === undefined || attempt <= turn.error.times) {
+        const type = turn.error.type ?? errorTypeFor(turn.error.status);
+        const error = errorBody(
+          type,
+          turn.error.message ?? `scripted ${type} (attempt ${attempt})`,
+          requestId,
+        );
+        if (turn.error.inStream && stream)
+          sendEvents(res, [messageStartEvent(message), sse('error', error)], requestId);
+        else sendJson(res, turn.error.status, error, requestId);
+        return;
+      }
+    }
+    if (stream) sendEvents(res, streamEvents(message), requestId);
+    else sendJson(res, 200, message, requestId);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const requestId = `req_scripted_${++served}`;
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const raw = await readBody(req);
+    if (req.method !== 'POST' || (path !== '/v1/messages' && path !== '/v1/messages/count_tokens')) {
+      const message = `scripted-model: no route ${req.method} ${path}`;
+      sendJson(res, 404, errorBody('not_found_error', message, requestId), requestId);
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      body = undefined;
+    }
+    const record: RecordedRequest = {
+      method: 'POST',
+      path,
+      fixture: undefined,
+      turn: undefined,
+      headers: recordedHeaders(req),
+      body: isObject(body) ? body : raw,
+    };
+    requests.push(record);
+    try {
+      if (!isObject(body))
+        throw new Failure('request', 'scripted-model: the request body is not a JSON object');
+      if (path === '/v1/messages/count_tokens') {
+        const wire = body as WireRequest;
+        const count = estimateTokens([systemText(wire), wire.messages, wire.tools]);
+        sendJson(res, 200, { input_tokens: count }, requestId);
+        return;
+      }
+      serveTurn(req, res, record, requestId);
+    } catch (error) {
+      if (!(error instanceof Failure)) throw error;
+      failures.push({ kind: error.kind, fixture: record.fixture, turn: record.turn, message: error.message });
+      sendJson(res, 400, errorBody('invalid_request_error', error.message, requestId), requestId);
+    }
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const message = `scripted-model: internal error: ${error instanceof Error ? error.message : String(error)}`;
+      if (res.headersSent) res.end();
+      else sendJson(res, 500, errorBody('api_error', message, 'req_scripted_error'), 'req_scripted_error');
+    });
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    requests,
+    failures,
+    close: () => {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Translation of `@anthropic-ai/sdk` errors into the named model errors of `errors.ts`.
+ */
+import { AnthropicError, APIConnectionError, APIError } from '@anthropic-ai/sdk';
+import {
+  ModelAuthError,
+  ModelBadRequestError,
+  ModelConnectionError,
+  ModelError,
+  type ModelErrorOptions,
+  ModelNotFoundError,
+  ModelOverloadedError,
+  ModelRateLimitedError,
+  ModelServerError,
+} from './errors.ts';
+
+type ModelErrorClass = new (message: string, options?: ModelErrorOptions) => ModelError;
+
+/** Error class by the API's `error.type`, used for errors that arrive inside a stream (no HTTP status). */
+const BY_ERROR_TYPE: Record<string, ModelErrorClass> = {
+  rate_limit_error: ModelRateLimitedError,
+  overloaded_error: ModelOverloadedError,
+  api_error: ModelServerError,
+  timeout_error: ModelServerError,
+  invalid_request_error: ModelBadRequestError,
+  request_too_large: ModelBadRequestError,
+  billing_error: ModelBadRequestError,
+  authentication_error: ModelAuthError,
+  permission_error: ModelAuthError,
+  not_found_error: ModelNotFoundError,
+};
+
+function classForStatus(status: number): ModelErrorClass {
+  if (status === 429) return ModelRateLimitedError;
+  if (status === 529) return ModelOverloadedError;
+  if (status >= 500) return ModelServerError;
+  if (status === 401 || status === 403) return ModelAuthError;
+  if (status === 404) return ModelNotFoundError;
+  // 408 is the server giving up waiting for the request: a timeout, which a later attempt may beat.
+  if (status === 408) return ModelConnectionError;
+  return ModelBadRequestError;
+}
+
+/** Turns whatever the SDK threw into a `ModelError` (model errors pass through unchanged). */
+export function toModelError(error: unknown): ModelError {
+  if (error instanceof ModelError) return error;
+  if (error instanceof APIConnectionError) {
+    // Includes APIConnectionTimeoutError: no response arrived.
+    return new ModelConnectionError(`model API unreachable: ${error.message}`, { cause: error });
+  }
+  if (error instanceof APIError) {
+    const status = typeof error.status === 'number' ? error.status : undefined;
+    const options: ModelErrorOptions = {
+      status,
+      type: error.type ?? undefined,
+      requestId: error.requestID ?? undefined,
+      cause: error,
+    };
+    const ErrorClass =
+      status !== undefined
+        ? classForStatus(status)
+        : // No status: an `event: error` inside an SSE stream (or an abort). Classify by type;
+          // an unknown type mid-stream is most likely transient.
+          (BY_ERROR_TYPE[error.type ?? ''] ?? (error.type ? ModelServerError : ModelConnectionError));
+    return new ErrorClass(`model API error: ${error.message}`, options);
+  }
+  if (error instanceof AnthropicError) {
+    // SDK-side failures after a response started, e.g. a stream that ended without `message_stop`.
+    return new ModelConnectionError(`model API call failed: ${error.message}`, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ModelError(`model call failed: ${message}`, false, { cause: error });
+}

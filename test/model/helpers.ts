@@ -1,0 +1,69 @@
+/**
+ * Shared test helpers: a scripted server per test (closed afterwards) and an adapter pointed at it.
+ */
+import { afterEach } from 'vitest';
+import type { Message, ModelRequest, ToolSpec } from '../../shared/core/ports.ts';
+import { type AnthropicModelOptions, createAnthropicModel } from '../../shared/model/anthropic.ts';
+import type { ScriptedFixture } from '../../shared/model/scripted-fixture.ts';
+import { type ScriptedModelServer, startScriptedModelServer } from '../../shared/model/scripted-server.ts';
+
+const open: ScriptedModelServer[] = [];
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((server) => server.close()));
+});
+
+/** A scripted server that is closed after the current test. */
+export async function scripted(fixtures: ScriptedFixture | ScriptedFixture[]): Promise<ScriptedModelServer> {
+  const server = await startScriptedModelServer({ fixtures });
+  open.push(server);
+  return server;
+}
+
+/** The real adapter, talking to the scripted server. */
+export function modelOn(server: ScriptedModelServer, options: Partial<AnthropicModelOptions> = {}) {
+  return createAnthropicModel({ apiKey: 'test-key', baseURL: server.url, ...options });
+}
+
+export const lookupUser: ToolSpec = {
+  name: 'lookup_user',
+  description: 'Looks a user up by id.',
+  inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+};
+
+export const sendEmail: ToolSpec = {
+  name: 'send_email',
+  description: 'Sends an email.',
+  inputSchema: { type: 'object', properties: { to: { type: 'string' } } },
+};
+
+export function userText(text: string): Message {
+  return { role: 'user', content: [{ type: 'text', text }] };
+}
+
+/** A model request with test defaults. */
+export function modelRequest(overrides: Partial<ModelRequest> = {}): ModelRequest {
+  return {
+    model: 'claude-sonnet-5-5',
+    system: 'You are a test assistant.',
+    messages: [userText('Hi')],
+    tools: [],
+    maxTokens: 1024,
+    thinking: 'off',
+    ...overrides,
+  };
+}
+
+/** POSTs a raw Messages-API body to the server (no SDK), for wire-level assertions. */
+export async function postMessages(
+  server: ScriptedModelServer,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  const response = await fetch(`${server.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
