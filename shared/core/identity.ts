@@ -1,5 +1,6 @@
 /** Stable identities derived from the ledger identity (run, tool_use id), so retries find the same records. */
-import { canonicalJson, sha256Hex } from '../audit/index.ts';
+import { argsHash } from '../approvals/index.ts';
+import { sha256Hex } from '../audit/index.ts';
 
 export const idempotencyKeyFor = (runId: string, turn: number, toolUseId: string): string =>
   `wf-${sha256Hex('wf-idem/v1\n', runId, '\n', String(turn), '\n', toolUseId).slice(0, 40)}`;

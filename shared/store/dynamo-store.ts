@@ -107,7 +107,7 @@ export class DynamoStore implements RunStore, NotesPort {
     return Number(response.Item?.spentUsd ?? 0);
   }
 
-  // ---- run notes (the built-in notes_put / notes_append actions)
+  // ---- run notes (NotesPort: the built-in notes_put / notes_append actions)
   async put(runId: string, name: string, value: string): Promise<void> {
     await this.ctx.doc.send(
       new PutCommand({ TableName: this.ctx.table, Item: { ...keys.note(runId, name), name, lines: [value] } }),
@@ -125,6 +125,13 @@ export class DynamoStore implements RunStore, NotesPort {
       }),
     );
     return (response.Attributes?.lines as unknown[] | undefined)?.length ?? 0;
+  }
+  /** The lines of one run note, or undefined if it was never written. */
+  async getNoteLines(runId: string, name: string): Promise<string[] | undefined> {
+    const response = await this.ctx.doc.send(
+      new GetCommand({ TableName: this.ctx.table, Key: keys.note(runId, name), ConsistentRead: true }),
+    );
+    return response.Item ? (response.Item.lines as string[]) : undefined;
   }
   listNotes(runId: string): Promise<Note[]> {
     return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.note, NoteSchema);

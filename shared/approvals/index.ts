@@ -1,0 +1,14 @@
+export { ApprovalLinkError, ApprovalPageError, KeyringError } from './errors.ts';
+export { APPROVAL_PAGE_HEADERS } from './headers.ts';
+export { escapeHtml } from './html.ts';
+export type { Keyring, SigningKey } from './keyring.ts';
+export { findKey, KeyringSchema, parseKeyring } from './keyring.ts';
+export type { ApprovalLinkClaims, ApprovalLinkFailure, ApprovalLinkVerification } from './link.ts';
+export { argsHash, signApprovalLink, verifyApprovalLink } from './link.ts';
+export type { FormNonceFailure } from './nonce.ts';
+export { FORM_NONCE_MAX_AGE_MS, issueFormNonce, verifyFormNonce } from './nonce.ts';
+export type { ApprovalPageView } from './page.ts';
+export { renderApprovalPage } from './page.ts';
+export type { ApprovalOutcome, ResultPageView, ResultStatus } from './pages.ts';
+export { approvalResult, RESULT_TITLES, renderResultPage } from './pages.ts';
+export { approvalPostUrl, approvalUrl } from './url.ts';

@@ -1,0 +1,87 @@
+import { ApprovalPageError } from './errors.ts';
+import { escapeHtml, formatInstant, jsonBlock, page, text } from './html.ts';
+import { argsHash } from './link.ts';
+
+/** Everything the approval page shows. All strings are untrusted and escaped on output. */
+export type ApprovalPageView = {
+  workflowName: string;
+  workflowId: string;
+  version: string | number;
+  runId: string;
+  tool: string;
+  toolDescription: string;
+  /** The exact arguments the action will run with if approved. */
+  args: Record<string, unknown>;
+  /** The model's stated reason: its own words, not verified by anyone. */
+  reason: string;
+  approver: string;
+  expiresAtIso: string;
+  /** The link token (hidden form field `t`). */
+  token: string;
+  /** The form nonce (hidden form field `nonce`). */
+  nonce: string;
+  /** Where the form posts: a same-origin path (`/…`) or an http(s) URL (see `approvalPostUrl`). */
+  postUrl: string;
+  flags: { irreversible: boolean; externalPublish: boolean };
+};
+
+function checkPostUrl(postUrl: string): void {
+  const path = postUrl.startsWith('/') && !postUrl.startsWith('//');
+  if (!path && !/^https?:\/\/[^/]/i.test(postUrl)) {
+    throw new ApprovalPageError('postUrl must be a same-origin path or an http(s) URL', { postUrl });
+  }
+}
+
+function warnings(flags: ApprovalPageView['flags']): string {
+  const out: string[] = [];
+  if (flags.irreversible) out.push('<p class="warn">This action cannot be undone.</p>');
+  if (flags.externalPublish) {
+    out.push('<p class="warn">This action publishes or sends content outside your organisation.</p>');
+  }
+  return out.join('\n');
+}
+
+/** The confirmation page behind an approval link: who asks, what exactly would run, and the decision form. */
+export function renderApprovalPage(view: ApprovalPageView): string {
+  checkPostUrl(view.postUrl);
+  const reason =
+    view.reason.trim() === ''
+      ? '<p class="muted">The model gave no reason.</p>'
+      : `<blockquote>${text(view.reason)}</blockquote>`;
+  const body = `
+<div class="card">
+<h1>Approval requested</h1>
+<p>A workflow run wants to perform an action that needs your approval. Nothing happens until you decide.</p>
+${warnings(view.flags)}
+<dl>
+<dt>Workflow</dt><dd>${text(view.workflowName)} <span class="muted">(<code>${text(view.workflowId)}</code>, version ${text(String(view.version))})</span></dd>
+<dt>Run</dt><dd><code>${text(view.runId)}</code></dd>
+<dt>Approver</dt><dd>${text(view.approver)}</dd>
+<dt>Link expires</dt><dd><time datetime="${escapeHtml(view.expiresAtIso)}">${text(formatInstant(view.expiresAtIso))}</time></dd>
+</dl>
+</div>
+<div class="card">
+<h2>Action</h2>
+<p><code>${text(view.tool)}</code></p>
+<p class="muted">${text(view.toolDescription)}</p>
+<h2>Arguments</h2>
+<p class="muted">If you approve, the action runs with exactly these arguments.</p>
+<pre id="args">${jsonBlock(view.args)}</pre>
+<p class="muted">Fingerprint (SHA-256): <code>${argsHash(view.tool, view.args)}</code></p>
+<h2>The model's stated reason</h2>
+<p class="muted">Written by the model, not verified. Judge the action by its arguments above.</p>
+${reason}
+</div>
+<div class="card">
+<form method="post" action="${escapeHtml(view.postUrl)}">
+<input type="hidden" name="t" value="${escapeHtml(view.token)}">
+<input type="hidden" name="nonce" value="${escapeHtml(view.nonce)}">
+<p>Decide as <strong>${text(view.approver)}</strong>. Your decision is recorded in the run's audit log.</p>
+<div class="actions">
+<button class="approve" type="submit" name="decision" value="approve">Approve</button>
+<button class="deny" type="submit" name="decision" value="deny">Deny</button>
+</div>
+</form>
+</div>`;
+  return page(`Approval requested: ${view.tool} (${view.workflowName})`, body);
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+/**
+ * Every kind of audit entry, with what it records. The chain is append-only: a later fact never edits an
+ * earlier entry, it adds one (e.g. `approval_decided` after `approval_requested`). `data` carries ids, hashes
+ * and references, never secret values.
+ */
+export const AUDIT_ENTRY_TYPES = {
+  // run lifecycle
+  run_created: 'The run was created: workflow id and version, trigger, input hash.',
+  status_changed: 'The run moved from one status to another (from, to, cause).',
+  cancel_requested: 'An owner asked to cancel the run.',
+  // model
+  model_call: 'One Messages API call: model, turn, stop reason, token usage.',
+  // actions
+  gate_decision:
+    'A requested tool call was classified allow / needs_approval / deny, with the matching rule.',
+  dispatch:
+    'A tool call was dispatched: tool, args hash, idempotency key, credential references (never values).',
+  settle: 'A dispatched tool call finished: outcome, error flag, result hash.',
+  denial: 'A tool call was not run (denied by a gate or an approver); the model is told so.',
+  egress_blocked: 'An outbound request was refused by the egress guard (host, reason).',
+  // approvals
+  approval_requested:
+    'A pending approval was created for a gated call: approval id, tool, args hash, approvers.',
+  approval_notified:
+    'A signed link was sent to one approver (channel, approver); the link itself is not recorded.',
+  approval_decided: 'An approver approved or denied (approval id, decision, approver).',
+  approval_expired: 'A pending approval timed out and was recorded as expired (fail closed).',
+  approval_rejected: 'A decision attempt was refused: invalid, expired or foreign link or form nonce.',
+  // budget
+  budget_reserved: 'Budget was reserved before a model call or action (amount, unit, remaining).',
+  budget_settled: 'A reservation was settled with the actual cost and the unused part released.',
+  budget_exceeded: 'A reservation was refused because the budget is exhausted.',
+  // turns and output
+  turn_committed: 'A turn was durably committed to the ledger (turn number, message hash).',
+  delivered: 'The final output was delivered (destination, output hash).',
+  // failures
+  error: 'An error the run recorded (code, message, retryable); the run may continue or fail.',
+} as const;
+
+/** The name of an audit entry kind. */
+export type AuditEntryType = keyof typeof AUDIT_ENTRY_TYPES;
+
+const typeNames = Object.keys(AUDIT_ENTRY_TYPES) as [AuditEntryType, ...AuditEntryType[]];
+
+/** Who caused an entry: `system`, `model`, `approver:<id>` or `owner:<id>` (ids without whitespace). */
+export const AuditActorSchema = z
+  .string()
+  .regex(
+    /^(?:system|model|(?:approver|owner):\S+)$/,
+    'actor must be system, model, approver:<id> or owner:<id>',
+  );
+
+/** A lower-case hex SHA-256 digest. */
+export const HexHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex SHA-256 digest');
+
+/**
+ * One sealed audit entry. Strict: a field added in storage is a schema failure rather than silently
+ * stripped, because an unhashed field would otherwise ride along unverified.
+ */
+export const AuditEntrySchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  owner: z.string().min(1),
+  runId: z.string().min(1),
+  seq: z.number().int().nonnegative(),
+  at: z.iso.datetime({ offset: true }),
+  type: z.enum(typeNames),
+  actor: AuditActorSchema,
+  data: z.record(z.string(), z.unknown()),
+  prevHash: HexHashSchema,
+  hash: HexHashSchema,
+});
+
+/** A sealed audit entry. */
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+
+/** An entry before sealing: everything but the chain links. */
+export type UnsealedAuditEntry = Omit<AuditEntry, 'prevHash' | 'hash'>;
+
+/** The schema of an entry before sealing. */
+export const UnsealedAuditEntrySchema = AuditEntrySchema.omit({ prevHash: true, hash: true });

@@ -1,0 +1,133 @@
+/** Test support for the turn engine: a scripted model fake, a recording egress, fault injection and a driver. */
+import { createActionCatalog } from '../../shared/actions/index.ts';
+import type { EngineConfig, TurnDeps } from '../../shared/core/engine.ts';
+import type { TurnOutcome } from '../../shared/core/outcome.ts';
+import type {
+  ContentBlock,
+  EgressPort,
+  ModelPort,
+  ModelRequest,
+  ModelResponse,
+  ModelStopReason,
+  SecretsPort,
+  Usage,
+} from '../../shared/core/ports.ts';
+import { DEFAULT_PRICES } from '../../shared/core/pricing.ts';
+import type { RunChange, RunStore } from '../../shared/core/store-port.ts';
+import { runTurn } from '../../shared/core/turn.ts';
+import { DEFAULT_MODEL_CONFIG } from '../../shared/model/resolve.ts';
+import type { DynamoStore } from '../../shared/store/index.ts';
+import { FixedClock, randomIds } from './store.ts';
+
+export type ScriptStep = { content: ContentBlock[]; stopReason: ModelStopReason; usage?: Partial<Usage> };
+
+export const text = (value: string): ContentBlock => ({ type: 'text', text: value });
+export const toolUse = (id: string, name: string, input: unknown): ContentBlock => ({ type: 'tool_use', id, name, input });
+
+/**
+ * A deterministic model: the step it answers is the number of assistant messages in the request, like the
+ * scripted Messages-API server, so a retried call gets the same answer. Records every request.
+ */
+export class ScriptedModel implements ModelPort {
+  readonly requests: ModelRequest[] = [];
+  constructor(private readonly steps: ScriptStep[]) {}
+  async call(request: ModelRequest): Promise<ModelResponse> {
+    this.requests.push(structuredClone(request));
+    const index = request.messages.filter((message) => message.role === 'assistant').length;
+    const step = this.steps[index];
+    if (!step) throw new Error(`scripted model has no step ${index}`);
+    return {
+      model: request.model,
+      content: step.content,
+      stopReason: step.stopReason,
+      usage: { inputTokens: 100, outputTokens: 50, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, ...step.usage },
+    };
+  }
+}
+
+export const noEgress: EgressPort = {
+  request: async () => {
+    throw new Error('no egress in this test');
+  },
+};
+
+export const noSecrets: SecretsPort = {
+  resolve: async () => {
+    throw new Error('no secrets in this test');
+  },
+  redact: (value) => value,
+};
+
+export class CrashError extends Error {
+  constructor(point: string) {
+    super(`injected crash: ${point}`);
+    this.name = 'CrashError';
+  }
+}
+
+/** A store that crashes once, before or after the first commit matching a predicate. */
+export class FaultyStore implements RunStore {
+  private armed = true;
+  constructor(
+    private readonly inner: RunStore,
+    private readonly when: 'before' | 'after',
+    private readonly matches: (change: RunChange) => boolean,
+    private readonly point: string,
+  ) {}
+  getRun = (runId: string) => this.inner.getRun(runId);
+  getWorkflowHead = (owner: string, id: string) => this.inner.getWorkflowHead(owner, id);
+  getWorkflowVersion = (owner: string, id: string, version: number) => this.inner.getWorkflowVersion(owner, id, version);
+  listMessages = (runId: string) => this.inner.listMessages(runId);
+  listLedger = (runId: string) => this.inner.listLedger(runId);
+  getApproval = (id: string) => this.inner.getApproval(id);
+  async commit(change: RunChange) {
+    const hit = this.armed && this.matches(change);
+    if (hit && this.when === 'before') {
+      this.armed = false;
+      throw new CrashError(this.point);
+    }
+    const result = await this.inner.commit(change);
+    if (hit) {
+      this.armed = false;
+      throw new CrashError(this.point);
+    }
+    return result;
+  }
+}
+
+export const engineConfig = (overrides: Partial<EngineConfig> = {}): EngineConfig => ({
+  prices: DEFAULT_PRICES,
+  roles: DEFAULT_MODEL_CONFIG.roles,
+  turnsPerExecution: 500,
+  ...overrides,
+});
+
+export function engineDeps(store: DynamoStore, model: ModelPort, overrides: Partial<TurnDeps> = {}): TurnDeps {
+  return {
+    store,
+    model,
+    actions: createActionCatalog({ notes: store }),
+    egress: noEgress,
+    secrets: noSecrets,
+    clock: new FixedClock(),
+    ids: randomIds,
+    config: engineConfig(),
+    ...overrides,
+  };
+}
+
+/**
+ * Drives turns the way the state machine does (continue → Turn) until the run waits or ends.
+ * Returns every outcome.
+ */
+export async function driveRun(deps: TurnDeps, runId: string, from = { turn: 0, segmentStartTurn: 0 }): Promise<TurnOutcome[]> {
+  const outcomes: TurnOutcome[] = [];
+  let pointer = { runId, ...from };
+  for (let guard = 0; guard < 100; guard++) {
+    const outcome = await runTurn(deps, pointer);
+    outcomes.push(outcome);
+    if (outcome.next !== 'continue' && outcome.next !== 'continue_as_new') return outcomes;
+    pointer = { runId, turn: outcome.turn, segmentStartTurn: outcome.next === 'continue_as_new' ? outcome.turn : pointer.segmentStartTurn };
+  }
+  throw new Error('run did not settle in 100 turns');
+}
