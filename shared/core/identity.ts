@@ -8,6 +8,5 @@ export const idempotencyKeyFor = (runId: string, turn: number, toolUseId: string
 export const approvalIdFor = (runId: string, toolUseId: string): string =>
   `apr_${sha256Hex('wf-approval/v1\n', runId, '\n', toolUseId).slice(0, 32)}`;
 
-/** SHA-256 over the canonical JSON of { tool, args }: what an approval is bound to. */
-export const argsHashOf = (tool: string, args: unknown): string =>
-  sha256Hex(canonicalJson({ tool, args: args ?? null }));
+/** SHA-256 over the canonical JSON of { tool, args }: what an approval is bound to (shared with the links). */
+export const argsHashOf = (tool: string, args: unknown): string => argsHash(tool, args);
