@@ -1,0 +1,12 @@
+/** Ports of the run service: starting and stopping executions of the run state machine. */
+import type { TurnPointer } from '../core/outcome.ts';
+
+export interface ExecutionsPort {
+  /**
+   * Starts an execution for a run. `name` makes the start idempotent: a second start with the same name
+   * and input is the same execution (Step Functions' own semantics).
+   */
+  start(name: string, pointer: TurnPointer): Promise<{ executionArn: string }>;
+  /** Stops a running execution; an already-finished one is not an error. */
+  stop(executionArn: string, cause: string): Promise<void>;
+}

@@ -1,0 +1,68 @@
+/**
+ * Starting a run, for every trigger: create it idempotently (schedule time / event id / Idempotency-Key),
+ * then start its execution with the run pointer only. A repeated trigger returns the existing run.
+ */
+import { canonicalJson, sha256Hex } from '../audit/index.ts';
+import { prepareRun } from '../core/new-run.ts';
+import type { Clock, Ids } from '../core/ports.ts';
+import { RunConflictError } from '../core/store-errors.ts';
+import type { Run, TriggerProvenance } from '../schemas/run.ts';
+import type { DynamoStore, Idempotency } from '../store/index.ts';
+import type { ExecutionsPort } from './ports.ts';
+
+/** Idempotency markers are kept for a week; a key reused after that starts a new run. */
+export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
+
+export type StartRunDeps = { store: DynamoStore; executions: ExecutionsPort; clock: Clock; ids: Ids };
+
+export class WorkflowNotRunnableError extends Error {
+  readonly reason: 'not_found' | 'disabled';
+  constructor(workflowId: string, reason: 'not_found' | 'disabled') {
+    super(reason === 'not_found' ? `workflow ${workflowId} not found` : `workflow ${workflowId} is disabled`);
+    this.name = 'WorkflowNotRunnableError';
+    this.reason = reason;
+  }
+}
+
+export type StartRunRequest = {
+  owner: string;
+  workflowId: string;
+  trigger: TriggerProvenance;
+  input?: unknown;
+  /** Scope and key of the idempotency marker (e.g. `api` + Idempotency-Key, `event:<wf>` + event id). */
+  idempotency?: { scope: string; key: string };
+  actor: string;
+};
+
+/** The idempotency key scope for each trigger type. */
+export function idempotencyFor(trigger: TriggerProvenance, workflowId: string, apiKey?: string) {
+  if (trigger.type === 'schedule') return { scope: `schedule:${workflowId}`, key: trigger.scheduledTime };
+  if (trigger.type === 'event') return { scope: `event:${workflowId}`, key: trigger.eventId };
+  return apiKey ? { scope: `api:${workflowId}`, key: apiKey } : undefined;
+}
+
+export async function startRun(deps: StartRunDeps, request: StartRunRequest): Promise<{ run: Run; created: boolean }> {
+  const head = await deps.store.getWorkflowHead(request.owner, request.workflowId);
+  if (!head || head.deleted) throw new WorkflowNotRunnableError(request.workflowId, 'not_found');
+  if (!head.enabled) throw new WorkflowNotRunnableError(request.workflowId, 'disabled');
+  const version = await deps.store.getWorkflowVersion(request.owner, request.workflowId, head.latestVersion);
+  if (!version) throw new WorkflowNotRunnableError(request.workflowId, 'not_found');
+  const prepared = prepareRun({ version, trigger: request.trigger, input: request.input, clock: deps.clock, ids: deps.ids, actor: request.actor });
+  const idempotency: Idempotency | undefined = request.idempotency && {
+    ...request.idempotency,
+    requestHash: sha256Hex(canonicalJson({ workflowId: request.workflowId, input: request.input ?? null, trigger: request.trigger.type })),
+    expiresAtEpoch: Math.floor(deps.clock.nowMs() / 1000) + IDEMPOTENCY_TTL_SECONDS,
+  };
+  const { run, created } = await deps.store.createRun(prepared, idempotency);
+  if (run.executionArn) return { run, created };
+  // Starting is idempotent by execution name, so a retried trigger that finds the run unstarted may start it.
+  const { executionArn } = await deps.executions.start(run.runId, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+  try {
+    const stored = await deps.store.commit({ run, next: { ...run, executionArn } });
+    return { run: stored, created };
+  } catch (error) {
+    // The first turn may already have moved the run: the arn is a convenience, the run is fine.
+    if (error instanceof RunConflictError) return { run: (await deps.store.getRun(run.runId)) ?? run, created };
+    throw error;
+  }
+}
