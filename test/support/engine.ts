@@ -30,11 +30,14 @@ export const toolUse = (id: string, name: string, input: unknown): ContentBlock 
  */
 export class ScriptedModel implements ModelPort {
   readonly requests: ModelRequest[] = [];
-  constructor(private readonly steps: ScriptStep[]) {}
+  readonly #steps: ScriptStep[];
+  constructor(steps: ScriptStep[]) {
+    this.#steps = steps;
+  }
   async call(request: ModelRequest): Promise<ModelResponse> {
     this.requests.push(structuredClone(request));
     const index = request.messages.filter((message) => message.role === 'assistant').length;
-    const step = this.steps[index];
+    const step = this.#steps[index];
     if (!step) throw new Error(`scripted model has no step ${index}`);
     return {
       model: request.model,
@@ -68,12 +71,16 @@ export class CrashError extends Error {
 /** A store that crashes once, before or after the first commit matching a predicate. */
 export class FaultyStore implements RunStore {
   private armed = true;
-  constructor(
-    private readonly inner: RunStore,
-    private readonly when: 'before' | 'after',
-    private readonly matches: (change: RunChange) => boolean,
-    private readonly point: string,
-  ) {}
+  private readonly inner: RunStore;
+  private readonly when: 'before' | 'after';
+  private readonly matches: (change: RunChange) => boolean;
+  private readonly point: string;
+  constructor(inner: RunStore, when: 'before' | 'after', matches: (change: RunChange) => boolean, point: string) {
+    this.inner = inner;
+    this.when = when;
+    this.matches = matches;
+    this.point = point;
+  }
   getRun = (runId: string) => this.inner.getRun(runId);
   getWorkflowHead = (owner: string, id: string) => this.inner.getWorkflowHead(owner, id);
   getWorkflowVersion = (owner: string, id: string, version: number) => this.inner.getWorkflowVersion(owner, id, version);
