@@ -1,0 +1,40 @@
+/** Benchmark support: a private DynamoDB Local with the table, and a DynamoDB operation counter. */
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { startDynamoDbLocal } from '../shared/local/dynamodb-local.ts';
+import { createTableInput } from '../shared/store/table.ts';
+import { DynamoStore } from '../shared/store/index.ts';
+
+export type OpCounts = { reads: number; writes: number; transactItems: number; byCommand: Record<string, number> };
+
+const READS = new Set(['GetCommand', 'QueryCommand', 'GetItemCommand', 'QueryCommand', 'BatchGetCommand']);
+
+export async function benchStore() {
+  const local = await startDynamoDbLocal();
+  const store = new DynamoStore({ endpoint: local.endpoint, tableName: 'wf-bench' });
+  await store.ctx.doc.send(new CreateTableCommand(createTableInput('wf-bench')));
+  const counts: OpCounts = { reads: 0, writes: 0, transactItems: 0, byCommand: {} };
+  store.ctx.doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = String(context.commandName);
+      counts.byCommand[name] = (counts.byCommand[name] ?? 0) + 1;
+      if (READS.has(name)) counts.reads += 1;
+      else counts.writes += 1;
+      const items = (args.input as { TransactItems?: unknown[] }).TransactItems;
+      if (items) counts.transactItems += items.length;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCounter' },
+  );
+  const reset = () => {
+    counts.reads = 0;
+    counts.writes = 0;
+    counts.transactItems = 0;
+    counts.byCommand = {};
+  };
+  return { store, counts, reset, stop: () => local.stop() };
+}
+
+export function printTable(title: string, rows: Record<string, string | number>[]): void {
+  console.log(`\n${title}`);
+  console.table(rows);
+}

@@ -1,0 +1,173 @@
+/**
+ * A loopback HTTP endpoint speaking the Step Functions API (AWS JSON 1.0) for a LocalStepFunctions, so the
+ * product's `@aws-sdk/client-sfn` code runs unchanged: `new SFNClient({ endpoint: url, region: 'local', … })`.
+ *
+ * Wire format (as the SDK's AwsJson1_0Protocol reads it): `POST /`, `X-Amz-Target: AWSStepFunctions.<Op>`,
+ * JSON bodies with AWS's member names, timestamps as epoch seconds; errors are HTTP 400 with
+ * `{"__type": "<Code>", "message": "…"}`, which the SDK turns into its typed exceptions.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SfnApiError } from './errors.ts';
+import type { LocalStepFunctions } from './local-step-functions.ts';
+import type { ExecutionStatus, ExecutionSummary } from './types.ts';
+
+export type LocalSfnEndpoint = { url: string; close(): Promise<void> };
+
+type Body = Record<string, unknown>;
+type Operation = (sfn: LocalStepFunctions, body: Body) => Promise<Body>;
+
+const CONTENT_TYPE = 'application/x-amz-json-1.0';
+const TARGET_PREFIX = 'AWSStepFunctions.';
+
+const operations: Record<string, Operation> = {
+  async StartExecution(sfn, body) {
+    const stateMachineArn = required(body, 'stateMachineArn');
+    if (stateMachineArn !== sfn.stateMachineArn) {
+      throw new SfnApiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${stateMachineArn}'`);
+    }
+    const name = optional(body, 'name');
+    const input = optional(body, 'input');
+    const started = await sfn.startExecution({
+      ...(name === undefined ? {} : { name }),
+      ...(input === undefined ? {} : { input }),
+    });
+    return { executionArn: started.executionArn, startDate: epochSeconds(started.startDate) };
+  },
+  async DescribeExecution(sfn, body) {
+    const description = await sfn.describeExecution(required(body, 'executionArn'));
+    return { ...description, ...dates(description) };
+  },
+  async StopExecution(sfn, body) {
+    const error = optional(body, 'error');
+    const cause = optional(body, 'cause');
+    const { stopDate } = await sfn.stopExecution(required(body, 'executionArn'), {
+      ...(error === undefined ? {} : { error }),
+      ...(cause === undefined ? {} : { cause }),
+    });
+    return { stopDate: epochSeconds(stopDate) };
+  },
+  async SendTaskSuccess(sfn, body) {
+    await sfn.sendTaskSuccess(required(body, 'taskToken'), required(body, 'output'));
+    return {};
+  },
+  async SendTaskFailure(sfn, body) {
+    await sfn.sendTaskFailure(required(body, 'taskToken'), optional(body, 'error'), optional(body, 'cause'));
+    return {};
+  },
+  async SendTaskHeartbeat(sfn, body) {
+    await sfn.sendTaskHeartbeat(required(body, 'taskToken'));
+    return {};
+  },
+  async ListExecutions(sfn, body) {
+    const stateMachineArn = required(body, 'stateMachineArn');
+    if (stateMachineArn !== sfn.stateMachineArn) {
+      throw new SfnApiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${stateMachineArn}'`);
+    }
+    const status = optional(body, 'statusFilter') as ExecutionStatus | undefined;
+    const all = await sfn.listExecutions(status === undefined ? {} : { status });
+    const offset = Number(optional(body, 'nextToken') ?? 0);
+    const limit = typeof body.maxResults === 'number' && body.maxResults > 0 ? body.maxResults : 100;
+    const page = all.slice(offset, offset + limit);
+    return {
+      executions: page.map((summary) => ({ ...summary, ...dates(summary) })),
+      ...(offset + limit < all.length ? { nextToken: String(offset + limit) } : {}),
+    };
+  },
+};
+
+/** Serves the Step Functions API of `sfn` on 127.0.0.1 (`port` 0: a free port). */
+export async function startLocalSfnEndpoint(
+  sfn: LocalStepFunctions,
+  options: { port?: number } = {},
+): Promise<LocalSfnEndpoint> {
+  const server = createServer((request, response) => {
+    void handle(sfn, request, response);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(
+  sfn: LocalStepFunctions,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  try {
+    const target = String(request.headers['x-amz-target'] ?? '');
+    const operation = target.startsWith(TARGET_PREFIX)
+      ? operations[target.slice(TARGET_PREFIX.length)]
+      : undefined;
+    const text = await readBody(request);
+    if (request.method !== 'POST' || !operation) {
+      return send(response, 400, {
+        __type: 'UnknownOperationException',
+        message: `Unsupported operation '${target}'`,
+      });
+    }
+    let body: Body;
+    try {
+      body = text === '' ? {} : (JSON.parse(text) as Body);
+    } catch {
+      return send(response, 400, {
+        __type: 'SerializationException',
+        message: 'The request body is not JSON',
+      });
+    }
+    send(response, 200, await operation(sfn, body));
+  } catch (error) {
+    if (error instanceof SfnApiError)
+      return send(response, 400, { __type: error.code, message: error.message });
+    send(response, 500, { __type: 'InternalFailure', message: (error as Error).message });
+  }
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(response: ServerResponse, status: number, body: Body): void {
+  const payload = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': CONTENT_TYPE,
+    'content-length': Buffer.byteLength(payload),
+    'x-amzn-requestid': randomUUID(),
+  });
+  response.end(payload);
+}
+
+function required(body: Body, member: string): string {
+  const value = body[member];
+  if (typeof value !== 'string') throw new SfnApiError('ValidationException', `'${member}' is required`);
+  return value;
+}
+
+function optional(body: Body, member: string): string | undefined {
+  const value = body[member];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function dates(item: Pick<ExecutionSummary, 'startDate' | 'stopDate'>): Body {
+  return {
+    startDate: epochSeconds(item.startDate),
+    ...(item.stopDate ? { stopDate: epochSeconds(item.stopDate) } : {}),
+  };
+}
+
+function epochSeconds(date: Date): number {
+  return date.getTime() / 1000;
+}

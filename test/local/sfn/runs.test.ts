@@ -1,0 +1,178 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { definitionsUnderTest, synthesizedDefinition } from '../fixtures/definitions.ts';
+import { byTurn, type Decision, type Script } from '../fixtures/fake-handlers.ts';
+import { type Harness, pointer, startHarness, statesEntered } from '../fixtures/harness.ts';
+
+type Retrier = { ErrorEquals: string[]; MaxAttempts?: number };
+
+/** The attempts the definition allows for `error` on `state` (first try plus MaxAttempts, default 3). */
+function attemptsAllowed(definition: object, state: string, error: string): number {
+  const states = (definition as { States: Record<string, { Retry?: Retrier[] }> }).States;
+  const retrier = states[state]?.Retry?.find((candidate) => candidate.ErrorEquals.includes(error));
+  return 1 + (retrier ? (retrier.MaxAttempts ?? 3) : 0);
+}
+
+describe.each(definitionsUnderTest)('LocalStepFunctions runs ($label)', (subject) => {
+  let harness: Harness | undefined;
+  const start = async (script: Script) => {
+    harness = await startHarness(subject, script);
+    return harness;
+  };
+  afterEach(async () => {
+    await harness?.close();
+    harness = undefined;
+  });
+
+  it('runs continue → continue → done → Deliver to SUCCEEDED, counting Turn invocations and transitions', async () => {
+    // Prepare
+    const { sfn, fake, events, startRun } = await start(
+      byTurn({ next: 'continue' }, { next: 'continue' }, { next: 'done' }),
+    );
+
+    // Act
+    const executionArn = await startRun('run_a');
+    const result = await sfn.waitForExecution(executionArn);
+
+    // Assess
+    expect(result.status).toBe('SUCCEEDED');
+    expect(fake.eventsOf('turn')).toEqual([
+      pointer('run_a', 0),
+      { ...pointer('run_a', 1), segmentStartTurn: 0 },
+      { ...pointer('run_a', 2), segmentStartTurn: 0 },
+    ]);
+    expect(fake.eventsOf('deliver')).toEqual([expect.objectContaining({ runId: 'run_a', turn: 3 })]);
+    expect(statesEntered(events, executionArn)).toEqual([
+      'Turn',
+      'Route',
+      'Turn',
+      'Route',
+      'Turn',
+      'Route',
+      'Deliver',
+      'Succeeded',
+    ]);
+    expect(sfn.stateTransitions(executionArn)).toBe(8);
+    // AWS: 1 start + 3 × 5 Lambda task events + 3 × 2 Choice + 5 Deliver + 2 Succeed + 1 end.
+    expect(sfn.historyEventCount(executionArn)).toBe(30);
+  });
+
+  it('retries a handler that throws a retryable error name, per the definition’s Retry', async () => {
+    // Prepare
+    const { sfn, fake, events, startRun } = await start((p, attempt) =>
+      p.turn === 0 && attempt <= 2 ? { throws: 'ModelRateLimitedError' } : { next: 'done' },
+    );
+
+    // Act
+    const executionArn = await startRun('run_retry');
+    const result = await sfn.waitForExecution(executionArn);
+
+    // Assess
+    expect(result.status).toBe('SUCCEEDED');
+    expect(fake.eventsOf('turn')).toHaveLength(3);
+    expect(
+      events.filter((event) => event.type === 'StateRetried' && event.stateName === 'Turn'),
+    ).toHaveLength(2);
+    // Turn, its 2 retries, Route, Deliver, Succeeded.
+    expect(sfn.stateTransitions(executionArn)).toBe(6);
+  });
+
+  it('gives up after the definition’s MaxAttempts and routes to MarkFailed', async () => {
+    // Prepare
+    const { sfn, fake, startRun } = await start(() => ({ throws: 'ModelOverloadedError' }));
+    const expectedAttempts = attemptsAllowed(subject.definition, 'Turn', 'ModelOverloadedError');
+
+    // Act
+    const result = await sfn.waitForExecution(await startRun('run_overloaded'));
+
+    // Assess
+    expect(expectedAttempts).toBeGreaterThan(1);
+    expect(fake.eventsOf('turn')).toHaveLength(expectedAttempts);
+    expect(fake.eventsOf('mark-failed')).toEqual([
+      expect.objectContaining({
+        runId: 'run_overloaded',
+        error: expect.objectContaining({ Error: 'ModelOverloadedError' }),
+      }),
+    ]);
+    expect(result.status).toBe('FAILED');
+  });
+
+  it('sends a non-retryable handler error to MarkFailed with the Lambda error as Cause', async () => {
+    // Prepare
+    const { sfn, fake, events, startRun } = await start(() => ({ throws: 'TypeError' }));
+
+    // Act
+    const executionArn = await startRun('run_bug');
+    const result = await sfn.waitForExecution(executionArn);
+
+    // Assess
+    expect(fake.eventsOf('turn')).toHaveLength(1);
+    const [marked] = fake.eventsOf('mark-failed') as Array<{ error: { Error: string; Cause: string } }>;
+    expect(marked?.error.Error).toBe('TypeError');
+    expect(JSON.parse(marked?.error.Cause ?? '{}')).toMatchObject({
+      errorType: 'TypeError',
+      errorMessage: 'TypeError (fake)',
+    });
+    expect(result.status).toBe('FAILED');
+    expect(statesEntered(events, executionArn).slice(-2)).toEqual(['MarkFailed', 'Failed']);
+  });
+
+  it('routes a `failed` decision that carries its error to MarkFailed', async () => {
+    // Prepare
+    const error = { Error: 'BudgetExceeded', Cause: 'spent 10 of 10' };
+    const { sfn, fake, startRun } = await start(byTurn({ next: 'failed', error }));
+
+    // Act
+    const result = await sfn.waitForExecution(await startRun('run_failed'));
+
+    // Assess
+    expect(fake.eventsOf('mark-failed')).toEqual([expect.objectContaining({ runId: 'run_failed', error })]);
+    expect(result.status).toBe('FAILED');
+  });
+
+  it('continues as new: a fresh execution picks up the pointer with segmentStartTurn = turn', async () => {
+    // Prepare
+    const { sfn, fake, events, startRun } = await start(
+      byTurn({ next: 'continue' }, { next: 'continue_as_new' }, { next: 'done' }),
+    );
+
+    // Act
+    const firstArn = await startRun('run_long');
+    const first = await sfn.waitForExecution(firstArn);
+    const [child] = (await sfn.listExecutions()).filter((execution) => execution.executionArn !== firstArn);
+    const second = await sfn.waitForExecution(child?.executionArn ?? 'missing');
+
+    // Assess
+    expect(first.status).toBe('SUCCEEDED');
+    expect(statesEntered(events, firstArn).at(-1)).toBe('ContinuedAsNew');
+    expect(JSON.parse(second.input)).toMatchObject({ runId: 'run_long', turn: 2, segmentStartTurn: 2 });
+    expect(fake.eventsOf('turn').at(-1)).toEqual(pointer('run_long', 2));
+    expect(second.status).toBe('SUCCEEDED');
+    expect(fake.eventsOf('deliver')).toHaveLength(1);
+  });
+});
+
+describe('LocalStepFunctions on the synthesized definition', () => {
+  let harness: Harness | undefined;
+  afterEach(async () => {
+    await harness?.close();
+    harness = undefined;
+  });
+
+  it.each([
+    ['a `failed` decision without `error`', { next: 'failed' } as const],
+    [
+      'an `await_approval` without `approvalTimeoutSeconds`',
+      { next: 'await_approval' } as unknown as Decision,
+    ],
+  ])('routes %s to MarkFailed instead of an uncatchable States.Runtime', async (_case, decision) => {
+    // Prepare
+    harness = await startHarness(synthesizedDefinition, byTurn(decision));
+
+    // Act
+    const result = await harness.sfn.waitForExecution(await harness.startRun('run_guard'));
+
+    // Assess
+    expect(harness.fake.eventsOf('mark-failed')).toEqual([expect.objectContaining({ runId: 'run_guard' })]);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'RunFailed' });
+  });
+});
