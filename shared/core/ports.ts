@@ -47,6 +47,8 @@ export type ModelRequest = {
   tools: ToolSpec[];
   maxTokens: number;
   thinking: ThinkingLevel;
+  /** The workflow asking: context for routing adapters (the scripted server picks its fixture by it). */
+  workflow?: string;
 };
 
 /** Token usage as reported by the Messages API. */

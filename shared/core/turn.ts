@@ -120,6 +120,7 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
     tools,
     maxTokens: definition.model.maxTokens,
     thinking: definition.model.thinking,
+    workflow: definition.name,
   };
   let price: ReturnType<typeof priceFor>;
   try {

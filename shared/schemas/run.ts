@@ -85,6 +85,10 @@ export const RunSchema = z.object({
   result: z.object({ text: z.string() }).optional(),
   error: z.object({ name: z.string(), message: z.string() }).optional(),
   executionArn: z.string().optional(),
+  /** Set once the result was delivered to the workflow's destination (Deliver is idempotent on it). */
+  delivery: z
+    .object({ destination: z.string(), at: IsoTimeSchema, report: z.string().optional(), detail: z.string().optional() })
+    .optional(),
   audit: z.object({ seq: z.number().int().nonnegative(), head: z.string() }),
   createdAt: IsoTimeSchema,
   updatedAt: IsoTimeSchema,

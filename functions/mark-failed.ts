@@ -1,0 +1,30 @@
+/** `MarkFailed`: no run stays `running` forever. Records `failed` unless the run already ended. */
+import { markRunFailed } from '../shared/core/mark-failed.ts';
+import type { Clock } from '../shared/core/ports.ts';
+import type { RunStore } from '../shared/core/store-port.ts';
+import { awsRuntime } from '../shared/runtime/aws.ts';
+import { systemClock } from '../shared/runtime/clock.ts';
+import { MarkFailedEventSchema } from '../shared/runtime/events.ts';
+
+/** Lambda errors arrive with a JSON `Cause`; keep its message, not its stack. */
+function causeMessage(cause: string | undefined): string {
+  if (!cause) return 'the run failed';
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
+    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
+  } catch {}
+  return cause.slice(0, 1000);
+}
+
+export function createMarkFailedHandler(deps: () => { store: RunStore; clock: Clock }) {
+  return async (event: unknown): Promise<{ status: string | undefined }> => {
+    const { runId, error } = MarkFailedEventSchema.parse(event);
+    const run = await markRunFailed(deps(), {
+      runId,
+      ...(error ? { error: { name: error.Error ?? 'Error', message: causeMessage(error.Cause) } } : {}),
+    });
+    return { status: run?.status };
+  };
+}
+
+export const handler = createMarkFailedHandler(() => ({ store: awsRuntime().store, clock: systemClock }));

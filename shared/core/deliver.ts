@@ -1,0 +1,83 @@
+/**
+ * Deliver: sends a finished run's result to the workflow's destination, once (the run records the
+ * delivery, so a retried Deliver changes nothing). `stored` keeps the result on the run; `report` adds a
+ * Markdown report; `alert` publishes to SNS; `http` posts through a connector, the egress guard and the gate.
+ */
+import type { Destination } from '../schemas/destination.ts';
+import type { Run } from '../schemas/run.ts';
+import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import { sha256Hex } from '../audit/index.ts';
+import { isoAt, RunHandle } from './engine.ts';
+import type { Clock } from './ports.ts';
+import type { RunStore } from './store-port.ts';
+import { RunConflictError } from './store-errors.ts';
+
+/** Where results go besides the store; adapters implement what a deployment supports. */
+export interface DestinationsPort {
+  alert(args: { topicArn?: string; subject: string; message: string }): Promise<string>;
+  http(args: { run: Run; definition: WorkflowDefinition; action: string; payload: Record<string, unknown> }): Promise<string>;
+}
+
+export type DeliverDeps = { store: RunStore; clock: Clock; destinations: DestinationsPort };
+
+export function renderReport(run: Run, definition: WorkflowDefinition, title: string | undefined, actions: string[]): string {
+  return [
+    `# ${title ?? definition.name}`,
+    '',
+    `- Workflow: ${definition.name} (version ${run.workflowVersion})`,
+    `- Run: ${run.runId}, ${run.status} (${run.stopReason ?? 'n/a'})`,
+    `- Cost: $${run.costUsd.toFixed(6)} over ${run.modelCalls} model call(s)`,
+    '',
+    '## Result',
+    '',
+    run.result?.text || '(no text)',
+    '',
+    '## Actions taken',
+    '',
+    ...(actions.length > 0 ? actions.map((line) => `- ${line}`) : ['- none']),
+    '',
+  ].join('\n');
+}
+
+export async function deliverResult(deps: DeliverDeps, runId: string): Promise<Run | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const run = await deps.store.getRun(runId);
+    if (!run || run.delivery || run.status !== 'done') return run;
+    const version = await deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
+    if (!version) throw new Error(`workflow version ${run.workflowId}@${run.workflowVersion} is missing`);
+    const destination: Destination = version.definition.destination;
+    const ledger = await deps.store.listLedger(run.runId);
+    const actions = ledger.map((row) => `${row.tool}: ${row.status}`);
+    let report: string | undefined;
+    let detail: string | undefined;
+    if (destination.type === 'report') report = renderReport(run, version.definition, destination.title, actions);
+    if (destination.type === 'alert') {
+      detail = await deps.destinations.alert({
+        ...(destination.topicArn ? { topicArn: destination.topicArn } : {}),
+        subject: (destination.subject ?? `${version.definition.name}: run ${run.status}`).slice(0, 100),
+        message: renderReport(run, version.definition, destination.subject, actions),
+      });
+    }
+    if (destination.type === 'http') {
+      detail = await deps.destinations.http({
+        run,
+        definition: version.definition,
+        action: destination.action,
+        payload: { runId: run.runId, workflow: version.definition.name, result: run.result?.text ?? '' },
+      });
+    }
+    try {
+      const handle = new RunHandle(run, deps);
+      await handle.commit({
+        next: (current) => ({
+          ...current,
+          delivery: { destination: destination.type, at: isoAt(deps.clock), ...(report ? { report } : {}), ...(detail ? { detail } : {}) },
+        }),
+        audit: [{ type: 'delivered', actor: 'system', data: { destination: destination.type, outputHash: sha256Hex(run.result?.text ?? '') } }],
+      });
+      return handle.run;
+    } catch (error) {
+      if (!(error instanceof RunConflictError) || attempt >= 3) throw error;
+    }
+  }
+}

@@ -1,0 +1,4 @@
+export * from './errors.ts';
+export * from './file-secrets.ts';
+export * from './redactor.ts';
+export * from './secrets-manager.ts';

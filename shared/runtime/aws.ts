@@ -1,0 +1,104 @@
+/**
+ * The AWS composition root: adapters built once per Lambda container from the environment the CDK sets
+ * (infra/constructs/env-names.ts). Handlers call `awsRuntime()` and nothing else.
+ */
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { z } from 'zod';
+import { ENV } from '../../infra/constructs/env-names.ts';
+import type { DeliverDeps } from '../core/deliver.ts';
+import type { TurnDeps } from '../core/engine.ts';
+import type { ModelPort } from '../core/ports.ts';
+import { secretsManagerSecrets } from '../credentials/index.ts';
+import { createEgress } from '../egress/index.ts';
+import { createAnthropicModel } from '../model/index.ts';
+import type { ExecutionsPort } from '../runs/ports.ts';
+import { DynamoStore } from '../store/index.ts';
+import { randomIds, systemClock } from './clock.ts';
+import { actionCatalogFor, engineDeps } from './engine-deps.ts';
+import { destinations } from './destinations.ts';
+import { sfnExecutions } from './executions-sfn.ts';
+
+const EnvSchema = z.object({
+  [ENV.tableName]: z.string().min(1),
+  [ENV.stateMachineArn]: z.string().optional(),
+  [ENV.modelProvider]: z.enum(['anthropic', 'bedrock']).default('anthropic'),
+  [ENV.anthropicSecretArn]: z.string().optional(),
+  [ENV.credentialSecretPrefix]: z.string().default('wf/'),
+  [ENV.approvalBaseUrl]: z.string().optional(),
+  [ENV.alertTopicArn]: z.string().optional(),
+});
+
+export type AwsRuntime = {
+  store: DynamoStore;
+  turn(): Promise<TurnDeps>;
+  executions(): ExecutionsPort;
+  deliver(): Promise<DeliverDeps>;
+  env: z.infer<typeof EnvSchema>;
+};
+
+let runtime: AwsRuntime | undefined;
+
+/** A host that the egress guard must never reach: the runtime's own endpoints. */
+const hostOf = (url: string | undefined): string[] => {
+  try {
+    return url ? [new URL(url).hostname] : [];
+  } catch {
+    return [];
+  }
+};
+
+export function awsRuntime(): AwsRuntime {
+  if (runtime) return runtime;
+  const env = EnvSchema.parse(process.env);
+  const store = new DynamoStore({ tableName: env[ENV.tableName] });
+  const secretsClient = new SecretsManagerClient({});
+  const secrets = secretsManagerSecrets({ client: secretsClient, namePrefix: env[ENV.credentialSecretPrefix] });
+  const egress = createEgress({ blockedHosts: hostOf(env[ENV.approvalBaseUrl]) });
+  let model: Promise<ModelPort> | undefined;
+  const loadModel = async (): Promise<ModelPort> => {
+    if (env[ENV.modelProvider] === 'bedrock') {
+      throw new Error('the bedrock model provider is not available in this version; deploy with modelProvider: anthropic');
+    }
+    const arn = env[ENV.anthropicSecretArn];
+    if (!arn) throw new Error(`${ENV.anthropicSecretArn} is not set: the turn function has no Anthropic API key`);
+    const secret = await secretsClient.send(new GetSecretValueCommand({ SecretId: arn }));
+    if (!secret.SecretString) throw new Error('the Anthropic API key secret is empty: put the key into it (docs/deploy.md)');
+    return createAnthropicModel({ apiKey: secret.SecretString.trim() });
+  };
+  let executions: ExecutionsPort | undefined;
+  runtime = {
+    store,
+    env,
+    async turn() {
+      model ??= loadModel().catch((error: unknown) => {
+        model = undefined;
+        throw error;
+      });
+      return engineDeps({ store, model: await model, egress, secrets, clock: systemClock, ids: randomIds });
+    },
+    async deliver() {
+      const alertTopic = env[ENV.alertTopicArn];
+      return {
+        store,
+        clock: systemClock,
+        destinations: destinations({
+          sns: new SNSClient({}),
+          ...(alertTopic ? { defaultTopicArn: alertTopic } : {}),
+          catalog: actionCatalogFor(store),
+          egress,
+          secrets,
+          clock: systemClock,
+        }),
+      };
+    },
+    executions() {
+      const arn = env[ENV.stateMachineArn];
+      if (!arn) throw new Error(`${ENV.stateMachineArn} is not set`);
+      executions ??= sfnExecutions(new SFNClient({}), arn);
+      return executions;
+    },
+  };
+  return runtime;
+}

@@ -1,0 +1,57 @@
+/**
+ * DestinationsPort adapters. `alert` publishes to SNS; `http` runs the named connector through the same
+ * gate and egress guard as a model's call. A connector that the gate does not plainly allow (it needs
+ * approval, e.g. an external publish) is not delivered to: delivery cannot wait for a human, so it fails
+ * closed and says so.
+ */
+import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { ActionCatalog } from '../core/actions.ts';
+import type { DestinationsPort } from '../core/deliver.ts';
+import { effectiveGrant, evaluateGate } from '../core/gate.ts';
+import { idempotencyKeyFor } from '../core/identity.ts';
+import type { Clock, EgressPort, SecretsPort } from '../core/ports.ts';
+
+export class DeliveryRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DeliveryRefusedError';
+  }
+}
+
+export function destinations(deps: {
+  sns?: Pick<SNSClient, 'send'>;
+  defaultTopicArn?: string;
+  catalog: ActionCatalog;
+  egress: EgressPort;
+  secrets: SecretsPort;
+  clock: Clock;
+}): DestinationsPort {
+  return {
+    async alert({ topicArn, subject, message }) {
+      const target = topicArn ?? deps.defaultTopicArn;
+      if (!deps.sns || !target) throw new DeliveryRefusedError('no SNS topic is configured for alert destinations');
+      const response = await deps.sns.send(new PublishCommand({ TopicArn: target, Subject: subject, Message: deps.secrets.redact(message) }));
+      return `sns message ${response.MessageId ?? '?'}`;
+    },
+    async http({ run, definition, action, payload }) {
+      const grant = effectiveGrant(definition, definition, true);
+      // The destination connector need not be in allowedActions (the model never calls it), but its gate applies.
+      if (!grant.has(action)) grant.set(action, { mode: 'allow', approvers: [], timeoutSeconds: 0 });
+      const gate = evaluateGate({ name: action, input: payload }, grant, deps.catalog, { ...definition, allowedActions: [...definition.allowedActions, action] });
+      if (gate.decision !== 'allow') {
+        throw new DeliveryRefusedError(
+          gate.decision === 'deny' ? `delivery to '${action}' was denied: ${gate.reason}` : `delivery to '${action}' needs approval, which a delivery cannot wait for`,
+        );
+      }
+      const outcome = await gate.action.run(gate.input, {
+        idempotencyKey: idempotencyKeyFor(run.runId, run.turn, `deliver-${action}`),
+        egress: deps.egress,
+        secrets: deps.secrets,
+        clock: deps.clock,
+        scope: { runId: run.runId, owner: run.owner, workflowId: run.workflowId },
+      });
+      if (outcome.isError) throw new DeliveryRefusedError(`delivery to '${action}' failed: ${deps.secrets.redact(outcome.content).slice(0, 500)}`);
+      return deps.secrets.redact(outcome.content).slice(0, 500);
+    },
+  };
+}

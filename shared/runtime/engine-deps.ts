@@ -1,0 +1,41 @@
+/** Assembles the turn engine's dependencies from adapters; shared by the AWS and the local composition. */
+import { createActionCatalog } from '../actions/index.ts';
+import type { EngineConfig, TurnDeps } from '../core/engine.ts';
+import type { Clock, EgressPort, Ids, ModelPort, SecretsPort } from '../core/ports.ts';
+import { DEFAULT_PRICES } from '../core/pricing.ts';
+import { DEFAULT_MODEL_CONFIG } from '../model/index.ts';
+import type { DynamoStore } from '../store/index.ts';
+
+/** Turns per Step Functions execution before continue-as-new: ~15 history events per gated turn ≪ 25,000. */
+export const TURNS_PER_EXECUTION = 500;
+
+export const defaultEngineConfig = (overrides: Partial<EngineConfig> = {}): EngineConfig => ({
+  prices: DEFAULT_PRICES,
+  roles: { ...DEFAULT_MODEL_CONFIG.roles },
+  turnsPerExecution: TURNS_PER_EXECUTION,
+  ...overrides,
+});
+
+/** The action catalog of a deployment: built-ins (notes kept in the store) plus workflow connectors. */
+export const actionCatalogFor = (store: DynamoStore) => createActionCatalog({ notes: store });
+
+export function engineDeps(args: {
+  store: DynamoStore;
+  model: ModelPort;
+  egress: EgressPort;
+  secrets: SecretsPort;
+  clock: Clock;
+  ids: Ids;
+  config?: Partial<EngineConfig>;
+}): TurnDeps {
+  return {
+    store: args.store,
+    model: args.model,
+    actions: actionCatalogFor(args.store),
+    egress: args.egress,
+    secrets: args.secrets,
+    clock: args.clock,
+    ids: args.ids,
+    config: defaultEngineConfig(args.config),
+  };
+}

@@ -1,0 +1,22 @@
+/** The payloads the state machine hands to the handlers (docs/state-machine.md): ids and counters only. */
+import { z } from 'zod';
+
+export const TurnPointerSchema = z.object({
+  runId: z.string().min(1),
+  turn: z.number().int().nonnegative(),
+  segmentStartTurn: z.number().int().nonnegative().default(0),
+});
+
+export const RequestApprovalEventSchema = z.object({
+  runId: z.string().min(1),
+  turn: z.number().int().nonnegative(),
+  taskToken: z.string().min(1),
+  approvalTimeoutSeconds: z.number().optional(),
+});
+
+/** MarkFailed gets the whole state: the pointer, and `error` when a Catch routed here. */
+export const MarkFailedEventSchema = z.object({
+  runId: z.string().min(1),
+  error: z.object({ Error: z.string().optional(), Cause: z.string().optional() }).optional(),
+  stopReason: z.string().optional(),
+});

@@ -1,0 +1,29 @@
+/** ExecutionsPort on Step Functions (AWS, or the local stack's Step Functions endpoint). */
+import { ExecutionAlreadyExists, ExecutionDoesNotExist, type SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import type { ExecutionsPort } from '../runs/ports.ts';
+
+/** The ARN of execution `name` of a state machine (what StartExecution would have returned). */
+export const executionArnOf = (stateMachineArn: string, name: string): string =>
+  `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+
+export function sfnExecutions(client: Pick<SFNClient, 'send'>, stateMachineArn: string): ExecutionsPort {
+  return {
+    async start(name, pointer) {
+      try {
+        const response = await client.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(pointer) }));
+        return { executionArn: response.executionArn ?? executionArnOf(stateMachineArn, name) };
+      } catch (error) {
+        // The same name was started before (a retried trigger): that execution is the run's.
+        if (error instanceof ExecutionAlreadyExists) return { executionArn: executionArnOf(stateMachineArn, name) };
+        throw error;
+      }
+    },
+    async stop(executionArn, cause) {
+      try {
+        await client.send(new StopExecutionCommand({ executionArn, cause, error: 'Cancelled' }));
+      } catch (error) {
+        if (!(error instanceof ExecutionDoesNotExist)) throw error;
+      }
+    },
+  };
+}
