@@ -1,0 +1,106 @@
+/**
+ * Response limits: the overall deadline (an AbortSignal; undici's bodyTimeout is only an idle timer), the
+ * cap on the DECODED body counted while streaming (stops a gzip bomb), and the mapping of undici errors.
+ */
+import { EgressError, type EgressErrorContext, EgressLimitError, EgressNetworkError } from './errors.ts';
+
+/** An overall deadline, also aborted by the caller's own signal. `clear` releases the timer and listener. */
+export type Deadline = { signal: AbortSignal; clear(): void };
+
+/** Starts the overall deadline of one guarded request. */
+export function startDeadline(
+  ms: number,
+  callerSignal: AbortSignal | null | undefined,
+  context: EgressErrorContext,
+): Deadline {
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    controller.abort(new EgressLimitError('timeout', { ...context, detail: `overall deadline of ${ms} ms` }));
+  }, ms);
+  timer.unref();
+  const onCallerAbort = () => controller.abort(callerSignal?.reason);
+  if (callerSignal?.aborted) onCallerAbort();
+  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  return {
+    signal: controller.signal,
+    clear() {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+    },
+  };
+}
+
+const CODES: Record<string, EgressLimitError['reason']> = {
+  UND_ERR_HEADERS_TIMEOUT: 'headers_timeout',
+  UND_ERR_HEADERS_OVERFLOW: 'headers_too_large',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+  UND_ERR_RES_EXCEEDED_MAX_SIZE: 'response_too_large',
+};
+
+/** Turns whatever undici threw into the guard's error: the deadline's reason, a guard error, or a network error. */
+export function toEgressError(error: unknown, signal: AbortSignal, context: EgressErrorContext): unknown {
+  if (signal.aborted) return signal.reason;
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 8; cause = cause.cause, depth++) {
+    if (cause instanceof EgressError) return cause;
+    const code = (cause as { code?: unknown }).code;
+    const reason = typeof code === 'string' ? CODES[code] : undefined;
+    if (reason !== undefined) return new EgressLimitError(reason, context, error);
+  }
+  return new EgressNetworkError(context, error);
+}
+
+/**
+ * Wraps a (decoded) body so it errors with `response_too_large` past `maxBytes` and with the deadline's
+ * reason when it fires; `done` runs exactly once when the body ends, fails or is cancelled.
+ */
+export function capBody(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  signal: AbortSignal,
+  context: EgressErrorContext,
+  done: () => void,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let total = 0;
+  let finished = false;
+  const finish = () => {
+    if (!finished) {
+      finished = true;
+      done();
+    }
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const { done: end, value } = await reader.read();
+          if (end) {
+            finish();
+            controller.close();
+            return;
+          }
+          total += value.byteLength;
+          if (total > maxBytes) {
+            const error = new EgressLimitError('response_too_large', {
+              ...context,
+              detail: `decoded body exceeds ${maxBytes} bytes`,
+            });
+            reader.cancel(error).catch(() => {});
+            finish();
+            controller.error(error);
+            return;
+          }
+          controller.enqueue(value);
+        } catch (error) {
+          finish();
+          controller.error(toEgressError(error, signal, context));
+        }
+      },
+      cancel(reason) {
+        finish();
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

@@ -1,0 +1,49 @@
+/**
+ * Redirects, followed by the guard itself (undici runs with `redirect: 'manual'`): the next hop's URL,
+ * method and body per the fetch spec. Every hop is then checked from scratch by the caller.
+ */
+import { EgressDeniedError } from './errors.ts';
+import { redactUrl } from './url.ts';
+
+/** Statuses the guard follows. */
+export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/** One request of the chain. */
+export type Hop = { url: URL; method: string; body: BodyInit | null | undefined };
+
+/** Request-body headers dropped when a redirect turns the request into a GET. */
+export const BODY_HEADERS = [
+  'content-type',
+  'content-encoding',
+  'content-language',
+  'content-location',
+] as const;
+
+/**
+ * The hop a redirect leads to: 303 (except HEAD), and 301/302 after POST, become GET without a body;
+ * 307/308 keep method and body (a stream body cannot be replayed and is refused).
+ */
+export function nextHop(current: Hop, status: number, location: string): Hop & { bodyDropped: boolean } {
+  let url: URL;
+  try {
+    url = new URL(location, current.url);
+  } catch (cause) {
+    throw new EgressDeniedError(
+      'invalid_redirect',
+      { host: current.url.hostname, url: redactUrl(current.url), detail: 'unparseable Location' },
+      cause,
+    );
+  }
+  const toGet =
+    (status === 303 && current.method !== 'HEAD') ||
+    ((status === 301 || status === 302) && current.method === 'POST');
+  if (toGet) return { url, method: 'GET', body: undefined, bodyDropped: true };
+  if (current.body instanceof ReadableStream) {
+    throw new EgressDeniedError('invalid_redirect', {
+      host: url.hostname,
+      url: redactUrl(url),
+      detail: `cannot replay a stream body on a ${status}`,
+    });
+  }
+  return { url, method: current.method, body: current.body, bodyDropped: false };
+}

@@ -1,0 +1,92 @@
+/** Shared tables: one address per denied class (with its reason) and public addresses that must pass. */
+import type { AddressDenyReason } from '../../shared/egress/index.ts';
+
+export type AddressCase = { address: string; reason: AddressDenyReason; label: string };
+
+/** Every denied class, each with a representative address. */
+export const DENIED_ADDRESSES: AddressCase[] = [
+  { label: 'IPv4 loopback', address: '127.0.0.1', reason: 'loopback' },
+  { label: 'IPv4 loopback, top of 127/8', address: '127.255.255.254', reason: 'loopback' },
+  { label: 'RFC 1918 10/8', address: '10.0.0.1', reason: 'private_address' },
+  { label: 'RFC 1918 172.16/12 low', address: '172.16.0.1', reason: 'private_address' },
+  { label: 'RFC 1918 172.16/12 high', address: '172.31.255.255', reason: 'private_address' },
+  { label: 'RFC 1918 192.168/16', address: '192.168.1.1', reason: 'private_address' },
+  { label: 'EC2 IMDS', address: '169.254.169.254', reason: 'metadata' },
+  { label: 'ECS task credentials', address: '169.254.170.2', reason: 'metadata' },
+  { label: 'EKS Pod Identity', address: '169.254.170.23', reason: 'metadata' },
+  { label: 'IPv4 link-local', address: '169.254.1.1', reason: 'link_local' },
+  { label: 'CGNAT 100.64/10 low', address: '100.64.0.1', reason: 'cgnat' },
+  { label: 'CGNAT 100.64/10 high', address: '100.127.255.254', reason: 'cgnat' },
+  { label: '"this network" 0/8', address: '0.0.0.0', reason: 'unspecified' },
+  { label: '"this network" 0/8, not zero', address: '0.1.2.3', reason: 'unspecified' },
+  { label: 'IPv4 multicast', address: '224.0.0.1', reason: 'multicast' },
+  { label: 'IPv4 multicast SSDP', address: '239.255.255.250', reason: 'multicast' },
+  { label: 'limited broadcast', address: '255.255.255.255', reason: 'broadcast' },
+  { label: 'reserved 240/4', address: '240.0.0.1', reason: 'reserved' },
+  { label: 'reserved 240/4 high', address: '250.1.2.3', reason: 'reserved' },
+  { label: 'TEST-NET-1', address: '192.0.2.1', reason: 'documentation' },
+  { label: 'TEST-NET-2', address: '198.51.100.1', reason: 'documentation' },
+  { label: 'TEST-NET-3', address: '203.0.113.1', reason: 'documentation' },
+  { label: 'benchmarking 198.18/15 low', address: '198.18.0.1', reason: 'benchmarking' },
+  { label: 'benchmarking 198.18/15 high', address: '198.19.255.254', reason: 'benchmarking' },
+  { label: 'IETF protocol assignments 192.0.0/24', address: '192.0.0.1', reason: 'reserved' },
+  { label: 'Oracle Cloud metadata (192.0.0/24)', address: '192.0.0.192', reason: 'reserved' },
+  { label: '6to4 relay anycast 192.88.99/24', address: '192.88.99.1', reason: 'reserved' },
+  { label: 'AS112 (ipaddr.js special range)', address: '192.175.48.1', reason: 'reserved' },
+  { label: 'IPv6 loopback', address: '::1', reason: 'loopback' },
+  { label: 'IPv6 unspecified', address: '::', reason: 'unspecified' },
+  { label: 'IPv6 link-local', address: 'fe80::1', reason: 'link_local' },
+  { label: 'EC2 IMDS over IPv6', address: 'fd00:ec2::254', reason: 'metadata' },
+  { label: 'EKS Pod Identity over IPv6', address: 'fd00:ec2::23', reason: 'metadata' },
+  { label: 'ULA fc00::/7 (fc)', address: 'fc00::1', reason: 'private_address' },
+  { label: 'ULA fc00::/7 (fd)', address: 'fd12:3456::1', reason: 'private_address' },
+  { label: 'site-local fec0::/10', address: 'fec0::1', reason: 'private_address' },
+  { label: 'IPv6 multicast', address: 'ff02::1', reason: 'multicast' },
+  { label: 'IPv6 documentation 2001:db8::/32', address: '2001:db8::1', reason: 'documentation' },
+  { label: 'IPv6 documentation 3fff::/20', address: '3fff::1', reason: 'documentation' },
+  { label: 'IPv4-mapped loopback', address: '::ffff:127.0.0.1', reason: 'loopback' },
+  { label: 'IPv4-mapped RFC 1918', address: '::ffff:10.0.0.1', reason: 'private_address' },
+  { label: 'IPv4-mapped IMDS', address: '::ffff:169.254.169.254', reason: 'metadata' },
+  { label: 'IPv4-mapped public (denied too)', address: '::ffff:8.8.8.8', reason: 'ipv4_embedded' },
+  { label: 'IPv4-compatible loopback', address: '::127.0.0.1', reason: 'loopback' },
+  { label: 'IPv4-compatible public', address: '::8.8.8.8', reason: 'ipv4_embedded' },
+  { label: 'NAT64 64:ff9b::/96 to IMDS', address: '64:ff9b::a9fe:a9fe', reason: 'metadata' },
+  { label: 'NAT64 64:ff9b::/96 to public', address: '64:ff9b::8.8.8.8', reason: 'ipv4_embedded' },
+  { label: 'NAT64 local-use 64:ff9b:1::/48', address: '64:ff9b:1::1', reason: 'ipv4_embedded' },
+  { label: '6to4 2002::/16', address: '2002:7f00:1::1', reason: 'ipv4_embedded' },
+  { label: 'Teredo 2001::/32', address: '2001::1', reason: 'ipv4_embedded' },
+  { label: 'discard-only 100::/64', address: '100::1', reason: 'discard' },
+  { label: 'IPv6 benchmarking 2001:2::/48', address: '2001:2::1', reason: 'benchmarking' },
+  { label: 'ORCHID 2001:10::/28', address: '2001:10::1', reason: 'reserved' },
+  { label: 'ORCHIDv2 2001:20::/28', address: '2001:20::1', reason: 'reserved' },
+  { label: 'IETF protocol assignments 2001::/23', address: '2001:100::1', reason: 'reserved' },
+  { label: 'SRv6 SIDs 5f00::/16', address: '5f00::1', reason: 'reserved' },
+  { label: 'IPv4-translated ::ffff:0:0:0/96', address: '::ffff:0:7f00:1', reason: 'not_global_unicast' },
+  { label: 'outside 2000::/3', address: '4000::1', reason: 'not_global_unicast' },
+];
+
+/** Public unicast addresses, including the first/last addresses around denied ranges. */
+export const PUBLIC_ADDRESSES: string[] = [
+  '93.184.216.34',
+  '8.8.8.8',
+  '1.1.1.1',
+  '11.0.0.1',
+  '100.63.255.255',
+  '100.128.0.0',
+  '169.253.255.255',
+  '172.15.255.255',
+  '172.32.0.0',
+  '192.167.255.255',
+  '192.169.0.1',
+  '198.17.255.255',
+  '198.20.0.1',
+  '223.255.255.255',
+  '2606:4700:4700::1111',
+  '2a00:1450:4001:81b::200e',
+  '2001:4860:4860::8888',
+];
+
+/** The address in URL host form (IPv6 in brackets). */
+export function urlHost(address: string): string {
+  return address.includes(':') ? `[${address}]` : address;
+}
