@@ -1,0 +1,108 @@
+/** The pages a request can end with: result pages from `approvalResult`, plus the few it has no kind for. */
+import {
+  APPROVAL_PAGE_HEADERS,
+  type ApprovalLinkFailure,
+  type ApprovalOutcome,
+  approvalResult,
+  type FormNonceFailure,
+  type ResultPageView,
+  renderResultPage,
+} from '../approvals/index.ts';
+import type { Approval } from '../schemas/approval.ts';
+import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
+
+/** A status code and the result page to show with it. */
+export type PageResult = { httpStatus: number; view: ResultPageView };
+
+export const outcome = (value: ApprovalOutcome): PageResult => approvalResult(value);
+
+/** An HTML response with the approval page headers (CSP without script, no-store, no-referrer, …). */
+export function htmlResponse(httpStatus: number, html: string, extra: Record<string, string> = {}): Response {
+  return new Response(html, { status: httpStatus, headers: { ...APPROVAL_PAGE_HEADERS, ...extra } });
+}
+
+export function resultResponse(result: PageResult, extra: Record<string, string> = {}): Response {
+  return htmlResponse(result.httpStatus, renderResultPage(result.view), extra);
+}
+
+/** A refused link: expired → 410, anything else (forged, unknown key, another approval's) → 403. */
+export const linkRefused = (reason: ApprovalLinkFailure): PageResult =>
+  outcome({ kind: reason === 'expired' ? 'expired_link' : 'invalid_link' });
+
+/** A refused form nonce: too old → "form expired"; malformed → "invalid request"; forged or foreign → 403. */
+export const nonceRefused = (reason: FormNonceFailure): PageResult => {
+  if (reason === 'expired' || reason === 'not_yet_valid') return outcome({ kind: 'form_expired' });
+  if (reason === 'malformed') return outcome({ kind: 'invalid_request' });
+  return outcome({ kind: 'invalid_link' });
+};
+
+const NOT_RECORDED = 'No decision was recorded.';
+
+/** The run ended (done, failed, denied, cancelled) while the approval was open: nothing can be decided. */
+export const runEnded = (status: string): PageResult => ({
+  httpStatus: 410,
+  view: {
+    title: 'Run ended',
+    message: `The run this approval belongs to has already ended (${status}); the action will not run. ${NOT_RECORDED}`,
+    status: 'info',
+  },
+});
+
+/** Someone else's decision won, but the record could not be re-read to say whose. */
+export const decidedElsewhere: PageResult = {
+  httpStatus: 409,
+  view: {
+    title: 'Already decided',
+    message: `This approval was already decided. Your decision was not recorded.`,
+    status: 'info',
+  },
+};
+
+export const notFound: PageResult = {
+  httpStatus: 404,
+  view: { title: 'Not found', message: 'There is no page here.', status: 'error' },
+};
+
+export const methodNotAllowed: PageResult = {
+  httpStatus: 405,
+  view: {
+    title: 'Method not allowed',
+    message: `Open the approval link to decide. ${NOT_RECORDED}`,
+    status: 'error',
+  },
+};
+
+export const serverError: PageResult = {
+  httpStatus: 500,
+  view: {
+    title: 'Something went wrong',
+    message:
+      'The request could not be completed. Open the approval link again to see whether a decision was recorded.',
+    status: 'error',
+  },
+};
+
+/**
+ * Why an approval can no longer be decided, or undefined while it can: decided (409), expired (410, also
+ * when its time is up but the Expire step has not run yet: fail closed), or its run ended (410).
+ */
+export function closedResult(
+  approval: Approval,
+  run: Run | undefined,
+  nowMs: number,
+): PageResult | undefined {
+  if (approval.status === 'approved' || approval.status === 'denied') {
+    return outcome({
+      kind: 'already_decided',
+      decision: approval.status,
+      by: approval.decidedBy ?? 'another approver',
+      atIso: approval.decidedAt ?? '',
+    });
+  }
+  if (approval.status === 'expired' || Date.parse(approval.expiresAt) <= nowMs) {
+    return outcome({ kind: 'approval_expired' });
+  }
+  if (run === undefined) return runEnded('no longer exists');
+  if (isTerminalRunStatus(run.status)) return runEnded(run.status);
+  return undefined;
+}

@@ -1,0 +1,110 @@
+/**
+ * `POST /approvals/:approvalId` (form `t`, `nonce`, `decision`): verify the link, then the nonce against the
+ * link's approver, then decide once (a conditional write). The approver is the link's, never the form's.
+ */
+import type { Context } from 'hono';
+import { verifyApprovalLink, verifyFormNonce } from '../approvals/index.ts';
+import { decideApproval } from '../core/approval-ops.ts';
+import { ApprovalAlreadyDecidedError } from '../core/store-errors.ts';
+import type { AppContext } from './app-context.ts';
+import { TaskTokenSendError } from './errors.ts';
+import { loadForLink } from './load.ts';
+import {
+  closedResult,
+  decidedElsewhere,
+  linkRefused,
+  nonceRefused,
+  outcome,
+  type PageResult,
+  resultResponse,
+} from './results.ts';
+
+/** Larger than any valid form (two tokens of at most 4 KiB each); bigger bodies are refused unread. */
+export const MAX_FORM_BYTES = 16 * 1024;
+
+type Form = { t?: string; nonce?: string; decision?: string };
+
+/** The three fields of an urlencoded form; undefined when the body is not one or repeats a field. */
+async function readForm(c: Context): Promise<Form | undefined> {
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') return undefined;
+  const params = new URLSearchParams(await c.req.text());
+  const form: Form = {};
+  for (const name of ['t', 'nonce', 'decision'] as const) {
+    const values = params.getAll(name);
+    if (values.length > 1) return undefined;
+    if (values[0] !== undefined) form[name] = values[0];
+  }
+  return form;
+}
+
+const DECISIONS = { approve: 'approved', deny: 'denied' } as const;
+
+/** After a refused decision: re-read the record to say who decided, or that it expired or the run ended. */
+async function whyRefused(deps: AppContext, approvalId: string, nowMs: number): Promise<PageResult> {
+  const approval = await deps.store.getApproval(approvalId);
+  if (approval === undefined) return outcome({ kind: 'unknown_approval' });
+  const run = await deps.store.getRun(approval.runId);
+  return closedResult(approval, run, nowMs) ?? decidedElsewhere;
+}
+
+/** Records the decision, resumes the waiting execution if it was the last one pending. */
+export function decideHandler(deps: AppContext) {
+  return async (c: Context): Promise<Response> => {
+    const approvalId = c.req.param('approvalId') ?? '';
+    const form = await readForm(c);
+    if (form === undefined) return resultResponse(outcome({ kind: 'invalid_request' }));
+    const nowMs = deps.clock.nowMs();
+    const link = verifyApprovalLink(form.t, deps.keyring, { nowMs, approvalId });
+    if (!link.ok) {
+      deps.logger.warn('approval link refused', { approvalId: approvalId.slice(0, 80), reason: link.reason });
+      return resultResponse(linkRefused(link.reason));
+    }
+    const { approver } = link.claims;
+    // Own keys only: `decision=toString` must not find Object.prototype's.
+    const decision =
+      form.decision !== undefined && Object.hasOwn(DECISIONS, form.decision)
+        ? DECISIONS[form.decision as keyof typeof DECISIONS]
+        : undefined;
+    if (decision === undefined || form.nonce === undefined || form.nonce === '') {
+      return resultResponse(outcome({ kind: 'invalid_request' }));
+    }
+    const nonce = verifyFormNonce(form.nonce, deps.keyring, { approvalId, approver, nowMs });
+    if (!nonce.ok) {
+      deps.logger.warn('approval form nonce refused', { approvalId, reason: nonce.reason });
+      return resultResponse(nonceRefused(nonce.reason));
+    }
+    const loaded = await loadForLink(deps, link.claims, nowMs);
+    if (!loaded.ok) return resultResponse(loaded.result);
+
+    let decided: Awaited<ReturnType<typeof decideApproval>>;
+    try {
+      decided = await decideApproval(deps, { approvalId, approver, decision });
+    } catch (error) {
+      if (!(error instanceof ApprovalAlreadyDecidedError)) throw error;
+      deps.logger.info('approval decision refused', { approvalId, approver, status: error.status });
+      return resultResponse(await whyRefused(deps, approvalId, nowMs));
+    }
+    const runId = decided.approval.runId;
+    deps.logger.info('approval decided', { approvalId, runId, approver, decision });
+    if (decided.resumeToken !== undefined) {
+      try {
+        const answer = await deps.taskTokens.sendSuccess(decided.resumeToken, {
+          runId,
+          decidedApprovalId: approvalId,
+        });
+        // already_closed: the wait timed out or was replaced; the decision is recorded and the next Turn reads it.
+        deps.logger.info('approval wait answered', { approvalId, runId, answer });
+      } catch (error) {
+        // Recorded all the same: the wait ends at its timeout, and Expire → Turn then reads this decision.
+        deps.logger.error('could not resume the run after a decision', {
+          approvalId,
+          runId,
+          // A port's own error could quote the token; only ours is known to be safe to print.
+          error: error instanceof TaskTokenSendError ? error.message : (error as Error).name,
+        });
+      }
+    }
+    return resultResponse(outcome({ kind: decision }));
+  };
+}

@@ -1,0 +1,73 @@
+/** `GET`/`HEAD /approvals/:approvalId?t=…`: the confirmation page. Changes nothing: scanners prefetch links. */
+import type { Context } from 'hono';
+import {
+  approvalPostUrl,
+  issueFormNonce,
+  renderApprovalPage,
+  verifyApprovalLink,
+} from '../approvals/index.ts';
+import type { Approval } from '../schemas/approval.ts';
+import type { AppContext } from './app-context.ts';
+import { loadForLink } from './load.ts';
+import { htmlResponse, linkRefused, resultResponse } from './results.ts';
+
+type ActionInfo = { description: string; irreversible: boolean };
+
+/** The action's description and flag from the workflow's catalog; none if it cannot be resolved. */
+async function actionInfo(deps: AppContext, approval: Approval): Promise<ActionInfo> {
+  const none = { description: '', irreversible: false };
+  if (deps.actions === undefined) return none;
+  try {
+    const version = await deps.store.getWorkflowVersion(
+      approval.owner,
+      approval.workflowId,
+      approval.workflowVersion,
+    );
+    const action = version && deps.actions.resolve(approval.tool, version.definition);
+    return action ? { description: action.description, irreversible: action.irreversible } : none;
+  } catch (error) {
+    // A description is a courtesy; the decision rests on the arguments, which are shown regardless.
+    deps.logger.warn('could not resolve the action for an approval page', {
+      approvalId: approval.approvalId,
+      error: (error as Error).name,
+    });
+    return none;
+  }
+}
+
+/** Renders the page for a valid, open approval; a result page (4xx) otherwise. */
+export function pageHandler(deps: AppContext) {
+  return async (c: Context): Promise<Response> => {
+    const approvalId = c.req.param('approvalId') ?? '';
+    const nowMs = deps.clock.nowMs();
+    // The signature first: a forged link learns nothing about which approvals exist.
+    const link = verifyApprovalLink(c.req.query('t'), deps.keyring, { nowMs, approvalId });
+    if (!link.ok) {
+      deps.logger.warn('approval link refused', { approvalId: approvalId.slice(0, 80), reason: link.reason });
+      return resultResponse(linkRefused(link.reason));
+    }
+    const { claims } = link;
+    const loaded = await loadForLink(deps, claims, nowMs);
+    if (!loaded.ok) return resultResponse(loaded.result);
+    const { approval, run } = loaded;
+    const info = await actionInfo(deps, approval);
+    const html = renderApprovalPage({
+      workflowName: approval.workflowName,
+      workflowId: approval.workflowId,
+      version: approval.workflowVersion,
+      runId: run.runId,
+      tool: approval.tool,
+      toolDescription: info.description,
+      args: approval.args as Record<string, unknown>,
+      reason: approval.reason,
+      approver: claims.approver,
+      expiresAtIso: approval.expiresAt,
+      token: c.req.query('t') ?? '',
+      // Fresh per render, bound to this approval and approver; stateless, so rendering writes nothing.
+      nonce: issueFormNonce({ approvalId, approver: claims.approver, nowMs }, deps.keyring),
+      postUrl: approvalPostUrl(deps.publicBaseUrl, approvalId),
+      flags: { irreversible: info.irreversible, externalPublish: false },
+    });
+    return htmlResponse(200, html);
+  };
+}

@@ -1,0 +1,85 @@
+/** A local "inbox": notices kept in memory and listed as an HTML page (served at `/local/inbox`). */
+import { escapeHtml } from '../approvals/index.ts';
+import { type ApprovalNotice, type Notifier, visible } from './notice.ts';
+
+/** A notifier that keeps the latest notices in memory, newest last. */
+export type InboxNotifier = Notifier & {
+  /** The kept notices, oldest first. */
+  notices(): readonly ApprovalNotice[];
+  clear(): void;
+};
+
+/** Keeps up to `max` notices (default 200; the oldest are dropped): a local stack must not grow without bound. */
+export function inboxNotifier(options: { max?: number } = {}): InboxNotifier {
+  const max = options.max ?? 200;
+  const kept: ApprovalNotice[] = [];
+  return {
+    channel: 'inbox',
+    async notify(notice) {
+      kept.push({ ...notice });
+      if (kept.length > max) kept.splice(0, kept.length - max);
+    },
+    notices: () => kept.map((notice) => ({ ...notice })),
+    clear: () => {
+      kept.length = 0;
+    },
+  };
+}
+
+const t = (value: string) => escapeHtml(visible(value));
+
+function item(notice: ApprovalNotice, nowMs: number | undefined): string {
+  const expiresMs = Date.parse(notice.expiresAt);
+  const expired = nowMs !== undefined && !Number.isNaN(expiresMs) && nowMs >= expiresMs;
+  const linkable = /^https?:\/\//i.test(notice.url);
+  const link =
+    expired || !linkable
+      ? `<span class="muted">${expired ? 'link expired' : 'unusable link'}</span>`
+      : `<a href="${escapeHtml(notice.url)}" rel="noreferrer">Open the approval page</a>`;
+  return `<li${expired ? ' class="expired"' : ''}>
+<strong>${t(notice.tool)}</strong> in <strong>${t(notice.workflowName)}</strong> for <strong>${t(notice.approver)}</strong><br>
+<span class="muted">run <code>${t(notice.runId)}</code> · expires ${t(notice.expiresAt)}</span><br>
+<code>${t(notice.argsPreview)}</code><br>
+${link}
+</li>`;
+}
+
+const STYLE = `body{margin:0;background:#f4f5f7;color:#1c1e21;font:16px/1.5 system-ui,sans-serif}
+main{max-width:46rem;margin:2rem auto;padding:0 1rem}
+ul{list-style:none;padding:0}
+li{background:#fff;border:1px solid #d8dbe0;border-radius:8px;padding:1rem;margin-bottom:.75rem;overflow-wrap:anywhere}
+li.expired{opacity:.6}
+code{font:14px ui-monospace,monospace}
+.muted{color:#5f6670;font-size:.9rem}`;
+
+/**
+ * The inbox page: newest first; with `nowMs`, expired links are shown without a link. No script. The page
+ * holds live links: serve it on loopback only, with `APPROVAL_PAGE_HEADERS` (no-store, no-referrer, CSP).
+ */
+export function renderInbox(notices: readonly ApprovalNotice[], options: { nowMs?: number } = {}): string {
+  const items = [...notices].reverse().map((notice) => item(notice, options.nowMs));
+  const list =
+    items.length === 0
+      ? '<p class="muted">No approval requests yet.</p>'
+      : `<ul>\n${items.join('\n')}\n</ul>`;
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width,initial-scale=1">',
+    '<meta name="referrer" content="no-referrer">',
+    '<meta name="robots" content="noindex,nofollow">',
+    '<title>Local approval inbox</title>',
+    `<style>${STYLE}</style>`,
+    '</head>',
+    '<body>',
+    '<main>',
+    '<h1>Local approval inbox</h1>',
+    '<p class="muted">Approval links sent by this local stack (each link decides as its approver). Opening a link changes nothing; only its page’s buttons decide.</p>',
+    list,
+    '</main>',
+    '</body>',
+    '</html>',
+  ].join('\n');
+}

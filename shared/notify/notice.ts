@@ -1,0 +1,68 @@
+/** Approval notices: what an approver is told, in plain text, and the port that delivers it. */
+
+/** One notice to one approver. `url` is the signed link: a credential, never logged or audited. */
+export type ApprovalNotice = {
+  approver: string;
+  workflowName: string;
+  runId: string;
+  tool: string;
+  /** A short, single-line preview of the arguments; the page shows them in full. */
+  argsPreview: string;
+  /** ISO instant at which the link (and the approval) expires. */
+  expiresAt: string;
+  url: string;
+};
+
+/** Delivers approval notices. `channel` names it in the audit chain (`sns`, `console`, `inbox`). */
+export interface Notifier {
+  readonly channel: string;
+  notify(notice: ApprovalNotice): Promise<void>;
+}
+
+/**
+ * Characters that render as nothing, reorder text or drive a terminal (C0/C1 controls incl. ESC, bidi
+ * overrides, zero-width, line separators): model-written values are shown with these as `\uXXXX`.
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0]/gu;
+
+/** `value` with every invisible or control character written as a visible `\uXXXX` escape. */
+export function visible(value: string): string {
+  return value.replace(INVISIBLE, (c) =>
+    Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(
+      '',
+    ),
+  );
+}
+
+/** Compact JSON of the arguments on one line, invisible characters escaped, cut at `maxChars` with `…`. */
+export function argsPreview(args: unknown, maxChars = 300): string {
+  const json = visible(JSON.stringify(args ?? null) ?? 'null');
+  return json.length <= maxChars ? json : `${json.slice(0, Math.max(0, maxChars - 1))}…`;
+}
+
+/** The subject line: printable ASCII only, no line breaks, under 100 characters (SNS's email subject rules). */
+export function noticeSubject(notice: Pick<ApprovalNotice, 'tool' | 'workflowName'>): string {
+  const ascii = (value: string) => value.replace(/[^\x20-\x7e]/g, '?').trim();
+  const subject = `Approval needed: ${ascii(notice.tool)} (${ascii(notice.workflowName)})`;
+  return subject.length <= 99 ? subject : `${subject.slice(0, 96)}...`;
+}
+
+/** The plain-text body: what would run, until when, and the link for this approver only. */
+export function noticeBody(notice: ApprovalNotice): string {
+  return [
+    `A workflow run needs your approval before it performs an action.`,
+    '',
+    `Workflow:   ${visible(notice.workflowName)}`,
+    `Run:        ${visible(notice.runId)}`,
+    `Action:     ${visible(notice.tool)}`,
+    `Arguments:  ${notice.argsPreview}`,
+    `Expires:    ${visible(notice.expiresAt)}`,
+    `Approver:   ${visible(notice.approver)}`,
+    '',
+    'Review the exact arguments and approve or deny here:',
+    notice.url,
+    '',
+    'Opening the link changes nothing; only the buttons on the page decide. The link is signed for you',
+    'alone: do not forward it. If you did not expect this, ignore it and the request expires.',
+  ].join('\n');
+}

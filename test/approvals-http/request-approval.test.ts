@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { verifyApprovalLink } from '../../shared/approvals/index.ts';
+import { publicBaseUrlFrom } from '../../shared/approvals-http/deps.ts';
+import { ApprovalNotifyError } from '../../shared/approvals-http/errors.ts';
+import { type RequestApprovalDeps, requestApproval } from '../../shared/approvals-http/request-approval.ts';
+import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
+import { verifyAuditChain } from '../../shared/audit/index.ts';
+import { decideApproval } from '../../shared/core/approval-ops.ts';
+import { type ApprovalNotice, inboxNotifier, type Notifier, snsNotifier } from '../../shared/notify/index.ts';
+import { type SnsWire, startSnsWire } from '../notify/sns-wire.ts';
+import { FixedClock } from '../support/store.ts';
+import { type SfnWire, startSfnWire } from './sfn-wire.ts';
+import { ARGS, BOSS, keyring, OPS, PUBLIC_BASE, parkRun, recordingLogger, store } from './support.ts';
+
+let wire: SfnWire;
+let sns: SnsWire;
+beforeAll(async () => {
+  wire = await startSfnWire();
+  sns = await startSnsWire();
+});
+afterAll(async () => {
+  await wire.close();
+  await sns.close();
+});
+beforeEach(() => wire.reset());
+
+function depsWith(clock: FixedClock, notifier: Notifier) {
+  const logger = recordingLogger();
+  const deps: RequestApprovalDeps = {
+    store,
+    clock,
+    keyring,
+    publicBaseUrl: PUBLIC_BASE,
+    notifier,
+    taskTokens: sfnTaskTokens(wire.client, { sleep: async () => {} }),
+    logger,
+  };
+  return { deps, logger };
+}
+
+const notifiedEntries = async (runId: string) =>
+  (await store.listAudit(runId)).filter((entry) => entry.type === 'approval_notified');
+
+describe('requestApproval', () => {
+  it('stores the task token on the pending approval; a second call replaces it', async () => {
+    const clock = new FixedClock();
+    const { run, approval } = await parkRun(clock);
+    const { deps } = depsWith(clock, inboxNotifier());
+
+    await requestApproval(deps, { runId: run.runId, taskToken: 'token-one' });
+    const first = await store.getApproval(approval.approvalId);
+    await requestApproval(deps, { runId: run.runId, taskToken: 'token-two' });
+    const second = await store.getApproval(approval.approvalId);
+
+    expect(first?.taskToken).toBe('token-one');
+    expect(second?.taskToken).toBe('token-two');
+    expect(second?.status).toBe('pending');
+  });
+
+  it('resumes with the newest token after a replacement', async () => {
+    const clock = new FixedClock();
+    const { run, approval } = await parkRun(clock);
+    const { deps } = depsWith(clock, inboxNotifier());
+    await requestApproval(deps, { runId: run.runId, taskToken: 'token-one' });
+    await requestApproval(deps, { runId: run.runId, taskToken: 'token-two' });
+
+    const decided = await decideApproval(
+      { store, clock },
+      { approvalId: approval.approvalId, approver: BOSS, decision: 'approved' },
+    );
+
+    expect(decided.resumeToken).toBe('token-two');
+  });
+
+  it('notifies each approver with their own link, which verifies for that approval, approver and arguments', async () => {
+    const clock = new FixedClock();
+    const { run, approval } = await parkRun(clock, [BOSS, OPS]);
+    const inbox = inboxNotifier();
+    const { deps } = depsWith(clock, inbox);
+
+    const result = await requestApproval(deps, { runId: run.runId, taskToken: 'task-token-xyz' });
+
+    expect(result).toMatchObject({ status: 'notified', failed: [] });
+    const notices = inbox.notices();
+    expect(notices.map((n) => n.approver).sort()).toEqual([BOSS, OPS]);
+    for (const notice of notices) {
+      expect(notice).toMatchObject({
+        workflowName: 'release-notes',
+        runId: run.runId,
+        tool: 'notes_append',
+        expiresAt: approval.expiresAt,
+      });
+      expect(JSON.parse(notice.argsPreview)).toEqual(ARGS);
+      const url = new URL(notice.url);
+      expect(`${url.origin}${url.pathname}`).toBe(`${PUBLIC_BASE}/approvals/${approval.approvalId}`);
+      expect([...url.searchParams.keys()]).toEqual(['t']);
+      expect(notice.url).not.toContain('task-token-xyz');
+      const verified = verifyApprovalLink(url.searchParams.get('t'), keyring, {
+        nowMs: clock.nowMs(),
+        approvalId: approval.approvalId,
+        argsHash: approval.argsHash,
+      });
+      expect(verified).toMatchObject({
+        ok: true,
+        claims: { approver: notice.approver, expiresAtMs: Date.parse(approval.expiresAt) },
+      });
+    }
+  });
+
+  it('records one approval_notified entry per approver, without the link or the task token', async () => {
+    const clock = new FixedClock();
+    const { run, approval } = await parkRun(clock, [BOSS, OPS]);
+    const inbox = inboxNotifier();
+    const { deps, logger } = depsWith(clock, inbox);
+
+    await requestApproval(deps, { runId: run.runId, taskToken: 'task-token-secret-abc' });
+
+    const entries = await notifiedEntries(run.runId);
+    expect(
+      entries.map((e) => e.data).sort((a, b) => String(a.approver).localeCompare(String(b.approver))),
+    ).toEqual([
+      { approvalId: approval.approvalId, approver: BOSS, channel: 'inbox' },
+      { approvalId: approval.approvalId, approver: OPS, channel: 'inbox' },
+    ]);
+    expect(entries.every((e) => e.actor === 'system')).toBe(true);
+    const audit = await store.listAudit(run.runId);
+    const everything = JSON.stringify(audit) + logger.lines.join('\n');
+    expect(everything).not.toContain('task-token-secret-abc');
+    for (const notice of inbox.notices())
+      expect(everything).not.toContain(new URL(notice.url).searchParams.get('t')!);
+    expect(verifyAuditChain(audit, { owner: run.owner, runId: run.runId })).toMatchObject({ ok: true });
+    expect((await store.getRun(run.runId))?.status).toBe('awaiting_approval');
+  });
+
+  it('publishes one SNS message per approver, routed by the approver attribute, and audits channel sns', async () => {
+    const clock = new FixedClock();
+    const { run, approval } = await parkRun(clock, [BOSS, OPS]);
+    sns.calls.length = 0;
+    const { deps } = depsWith(clock, snsNotifier(sns.client, 'arn:aws:sns:eu-west-1:123456789012:notices'));
+
+    await requestApproval(deps, { runId: run.runId, taskToken: 'task-token-sns' });
+
+    const published = sns.calls.map((call) => ({
+      approver: call.params.get('MessageAttributes.entry.1.Value.StringValue'),
+      link: /http:\/\/127\.0\.0\.1:8787\/approvals\/\S+/.exec(call.params.get('Message')!)?.[0],
+    }));
+    expect(published.map((p) => p.approver).sort()).toEqual([BOSS, OPS]);
+    for (const { approver, link } of published) {
+      const verified = verifyApprovalLink(new URL(link!).searchParams.get('t'), keyring, {
+        nowMs: clock.nowMs(),
+        approvalId: approval.approvalId,
+      });
+      expect(verified).toMatchObject({ ok: true, claims: { approver } });
+    }
+    expect((await notifiedEntries(run.runId)).map((e) => e.data.channel)).toEqual(['sns', 'sns']);
+  });
+
+  it('answers the wait at once when the approval was decided before the token arrived', async () => {
+    const clock = new FixedClock();
+    const { run, approval } = await parkRun(clock);
+    const decided = await decideApproval(
+      { store, clock },
+      { approvalId: approval.approvalId, approver: BOSS, decision: 'approved' },
+    );
+    const inbox = inboxNotifier();
+    const { deps } = depsWith(clock, inbox);
+    const auditBefore = (await store.listAudit(run.runId)).length;
+
+    const result = await requestApproval(deps, { runId: run.runId, taskToken: 'late-token' });
+
+    expect(decided.resumeToken).toBeUndefined();
+    expect(result).toEqual({ status: 'not_waiting', answer: 'sent' });
+    expect(wire.calls).toHaveLength(1);
+    expect(wire.calls[0]).toMatchObject({
+      target: 'AWSStepFunctions.SendTaskSuccess',
+      body: { taskToken: 'late-token' },
+    });
+    expect(inbox.notices()).toEqual([]);
+    expect((await store.listAudit(run.runId)).length).toBe(auditBefore);
+  });
+
+  it('audits only the notices that went out when one approver cannot be notified', async () => {
+    const clock = new FixedClock();
+    const { run } = await parkRun(clock, [BOSS, OPS]);
+    const sent: ApprovalNotice[] = [];
+    const flaky: Notifier = {
+      channel: 'sns',
+      async notify(notice) {
+        if (notice.approver === OPS)
+          throw Object.assign(new Error(`cannot send ${notice.url}`), { name: 'InvalidParameter' });
+        sent.push(notice);
+      },
+    };
+    const { deps, logger } = depsWith(clock, flaky);
+
+    const result = await requestApproval(deps, { runId: run.runId, taskToken: 't' });
+
+    expect(result).toMatchObject({
+      status: 'notified',
+      notified: [{ approver: BOSS }],
+      failed: [{ approver: OPS, error: 'InvalidParameter' }],
+    });
+    expect((await notifiedEntries(run.runId)).map((e) => e.data.approver)).toEqual([BOSS]);
+    expect(logger.lines.join('\n')).not.toContain('?t=');
+  });
+
+  it('throws ApprovalNotifyError (without links) and audits nothing when no approver can be notified', async () => {
+    const clock = new FixedClock();
+    const { run } = await parkRun(clock, [BOSS, OPS]);
+    const down: Notifier = {
+      channel: 'sns',
+      async notify(notice) {
+        throw new Error(`SNS down, dropping ${notice.url}`);
+      },
+    };
+    const { deps } = depsWith(clock, down);
+
+    const error = await requestApproval(deps, { runId: run.runId, taskToken: 't' }).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ApprovalNotifyError);
+    expect((error as Error).message).not.toContain('?t=');
+    expect(await notifiedEntries(run.runId)).toEqual([]);
+  });
+});
+
+describe('publicBaseUrlFrom', () => {
+  it.each([
+    [
+      'https://abc.execute-api.eu-west-1.amazonaws.com/approvals',
+      'https://abc.execute-api.eu-west-1.amazonaws.com',
+    ],
+    ['https://approve.example.com/approvals/', 'https://approve.example.com'],
+    ['https://example.com/prod', 'https://example.com/prod'],
+  ])('turns %s into %s', (input, expected) => {
+    expect(publicBaseUrlFrom(input)).toBe(expected);
+  });
+});
