@@ -5,6 +5,9 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { type Keyring, parseKeyring } from '../approvals/index.ts';
+import { type ApprovalAppDeps, publicBaseUrlFrom, type RequestApprovalDeps, sfnTaskTokens } from '../approvals-http/index.ts';
+import { snsNotifier } from '../notify/index.ts';
 import { z } from 'zod';
 import { ENV } from '../../infra/constructs/env-names.ts';
 import type { DeliverDeps } from '../core/deliver.ts';
@@ -28,6 +31,8 @@ const EnvSchema = z.object({
   [ENV.credentialSecretPrefix]: z.string().default('wf/'),
   [ENV.approvalBaseUrl]: z.string().optional(),
   [ENV.alertTopicArn]: z.string().optional(),
+  [ENV.signingSecretArn]: z.string().optional(),
+  [ENV.approvalTopicArn]: z.string().optional(),
 });
 
 export type AwsRuntime = {
@@ -35,6 +40,8 @@ export type AwsRuntime = {
   turn(): Promise<TurnDeps>;
   executions(): ExecutionsPort;
   deliver(): Promise<DeliverDeps>;
+  approvalApp(): Promise<ApprovalAppDeps>;
+  requestApproval(): Promise<RequestApprovalDeps>;
   env: z.infer<typeof EnvSchema>;
 };
 
@@ -68,6 +75,26 @@ export function awsRuntime(): AwsRuntime {
     return createAnthropicModel({ apiKey: secret.SecretString.trim() });
   };
   let executions: ExecutionsPort | undefined;
+  let keyring: Promise<Keyring> | undefined;
+  const loadKeyring = (): Promise<Keyring> => {
+    keyring ??= (async () => {
+      const arn = env[ENV.signingSecretArn];
+      if (!arn) throw new Error(`${ENV.signingSecretArn} is not set: approval links cannot be signed or checked`);
+      const secret = await secretsClient.send(new GetSecretValueCommand({ SecretId: arn }));
+      return parseKeyring(secret.SecretString ?? '');
+    })().catch((error: unknown) => {
+      keyring = undefined;
+      throw error;
+    });
+    return keyring;
+  };
+  const publicBaseUrl = () => {
+    const base = env[ENV.approvalBaseUrl];
+    if (!base) throw new Error(`${ENV.approvalBaseUrl} is not set: approval links need the public URL of the approval pages`);
+    return publicBaseUrlFrom(base);
+  };
+  // The task-token port retries throttling itself; the SDK must not multiply those retries.
+  const taskTokens = sfnTaskTokens(new SFNClient({ maxAttempts: 1 }));
   runtime = {
     store,
     env,
@@ -91,6 +118,21 @@ export function awsRuntime(): AwsRuntime {
           secrets,
           clock: systemClock,
         }),
+      };
+    },
+    async approvalApp() {
+      return { store, clock: systemClock, keyring: await loadKeyring(), taskTokens, publicBaseUrl: publicBaseUrl(), actions: actionCatalogFor(store) };
+    },
+    async requestApproval() {
+      const topic = env[ENV.approvalTopicArn];
+      if (!topic) throw new Error(`${ENV.approvalTopicArn} is not set: approval notices have nowhere to go`);
+      return {
+        store,
+        clock: systemClock,
+        keyring: await loadKeyring(),
+        publicBaseUrl: publicBaseUrl(),
+        notifier: snsNotifier(new SNSClient({}), topic),
+        taskTokens,
       };
     },
     executions() {
