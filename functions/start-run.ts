@@ -1,0 +1,48 @@
+/**
+ * The target of EventBridge Scheduler schedules and EventBridge rules: creates the run once per scheduled
+ * time or event id, and starts its execution. A duplicate delivery returns the run already started.
+ */
+import { z } from 'zod';
+import { awsRuntime } from '../shared/runtime/aws.ts';
+import { randomIds, systemClock } from '../shared/runtime/clock.ts';
+import { idempotencyFor, type StartRunDeps, startRun } from '../shared/runs/index.ts';
+import type { TriggerProvenance } from '../shared/schemas/run.ts';
+
+const ScheduledSchema = z.object({
+  owner: z.string().min(1),
+  workflowId: z.string().min(1),
+  scheduledTime: z.string().min(1),
+  scheduleName: z.string().optional(),
+});
+const EventSchema = z.object({
+  owner: z.string().min(1),
+  workflowId: z.string().min(1),
+  event: z.object({ id: z.string().min(1), source: z.string(), 'detail-type': z.string(), detail: z.unknown().optional() }).loose(),
+});
+export const StartRunEventSchema = z.union([ScheduledSchema, EventSchema]);
+
+export function createStartRunHandler(deps: () => StartRunDeps) {
+  return async (raw: unknown): Promise<{ runId: string; created: boolean }> => {
+    const event = StartRunEventSchema.parse(raw);
+    const trigger: TriggerProvenance =
+      'scheduledTime' in event
+        ? { type: 'schedule', scheduleName: event.scheduleName ?? `wf-${event.workflowId}`, scheduledTime: new Date(event.scheduledTime).toISOString() }
+        : { type: 'event', eventId: event.event.id, source: event.event.source, detailType: event.event['detail-type'] };
+    const { run, created } = await startRun(deps(), {
+      owner: event.owner,
+      workflowId: event.workflowId,
+      trigger,
+      ...('event' in event ? { input: { event: event.event } } : {}),
+      idempotency: idempotencyFor(trigger, event.workflowId)!,
+      actor: 'system',
+    });
+    return { runId: run.runId, created };
+  };
+}
+
+export const handler = createStartRunHandler(() => ({
+  store: awsRuntime().store,
+  executions: awsRuntime().executions(),
+  clock: systemClock,
+  ids: randomIds,
+}));

@@ -1,0 +1,49 @@
+/**
+ * Environment variable names the CDK sets on the Lambda functions; handlers read the same names.
+ * This file imports nothing, so handlers can import it without loading aws-cdk-lib.
+ */
+export const ENV = {
+  /** DynamoDB table name (every function). */
+  tableName: 'WF_TABLE_NAME',
+  /** ARN of the run state machine (api, start-run). */
+  stateMachineArn: 'WF_STATE_MACHINE_ARN',
+  /** ARN of the approval signing keyring secret, `{"current":{kid,secret},"previous":[…]}` (request-approval, approval-http). */
+  signingSecretArn: 'WF_SIGNING_SECRET_ARN',
+  /** ARN of the approval-notices SNS topic (request-approval). */
+  approvalTopicArn: 'WF_APPROVAL_TOPIC_ARN',
+  /**
+   * Base URL of the approval pages, without a trailing slash, e.g. `https://…/approvals` (request-approval,
+   * approval-http; turn and deliver block its host in the egress guard).
+   */
+  approvalBaseUrl: 'WF_APPROVAL_BASE_URL',
+  /** Approver emails subscribed to the approval topic, comma-separated (request-approval). */
+  approvers: 'WF_APPROVERS',
+  /** `anthropic` or `bedrock` (turn). */
+  modelProvider: 'WF_MODEL_PROVIDER',
+  /** ARN of the Anthropic API key secret, a plain string (turn; only with `anthropic`). */
+  anthropicSecretArn: 'WF_ANTHROPIC_SECRET_ARN',
+  /** Name prefix of the Secrets Manager secrets workflows may reference as credRefs (turn, deliver). */
+  credentialSecretPrefix: 'WF_CREDENTIAL_SECRET_PREFIX',
+  /** Name of the custom EventBridge bus (api). */
+  eventBusName: 'WF_EVENT_BUS_NAME',
+  /** Name prefix the api must use for the EventBridge rules it creates on the bus (api). */
+  eventRulePrefix: 'WF_EVENT_RULE_PREFIX',
+  /** EventBridge Scheduler schedule group for workflow schedules (api). */
+  scheduleGroupName: 'WF_SCHEDULE_GROUP_NAME',
+  /** Role that EventBridge Scheduler assumes to invoke start-run (api passes it as the schedule target role). */
+  schedulerRoleArn: 'WF_SCHEDULER_ROLE_ARN',
+  /** ARN of the start-run function: the target of schedules and rules (api). */
+  startRunFunctionArn: 'WF_START_RUN_FUNCTION_ARN',
+  /** How /v1 callers are authenticated: `iam` or `jwt` (api). */
+  apiAuth: 'WF_API_AUTH',
+  /** Optional SNS topic ARN for `alert` destinations (deliver; absent when no alert topic is configured). */
+  alertTopicArn: 'WF_ALERT_TOPIC_ARN',
+} as const;
+
+/** Environment variables set on every function by `RuntimeFunction`. */
+export const COMMON_ENV = {
+  powertoolsServiceName: 'POWERTOOLS_SERVICE_NAME',
+  powertoolsLogLevel: 'POWERTOOLS_LOG_LEVEL',
+  powertoolsMetricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
+  nodeOptions: 'NODE_OPTIONS',
+} as const;

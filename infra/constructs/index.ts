@@ -1,0 +1,12 @@
+/** The runtime's CDK constructs. */
+export * from './approval-notices.ts';
+export * from './approval-signing-key.ts';
+export * from './env-names.ts';
+export * from './observability.ts';
+export * from './run-state-machine.ts';
+export * from './run-table.ts';
+export * from './runtime-api.ts';
+export * from './runtime-function.ts';
+export * from './state-names.ts';
+export * from './triggers.ts';
+export * from './workflow-runtime.ts';

@@ -1,0 +1,175 @@
+/**
+ * `Observability`: alarms on what needs a human (failed or timed-out executions, turn errors and throttles,
+ * approval page errors, API 5xx) and one dashboard of the runtime.
+ */
+import { Duration } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+
+/** Properties of `Observability`. */
+export interface ObservabilityProps {
+  /** The run state machine. */
+  readonly stateMachine: sfn.IStateMachine;
+  /** The `Turn` function. */
+  readonly turnFunction: lambda.IFunction;
+  /** The approval pages function (functions/approval-http.ts). */
+  readonly approvalFunction: lambda.IFunction;
+  /** All functions, by handler name, for the dashboard. */
+  readonly functions: Readonly<Record<string, lambda.IFunction>>;
+  /** The HTTP API (only its metrics are used). */
+  readonly httpApi: Pick<
+    apigw.IHttpApi,
+    'metricCount' | 'metricClientError' | 'metricServerError' | 'metricLatency'
+  >;
+  /**
+   * Topic notified when an alarm fires or recovers. It must be encrypted with a customer managed key (or not
+   * at all): CloudWatch cannot publish to a topic under the AWS managed key alias/aws/sns.
+   * @default - no actions; alarms show in the console
+   */
+  readonly alarmTopic?: sns.ITopic;
+  /** Dashboard name. @default - generated */
+  readonly dashboardName?: string;
+}
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+/** The runtime's alarms and dashboard. */
+export class Observability extends Construct {
+  /** All alarms, keyed by construct id. */
+  public readonly alarms: Readonly<Record<string, cloudwatch.Alarm>>;
+  /** The dashboard. */
+  public readonly dashboard: cloudwatch.Dashboard;
+
+  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+    super(scope, id);
+    const sum = { period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM };
+    const api5xx = props.httpApi.metricServerError(sum);
+
+    const alarm = (alarmId: string, metric: cloudwatch.IMetric, threshold: number, description: string) =>
+      new cloudwatch.Alarm(this, alarmId, {
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+    this.alarms = {
+      ExecutionsFailed: alarm(
+        'ExecutionsFailed',
+        props.stateMachine.metricFailed(sum),
+        1,
+        'A run execution failed: the run is marked failed (MarkFailed), or MarkFailed itself failed.',
+      ),
+      ExecutionsTimedOut: alarm(
+        'ExecutionsTimedOut',
+        props.stateMachine.metricTimedOut(sum),
+        1,
+        'A run execution timed out.',
+      ),
+      TurnErrors: alarm(
+        'TurnErrors',
+        props.turnFunction.metricErrors(sum),
+        5,
+        'The Turn function raised 5 or more errors in 5 minutes (model outages, throttling, bugs).',
+      ),
+      TurnThrottles: alarm(
+        'TurnThrottles',
+        props.turnFunction.metricThrottles(sum),
+        1,
+        'The Turn function was throttled: raise the account concurrency or lower the run rate.',
+      ),
+      ApprovalHttpErrors: alarm(
+        'ApprovalHttpErrors',
+        props.approvalFunction.metricErrors(sum),
+        1,
+        'The approval pages function failed: approvers may be unable to decide.',
+      ),
+      Api5xx: alarm(
+        'Api5xx',
+        api5xx,
+        5,
+        'The HTTP API (/v1 and /approvals) returned 5 or more 5xx in 5 minutes.',
+      ),
+    };
+    if (props.alarmTopic !== undefined) {
+      const action = new actions.SnsAction(props.alarmTopic);
+      for (const each of Object.values(this.alarms)) {
+        each.addAlarmAction(action);
+        each.addOkAction(action);
+      }
+    }
+
+    const fns = Object.entries(props.functions);
+    const perFunction = (metric: (fn: lambda.IFunction) => cloudwatch.Metric) =>
+      fns.map(([name, fn]) => metric(fn).with({ label: name }));
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      ...(props.dashboardName === undefined ? {} : { dashboardName: props.dashboardName }),
+      defaultInterval: Duration.hours(3),
+      widgets: [
+        [
+          new cloudwatch.GraphWidget({
+            title: 'Run executions',
+            width: 12,
+            left: [
+              props.stateMachine.metricStarted(sum).with({ label: 'started' }),
+              props.stateMachine.metricSucceeded(sum).with({ label: 'succeeded' }),
+              props.stateMachine.metricFailed(sum).with({ label: 'failed' }),
+              props.stateMachine.metricTimedOut(sum).with({ label: 'timed out' }),
+            ],
+          }),
+          new cloudwatch.GraphWidget({
+            title: 'Turn duration',
+            width: 12,
+            left: [
+              props.turnFunction
+                .metricDuration({ period: FIVE_MINUTES, statistic: 'p50' })
+                .with({ label: 'p50' }),
+              props.turnFunction
+                .metricDuration({ period: FIVE_MINUTES, statistic: 'p99' })
+                .with({ label: 'p99' }),
+            ],
+          }),
+        ],
+        [
+          new cloudwatch.GraphWidget({
+            title: 'Lambda errors',
+            width: 12,
+            left: perFunction((fn) => fn.metricErrors(sum)),
+          }),
+          new cloudwatch.GraphWidget({
+            title: 'Lambda throttles',
+            width: 12,
+            left: perFunction((fn) => fn.metricThrottles(sum)),
+          }),
+        ],
+        [
+          new cloudwatch.GraphWidget({
+            title: 'HTTP API',
+            width: 12,
+            left: [
+              props.httpApi.metricCount(sum).with({ label: 'requests' }),
+              props.httpApi.metricClientError(sum).with({ label: '4xx' }),
+              api5xx.with({ label: '5xx' }),
+            ],
+            right: [
+              props.httpApi
+                .metricLatency({ period: FIVE_MINUTES, statistic: 'p99' })
+                .with({ label: 'latency p99' }),
+            ],
+          }),
+          new cloudwatch.AlarmStatusWidget({
+            title: 'Alarms',
+            width: 12,
+            alarms: Object.values(this.alarms),
+          }),
+        ],
+      ],
+    });
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * `RuntimeFunction`: the one place that holds the Lambda defaults of the runtime (Node.js on arm64,
+ * esbuild ESM bundling with source maps, X-Ray, a log group with retention, Powertools settings).
+ */
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { COMMON_ENV } from './env-names.ts';
+import { acknowledge } from './nag.ts';
+
+/** The repository root: `projectRoot` of the bundles and home of `functions/` and `package-lock.json`. */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Powertools log levels accepted by `POWERTOOLS_LOG_LEVEL`. */
+export type PowertoolsLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+/** Properties of a `RuntimeFunction`. */
+export interface RuntimeFunctionProps {
+  /** Handler module name: the function bundles `functions/<handlerName>.ts` and calls its `handler` export. */
+  readonly handlerName: string;
+  /** @default - no description */
+  readonly description?: string;
+  /** Memory in MiB (128–10240). @default 512 */
+  readonly memorySize?: number;
+  /** Timeout (at most 15 minutes). @default Duration.seconds(30) */
+  readonly timeout?: Duration;
+  /** Extra environment variables, merged over the Powertools and Node defaults. @default - none */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Retention of the function's log group. @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** What happens to the log group when it leaves the stack. @default - the CDK default for log groups (RETAIN) */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /** `POWERTOOLS_LOG_LEVEL`. @default 'INFO' */
+  readonly logLevel?: PowertoolsLogLevel;
+  /** `POWERTOOLS_SERVICE_NAME`. @default 'wf-runtime' */
+  readonly serviceName?: string;
+  /** `POWERTOOLS_METRICS_NAMESPACE`. @default 'WfRuntime' */
+  readonly metricsNamespace?: string;
+  /** Reserved concurrency. @default - unreserved */
+  readonly reservedConcurrentExecutions?: number;
+  /** Root holding `functions/` and `package-lock.json`. @default - this repository's root */
+  readonly projectRoot?: string;
+}
+
+/** Runtime settings shared by every function; change them here and only here. */
+export const RUNTIME_FUNCTION_DEFAULTS = {
+  runtime: lambda.Runtime.NODEJS_24_X,
+  architecture: lambda.Architecture.ARM_64,
+  memorySize: 512,
+  timeoutSeconds: 30,
+  logRetention: logs.RetentionDays.ONE_MONTH,
+  logLevel: 'INFO',
+  serviceName: 'wf-runtime',
+  metricsNamespace: 'WfRuntime',
+} as const;
+
+// ESM bundles still meet CommonJS dependencies that call `require`: give them one.
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as __wfCreateRequire } from 'node:module'; const require = __wfCreateRequire(import.meta.url);";
+
+/** A Lambda function of the runtime, bundled from `functions/<handlerName>.ts` with the shared defaults. */
+export class RuntimeFunction extends Construct implements iam.IGrantable {
+  /** The Lambda function. */
+  public readonly function: NodejsFunction;
+  /** Its log group (retention applied). */
+  public readonly logGroup: logs.LogGroup;
+  /** Its execution role: no managed policies, only what is granted to it. */
+  public readonly role: iam.Role;
+  /** The handler module name. */
+  public readonly handlerName: string;
+  public readonly grantPrincipal: iam.IPrincipal;
+
+  constructor(scope: Construct, id: string, props: RuntimeFunctionProps) {
+    super(scope, id);
+    const projectRoot = props.projectRoot ?? REPO_ROOT;
+    const entry = validate(id, props, projectRoot);
+    this.handlerName = props.handlerName;
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? RUNTIME_FUNCTION_DEFAULTS.logRetention,
+      ...(props.logRemovalPolicy === undefined ? {} : { removalPolicy: props.logRemovalPolicy }),
+    });
+    // An own role instead of the default one: the default attaches the AWSLambdaBasicExecutionRole managed
+    // policy (logs on every log group); this one may write to its own log group only.
+    this.role = new iam.Role(this, 'ServiceRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of the ${props.handlerName} function`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry,
+      handler: 'handler',
+      projectRoot,
+      depsLockFilePath: join(projectRoot, 'package-lock.json'),
+      runtime: RUNTIME_FUNCTION_DEFAULTS.runtime,
+      architecture: RUNTIME_FUNCTION_DEFAULTS.architecture,
+      memorySize: props.memorySize ?? RUNTIME_FUNCTION_DEFAULTS.memorySize,
+      timeout: props.timeout ?? Duration.seconds(RUNTIME_FUNCTION_DEFAULTS.timeoutSeconds),
+      tracing: lambda.Tracing.ACTIVE,
+      logGroup: this.logGroup,
+      role: this.role,
+      ...(props.description === undefined ? {} : { description: props.description }),
+      ...(props.reservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
+      environment: {
+        [COMMON_ENV.powertoolsServiceName]: props.serviceName ?? RUNTIME_FUNCTION_DEFAULTS.serviceName,
+        [COMMON_ENV.powertoolsLogLevel]: props.logLevel ?? RUNTIME_FUNCTION_DEFAULTS.logLevel,
+        [COMMON_ENV.powertoolsMetricsNamespace]:
+          props.metricsNamespace ?? RUNTIME_FUNCTION_DEFAULTS.metricsNamespace,
+        [COMMON_ENV.nodeOptions]: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        // The lowest Node.js line the runtime supports; the bundle runs unchanged on newer ones.
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        sourceMap: true,
+        // Stack traces need the mappings, not a copy of every source: a third of the map's size.
+        sourcesContent: false,
+        minify: true,
+        keepNames: true,
+        // The Lambda Node.js runtime ships AWS SDK v3; bundling it would only grow cold starts.
+        externalModules: ['@aws-sdk/*'],
+      },
+    });
+    this.grantPrincipal = this.function.grantPrincipal;
+
+    acknowledge(this.role, 'AwsSolutions-IAM5[Resource::*]', {
+      reason:
+        'Active X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no ' +
+        'resource-level permissions (Resource "*" is the only valid value).',
+    });
+  }
+
+  /** Adds an environment variable to the function. */
+  public addEnvironment(key: string, value: string): this {
+    this.function.addEnvironment(key, value);
+    return this;
+  }
+}
+
+function validate(id: string, props: RuntimeFunctionProps, projectRoot: string): string {
+  if (!/^[a-z][a-z0-9-]*$/.test(props.handlerName)) {
+    throw new Error(
+      `RuntimeFunction '${id}': handlerName '${props.handlerName}' is not a module name; ` +
+        "use the kebab-case file name under functions/ without '.ts', e.g. 'request-approval'.",
+    );
+  }
+  const entry = join(projectRoot, 'functions', `${props.handlerName}.ts`);
+  if (!existsSync(entry)) {
+    throw new Error(
+      `RuntimeFunction '${id}': entry ${relative(process.cwd(), entry)} does not exist; ` +
+        'create it exporting `handler`, or fix handlerName.',
+    );
+  }
+  const memory = props.memorySize;
+  if (memory !== undefined && (!Number.isInteger(memory) || memory < 128 || memory > 10_240)) {
+    throw new Error(
+      `RuntimeFunction '${id}': memorySize ${memory} is out of range; use an integer from 128 to 10240 MiB.`,
+    );
+  }
+  const timeout = props.timeout;
+  if (timeout !== undefined && !timeout.isUnresolved() && timeout.toSeconds() > 900) {
+    throw new Error(
+      `RuntimeFunction '${id}': timeout ${timeout.toHumanString()} exceeds Lambda's 15 minutes; use at most Duration.minutes(15).`,
+    );
+  }
+  return entry;
+}

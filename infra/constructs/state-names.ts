@@ -1,0 +1,69 @@
+/**
+ * Names shared by the CDK state machine, the local runner and the tests (docs/state-machine.md).
+ * This file imports nothing, so the local stack can read it without loading aws-cdk-lib.
+ */
+
+/** The state names of the run state machine: the contract between the CDK, the local runner and tests. */
+export const STATE_NAMES = {
+  turn: 'Turn',
+  route: 'Route',
+  requestApproval: 'RequestApproval',
+  expire: 'Expire',
+  deliver: 'Deliver',
+  markFailed: 'MarkFailed',
+  continueAsNew: 'ContinueAsNew',
+  succeeded: 'Succeeded',
+  failed: 'Failed',
+  continuedAsNew: 'ContinuedAsNew',
+} as const;
+
+export type StateName = (typeof STATE_NAMES)[keyof typeof STATE_NAMES];
+
+/** The values of `$.next` that the `Turn` handler returns and `Route` branches on. */
+export const ROUTE_NEXT = {
+  continue: 'continue',
+  awaitApproval: 'await_approval',
+  done: 'done',
+  failed: 'failed',
+  continueAsNew: 'continue_as_new',
+} as const;
+
+/** The handler modules (`functions/<name>.ts`), one per Lambda function of the runtime. */
+export const HANDLER_NAMES = [
+  'turn',
+  'request-approval',
+  'expire',
+  'deliver',
+  'mark-failed',
+  'approval-http',
+  'api',
+  'start-run',
+] as const;
+
+export type HandlerName = (typeof HANDLER_NAMES)[number];
+
+/** Which handler each Lambda-backed Task state invokes. `ContinueAsNew` is `states:startExecution`, not a Lambda. */
+export const HANDLER_BY_STATE = {
+  [STATE_NAMES.turn]: 'turn',
+  [STATE_NAMES.requestApproval]: 'request-approval',
+  [STATE_NAMES.expire]: 'expire',
+  [STATE_NAMES.deliver]: 'deliver',
+  [STATE_NAMES.markFailed]: 'mark-failed',
+} as const satisfies Partial<Record<StateName, HandlerName>>;
+
+/** Lambda service errors that Step Functions retries (transient faults of the Lambda service, not of the handler). */
+export const LAMBDA_SERVICE_ERRORS = [
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+  'Lambda.TooManyRequestsException',
+] as const;
+
+/** The engine's retryable error names (`error.name` of errors thrown by handlers); nothing else is retried. */
+export const ENGINE_RETRYABLE_ERRORS = [
+  'ModelRateLimitedError',
+  'ModelOverloadedError',
+  'ModelServerError',
+  'ModelConnectionError',
+  'StoreThrottledError',
+] as const;

@@ -1,0 +1,168 @@
+/**
+ * `Triggers`: what starts runs besides the API. A custom EventBridge bus that services `PutEvents` to; an
+ * EventBridge Scheduler schedule group; the role Scheduler assumes to invoke the start-run function. The API
+ * function creates schedules (in the group) and rules (on the bus, with a name prefix) at run time; this
+ * construct grants it exactly that and tells it the names through environment variables.
+ */
+import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import { Construct } from 'constructs';
+import { ENV } from './env-names.ts';
+import { acknowledgeGrantWildcards } from './nag.ts';
+
+/** Properties of `Triggers`. */
+export interface TriggersProps {
+  /** The function that schedules and rules invoke (functions/start-run.ts). */
+  readonly startRunFunction: lambda.IFunction;
+  /** Name of the custom event bus. @default 'wf-events' */
+  readonly eventBusName?: string;
+  /** Name of the schedule group. @default - generated from the construct path */
+  readonly scheduleGroupName?: string;
+  /** Prefix of the names of the rules the API creates on the bus. @default 'wf-' */
+  readonly ruleNamePrefix?: string;
+  /** What happens to the schedule group (and its schedules) when it leaves the stack. @default RemovalPolicy.DESTROY */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/** Event bus, schedule group and Scheduler role, with grants for the function that manages them. */
+export class Triggers extends Construct {
+  /** The custom event bus. */
+  public readonly eventBus: events.EventBus;
+  /** The schedule group holding the workflows' schedules. */
+  public readonly scheduleGroup: scheduler.ScheduleGroup;
+  /** The role EventBridge Scheduler assumes to invoke the start-run function. */
+  public readonly schedulerRole: iam.Role;
+  /** Prefix of the rules managed at run time. */
+  public readonly ruleNamePrefix: string;
+  private readonly startRunFunction: lambda.IFunction;
+
+  constructor(scope: Construct, id: string, props: TriggersProps) {
+    super(scope, id);
+    const busName = props.eventBusName ?? 'wf-events';
+    if (!/^[A-Za-z0-9._-]{1,256}$/.test(busName) || busName === 'default') {
+      throw new Error(
+        `Triggers '${id}': eventBusName '${busName}' is not a custom bus name; use 1–256 of A-Z a-z 0-9 . _ - (not 'default').`,
+      );
+    }
+    this.ruleNamePrefix = props.ruleNamePrefix ?? 'wf-';
+    if (!/^[A-Za-z0-9._-]{1,32}$/.test(this.ruleNamePrefix)) {
+      throw new Error(
+        `Triggers '${id}': ruleNamePrefix '${this.ruleNamePrefix}' is invalid; use 1–32 of A-Z a-z 0-9 . _ - (rule names allow no more).`,
+      );
+    }
+    this.startRunFunction = props.startRunFunction;
+    const stack = Stack.of(this);
+
+    this.eventBus = new events.EventBus(this, 'EventBus', {
+      eventBusName: busName,
+      description: 'Events that start workflow runs (rules are created per workflow by the runtime API)',
+    });
+    this.scheduleGroup = new scheduler.ScheduleGroup(this, 'ScheduleGroup', {
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.DESTROY,
+      ...(props.scheduleGroupName === undefined ? {} : { scheduleGroupName: props.scheduleGroupName }),
+    });
+
+    // Confused-deputy guard: only Scheduler acting for this account, for a schedule in this group.
+    this.schedulerRole = new iam.Role(this, 'SchedulerRole', {
+      description: 'Assumed by EventBridge Scheduler to invoke the start-run function',
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: { 'aws:SourceArn': this.scheduleArn('*') },
+        },
+      }),
+    });
+    props.startRunFunction.grantInvokeLatestVersion(this.schedulerRole);
+
+    // Rules are created at run time, so the function's resource policy admits every rule with the prefix.
+    props.startRunFunction.addPermission('InvokeFromWorkflowRules', {
+      principal: new iam.ServicePrincipal('events.amazonaws.com'),
+      action: 'lambda:InvokeFunction',
+      sourceArn: this.ruleArn(`${this.ruleNamePrefix}*`),
+      sourceAccount: stack.account,
+    });
+  }
+
+  /** ARN of a schedule in the group (`*` for all). */
+  public scheduleArn(scheduleName: string): string {
+    return Stack.of(this).formatArn({
+      service: 'scheduler',
+      resource: 'schedule',
+      resourceName: `${this.scheduleGroup.scheduleGroupName}/${scheduleName}`,
+    });
+  }
+
+  /** ARN of a rule on the bus (`<prefix>*` for all managed rules). */
+  public ruleArn(ruleName: string): string {
+    return Stack.of(this).formatArn({
+      service: 'events',
+      resource: 'rule',
+      resourceName: `${this.eventBus.eventBusName}/${ruleName}`,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
+  }
+
+  /**
+   * Grants managing the workflows' schedules: create/update/delete/get schedules in the group, and passing the
+   * Scheduler role (only that role) to Scheduler.
+   */
+  public grantManageSchedules(grantee: iam.IGrantable): iam.Grant {
+    const grant = this.scheduleGroup
+      .grantWriteSchedules(grantee)
+      .combine(this.scheduleGroup.grantDeleteSchedules(grantee))
+      .combine(this.scheduleGroup.grantReadSchedules(grantee))
+      .combine(this.schedulerRole.grantPassRole(grantee.grantPrincipal));
+    acknowledgeGrantWildcards(
+      grantee,
+      grant,
+      'Schedules are created per workflow at run time; access is scoped to schedules in this one group.',
+    );
+    return grant;
+  }
+
+  /**
+   * Grants managing the workflows' event rules: put/describe/delete rules named `<prefix>*` on the bus, and
+   * put/remove their targets, where a put target must be the start-run function (`events:TargetArn`).
+   */
+  public grantManageRules(grantee: iam.IGrantable): iam.Grant {
+    const rules = this.ruleArn(`${this.ruleNamePrefix}*`);
+    const grant = iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['events:PutRule', 'events:DeleteRule', 'events:DescribeRule', 'events:RemoveTargets'],
+      resourceArns: [rules],
+    }).combine(
+      iam.Grant.addToPrincipal({
+        grantee,
+        actions: ['events:PutTargets'],
+        resourceArns: [rules],
+        conditions: { ArnEquals: { 'events:TargetArn': this.startRunFunction.functionArn } },
+      }),
+    );
+    acknowledgeGrantWildcards(
+      grantee,
+      grant,
+      'Event rules are created per workflow at run time; access is scoped to rules with the runtime prefix on ' +
+        'the runtime bus, and targets are restricted to the start-run function.',
+    );
+    return grant;
+  }
+
+  /** Grants `events:PutEvents` on the bus (for services that emit events). */
+  public grantPutEvents(grantee: iam.IGrantable): iam.Grant {
+    return this.eventBus.grantPutEventsTo(grantee);
+  }
+
+  /** The environment variables the managing function needs (names in env-names.ts). */
+  public environment(): Record<string, string> {
+    return {
+      [ENV.eventBusName]: this.eventBus.eventBusName,
+      [ENV.eventRulePrefix]: this.ruleNamePrefix,
+      [ENV.scheduleGroupName]: this.scheduleGroup.scheduleGroupName,
+      [ENV.schedulerRoleArn]: this.schedulerRole.roleArn,
+      [ENV.startRunFunctionArn]: this.startRunFunction.functionArn,
+    };
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Properties of `WorkflowRuntime`, the per-handler function settings and the validation of the props.
+ */
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type { ApiAuth, ApiThrottle } from './runtime-api.ts';
+import { type PowertoolsLogLevel, RUNTIME_FUNCTION_DEFAULTS } from './runtime-function.ts';
+import type { HandlerName } from './state-names.ts';
+
+/** Where model calls go. */
+export type ModelProvider = 'anthropic' | 'bedrock';
+
+/** Value of a created Anthropic key secret until an operator puts the real key (docs/deploy.md). */
+export const ANTHROPIC_API_KEY_PLACEHOLDER = 'REPLACE_ME: put the Anthropic API key here (docs/deploy.md)';
+
+/** Properties of a `WorkflowRuntime`. */
+export interface WorkflowRuntimeProps {
+  /** Where model calls go: the Anthropic API (key in Secrets Manager) or Amazon Bedrock (IAM). @default 'anthropic' */
+  readonly modelProvider?: ModelProvider;
+  /**
+   * The Anthropic API key, a plain-string secret. Only with `modelProvider: 'anthropic'`.
+   * @default - a secret holding a placeholder is created; put the key into it after deploying (docs/deploy.md)
+   */
+  readonly anthropicApiKeySecret?: secretsmanager.ISecret;
+  /**
+   * Bedrock model and inference-profile ARNs the Turn function may invoke. Only with `modelProvider: 'bedrock'`.
+   * @default - Anthropic foundation models in any region and Anthropic inference profiles of this account
+   */
+  readonly bedrockModelArns?: readonly string[];
+  /** Approver email addresses subscribed to approval notices. @default - none */
+  readonly approvers?: readonly string[];
+  /** What happens to the table and the log groups when they leave the stack. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Authentication of `/v1`. @default ApiAuth.iam() */
+  readonly apiAuth?: ApiAuth;
+  /** Stage throttling of the HTTP API. @default { rateLimit: 50, burstLimit: 100 } */
+  readonly apiThrottle?: ApiThrottle;
+  /** Name of the custom event bus. @default 'wf-events' */
+  readonly eventBusName?: string;
+  /** Secrets that workflows may reference as credRefs must have names starting with this. @default 'wf/' */
+  readonly credentialSecretPrefix?: string;
+  /** Base URL of approval links, e.g. behind a custom domain. @default - `<api endpoint>/approvals` */
+  readonly approvalBaseUrl?: string;
+  /** Topic that `alert` destinations publish to (Deliver gets publish rights). @default - no alert destination */
+  readonly alertTopic?: sns.ITopic;
+  /** Topic notified by alarms (customer managed key or unencrypted). @default - alarms without actions */
+  readonly alarmTopic?: sns.ITopic;
+  /** Retention of all log groups. @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** `POWERTOOLS_LOG_LEVEL` of all functions. @default 'INFO' */
+  readonly logLevel?: PowertoolsLogLevel;
+}
+
+/** Per-handler function settings: construct id, description, memory and timeout. */
+export const FUNCTION_SETTINGS: Record<
+  HandlerName,
+  { id: string; description: string; memorySize?: number; timeout?: Duration }
+> = {
+  turn: {
+    id: 'Turn',
+    description: 'One model turn of a run (state Turn)',
+    memorySize: 1024,
+    // A model call may take up to 10 minutes (shared/model); tools dispatch after it.
+    timeout: Duration.minutes(15),
+  },
+  'request-approval': {
+    id: 'RequestApproval',
+    description: 'Stores the task token, sends signed approval links',
+  },
+  expire: { id: 'Expire', description: 'Records pending approvals as expired (fail closed)' },
+  deliver: {
+    id: 'Deliver',
+    description: 'Sends a run result to its destination',
+    timeout: Duration.seconds(60),
+  },
+  'mark-failed': { id: 'MarkFailed', description: 'Records a run as failed' },
+  // API Gateway HTTP APIs wait at most 30 seconds for an integration.
+  'approval-http': {
+    id: 'ApprovalHttp',
+    description: 'Approval pages and decisions',
+    timeout: Duration.seconds(29),
+  },
+  api: { id: 'Api', description: 'Runtime HTTP API (/v1)', timeout: Duration.seconds(29) },
+  'start-run': { id: 'StartRun', description: 'Starts runs for schedules and events' },
+};
+
+/** A task's timeout: its function's timeout plus a minute, so the Lambda timeout (a clear error) fires first. */
+export function taskTimeoutFor(handler: HandlerName): Duration {
+  const seconds = FUNCTION_SETTINGS[handler].timeout?.toSeconds() ?? RUNTIME_FUNCTION_DEFAULTS.timeoutSeconds;
+  return Duration.seconds(seconds + 60);
+}
+
+/** Throws an error naming the bad value and the fix when the props contradict each other or are malformed. */
+export function validateWorkflowRuntimeProps(
+  id: string,
+  props: WorkflowRuntimeProps,
+  provider: ModelProvider,
+): void {
+  if (provider !== 'anthropic' && provider !== 'bedrock') {
+    throw new Error(
+      `WorkflowRuntime '${id}': modelProvider '${String(provider)}' is unknown; use 'anthropic' or 'bedrock'.`,
+    );
+  }
+  if (provider === 'bedrock' && props.anthropicApiKeySecret !== undefined) {
+    throw new Error(
+      `WorkflowRuntime '${id}': anthropicApiKeySecret is set but modelProvider is 'bedrock'; ` +
+        "remove the secret or set modelProvider: 'anthropic'.",
+    );
+  }
+  if (provider === 'anthropic' && props.bedrockModelArns !== undefined) {
+    throw new Error(
+      `WorkflowRuntime '${id}': bedrockModelArns is set but modelProvider is 'anthropic'; ` +
+        "remove it or set modelProvider: 'bedrock'.",
+    );
+  }
+  const prefix = props.credentialSecretPrefix;
+  if (prefix !== undefined && !/^[A-Za-z0-9/_+=.@-]{1,64}$/.test(prefix)) {
+    throw new Error(
+      `WorkflowRuntime '${id}': credentialSecretPrefix '${prefix}' is not a secret-name prefix; ` +
+        "use characters of A-Z a-z 0-9 / _ + = . @ -, e.g. 'wf/'.",
+    );
+  }
+  const base = props.approvalBaseUrl;
+  if (base !== undefined && !base.startsWith('https://')) {
+    throw new Error(
+      `WorkflowRuntime '${id}': approvalBaseUrl '${base}' must be an https URL, e.g. 'https://approvals.example.com/approvals'.`,
+    );
+  }
+}

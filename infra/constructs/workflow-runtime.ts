@@ -1,0 +1,264 @@
+/**
+ * `WorkflowRuntime`: the whole runtime in one reusable construct. It composes the table, the functions, the
+ * state machine, the API, the triggers, approval signing and notices, and observability, and wires their
+ * environment variables (env-names.ts) and least-privilege grants.
+ */
+import { ArnFormat, RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { ApprovalNotices } from './approval-notices.ts';
+import { ApprovalSigningKey } from './approval-signing-key.ts';
+import { ENV } from './env-names.ts';
+import { acknowledge, acknowledgeGrantWildcards } from './nag.ts';
+import { Observability } from './observability.ts';
+import { RunStateMachine } from './run-state-machine.ts';
+import { RunTable } from './run-table.ts';
+import { RuntimeApi } from './runtime-api.ts';
+import { RuntimeFunction, type RuntimeFunctionProps } from './runtime-function.ts';
+import type { HandlerName } from './state-names.ts';
+import { Triggers } from './triggers.ts';
+import {
+  ANTHROPIC_API_KEY_PLACEHOLDER,
+  FUNCTION_SETTINGS,
+  type ModelProvider,
+  taskTimeoutFor,
+  validateWorkflowRuntimeProps,
+  type WorkflowRuntimeProps,
+} from './workflow-runtime-props.ts';
+
+export {
+  ANTHROPIC_API_KEY_PLACEHOLDER,
+  type ModelProvider,
+  type WorkflowRuntimeProps,
+} from './workflow-runtime-props.ts';
+
+/** The workflow runtime: everything a team deploys into its account. */
+export class WorkflowRuntime extends Construct {
+  /** The single DynamoDB table. */
+  public readonly table: RunTable;
+  /** The run state machine. */
+  public readonly runStateMachine: RunStateMachine;
+  /** The HTTP API. */
+  public readonly api: RuntimeApi;
+  /** Event bus, schedule group, Scheduler role. */
+  public readonly triggers: Triggers;
+  /** The approval-notices topic and subscriptions. */
+  public readonly approvalNotices: ApprovalNotices;
+  /** The approval-link signing keyring. */
+  public readonly signingKey: ApprovalSigningKey;
+  /** The Anthropic API key secret (`undefined` with Bedrock). */
+  public readonly anthropicApiKeySecret: secretsmanager.Secret | secretsmanager.ISecret | undefined;
+  /** Alarms and dashboard. */
+  public readonly observability: Observability;
+  /** The functions, by handler name. */
+  public readonly functions: Readonly<Record<HandlerName, RuntimeFunction>>;
+  /** The model provider. */
+  public readonly modelProvider: ModelProvider;
+  /** Base URL of approval links. */
+  public readonly approvalBaseUrl: string;
+
+  constructor(scope: Construct, id: string, props: WorkflowRuntimeProps = {}) {
+    super(scope, id);
+    this.modelProvider = props.modelProvider ?? 'anthropic';
+    validateWorkflowRuntimeProps(id, props, this.modelProvider);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const credentialPrefix = props.credentialSecretPrefix ?? 'wf/';
+
+    this.table = new RunTable(this, 'Table', { removalPolicy });
+    const functionScope = new Construct(this, 'Functions');
+    const make = (handlerName: HandlerName): RuntimeFunction => {
+      const { id: fnId, ...settings } = FUNCTION_SETTINGS[handlerName];
+      const fnProps: RuntimeFunctionProps = {
+        handlerName,
+        ...settings,
+        logRemovalPolicy: removalPolicy,
+        environment: { [ENV.tableName]: this.table.tableName },
+        ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+        ...(props.logLevel === undefined ? {} : { logLevel: props.logLevel }),
+      };
+      const fn = new RuntimeFunction(functionScope, fnId, fnProps);
+      this.table.grantReadWriteData(fn);
+      return fn;
+    };
+    const fns = {
+      turn: make('turn'),
+      'request-approval': make('request-approval'),
+      expire: make('expire'),
+      deliver: make('deliver'),
+      'mark-failed': make('mark-failed'),
+      'approval-http': make('approval-http'),
+      api: make('api'),
+      'start-run': make('start-run'),
+    } satisfies Record<HandlerName, RuntimeFunction>;
+    this.functions = fns;
+
+    this.runStateMachine = new RunStateMachine(this, 'RunStateMachine', {
+      handlers: {
+        turn: fns.turn.function,
+        requestApproval: fns['request-approval'].function,
+        expire: fns.expire.function,
+        deliver: fns.deliver.function,
+        markFailed: fns['mark-failed'].function,
+      },
+      // A task outlives its function by a minute, so the Lambda timeout (a clear error) always fires first.
+      taskTimeouts: {
+        turn: taskTimeoutFor('turn'),
+        expire: taskTimeoutFor('expire'),
+        deliver: taskTimeoutFor('deliver'),
+        markFailed: taskTimeoutFor('mark-failed'),
+      },
+      logRemovalPolicy: removalPolicy,
+      ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+    });
+    this.api = new RuntimeApi(this, 'Api', {
+      apiFunction: fns.api.function,
+      approvalFunction: fns['approval-http'].function,
+      ...(props.apiAuth === undefined ? {} : { auth: props.apiAuth }),
+      ...(props.apiThrottle === undefined ? {} : { throttle: props.apiThrottle }),
+      accessLogRemovalPolicy: removalPolicy,
+      ...(props.logRetention === undefined ? {} : { accessLogRetention: props.logRetention }),
+    });
+    this.triggers = new Triggers(this, 'Triggers', {
+      startRunFunction: fns['start-run'].function,
+      ...(props.eventBusName === undefined ? {} : { eventBusName: props.eventBusName }),
+    });
+    this.signingKey = new ApprovalSigningKey(this, 'ApprovalSigningKey');
+    this.approvalNotices = new ApprovalNotices(this, 'ApprovalNotices', {
+      ...(props.approvers === undefined ? {} : { approvers: props.approvers }),
+    });
+    this.approvalBaseUrl = props.approvalBaseUrl?.replace(/\/+$/, '') ?? `${this.api.endpoint}/approvals`;
+
+    const stateMachineArn = this.runStateMachine.stateMachine.stateMachineArn;
+
+    // turn: the model, the workflows' credentials; the approval URL is also the runtime's own host, which the
+    // egress guard of turn and deliver must never reach.
+    fns.turn
+      .addEnvironment(ENV.modelProvider, this.modelProvider)
+      .addEnvironment(ENV.credentialSecretPrefix, credentialPrefix)
+      .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
+    this.grantCredentialSecrets(fns.turn, credentialPrefix);
+    this.anthropicApiKeySecret = this.configureModel(fns.turn, props);
+
+    // request-approval: signed links out through the topic; answers the wait at once when nothing is pending.
+    fns['request-approval']
+      .addEnvironment(ENV.signingSecretArn, this.signingKey.secretArn)
+      .addEnvironment(ENV.approvalTopicArn, this.approvalNotices.topicArn)
+      .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl)
+      .addEnvironment(ENV.approvers, this.approvalNotices.approvers.join(','));
+    this.signingKey.grantRead(fns['request-approval']);
+    this.approvalNotices.grantPublish(fns['request-approval']);
+    this.runStateMachine.grantTaskResponseToTaskFunction(
+      'RequestApprovalTaskResponse',
+      fns['request-approval'].role,
+    );
+
+    // deliver: HTTP destinations may use credentials; alerts go to the alert topic.
+    fns.deliver
+      .addEnvironment(ENV.credentialSecretPrefix, credentialPrefix)
+      .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
+    this.grantCredentialSecrets(fns.deliver, credentialPrefix);
+    if (props.alertTopic !== undefined) {
+      fns.deliver.addEnvironment(ENV.alertTopicArn, props.alertTopic.topicArn);
+      props.alertTopic.grantPublish(fns.deliver);
+    }
+
+    // approval-http: verifies links, resumes the waiting execution.
+    fns['approval-http']
+      .addEnvironment(ENV.signingSecretArn, this.signingKey.secretArn)
+      .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
+    this.signingKey.grantRead(fns['approval-http']);
+    this.runStateMachine.grantTaskResponse(fns['approval-http']);
+
+    // api: starts and cancels runs, manages schedules and event rules.
+    fns.api
+      .addEnvironment(ENV.stateMachineArn, stateMachineArn)
+      .addEnvironment(ENV.apiAuth, this.api.auth.kind);
+    for (const [key, value] of Object.entries(this.triggers.environment()))
+      fns.api.addEnvironment(key, value);
+    this.runStateMachine.grantStartExecution(fns.api);
+    this.runStateMachine.grantStopExecution(fns.api);
+    this.triggers.grantManageSchedules(fns.api);
+    this.triggers.grantManageRules(fns.api);
+
+    // start-run: starts runs for schedules and events.
+    fns['start-run'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
+    this.runStateMachine.grantStartExecution(fns['start-run']);
+
+    this.observability = new Observability(this, 'Observability', {
+      stateMachine: this.runStateMachine.stateMachine,
+      turnFunction: fns.turn.function,
+      approvalFunction: fns['approval-http'].function,
+      functions: Object.fromEntries(Object.entries(fns).map(([name, fn]) => [name, fn.function])),
+      httpApi: this.api.httpApi,
+      ...(props.alarmTopic === undefined ? {} : { alarmTopic: props.alarmTopic }),
+    });
+  }
+
+  /** The API's base URL (no trailing slash). */
+  public get apiUrl(): string {
+    return this.api.endpoint;
+  }
+
+  private configureModel(
+    turn: RuntimeFunction,
+    props: WorkflowRuntimeProps,
+  ): secretsmanager.Secret | secretsmanager.ISecret | undefined {
+    if (this.modelProvider === 'bedrock') {
+      const stack = Stack.of(this);
+      const resources = props.bedrockModelArns ?? [
+        `arn:${stack.partition}:bedrock:*::foundation-model/anthropic.*`,
+        `arn:${stack.partition}:bedrock:*:${stack.account}:inference-profile/*.anthropic.*`,
+      ];
+      const grant = iam.Grant.addToPrincipal({
+        grantee: turn,
+        actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
+        resourceArns: [...resources],
+      });
+      acknowledgeGrantWildcards(
+        turn,
+        grant,
+        'Workflows choose among Anthropic models on Bedrock (by model id or cross-region inference profile); ' +
+          'access is limited to Anthropic models, not to all of Bedrock. Narrow it with bedrockModelArns.',
+      );
+      return undefined;
+    }
+    const secret =
+      props.anthropicApiKeySecret ??
+      new secretsmanager.Secret(this, 'AnthropicApiKey', {
+        description: 'Anthropic API key (plain string). Put the real key after deploying: docs/deploy.md.',
+        secretStringValue: SecretValue.unsafePlainText(ANTHROPIC_API_KEY_PLACEHOLDER),
+      });
+    if (props.anthropicApiKeySecret === undefined) {
+      acknowledge(secret, 'AwsSolutions-SMG4', {
+        reason:
+          'An Anthropic API key is issued by Anthropic, not generated by Secrets Manager: rotate it in the Anthropic ' +
+          'console and put the new value (docs/deploy.md).',
+      });
+    }
+    turn.addEnvironment(ENV.anthropicSecretArn, secret.secretArn);
+    secret.grantRead(turn);
+    return secret;
+  }
+
+  private grantCredentialSecrets(fn: RuntimeFunction, prefix: string): void {
+    const stack = Stack.of(this);
+    // Secret ARNs end in a random 6-character suffix, hence the trailing wildcard.
+    const arn = stack.formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${prefix}*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    const grant = iam.Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['secretsmanager:GetSecretValue'],
+      resourceArns: [arn],
+    });
+    acknowledgeGrantWildcards(
+      fn,
+      grant,
+      `Workflows reference credentials by secret name (credRefs) at dispatch time; reads are limited to secrets named '${prefix}…'.`,
+    );
+  }
+}

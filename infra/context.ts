@@ -1,0 +1,58 @@
+/**
+ * Reads the app's settings from CDK context (`-c key=value` or cdk.json), validated, into construct props.
+ * Keys: stackName, modelProvider, approvers (comma-separated), apiAuth (iam | jwt) with jwtIssuer and
+ * jwtAudience (comma-separated), eventBusName, removalPolicy (retain | destroy). See docs/deploy.md.
+ */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import type { Node } from 'constructs';
+import { ApiAuth } from './constructs/runtime-api.ts';
+import type { ModelProvider, WorkflowRuntimeProps } from './constructs/workflow-runtime.ts';
+
+/** The stack name when the context sets none. */
+export const DEFAULT_STACK_NAME = 'WfRuntime';
+
+/** The stack name and runtime props the context asks for. */
+export function settingsFromContext(node: Node): { stackName: string; runtime: WorkflowRuntimeProps } {
+  const get = (key: string): string | undefined => {
+    const value: unknown = node.tryGetContext(key);
+    if (value === undefined || value === null || value === '') return undefined;
+    if (Array.isArray(value)) return value.map(String).join(',');
+    return String(value);
+  };
+  const list = (key: string) =>
+    get(key)
+      ?.split(',')
+      .map((each) => each.trim())
+      .filter((each) => each !== '');
+
+  const provider = get('modelProvider');
+  if (provider !== undefined && provider !== 'anthropic' && provider !== 'bedrock') {
+    throw new Error(
+      `context modelProvider '${provider}' is unknown; use -c modelProvider=anthropic or bedrock.`,
+    );
+  }
+  const removal = get('removalPolicy');
+  if (removal !== undefined && removal !== 'retain' && removal !== 'destroy') {
+    throw new Error(`context removalPolicy '${removal}' is unknown; use -c removalPolicy=retain or destroy.`);
+  }
+  const auth = get('apiAuth');
+  if (auth !== undefined && auth !== 'iam' && auth !== 'jwt') {
+    throw new Error(
+      `context apiAuth '${auth}' is unknown; use -c apiAuth=iam or jwt (with jwtIssuer, jwtAudience).`,
+    );
+  }
+  const approvers = list('approvers');
+  const eventBusName = get('eventBusName');
+  const runtime: WorkflowRuntimeProps = {
+    ...(provider === undefined ? {} : { modelProvider: provider as ModelProvider }),
+    ...(approvers === undefined ? {} : { approvers }),
+    ...(eventBusName === undefined ? {} : { eventBusName }),
+    ...(removal === undefined
+      ? {}
+      : { removalPolicy: removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN }),
+    ...(auth === 'jwt'
+      ? { apiAuth: ApiAuth.jwt({ issuer: get('jwtIssuer') ?? '', audience: list('jwtAudience') ?? [] }) }
+      : {}),
+  };
+  return { stackName: get('stackName') ?? DEFAULT_STACK_NAME, runtime };
+}

@@ -1,0 +1,224 @@
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { describe, expect, it } from 'vitest';
+import { ApprovalNotices } from '../../infra/constructs/approval-notices.ts';
+import { RunTable } from '../../infra/constructs/run-table.ts';
+import { ApiAuth } from '../../infra/constructs/runtime-api.ts';
+import { RuntimeFunction } from '../../infra/constructs/runtime-function.ts';
+import { Triggers } from '../../infra/constructs/triggers.ts';
+import {
+  ANTHROPIC_API_KEY_PLACEHOLDER,
+  WorkflowRuntime,
+  type WorkflowRuntimeProps,
+} from '../../infra/constructs/workflow-runtime.ts';
+import { settingsFromContext } from '../../infra/context.ts';
+import { fastApp, nagFindings } from './synth.ts';
+
+const newStack = () => new Stack(fastApp(), 'Unit');
+const inlineFunction = (stack: Stack) =>
+  new lambda.Function(stack, 'Fn', {
+    runtime: lambda.Runtime.NODEJS_22_X,
+    handler: 'index.handler',
+    code: lambda.Code.fromInline('exports.handler = async () => {};'),
+  });
+
+describe('RuntimeFunction', () => {
+  it.each([
+    ['a file name as handlerName', { handlerName: 'Turn.ts' }, /handlerName 'Turn\.ts' .*kebab-case/],
+    [
+      'a missing entry',
+      { handlerName: 'no-such-handler' },
+      /functions\/no-such-handler\.ts does not exist; create it/,
+    ],
+    ['64 MiB', { handlerName: 'turn', memorySize: 64 }, /memorySize 64 .*128 to 10240/],
+    [
+      'a 16-minute timeout',
+      { handlerName: 'turn', timeout: Duration.minutes(16) },
+      /timeout 16 minutes exceeds .*Duration\.minutes\(15\)/,
+    ],
+  ])('rejects %s, naming the value and the fix', (_label, props, message) => {
+    expect(() => new RuntimeFunction(newStack(), 'Fn', props)).toThrow(message);
+  });
+
+  it('uses the defaults when only the handler is given', () => {
+    const stack = newStack();
+    new RuntimeFunction(stack, 'Fn', { handlerName: 'expire' });
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
+      MemorySize: 512,
+      Timeout: 30,
+      Architectures: ['arm64'],
+      TracingConfig: { Mode: 'Active' },
+    });
+    Template.fromStack(stack).hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+});
+
+describe('ApprovalNotices', () => {
+  it.each([
+    [['not-an-email'], /approver 'not-an-email' is not an email address/],
+    [['a@example.com, b@example.com'], /is not an email address; pass one address per entry/],
+    [['a@example.com', 'A@example.com'], /approver 'a@example.com' is listed twice/],
+  ])('rejects approvers %o', (approvers, message) => {
+    expect(() => new ApprovalNotices(newStack(), 'Notices', { approvers })).toThrow(message);
+  });
+});
+
+describe('ApiAuth', () => {
+  it.each([
+    [
+      { issuer: 'http://issuer.example.com', audience: ['x'] },
+      /issuer 'http:\/\/issuer\.example\.com' is not an https URL/,
+    ],
+    [{ issuer: 'not a url', audience: ['x'] }, /issuer 'not a url' is not an https URL/],
+    [{ issuer: 'https://issuer.example.com', audience: [] }, /audience is empty/],
+  ])('rejects jwt options %o', (options, message) => {
+    expect(() => ApiAuth.jwt(options)).toThrow(message);
+  });
+
+  it('puts a JWT authorizer on /v1 and still none on /approvals', () => {
+    const stack = newStack();
+    new WorkflowRuntime(stack, 'Runtime', {
+      apiAuth: ApiAuth.jwt({ issuer: 'https://issuer.example.com', audience: ['client-1'] }),
+    });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      JwtConfiguration: { Issuer: 'https://issuer.example.com', Audience: ['client-1'] },
+    });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'ANY /v1/{proxy+}',
+      AuthorizationType: 'JWT',
+    });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'ANY /approvals/{proxy+}',
+      AuthorizationType: 'NONE',
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ WF_API_AUTH: 'jwt' }) },
+    });
+  });
+});
+
+describe('Triggers', () => {
+  it.each([
+    [{ eventBusName: 'default' }, /eventBusName 'default' is not a custom bus name/],
+    [{ ruleNamePrefix: 'wf prefix' }, /ruleNamePrefix 'wf prefix' is invalid/],
+  ])('rejects %o', (props, message) => {
+    const stack = newStack();
+    expect(
+      () => new Triggers(stack, 'Triggers', { startRunFunction: inlineFunction(stack), ...props }),
+    ).toThrow(message);
+  });
+});
+
+describe('RunTable', () => {
+  it('refuses deletion protection on a table the stack may delete', () => {
+    expect(
+      () =>
+        new RunTable(newStack(), 'Table', { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: true }),
+    ).toThrow(/deletionProtection true contradicts removalPolicy DESTROY/);
+  });
+
+  it('deletes the table with the stack when asked to', () => {
+    const stack = newStack();
+    new RunTable(stack, 'Table', { removalPolicy: RemovalPolicy.DESTROY });
+    Template.fromStack(stack).hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Delete',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
+    });
+  });
+});
+
+describe('WorkflowRuntime', () => {
+  it.each([
+    [
+      { modelProvider: 'bedrock', anthropicApiKeySecret: 'secret' },
+      /anthropicApiKeySecret is set but modelProvider is 'bedrock'/,
+    ],
+    [{ modelProvider: 'openai' }, /modelProvider 'openai' is unknown; use 'anthropic' or 'bedrock'/],
+    [
+      { bedrockModelArns: ['arn:aws:bedrock:*::foundation-model/x'] },
+      /bedrockModelArns is set but modelProvider is 'anthropic'/,
+    ],
+    [
+      { credentialSecretPrefix: 'wf prefix/' },
+      /credentialSecretPrefix 'wf prefix\/' is not a secret-name prefix/,
+    ],
+    [
+      { approvalBaseUrl: 'http://approvals.example.com' },
+      /approvalBaseUrl 'http:\/\/approvals.example.com' must be an https URL/,
+    ],
+  ])('rejects %o', (props, message) => {
+    const stack = newStack();
+    const resolved = { ...props } as Record<string, unknown>;
+    if (resolved.anthropicApiKeySecret === 'secret') {
+      resolved.anthropicApiKeySecret = secretsmanager.Secret.fromSecretNameV2(stack, 'Key', 'anthropic');
+    }
+    expect(() => new WorkflowRuntime(stack, 'Runtime', resolved as WorkflowRuntimeProps)).toThrow(message);
+  });
+
+  it('uses a given Anthropic key secret instead of creating one', () => {
+    const stack = newStack();
+    const secret = secretsmanager.Secret.fromSecretNameV2(stack, 'Key', 'team/anthropic');
+    const runtime = new WorkflowRuntime(stack, 'Runtime', { anthropicApiKeySecret: secret });
+    expect(runtime.anthropicApiKeySecret).toBe(secret);
+    const created = Template.fromStack(stack).findResources('AWS::SecretsManager::Secret', {
+      Properties: { SecretString: ANTHROPIC_API_KEY_PLACEHOLDER },
+    });
+    expect(created).toEqual({});
+  });
+
+  it('deletes the table and every log group with the stack under RemovalPolicy.DESTROY', () => {
+    const stack = newStack();
+    new WorkflowRuntime(stack, 'Runtime', { removalPolicy: RemovalPolicy.DESTROY });
+    const template = Template.fromStack(stack);
+    const policies = ['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup'].flatMap((type) =>
+      Object.values(template.findResources(type)).map((resource) => resource.DeletionPolicy),
+    );
+    expect(policies.length).toBeGreaterThan(10);
+    expect(new Set(policies)).toEqual(new Set(['Delete']));
+  });
+
+  it('stays free of cdk-nag findings when embedded in another stack with custom props', () => {
+    const app = fastApp();
+    const stack = new Stack(app, 'Embedding');
+    new WorkflowRuntime(stack, 'Runtime', {
+      approvers: ['ops@example.com'],
+      eventBusName: 'team-events',
+      credentialSecretPrefix: 'team/',
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    expect(nagFindings(app)).toEqual([]);
+  });
+});
+
+describe('settingsFromContext', () => {
+  it('reads the stack name and runtime props from context', () => {
+    const app = fastApp();
+    app.node.setContext('stackName', 'Team');
+    app.node.setContext('modelProvider', 'bedrock');
+    app.node.setContext('approvers', 'a@example.com, b@example.com');
+    app.node.setContext('removalPolicy', 'destroy');
+    const settings = settingsFromContext(app.node);
+    expect(settings).toMatchObject({
+      stackName: 'Team',
+      runtime: {
+        modelProvider: 'bedrock',
+        approvers: ['a@example.com', 'b@example.com'],
+        removalPolicy: RemovalPolicy.DESTROY,
+      },
+    });
+  });
+
+  it.each([
+    ['modelProvider', 'openai', /context modelProvider 'openai' is unknown/],
+    ['removalPolicy', 'snapshot', /context removalPolicy 'snapshot' is unknown/],
+    ['apiAuth', 'cognito', /context apiAuth 'cognito' is unknown/],
+  ])('rejects %s=%s', (key, value, message) => {
+    const app = fastApp();
+    app.node.setContext(key, value);
+    expect(() => settingsFromContext(app.node)).toThrow(message);
+  });
+});

@@ -1,0 +1,405 @@
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { APPROVER_MESSAGE_ATTRIBUTE } from '../../infra/constructs/approval-notices.ts';
+import { COMMON_ENV, ENV } from '../../infra/constructs/env-names.ts';
+import { HANDLER_NAMES, type HandlerName } from '../../infra/constructs/state-names.ts';
+import { ANTHROPIC_API_KEY_PLACEHOLDER } from '../../infra/constructs/workflow-runtime.ts';
+import { createTableInput, TABLE_KEYS } from '../../shared/store/table.ts';
+import {
+  flatTemplate,
+  flattenIntrinsics,
+  logicalId,
+  nagFindings,
+  type SynthesizedRuntime,
+  synthRuntime,
+} from './synth.ts';
+
+const COMMON = [...Object.values(COMMON_ENV), ENV.tableName];
+/** The environment contract: exactly these variables per function. */
+const EXPECTED_ENV: Record<HandlerName, string[]> = {
+  turn: [
+    ...COMMON,
+    ENV.modelProvider,
+    ENV.credentialSecretPrefix,
+    ENV.anthropicSecretArn,
+    ENV.approvalBaseUrl,
+  ],
+  'request-approval': [
+    ...COMMON,
+    ENV.signingSecretArn,
+    ENV.approvalTopicArn,
+    ENV.approvalBaseUrl,
+    ENV.approvers,
+  ],
+  expire: COMMON,
+  deliver: [...COMMON, ENV.credentialSecretPrefix, ENV.approvalBaseUrl],
+  'mark-failed': COMMON,
+  'approval-http': [...COMMON, ENV.signingSecretArn, ENV.approvalBaseUrl],
+  api: [
+    ...COMMON,
+    ENV.stateMachineArn,
+    ENV.apiAuth,
+    ENV.eventBusName,
+    ENV.eventRulePrefix,
+    ENV.scheduleGroupName,
+    ENV.schedulerRoleArn,
+    ENV.startRunFunctionArn,
+  ],
+  'start-run': [...COMMON, ENV.stateMachineArn],
+};
+
+let synthesized: SynthesizedRuntime;
+const fnId = (handler: HandlerName) => logicalId(synthesized.stack.runtime.functions[handler].function);
+const roleId = (handler: HandlerName) => logicalId(synthesized.stack.runtime.functions[handler].role);
+/** All policy statements attached to a role, intrinsics flattened to `${Id}` strings. */
+const statementsOf = (role: string) =>
+  Object.values(flatTemplate(synthesized.template).findResources('AWS::IAM::Policy'))
+    .filter((policy) => (policy.Properties.Roles as string[]).includes(`\${${role}}`))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>);
+
+beforeAll(() => {
+  synthesized = synthRuntime({ approvers: ['Alice@Example.com', 'bob@example.com'] });
+});
+
+describe('WorkflowRuntime functions', () => {
+  it('creates one function per handler', () => {
+    synthesized.template.resourceCountIs('AWS::Lambda::Function', HANDLER_NAMES.length);
+  });
+
+  it.each(HANDLER_NAMES)(
+    'runs %s on Node.js 22+ arm64 with active tracing, its own log group and ESM',
+    (handler) => {
+      const fn = synthesized.template.findResources('AWS::Lambda::Function')[fnId(handler)];
+      expect(fn?.Properties).toMatchObject({
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        Handler: 'index.handler',
+        LoggingConfig: { LogGroup: { Ref: expect.stringMatching(/LogGroup/) } },
+      });
+      expect(Number(/^nodejs(\d+)\.x$/.exec(fn?.Properties.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
+    },
+  );
+
+  it.each(HANDLER_NAMES)('gives %s exactly its environment variables', (handler) => {
+    const fn = synthesized.template.findResources('AWS::Lambda::Function')[fnId(handler)];
+    const variables = fn?.Properties.Environment.Variables as Record<string, unknown>;
+    expect(Object.keys(variables).sort()).toEqual([...EXPECTED_ENV[handler]].sort());
+    expect(variables).toMatchObject({
+      [COMMON_ENV.nodeOptions]: '--enable-source-maps',
+      [COMMON_ENV.powertoolsServiceName]: 'wf-runtime',
+      [COMMON_ENV.powertoolsLogLevel]: 'INFO',
+      [COMMON_ENV.powertoolsMetricsNamespace]: 'WfRuntime',
+    });
+  });
+
+  it('keeps function logs one month', () => {
+    const groups = Object.values(synthesized.template.findResources('AWS::Logs::LogGroup'));
+    expect(groups.length).toBeGreaterThanOrEqual(HANDLER_NAMES.length);
+    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
+  });
+
+  it('gives the Turn function room for a 10-minute model call', () => {
+    synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('model turn'),
+      Timeout: 900,
+      MemorySize: 1024,
+    });
+  });
+
+  it('attaches no managed policy to any role', () => {
+    for (const role of Object.values(synthesized.template.findResources('AWS::IAM::Role'))) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+});
+
+describe('RunTable', () => {
+  it('matches TABLE_KEYS: keys, attributes and the two GSIs', () => {
+    const expected = createTableInput('unused');
+    const [table] = Object.values(synthesized.template.findResources('AWS::DynamoDB::Table'));
+    expect(table?.Properties.KeySchema).toEqual(expected.KeySchema);
+    expect(table?.Properties.AttributeDefinitions).toEqual(
+      expect.arrayContaining(expected.AttributeDefinitions),
+    );
+    expect(table?.Properties.AttributeDefinitions).toHaveLength(expected.AttributeDefinitions.length);
+    expect(table?.Properties.GlobalSecondaryIndexes).toEqual(expected.GlobalSecondaryIndexes);
+  });
+
+  it('is on-demand with PITR, TTL, AWS-managed encryption, retained and deletion-protected', () => {
+    synthesized.template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        TimeToLiveSpecification: { AttributeName: TABLE_KEYS.ttlAttribute, Enabled: true },
+        SSESpecification: { SSEEnabled: true },
+        DeletionProtectionEnabled: true,
+      }),
+    });
+  });
+});
+
+describe('RuntimeApi', () => {
+  it('is an HTTP API with IAM auth on /v1 and none on /approvals', () => {
+    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'ANY /v1/{proxy+}',
+      AuthorizationType: 'AWS_IAM',
+    });
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'ANY /approvals/{proxy+}',
+      AuthorizationType: 'NONE',
+    });
+    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 2);
+  });
+
+  it.each([
+    ['/v1/{proxy+}', 'api'],
+    ['/approvals/{proxy+}', 'approval-http'],
+  ] as const)('routes %s to the %s function', (path, handler) => {
+    synthesized.template.hasResourceProperties('AWS::Lambda::Permission', {
+      Principal: 'apigateway.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [fnId(handler), 'Arn'] },
+      SourceArn: {
+        'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(`${path.replace(/[{}+]/g, '.')}$`)])],
+      },
+    });
+  });
+
+  it('logs access and throttles on the $default stage', () => {
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+    });
+  });
+});
+
+describe('Triggers', () => {
+  it('creates the wf-events bus and a schedule group', () => {
+    synthesized.template.hasResourceProperties('AWS::Events::EventBus', { Name: 'wf-events' });
+    synthesized.template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+  });
+
+  it('lets Scheduler assume its role only for this account and group, to invoke only start-run', () => {
+    const role = logicalId(synthesized.stack.runtime.triggers.schedulerRole);
+    synthesized.template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: Match.objectLike({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }),
+          }),
+        ],
+      },
+    });
+    const statements = statementsOf(role);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]?.Action).toBe('lambda:InvokeFunction');
+    for (const resource of (statements[0]?.Resource ?? []) as string[]) {
+      expect(resource.startsWith(`\${${fnId('start-run')}.Arn}`)).toBe(true);
+      expect(resource).not.toContain('*');
+    }
+  });
+
+  it('lets EventBridge rules with the runtime prefix on the bus invoke start-run', () => {
+    synthesized.template.hasResourceProperties('AWS::Lambda::Permission', {
+      Principal: 'events.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [fnId('start-run'), 'Arn'] },
+      SourceArn: { 'Fn::Join': ['', Match.arrayWith([':rule/', '/wf-*'])] },
+    });
+  });
+
+  it('lets the api function manage schedules in the group, pass only the Scheduler role, and manage prefixed rules', () => {
+    const statements = statementsOf(roleId('api'));
+    const actions = (statement: Record<string, unknown>) => [statement.Action].flat() as string[];
+    const find = (action: string) => statements.filter((statement) => actions(statement).includes(action));
+    for (const action of [
+      'scheduler:CreateSchedule',
+      'scheduler:UpdateSchedule',
+      'scheduler:DeleteSchedule',
+      'scheduler:GetSchedule',
+    ]) {
+      expect(find(action).map((statement) => statement.Resource)).toEqual([
+        expect.stringMatching(/:schedule\/WfTest-Runtime-Triggers-ScheduleGroup-[0-9A-F]+\/\*$/),
+      ]);
+    }
+    expect(find('iam:PassRole').map((statement) => statement.Resource)).toEqual([
+      `\${${logicalId(synthesized.stack.runtime.triggers.schedulerRole)}.Arn}`,
+    ]);
+    for (const action of [
+      'events:PutRule',
+      'events:DeleteRule',
+      'events:DescribeRule',
+      'events:RemoveTargets',
+      'events:PutTargets',
+    ]) {
+      expect(find(action).map((statement) => statement.Resource)).toEqual([
+        expect.stringMatching(/:rule\/\$\{.+\}\/wf-\*$/),
+      ]);
+    }
+    expect(find('events:PutTargets')[0]?.Condition).toEqual({
+      ArnEquals: { 'events:TargetArn': `\${${fnId('start-run')}.Arn}` },
+    });
+  });
+});
+
+describe('approvals', () => {
+  it('encrypts the approval topic with the AWS managed SNS key and denies non-TLS publishing', () => {
+    flatTemplate(synthesized.template).hasResourceProperties('AWS::SNS::Topic', {
+      KmsMasterKeyId: Match.stringLikeRegexp(':alias/aws/sns$'),
+    });
+    synthesized.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it.each(['alice@example.com', 'bob@example.com'])(
+    'subscribes %s by email, filtered to notices for them',
+    (email) => {
+      synthesized.template.hasResourceProperties('AWS::SNS::Subscription', {
+        Protocol: 'email',
+        Endpoint: email,
+        FilterPolicy: { [APPROVER_MESSAGE_ATTRIBUTE]: [email] },
+      });
+    },
+  );
+
+  it('composes the signing keyring {"current":{"kid":"k1","secret":…}} from a generated 64-character seed', () => {
+    const { seed, secret } = synthesized.stack.runtime.signingKey;
+    synthesized.template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+    });
+    const keyring = synthesized.template.findResources('AWS::SecretsManager::Secret')[logicalId(secret)];
+    const composed = flattenIntrinsics(keyring?.Properties.SecretString) as string;
+    const reference = `{{resolve:secretsmanager:\${${logicalId(seed)}}:SecretString:::}}`;
+    expect(JSON.parse(composed)).toEqual({ current: { kid: 'k1', secret: reference } });
+  });
+
+  it('lets request-approval publish, and both approval functions read the keyring and answer the wait', () => {
+    const runtime = synthesized.stack.runtime;
+    const signing = `\${${logicalId(runtime.signingKey.secret)}}`;
+    const requestApproval = statementsOf(roleId('request-approval'));
+    expect(requestApproval).toContainEqual({
+      Action: 'sns:Publish',
+      Effect: 'Allow',
+      Resource: `\${${logicalId(runtime.approvalNotices.topic)}}`,
+    });
+    for (const handler of ['request-approval', 'approval-http'] as const) {
+      const statements = statementsOf(roleId(handler));
+      expect(statements).toContainEqual(expect.objectContaining({ Resource: signing }));
+      expect(statements).toContainEqual({
+        Action: expect.arrayContaining(['states:SendTaskSuccess', 'states:SendTaskFailure']),
+        Effect: 'Allow',
+        Resource: `\${${logicalId(runtime.runStateMachine.stateMachine)}}`,
+      });
+    }
+  });
+
+  it('lets no function read the keyring seed', () => {
+    const seed = `\${${logicalId(synthesized.stack.runtime.signingKey.seed)}}`;
+    for (const handler of HANDLER_NAMES) {
+      expect(JSON.stringify(statementsOf(roleId(handler)))).not.toContain(seed);
+    }
+  });
+});
+
+describe('model access', () => {
+  it('creates the Anthropic key secret with a placeholder and lets only Turn read it', () => {
+    synthesized.template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      SecretString: ANTHROPIC_API_KEY_PLACEHOLDER,
+    });
+    const secret = `\${${logicalId(synthesized.stack.runtime.anthropicApiKeySecret!)}}`;
+    const readers = HANDLER_NAMES.filter((handler) =>
+      statementsOf(roleId(handler)).some((statement) => statement.Resource === secret),
+    );
+    expect(readers).toEqual(['turn']);
+  });
+
+  it('with Bedrock, grants Turn InvokeModel on Anthropic models and creates no key secret', () => {
+    const bedrock = synthRuntime({ modelProvider: 'bedrock' });
+    bedrock.template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
+            Resource: Match.arrayWith([
+              {
+                'Fn::Join': [
+                  '',
+                  Match.arrayWith([Match.stringLikeRegexp('foundation-model/anthropic\\.\\*$')]),
+                ],
+              },
+            ]),
+          }),
+        ]),
+      },
+    });
+    expect(
+      bedrock.template.findResources('AWS::SecretsManager::Secret', {
+        Properties: { SecretString: ANTHROPIC_API_KEY_PLACEHOLDER },
+      }),
+    ).toEqual({});
+    expect(bedrock.stack.runtime.anthropicApiKeySecret).toBeUndefined();
+  });
+});
+
+describe('cdk-nag and synthesis', () => {
+  it('leaves no AwsSolutions finding unacknowledged', () => {
+    expect(nagFindings(synthesized.app)).toEqual([]);
+  });
+
+  it('leaves no AwsSolutions finding with Bedrock and a JWT authorizer either', async () => {
+    const { ApiAuth } = await import('../../infra/constructs/runtime-api.ts');
+    const variant = synthRuntime(
+      {
+        modelProvider: 'bedrock',
+        apiAuth: ApiAuth.jwt({ issuer: 'https://issuer.example.com', audience: ['client'] }),
+      },
+      { env: { account: '123456789012', region: 'eu-west-1' } },
+    );
+    expect(nagFindings(variant.app)).toEqual([]);
+  });
+
+  it('synthesizes without error annotations', () => {
+    expect(Annotations.fromStack(synthesized.stack).findError('*', Match.anyValue())).toEqual([]);
+  });
+
+  it('has alarms for failed executions, Turn errors and throttles, approval errors and API 5xx, and a dashboard', () => {
+    const names = Object.values(synthesized.template.findResources('AWS::CloudWatch::Alarm')).map(
+      (alarm) => alarm.Properties.MetricName,
+    );
+    expect(names.sort()).toEqual([
+      '5xx',
+      'Errors',
+      'Errors',
+      'ExecutionsFailed',
+      'ExecutionsTimedOut',
+      'Throttles',
+    ]);
+    synthesized.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  it('outputs the API URL, table, state machine, bus, topic and secrets', () => {
+    const outputs = Object.keys(synthesized.template.findOutputs('*'));
+    expect(outputs).toEqual(
+      expect.arrayContaining([
+        'ApiUrl',
+        'ApprovalBaseUrl',
+        'TableName',
+        'StateMachineArn',
+        'EventBusName',
+        'ApprovalTopicArn',
+        'SigningSecretArn',
+        'AnthropicApiKeySecretArn',
+      ]),
+    );
+  });
+});

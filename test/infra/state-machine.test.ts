@@ -1,0 +1,261 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  ENGINE_RETRYABLE_ERRORS,
+  HANDLER_BY_STATE,
+  LAMBDA_SERVICE_ERRORS,
+  STATE_NAMES,
+} from '../../infra/constructs/run-state-machine.ts';
+import type { HandlerName } from '../../infra/constructs/state-names.ts';
+import { flatTemplate, logicalId, type SynthesizedRuntime, synthRuntime } from './synth.ts';
+
+type State = Record<string, unknown> & { Type: string };
+
+let synthesized: SynthesizedRuntime;
+let flat: Template;
+let states: Record<string, State>;
+const fnArn = (handler: HandlerName) =>
+  `\${${logicalId(synthesized.stack.runtime.functions[handler].function)}.Arn}`;
+const definitionLike = (pattern: Record<string, unknown>) => ({
+  DefinitionString: Match.serializedJson(Match.objectLike(pattern)),
+});
+
+beforeAll(() => {
+  synthesized = synthRuntime();
+  flat = flatTemplate(synthesized.template);
+  const [machine] = Object.values(flat.findResources('AWS::StepFunctions::StateMachine'));
+  states = JSON.parse(machine?.Properties.DefinitionString as string).States;
+});
+
+describe('RunStateMachine', () => {
+  it('is one Standard state machine with tracing and ERROR logging without execution data', () => {
+    synthesized.template.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
+    synthesized.template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      StateMachineType: 'STANDARD',
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: Match.objectLike({ Level: 'ERROR', IncludeExecutionData: false }),
+    });
+  });
+
+  it('has exactly the states of the contract', () => {
+    expect(Object.keys(states).sort()).toEqual(Object.values(STATE_NAMES).sort());
+  });
+
+  it('starts at Turn, which passes only the run pointer and replaces the state with its result', () => {
+    flat.hasResourceProperties(
+      'AWS::StepFunctions::StateMachine',
+      definitionLike({
+        StartAt: 'Turn',
+        States: Match.objectLike({
+          Turn: Match.objectLike({
+            Type: 'Task',
+            Resource: fnArn('turn'),
+            Parameters: Match.exact({
+              'runId.$': '$.runId',
+              'turn.$': '$.turn',
+              'segmentStartTurn.$': '$.segmentStartTurn',
+            }),
+            Next: 'Route',
+          }),
+        }),
+      }),
+    );
+    expect(states.Turn).not.toHaveProperty('ResultPath');
+  });
+
+  it.each([
+    ['continue', 'Turn'],
+    ['done', 'Deliver'],
+    ['failed', 'MarkFailed'],
+    ['continue_as_new', 'ContinueAsNew'],
+  ])('routes next=%s to %s', (next, target) => {
+    flat.hasResourceProperties(
+      'AWS::StepFunctions::StateMachine',
+      definitionLike({
+        States: Match.objectLike({
+          Route: Match.objectLike({
+            Type: 'Choice',
+            Choices: Match.arrayWith([{ Variable: '$.next', StringEquals: next, Next: target }]),
+          }),
+        }),
+      }),
+    );
+  });
+
+  it('routes await_approval with a timeout to RequestApproval, and a missing next or anything else to MarkFailed', () => {
+    flat.hasResourceProperties(
+      'AWS::StepFunctions::StateMachine',
+      definitionLike({
+        States: Match.objectLike({
+          Route: Match.objectLike({
+            Choices: Match.arrayWith([
+              { Not: { Variable: '$.next', IsPresent: true }, Next: 'MarkFailed' },
+              {
+                And: [
+                  { Variable: '$.next', StringEquals: 'await_approval' },
+                  { Variable: '$.approvalTimeoutSeconds', IsPresent: true },
+                  { Variable: '$.approvalTimeoutSeconds', NumericGreaterThanEquals: 1 },
+                ],
+                Next: 'RequestApproval',
+              },
+            ]),
+            Default: 'MarkFailed',
+          }),
+        }),
+      }),
+    );
+    const choices = states.Route?.Choices as Array<Record<string, unknown>>;
+    expect(choices[0]).toEqual({ Not: { Variable: '$.next', IsPresent: true }, Next: 'MarkFailed' });
+  });
+
+  it('waits on RequestApproval for the task token, timing out by $.approvalTimeoutSeconds into Expire', () => {
+    flat.hasResourceProperties(
+      'AWS::StepFunctions::StateMachine',
+      definitionLike({
+        States: Match.objectLike({
+          RequestApproval: Match.objectLike({
+            Type: 'Task',
+            Resource: Match.stringLikeRegexp(':states:::lambda:invoke\\.waitForTaskToken$'),
+            Parameters: Match.exact({
+              FunctionName: fnArn('request-approval'),
+              Payload: {
+                'runId.$': '$.runId',
+                'turn.$': '$.turn',
+                'approvalTimeoutSeconds.$': '$.approvalTimeoutSeconds',
+                'taskToken.$': '$$.Task.Token',
+              },
+            }),
+            TimeoutSecondsPath: '$.approvalTimeoutSeconds',
+            Next: 'Turn',
+          }),
+          Expire: Match.objectLike({ Type: 'Task', Resource: fnArn('expire'), Next: 'Turn' }),
+        }),
+      }),
+    );
+    // CDK matchers cannot express JSON null; these fields are asserted on the parsed definition.
+    expect(states.RequestApproval?.ResultPath).toBeNull();
+    expect(states.Expire?.ResultPath).toBeNull();
+    expect(states.RequestApproval?.Catch).toEqual([
+      { ErrorEquals: ['States.Timeout'], ResultPath: null, Next: 'Expire' },
+      { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'MarkFailed' },
+    ]);
+  });
+
+  it('ends in Succeeded after Deliver and in Failed after MarkFailed', () => {
+    flat.hasResourceProperties(
+      'AWS::StepFunctions::StateMachine',
+      definitionLike({
+        States: Match.objectLike({
+          Deliver: Match.objectLike({ Resource: fnArn('deliver'), Next: 'Succeeded' }),
+          Succeeded: { Type: 'Succeed' },
+          MarkFailed: Match.objectLike({ Resource: fnArn('mark-failed'), Next: 'Failed' }),
+          Failed: Match.objectLike({ Type: 'Fail' }),
+        }),
+      }),
+    );
+    expect(states.Deliver?.ResultPath).toBeNull();
+  });
+
+  it('gives MarkFailed the whole state, so runId and a caught error reach it on every path', () => {
+    expect(states.MarkFailed).not.toHaveProperty('Parameters');
+    expect(states.MarkFailed).not.toHaveProperty('InputPath');
+    expect(states.MarkFailed).not.toHaveProperty('Catch');
+  });
+
+  it('continues as new in an execution of the same state machine with segmentStartTurn = turn', () => {
+    flat.hasResourceProperties(
+      'AWS::StepFunctions::StateMachine',
+      definitionLike({
+        States: Match.objectLike({
+          ContinueAsNew: Match.objectLike({
+            Type: 'Task',
+            Resource: Match.stringLikeRegexp(':states:::states:startExecution$'),
+            Parameters: Match.exact({
+              'StateMachineArn.$': '$$.StateMachine.Id',
+              Input: {
+                'runId.$': '$.runId',
+                'turn.$': '$.turn',
+                'segmentStartTurn.$': '$.turn',
+                'AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$': '$$.Execution.Id',
+              },
+            }),
+            Next: 'ContinuedAsNew',
+          }),
+          ContinuedAsNew: { Type: 'Succeed' },
+        }),
+      }),
+    );
+  });
+
+  it.each(Object.keys(HANDLER_BY_STATE))(
+    'retries %s only on Lambda service and engine errors, with backoff and jitter',
+    (name) => {
+      const retry = states[name]?.Retry as Array<Record<string, unknown>>;
+      expect(retry.map((each) => each.ErrorEquals)).toEqual([
+        [...LAMBDA_SERVICE_ERRORS],
+        [...ENGINE_RETRYABLE_ERRORS],
+      ]);
+      for (const each of retry) {
+        expect(each).toMatchObject({ JitterStrategy: 'FULL', BackoffRate: 2 });
+        expect(each.MaxAttempts).toBeGreaterThan(1);
+      }
+    },
+  );
+
+  it('retries nothing else: no other state has a Retry', () => {
+    const retrying = Object.entries(states)
+      .filter(([, state]) => 'Retry' in state)
+      .map(([name]) => name);
+    expect(retrying.sort()).toEqual(Object.keys(HANDLER_BY_STATE).sort());
+  });
+
+  it('catches every error of every Task state except MarkFailed into MarkFailed with ResultPath $.error', () => {
+    const tasks = Object.entries(states).filter(
+      ([name, state]) => state.Type === 'Task' && name !== 'MarkFailed',
+    );
+    expect(tasks.map(([name]) => name).sort()).toEqual([
+      'ContinueAsNew',
+      'Deliver',
+      'Expire',
+      'RequestApproval',
+      'Turn',
+    ]);
+    for (const [, state] of tasks) {
+      expect(state.Catch).toContainEqual({
+        ErrorEquals: ['States.ALL'],
+        ResultPath: '$.error',
+        Next: 'MarkFailed',
+      });
+      expect((state.Catch as unknown[]).at(-1)).toEqual({
+        ErrorEquals: ['States.ALL'],
+        ResultPath: '$.error',
+        Next: 'MarkFailed',
+      });
+    }
+  });
+
+  it('lets the state machine start executions of itself, and names no JSONPath as an IAM resource', () => {
+    const machineId = logicalId(synthesized.stack.runtime.runStateMachine.stateMachine);
+    const roleId = logicalId(synthesized.stack.runtime.runStateMachine.stateMachine.role);
+    synthesized.template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: [{ Action: 'states:StartExecution', Effect: 'Allow', Resource: { Ref: machineId } }],
+      },
+      Roles: [{ Ref: roleId }],
+    });
+    expect(JSON.stringify(synthesized.template.findResources('AWS::IAM::Policy'))).not.toContain('$$.');
+  });
+
+  it('lets the state machine invoke exactly its five task functions', () => {
+    const roleId = logicalId(synthesized.stack.runtime.runStateMachine.stateMachine.role);
+    const policies = Object.values(
+      flat.findResources('AWS::IAM::Policy', { Properties: { Roles: [`\${${roleId}}`] } }),
+    );
+    const invoked = policies
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>)
+      .filter((statement) => statement.Action === 'lambda:InvokeFunction')
+      .flatMap((statement) => statement.Resource as string[])
+      .filter((arn) => !arn.endsWith(':*'));
+    expect(invoked.sort()).toEqual(Object.values(HANDLER_BY_STATE).map(fnArn).sort());
+  });
+});
