@@ -1,0 +1,200 @@
+/**
+ * The local stack: the whole runtime on one machine, no AWS account.
+ * - DynamoDB Local (data on disk under the data directory), the same table definition as the CDK stack;
+ * - the CDK-synthesized state machine run by aws-local-stepfunctions, its Task states calling the same
+ *   handler modules (functions/) in process, and a local Step Functions endpoint for the SDK calls
+ *   (StartExecution, SendTaskSuccess, …), so those code paths are the AWS ones;
+ * - the HTTP API and the approval pages on a local port, with `/local/inbox` and `/local/events`;
+ * - the scripted Messages-API server (or real Claude when an API key is given), through the real SDK;
+ * - a local scheduler for schedule triggers; non-terminal runs are resumed on start.
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { Hono } from 'hono';
+import { readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { createDeliverHandler } from '../../functions/deliver.ts';
+import { createExpireHandler } from '../../functions/expire.ts';
+import { createMarkFailedHandler } from '../../functions/mark-failed.ts';
+import { createRequestApprovalHandler } from '../../functions/request-approval.ts';
+import { createTurnHandler } from '../../functions/turn.ts';
+import { synthesizeLocalDefinition } from '../../infra/local-definition.ts';
+import { createApiApp, apiKeyAuthenticator } from '../api/index.ts';
+import { APPROVAL_PAGE_HEADERS, parseKeyring } from '../approvals/index.ts';
+import { createApprovalApp, sfnTaskTokens } from '../approvals-http/index.ts';
+import type { Clock } from '../core/ports.ts';
+import { fileSecrets } from '../credentials/index.ts';
+import { createEgress } from '../egress/index.ts';
+import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
+import { consoleNotifier, inboxNotifier, type Notifier, renderInbox } from '../notify/index.ts';
+import { randomIds, systemClock } from '../runtime/clock.ts';
+import { destinations } from '../runtime/destinations.ts';
+import { actionCatalogFor, engineDeps } from '../runtime/engine-deps.ts';
+import { sfnExecutions } from '../runtime/executions-sfn.ts';
+import { modelFor } from '../runtime/model-router.ts';
+import type { ExecutionsPort } from '../runs/index.ts';
+import { DynamoStore } from '../store/index.ts';
+import { localTriggerSync } from '../triggers-sync/index.ts';
+import { listActiveRuns } from './active-runs.ts';
+import { type DynamoDbLocal, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
+import { ensureLocalFiles, type LocalFiles, localFiles } from './files.ts';
+import { type LocalScheduler, startLocalScheduler } from './scheduler.ts';
+import { LocalStepFunctions, startLocalSfnEndpoint } from './sfn/index.ts';
+import { ensureTable } from './table.ts';
+
+export type LocalStackOptions = {
+  /** Where DynamoDB data, the keyring, API keys and secrets live. Default `.local`. */
+  dataDir?: string;
+  /** Use an already running DynamoDB (Local) instead of starting one (tests). */
+  dynamodbEndpoint?: string;
+  /** Keep DynamoDB data in memory (tests). */
+  inMemory?: boolean;
+  tableName?: string;
+  /** HTTP port of the API and approval pages. Default 8787; 0 picks a free one. */
+  port?: number;
+  /** Real Claude when set; otherwise the scripted Messages-API server. */
+  anthropicApiKey?: string;
+  /** Fixtures for the scripted model; default: every examples/fixtures/*.fixture.json. */
+  fixtures?: ScriptedFixture[];
+  /** Loopback ports the egress guard may reach (local demo servers). Never the stack's own port. */
+  allowLoopbackPorts?: number[];
+  /** Schedule evaluation interval; 0 disables the local scheduler. Default 15 s. */
+  schedulerIntervalMs?: number;
+  /** Wait between Step Functions retries, scaled down locally (ms). Default 200. */
+  retryIntervalMs?: number;
+  clock?: Clock;
+  /** Where notices and lines meant for the person at the terminal go. Default: stdout. */
+  print?: (text: string) => void;
+};
+
+export type LocalStack = {
+  url: string;
+  apiKey: string;
+  owner: string;
+  files: LocalFiles;
+  store: DynamoStore;
+  sfn: LocalStepFunctions;
+  executions: ExecutionsPort;
+  inbox: ReturnType<typeof inboxNotifier>;
+  scheduler: LocalScheduler;
+  modelUrl: string | undefined;
+  resumed: string[];
+  stop(): Promise<void>;
+};
+
+const SFN_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+async function exampleFixtures(): Promise<ScriptedFixture[]> {
+  const dir = new URL('../../examples/fixtures/', import.meta.url);
+  const names = (await readdir(dir)).filter((name) => name.endsWith('.fixture.json'));
+  return Promise.all(names.map(async (name) => JSON.parse(await readFile(new URL(name, dir), 'utf8')) as ScriptedFixture));
+}
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
+  const clock = options.clock ?? systemClock;
+  const files = localFiles(options.dataDir ?? '.local');
+  const { apiKey, owner } = ensureLocalFiles(files);
+  const closers: (() => Promise<void> | void)[] = [];
+  const stop = async () => {
+    for (const close of closers.reverse()) await close();
+  };
+  try {
+    // DynamoDB
+    let dynamo: DynamoDbLocal | undefined;
+    if (!options.dynamodbEndpoint) {
+      dynamo = await startDynamoDbLocal(options.inMemory ? {} : { path: files.dynamodb });
+      closers.push(() => dynamo?.stop());
+    }
+    const store = new DynamoStore({ endpoint: options.dynamodbEndpoint ?? dynamo!.endpoint, tableName: options.tableName ?? 'wf-local' });
+    await ensureTable(store);
+
+    // Claude, or the scripted server through the same SDK
+    let modelUrl: string | undefined;
+    if (!options.anthropicApiKey) {
+      const scripted = await startScriptedModelServer({ fixtures: options.fixtures ?? (await exampleFixtures()) });
+      closers.push(() => scripted.close());
+      modelUrl = scripted.url;
+    }
+    const model = modelFor(options.anthropicApiKey ? { kind: 'anthropic', apiKey: options.anthropicApiKey } : { kind: 'scripted', baseURL: modelUrl! });
+
+    const port = options.port === 0 ? await freePort() : (options.port ?? 8787);
+    const url = `http://127.0.0.1:${port}`;
+    const keyring = parseKeyring(readFileSync(files.keyring, 'utf8'));
+    const secrets = fileSecrets(files.secrets);
+    const egress = createEgress({ allowLoopbackPorts: (options.allowLoopbackPorts ?? []).filter((p) => p !== port) });
+    const catalog = actionCatalogFor(store);
+    const inbox = inboxNotifier();
+    const notifier: Notifier = {
+      channel: 'local',
+      async notify(notice) {
+        await inbox.notify(notice);
+        await consoleNotifier(print).notify(notice);
+      },
+    };
+
+    // Step Functions: the synthesized definition, the same handlers, and an endpoint for the SDK.
+    let sfnClient: SFNClient | undefined;
+    const taskTokens = () => sfnTaskTokens(sfnClient!);
+    const { definition, functionByState } = synthesizeLocalDefinition();
+    const turnDeps = engineDeps({ store, model, egress, secrets, clock, ids: randomIds });
+    const simple = () => ({ store, clock });
+    const retry = options.retryIntervalMs ?? 200;
+    const sfn = new LocalStepFunctions({
+      definition,
+      functionByState,
+      clock,
+      retryIntervalOverrides: Object.fromEntries(Object.keys(functionByState).map((state) => [state, retry])),
+      handlers: {
+        turn: createTurnHandler(async () => turnDeps),
+        'request-approval': createRequestApprovalHandler(async () => ({ store, clock, keyring, publicBaseUrl: url, notifier, taskTokens: taskTokens() })),
+        expire: createExpireHandler(simple),
+        'mark-failed': createMarkFailedHandler(simple),
+        deliver: createDeliverHandler(async () => ({
+          store,
+          clock,
+          destinations: destinations({ catalog, egress, secrets, clock }),
+        })),
+      },
+    });
+    closers.push(() => sfn.close());
+    const endpoint = await startLocalSfnEndpoint(sfn, { port: 0 });
+    closers.push(() => endpoint.close());
+    sfnClient = new SFNClient({ endpoint: endpoint.url, region: 'local', credentials: SFN_CREDENTIALS, maxAttempts: 1 });
+    const executions = sfnExecutions(sfnClient, sfn.stateMachineArn);
+
+    // HTTP: the API, the approval pages, and the local extras.
+    const app = new Hono();
+    app.get('/local/inbox', () => new Response(renderInbox(inbox.notices(), { nowMs: clock.nowMs() }), { headers: APPROVAL_PAGE_HEADERS }));
+    app.route('/', createApprovalApp({ store, clock, keyring, taskTokens: taskTokens(), publicBaseUrl: url, actions: catalog }));
+    app.route(
+      '/',
+      createApiApp({
+        store,
+        executions,
+        clock,
+        ids: randomIds,
+        authenticator: apiKeyAuthenticator(readFileSync(files.apiKeys, 'utf8')),
+        triggerSync: localTriggerSync(store),
+        local: { events: true },
+      }),
+    );
+    const server: ServerType = await new Promise((resolve) => {
+      const started = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve(started));
+    });
+    closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    // Schedules, and runs that were in flight when the stack last stopped.
+    const scheduler = startLocalScheduler({ store, executions, clock, ids: randomIds }, { intervalMs: options.schedulerIntervalMs ?? 15_000 });
+    closers.push(() => scheduler.stop());
+    const resumed: string[] = [];
+    for (const run of await listActiveRuns(store)) {
+      await executions.start(`${run.runId}-resume-${randomIds.next('r').slice(2, 10)}`, { runId: run.runId, turn: run.turn, segmentStartTurn: run.turn });
+      resumed.push(run.runId);
+    }
+    return { url, apiKey, owner, files, store, sfn, executions, inbox, scheduler, modelUrl, resumed, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
