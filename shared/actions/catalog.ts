@@ -3,23 +3,28 @@
  * by name each time it gates a call, so nothing outside the catalog can ever be dispatched.
  */
 import type { Action, ActionCatalog } from '../core/actions.ts';
-import type { Connector } from '../schemas/connector.ts';
 import { type BuiltinActionName, isBuiltinActionName } from '../schemas/builtin-actions.ts';
+import type { Connector } from '../schemas/connector.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import { currentTimeAction } from './builtins/current-time.ts';
 import { notesAppendAction, notesPutAction } from './builtins/notes.ts';
 import type { NotesPort } from './notes-port.ts';
 
+/** A built-in, or a factory of one for the workflow asking (http_request needs the workflow's credRefs). */
+export type BuiltinEntry = Action | ((definition: WorkflowDefinition) => Action);
+
+/** What the catalog is built from. */
 export type CatalogDeps = {
   notes: NotesPort;
   /** Built-ins that need the egress guard (fetch_url, http_request); supplied by shared/actions/http. */
-  httpBuiltins?: Partial<Record<BuiltinActionName, Action>>;
-  /** Turns a connector declared in a workflow into an action. */
+  httpBuiltins?: Partial<Record<BuiltinActionName, BuiltinEntry>>;
+  /** Turns a connector declared in a workflow into an action. Must not throw. */
   connectorAction?: (name: string, connector: Connector, definition: WorkflowDefinition) => Action;
 };
 
+/** The catalog of one deployment: built-ins by name, connectors from the asking workflow. */
 export function createActionCatalog(deps: CatalogDeps): ActionCatalog {
-  const builtins: Partial<Record<BuiltinActionName, Action>> = {
+  const builtins: Partial<Record<BuiltinActionName, BuiltinEntry>> = {
     current_time: currentTimeAction,
     notes_put: notesPutAction(deps.notes),
     notes_append: notesAppendAction(deps.notes),
@@ -27,9 +32,14 @@ export function createActionCatalog(deps: CatalogDeps): ActionCatalog {
   };
   return {
     resolve(name, definition) {
-      if (isBuiltinActionName(name)) return builtins[name];
-      const connector = definition.connectors[name];
-      return connector && deps.connectorAction ? deps.connectorAction(name, connector, definition) : undefined;
+      if (isBuiltinActionName(name)) {
+        const entry = builtins[name];
+        return typeof entry === 'function' ? entry(definition) : entry;
+      }
+      const connector = Object.hasOwn(definition.connectors, name) ? definition.connectors[name] : undefined;
+      return connector && deps.connectorAction
+        ? deps.connectorAction(name, connector, definition)
+        : undefined;
     },
   };
 }

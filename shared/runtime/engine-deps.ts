@@ -1,5 +1,14 @@
 /** Assembles the turn engine's dependencies from adapters; shared by the AWS and the local composition. */
-import { createActionCatalog } from '../actions/index.ts';
+import {
+  type ConnectorOptions,
+  connectorActions,
+  createActionCatalog,
+  type HttpBuiltinOptions,
+  httpBuiltins,
+  noticingCatalog,
+  redactingModel,
+  SeenCredentials,
+} from '../actions/index.ts';
 import type { EngineConfig, TurnDeps } from '../core/engine.ts';
 import type { Clock, EgressPort, Ids, ModelPort, SecretsPort } from '../core/ports.ts';
 import { DEFAULT_PRICES } from '../core/pricing.ts';
@@ -16,8 +25,19 @@ export const defaultEngineConfig = (overrides: Partial<EngineConfig> = {}): Engi
   ...overrides,
 });
 
-/** The action catalog of a deployment: built-ins (notes kept in the store) plus workflow connectors. */
-export const actionCatalogFor = (store: DynamoStore) => createActionCatalog({ notes: store });
+/** Options of the action catalog; production passes none (strict defaults). */
+export type ActionCatalogOptions = { http?: HttpBuiltinOptions; connectors?: ConnectorOptions };
+
+/**
+ * The action catalog of a deployment: built-ins (notes kept in the store, fetch_url and http_request through
+ * the egress port) plus the connectors each workflow declares.
+ */
+export const actionCatalogFor = (store: DynamoStore, options: ActionCatalogOptions = {}) =>
+  createActionCatalog({
+    notes: store,
+    httpBuiltins: httpBuiltins(options.http),
+    connectorAction: connectorActions(options.connectors),
+  });
 
 export function engineDeps(args: {
   store: DynamoStore;
@@ -28,10 +48,12 @@ export function engineDeps(args: {
   ids: Ids;
   config?: Partial<EngineConfig>;
 }): TurnDeps {
+  // Credential values the model repeats are redacted before the transcript stores them (docs/actions.md).
+  const seen = new SeenCredentials();
   return {
     store: args.store,
-    model: args.model,
-    actions: actionCatalogFor(args.store),
+    model: redactingModel(args.model, args.secrets, seen),
+    actions: noticingCatalog(actionCatalogFor(args.store), seen),
     egress: args.egress,
     secrets: args.secrets,
     clock: args.clock,

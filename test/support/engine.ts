@@ -1,5 +1,5 @@
 /** Test support for the turn engine: a scripted model fake, a recording egress, fault injection and a driver. */
-import { createActionCatalog } from '../../shared/actions/index.ts';
+import { connectorActions, createActionCatalog, httpBuiltins } from '../../shared/actions/index.ts';
 import type { EngineConfig, TurnDeps } from '../../shared/core/engine.ts';
 import type { TurnOutcome } from '../../shared/core/outcome.ts';
 import type {
@@ -113,7 +113,7 @@ export function engineDeps(store: DynamoStore, model: ModelPort, overrides: Part
   return {
     store,
     model,
-    actions: createActionCatalog({ notes: store }),
+    actions: createActionCatalog({ notes: store, httpBuiltins: httpBuiltins(), connectorAction: connectorActions() }),
     egress: noEgress,
     secrets: noSecrets,
     clock: new FixedClock(),

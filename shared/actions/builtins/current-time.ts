@@ -26,7 +26,11 @@ export const currentTimeAction: Action = {
   async run(input, ctx) {
     const { timezone } = input as { timezone: string };
     const now = new Date(ctx.clock.nowMs());
-    const local = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, dateStyle: 'full', timeStyle: 'long' }).format(now);
+    const local = new Intl.DateTimeFormat('en-GB', {
+      timeZone: timezone,
+      dateStyle: 'full',
+      timeStyle: 'long',
+    }).format(now);
     return { content: `${now.toISOString()} (UTC); in ${timezone}: ${local}`, isError: false };
   },
 };

@@ -3,7 +3,10 @@ import { z } from 'zod';
 import type { Action } from '../../core/actions.ts';
 import type { NotesPort } from '../notes-port.ts';
 
-const NoteName = z.string().regex(/^[a-z0-9_-]{1,64}$/, 'lowercase letters, digits, _ and -').describe('The note name.');
+const NoteName = z
+  .string()
+  .regex(/^[a-z0-9_-]{1,64}$/, 'lowercase letters, digits, _ and -')
+  .describe('The note name.');
 
 export function notesPutAction(notes: NotesPort): Action {
   return {

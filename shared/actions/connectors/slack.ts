@@ -1,0 +1,101 @@
+/**
+ * `slack_webhook` connectors: the incoming-webhook URL is the secret (resolved from the declared slot at
+ * dispatch time, never shown). It must be an https://hooks.slack.com/… URL; anything else is refused before
+ * a request is made. Tests may add a loopback origin through `allowedOrigins`; production never does.
+ */
+import { z } from 'zod';
+import type { Action } from '../../core/actions.ts';
+import type { SlackWebhookConnectorSchema } from '../../schemas/connector.ts';
+import type { WorkflowDefinition } from '../../schemas/workflow.ts';
+import { ConnectorConfigError } from '../errors.ts';
+import { egressFailure } from '../outcome.ts';
+import { resolveSlot, sendConnectorRequest } from './send.ts';
+
+/** A declared `slack_webhook` connector. */
+export type SlackWebhookConnector = z.output<typeof SlackWebhookConnectorSchema>;
+
+/** The only origin a Slack webhook secret may point at in production. */
+export const SLACK_WEBHOOK_ORIGIN = 'https://hooks.slack.com';
+
+/** Input of a Slack message: text and optional Block Kit blocks. */
+export const SlackMessageInput = z
+  .object({
+    text: z
+      .string()
+      .min(1)
+      .max(40_000)
+      .describe('The message (Slack mrkdwn). Also the notification text when blocks are given.'),
+    blocks: z
+      .array(z.record(z.string(), z.unknown()))
+      .max(50)
+      .optional()
+      .describe('Optional Block Kit blocks.'),
+  })
+  .strict();
+
+/** The webhook URL from a secret, or a `ConnectorConfigError` that never quotes the secret. */
+export function slackWebhookUrl(connector: string, secret: string, allowedOrigins: readonly string[]): URL {
+  let url: URL;
+  try {
+    url = new URL(secret.trim());
+  } catch {
+    throw new ConnectorConfigError(connector, 'the webhook secret is not a URL');
+  }
+  if (
+    !allowedOrigins.includes(url.origin) ||
+    url.username !== '' ||
+    url.password !== '' ||
+    url.pathname.length < 2
+  ) {
+    throw new ConnectorConfigError(
+      connector,
+      'the webhook secret is not an https Slack incoming-webhook URL on hooks.slack.com',
+    );
+  }
+  return url;
+}
+
+/** The action of a `slack_webhook` connector. */
+export function slackWebhookAction(
+  name: string,
+  connector: SlackWebhookConnector,
+  definition: WorkflowDefinition,
+  options: { allowedOrigins?: readonly string[] } = {},
+): Action {
+  const origins = options.allowedOrigins ?? [SLACK_WEBHOOK_ORIGIN];
+  return {
+    name,
+    description: connector.description,
+    input: SlackMessageInput,
+    idempotent: connector.idempotent,
+    irreversible: connector.irreversible || connector.externalPublish,
+    async run(raw, ctx) {
+      const message = raw as z.output<typeof SlackMessageInput>;
+      const url = slackWebhookUrl(
+        name,
+        await resolveSlot(ctx, name, definition, connector.credential.slot),
+        origins,
+      );
+      try {
+        const response = await sendConnectorRequest(ctx, {
+          method: 'POST',
+          url,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(
+            message.blocks ? { text: message.text, blocks: message.blocks } : { text: message.text },
+          ),
+        });
+        if (response.status >= 400) {
+          return {
+            content: `Slack refused the message: HTTP ${response.status} ${response.body.slice(0, 200)}`,
+            isError: true,
+          };
+        }
+        return { content: 'Posted to Slack.', isError: false };
+      } catch (error) {
+        // The host is all an egress error could name, but the URL is a secret: say only why.
+        return egressFailure(error, { hideDetail: true });
+      }
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * `fetch_url{url}`: GET a page through the egress guard and return readable text. HTML is reduced to
+ * text (html-text.ts), other text types pass through, binary bodies are refused; the text is capped
+ * (default 20,000 characters, said in the result when cut). Idempotent: a GET may be repeated.
+ */
+import { z } from 'zod';
+import type { Action } from '../../core/actions.ts';
+import type { WorkflowDefinition } from '../../schemas/workflow.ts';
+import { credentialProblem } from '../credential-check.ts';
+import { egressFailure, failed, succeeded } from '../outcome.ts';
+import { htmlToText } from './html-text.ts';
+import { bodyKind, capText, DEFAULT_MAX_TEXT_CHARS, mediaTypeOf } from './response-text.ts';
+import { HttpUrlInput } from './url.ts';
+
+/** Input of `fetch_url`. */
+export const FetchUrlInput = z
+  .object({ url: HttpUrlInput.describe('Absolute http(s) URL of the page.') })
+  .strict();
+
+/** Characters of an error page's text shown with an HTTP error. */
+const ERROR_PAGE_CHARS = 1_000;
+
+const ACCEPT =
+  'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,text/*;q=0.7,*/*;q=0.1';
+
+/** Options of `fetch_url`: text cap (default 20,000) and User-Agent. */
+export type FetchUrlOptions = { maxTextChars?: number; userAgent?: string };
+
+/** The fetch_url action for one workflow (its credRefs are what the credential check looks for). */
+export function fetchUrlAction(definition: WorkflowDefinition, options: FetchUrlOptions = {}): Action {
+  const maxChars = options.maxTextChars ?? DEFAULT_MAX_TEXT_CHARS;
+  return {
+    name: 'fetch_url',
+    description:
+      'Read a web page or text document (GET). HTML comes back as readable text with headings, paragraphs, ' +
+      `list items and links; at most ${maxChars} characters. Binary files are not supported.`,
+    input: FetchUrlInput,
+    idempotent: true,
+    irreversible: false,
+    async run(raw, ctx) {
+      const { url } = raw as z.output<typeof FetchUrlInput>;
+      const problem = await credentialProblem(ctx, definition, [url]);
+      if (problem) return failed(`Refused: ${problem}. Nothing was sent.`);
+      let response: Awaited<ReturnType<typeof ctx.egress.request>>;
+      try {
+        response = await ctx.egress.request({
+          method: 'GET',
+          url,
+          headers: { accept: ACCEPT, ...(options.userAgent ? { 'user-agent': options.userAgent } : {}) },
+        });
+      } catch (error) {
+        return egressFailure(error);
+      }
+      const contentType = response.headers['content-type'];
+      const kind = bodyKind(contentType, response.body);
+      const type = mediaTypeOf(contentType) || 'no content-type';
+      if (kind === 'binary') {
+        return failed(
+          `fetch_url reads text only: ${response.url || url} is ${type} (binary), which is not shown.`,
+        );
+      }
+      const page =
+        kind === 'html'
+          ? htmlToText(response.body, response.url || url)
+          : { title: undefined, text: response.body };
+      const head = [
+        `${response.url || url}`,
+        `HTTP ${response.status}, ${type}`,
+        ...(page.title ? [`Title: ${page.title}`] : []),
+      ].join('\n');
+      if (response.status >= 400) return failed(`${head}\n\n${capText(page.text, ERROR_PAGE_CHARS)}`);
+      return succeeded(`${head}\n\n${capText(page.text, maxChars)}`);
+    },
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * `http_request{method, url, headers, body}`: the universal HTTP action, through the egress guard.
+ * Model-supplied headers go to the egress port, which strips the forbidden ones; a request carrying a
+ * credential value is refused before anything is sent. Not idempotent: `Action.idempotent` is one flag
+ * per action, and a POST that crashed mid-flight must never be repeated blindly (the ledger settles it as
+ * "outcome unknown"); reads that may be repeated belong to `fetch_url`.
+ */
+import { z } from 'zod';
+import type { Action } from '../../core/actions.ts';
+import type { WorkflowDefinition } from '../../schemas/workflow.ts';
+import { credentialProblem } from '../credential-check.ts';
+import { egressFailure, failed } from '../outcome.ts';
+import { DEFAULT_MAX_TEXT_CHARS, httpResultText } from './response-text.ts';
+import { HttpUrlInput } from './url.ts';
+
+/** Methods `http_request` sends (the guard refuses CONNECT and TRACE anyway). */
+export const HTTP_REQUEST_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+/** Cap on a request body, serialised. */
+export const MAX_REQUEST_BODY_CHARS = 256 * 1024;
+/** Cap on the number of model-supplied headers. */
+export const MAX_REQUEST_HEADERS = 32;
+
+const HeaderName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, 'must be an HTTP header name');
+const HeaderValue = z
+  .string()
+  .max(8192)
+  .regex(/^[^\r\n\0]*$/, 'must not contain line breaks');
+
+/** Input of `http_request`. */
+export const HttpRequestInput = z
+  .object({
+    method: z.enum(HTTP_REQUEST_METHODS).default('GET').describe('HTTP method, default GET.'),
+    url: HttpUrlInput.describe('Absolute http(s) URL.'),
+    headers: z
+      .record(HeaderName, HeaderValue)
+      .refine(
+        (headers) => Object.keys(headers).length <= MAX_REQUEST_HEADERS,
+        `at most ${MAX_REQUEST_HEADERS} headers`,
+      )
+      .optional()
+      .describe('Request headers. Never put credentials here: the runtime refuses such requests.'),
+    body: z
+      .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
+      .optional()
+      .describe('Request body: a string, or a JSON object/array (sent as application/json).'),
+  })
+  .strict()
+  .superRefine((input, ctx) => {
+    if (input.body !== undefined && (input.method === 'GET' || input.method === 'HEAD')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['body'],
+        message: `a ${input.method} request cannot have a body`,
+      });
+    }
+    if (input.body !== undefined && bodyText(input.body).length > MAX_REQUEST_BODY_CHARS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['body'],
+        message: `must be at most ${MAX_REQUEST_BODY_CHARS} characters`,
+      });
+    }
+  });
+export type HttpRequestInput = z.output<typeof HttpRequestInput>;
+
+const bodyText = (body: NonNullable<HttpRequestInput['body']>): string =>
+  typeof body === 'string' ? body : JSON.stringify(body);
+
+/** Options of `http_request`: text cap (default 20,000). */
+export type HttpRequestOptions = { maxTextChars?: number };
+
+/** The http_request action for one workflow (its credRefs are what the credential check looks for). */
+export function httpRequestAction(definition: WorkflowDefinition, options: HttpRequestOptions = {}): Action {
+  const maxChars = options.maxTextChars ?? DEFAULT_MAX_TEXT_CHARS;
+  return {
+    name: 'http_request',
+    description:
+      'Send an HTTP request to a public URL and get the status, the main response headers and the body text ' +
+      `(at most ${maxChars} characters). Never include credentials: the runtime refuses such requests.`,
+    input: HttpRequestInput,
+    idempotent: false,
+    irreversible: false,
+    async run(raw, ctx) {
+      const input = raw as HttpRequestInput;
+      const body = input.body === undefined ? undefined : bodyText(input.body);
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(input.headers ?? {})) {
+        if (name.toLowerCase() !== 'idempotency-key') headers[name] = value;
+      }
+      if (
+        typeof input.body === 'object' &&
+        !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')
+      ) {
+        headers['content-type'] = 'application/json';
+      }
+      const headerText = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+      const problem = await credentialProblem(ctx, definition, [input.url, ...headerText, body ?? '']);
+      if (problem) return failed(`Refused: ${problem}. Nothing was sent.`);
+      // The ledger's key, so a server can recognise a repeat; the model's own value is not used.
+      headers['Idempotency-Key'] = ctx.idempotencyKey;
+      try {
+        const response = await ctx.egress.request({
+          method: input.method,
+          url: input.url,
+          headers,
+          ...(body === undefined ? {} : { body }),
+        });
+        return httpResultText(response, maxChars);
+      } catch (error) {
+        return egressFailure(error);
+      }
+    },
+  };
+}
