@@ -125,6 +125,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const egress = createEgress({ allowLoopbackPorts: (options.allowLoopbackPorts ?? []).filter((p) => p !== port) });
     const catalog = actionCatalogFor(store);
     const inbox = inboxNotifier();
+    // Locally the terminal is the approver's inbox: keep it readable; problems still reach stderr.
+    const logger = {
+      info: () => undefined,
+      warn: (message: string, fields: Record<string, unknown>) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`),
+      error: (message: string, fields: Record<string, unknown>) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`),
+    };
     const notifier: Notifier = {
       channel: 'local',
       async notify(notice) {
@@ -147,7 +153,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       retryIntervalOverrides: Object.fromEntries(Object.keys(functionByState).map((state) => [state, retry])),
       handlers: {
         turn: createTurnHandler(async () => turnDeps),
-        'request-approval': createRequestApprovalHandler(async () => ({ store, clock, keyring, publicBaseUrl: url, notifier, taskTokens: taskTokens() })),
+        'request-approval': createRequestApprovalHandler(async () => ({ store, clock, keyring, publicBaseUrl: url, notifier, taskTokens: taskTokens(), logger })),
         expire: createExpireHandler(simple),
         'mark-failed': createMarkFailedHandler(simple),
         deliver: createDeliverHandler(async () => ({
@@ -166,7 +172,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // HTTP: the API, the approval pages, and the local extras.
     const app = new Hono();
     app.get('/local/inbox', () => new Response(renderInbox(inbox.notices(), { nowMs: clock.nowMs() }), { headers: APPROVAL_PAGE_HEADERS }));
-    app.route('/', createApprovalApp({ store, clock, keyring, taskTokens: taskTokens(), publicBaseUrl: url, actions: catalog }));
+    app.route('/', createApprovalApp({ store, clock, keyring, taskTokens: taskTokens(), publicBaseUrl: url, actions: catalog, logger }));
     app.route(
       '/',
       createApiApp({

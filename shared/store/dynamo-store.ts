@@ -18,6 +18,13 @@ import { keys, prefixes } from './keys.ts';
 import { queryPrefix } from './reads.ts';
 import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
 import {
+  deleteTriggerIndex,
+  listTriggerIndex,
+  putTriggerIndex,
+  type TriggerIndexEntry,
+  type TriggerIndexType,
+} from './trigger-index.ts';
+import {
   getWorkflowHead,
   getWorkflowVersion,
   listWorkflowHeads,
@@ -93,6 +100,20 @@ export class DynamoStore implements RunStore, NotesPort {
   }
   listApprovals(query: Parameters<typeof listApprovals>[1]) {
     return listApprovals(this.ctx, query);
+  }
+
+  // ---- trigger index (schedules and event patterns across owners, for the local stack)
+  /** Indexes an enabled workflow's schedule or event trigger (replacing its previous entry). */
+  putTriggerIndex(entry: TriggerIndexEntry): Promise<void> {
+    return putTriggerIndex(this.ctx, entry);
+  }
+  /** Removes a workflow from the trigger index. */
+  deleteTriggerIndex(owner: string, workflowId: string): Promise<void> {
+    return deleteTriggerIndex(this.ctx, owner, workflowId);
+  }
+  /** Every indexed workflow with a trigger of this type, across owners. */
+  listTriggerIndex(type: TriggerIndexType): Promise<TriggerIndexEntry[]> {
+    return listTriggerIndex(this.ctx, type);
   }
 
   // ---- per-day spend (read side; writes go through commit)

@@ -1,0 +1,65 @@
+/**
+ * The API as one Hono app: web-standard `fetch(Request) → Response`. On AWS it is served by API Gateway
+ * (HTTP API) through `hono/aws-lambda`, locally by `@hono/node-server`; both are wired by the caller. It may
+ * also be mounted into another Hono app (`parent.route('/', api)`): its middleware, fallbacks and error
+ * handler are scoped to its own paths (`/v1/*`, `/local/events`), so they neither leak onto the parent's
+ * routes nor depend on the parent's `notFound`.
+ */
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { requireIdentity } from './auth.ts';
+import type { ApiDeps, ApiEnv } from './deps.ts';
+import { errorBody, handleError } from './errors.ts';
+import { openApiDocument } from './openapi.ts';
+import { approvalRoutes } from './routes/approvals.ts';
+import { localEventRoutes } from './routes/local-events.ts';
+import { runRoutes } from './routes/runs.ts';
+import { workflowRoutes } from './routes/workflows.ts';
+import { MAX_BODY_BYTES } from './schemas.ts';
+
+/** Builds the API from its ports. */
+export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  app.onError(handleError);
+  const limit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) =>
+      c.json(errorBody('payload_too_large', `the body is larger than ${MAX_BODY_BYTES} bytes`), 413),
+  });
+  const authenticated = requireIdentity(deps.authenticator);
+
+  const document = openApiDocument();
+  app.get('/v1/openapi.json', (c) => c.json(document));
+
+  app.use('/v1/*', limit, authenticated);
+  app.route('/v1/workflows', workflowRoutes(deps));
+  app.route('/v1', runRoutes(deps));
+  app.route('/v1/approvals', approvalRoutes(deps));
+  if (deps.local?.events) {
+    app.use('/local/events', limit, authenticated);
+    app.route('/local', localEventRoutes(deps));
+  }
+
+  // Fallbacks, registered last: a path that exists with other methods is a 405 with Allow, anything else a 404.
+  const patterns = app.routes
+    .filter((route) => route.method !== 'ALL')
+    .map((route) => ({
+      method: route.method,
+      regex: new RegExp(
+        `^${route.path.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll(/:[A-Za-z]+/g, '[^/]+')}$`,
+      ),
+    }));
+  const fallback = (c: Context) => {
+    const allowed = [...new Set(patterns.filter((p) => p.regex.test(c.req.path)).map((p) => p.method))];
+    if (allowed.length > 0) {
+      if (allowed.includes('GET')) allowed.push('HEAD');
+      c.header('Allow', allowed.join(', '));
+      return c.json(errorBody('method_not_allowed', `use ${allowed.join(', ')} on this path`), 405);
+    }
+    return c.json(errorBody('not_found', 'route not found'), 404);
+  };
+  app.all('/v1/*', fallback);
+  if (deps.local?.events) app.all('/local/events', fallback);
+  app.notFound(fallback);
+  return app;
+}

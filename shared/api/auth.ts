@@ -1,0 +1,147 @@
+/**
+ * Authenticators: the owner always comes from verified identity, never from a body.
+ * - IAM (API Gateway HTTP API, IAM authorization): the caller's account and IAM identity, normalized.
+ * - JWT (API Gateway JWT authorizer): a claim of the verified token (`sub` by default).
+ * - API keys (local): `Authorization: Bearer <key>`, looked up in a keys file with a constant-time compare.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createMiddleware } from 'hono/factory';
+import { z } from 'zod';
+import { OwnerIdSchema } from '../schemas/common.ts';
+import type { ApiEnv, Authenticator, Identity } from './deps.ts';
+import { ApiError, AuthConfigError } from './errors.ts';
+
+const principalOf = (value: string) => value.replaceAll(/\s/g, '_').slice(0, 512);
+const validOwner = (owner: string) => (OwnerIdSchema.safeParse(owner).success ? owner : undefined);
+
+const IamEnvSchema = z.object({
+  event: z.object({
+    requestContext: z.object({
+      authorizer: z.object({ iam: z.object({ accountId: z.string(), userArn: z.string() }) }),
+    }),
+  }),
+});
+
+/**
+ * The owner of an IAM caller: `<account>:<kind>:<name>`, where kind is `user`, `role` (an assumed role; the
+ * session name is dropped, so every session of a role is one owner) or `federated-user`, and the root user is
+ * `<account>:root`. IAM paths are dropped (names are unique per account); `=` and `,` in names are written
+ * `=3D` and `=2C`. Undefined when the ARN is not an IAM caller of `accountId`.
+ */
+export function ownerFromIamArn(accountId: string, userArn: string): string | undefined {
+  const match = /^arn:aws[a-z-]*:(iam|sts)::(\d{12}):(.+)$/.exec(userArn);
+  if (!match || match[2] !== accountId) return undefined;
+  const [, service, account, resource = ''] = match;
+  const segments = resource.split('/');
+  const head = segments[0];
+  let kind: string;
+  let name: string | undefined;
+  if (service === 'iam' && resource === 'root') return validOwner(`${account}:root`);
+  if (service === 'sts' && head === 'assumed-role') [kind, name] = ['role', segments[1]];
+  else if (service === 'iam' && (head === 'user' || head === 'role')) [kind, name] = [head, segments.at(-1)];
+  else if (service === 'sts' && head === 'federated-user') [kind, name] = ['federated-user', segments[1]];
+  else return undefined;
+  if (!name || segments.length < 2) return undefined;
+  return validOwner(`${account}:${kind}:${name.replaceAll('=', '=3D').replaceAll(',', '=2C')}`);
+}
+
+/** IAM (SigV4) callers, from `requestContext.authorizer.iam` of the HTTP API's Lambda event. */
+export function iamAuthenticator(): Authenticator {
+  return {
+    authenticate(_request, env) {
+      const parsed = IamEnvSchema.safeParse(env);
+      if (!parsed.success) return undefined;
+      const { accountId, userArn } = parsed.data.event.requestContext.authorizer.iam;
+      const owner = ownerFromIamArn(accountId, userArn);
+      return owner ? { owner, principal: principalOf(userArn) } : undefined;
+    },
+  };
+}
+
+const JwtEnvSchema = z.object({
+  event: z.object({
+    requestContext: z.object({
+      authorizer: z.object({ jwt: z.object({ claims: z.record(z.string(), z.unknown()) }) }),
+    }),
+  }),
+});
+
+/** Callers with a token the JWT authorizer verified; the owner is `ownerClaim` (default `sub`). */
+export function jwtAuthenticator(options: { ownerClaim?: string } = {}): Authenticator {
+  const ownerClaim = options.ownerClaim ?? 'sub';
+  return {
+    authenticate(_request, env) {
+      const parsed = JwtEnvSchema.safeParse(env);
+      if (!parsed.success) return undefined;
+      const { claims } = parsed.data.event.requestContext.authorizer.jwt;
+      const sub = claims.sub;
+      const owner = claims[ownerClaim];
+      if (typeof sub !== 'string' || sub === '' || typeof owner !== 'string') return undefined;
+      const valid = validOwner(owner);
+      return valid ? { owner: valid, principal: principalOf(sub) } : undefined;
+    },
+  };
+}
+
+/** The local API keys file: `{ "keys": { "<key>": { "owner": "alice", "principal"?: "alice@laptop" } } }`. */
+export const ApiKeysFileSchema = z
+  .object({
+    keys: z.record(
+      z.string().min(16, 'API keys must be at least 16 characters').max(256),
+      z.object({ owner: OwnerIdSchema, principal: z.string().min(1).max(256).optional() }).strict(),
+    ),
+  })
+  .strict();
+
+const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/** Local callers with an API key from the keys file (its contents, JSON). Throws AuthConfigError when unusable. */
+export function apiKeyAuthenticator(keysFile: string): Authenticator {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(keysFile);
+  } catch (error) {
+    throw new AuthConfigError('the API keys file is not valid JSON', { cause: error });
+  }
+  const parsed = ApiKeysFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AuthConfigError(
+      `the API keys file is invalid: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`,
+    );
+  }
+  const entries = Object.entries(parsed.data.keys).map(([key, entry]) => ({
+    digest: digest(key),
+    identity: { owner: entry.owner, principal: principalOf(entry.principal ?? entry.owner) } as Identity,
+  }));
+  return {
+    authenticate(request) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
+      if (!match?.[1]) return undefined;
+      // Equal-length digests, every key compared: the time taken says nothing about which bytes matched.
+      const presented = digest(match[1]);
+      let found: Identity | undefined;
+      for (const entry of entries) if (timingSafeEqual(entry.digest, presented)) found ??= entry.identity;
+      return found;
+    },
+  };
+}
+
+/** Middleware: verify the caller or answer 401; the identity is then `c.get('identity')`. */
+export function requireIdentity(authenticator: Authenticator) {
+  return createMiddleware<ApiEnv>(async (c, next) => {
+    const identity = await authenticator.authenticate(c.req.raw, c.env);
+    if (!identity) {
+      throw new ApiError(
+        401,
+        'unauthenticated',
+        'authentication is required: a signed request, a token or an API key',
+        {
+          headers: { 'WWW-Authenticate': 'Bearer' },
+        },
+      );
+    }
+    c.set('identity', identity);
+    await next();
+  });
+}

@@ -1,0 +1,36 @@
+/** What the API app is built from (ports, injected) and what each request carries: the verified identity. */
+import type { Context } from 'hono';
+import type { Clock, Ids } from '../core/ports.ts';
+import type { ExecutionsPort } from '../runs/index.ts';
+import type { DynamoStore } from '../store/index.ts';
+import type { TriggerSync } from '../triggers-sync/port.ts';
+
+/** Who is calling: `owner` fences every read and write; `principal` is recorded as the actor. */
+export type Identity = { owner: string; principal: string };
+
+/**
+ * Verifies the caller. `env` is the server's binding: on Lambda (`hono/aws-lambda`) it holds the API Gateway
+ * event as `env.event`; under `@hono/node-server` it holds the Node request. Undefined means 401.
+ */
+export interface Authenticator {
+  authenticate(request: Request, env: unknown): Identity | undefined | Promise<Identity | undefined>;
+}
+
+export type ApiDeps = {
+  store: DynamoStore;
+  executions: ExecutionsPort;
+  clock: Clock;
+  ids: Ids;
+  authenticator: Authenticator;
+  triggerSync: TriggerSync;
+  /** The local stack's extras: `POST /local/events`. */
+  local?: { events: true };
+};
+
+export type ApiEnv = { Variables: { identity: Identity } };
+export type ApiContext = Context<ApiEnv>;
+
+export const isoNow = (clock: Clock): string => new Date(clock.nowMs()).toISOString();
+
+/** The audit actor for a principal: `owner:<principal>` without whitespace (the audit schema's rule). */
+export const actorOf = (identity: Identity): string => `owner:${identity.principal.replaceAll(/\s/g, '_')}`;

@@ -1,0 +1,117 @@
+/**
+ * API errors and the one `onError` handler: every failure leaves as `{ error: { code, message, fields? } }`.
+ * Domain errors of the store and the run service are mapped here; anything unknown is a 500 whose message
+ * is not shown to the caller.
+ */
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { WorkflowNotRunnableError } from '../runs/index.ts';
+import {
+  AlreadyExistsError,
+  IdempotencyConflictError,
+  InvalidPageTokenError,
+  RunConflictError,
+  StoreThrottledError,
+  WorkflowConflictError,
+} from '../store/index.ts';
+import { TriggerSyncError } from '../triggers-sync/errors.ts';
+import type { FieldError } from '../workflow-file/errors.ts';
+
+export type ErrorBody = { error: { code: string; message: string; fields?: FieldError[] } };
+
+/** An error with the status, code and message the caller gets. */
+export class ApiError extends HTTPException {
+  readonly code: string;
+  readonly fields: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+  constructor(
+    status: ContentfulStatusCode,
+    code: string,
+    message: string,
+    options: { fields?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(status, { message, cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.fields = options.fields;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** The authenticator cannot be built from its configuration (e.g. an invalid API keys file). */
+export class AuthConfigError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AuthConfigError';
+  }
+}
+
+/** 404 with one body for "missing" and "someone else's", so ids cannot be probed. */
+export const notFound = (what: 'workflow' | 'version' | 'run' | 'route') =>
+  new ApiError(404, 'not_found', `${what} not found`);
+
+/** 400 naming the offending fields. */
+export const invalid = (fields: FieldError[], message = 'the request is invalid') =>
+  new ApiError(400, 'validation_failed', message, { fields });
+
+export function errorBody(code: string, message: string, fields?: FieldError[]): ErrorBody {
+  return { error: { code, message, ...(fields && fields.length > 0 ? { fields } : {}) } };
+}
+
+function mapDomainError(error: unknown): ApiError | undefined {
+  if (error instanceof AlreadyExistsError) return new ApiError(409, 'already_exists', error.message);
+  if (error instanceof IdempotencyConflictError) {
+    return new ApiError(
+      409,
+      'idempotency_conflict',
+      'Idempotency-Key was already used for a different request',
+      {
+        fields: [{ path: 'Idempotency-Key', message: 'was already used with a different body' }],
+      },
+    );
+  }
+  if (error instanceof WorkflowNotRunnableError) {
+    return error.reason === 'disabled'
+      ? new ApiError(409, 'workflow_disabled', 'the workflow is disabled; enable it to start runs')
+      : notFound('workflow');
+  }
+  if (error instanceof WorkflowConflictError || error instanceof RunConflictError) {
+    return new ApiError(409, 'concurrent_update', 'it changed concurrently; reload and retry');
+  }
+  if (error instanceof InvalidPageTokenError) {
+    return invalid([{ path: 'nextToken', message: error.message }]);
+  }
+  if (error instanceof TriggerSyncError) {
+    return new ApiError(
+      502,
+      'trigger_sync_failed',
+      'the workflow was saved but its trigger could not be updated; retry by enabling the workflow again',
+    );
+  }
+  if (error instanceof StoreThrottledError) {
+    return new ApiError(503, 'throttled', 'the service is busy; retry shortly', {
+      headers: { 'Retry-After': '1' },
+    });
+  }
+  return undefined;
+}
+
+/** The app's `onError`: the only place errors become responses. */
+export function handleError(error: Error, c: Context): Response {
+  const known = error instanceof ApiError ? error : mapDomainError(error);
+  if (known) {
+    for (const [name, value] of Object.entries(known.headers)) c.header(name, value);
+    return c.json(errorBody(known.code, known.message, known.fields), known.status);
+  }
+  if (error instanceof HTTPException && error.status < 500) {
+    return c.json(errorBody('bad_request', error.message || 'bad request'), error.status);
+  }
+  // Unknown: log it for the operator, tell the caller nothing about it.
+  console.error(JSON.stringify({ level: 'ERROR', message: 'unhandled API error', error: describe(error) }));
+  return c.json(errorBody('internal', 'internal error'), 500);
+}
+
+function describe(error: Error) {
+  return { name: error.name, message: error.message, stack: error.stack };
+}

@@ -1,0 +1,240 @@
+/** The API's operations as data: what openapi.ts turns into paths. Kept next to the routes they describe. */
+import type { z } from 'zod';
+import * as s from './schemas.ts';
+
+export type Operation = {
+  method: 'get' | 'post' | 'delete';
+  /** OpenAPI path template (`{id}`). */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: 'workflows' | 'runs' | 'approvals' | 'local' | 'meta';
+  pathParams?: string[];
+  query?: z.ZodObject;
+  headers?: { name: string; schema: z.ZodType; description: string }[];
+  body?: { schema: string; mediaTypes: string[]; required: boolean };
+  responses: Record<string, { description: string; schema?: string }>;
+  errors: Record<string, string>;
+  authenticated?: false;
+  localOnly?: true;
+};
+
+const DEFINITION_BODY = {
+  schema: 'WorkflowDefinition',
+  mediaTypes: ['application/json', 'application/yaml', 'text/yaml'],
+  required: true,
+};
+const BODY_ERRORS = {
+  '400': 'Invalid body: invalid_json, invalid_yaml or validation_failed, naming each field.',
+  '413': 'Body larger than 1 MiB.',
+  '415': 'Unsupported Content-Type.',
+};
+const NOT_FOUND = { '404': 'Not found (a foreign id gets the same answer).' };
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  schema: s.IdempotencyKeySchema,
+  description:
+    'Repeating a start with the same key and body returns the same run (200); another body is a 409.',
+};
+const IF_MATCH = {
+  name: 'If-Match',
+  schema: s.IfMatchSchema,
+  description: 'The latest version the change is based on; another latest version is a 412.',
+};
+
+export const OPERATIONS: Operation[] = [
+  {
+    method: 'get',
+    path: '/v1/openapi.json',
+    operationId: 'getOpenApi',
+    tag: 'meta',
+    summary: 'This document.',
+    responses: { '200': { description: 'The OpenAPI 3.1 document.' } },
+    errors: {},
+    authenticated: false,
+  },
+  {
+    method: 'post',
+    path: '/v1/workflows',
+    operationId: 'createWorkflow',
+    tag: 'workflows',
+    summary: 'Create a workflow (version 1) from a YAML or JSON definition.',
+    body: DEFINITION_BODY,
+    responses: { '201': { description: 'Created.', schema: 'WorkflowWithVersion' } },
+    errors: {
+      ...BODY_ERRORS,
+      '409': 'already_exists: the owner has a workflow with this name.',
+      '502': 'trigger_sync_failed: saved, but the trigger was not updated.',
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/workflows',
+    operationId: 'listWorkflows',
+    tag: 'workflows',
+    summary: 'List the workflows (not deleted), one page at a time.',
+    query: s.ListWorkflowsQuerySchema,
+    responses: { '200': { description: 'A page.', schema: 'WorkflowPage' } },
+    errors: { '400': 'Invalid query.' },
+  },
+  {
+    method: 'get',
+    path: '/v1/workflows/{id}',
+    operationId: 'getWorkflow',
+    tag: 'workflows',
+    pathParams: ['id'],
+    summary: 'The head and the latest version.',
+    responses: { '200': { description: 'Found.', schema: 'WorkflowWithVersion' } },
+    errors: NOT_FOUND,
+  },
+  {
+    method: 'delete',
+    path: '/v1/workflows/{id}',
+    operationId: 'deleteWorkflow',
+    tag: 'workflows',
+    pathParams: ['id'],
+    summary: 'Delete: triggers removed, the name released, runs in flight stopped at their next turn.',
+    responses: { '200': { description: 'Deleted.', schema: 'WorkflowResponse' } },
+    errors: NOT_FOUND,
+  },
+  {
+    method: 'get',
+    path: '/v1/workflows/{id}/versions/{version}',
+    operationId: 'getWorkflowVersion',
+    tag: 'workflows',
+    pathParams: ['id', 'version'],
+    summary: 'One immutable version.',
+    responses: { '200': { description: 'Found.', schema: 'VersionResponse' } },
+    errors: NOT_FOUND,
+  },
+  {
+    method: 'post',
+    path: '/v1/workflows/{id}/versions',
+    operationId: 'addWorkflowVersion',
+    tag: 'workflows',
+    pathParams: ['id'],
+    summary: 'Add a version; new runs use it, runs already started keep theirs.',
+    headers: [IF_MATCH],
+    body: DEFINITION_BODY,
+    responses: { '201': { description: 'Created.', schema: 'WorkflowWithVersion' } },
+    errors: {
+      ...BODY_ERRORS,
+      ...NOT_FOUND,
+      '409': 'concurrent_update: another version was added meanwhile.',
+      '412': 'version_mismatch (If-Match).',
+      '502': 'trigger_sync_failed.',
+    },
+  },
+  ...(['enable', 'disable'] as const).map(
+    (action): Operation => ({
+      method: 'post',
+      path: `/v1/workflows/{id}/${action}`,
+      operationId: `${action}Workflow`,
+      tag: 'workflows',
+      pathParams: ['id'],
+      summary:
+        action === 'enable'
+          ? 'Enable (triggers on, runs may start).'
+          : 'Disable (triggers off; runs in flight stop at their next turn).',
+      responses: { '200': { description: 'The head.', schema: 'WorkflowResponse' } },
+      errors: { ...NOT_FOUND, '409': 'concurrent_update.', '502': 'trigger_sync_failed.' },
+    }),
+  ),
+  {
+    method: 'post',
+    path: '/v1/workflows/{id}/runs',
+    operationId: 'startRun',
+    tag: 'runs',
+    pathParams: ['id'],
+    summary: 'Start a run on demand.',
+    headers: [IDEMPOTENCY_KEY],
+    body: { schema: 'StartRunRequest', mediaTypes: ['application/json'], required: false },
+    responses: {
+      '201': { description: 'Started.', schema: 'RunResponse' },
+      '200': {
+        description: 'The run an identical earlier start (same Idempotency-Key) created.',
+        schema: 'RunResponse',
+      },
+    },
+    errors: { ...BODY_ERRORS, ...NOT_FOUND, '409': 'idempotency_conflict or workflow_disabled.' },
+  },
+  {
+    method: 'get',
+    path: '/v1/runs',
+    operationId: 'listRuns',
+    tag: 'runs',
+    query: s.ListRunsQuerySchema,
+    summary: 'List runs, newest first.',
+    responses: { '200': { description: 'A page.', schema: 'RunPage' } },
+    errors: { '400': 'Invalid query.' },
+  },
+  {
+    method: 'get',
+    path: '/v1/runs/{id}',
+    operationId: 'getRun',
+    tag: 'runs',
+    pathParams: ['id'],
+    summary: 'One run.',
+    responses: { '200': { description: 'Found.', schema: 'RunResponse' } },
+    errors: NOT_FOUND,
+  },
+  {
+    method: 'get',
+    path: '/v1/runs/{id}/transcript',
+    operationId: 'getRunTranscript',
+    tag: 'runs',
+    pathParams: ['id'],
+    summary: 'The messages of a run, in order.',
+    responses: { '200': { description: 'Found.', schema: 'TranscriptResponse' } },
+    errors: NOT_FOUND,
+  },
+  {
+    method: 'get',
+    path: '/v1/runs/{id}/audit',
+    operationId: 'getRunAudit',
+    tag: 'runs',
+    pathParams: ['id'],
+    summary: 'The audit chain of a run and its verification.',
+    responses: { '200': { description: 'Found.', schema: 'AuditResponse' } },
+    errors: NOT_FOUND,
+  },
+  {
+    method: 'post',
+    path: '/v1/runs/{id}/cancel',
+    operationId: 'cancelRun',
+    tag: 'runs',
+    pathParams: ['id'],
+    summary: 'Cancel a run (a finished run is returned as it is).',
+    responses: { '200': { description: 'The run.', schema: 'RunResponse' } },
+    errors: { ...NOT_FOUND, '409': 'concurrent_update.' },
+  },
+  {
+    method: 'get',
+    path: '/v1/approvals',
+    operationId: 'listApprovals',
+    tag: 'approvals',
+    query: s.ListApprovalsQuerySchema,
+    summary: "The owner's approvals, newest first (without task tokens).",
+    responses: { '200': { description: 'A page.', schema: 'ApprovalPage' } },
+    errors: { '400': 'Invalid query.' },
+  },
+  {
+    method: 'post',
+    path: '/local/events',
+    operationId: 'putLocalEvents',
+    tag: 'local',
+    localOnly: true,
+    summary: 'Local stack: put events on the local bus (PutEvents body or one event).',
+    description:
+      'Each event is matched against every enabled event-triggered workflow; one run per (workflow, event id).',
+    body: { schema: 'LocalEventsRequest', mediaTypes: ['application/json'], required: true },
+    responses: {
+      '200': {
+        description: 'Accepted, as PutEvents answers, plus the runs started.',
+        schema: 'LocalEventsResponse',
+      },
+    },
+    errors: BODY_ERRORS,
+  },
+];

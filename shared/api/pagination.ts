@@ -1,0 +1,56 @@
+/**
+ * Page tokens are the store's (a DynamoDB key, base64url JSON). Before one is used it is checked to be a key
+ * of the caller's own listing, so a forged or foreign token is a 400 rather than a DynamoDB error or a peek
+ * into someone else's partition.
+ */
+import { decodeToken } from '../store/index.ts';
+import { invalid } from './errors.ts';
+
+type Expect = { equals: string } | { prefix: string };
+export type TokenShape = Record<string, Expect>;
+
+const badToken = () => invalid([{ path: 'nextToken', message: 'is not a token this listing issued' }]);
+
+/** The token, if it decodes to a key of exactly this shape; otherwise a 400 naming `nextToken`. */
+export function checkedToken(token: string | undefined, shape: TokenShape): string | undefined {
+  if (token === undefined) return undefined;
+  let key: Record<string, unknown> | undefined;
+  try {
+    key = decodeToken(token);
+  } catch {
+    throw badToken();
+  }
+  if (!key) throw badToken();
+  const names = Object.keys(key);
+  if (names.length !== Object.keys(shape).length) throw badToken();
+  for (const name of names) {
+    const expect = shape[name];
+    const value = key[name];
+    if (!expect || typeof value !== 'string' || value.length > 1024) throw badToken();
+    if ('equals' in expect ? value !== expect.equals : !value.startsWith(expect.prefix)) throw badToken();
+  }
+  return token;
+}
+
+/** The key shapes of each listing (base table key plus, for index queries, the index key). */
+export const tokenShapes = {
+  workflows: (owner: string): TokenShape => ({ pk: { equals: `OWNER#${owner}` }, sk: { prefix: 'WF#' } }),
+  runsByOwner: (owner: string): TokenShape => ({
+    pk: { prefix: 'RUN#' },
+    sk: { equals: 'RUN' },
+    gsi1pk: { equals: `OWNER#${owner}` },
+    gsi1sk: { prefix: 'RUN#' },
+  }),
+  runsByWorkflow: (owner: string, workflowId: string): TokenShape => ({
+    pk: { prefix: 'RUN#' },
+    sk: { equals: 'RUN' },
+    gsi2pk: { equals: `WF#${owner}#${workflowId}` },
+    gsi2sk: { prefix: 'RUN#' },
+  }),
+  approvals: (owner: string): TokenShape => ({
+    pk: { prefix: 'APR#' },
+    sk: { equals: 'APR' },
+    gsi1pk: { equals: `OWNER#${owner}` },
+    gsi1sk: { prefix: 'APR#' },
+  }),
+};

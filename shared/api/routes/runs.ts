@@ -1,0 +1,100 @@
+/** Run routes: start on demand (idempotent by Idempotency-Key), get, list, transcript, audit, cancel. */
+import { Hono } from 'hono';
+import { verifyAuditChain } from '../../audit/index.ts';
+import { cancelRun, idempotencyFor, startRun } from '../../runs/index.ts';
+import type { Run, TriggerProvenance } from '../../schemas/run.ts';
+import { WorkflowIdSchema } from '../../schemas/workflow-record.ts';
+import { readJsonBody, validate, validateHeader, validateQuery } from '../body.ts';
+import { type ApiDeps, type ApiEnv, actorOf } from '../deps.ts';
+import { notFound } from '../errors.ts';
+import { checkedToken, tokenShapes } from '../pagination.ts';
+import { IdempotencyKeySchema, ListRunsQuerySchema, StartRunBodySchema } from '../schemas.ts';
+
+const RUN_ID = /^run_[A-Za-z0-9]{6,40}$/;
+
+/** One of `owner`'s runs; a malformed, foreign or missing id is the same 404. */
+async function loadRun(deps: ApiDeps, owner: string, runId: string): Promise<Run> {
+  if (!RUN_ID.test(runId)) throw notFound('run');
+  const run = await deps.store.getRun(runId);
+  if (!run || run.owner !== owner) throw notFound('run');
+  return run;
+}
+
+export function runRoutes(deps: ApiDeps): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.post('/workflows/:id/runs', async (c) => {
+    const identity = c.get('identity');
+    // Only an empty body means "no input"; a JSON `null` is a body, and not an object.
+    const raw = await readJsonBody(c, { optional: true });
+    const body = validate(StartRunBodySchema, raw === undefined ? {} : raw, 'invalid run request');
+    const key = validateHeader(c, 'Idempotency-Key', IdempotencyKeySchema);
+    const workflowId = c.req.param('id');
+    if (!WorkflowIdSchema.safeParse(workflowId).success) throw notFound('workflow');
+    const trigger: TriggerProvenance = {
+      type: 'on_demand',
+      caller: identity.principal,
+      ...(key !== undefined ? { idempotencyKey: key } : {}),
+    };
+    const idempotency = idempotencyFor(trigger, workflowId, key);
+    const { run, created } = await startRun(deps, {
+      owner: identity.owner,
+      workflowId,
+      trigger,
+      input: body.input,
+      ...(idempotency ? { idempotency } : {}),
+      actor: actorOf(identity),
+    });
+    // A repeated identical start is the same run: 200 instead of 201.
+    return created ? c.json({ run }, 201, { Location: `/v1/runs/${run.runId}` }) : c.json({ run }, 200);
+  });
+
+  app.get('/runs', async (c) => {
+    const { owner } = c.get('identity');
+    const query = validateQuery(c, ListRunsQuerySchema);
+    const shape = query.workflowId
+      ? tokenShapes.runsByWorkflow(owner, query.workflowId)
+      : tokenShapes.runsByOwner(owner);
+    const nextToken = checkedToken(query.nextToken, shape);
+    const page = await deps.store.listRuns({
+      owner,
+      ...(query.workflowId !== undefined ? { workflowId: query.workflowId } : {}),
+      ...(query.status !== undefined ? { status: query.status } : {}),
+      ...(query.limit !== undefined ? { limit: query.limit } : {}),
+      ...(nextToken !== undefined ? { nextToken } : {}),
+    });
+    return c.json(page);
+  });
+
+  app.get('/runs/:id', async (c) => {
+    return c.json({ run: await loadRun(deps, c.get('identity').owner, c.req.param('id')) });
+  });
+
+  app.get('/runs/:id/transcript', async (c) => {
+    const run = await loadRun(deps, c.get('identity').owner, c.req.param('id'));
+    return c.json({ runId: run.runId, messages: await deps.store.listMessages(run.runId) });
+  });
+
+  app.get('/runs/:id/audit', async (c) => {
+    const run = await loadRun(deps, c.get('identity').owner, c.req.param('id'));
+    const entries = await deps.store.listAudit(run.runId);
+    // The run item records the chain's head: the chain must end exactly there (truncation shows).
+    const verification = verifyAuditChain(entries, {
+      owner: run.owner,
+      runId: run.runId,
+      ...(run.audit.seq > 0 ? { expectedHead: { seq: run.audit.seq - 1, hash: run.audit.head } } : {}),
+    });
+    return c.json({ runId: run.runId, entries, verification });
+  });
+
+  app.post('/runs/:id/cancel', async (c) => {
+    const identity = c.get('identity');
+    const runId = c.req.param('id');
+    if (!RUN_ID.test(runId)) throw notFound('run');
+    const run = await cancelRun(deps, { owner: identity.owner, runId, actor: actorOf(identity) });
+    if (!run) throw notFound('run');
+    return c.json({ run });
+  });
+
+  return app;
+}

@@ -1,0 +1,155 @@
+/**
+ * Workflow routes: create (version 1), list, get (head + latest definition), get one version, add a version,
+ * enable, disable, delete. Each change to a head or latest version is followed by a trigger sync.
+ */
+import { Hono } from 'hono';
+import type { WorkflowHead, WorkflowVersion } from '../../schemas/workflow-record.ts';
+import { WorkflowIdSchema } from '../../schemas/workflow-record.ts';
+import { readDefinitionBody, validate, validateHeader, validateQuery } from '../body.ts';
+import { type ApiDeps, type ApiEnv, isoNow } from '../deps.ts';
+import { ApiError, invalid, notFound } from '../errors.ts';
+import { checkedToken, tokenShapes } from '../pagination.ts';
+import { IfMatchSchema, ListWorkflowsQuerySchema, WorkflowDefinitionBodySchema } from '../schemas.ts';
+
+/** The live head of one of `owner`'s workflows; a malformed, foreign, missing or deleted id is the same 404. */
+export async function loadHead(deps: ApiDeps, owner: string, workflowId: string): Promise<WorkflowHead> {
+  if (!WorkflowIdSchema.safeParse(workflowId).success) throw notFound('workflow');
+  const head = await deps.store.getWorkflowHead(owner, workflowId);
+  if (!head || head.deleted) throw notFound('workflow');
+  return head;
+}
+
+async function loadVersion(deps: ApiDeps, head: WorkflowHead, version: number): Promise<WorkflowVersion> {
+  const found = await deps.store.getWorkflowVersion(head.owner, head.workflowId, version);
+  if (!found) throw notFound('version');
+  return found;
+}
+
+const syncTriggers = (deps: ApiDeps, head: WorkflowHead, version: WorkflowVersion) =>
+  deps.triggerSync.sync({
+    owner: head.owner,
+    workflowId: head.workflowId,
+    name: head.name,
+    enabled: head.enabled,
+    deleted: head.deleted,
+    trigger: version.definition.trigger,
+  });
+
+export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.post('/', async (c) => {
+    const { owner } = c.get('identity');
+    const definition = validate(
+      WorkflowDefinitionBodySchema,
+      await readDefinitionBody(c),
+      'invalid workflow definition',
+    );
+    const now = isoNow(deps.clock);
+    const workflowId = deps.ids.next('wf');
+    const head: WorkflowHead = {
+      schemaVersion: 1,
+      owner,
+      workflowId,
+      name: definition.name,
+      enabled: true,
+      deleted: false,
+      latestVersion: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const version: WorkflowVersion = {
+      schemaVersion: 1,
+      owner,
+      workflowId,
+      version: 1,
+      definition,
+      createdAt: now,
+    };
+    await deps.store.createWorkflow(head, version);
+    await syncTriggers(deps, head, version);
+    return c.json({ workflow: head, version }, 201, { Location: `/v1/workflows/${workflowId}` });
+  });
+
+  app.get('/', async (c) => {
+    const { owner } = c.get('identity');
+    const query = validateQuery(c, ListWorkflowsQuerySchema);
+    const nextToken = checkedToken(query.nextToken, tokenShapes.workflows(owner));
+    const page = await deps.store.listWorkflows(owner, {
+      ...(query.limit !== undefined ? { limit: query.limit } : {}),
+      ...(nextToken !== undefined ? { nextToken } : {}),
+    });
+    return c.json(page);
+  });
+
+  app.get('/:id', async (c) => {
+    const head = await loadHead(deps, c.get('identity').owner, c.req.param('id'));
+    return c.json({ workflow: head, version: await loadVersion(deps, head, head.latestVersion) });
+  });
+
+  app.get('/:id/versions/:version', async (c) => {
+    const head = await loadHead(deps, c.get('identity').owner, c.req.param('id'));
+    const raw = c.req.param('version');
+    if (!/^[1-9]\d{0,9}$/.test(raw)) throw notFound('version');
+    return c.json({ version: await loadVersion(deps, head, Number(raw)) });
+  });
+
+  app.post('/:id/versions', async (c) => {
+    const { owner } = c.get('identity');
+    const definition = validate(
+      WorkflowDefinitionBodySchema,
+      await readDefinitionBody(c),
+      'invalid workflow definition',
+    );
+    const basedOn = validateHeader(c, 'If-Match', IfMatchSchema);
+    const head = await loadHead(deps, owner, c.req.param('id'));
+    if (definition.name !== head.name) {
+      throw invalid([{ path: 'name', message: `must stay '${head.name}': a workflow cannot be renamed` }]);
+    }
+    if (basedOn !== undefined && basedOn !== head.latestVersion) {
+      throw new ApiError(
+        412,
+        'version_mismatch',
+        `the latest version is ${head.latestVersion}, not ${basedOn}`,
+      );
+    }
+    const now = isoNow(deps.clock);
+    const next: WorkflowHead = { ...head, latestVersion: head.latestVersion + 1, updatedAt: now };
+    const version: WorkflowVersion = {
+      schemaVersion: 1,
+      owner,
+      workflowId: head.workflowId,
+      version: next.latestVersion,
+      definition,
+      createdAt: now,
+    };
+    // Fenced on the latest version that was read: a concurrent new version makes this one a 409.
+    await deps.store.addWorkflowVersion(head, next, version);
+    await syncTriggers(deps, next, version);
+    return c.json({ workflow: next, version }, 201);
+  });
+
+  const setEnabled = (enabled: boolean) =>
+    app.post(`/:id/${enabled ? 'enable' : 'disable'}`, async (c) => {
+      const head = await loadHead(deps, c.get('identity').owner, c.req.param('id'));
+      const next = head.enabled === enabled ? head : { ...head, enabled, updatedAt: isoNow(deps.clock) };
+      if (next !== head) await deps.store.updateWorkflowHead(head, next);
+      // Synced even when unchanged: enabling again repairs a schedule or rule that a failed sync left behind.
+      await syncTriggers(deps, next, await loadVersion(deps, next, next.latestVersion));
+      return c.json({ workflow: next });
+    });
+  setEnabled(true);
+  setEnabled(false);
+
+  app.delete('/:id', async (c) => {
+    const head = await loadHead(deps, c.get('identity').owner, c.req.param('id'));
+    const version = await loadVersion(deps, head, head.latestVersion);
+    const next: WorkflowHead = { ...head, enabled: false, deleted: true, updatedAt: isoNow(deps.clock) };
+    // Releases the name, so a new workflow may take it; runs in flight stop at their next turn.
+    await deps.store.updateWorkflowHead(head, next, true);
+    await syncTriggers(deps, next, version);
+    return c.json({ workflow: next });
+  });
+
+  return app;
+}

@@ -1,0 +1,226 @@
+/**
+ * Request and response schemas of the HTTP API. The routes validate with the request schemas and the OpenAPI
+ * document is generated from all of them (openapi.ts), so the two cannot drift.
+ */
+import { z } from 'zod';
+import { AuditEntrySchema } from '../audit/index.ts';
+import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
+import { TranscriptMessageSchema } from '../schemas/message.ts';
+import { RunSchema, RunStatusSchema } from '../schemas/run.ts';
+import { WorkflowDefinitionSchema } from '../schemas/workflow.ts';
+import { WorkflowHeadSchema, WorkflowIdSchema, WorkflowVersionSchema } from '../schemas/workflow-record.ts';
+import { MAX_VALUE_DEPTH, type StorableLimits, storableProblems } from './storable.ts';
+
+// ---------------------------------------------------------------- limits
+
+/** Request bodies larger than this are refused with 413 before they are parsed. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** JSON/YAML nesting allowed in a body before any schema sees it (deep inputs stop here, not in a stack overflow). */
+export const MAX_BODY_DEPTH = 32;
+/** A stored workflow version must stay well under DynamoDB's 400 KB item limit. */
+export const DEFINITION_LIMITS: StorableLimits = { maxDepth: MAX_VALUE_DEPTH, maxBytes: 350_000 };
+/** Run input is stored on the run and, indented, in the first transcript message. */
+export const RUN_INPUT_LIMITS: StorableLimits = {
+  maxDepth: MAX_VALUE_DEPTH,
+  maxBytes: 256 * 1024,
+  indented: true,
+};
+
+/** Adds a storability check to a schema, reporting each problem at its path. */
+function storable(limits: StorableLimits, at: PropertyKey[] = []) {
+  return (value: unknown, ctx: z.RefinementCtx) => {
+    for (const problem of storableProblems(value, limits, at))
+      ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
+  };
+}
+
+// ---------------------------------------------------------------- requests
+
+/** A workflow definition as a request body (JSON or YAML), stored as one immutable version. */
+export const WorkflowDefinitionBodySchema = WorkflowDefinitionSchema.superRefine(storable(DEFINITION_LIMITS));
+
+export const StartRunBodySchema = z
+  .object({
+    input: z.unknown().optional().describe('Any JSON value; given to the model as the run input.'),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (body.input !== undefined) storable(RUN_INPUT_LIMITS, ['input'])(body.input, ctx);
+  });
+
+/** `Idempotency-Key` header of a run start: printable ASCII without spaces. */
+export const IdempotencyKeySchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(255)
+  .regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces');
+
+/** `If-Match` header of a new version: the version the change is based on, e.g. `"3"`. */
+export const IfMatchSchema = z
+  .string()
+  .regex(/^(W\/)?"?[1-9]\d{0,9}"?$/, 'must be the latest version number the change is based on, e.g. "3"')
+  .transform((value) => Number(value.replaceAll(/\D/g, '')));
+
+const LimitSchema = z
+  .string()
+  .regex(/^[1-9]\d{0,2}$/, 'must be a whole number from 1 to 100')
+  .transform(Number)
+  .pipe(z.number().max(100))
+  .describe('Page size, 1–100.');
+const NextTokenSchema = z.string().min(1).max(4096).describe('The nextToken of the previous page.');
+
+export const ListWorkflowsQuerySchema = z
+  .object({ limit: LimitSchema.optional(), nextToken: NextTokenSchema.optional() })
+  .strict();
+export const ListRunsQuerySchema = ListWorkflowsQuerySchema.extend({
+  status: RunStatusSchema.optional(),
+  workflowId: WorkflowIdSchema.optional(),
+}).strict();
+export const ListApprovalsQuerySchema = ListWorkflowsQuerySchema.extend({
+  status: ApprovalStatusSchema.optional(),
+}).strict();
+
+// ---------------------------------------------------------------- local events
+
+const EventSourceSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine(
+    (source) => !source.startsWith('aws.'),
+    'sources starting with "aws." are reserved for AWS services',
+  );
+const DetailTypeSchema = z.string().min(1).max(128);
+const ResourcesSchema = z.array(z.string().min(1).max(2048)).max(10);
+/** Room in the run input for the envelope fields around `detail`. */
+const DETAIL_LIMITS: StorableLimits = {
+  maxDepth: MAX_VALUE_DEPTH - 1,
+  maxBytes: (RUN_INPUT_LIMITS.maxBytes ?? 0) - 32 * 1024,
+  indented: true,
+};
+
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const PutEventsEntryBodySchema = z
+  .object({
+    Source: EventSourceSchema,
+    DetailType: DetailTypeSchema,
+    Detail: z
+      .string()
+      .describe('A JSON object, as a string.')
+      .superRefine((text, ctx) => {
+        const detail = parseJsonObject(text);
+        if (!detail)
+          ctx.addIssue({ code: 'custom', message: 'must be a JSON object as a string, e.g. "{}"' });
+        else storable(DETAIL_LIMITS)(detail, ctx);
+      }),
+    Resources: ResourcesSchema.optional(),
+    Time: z
+      .string()
+      .max(64)
+      .refine((time) => !Number.isNaN(Date.parse(time)), 'must be an ISO 8601 timestamp')
+      .optional(),
+    EventBusName: z.string().max(1600).optional().describe('Ignored locally: there is one bus.'),
+    TraceHeader: z.string().max(500).optional(),
+  })
+  .strict();
+
+/** The body of EventBridge `PutEvents`. */
+export const PutEventsBodySchema = z
+  .object({ Entries: z.array(PutEventsEntryBodySchema).min(1).max(10) })
+  .strict();
+
+/** A delivered event; fields EventBridge adds (id, time, account, region, version) may be left out. */
+export const LocalEventEnvelopeBodySchema = z
+  .object({
+    version: z.string().max(16).optional(),
+    id: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9._:-]+$/, 'must be letters, digits and . _ : - only')
+      .optional()
+      .describe('A redelivered event keeps its id; each workflow starts one run per id.'),
+    'detail-type': DetailTypeSchema,
+    source: EventSourceSchema,
+    account: z
+      .string()
+      .regex(/^\d{12}$/, 'must be a 12-digit account id')
+      .optional(),
+    time: z
+      .string()
+      .regex(
+        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/,
+        'must be a UTC timestamp such as 2026-01-31T12:00:00Z',
+      )
+      .refine((time) => !Number.isNaN(Date.parse(time)), 'is not a valid date')
+      .optional(),
+    region: z.string().max(64).optional(),
+    resources: ResourcesSchema.optional(),
+    detail: z.record(z.string(), z.unknown()),
+  })
+  .strict()
+  .superRefine((event, ctx) => storable(DETAIL_LIMITS, ['detail'])(event.detail, ctx));
+
+export const LocalEventsBodySchema = z.union([PutEventsBodySchema, LocalEventEnvelopeBodySchema]);
+
+// ---------------------------------------------------------------- responses
+
+export const ErrorResponseSchema = z.object({
+  error: z.object({
+    code: z.string().describe('Stable, machine-readable: not_found, validation_failed, …'),
+    message: z.string(),
+    fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  }),
+});
+
+const page = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), nextToken: z.string().optional().describe('Absent on the last page.') });
+
+export const WorkflowWithVersionResponseSchema = z.object({
+  workflow: WorkflowHeadSchema,
+  version: WorkflowVersionSchema,
+});
+export const WorkflowResponseSchema = z.object({ workflow: WorkflowHeadSchema });
+export const VersionResponseSchema = z.object({ version: WorkflowVersionSchema });
+export const WorkflowPageSchema = page(WorkflowHeadSchema);
+export const RunResponseSchema = z.object({ run: RunSchema });
+export const RunPageSchema = page(RunSchema);
+export const TranscriptResponseSchema = z.object({
+  runId: z.string(),
+  messages: z.array(TranscriptMessageSchema),
+});
+export const AuditVerificationSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), count: z.number().int(), head: z.string() }),
+  z.object({
+    ok: z.literal(false),
+    firstBrokenSeq: z.number().int(),
+    index: z.number().int(),
+    reason: z.string(),
+    message: z.string(),
+  }),
+]);
+export const AuditResponseSchema = z.object({
+  runId: z.string(),
+  entries: z.array(AuditEntrySchema),
+  verification: AuditVerificationSchema,
+});
+/** An approval as the API shows it: never with its Step Functions task token. */
+export const PublicApprovalSchema = ApprovalSchema.omit({ taskToken: true });
+export const ApprovalPageSchema = page(PublicApprovalSchema);
+export const LocalEventsResponseSchema = z.object({
+  FailedEntryCount: z.number().int(),
+  Entries: z.array(z.object({ EventId: z.string() })),
+  runs: z.array(
+    z.object({ eventId: z.string(), workflowId: z.string(), runId: z.string(), created: z.boolean() }),
+  ),
+});

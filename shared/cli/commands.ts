@@ -1,0 +1,171 @@
+/** The `wf` commands. Each talks to the HTTP API and returns an exit status; output goes through `out`. */
+import { readFileSync } from 'node:fs';
+import type { Approval } from '../schemas/approval.ts';
+import type { TranscriptMessage } from '../schemas/message.ts';
+import type { Run } from '../schemas/run.ts';
+import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
+import { parseWorkflowText } from '../workflow-file/index.ts';
+import type { ApiClient } from './client.ts';
+import { watchRun } from './watch.ts';
+
+export type Output = { json: boolean; line(text: string): void; data(value: unknown): void };
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** A workflow by id (`wf_…`) or by name. */
+export async function findWorkflow(client: ApiClient, ref: string): Promise<WorkflowHead> {
+  if (ref.startsWith('wf_')) return (await client.get<{ workflow: WorkflowHead }>(`/v1/workflows/${ref}`)).workflow;
+  let nextToken: string | undefined;
+  do {
+    const page = await client.get<{ items: WorkflowHead[]; nextToken?: string }>(`/v1/workflows?limit=100${nextToken ? `&nextToken=${encodeURIComponent(nextToken)}` : ''}`);
+    const match = page.items.find((workflow) => workflow.name === ref);
+    if (match) return match;
+    nextToken = page.nextToken;
+  } while (nextToken);
+  throw new UsageError(`no workflow named '${ref}'`);
+}
+
+/** `wf workflow apply -f FILE`: create it, or add a version when the definition changed. */
+export async function applyWorkflow(client: ApiClient, file: string, out: Output): Promise<number> {
+  const text = readFileSync(file, 'utf8');
+  const parsed = parseWorkflowText(text);
+  if (!parsed.ok) {
+    out.line(`${file}: invalid workflow definition`);
+    for (const error of parsed.errors) out.line(`  - ${error.path}: ${error.message}`);
+    return 1;
+  }
+  const contentType = /\.ya?ml$/.test(file) ? 'application/yaml' : 'application/json';
+  let existing: WorkflowHead | undefined;
+  try {
+    existing = await findWorkflow(client, parsed.definition.name);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+  }
+  if (!existing) {
+    const { body } = await client.post<{ workflow: WorkflowHead; version: WorkflowVersion }>('/v1/workflows', text, { contentType });
+    out.data(body);
+    out.line(`created ${body.workflow.name} (${body.workflow.workflowId}), version 1`);
+    return 0;
+  }
+  const current = await client.get<{ version: WorkflowVersion }>(`/v1/workflows/${existing.workflowId}`);
+  if (JSON.stringify(current.version.definition) === JSON.stringify(parsed.definition)) {
+    out.data({ workflow: existing, version: current.version, unchanged: true });
+    out.line(`${existing.name} (${existing.workflowId}) is unchanged at version ${existing.latestVersion}`);
+    return 0;
+  }
+  const { body } = await client.post<{ workflow: WorkflowHead; version: WorkflowVersion }>(`/v1/workflows/${existing.workflowId}/versions`, text, {
+    contentType,
+    headers: { 'If-Match': String(existing.latestVersion) },
+  });
+  out.data(body);
+  out.line(`updated ${body.workflow.name} (${body.workflow.workflowId}) to version ${body.version.version}`);
+  return 0;
+}
+
+export async function listWorkflows(client: ApiClient, out: Output): Promise<number> {
+  const page = await client.get<{ items: WorkflowHead[] }>('/v1/workflows?limit=100');
+  out.data(page);
+  if (page.items.length === 0) out.line('no workflows yet: wf workflow apply -f FILE');
+  for (const wf of page.items) out.line(`${wf.workflowId}  ${wf.name.padEnd(24)} v${wf.latestVersion}  ${wf.enabled ? 'enabled' : 'disabled'}`);
+  return 0;
+}
+
+const runLine = (run: Run) =>
+  `${run.runId}  ${run.workflowName} v${run.workflowVersion}  ${run.status}${run.stopReason ? ` (${run.stopReason})` : ''}  $${run.costUsd.toFixed(4)}`;
+
+export async function startRunCommand(
+  client: ApiClient,
+  args: { workflow: string; input?: string; wait: boolean; idempotencyKey?: string },
+  out: Output,
+): Promise<number> {
+  let input: unknown;
+  if (args.input !== undefined) {
+    try {
+      input = JSON.parse(args.input);
+    } catch {
+      throw new UsageError('--input must be JSON, e.g. --input \'{"topic":"x"}\'');
+    }
+  }
+  const workflow = await findWorkflow(client, args.workflow);
+  const { body } = await client.post<{ run: Run }>(`/v1/workflows/${workflow.workflowId}/runs`, input === undefined ? {} : { input }, {
+    ...(args.idempotencyKey ? { headers: { 'Idempotency-Key': args.idempotencyKey } } : {}),
+  });
+  out.line(`started ${body.run.runId} (${workflow.name} v${body.run.workflowVersion})`);
+  if (!args.wait) {
+    out.data(body);
+    return 0;
+  }
+  const run = await watchRun(client, body.run.runId, {
+    print: (line) => out.line(line),
+    onAwaitingApproval: () => out.line(`waiting for approval: the approvers have their links (locally: ${client.baseUrl}/local/inbox)`),
+  });
+  out.data({ run });
+  out.line(runLine(run));
+  return run.status === 'done' ? 0 : 3;
+}
+
+export async function showRun(client: ApiClient, runId: string, out: Output): Promise<number> {
+  const { run } = await client.get<{ run: Run }>(`/v1/runs/${runId}`);
+  out.data({ run });
+  out.line(runLine(run));
+  out.line(`  trigger: ${JSON.stringify(run.trigger)}`);
+  out.line(`  turns: ${run.modelCalls} model call(s); tokens ${run.usage.inputTokens} in / ${run.usage.outputTokens} out`);
+  if (run.result?.text) out.line(`  result: ${run.result.text}`);
+  if (run.error) out.line(`  error: ${run.error.name}: ${run.error.message}`);
+  return 0;
+}
+
+export async function showTranscript(client: ApiClient, runId: string, out: Output): Promise<number> {
+  const body = await client.get<{ messages: TranscriptMessage[] }>(`/v1/runs/${runId}/transcript`);
+  out.data(body);
+  for (const message of body.messages) {
+    for (const block of message.content) {
+      if (block.type === 'text') out.line(`${message.role}: ${block.text}`);
+      if (block.type === 'tool_use') out.line(`${message.role}: → ${block.name} ${JSON.stringify(block.input)}`);
+      if (block.type === 'tool_result') out.line(`${message.role}: ← ${block.is_error ? '(error) ' : ''}${block.content.slice(0, 300)}`);
+    }
+  }
+  return 0;
+}
+
+export async function verifyAudit(client: ApiClient, runId: string, out: Output): Promise<number> {
+  const body = await client.get<{ entries: unknown[]; verification: { ok: boolean; count?: number; firstBrokenSeq?: number; message?: string } }>(
+    `/v1/runs/${runId}/audit`,
+  );
+  out.data(body.verification);
+  if (body.verification.ok) {
+    out.line(`audit chain verified: ${body.verification.count} entries`);
+    return 0;
+  }
+  out.line(`audit chain BROKEN at entry ${body.verification.firstBrokenSeq}: ${body.verification.message}`);
+  return 4;
+}
+
+export async function listApprovals(client: ApiClient, status: string | undefined, out: Output): Promise<number> {
+  const page = await client.get<{ items: Approval[] }>(`/v1/approvals${status ? `?status=${encodeURIComponent(status)}` : ''}`);
+  out.data(page);
+  if (page.items.length === 0) out.line('no approvals');
+  for (const approval of page.items) {
+    out.line(`${approval.approvalId}  ${approval.status.padEnd(8)} ${approval.tool}  run ${approval.runId}  expires ${approval.expiresAt}`);
+  }
+  return 0;
+}
+
+export async function putEvent(client: ApiClient, args: { source: string; detailType: string; detail: string; id?: string }, out: Output): Promise<number> {
+  try {
+    JSON.parse(args.detail);
+  } catch {
+    throw new UsageError('--detail must be JSON');
+  }
+  const { body } = await client.post<{ FailedEntryCount: number; Entries: unknown[]; runs?: unknown[] }>('/local/events', {
+    Entries: [{ Source: args.source, DetailType: args.detailType, Detail: args.detail, ...(args.id ? { Id: args.id } : {}) }],
+  });
+  out.data(body);
+  out.line(`event accepted; ${JSON.stringify(body.runs ?? [])}`);
+  return body.FailedEntryCount > 0 ? 1 : 0;
+}

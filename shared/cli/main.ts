@@ -1,0 +1,150 @@
+/** `wf`: the runtime's command line. Parses arguments, runs one command, maps errors to exit statuses. */
+import { parseArgs } from 'node:util';
+import { ApiError } from './client.ts';
+import {
+  applyWorkflow,
+  listApprovals,
+  listWorkflows,
+  type Output,
+  putEvent,
+  showRun,
+  showTranscript,
+  startRunCommand,
+  UsageError,
+  verifyAudit,
+} from './commands.ts';
+import { clientFrom } from './config.ts';
+import { localUp } from './local-up.ts';
+
+export const USAGE = `wf: the LLM-workflow runtime's command line
+
+  wf local up [--port 8787] [--data-dir .local]      run the whole runtime on this machine
+  wf workflow apply -f FILE                          create a workflow, or add a version when FILE changed
+  wf workflow list
+  wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY]
+  wf run show RUN
+  wf run transcript RUN
+  wf audit verify RUN
+  wf approvals list [--status pending|approved|denied|expired]
+  wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
+
+Options: --url URL (default $WF_URL or http://127.0.0.1:8787), --api-key KEY (default $WF_API_KEY or
+.local/api-keys.json), --aws [--region R] to sign requests to a deployed stack with AWS credentials,
+--json for machine-readable output. Exit status: 0 ok, 1 error, 2 usage, 3 run ended not done, 4 audit broken.`;
+
+const OPTIONS = {
+  url: { type: 'string' },
+  'api-key': { type: 'string' },
+  aws: { type: 'boolean' },
+  region: { type: 'string' },
+  json: { type: 'boolean' },
+  file: { type: 'string', short: 'f' },
+  input: { type: 'string' },
+  wait: { type: 'boolean' },
+  'idempotency-key': { type: 'string' },
+  status: { type: 'string' },
+  source: { type: 'string' },
+  'detail-type': { type: 'string' },
+  detail: { type: 'string' },
+  id: { type: 'string' },
+  port: { type: 'string' },
+  'data-dir': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export type Io = { stdout: (text: string) => void; stderr: (text: string) => void; env: NodeJS.ProcessEnv };
+
+export async function main(argv: string[], io: Io): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+  } catch (error) {
+    io.stderr(`wf: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [group, verb, arg] = positionals;
+  if (values.help || !group) {
+    io.stdout(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const out: Output = {
+    json: values.json === true,
+    line: (text) => {
+      if (!values.json) io.stdout(text);
+    },
+    data: (value) => {
+      if (values.json) io.stdout(JSON.stringify(value, null, 2));
+    },
+  };
+  try {
+    if (group === 'local' && verb === 'up') {
+      return await localUp({ ...(values.port ? { port: Number(values.port) } : {}), ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}), env: io.env, print: io.stdout });
+    }
+    const client = clientFrom(
+      {
+        ...(values.url ? { url: values.url } : {}),
+        ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
+        ...(values.aws ? { aws: true } : {}),
+        ...(values.region ? { region: values.region } : {}),
+        ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+      },
+      io.env,
+    );
+    const need = (value: string | undefined, what: string): string => {
+      if (!value) throw new UsageError(`missing ${what}`);
+      return value;
+    };
+    const command = `${group} ${verb ?? ''}`.trim();
+    switch (command) {
+      case 'workflow apply':
+        return await applyWorkflow(client, need(values.file, '-f FILE'), out);
+      case 'workflow list':
+        return await listWorkflows(client, out);
+      case 'run start':
+        return await startRunCommand(
+          client,
+          {
+            workflow: need(arg, 'WORKFLOW (a name or wf_ id)'),
+            wait: values.wait === true,
+            ...(values.input !== undefined ? { input: values.input } : {}),
+            ...(values['idempotency-key'] ? { idempotencyKey: values['idempotency-key'] } : {}),
+          },
+          out,
+        );
+      case 'run show':
+        return await showRun(client, need(arg, 'RUN'), out);
+      case 'run transcript':
+        return await showTranscript(client, need(arg, 'RUN'), out);
+      case 'audit verify':
+        return await verifyAudit(client, need(arg, 'RUN'), out);
+      case 'approvals list':
+        return await listApprovals(client, values.status, out);
+      case 'events put':
+        return await putEvent(
+          client,
+          {
+            source: need(values.source, '--source'),
+            detailType: need(values['detail-type'], '--detail-type'),
+            detail: values.detail ?? '{}',
+            ...(values.id ? { id: values.id } : {}),
+          },
+          out,
+        );
+      default:
+        throw new UsageError(`unknown command '${command}'`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`wf: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof ApiError) {
+      io.stderr(`wf: ${error.message} (${error.code}, HTTP ${error.status})`);
+      for (const field of error.fields) io.stderr(`  - ${field.path}: ${field.message}`);
+      return 1;
+    }
+    io.stderr(`wf: ${(error as Error).message}`);
+    return 1;
+  }
+}

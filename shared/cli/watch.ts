@@ -1,0 +1,38 @@
+/** Follows a run until it ends, printing progress lines as its audit chain grows. */
+import type { AuditEntry } from '../audit/index.ts';
+import type { Run } from '../schemas/run.ts';
+import type { ApiClient } from './client.ts';
+import { costSoFar, describeAuditEntry } from './progress.ts';
+
+const TERMINAL = ['done', 'failed', 'denied', 'cancelled'];
+
+export type WatchOptions = {
+  intervalMs?: number;
+  timeoutMs?: number;
+  print: (line: string) => void;
+  /** Called once each time the run starts waiting for approval. */
+  onAwaitingApproval?: (run: Run) => void | Promise<void>;
+};
+
+export async function watchRun(client: ApiClient, runId: string, options: WatchOptions): Promise<Run> {
+  const deadline = Date.now() + (options.timeoutMs ?? 30 * 60_000);
+  let seen = 0;
+  let waiting = false;
+  for (;;) {
+    const { entries } = await client.get<{ entries: AuditEntry[] }>(`/v1/runs/${runId}/audit`);
+    for (const entry of entries.slice(seen)) {
+      const line = describeAuditEntry(entry);
+      if (line) options.print(entry.type === 'model_call' ? `${line}  [cost so far ${`$${costSoFar(entries.slice(0, entry.seq + 1)).toFixed(4)}`}]` : line);
+    }
+    seen = entries.length;
+    const { run } = await client.get<{ run: Run }>(`/v1/runs/${runId}`);
+    if (TERMINAL.includes(run.status)) return run;
+    if (run.status === 'awaiting_approval' && !waiting) {
+      waiting = true;
+      await options.onAwaitingApproval?.(run);
+    }
+    if (run.status !== 'awaiting_approval') waiting = false;
+    if (Date.now() > deadline) throw new Error(`run ${runId} is still ${run.status} after ${Math.round((options.timeoutMs ?? 0) / 1000)} s`);
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 400));
+  }
+}

@@ -1,0 +1,145 @@
+/** Test harness for the API: the app on DynamoDB Local with recording ports, and a small client per owner. */
+import { randomUUID } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { apiKeyAuthenticator, createApiApp } from '../../shared/api/index.ts';
+import type { TurnPointer } from '../../shared/core/outcome.ts';
+import type { ExecutionsPort } from '../../shared/runs/index.ts';
+import type { DynamoStore } from '../../shared/store/index.ts';
+import { localTriggerSync } from '../../shared/triggers-sync/local.ts';
+import type { TriggerSync, TriggerSyncRequest } from '../../shared/triggers-sync/port.ts';
+import { FixedClock, minimalWorkflow, randomIds, testStore, uniqueOwner } from '../support/store.ts';
+
+/** Records every start and stop; each start gets a predictable execution ARN. */
+export class RecordingExecutions implements ExecutionsPort {
+  readonly starts: { name: string; pointer: TurnPointer }[] = [];
+  readonly stops: { executionArn: string; cause: string }[] = [];
+  async start(name: string, pointer: TurnPointer) {
+    this.starts.push({ name, pointer });
+    return { executionArn: `arn:aws:states:local:000000000000:execution:wf-runs:${name}` };
+  }
+  async stop(executionArn: string, cause: string) {
+    this.stops.push({ executionArn, cause });
+  }
+}
+
+/** Records every sync request and passes it on (to the local index sync by default). */
+export class RecordingTriggerSync implements TriggerSync {
+  readonly requests: TriggerSyncRequest[] = [];
+  readonly #inner: TriggerSync | undefined;
+  constructor(inner?: TriggerSync) {
+    this.#inner = inner;
+  }
+  async sync(request: TriggerSyncRequest) {
+    this.requests.push(request);
+    await this.#inner?.sync(request);
+  }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON replies are asserted field by field in the tests.
+export type Reply = { status: number; headers: Headers; body: any };
+type Options = { headers?: Record<string, string>; env?: unknown };
+
+/** A client that calls the app in-process (no server) with one owner's API key. */
+export function clientFor(app: ReturnType<typeof createApiApp>, key: string | undefined) {
+  const call = async (
+    method: string,
+    path: string,
+    body?: BodyInit,
+    options: Options = {},
+  ): Promise<Reply> => {
+    const headers: Record<string, string> = {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...options.headers,
+    };
+    const response = await app.request(
+      path,
+      { method, headers, ...(body !== undefined ? { body } : {}) },
+      options.env,
+    );
+    const text = await response.text();
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: text === '' ? undefined : JSON.parse(text),
+    };
+  };
+  const json = (value: unknown, options: Options = {}) => ({
+    body: JSON.stringify(value),
+    options: { ...options, headers: { 'content-type': 'application/json', ...options.headers } },
+  });
+  return {
+    call,
+    get: (path: string, options?: Options) => call('GET', path, undefined, options),
+    delete: (path: string, options?: Options) => call('DELETE', path, undefined, options),
+    post: (path: string, value?: unknown, options: Options = {}) => {
+      if (value === undefined) return call('POST', path, undefined, options);
+      const request = json(value, options);
+      return call('POST', path, request.body, request.options);
+    },
+    postText: (path: string, text: string, contentType: string, options: Options = {}) =>
+      call('POST', path, text, { ...options, headers: { 'content-type': contentType, ...options.headers } }),
+  };
+}
+
+/** The app with two owners (alice, bob), recording ports and the local events route. */
+export function apiHarness(options: { local?: boolean } = {}) {
+  const store = testStore();
+  const clock = new FixedClock();
+  const executions = new RecordingExecutions();
+  const sync = new RecordingTriggerSync(localTriggerSync(store));
+  const owners = { alice: uniqueOwner(), bob: uniqueOwner() };
+  const keys = { alice: `alice-${randomUUID()}`, bob: `bob-${randomUUID()}` };
+  const app = createApiApp({
+    store,
+    executions,
+    clock,
+    ids: randomIds,
+    authenticator: apiKeyAuthenticator(
+      JSON.stringify({
+        keys: {
+          [keys.alice]: { owner: owners.alice, principal: 'alice@laptop' },
+          [keys.bob]: { owner: owners.bob },
+        },
+      }),
+    ),
+    triggerSync: sync,
+    ...(options.local === false ? {} : { local: { events: true as const } }),
+  });
+  return {
+    app,
+    store,
+    clock,
+    executions,
+    sync,
+    owners,
+    keys,
+    alice: clientFor(app, keys.alice),
+    bob: clientFor(app, keys.bob),
+    anonymous: clientFor(app, undefined),
+  };
+}
+
+/** A unique, valid workflow definition (names are unique per owner; tests share the table). */
+export const definition = (overrides: Record<string, unknown> = {}) =>
+  minimalWorkflow({ name: `flow-${randomUUID().slice(0, 8)}`, ...overrides });
+
+/** Every item in the table that belongs to `owner` (by key, index key or owner attribute). */
+export async function itemsOf(store: DynamoStore, owner: string): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const response = await store.ctx.doc.send(
+      new ScanCommand({
+        TableName: store.ctx.table,
+        FilterExpression:
+          'contains(pk, :o) OR contains(sk, :o) OR contains(gsi1pk, :o) OR contains(gsi2pk, :o) OR #owner = :o',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':o': owner },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += response.Count ?? 0;
+    startKey = response.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}

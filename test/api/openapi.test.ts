@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../shared/api/index.ts';
+import { OPERATIONS } from '../../shared/api/openapi-operations.ts';
+import { OPENAPI_PATH } from '../../shared/api/write-openapi.ts';
+import { apiHarness } from './helpers.ts';
+
+const h = apiHarness();
+const document = openApiDocument() as {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<string, { requestBody?: { content: Record<string, { schema: { $ref: string } }> } }>
+  >;
+  components: { schemas: Record<string, unknown> };
+};
+
+describe('OpenAPI document', () => {
+  it('is committed up to date in docs/openapi.json (regenerate: npx node shared/api/write-openapi.ts)', () => {
+    expect(JSON.parse(readFileSync(OPENAPI_PATH, 'utf8'))).toEqual(document);
+  });
+
+  it('is served without authentication at /v1/openapi.json', async () => {
+    const reply = await h.anonymous.get('/v1/openapi.json');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual(document);
+    expect(reply.body.openapi).toBe('3.1.0');
+  });
+
+  it('documents exactly the routes the app serves', () => {
+    const served = h.app.routes
+      .filter((route) => route.method !== 'ALL')
+      .map((route) => `${route.method} ${route.path.replaceAll(/:([A-Za-z]+)/g, '{$1}')}`)
+      .sort();
+    const documented = OPERATIONS.map((op) => `${op.method.toUpperCase()} ${op.path}`).sort();
+    expect(served).toEqual(documented);
+  });
+
+  it('resolves every $ref to a component schema', () => {
+    const refs = JSON.stringify(document).match(/"\$ref":"[^"]+"/g) ?? [];
+    expect(refs.length).toBeGreaterThan(20);
+    for (const ref of refs) {
+      const name = ref.slice('"$ref":"#/components/schemas/'.length, -1);
+      expect(ref.startsWith('"$ref":"#/components/schemas/')).toBe(true);
+      expect(document.components.schemas[name], ref).toBeDefined();
+    }
+  });
+
+  it('takes the workflow body from the workflow definition schema, in JSON and YAML', () => {
+    const body = document.paths['/v1/workflows']?.post?.requestBody;
+    expect(Object.keys(body?.content ?? {})).toEqual(['application/json', 'application/yaml', 'text/yaml']);
+    const definition = document.components.schemas.WorkflowDefinition as {
+      required: string[];
+      properties: Record<string, unknown>;
+    };
+    expect(definition.required).toEqual(
+      expect.arrayContaining(['name', 'model', 'prompt', 'allowedActions', 'trigger', 'budget']),
+    );
+    const approval = document.components.schemas.Approval as { properties: Record<string, unknown> };
+    expect(Object.keys(approval.properties)).not.toContain('taskToken');
+  });
+});

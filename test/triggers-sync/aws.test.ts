@@ -1,0 +1,189 @@
+import { describe, expect, it } from 'vitest';
+import type { Trigger } from '../../shared/schemas/trigger.ts';
+import {
+  type AwsTriggerSyncClients,
+  awsTriggerSync,
+  awsTriggerSyncConfigFromEnv,
+  TriggerSyncConfigError,
+  TriggerSyncError,
+  type TriggerSyncRequest,
+} from '../../shared/triggers-sync/index.ts';
+
+const config = {
+  scheduleGroupName: 'wf-runtime-schedules',
+  schedulerRoleArn: 'arn:aws:iam::123456789012:role/wf-scheduler',
+  eventBusName: 'wf-events',
+  ruleNamePrefix: 'wf-',
+  startRunFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:wf-start-run',
+};
+const scheduleTrigger: Trigger = {
+  type: 'schedule',
+  expression: 'cron(0 9 ? * MON-FRI *)',
+  timezone: 'Europe/Berlin',
+};
+const eventTrigger: Trigger = {
+  type: 'event',
+  pattern: { source: ['com.example.orders'], detail: { total: [{ numeric: ['>', 100] }] } },
+};
+const request = (overrides: Partial<TriggerSyncRequest> = {}): TriggerSyncRequest => ({
+  owner: '123456789012:role:Builder',
+  workflowId: 'wf_abc123def456',
+  name: 'nightly-report',
+  enabled: true,
+  deleted: false,
+  trigger: scheduleTrigger,
+  ...overrides,
+});
+
+type Sent = { command: string; input: unknown };
+/** A recording port: every command the adapter sends, with scripted failures by command name. */
+function recording(failures: Record<string, string> = {}) {
+  const sent: Sent[] = [];
+  const send = async (command: { constructor: { name: string }; input: unknown }) => {
+    const name = command.constructor.name;
+    sent.push({ command: name, input: command.input });
+    const failure = failures[name];
+    if (failure) throw Object.assign(new Error(failure), { name: failure });
+    return {};
+  };
+  const clients: AwsTriggerSyncClients = { scheduler: { send }, events: { send } };
+  return { sent, clients };
+}
+
+const expectedSchedule = (state: 'ENABLED' | 'DISABLED') => ({
+  Name: 'wf-wf_abc123def456',
+  GroupName: 'wf-runtime-schedules',
+  Description: 'Workflow nightly-report (wf_abc123def456) of 123456789012:role:Builder',
+  ScheduleExpression: 'cron(0 9 ? * MON-FRI *)',
+  ScheduleExpressionTimezone: 'Europe/Berlin',
+  FlexibleTimeWindow: { Mode: 'OFF' },
+  State: state,
+  Target: {
+    Arn: config.startRunFunctionArn,
+    RoleArn: config.schedulerRoleArn,
+    Input:
+      '{"owner":"123456789012:role:Builder","workflowId":"wf_abc123def456","scheduledTime":"<aws.scheduler.scheduled-time>"}',
+  },
+});
+const removeRule = [
+  {
+    command: 'RemoveTargetsCommand',
+    input: { Rule: 'wf-wf_abc123def456', EventBusName: 'wf-events', Ids: ['start-run'] },
+  },
+  { command: 'DeleteRuleCommand', input: { Name: 'wf-wf_abc123def456', EventBusName: 'wf-events' } },
+];
+const deleteSchedule = {
+  command: 'DeleteScheduleCommand',
+  input: { Name: 'wf-wf_abc123def456', GroupName: 'wf-runtime-schedules' },
+};
+
+describe('awsTriggerSync', () => {
+  it('creates the schedule of a schedule-triggered workflow and removes any rule it had', async () => {
+    const { sent, clients } = recording({ RemoveTargetsCommand: 'ResourceNotFoundException' });
+    await awsTriggerSync(config, clients).sync(request());
+    expect(sent).toEqual([
+      { command: 'CreateScheduleCommand', input: expectedSchedule('ENABLED') },
+      ...removeRule,
+    ]);
+  });
+
+  it('updates the schedule with the same full input when it already exists, DISABLED for a disabled workflow', async () => {
+    const { sent, clients } = recording({ CreateScheduleCommand: 'ConflictException' });
+    await awsTriggerSync(config, clients).sync(request({ enabled: false }));
+    expect(sent.slice(0, 2)).toEqual([
+      { command: 'CreateScheduleCommand', input: expectedSchedule('DISABLED') },
+      { command: 'UpdateScheduleCommand', input: expectedSchedule('DISABLED') },
+    ]);
+  });
+
+  it('puts a rule with the pattern and a start-run target that passes the whole event', async () => {
+    const { sent, clients } = recording({ DeleteScheduleCommand: 'ResourceNotFoundException' });
+    await awsTriggerSync(config, clients).sync(request({ trigger: eventTrigger }));
+    expect(sent).toEqual([
+      {
+        command: 'PutRuleCommand',
+        input: {
+          Name: 'wf-wf_abc123def456',
+          EventBusName: 'wf-events',
+          Description: 'Workflow nightly-report (wf_abc123def456) of 123456789012:role:Builder',
+          EventPattern: '{"source":["com.example.orders"],"detail":{"total":[{"numeric":[">",100]}]}}',
+          State: 'ENABLED',
+        },
+      },
+      {
+        command: 'PutTargetsCommand',
+        input: {
+          Rule: 'wf-wf_abc123def456',
+          EventBusName: 'wf-events',
+          Targets: [
+            {
+              Id: 'start-run',
+              Arn: config.startRunFunctionArn,
+              InputTransformer: {
+                InputTemplate:
+                  '{"owner":"123456789012:role:Builder","workflowId":"wf_abc123def456","event":<aws.events.event.json>}',
+              },
+            },
+          ],
+        },
+      },
+      deleteSchedule,
+    ]);
+  });
+
+  it('keeps a disabled event workflow’s rule, DISABLED', async () => {
+    const { sent, clients } = recording();
+    await awsTriggerSync(config, clients).sync(request({ trigger: eventTrigger, enabled: false }));
+    expect(sent[0]).toMatchObject({ command: 'PutRuleCommand', input: { State: 'DISABLED' } });
+  });
+
+  it.each([
+    ['a deleted workflow', request({ deleted: true, enabled: false })],
+    ['an on-demand workflow', request({ trigger: { type: 'on_demand' } })],
+  ])('removes both the schedule and the rule of %s, ignoring ResourceNotFound', async (_label, sync) => {
+    const { sent, clients } = recording({
+      DeleteScheduleCommand: 'ResourceNotFoundException',
+      RemoveTargetsCommand: 'ResourceNotFoundException',
+      DeleteRuleCommand: 'ResourceNotFoundException',
+    });
+    await awsTriggerSync(config, clients).sync(sync);
+    expect(sent).toEqual([deleteSchedule, ...removeRule]);
+  });
+
+  it('wraps any other failure in TriggerSyncError with the SDK error as cause', async () => {
+    const { clients } = recording({ CreateScheduleCommand: 'ValidationException' });
+    const failure = awsTriggerSync(config, clients).sync(request());
+    await expect(failure).rejects.toBeInstanceOf(TriggerSyncError);
+    await expect(failure).rejects.toMatchObject({ cause: { name: 'ValidationException' } });
+  });
+
+  it('refuses a rule prefix that makes names longer than 64 characters', async () => {
+    const { clients } = recording();
+    const long = { ...config, ruleNamePrefix: 'a-very-long-prefix-for-the-rules-of-this-bus-' };
+    await expect(
+      awsTriggerSync(long, clients).sync(
+        request({ trigger: eventTrigger, workflowId: `wf_${'a'.repeat(30)}` }),
+      ),
+    ).rejects.toMatchObject({ cause: expect.any(TriggerSyncConfigError) });
+  });
+});
+
+describe('awsTriggerSyncConfigFromEnv', () => {
+  it('reads the names the CDK Triggers construct sets', () => {
+    expect(
+      awsTriggerSyncConfigFromEnv({
+        WF_SCHEDULE_GROUP_NAME: config.scheduleGroupName,
+        WF_SCHEDULER_ROLE_ARN: config.schedulerRoleArn,
+        WF_EVENT_BUS_NAME: config.eventBusName,
+        WF_EVENT_RULE_PREFIX: 'rt-',
+        WF_START_RUN_FUNCTION_ARN: config.startRunFunctionArn,
+      }),
+    ).toEqual({ ...config, ruleNamePrefix: 'rt-' });
+  });
+
+  it('names every missing variable', () => {
+    expect(() => awsTriggerSyncConfigFromEnv({ WF_EVENT_BUS_NAME: 'b' })).toThrow(
+      /WF_SCHEDULE_GROUP_NAME, WF_SCHEDULER_ROLE_ARN, WF_START_RUN_FUNCTION_ARN/,
+    );
+  });
+});
