@@ -1,10 +1,15 @@
 /** Benchmark support: a private DynamoDB Local with the table, and a DynamoDB operation counter. */
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { startDynamoDbLocal } from '../shared/local/dynamodb-local.ts';
-import { createTableInput } from '../shared/store/table.ts';
 import { DynamoStore } from '../shared/store/index.ts';
+import { createTableInput } from '../shared/store/table.ts';
 
-export type OpCounts = { reads: number; writes: number; transactItems: number; byCommand: Record<string, number> };
+export type OpCounts = {
+  reads: number;
+  writes: number;
+  transactItems: number;
+  byCommand: Record<string, number>;
+};
 
 const READS = new Set(['GetCommand', 'QueryCommand', 'GetItemCommand', 'QueryCommand', 'BatchGetCommand']);
 

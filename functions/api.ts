@@ -5,7 +5,11 @@ import { ENV } from '../infra/constructs/env-names.ts';
 import { createApiApp, iamAuthenticator, jwtAuthenticator } from '../shared/api/index.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
-import { awsTriggerSyncFromEnv, combineTriggerSyncs, localTriggerSync } from '../shared/triggers-sync/index.ts';
+import {
+  awsTriggerSyncFromEnv,
+  combineTriggerSyncs,
+  localTriggerSync,
+} from '../shared/triggers-sync/index.ts';
 
 let app: Hono | undefined;
 
@@ -22,7 +26,10 @@ function build(): Hono {
   }) as unknown as Hono;
 }
 
-export const handler = (event: Parameters<ReturnType<typeof handle>>[0], context: Parameters<ReturnType<typeof handle>>[1]) => {
+export const handler = (
+  event: Parameters<ReturnType<typeof handle>>[0],
+  context: Parameters<ReturnType<typeof handle>>[1],
+) => {
   app ??= build();
   return handle(app)(event, context);
 };

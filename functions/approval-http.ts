@@ -6,7 +6,10 @@ import { awsRuntime } from '../shared/runtime/aws.ts';
 
 let app: Promise<Hono> | undefined;
 
-export const handler = async (event: Parameters<ReturnType<typeof handle>>[0], context: Parameters<ReturnType<typeof handle>>[1]) => {
+export const handler = async (
+  event: Parameters<ReturnType<typeof handle>>[0],
+  context: Parameters<ReturnType<typeof handle>>[1],
+) => {
   app ??= awsRuntime()
     .approvalApp()
     .then((deps) => createApprovalApp(deps))

@@ -3,9 +3,9 @@
  * time or event id, and starts its execution. A duplicate delivery returns the run already started.
  */
 import { z } from 'zod';
+import { idempotencyFor, type StartRunDeps, startRun } from '../shared/runs/index.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
-import { idempotencyFor, type StartRunDeps, startRun } from '../shared/runs/index.ts';
 import type { TriggerProvenance } from '../shared/schemas/run.ts';
 
 const ScheduledSchema = z.object({
@@ -17,7 +17,14 @@ const ScheduledSchema = z.object({
 const EventSchema = z.object({
   owner: z.string().min(1),
   workflowId: z.string().min(1),
-  event: z.object({ id: z.string().min(1), source: z.string(), 'detail-type': z.string(), detail: z.unknown().optional() }).loose(),
+  event: z
+    .object({
+      id: z.string().min(1),
+      source: z.string(),
+      'detail-type': z.string(),
+      detail: z.unknown().optional(),
+    })
+    .loose(),
 });
 export const StartRunEventSchema = z.union([ScheduledSchema, EventSchema]);
 
@@ -26,8 +33,17 @@ export function createStartRunHandler(deps: () => StartRunDeps) {
     const event = StartRunEventSchema.parse(raw);
     const trigger: TriggerProvenance =
       'scheduledTime' in event
-        ? { type: 'schedule', scheduleName: event.scheduleName ?? `wf-${event.workflowId}`, scheduledTime: new Date(event.scheduledTime).toISOString() }
-        : { type: 'event', eventId: event.event.id, source: event.event.source, detailType: event.event['detail-type'] };
+        ? {
+            type: 'schedule',
+            scheduleName: event.scheduleName ?? `wf-${event.workflowId}`,
+            scheduledTime: new Date(event.scheduledTime).toISOString(),
+          }
+        : {
+            type: 'event',
+            eventId: event.event.id,
+            source: event.event.source,
+            detailType: event.event['detail-type'],
+          };
     const { run, created } = await startRun(deps(), {
       owner: event.owner,
       workflowId: event.workflowId,

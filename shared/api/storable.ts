@@ -11,6 +11,8 @@ export const MAX_VALUE_DEPTH = 24;
 /** DynamoDB's smallest positive number magnitude. */
 const MIN_NUMBER_MAGNITUDE = 1e-130;
 const MAX_ISSUES = 20;
+/** DynamoDB limits attribute names (nested map keys included) to 64 KB; far less is plenty. */
+const MAX_FIELD_NAME_CHARS = 1024;
 /** With the `u` flag a valid surrogate pair is one code point; only a lone surrogate matches. */
 const LONE_SURROGATE = /\p{Cs}/u;
 const wellFormed = (text: string) => !LONE_SURROGATE.test(text);
@@ -78,6 +80,8 @@ export function storableProblems(
           if (key === '') add(path, 'has an empty field name, which cannot be stored');
           else if (key === '__proto__') add([...path, key], "'__proto__' is not allowed as a field name");
           else if (!wellFormed(key)) add(path, 'has a field name that is not valid Unicode text');
+          else if (key.length > MAX_FIELD_NAME_CHARS)
+            add(path, `has a field name longer than ${MAX_FIELD_NAME_CHARS} characters`);
           stack.push({ value: child, path: [...path, key], depth: depth + 1 });
         }
       }

@@ -2,7 +2,7 @@
  * The CLI's HTTP client for the runtime's API: the local stack with an API key, or a deployed stack with
  * AWS credentials (SigV4, service `execute-api`). Errors carry the API's error body.
  */
-import { createHmac, createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 
@@ -13,7 +13,9 @@ export class ApiError extends Error {
   readonly code: string;
   readonly fields: { path: string; message: string }[];
   constructor(status: number, body: unknown) {
-    const error = (body as { error?: { code?: string; message?: string; fields?: { path: string; message: string }[] } })?.error;
+    const error = (
+      body as { error?: { code?: string; message?: string; fields?: { path: string; message: string }[] } }
+    )?.error;
     super(error?.message ?? `the API answered HTTP ${status}`);
     this.name = 'ApiError';
     this.status = status;
@@ -25,7 +27,11 @@ export class ApiError extends Error {
 /** SHA-256 for the SigV4 signer, on node:crypto (HMAC when given a key). */
 type SourceData = string | ArrayBuffer | ArrayBufferView;
 const bytes = (data: SourceData): string | Uint8Array =>
-  typeof data === 'string' ? data : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+  typeof data === 'string'
+    ? data
+    : ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : new Uint8Array(data);
 
 class Sha256 {
   readonly #hash;
@@ -50,11 +56,20 @@ export class ApiClient {
     this.#auth = auth;
     this.#signer =
       auth.kind === 'sigv4'
-        ? new SignatureV4({ service: 'execute-api', region: auth.region, credentials: defaultProvider(), sha256: Sha256 })
+        ? new SignatureV4({
+            service: 'execute-api',
+            region: auth.region,
+            credentials: defaultProvider(),
+            sha256: Sha256,
+          })
         : undefined;
   }
 
-  async request<T>(method: string, path: string, options: { body?: string; contentType?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: T }> {
+  async request<T>(
+    method: string,
+    path: string,
+    options: { body?: string; contentType?: string; headers?: Record<string, string> } = {},
+  ): Promise<{ status: number; body: T }> {
     const url = new URL(`${this.baseUrl}${path}`);
     let headers: Record<string, string> = {
       accept: 'application/json',
@@ -77,9 +92,16 @@ export class ApiClient {
     }
     let response: Response;
     try {
-      response = await fetch(url, { method, headers, ...(options.body !== undefined ? { body: options.body } : {}) });
+      response = await fetch(url, {
+        method,
+        headers,
+        ...(options.body !== undefined ? { body: options.body } : {}),
+      });
     } catch (cause) {
-      throw new Error(`cannot reach the runtime at ${this.baseUrl} (${(cause as Error).message}); is it running? (wf local up)`, { cause });
+      throw new Error(
+        `cannot reach the runtime at ${this.baseUrl} (${(cause as Error).message}); is it running? (wf local up)`,
+        { cause },
+      );
     }
     const text = await response.text();
     let body: unknown = text;
@@ -94,7 +116,11 @@ export class ApiClient {
     return this.request<T>('GET', path).then((r) => r.body);
   }
 
-  post<T>(path: string, body?: unknown, options: { contentType?: string; headers?: Record<string, string> } = {}) {
+  post<T>(
+    path: string,
+    body?: unknown,
+    options: { contentType?: string; headers?: Record<string, string> } = {},
+  ) {
     const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     return this.request<T>('POST', path, { ...(text !== undefined ? { body: text } : {}), ...options });
   }

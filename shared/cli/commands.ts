@@ -19,10 +19,13 @@ export class UsageError extends Error {
 
 /** A workflow by id (`wf_…`) or by name. */
 export async function findWorkflow(client: ApiClient, ref: string): Promise<WorkflowHead> {
-  if (ref.startsWith('wf_')) return (await client.get<{ workflow: WorkflowHead }>(`/v1/workflows/${ref}`)).workflow;
+  if (ref.startsWith('wf_'))
+    return (await client.get<{ workflow: WorkflowHead }>(`/v1/workflows/${ref}`)).workflow;
   let nextToken: string | undefined;
   do {
-    const page = await client.get<{ items: WorkflowHead[]; nextToken?: string }>(`/v1/workflows?limit=100${nextToken ? `&nextToken=${encodeURIComponent(nextToken)}` : ''}`);
+    const page = await client.get<{ items: WorkflowHead[]; nextToken?: string }>(
+      `/v1/workflows?limit=100${nextToken ? `&nextToken=${encodeURIComponent(nextToken)}` : ''}`,
+    );
     const match = page.items.find((workflow) => workflow.name === ref);
     if (match) return match;
     nextToken = page.nextToken;
@@ -35,6 +38,7 @@ export async function applyWorkflow(client: ApiClient, file: string, out: Output
   const text = readFileSync(file, 'utf8');
   const parsed = parseWorkflowText(text);
   if (!parsed.ok) {
+    out.data({ ok: false, file, errors: parsed.errors });
     out.line(`${file}: invalid workflow definition`);
     for (const error of parsed.errors) out.line(`  - ${error.path}: ${error.message}`);
     return 1;
@@ -47,7 +51,11 @@ export async function applyWorkflow(client: ApiClient, file: string, out: Output
     if (!(error instanceof UsageError)) throw error;
   }
   if (!existing) {
-    const { body } = await client.post<{ workflow: WorkflowHead; version: WorkflowVersion }>('/v1/workflows', text, { contentType });
+    const { body } = await client.post<{ workflow: WorkflowHead; version: WorkflowVersion }>(
+      '/v1/workflows',
+      text,
+      { contentType },
+    );
     out.data(body);
     out.line(`created ${body.workflow.name} (${body.workflow.workflowId}), version 1`);
     return 0;
@@ -58,10 +66,14 @@ export async function applyWorkflow(client: ApiClient, file: string, out: Output
     out.line(`${existing.name} (${existing.workflowId}) is unchanged at version ${existing.latestVersion}`);
     return 0;
   }
-  const { body } = await client.post<{ workflow: WorkflowHead; version: WorkflowVersion }>(`/v1/workflows/${existing.workflowId}/versions`, text, {
-    contentType,
-    headers: { 'If-Match': String(existing.latestVersion) },
-  });
+  const { body } = await client.post<{ workflow: WorkflowHead; version: WorkflowVersion }>(
+    `/v1/workflows/${existing.workflowId}/versions`,
+    text,
+    {
+      contentType,
+      headers: { 'If-Match': String(existing.latestVersion) },
+    },
+  );
   out.data(body);
   out.line(`updated ${body.workflow.name} (${body.workflow.workflowId}) to version ${body.version.version}`);
   return 0;
@@ -71,7 +83,10 @@ export async function listWorkflows(client: ApiClient, out: Output): Promise<num
   const page = await client.get<{ items: WorkflowHead[] }>('/v1/workflows?limit=100');
   out.data(page);
   if (page.items.length === 0) out.line('no workflows yet: wf workflow apply -f FILE');
-  for (const wf of page.items) out.line(`${wf.workflowId}  ${wf.name.padEnd(24)} v${wf.latestVersion}  ${wf.enabled ? 'enabled' : 'disabled'}`);
+  for (const wf of page.items)
+    out.line(
+      `${wf.workflowId}  ${wf.name.padEnd(24)} v${wf.latestVersion}  ${wf.enabled ? 'enabled' : 'disabled'}`,
+    );
   return 0;
 }
 
@@ -92,9 +107,13 @@ export async function startRunCommand(
     }
   }
   const workflow = await findWorkflow(client, args.workflow);
-  const { body } = await client.post<{ run: Run }>(`/v1/workflows/${workflow.workflowId}/runs`, input === undefined ? {} : { input }, {
-    ...(args.idempotencyKey ? { headers: { 'Idempotency-Key': args.idempotencyKey } } : {}),
-  });
+  const { body } = await client.post<{ run: Run }>(
+    `/v1/workflows/${workflow.workflowId}/runs`,
+    input === undefined ? {} : { input },
+    {
+      ...(args.idempotencyKey ? { headers: { 'Idempotency-Key': args.idempotencyKey } } : {}),
+    },
+  );
   out.line(`started ${body.run.runId} (${workflow.name} v${body.run.workflowVersion})`);
   if (!args.wait) {
     out.data(body);
@@ -102,7 +121,10 @@ export async function startRunCommand(
   }
   const run = await watchRun(client, body.run.runId, {
     print: (line) => out.line(line),
-    onAwaitingApproval: () => out.line(`waiting for approval: the approvers have their links (locally: ${client.baseUrl}/local/inbox)`),
+    onAwaitingApproval: () =>
+      out.line(
+        `waiting for approval: the approvers have their links (locally: ${client.baseUrl}/local/inbox)`,
+      ),
   });
   out.data({ run });
   out.line(runLine(run));
@@ -114,7 +136,9 @@ export async function showRun(client: ApiClient, runId: string, out: Output): Pr
   out.data({ run });
   out.line(runLine(run));
   out.line(`  trigger: ${JSON.stringify(run.trigger)}`);
-  out.line(`  turns: ${run.modelCalls} model call(s); tokens ${run.usage.inputTokens} in / ${run.usage.outputTokens} out`);
+  out.line(
+    `  turns: ${run.modelCalls} model call(s); tokens ${run.usage.inputTokens} in / ${run.usage.outputTokens} out`,
+  );
   if (run.result?.text) out.line(`  result: ${run.result.text}`);
   if (run.error) out.line(`  error: ${run.error.name}: ${run.error.message}`);
   return 0;
@@ -126,17 +150,20 @@ export async function showTranscript(client: ApiClient, runId: string, out: Outp
   for (const message of body.messages) {
     for (const block of message.content) {
       if (block.type === 'text') out.line(`${message.role}: ${block.text}`);
-      if (block.type === 'tool_use') out.line(`${message.role}: → ${block.name} ${JSON.stringify(block.input)}`);
-      if (block.type === 'tool_result') out.line(`${message.role}: ← ${block.is_error ? '(error) ' : ''}${block.content.slice(0, 300)}`);
+      if (block.type === 'tool_use')
+        out.line(`${message.role}: → ${block.name} ${JSON.stringify(block.input)}`);
+      if (block.type === 'tool_result')
+        out.line(`${message.role}: ← ${block.is_error ? '(error) ' : ''}${block.content.slice(0, 300)}`);
     }
   }
   return 0;
 }
 
 export async function verifyAudit(client: ApiClient, runId: string, out: Output): Promise<number> {
-  const body = await client.get<{ entries: unknown[]; verification: { ok: boolean; count?: number; firstBrokenSeq?: number; message?: string } }>(
-    `/v1/runs/${runId}/audit`,
-  );
+  const body = await client.get<{
+    entries: unknown[];
+    verification: { ok: boolean; count?: number; firstBrokenSeq?: number; message?: string };
+  }>(`/v1/runs/${runId}/audit`);
   out.data(body.verification);
   if (body.verification.ok) {
     out.line(`audit chain verified: ${body.verification.count} entries`);
@@ -146,25 +173,43 @@ export async function verifyAudit(client: ApiClient, runId: string, out: Output)
   return 4;
 }
 
-export async function listApprovals(client: ApiClient, status: string | undefined, out: Output): Promise<number> {
-  const page = await client.get<{ items: Approval[] }>(`/v1/approvals${status ? `?status=${encodeURIComponent(status)}` : ''}`);
+export async function listApprovals(
+  client: ApiClient,
+  status: string | undefined,
+  out: Output,
+): Promise<number> {
+  const page = await client.get<{ items: Approval[] }>(
+    `/v1/approvals${status ? `?status=${encodeURIComponent(status)}` : ''}`,
+  );
   out.data(page);
   if (page.items.length === 0) out.line('no approvals');
   for (const approval of page.items) {
-    out.line(`${approval.approvalId}  ${approval.status.padEnd(8)} ${approval.tool}  run ${approval.runId}  expires ${approval.expiresAt}`);
+    out.line(
+      `${approval.approvalId}  ${approval.status.padEnd(8)} ${approval.tool}  run ${approval.runId}  expires ${approval.expiresAt}`,
+    );
   }
   return 0;
 }
 
-export async function putEvent(client: ApiClient, args: { source: string; detailType: string; detail: string; id?: string }, out: Output): Promise<number> {
+export async function putEvent(
+  client: ApiClient,
+  args: { source: string; detailType: string; detail: string; id?: string },
+  out: Output,
+): Promise<number> {
+  let detail: unknown;
   try {
-    JSON.parse(args.detail);
+    detail = JSON.parse(args.detail);
   } catch {
     throw new UsageError('--detail must be JSON');
   }
-  const { body } = await client.post<{ FailedEntryCount: number; Entries: unknown[]; runs?: unknown[] }>('/local/events', {
-    Entries: [{ Source: args.source, DetailType: args.detailType, Detail: args.detail, ...(args.id ? { Id: args.id } : {}) }],
-  });
+  // A PutEvents entry always gets a new event id; an event envelope keeps its own (a redelivery).
+  const event = args.id
+    ? { id: args.id, source: args.source, 'detail-type': args.detailType, detail }
+    : { Entries: [{ Source: args.source, DetailType: args.detailType, Detail: args.detail }] };
+  const { body } = await client.post<{ FailedEntryCount: number; Entries: unknown[]; runs?: unknown[] }>(
+    '/local/events',
+    event,
+  );
   out.data(body);
   out.line(`event accepted; ${JSON.stringify(body.runs ?? [])}`);
   return body.FailedEntryCount > 0 ? 1 : 0;

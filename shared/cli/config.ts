@@ -10,12 +10,16 @@ export type ClientFlags = { url?: string; apiKey?: string; aws?: boolean; region
 export function clientFrom(flags: ClientFlags, env: NodeJS.ProcessEnv = process.env): ApiClient {
   const url = flags.url ?? env.WF_URL ?? DEFAULT_LOCAL_URL;
   if (flags.aws || env.WF_AUTH === 'aws') {
-    const region = flags.region ?? env.AWS_REGION ?? /execute-api\.([a-z0-9-]+)\.amazonaws\.com/.exec(url)?.[1];
+    const region =
+      flags.region ?? env.AWS_REGION ?? /execute-api\.([a-z0-9-]+)\.amazonaws\.com/.exec(url)?.[1];
     if (!region) throw new Error('--aws needs a region: pass --region or set AWS_REGION');
     return new ApiClient(url, { kind: 'sigv4', region });
   }
   const apiKey = flags.apiKey ?? env.WF_API_KEY ?? localApiKey(flags.dataDir ?? env.WF_DATA_DIR ?? '.local');
-  if (!apiKey) throw new Error(`no API key: pass --api-key, set WF_API_KEY, or start the local stack (wf local up) so ${join('.local', 'api-keys.json')} exists`);
+  if (!apiKey)
+    throw new Error(
+      `no API key: pass --api-key, set WF_API_KEY, or start the local stack (wf local up) so ${join('.local', 'api-keys.json')} exists`,
+    );
   return new ApiClient(url, { kind: 'api-key', apiKey });
 }
 

@@ -1,7 +1,12 @@
 /** `wf local up`: the whole runtime on this machine until Ctrl-C. */
 import { startLocalStack } from '../local/stack.ts';
 
-export async function localUp(options: { port?: number; dataDir?: string; env: NodeJS.ProcessEnv; print: (text: string) => void }): Promise<number> {
+export async function localUp(options: {
+  port?: number;
+  dataDir?: string;
+  env: NodeJS.ProcessEnv;
+  print: (text: string) => void;
+}): Promise<number> {
   const apiKey = options.env.ANTHROPIC_API_KEY;
   const stack = await startLocalStack({
     ...(options.port !== undefined ? { port: options.port } : {}),

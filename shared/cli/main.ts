@@ -79,58 +79,69 @@ export async function main(argv: string[], io: Io): Promise<number> {
   };
   try {
     if (group === 'local' && verb === 'up') {
-      return await localUp({ ...(values.port ? { port: Number(values.port) } : {}), ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}), env: io.env, print: io.stdout });
-    }
-    const client = clientFrom(
-      {
-        ...(values.url ? { url: values.url } : {}),
-        ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
-        ...(values.aws ? { aws: true } : {}),
-        ...(values.region ? { region: values.region } : {}),
+      return await localUp({
+        ...(values.port ? { port: Number(values.port) } : {}),
         ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
-      },
-      io.env,
-    );
+        env: io.env,
+        print: io.stdout,
+      });
+    }
+    // Built on first use, after the command and its arguments are known to be right (a usage error is 2).
+    const client = () =>
+      clientFrom(
+        {
+          ...(values.url ? { url: values.url } : {}),
+          ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
+          ...(values.aws ? { aws: true } : {}),
+          ...(values.region ? { region: values.region } : {}),
+          ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+        },
+        io.env,
+      );
     const need = (value: string | undefined, what: string): string => {
       if (!value) throw new UsageError(`missing ${what}`);
       return value;
     };
     const command = `${group} ${verb ?? ''}`.trim();
     switch (command) {
-      case 'workflow apply':
-        return await applyWorkflow(client, need(values.file, '-f FILE'), out);
+      case 'workflow apply': {
+        const file = need(values.file, '-f FILE');
+        return await applyWorkflow(client(), file, out);
+      }
       case 'workflow list':
-        return await listWorkflows(client, out);
-      case 'run start':
-        return await startRunCommand(
-          client,
-          {
-            workflow: need(arg, 'WORKFLOW (a name or wf_ id)'),
-            wait: values.wait === true,
-            ...(values.input !== undefined ? { input: values.input } : {}),
-            ...(values['idempotency-key'] ? { idempotencyKey: values['idempotency-key'] } : {}),
-          },
-          out,
-        );
-      case 'run show':
-        return await showRun(client, need(arg, 'RUN'), out);
-      case 'run transcript':
-        return await showTranscript(client, need(arg, 'RUN'), out);
-      case 'audit verify':
-        return await verifyAudit(client, need(arg, 'RUN'), out);
+        return await listWorkflows(client(), out);
+      case 'run start': {
+        const args = {
+          workflow: need(arg, 'WORKFLOW (a name or wf_ id)'),
+          wait: values.wait === true,
+          ...(values.input !== undefined ? { input: values.input } : {}),
+          ...(values['idempotency-key'] ? { idempotencyKey: values['idempotency-key'] } : {}),
+        };
+        return await startRunCommand(client(), args, out);
+      }
+      case 'run show': {
+        const runId = need(arg, 'RUN');
+        return await showRun(client(), runId, out);
+      }
+      case 'run transcript': {
+        const runId = need(arg, 'RUN');
+        return await showTranscript(client(), runId, out);
+      }
+      case 'audit verify': {
+        const runId = need(arg, 'RUN');
+        return await verifyAudit(client(), runId, out);
+      }
       case 'approvals list':
-        return await listApprovals(client, values.status, out);
-      case 'events put':
-        return await putEvent(
-          client,
-          {
-            source: need(values.source, '--source'),
-            detailType: need(values['detail-type'], '--detail-type'),
-            detail: values.detail ?? '{}',
-            ...(values.id ? { id: values.id } : {}),
-          },
-          out,
-        );
+        return await listApprovals(client(), values.status, out);
+      case 'events put': {
+        const args = {
+          source: need(values.source, '--source'),
+          detailType: need(values['detail-type'], '--detail-type'),
+          detail: values.detail ?? '{}',
+          ...(values.id ? { id: values.id } : {}),
+        };
+        return await putEvent(client(), args, out);
+      }
       default:
         throw new UsageError(`unknown command '${command}'`);
     }

@@ -44,5 +44,8 @@ export function describeAuditEntry(entry: AuditEntry): string | undefined {
 
 /** The running cost after an entry, from model_call entries. */
 export function costSoFar(entries: AuditEntry[]): number {
-  return entries.reduce((sum, entry) => sum + (entry.type === 'model_call' ? Number(entry.data.costUsd ?? 0) : 0), 0);
+  return entries.reduce(
+    (sum, entry) => sum + (entry.type === 'model_call' ? Number(entry.data.costUsd ?? 0) : 0),
+    0,
+  );
 }

@@ -5,6 +5,7 @@ import type { ApiClient } from './client.ts';
 import { costSoFar, describeAuditEntry } from './progress.ts';
 
 const TERMINAL = ['done', 'failed', 'denied', 'cancelled'];
+const DELIVERY_GRACE_MS = 10_000;
 
 export type WatchOptions = {
   intervalMs?: number;
@@ -18,21 +19,35 @@ export async function watchRun(client: ApiClient, runId: string, options: WatchO
   const deadline = Date.now() + (options.timeoutMs ?? 30 * 60_000);
   let seen = 0;
   let waiting = false;
+  let deliveryDeadline: number | undefined;
   for (;;) {
+    // The run first: its audit entries are written with it, so the entries read next include all it shows.
+    const { run } = await client.get<{ run: Run }>(`/v1/runs/${runId}`);
     const { entries } = await client.get<{ entries: AuditEntry[] }>(`/v1/runs/${runId}/audit`);
     for (const entry of entries.slice(seen)) {
       const line = describeAuditEntry(entry);
-      if (line) options.print(entry.type === 'model_call' ? `${line}  [cost so far ${`$${costSoFar(entries.slice(0, entry.seq + 1)).toFixed(4)}`}]` : line);
+      if (line)
+        options.print(
+          entry.type === 'model_call'
+            ? `${line}  [cost so far ${`$${costSoFar(entries.slice(0, entry.seq + 1)).toFixed(4)}`}]`
+            : line,
+        );
     }
     seen = entries.length;
-    const { run } = await client.get<{ run: Run }>(`/v1/runs/${runId}`);
-    if (TERMINAL.includes(run.status)) return run;
+    // A done run still delivers its result (and audits that): wait for it, briefly, so the chain is final.
+    if (run.status === 'done' && !run.delivery) deliveryDeadline ??= Date.now() + DELIVERY_GRACE_MS;
+    const delivered =
+      run.status !== 'done' || run.delivery !== undefined || Date.now() > (deliveryDeadline ?? 0);
+    if (TERMINAL.includes(run.status) && delivered) return run;
     if (run.status === 'awaiting_approval' && !waiting) {
       waiting = true;
       await options.onAwaitingApproval?.(run);
     }
     if (run.status !== 'awaiting_approval') waiting = false;
-    if (Date.now() > deadline) throw new Error(`run ${runId} is still ${run.status} after ${Math.round((options.timeoutMs ?? 0) / 1000)} s`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `run ${runId} is still ${run.status} after ${Math.round((options.timeoutMs ?? 0) / 1000)} s`,
+      );
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 400));
   }
 }

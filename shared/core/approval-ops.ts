@@ -34,7 +34,7 @@ export async function pendingApprovals(store: RunStore, runId: string): Promise<
 export async function attachTaskToken(deps: Deps, runId: string, taskToken: string): Promise<Approval[]> {
   return withRunRetry(async () => {
     const run = await deps.store.getRun(runId);
-    if (!run || run.status !== 'awaiting_approval') return [];
+    if (run?.status !== 'awaiting_approval') return [];
     const pending = await pendingApprovals(deps.store, runId);
     if (pending.length === 0) return [];
     const updated = pending.map((approval) => ({ ...approval, taskToken }));

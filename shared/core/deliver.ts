@@ -3,24 +3,35 @@
  * delivery, so a retried Deliver changes nothing). `stored` keeps the result on the run; `report` adds a
  * Markdown report; `alert` publishes to SNS; `http` posts through a connector, the egress guard and the gate.
  */
+
+import { sha256Hex } from '../audit/index.ts';
 import type { Destination } from '../schemas/destination.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
-import { sha256Hex } from '../audit/index.ts';
 import { isoAt, RunHandle } from './engine.ts';
 import type { Clock } from './ports.ts';
-import type { RunStore } from './store-port.ts';
 import { RunConflictError } from './store-errors.ts';
+import type { RunStore } from './store-port.ts';
 
 /** Where results go besides the store; adapters implement what a deployment supports. */
 export interface DestinationsPort {
   alert(args: { topicArn?: string; subject: string; message: string }): Promise<string>;
-  http(args: { run: Run; definition: WorkflowDefinition; action: string; payload: Record<string, unknown> }): Promise<string>;
+  http(args: {
+    run: Run;
+    definition: WorkflowDefinition;
+    action: string;
+    payload: Record<string, unknown>;
+  }): Promise<string>;
 }
 
 export type DeliverDeps = { store: RunStore; clock: Clock; destinations: DestinationsPort };
 
-export function renderReport(run: Run, definition: WorkflowDefinition, title: string | undefined, actions: string[]): string {
+export function renderReport(
+  run: Run,
+  definition: WorkflowDefinition,
+  title: string | undefined,
+  actions: string[],
+): string {
   return [
     `# ${title ?? definition.name}`,
     '',
@@ -50,7 +61,8 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
     const actions = ledger.map((row) => `${row.tool}: ${row.status}`);
     let report: string | undefined;
     let detail: string | undefined;
-    if (destination.type === 'report') report = renderReport(run, version.definition, destination.title, actions);
+    if (destination.type === 'report')
+      report = renderReport(run, version.definition, destination.title, actions);
     if (destination.type === 'alert') {
       detail = await deps.destinations.alert({
         ...(destination.topicArn ? { topicArn: destination.topicArn } : {}),
@@ -71,9 +83,20 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
       await handle.commit({
         next: (current) => ({
           ...current,
-          delivery: { destination: destination.type, at: isoAt(deps.clock), ...(report ? { report } : {}), ...(detail ? { detail } : {}) },
+          delivery: {
+            destination: destination.type,
+            at: isoAt(deps.clock),
+            ...(report ? { report } : {}),
+            ...(detail ? { detail } : {}),
+          },
         }),
-        audit: [{ type: 'delivered', actor: 'system', data: { destination: destination.type, outputHash: sha256Hex(run.result?.text ?? '') } }],
+        audit: [
+          {
+            type: 'delivered',
+            actor: 'system',
+            data: { destination: destination.type, outputHash: sha256Hex(run.result?.text ?? '') },
+          },
+        ],
       });
       return handle.run;
     } catch (error) {

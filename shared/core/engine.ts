@@ -14,7 +14,6 @@ export type EngineConfig = {
   turnsPerExecution: number;
 };
 
-
 export type TurnDeps = {
   store: RunStore;
   model: ModelPort;

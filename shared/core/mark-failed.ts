@@ -19,10 +19,17 @@ export async function markRunFailed(
     const messages = await deps.store.listMessages(run.runId);
     const last = messages.at(-1);
     const open = last?.role === 'assistant' && toolUsesOf(last).length > 0 ? last : undefined;
-    const ledger = open ? new Map((await deps.store.listLedger(run.runId)).map((row) => [row.toolUseId, row.outcome])) : new Map();
+    const ledger = open
+      ? new Map((await deps.store.listLedger(run.runId)).map((row) => [row.toolUseId, row.outcome]))
+      : new Map();
     const error = args.error ?? { name: 'Error', message: 'the run failed' };
     const outcomes = new Map(
-      open ? toolUsesOf(open).map((use) => [use.id, ledger.get(use.id) ?? { content: `Not executed: the run failed (${error.name}).`, isError: true }]) : [],
+      open
+        ? toolUsesOf(open).map((use) => [
+            use.id,
+            ledger.get(use.id) ?? { content: `Not executed: the run failed (${error.name}).`, isError: true },
+          ])
+        : [],
     );
     try {
       const handle = new RunHandle(run, deps);
@@ -30,7 +37,15 @@ export async function markRunFailed(
         ...(open
           ? {
               messages: [
-                { schemaVersion: 1 as const, runId: run.runId, seq: messages.length, turn: run.turn, role: 'user' as const, content: toolResultContent(open, outcomes), createdAt: isoAt(deps.clock) },
+                {
+                  schemaVersion: 1 as const,
+                  runId: run.runId,
+                  seq: messages.length,
+                  turn: run.turn,
+                  role: 'user' as const,
+                  content: toolResultContent(open, outcomes),
+                  createdAt: isoAt(deps.clock),
+                },
               ],
             }
           : {}),
@@ -46,8 +61,16 @@ export async function markRunFailed(
           messageCount: current.messageCount + (open ? 1 : 0),
         }),
         audit: [
-          { type: 'error', actor: 'system', data: { name: error.name, message: error.message.slice(0, 1000) } },
-          { type: 'status_changed', actor: 'system', data: { from: run.status, to: 'failed', stopReason: 'error' } },
+          {
+            type: 'error',
+            actor: 'system',
+            data: { name: error.name, message: error.message.slice(0, 1000) },
+          },
+          {
+            type: 'status_changed',
+            actor: 'system',
+            data: { from: run.status, to: 'failed', stopReason: 'error' },
+          },
         ],
       });
       return handle.run;

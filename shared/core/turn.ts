@@ -38,7 +38,7 @@ export async function runTurn(deps: TurnDeps, input: TurnPointer): Promise<TurnO
   const version = await deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
   if (!version) throw new WorkflowVersionMissingError(run.workflowId, run.workflowVersion);
   const head = await deps.store.getWorkflowHead(run.owner, run.workflowId);
-  const enabled = head !== undefined && head.enabled && !head.deleted;
+  const enabled = head?.enabled === true && !head.deleted;
   const live =
     head && enabled
       ? head.latestVersion === run.workflowVersion

@@ -11,6 +11,7 @@ export function extractSecretValue(ref: CredentialRef, raw: string): string {
     throw new CredentialError(ref.secret, `field '${ref.field}' was asked for, but the secret is not JSON`);
   }
   const value = (parsed as Record<string, unknown> | null)?.[ref.field];
-  if (typeof value !== 'string' || value === '') throw new CredentialError(ref.secret, `has no string field '${ref.field}'`);
+  if (typeof value !== 'string' || value === '')
+    throw new CredentialError(ref.secret, `has no string field '${ref.field}'`);
   return value;
 }

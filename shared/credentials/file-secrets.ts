@@ -21,7 +21,8 @@ export function fileSecrets(path: string): SecretsPort {
   return {
     async resolve(ref: CredentialRef) {
       const stored = read()[ref.secret];
-      if (stored === undefined) throw new CredentialError(ref.secret, `is not in the local secrets file ${path}`);
+      if (stored === undefined)
+        throw new CredentialError(ref.secret, `is not in the local secrets file ${path}`);
       const value = extractSecretValue(ref, typeof stored === 'string' ? stored : JSON.stringify(stored));
       redactor.add(value);
       return value;

@@ -36,7 +36,8 @@ export class Redactor {
   /** Replaces every known secret form in `text`, longest first so a form inside another is not left half. */
   redact(text: string): string {
     let out = text;
-    for (const form of [...this.#forms].sort((a, b) => b.length - a.length)) out = out.split(form).join(REDACTED);
+    for (const form of [...this.#forms].sort((a, b) => b.length - a.length))
+      out = out.split(form).join(REDACTED);
     return out;
   }
 

@@ -16,7 +16,8 @@ export type SecretsManagerOptions = {
   nowMs?: () => number;
 };
 
-const nameOf = (secret: string): string => (secret.startsWith('arn:') ? (secret.split(':secret:')[1] ?? '').replace(/-[A-Za-z0-9]{6}$/, '') : secret);
+const nameOf = (secret: string): string =>
+  secret.startsWith('arn:') ? (secret.split(':secret:')[1] ?? '').replace(/-[A-Za-z0-9]{6}$/, '') : secret;
 
 export function secretsManagerSecrets(options: SecretsManagerOptions): SecretsPort {
   const redactor = new Redactor();
@@ -26,7 +27,10 @@ export function secretsManagerSecrets(options: SecretsManagerOptions): SecretsPo
   return {
     async resolve(ref: CredentialRef) {
       if (!nameOf(ref.secret).startsWith(options.namePrefix)) {
-        throw new CredentialError(ref.secret, `is outside the runtime's secret prefix '${options.namePrefix}'`);
+        throw new CredentialError(
+          ref.secret,
+          `is outside the runtime's secret prefix '${options.namePrefix}'`,
+        );
       }
       const cached = cache.get(ref.secret);
       let raw = cached && now() - cached.at < ttl ? cached.value : undefined;

@@ -5,26 +5,39 @@ export const FEEDS: Record<string, { title: string; items: { title: string; summ
   engineering: {
     title: 'Engineering',
     items: [
-      { title: 'Build times down 40% after cache rework', summary: 'CI now reuses dependency layers across branches.' },
-      { title: 'Postgres 17 upgrade scheduled for Thursday', summary: 'Expect a 10-minute read-only window at 06:00 UTC.' },
+      {
+        title: 'Build times down 40% after cache rework',
+        summary: 'CI now reuses dependency layers across branches.',
+      },
+      {
+        title: 'Postgres 17 upgrade scheduled for Thursday',
+        summary: 'Expect a 10-minute read-only window at 06:00 UTC.',
+      },
     ],
   },
   product: {
     title: 'Product',
     items: [
-      { title: 'Approval links ship to all teams', summary: 'Gated actions now pause for a human, with a signed link.' },
+      {
+        title: 'Approval links ship to all teams',
+        summary: 'Gated actions now pause for a human, with a signed link.',
+      },
       { title: 'New onboarding checklist', summary: 'First-run setup takes five steps instead of twelve.' },
     ],
   },
 };
 
-const escapeXml = (value: string) => value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+const escapeXml = (value: string) =>
+  value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
 function rss(name: string): string | undefined {
   const feed = FEEDS[name];
   if (!feed) return undefined;
   const items = feed.items
-    .map((item) => `    <item><title>${escapeXml(item.title)}</title><description>${escapeXml(item.summary)}</description></item>`)
+    .map(
+      (item) =>
+        `    <item><title>${escapeXml(item.title)}</title><description>${escapeXml(item.summary)}</description></item>`,
+    )
     .join('\n');
   return `<?xml version="1.0"?>\n<rss version="2.0">\n  <channel>\n    <title>${feed.title}</title>\n${items}\n  </channel>\n</rss>\n`;
 }

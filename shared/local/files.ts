@@ -27,11 +27,18 @@ function writeIfMissing(path: string, make: () => unknown): void {
 export function ensureLocalFiles(files: LocalFiles): { apiKey: string; owner: string } {
   mkdirSync(files.dir, { recursive: true, mode: 0o700 });
   mkdirSync(files.dynamodb, { recursive: true });
-  writeIfMissing(files.keyring, () => ({ current: { kid: 'local-1', secret: randomBytes(32).toString('base64url') } }));
-  writeIfMissing(files.apiKeys, () => ({ keys: { [`wfl_${randomBytes(24).toString('base64url')}`]: { owner: 'local' } } }));
+  writeIfMissing(files.keyring, () => ({
+    current: { kid: 'local-1', secret: randomBytes(32).toString('base64url') },
+  }));
+  writeIfMissing(files.apiKeys, () => ({
+    keys: { [`wfl_${randomBytes(24).toString('base64url')}`]: { owner: 'local' } },
+  }));
   writeIfMissing(files.secrets, () => ({}));
   const keys = JSON.parse(readFileSync(files.apiKeys, 'utf8')) as { keys: Record<string, { owner: string }> };
-  const [apiKey, entry] = Object.entries(keys.keys).find(([, value]) => value.owner === 'local') ?? Object.entries(keys.keys)[0] ?? [];
+  const [apiKey, entry] =
+    Object.entries(keys.keys).find(([, value]) => value.owner === 'local') ??
+    Object.entries(keys.keys)[0] ??
+    [];
   if (!apiKey || !entry) throw new Error(`${files.apiKeys} holds no API key`);
   return { apiKey, owner: entry.owner };
 }
@@ -42,6 +49,8 @@ export function ensureLocalSecret(files: LocalFiles, name: string, make: () => s
   const existing = secrets[name];
   if (typeof existing === 'string') return existing;
   const value = make();
-  writeFileSync(files.secrets, `${JSON.stringify({ ...secrets, [name]: value }, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(files.secrets, `${JSON.stringify({ ...secrets, [name]: value }, null, 2)}\n`, {
+    mode: 0o600,
+  });
   return value;
 }

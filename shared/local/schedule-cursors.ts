@@ -8,11 +8,15 @@ const key = (schedule: string) => ({ pk: 'LOCAL#SCHEDULE_CURSOR', sk: schedule }
 export function dynamoCursorStore(store: DynamoStore): ScheduleCursorStore {
   return {
     async getCursor(schedule) {
-      const response = await store.ctx.doc.send(new GetCommand({ TableName: store.ctx.table, Key: key(schedule), ConsistentRead: true }));
+      const response = await store.ctx.doc.send(
+        new GetCommand({ TableName: store.ctx.table, Key: key(schedule), ConsistentRead: true }),
+      );
       return typeof response.Item?.cursor === 'string' ? response.Item.cursor : undefined;
     },
     async setCursor(schedule, cursor) {
-      await store.ctx.doc.send(new PutCommand({ TableName: store.ctx.table, Item: { ...key(schedule), cursor } }));
+      await store.ctx.doc.send(
+        new PutCommand({ TableName: store.ctx.table, Item: { ...key(schedule), cursor } }),
+      );
     },
   };
 }

@@ -13,13 +13,22 @@ import { dynamoCursorStore } from './schedule-cursors.ts';
 
 export type LocalScheduler = { tick(): Promise<TickReport>; stop(): void };
 
-export function startLocalScheduler(deps: StartRunDeps & { store: DynamoStore; clock: Clock }, options: { intervalMs?: number; onFire?: (runId: string, key: string) => void } = {}): LocalScheduler {
+export function startLocalScheduler(
+  deps: StartRunDeps & { store: DynamoStore; clock: Clock },
+  options: { intervalMs?: number; onFire?: (runId: string, key: string) => void } = {},
+): LocalScheduler {
   const cursors = dynamoCursorStore(deps.store);
   const tick = async (): Promise<TickReport> => {
     const entries = await deps.store.listTriggerIndex('schedule');
     const schedules = entries.flatMap((entry) =>
       entry.trigger.type === 'schedule'
-        ? [{ key: `${entry.owner}#${entry.workflowId}`, expression: entry.trigger.expression, timezone: entry.trigger.timezone }]
+        ? [
+            {
+              key: `${entry.owner}#${entry.workflowId}`,
+              expression: entry.trigger.expression,
+              timezone: entry.trigger.timezone,
+            },
+          ]
         : [],
     );
     const ticker = new ScheduleTicker({
@@ -28,9 +37,19 @@ export function startLocalScheduler(deps: StartRunDeps & { store: DynamoStore; c
       cursors,
       fire: async (key, scheduledTime) => {
         const [owner = '', workflowId = ''] = key.split('#');
-        const trigger: TriggerProvenance = { type: 'schedule', scheduleName: `wf-${workflowId}`, scheduledTime: new Date(scheduledTime).toISOString() };
+        const trigger: TriggerProvenance = {
+          type: 'schedule',
+          scheduleName: `wf-${workflowId}`,
+          scheduledTime: new Date(scheduledTime).toISOString(),
+        };
         try {
-          const { run } = await startRun(deps, { owner, workflowId, trigger, idempotency: idempotencyFor(trigger, workflowId)!, actor: 'system' });
+          const { run } = await startRun(deps, {
+            owner,
+            workflowId,
+            trigger,
+            idempotency: idempotencyFor(trigger, workflowId)!,
+            actor: 'system',
+          });
           options.onFire?.(run.runId, key);
         } catch (error) {
           // A workflow disabled or deleted since the index was read: nothing to start.

@@ -8,18 +8,19 @@
  * - the scripted Messages-API server (or real Claude when an API key is given), through the real SDK;
  * - a local scheduler for schedule triggers; non-terminal runs are resumed on start.
  */
-import { serve, type ServerType } from '@hono/node-server';
-import { SFNClient } from '@aws-sdk/client-sfn';
-import { Hono } from 'hono';
+
 import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { type ServerType, serve } from '@hono/node-server';
+import { Hono } from 'hono';
 import { createDeliverHandler } from '../../functions/deliver.ts';
 import { createExpireHandler } from '../../functions/expire.ts';
 import { createMarkFailedHandler } from '../../functions/mark-failed.ts';
 import { createRequestApprovalHandler } from '../../functions/request-approval.ts';
 import { createTurnHandler } from '../../functions/turn.ts';
 import { synthesizeLocalDefinition } from '../../infra/local-definition.ts';
-import { createApiApp, apiKeyAuthenticator } from '../api/index.ts';
+import { apiKeyAuthenticator, createApiApp } from '../api/index.ts';
 import { APPROVAL_PAGE_HEADERS, parseKeyring } from '../approvals/index.ts';
 import { createApprovalApp, sfnTaskTokens } from '../approvals-http/index.ts';
 import type { Clock } from '../core/ports.ts';
@@ -27,12 +28,12 @@ import { fileSecrets } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
 import { consoleNotifier, inboxNotifier, type Notifier, renderInbox } from '../notify/index.ts';
+import type { ExecutionsPort } from '../runs/index.ts';
 import { randomIds, systemClock } from '../runtime/clock.ts';
 import { destinations } from '../runtime/destinations.ts';
 import { actionCatalogFor, engineDeps } from '../runtime/engine-deps.ts';
 import { sfnExecutions } from '../runtime/executions-sfn.ts';
 import { modelFor } from '../runtime/model-router.ts';
-import type { ExecutionsPort } from '../runs/index.ts';
 import { DynamoStore } from '../store/index.ts';
 import { localTriggerSync } from '../triggers-sync/index.ts';
 import { listActiveRuns } from './active-runs.ts';
@@ -87,7 +88,9 @@ const SFN_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 async function exampleFixtures(): Promise<ScriptedFixture[]> {
   const dir = new URL('../../examples/fixtures/', import.meta.url);
   const names = (await readdir(dir)).filter((name) => name.endsWith('.fixture.json'));
-  return Promise.all(names.map(async (name) => JSON.parse(await readFile(new URL(name, dir), 'utf8')) as ScriptedFixture));
+  return Promise.all(
+    names.map(async (name) => JSON.parse(await readFile(new URL(name, dir), 'utf8')) as ScriptedFixture),
+  );
 }
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -106,30 +109,43 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dynamo = await startDynamoDbLocal(options.inMemory ? {} : { path: files.dynamodb });
       closers.push(() => dynamo?.stop());
     }
-    const store = new DynamoStore({ endpoint: options.dynamodbEndpoint ?? dynamo!.endpoint, tableName: options.tableName ?? 'wf-local' });
+    const store = new DynamoStore({
+      endpoint: options.dynamodbEndpoint ?? dynamo!.endpoint,
+      tableName: options.tableName ?? 'wf-local',
+    });
     await ensureTable(store);
 
     // Claude, or the scripted server through the same SDK
     let modelUrl: string | undefined;
     if (!options.anthropicApiKey) {
-      const scripted = await startScriptedModelServer({ fixtures: options.fixtures ?? (await exampleFixtures()) });
+      const scripted = await startScriptedModelServer({
+        fixtures: options.fixtures ?? (await exampleFixtures()),
+      });
       closers.push(() => scripted.close());
       modelUrl = scripted.url;
     }
-    const model = modelFor(options.anthropicApiKey ? { kind: 'anthropic', apiKey: options.anthropicApiKey } : { kind: 'scripted', baseURL: modelUrl! });
+    const model = modelFor(
+      options.anthropicApiKey
+        ? { kind: 'anthropic', apiKey: options.anthropicApiKey }
+        : { kind: 'scripted', baseURL: modelUrl! },
+    );
 
     const port = options.port === 0 ? await freePort() : (options.port ?? 8787);
     const url = `http://127.0.0.1:${port}`;
     const keyring = parseKeyring(readFileSync(files.keyring, 'utf8'));
     const secrets = fileSecrets(files.secrets);
-    const egress = createEgress({ allowLoopbackPorts: (options.allowLoopbackPorts ?? []).filter((p) => p !== port) });
+    const egress = createEgress({
+      allowLoopbackPorts: (options.allowLoopbackPorts ?? []).filter((p) => p !== port),
+    });
     const catalog = actionCatalogFor(store);
     const inbox = inboxNotifier();
     // Locally the terminal is the approver's inbox: keep it readable; problems still reach stderr.
     const logger = {
       info: () => undefined,
-      warn: (message: string, fields: Record<string, unknown>) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`),
-      error: (message: string, fields: Record<string, unknown>) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`),
+      warn: (message: string, fields: Record<string, unknown>) =>
+        process.stderr.write(`${message} ${JSON.stringify(fields)}\n`),
+      error: (message: string, fields: Record<string, unknown>) =>
+        process.stderr.write(`${message} ${JSON.stringify(fields)}\n`),
     };
     const notifier: Notifier = {
       channel: 'local',
@@ -153,7 +169,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       retryIntervalOverrides: Object.fromEntries(Object.keys(functionByState).map((state) => [state, retry])),
       handlers: {
         turn: createTurnHandler(async () => turnDeps),
-        'request-approval': createRequestApprovalHandler(async () => ({ store, clock, keyring, publicBaseUrl: url, notifier, taskTokens: taskTokens(), logger })),
+        'request-approval': createRequestApprovalHandler(async () => ({
+          store,
+          clock,
+          keyring,
+          publicBaseUrl: url,
+          notifier,
+          taskTokens: taskTokens(),
+          logger,
+        })),
         expire: createExpireHandler(simple),
         'mark-failed': createMarkFailedHandler(simple),
         deliver: createDeliverHandler(async () => ({
@@ -166,13 +190,35 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     closers.push(() => sfn.close());
     const endpoint = await startLocalSfnEndpoint(sfn, { port: 0 });
     closers.push(() => endpoint.close());
-    sfnClient = new SFNClient({ endpoint: endpoint.url, region: 'local', credentials: SFN_CREDENTIALS, maxAttempts: 1 });
+    sfnClient = new SFNClient({
+      endpoint: endpoint.url,
+      region: 'local',
+      credentials: SFN_CREDENTIALS,
+      maxAttempts: 1,
+    });
     const executions = sfnExecutions(sfnClient, sfn.stateMachineArn);
 
     // HTTP: the API, the approval pages, and the local extras.
     const app = new Hono();
-    app.get('/local/inbox', () => new Response(renderInbox(inbox.notices(), { nowMs: clock.nowMs() }), { headers: APPROVAL_PAGE_HEADERS }));
-    app.route('/', createApprovalApp({ store, clock, keyring, taskTokens: taskTokens(), publicBaseUrl: url, actions: catalog, logger }));
+    app.get(
+      '/local/inbox',
+      () =>
+        new Response(renderInbox(inbox.notices(), { nowMs: clock.nowMs() }), {
+          headers: APPROVAL_PAGE_HEADERS,
+        }),
+    );
+    app.route(
+      '/',
+      createApprovalApp({
+        store,
+        clock,
+        keyring,
+        taskTokens: taskTokens(),
+        publicBaseUrl: url,
+        actions: catalog,
+        logger,
+      }),
+    );
     app.route(
       '/',
       createApiApp({
@@ -191,11 +237,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     // Schedules, and runs that were in flight when the stack last stopped.
-    const scheduler = startLocalScheduler({ store, executions, clock, ids: randomIds }, { intervalMs: options.schedulerIntervalMs ?? 15_000 });
+    const scheduler = startLocalScheduler(
+      { store, executions, clock, ids: randomIds },
+      { intervalMs: options.schedulerIntervalMs ?? 15_000 },
+    );
     closers.push(() => scheduler.stop());
     const resumed: string[] = [];
     for (const run of await listActiveRuns(store)) {
-      await executions.start(`${run.runId}-resume-${randomIds.next('r').slice(2, 10)}`, { runId: run.runId, turn: run.turn, segmentStartTurn: run.turn });
+      await executions.start(`${run.runId}-resume-${randomIds.next('r').slice(2, 10)}`, {
+        runId: run.runId,
+        turn: run.turn,
+        segmentStartTurn: run.turn,
+      });
       resumed.push(run.runId);
     }
     return { url, apiKey, owner, files, store, sfn, executions, inbox, scheduler, modelUrl, resumed, stop };

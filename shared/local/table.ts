@@ -1,5 +1,9 @@
 /** Creates the table in DynamoDB Local if it is not there yet (same definition as the CDK stack's). */
-import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
 import type { DynamoStore } from '../store/index.ts';
 import { createTableInput } from '../store/table.ts';
 

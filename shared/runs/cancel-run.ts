@@ -10,14 +10,20 @@ import type { ExecutionsPort } from './ports.ts';
 export type CancelRunDeps = { store: DynamoStore; executions: ExecutionsPort; clock: Clock };
 
 /** Cancels a run of `owner`. Returns undefined for a missing or foreign run; a finished run is returned as is. */
-export async function cancelRun(deps: CancelRunDeps, args: { owner: string; runId: string; actor: string }): Promise<Run | undefined> {
+export async function cancelRun(
+  deps: CancelRunDeps,
+  args: { owner: string; runId: string; actor: string },
+): Promise<Run | undefined> {
   for (let attempt = 1; ; attempt++) {
     const run = await deps.store.getRun(args.runId);
     if (!run || run.owner !== args.owner) return undefined;
     if (isTerminalRunStatus(run.status)) return run;
     const messages = await deps.store.listMessages(run.runId);
     const last = messages.at(-1);
-    const open = last?.role === 'assistant' && toolUsesOf(last).length > 0 && last.seq === messages.length - 1 ? last : undefined;
+    const open =
+      last?.role === 'assistant' && toolUsesOf(last).length > 0 && last.seq === messages.length - 1
+        ? last
+        : undefined;
     const refusal = { content: 'Not executed: the run was cancelled.', isError: true };
     try {
       const handle = new RunHandle(run, deps);
@@ -47,7 +53,11 @@ export async function cancelRun(deps: CancelRunDeps, args: { owner: string; runI
         }),
         audit: [
           { type: 'cancel_requested', actor: args.actor, data: {} },
-          { type: 'status_changed', actor: args.actor, data: { from: run.status, to: 'cancelled', stopReason: 'cancelled' } },
+          {
+            type: 'status_changed',
+            actor: args.actor,
+            data: { from: run.status, to: 'cancelled', stopReason: 'cancelled' },
+          },
         ],
       });
       if (run.executionArn) await deps.executions.stop(run.executionArn, 'cancelled by owner');

@@ -1,3 +1,3 @@
+export * from './cancel-run.ts';
 export * from './ports.ts';
 export * from './start-run.ts';
-export * from './cancel-run.ts';

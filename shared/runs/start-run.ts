@@ -41,28 +41,49 @@ export function idempotencyFor(trigger: TriggerProvenance, workflowId: string, a
   return apiKey ? { scope: `api:${workflowId}`, key: apiKey } : undefined;
 }
 
-export async function startRun(deps: StartRunDeps, request: StartRunRequest): Promise<{ run: Run; created: boolean }> {
+export async function startRun(
+  deps: StartRunDeps,
+  request: StartRunRequest,
+): Promise<{ run: Run; created: boolean }> {
   const head = await deps.store.getWorkflowHead(request.owner, request.workflowId);
   if (!head || head.deleted) throw new WorkflowNotRunnableError(request.workflowId, 'not_found');
   if (!head.enabled) throw new WorkflowNotRunnableError(request.workflowId, 'disabled');
   const version = await deps.store.getWorkflowVersion(request.owner, request.workflowId, head.latestVersion);
   if (!version) throw new WorkflowNotRunnableError(request.workflowId, 'not_found');
-  const prepared = prepareRun({ version, trigger: request.trigger, input: request.input, clock: deps.clock, ids: deps.ids, actor: request.actor });
+  const prepared = prepareRun({
+    version,
+    trigger: request.trigger,
+    input: request.input,
+    clock: deps.clock,
+    ids: deps.ids,
+    actor: request.actor,
+  });
   const idempotency: Idempotency | undefined = request.idempotency && {
     ...request.idempotency,
-    requestHash: sha256Hex(canonicalJson({ workflowId: request.workflowId, input: request.input ?? null, trigger: request.trigger.type })),
+    requestHash: sha256Hex(
+      canonicalJson({
+        workflowId: request.workflowId,
+        input: request.input ?? null,
+        trigger: request.trigger.type,
+      }),
+    ),
     expiresAtEpoch: Math.floor(deps.clock.nowMs() / 1000) + IDEMPOTENCY_TTL_SECONDS,
   };
   const { run, created } = await deps.store.createRun(prepared, idempotency);
   if (run.executionArn) return { run, created };
   // Starting is idempotent by execution name, so a retried trigger that finds the run unstarted may start it.
-  const { executionArn } = await deps.executions.start(run.runId, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+  const { executionArn } = await deps.executions.start(run.runId, {
+    runId: run.runId,
+    turn: 0,
+    segmentStartTurn: 0,
+  });
   try {
     const stored = await deps.store.commit({ run, next: { ...run, executionArn } });
     return { run: stored, created };
   } catch (error) {
     // The first turn may already have moved the run: the arn is a convenience, the run is fine.
-    if (error instanceof RunConflictError) return { run: (await deps.store.getRun(run.runId)) ?? run, created };
+    if (error instanceof RunConflictError)
+      return { run: (await deps.store.getRun(run.runId)) ?? run, created };
     throw error;
   }
 }

@@ -5,22 +5,27 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { type Keyring, parseKeyring } from '../approvals/index.ts';
-import { type ApprovalAppDeps, publicBaseUrlFrom, type RequestApprovalDeps, sfnTaskTokens } from '../approvals-http/index.ts';
-import { snsNotifier } from '../notify/index.ts';
 import { z } from 'zod';
 import { ENV } from '../../infra/constructs/env-names.ts';
+import { type Keyring, parseKeyring } from '../approvals/index.ts';
+import {
+  type ApprovalAppDeps,
+  publicBaseUrlFrom,
+  type RequestApprovalDeps,
+  sfnTaskTokens,
+} from '../approvals-http/index.ts';
 import type { DeliverDeps } from '../core/deliver.ts';
 import type { TurnDeps } from '../core/engine.ts';
 import type { ModelPort } from '../core/ports.ts';
 import { secretsManagerSecrets } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
 import { createAnthropicModel } from '../model/index.ts';
+import { snsNotifier } from '../notify/index.ts';
 import type { ExecutionsPort } from '../runs/ports.ts';
 import { DynamoStore } from '../store/index.ts';
 import { randomIds, systemClock } from './clock.ts';
-import { actionCatalogFor, engineDeps } from './engine-deps.ts';
 import { destinations } from './destinations.ts';
+import { actionCatalogFor, engineDeps } from './engine-deps.ts';
 import { sfnExecutions } from './executions-sfn.ts';
 
 const EnvSchema = z.object({
@@ -61,17 +66,24 @@ export function awsRuntime(): AwsRuntime {
   const env = EnvSchema.parse(process.env);
   const store = new DynamoStore({ tableName: env[ENV.tableName] });
   const secretsClient = new SecretsManagerClient({});
-  const secrets = secretsManagerSecrets({ client: secretsClient, namePrefix: env[ENV.credentialSecretPrefix] });
+  const secrets = secretsManagerSecrets({
+    client: secretsClient,
+    namePrefix: env[ENV.credentialSecretPrefix],
+  });
   const egress = createEgress({ blockedHosts: hostOf(env[ENV.approvalBaseUrl]) });
   let model: Promise<ModelPort> | undefined;
   const loadModel = async (): Promise<ModelPort> => {
     if (env[ENV.modelProvider] === 'bedrock') {
-      throw new Error('the bedrock model provider is not available in this version; deploy with modelProvider: anthropic');
+      throw new Error(
+        'the bedrock model provider is not available in this version; deploy with modelProvider: anthropic',
+      );
     }
     const arn = env[ENV.anthropicSecretArn];
-    if (!arn) throw new Error(`${ENV.anthropicSecretArn} is not set: the turn function has no Anthropic API key`);
+    if (!arn)
+      throw new Error(`${ENV.anthropicSecretArn} is not set: the turn function has no Anthropic API key`);
     const secret = await secretsClient.send(new GetSecretValueCommand({ SecretId: arn }));
-    if (!secret.SecretString) throw new Error('the Anthropic API key secret is empty: put the key into it (docs/deploy.md)');
+    if (!secret.SecretString)
+      throw new Error('the Anthropic API key secret is empty: put the key into it (docs/deploy.md)');
     return createAnthropicModel({ apiKey: secret.SecretString.trim() });
   };
   let executions: ExecutionsPort | undefined;
@@ -79,7 +91,8 @@ export function awsRuntime(): AwsRuntime {
   const loadKeyring = (): Promise<Keyring> => {
     keyring ??= (async () => {
       const arn = env[ENV.signingSecretArn];
-      if (!arn) throw new Error(`${ENV.signingSecretArn} is not set: approval links cannot be signed or checked`);
+      if (!arn)
+        throw new Error(`${ENV.signingSecretArn} is not set: approval links cannot be signed or checked`);
       const secret = await secretsClient.send(new GetSecretValueCommand({ SecretId: arn }));
       return parseKeyring(secret.SecretString ?? '');
     })().catch((error: unknown) => {
@@ -90,7 +103,10 @@ export function awsRuntime(): AwsRuntime {
   };
   const publicBaseUrl = () => {
     const base = env[ENV.approvalBaseUrl];
-    if (!base) throw new Error(`${ENV.approvalBaseUrl} is not set: approval links need the public URL of the approval pages`);
+    if (!base)
+      throw new Error(
+        `${ENV.approvalBaseUrl} is not set: approval links need the public URL of the approval pages`,
+      );
     return publicBaseUrlFrom(base);
   };
   // The task-token port retries throttling itself; the SDK must not multiply those retries.
@@ -121,7 +137,14 @@ export function awsRuntime(): AwsRuntime {
       };
     },
     async approvalApp() {
-      return { store, clock: systemClock, keyring: await loadKeyring(), taskTokens, publicBaseUrl: publicBaseUrl(), actions: actionCatalogFor(store) };
+      return {
+        store,
+        clock: systemClock,
+        keyring: await loadKeyring(),
+        taskTokens,
+        publicBaseUrl: publicBaseUrl(),
+        actions: actionCatalogFor(store),
+      };
     },
     async requestApproval() {
       const topic = env[ENV.approvalTopicArn];

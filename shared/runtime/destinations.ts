@@ -29,18 +29,26 @@ export function destinations(deps: {
   return {
     async alert({ topicArn, subject, message }) {
       const target = topicArn ?? deps.defaultTopicArn;
-      if (!deps.sns || !target) throw new DeliveryRefusedError('no SNS topic is configured for alert destinations');
-      const response = await deps.sns.send(new PublishCommand({ TopicArn: target, Subject: subject, Message: deps.secrets.redact(message) }));
+      if (!deps.sns || !target)
+        throw new DeliveryRefusedError('no SNS topic is configured for alert destinations');
+      const response = await deps.sns.send(
+        new PublishCommand({ TopicArn: target, Subject: subject, Message: deps.secrets.redact(message) }),
+      );
       return `sns message ${response.MessageId ?? '?'}`;
     },
     async http({ run, definition, action, payload }) {
       const grant = effectiveGrant(definition, definition, true);
       // The destination connector need not be in allowedActions (the model never calls it), but its gate applies.
       if (!grant.has(action)) grant.set(action, { mode: 'allow', approvers: [], timeoutSeconds: 0 });
-      const gate = evaluateGate({ name: action, input: payload }, grant, deps.catalog, { ...definition, allowedActions: [...definition.allowedActions, action] });
+      const gate = evaluateGate({ name: action, input: payload }, grant, deps.catalog, {
+        ...definition,
+        allowedActions: [...definition.allowedActions, action],
+      });
       if (gate.decision !== 'allow') {
         throw new DeliveryRefusedError(
-          gate.decision === 'deny' ? `delivery to '${action}' was denied: ${gate.reason}` : `delivery to '${action}' needs approval, which a delivery cannot wait for`,
+          gate.decision === 'deny'
+            ? `delivery to '${action}' was denied: ${gate.reason}`
+            : `delivery to '${action}' needs approval, which a delivery cannot wait for`,
         );
       }
       const outcome = await gate.action.run(gate.input, {
@@ -50,7 +58,10 @@ export function destinations(deps: {
         clock: deps.clock,
         scope: { runId: run.runId, owner: run.owner, workflowId: run.workflowId },
       });
-      if (outcome.isError) throw new DeliveryRefusedError(`delivery to '${action}' failed: ${deps.secrets.redact(outcome.content).slice(0, 500)}`);
+      if (outcome.isError)
+        throw new DeliveryRefusedError(
+          `delivery to '${action}' failed: ${deps.secrets.redact(outcome.content).slice(0, 500)}`,
+        );
       return deps.secrets.redact(outcome.content).slice(0, 500);
     },
   };

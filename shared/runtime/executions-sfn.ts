@@ -1,5 +1,11 @@
 /** ExecutionsPort on Step Functions (AWS, or the local stack's Step Functions endpoint). */
-import { ExecutionAlreadyExists, ExecutionDoesNotExist, type SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
+  type SFNClient,
+  StartExecutionCommand,
+  StopExecutionCommand,
+} from '@aws-sdk/client-sfn';
 import type { ExecutionsPort } from '../runs/ports.ts';
 
 /** The ARN of execution `name` of a state machine (what StartExecution would have returned). */
@@ -10,11 +16,14 @@ export function sfnExecutions(client: Pick<SFNClient, 'send'>, stateMachineArn: 
   return {
     async start(name, pointer) {
       try {
-        const response = await client.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(pointer) }));
+        const response = await client.send(
+          new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(pointer) }),
+        );
         return { executionArn: response.executionArn ?? executionArnOf(stateMachineArn, name) };
       } catch (error) {
         // The same name was started before (a retried trigger): that execution is the run's.
-        if (error instanceof ExecutionAlreadyExists) return { executionArn: executionArnOf(stateMachineArn, name) };
+        if (error instanceof ExecutionAlreadyExists)
+          return { executionArn: executionArnOf(stateMachineArn, name) };
         throw error;
       }
     },

@@ -5,11 +5,16 @@
 import type { ModelPort } from '../core/ports.ts';
 import { createAnthropicModel } from '../model/index.ts';
 
-export type ModelSource = { kind: 'anthropic'; apiKey: string; baseURL?: string } | { kind: 'scripted'; baseURL: string };
+export type ModelSource =
+  | { kind: 'anthropic'; apiKey: string; baseURL?: string }
+  | { kind: 'scripted'; baseURL: string };
 
 export function modelFor(source: ModelSource): ModelPort {
   if (source.kind === 'anthropic') {
-    return createAnthropicModel({ apiKey: source.apiKey, ...(source.baseURL ? { baseURL: source.baseURL } : {}) });
+    return createAnthropicModel({
+      apiKey: source.apiKey,
+      ...(source.baseURL ? { baseURL: source.baseURL } : {}),
+    });
   }
   const byWorkflow = new Map<string, ModelPort>();
   return {
@@ -17,7 +22,11 @@ export function modelFor(source: ModelSource): ModelPort {
       const fixture = request.workflow ?? 'default';
       let model = byWorkflow.get(fixture);
       if (!model) {
-        model = createAnthropicModel({ apiKey: 'scripted', baseURL: source.baseURL, defaultHeaders: { 'x-scripted-fixture': fixture } });
+        model = createAnthropicModel({
+          apiKey: 'scripted',
+          baseURL: source.baseURL,
+          defaultHeaders: { 'x-scripted-fixture': fixture },
+        });
         byWorkflow.set(fixture, model);
       }
       return model.call(request);

@@ -87,7 +87,12 @@ export const RunSchema = z.object({
   executionArn: z.string().optional(),
   /** Set once the result was delivered to the workflow's destination (Deliver is idempotent on it). */
   delivery: z
-    .object({ destination: z.string(), at: IsoTimeSchema, report: z.string().optional(), detail: z.string().optional() })
+    .object({
+      destination: z.string(),
+      at: IsoTimeSchema,
+      report: z.string().optional(),
+      detail: z.string().optional(),
+    })
     .optional(),
   audit: z.object({ seq: z.number().int().nonnegative(), head: z.string() }),
   createdAt: IsoTimeSchema,

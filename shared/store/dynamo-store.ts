@@ -3,8 +3,8 @@
  * needs. One table; keys and access patterns in docs/data-model.md.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { NotesPort } from '../actions/notes-port.ts';
 import { z } from 'zod';
+import type { NotesPort } from '../actions/notes-port.ts';
 import { type AuditEntry, AuditEntrySchema } from '../audit/index.ts';
 import type { RunChange, RunStore } from '../core/store-port.ts';
 import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
@@ -131,7 +131,10 @@ export class DynamoStore implements RunStore, NotesPort {
   // ---- run notes (NotesPort: the built-in notes_put / notes_append actions)
   async put(runId: string, name: string, value: string): Promise<void> {
     await this.ctx.doc.send(
-      new PutCommand({ TableName: this.ctx.table, Item: { ...keys.note(runId, name), name, lines: [value] } }),
+      new PutCommand({
+        TableName: this.ctx.table,
+        Item: { ...keys.note(runId, name), name, lines: [value] },
+      }),
     );
   }
   async append(runId: string, name: string, line: string): Promise<number> {

@@ -9,13 +9,20 @@ describe('per-day ceiling', () => {
   it('20 concurrent runs against one workflow never overshoot the per-day ceiling', async () => {
     // Prepare: each run makes one call costing 100 × $2 + 1000 × $10 per MTok = $0.0102 (sonnet-5-5).
     const ceiling = 0.1;
-    const { version } = await seedWorkflow(store, minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: ceiling } }));
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: ceiling } }),
+    );
     const clock = new FixedClock();
     const runs = await Promise.all(Array.from({ length: 20 }, () => seedRun(store, version, { clock })));
-    const model = new ScriptedModel([{ content: [text('ok')], stopReason: 'end_turn', usage: { inputTokens: 100, outputTokens: 1000 } }]);
+    const model = new ScriptedModel([
+      { content: [text('ok')], stopReason: 'end_turn', usage: { inputTokens: 100, outputTokens: 1000 } },
+    ]);
 
     // Act
-    const outcomes = await Promise.all(runs.map((run) => driveRun(engineDeps(store, model, { clock }), run.runId)));
+    const outcomes = await Promise.all(
+      runs.map((run) => driveRun(engineDeps(store, model, { clock }), run.runId)),
+    );
 
     // Assess
     const final = await Promise.all(runs.map((run) => store.getRun(run.runId)));
@@ -28,6 +35,8 @@ describe('per-day ceiling', () => {
     expect(stopped.length).toBeGreaterThan(0);
     for (const o of stopped) expect(o.at(-1)).toMatchObject({ stopReason: 'budget_exceeded' });
     expect(final.filter((run) => run?.status === 'done').length).toBe(20 - stopped.length);
-    console.log(`[day budget] ${20 - stopped.length} runs done, ${stopped.length} stopped; spent $${spent} of $${ceiling}`);
+    console.log(
+      `[day budget] ${20 - stopped.length} runs done, ${stopped.length} stopped; spent $${spent} of $${ceiling}`,
+    );
   });
 });

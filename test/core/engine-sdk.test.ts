@@ -3,34 +3,70 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import type { ContentBlock } from '../../shared/core/ports.ts';
 import { transcriptProblems } from '../../shared/core/transcript.ts';
-import { createAnthropicModel, type ScriptedFixture, startScriptedModelServer } from '../../shared/model/index.ts';
+import {
+  createAnthropicModel,
+  type ScriptedFixture,
+  startScriptedModelServer,
+} from '../../shared/model/index.ts';
 import { driveRun, engineDeps } from '../support/engine.ts';
 import { minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 
 const store = testStore();
-const call = (i: number) => ({ type: 'tool_use' as const, id: `toolu_call_${i}`, name: 'notes_append', input: { name: 'log', line: `turn ${i}` } });
+const call = (i: number) => ({
+  type: 'tool_use' as const,
+  id: `toolu_call_${i}`,
+  name: 'notes_append',
+  input: { name: 'log', line: `turn ${i}` },
+});
 
 const fixtures: ScriptedFixture[] = [
   {
     name: 'five-turns',
     turns: [
       ...[0, 1, 2, 3].map((i) => ({
-        ...(i > 0 ? { expect: { toolResults: [{ toolUseId: `toolu_call_${i - 1}`, contains: `${i} line(s)`, isError: false }] } } : {}),
-        response: { content: [{ type: 'text' as const, text: `Step ${i}.` }, call(i)], usage: { input_tokens: 200, output_tokens: 40 } },
+        ...(i > 0
+          ? {
+              expect: {
+                toolResults: [{ toolUseId: `toolu_call_${i - 1}`, contains: `${i} line(s)`, isError: false }],
+              },
+            }
+          : {}),
+        response: {
+          content: [{ type: 'text' as const, text: `Step ${i}.` }, call(i)],
+          usage: { input_tokens: 200, output_tokens: 40 },
+        },
       })),
-      { expect: { tools: ['current_time', 'notes_append', 'notes_put'] }, text: 'All four lines are logged.' },
+      {
+        expect: { tools: ['current_time', 'notes_append', 'notes_put'] },
+        text: 'All four lines are logged.',
+      },
     ],
   },
-  { name: 'cut-off', turns: [{ response: { content: [{ type: 'text', text: 'This answer is cut' }], stop_reason: 'max_tokens' } }] },
-  { name: 'refuses', turns: [{ response: { content: [{ type: 'text', text: 'I will not do that.' }], stop_reason: 'refusal' } }] },
+  {
+    name: 'cut-off',
+    turns: [
+      { response: { content: [{ type: 'text', text: 'This answer is cut' }], stop_reason: 'max_tokens' } },
+    ],
+  },
+  {
+    name: 'refuses',
+    turns: [
+      { response: { content: [{ type: 'text', text: 'I will not do that.' }], stop_reason: 'refusal' } },
+    ],
+  },
   {
     name: 'endless',
-    turns: [0, 1, 2, 3, 4, 5].map((i) => ({ response: { content: [{ type: 'tool_use' as const, name: 'current_time', input: {} }] } })),
+    turns: [0, 1, 2, 3, 4, 5].map((_i) => ({
+      response: { content: [{ type: 'tool_use' as const, name: 'current_time', input: {} }] },
+    })),
   },
   {
     name: 'costly',
     turns: [0, 1, 2, 3].map(() => ({
-      response: { content: [{ type: 'tool_use' as const, name: 'current_time', input: {} }], usage: { input_tokens: 2000, output_tokens: 500 } },
+      response: {
+        content: [{ type: 'tool_use' as const, name: 'current_time', input: {} }],
+        usage: { input_tokens: 2000, output_tokens: 500 },
+      },
     })),
   },
 ];
@@ -46,11 +82,19 @@ afterAll(async () => {
 async function runFixture(fixture: string, workflow = minimalWorkflow()) {
   const { version } = await seedWorkflow(store, workflow);
   const run = await seedRun(store, version);
-  const model = createAnthropicModel({ apiKey: 'scripted', baseURL: server.url, defaultHeaders: { 'x-scripted-fixture': fixture } });
+  const model = createAnthropicModel({
+    apiKey: 'scripted',
+    baseURL: server.url,
+    defaultHeaders: { 'x-scripted-fixture': fixture },
+  });
   const outcomes = await driveRun(engineDeps(store, model), run.runId);
   const messages = await store.listMessages(run.runId);
-  expect(transcriptProblems(messages.map((m) => ({ role: m.role, content: m.content as ContentBlock[] })))).toEqual([]);
-  expect(verifyAuditChain(await store.listAudit(run.runId), { owner: run.owner, runId: run.runId })).toMatchObject({ ok: true });
+  expect(
+    transcriptProblems(messages.map((m) => ({ role: m.role, content: m.content as ContentBlock[] }))),
+  ).toEqual([]);
+  expect(
+    verifyAuditChain(await store.listAudit(run.runId), { owner: run.owner, runId: run.runId }),
+  ).toMatchObject({ ok: true });
   return { run: (await store.getRun(run.runId))!, outcomes, messages };
 }
 
@@ -58,7 +102,12 @@ describe('turn engine with the real SDK and the scripted server', () => {
   it('runs a 5-turn tool loop that ends end_turn', async () => {
     const { run, outcomes } = await runFixture('five-turns');
     expect(outcomes.map((o) => o.next)).toEqual(['continue', 'continue', 'continue', 'continue', 'done']);
-    expect(run).toMatchObject({ status: 'done', stopReason: 'end_turn', modelCalls: 5, result: { text: 'All four lines are logged.' } });
+    expect(run).toMatchObject({
+      status: 'done',
+      stopReason: 'end_turn',
+      modelCalls: 5,
+      result: { text: 'All four lines are logged.' },
+    });
     expect(await store.getNoteLines(run.runId, 'log')).toEqual(['turn 0', 'turn 1', 'turn 2', 'turn 3']);
     expect(server.failures).toEqual([]);
   });
@@ -72,13 +121,19 @@ describe('turn engine with the real SDK and the scripted server', () => {
   });
 
   it('stops at max_turns', async () => {
-    const { run } = await runFixture('endless', minimalWorkflow({ budget: { maxUsdPerRun: 1, maxTurns: 4 } }));
+    const { run } = await runFixture(
+      'endless',
+      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxTurns: 4 } }),
+    );
     expect(run).toMatchObject({ status: 'failed', stopReason: 'max_turns', modelCalls: 4 });
   });
 
   it('stops with budget_exceeded before the call that would overshoot', async () => {
     // Each call costs 2000 × $2 + 500 × $10 per MTok = $0.009; a reservation is ~$0.011 (1024 output tokens).
-    const { run, messages } = await runFixture('costly', minimalWorkflow({ budget: { maxUsdPerRun: 0.025, maxTurns: 10 } }));
+    const { run, messages } = await runFixture(
+      'costly',
+      minimalWorkflow({ budget: { maxUsdPerRun: 0.025, maxTurns: 10 } }),
+    );
     expect(run).toMatchObject({ status: 'failed', stopReason: 'budget_exceeded' });
     expect(run.costUsd).toBeLessThanOrEqual(0.025);
     expect(run.modelCalls).toBe(messages.filter((m) => m.role === 'assistant').length);

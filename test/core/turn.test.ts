@@ -1,16 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import { decideApproval, expireApprovals } from '../../shared/core/approval-ops.ts';
-import { runTurn } from '../../shared/core/turn.ts';
-import { transcriptProblems } from '../../shared/core/transcript.ts';
 import type { ContentBlock } from '../../shared/core/ports.ts';
+import { transcriptProblems } from '../../shared/core/transcript.ts';
+import { runTurn } from '../../shared/core/turn.ts';
 import { driveRun, engineDeps, ScriptedModel, text, toolUse } from '../support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 
 const store = testStore();
 
 async function transcriptOf(runId: string) {
-  return (await store.listMessages(runId)).map((message) => ({ role: message.role, content: message.content as ContentBlock[] }));
+  return (await store.listMessages(runId)).map((message) => ({
+    role: message.role,
+    content: message.content as ContentBlock[],
+  }));
 }
 
 async function expectHealthy(runId: string, owner: string) {
@@ -20,32 +23,60 @@ async function expectHealthy(runId: string, owner: string) {
 }
 
 const resultsOf = (content: ContentBlock[]) =>
-  content.flatMap((block) => (block.type === 'tool_result' ? [{ id: block.tool_use_id, error: block.is_error === true, text: block.content }] : []));
+  content.flatMap((block) =>
+    block.type === 'tool_result'
+      ? [{ id: block.tool_use_id, error: block.is_error === true, text: block.content }]
+      : [],
+  );
 
 describe('runTurn', () => {
   it('runs a tool loop to end_turn: dispatches, feeds results back, records usage, cost and a valid audit chain', async () => {
     const { version } = await seedWorkflow(store, minimalWorkflow());
     const run = await seedRun(store, version, { input: { task: 'log it' } });
     const model = new ScriptedModel([
-      { content: [text('I will log it.'), toolUse('t1', 'notes_append', { name: 'log', line: 'hello' })], stopReason: 'tool_use' },
+      {
+        content: [text('I will log it.'), toolUse('t1', 'notes_append', { name: 'log', line: 'hello' })],
+        stopReason: 'tool_use',
+      },
       { content: [text('Logged.')], stopReason: 'end_turn' },
     ]);
     const outcomes = await driveRun(engineDeps(store, model), run.runId);
     expect(outcomes.map((o) => o.next)).toEqual(['continue', 'done']);
     const final = await store.getRun(run.runId);
-    expect(final).toMatchObject({ status: 'done', stopReason: 'end_turn', modelCalls: 2, result: { text: 'Logged.' } });
-    expect(final?.usage).toEqual({ inputTokens: 200, outputTokens: 100, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 });
+    expect(final).toMatchObject({
+      status: 'done',
+      stopReason: 'end_turn',
+      modelCalls: 2,
+      result: { text: 'Logged.' },
+    });
+    expect(final?.usage).toEqual({
+      inputTokens: 200,
+      outputTokens: 100,
+      cacheCreationInputTokens: 0,
+      cacheReadInputTokens: 0,
+    });
     // claude-sonnet-5-5 at $2 / $10 per MTok: 2 × (100 × 2 + 50 × 10) / 1e6
     expect(final?.costUsd).toBeCloseTo(0.0014, 9);
-    expect((await store.getNoteLines(run.runId, 'log'))).toEqual(['hello']);
-    expect(model.requests[0]?.tools.map((tool) => tool.name).sort()).toEqual(['current_time', 'notes_append', 'notes_put']);
-    expect(resultsOf(model.requests[1]!.messages.at(-1)!.content)).toEqual([{ id: 't1', error: false, text: expect.stringContaining('1 line') }]);
+    expect(await store.getNoteLines(run.runId, 'log')).toEqual(['hello']);
+    expect(model.requests[0]?.tools.map((tool) => tool.name).sort()).toEqual([
+      'current_time',
+      'notes_append',
+      'notes_put',
+    ]);
+    expect(resultsOf(model.requests[1]!.messages.at(-1)!.content)).toEqual([
+      { id: 't1', error: false, text: expect.stringContaining('1 line') },
+    ]);
     await expectHealthy(run.runId, run.owner);
   });
 
   it.each([
     ['max_tokens', [{ content: [text('cut')], stopReason: 'max_tokens' as const }], 'failed', 'max_tokens'],
-    ['refusal', [{ content: [text('I cannot help with that.')], stopReason: 'refusal' as const }], 'failed', 'refusal'],
+    [
+      'refusal',
+      [{ content: [text('I cannot help with that.')], stopReason: 'refusal' as const }],
+      'failed',
+      'refusal',
+    ],
   ])('records the %s stop reason with the run status', async (_name, steps, status, stopReason) => {
     const { version } = await seedWorkflow(store, minimalWorkflow());
     const run = await seedRun(store, version);
@@ -56,9 +87,15 @@ describe('runTurn', () => {
   });
 
   it('stops at max_turns with the transcript still valid', async () => {
-    const { version } = await seedWorkflow(store, minimalWorkflow({ budget: { maxUsdPerRun: 1, maxTurns: 3 } }));
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxTurns: 3 } }),
+    );
     const run = await seedRun(store, version);
-    const loop = (i: number) => ({ content: [toolUse(`t${i}`, 'current_time', {})], stopReason: 'tool_use' as const });
+    const loop = (i: number) => ({
+      content: [toolUse(`t${i}`, 'current_time', {})],
+      stopReason: 'tool_use' as const,
+    });
     const model = new ScriptedModel([loop(0), loop(1), loop(2), loop(3), loop(4)]);
     const outcomes = await driveRun(engineDeps(store, model), run.runId);
     expect(outcomes.at(-1)).toMatchObject({ next: 'failed', stopReason: 'max_turns' });
@@ -68,7 +105,10 @@ describe('runTurn', () => {
 
   it('stops with budget_exceeded before the call that would overshoot the per-run ceiling', async () => {
     // Each call reserves ~ (request bytes × $2 + 1024 × $10) / 1e6 ≈ $0.0115 and actually costs $0.0032.
-    const { version } = await seedWorkflow(store, minimalWorkflow({ budget: { maxUsdPerRun: 0.02, maxTurns: 10 } }));
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({ budget: { maxUsdPerRun: 0.02, maxTurns: 10 } }),
+    );
     const run = await seedRun(store, version);
     const expensive = (i: number) => ({
       content: [toolUse(`t${i}`, 'current_time', {})],
@@ -86,7 +126,10 @@ describe('runTurn', () => {
   });
 
   it('denies with a model-readable reason: an unknown tool, an action outside the allow-set, and schema-invalid input', async () => {
-    const { version } = await seedWorkflow(store, minimalWorkflow({ allowedActions: ['notes_put', 'current_time'] }));
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({ allowedActions: ['notes_put', 'current_time'] }),
+    );
     const run = await seedRun(store, version);
     const model = new ScriptedModel([
       {
@@ -116,10 +159,16 @@ describe('runTurn', () => {
   });
 
   it('refuses calls past the per-turn tool-call budget with a readable refusal', async () => {
-    const { version } = await seedWorkflow(store, minimalWorkflow({ budget: { maxUsdPerRun: 1, maxToolCallsPerTurn: 2 } }));
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxToolCallsPerTurn: 2 } }),
+    );
     const run = await seedRun(store, version);
     const model = new ScriptedModel([
-      { content: [0, 1, 2].map((i) => toolUse(`c${i}`, 'notes_append', { name: 'n', line: `l${i}` })), stopReason: 'tool_use' },
+      {
+        content: [0, 1, 2].map((i) => toolUse(`c${i}`, 'notes_append', { name: 'n', line: `l${i}` })),
+        stopReason: 'tool_use',
+      },
       { content: [text('ok')], stopReason: 'end_turn' },
     ]);
     await driveRun(engineDeps(store, model), run.runId);
@@ -140,7 +189,11 @@ describe('runTurn', () => {
     const deps = engineDeps(store, model);
     const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
     const withdrawn = { ...version.definition, allowedActions: ['notes_put', 'current_time'] };
-    await store.addWorkflowVersion(head, { ...head, latestVersion: 2 }, { ...version, version: 2, definition: withdrawn });
+    await store.addWorkflowVersion(
+      head,
+      { ...head, latestVersion: 2 },
+      { ...version, version: 2, definition: withdrawn },
+    );
     await driveRun(deps, run.runId, { turn: first.turn, segmentStartTurn: 0 });
     expect(await store.getNoteLines(run.runId, 'n')).toEqual(['first']);
     expect(resultsOf(model.requests[2]!.messages.at(-1)!.content)[0]?.text).toMatch(/withdrawn or disabled/);
@@ -151,10 +204,16 @@ describe('runTurn', () => {
   it('ends the run denied (policy_denied) when the workflow is disabled mid-run', async () => {
     const { head, version } = await seedWorkflow(store, minimalWorkflow());
     const run = await seedRun(store, version);
-    const model = new ScriptedModel([{ content: [toolUse('a1', 'current_time', {})], stopReason: 'tool_use' }]);
+    const model = new ScriptedModel([
+      { content: [toolUse('a1', 'current_time', {})], stopReason: 'tool_use' },
+    ]);
     const deps = engineDeps(store, model);
     const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
-    await store.updateWorkflowHead(head, { ...head, enabled: false, updatedAt: new Date(Date.now()).toISOString() });
+    await store.updateWorkflowHead(head, {
+      ...head,
+      enabled: false,
+      updatedAt: new Date(Date.now()).toISOString(),
+    });
     const second = await runTurn(deps, { runId: run.runId, turn: first.turn, segmentStartTurn: 0 });
     expect(second).toMatchObject({ next: 'failed', stopReason: 'policy_denied' });
     expect(await store.getRun(run.runId)).toMatchObject({ status: 'denied', stopReason: 'policy_denied' });
@@ -186,7 +245,13 @@ describe('runTurn', () => {
       });
     const script = () =>
       new ScriptedModel([
-        { content: [text('I want to record this.'), toolUse('g1', 'notes_append', { name: 'n', line: 'approved line' })], stopReason: 'tool_use' },
+        {
+          content: [
+            text('I want to record this.'),
+            toolUse('g1', 'notes_append', { name: 'n', line: 'approved line' }),
+          ],
+          stopReason: 'tool_use',
+        },
         { content: [text('finished')], stopReason: 'end_turn' },
       ]);
 
@@ -201,18 +266,32 @@ describe('runTurn', () => {
       const parked = await store.getRun(run.runId);
       expect(parked?.status).toBe('awaiting_approval');
       const approval = await store.getApproval(parked!.pendingApprovalIds[0]!);
-      expect(approval).toMatchObject({ status: 'pending', tool: 'notes_append', args: { name: 'n', line: 'approved line' }, reason: 'I want to record this.' });
+      expect(approval).toMatchObject({
+        status: 'pending',
+        tool: 'notes_append',
+        args: { name: 'n', line: 'approved line' },
+        reason: 'I want to record this.',
+      });
       expect(await store.getNoteLines(run.runId, 'n')).toBeUndefined();
       clock.advance(10_000);
-      await decideApproval({ store, clock }, { approvalId: approval!.approvalId, approver: 'boss@example.com', decision: 'approved' });
+      await decideApproval(
+        { store, clock },
+        { approvalId: approval!.approvalId, approver: 'boss@example.com', decision: 'approved' },
+      );
       await expect(
-        decideApproval({ store, clock }, { approvalId: approval!.approvalId, approver: 'boss@example.com', decision: 'denied' }),
+        decideApproval(
+          { store, clock },
+          { approvalId: approval!.approvalId, approver: 'boss@example.com', decision: 'denied' },
+        ),
       ).rejects.toThrow(/already decided \(approved\)/);
       const rest = await driveRun(deps, run.runId, { turn: waiting.turn, segmentStartTurn: 0 });
       expect(rest.at(-1)?.next).toBe('done');
       expect(await store.getNoteLines(run.runId, 'n')).toEqual(['approved line']);
       const audit = await store.listAudit(run.runId);
-      expect(audit.find((e) => e.type === 'approval_decided')).toMatchObject({ actor: 'approver:boss@example.com', data: { decision: 'approved' } });
+      expect(audit.find((e) => e.type === 'approval_decided')).toMatchObject({
+        actor: 'approver:boss@example.com',
+        data: { decision: 'approved' },
+      });
       await expectHealthy(run.runId, run.owner);
     });
 
@@ -228,12 +307,18 @@ describe('runTurn', () => {
       const waiting = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
       const [approvalId] = (await store.getRun(run.runId))!.pendingApprovalIds;
       if (how === 'denied') {
-        await decideApproval({ store, clock }, { approvalId: approvalId!, approver: 'boss@example.com', decision: 'denied' });
+        await decideApproval(
+          { store, clock },
+          { approvalId: approvalId!, approver: 'boss@example.com', decision: 'denied' },
+        );
       } else {
         clock.advance(601_000);
         expect(await expireApprovals({ store, clock }, run.runId)).toBe(1);
         await expect(
-          decideApproval({ store, clock }, { approvalId: approvalId!, approver: 'boss@example.com', decision: 'approved' }),
+          decideApproval(
+            { store, clock },
+            { approvalId: approvalId!, approver: 'boss@example.com', decision: 'approved' },
+          ),
         ).rejects.toThrow(/already decided/);
       }
       const rest = await driveRun(deps, run.runId, { turn: waiting.turn, segmentStartTurn: 0 });
@@ -247,11 +332,18 @@ describe('runTurn', () => {
       const { version } = await seedWorkflow(store, gated());
       const run = await seedRun(store, version);
       const clock = new FixedClock();
-      await runTurn(engineDeps(store, script(), { clock }), { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+      await runTurn(engineDeps(store, script(), { clock }), {
+        runId: run.runId,
+        turn: 0,
+        segmentStartTurn: 0,
+      });
       const [approvalId] = (await store.getRun(run.runId))!.pendingApprovalIds;
-      await expect(decideApproval({ store, clock }, { approvalId: approvalId!, approver: 'mallory@example.com', decision: 'approved' })).rejects.toThrow(
-        /not an approver/,
-      );
+      await expect(
+        decideApproval(
+          { store, clock },
+          { approvalId: approvalId!, approver: 'mallory@example.com', decision: 'approved' },
+        ),
+      ).rejects.toThrow(/not an approver/);
       expect((await store.getApproval(approvalId!))?.status).toBe('pending');
     });
   });

@@ -22,7 +22,12 @@ import { FixedClock, randomIds } from './store.ts';
 export type ScriptStep = { content: ContentBlock[]; stopReason: ModelStopReason; usage?: Partial<Usage> };
 
 export const text = (value: string): ContentBlock => ({ type: 'text', text: value });
-export const toolUse = (id: string, name: string, input: unknown): ContentBlock => ({ type: 'tool_use', id, name, input });
+export const toolUse = (id: string, name: string, input: unknown): ContentBlock => ({
+  type: 'tool_use',
+  id,
+  name,
+  input,
+});
 
 /**
  * A deterministic model: the step it answers is the number of assistant messages in the request, like the
@@ -43,7 +48,13 @@ export class ScriptedModel implements ModelPort {
       model: request.model,
       content: step.content,
       stopReason: step.stopReason,
-      usage: { inputTokens: 100, outputTokens: 50, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, ...step.usage },
+      usage: {
+        inputTokens: 100,
+        outputTokens: 50,
+        cacheCreationInputTokens: 0,
+        cacheReadInputTokens: 0,
+        ...step.usage,
+      },
     };
   }
 }
@@ -75,7 +86,12 @@ export class FaultyStore implements RunStore {
   private readonly when: 'before' | 'after';
   private readonly matches: (change: RunChange) => boolean;
   private readonly point: string;
-  constructor(inner: RunStore, when: 'before' | 'after', matches: (change: RunChange) => boolean, point: string) {
+  constructor(
+    inner: RunStore,
+    when: 'before' | 'after',
+    matches: (change: RunChange) => boolean,
+    point: string,
+  ) {
     this.inner = inner;
     this.when = when;
     this.matches = matches;
@@ -83,7 +99,8 @@ export class FaultyStore implements RunStore {
   }
   getRun = (runId: string) => this.inner.getRun(runId);
   getWorkflowHead = (owner: string, id: string) => this.inner.getWorkflowHead(owner, id);
-  getWorkflowVersion = (owner: string, id: string, version: number) => this.inner.getWorkflowVersion(owner, id, version);
+  getWorkflowVersion = (owner: string, id: string, version: number) =>
+    this.inner.getWorkflowVersion(owner, id, version);
   listMessages = (runId: string) => this.inner.listMessages(runId);
   listLedger = (runId: string) => this.inner.listLedger(runId);
   getApproval = (id: string) => this.inner.getApproval(id);
@@ -109,11 +126,19 @@ export const engineConfig = (overrides: Partial<EngineConfig> = {}): EngineConfi
   ...overrides,
 });
 
-export function engineDeps(store: DynamoStore, model: ModelPort, overrides: Partial<TurnDeps> = {}): TurnDeps {
+export function engineDeps(
+  store: DynamoStore,
+  model: ModelPort,
+  overrides: Partial<TurnDeps> = {},
+): TurnDeps {
   return {
     store,
     model,
-    actions: createActionCatalog({ notes: store, httpBuiltins: httpBuiltins(), connectorAction: connectorActions() }),
+    actions: createActionCatalog({
+      notes: store,
+      httpBuiltins: httpBuiltins(),
+      connectorAction: connectorActions(),
+    }),
     egress: noEgress,
     secrets: noSecrets,
     clock: new FixedClock(),
@@ -127,14 +152,22 @@ export function engineDeps(store: DynamoStore, model: ModelPort, overrides: Part
  * Drives turns the way the state machine does (continue → Turn) until the run waits or ends.
  * Returns every outcome.
  */
-export async function driveRun(deps: TurnDeps, runId: string, from = { turn: 0, segmentStartTurn: 0 }): Promise<TurnOutcome[]> {
+export async function driveRun(
+  deps: TurnDeps,
+  runId: string,
+  from = { turn: 0, segmentStartTurn: 0 },
+): Promise<TurnOutcome[]> {
   const outcomes: TurnOutcome[] = [];
   let pointer = { runId, ...from };
   for (let guard = 0; guard < 100; guard++) {
     const outcome = await runTurn(deps, pointer);
     outcomes.push(outcome);
     if (outcome.next !== 'continue' && outcome.next !== 'continue_as_new') return outcomes;
-    pointer = { runId, turn: outcome.turn, segmentStartTurn: outcome.next === 'continue_as_new' ? outcome.turn : pointer.segmentStartTurn };
+    pointer = {
+      runId,
+      turn: outcome.turn,
+      segmentStartTurn: outcome.next === 'continue_as_new' ? outcome.turn : pointer.segmentStartTurn,
+    };
   }
   throw new Error('run did not settle in 100 turns');
 }
