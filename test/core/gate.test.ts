@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
+import { effectiveGrant, evaluateGate } from '../../shared/core/gate.ts';
+import type { WorkflowDefinition } from '../../shared/schemas/workflow.ts';
+import { validateWorkflowDefinition } from '../../shared/workflow-file/index.ts';
+
+const action = (name: string, flags: Partial<Action> = {}): Action => ({
+  name,
+  description: name,
+  input: z.object({ text: z.string() }).strict(),
+  idempotent: false,
+  irreversible: false,
+  run: async () => ({ content: 'ok', isError: false }),
+  ...flags,
+});
+
+const catalog = (actions: Action[]): ActionCatalog => ({
+  resolve: (name) => actions.find((a) => a.name === name),
+});
+
+function definition(overrides: Record<string, unknown> = {}): WorkflowDefinition {
+  const result = validateWorkflowDefinition({
+    name: 'gate-test',
+    model: { id: 'claude-sonnet-5-5' },
+    prompt: { system: 'x' },
+    allowedActions: ['notes_put', 'notes_append', 'current_time'],
+    approvals: { approvers: ['a@example.com'] },
+    trigger: { type: 'on_demand' },
+    budget: { maxUsdPerRun: 1 },
+    ...overrides,
+  });
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return result.definition;
+}
+
+const tools = catalog([
+  action('notes_put'),
+  action('notes_append'),
+  action('current_time', { irreversible: true }),
+]);
+
+describe('Gate', () => {
+  it.each([
+    ['an allowed action with valid input', 'notes_put', { text: 'x' }, {}, 'allow'],
+    [
+      'an action gated needs_approval',
+      'notes_append',
+      { text: 'x' },
+      { gates: { notes_append: 'needs_approval' } },
+      'needs_approval',
+    ],
+    [
+      'an irreversible action the workflow marks allow',
+      'current_time',
+      { text: 'x' },
+      { gates: { current_time: 'allow' } },
+      'needs_approval',
+    ],
+    ['an action gated deny', 'notes_put', { text: 'x' }, { gates: { notes_put: 'deny' } }, 'deny'],
+    ['an action outside the allow-set', 'http_request', { text: 'x' }, {}, 'deny'],
+    ['an unknown tool', 'launch_rocket', {}, {}, 'deny'],
+    ['schema-invalid input', 'notes_put', { text: 42 }, {}, 'deny'],
+    ['input with an unexpected field', 'notes_put', { text: 'x', extra: true }, {}, 'deny'],
+  ])('decides %s', (_case, name, input, overrides, expected) => {
+    const def = definition(overrides);
+    const result = evaluateGate({ name, input }, effectiveGrant(def, def, true), tools, def);
+    expect(result.decision).toBe(expected);
+  });
+
+  it('denies everything when the workflow is disabled', () => {
+    const def = definition();
+    expect(
+      evaluateGate({ name: 'notes_put', input: { text: 'x' } }, effectiveGrant(def, def, false), tools, def),
+    ).toMatchObject({
+      decision: 'deny',
+      reason: expect.stringMatching(/withdrawn or disabled/),
+    });
+  });
+
+  it('intersects the run version with the live policy, the stricter gate winning', () => {
+    const version = definition();
+    const live = definition({
+      allowedActions: ['notes_put', 'current_time'],
+      gates: { notes_put: 'needs_approval' },
+    });
+    const grant = effectiveGrant(version, live, true);
+    expect([...grant.keys()].sort()).toEqual(['current_time', 'notes_put']);
+    expect(grant.get('notes_put')?.mode).toBe('needs_approval');
+  });
+
+  it('denies, and does not throw, when deciding faults', () => {
+    const def = definition();
+    const faulty: ActionCatalog = {
+      resolve: () => {
+        throw new Error('policy lookup failed');
+      },
+    };
+    expect(
+      evaluateGate({ name: 'notes_put', input: { text: 'x' } }, effectiveGrant(def, def, true), faulty, def),
+    ).toMatchObject({
+      decision: 'deny',
+      reason: expect.stringMatching(/could not evaluate/),
+    });
+  });
+
+  it('denies a needs_approval action when no approver is configured', () => {
+    const def = { ...definition(), approvals: undefined } as unknown as WorkflowDefinition;
+    const grant = effectiveGrant(def, def, true);
+    grant.set('notes_append', { mode: 'needs_approval', approvers: [], timeoutSeconds: 60 });
+    expect(evaluateGate({ name: 'notes_append', input: { text: 'x' } }, grant, tools, def).decision).toBe(
+      'deny',
+    );
+  });
+});
