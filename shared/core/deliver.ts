@@ -24,6 +24,14 @@ export interface DestinationsPort {
   }): Promise<string>;
 }
 
+/** A destination refused the delivery for good (denied by its gate, misconfigured): recorded, not retried. */
+export class DeliveryRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DeliveryRefusedError';
+  }
+}
+
 export type DeliverDeps = { store: RunStore; clock: Clock; destinations: DestinationsPort };
 
 export function renderReport(
@@ -61,22 +69,29 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
     const actions = ledger.map((row) => `${row.tool}: ${row.status}`);
     let report: string | undefined;
     let detail: string | undefined;
-    if (destination.type === 'report')
-      report = renderReport(run, version.definition, destination.title, actions);
-    if (destination.type === 'alert') {
-      detail = await deps.destinations.alert({
-        ...(destination.topicArn ? { topicArn: destination.topicArn } : {}),
-        subject: (destination.subject ?? `${version.definition.name}: run ${run.status}`).slice(0, 100),
-        message: renderReport(run, version.definition, destination.subject, actions),
-      });
-    }
-    if (destination.type === 'http') {
-      detail = await deps.destinations.http({
-        run,
-        definition: version.definition,
-        action: destination.action,
-        payload: { runId: run.runId, workflow: version.definition.name, result: run.result?.text ?? '' },
-      });
+    let refused = false;
+    if (destination.type === 'report') report = renderReport(run, version.definition, destination.title, actions);
+    try {
+      if (destination.type === 'alert') {
+        detail = await deps.destinations.alert({
+          ...(destination.topicArn ? { topicArn: destination.topicArn } : {}),
+          subject: (destination.subject ?? `${version.definition.name}: run ${run.status}`).slice(0, 100),
+          message: renderReport(run, version.definition, destination.subject, actions),
+        });
+      }
+      if (destination.type === 'http') {
+        detail = await deps.destinations.http({
+          run,
+          definition: version.definition,
+          action: destination.action,
+          payload: { runId: run.runId, workflow: version.definition.name, result: run.result?.text ?? '' },
+        });
+      }
+    } catch (error) {
+      // A refusal is final and is recorded on the run; anything else is retried by the state machine.
+      if (!(error instanceof DeliveryRefusedError)) throw error;
+      refused = true;
+      detail = `refused: ${error.message}`;
     }
     try {
       const handle = new RunHandle(run, deps);

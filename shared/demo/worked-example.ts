@@ -5,12 +5,16 @@
  * and checks the end: one post received, the run done, its cost, and a verified audit chain.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { ApiClient } from '../cli/client.ts';
 import { applyWorkflow } from '../cli/commands.ts';
 import { watchRun } from '../cli/watch.ts';
 import { ensureLocalFiles, ensureLocalSecret, localFiles } from '../local/files.ts';
 import { startLocalStack } from '../local/stack.ts';
+import type { ScriptedFixture } from '../model/index.ts';
 import type { Run } from '../schemas/run.ts';
 import { decideThroughPage } from './approve.ts';
 import { startFeedServer } from './feeds.ts';
@@ -20,11 +24,25 @@ export const WORKFLOW_FILE = fileURLToPath(
   new URL('../../examples/morning-news.workflow.yaml', import.meta.url),
 );
 export const SITE_TOKEN_SECRET = 'wf/morning-news/site-token';
+/** The ports the example workflow file and its fixture name for the newsfeed list and "my site". */
+export const EXAMPLE_FEED_PORT = 8701;
+export const EXAMPLE_SITE_PORT = 8702;
+/** How long to wait for the approval notice once the run is parked. */
+const NOTICE_WAIT_MS = 30_000;
+
+/** Every scripted fixture under examples/fixtures/, its text passed through `rewrite` first. */
+function exampleFixtures(rewrite: (text: string) => string): ScriptedFixture[] {
+  const dir = fileURLToPath(new URL('../../examples/fixtures/', import.meta.url));
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.fixture.json'))
+    .map((name) => JSON.parse(rewrite(readFileSync(join(dir, name), 'utf8'))) as ScriptedFixture);
+}
 
 export type WorkedExampleOptions = {
   autoApprove: boolean;
   anthropicApiKey?: string;
   dataDir?: string;
+  /** Default 8701 and 8702, as the example files say; any other (0: a free one) rewrites them for this run. */
   feedPort?: number;
   sitePort?: number;
   print: (line: string) => void;
@@ -45,17 +63,26 @@ export async function runWorkedExample(options: WorkedExampleOptions): Promise<W
   const files = localFiles(options.dataDir ?? '.local/demo');
   ensureLocalFiles(files);
   const token = ensureLocalSecret(files, SITE_TOKEN_SECRET, () => randomBytes(24).toString('base64url'));
-  const feeds = await startFeedServer(options.feedPort ?? 8701);
+  const feeds = await startFeedServer(options.feedPort ?? EXAMPLE_FEED_PORT);
   const site = await startSiteServer({
-    port: options.sitePort ?? 8702,
+    port: options.sitePort ?? EXAMPLE_SITE_PORT,
     token,
     onPost: (post) => print(`my site: received post "${post.title}" (${post.body.split('\n').length} lines)`),
   });
+  // The example's files name 127.0.0.1:8701/8702; on other ports (e.g. 0 for free ones) both are rewritten.
+  const moved = feeds.port !== EXAMPLE_FEED_PORT || site.port !== EXAMPLE_SITE_PORT;
+  const onPorts = (text: string) =>
+    text
+      .replaceAll(`127.0.0.1:${EXAMPLE_FEED_PORT}`, `127.0.0.1:${feeds.port}`)
+      .replaceAll(`127.0.0.1:${EXAMPLE_SITE_PORT}`, `127.0.0.1:${site.port}`);
+  const workflowFile = moved ? join(files.dir, 'morning-news.workflow.yaml') : WORKFLOW_FILE;
+  if (moved) writeFileSync(workflowFile, onPorts(readFileSync(WORKFLOW_FILE, 'utf8')));
   const stack = await startLocalStack({
     dataDir: files.dir,
     port: 0,
     allowLoopbackPorts: [feeds.port, site.port],
     schedulerIntervalMs: 0,
+    ...(moved ? { fixtures: exampleFixtures(onPorts) } : {}),
     ...(options.anthropicApiKey ? { anthropicApiKey: options.anthropicApiKey } : {}),
     print: () => undefined,
   });
@@ -66,7 +93,7 @@ export async function runWorkedExample(options: WorkedExampleOptions): Promise<W
     print(`newsfeed list on ${feeds.url}, "my site" on ${site.url}`);
     const client = new ApiClient(stack.url, { kind: 'api-key', apiKey: stack.apiKey });
     const out = { json: false, line: print, data: () => undefined };
-    if ((await applyWorkflow(client, WORKFLOW_FILE, out)) !== 0)
+    if ((await applyWorkflow(client, workflowFile, out)) !== 0)
       throw new Error('the example workflow did not apply');
     const { workflowId } = (
       await client.get<{ items: { workflowId: string; name: string }[] }>('/v1/workflows?limit=100')
@@ -86,7 +113,10 @@ export async function runWorkedExample(options: WorkedExampleOptions): Promise<W
       print: (line) => print(`  ${line}`),
       timeoutMs: 10 * 60_000,
       onAwaitingApproval: async () => {
-        const notice = stack.inbox.notices().find((candidate) => candidate.runId === body.run.runId);
+        // The run parks first; the RequestApproval step sends the link a moment later.
+        const issued = () => stack.inbox.notices().find((candidate) => candidate.runId === body.run.runId);
+        for (let waited = 0; !issued() && waited < NOTICE_WAIT_MS; waited += 100) await sleep(100);
+        const notice = issued();
         link = notice?.url;
         if (!link) throw new Error('the run waits for approval but no approval link was issued');
         print('');

@@ -6,17 +6,11 @@
  */
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { ActionCatalog } from '../core/actions.ts';
-import type { DestinationsPort } from '../core/deliver.ts';
+import { DeliveryRefusedError, type DestinationsPort } from '../core/deliver.ts';
 import { effectiveGrant, evaluateGate } from '../core/gate.ts';
 import { idempotencyKeyFor } from '../core/identity.ts';
 import type { Clock, EgressPort, SecretsPort } from '../core/ports.ts';
 
-export class DeliveryRefusedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DeliveryRefusedError';
-  }
-}
 
 export function destinations(deps: {
   sns?: Pick<SNSClient, 'send'>;

@@ -124,12 +124,21 @@ export const WorkflowDefinitionSchema = z
         }
       }
     }
-    if (definition.destination.type === 'http' && !(definition.destination.action in definition.connectors)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['destination', 'action'],
-        message: `'${definition.destination.action}' is not a connector of this workflow`,
-      });
+    if (definition.destination.type === 'http') {
+      const target = definition.connectors[definition.destination.action];
+      if (!target) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['destination', 'action'],
+          message: `'${definition.destination.action}' is not a connector of this workflow`,
+        });
+      } else if (target.irreversible || target.externalPublish) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['destination', 'action'],
+          message: `'${definition.destination.action}' publishes externally or is irreversible, so it needs approval, which a delivery cannot wait for: let the model call it as a gated action instead`,
+        });
+      }
     }
     const knowledgeChars = definition.prompt.knowledge.reduce((sum, item) => sum + item.text.length, 0);
     if (knowledgeChars > MAX_KNOWLEDGE_CHARS) {

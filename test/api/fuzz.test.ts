@@ -295,7 +295,51 @@ describe('Fuzzing with good and bad bodies alike', () => {
         }),
         { numRuns: 150 * scale, ...seed },
       );
-      expect([...statuses].some((status) => status < 300)).toBe(true);
+      expect(
+        [...statuses].some((status) => status < 300),
+        `statuses: ${[...statuses].join(', ')}`,
+      ).toBe(true);
     },
   );
+});
+
+describe('Fuzzing query strings and path ids', () => {
+  const segment = fc
+    .string({ unit: 'binary', maxLength: 60 })
+    .map((text) => encodeURIComponent(text.replaceAll(/\p{Cs}/gu, '\uFFFD')));
+  const rawQuery = fc.oneof(
+    fc.string({ maxLength: 80 }),
+    fc
+      .array(fc.tuple(fc.constantFrom('limit', 'nextToken', 'status', 'workflowId', 'x'), segment), {
+        maxLength: 4,
+      })
+      .map((pairs) => pairs.map(([name, value]) => `${name}=${value}`).join('&')),
+  );
+
+  it('answers any query on the listings below 500, and any id on the :id routes with 4xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('/v1/workflows', '/v1/runs', '/v1/approvals'),
+        rawQuery,
+        async (path, query) => {
+          const reply = await h.alice.get(`${path}?${query.replaceAll('#', '%23')}`);
+          expect(reply.status, `${path}?${query}`).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 200 * scale, ...seed },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('/v1/workflows/', '/v1/runs/', '/v1/runs/{}/audit', '/v1/workflows/{}/versions/1'),
+        segment.filter((id) => id !== '' && id !== '.' && id !== '..'),
+        async (template, id) => {
+          const path = template.includes('{}') ? template.replace('{}', id) : `${template}${id}`;
+          const reply = await h.alice.get(path);
+          expect(reply.status, path).toBeGreaterThanOrEqual(400);
+          expect(reply.status, path).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 200 * scale, ...seed },
+    );
+  });
 });

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { exceedsDepth, storableIssues } from '../../shared/api/index.ts';
+import { nested } from './fuzz-arbitraries.ts';
+
+const limits = { maxDepth: 4, maxBytes: 1000 };
+
+describe('storableIssues', () => {
+  it('accepts ordinary JSON', () => {
+    expect(storableIssues({ a: [1, 0.5, -3, 'text 💥', null, true, { b: {} }] }, limits)).toEqual([]);
+  });
+
+  it.each([
+    [{ n: 1e300 }, 'n', 'is too large to store exactly'],
+    [{ n: -(2 ** 60) }, 'n', 'is too large to store exactly'],
+    [{ n: 1e-200 }, 'n', 'is too small to store'],
+    [{ n: Number.NaN }, 'n', 'must be a finite number'],
+    [{ s: 'ok\ud800' }, 's', 'lone surrogate'],
+    [{ '': 1 }, '(root)', 'empty field name'],
+    [JSON.parse('{"__proto__": 1}'), '__proto__', "'__proto__' is not allowed"],
+    [{ ['k'.repeat(1025)]: 1 }, '(root)', 'longer than 1024 characters'],
+    [{ a: { b: { c: { d: { e: 1 } } } } }, 'a.b.c.d', 'nested too deeply (at most 4 levels'],
+    [{ text: 'x'.repeat(1000) }, '(root)', 'is too large to store: 1011 bytes as JSON, the limit is 1000'],
+  ])('refuses %j at %s', (value, path, message) => {
+    const issues = storableIssues(value, limits);
+    expect(issues).toHaveLength(1);
+    expect(issues[0]?.path).toBe(path);
+    expect(issues[0]?.message).toContain(message);
+  });
+
+  it('locates issues under a given prefix and measures indented size when asked', () => {
+    expect(storableIssues([1e300], limits, ['input'])).toEqual([
+      { path: 'input[0]', message: expect.stringContaining('too large') },
+    ]);
+    const list = Array.from({ length: 150 }, () => 1);
+    expect(storableIssues(list, { maxDepth: 4, maxBytes: 400 })).toEqual([]);
+    expect(storableIssues(list, { maxDepth: 4, maxBytes: 400, indented: true })).toHaveLength(1);
+  });
+
+  it('walks a very deep value without recursion', () => {
+    expect(exceedsDepth(nested(200_000, 'array'), 32)).toBe(true);
+    expect(exceedsDepth(nested(31, 'object'), 32)).toBe(false);
+    expect(storableIssues(nested(200_000, 'object'), { maxDepth: 24 })[0]?.message).toContain(
+      'nested too deeply',
+    );
+  });
+});
