@@ -70,7 +70,8 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
     let report: string | undefined;
     let detail: string | undefined;
     let refused = false;
-    if (destination.type === 'report') report = renderReport(run, version.definition, destination.title, actions);
+    if (destination.type === 'report')
+      report = renderReport(run, version.definition, destination.title, actions);
     try {
       if (destination.type === 'alert') {
         detail = await deps.destinations.alert({
@@ -100,18 +101,27 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
           ...current,
           delivery: {
             destination: destination.type,
+            status: refused ? 'refused' : 'delivered',
             at: isoAt(deps.clock),
             ...(report ? { report } : {}),
             ...(detail ? { detail } : {}),
           },
         }),
-        audit: [
-          {
-            type: 'delivered',
-            actor: 'system',
-            data: { destination: destination.type, outputHash: sha256Hex(run.result?.text ?? '') },
-          },
-        ],
+        audit: refused
+          ? [
+              {
+                type: 'error',
+                actor: 'system',
+                data: { name: 'DeliveryRefusedError', message: detail ?? '', destination: destination.type },
+              },
+            ]
+          : [
+              {
+                type: 'delivered',
+                actor: 'system',
+                data: { destination: destination.type, outputHash: sha256Hex(run.result?.text ?? '') },
+              },
+            ],
       });
       return handle.run;
     } catch (error) {

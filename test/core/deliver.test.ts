@@ -1,0 +1,155 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliverResult } from '../../shared/core/deliver.ts';
+import { createEgress } from '../../shared/egress/index.ts';
+import { destinations } from '../../shared/runtime/destinations.ts';
+import { actionCatalogFor } from '../../shared/runtime/engine-deps.ts';
+import { type SnsWire, startSnsWire } from '../notify/sns-wire.ts';
+import { driveRun, engineDeps, noSecrets, ScriptedModel, text } from '../support/engine.ts';
+import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
+
+const store = testStore();
+const clock = new FixedClock();
+const TOPIC = 'arn:aws:sns:eu-central-1:123456789012:wf-alerts';
+let sns: SnsWire;
+let receiver: { url: string; port: number; bodies: unknown[]; close(): Promise<void> };
+
+beforeAll(async () => {
+  sns = await startSnsWire();
+  const bodies: unknown[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      bodies.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      response.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":true}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  receiver = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    bodies,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+});
+afterAll(async () => {
+  await sns.close();
+  await receiver.close();
+});
+
+async function finishedRun(workflow: Record<string, unknown>) {
+  const { version } = await seedWorkflow(store, minimalWorkflow(workflow));
+  const run = await seedRun(store, version);
+  await driveRun(
+    engineDeps(
+      store,
+      new ScriptedModel([{ content: [text('The digest is ready.')], stopReason: 'end_turn' }]),
+      { clock },
+    ),
+    run.runId,
+  );
+  return run.runId;
+}
+
+const deps = () => ({
+  store,
+  clock,
+  destinations: destinations({
+    sns: sns.client,
+    defaultTopicArn: TOPIC,
+    catalog: actionCatalogFor(store),
+    egress: createEgress({ allowLoopbackPorts: [receiver.port] }),
+    secrets: noSecrets,
+    clock,
+  }),
+});
+
+describe('deliverResult', () => {
+  it('keeps a Markdown report on the run for a report destination, once', async () => {
+    const runId = await finishedRun({ destination: { type: 'report', title: 'Digest' } });
+    const delivered = await deliverResult(deps(), runId);
+    expect(delivered?.delivery).toMatchObject({
+      destination: 'report',
+      status: 'delivered',
+      report: expect.stringContaining('# Digest'),
+    });
+    expect(delivered?.delivery?.report).toContain('The digest is ready.');
+    const again = await deliverResult(deps(), runId);
+    expect(again?.rev).toBe(delivered?.rev);
+    expect((await store.listAudit(runId)).filter((entry) => entry.type === 'delivered')).toHaveLength(1);
+  });
+
+  it('publishes an alert to SNS', async () => {
+    const runId = await finishedRun({ destination: { type: 'alert', subject: 'Digest ready' } });
+    const before = sns.calls.length;
+    const delivered = await deliverResult(deps(), runId);
+    const call = sns.calls[before];
+    expect(call?.params.get('Action')).toBe('Publish');
+    expect(call?.params.get('TopicArn')).toBe(TOPIC);
+    expect(call?.params.get('Subject')).toBe('Digest ready');
+    expect(call?.params.get('Message')).toContain('The digest is ready.');
+    expect(delivered?.delivery).toMatchObject({
+      destination: 'alert',
+      status: 'delivered',
+      detail: expect.stringMatching(/^sns message /),
+    });
+  });
+
+  it('posts to a named HTTP destination through the connector and the egress guard', async () => {
+    const runId = await finishedRun({
+      connectors: {
+        results_hook: {
+          kind: 'http',
+          description: 'Receives run results.',
+          method: 'POST',
+          url: `${receiver.url}/results`,
+          input: {
+            type: 'object',
+            properties: {
+              runId: { type: 'string' },
+              workflow: { type: 'string' },
+              result: { type: 'string' },
+            },
+            required: ['result'],
+          },
+        },
+      },
+      destination: { type: 'http', action: 'results_hook' },
+    });
+    const delivered = await deliverResult(deps(), runId);
+    expect(receiver.bodies.at(-1)).toMatchObject({
+      runId,
+      workflow: 'test-flow',
+      result: 'The digest is ready.',
+    });
+    expect(delivered?.delivery).toMatchObject({ destination: 'http', status: 'delivered' });
+  });
+
+  it('records a refused delivery on the run instead of retrying it', async () => {
+    // The guard refuses the receiver's port (not allowed), so the connector's call fails for good.
+    const runId = await finishedRun({
+      connectors: {
+        results_hook: {
+          kind: 'http',
+          description: 'Receives run results.',
+          method: 'POST',
+          url: 'http://127.0.0.1:9/results',
+        },
+      },
+      destination: { type: 'http', action: 'results_hook' },
+    });
+    const delivered = await deliverResult(deps(), runId);
+    expect(delivered?.delivery).toMatchObject({
+      destination: 'http',
+      status: 'refused',
+      detail: expect.stringMatching(/^refused: /),
+    });
+    expect((await store.listAudit(runId)).at(-1)).toMatchObject({
+      type: 'error',
+      data: { name: 'DeliveryRefusedError' },
+    });
+  });
+});
