@@ -4,7 +4,7 @@ import type { Run } from '../schemas/run.ts';
 import type { ActionCatalog } from './actions.ts';
 import type { Clock, EgressPort, Ids, ModelPort, SecretsPort } from './ports.ts';
 import type { PriceTable } from './pricing.ts';
-import type { RunChange, RunStore } from './store-port.ts';
+import type { DaySpendChange, RunChange, RunStore } from './store-port.ts';
 
 export type EngineConfig = {
   prices: PriceTable;
@@ -51,3 +51,13 @@ export class RunHandle {
 }
 
 export type { Budget };
+
+/**
+ * The day-spend change that gives back an outstanding reservation when a run ends without making the call
+ * it reserved for (a crash, a timeout, a cancel), so the per-day counter holds only real spend.
+ */
+export function releaseReservation(run: Run): DaySpendChange | undefined {
+  const held = run.reservation;
+  if (!held?.daily || held.usd === 0) return undefined;
+  return { owner: run.owner, workflowId: run.workflowId, day: held.day, deltaUsd: -held.usd };
+}

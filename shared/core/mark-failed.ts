@@ -3,7 +3,7 @@
  * run already ended, answering any open tool calls so the transcript stays valid. Idempotent.
  */
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
-import { isoAt, RunHandle } from './engine.ts';
+import { isoAt, RunHandle, releaseReservation } from './engine.ts';
 import type { Clock } from './ports.ts';
 import { RunConflictError } from './store-errors.ts';
 import type { RunStore } from './store-port.ts';
@@ -33,7 +33,9 @@ export async function markRunFailed(
     );
     try {
       const handle = new RunHandle(run, deps);
+      const release = releaseReservation(run);
       await handle.commit({
+        ...(release ? { daySpend: release } : {}),
         ...(open
           ? {
               messages: [

@@ -150,7 +150,11 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
     const day = utcDay(deps.clock);
     try {
       await h.commit({
-        next: (current) => ({ ...current, status: 'running', reservation: { turn: current.turn, usd, day } }),
+        next: (current) => ({
+          ...current,
+          status: 'running',
+          reservation: { turn: current.turn, usd, day, daily: budget.maxUsdPerDay !== undefined },
+        }),
         ...(budget.maxUsdPerDay !== undefined
           ? {
               daySpend: {

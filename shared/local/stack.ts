@@ -28,7 +28,7 @@ import { fileSecrets } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
 import { consoleNotifier, inboxNotifier, type Notifier, renderInbox } from '../notify/index.ts';
-import type { ExecutionsPort } from '../runs/index.ts';
+import { type ExecutionsPort, resumeRun } from '../runs/index.ts';
 import { randomIds, systemClock } from '../runtime/clock.ts';
 import { destinations } from '../runtime/destinations.ts';
 import { actionCatalogFor, engineDeps } from '../runtime/engine-deps.ts';
@@ -244,11 +244,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     closers.push(() => scheduler.stop());
     const resumed: string[] = [];
     for (const run of await listActiveRuns(store)) {
-      await executions.start(`${run.runId}-resume-${randomIds.next('r').slice(2, 10)}`, {
-        runId: run.runId,
-        turn: run.turn,
-        segmentStartTurn: run.turn,
-      });
+      await resumeRun({ store, executions }, run, randomIds.next('r').slice(2, 10));
       resumed.push(run.runId);
     }
     return { url, apiKey, owner, files, store, sfn, executions, inbox, scheduler, modelUrl, resumed, stop };

@@ -1,5 +1,5 @@
 /** Cancelling a run: a fenced transition to `cancelled`, then the execution is stopped. */
-import { isoAt, RunHandle } from '../core/engine.ts';
+import { isoAt, RunHandle, releaseReservation } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { RunConflictError } from '../core/store-errors.ts';
 import { toolResultContent, toolUsesOf } from '../core/transcript.ts';
@@ -27,7 +27,9 @@ export async function cancelRun(
     const refusal = { content: 'Not executed: the run was cancelled.', isError: true };
     try {
       const handle = new RunHandle(run, deps);
+      const release = releaseReservation(run);
       await handle.commit({
+        ...(release ? { daySpend: release } : {}),
         ...(open
           ? {
               messages: [
@@ -49,6 +51,7 @@ export async function cancelRun(
           stopReason: 'cancelled',
           endedAt: isoAt(deps.clock),
           pendingApprovalIds: [],
+          reservation: undefined,
           messageCount: current.messageCount + (open ? 1 : 0),
         }),
         audit: [

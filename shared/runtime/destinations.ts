@@ -11,7 +11,6 @@ import { effectiveGrant, evaluateGate } from '../core/gate.ts';
 import { idempotencyKeyFor } from '../core/identity.ts';
 import type { Clock, EgressPort, SecretsPort } from '../core/ports.ts';
 
-
 export function destinations(deps: {
   sns?: Pick<SNSClient, 'send'>;
   defaultTopicArn?: string;

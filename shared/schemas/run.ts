@@ -76,7 +76,13 @@ export const RunSchema = z.object({
   costUsd: z.number().nonnegative(),
   /** A budget reservation for the model call of `turn`, if one is outstanding. */
   reservation: z
-    .object({ turn: z.number().int(), usd: z.number().nonnegative(), day: z.string() })
+    .object({
+      turn: z.number().int(),
+      usd: z.number().nonnegative(),
+      day: z.string(),
+      /** Counted against the workflow's per-day ceiling too (released there when the run ends without the call). */
+      daily: z.boolean().default(false),
+    })
     .optional(),
   modelCalls: z.number().int().nonnegative(),
   messageCount: z.number().int().nonnegative(),

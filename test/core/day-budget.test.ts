@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { markRunFailed } from '../../shared/core/mark-failed.ts';
 import { roundUsd } from '../../shared/core/pricing.ts';
+import { runTurn } from '../../shared/core/turn.ts';
 import { driveRun, engineDeps, ScriptedModel, text } from '../support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 
@@ -38,5 +40,34 @@ describe('per-day ceiling', () => {
     console.log(
       `[day budget] ${20 - stopped.length} runs done, ${stopped.length} stopped; spent $${spent} of $${ceiling}`,
     );
+  });
+
+  it('gives a reservation back to the day when the run fails without making the call', async () => {
+    // Prepare: the model call fails for good after the budget was reserved.
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 } }),
+    );
+    const clock = new FixedClock();
+    const run = await seedRun(store, version, { clock });
+    const failing = {
+      call: async () =>
+        Promise.reject(Object.assign(new Error('invalid request'), { name: 'ModelBadRequestError' })),
+    };
+
+    // Act
+    await expect(
+      runTurn(engineDeps(store, failing, { clock }), { runId: run.runId, turn: 0, segmentStartTurn: 0 }),
+    ).rejects.toThrow(/invalid request/);
+    const reserved = await store.getDaySpend(version.owner, version.workflowId, '2026-11-30');
+    await markRunFailed(
+      { store, clock },
+      { runId: run.runId, error: { name: 'ModelBadRequestError', message: 'invalid request' } },
+    );
+
+    // Assess
+    expect(reserved).toBeGreaterThan(0);
+    expect(await store.getDaySpend(version.owner, version.workflowId, '2026-11-30')).toBe(0);
+    expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', stopReason: 'error' });
   });
 });
