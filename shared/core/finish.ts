@@ -2,7 +2,7 @@
 import type { Approval } from '../schemas/approval.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { RunStatus, StopReason } from '../schemas/run.ts';
-import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
+import { isoAt, type RunHandle, releaseReservation, type TurnDeps } from './engine.ts';
 import type { TurnOutcome, TurnPointer } from './outcome.ts';
 import type { AuditInput } from './store-port.ts';
 
@@ -97,7 +97,9 @@ export async function finishRun(
   input: TurnPointer,
   ending: Ending,
 ): Promise<TurnOutcome> {
+  const release = releaseReservation(h.run);
   await h.commit({
+    ...(release ? { daySpend: release } : {}),
     ...(ending.closing ? { messages: [ending.closing] } : {}),
     next: (run) => ({
       ...run,
