@@ -1,0 +1,92 @@
+/**
+ * Ending a run from outside a turn (MarkFailed, a cancel): one fenced commit that sets the final status and
+ * stop reason, answers any open tool calls (with their settled ledger outcome, or a "not executed"
+ * refusal) so the transcript stays valid, gives an outstanding reservation back to the day, and records
+ * the audit entries. Retries when a concurrent write moved the run; a run that already ended is returned.
+ */
+import { isTerminalRunStatus, type Run, type StopReason } from '../schemas/run.ts';
+import { isoAt, RunHandle, releaseReservation } from './engine.ts';
+import type { Clock } from './ports.ts';
+import { RunConflictError } from './store-errors.ts';
+import type { AuditInput, RunStore } from './store-port.ts';
+import { toolResultContent, toolUsesOf } from './transcript.ts';
+
+export type RunEnding = {
+  runId: string;
+  status: 'failed' | 'cancelled';
+  stopReason: StopReason;
+  error?: { name: string; message: string };
+  /** Why open tool calls were not executed, as the model would read it. */
+  why: string;
+  actor: string;
+  audit: AuditInput[];
+  /** Only end runs this accepts (e.g. the caller's own); others are returned as undefined. */
+  accept?: (run: Run) => boolean;
+};
+
+export async function endRun(
+  deps: { store: RunStore; clock: Clock },
+  ending: RunEnding,
+): Promise<Run | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const run = await deps.store.getRun(ending.runId);
+    if (!run || (ending.accept && !ending.accept(run))) return undefined;
+    if (isTerminalRunStatus(run.status)) return run;
+    const messages = await deps.store.listMessages(run.runId);
+    const last = messages.at(-1);
+    const open = last?.role === 'assistant' && toolUsesOf(last).length > 0 ? last : undefined;
+    const settled = open
+      ? new Map((await deps.store.listLedger(run.runId)).map((row) => [row.toolUseId, row.outcome]))
+      : new Map();
+    const outcomes = new Map(
+      (open ? toolUsesOf(open) : []).map((use) => [
+        use.id,
+        settled.get(use.id) ?? { content: `Not executed: ${ending.why}.`, isError: true },
+      ]),
+    );
+    const release = releaseReservation(run);
+    const handle = new RunHandle(run, deps);
+    try {
+      await handle.commit({
+        ...(release ? { daySpend: release } : {}),
+        ...(open
+          ? {
+              messages: [
+                {
+                  schemaVersion: 1 as const,
+                  runId: run.runId,
+                  seq: messages.length,
+                  turn: run.turn,
+                  role: 'user' as const,
+                  content: toolResultContent(open, outcomes),
+                  createdAt: isoAt(deps.clock),
+                },
+              ],
+            }
+          : {}),
+        next: (current) => ({
+          ...current,
+          status: ending.status,
+          stopReason: ending.stopReason,
+          ...(ending.error ? { error: ending.error } : {}),
+          endedAt: isoAt(deps.clock),
+          lastNext: 'failed',
+          pendingApprovalIds: [],
+          reservation: undefined,
+          messageCount: current.messageCount + (open ? 1 : 0),
+        }),
+        audit: [
+          ...ending.audit,
+          {
+            type: 'status_changed',
+            actor: ending.actor,
+            data: { from: run.status, to: ending.status, stopReason: ending.stopReason },
+          },
+        ],
+      });
+      return handle.run;
+    } catch (error) {
+      if (!(error instanceof RunConflictError) || attempt >= 5) throw error;
+    }
+  }
+}
