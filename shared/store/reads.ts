@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
 import type { ItemKey } from './keys.ts';
+import type { TABLE_KEYS } from './table.ts';
 
 export async function getItem<S extends z.ZodType>(
   ctx: StoreContext,
@@ -61,4 +62,42 @@ export class InvalidPageTokenError extends Error {
     super('nextToken is not a token this API issued');
     this.name = 'InvalidPageTokenError';
   }
+}
+
+/**
+ * One page of a GSI, newest first: items whose index sort key starts with `prefix`, optionally filtered by
+ * `status`. Eventually consistent, as every GSI read is.
+ */
+export async function queryIndexPage<S extends z.ZodType>(
+  ctx: StoreContext,
+  index: typeof TABLE_KEYS.byOwner | typeof TABLE_KEYS.byWorkflow,
+  query: { pk: string; prefix: string; status?: string; limit: number; nextToken?: string | undefined },
+  schema: S,
+): Promise<Page<z.output<S>>> {
+  const response = await ctx.doc.send(
+    new QueryCommand({
+      TableName: ctx.table,
+      IndexName: index.indexName,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ...(query.status ? { FilterExpression: '#status = :status' } : {}),
+      ExpressionAttributeNames: {
+        '#pk': index.partitionKey,
+        '#sk': index.sortKey,
+        ...(query.status ? { '#status': 'status' } : {}),
+      },
+      ExpressionAttributeValues: {
+        ':pk': query.pk,
+        ':prefix': query.prefix,
+        ...(query.status ? { ':status': query.status } : {}),
+      },
+      ScanIndexForward: false,
+      Limit: query.limit,
+      ExclusiveStartKey: decodeToken(query.nextToken),
+    }),
+  );
+  const nextToken = encodeToken(response.LastEvaluatedKey);
+  return {
+    items: (response.Items ?? []).map((item) => decodeItem(schema, item)),
+    ...(nextToken ? { nextToken } : {}),
+  };
 }

@@ -1,6 +1,6 @@
 /** Run creation (idempotent per trigger key) and run listings. */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { sealAuditEntry } from '../audit/index.ts';
 import type { AuditInput } from '../core/store-port.ts';
@@ -8,10 +8,9 @@ import type { TranscriptMessage } from '../schemas/message.ts';
 import { type Run, RunSchema, type RunStatus } from '../schemas/run.ts';
 import { TABLE_KEYS } from '../store/table.ts';
 import type { StoreContext } from './client.ts';
-import { decodeItem } from './codec.ts';
 import { runItem } from './commit.ts';
 import { keys } from './keys.ts';
-import { decodeToken, encodeToken, getItem, type Page } from './reads.ts';
+import { getItem, type Page, queryIndexPage } from './reads.ts';
 
 /** The same idempotency key was used for a different request. */
 export class IdempotencyConflictError extends Error {
@@ -131,33 +130,17 @@ export type RunListQuery = {
 };
 
 /** Runs newest first, by owner or by workflow (GSI, eventually consistent), optionally by status. */
-export async function listRuns(ctx: StoreContext, query: RunListQuery): Promise<Page<Run>> {
-  const index = query.workflowId ? TABLE_KEYS.byWorkflow : TABLE_KEYS.byOwner;
-  const pk = query.workflowId ? `WF#${query.owner}#${query.workflowId}` : `OWNER#${query.owner}`;
-  const response = await ctx.doc.send(
-    new QueryCommand({
-      TableName: ctx.table,
-      IndexName: index.indexName,
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ...(query.status ? { FilterExpression: '#status = :status' } : {}),
-      ExpressionAttributeNames: {
-        '#pk': index.partitionKey,
-        '#sk': index.sortKey,
-        ...(query.status ? { '#status': 'status' } : {}),
-      },
-      ExpressionAttributeValues: {
-        ':pk': pk,
-        ':prefix': 'RUN#',
-        ...(query.status ? { ':status': query.status } : {}),
-      },
-      ScanIndexForward: false,
-      Limit: query.limit ?? 25,
-      ExclusiveStartKey: decodeToken(query.nextToken),
-    }),
+export function listRuns(ctx: StoreContext, query: RunListQuery): Promise<Page<Run>> {
+  return queryIndexPage(
+    ctx,
+    query.workflowId ? TABLE_KEYS.byWorkflow : TABLE_KEYS.byOwner,
+    {
+      pk: query.workflowId ? `WF#${query.owner}#${query.workflowId}` : `OWNER#${query.owner}`,
+      prefix: 'RUN#',
+      ...(query.status ? { status: query.status } : {}),
+      limit: query.limit ?? 25,
+      nextToken: query.nextToken,
+    },
+    RunSchema,
   );
-  const nextToken = encodeToken(response.LastEvaluatedKey);
-  return {
-    items: (response.Items ?? []).map((item) => decodeItem(RunSchema, item)),
-    ...(nextToken ? { nextToken } : {}),
-  };
 }
