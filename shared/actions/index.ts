@@ -15,5 +15,4 @@ export * from './http/fetch-url.ts';
 export * from './http/html-text.ts';
 export * from './http/http-request.ts';
 export * from './http/response-text.ts';
-export * from './model-redaction.ts';
 export * from './notes-port.ts';

@@ -17,6 +17,7 @@ import { type EffectiveGrant, effectiveGrant } from './gate.ts';
 import type { TurnOutcome, TurnPointer } from './outcome.ts';
 import type { ContentBlock, ModelRequest } from './ports.ts';
 import { costOf, priceFor, reservationFor, roundUsd } from './pricing.ts';
+import { redactModelContent } from './redaction.ts';
 import { DayBudgetExceededError } from './store-errors.ts';
 import { answerToolUses } from './tool-calls.ts';
 import { systemPromptOf, textOf, toModelMessages, toolResultContent, toolUsesOf } from './transcript.ts';
@@ -193,8 +194,8 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
 
   const response = await deps.model.call(request);
   const cost = costOf(response.usage, price);
-  const content: ContentBlock[] =
-    response.content.length > 0 ? response.content : [{ type: 'text', text: '(no content)' }];
+  const said = await redactModelContent(response.content, Object.values(definition.credRefs), deps.secrets);
+  const content: ContentBlock[] = said.length > 0 ? said : [{ type: 'text', text: '(no content)' }];
   const assistant: TranscriptMessage = {
     schemaVersion: 1,
     runId: h.run.runId,

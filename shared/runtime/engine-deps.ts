@@ -5,9 +5,6 @@ import {
   createActionCatalog,
   type HttpBuiltinOptions,
   httpBuiltins,
-  noticingCatalog,
-  redactingModel,
-  SeenCredentials,
 } from '../actions/index.ts';
 import type { EngineConfig, TurnDeps } from '../core/engine.ts';
 import type { Clock, EgressPort, Ids, ModelPort, SecretsPort } from '../core/ports.ts';
@@ -48,12 +45,10 @@ export function engineDeps(args: {
   ids: Ids;
   config?: Partial<EngineConfig>;
 }): TurnDeps {
-  // Credential values the model repeats are redacted before the transcript stores them (docs/actions.md).
-  const seen = new SeenCredentials();
   return {
     store: args.store,
-    model: redactingModel(args.model, args.secrets, seen),
-    actions: noticingCatalog(actionCatalogFor(args.store), seen),
+    model: args.model,
+    actions: actionCatalogFor(args.store),
     egress: args.egress,
     secrets: args.secrets,
     clock: args.clock,
