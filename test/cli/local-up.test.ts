@@ -1,0 +1,87 @@
+/**
+ * `wf local up` as a user runs it: the real bin in a child process, with its own DynamoDB Local on disk,
+ * until SIGINT (Ctrl-C). Another `wf` finds the API key in the same data directory.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { wf } from './support.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+let child: ChildProcess | undefined;
+let dataDir: string | undefined;
+
+afterAll(async () => {
+  // Only if the test failed before the child stopped: end it, by its own pid.
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Resolves with stdout once `marker` has been printed; rejects if the process exits first. */
+function waitForOutput(process: ChildProcess, marker: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(
+      () => reject(new Error(`no '${marker}' within ${timeoutMs} ms; got:\n${text}`)),
+      timeoutMs,
+    );
+    process.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes(marker)) {
+        clearTimeout(timer);
+        resolve(text);
+      }
+    });
+    process.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`wf local up exited (${code}) before printing '${marker}':\n${text}`));
+    });
+  });
+}
+
+describe('wf local up', () => {
+  it('starts the runtime, prints where it is and its API key, serves the CLI, and stops cleanly on SIGINT', async () => {
+    // Prepare
+    dataDir = await mkdtemp(join(tmpdir(), 'wf-local-up-'));
+    const started = spawn(
+      process.execPath,
+      ['bin/wf.ts', 'local', 'up', '--port', '0', '--data-dir', dataDir],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    child = started;
+    let stderr = '';
+    started.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+
+    // Act
+    const printed = await waitForOutput(started, 'Ctrl-C stops it', 90_000);
+    const url = /^wf local stack on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(printed)?.[1];
+    const list = await wf(['workflow', 'list', '--url', url ?? '', '--data-dir', dataDir]);
+    const inbox = await fetch(`${url}/local/inbox`);
+    const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
+    started.kill('SIGINT');
+    const code = await exited;
+
+    // Assess
+    expect(url).toBeDefined();
+    expect(printed).toMatch(
+      /^ {2}API key \(owner 'local'\): wfl_[A-Za-z0-9_-]+ {3}\(also in .*api-keys\.json\)$/m,
+    );
+    expect(printed).toContain(`  approval inbox: ${url}/local/inbox`);
+    expect(printed).toMatch(/^ {2}model: scripted Messages-API server at http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(printed).toContain(`  data: ${dataDir}`);
+    expect(list).toMatchObject({ code: 0, stdout: 'no workflows yet: wf workflow apply -f FILE' });
+    expect(inbox.status).toBe(200);
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    await expect(fetch(`${url}/local/inbox`)).rejects.toThrow();
+  }, 120_000);
+});

@@ -1,0 +1,125 @@
+/** `wf` without a stack: usage and exit statuses, an unreachable runtime, and the real `bin/wf.ts`. */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { USAGE } from '../../shared/cli/main.ts';
+import { wf } from './support.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** A loopback port nothing listens on (port 1 needs root to bind). */
+const UNREACHABLE = 'http://127.0.0.1:1';
+
+describe('wf usage', () => {
+  it('prints the usage and exits 0 for --help and -h', async () => {
+    const long = await wf(['--help']);
+    const short = await wf(['run', 'start', '-h']);
+
+    expect(long).toMatchObject({ code: 0, stdout: USAGE, stderr: '' });
+    expect(short).toMatchObject({ code: 0, stdout: USAGE });
+  });
+
+  it('prints the usage and exits 2 without a command', async () => {
+    const result = await wf([]);
+
+    expect(result).toMatchObject({ code: 2, stdout: USAGE });
+  });
+
+  // No API key is configured in these cases: a usage error is found before anything is read or sent.
+  it.each([
+    [['frobnicate'], "unknown command 'frobnicate'"],
+    [['workflow', 'delete', 'x'], "unknown command 'workflow delete'"],
+    [['local'], "unknown command 'local'"],
+    [['workflow', 'apply'], 'missing -f FILE'],
+    [['run', 'start'], 'missing WORKFLOW (a name or wf_ id)'],
+    [['run', 'show'], 'missing RUN'],
+    [['run', 'transcript'], 'missing RUN'],
+    [['audit', 'verify'], 'missing RUN'],
+    [['events', 'put', '--detail-type', 'Ping'], 'missing --source'],
+  ])('%j exits 2 with "%s" and the usage', async (argv, message) => {
+    const result = await wf(argv);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`wf: ${message}\n\n${USAGE}`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 2 naming an unknown option', async () => {
+    const result = await wf(['workflow', 'list', '--colour']);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^wf: Unknown option '--colour'/);
+    expect(result.stderr).toContain(USAGE);
+  });
+
+  it('exits 2 when an option lacks its value', async () => {
+    const result = await wf(['run', 'start', 'x', '--input']);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^wf: Option '--input <value>' argument missing/);
+  });
+});
+
+describe('wf against a runtime it cannot use', () => {
+  it.each([[['workflow', 'list']], [['run', 'show', 'run_abcdef123456']], [['approvals', 'list']]])(
+    '%j: an unreachable --url is one clear line and exit 1',
+    async (argv) => {
+      const result = await wf([...argv, '--url', UNREACHABLE, '--api-key', 'wfl_test']);
+
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        `wf: cannot reach the runtime at ${UNREACHABLE} (fetch failed); is it running? (wf local up)`,
+      );
+    },
+  );
+
+  it('takes the URL and API key from WF_URL and WF_API_KEY', async () => {
+    const result = await wf(['workflow', 'list'], { WF_URL: UNREACHABLE, WF_API_KEY: 'wfl_test' });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cannot reach the runtime at ${UNREACHABLE}`);
+  });
+
+  it('says how to get an API key when none is configured, and exits 1', async () => {
+    const result = await wf(['workflow', 'list', '--url', UNREACHABLE, '--data-dir', '/nonexistent/wf-data']);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^wf: no API key: pass --api-key, set WF_API_KEY, or start the local stack \(wf local up\)/,
+    );
+  });
+
+  it('--aws without a region says so, and exits 1 before signing anything', async () => {
+    const result = await wf(['workflow', 'list', '--aws', '--url', UNREACHABLE]);
+
+    expect(result).toMatchObject({
+      code: 1,
+      stderr: 'wf: --aws needs a region: pass --region or set AWS_REGION',
+    });
+  });
+});
+
+describe('bin/wf.ts', () => {
+  it('runs as a program: npx node bin/wf.ts --help prints the usage and exits 0', () => {
+    const child = spawnSync('npx', ['node', 'bin/wf.ts', '--help'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+
+    expect(child.error).toBeUndefined();
+    expect(child.status).toBe(0);
+    expect(child.stdout).toBe(`${USAGE}\n`);
+  });
+
+  it('exits with the command status: 2 for an unknown command', () => {
+    const child = spawnSync(process.execPath, ['bin/wf.ts', 'frobnicate'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+
+    expect(child.status).toBe(2);
+    expect(child.stderr).toContain("wf: unknown command 'frobnicate'");
+  });
+});
