@@ -11,11 +11,11 @@ import type { AppContext } from './app-context.ts';
 import { loadForLink } from './load.ts';
 import { htmlResponse, linkRefused, resultResponse } from './results.ts';
 
-type ActionInfo = { description: string; irreversible: boolean };
+type ActionInfo = { description: string; irreversible: boolean; externalPublish: boolean };
 
 /** The action's description and flag from the workflow's catalog; none if it cannot be resolved. */
 async function actionInfo(deps: AppContext, approval: Approval): Promise<ActionInfo> {
-  const none = { description: '', irreversible: false };
+  const none = { description: '', irreversible: false, externalPublish: false };
   if (deps.actions === undefined) return none;
   try {
     const version = await deps.store.getWorkflowVersion(
@@ -24,7 +24,14 @@ async function actionInfo(deps: AppContext, approval: Approval): Promise<ActionI
       approval.workflowVersion,
     );
     const action = version && deps.actions.resolve(approval.tool, version.definition);
-    return action ? { description: action.description, irreversible: action.irreversible } : none;
+    if (!action) return none;
+    // The connector declaration says which of the two it is; the action only knows "at least needs approval".
+    const connector = version.definition.connectors[approval.tool];
+    return {
+      description: action.description,
+      irreversible: connector ? connector.irreversible : action.irreversible,
+      externalPublish: connector?.externalPublish ?? false,
+    };
   } catch (error) {
     // A description is a courtesy; the decision rests on the arguments, which are shown regardless.
     deps.logger.warn('could not resolve the action for an approval page', {
@@ -66,7 +73,7 @@ export function pageHandler(deps: AppContext) {
       // Fresh per render, bound to this approval and approver; stateless, so rendering writes nothing.
       nonce: issueFormNonce({ approvalId, approver: claims.approver, nowMs }, deps.keyring),
       postUrl: approvalPostUrl(deps.publicBaseUrl, approvalId),
-      flags: { irreversible: info.irreversible, externalPublish: false },
+      flags: { irreversible: info.irreversible, externalPublish: info.externalPublish },
     });
     return htmlResponse(200, html);
   };

@@ -79,6 +79,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   };
   try {
     if (group === 'local' && verb === 'up') {
+      if (values.port !== undefined && !/^\d{1,5}$/.test(values.port))
+        throw new UsageError('--port must be a port number, e.g. 8787');
       return await localUp({
         ...(values.port ? { port: Number(values.port) } : {}),
         ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),

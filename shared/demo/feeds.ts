@@ -60,6 +60,10 @@ export async function startFeedServer(port = 0): Promise<FeedServer> {
     url: `http://127.0.0.1:${bound}`,
     port: bound,
     server,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -66,6 +66,10 @@ export async function startSiteServer(options: {
     port: bound,
     posts,
     server,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -234,7 +234,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const server: ServerType = await new Promise((resolve) => {
       const started = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve(started));
     });
-    closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // Idle keep-alive connections (a browser's, a client's) would hold close() open indefinitely.
+          if ('closeAllConnections' in server) server.closeAllConnections();
+        }),
+    );
 
     // Schedules, and runs that were in flight when the stack last stopped.
     const scheduler = startLocalScheduler(

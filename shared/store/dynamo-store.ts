@@ -95,6 +95,13 @@ export class DynamoStore implements RunStore, NotesPort {
   listRuns(query: RunListQuery) {
     return listRuns(this.ctx, query);
   }
+  /**
+   * The run's audit items as stored (keys removed), NOT schema-checked: for the verifier, which must be able
+   * to name an entry that no longer parses instead of failing the read.
+   */
+  listAuditItems(runId: string): Promise<unknown[]> {
+    return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.audit, z.unknown());
+  }
   listAudit(runId: string): Promise<AuditEntry[]> {
     return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.audit, AuditEntrySchema);
   }

@@ -214,6 +214,18 @@ describe('Run routes', () => {
         reason: 'hash_mismatch',
       });
     });
+    it('names an entry that no longer matches the schema instead of failing the read', async () => {
+      const { workflowId } = await newWorkflow();
+      const run = (await h.alice.post(`/v1/workflows/${workflowId}/runs`, {})).body.run;
+      const key = keys.audit(run.runId, 0);
+      const stored = await h.store.ctx.doc.send(new GetCommand({ TableName: h.store.ctx.table, Key: key }));
+      await h.store.ctx.doc.send(
+        new PutCommand({ TableName: h.store.ctx.table, Item: { ...stored.Item!, actor: 'someone-else' } }),
+      );
+      const reply = await h.alice.get(`/v1/runs/${run.runId}/audit`);
+      expect(reply.status).toBe(200);
+      expect(reply.body.verification).toMatchObject({ ok: false, firstBrokenSeq: 0, reason: 'schema' });
+    });
   });
 
   describe('POST /v1/runs/:id/cancel', () => {

@@ -76,9 +76,14 @@ export function runRoutes(deps: ApiDeps): Hono<ApiEnv> {
   });
 
   app.get('/runs/:id/audit', async (c) => {
-    const run = await loadRun(deps, c.get('identity').owner, c.req.param('id'));
-    const entries = await deps.store.listAudit(run.runId);
-    // The run item records the chain's head: the chain must end exactly there (truncation shows).
+    let run = await loadRun(deps, c.get('identity').owner, c.req.param('id'));
+    let entries = await deps.store.listAuditItems(run.runId);
+    // The run item records the chain's head. An entry written between the two reads is not tampering:
+    // read again until the run and its entries agree (a truncated chain keeps disagreeing, and shows).
+    for (let attempt = 0; attempt < 5 && entries.length !== run.audit.seq; attempt++) {
+      run = await loadRun(deps, c.get('identity').owner, run.runId);
+      entries = await deps.store.listAuditItems(run.runId);
+    }
     const verification = verifyAuditChain(entries, {
       owner: run.owner,
       runId: run.runId,
