@@ -3,7 +3,7 @@
  * document is generated from all of them (openapi.ts), so the two cannot drift.
  */
 import { z } from 'zod';
-import { AuditEntrySchema } from '../audit/index.ts';
+import { AuditEntrySchema, OwnerAnchorSchema } from '../audit/index.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
 import { TranscriptMessageSchema } from '../schemas/message.ts';
 import { RunSchema, RunStatusSchema } from '../schemas/run.ts';
@@ -213,6 +213,10 @@ export const AuditResponseSchema = z.object({
   runId: z.string(),
   entries: z.array(AuditEntrySchema),
   verification: AuditVerificationSchema,
+  /** The run's anchor in its owner's chain, once the run has ended and its chain is final. */
+  anchor: OwnerAnchorSchema.nullable(),
+  /** The verified chain ends exactly at the anchored head. */
+  anchored: z.boolean(),
 });
 /** An approval as the API shows it: never with its Step Functions task token. */
 export const PublicApprovalSchema = ApprovalSchema.omit({ taskToken: true });

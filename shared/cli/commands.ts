@@ -163,11 +163,20 @@ export async function verifyAudit(client: ApiClient, runId: string, out: Output)
   const body = await client.get<{
     entries: unknown[];
     verification: { ok: boolean; count?: number; firstBrokenSeq?: number; message?: string };
+    anchor?: { seq: number } | null;
+    anchored?: boolean;
   }>(`/v1/runs/${runId}/audit`);
   out.data(body.verification);
   if (body.verification.ok) {
     out.line(`audit chain verified: ${body.verification.count} entries`);
-    return 0;
+    out.line(
+      body.anchor
+        ? body.anchored
+          ? `anchored in the owner's chain at seq ${body.anchor.seq}`
+          : `NOT matching its anchor in the owner's chain (seq ${body.anchor.seq})`
+        : 'not anchored yet (the run has not finished)',
+    );
+    return body.anchor && !body.anchored ? 4 : 0;
   }
   out.line(`audit chain BROKEN at entry ${body.verification.firstBrokenSeq}: ${body.verification.message}`);
   return 4;

@@ -61,7 +61,12 @@ export function renderReport(
 export async function deliverResult(deps: DeliverDeps, runId: string): Promise<Run | undefined> {
   for (let attempt = 1; ; attempt++) {
     const run = await deps.store.getRun(runId);
-    if (!run || run.delivery || run.status !== 'done') return run;
+    if (!run || run.status !== 'done') return run;
+    if (run.delivery) {
+      // Delivered before (a retried Deliver): the chain is final, make sure it is anchored.
+      await deps.store.anchorRunHead(run, isoAt(deps.clock));
+      return run;
+    }
     const version = await deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
     if (!version) throw new Error(`workflow version ${run.workflowId}@${run.workflowVersion} is missing`);
     const destination: Destination = version.definition.destination;
@@ -123,6 +128,8 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
               },
             ],
       });
+      // The delivery entry is the run's last: its chain is final, so anchor it into the owner's chain.
+      await deps.store.anchorRunHead(handle.run, isoAt(deps.clock));
       return handle.run;
     } catch (error) {
       if (!(error instanceof RunConflictError) || attempt >= 3) throw error;

@@ -31,7 +31,11 @@ export async function endRun(
   for (let attempt = 1; ; attempt++) {
     const run = await deps.store.getRun(ending.runId);
     if (!run || (ending.accept && !ending.accept(run))) return undefined;
-    if (isTerminalRunStatus(run.status)) return run;
+    if (isTerminalRunStatus(run.status)) {
+      // Ended before (by its turn, or a retried call): nothing more is written, so anchor its final head.
+      await deps.store.anchorRunHead(run, isoAt(deps.clock));
+      return run;
+    }
     const messages = await deps.store.listMessages(run.runId);
     const last = messages.at(-1);
     const open = last?.role === 'assistant' && toolUsesOf(last).length > 0 ? last : undefined;
@@ -84,6 +88,7 @@ export async function endRun(
           },
         ],
       });
+      await deps.store.anchorRunHead(handle.run, isoAt(deps.clock));
       return handle.run;
     } catch (error) {
       if (!(error instanceof RunConflictError) || attempt >= 5) throw error;

@@ -50,6 +50,8 @@ export interface RunStore {
   listMessages(runId: string): Promise<TranscriptMessage[]>;
   listLedger(runId: string): Promise<LedgerRow[]>;
   getApproval(approvalId: string): Promise<Approval | undefined>;
+  /** Seals the run's final audit head into its owner's anchor chain, once (idempotent). */
+  anchorRunHead(run: Run, at: string): Promise<unknown>;
   /** Applies a change atomically; throws RunConflictError, LedgerConflictError, ApprovalAlreadyDecidedError or DayBudgetExceededError. */
   commit(change: RunChange): Promise<Run>;
 }

@@ -11,6 +11,7 @@ import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
 import { type TranscriptMessage, TranscriptMessageSchema } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
+import { anchorRunHead, getRunAnchor, listOwnerAnchorItems } from './anchors.ts';
 import { getApproval, listApprovals } from './approvals.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import { commitRunChange } from './commit.ts';
@@ -66,6 +67,15 @@ export class DynamoStore implements RunStore, NotesPort {
   }
   getApproval(approvalId: string) {
     return getApproval(this.ctx, approvalId);
+  }
+  anchorRunHead(run: Run, at: string) {
+    return anchorRunHead(this.ctx, run, at);
+  }
+  listOwnerAnchorItems(owner: string) {
+    return listOwnerAnchorItems(this.ctx, owner);
+  }
+  getRunAnchor(owner: string, runId: string) {
+    return getRunAnchor(this.ctx, owner, runId);
   }
   commit(change: RunChange): Promise<Run> {
     return commitRunChange(this.ctx, change);

@@ -150,7 +150,9 @@ describe('wf run show / run transcript / audit verify', () => {
     const json = await cli.wf(['audit', 'verify', doneRunId, '--json']);
 
     expect(text).toMatchObject({ code: 0, stderr: '' });
-    expect(text.stdout).toMatch(/^audit chain verified: \d+ entries$/);
+    expect(text.stdout).toMatch(
+      /^audit chain verified: \d+ entries\nanchored in the owner's chain at seq \d+$/,
+    );
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, count: expect.any(Number) });
   });
 

@@ -89,7 +89,9 @@ export function runRoutes(deps: ApiDeps): Hono<ApiEnv> {
       runId: run.runId,
       ...(run.audit.seq > 0 ? { expectedHead: { seq: run.audit.seq - 1, hash: run.audit.head } } : {}),
     });
-    return c.json({ runId: run.runId, entries, verification });
+    const anchor = await deps.store.getRunAnchor(run.owner, run.runId);
+    const anchored = verification.ok && anchor !== undefined && anchor.runHead === verification.head;
+    return c.json({ runId: run.runId, entries, verification, anchor: anchor ?? null, anchored });
   });
 
   app.post('/runs/:id/cancel', async (c) => {
