@@ -29,3 +29,27 @@ export const WorkflowVersionSchema = z.object({
   createdAt: IsoTimeSchema,
 });
 export type WorkflowVersion = z.infer<typeof WorkflowVersionSchema>;
+
+/** A new workflow's head and its version 1, as they are stored together. */
+export function newWorkflowRecords(args: {
+  owner: string;
+  workflowId: string;
+  definition: WorkflowVersion['definition'];
+  now: string;
+}): { head: WorkflowHead; version: WorkflowVersion } {
+  const { owner, workflowId, definition, now } = args;
+  return {
+    head: {
+      schemaVersion: 1,
+      owner,
+      workflowId,
+      name: definition.name,
+      enabled: true,
+      deleted: false,
+      latestVersion: 1,
+      createdAt: now,
+      updatedAt: now,
+    },
+    version: { schemaVersion: 1, owner, workflowId, version: 1, definition, createdAt: now },
+  };
+}

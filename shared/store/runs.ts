@@ -100,23 +100,40 @@ export async function createRun(
         ]
       : []),
   ];
-  try {
-    await ctx.doc.send(new TransactWriteCommand({ TransactItems: transact }));
-    return { run: stored, created: true };
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException) || !idempotency) throw error;
-    const marker = await getItem(
-      ctx,
-      keys.idempotency(run.owner, idempotency.scope, idempotency.key),
-      IdempotencyItemSchema,
-    );
-    if (!marker) throw error;
-    if (marker.requestHash !== idempotency.requestHash)
-      throw new IdempotencyConflictError(idempotency.key, marker.runId);
-    const existing = await getItem(ctx, keys.run(marker.runId), RunSchema);
-    if (!existing) throw error;
-    return { run: existing, created: false };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ctx.doc.send(new TransactWriteCommand({ TransactItems: transact }));
+      return { run: stored, created: true };
+    } catch (error) {
+      // A conflict with another transaction in flight (not a failed condition) is worth another try.
+      const conflictOnly =
+        error instanceof TransactionCanceledException &&
+        (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict') &&
+        !(error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+      if (conflictOnly && attempt < 4) continue;
+      return await settleCreateFailure(ctx, run, idempotency, error);
+    }
   }
+}
+
+async function settleCreateFailure(
+  ctx: StoreContext,
+  run: Run,
+  idempotency: Idempotency | undefined,
+  error: unknown,
+): Promise<{ run: Run; created: boolean }> {
+  if (!(error instanceof TransactionCanceledException) || !idempotency) throw error;
+  const marker = await getItem(
+    ctx,
+    keys.idempotency(run.owner, idempotency.scope, idempotency.key),
+    IdempotencyItemSchema,
+  );
+  if (!marker) throw error;
+  if (marker.requestHash !== idempotency.requestHash)
+    throw new IdempotencyConflictError(idempotency.key, marker.runId);
+  const existing = await getItem(ctx, keys.run(marker.runId), RunSchema);
+  if (!existing) throw error;
+  return { run: existing, created: false };
 }
 
 export const getRun = (ctx: StoreContext, runId: string) => getItem(ctx, keys.run(runId), RunSchema);

@@ -1,20 +1,13 @@
-/**
- * CLI test support: a local stack on the run's DynamoDB Local (its own table and data directory, scripted
- * fixtures of the test's choosing), and `wf` invoked through `main(argv, io)` with its output captured.
- */
-import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { inject } from 'vitest';
 import { ApiClient } from '../../shared/cli/client.ts';
 import { main } from '../../shared/cli/main.ts';
 import { type LocalStack, startLocalStack } from '../../shared/local/stack.ts';
 import type { ScriptedFixture } from '../../shared/model/index.ts';
 import type { Run } from '../../shared/schemas/run.ts';
-import { createTableInput } from '../../shared/store/table.ts';
+import { createOwnTable as createOwnTableWithPrefix } from '../support/table.ts';
 
 /** What one `wf` invocation printed and returned. */
 export type WfResult = { code: number; stdout: string; stderr: string; lines: string[] };
@@ -43,19 +36,7 @@ export type CliStack = {
   stop(): Promise<void>;
 };
 
-/** A fresh table on the run's DynamoDB Local, so test files running in parallel never share items. */
-async function createOwnTable(): Promise<{ endpoint: string; tableName: string }> {
-  const { endpoint } = inject('dynamodb');
-  const tableName = `wf-cli-${randomUUID().slice(0, 8)}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-  });
-  await client.send(new CreateTableCommand(createTableInput(tableName)));
-  client.destroy();
-  return { endpoint, tableName };
-}
+const createOwnTable = () => createOwnTableWithPrefix('wf-cli');
 
 /** A local stack for CLI tests: loopback only, any free port, no scheduler, quick retries. */
 export async function startCliStack(fixtures: ScriptedFixture[]): Promise<CliStack> {

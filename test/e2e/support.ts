@@ -7,8 +7,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { inject } from 'vitest';
 import { type Keyring, parseKeyring } from '../../shared/approvals/index.ts';
 import type { AuditEntry } from '../../shared/audit/index.ts';
 import { ApiClient } from '../../shared/cli/client.ts';
@@ -18,23 +16,12 @@ import type { ScriptedFixture } from '../../shared/model/index.ts';
 import type { Approval } from '../../shared/schemas/approval.ts';
 import type { TranscriptMessage } from '../../shared/schemas/message.ts';
 import type { Run, RunStatus } from '../../shared/schemas/run.ts';
-import { createTableInput } from '../../shared/store/table.ts';
+import { createOwnTable as createOwnTableWithPrefix } from '../support/table.ts';
 
 export const APPROVER = 'editor@example.com';
 
-/** A fresh table on the run's DynamoDB Local, so files running in parallel never see each other's items. */
-export async function createOwnTable(): Promise<{ endpoint: string; tableName: string }> {
-  const { endpoint } = inject('dynamodb');
-  const tableName = `wf-e2e-${randomUUID().slice(0, 8)}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-  });
-  await client.send(new CreateTableCommand(createTableInput(tableName)));
-  client.destroy();
-  return { endpoint, tableName };
-}
+/** A fresh table on the run's DynamoDB Local (see test/support/table.ts). */
+export const createOwnTable = () => createOwnTableWithPrefix('wf-e2e');
 
 export type E2eStack = { stack: LocalStack; client: ApiClient; keyring: Keyring; dataDir: string };
 

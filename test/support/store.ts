@@ -4,7 +4,11 @@ import { inject } from 'vitest';
 import { prepareRun } from '../../shared/core/new-run.ts';
 import type { Clock, Ids } from '../../shared/core/ports.ts';
 import type { TriggerProvenance } from '../../shared/schemas/run.ts';
-import type { WorkflowHead, WorkflowVersion } from '../../shared/schemas/workflow-record.ts';
+import {
+  newWorkflowRecords,
+  type WorkflowHead,
+  type WorkflowVersion,
+} from '../../shared/schemas/workflow-record.ts';
 import { DynamoStore } from '../../shared/store/index.ts';
 import { loadWorkflowText } from '../../shared/workflow-file/index.ts';
 import { validateWorkflowDefinition } from '../../shared/workflow-file/parse.ts';
@@ -45,26 +49,7 @@ export async function seedWorkflow(
   const definition = 'ok' in parsed ? (parsed.ok ? parsed.definition : failWith(parsed.errors)) : parsed;
   const owner = opts.owner ?? uniqueOwner();
   const now = new Date((opts.clock ?? new FixedClock()).nowMs()).toISOString();
-  const workflowId = randomIds.next('wf');
-  const head: WorkflowHead = {
-    schemaVersion: 1,
-    owner,
-    workflowId,
-    name: definition.name,
-    enabled: true,
-    deleted: false,
-    latestVersion: 1,
-    createdAt: now,
-    updatedAt: now,
-  };
-  const version: WorkflowVersion = {
-    schemaVersion: 1,
-    owner,
-    workflowId,
-    version: 1,
-    definition,
-    createdAt: now,
-  };
+  const { head, version } = newWorkflowRecords({ owner, workflowId: randomIds.next('wf'), definition, now });
   await store.createWorkflow(head, version);
   return { head, version };
 }

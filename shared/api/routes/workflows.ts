@@ -4,7 +4,7 @@
  */
 import { Hono } from 'hono';
 import type { WorkflowHead, WorkflowVersion } from '../../schemas/workflow-record.ts';
-import { WorkflowIdSchema } from '../../schemas/workflow-record.ts';
+import { newWorkflowRecords, WorkflowIdSchema } from '../../schemas/workflow-record.ts';
 import { readDefinitionBody, validate, validateHeader, validateQuery } from '../body.ts';
 import { type ApiDeps, type ApiEnv, isoNow } from '../deps.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
@@ -47,25 +47,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
     );
     const now = isoNow(deps.clock);
     const workflowId = deps.ids.next('wf');
-    const head: WorkflowHead = {
-      schemaVersion: 1,
-      owner,
-      workflowId,
-      name: definition.name,
-      enabled: true,
-      deleted: false,
-      latestVersion: 1,
-      createdAt: now,
-      updatedAt: now,
-    };
-    const version: WorkflowVersion = {
-      schemaVersion: 1,
-      owner,
-      workflowId,
-      version: 1,
-      definition,
-      createdAt: now,
-    };
+    const { head, version } = newWorkflowRecords({ owner, workflowId, definition, now });
     await deps.store.createWorkflow(head, version);
     await syncTriggers(deps, head, version);
     return c.json({ workflow: head, version }, 201, { Location: `/v1/workflows/${workflowId}` });
