@@ -61,7 +61,7 @@ export function renderReport(
 export async function deliverResult(deps: DeliverDeps, runId: string): Promise<Run | undefined> {
   for (let attempt = 1; ; attempt++) {
     const run = await deps.store.getRun(runId);
-    if (!run || run.status !== 'done') return run;
+    if (run?.status !== 'done') return run;
     if (run.delivery) {
       // Delivered before (a retried Deliver): the chain is final, make sure it is anchored.
       await deps.store.anchorRunHead(run, isoAt(deps.clock));
