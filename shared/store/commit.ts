@@ -5,7 +5,6 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { sealAuditEntry } from '../audit/index.ts';
 import type { RunChange } from '../core/store-port.ts';
 import { canTransition, type Run } from '../schemas/run.ts';
 import { isThrottle, type StoreContext } from './client.ts';
@@ -18,6 +17,7 @@ import {
   StoreThrottledError,
 } from './errors.ts';
 import { indexKeys, keys } from './keys.ts';
+import { sealAuditInputs } from './seal.ts';
 
 type TransactItem = NonNullable<
   ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
@@ -39,26 +39,8 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
   if (change.next.status !== run.status && !canTransition(run.status, change.next.status)) {
     throw new InvalidTransitionError(run.runId, run.status, change.next.status);
   }
-  let { seq, head } = run.audit;
-  const sealed = (change.audit ?? []).map((input) => {
-    const entry = sealAuditEntry(
-      {
-        schemaVersion: 1,
-        owner: run.owner,
-        runId: run.runId,
-        seq,
-        at: change.next.updatedAt,
-        type: input.type,
-        actor: input.actor,
-        data: input.data,
-      },
-      head,
-    );
-    seq += 1;
-    head = entry.hash;
-    return entry;
-  });
-  const next: Run = { ...change.next, rev: run.rev + 1, audit: { seq, head } };
+  const { entries: sealed, audit } = sealAuditInputs(run, change.audit ?? [], change.next.updatedAt);
+  const next: Run = { ...change.next, rev: run.rev + 1, audit };
   const T = ctx.table;
   const items: Labeled[] = [
     {

@@ -2,7 +2,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { sealAuditEntry } from '../audit/index.ts';
 import type { AuditInput } from '../core/store-port.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import { type Run, RunSchema, type RunStatus } from '../schemas/run.ts';
@@ -11,6 +10,7 @@ import type { StoreContext } from './client.ts';
 import { runItem } from './commit.ts';
 import { keys } from './keys.ts';
 import { getItem, type Page, queryIndexPage } from './reads.ts';
+import { sealAuditInputs } from './seal.ts';
 
 /** The same idempotency key was used for a different request. */
 export class IdempotencyConflictError extends Error {
@@ -46,26 +46,8 @@ export async function createRun(
   idempotency?: Idempotency,
 ): Promise<{ run: Run; created: boolean }> {
   const { run } = created;
-  let { seq, head } = run.audit;
-  const entries = created.audit.map((input) => {
-    const entry = sealAuditEntry(
-      {
-        schemaVersion: 1,
-        owner: run.owner,
-        runId: run.runId,
-        seq,
-        at: run.createdAt,
-        type: input.type,
-        actor: input.actor,
-        data: input.data,
-      },
-      head,
-    );
-    seq += 1;
-    head = entry.hash;
-    return entry;
-  });
-  const stored: Run = { ...run, audit: { seq, head } };
+  const { entries, audit } = sealAuditInputs(run, created.audit, run.createdAt);
+  const stored: Run = { ...run, audit };
   const T = ctx.table;
   const transact = [
     { Put: { TableName: T, Item: runItem(stored), ConditionExpression: 'attribute_not_exists(pk)' } },
