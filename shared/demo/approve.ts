@@ -11,10 +11,18 @@ const unescapeHtml = (value: string) =>
     .replaceAll('&gt;', '>')
     .replaceAll('&amp;', '&');
 
-function field(html: string, name: string): string {
-  const match = new RegExp(`<input[^>]*name="${name}"[^>]*value="([^"]*)"`).exec(html);
-  if (!match?.[1]) throw new Error(`the approval page has no '${name}' field`);
-  return unescapeHtml(match[1]);
+export type ApprovalForm = { action: string; t: string; nonce: string };
+
+/** Reads the decision form of an approval page: its absolute action URL and the hidden `t` and `nonce`. */
+export function readApprovalForm(html: string, pageUrl: string): ApprovalForm {
+  const field = (name: string) => {
+    const match = new RegExp(`<input[^>]*name="${name}"[^>]*value="([^"]*)"`).exec(html)?.[1];
+    if (!match) throw new Error(`the approval page has no '${name}' field`);
+    return unescapeHtml(match);
+  };
+  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+  if (!action) throw new Error('the approval page has no decision form');
+  return { action: new URL(unescapeHtml(action), pageUrl).toString(), t: field('t'), nonce: field('nonce') };
 }
 
 export async function decideThroughPage(
@@ -24,12 +32,11 @@ export async function decideThroughPage(
   const page = await fetch(link);
   const html = await page.text();
   if (!page.ok) return { status: page.status, page: html };
-  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
-  if (!action) throw new Error('the approval page has no decision form');
-  const response = await fetch(new URL(unescapeHtml(action), link), {
+  const form = readApprovalForm(html, link);
+  const response = await fetch(form.action, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ t: field(html, 't'), nonce: field(html, 'nonce'), decision }).toString(),
+    body: new URLSearchParams({ t: form.t, nonce: form.nonce, decision }).toString(),
   });
   return { status: response.status, page: await response.text() };
 }

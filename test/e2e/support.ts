@@ -11,6 +11,7 @@ import { type Keyring, parseKeyring } from '../../shared/approvals/index.ts';
 import type { AuditEntry } from '../../shared/audit/index.ts';
 import { ApiClient } from '../../shared/cli/client.ts';
 import { applyWorkflow } from '../../shared/cli/commands.ts';
+import { type ApprovalForm, readApprovalForm } from '../../shared/demo/approve.ts';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../shared/local/stack.ts';
 import type { ScriptedFixture } from '../../shared/model/index.ts';
 import type { Approval } from '../../shared/schemas/approval.ts';
@@ -187,29 +188,14 @@ export async function snapshot(e2e: E2eStack, runId: string, approvalId: string)
 export const noteLines = async (e2e: E2eStack, runId: string) =>
   (await e2e.stack.store.getNoteLines(runId, 'log')) ?? [];
 
-const unescapeHtml = (value: string) =>
-  value
-    .replaceAll('&quot;', '"')
-    .replaceAll('&#39;', "'")
-    .replaceAll('&lt;', '<')
-    .replaceAll('&gt;', '>')
-    .replaceAll('&amp;', '&');
-
-export type PageForm = { action: string; t: string; nonce: string };
+export type PageForm = ApprovalForm;
 
 /** GETs the approval page as a browser would and reads its form. */
 export async function openPage(link: string): Promise<PageForm> {
   const response = await fetch(link);
   const html = await response.text();
   if (response.status !== 200) throw new Error(`the approval page answered ${response.status}`);
-  const field = (name: string) => {
-    const match = new RegExp(`<input[^>]*name="${name}"[^>]*value="([^"]*)"`).exec(html)?.[1];
-    if (!match) throw new Error(`the approval page has no '${name}' field`);
-    return unescapeHtml(match);
-  };
-  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
-  if (!action) throw new Error('the approval page has no form');
-  return { action: new URL(unescapeHtml(action), link).toString(), t: field('t'), nonce: field('nonce') };
+  return readApprovalForm(html, link);
 }
 
 /** POSTs a decision form (urlencoded, like the page's buttons). */
