@@ -31,6 +31,9 @@ export type ToolCallContext = {
 
 export type ToolCallResult = { outcomes: Map<string, ToolOutcome>; awaiting: Approval[] };
 
+/** What the model is told when an approval expired: fail closed, and say why. */
+const NO_DECISION = 'no human decided before the approval timed out, so it counts as denied';
+
 const UNKNOWN_OUTCOME =
   'Outcome unknown: the runtime stopped after dispatching this call and cannot prove whether it took effect. ' +
   'It was NOT repeated, because repeating it could duplicate a side effect. Check its effect before trying again.';
@@ -138,14 +141,7 @@ async function honourApproval(
         },
       ],
     });
-    return refuse(
-      h,
-      deps,
-      ctx,
-      use,
-      'no human decided before the approval timed out, so it counts as denied',
-      'expired',
-    );
+    return refuse(h, deps, ctx, use, NO_DECISION, 'expired');
   }
   if (approval.status === 'denied') {
     return refuse(
@@ -158,14 +154,7 @@ async function honourApproval(
     );
   }
   if (approval.status === 'expired') {
-    return refuse(
-      h,
-      deps,
-      ctx,
-      use,
-      'no human decided before the approval timed out, so it counts as denied',
-      'expired',
-    );
+    return refuse(h, deps, ctx, use, NO_DECISION, 'expired');
   }
   // Approved: run exactly what was approved, if it is still what the model asked for and still granted.
   if (approval.tool !== use.name || argsHashOf(use.name, approval.args) !== approval.argsHash) {
