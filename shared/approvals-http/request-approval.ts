@@ -87,6 +87,7 @@ export async function requestApproval(
         deps.keyring,
       );
       return deps.notifier.notify({
+        owner: approval.owner,
         approver,
         workflowName: approval.workflowName,
         runId,

@@ -58,6 +58,16 @@ export const decidedElsewhere: PageResult = {
   },
 };
 
+/** A decision posted from another site (its `Origin` or `Sec-Fetch-Site` says so): nothing is recorded. */
+export const crossSiteRefused: PageResult = {
+  httpStatus: 403,
+  view: {
+    title: 'Request refused',
+    message: `This decision did not come from the approval page itself. Open your approval link and use its buttons. ${NOT_RECORDED}`,
+    status: 'error',
+  },
+};
+
 export const notFound: PageResult = {
   httpStatus: 404,
   view: { title: 'Not found', message: 'There is no page here.', status: 'error' },

@@ -11,6 +11,7 @@ import { TaskTokenSendError } from './errors.ts';
 import { loadForLink } from './load.ts';
 import {
   closedResult,
+  crossSiteRefused,
   decidedElsewhere,
   linkRefused,
   nonceRefused,
@@ -18,6 +19,7 @@ import {
   type PageResult,
   resultResponse,
 } from './results.ts';
+import { crossSiteReason, pageOrigin } from './same-origin.ts';
 
 /** Larger than any valid form (two tokens of at most 4 KiB each); bigger bodies are refused unread. */
 export const MAX_FORM_BYTES = 16 * 1024;
@@ -50,8 +52,18 @@ async function whyRefused(deps: AppContext, approvalId: string, nowMs: number): 
 
 /** Records the decision, resumes the waiting execution if it was the last one pending. */
 export function decideHandler(deps: AppContext) {
+  const expectedOrigin = pageOrigin(deps.publicBaseUrl);
   return async (c: Context): Promise<Response> => {
     const approvalId = c.req.param('approvalId') ?? '';
+    // Before the body is read: a cross-site form changes nothing, whatever link it carries.
+    const crossSite = crossSiteReason(c.req.raw.headers, expectedOrigin);
+    if (crossSite !== undefined) {
+      deps.logger.warn('approval decision refused as cross-site', {
+        approvalId: approvalId.slice(0, 80),
+        reason: crossSite,
+      });
+      return resultResponse(crossSiteRefused);
+    }
     const form = await readForm(c);
     if (form === undefined) return resultResponse(outcome({ kind: 'invalid_request' }));
     const nowMs = deps.clock.nowMs();

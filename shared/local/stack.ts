@@ -21,13 +21,13 @@ import { createRequestApprovalHandler } from '../../functions/request-approval.t
 import { createTurnHandler } from '../../functions/turn.ts';
 import { synthesizeLocalDefinition } from '../../infra/local-definition.ts';
 import { apiKeyAuthenticator, createApiApp } from '../api/index.ts';
-import { APPROVAL_PAGE_HEADERS, parseKeyring } from '../approvals/index.ts';
+import { parseKeyring } from '../approvals/index.ts';
 import { createApprovalApp, sfnTaskTokens } from '../approvals-http/index.ts';
 import type { Clock } from '../core/ports.ts';
 import { fileSecrets } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
-import { consoleNotifier, inboxNotifier, type Notifier, renderInbox } from '../notify/index.ts';
+import { consoleNotifier, inboxNotifier, type Notifier } from '../notify/index.ts';
 import { type ExecutionsPort, resumeRun } from '../runs/index.ts';
 import { randomIds, systemClock } from '../runtime/clock.ts';
 import { destinations } from '../runtime/destinations.ts';
@@ -39,7 +39,10 @@ import { localTriggerSync } from '../triggers-sync/index.ts';
 import { listActiveRuns } from './active-runs.ts';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
 import { ensureLocalFiles, type LocalFiles, localFiles } from './files.ts';
+import { allowedHosts, hostGuard } from './host-guard.ts';
+import { inboxRoutes } from './inbox-routes.ts';
 import { type LocalScheduler, startLocalScheduler } from './scheduler.ts';
+import { sessionTable } from './sessions.ts';
 import { LocalStepFunctions, startLocalSfnEndpoint } from './sfn/index.ts';
 import { ensureTable } from './table.ts';
 
@@ -53,6 +56,11 @@ export type LocalStackOptions = {
   tableName?: string;
   /** HTTP port of the API and approval pages. Default 8787; 0 picks a free one. */
   port?: number;
+  /**
+   * Host names, besides 127.0.0.1, localhost and [::1], that the HTTP server answers to (a LAN name, a
+   * reverse proxy's). Every other `Host` is refused (421): the DNS-rebinding defence.
+   */
+  hostNames?: string[];
   /** Real Claude when set; otherwise the scripted Messages-API server. */
   anthropicApiKey?: string;
   /** Fixtures for the scripted model; default: every examples/fixtures/*.fixture.json. */
@@ -198,14 +206,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const executions = sfnExecutions(sfnClient, sfn.stateMachineArn);
 
-    // HTTP: the API, the approval pages, and the local extras.
+    // HTTP: the API, the approval pages, and the local extras, for the configured host names only.
+    const authenticator = apiKeyAuthenticator(readFileSync(files.apiKeys, 'utf8'));
     const app = new Hono();
-    app.get(
-      '/local/inbox',
-      () =>
-        new Response(renderInbox(inbox.notices(), { nowMs: clock.nowMs() }), {
-          headers: APPROVAL_PAGE_HEADERS,
-        }),
+    app.use('*', hostGuard(allowedHosts(port, options.hostNames)));
+    app.route(
+      '/',
+      inboxRoutes({
+        inbox,
+        clock,
+        authenticator,
+        sessions: sessionTable(clock),
+        origin: new URL(url).origin,
+      }),
     );
     app.route(
       '/',
@@ -226,7 +239,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         executions,
         clock,
         ids: randomIds,
-        authenticator: apiKeyAuthenticator(readFileSync(files.apiKeys, 'utf8')),
+        authenticator,
         triggerSync: localTriggerSync(store),
         local: { events: true },
       }),

@@ -56,12 +56,41 @@ code{font:14px ui-monospace,monospace}
  * The inbox page: newest first; with `nowMs`, expired links are shown without a link. No script. The page
  * holds live links: serve it on loopback only, with `APPROVAL_PAGE_HEADERS` (no-store, no-referrer, CSP).
  */
-export function renderInbox(notices: readonly ApprovalNotice[], options: { nowMs?: number } = {}): string {
+export function renderInbox(
+  notices: readonly ApprovalNotice[],
+  options: { nowMs?: number; owner?: string } = {},
+): string {
   const items = [...notices].reverse().map((notice) => item(notice, options.nowMs));
   const list =
     items.length === 0
       ? '<p class="muted">No approval requests yet.</p>'
       : `<ul>\n${items.join('\n')}\n</ul>`;
+  return page('Local approval inbox', [
+    '<h1>Local approval inbox</h1>',
+    ...(options.owner === undefined
+      ? []
+      : [
+          `<form method="post" action="/local/session/end"><p class="muted">Signed in as owner <strong>${t(options.owner)}</strong>: only this owner's requests are listed. <button type="submit">Sign out</button></p></form>`,
+        ]),
+    '<p class="muted">Approval links sent by this local stack (each link decides as its approver). Opening a link changes nothing; only its page’s buttons decide.</p>',
+    list,
+  ]);
+}
+
+/** The sign-in page of the inbox: an owner's API key, posted to `/local/session` (same origin only). */
+export function renderInboxSignIn(options: { refused?: boolean } = {}): string {
+  return page('Sign in: local approval inbox', [
+    '<h1>Local approval inbox</h1>',
+    '<p>The inbox lists live approval links, so it shows each owner only their own. Sign in with your API key (in <code>.local/api-keys.json</code>, printed by <code>wf local up</code>).</p>',
+    ...(options.refused ? ['<p class="muted"><strong>That key was not accepted.</strong></p>'] : []),
+    '<form method="post" action="/local/session">',
+    '<label>API key <input type="password" name="key" autocomplete="off" required></label>',
+    '<button type="submit">Sign in</button>',
+    '</form>',
+  ]);
+}
+
+function page(title: string, body: readonly string[]): string {
   return [
     '<!doctype html>',
     '<html lang="en">',
@@ -70,14 +99,12 @@ export function renderInbox(notices: readonly ApprovalNotice[], options: { nowMs
     '<meta name="viewport" content="width=device-width,initial-scale=1">',
     '<meta name="referrer" content="no-referrer">',
     '<meta name="robots" content="noindex,nofollow">',
-    '<title>Local approval inbox</title>',
+    `<title>${escapeHtml(title)}</title>`,
     `<style>${STYLE}</style>`,
     '</head>',
     '<body>',
     '<main>',
-    '<h1>Local approval inbox</h1>',
-    '<p class="muted">Approval links sent by this local stack (each link decides as its approver). Opening a link changes nothing; only its page’s buttons decide.</p>',
-    list,
+    ...body,
     '</main>',
     '</body>',
     '</html>',

@@ -2,6 +2,8 @@
 
 /** One notice to one approver. `url` is the signed link: a credential, never logged or audited. */
 export type ApprovalNotice = {
+  /** The owner of the run: the local inbox shows each owner only their own notices. */
+  owner: string;
   approver: string;
   workflowName: string;
   runId: string;

@@ -2,6 +2,7 @@ import type { ApprovalNotice } from '../../shared/notify/index.ts';
 
 /** A notice as requestApproval builds it. */
 export const notice = (overrides: Partial<ApprovalNotice> = {}): ApprovalNotice => ({
+  owner: 'team-a',
   approver: 'Boss@Example.com',
   workflowName: 'release-notes',
   runId: 'run_abc123',

@@ -1,0 +1,55 @@
+/**
+ * Browser sessions of the local stack: an owner's API key, presented once through a same-origin form, is
+ * exchanged for a random session id in an HttpOnly, SameSite=Strict cookie. The key itself never sits in a
+ * cookie or a URL. Sessions live in memory: a restart signs everyone out, which is the safe direction.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../core/ports.ts';
+
+/** Name of the session cookie. */
+export const SESSION_COOKIE = 'wf_session';
+
+/** A session's lifetime: 12 hours. */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+
+export type Session = { owner: string; expiresAtMs: number };
+
+/** An in-memory session table with expiry, bounded so a client cannot grow it without limit. */
+export type SessionTable = {
+  create(owner: string): { id: string; maxAgeSeconds: number };
+  /** The owner of a live session, or undefined (unknown, malformed or expired). */
+  owner(id: string | undefined): string | undefined;
+  end(id: string | undefined): void;
+};
+
+export function sessionTable(clock: Clock, options: { max?: number } = {}): SessionTable {
+  const max = options.max ?? 1000;
+  const sessions = new Map<string, Session>();
+  const sweep = (nowMs: number) => {
+    for (const [id, session] of sessions) if (session.expiresAtMs <= nowMs) sessions.delete(id);
+    // Oldest first (Map keeps insertion order): the table never grows past `max`.
+    while (sessions.size >= max) sessions.delete(sessions.keys().next().value as string);
+  };
+  return {
+    create(owner) {
+      const nowMs = clock.nowMs();
+      sweep(nowMs);
+      const id = randomBytes(32).toString('base64url');
+      sessions.set(id, { owner, expiresAtMs: nowMs + SESSION_TTL_MS });
+      return { id, maxAgeSeconds: SESSION_TTL_MS / 1000 };
+    },
+    owner(id) {
+      if (id === undefined || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
+      const session = sessions.get(id);
+      if (session === undefined) return undefined;
+      if (session.expiresAtMs <= clock.nowMs()) {
+        sessions.delete(id);
+        return undefined;
+      }
+      return session.owner;
+    },
+    end(id) {
+      if (id !== undefined) sessions.delete(id);
+    },
+  };
+}
