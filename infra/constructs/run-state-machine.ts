@@ -2,7 +2,7 @@
  * `RunStateMachine`: the Standard state machine of docs/state-machine.md (the contract), built once here;
  * the deployed stack and the local runner (via infra/local-definition.ts) run this same definition.
  */
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, Fn, Names, type RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -11,11 +11,18 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { acknowledge, acknowledgeGrantWildcards, nagRef } from './nag.ts';
 import { OwnStateMachineRef, StartOwnExecution } from './start-own-execution.ts';
-import { ENGINE_RETRYABLE_ERRORS, LAMBDA_SERVICE_ERRORS, ROUTE_NEXT, STATE_NAMES } from './state-names.ts';
+import {
+  ENGINE_RETRYABLE_ERRORS,
+  LAMBDA_CRASH_ERRORS,
+  LAMBDA_SERVICE_ERRORS,
+  ROUTE_NEXT,
+  STATE_NAMES,
+} from './state-names.ts';
 
 export {
   ENGINE_RETRYABLE_ERRORS,
   HANDLER_BY_STATE,
+  LAMBDA_CRASH_ERRORS,
   LAMBDA_SERVICE_ERRORS,
   ROUTE_NEXT,
   STATE_NAMES,
@@ -76,12 +83,58 @@ const ENGINE_RETRY: sfn.RetryProps = {
   jitterStrategy: sfn.JitterType.FULL,
 };
 
+/**
+ * Retry when the invocation never returned (crash, out of memory, timeout): bounded, so a handler that always
+ * crashes still reaches `MarkFailed`. Safe because every handler is idempotent: the Turn is fenced and its
+ * ledger reuses settled calls, refuses to repeat an uncertain non-idempotent one and re-sends an idempotent one
+ * with the same Idempotency-Key (docs/state-machine.md, "Crash retries"). Two retries: a timed-out Turn costs
+ * up to its TimeoutSeconds per attempt. Retrier fields:
+ * https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html#error-handling-retrying-after-an-error
+ */
+const CRASH_RETRY: sfn.RetryProps = {
+  errors: [...LAMBDA_CRASH_ERRORS],
+  interval: Duration.seconds(3),
+  maxAttempts: 2,
+  backoffRate: 2,
+  maxDelay: Duration.seconds(60),
+  jitterStrategy: sfn.JitterType.FULL,
+};
+
+/**
+ * `RequestApproval` retries a crash but never `States.Timeout`: its timeout is the approval's, which the
+ * `Catch` turns into `Expire` (fail closed). A retried request re-attaches a fresh token and may notify twice.
+ */
+const CALLBACK_CRASH_RETRY: sfn.RetryProps = {
+  ...CRASH_RETRY,
+  errors: LAMBDA_CRASH_ERRORS.filter((error) => error !== sfn.Errors.TIMEOUT),
+};
+
 /** The run pointer, the only payload a handler gets (ids and counters, never transcripts). */
 const RUN_POINTER = {
   runId: sfn.JsonPath.stringAt('$.runId'),
   turn: sfn.JsonPath.numberAt('$.turn'),
   segmentStartTurn: sfn.JsonPath.numberAt('$.segmentStartTurn'),
 };
+
+/** Where the execution log group lives (see `vendedLogGroupName`). */
+export const VENDED_LOGS_PREFIX = '/aws/vendedlogs/states/';
+
+/**
+ * `/aws/vendedlogs/states/<stack>-<path><hash>-<stack uuid>`. Step Functions adds every logging state machine's
+ * log group to the account's CloudWatch Logs resource policy, which is limited to 5120 characters; groups under
+ * `/aws/vendedlogs/` avoid it (https://docs.aws.amazon.com/step-functions/latest/dg/bp-cwl.html). The stack name
+ * and construct path keep two stacks (or two state machines) in one account apart; the stack's own UUID keeps a
+ * stack re-created under the same name from colliding with a group the old one retained.
+ */
+function vendedLogGroupName(scope: Construct): string {
+  const unique = Names.uniqueResourceName(scope, {
+    maxLength: 200,
+    separator: '-',
+    allowedSpecialCharacters: '-_',
+  });
+  const stackUuid = Fn.select(2, Fn.split('/', Aws.STACK_ID));
+  return Fn.join('', [VENDED_LOGS_PREFIX, unique, '-', stackUuid]);
+}
 
 /** The run state machine: `Turn` → `Route` → approvals, delivery, failure, continue-as-new. */
 export class RunStateMachine extends Construct {
@@ -141,7 +194,7 @@ export class RunStateMachine extends Construct {
       resultPath: sfn.JsonPath.DISCARD,
       retryOnServiceExceptions: false,
     });
-    requestApproval.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY);
+    requestApproval.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CALLBACK_CRASH_RETRY);
     // Fail closed: no decision in time means expired (denied), and the loop goes on.
     requestApproval.addCatch(expire, { errors: [sfn.Errors.TIMEOUT], resultPath: sfn.JsonPath.DISCARD });
 
@@ -185,6 +238,7 @@ export class RunStateMachine extends Construct {
     continueAsNew.next(new sfn.Succeed(this, names.continuedAsNew));
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      logGroupName: vendedLogGroupName(this),
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       ...(props.logRemovalPolicy === undefined ? {} : { removalPolicy: props.logRemovalPolicy }),
     });
@@ -280,7 +334,7 @@ export class RunStateMachine extends Construct {
       // The built-in service retry also retries Lambda.ClientExecutionTimeoutException, without jitter.
       retryOnServiceExceptions: false,
     });
-    task.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY);
+    task.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CRASH_RETRY);
     return task;
   }
 

@@ -59,6 +59,17 @@ export const LAMBDA_SERVICE_ERRORS = [
   'Lambda.TooManyRequestsException',
 ] as const;
 
+/**
+ * How a Lambda invocation that never returned is reported: the function crashed (out of memory, runtime exit)
+ * or ran out of time. "Unhandled errors in Lambda are reported as Lambda.Unknown … These include out-of-memory
+ * errors and function timeouts" (https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html);
+ * current Lambda runtimes name a function timeout `Sandbox.Timedout`; a Task state that outlives its
+ * `TimeoutSeconds` fails with `States.Timeout`
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html). Retrying them is safe
+ * only because every handler is idempotent (docs/state-machine.md, "Crash retries").
+ */
+export const LAMBDA_CRASH_ERRORS = ['Lambda.Unknown', 'Sandbox.Timedout', 'States.Timeout'] as const;
+
 /** The engine's retryable error names (`error.name` of errors thrown by handlers); nothing else is retried. */
 export const ENGINE_RETRYABLE_ERRORS = [
   'ModelRateLimitedError',

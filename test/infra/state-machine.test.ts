@@ -1,8 +1,10 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { aslProblems } from '../../infra/asl-rules.ts';
 import {
   ENGINE_RETRYABLE_ERRORS,
   HANDLER_BY_STATE,
+  LAMBDA_CRASH_ERRORS,
   LAMBDA_SERVICE_ERRORS,
   STATE_NAMES,
 } from '../../infra/constructs/run-state-machine.ts';
@@ -188,19 +190,45 @@ describe('RunStateMachine', () => {
   });
 
   it.each(Object.keys(HANDLER_BY_STATE))(
-    'retries %s only on Lambda service and engine errors, with backoff and jitter',
+    'retries %s on Lambda service errors, engine errors and crashes only, bounded, with backoff and jitter',
     (name) => {
       const retry = states[name]?.Retry as Array<Record<string, unknown>>;
+      const crashes =
+        name === 'RequestApproval'
+          ? LAMBDA_CRASH_ERRORS.filter((error) => error !== 'States.Timeout')
+          : [...LAMBDA_CRASH_ERRORS];
       expect(retry.map((each) => each.ErrorEquals)).toEqual([
         [...LAMBDA_SERVICE_ERRORS],
         [...ENGINE_RETRYABLE_ERRORS],
+        crashes,
       ]);
       for (const each of retry) {
         expect(each).toMatchObject({ JitterStrategy: 'FULL', BackoffRate: 2 });
         expect(each.MaxAttempts).toBeGreaterThan(1);
+        expect(each.MaxAttempts).toBeLessThanOrEqual(6);
+        expect(each.MaxDelaySeconds).toBeGreaterThanOrEqual(each.IntervalSeconds as number);
       }
     },
   );
+
+  it('retries a Turn that crashed, was killed by its timeout or outlived its task timeout (issue #10)', () => {
+    const retry = states.Turn?.Retry as Array<{ ErrorEquals: string[]; MaxAttempts: number }>;
+    for (const error of ['Lambda.Unknown', 'Sandbox.Timedout', 'States.Timeout']) {
+      const retrier = retry.find((each) => each.ErrorEquals.includes(error));
+      expect(retrier?.MaxAttempts, error).toBe(2);
+    }
+  });
+
+  it('never retries the approval wait’s own timeout: States.Timeout on RequestApproval goes to Expire', () => {
+    const retry = states.RequestApproval?.Retry as Array<{ ErrorEquals: string[] }>;
+    expect(retry.flatMap((each) => each.ErrorEquals)).not.toContain('States.Timeout');
+    expect(retry.flatMap((each) => each.ErrorEquals)).toContain('Lambda.Unknown');
+  });
+
+  it('breaks no Retry/Catch rule of the States Language or of AWS (offline ASL check)', () => {
+    const [machine] = Object.values(flat.findResources('AWS::StepFunctions::StateMachine'));
+    expect(aslProblems(JSON.parse(machine?.Properties.DefinitionString as string))).toEqual([]);
+  });
 
   it('retries nothing else: no other state has a Retry', () => {
     const retrying = Object.entries(states)
