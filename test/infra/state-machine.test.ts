@@ -1,4 +1,4 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { aslProblems } from '../../infra/asl-rules.ts';
 import {
@@ -7,9 +7,11 @@ import {
   LAMBDA_CRASH_ERRORS,
   LAMBDA_SERVICE_ERRORS,
   STATE_NAMES,
+  VENDED_LOGS_PREFIX,
 } from '../../infra/constructs/run-state-machine.ts';
 import type { HandlerName } from '../../infra/constructs/state-names.ts';
-import { flatTemplate, logicalId, type SynthesizedRuntime, synthRuntime } from './synth.ts';
+import { WorkflowRuntimeStack } from '../../infra/workflow-runtime-stack.ts';
+import { fastApp, flatTemplate, logicalId, type SynthesizedRuntime, synthRuntime } from './synth.ts';
 
 type State = Record<string, unknown> & { Type: string };
 
@@ -285,5 +287,41 @@ describe('RunStateMachine', () => {
       .flatMap((statement) => statement.Resource as string[])
       .filter((arn) => !arn.endsWith(':*'));
     expect(invoked.sort()).toEqual(Object.values(HANDLER_BY_STATE).map(fnArn).sort());
+  });
+});
+
+describe('RunStateMachine execution log group', () => {
+  /** The state machine's log group name: `Fn::Join` parts, as synthesized. */
+  function logGroupNameParts(stack: WorkflowRuntimeStack): unknown[] {
+    const template = Template.fromStack(stack);
+    const id = logicalId(stack.runtime.runStateMachine.logGroup);
+    const group = template.findResources('AWS::Logs::LogGroup')[id];
+    const machine = Object.values(template.findResources('AWS::StepFunctions::StateMachine'))[0];
+    // The state machine logs to exactly this group.
+    expect(JSON.stringify(machine?.Properties.LoggingConfiguration)).toContain(`"${id}"`);
+    const join = group?.Properties.LogGroupName?.['Fn::Join'] as [string, unknown[]];
+    expect(join?.[0]).toBe('');
+    return join[1];
+  }
+
+  const stackUuid = { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] };
+
+  it('lives under /aws/vendedlogs/states/ (CloudWatch Logs resource policy size limit)', () => {
+    const [name, uuid] = logGroupNameParts(new WorkflowRuntimeStack(fastApp(), 'WfLogs'));
+    expect(VENDED_LOGS_PREFIX).toBe('/aws/vendedlogs/states/');
+    // CloudWatch Logs allows [.-_/#A-Za-z0-9] in log group names; the stack name comes first.
+    expect(name).toMatch(/^\/aws\/vendedlogs\/states\/WfLogs-[A-Za-z0-9_-]+-$/);
+    expect(uuid).toEqual(stackUuid);
+  });
+
+  it('does not collide between two stacks in one account, nor with a group a deleted stack retained', () => {
+    // Two stacks of one app: both exist before the first synthesis.
+    const app = fastApp();
+    const stacks = [new WorkflowRuntimeStack(app, 'WfTeamA'), new WorkflowRuntimeStack(app, 'WfTeamB')];
+    const [first = [], second = []] = stacks.map(logGroupNameParts);
+    expect(first[0]).not.toBe(second[0]);
+    // The stack's own UUID (the last segment of AWS::StackId) ends each name: a stack deleted and created
+    // again under the same name gets a new one.
+    expect([first.length, second.length, first[1], second[1]]).toEqual([2, 2, stackUuid, stackUuid]);
   });
 });
