@@ -89,6 +89,30 @@ export class TaskFailedError extends Error {
   }
 }
 
+/**
+ * Thrown by a local handler (or a test hook inside one) to stand for a Lambda invocation that never returned:
+ * `crash` (out of memory, the runtime exited) or `timeout` (the function ran out of time). The Task shim turns
+ * it into the error Step Functions reports for it on AWS, so the definition's `Retry` applies as it would there:
+ * `crash` → `Lambda.Unknown` ("Unhandled errors in Lambda are reported as Lambda.Unknown",
+ * https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html), `timeout` →
+ * `Sandbox.Timedout`, the error type current Lambda runtimes give a function timeout. (A Task that outlives its
+ * `TimeoutSeconds` is the library's own `States.Timeout`.)
+ */
+export class LambdaFault extends Error {
+  readonly kind: 'crash' | 'timeout';
+
+  constructor(kind: 'crash' | 'timeout', message: string) {
+    super(message);
+    this.name = 'LambdaFault';
+    this.kind = kind;
+  }
+
+  /** The error name Step Functions reports for this fault. */
+  get errorName(): 'Lambda.Unknown' | 'Sandbox.Timedout' {
+    return this.kind === 'crash' ? 'Lambda.Unknown' : 'Sandbox.Timedout';
+  }
+}
+
 /** A `States.Runtime` failure: ends the execution, no `Retry` or `Catch` applies (as on AWS). */
 export function statesRuntimeError(cause: string): TaskFailedError {
   return new TaskFailedError('States.Runtime', cause, { retryable: false, catchable: false });

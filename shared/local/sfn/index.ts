@@ -2,6 +2,7 @@ export { prepareDefinition, type TaskPlan } from './definition.ts';
 export { type LocalSfnEndpoint, startLocalSfnEndpoint } from './endpoint.ts';
 export {
   isSfnError,
+  LambdaFault,
   LocalDefinitionError,
   LocalSfnClosedError,
   SFN_ERROR_CODES,

@@ -5,7 +5,7 @@
  */
 import type { RunOptions } from 'aws-local-stepfunctions';
 import { type TaskPlan, WRAPPED } from './definition.ts';
-import { SfnApiError, statesRuntimeError, TaskFailedError } from './errors.ts';
+import { LambdaFault, SfnApiError, statesRuntimeError, TaskFailedError } from './errors.ts';
 import type { TaskTokens } from './tokens.ts';
 import { type Handler, SFN_PAYLOAD_LIMIT_BYTES } from './types.ts';
 
@@ -125,8 +125,15 @@ async function invoke(env: TaskEnvironment, handlerName: string, event: unknown)
   return result === undefined ? null : (JSON.parse(JSON.stringify(result)) as JsonValue);
 }
 
-/** A handler's exception as Step Functions sees a Lambda function error: error = errorType, cause = the JSON. */
+/**
+ * A handler's exception as Step Functions sees a Lambda function error: error = errorType, cause = the JSON.
+ * A `LambdaFault` (the invocation never returned) is the error AWS reports for a crash or a timeout instead.
+ */
 function lambdaFunctionError(error: unknown): TaskFailedError {
+  if (error instanceof LambdaFault) {
+    const cause = JSON.stringify({ errorType: error.errorName, errorMessage: error.message });
+    return new TaskFailedError(error.errorName, cause);
+  }
   const failure = error instanceof Error ? error : new Error(String(error));
   const errorType = failure.name || 'Error';
   const cause = JSON.stringify({

@@ -175,4 +175,52 @@ describe('LocalStepFunctions on the synthesized definition', () => {
     expect(harness.fake.eventsOf('mark-failed')).toEqual([expect.objectContaining({ runId: 'run_guard' })]);
     expect(result).toMatchObject({ status: 'FAILED', error: 'RunFailed' });
   });
+
+  it.each([
+    ['crash', 'Lambda.Unknown'],
+    ['timeout', 'Sandbox.Timedout'],
+  ] as const)(
+    'reports a Turn %s as %s and retries it per the definition, then goes on',
+    async (fault, error) => {
+      // Prepare: the first two invocations of turn 0 never return.
+      harness = await startHarness(synthesizedDefinition, (p, attempt) =>
+        p.turn === 0 && attempt <= 2 ? { fault } : { next: 'done' },
+      );
+
+      // Act
+      const executionArn = await harness.startRun(`run_${fault}`);
+      const result = await harness.sfn.waitForExecution(executionArn);
+
+      // Assess
+      const failed = harness.events.filter(
+        (event) => event.type === 'StateFailed' && event.stateName === 'Turn',
+      );
+      expect(failed.map((event) => event.error)).toEqual([error, error]);
+      expect(JSON.parse(failed[0]?.cause ?? '{}')).toMatchObject({ errorType: error });
+      expect(harness.fake.eventsOf('turn')).toEqual([
+        pointer(`run_${fault}`, 0),
+        pointer(`run_${fault}`, 0),
+        pointer(`run_${fault}`, 0),
+      ]);
+      expect(harness.fake.eventsOf('mark-failed')).toEqual([]);
+      expect(result.status).toBe('SUCCEEDED');
+    },
+  );
+
+  it('gives up on a Turn that always crashes after the bounded retries, and records the run failed', async () => {
+    // Prepare
+    harness = await startHarness(synthesizedDefinition, () => ({ fault: 'crash' }));
+    const allowed = attemptsAllowed(synthesizedDefinition.definition, 'Turn', 'Lambda.Unknown');
+
+    // Act
+    const result = await harness.sfn.waitForExecution(await harness.startRun('run_always_crashes'));
+
+    // Assess
+    expect(allowed).toBe(3);
+    expect(harness.fake.eventsOf('turn')).toHaveLength(allowed);
+    expect(harness.fake.eventsOf('mark-failed')).toEqual([
+      expect.objectContaining({ error: expect.objectContaining({ Error: 'Lambda.Unknown' }) }),
+    ]);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'RunFailed' });
+  });
 });
