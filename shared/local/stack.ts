@@ -23,6 +23,7 @@ import { synthesizeLocalDefinition } from '../../infra/local-definition.ts';
 import { apiKeyAuthenticator, createApiApp } from '../api/index.ts';
 import { parseKeyring } from '../approvals/index.ts';
 import { createApprovalApp, sfnTaskTokens } from '../approvals-http/index.ts';
+import type { TurnDeps } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { fileSecrets } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
@@ -74,6 +75,8 @@ export type LocalStackOptions = {
   clock?: Clock;
   /** Where notices and lines meant for the person at the terminal go. Default: stdout. */
   print?: (text: string) => void;
+  /** Test hook: wraps the Turn handler's dependencies (fault injection, e.g. a crash between dispatch and settle). */
+  wrapTurnDeps?: (deps: TurnDeps) => TurnDeps;
 };
 
 export type LocalStack = {
@@ -167,7 +170,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     let sfnClient: SFNClient | undefined;
     const taskTokens = () => sfnTaskTokens(sfnClient!);
     const { definition, functionByState } = synthesizeLocalDefinition();
-    const turnDeps = engineDeps({ store, model, egress, secrets, clock, ids: randomIds });
+    const engine = engineDeps({ store, model, egress, secrets, clock, ids: randomIds });
+    const turnDeps = options.wrapTurnDeps ? options.wrapTurnDeps(engine) : engine;
     const simple = () => ({ store, clock });
     const retry = options.retryIntervalMs ?? 200;
     const sfn = new LocalStepFunctions({
