@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { aslProblems } from '../../infra/asl-rules.ts';
 
@@ -134,5 +135,10 @@ describe('aslProblems', () => {
     expect(aslProblems(definition)).toEqual([
       'Fork/Inner: Retry: only Task, Parallel and Map states may have it',
     ]);
+  });
+
+  it('passes the hand-written contract fixture the local runner is also tested on', () => {
+    const fixture = new URL('../local/fixtures/run-state-machine.asl.json', import.meta.url);
+    expect(aslProblems(JSON.parse(readFileSync(fixture, 'utf8')))).toEqual([]);
   });
 });
