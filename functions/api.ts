@@ -6,6 +6,7 @@ import { createApiApp, iamAuthenticator, jwtAuthenticator } from '../shared/api/
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
 import {
+  awsEventBusFromEnv,
   awsTriggerSyncFromEnv,
   combineTriggerSyncs,
   localTriggerSync,
@@ -23,6 +24,8 @@ function build(): Hono {
     authenticator: process.env[ENV.apiAuth] === 'jwt' ? jwtAuthenticator() : iamAuthenticator(),
     // Schedules and rules on AWS, plus the trigger index (what `wf` and the API list as active triggers).
     triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(runtime.store)),
+    // POST /v1/events: owner-stamped events onto the runtime's bus.
+    eventBus: awsEventBusFromEnv(),
   }) as unknown as Hono;
 }
 

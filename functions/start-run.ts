@@ -7,6 +7,7 @@ import { idempotencyFor, type StartRunDeps, startRun } from '../shared/runs/inde
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
 import type { TriggerProvenance } from '../shared/schemas/run.ts';
+import { eventOwnerOf } from '../shared/triggers/index.ts';
 
 const ScheduledSchema = z.object({
   owner: z.string().min(1),
@@ -28,9 +29,25 @@ const EventSchema = z.object({
 });
 export const StartRunEventSchema = z.union([ScheduledSchema, EventSchema]);
 
+/** What start-run answers: the run, or why an event was refused without starting anything. */
+export type StartRunResult = { runId: string; created: boolean } | { refused: 'owner_mismatch'; eventId: string };
+
 export function createStartRunHandler(deps: () => StartRunDeps) {
-  return async (raw: unknown): Promise<{ runId: string; created: boolean }> => {
+  return async (raw: unknown): Promise<StartRunResult> => {
     const event = StartRunEventSchema.parse(raw);
+    // Defence in depth behind the rule's owner-stamped pattern: an event stamped for another owner (or not at
+    // all) starts nothing. Recorded in the log and answered, not thrown: a retry could not change the answer.
+    if ('event' in event && eventOwnerOf(event.event) !== event.owner) {
+      console.warn(
+        JSON.stringify({
+          message: 'event refused: its owner stamp is not the workflow owner',
+          workflowId: event.workflowId,
+          eventId: event.event.id,
+          stamp: eventOwnerOf(event.event) ?? null,
+        }),
+      );
+      return { refused: 'owner_mismatch', eventId: event.event.id };
+    }
     const trigger: TriggerProvenance =
       'scheduledTime' in event
         ? {

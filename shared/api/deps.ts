@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { Clock, Ids } from '../core/ports.ts';
 import type { ExecutionsPort } from '../runs/index.ts';
 import type { DynamoStore } from '../store/index.ts';
+import type { EventBus } from '../triggers-sync/event-bus.ts';
 import type { TriggerSync } from '../triggers-sync/port.ts';
 
 /** Who is calling: `owner` fences every read and write; `principal` is recorded as the actor. */
@@ -23,7 +24,9 @@ export type ApiDeps = {
   ids: Ids;
   authenticator: Authenticator;
   triggerSync: TriggerSync;
-  /** The local stack's extras: `POST /local/events`. */
+  /** Where `POST /v1/events` puts owner-stamped events on AWS (the local stack delivers them itself). */
+  eventBus?: EventBus;
+  /** The local stack's extras: `POST /local/events`, and `POST /v1/events` delivered on the local bus. */
   local?: { events: true };
 };
 

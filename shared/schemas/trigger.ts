@@ -1,6 +1,11 @@
 /** `trigger`: a schedule (cron / rate with a time zone), an EventBridge event pattern, or on demand. */
 import { z } from 'zod';
-import { validateEventPattern, validateScheduleExpression } from '../triggers/index.ts';
+import {
+  MAX_EVENT_PATTERN_CHARS,
+  patternOwnerIssues,
+  validateEventPattern,
+  validateScheduleExpression,
+} from '../triggers/index.ts';
 
 export const ScheduleTriggerSchema = z
   .object({
@@ -29,14 +34,23 @@ export const EventTriggerSchema = z
   .strict()
   .superRefine((trigger, ctx) => {
     const result = validateEventPattern(trigger.pattern);
-    if (!result.ok) {
-      for (const error of result.errors) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['pattern', ...(error.path ? error.path.split('.') : [])],
-          message: error.message,
-        });
-      }
+    const issues = [...(result.ok ? [] : result.errors), ...patternOwnerIssues(trigger.pattern)];
+    for (const error of issues) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pattern', ...(error.path ? error.path.split('.') : [])],
+        message: error.message,
+      });
+    }
+    // The rule's pattern adds the owner stamp (checked with the owner when saved); over the quota as written
+    // can never fit. https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html
+    const length = JSON.stringify(trigger.pattern).length;
+    if (length > MAX_EVENT_PATTERN_CHARS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pattern'],
+        message: `the pattern is ${length} characters; EventBridge accepts at most ${MAX_EVENT_PATTERN_CHARS}, owner stamp included`,
+      });
     }
   });
 

@@ -11,6 +11,7 @@ import type {
 } from '@aws-sdk/client-eventbridge';
 import type { CreateScheduleCommandInput, DeleteScheduleCommandInput } from '@aws-sdk/client-scheduler';
 import type { Trigger } from '../schemas/trigger.ts';
+import { type EventPattern, ownerStampedPattern } from '../triggers/index.ts';
 import { type AwsTriggerSyncConfig, ruleNameFor, scheduleNameFor } from './aws-config.ts';
 import type { TriggerSyncRequest } from './port.ts';
 
@@ -60,7 +61,7 @@ export function deleteScheduleInput(
   return { Name: scheduleNameFor(workflowId), GroupName: config.scheduleGroupName };
 }
 
-/** Rule on the custom bus with the workflow's pattern; disabled workflows keep a disabled rule. */
+/** Rule on the custom bus with the workflow's owner-stamped pattern; disabled workflows keep a disabled rule. */
 export function ruleInput(
   config: AwsTriggerSyncConfig,
   request: TriggerSyncRequest,
@@ -70,7 +71,8 @@ export function ruleInput(
     Name: ruleNameFor(config, request.workflowId),
     EventBusName: config.eventBusName,
     Description: description(request),
-    EventPattern: JSON.stringify(trigger.pattern),
+    // The workflow's pattern AND its owner's stamp: another owner's events never match (event-owner.ts).
+    EventPattern: JSON.stringify(ownerStampedPattern(trigger.pattern as EventPattern, request.owner)),
     State: request.enabled ? 'ENABLED' : 'DISABLED',
   };
 }

@@ -25,7 +25,8 @@ import {
   scheduleInput,
   targetsInput,
 } from './aws-inputs.ts';
-import { TriggerSyncError } from './errors.ts';
+import { MAX_EVENT_PATTERN_CHARS } from '../triggers/index.ts';
+import { TriggerSyncConfigError, TriggerSyncError } from './errors.ts';
 import type { TriggerSync, TriggerSyncRequest } from './port.ts';
 
 export type SchedulerCommand = CreateScheduleCommand | UpdateScheduleCommand | DeleteScheduleCommand;
@@ -67,7 +68,14 @@ export function awsTriggerSync(config: AwsTriggerSyncConfig, clients: AwsTrigger
 
   const putRule = async (request: TriggerSyncRequest) => {
     if (request.trigger.type !== 'event') return;
-    await clients.events.send(new PutRuleCommand(ruleInput(config, request, request.trigger)));
+    const input = ruleInput(config, request, request.trigger);
+    // Checked when the workflow is saved; a pattern saved before that check is refused here, not half-put.
+    if ((input.EventPattern?.length ?? 0) > MAX_EVENT_PATTERN_CHARS) {
+      throw new TriggerSyncConfigError(
+        `trigger.pattern: ${input.EventPattern?.length} characters with the owner stamp; EventBridge accepts ${MAX_EVENT_PATTERN_CHARS}`,
+      );
+    }
+    await clients.events.send(new PutRuleCommand(input));
     await clients.events.send(new PutTargetsCommand(targetsInput(config, request)));
   };
   const deleteRule = async (workflowId: string) => {

@@ -4,3 +4,4 @@ export * from './aws-inputs.ts';
 export * from './errors.ts';
 export * from './local.ts';
 export * from './port.ts';
+export * from './event-bus.ts';

@@ -1,5 +1,6 @@
 export * from './errors.ts';
 export * from './event-envelope.ts';
+export * from './event-owner.ts';
 export * from './event-pattern.ts';
 export * from './event-pattern-types.ts';
 export * from './event-pattern-validate.ts';

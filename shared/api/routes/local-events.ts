@@ -1,8 +1,9 @@
 /**
- * `POST /local/events` (local stack only): the local event bus. Accepts a PutEvents body or one event
- * envelope, matches each event against every enabled event-triggered workflow (all owners, as rules on the
- * custom bus do) with EventBridge pattern semantics, and starts one run per (workflow, event id): a
- * redelivered event id starts nothing new.
+ * The local event bus. `POST /local/events` accepts a PutEvents body or one event envelope; `POST /v1/events`
+ * (see events.ts) a PutEvents body. Each event is stamped with the caller's owner and matched, with EventBridge
+ * pattern semantics, against every enabled event-triggered workflow's pattern AND that workflow's owner stamp —
+ * what the rules on AWS do — so an event only ever starts runs of its own owner's workflows. One run per
+ * (workflow, event id): a redelivered event id starts nothing new.
  */
 import { Hono } from 'hono';
 import { idempotencyFor, startRun, WorkflowNotRunnableError } from '../../runs/index.ts';
@@ -12,108 +13,72 @@ import {
   compileEventPattern,
   type EventEnvelope,
   type EventMatcher,
-  normalizePutEventsEntry,
+  type EventPattern,
+  ownerStampedPattern,
 } from '../../triggers/index.ts';
-import { readJsonBody, validate } from '../body.ts';
+import { readJsonBody } from '../body.ts';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
-import { invalid } from '../errors.ts';
-import { LocalEventEnvelopeBodySchema, PutEventsBodySchema, RUN_INPUT_LIMITS } from '../schemas.ts';
-import { storableIssues } from '../storable.ts';
+import { ownedLocalEvents } from './event-intake.ts';
 
-const eventTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** A run an event started (or had already started). */
+export type StartedRun = { eventId: string; workflowId: string; runId: string; created: boolean };
 
-/** The events a body delivers, as EventBridge would deliver them; any invalid entry fails the whole request. */
-function deliveredEvents(deps: ApiDeps, body: unknown): EventEnvelope[] {
-  const now = deps.clock.nowMs();
-  const nextId = () => deps.ids.next('evt');
-  let events: EventEnvelope[];
-  let at: (index: number) => string;
-  if (body !== null && typeof body === 'object' && 'Entries' in body) {
-    const { Entries } = validate(PutEventsBodySchema, body, 'invalid PutEvents request');
-    at = (index) => `Entries[${index}]`;
-    events = Entries.map((entry, index) => {
-      const result = normalizePutEventsEntry(entry, { now, id: nextId });
-      if (!result.ok) {
-        throw invalid(
-          result.errors.map((error) => ({
-            path: `${at(index)}${error.path ? `.${error.path}` : ''}`,
-            message: error.message,
-          })),
-        );
-      }
-      return result.event;
-    });
-  } else {
-    const event = validate(LocalEventEnvelopeBodySchema, body, 'invalid event');
-    at = () => '(root)';
-    events = [
-      {
-        version: event.version ?? '0',
-        id: event.id ?? nextId(),
-        'detail-type': event['detail-type'],
-        source: event.source,
-        account: event.account ?? '000000000000',
-        time: event.time ?? eventTime(now),
-        region: event.region ?? 'local',
-        resources: event.resources ?? [],
-        detail: event.detail as EventEnvelope['detail'],
-      },
-    ];
+async function matchers(deps: ApiDeps) {
+  const compiled: { owner: string; workflowId: string; matches: EventMatcher }[] = [];
+  for (const entry of await deps.store.listTriggerIndex('event')) {
+    if (entry.trigger.type !== 'event') continue;
+    try {
+      const pattern = ownerStampedPattern(entry.trigger.pattern as EventPattern, entry.owner);
+      compiled.push({ ...entry, matches: compileEventPattern(pattern) });
+    } catch {
+      // An index entry whose pattern no longer validates matches nothing (as AWS would have refused the rule).
+    }
   }
-  // The event becomes the run's input: it must be storable as such.
-  const problems = events.flatMap((event, index) =>
-    storableIssues(event, RUN_INPUT_LIMITS).map((issue) => ({ path: at(index), message: issue.message })),
-  );
-  if (problems.length > 0) throw invalid(problems, 'an event cannot be stored as run input');
-  return events;
+  return compiled;
 }
 
-type StartedRun = { eventId: string; workflowId: string; runId: string; created: boolean };
+/** Starts a run of every enabled workflow whose owner-stamped pattern an event matches. */
+export async function deliverLocally(deps: ApiDeps, events: EventEnvelope[]): Promise<StartedRun[]> {
+  const workflows = await matchers(deps);
+  const runs: StartedRun[] = [];
+  for (const event of events) {
+    for (const { owner, workflowId, matches } of workflows) {
+      if (!matches(event)) continue;
+      const trigger: TriggerProvenance = {
+        type: 'event',
+        eventId: event.id,
+        source: event.source,
+        detailType: event['detail-type'],
+      };
+      const idempotency = idempotencyFor(trigger, workflowId);
+      try {
+        const { run, created } = await startRun(deps, {
+          owner,
+          workflowId,
+          trigger,
+          input: event,
+          ...(idempotency ? { idempotency } : {}),
+          actor: 'system',
+        });
+        runs.push({ eventId: event.id, workflowId, runId: run.runId, created });
+      } catch (error) {
+        // The same event id with other content (e.g. a defaulted time) is still the same event: no new run.
+        if (error instanceof IdempotencyConflictError) {
+          runs.push({ eventId: event.id, workflowId, runId: error.runId, created: false });
+        } else if (!(error instanceof WorkflowNotRunnableError)) {
+          throw error;
+        }
+      }
+    }
+  }
+  return runs;
+}
 
 export function localEventRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.post('/events', async (c) => {
-    const events = deliveredEvents(deps, await readJsonBody(c));
-    const matchers: { owner: string; workflowId: string; matches: EventMatcher }[] = [];
-    for (const entry of await deps.store.listTriggerIndex('event')) {
-      if (entry.trigger.type !== 'event') continue;
-      try {
-        matchers.push({ ...entry, matches: compileEventPattern(entry.trigger.pattern) });
-      } catch {
-        // An index entry whose pattern no longer validates matches nothing (as AWS would have refused the rule).
-      }
-    }
-    const runs: StartedRun[] = [];
-    for (const event of events) {
-      for (const { owner, workflowId, matches } of matchers) {
-        if (!matches(event)) continue;
-        const trigger: TriggerProvenance = {
-          type: 'event',
-          eventId: event.id,
-          source: event.source,
-          detailType: event['detail-type'],
-        };
-        const idempotency = idempotencyFor(trigger, workflowId);
-        try {
-          const { run, created } = await startRun(deps, {
-            owner,
-            workflowId,
-            trigger,
-            input: event,
-            ...(idempotency ? { idempotency } : {}),
-            actor: 'system',
-          });
-          runs.push({ eventId: event.id, workflowId, runId: run.runId, created });
-        } catch (error) {
-          // The same event id with other content (e.g. a defaulted time) is still the same event: no new run.
-          if (error instanceof IdempotencyConflictError) {
-            runs.push({ eventId: event.id, workflowId, runId: error.runId, created: false });
-          } else if (!(error instanceof WorkflowNotRunnableError)) {
-            throw error;
-          }
-        }
-      }
-    }
+    const events = ownedLocalEvents(deps, await readJsonBody(c), c.get('identity').owner);
+    const runs = await deliverLocally(deps, events);
     return c.json({ FailedEntryCount: 0, Entries: events.map((event) => ({ EventId: event.id })), runs });
   });
   return app;

@@ -5,6 +5,8 @@
 import { Hono } from 'hono';
 import type { WorkflowHead, WorkflowVersion } from '../../schemas/workflow-record.ts';
 import { newWorkflowRecords, WorkflowIdSchema } from '../../schemas/workflow-record.ts';
+import type { WorkflowDefinition } from '../../schemas/workflow.ts';
+import { type EventPattern, stampedPatternSizeIssue } from '../../triggers/index.ts';
 import { readDefinitionBody, validate, validateHeader, validateQuery } from '../body.ts';
 import { type ApiDeps, type ApiEnv, isoNow } from '../deps.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
@@ -23,6 +25,13 @@ async function loadVersion(deps: ApiDeps, head: WorkflowHead, version: number): 
   const found = await deps.store.getWorkflowVersion(head.owner, head.workflowId, version);
   if (!found) throw notFound('version');
   return found;
+}
+
+/** An event pattern must fit EventBridge's size quota as the rule sends it: with this owner's stamp added. */
+function checkStampedPattern(definition: WorkflowDefinition, owner: string): void {
+  if (definition.trigger.type !== 'event') return;
+  const issue = stampedPatternSizeIssue(definition.trigger.pattern as EventPattern, owner);
+  if (issue) throw invalid([{ path: 'trigger.pattern', message: issue.message }], 'invalid workflow definition');
 }
 
 const syncTriggers = (deps: ApiDeps, head: WorkflowHead, version: WorkflowVersion) =>
@@ -45,6 +54,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
       await readDefinitionBody(c),
       'invalid workflow definition',
     );
+    checkStampedPattern(definition, owner);
     const now = isoNow(deps.clock);
     const workflowId = deps.ids.next('wf');
     const { head, version } = newWorkflowRecords({ owner, workflowId, definition, now });
@@ -83,6 +93,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
       await readDefinitionBody(c),
       'invalid workflow definition',
     );
+    checkStampedPattern(definition, owner);
     const basedOn = validateHeader(c, 'If-Match', IfMatchSchema);
     const head = await loadHead(deps, owner, c.req.param('id'));
     if (definition.name !== head.name) {
