@@ -4,7 +4,7 @@
  * function creates schedules (in the group) and rules (on the bus, with a name prefix) at run time; this
  * construct grants it exactly that and tells it the names through environment variables.
  */
-import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Names, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -17,9 +17,12 @@ import { acknowledgeGrantWildcards } from './nag.ts';
 export interface TriggersProps {
   /** The function that schedules and rules invoke (functions/start-run.ts). */
   readonly startRunFunction: lambda.IFunction;
-  /** Name of the custom event bus. @default 'wf-events' */
+  /**
+   * Name of the custom event bus. Bus names are unique per account and Region, so a fixed name would collide
+   * with a second runtime stack. @default - unique, derived from the stack name and construct path
+   */
   readonly eventBusName?: string;
-  /** Name of the schedule group. @default - generated from the construct path */
+  /** Name of the schedule group (1–64 of A-Z a-z 0-9 - _ .). @default - generated from the construct path */
   readonly scheduleGroupName?: string;
   /** Prefix of the names of the rules the API creates on the bus. @default 'wf-' */
   readonly ruleNamePrefix?: string;
@@ -41,16 +44,28 @@ export class Triggers extends Construct {
 
   constructor(scope: Construct, id: string, props: TriggersProps) {
     super(scope, id);
-    const busName = props.eventBusName ?? 'wf-events';
+    // Bus names: 1–256 of [/.\-_A-Za-z0-9], not 'default', unique per account and Region; a custom bus name
+    // must not contain '/'. https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_CreateEventBus.html
+    const busName = props.eventBusName ?? Names.uniqueResourceName(this, { maxLength: 256, separator: '-' });
     if (!/^[A-Za-z0-9._-]{1,256}$/.test(busName) || busName === 'default') {
       throw new Error(
         `Triggers '${id}': eventBusName '${busName}' is not a custom bus name; use 1–256 of A-Z a-z 0-9 . _ - (not 'default').`,
       );
     }
+    // Rule names have at most 64 characters
+    // (https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutRule.html); the runtime names a rule
+    // prefix + workflow id, or prefix + hex digest when that is too long, which needs a prefix of at most 32.
     this.ruleNamePrefix = props.ruleNamePrefix ?? 'wf-';
     if (!/^[A-Za-z0-9._-]{1,32}$/.test(this.ruleNamePrefix)) {
       throw new Error(
         `Triggers '${id}': ruleNamePrefix '${this.ruleNamePrefix}' is invalid; use 1–32 of A-Z a-z 0-9 . _ - (rule names allow no more).`,
+      );
+    }
+    // https://docs.aws.amazon.com/scheduler/latest/APIReference/API_CreateScheduleGroup.html: 1–64 of [0-9a-zA-Z-_.]
+    const groupName = props.scheduleGroupName;
+    if (groupName !== undefined && !Token.isUnresolved(groupName) && !/^[A-Za-z0-9._-]{1,64}$/.test(groupName)) {
+      throw new Error(
+        `Triggers '${id}': scheduleGroupName '${groupName}' is invalid; use 1–64 of A-Z a-z 0-9 . _ -.`,
       );
     }
     this.startRunFunction = props.startRunFunction;
@@ -60,6 +75,7 @@ export class Triggers extends Construct {
       eventBusName: busName,
       description: 'Events that start workflow runs (rules are created per workflow by the runtime API)',
     });
+    this.restrictPutEventsToAccount();
     this.scheduleGroup = new scheduler.ScheduleGroup(this, 'ScheduleGroup', {
       removalPolicy: props.removalPolicy ?? RemovalPolicy.DESTROY,
       ...(props.scheduleGroupName === undefined ? {} : { scheduleGroupName: props.scheduleGroupName }),
@@ -84,6 +100,39 @@ export class Triggers extends Construct {
       sourceArn: this.ruleArn(`${this.ruleNamePrefix}*`),
       sourceAccount: stack.account,
     });
+  }
+
+  /**
+   * The bus's resource policy: only principals of this account may put events, each as its IAM policies allow
+   * (the api function by its grant; services by `grantPutEvents`). Events that start runs carry the owner
+   * stamp `detail.wf-owner`; the API writes it from the caller's identity, and a direct PutEvents by an
+   * account principal is trusted to write it truthfully, since no IAM condition key can see into `detail`
+   * (`events:source` and `events:detail-type` are the only event-content keys:
+   * https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-use-conditions.html). The explicit deny keeps any
+   * later grant (PutPermission, another statement) from admitting other accounts.
+   * https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-event-bus-perms.html
+   */
+  private restrictPutEventsToAccount(): void {
+    const account = Stack.of(this).account;
+    this.eventBus.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'OnlyThisAccountPutsEvents',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['events:PutEvents'],
+        resources: [this.eventBus.eventBusArn],
+        conditions: { StringNotEquals: { 'aws:PrincipalAccount': account } },
+      }),
+    );
+    this.eventBus.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'ThisAccountPutsEvents',
+        effect: iam.Effect.ALLOW,
+        principals: [new iam.AccountRootPrincipal()],
+        actions: ['events:PutEvents'],
+        resources: [this.eventBus.eventBusArn],
+      }),
+    );
   }
 
   /** ARN of a schedule in the group (`*` for all). */
@@ -150,7 +199,10 @@ export class Triggers extends Construct {
     return grant;
   }
 
-  /** Grants `events:PutEvents` on the bus (for services that emit events). */
+  /**
+   * Grants `events:PutEvents` on the bus: for the api function (`POST /v1/events`) and for services that emit
+   * events directly — which must then stamp `detail.wf-owner` with the owner whose workflows may start.
+   */
   public grantPutEvents(grantee: iam.IGrantable): iam.Grant {
     return this.eventBus.grantPutEventsTo(grantee);
   }

@@ -37,7 +37,7 @@ export interface WorkflowRuntimeProps {
   readonly apiAuth?: ApiAuth;
   /** Stage throttling of the HTTP API. @default { rateLimit: 50, burstLimit: 100 } */
   readonly apiThrottle?: ApiThrottle;
-  /** Name of the custom event bus. @default 'wf-events' */
+  /** Name of the custom event bus. @default - unique per stack, derived from the stack name and construct path */
   readonly eventBusName?: string;
   /** Secrets that workflows may reference as credRefs must have names starting with this. @default 'wf/' */
   readonly credentialSecretPrefix?: string;

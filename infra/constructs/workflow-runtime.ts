@@ -180,6 +180,7 @@ export class WorkflowRuntime extends Construct {
     this.runStateMachine.grantStopExecution(fns.api);
     this.triggers.grantManageSchedules(fns.api);
     this.triggers.grantManageRules(fns.api);
+    this.triggers.grantPutEvents(fns.api);
 
     // start-run: starts runs for schedules and events.
     fns['start-run'].addEnvironment(ENV.stateMachineArn, stateMachineArn);

@@ -105,11 +105,53 @@ describe('Triggers', () => {
   it.each([
     [{ eventBusName: 'default' }, /eventBusName 'default' is not a custom bus name/],
     [{ ruleNamePrefix: 'wf prefix' }, /ruleNamePrefix 'wf prefix' is invalid/],
+    [{ ruleNamePrefix: 'p'.repeat(33) }, /ruleNamePrefix 'p{33}' is invalid; use 1–32/],
+    [{ scheduleGroupName: 'g'.repeat(65) }, /scheduleGroupName 'g{65}' is invalid; use 1–64/],
   ])('rejects %o', (props, message) => {
     const stack = newStack();
     expect(
       () => new Triggers(stack, 'Triggers', { startRunFunction: inlineFunction(stack), ...props }),
     ).toThrow(message);
+  });
+
+  it('gives two stacks of one app (one account) different bus names by default', () => {
+    const app = fastApp();
+    const stacks = ['First', 'Second'].map((name) => {
+      const stack = new Stack(app, name);
+      new Triggers(stack, 'Triggers', { startRunFunction: inlineFunction(stack) });
+      return stack;
+    });
+    const busNames = stacks.map((stack) => {
+      const buses = Template.fromStack(stack).findResources('AWS::Events::EventBus');
+      return Object.values(buses).map((bus) => bus.Properties.Name as string);
+    });
+    expect(busNames[0]).toHaveLength(1);
+    expect(busNames[1]).toHaveLength(1);
+    expect(busNames[0]?.[0]).not.toBe(busNames[1]?.[0]);
+    for (const [name] of busNames) expect(name).toMatch(/^[A-Za-z0-9._-]{1,256}$/);
+  });
+
+  it('admits PutEvents on the bus from this account only', () => {
+    const stack = newStack();
+    new Triggers(stack, 'Triggers', { startRunFunction: inlineFunction(stack) });
+    const policies = Object.values(Template.fromStack(stack).findResources('AWS::Events::EventBusPolicy'));
+    const statements = policies.map((policy) => policy.Properties.Statement);
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Effect: 'Deny',
+          Principal: { AWS: '*' },
+          Action: 'events:PutEvents',
+          Condition: { StringNotEquals: { 'aws:PrincipalAccount': { Ref: 'AWS::AccountId' } } },
+        }),
+        expect.objectContaining({
+          Effect: 'Allow',
+          Principal: { AWS: expect.anything() },
+          Action: 'events:PutEvents',
+        }),
+      ]),
+    );
+    expect(statements).toHaveLength(2);
   });
 });
 

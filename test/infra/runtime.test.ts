@@ -179,8 +179,10 @@ describe('RuntimeApi', () => {
 });
 
 describe('Triggers', () => {
-  it('creates the wf-events bus and a schedule group', () => {
-    synthesized.template.hasResourceProperties('AWS::Events::EventBus', { Name: 'wf-events' });
+  it('creates a bus named after the stack and a schedule group', () => {
+    synthesized.template.hasResourceProperties('AWS::Events::EventBus', {
+      Name: Match.stringLikeRegexp('^WfTest-Runtime-Triggers-'),
+    });
     synthesized.template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
   });
 
@@ -241,6 +243,9 @@ describe('Triggers', () => {
         expect.stringMatching(/:rule\/\$\{.+\}\/wf-\*$/),
       ]);
     }
+    expect(find('events:PutEvents').map((statement) => statement.Resource)).toEqual([
+      `\${${logicalId(synthesized.stack.runtime.triggers.eventBus)}.Arn}`,
+    ]);
     expect(find('events:PutTargets')[0]?.Condition).toEqual({
       ArnEquals: { 'events:TargetArn': `\${${fnId('start-run')}.Arn}` },
     });
