@@ -30,7 +30,9 @@ const EventSchema = z.object({
 export const StartRunEventSchema = z.union([ScheduledSchema, EventSchema]);
 
 /** What start-run answers: the run, or why an event was refused without starting anything. */
-export type StartRunResult = { runId: string; created: boolean } | { refused: 'owner_mismatch'; eventId: string };
+export type StartRunResult =
+  | { runId: string; created: boolean }
+  | { refused: 'owner_mismatch'; eventId: string };
 
 export function createStartRunHandler(deps: () => StartRunDeps) {
   return async (raw: unknown): Promise<StartRunResult> => {

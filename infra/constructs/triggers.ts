@@ -63,7 +63,11 @@ export class Triggers extends Construct {
     }
     // https://docs.aws.amazon.com/scheduler/latest/APIReference/API_CreateScheduleGroup.html: 1–64 of [0-9a-zA-Z-_.]
     const groupName = props.scheduleGroupName;
-    if (groupName !== undefined && !Token.isUnresolved(groupName) && !/^[A-Za-z0-9._-]{1,64}$/.test(groupName)) {
+    if (
+      groupName !== undefined &&
+      !Token.isUnresolved(groupName) &&
+      !/^[A-Za-z0-9._-]{1,64}$/.test(groupName)
+    ) {
       throw new Error(
         `Triggers '${id}': scheduleGroupName '${groupName}' is invalid; use 1–64 of A-Z a-z 0-9 . _ -.`,
       );

@@ -9,7 +9,7 @@ export type Operation = {
   operationId: string;
   summary: string;
   description?: string;
-  tag: 'workflows' | 'runs' | 'approvals' | 'local' | 'meta';
+  tag: 'workflows' | 'runs' | 'approvals' | 'events' | 'local' | 'meta';
   pathParams?: string[];
   query?: z.ZodObject;
   headers?: { name: string; schema: z.ZodType; description: string }[];
@@ -221,13 +221,34 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'post',
+    path: '/v1/events',
+    operationId: 'putEvents',
+    tag: 'events',
+    summary: 'Put events on the runtime bus, stamped with your owner.',
+    description:
+      "Each entry's Detail gains `wf-owner`: the caller's owner, from authentication. A Detail that sets " +
+      '`wf-owner` to anyone else is refused (400 naming the field) and nothing is put. Events start only the ' +
+      "caller's own event-triggered workflows. On AWS the answer is EventBridge PutEvents'; locally it also " +
+      'lists the runs started.',
+    body: { schema: 'PutEventsRequest', mediaTypes: ['application/json'], required: true },
+    responses: {
+      '200': {
+        description: 'Accepted, as PutEvents answers (entries may fail one by one).',
+        schema: 'PutEventsResponse',
+      },
+    },
+    errors: { ...BODY_ERRORS, '501': 'This deployment has no event bus.' },
+  },
+  {
+    method: 'post',
     path: '/local/events',
     operationId: 'putLocalEvents',
     tag: 'local',
     localOnly: true,
     summary: 'Local stack: put events on the local bus (PutEvents body or one event).',
     description:
-      'Each event is matched against every enabled event-triggered workflow; one run per (workflow, event id).',
+      "Each event is stamped with the caller's owner and matched against the caller's enabled event-triggered " +
+      'workflows; one run per (workflow, event id).',
     body: { schema: 'LocalEventsRequest', mediaTypes: ['application/json'], required: true },
     responses: {
       '200': {

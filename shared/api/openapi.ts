@@ -39,6 +39,7 @@ const OUTPUT_COMPONENTS: Record<string, z.ZodType> = {
   AuditResponse: s.AuditResponseSchema,
   Approval: s.PublicApprovalSchema,
   ApprovalPage: s.ApprovalPageSchema,
+  PutEventsResponse: s.PutEventsResponseSchema,
   LocalEventsResponse: s.LocalEventsResponseSchema,
 };
 

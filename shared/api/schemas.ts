@@ -129,7 +129,7 @@ export const PutEventsEntryBodySchema = z
       .max(64)
       .refine((time) => !Number.isNaN(Date.parse(time)), 'must be an ISO 8601 timestamp')
       .optional(),
-    EventBusName: z.string().max(1600).optional().describe('Ignored locally: there is one bus.'),
+    EventBusName: z.string().max(1600).optional().describe("Ignored: events go to the runtime's bus."),
     TraceHeader: z.string().max(500).optional(),
   })
   .strict();
@@ -221,6 +221,20 @@ export const AuditResponseSchema = z.object({
 /** An approval as the API shows it: never with its Step Functions task token. */
 export const PublicApprovalSchema = ApprovalSchema.omit({ taskToken: true });
 export const ApprovalPageSchema = page(PublicApprovalSchema);
+/** PutEvents' answer (`POST /v1/events` on AWS); locally `runs` lists the runs started. */
+export const PutEventsResponseSchema = z.object({
+  FailedEntryCount: z.number().int(),
+  Entries: z.array(
+    z.object({
+      EventId: z.string().optional(),
+      ErrorCode: z.string().optional(),
+      ErrorMessage: z.string().optional(),
+    }),
+  ),
+  runs: z
+    .array(z.object({ eventId: z.string(), workflowId: z.string(), runId: z.string(), created: z.boolean() }))
+    .optional(),
+});
 export const LocalEventsResponseSchema = z.object({
   FailedEntryCount: z.number().int(),
   Entries: z.array(z.object({ EventId: z.string() })),

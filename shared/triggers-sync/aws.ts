@@ -16,6 +16,7 @@ import {
   SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
+import { MAX_EVENT_PATTERN_CHARS } from '../triggers/index.ts';
 import { type AwsTriggerSyncConfig, awsTriggerSyncConfigFromEnv } from './aws-config.ts';
 import {
   deleteRuleInput,
@@ -25,7 +26,6 @@ import {
   scheduleInput,
   targetsInput,
 } from './aws-inputs.ts';
-import { MAX_EVENT_PATTERN_CHARS } from '../triggers/index.ts';
 import { TriggerSyncConfigError, TriggerSyncError } from './errors.ts';
 import type { TriggerSync, TriggerSyncRequest } from './port.ts';
 

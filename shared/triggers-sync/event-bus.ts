@@ -46,8 +46,11 @@ export function awsEventBus(eventBusName: string, client: EventBusClient): Event
 }
 
 /** The AWS event bus named by the environment the CDK `Triggers` construct sets (the api Lambda). */
-export function awsEventBusFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): EventBus {
+export function awsEventBusFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): EventBus {
   const name = env[ENV.eventBusName];
-  if (!name) throw new TriggerSyncConfigError(`the event intake needs the environment variable ${ENV.eventBusName}`);
+  if (!name)
+    throw new TriggerSyncConfigError(`the event intake needs the environment variable ${ENV.eventBusName}`);
   return awsEventBus(name, new EventBridgeClient({}));
 }

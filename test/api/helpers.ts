@@ -5,6 +5,7 @@ import { apiKeyAuthenticator, createApiApp } from '../../shared/api/index.ts';
 import type { TurnPointer } from '../../shared/core/outcome.ts';
 import type { ExecutionsPort } from '../../shared/runs/index.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
+import type { EventBus } from '../../shared/triggers-sync/event-bus.ts';
 import { localTriggerSync } from '../../shared/triggers-sync/local.ts';
 import type { TriggerSync, TriggerSyncRequest } from '../../shared/triggers-sync/port.ts';
 import { FixedClock, minimalWorkflow, randomIds, testStore, uniqueOwner } from '../support/store.ts';
@@ -82,7 +83,7 @@ export function clientFor(app: ReturnType<typeof createApiApp>, key: string | un
 }
 
 /** The app with two owners (alice, bob), recording ports and the local events route. */
-export function apiHarness(options: { local?: boolean } = {}) {
+export function apiHarness(options: { local?: boolean; eventBus?: EventBus } = {}) {
   const store = testStore();
   const clock = new FixedClock();
   const executions = new RecordingExecutions();
@@ -104,6 +105,7 @@ export function apiHarness(options: { local?: boolean } = {}) {
     ),
     triggerSync: sync,
     ...(options.local === false ? {} : { local: { events: true as const } }),
+    ...(options.eventBus ? { eventBus: options.eventBus } : {}),
   });
   return {
     app,

@@ -89,7 +89,7 @@ describe('POST /local/events', () => {
     ]);
   });
 
-  it('matches workflows of every owner, as rules on one bus do, and none that are disabled', async () => {
+  it('matches only the caller’s own workflows, and none that are disabled', async () => {
     const { source, workflowId: alices } = await eventWorkflow(h.alice);
     const bobs = await h.bob.post(
       '/v1/workflows',
@@ -102,9 +102,15 @@ describe('POST /local/events', () => {
       'detail-type': 'Order Placed',
       detail: { total: 999 },
     });
-    expect(reply.body.runs.map((run: { workflowId: string }) => run.workflowId).sort()).toEqual(
-      [alices, bobs.body.workflow.workflowId].sort(),
-    );
+    expect(reply.body.runs.map((run: { workflowId: string }) => run.workflowId)).toEqual([alices]);
+    const fromBob = await h.bob.post('/local/events', {
+      source,
+      'detail-type': 'Order Placed',
+      detail: { total: 999 },
+    });
+    expect(fromBob.body.runs.map((run: { workflowId: string }) => run.workflowId)).toEqual([
+      bobs.body.workflow.workflowId,
+    ]);
     const off = await h.alice.post('/local/events', {
       source: disabled.source,
       'detail-type': 'Order Placed',

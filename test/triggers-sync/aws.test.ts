@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Trigger } from '../../shared/schemas/trigger.ts';
+import { matchesEventPattern } from '../../shared/triggers/index.ts';
 import {
   type AwsTriggerSyncClients,
   awsTriggerSync,
@@ -106,7 +107,8 @@ describe('awsTriggerSync', () => {
           Name: 'wf-wf_abc123def456',
           EventBusName: 'wf-events',
           Description: 'Workflow nightly-report (wf_abc123def456) of 123456789012:role:Builder',
-          EventPattern: '{"source":["com.example.orders"],"detail":{"total":[{"numeric":[">",100]}]}}',
+          EventPattern:
+            '{"source":["com.example.orders"],"detail":{"total":[{"numeric":[">",100]}],"wf-owner":["123456789012:role:Builder"]}}',
           State: 'ENABLED',
         },
       },
@@ -157,14 +159,47 @@ describe('awsTriggerSync', () => {
     await expect(failure).rejects.toMatchObject({ cause: { name: 'ValidationException' } });
   });
 
-  it('refuses a rule prefix that makes names longer than 64 characters', async () => {
-    const { clients } = recording();
-    const long = { ...config, ruleNamePrefix: 'a-very-long-prefix-for-the-rules-of-this-bus-' };
-    await expect(
-      awsTriggerSync(long, clients).sync(
-        request({ trigger: eventTrigger, workflowId: `wf_${'a'.repeat(30)}` }),
-      ),
-    ).rejects.toMatchObject({ cause: expect.any(TriggerSyncConfigError) });
+  it('names a rule by a digest when prefix and workflow id exceed 64 characters, always fitting', async () => {
+    const { sent, clients } = recording();
+    const prefix = 'p'.repeat(32);
+    const workflowId = `wf_${'a'.repeat(40)}`;
+    await awsTriggerSync({ ...config, ruleNamePrefix: prefix }, clients).sync(
+      request({ trigger: eventTrigger, workflowId }),
+    );
+    const name = (sent[0]?.input as { Name: string }).Name;
+    expect(name).toMatch(new RegExp(`^${prefix}[0-9a-f]{32}$`));
+    expect(sent[1]?.input).toMatchObject({ Rule: name });
+    const other = recording();
+    await awsTriggerSync({ ...config, ruleNamePrefix: prefix }, other.clients).sync(
+      request({ trigger: eventTrigger, workflowId: `wf_${'a'.repeat(39)}b` }),
+    );
+    expect((other.sent[0]?.input as { Name: string }).Name).not.toBe(name);
+  });
+
+  it('matches only the owner’s events: the rule pattern is the workflow pattern AND the owner stamp', async () => {
+    const { sent, clients } = recording();
+    const pattern = { source: ['com.example.orders'], $or: [{ detail: { a: [1] } }, { detail: { b: [2] } }] };
+    await awsTriggerSync(config, clients).sync(request({ trigger: { type: 'event', pattern } }));
+    const sentPattern = JSON.parse((sent[0]?.input as { EventPattern: string }).EventPattern);
+    expect(sentPattern).toEqual({ ...pattern, detail: { 'wf-owner': ['123456789012:role:Builder'] } });
+    const event = (owner: string) => ({
+      source: 'com.example.orders',
+      'detail-type': 'x',
+      detail: { a: 1, 'wf-owner': owner },
+    });
+    expect(matchesEventPattern(sentPattern, event('123456789012:role:Builder'))).toBe(true);
+    expect(matchesEventPattern(sentPattern, event('123456789012:role:Other'))).toBe(false);
+    expect(matchesEventPattern(pattern, event('123456789012:role:Other'))).toBe(true);
+  });
+
+  it('refuses to put a rule whose stamped pattern is over 2,048 characters, sending nothing', async () => {
+    const { sent, clients } = recording();
+    const pattern = { source: ['s'.repeat(2048 - 40)] }; // fits alone, not with the stamp
+    const failure = awsTriggerSync(config, clients).sync(request({ trigger: { type: 'event', pattern } }));
+    await expect(failure).rejects.toMatchObject({
+      cause: expect.objectContaining({ message: expect.stringMatching(/^trigger\.pattern: \d+ characters/) }),
+    });
+    expect(sent).toEqual([]);
   });
 });
 
@@ -179,6 +214,18 @@ describe('awsTriggerSyncConfigFromEnv', () => {
         WF_START_RUN_FUNCTION_ARN: config.startRunFunctionArn,
       }),
     ).toEqual({ ...config, ruleNamePrefix: 'rt-' });
+  });
+
+  it('refuses a rule prefix longer than 32 characters', () => {
+    expect(() =>
+      awsTriggerSyncConfigFromEnv({
+        WF_SCHEDULE_GROUP_NAME: config.scheduleGroupName,
+        WF_SCHEDULER_ROLE_ARN: config.schedulerRoleArn,
+        WF_EVENT_BUS_NAME: config.eventBusName,
+        WF_EVENT_RULE_PREFIX: 'p'.repeat(33),
+        WF_START_RUN_FUNCTION_ARN: config.startRunFunctionArn,
+      }),
+    ).toThrow(TriggerSyncConfigError);
   });
 
   it('names every missing variable', () => {

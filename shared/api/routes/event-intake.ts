@@ -16,7 +16,11 @@ import { LocalEventEnvelopeBodySchema, PutEventsBodySchema, RUN_INPUT_LIMITS } f
 import { storableIssues } from '../storable.ts';
 
 /** Stamped PutEvents entries and the events EventBridge would deliver for them (ids from `deps.ids`). */
-export type OwnedEvents = { entries: PutEventsEntry[]; events: EventEnvelope[]; at: (index: number) => string };
+export type OwnedEvents = {
+  entries: PutEventsEntry[];
+  events: EventEnvelope[];
+  at: (index: number) => string;
+};
 
 const eventTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 

@@ -3,9 +3,9 @@
  * enable, disable, delete. Each change to a head or latest version is followed by a trigger sync.
  */
 import { Hono } from 'hono';
+import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import type { WorkflowHead, WorkflowVersion } from '../../schemas/workflow-record.ts';
 import { newWorkflowRecords, WorkflowIdSchema } from '../../schemas/workflow-record.ts';
-import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import { type EventPattern, stampedPatternSizeIssue } from '../../triggers/index.ts';
 import { readDefinitionBody, validate, validateHeader, validateQuery } from '../body.ts';
 import { type ApiDeps, type ApiEnv, isoNow } from '../deps.ts';
@@ -31,7 +31,8 @@ async function loadVersion(deps: ApiDeps, head: WorkflowHead, version: number): 
 function checkStampedPattern(definition: WorkflowDefinition, owner: string): void {
   if (definition.trigger.type !== 'event') return;
   const issue = stampedPatternSizeIssue(definition.trigger.pattern as EventPattern, owner);
-  if (issue) throw invalid([{ path: 'trigger.pattern', message: issue.message }], 'invalid workflow definition');
+  if (issue)
+    throw invalid([{ path: 'trigger.pattern', message: issue.message }], 'invalid workflow definition');
 }
 
 const syncTriggers = (deps: ApiDeps, head: WorkflowHead, version: WorkflowVersion) =>
