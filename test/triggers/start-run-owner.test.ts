@@ -1,0 +1,51 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createStartRunHandler } from '../../functions/start-run.ts';
+import { RecordingExecutions } from '../api/helpers.ts';
+import { FixedClock, minimalWorkflow, randomIds, seedWorkflow, testStore } from '../support/store.ts';
+
+const store = testStore();
+
+/** start-run as a rule's target invokes it: `{ owner, workflowId, event }`. */
+async function setup() {
+  const { head } = await seedWorkflow(
+    store,
+    minimalWorkflow({ trigger: { type: 'event', pattern: { source: ['com.example.orders'] } } }),
+  );
+  const executions = new RecordingExecutions();
+  const handler = createStartRunHandler(() => ({
+    store,
+    executions,
+    clock: new FixedClock(),
+    ids: randomIds,
+  }));
+  const invoke = (id: string, detail: Record<string, unknown>) =>
+    handler({
+      owner: head.owner,
+      workflowId: head.workflowId,
+      event: { version: '0', id, source: 'com.example.orders', 'detail-type': 'Order Placed', detail },
+    });
+  return { head, executions, invoke };
+}
+
+describe('start-run handler: owner stamp', () => {
+  it('starts a run for an event stamped with the workflow owner', async () => {
+    const { head, executions, invoke } = await setup();
+    const result = await invoke('evt-own', { 'wf-owner': head.owner });
+    expect(result).toMatchObject({ created: true, runId: expect.any(String) });
+    expect(executions.starts).toHaveLength(1);
+  });
+
+  it.each([
+    ['another owner', { 'wf-owner': 'someone-else' }],
+    ['no stamp', { total: 1 }],
+    ['a stamp that is not a string', { 'wf-owner': ['x'] }],
+  ])('records and refuses an event with %s, starting nothing', async (_label, detail) => {
+    const { executions, invoke } = await setup();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const result = await invoke('evt-foreign', detail);
+    expect(result).toEqual({ refused: 'owner_mismatch', eventId: 'evt-foreign' });
+    expect(executions.starts).toHaveLength(0);
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('"eventId":"evt-foreign"'));
+    warn.mockRestore();
+  });
+});
