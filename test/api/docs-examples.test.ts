@@ -16,6 +16,7 @@ describe('docs/api.md examples', () => {
     expect(examples.map((example) => example.path)).toEqual([
       '/v1/workflows',
       `/v1/workflows/${FICTIONAL_ID}/runs`,
+      '/v1/events',
       '/local/events',
       '/local/events',
     ]);
