@@ -166,21 +166,24 @@ describe('awsTriggerSync', () => {
     await awsTriggerSync({ ...config, ruleNamePrefix: prefix }, clients).sync(
       request({ trigger: eventTrigger, workflowId }),
     );
-    const name = (sent[0]?.input as { Name: string }).Name;
+    const inputOf = (list: Sent[], index: number) => list[index]?.input as Record<string, string>;
+    const name = inputOf(sent, 0).Name;
     expect(name).toMatch(new RegExp(`^${prefix}[0-9a-f]{32}$`));
     expect(sent[1]?.input).toMatchObject({ Rule: name });
     const other = recording();
     await awsTriggerSync({ ...config, ruleNamePrefix: prefix }, other.clients).sync(
       request({ trigger: eventTrigger, workflowId: `wf_${'a'.repeat(39)}b` }),
     );
-    expect((other.sent[0]?.input as { Name: string }).Name).not.toBe(name);
+    expect(inputOf(other.sent, 0).Name).not.toBe(name);
   });
 
   it('matches only the owner’s events: the rule pattern is the workflow pattern AND the owner stamp', async () => {
     const { sent, clients } = recording();
     const pattern = { source: ['com.example.orders'], $or: [{ detail: { a: [1] } }, { detail: { b: [2] } }] };
     await awsTriggerSync(config, clients).sync(request({ trigger: { type: 'event', pattern } }));
-    const sentPattern = JSON.parse((sent[0]?.input as { EventPattern: string }).EventPattern);
+    const sentPattern = JSON.parse(
+      String((sent[0]?.input as Record<string, unknown> | undefined)?.EventPattern),
+    );
     expect(sentPattern).toEqual({ ...pattern, detail: { 'wf-owner': ['123456789012:role:Builder'] } });
     const event = (owner: string) => ({
       source: 'com.example.orders',
