@@ -12,6 +12,7 @@ import type { ApiDeps, ApiEnv } from './deps.ts';
 import { errorBody, handleError } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
 import { approvalRoutes } from './routes/approvals.ts';
+import { auditRoutes } from './routes/audit.ts';
 import { localEventRoutes } from './routes/local-events.ts';
 import { runRoutes } from './routes/runs.ts';
 import { workflowRoutes } from './routes/workflows.ts';
@@ -35,6 +36,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/v1/workflows', workflowRoutes(deps));
   app.route('/v1', runRoutes(deps));
   app.route('/v1/approvals', approvalRoutes(deps));
+  app.route('/v1/audit', auditRoutes(deps));
   if (deps.local?.events) {
     app.use('/local/events', limit, authenticated);
     app.route('/local', localEventRoutes(deps));
