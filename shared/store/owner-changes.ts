@@ -69,13 +69,14 @@ export function headChange(previous: WorkflowHead, head: WorkflowHead, author: s
 /**
  * Writes `items` and the owner's next change in one transaction. When only the chain head moved (another
  * change of the same owner committed first) the change is sealed again on the new head; when one of `items`
- * failed its condition, `mapError` names the conflict. Returns the sealed change.
+ * failed its condition, or the chain kept moving, `mapError` names the conflict (`busy` in the second case).
+ * Nothing is written unless the change and its audit entry both are. Returns the sealed change.
  */
 export async function transactWithChange(
   ctx: StoreContext,
   items: TransactItem[],
   input: OwnerChangeInput,
-  mapError: (error: TransactionCanceledException) => Error,
+  mapError: (error: TransactionCanceledException, busy: boolean) => Error,
 ): Promise<OwnerChange> {
   for (let attempt = 1; ; attempt++) {
     const head = await getItem(ctx, keys.ownerChangeHead(input.owner), HeadSchema);
@@ -115,7 +116,7 @@ export async function transactWithChange(
       const chainOnly =
         reasons.length === items.length + 2 &&
         reasons.slice(0, items.length).every((reason) => !reason.Code || reason.Code === 'None');
-      if (!chainOnly || attempt >= MAX_ATTEMPTS) throw mapError(error);
+      if (!chainOnly || attempt >= MAX_ATTEMPTS) throw mapError(error, chainOnly);
     }
   }
 }

@@ -50,11 +50,10 @@ export async function putNewWorkflow(
       },
     },
   ];
-  await transactWithChange(
-    ctx,
-    items,
-    versionChange(head, version, true),
-    (error) => new AlreadyExistsError(`a workflow named '${head.name}'`, { cause: error }),
+  await transactWithChange(ctx, items, versionChange(head, version, true), (error, busy) =>
+    busy
+      ? new WorkflowConflictError(head.workflowId, { cause: error })
+      : new AlreadyExistsError(`a workflow named '${head.name}'`, { cause: error }),
   );
 }
 
