@@ -6,4 +6,4 @@ export {
   localKeyVerifierFromFile,
   localSigningKeyFiles,
 } from './local-key.ts';
-export { localKeyId, p256PublicKey, publicKeyVerifier } from './public-key.ts';
+export { heldPublicKeyVerifier, localKeyId, p256PublicKey, publicKeyVerifier } from './public-key.ts';

@@ -32,3 +32,16 @@ export function publicKeyVerifier(options: { keyId: string; publicKey: KeyObject
     },
   };
 }
+
+/**
+ * A verifier over a public key the operator holds (e.g. exported with `aws kms get-public-key` at deploy):
+ * any key id is accepted, because the key itself is the trust anchor — a record signed by another key fails.
+ */
+export function heldPublicKeyVerifier(publicKeyPem: string): AnchorVerifier {
+  const publicKey = p256PublicKey(publicKeyPem);
+  return {
+    async verify(message, signature) {
+      return verify('sha256', message, { key: publicKey, dsaEncoding: 'der' }, signature);
+    },
+  };
+}

@@ -1,5 +1,6 @@
 /** `wf`: the runtime's command line. Parses arguments, runs one command, maps errors to exit statuses. */
 import { parseArgs } from 'node:util';
+import { auditPublicKeyPath, verifyOwnerAudit } from './audit-owner.ts';
 import { ApiError } from './client.ts';
 import {
   applyWorkflow,
@@ -25,6 +26,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf run show RUN
   wf run transcript RUN
   wf audit verify RUN
+  wf audit verify --owner [--public-key FILE]        the workflow-change and anchor chains, and their signed heads
   wf approvals list [--status pending|approved|denied|expired]
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
 
@@ -49,6 +51,8 @@ const OPTIONS = {
   id: { type: 'string' },
   port: { type: 'string' },
   'data-dir': { type: 'string' },
+  owner: { type: 'boolean' },
+  'public-key': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -130,6 +134,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await showTranscript(client(), runId, out);
       }
       case 'audit verify': {
+        if (values.owner) {
+          if (arg) throw new UsageError('pass either RUN or --owner, not both');
+          const publicKeyPath = auditPublicKeyPath({
+            ...(values['public-key'] ? { publicKey: values['public-key'] } : {}),
+            ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+            ...(values.aws ? { aws: true } : {}),
+          });
+          return await verifyOwnerAudit(client(), publicKeyPath ? { publicKeyPath } : {}, out);
+        }
         const runId = need(arg, 'RUN');
         return await verifyAudit(client(), runId, out);
       }
