@@ -15,6 +15,7 @@ let app: Hono | undefined;
 
 function build(): Hono {
   const runtime = awsRuntime();
+  const auditVerifier = runtime.auditVerifier();
   return createApiApp({
     store: runtime.store,
     executions: runtime.executions(),
@@ -23,6 +24,7 @@ function build(): Hono {
     authenticator: process.env[ENV.apiAuth] === 'jwt' ? jwtAuthenticator() : iamAuthenticator(),
     // Schedules and rules on AWS, plus the trigger index (what `wf` and the API list as active triggers).
     triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(runtime.store)),
+    ...(auditVerifier ? { auditVerifier } : {}),
   }) as unknown as Hono;
 }
 
