@@ -25,8 +25,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY]
   wf run show RUN
   wf run transcript RUN
-  wf audit verify RUN
-  wf audit verify --owner [--public-key FILE]        the workflow-change and anchor chains, and their signed heads
+  wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
   wf approvals list [--status pending|approved|denied|expired]
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
 

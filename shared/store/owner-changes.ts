@@ -123,4 +123,4 @@ export async function transactWithChange(
 
 /** The owner's workflow changes in order, as stored (not schema-checked: the verifier names a broken one). */
 export const listOwnerChangeItems = (ctx: StoreContext, owner: string): Promise<unknown[]> =>
-  queryPrefix(ctx, `OWNER#${owner}`, prefixes.ownerChange, z.unknown());
+  queryPrefix(ctx, keys.ownerChangeHead(owner).pk, prefixes.ownerChange, z.unknown());

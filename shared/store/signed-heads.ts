@@ -64,4 +64,4 @@ export async function signOwnerHeads(
 
 /** The owner's signed heads in key order, as stored (not schema-checked: the verifier names a bad one). */
 export const listSignedHeadItems = (ctx: StoreContext, owner: string): Promise<unknown[]> =>
-  queryPrefix(ctx, `OWNER#${owner}`, prefixes.signedHead, z.unknown());
+  queryPrefix(ctx, keys.ownerChangeHead(owner).pk, prefixes.signedHead, z.unknown());
