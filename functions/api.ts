@@ -16,6 +16,7 @@ let app: Hono | undefined;
 
 function build(): Hono {
   const runtime = awsRuntime();
+  const auditVerifier = runtime.auditVerifier();
   return createApiApp({
     store: runtime.store,
     executions: runtime.executions(),
@@ -26,6 +27,7 @@ function build(): Hono {
     triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(runtime.store)),
     // POST /v1/events: owner-stamped events onto the runtime's bus.
     eventBus: awsEventBusFromEnv(),
+    ...(auditVerifier ? { auditVerifier } : {}),
   }) as unknown as Hono;
 }
 

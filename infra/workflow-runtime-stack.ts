@@ -49,6 +49,11 @@ export class WorkflowRuntimeStack extends Stack {
         description: 'SNS topic of approval notices',
       },
       SigningSecretArn: { value: runtime.signingKey.secretArn, description: 'Approval-link signing keyring' },
+      AuditSigningKeyArn: {
+        value: runtime.auditSigningKey.keyArn,
+        description:
+          'KMS key signing audit chain heads: export its public key for wf audit verify (docs/security.md)',
+      },
       DashboardName: {
         value: runtime.observability.dashboard.dashboardName,
         description: 'CloudWatch dashboard of the runtime',

@@ -1,6 +1,7 @@
 /** The runtime's CDK constructs. */
 export * from './approval-notices.ts';
 export * from './approval-signing-key.ts';
+export * from './audit-signing-key.ts';
 export * from './env-names.ts';
 export * from './observability.ts';
 export * from './run-state-machine.ts';

@@ -9,6 +9,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ApprovalNotices } from './approval-notices.ts';
 import { ApprovalSigningKey } from './approval-signing-key.ts';
+import { AuditSigningKey } from './audit-signing-key.ts';
 import { ENV } from './env-names.ts';
 import { acknowledge, acknowledgeGrantWildcards } from './nag.ts';
 import { Observability } from './observability.ts';
@@ -47,6 +48,8 @@ export class WorkflowRuntime extends Construct {
   public readonly approvalNotices: ApprovalNotices;
   /** The approval-link signing keyring. */
   public readonly signingKey: ApprovalSigningKey;
+  /** The KMS key that signs audit chain heads. */
+  public readonly auditSigningKey: AuditSigningKey;
   /** The Anthropic API key secret (`undefined` with Bedrock). */
   public readonly anthropicApiKeySecret: secretsmanager.Secret | secretsmanager.ISecret | undefined;
   /** Alarms and dashboard. */
@@ -185,6 +188,15 @@ export class WorkflowRuntime extends Construct {
     // start-run: starts runs for schedules and events.
     fns['start-run'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
     this.runStateMachine.grantStartExecution(fns['start-run']);
+
+    // Audit: the functions that anchor runs or change workflows sign the owner's chain heads; the api verifies.
+    const auditSigners = [fns.api, fns.deliver, fns['mark-failed']];
+    this.auditSigningKey = new AuditSigningKey(this, 'AuditSigningKey', {
+      signers: auditSigners.map((fn) => fn.role),
+      verifiers: [fns.api.role],
+      removalPolicy,
+    });
+    for (const fn of auditSigners) fn.addEnvironment(ENV.auditSigningKeyArn, this.auditSigningKey.keyArn);
 
     this.observability = new Observability(this, 'Observability', {
       stateMachine: this.runStateMachine.stateMachine,

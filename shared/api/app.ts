@@ -12,6 +12,7 @@ import type { ApiDeps, ApiEnv } from './deps.ts';
 import { errorBody, handleError } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
 import { approvalRoutes } from './routes/approvals.ts';
+import { auditRoutes } from './routes/audit.ts';
 import { eventRoutes } from './routes/events.ts';
 import { localEventRoutes } from './routes/local-events.ts';
 import { runRoutes } from './routes/runs.ts';
@@ -37,6 +38,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/v1', runRoutes(deps));
   app.route('/v1/approvals', approvalRoutes(deps));
   app.route('/v1/events', eventRoutes(deps));
+  app.route('/v1/audit', auditRoutes(deps));
   if (deps.local?.events) {
     app.use('/local/events', limit, authenticated);
     app.route('/local', localEventRoutes(deps));

@@ -1,5 +1,6 @@
 /** What the API app is built from (ports, injected) and what each request carries: the verified identity. */
 import type { Context } from 'hono';
+import type { AnchorVerifier } from '../audit/index.ts';
 import type { Clock, Ids } from '../core/ports.ts';
 import type { ExecutionsPort } from '../runs/index.ts';
 import type { DynamoStore } from '../store/index.ts';
@@ -26,6 +27,8 @@ export type ApiDeps = {
   triggerSync: TriggerSync;
   /** Where `POST /v1/events` puts owner-stamped events on AWS (the local stack delivers them itself). */
   eventBus?: EventBus;
+  /** Checks signed audit heads (`GET /v1/audit`): the local public key, or the KMS key's public key on AWS. */
+  auditVerifier?: AnchorVerifier;
   /** The local stack's extras: `POST /local/events`, and `POST /v1/events` delivered on the local bus. */
   local?: { events: true };
 };

@@ -9,7 +9,7 @@ export type Operation = {
   operationId: string;
   summary: string;
   description?: string;
-  tag: 'workflows' | 'runs' | 'approvals' | 'events' | 'local' | 'meta';
+  tag: 'workflows' | 'runs' | 'audit' | 'approvals' | 'events' | 'local' | 'meta';
   pathParams?: string[];
   query?: z.ZodObject;
   headers?: { name: string; schema: z.ZodType; description: string }[];
@@ -208,6 +208,18 @@ export const OPERATIONS: Operation[] = [
     summary: 'Cancel a run (a finished run is returned as it is).',
     responses: { '200': { description: 'The run.', schema: 'RunResponse' } },
     errors: { ...NOT_FOUND, '409': 'concurrent_update.' },
+  },
+  {
+    method: 'get',
+    path: '/v1/audit',
+    operationId: 'getOwnerAudit',
+    tag: 'audit',
+    summary: "The caller's workflow-change chain, anchor chain and signed heads, each verified.",
+    description:
+      'Changes carry their authenticated author. Signed heads are checked with the deployment public key ' +
+      '(KMS on AWS, the local key file locally); a rewritten table fails with head_mismatch. docs/security.md.',
+    responses: { '200': { description: 'The chains and their verification.', schema: 'OwnerAuditResponse' } },
+    errors: {},
   },
   {
     method: 'get',

@@ -37,6 +37,7 @@ const OUTPUT_COMPONENTS: Record<string, z.ZodType> = {
   AuditEntry: AuditEntrySchema,
   AuditVerification: s.AuditVerificationSchema,
   AuditResponse: s.AuditResponseSchema,
+  OwnerAuditResponse: s.OwnerAuditResponseSchema,
   Approval: s.PublicApprovalSchema,
   ApprovalPage: s.ApprovalPageSchema,
   PutEventsResponse: s.PutEventsResponseSchema,

@@ -3,7 +3,7 @@
  * document is generated from all of them (openapi.ts), so the two cannot drift.
  */
 import { z } from 'zod';
-import { AuditEntrySchema, OwnerAnchorSchema } from '../audit/index.ts';
+import { AuditEntrySchema, OwnerAnchorSchema, OwnerChangeSchema, SignedHeadSchema } from '../audit/index.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
 import { TranscriptMessageSchema } from '../schemas/message.ts';
 import { RunSchema, RunStatusSchema } from '../schemas/run.ts';
@@ -217,6 +217,28 @@ export const AuditResponseSchema = z.object({
   anchor: OwnerAnchorSchema.nullable(),
   /** The verified chain ends exactly at the anchored head. */
   anchored: z.boolean(),
+});
+/** A verification outcome of an owner-level chain (workflow changes or anchors). */
+export const OwnerChainVerificationSchema = AuditVerificationSchema;
+/** The verification of an owner's signed heads: signatures and agreement with the stored chains. */
+export const SignedHeadVerificationSchema = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    count: z.number().int(),
+    newest: SignedHeadSchema.nullable(),
+    unsigned: z.object({ anchors: z.number().int(), changes: z.number().int() }),
+  }),
+  z.object({ ok: z.literal(false), index: z.number().int(), reason: z.string(), message: z.string() }),
+]);
+/**
+ * `GET /v1/audit`: the caller's workflow-change chain, anchor chain and signed heads, as stored (entries are
+ * not schema-checked, so a broken one can be shown and named), each with its verification.
+ */
+export const OwnerAuditResponseSchema = z.object({
+  owner: z.string(),
+  changes: z.object({ entries: z.array(OwnerChangeSchema), verification: OwnerChainVerificationSchema }),
+  anchors: z.object({ entries: z.array(OwnerAnchorSchema), verification: OwnerChainVerificationSchema }),
+  signedHeads: z.object({ entries: z.array(SignedHeadSchema), verification: SignedHeadVerificationSchema }),
 });
 /** An approval as the API shows it: never with its Step Functions task token. */
 export const PublicApprovalSchema = ApprovalSchema.omit({ taskToken: true });

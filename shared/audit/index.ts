@@ -15,6 +15,21 @@ export { canonicalJson, sha256Hex } from './canonical.ts';
 export type { AuditEntry, AuditEntryType, UnsealedAuditEntry } from './entry.ts';
 export { AUDIT_ENTRY_TYPES, AuditActorSchema, AuditEntrySchema, HexHashSchema } from './entry.ts';
 export { AuditEntryError, CanonicalJsonError } from './errors.ts';
+export type {
+  OwnerChange,
+  OwnerChangeFailureReason,
+  OwnerChangeInput,
+  OwnerChangeType,
+  OwnerChangeVerification,
+} from './owner-changes.ts';
+export {
+  definitionHash,
+  OWNER_CHANGE_TYPES,
+  OwnerChangeSchema,
+  ownerChangeGenesisHash,
+  sealOwnerChange,
+  verifyOwnerChanges,
+} from './owner-changes.ts';
 export type { AuditEntryInput } from './seal.ts';
 export {
   AUDIT_ENTRY_DOMAIN,
@@ -24,5 +39,17 @@ export {
   computeAuditEntryHash,
   sealAuditEntry,
 } from './seal.ts';
+export type { AnchorSigner, AnchorVerifier, ChainPoint, SignedHead, SignedHeadBody } from './signed-head.ts';
+export {
+  ChainPointSchema,
+  SIGNED_HEAD_ALGORITHM,
+  SIGNED_HEAD_DOMAIN,
+  SignedHeadBodySchema,
+  SignedHeadSchema,
+  signedHeadMessage,
+  signHead,
+} from './signed-head.ts';
 export type { AuditChainFailureReason, AuditChainVerification, VerifyAuditChainOptions } from './verify.ts';
 export { verifyAuditChain } from './verify.ts';
+export type { SignedChains, SignedHeadFailureReason, SignedHeadVerification } from './verify-signed.ts';
+export { verifySignedHeads } from './verify-signed.ts';

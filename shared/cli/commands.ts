@@ -33,6 +33,9 @@ export async function findWorkflow(client: ApiClient, ref: string): Promise<Work
   throw new UsageError(`no workflow named '${ref}'`);
 }
 
+/** ` by <author>` for a version that records its author (versions saved before authors were recorded do not). */
+const byAuthor = (version: WorkflowVersion) => (version.author ? ` by ${version.author}` : '');
+
 /** `wf workflow apply -f FILE`: create it, or add a version when the definition changed. */
 export async function applyWorkflow(client: ApiClient, file: string, out: Output): Promise<number> {
   const text = readFileSync(file, 'utf8');
@@ -57,7 +60,9 @@ export async function applyWorkflow(client: ApiClient, file: string, out: Output
       { contentType },
     );
     out.data(body);
-    out.line(`created ${body.workflow.name} (${body.workflow.workflowId}), version 1`);
+    out.line(
+      `created ${body.workflow.name} (${body.workflow.workflowId}), version 1${byAuthor(body.version)}`,
+    );
     return 0;
   }
   const current = await client.get<{ version: WorkflowVersion }>(`/v1/workflows/${existing.workflowId}`);
@@ -75,7 +80,9 @@ export async function applyWorkflow(client: ApiClient, file: string, out: Output
     },
   );
   out.data(body);
-  out.line(`updated ${body.workflow.name} (${body.workflow.workflowId}) to version ${body.version.version}`);
+  out.line(
+    `updated ${body.workflow.name} (${body.workflow.workflowId}) to version ${body.version.version}${byAuthor(body.version)}`,
+  );
   return 0;
 }
 

@@ -1,5 +1,6 @@
 /** `wf`: the runtime's command line. Parses arguments, runs one command, maps errors to exit statuses. */
 import { parseArgs } from 'node:util';
+import { auditPublicKeyPath, verifyOwnerAudit } from './audit-owner.ts';
 import { ApiError } from './client.ts';
 import {
   applyWorkflow,
@@ -24,7 +25,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY]
   wf run show RUN
   wf run transcript RUN
-  wf audit verify RUN
+  wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
   wf approvals list [--status pending|approved|denied|expired]
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
 
@@ -49,6 +50,8 @@ const OPTIONS = {
   id: { type: 'string' },
   port: { type: 'string' },
   'data-dir': { type: 'string' },
+  owner: { type: 'boolean' },
+  'public-key': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -130,6 +133,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await showTranscript(client(), runId, out);
       }
       case 'audit verify': {
+        if (values.owner) {
+          if (arg) throw new UsageError('pass either RUN or --owner, not both');
+          const publicKeyPath = auditPublicKeyPath({
+            ...(values['public-key'] ? { publicKey: values['public-key'] } : {}),
+            ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+            ...(values.aws ? { aws: true } : {}),
+          });
+          return await verifyOwnerAudit(client(), publicKeyPath ? { publicKeyPath } : {}, out);
+        }
         const runId = need(arg, 'RUN');
         return await verifyAudit(client(), runId, out);
       }

@@ -23,6 +23,7 @@ import { synthesizeLocalDefinition } from '../../infra/local-definition.ts';
 import { apiKeyAuthenticator, createApiApp } from '../api/index.ts';
 import { parseKeyring } from '../approvals/index.ts';
 import { createApprovalApp, sfnTaskTokens } from '../approvals-http/index.ts';
+import { ensureLocalSigningKey, localKeySigner, localKeyVerifierFromFile } from '../audit-signing/index.ts';
 import type { TurnDeps } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { fileSecrets } from '../credentials/index.ts';
@@ -109,6 +110,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const clock = options.clock ?? systemClock;
   const files = localFiles(options.dataDir ?? '.local');
   const { apiKey, owner } = ensureLocalFiles(files);
+  // The audit signing key (created on first start, private key 0600): signs every owner's chain heads.
+  const auditKey = ensureLocalSigningKey(files.dir);
   const closers: (() => Promise<void> | void)[] = [];
   const stop = async () => {
     for (const close of closers.reverse()) await close();
@@ -120,10 +123,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dynamo = await startDynamoDbLocal(options.inMemory ? {} : { path: files.dynamodb });
       closers.push(() => dynamo?.stop());
     }
-    const store = new DynamoStore({
-      endpoint: options.dynamodbEndpoint ?? dynamo!.endpoint,
-      tableName: options.tableName ?? 'wf-local',
-    });
+    const store = new DynamoStore(
+      { endpoint: options.dynamodbEndpoint ?? dynamo!.endpoint, tableName: options.tableName ?? 'wf-local' },
+      { signer: localKeySigner(readFileSync(auditKey.privateKey, 'utf8')) },
+    );
     await ensureTable(store);
 
     // Claude, or the scripted server through the same SDK
@@ -245,6 +248,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ids: randomIds,
         authenticator,
         triggerSync: localTriggerSync(store),
+        auditVerifier: localKeyVerifierFromFile(auditKey.publicKey),
         local: { events: true },
       }),
     );

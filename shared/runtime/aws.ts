@@ -2,6 +2,7 @@
  * The AWS composition root: adapters built once per Lambda container from the environment the CDK sets
  * (infra/constructs/env-names.ts). Handlers call `awsRuntime()` and nothing else.
  */
+import { KMSClient } from '@aws-sdk/client-kms';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SNSClient } from '@aws-sdk/client-sns';
@@ -14,6 +15,8 @@ import {
   type RequestApprovalDeps,
   sfnTaskTokens,
 } from '../approvals-http/index.ts';
+import type { AnchorVerifier } from '../audit/index.ts';
+import { kmsAnchorSigner, kmsAnchorVerifier } from '../audit-signing/index.ts';
 import type { DeliverDeps } from '../core/deliver.ts';
 import type { TurnDeps } from '../core/engine.ts';
 import type { ModelPort } from '../core/ports.ts';
@@ -38,6 +41,7 @@ const EnvSchema = z.object({
   [ENV.alertTopicArn]: z.string().optional(),
   [ENV.signingSecretArn]: z.string().optional(),
   [ENV.approvalTopicArn]: z.string().optional(),
+  [ENV.auditSigningKeyArn]: z.string().optional(),
 });
 
 export type AwsRuntime = {
@@ -47,6 +51,8 @@ export type AwsRuntime = {
   deliver(): Promise<DeliverDeps>;
   approvalApp(): Promise<ApprovalAppDeps>;
   requestApproval(): Promise<RequestApprovalDeps>;
+  /** Checks signed audit heads with the KMS key's public key (undefined where the key is not configured). */
+  auditVerifier(): AnchorVerifier | undefined;
   env: z.infer<typeof EnvSchema>;
 };
 
@@ -64,7 +70,14 @@ const hostOf = (url: string | undefined): string[] => {
 export function awsRuntime(): AwsRuntime {
   if (runtime) return runtime;
   const env = EnvSchema.parse(process.env);
-  const store = new DynamoStore({ tableName: env[ENV.tableName] });
+  // Only the functions that sign have the key's ARN (and kms:Sign on it); elsewhere heads are not signed.
+  const auditKeyArn = env[ENV.auditSigningKeyArn];
+  const kms = auditKeyArn ? { client: new KMSClient({}), keyArn: auditKeyArn } : undefined;
+  const store = new DynamoStore(
+    { tableName: env[ENV.tableName] },
+    kms ? { signer: kmsAnchorSigner(kms) } : {},
+  );
+  const auditVerifier = kms ? kmsAnchorVerifier(kms) : undefined;
   const secretsClient = new SecretsManagerClient({});
   const secrets = secretsManagerSecrets({
     client: secretsClient,
@@ -114,6 +127,7 @@ export function awsRuntime(): AwsRuntime {
   runtime = {
     store,
     env,
+    auditVerifier: () => auditVerifier,
     async turn() {
       model ??= loadModel().catch((error: unknown) => {
         model = undefined;

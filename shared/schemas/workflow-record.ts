@@ -27,6 +27,11 @@ export const WorkflowVersionSchema = z.object({
   version: z.number().int().positive(),
   definition: WorkflowDefinitionSchema,
   createdAt: IsoTimeSchema,
+  /**
+   * Who saved this version: the authenticated principal (IAM principal ARN, JWT subject, local API key
+   * principal). Absent on versions saved before authors were recorded.
+   */
+  author: z.string().min(1).max(512).optional(),
 });
 export type WorkflowVersion = z.infer<typeof WorkflowVersionSchema>;
 
@@ -36,8 +41,10 @@ export function newWorkflowRecords(args: {
   workflowId: string;
   definition: WorkflowVersion['definition'];
   now: string;
+  /** The authenticated principal creating the workflow. */
+  author?: string;
 }): { head: WorkflowHead; version: WorkflowVersion } {
-  const { owner, workflowId, definition, now } = args;
+  const { owner, workflowId, definition, now, author } = args;
   return {
     head: {
       schemaVersion: 1,
@@ -50,6 +57,14 @@ export function newWorkflowRecords(args: {
       createdAt: now,
       updatedAt: now,
     },
-    version: { schemaVersion: 1, owner, workflowId, version: 1, definition, createdAt: now },
+    version: {
+      schemaVersion: 1,
+      owner,
+      workflowId,
+      version: 1,
+      definition,
+      createdAt: now,
+      ...(author === undefined ? {} : { author }),
+    },
   };
 }

@@ -5,7 +5,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { NotesPort } from '../actions/notes-port.ts';
-import { type AuditEntry, AuditEntrySchema } from '../audit/index.ts';
+import { type AnchorSigner, type AuditEntry, AuditEntrySchema } from '../audit/index.ts';
 import type { RunChange, RunStore } from '../core/store-port.ts';
 import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
 import { type TranscriptMessage, TranscriptMessageSchema } from '../schemas/message.ts';
@@ -16,8 +16,10 @@ import { getApproval, listApprovals } from './approvals.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import { commitRunChange } from './commit.ts';
 import { keys, prefixes } from './keys.ts';
+import { listOwnerChangeItems, UNATTRIBUTED } from './owner-changes.ts';
 import { queryPrefix } from './reads.ts';
 import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
+import { listSignedHeadItems, signOwnerHeads } from './signed-heads.ts';
 import {
   deleteTriggerIndex,
   listTriggerIndex,
@@ -38,11 +40,21 @@ import {
 const NoteSchema = z.object({ name: z.string(), lines: z.array(z.string()) });
 export type Note = z.infer<typeof NoteSchema>;
 
+/** Store options: with a `signer`, every anchor and workflow change is followed by a signed head. */
+export type DynamoStoreOptions = { signer?: AnchorSigner };
+
 export class DynamoStore implements RunStore, NotesPort {
   readonly ctx: StoreContext;
+  readonly #signer: AnchorSigner | undefined;
 
-  constructor(config: StoreConfig | StoreContext) {
+  constructor(config: StoreConfig | StoreContext, options: DynamoStoreOptions = {}) {
     this.ctx = 'doc' in config ? config : createStoreContext(config);
+    this.#signer = options.signer;
+  }
+
+  /** Signs the owner's current chain heads (no-op without a signer, or when these heads are signed). */
+  async signOwnerHeads(owner: string, at: string) {
+    return this.#signer ? signOwnerHeads(this.ctx, this.#signer, owner, at) : undefined;
   }
 
   // ---- RunStore (core port)
@@ -68,8 +80,10 @@ export class DynamoStore implements RunStore, NotesPort {
   getApproval(approvalId: string) {
     return getApproval(this.ctx, approvalId);
   }
-  anchorRunHead(run: Run, at: string) {
-    return anchorRunHead(this.ctx, run, at);
+  async anchorRunHead(run: Run, at: string) {
+    const anchor = await anchorRunHead(this.ctx, run, at);
+    await this.signOwnerHeads(run.owner, at);
+    return anchor;
   }
   listOwnerAnchorItems(owner: string) {
     return listOwnerAnchorItems(this.ctx, owner);
@@ -77,19 +91,36 @@ export class DynamoStore implements RunStore, NotesPort {
   getRunAnchor(owner: string, runId: string) {
     return getRunAnchor(this.ctx, owner, runId);
   }
+  /** The owner's workflow changes as stored, for the verifier. */
+  listOwnerChangeItems(owner: string) {
+    return listOwnerChangeItems(this.ctx, owner);
+  }
+  /** The owner's signed heads as stored, for the verifier. */
+  listSignedHeadItems(owner: string) {
+    return listSignedHeadItems(this.ctx, owner);
+  }
   commit(change: RunChange): Promise<Run> {
     return commitRunChange(this.ctx, change);
   }
 
-  // ---- workflows
-  createWorkflow(head: WorkflowHead, version: WorkflowVersion) {
-    return putNewWorkflow(this.ctx, head, version);
+  // ---- workflows (each change is audited in its own transaction; the author of a version is `version.author`)
+  async createWorkflow(head: WorkflowHead, version: WorkflowVersion) {
+    await putNewWorkflow(this.ctx, head, version);
+    await this.signOwnerHeads(head.owner, version.createdAt);
   }
-  addWorkflowVersion(previous: WorkflowHead, head: WorkflowHead, version: WorkflowVersion) {
-    return putNextVersion(this.ctx, previous, head, version);
+  async addWorkflowVersion(previous: WorkflowHead, head: WorkflowHead, version: WorkflowVersion) {
+    await putNextVersion(this.ctx, previous, head, version);
+    await this.signOwnerHeads(head.owner, version.createdAt);
   }
-  updateWorkflowHead(previous: WorkflowHead, head: WorkflowHead, releaseName = false) {
-    return putHead(this.ctx, previous, head, releaseName);
+  /** Enable, disable or delete (`releaseName`), audited with `author` (the authenticated principal). */
+  async updateWorkflowHead(
+    previous: WorkflowHead,
+    head: WorkflowHead,
+    releaseName = false,
+    author = UNATTRIBUTED,
+  ) {
+    await putHead(this.ctx, previous, head, releaseName, author);
+    await this.signOwnerHeads(head.owner, head.updatedAt);
   }
   listWorkflows(owner: string, page?: { limit?: number; nextToken?: string }) {
     return listWorkflowHeads(this.ctx, owner, page);

@@ -33,6 +33,16 @@ export const keys = {
     sk: `ANCHOR#${pad(seq, 9)}`,
   }),
   ownerAnchorHead: (owner: string): ItemKey => ({ pk: `OWNER#${owner}`, sk: 'ANCHORHEAD' }),
+  ownerChange: (owner: string, seq: number): ItemKey => ({
+    pk: `OWNER#${owner}`,
+    sk: `CHANGE#${pad(seq, 9)}`,
+  }),
+  ownerChangeHead: (owner: string): ItemKey => ({ pk: `OWNER#${owner}`, sk: 'CHANGEHEAD' }),
+  /** A signed head, keyed by the lengths of the two chains it covers (the same heads are signed once). */
+  signedHead: (owner: string, anchors: number, changes: number): ItemKey => ({
+    pk: `OWNER#${owner}`,
+    sk: `SIGNED#${pad(anchors, 9)}#${pad(changes, 9)}`,
+  }),
 } as const;
 
 export const prefixes = {
@@ -43,6 +53,8 @@ export const prefixes = {
   audit: 'AUD#',
   note: 'NOTE#',
   ownerAnchor: 'ANCHOR#',
+  ownerChange: 'CHANGE#',
+  signedHead: 'SIGNED#',
 } as const;
 
 /** GSI keys: runs and approvals by owner (gsi1), runs by workflow (gsi2). */

@@ -1,6 +1,5 @@
 /** Workflows: a head per workflow (live policy) and immutable numbered versions. */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type WorkflowHead,
   WorkflowHeadSchema,
@@ -11,6 +10,7 @@ import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
 import { AlreadyExistsError } from './errors.ts';
 import { keys, prefixes } from './keys.ts';
+import { headChange, type TransactItem, transactWithChange, versionChange } from './owner-changes.ts';
 import { decodeToken, encodeToken, getItem, type Page, queryPrefix } from './reads.ts';
 
 /** The head changed since it was read (a concurrent new version or toggle). */
@@ -21,91 +21,83 @@ export class WorkflowConflictError extends Error {
   }
 }
 
+/** Creates a workflow (head, version 1, name claim) and audits it, in one transaction. */
 export async function putNewWorkflow(
   ctx: StoreContext,
   head: WorkflowHead,
   version: WorkflowVersion,
 ): Promise<void> {
-  try {
-    await ctx.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: ctx.table,
-              Item: { ...keys.workflowHead(head.owner, head.workflowId), ...head },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: ctx.table,
-              Item: { ...keys.workflowVersion(head.owner, head.workflowId, version.version), ...version },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: ctx.table,
-              Item: { ...keys.workflowName(head.owner, head.name), workflowId: head.workflowId },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      throw new AlreadyExistsError(`a workflow named '${head.name}'`, { cause: error });
-    }
-    throw error;
-  }
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: ctx.table,
+        Item: { ...keys.workflowHead(head.owner, head.workflowId), ...head },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: ctx.table,
+        Item: { ...keys.workflowVersion(head.owner, head.workflowId, version.version), ...version },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: ctx.table,
+        Item: { ...keys.workflowName(head.owner, head.name), workflowId: head.workflowId },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+  await transactWithChange(ctx, items, versionChange(head, version, true), (error, busy) =>
+    busy
+      ? new WorkflowConflictError(head.workflowId, { cause: error })
+      : new AlreadyExistsError(`a workflow named '${head.name}'`, { cause: error }),
+  );
 }
 
-/** Appends version `previous.latestVersion + 1`, fenced on the head's current latest version. */
+/** Appends version `previous.latestVersion + 1`, fenced on the head's current latest version, and audits it. */
 export async function putNextVersion(
   ctx: StoreContext,
   previous: WorkflowHead,
   head: WorkflowHead,
   version: WorkflowVersion,
 ): Promise<void> {
-  try {
-    await ctx.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: ctx.table,
-              Item: { ...keys.workflowHead(head.owner, head.workflowId), ...head },
-              ConditionExpression: 'latestVersion = :latest AND deleted = :false',
-              ExpressionAttributeValues: { ':latest': previous.latestVersion, ':false': false },
-            },
-          },
-          {
-            Put: {
-              TableName: ctx.table,
-              Item: { ...keys.workflowVersion(head.owner, head.workflowId, version.version), ...version },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (error instanceof TransactionCanceledException)
-      throw new WorkflowConflictError(head.workflowId, { cause: error });
-    throw error;
-  }
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: ctx.table,
+        Item: { ...keys.workflowHead(head.owner, head.workflowId), ...head },
+        ConditionExpression: 'latestVersion = :latest AND deleted = :false',
+        ExpressionAttributeValues: { ':latest': previous.latestVersion, ':false': false },
+      },
+    },
+    {
+      Put: {
+        TableName: ctx.table,
+        Item: { ...keys.workflowVersion(head.owner, head.workflowId, version.version), ...version },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+  await transactWithChange(
+    ctx,
+    items,
+    versionChange(head, version, false),
+    (error) => new WorkflowConflictError(head.workflowId, { cause: error }),
+  );
 }
 
-/** Replaces the head (enable/disable/delete), fenced on what was read. */
+/** Replaces the head (enable/disable/delete), fenced on what was read, and audits it with its author. */
 export async function putHead(
   ctx: StoreContext,
   previous: WorkflowHead,
   head: WorkflowHead,
-  releaseName = false,
+  releaseName: boolean,
+  author: string,
 ): Promise<void> {
-  const headPut = {
+  const headPut: TransactItem = {
     Put: {
       TableName: ctx.table,
       Item: { ...keys.workflowHead(head.owner, head.workflowId), ...head },
@@ -113,19 +105,15 @@ export async function putHead(
       ExpressionAttributeValues: { ':updatedAt': previous.updatedAt, ':latest': previous.latestVersion },
     },
   };
-  try {
-    await ctx.doc.send(
-      new TransactWriteCommand({
-        TransactItems: releaseName
-          ? [headPut, { Delete: { TableName: ctx.table, Key: keys.workflowName(head.owner, head.name) } }]
-          : [headPut],
-      }),
-    );
-  } catch (error) {
-    if (error instanceof TransactionCanceledException)
-      throw new WorkflowConflictError(head.workflowId, { cause: error });
-    throw error;
-  }
+  const items: TransactItem[] = releaseName
+    ? [headPut, { Delete: { TableName: ctx.table, Key: keys.workflowName(head.owner, head.name) } }]
+    : [headPut];
+  await transactWithChange(
+    ctx,
+    items,
+    headChange(previous, head, author),
+    (error) => new WorkflowConflictError(head.workflowId, { cause: error }),
+  );
 }
 
 export const getWorkflowHead = (ctx: StoreContext, owner: string, workflowId: string) =>

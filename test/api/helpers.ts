@@ -2,9 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyAuthenticator, createApiApp } from '../../shared/api/index.ts';
+import type { AnchorSigner, AnchorVerifier } from '../../shared/audit/index.ts';
 import type { TurnPointer } from '../../shared/core/outcome.ts';
 import type { ExecutionsPort } from '../../shared/runs/index.ts';
-import type { DynamoStore } from '../../shared/store/index.ts';
+import { DynamoStore } from '../../shared/store/index.ts';
 import type { EventBus } from '../../shared/triggers-sync/event-bus.ts';
 import { localTriggerSync } from '../../shared/triggers-sync/local.ts';
 import type { TriggerSync, TriggerSyncRequest } from '../../shared/triggers-sync/port.ts';
@@ -83,8 +84,16 @@ export function clientFor(app: ReturnType<typeof createApiApp>, key: string | un
 }
 
 /** The app with two owners (alice, bob), recording ports and the local events route. */
-export function apiHarness(options: { local?: boolean; eventBus?: EventBus } = {}) {
-  const store = testStore();
+export function apiHarness(
+  options: {
+    local?: boolean;
+    eventBus?: EventBus;
+    audit?: { signer: AnchorSigner; verifier: AnchorVerifier };
+  } = {},
+) {
+  const store = options.audit
+    ? new DynamoStore(testStore().ctx, { signer: options.audit.signer })
+    : testStore();
   const clock = new FixedClock();
   const executions = new RecordingExecutions();
   const sync = new RecordingTriggerSync(localTriggerSync(store));
@@ -104,6 +113,7 @@ export function apiHarness(options: { local?: boolean; eventBus?: EventBus } = {
       }),
     ),
     triggerSync: sync,
+    ...(options.audit ? { auditVerifier: options.audit.verifier } : {}),
     ...(options.local === false ? {} : { local: { events: true as const } }),
     ...(options.eventBus ? { eventBus: options.eventBus } : {}),
   });

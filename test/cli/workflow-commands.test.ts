@@ -30,11 +30,11 @@ describe('wf workflow apply -f FILE', () => {
 
     // Assess
     expect(created).toMatchObject({ code: 0, stderr: '' });
-    expect(created.stdout).toMatch(/^created cli-notes \(wf_[0-9a-f]+\), version 1$/);
+    expect(created.stdout).toMatch(/^created cli-notes \(wf_[0-9a-f]+\), version 1 by local$/);
     expect(unchanged.code).toBe(0);
     expect(unchanged.stdout).toMatch(/^cli-notes \(wf_[0-9a-f]+\) is unchanged at version 1$/);
     expect(updated.code).toBe(0);
-    expect(updated.stdout).toMatch(/^updated cli-notes \(wf_[0-9a-f]+\) to version 2$/);
+    expect(updated.stdout).toMatch(/^updated cli-notes \(wf_[0-9a-f]+\) to version 2 by local$/);
   });
 
   it('prints one line per field error and exits 1 for an invalid file, sending nothing', async () => {

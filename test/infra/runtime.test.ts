@@ -32,8 +32,8 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.approvers,
   ],
   expire: COMMON,
-  deliver: [...COMMON, ENV.credentialSecretPrefix, ENV.approvalBaseUrl],
-  'mark-failed': COMMON,
+  deliver: [...COMMON, ENV.credentialSecretPrefix, ENV.approvalBaseUrl, ENV.auditSigningKeyArn],
+  'mark-failed': [...COMMON, ENV.auditSigningKeyArn],
   'approval-http': [...COMMON, ENV.signingSecretArn, ENV.approvalBaseUrl],
   api: [
     ...COMMON,
@@ -44,6 +44,7 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.scheduleGroupName,
     ENV.schedulerRoleArn,
     ENV.startRunFunctionArn,
+    ENV.auditSigningKeyArn,
   ],
   'start-run': [...COMMON, ENV.stateMachineArn],
 };

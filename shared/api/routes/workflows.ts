@@ -49,7 +49,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
   app.post('/', async (c) => {
-    const { owner } = c.get('identity');
+    const { owner, principal } = c.get('identity');
     const definition = validate(
       WorkflowDefinitionBodySchema,
       await readDefinitionBody(c),
@@ -58,7 +58,8 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
     checkStampedPattern(definition, owner);
     const now = isoNow(deps.clock);
     const workflowId = deps.ids.next('wf');
-    const { head, version } = newWorkflowRecords({ owner, workflowId, definition, now });
+    // Audited with its author in the same transaction (the owner's workflow-change chain).
+    const { head, version } = newWorkflowRecords({ owner, workflowId, definition, now, author: principal });
     await deps.store.createWorkflow(head, version);
     await syncTriggers(deps, head, version);
     return c.json({ workflow: head, version }, 201, { Location: `/v1/workflows/${workflowId}` });
@@ -88,7 +89,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
   });
 
   app.post('/:id/versions', async (c) => {
-    const { owner } = c.get('identity');
+    const { owner, principal } = c.get('identity');
     const definition = validate(
       WorkflowDefinitionBodySchema,
       await readDefinitionBody(c),
@@ -116,6 +117,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
       version: next.latestVersion,
       definition,
       createdAt: now,
+      author: principal,
     };
     // Fenced on the latest version that was read: a concurrent new version makes this one a 409.
     await deps.store.addWorkflowVersion(head, next, version);
@@ -125,9 +127,10 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
 
   const setEnabled = (enabled: boolean) =>
     app.post(`/:id/${enabled ? 'enable' : 'disable'}`, async (c) => {
-      const head = await loadHead(deps, c.get('identity').owner, c.req.param('id'));
+      const { owner, principal } = c.get('identity');
+      const head = await loadHead(deps, owner, c.req.param('id'));
       const next = head.enabled === enabled ? head : { ...head, enabled, updatedAt: isoNow(deps.clock) };
-      if (next !== head) await deps.store.updateWorkflowHead(head, next);
+      if (next !== head) await deps.store.updateWorkflowHead(head, next, false, principal);
       // Synced even when unchanged: enabling again repairs a schedule or rule that a failed sync left behind.
       await syncTriggers(deps, next, await loadVersion(deps, next, next.latestVersion));
       return c.json({ workflow: next });
@@ -136,11 +139,12 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
   setEnabled(false);
 
   app.delete('/:id', async (c) => {
-    const head = await loadHead(deps, c.get('identity').owner, c.req.param('id'));
+    const { owner, principal } = c.get('identity');
+    const head = await loadHead(deps, owner, c.req.param('id'));
     const version = await loadVersion(deps, head, head.latestVersion);
     const next: WorkflowHead = { ...head, enabled: false, deleted: true, updatedAt: isoNow(deps.clock) };
     // Releases the name, so a new workflow may take it; runs in flight stop at their next turn.
-    await deps.store.updateWorkflowHead(head, next, true);
+    await deps.store.updateWorkflowHead(head, next, true, principal);
     await syncTriggers(deps, next, version);
     return c.json({ workflow: next });
   });

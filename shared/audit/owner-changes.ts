@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { canonicalJson, sha256Hex } from './canonical.ts';
+import { HexHashSchema } from './entry.ts';
+import { AuditEntryError } from './errors.ts';
+
+/** Domain separator of workflow-change hashes (distinct from run entries and owner anchors). */
+export const OWNER_CHANGE_DOMAIN = 'wf-audit-owner-change/v1\n';
+/** Domain separator of a workflow-change chain's genesis hash. */
+export const OWNER_CHANGE_GENESIS_DOMAIN = 'wf-audit-owner-change/v1/genesis\n';
+/** Domain separator of a workflow definition's hash, as a change records it. */
+export const DEFINITION_HASH_DOMAIN = 'wf-definition/v1\n';
+
+/** Every kind of change to an owner's workflows (delegation grants join here when they exist). */
+export const OWNER_CHANGE_TYPES = {
+  workflow_created: 'A workflow was created with its version 1 (name, definition hash).',
+  workflow_version_added: 'A new version of a workflow was saved (version, definition hash).',
+  workflow_enabled: 'A workflow was enabled: its triggers fire and runs may start.',
+  workflow_disabled: 'A workflow was disabled: no new runs, runs in flight stop at their next turn.',
+  workflow_deleted: 'A workflow was deleted and its name released.',
+} as const;
+
+/** The name of a workflow-change kind. */
+export type OwnerChangeType = keyof typeof OWNER_CHANGE_TYPES;
+
+const changeTypes = Object.keys(OWNER_CHANGE_TYPES) as [OwnerChangeType, ...OwnerChangeType[]];
+
+/**
+ * One link of an owner's workflow-change chain. `author` is the authenticated principal that made the
+ * change (IAM principal ARN, JWT subject, or the local API key's principal), never a value from a body.
+ */
+export const OwnerChangeSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  owner: z.string().min(1),
+  seq: z.number().int().nonnegative(),
+  at: z.iso.datetime({ offset: true }),
+  type: z.enum(changeTypes),
+  author: z.string().min(1).max(512),
+  workflowId: z.string().min(1),
+  /** The version the change made or acted on (the new version, or the latest one). */
+  version: z.number().int().positive(),
+  data: z.record(z.string(), z.unknown()),
+  prevHash: HexHashSchema,
+  hash: HexHashSchema,
+});
+
+/** A sealed workflow change. */
+export type OwnerChange = z.infer<typeof OwnerChangeSchema>;
+/** What a caller supplies; the chain fields are derived. */
+export type OwnerChangeInput = Omit<OwnerChange, 'schemaVersion' | 'seq' | 'prevHash' | 'hash'>;
+
+/** The `prevHash` of a workflow-change chain's seq 0, bound to the owner. */
+export function ownerChangeGenesisHash(owner: string): string {
+  return sha256Hex(OWNER_CHANGE_GENESIS_DOMAIN, canonicalJson({ owner }));
+}
+
+/** The hash a change records for a definition: SHA-256(`wf-definition/v1\n` ‖ canonicalJSON(definition)). */
+export function definitionHash(definition: unknown): string {
+  return sha256Hex(DEFINITION_HASH_DOMAIN, canonicalJson(definition));
+}
+
+function changeHash(body: Omit<OwnerChange, 'hash'>): string {
+  return sha256Hex(OWNER_CHANGE_DOMAIN, body.prevHash, canonicalJson(body));
+}
+
+/** Seals a change after `head` (the owner's last change, or `undefined` for the first). */
+export function sealOwnerChange(head: OwnerChange | undefined, input: OwnerChangeInput): OwnerChange {
+  if (head !== undefined && head.owner !== input.owner) {
+    throw new AuditEntryError('cannot append to another owner chain', {
+      head: head.owner,
+      owner: input.owner,
+    });
+  }
+  const parsed = OwnerChangeSchema.omit({ hash: true }).safeParse({
+    ...input,
+    schemaVersion: 1,
+    seq: head === undefined ? 0 : head.seq + 1,
+    prevHash: head === undefined ? ownerChangeGenesisHash(input.owner) : head.hash,
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AuditEntryError(
+      `workflow change does not match the schema: ${issue?.path.join('.')}: ${issue?.message}`,
+      { issues: parsed.error.issues },
+    );
+  }
+  try {
+    return { ...parsed.data, hash: changeHash(parsed.data) };
+  } catch (cause) {
+    throw new AuditEntryError('workflow change data is not canonical-JSON serializable', {}, { cause });
+  }
+}
+
+/** Why a workflow-change chain failed verification. */
+export type OwnerChangeFailureReason =
+  | 'schema'
+  | 'wrong_owner'
+  | 'seq_gap'
+  | 'hash_mismatch'
+  | 'prev_hash_mismatch';
+
+/** The outcome of verifying a change chain; on failure, changes with `seq < firstBrokenSeq` verified. */
+export type OwnerChangeVerification =
+  | { ok: true; count: number; head: string }
+  | { ok: false; firstBrokenSeq: number; index: number; reason: OwnerChangeFailureReason; message: string };
+
+/** Verifies an owner's changes given in stored order (by seq) and names the first broken one. */
+export function verifyOwnerChanges(
+  changes: readonly unknown[],
+  options: { owner: string },
+): OwnerChangeVerification {
+  let prevHash = ownerChangeGenesisHash(options.owner);
+  for (const [index, raw] of changes.entries()) {
+    const fail = (reason: OwnerChangeFailureReason, message: string): OwnerChangeVerification => ({
+      ok: false,
+      firstBrokenSeq: index,
+      index,
+      reason,
+      message: `change ${index}: ${message}`,
+    });
+    const parsed = OwnerChangeSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return fail(
+        'schema',
+        `does not match the schema: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+      );
+    }
+    const { hash, ...body } = parsed.data;
+    if (body.owner !== options.owner) return fail('wrong_owner', `belongs to owner ${body.owner}`);
+    if (body.seq !== index) return fail('seq_gap', `change has seq ${body.seq}, expected ${index}`);
+    let computed: string;
+    try {
+      computed = changeHash(body);
+    } catch {
+      return fail('schema', 'data is not canonical-JSON serializable');
+    }
+    if (computed !== hash) return fail('hash_mismatch', 'content does not match its hash');
+    if (body.prevHash !== prevHash)
+      return fail('prev_hash_mismatch', 'prevHash does not link to the previous change');
+    prevHash = hash;
+  }
+  return { ok: true, count: changes.length, head: prevHash };
+}
