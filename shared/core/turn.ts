@@ -21,6 +21,7 @@ import { redactModelContent } from './redaction.ts';
 import { DayBudgetExceededError } from './store-errors.ts';
 import { answerToolUses } from './tool-calls.ts';
 import { systemPromptOf, textOf, toModelMessages, toolResultContent, toolUsesOf } from './transcript.ts';
+import { contentHashOf, OUTPUT_TOO_LARGE, oversizeReason } from './transcript-limits.ts';
 
 type TurnContext = {
   input: TurnPointer;
@@ -195,7 +196,14 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
   const response = await deps.model.call(request);
   const cost = costOf(response.usage, price);
   const said = await redactModelContent(response.content, Object.values(definition.credRefs), deps.secrets);
-  const content: ContentBlock[] = said.length > 0 ? said : [{ type: 'text', text: '(no content)' }];
+  // An answer too large to store is replaced by a note and ends the run (concludeAssistant), instead of
+  // a commit that DynamoDB refuses on every retry.
+  const tooLarge = oversizeReason(said);
+  const content: ContentBlock[] = tooLarge
+    ? [{ type: 'text', text: `(the model's response was not kept: ${tooLarge})` }]
+    : said.length > 0
+      ? said
+      : [{ type: 'text', text: '(no content)' }];
   const assistant: TranscriptMessage = {
     schemaVersion: 1,
     runId: h.run.runId,
@@ -203,7 +211,7 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
     turn: h.run.turn,
     role: 'assistant',
     content,
-    stopReason: response.stopReason,
+    stopReason: tooLarge ? OUTPUT_TOO_LARGE : response.stopReason,
     usage: response.usage,
     costUsd: cost,
     model: response.model,
@@ -246,6 +254,8 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
           stopReason: response.stopReason,
           usage: response.usage,
           costUsd: cost,
+          // Binds the assistant message as stored: `wf audit verify` recomputes it from the transcript.
+          contentHash: contentHashOf(content),
         },
       },
       {
@@ -269,6 +279,13 @@ async function concludeAssistant(
   const { input, definition } = ctx;
   const text = textOf(assistant);
   const uses = toolUsesOf(assistant);
+  if (assistant.stopReason === OUTPUT_TOO_LARGE) {
+    return finishRun(h, deps, input, {
+      status: 'failed',
+      stopReason: 'error',
+      error: { name: 'ModelOutputTooLargeError', message: text },
+    });
+  }
   if (assistant.stopReason === 'tool_use' && uses.length > 0) {
     const step = await answerToolUses(h, deps, { assistant, definition, grant: ctx.grant });
     if (step.awaiting.length > 0) return awaitApprovals(h, deps, input, step.awaiting);
