@@ -20,6 +20,9 @@ export const MAX_TOOL_USES_PER_MESSAGE = 128;
 /** A tool_use id or name longer than this is not a real call (the API's ids are ~30 bytes). */
 export const MAX_TOOL_USE_ID_BYTES = 256;
 
+/** The result text kept on the run item (which also holds the run input, up to 256 KB). */
+export const MAX_RESULT_TEXT_BYTES = 64 * 1024;
+
 /** The stop reason recorded instead of the model's when its answer was too large to keep. */
 export const OUTPUT_TOO_LARGE = 'output_too_large';
 
@@ -29,6 +32,10 @@ export const capToolResult = (content: string): string =>
 
 /** Cuts a refusal to `MAX_REFUSAL_BYTES`. */
 export const capRefusal = (content: string): string => capUtf8(content, MAX_REFUSAL_BYTES, ' [truncated]');
+
+/** Cuts a run's result text to `MAX_RESULT_TEXT_BYTES`; the whole answer stays in the transcript. */
+export const capResultText = (text: string): string =>
+  capUtf8(text, MAX_RESULT_TEXT_BYTES, '\n[truncated: the full answer is in the transcript]');
 
 /** Why a model answer cannot be stored as it is, or undefined when it can. */
 export function oversizeReason(content: ContentBlock[]): string | undefined {

@@ -15,7 +15,7 @@ import { RunNotFoundError, TurnFenceError, WorkflowVersionMissingError } from '.
 import { awaitApprovals, commitTurn, finishRun, secondsUntilExpiry } from './finish.ts';
 import { type EffectiveGrant, effectiveGrant } from './gate.ts';
 import type { TurnOutcome, TurnPointer } from './outcome.ts';
-import type { ContentBlock, ModelRequest } from './ports.ts';
+import type { ContentBlock, ModelRequest, ToolOutcome } from './ports.ts';
 import { costOf, priceFor, reservationFor, roundUsd } from './pricing.ts';
 import { redactModelContent } from './redaction.ts';
 import { DayBudgetExceededError } from './store-errors.ts';
@@ -347,10 +347,17 @@ async function endWithOpenCalls(
   why: string,
 ): Promise<TurnOutcome> {
   const last = ctx.messages.at(-1);
-  const closing =
+  // Calls that already ran keep their recorded result: the closing message must not say "not executed".
+  const settled =
     last?.role === 'assistant' && toolUsesOf(last).length > 0
-      ? closingMessage(h, deps, last, why)
+      ? new Map(
+          (await deps.store.listLedger(h.run.runId)).flatMap((row) =>
+            row.status !== 'pending' && row.outcome ? [[row.toolUseId, row.outcome] as const] : [],
+          ),
+        )
       : undefined;
+  const closing =
+    last?.role === 'assistant' && settled ? closingMessage(h, deps, last, why, settled) : undefined;
   return finishRun(h, deps, ctx.input, {
     status,
     stopReason,
@@ -364,9 +371,10 @@ function closingMessage(
   deps: TurnDeps,
   assistant: TranscriptMessage,
   why: string,
+  settled: ReadonlyMap<string, ToolOutcome> = new Map(),
 ): TranscriptMessage {
   const refusal = { content: `Not executed: ${why}.`, isError: true };
-  const outcomes = new Map(toolUsesOf(assistant).map((use) => [use.id, refusal]));
+  const outcomes = new Map(toolUsesOf(assistant).map((use) => [use.id, settled.get(use.id) ?? refusal]));
   return userMessage(
     h.run.runId,
     assistant.seq + 1,
