@@ -13,6 +13,8 @@ import { toolUsesOf } from './transcript.ts';
 export const MAX_TOOL_RESULT_BYTES = 50_000;
 /** A refusal (denial text with its reason) is cut to this many bytes. */
 export const MAX_REFUSAL_BYTES = 2_000;
+/** The arguments an approval item holds (exactly what will run), at most; larger calls are refused. */
+export const MAX_APPROVAL_ARGS_BYTES = 200_000;
 /** The stored assistant content of one model call, at most (it is split across items by the store). */
 export const MAX_ASSISTANT_CONTENT_BYTES = 2_500_000;
 /** tool_use blocks in one assistant message, at most: each gets a tool_result in the next message. */

@@ -4,11 +4,13 @@ import { z } from 'zod';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
 import { utf8Length } from '../../shared/core/byte-caps.ts';
+import { approvalIdFor } from '../../shared/core/identity.ts';
 import { DYNAMO_ITEM_LIMIT_BYTES, itemBytes } from '../../shared/core/item-size.ts';
 import type { ContentBlock } from '../../shared/core/ports.ts';
 import { transcriptProblems } from '../../shared/core/transcript.ts';
 import { verifyTranscriptBinding } from '../../shared/core/transcript-binding.ts';
 import {
+  MAX_APPROVAL_ARGS_BYTES,
   MAX_ASSISTANT_CONTENT_BYTES,
   MAX_RESULT_TEXT_BYTES,
   MAX_TOOL_RESULT_BYTES,
@@ -34,11 +36,21 @@ const hugeResult: Action = {
   }),
 };
 
+/** An action that takes any amount of text (the built-in notes cap theirs). */
+const bigInput: Action = {
+  name: 'notes_put',
+  description: 'takes a huge input',
+  input: z.object({ value: z.string() }).strict(),
+  idempotent: false,
+  irreversible: false,
+  run: async () => ({ content: 'stored', isError: false }),
+};
+
 function depsWith(model: ScriptedModel) {
   const deps = engineDeps(store, model);
+  const fakes: Record<string, Action> = { current_time: hugeResult, notes_put: bigInput };
   const actions: ActionCatalog = {
-    resolve: (name, definition) =>
-      name === 'current_time' ? hugeResult : deps.actions.resolve(name, definition),
+    resolve: (name, definition) => fakes[name] ?? deps.actions.resolve(name, definition),
   };
   return { ...deps, actions };
 }
@@ -134,6 +146,39 @@ describe('large transcripts on DynamoDB Local', () => {
     });
     const messages = await store.listMessages(run.runId);
     expect(messages[1]).toMatchObject({ role: 'assistant', stopReason: 'output_too_large' });
+    await expectVerifiable(run.runId, run.owner);
+  });
+});
+
+describe('approvals of large calls', () => {
+  it('refuses a gated call whose arguments are too large to hold for approval, and the run goes on', async () => {
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({
+        gates: { notes_put: 'needs_approval' },
+        approvals: { approvers: ['boss@example.com'], timeoutSeconds: 600 },
+      }),
+    );
+    const run = await seedRun(store, version);
+    const value = EURO.repeat(MAX_APPROVAL_ARGS_BYTES / 3 + 1);
+    const model = new ScriptedModel([
+      { content: [toolUse('g1', 'notes_put', { value })], stopReason: 'tool_use' },
+      { content: [text('Could not store it.')], stopReason: 'end_turn' },
+    ]);
+
+    const outcomes = await driveRun(depsWith(model), run.runId);
+
+    expect(outcomes.map((outcome) => outcome.next)).toEqual(['continue', 'done']);
+    expect(await store.getApproval(approvalIdFor(run.runId, 'g1'))).toBeUndefined();
+    const results = (await store.listMessages(run.runId))[2]?.content;
+    expect(results).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 'g1',
+        content: expect.stringContaining('too large to hold for approval'),
+        is_error: true,
+      },
+    ]);
     await expectVerifiable(run.runId, run.owner);
   });
 });
