@@ -109,7 +109,7 @@ describe('large transcripts on DynamoDB Local', () => {
     expect(items.filter((item) => String(item.sk).startsWith('MSG#000002')).length).toBeGreaterThan(1);
     for (const item of items) expect(itemBytes(item)).toBeLessThan(DYNAMO_ITEM_LIMIT_BYTES);
     await expectVerifiable(run.runId, run.owner);
-  });
+  }, 120_000); // 100 commits of 50 KB rows on a shared DynamoDB Local: slow, not timed
 
   it('stores a long model answer across items and reads it back exactly', async () => {
     const { version } = await seedWorkflow(store, minimalWorkflow());
