@@ -5,6 +5,7 @@ import type { RunStatus, StopReason } from '../schemas/run.ts';
 import { isoAt, type RunHandle, releaseReservation, type TurnDeps } from './engine.ts';
 import type { TurnOutcome, TurnPointer } from './outcome.ts';
 import type { AuditInput } from './store-port.ts';
+import { capResultText } from './transcript-limits.ts';
 
 const pointerOf = (h: RunHandle, input: TurnPointer): TurnPointer => ({
   runId: h.run.runId,
@@ -111,7 +112,8 @@ export async function finishRun(
       pendingApprovalIds: [],
       reservation: undefined,
       messageCount: run.messageCount + (ending.closing ? 1 : 0),
-      ...(ending.resultText !== undefined ? { result: { text: ending.resultText } } : {}),
+      // Capped: the run item is rewritten on every commit and must stay under 400 KB.
+      ...(ending.resultText !== undefined ? { result: { text: capResultText(ending.resultText) } } : {}),
       ...(ending.error ? { error: ending.error } : {}),
     }),
     audit: [

@@ -75,3 +75,22 @@ export class StoreThrottledError extends Error {
     this.name = 'StoreThrottledError';
   }
 }
+
+/** A transcript message cannot be stored: one of its blocks does not fit even in an empty item. */
+export class MessageTooLargeError extends Error {
+  constructor(runId: string, seq: number, detail: string) {
+    super(`transcript message ${seq} of run ${runId} cannot be stored: ${detail}`);
+    this.name = 'MessageTooLargeError';
+  }
+}
+
+/**
+ * A write would exceed a DynamoDB transaction limit (100 items, 4 MB) or the 400 KB item limit. Raised
+ * before sending, and never retryable: the same write would fail the same way every time.
+ */
+export class TransactionTooLargeError extends Error {
+  constructor(detail: string) {
+    super(`the write exceeds a DynamoDB limit: ${detail}`);
+    this.name = 'TransactionTooLargeError';
+  }
+}

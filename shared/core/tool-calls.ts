@@ -8,7 +8,6 @@
  *   → an approval record, and the turn waits.
  */
 
-import { sha256Hex } from '../audit/index.ts';
 import type { Approval } from '../schemas/approval.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
@@ -17,11 +16,10 @@ import type { Action } from './actions.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
 import { denialText, type EffectiveGrant, evaluateGate } from './gate.ts';
 import { approvalIdFor, argsHashOf, idempotencyKeyFor } from './identity.ts';
+import { valueBytes } from './item-size.ts';
 import type { ToolOutcome, ToolUseBlock } from './ports.ts';
 import { textOf, toolUsesOf } from './transcript.ts';
-
-/** Tool results longer than this are cut, so one response cannot blow the context or the item size. */
-export const MAX_TOOL_RESULT_CHARS = 50_000;
+import { capRefusal, capToolResult, contentHashOf, MAX_APPROVAL_ARGS_BYTES } from './transcript-limits.ts';
 
 export type ToolCallContext = {
   assistant: TranscriptMessage;
@@ -37,14 +35,6 @@ const NO_DECISION = 'no human decided before the approval timed out, so it count
 const UNKNOWN_OUTCOME =
   'Outcome unknown: the runtime stopped after dispatching this call and cannot prove whether it took effect. ' +
   'It was NOT repeated, because repeating it could duplicate a side effect. Check its effect before trying again.';
-
-function capped(outcome: ToolOutcome): ToolOutcome {
-  if (outcome.content.length <= MAX_TOOL_RESULT_CHARS) return outcome;
-  return {
-    ...outcome,
-    content: `${outcome.content.slice(0, MAX_TOOL_RESULT_CHARS)}\n[truncated: result exceeded ${MAX_TOOL_RESULT_CHARS} characters]`,
-  };
-}
 
 export async function answerToolUses(
   h: RunHandle,
@@ -85,6 +75,18 @@ export async function answerToolUses(
       outcomes.set(use.id, await refuse(h, deps, ctx, use, gate.reason));
     } else if (gate.decision === 'allow') {
       outcomes.set(use.id, await dispatch(h, deps, ctx, use, gate.action, gate.input, 'allow'));
+    } else if (valueBytes(gate.input) > MAX_APPROVAL_ARGS_BYTES) {
+      // The approval item holds the exact arguments and must stay under DynamoDB's 400 KB item limit.
+      outcomes.set(
+        use.id,
+        await refuse(
+          h,
+          deps,
+          ctx,
+          use,
+          `the arguments are over ${MAX_APPROVAL_ARGS_BYTES} bytes, too large to hold for approval`,
+        ),
+      );
     } else {
       awaiting.push(
         await requestApproval(h, deps, ctx, use, gate.input, gate.approvers, gate.timeoutSeconds),
@@ -114,7 +116,13 @@ async function resumePending(
       {
         type: 'settle',
         actor: 'system',
-        data: { toolUseId: use.id, tool: row.tool, status: 'failed', outcomeUnknown: true },
+        data: {
+          toolUseId: use.id,
+          tool: row.tool,
+          status: 'failed',
+          outcomeUnknown: true,
+          contentHash: contentHashOf(outcome.content),
+        },
       },
     ],
   });
@@ -254,7 +262,8 @@ async function runAndSettle(
       isError: true,
     };
   }
-  outcome = capped({ content: deps.secrets.redact(outcome.content), isError: outcome.isError });
+  // Cut by UTF-8 bytes, the unit DynamoDB counts: see transcript-limits.ts.
+  outcome = { content: capToolResult(deps.secrets.redact(outcome.content)), isError: outcome.isError };
   await h.commit({
     ledgerSettle: [
       { ...row, status: outcome.isError ? 'failed' : 'completed', outcome, settledAt: isoAt(deps.clock) },
@@ -267,7 +276,7 @@ async function runAndSettle(
           toolUseId: use.id,
           tool: action.name,
           status: outcome.isError ? 'failed' : 'completed',
-          resultHash: sha256Hex(outcome.content),
+          contentHash: contentHashOf(outcome.content),
           rerun,
         },
       },
@@ -284,7 +293,8 @@ async function refuse(
   reason: string,
   cause = 'gate',
 ): Promise<ToolOutcome> {
-  const outcome: ToolOutcome = { content: denialText(reason), isError: true };
+  const outcome: ToolOutcome = { content: capRefusal(denialText(reason)), isError: true };
+  const argsHash = argsHashOf(use.name, use.input);
   const now = isoAt(deps.clock);
   await h.commit({
     ledgerCreate: [
@@ -294,7 +304,7 @@ async function refuse(
         toolUseId: use.id,
         turn: ctx.assistant.turn,
         tool: use.name,
-        argsHash: argsHashOf(use.name, use.input),
+        argsHash,
         idempotent: false,
         idempotencyKey: idempotencyKeyFor(h.run.runId, ctx.assistant.turn, use.id),
         status: 'refused',
@@ -314,7 +324,18 @@ async function refuse(
             },
           ]
         : []),
-      { type: 'denial', actor: 'system', data: { toolUseId: use.id, tool: use.name, cause, reason } },
+      {
+        type: 'denial',
+        actor: 'system',
+        data: {
+          toolUseId: use.id,
+          tool: use.name,
+          cause,
+          reason: capRefusal(reason),
+          argsHash,
+          contentHash: contentHashOf(outcome.content),
+        },
+      },
     ],
   });
   return outcome;

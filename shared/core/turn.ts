@@ -15,12 +15,13 @@ import { RunNotFoundError, TurnFenceError, WorkflowVersionMissingError } from '.
 import { awaitApprovals, commitTurn, finishRun, secondsUntilExpiry } from './finish.ts';
 import { type EffectiveGrant, effectiveGrant } from './gate.ts';
 import type { TurnOutcome, TurnPointer } from './outcome.ts';
-import type { ContentBlock, ModelRequest } from './ports.ts';
+import type { ContentBlock, ModelRequest, ToolOutcome } from './ports.ts';
 import { costOf, priceFor, reservationFor, roundUsd } from './pricing.ts';
 import { redactModelContent } from './redaction.ts';
 import { DayBudgetExceededError } from './store-errors.ts';
 import { answerToolUses } from './tool-calls.ts';
 import { systemPromptOf, textOf, toModelMessages, toolResultContent, toolUsesOf } from './transcript.ts';
+import { contentHashOf, OUTPUT_TOO_LARGE, oversizeReason } from './transcript-limits.ts';
 
 type TurnContext = {
   input: TurnPointer;
@@ -195,7 +196,14 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
   const response = await deps.model.call(request);
   const cost = costOf(response.usage, price);
   const said = await redactModelContent(response.content, Object.values(definition.credRefs), deps.secrets);
-  const content: ContentBlock[] = said.length > 0 ? said : [{ type: 'text', text: '(no content)' }];
+  // An answer too large to store is replaced by a note and ends the run (concludeAssistant), instead of
+  // a commit that DynamoDB refuses on every retry.
+  const tooLarge = oversizeReason(said);
+  const content: ContentBlock[] = tooLarge
+    ? [{ type: 'text', text: `(the model's response was not kept: ${tooLarge})` }]
+    : said.length > 0
+      ? said
+      : [{ type: 'text', text: '(no content)' }];
   const assistant: TranscriptMessage = {
     schemaVersion: 1,
     runId: h.run.runId,
@@ -203,7 +211,7 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
     turn: h.run.turn,
     role: 'assistant',
     content,
-    stopReason: response.stopReason,
+    stopReason: tooLarge ? OUTPUT_TOO_LARGE : response.stopReason,
     usage: response.usage,
     costUsd: cost,
     model: response.model,
@@ -246,6 +254,8 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
           stopReason: response.stopReason,
           usage: response.usage,
           costUsd: cost,
+          // Binds the assistant message as stored: `wf audit verify` recomputes it from the transcript.
+          contentHash: contentHashOf(content),
         },
       },
       {
@@ -269,6 +279,13 @@ async function concludeAssistant(
   const { input, definition } = ctx;
   const text = textOf(assistant);
   const uses = toolUsesOf(assistant);
+  if (assistant.stopReason === OUTPUT_TOO_LARGE) {
+    return finishRun(h, deps, input, {
+      status: 'failed',
+      stopReason: 'error',
+      error: { name: 'ModelOutputTooLargeError', message: text },
+    });
+  }
   if (assistant.stopReason === 'tool_use' && uses.length > 0) {
     const step = await answerToolUses(h, deps, { assistant, definition, grant: ctx.grant });
     if (step.awaiting.length > 0) return awaitApprovals(h, deps, input, step.awaiting);
@@ -330,10 +347,17 @@ async function endWithOpenCalls(
   why: string,
 ): Promise<TurnOutcome> {
   const last = ctx.messages.at(-1);
-  const closing =
+  // Calls that already ran keep their recorded result: the closing message must not say "not executed".
+  const settled =
     last?.role === 'assistant' && toolUsesOf(last).length > 0
-      ? closingMessage(h, deps, last, why)
+      ? new Map(
+          (await deps.store.listLedger(h.run.runId)).flatMap((row) =>
+            row.status !== 'pending' && row.outcome ? [[row.toolUseId, row.outcome] as const] : [],
+          ),
+        )
       : undefined;
+  const closing =
+    last?.role === 'assistant' && settled ? closingMessage(h, deps, last, why, settled) : undefined;
   return finishRun(h, deps, ctx.input, {
     status,
     stopReason,
@@ -347,9 +371,10 @@ function closingMessage(
   deps: TurnDeps,
   assistant: TranscriptMessage,
   why: string,
+  settled: ReadonlyMap<string, ToolOutcome> = new Map(),
 ): TranscriptMessage {
   const refusal = { content: `Not executed: ${why}.`, isError: true };
-  const outcomes = new Map(toolUsesOf(assistant).map((use) => [use.id, refusal]));
+  const outcomes = new Map(toolUsesOf(assistant).map((use) => [use.id, settled.get(use.id) ?? refusal]));
   return userMessage(
     h.run.runId,
     assistant.seq + 1,

@@ -17,7 +17,9 @@ import {
   StoreThrottledError,
 } from './errors.ts';
 import { indexKeys, keys } from './keys.ts';
+import { messageItems } from './message-items.ts';
 import { sealAuditInputs } from './seal.ts';
+import { assertTransactionFits } from './transaction-limits.ts';
 
 type TransactItem = NonNullable<
   ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
@@ -64,11 +66,9 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
   for (const entry of sealed) {
     putNew({ ...keys.audit(run.runId, entry.seq), ...entry }, () => new RunConflictError(run.runId, run.rev));
   }
+  // A large message spans several items (message-items.ts); all of them land in this transaction.
   for (const message of change.messages ?? []) {
-    putNew(
-      { ...keys.message(run.runId, message.seq), ...message },
-      () => new RunConflictError(run.runId, run.rev),
-    );
+    for (const item of messageItems(message)) putNew(item, () => new RunConflictError(run.runId, run.rev));
   }
   for (const row of change.ledgerCreate ?? []) {
     putNew(
@@ -142,8 +142,10 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
     });
     if (guarded && deltaUsd > limitUsd) throw new DayBudgetExceededError(workflowId, day);
   }
+  const transact = items.map((labeled) => labeled.item);
+  assertTransactionFits(transact);
   try {
-    await ctx.doc.send(new TransactWriteCommand({ TransactItems: items.map((labeled) => labeled.item) }));
+    await ctx.doc.send(new TransactWriteCommand({ TransactItems: transact }));
   } catch (error) {
     if (error instanceof TransactionCanceledException) {
       const reasons = error.CancellationReasons ?? [];

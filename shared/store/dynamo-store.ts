@@ -8,7 +8,7 @@ import type { NotesPort } from '../actions/notes-port.ts';
 import { type AnchorSigner, type AuditEntry, AuditEntrySchema } from '../audit/index.ts';
 import type { RunChange, RunStore } from '../core/store-port.ts';
 import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
-import { type TranscriptMessage, TranscriptMessageSchema } from '../schemas/message.ts';
+import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
 import { anchorRunHead, getRunAnchor, listOwnerAnchorItems } from './anchors.ts';
@@ -16,8 +16,9 @@ import { getApproval, listApprovals } from './approvals.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import { commitRunChange } from './commit.ts';
 import { keys, prefixes } from './keys.ts';
+import { assembleMessages } from './message-assembly.ts';
 import { listOwnerChangeItems, UNATTRIBUTED } from './owner-changes.ts';
-import { queryPrefix } from './reads.ts';
+import { queryPrefix, queryPrefixItems } from './reads.ts';
 import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
 import { listSignedHeadItems, signOwnerHeads } from './signed-heads.ts';
 import {
@@ -72,7 +73,7 @@ export class DynamoStore implements RunStore, NotesPort {
     return getWorkflowVersion(this.ctx, owner, workflowId, version);
   }
   listMessages(runId: string): Promise<TranscriptMessage[]> {
-    return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.message, TranscriptMessageSchema);
+    return queryPrefixItems(this.ctx, keys.run(runId).pk, prefixes.message).then(assembleMessages);
   }
   listLedger(runId: string): Promise<LedgerRow[]> {
     return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.ledger, LedgerRowSchema);

@@ -16,6 +16,11 @@ export const keys = {
   workflowName: (owner: string, name: string): ItemKey => ({ pk: `OWNER#${owner}`, sk: `WFNAME#${name}` }),
   run: (runId: string): ItemKey => ({ pk: `RUN#${runId}`, sk: 'RUN' }),
   message: (runId: string, seq: number): ItemKey => ({ pk: `RUN#${runId}`, sk: `MSG#${pad(seq, 6)}` }),
+  /** Continuation item `part` (1…) of a message too large for one item; sorts right after its head. */
+  messagePart: (runId: string, seq: number, part: number): ItemKey => ({
+    pk: `RUN#${runId}`,
+    sk: `MSG#${pad(seq, 6)}#${pad(part, 4)}`,
+  }),
   ledger: (runId: string, toolUseId: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `TOOL#${toolUseId}` }),
   audit: (runId: string, seq: number): ItemKey => ({ pk: `RUN#${runId}`, sk: `AUD#${pad(seq, 9)}` }),
   note: (runId: string, name: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `NOTE#${name}` }),

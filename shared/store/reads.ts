@@ -24,7 +24,16 @@ export async function queryPrefix<S extends z.ZodType>(
   prefix: string,
   schema: S,
 ): Promise<z.output<S>[]> {
-  const items: z.output<S>[] = [];
+  return (await queryPrefixItems(ctx, pk, prefix)).map((item) => decodeItem(schema, item));
+}
+
+/** The raw items (keys included) of a partition whose sort key starts with `prefix`, in key order. */
+export async function queryPrefixItems(
+  ctx: StoreContext,
+  pk: string,
+  prefix: string,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const response = await ctx.doc.send(
@@ -36,7 +45,7 @@ export async function queryPrefix<S extends z.ZodType>(
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const item of response.Items ?? []) items.push(decodeItem(schema, item));
+    items.push(...(response.Items ?? []));
     startKey = response.LastEvaluatedKey;
   } while (startKey);
   return items;

@@ -9,8 +9,10 @@ import { TABLE_KEYS } from '../store/table.ts';
 import type { StoreContext } from './client.ts';
 import { runItem } from './commit.ts';
 import { keys } from './keys.ts';
+import { messageItems } from './message-items.ts';
 import { getItem, type Page, queryIndexPage } from './reads.ts';
 import { sealAuditInputs } from './seal.ts';
+import { assertTransactionFits } from './transaction-limits.ts';
 
 /** The same idempotency key was used for a different request. */
 export class IdempotencyConflictError extends Error {
@@ -51,13 +53,9 @@ export async function createRun(
   const T = ctx.table;
   const transact = [
     { Put: { TableName: T, Item: runItem(stored), ConditionExpression: 'attribute_not_exists(pk)' } },
-    {
-      Put: {
-        TableName: T,
-        Item: { ...keys.message(run.runId, created.firstMessage.seq), ...created.firstMessage },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
+    ...messageItems(created.firstMessage).map((item) => ({
+      Put: { TableName: T, Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
+    })),
     ...entries.map((entry) => ({
       Put: {
         TableName: T,
@@ -82,6 +80,7 @@ export async function createRun(
         ]
       : []),
   ];
+  assertTransactionFits(transact);
   for (let attempt = 1; ; attempt++) {
     try {
       await ctx.doc.send(new TransactWriteCommand({ TransactItems: transact }));

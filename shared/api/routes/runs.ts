@@ -1,6 +1,8 @@
 /** Run routes: start on demand (idempotent by Idempotency-Key), get, list, transcript, audit, cancel. */
 import { Hono } from 'hono';
-import { verifyAuditChain } from '../../audit/index.ts';
+import { AuditEntrySchema, verifyAuditChain } from '../../audit/index.ts';
+import { ItemCorruptError } from '../../core/store-errors.ts';
+import { type TranscriptBindingFailure, verifyTranscriptBinding } from '../../core/transcript-binding.ts';
 import { cancelRun, idempotencyFor, startRun } from '../../runs/index.ts';
 import type { Run, TriggerProvenance } from '../../schemas/run.ts';
 import { WorkflowIdSchema } from '../../schemas/workflow-record.ts';
@@ -18,6 +20,25 @@ async function loadRun(deps: ApiDeps, owner: string, runId: string): Promise<Run
   const run = await deps.store.getRun(runId);
   if (!run || run.owner !== owner) throw notFound('run');
   return run;
+}
+
+/** The chain's verification, or the first entry whose transcript binding fails (see transcript-binding.ts). */
+async function bindTranscript<T extends { ok: true }>(
+  deps: ApiDeps,
+  runId: string,
+  entries: unknown[],
+  chain: T,
+): Promise<T | TranscriptBindingFailure> {
+  try {
+    const binding = verifyTranscriptBinding(
+      entries.map((entry) => AuditEntrySchema.parse(entry)),
+      await deps.store.listMessages(runId),
+    );
+    return binding.ok ? chain : binding;
+  } catch (error) {
+    if (!(error instanceof ItemCorruptError)) throw error;
+    return { ok: false, firstBrokenSeq: 0, reason: 'transcript_mismatch', message: error.message };
+  }
 }
 
 export function runRoutes(deps: ApiDeps): Hono<ApiEnv> {
@@ -84,11 +105,13 @@ export function runRoutes(deps: ApiDeps): Hono<ApiEnv> {
       run = await loadRun(deps, c.get('identity').owner, run.runId);
       entries = await deps.store.listAuditItems(run.runId);
     }
-    const verification = verifyAuditChain(entries, {
+    const chain = verifyAuditChain(entries, {
       owner: run.owner,
       runId: run.runId,
       ...(run.audit.seq > 0 ? { expectedHead: { seq: run.audit.seq - 1, hash: run.audit.head } } : {}),
     });
+    // The chain holds hashes of the transcript as stored: an edited message breaks the entry that bound it.
+    const verification = chain.ok ? await bindTranscript(deps, run.runId, entries, chain) : chain;
     const anchor = await deps.store.getRunAnchor(run.owner, run.runId);
     const anchored = verification.ok && anchor !== undefined && anchor.runHead === verification.head;
     return c.json({ runId: run.runId, entries, verification, anchor: anchor ?? null, anchored });

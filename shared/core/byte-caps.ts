@@ -1,0 +1,56 @@
+/**
+ * UTF-8 byte arithmetic for caps: DynamoDB measures strings in UTF-8 bytes, not UTF-16 code units, so a
+ * result capped in characters can be three times larger than it looks ('€' is 1 character, 3 bytes).
+ * Pure: no Buffer, no allocation of the encoded form.
+ */
+
+const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/** Bytes of one code point starting at `index` and how many UTF-16 units it spans. */
+function codePointAt(text: string, index: number): { bytes: number; units: number } {
+  const code = text.charCodeAt(index);
+  if (code < 0x80) return { bytes: 1, units: 1 };
+  if (code < 0x800) return { bytes: 2, units: 1 };
+  if (isHigh(code) && index + 1 < text.length && isLow(text.charCodeAt(index + 1)))
+    return { bytes: 4, units: 2 };
+  // Other BMP characters, and lone surrogates (encoded as U+FFFD, also 3 bytes).
+  return { bytes: 3, units: 1 };
+}
+
+/** The UTF-8 length of a string in bytes. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; ) {
+    const point = codePointAt(text, index);
+    bytes += point.bytes;
+    index += point.units;
+  }
+  return bytes;
+}
+
+/**
+ * The number of UTF-16 units of the longest prefix of `text` whose UTF-8 form is at most `maxBytes`,
+ * never ending between the two halves of a surrogate pair.
+ */
+export function utf8PrefixUnits(text: string, maxBytes: number): number {
+  let bytes = 0;
+  let index = 0;
+  while (index < text.length) {
+    const point = codePointAt(text, index);
+    if (bytes + point.bytes > maxBytes) break;
+    bytes += point.bytes;
+    index += point.units;
+  }
+  return index;
+}
+
+/**
+ * `text` if it fits in `maxBytes` UTF-8 bytes; otherwise its longest whole-character prefix followed by
+ * `marker`, the two together at most `maxBytes`.
+ */
+export function capUtf8(text: string, maxBytes: number, marker: string): string {
+  if (utf8Length(text) <= maxBytes) return text;
+  const room = Math.max(0, maxBytes - utf8Length(marker));
+  return `${text.slice(0, utf8PrefixUnits(text, room))}${marker}`;
+}
