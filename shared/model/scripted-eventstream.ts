@@ -29,16 +29,19 @@ export function chunkMessage(event: unknown): Uint8Array {
   });
 }
 
-/** Decodes a whole event-stream body back into messages (tests, and the server's own checks). */
+/** Decodes a whole event-stream body back into its messages (tests). */
 export function decodeEventStream(body: Uint8Array): { headers: Record<string, unknown>; body: string }[] {
-  const decoder = new EventStreamCodec(
-    (bytes) => new TextDecoder().decode(bytes),
-    (text) => new TextEncoder().encode(text),
-  );
-  decoder.feed(body);
-  decoder.endOfStream();
-  return decoder.getAvailableMessages().getMessages().map((message) => ({
-    headers: Object.fromEntries(Object.entries(message.headers).map(([name, header]) => [name, header.value])),
-    body: new TextDecoder().decode(message.body),
-  }));
+  const messages: { headers: Record<string, unknown>; body: string }[] = [];
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  // Each message starts with its total length (big-endian uint32), which the codec then checks with its CRCs.
+  for (let offset = 0; offset < body.byteLength; ) {
+    const length = view.getUint32(offset);
+    const message = codec.decode(body.subarray(offset, offset + length));
+    messages.push({
+      headers: Object.fromEntries(Object.entries(message.headers).map(([name, header]) => [name, header.value])),
+      body: new TextDecoder().decode(message.body),
+    });
+    offset += length;
+  }
+  return messages;
 }
