@@ -29,8 +29,8 @@ export function checkBedrockModelId(model: string): void {
   if (isBedrockModelId(model) || model.startsWith('arn:')) return;
   throw new ModelConfigError(
     `model '${model}' is not a Bedrock model id; with provider bedrock give a Bedrock model id or inference ` +
-      `profile id, e.g. anthropic.claude-sonnet-4-5-20250929-v1:0 or us.anthropic.claude-sonnet-4-5-20250929-v1:0 ` +
-      '(docs/deploy.md, "Bedrock model access")',
+      `profile id, e.g. anthropic.claude-sonnet-4-5-20250929-v1:0 or us.anthropic.claude-sonnet-4-5-20250929-v1:0; ` +
+      'roles (fast, balanced, deep) name Anthropic API ids, so name the model by id (docs/deploy.md, "Bedrock model access")',
   );
 }
 

@@ -34,7 +34,10 @@ const SIGV4_BEDROCK = /^AWS4-HMAC-SHA256 Credential=[^/,]+\/\d{8}\/[a-z0-9-]+\/b
  * What Bedrock would refuse in a request: no SigV4 signature for the `bedrock` service, a missing or other
  * `anthropic_version`, or the Messages API's `model`/`stream` keys, which Bedrock takes from the path.
  */
-export function bedrockRequestProblems(headers: IncomingHttpHeaders, body: Record<string, unknown>): string[] {
+export function bedrockRequestProblems(
+  headers: IncomingHttpHeaders,
+  body: Record<string, unknown>,
+): string[] {
   const problems: string[] = [];
   if (!SIGV4_BEDROCK.test(headers.authorization ?? '')) {
     problems.push('the request is not SigV4-signed for the bedrock service');
@@ -45,7 +48,8 @@ export function bedrockRequestProblems(headers: IncomingHttpHeaders, body: Recor
     );
   }
   for (const key of ['model', 'stream']) {
-    if (key in body) problems.push(`extraneous key [${key}] is not permitted (Bedrock takes it from the path)`);
+    if (key in body)
+      problems.push(`extraneous key [${key}] is not permitted (Bedrock takes it from the path)`);
   }
   return problems;
 }

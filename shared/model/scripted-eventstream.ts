@@ -38,7 +38,9 @@ export function decodeEventStream(body: Uint8Array): { headers: Record<string, u
     const length = view.getUint32(offset);
     const message = codec.decode(body.subarray(offset, offset + length));
     messages.push({
-      headers: Object.fromEntries(Object.entries(message.headers).map(([name, header]) => [name, header.value])),
+      headers: Object.fromEntries(
+        Object.entries(message.headers).map(([name, header]) => [name, header.value]),
+      ),
       body: new TextDecoder().decode(message.body),
     });
     offset += length;

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type StreamEvent, sse } from './scripted-wire.ts';
 
-const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key']);
+const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-amz-security-token']);
 
 export async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];

@@ -9,9 +9,14 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  type BedrockRoute,
+  bedrockRequestProblems,
+  bedrockRoute,
+  messagesRequestOf,
+} from './scripted-bedrock.ts';
 import { checkExpectations, systemText, turnIndexOf, type WireRequest } from './scripted-expect.ts';
 import { loadFixtures, type ParsedFixture, type ScriptedFixture } from './scripted-fixture.ts';
-import { type BedrockRoute, bedrockRequestProblems, bedrockRoute, messagesRequestOf } from './scripted-bedrock.ts';
 import { readBody, recordedHeaders, sendJson } from './scripted-http.ts';
 import { bedrockReplies, messagesReplies, type Replies } from './scripted-replies.ts';
 import {
@@ -149,10 +154,17 @@ export async function startScriptedModelServer(
   }
 
   /** A Bedrock request as the Messages API would carry it, once it is one Bedrock would accept. */
-  function bedrockWire(req: IncomingMessage, route: BedrockRoute, body: Record<string, unknown>): WireRequest {
+  function bedrockWire(
+    req: IncomingMessage,
+    route: BedrockRoute,
+    body: Record<string, unknown>,
+  ): WireRequest {
     const problems = bedrockRequestProblems(req.headers, body);
     if (problems.length > 0)
-      throw new Failure('request', `scripted-model: Bedrock would refuse this request: ${problems.join('; ')}`);
+      throw new Failure(
+        'request',
+        `scripted-model: Bedrock would refuse this request: ${problems.join('; ')}`,
+      );
     return messagesRequestOf(route, body);
   }
 
