@@ -219,6 +219,10 @@ export class WorkflowRuntime extends Construct {
   ): secretsmanager.Secret | secretsmanager.ISecret | undefined {
     if (this.modelProvider === 'bedrock') {
       const stack = Stack.of(this);
+      // An inference profile needs InvokeModel* on the profile ARN (in this account) AND on the foundation
+      // model in every destination region; the region wildcard also matches the empty region of global
+      // profiles' model ARNs (https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-prereq.html,
+      // https://docs.aws.amazon.com/bedrock/latest/userguide/global-cross-region-inference.html).
       const resources = props.bedrockModelArns ?? [
         `arn:${stack.partition}:bedrock:*::foundation-model/anthropic.*`,
         `arn:${stack.partition}:bedrock:*:${stack.account}:inference-profile/*.anthropic.*`,

@@ -4,6 +4,7 @@
  */
 
 import { UnknownModelPriceError } from './errors.ts';
+import { bareModelId } from './model-id.ts';
 import type { ModelRequest, Usage } from './ports.ts';
 
 export type ModelPrice = { input: number; output: number; cacheWrite: number; cacheRead: number };
@@ -34,14 +35,15 @@ export const DEFAULT_PRICES: PriceTable = {
   'claude-3-5-haiku': { input: 0.8, output: 4, cacheWrite: 1, cacheRead: 0.08 },
 };
 
-/** The price of a model id: exact key, else the longest key the id starts with (dated ids, Bedrock ids). */
+/**
+ * The price of a model id: the key of its bare name (see `bareModelId`), so an Anthropic API id, a dated
+ * snapshot, a Bedrock model id and a Bedrock inference profile of one model all cost the same. A name the
+ * table does not hold is an `UnknownModelPriceError`: a budget that cannot be priced is not enforced.
+ */
 export function priceFor(model: string, prices: PriceTable): ModelPrice {
-  const bare = model.replace(/^(?:[a-z]{2}\.)?anthropic\./, '');
-  if (prices[bare]) return prices[bare];
-  const key = Object.keys(prices)
-    .filter((candidate) => bare.startsWith(candidate))
-    .sort((a, b) => b.length - a.length)[0];
-  if (!key) throw new UnknownModelPriceError(model);
+  // Own keys only: an id such as `constructor` must not find Object.prototype's members.
+  const key = [model, bareModelId(model).replace(/-latest$/, '')].find((name) => Object.hasOwn(prices, name));
+  if (key === undefined) throw new UnknownModelPriceError(model);
   return prices[key]!;
 }
 

@@ -1,5 +1,12 @@
 export { type AnthropicModelOptions, createAnthropicModel, DEFAULT_MODEL_TIMEOUT_MS } from './anthropic.ts';
 export { fromMessage, toCreateParams } from './anthropic-mapping.ts';
+export {
+  BEDROCK_ANTHROPIC_VERSION,
+  type BedrockModelOptions,
+  checkBedrockModelId,
+  createBedrockModel,
+  type StaticAwsCredentials,
+} from './bedrock.ts';
 export * from './errors.ts';
 export {
   DEFAULT_MODEL_CONFIG,

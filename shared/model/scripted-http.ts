@@ -2,8 +2,9 @@
  * Small `node:http` helpers of the scripted server: body reading, header recording, JSON and SSE replies.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type StreamEvent, sse } from './scripted-wire.ts';
 
-const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key']);
+const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-amz-security-token']);
 
 export async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -11,12 +12,24 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Request headers as recorded: lower-cased names, credentials replaced by `[redacted]`. */
+// A SigV4 authorization header: the credential scope (date/region/service) is kept, key id and signature are not.
+const SIGV4 = /^AWS4-HMAC-SHA256 Credential=[^/,]+\/(\d{8}\/[a-z0-9-]+\/[a-z0-9-]+\/aws4_request),/;
+
+function redacted(name: string, value: string): string {
+  if (!CREDENTIAL_HEADERS.has(name)) return value;
+  const scope = name === 'authorization' ? SIGV4.exec(value)?.[1] : undefined;
+  return scope ? `AWS4-HMAC-SHA256 Credential=[redacted]/${scope}, Signature=[redacted]` : '[redacted]';
+}
+
+/**
+ * Request headers as recorded: lower-cased names, credentials replaced by `[redacted]` (of a SigV4
+ * signature, only the credential scope is kept, so tests can see the region and service signed for).
+ */
 export function recordedHeaders(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
-    headers[name] = CREDENTIAL_HEADERS.has(name) ? '[redacted]' : String(value);
+    headers[name] = redacted(name, String(value));
   }
   return headers;
 }
@@ -26,12 +39,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, req
   res.end(JSON.stringify(body));
 }
 
-/** Sends SSE frames as one 200 `text/event-stream` response. */
-export function sendEvents(res: ServerResponse, frames: string[], requestId: string): void {
+/** Sends stream events as SSE frames of one 200 `text/event-stream` response. */
+export function sendEvents(res: ServerResponse, events: StreamEvent[], requestId: string): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
     'request-id': requestId,
   });
-  res.end(frames.join(''));
+  res.end(events.map(sse).join(''));
 }

@@ -1,22 +1,30 @@
 /**
  * A local server speaking the Messages API (`POST /v1/messages`, JSON or SSE, and
- * `POST /v1/messages/count_tokens`) that answers from fixtures: offline workflow runs and tests.
+ * `POST /v1/messages/count_tokens`) and Bedrock's InvokeModel (`POST /model/{id}/invoke`, JSON, and
+ * `…/invoke-with-response-stream`, event stream) that answers both from the same fixtures: offline
+ * workflow runs and tests, through either SDK.
  * The turn served is derived from the request alone (its number of assistant messages), so retries
  * and concurrent conversations get deterministic answers. Format and rules: docs/scripted-model.md.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  type BedrockRoute,
+  bedrockRequestProblems,
+  bedrockRoute,
+  messagesRequestOf,
+} from './scripted-bedrock.ts';
 import { checkExpectations, systemText, turnIndexOf, type WireRequest } from './scripted-expect.ts';
 import { loadFixtures, type ParsedFixture, type ScriptedFixture } from './scripted-fixture.ts';
-import { readBody, recordedHeaders, sendEvents, sendJson } from './scripted-http.ts';
+import { readBody, recordedHeaders, sendJson } from './scripted-http.ts';
+import { bedrockReplies, messagesReplies, type Replies } from './scripted-replies.ts';
 import {
   buildMessage,
   errorBody,
   errorTypeFor,
   estimateTokens,
   messageStartEvent,
-  sse,
   streamEvents,
 } from './scripted-wire.ts';
 
@@ -96,9 +104,13 @@ export async function startScriptedModelServer(
     return [wanted, fixture];
   }
 
-  /** Answers one `POST /v1/messages`; throws `Failure` for what the script does not allow. */
-  function serveTurn(req: IncomingMessage, res: ServerResponse, record: RecordedRequest, requestId: string) {
-    const body = record.body as WireRequest;
+  /** Answers one model turn (either API); throws `Failure` for what the script does not allow. */
+  function serveTurn(
+    req: IncomingMessage,
+    res: ServerResponse,
+    turnRequest: { record: RecordedRequest; body: WireRequest; replies: Replies; requestId: string },
+  ) {
+    const { record, body, replies, requestId } = turnRequest;
     const [name, fixture] = selectFixture(req);
     const index = turnIndexOf(body);
     record.fixture = name;
@@ -129,26 +141,41 @@ export async function startScriptedModelServer(
       attempts.set(key, attempt);
       if (turn.error.times === undefined || attempt <= turn.error.times) {
         const type = turn.error.type ?? errorTypeFor(turn.error.status);
-        const error = errorBody(
-          type,
-          turn.error.message ?? `scripted ${type} (attempt ${attempt})`,
-          requestId,
-        );
+        const text = turn.error.message ?? `scripted ${type} (attempt ${attempt})`;
+        // Mid-stream, both APIs carry the Messages API's `error` event (Bedrock inside a chunk).
         if (turn.error.inStream && stream)
-          sendEvents(res, [messageStartEvent(message), sse('error', error)], requestId);
-        else sendJson(res, turn.error.status, error, requestId);
+          replies.events(res, [messageStartEvent(message), errorBody(type, text, requestId)], requestId);
+        else replies.error(res, turn.error.status, type, text, requestId);
         return;
       }
     }
-    if (stream) sendEvents(res, streamEvents(message), requestId);
-    else sendJson(res, 200, message, requestId);
+    if (stream) replies.events(res, streamEvents(message), requestId);
+    else replies.json(res, message, requestId);
+  }
+
+  /** A Bedrock request as the Messages API would carry it, once it is one Bedrock would accept. */
+  function bedrockWire(
+    req: IncomingMessage,
+    route: BedrockRoute,
+    body: Record<string, unknown>,
+  ): WireRequest {
+    const problems = bedrockRequestProblems(req.headers, body);
+    if (problems.length > 0)
+      throw new Failure(
+        'request',
+        `scripted-model: Bedrock would refuse this request: ${problems.join('; ')}`,
+      );
+    return messagesRequestOf(route, body);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const requestId = `req_scripted_${++served}`;
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const raw = await readBody(req);
-    if (req.method !== 'POST' || (path !== '/v1/messages' && path !== '/v1/messages/count_tokens')) {
+    const bedrock = req.method === 'POST' ? bedrockRoute(path) : undefined;
+    const replies = bedrock ? bedrockReplies : messagesReplies;
+    const known = path === '/v1/messages' || path === '/v1/messages/count_tokens' || bedrock !== undefined;
+    if (req.method !== 'POST' || !known) {
       const message = `scripted-model: no route ${req.method} ${path}`;
       sendJson(res, 404, errorBody('not_found_error', message, requestId), requestId);
       return;
@@ -177,11 +204,12 @@ export async function startScriptedModelServer(
         sendJson(res, 200, { input_tokens: count }, requestId);
         return;
       }
-      serveTurn(req, res, record, requestId);
+      const wire = bedrock ? bedrockWire(req, bedrock, body) : (body as WireRequest);
+      serveTurn(req, res, { record, body: wire, replies, requestId });
     } catch (error) {
       if (!(error instanceof Failure)) throw error;
       failures.push({ kind: error.kind, fixture: record.fixture, turn: record.turn, message: error.message });
-      sendJson(res, 400, errorBody('invalid_request_error', error.message, requestId), requestId);
+      replies.error(res, 400, 'invalid_request_error', error.message, requestId);
     }
   }
 

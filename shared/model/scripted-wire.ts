@@ -86,16 +86,18 @@ export function buildMessage(turn: ScriptedTurn, context: BuildContext) {
 
 export type WireMessage = ReturnType<typeof buildMessage>;
 
-/** One SSE frame. */
-export function sse(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+/** One Messages-API stream event: its `type` is also its SSE event name. */
+export type StreamEvent = { type: string } & Record<string, unknown>;
+
+/** One SSE frame of a stream event. */
+export function sse(event: StreamEvent): string {
+  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-function blockEvents(block: WireContent, index: number): string[] {
-  const start = (content_block: unknown) =>
-    sse('content_block_start', { type: 'content_block_start', index, content_block });
-  const delta = (d: unknown) => sse('content_block_delta', { type: 'content_block_delta', index, delta: d });
-  const stop = sse('content_block_stop', { type: 'content_block_stop', index });
+function blockEvents(block: WireContent, index: number): StreamEvent[] {
+  const start = (content_block: unknown) => ({ type: 'content_block_start', index, content_block });
+  const delta = (d: unknown) => ({ type: 'content_block_delta', index, delta: d });
+  const stop = { type: 'content_block_stop', index };
   switch (block.type) {
     case 'text':
       return [start({ ...block, text: '' }), delta({ type: 'text_delta', text: block.text }), stop];
@@ -117,10 +119,10 @@ function blockEvents(block: WireContent, index: number): string[] {
   }
 }
 
-/** The `message_start` frame: the message with no content yet, as the API opens a stream. */
-export function messageStartEvent(message: WireMessage): string {
+/** The `message_start` event: the message with no content yet, as the API opens a stream. */
+export function messageStartEvent(message: WireMessage): StreamEvent {
   const { usage } = message;
-  return sse('message_start', {
+  return {
     type: 'message_start',
     message: {
       ...message,
@@ -129,17 +131,17 @@ export function messageStartEvent(message: WireMessage): string {
       stop_sequence: null,
       usage: { ...usage, output_tokens: 1 },
     },
-  });
+  };
 }
 
-/** The full SSE event sequence of a served message. */
-export function streamEvents(message: WireMessage): string[] {
+/** The full stream event sequence of a served message. */
+export function streamEvents(message: WireMessage): StreamEvent[] {
   const { usage } = message;
   return [
     messageStartEvent(message),
-    sse('ping', { type: 'ping' }),
+    { type: 'ping' },
     ...message.content.flatMap((block, index) => blockEvents(block, index)),
-    sse('message_delta', {
+    {
       type: 'message_delta',
       delta: { stop_reason: message.stop_reason, stop_sequence: null, stop_details: null },
       usage: {
@@ -148,7 +150,7 @@ export function streamEvents(message: WireMessage): string[] {
         cache_read_input_tokens: usage.cache_read_input_tokens,
         output_tokens: usage.output_tokens,
       },
-    }),
-    sse('message_stop', { type: 'message_stop' }),
+    },
+    { type: 'message_stop' },
   ];
 }

@@ -28,6 +28,14 @@ const BY_ERROR_TYPE: Record<string, ModelErrorClass> = {
   authentication_error: ModelAuthError,
   permission_error: ModelAuthError,
   not_found_error: ModelNotFoundError,
+  // Bedrock's stream exceptions, as @anthropic-ai/bedrock-sdk names them (the camel-cased `:exception-type`;
+  // https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ResponseStream.html).
+  throttlingException: ModelRateLimitedError,
+  serviceUnavailableException: ModelServerError,
+  internalServerException: ModelServerError,
+  modelStreamErrorException: ModelServerError,
+  modelTimeoutException: ModelConnectionError,
+  validationException: ModelBadRequestError,
 };
 
 function classForStatus(status: number): ModelErrorClass {
@@ -41,6 +49,14 @@ function classForStatus(status: number): ModelErrorClass {
   return ModelBadRequestError;
 }
 
+/**
+ * Bedrock names its error in a header, `x-amzn-errortype: ThrottlingException:http://…`, and its body holds
+ * only `{message}` (https://docs.aws.amazon.com/bedrock/latest/APIReference/CommonErrors.html).
+ */
+function bedrockErrorType(error: APIError): string | undefined {
+  return error.headers?.get('x-amzn-errortype')?.split(':')[0] || undefined;
+}
+
 /** Turns whatever the SDK threw into a `ModelError` (model errors pass through unchanged). */
 export function toModelError(error: unknown): ModelError {
   if (error instanceof ModelError) return error;
@@ -52,8 +68,8 @@ export function toModelError(error: unknown): ModelError {
     const status = typeof error.status === 'number' ? error.status : undefined;
     const options: ModelErrorOptions = {
       status,
-      type: error.type ?? undefined,
-      requestId: error.requestID ?? undefined,
+      type: error.type ?? bedrockErrorType(error) ?? undefined,
+      requestId: error.requestID ?? error.headers?.get('x-amzn-requestid') ?? undefined,
       cause: error,
     };
     const ErrorClass =

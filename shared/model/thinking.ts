@@ -9,6 +9,7 @@
  * models; several 5.x models think by default and some cannot turn it off, and sending
  * `{type:'disabled'}` to those is a 400).
  */
+import { bareModelId } from '../core/model-id.ts';
 import type { ThinkingLevel } from '../core/ports.ts';
 
 export type ThinkingStyle = 'budget' | 'adaptive';
@@ -23,9 +24,9 @@ export const MIN_ANSWER_TOKENS = 1024;
 const BUDGET_STYLE_MODEL =
   /^claude-(?:3-7-sonnet(?:-\d{8}|-latest)?|(?:opus|sonnet|haiku)-4(?:-[0-5])?(?:-\d{8})?)$/;
 
-/** The thinking style a model id takes (see the module comment). */
+/** The thinking style a model id takes (see the module comment); Bedrock ids by their Anthropic name. */
 export function thinkingStyleFor(model: string): ThinkingStyle {
-  return BUDGET_STYLE_MODEL.test(model) ? 'budget' : 'adaptive';
+  return BUDGET_STYLE_MODEL.test(bareModelId(model)) ? 'budget' : 'adaptive';
 }
 
 /** The request fields that a thinking level sets. */

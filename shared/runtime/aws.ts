@@ -30,6 +30,7 @@ import { randomIds, systemClock } from './clock.ts';
 import { destinations } from './destinations.ts';
 import { actionCatalogFor, engineDeps } from './engine-deps.ts';
 import { sfnExecutions } from './executions-sfn.ts';
+import { bedrockSourceFrom, modelFor } from './model-router.ts';
 
 const EnvSchema = z.object({
   [ENV.tableName]: z.string().min(1),
@@ -86,11 +87,7 @@ export function awsRuntime(): AwsRuntime {
   const egress = createEgress({ blockedHosts: hostOf(env[ENV.approvalBaseUrl]) });
   let model: Promise<ModelPort> | undefined;
   const loadModel = async (): Promise<ModelPort> => {
-    if (env[ENV.modelProvider] === 'bedrock') {
-      throw new Error(
-        'the bedrock model provider is not available in this version; deploy with modelProvider: anthropic',
-      );
-    }
+    if (env[ENV.modelProvider] === 'bedrock') return modelFor(bedrockSourceFrom(process.env));
     const arn = env[ENV.anthropicSecretArn];
     if (!arn)
       throw new Error(`${ENV.anthropicSecretArn} is not set: the turn function has no Anthropic API key`);

@@ -1,13 +1,23 @@
 /**
- * Which model adapter serves a request: real Claude with an API key, or the scripted Messages-API server
- * (offline) selecting the fixture named after the workflow. Both use the real Anthropic SDK.
+ * Which model adapter serves a request: Claude on the Anthropic API (an API key), Claude on Amazon Bedrock
+ * (IAM credentials, the deployment's region), or the scripted server (offline) selecting the fixture named
+ * after the workflow, through either SDK. Every source uses a real SDK.
  */
 import type { ModelPort } from '../core/ports.ts';
-import { createAnthropicModel } from '../model/index.ts';
+import { ModelConfigError } from '../model/errors.ts';
+import { createAnthropicModel, createBedrockModel, type StaticAwsCredentials } from '../model/index.ts';
 
 export type ModelSource =
   | { kind: 'anthropic'; apiKey: string; baseURL?: string }
-  | { kind: 'scripted'; baseURL: string };
+  | { kind: 'bedrock'; region: string; baseURL?: string; credentials?: StaticAwsCredentials }
+  /** `via` picks the SDK (and so the wire API) the scripted server is spoken to with. Default `anthropic`. */
+  | { kind: 'scripted'; baseURL: string; via?: 'anthropic' | 'bedrock' };
+
+/** Fake static credentials for the scripted server: the Bedrock SDK signs with them, nobody checks them. */
+const SCRIPTED_AWS_CREDENTIALS: StaticAwsCredentials = {
+  accessKeyId: 'AKIDSCRIPTEDMODEL',
+  secretAccessKey: 'scripted',
+};
 
 export function modelFor(source: ModelSource): ModelPort {
   if (source.kind === 'anthropic') {
@@ -16,20 +26,44 @@ export function modelFor(source: ModelSource): ModelPort {
       ...(source.baseURL ? { baseURL: source.baseURL } : {}),
     });
   }
+  if (source.kind === 'bedrock') {
+    return createBedrockModel({
+      region: source.region,
+      ...(source.baseURL ? { baseURL: source.baseURL } : {}),
+      ...(source.credentials ? { credentials: source.credentials } : {}),
+    });
+  }
   const byWorkflow = new Map<string, ModelPort>();
+  const scriptedPort = (fixture: string): ModelPort => {
+    const common = { baseURL: source.baseURL, defaultHeaders: { 'x-scripted-fixture': fixture } };
+    return source.via === 'bedrock'
+      ? createBedrockModel({ region: 'us-east-1', credentials: SCRIPTED_AWS_CREDENTIALS, ...common })
+      : createAnthropicModel({ apiKey: 'scripted', ...common });
+  };
   return {
     call(request) {
       const fixture = request.workflow ?? 'default';
       let model = byWorkflow.get(fixture);
       if (!model) {
-        model = createAnthropicModel({
-          apiKey: 'scripted',
-          baseURL: source.baseURL,
-          defaultHeaders: { 'x-scripted-fixture': fixture },
-        });
+        model = scriptedPort(fixture);
         byWorkflow.set(fixture, model);
       }
       return model.call(request);
     },
   };
+}
+
+/**
+ * The Bedrock source of a deployment: the region is the Lambda's own (`AWS_REGION`, which Lambda always
+ * sets: https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html#configuration-envvars-runtime),
+ * never a workflow's; credentials come from the function's role through the AWS default chain.
+ */
+export function bedrockSourceFrom(env: Record<string, string | undefined>): ModelSource {
+  const region = env.AWS_REGION?.trim();
+  if (!region) {
+    throw new ModelConfigError(
+      'AWS_REGION is not set: the turn function cannot tell which Bedrock region to call',
+    );
+  }
+  return { kind: 'bedrock', region };
 }

@@ -1,13 +1,18 @@
-/** The turn engine through the real @anthropic-ai/sdk against the scripted Messages-API server. */
+/**
+ * The turn engine through the real SDKs (@anthropic-ai/sdk and @anthropic-ai/bedrock-sdk) against the
+ * scripted server, which answers both from the same fixtures.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import type { ContentBlock } from '../../shared/core/ports.ts';
 import { transcriptProblems } from '../../shared/core/transcript.ts';
 import {
   createAnthropicModel,
+  createBedrockModel,
   type ScriptedFixture,
   startScriptedModelServer,
 } from '../../shared/model/index.ts';
+import { BEDROCK_MODEL, FAKE_AWS_CREDENTIALS, PROVIDERS, type Provider } from '../model/helpers.ts';
 import { driveRun, engineDeps } from '../support/engine.ts';
 import { minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 
@@ -79,15 +84,21 @@ afterAll(async () => {
   await server.close();
 });
 
-async function runFixture(fixture: string, workflow = minimalWorkflow()) {
+/** The provider's port on the scripted server, selecting `fixture`. */
+function portFor(provider: Provider, fixture: string) {
+  const common = { baseURL: server.url, defaultHeaders: { 'x-scripted-fixture': fixture } };
+  return provider === 'bedrock'
+    ? createBedrockModel({ region: 'us-east-1', credentials: FAKE_AWS_CREDENTIALS, ...common })
+    : createAnthropicModel({ apiKey: 'scripted', ...common });
+}
+
+async function runFixture(provider: Provider, fixture: string, overrides: Record<string, unknown> = {}) {
+  // Same model, spelled as each provider takes it: the price (and so every budget) is the same.
+  const model = provider === 'bedrock' ? { id: BEDROCK_MODEL, provider, maxTokens: 1024 } : undefined;
+  const workflow = minimalWorkflow({ ...(model ? { model } : {}), ...overrides });
   const { version } = await seedWorkflow(store, workflow);
   const run = await seedRun(store, version);
-  const model = createAnthropicModel({
-    apiKey: 'scripted',
-    baseURL: server.url,
-    defaultHeaders: { 'x-scripted-fixture': fixture },
-  });
-  const outcomes = await driveRun(engineDeps(store, model), run.runId);
+  const outcomes = await driveRun(engineDeps(store, portFor(provider, fixture)), run.runId);
   const messages = await store.listMessages(run.runId);
   expect(
     transcriptProblems(messages.map((m) => ({ role: m.role, content: m.content as ContentBlock[] }))),
@@ -98,9 +109,9 @@ async function runFixture(fixture: string, workflow = minimalWorkflow()) {
   return { run: (await store.getRun(run.runId))!, outcomes, messages };
 }
 
-describe('turn engine with the real SDK and the scripted server', () => {
+describe.each(PROVIDERS)('turn engine with the real %s SDK and the scripted server', (provider) => {
   it('runs a 5-turn tool loop that ends end_turn', async () => {
-    const { run, outcomes } = await runFixture('five-turns');
+    const { run, outcomes } = await runFixture(provider, 'five-turns');
     expect(outcomes.map((o) => o.next)).toEqual(['continue', 'continue', 'continue', 'continue', 'done']);
     expect(run).toMatchObject({
       status: 'done',
@@ -116,24 +127,20 @@ describe('turn engine with the real SDK and the scripted server', () => {
     ['cut-off', 'max_tokens'],
     ['refuses', 'refusal'],
   ])('records the stop reason of %s as %s', async (fixture, stopReason) => {
-    const { run } = await runFixture(fixture);
+    const { run } = await runFixture(provider, fixture);
     expect(run).toMatchObject({ status: 'failed', stopReason });
   });
 
   it('stops at max_turns', async () => {
-    const { run } = await runFixture(
-      'endless',
-      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxTurns: 4 } }),
-    );
+    const { run } = await runFixture(provider, 'endless', { budget: { maxUsdPerRun: 1, maxTurns: 4 } });
     expect(run).toMatchObject({ status: 'failed', stopReason: 'max_turns', modelCalls: 4 });
   });
 
   it('stops with budget_exceeded before the call that would overshoot', async () => {
     // Each call costs 2000 × $2 + 500 × $10 per MTok = $0.009; a reservation is ~$0.011 (1024 output tokens).
-    const { run, messages } = await runFixture(
-      'costly',
-      minimalWorkflow({ budget: { maxUsdPerRun: 0.025, maxTurns: 10 } }),
-    );
+    const { run, messages } = await runFixture(provider, 'costly', {
+      budget: { maxUsdPerRun: 0.025, maxTurns: 10 },
+    });
     expect(run).toMatchObject({ status: 'failed', stopReason: 'budget_exceeded' });
     expect(run.costUsd).toBeLessThanOrEqual(0.025);
     expect(run.modelCalls).toBe(messages.filter((m) => m.role === 'assistant').length);

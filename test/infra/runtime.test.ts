@@ -336,11 +336,21 @@ describe('model access', () => {
         Statement: Match.arrayWith([
           Match.objectLike({
             Action: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
+            // The inference-profile ARN in this account, and the models in any region (global profiles'
+            // model ARNs have an empty region, which the wildcard matches too).
             Resource: Match.arrayWith([
               {
                 'Fn::Join': [
                   '',
-                  Match.arrayWith([Match.stringLikeRegexp('foundation-model/anthropic\\.\\*$')]),
+                  Match.arrayWith([Match.stringLikeRegexp(':inference-profile/\\*\\.anthropic\\.\\*$')]),
+                ],
+              },
+              {
+                'Fn::Join': [
+                  '',
+                  Match.arrayWith([
+                    Match.stringLikeRegexp('^:bedrock:\\*::foundation-model/anthropic\\.\\*$'),
+                  ]),
                 ],
               },
             ]),

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, ModelResponse } from '../../shared/core/ports.ts';
-import { lookupUser, modelOn, modelRequest, scripted, userText } from './helpers.ts';
+import type { Message, ModelRequest, ModelResponse } from '../../shared/core/ports.ts';
+import {
+  lookupUser,
+  modelIdFor,
+  modelOn,
+  modelRequest,
+  PROVIDERS,
+  scripted,
+  streamed,
+  userText,
+} from './helpers.ts';
 
 const toolLoopFixture = {
   name: 'loop',
@@ -34,27 +43,30 @@ const toolLoopFixture = {
   ],
 };
 
-describe('createAnthropicModel', () => {
+describe.each(PROVIDERS)('Model port through the %s SDK', (provider) => {
+  const model = modelIdFor(provider);
+  const request = (overrides: Partial<ModelRequest> = {}) => modelRequest({ model, ...overrides });
+
   it.each([{ streaming: true }, { streaming: false }])(
     'runs a tool loop (tool_use → tool_result → end_turn) and maps content and usage (streaming: $streaming)',
     async ({ streaming }) => {
       // Prepare
       const server = await scripted(toolLoopFixture);
-      const model = modelOn(server, { streaming });
+      const port = modelOn(server, { streaming }, provider);
       const messages: Message[] = [userText('Say hello to u_42')];
 
       // Act
-      const first = await model.call(modelRequest({ messages, tools: [lookupUser] }));
+      const first = await port.call(request({ messages, tools: [lookupUser] }));
       messages.push({ role: 'assistant', content: first.content });
       messages.push({
         role: 'user',
         content: [{ type: 'tool_result', tool_use_id: 'toolu_loop_0_1', content: '{"name":"Ada"}' }],
       });
-      const second = await model.call(modelRequest({ messages, tools: [lookupUser] }));
+      const second = await port.call(request({ messages, tools: [lookupUser] }));
 
       // Assess
       expect(first).toEqual<ModelResponse>({
-        model: 'claude-sonnet-5-5',
+        model,
         content: [
           { type: 'text', text: 'Looking up.' },
           { type: 'tool_use', id: 'toolu_loop_0_1', name: 'lookup_user', input: { id: 'u_42' } },
@@ -63,15 +75,13 @@ describe('createAnthropicModel', () => {
         usage: { inputTokens: 100, outputTokens: 20, cacheCreationInputTokens: 90, cacheReadInputTokens: 0 },
       });
       expect(second).toEqual<ModelResponse>({
-        model: 'claude-sonnet-5-5',
+        model,
         content: [{ type: 'text', text: 'Hello, Ada!' }],
         stopReason: 'end_turn',
         usage: { inputTokens: 130, outputTokens: 5, cacheCreationInputTokens: 30, cacheReadInputTokens: 90 },
       });
       expect(server.failures).toEqual([]);
-      expect(
-        server.requests.map((request) => (request.body as { stream?: boolean }).stream === true),
-      ).toEqual([streaming, streaming]);
+      expect(server.requests.map(streamed)).toEqual([streaming, streaming]);
     },
   );
 
@@ -90,7 +100,7 @@ describe('createAnthropicModel', () => {
     });
 
     // Act
-    const response = await modelOn(server).call(modelRequest());
+    const response = await modelOn(server, {}, provider).call(request());
 
     // Assess
     expect(response.stopReason).toBe(mapped);
@@ -112,17 +122,17 @@ describe('createAnthropicModel', () => {
         { text: 'Done.' },
       ],
     });
-    const model = modelOn(server);
+    const port = modelOn(server, {}, provider);
     const messages: Message[] = [userText('Go')];
 
     // Act
-    const first = await model.call(modelRequest({ messages, tools: [lookupUser], thinking: 'low' }));
+    const first = await port.call(request({ messages, tools: [lookupUser], thinking: 'low' }));
     messages.push({ role: 'assistant', content: first.content });
     messages.push({
       role: 'user',
       content: [{ type: 'tool_result', tool_use_id: 'toolu_given', content: 'Ada' }],
     });
-    await model.call(modelRequest({ messages, tools: [lookupUser], thinking: 'low' }));
+    await port.call(request({ messages, tools: [lookupUser], thinking: 'low' }));
 
     // Assess
     expect(first.content.slice(0, 2)).toEqual([
@@ -144,8 +154,8 @@ describe('createAnthropicModel', () => {
     ]);
 
     // Act
-    const response = await modelOn(server, { defaultHeaders: { 'x-scripted-fixture': 'b' } }).call(
-      modelRequest(),
+    const response = await modelOn(server, { defaultHeaders: { 'x-scripted-fixture': 'b' } }, provider).call(
+      request(),
     );
 
     // Assess

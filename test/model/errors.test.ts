@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createAnthropicModel } from '../../shared/model/anthropic.ts';
+import { createBedrockModel } from '../../shared/model/bedrock.ts';
 import {
   isRetryableModelError,
   ModelBadRequestError,
@@ -12,7 +13,15 @@ import {
   ModelServerError,
   RETRYABLE_MODEL_ERROR_NAMES,
 } from '../../shared/model/errors.ts';
-import { modelOn, modelRequest, scripted } from './helpers.ts';
+import {
+  FAKE_AWS_CREDENTIALS,
+  modelIdFor,
+  modelOn,
+  modelRequest,
+  PROVIDERS,
+  type Provider,
+  scripted,
+} from './helpers.ts';
 
 async function callError(promise: Promise<unknown>): Promise<ModelError> {
   const error = await promise.then(
@@ -23,7 +32,17 @@ async function callError(promise: Promise<unknown>): Promise<ModelError> {
   return error;
 }
 
-describe('Model errors', () => {
+/** A port of the provider on a base URL (not necessarily a scripted server). */
+function portAt(provider: Provider, baseURL: string, timeout?: number) {
+  const common = { baseURL, ...(timeout === undefined ? {} : { timeout }) };
+  return provider === 'bedrock'
+    ? createBedrockModel({ region: 'us-east-1', credentials: FAKE_AWS_CREDENTIALS, ...common })
+    : createAnthropicModel({ apiKey: 'k', ...common });
+}
+
+describe.each(PROVIDERS)('Model errors through the %s SDK', (provider) => {
+  const request = () => modelRequest({ model: modelIdFor(provider) });
+
   it.each([
     [429, 'ModelRateLimitedError', true],
     [529, 'ModelOverloadedError', true],
@@ -38,7 +57,7 @@ describe('Model errors', () => {
     const server = await scripted({ turns: [{ error: { status } }] });
 
     // Act
-    const error = await callError(modelOn(server).call(modelRequest()));
+    const error = await callError(modelOn(server, {}, provider).call(request()));
 
     // Assess
     expect(error.name).toBe(name);
@@ -58,7 +77,7 @@ describe('Model errors', () => {
     const server = await scripted({ turns: [{ error: { status: 529, type, inStream: true } }] });
 
     // Act
-    const error = await callError(modelOn(server).call(modelRequest()));
+    const error = await callError(modelOn(server, {}, provider).call(request()));
 
     // Assess
     expect(error).toBeInstanceOf(ErrorClass);
@@ -69,13 +88,13 @@ describe('Model errors', () => {
   it('fails the first `times` attempts of a turn, then serves it (retries see the same conversation state)', async () => {
     // Prepare
     const server = await scripted({ turns: [{ error: { status: 529, times: 2 }, text: 'finally' }] });
-    const model = modelOn(server);
+    const model = modelOn(server, {}, provider);
 
     // Act
     const outcomes: string[] = [];
     for (let attempt = 0; attempt < 3; attempt++) {
       outcomes.push(
-        await model.call(modelRequest()).then(
+        await model.call(request()).then(
           (response) => (response.content[0] as { text: string }).text,
           (error: ModelError) => error.name,
         ),
@@ -94,7 +113,9 @@ describe('Model errors', () => {
     });
 
     // Act
-    const error = await callError(modelOn(server).call(modelRequest({ tools: [] })));
+    const error = await callError(
+      modelOn(server, {}, provider).call(modelRequest({ model: modelIdFor(provider), tools: [] })),
+    );
 
     // Assess
     expect(error).toBeInstanceOf(ModelBadRequestError);
@@ -118,7 +139,7 @@ describe('Model errors', () => {
     await server.close();
 
     // Act
-    const error = await callError(createAnthropicModel({ apiKey: 'k', baseURL: url }).call(modelRequest()));
+    const error = await callError(portAt(provider, url).call(request()));
 
     // Assess
     expect(error).toBeInstanceOf(ModelConnectionError);
@@ -130,10 +151,10 @@ describe('Model errors', () => {
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
-    const model = createAnthropicModel({ apiKey: 'k', baseURL: `http://127.0.0.1:${port}`, timeout: 200 });
+    const model = portAt(provider, `http://127.0.0.1:${port}`, 200);
 
     // Act
-    const error = await callError(model.call(modelRequest()));
+    const error = await callError(model.call(request()));
     silent.closeAllConnections();
     silent.close();
 
@@ -141,7 +162,9 @@ describe('Model errors', () => {
     expect(error).toBeInstanceOf(ModelConnectionError);
     expect(error.retryable).toBe(true);
   });
+});
 
+describe('Model error names', () => {
   it('lists exactly the names of the retryable error classes for Step Functions', () => {
     // Act
     const names = [

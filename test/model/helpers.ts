@@ -4,8 +4,14 @@
 import { afterEach } from 'vitest';
 import type { Message, ModelRequest, ToolSpec } from '../../shared/core/ports.ts';
 import { type AnthropicModelOptions, createAnthropicModel } from '../../shared/model/anthropic.ts';
+import { createBedrockModel } from '../../shared/model/bedrock.ts';
+import type { MessagesModelOptions } from '../../shared/model/messages-port.ts';
 import type { ScriptedFixture } from '../../shared/model/scripted-fixture.ts';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../shared/model/scripted-server.ts';
+import {
+  type RecordedRequest,
+  type ScriptedModelServer,
+  startScriptedModelServer,
+} from '../../shared/model/scripted-server.ts';
 
 const open: ScriptedModelServer[] = [];
 
@@ -20,10 +26,42 @@ export async function scripted(fixtures: ScriptedFixture | ScriptedFixture[]): P
   return server;
 }
 
-/** The real adapter, talking to the scripted server. */
-export function modelOn(server: ScriptedModelServer, options: Partial<AnthropicModelOptions> = {}) {
+/** The providers whose SDK paths the model tests run through, against the same fixtures. */
+export const PROVIDERS = ['anthropic', 'bedrock'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+/** Static, fake AWS credentials: the Bedrock SDK signs with them; nothing leaves loopback. */
+export const FAKE_AWS_CREDENTIALS = { accessKeyId: 'AKIDSCRIPTEDTEST', secretAccessKey: 'scripted-secret' };
+
+/** A Bedrock model id of the same model `modelRequest()` names by default. */
+export const BEDROCK_MODEL = 'us.anthropic.claude-sonnet-5-5-v1:0';
+
+/** The real adapter of a provider, talking to the scripted server. */
+export function modelOn(
+  server: ScriptedModelServer,
+  options: Partial<AnthropicModelOptions> & MessagesModelOptions = {},
+  provider: Provider = 'anthropic',
+) {
+  if (provider === 'bedrock') {
+    const { apiKey: _unused, ...rest } = options;
+    return createBedrockModel({
+      region: 'eu-west-3',
+      credentials: FAKE_AWS_CREDENTIALS,
+      baseURL: server.url,
+      ...rest,
+    });
+  }
   return createAnthropicModel({ apiKey: 'test-key', baseURL: server.url, ...options });
 }
+
+/** The model id a test sends through a provider: Bedrock takes its own ids. */
+export const modelIdFor = (provider: Provider, anthropicId = 'claude-sonnet-5-5') =>
+  provider === 'bedrock' ? BEDROCK_MODEL : anthropicId;
+
+/** Whether a recorded request asked for a stream (the Messages API's `stream`, Bedrock's path). */
+export const streamed = (request: RecordedRequest | undefined): boolean =>
+  request?.path.endsWith('/invoke-with-response-stream') === true ||
+  (request?.body as { stream?: boolean } | undefined)?.stream === true;
 
 export const lookupUser: ToolSpec = {
   name: 'lookup_user',

@@ -156,6 +156,11 @@ describe('Anthropic request mapping', () => {
     ['claude-opus-4-8', 'adaptive'],
     ['claude-sonnet-5-5', 'adaptive'],
     ['claude-some-future-model', 'adaptive'],
+    ['anthropic.claude-sonnet-4-5-20250929-v1:0', 'budget'],
+    ['us.anthropic.claude-haiku-4-5-20251001-v1:0', 'budget'],
+    ['global.anthropic.claude-opus-4-1-20250805-v1:0', 'budget'],
+    ['eu.anthropic.claude-3-7-sonnet-20250219-v1:0', 'budget'],
+    ['global.anthropic.claude-opus-4-6-v1', 'adaptive'],
   ] as const)('takes %s as %s-style thinking', (model, style) => {
     // Act / Assess
     expect(thinkingStyleFor(model)).toBe(style);
