@@ -6,6 +6,13 @@ import { z } from 'zod';
 import { idempotencyFor, type StartRunDeps, startRun } from '../shared/runs/index.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
+import {
+  handlerTelemetry,
+  type LambdaContextLike,
+  type Telemetry,
+  withInvocation,
+} from '../shared/runtime/telemetry.ts';
+import { tracedHandler } from '../shared/runtime/tracing.ts';
 import type { TriggerProvenance } from '../shared/schemas/run.ts';
 
 const ScheduledSchema = z.object({
@@ -28,37 +35,53 @@ const EventSchema = z.object({
 });
 export const StartRunEventSchema = z.union([ScheduledSchema, EventSchema]);
 
-export function createStartRunHandler(deps: () => StartRunDeps) {
-  return async (raw: unknown): Promise<{ runId: string; created: boolean }> => {
+export function createStartRunHandler(deps: () => StartRunDeps, telemetry = handlerTelemetry()) {
+  return async (raw: unknown, context?: LambdaContextLike): Promise<{ runId: string; created: boolean }> => {
     const event = StartRunEventSchema.parse(raw);
-    const trigger: TriggerProvenance =
-      'scheduledTime' in event
-        ? {
-            type: 'schedule',
-            scheduleName: event.scheduleName ?? `wf-${event.workflowId}`,
-            scheduledTime: new Date(event.scheduledTime).toISOString(),
-          }
-        : {
-            type: 'event',
-            eventId: event.event.id,
-            source: event.event.source,
-            detailType: event.event['detail-type'],
-          };
-    const { run, created } = await startRun(deps(), {
-      owner: event.owner,
-      workflowId: event.workflowId,
-      trigger,
-      ...('event' in event ? { input: { event: event.event } } : {}),
-      idempotency: idempotencyFor(trigger, event.workflowId)!,
-      actor: 'system',
-    });
-    return { runId: run.runId, created };
+    return withInvocation(telemetry, { owner: event.owner }, () => start(deps(), event, telemetry), context);
   };
 }
 
-export const handler = createStartRunHandler(() => ({
-  store: awsRuntime().store,
-  executions: awsRuntime().executions(),
-  clock: systemClock,
-  ids: randomIds,
-}));
+async function start(
+  deps: StartRunDeps,
+  event: z.infer<typeof StartRunEventSchema>,
+  telemetry: Telemetry,
+): Promise<{ runId: string; created: boolean }> {
+  const trigger: TriggerProvenance =
+    'scheduledTime' in event
+      ? {
+          type: 'schedule',
+          scheduleName: event.scheduleName ?? `wf-${event.workflowId}`,
+          scheduledTime: new Date(event.scheduledTime).toISOString(),
+        }
+      : {
+          type: 'event',
+          eventId: event.event.id,
+          source: event.event.source,
+          detailType: event.event['detail-type'],
+        };
+  const { run, created } = await startRun(deps, {
+    owner: event.owner,
+    workflowId: event.workflowId,
+    trigger,
+    ...('event' in event ? { input: { event: event.event } } : {}),
+    idempotency: idempotencyFor(trigger, event.workflowId)!,
+    actor: 'system',
+  });
+  telemetry.logger.info(created ? 'run started' : 'duplicate trigger: run already started', {
+    runId: run.runId,
+    workflowId: event.workflowId,
+    trigger: trigger.type,
+  });
+  return { runId: run.runId, created };
+}
+
+export const handler = tracedHandler(
+  'start-run',
+  createStartRunHandler(() => ({
+    store: awsRuntime().store,
+    executions: awsRuntime().executions(),
+    clock: systemClock,
+    ids: randomIds,
+  })),
+);

@@ -27,6 +27,10 @@ import { randomIds, systemClock } from './clock.ts';
 import { destinations } from './destinations.ts';
 import { actionCatalogFor, engineDeps } from './engine-deps.ts';
 import { sfnExecutions } from './executions-sfn.ts';
+import { observeStore } from './observed-store.ts';
+import { handlerTelemetry } from './telemetry.ts';
+import { observeEgress, telemetryObserver } from './telemetry-observers.ts';
+import { tracedClient, tracingObserver } from './tracing.ts';
 
 const EnvSchema = z.object({
   [ENV.tableName]: z.string().min(1),
@@ -64,13 +68,20 @@ const hostOf = (url: string | undefined): string[] => {
 export function awsRuntime(): AwsRuntime {
   if (runtime) return runtime;
   const env = EnvSchema.parse(process.env);
-  const store = new DynamoStore({ tableName: env[ENV.tableName] });
-  const secretsClient = new SecretsManagerClient({});
+  // Logs, metrics and trace annotations come from what passes through the store and the egress guard.
+  const telemetry = handlerTelemetry();
+  const store = observeStore(
+    new DynamoStore({ tableName: env[ENV.tableName] }),
+    telemetryObserver(telemetry),
+    tracingObserver,
+  );
+  tracedClient(store.ctx.doc);
+  const secretsClient = tracedClient(new SecretsManagerClient({}));
   const secrets = secretsManagerSecrets({
     client: secretsClient,
     namePrefix: env[ENV.credentialSecretPrefix],
   });
-  const egress = createEgress({ blockedHosts: hostOf(env[ENV.approvalBaseUrl]) });
+  const egress = observeEgress(createEgress({ blockedHosts: hostOf(env[ENV.approvalBaseUrl]) }), telemetry);
   let model: Promise<ModelPort> | undefined;
   const loadModel = async (): Promise<ModelPort> => {
     if (env[ENV.modelProvider] === 'bedrock') {
@@ -110,7 +121,7 @@ export function awsRuntime(): AwsRuntime {
     return publicBaseUrlFrom(base);
   };
   // The task-token port retries throttling itself; the SDK must not multiply those retries.
-  const taskTokens = sfnTaskTokens(new SFNClient({ maxAttempts: 1 }));
+  const taskTokens = sfnTaskTokens(tracedClient(new SFNClient({ maxAttempts: 1 })));
   runtime = {
     store,
     env,
@@ -127,7 +138,7 @@ export function awsRuntime(): AwsRuntime {
         store,
         clock: systemClock,
         destinations: destinations({
-          sns: new SNSClient({}),
+          sns: tracedClient(new SNSClient({})),
           ...(alertTopic ? { defaultTopicArn: alertTopic } : {}),
           catalog: actionCatalogFor(store),
           egress,
@@ -144,6 +155,7 @@ export function awsRuntime(): AwsRuntime {
         taskTokens,
         publicBaseUrl: publicBaseUrl(),
         actions: actionCatalogFor(store),
+        logger: telemetry.logger,
       };
     },
     async requestApproval() {
@@ -154,14 +166,15 @@ export function awsRuntime(): AwsRuntime {
         clock: systemClock,
         keyring: await loadKeyring(),
         publicBaseUrl: publicBaseUrl(),
-        notifier: snsNotifier(new SNSClient({}), topic),
+        notifier: snsNotifier(tracedClient(new SNSClient({})), topic),
         taskTokens,
+        logger: telemetry.logger,
       };
     },
     executions() {
       const arn = env[ENV.stateMachineArn];
       if (!arn) throw new Error(`${ENV.stateMachineArn} is not set`);
-      executions ??= sfnExecutions(new SFNClient({}), arn);
+      executions ??= sfnExecutions(tracedClient(new SFNClient({})), arn);
       return executions;
     },
   };
