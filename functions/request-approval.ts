@@ -14,10 +14,10 @@ export function createRequestApprovalHandler(
 ) {
   return async (event: unknown, context?: LambdaContextLike): Promise<{ status: string }> => {
     // The event holds the task token: only the run id goes on the log lines.
-    const { runId, taskToken } = RequestApprovalEventSchema.parse(event);
+    const { runId, turn, taskToken } = RequestApprovalEventSchema.parse(event);
     return withInvocation(
       telemetry,
-      { runId },
+      { runId, turn },
       async () => {
         const result = await requestApproval(await deps(), { runId, taskToken });
         return { status: result.status };

@@ -132,18 +132,18 @@ describe('Turn handler telemetry', () => {
     expect(emitted(firstBlobs, 'Turns', ['Outcome', 'continue'])).toEqual([
       { namespace: 'WfTelemetryTest', unit: 'Count', dimensions: [[...service, 'Outcome']], value: 1 },
     ]);
-    const plain = (name: string, value: unknown, unit = 'Count') => ({
+    const plain = (value: unknown, unit = 'Count') => ({
       namespace: 'WfTelemetryTest',
       unit,
       dimensions: [service],
       value,
     });
-    expect(emitted(firstBlobs, 'ModelCalls')).toEqual([plain('ModelCalls', 1)]);
-    expect(emitted(firstBlobs, 'ModelInputTokens')).toEqual([plain('ModelInputTokens', 100)]);
-    expect(emitted(firstBlobs, 'ModelOutputTokens')).toEqual([plain('ModelOutputTokens', 50)]);
+    expect(emitted(firstBlobs, 'ModelCalls')).toEqual([plain(1)]);
+    expect(emitted(firstBlobs, 'ModelInputTokens')).toEqual([plain(100)]);
+    expect(emitted(firstBlobs, 'ModelOutputTokens')).toEqual([plain(50)]);
     // claude-sonnet-5-5 at $2 / $10 per MTok: 100 × 2 + 50 × 10 = 700 µ$
-    expect(emitted(firstBlobs, 'ModelCostUsd')).toEqual([plain('ModelCostUsd', 0.0007, 'None')]);
-    expect(emitted(firstBlobs, 'EgressDenials')).toEqual([plain('EgressDenials', 1)]);
+    expect(emitted(firstBlobs, 'ModelCostUsd')).toEqual([plain(0.0007, 'None')]);
+    expect(emitted(firstBlobs, 'EgressDenials')).toEqual([plain(1)]);
     expect(emitted(firstBlobs, 'RunsFinished')).toEqual([]);
     for (const blob of firstBlobs) expect(blob.service).toBe('wf-test');
 
@@ -153,7 +153,7 @@ describe('Turn handler telemetry', () => {
     expect(emitted(secondBlobs, 'RunsFinished', ['Status', 'done'])).toEqual([
       { namespace: 'WfTelemetryTest', unit: 'Count', dimensions: [[...service, 'Status']], value: 1 },
     ]);
-    expect(emitted(secondBlobs, 'ModelCalls')).toEqual([plain('ModelCalls', 1)]);
+    expect(emitted(secondBlobs, 'ModelCalls')).toEqual([plain(1)]);
     expect(emitted(secondBlobs, 'EgressDenials')).toEqual([]);
 
     // Assess: every metric written is one of the construct's, with its unit
