@@ -3,15 +3,17 @@
  * POWERTOOLS_METRICS_NAMESPACE), same names and dimensions (infra/constructs/metric-names.ts, the table the
  * handler shells emit from; test/runtime/turn-telemetry.test.ts checks the emitting side).
  */
+import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { RUNTIME_METRICS, SERVICE_DIMENSION } from '../../infra/constructs/metric-names.ts';
 import { flattenIntrinsics, synthRuntime } from './synth.ts';
 
-type Resource = { Properties: Record<string, unknown> };
+/** Resources as `Template.findResources` returns them. */
+type Resources = ReturnType<Template['findResources']>;
 type Read = { namespace: string; name: string; dimensions: Record<string, string> };
 
 /** Every metric the dashboard graphs: `[namespace, name, dim, value, …, options?]` in each widget. */
-function dashboardMetrics(resources: Record<string, Resource>): Read[] {
+function dashboardMetrics(resources: Resources): Read[] {
   const [dashboard] = Object.values(resources);
   const body = JSON.parse(String(flattenIntrinsics(dashboard!.Properties.DashboardBody))) as {
     widgets: { properties: { metrics?: unknown[][] } }[];
@@ -28,7 +30,7 @@ function dashboardMetrics(resources: Record<string, Resource>): Read[] {
 }
 
 /** The metric of each single-metric alarm (metric-math alarms have no `Namespace`). */
-function alarmMetrics(resources: Record<string, Resource>): Read[] {
+function alarmMetrics(resources: Resources): Read[] {
   const single = Object.values(resources).filter(({ Properties }) => Properties.Namespace !== undefined);
   return single.map(({ Properties: alarm }) => ({
     namespace: String(alarm.Namespace),
@@ -39,7 +41,7 @@ function alarmMetrics(resources: Record<string, Resource>): Read[] {
   }));
 }
 
-function functionEnvironments(resources: Record<string, Resource>) {
+function functionEnvironments(resources: Resources) {
   return Object.values(resources).map(
     ({ Properties }) => (Properties.Environment as { Variables: Record<string, string> }).Variables,
   );

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createExpireHandler } from '../../functions/expire.ts';
 import { createRequestApprovalHandler } from '../../functions/request-approval.ts';
 import { createApprovalApp } from '../../shared/approvals-http/app.ts';
 import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
@@ -131,5 +132,33 @@ describe('approval telemetry', () => {
         ApprovalsDecided: 1,
       }),
     ]);
+  });
+
+  it('counts an approval the wait expired, from the Expire handler', async () => {
+    // Prepare: a parked run whose approval is past its expiry
+    const clock = new FixedClock();
+    const parked = await parkRun(clock, [BOSS], 60);
+    const telemetry = createTelemetry();
+    const expire = createExpireHandler(
+      () => ({ store: observeStore(store, telemetryObserver(telemetry)), clock }),
+      telemetry,
+    );
+    clock.advance(61_000);
+
+    // Act
+    const result = await expire({ runId: parked.run.runId, turn: parked.run.turn, segmentStartTurn: 0 });
+
+    // Assess
+    expect(result).toEqual({ expired: 1 });
+    const expired = output.emf().filter((blob) => 'ApprovalsExpired' in blob);
+    expect(expired).toEqual([expect.objectContaining({ ApprovalsExpired: 1, service: 'wf-test' })]);
+    expect(output.logs()).toContainEqual(
+      expect.objectContaining({
+        message: 'approval wait timed out',
+        expired: 1,
+        runId: parked.run.runId,
+        owner: parked.run.owner,
+      }),
+    );
   });
 });
