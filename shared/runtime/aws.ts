@@ -1,6 +1,7 @@
 /**
  * The AWS composition root: adapters built once per Lambda container from the environment the CDK sets
- * (infra/constructs/env-names.ts). Handlers call `awsRuntime()` and nothing else.
+ * (infra/constructs/env-names.ts). Handlers call `awsRuntime()` for their adapters; telemetry.ts and
+ * tracing.ts add logs, metrics and traces, fed by the observed store and egress built here.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
