@@ -5,6 +5,8 @@ import { ENV } from '../infra/constructs/env-names.ts';
 import { createApiApp, iamAuthenticator, jwtAuthenticator } from '../shared/api/index.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
+import { handlerTelemetry, withInvocation } from '../shared/runtime/telemetry.ts';
+import { tracedHandler } from '../shared/runtime/tracing.ts';
 import {
   awsEventBusFromEnv,
   awsTriggerSyncFromEnv,
@@ -31,10 +33,19 @@ function build(): Hono {
   }) as unknown as Hono;
 }
 
-export const handler = (
-  event: Parameters<ReturnType<typeof handle>>[0],
-  context: Parameters<ReturnType<typeof handle>>[1],
-) => {
-  app ??= build();
-  return handle(app)(event, context);
-};
+type LambdaEvent = Parameters<ReturnType<typeof handle>>[0];
+type LambdaContext = Parameters<ReturnType<typeof handle>>[1];
+
+// No request fields on the log lines: a caller's path and query are theirs. Reading a run adds its id and owner.
+export const handler = tracedHandler('api', (event: LambdaEvent, context: LambdaContext) => {
+  const telemetry = handlerTelemetry();
+  return withInvocation(
+    telemetry,
+    {},
+    async () => {
+      app ??= build();
+      return handle(app)(event, context);
+    },
+    context,
+  );
+});

@@ -3,19 +3,29 @@ import type { Hono } from 'hono';
 import { handle } from 'hono/aws-lambda';
 import { createApprovalApp } from '../shared/approvals-http/index.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
+import { handlerTelemetry, withInvocation } from '../shared/runtime/telemetry.ts';
+import { tracedHandler } from '../shared/runtime/tracing.ts';
 
 let app: Promise<Hono> | undefined;
 
-export const handler = async (
-  event: Parameters<ReturnType<typeof handle>>[0],
-  context: Parameters<ReturnType<typeof handle>>[1],
-) => {
-  app ??= awsRuntime()
-    .approvalApp()
-    .then((deps) => createApprovalApp(deps))
-    .catch((error: unknown) => {
-      app = undefined;
-      throw error;
-    });
-  return handle(await app)(event, context);
-};
+type LambdaEvent = Parameters<ReturnType<typeof handle>>[0];
+type LambdaContext = Parameters<ReturnType<typeof handle>>[1];
+
+// Never the event on a log line: its path and query carry the signed link token and the form nonce.
+export const handler = tracedHandler('approval-http', (event: LambdaEvent, context: LambdaContext) =>
+  withInvocation(
+    handlerTelemetry(),
+    {},
+    async () => {
+      app ??= awsRuntime()
+        .approvalApp()
+        .then((deps) => createApprovalApp(deps))
+        .catch((error: unknown) => {
+          app = undefined;
+          throw error;
+        });
+      return handle(await app)(event, context);
+    },
+    context,
+  ),
+);

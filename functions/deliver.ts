@@ -2,13 +2,27 @@
 import { type DeliverDeps, deliverResult } from '../shared/core/deliver.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { TurnPointerSchema } from '../shared/runtime/events.ts';
+import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
+import { tracedHandler } from '../shared/runtime/tracing.ts';
 
-export function createDeliverHandler(deps: () => Promise<DeliverDeps>) {
-  return async (event: unknown): Promise<{ delivered: string | undefined }> => {
+export function createDeliverHandler(deps: () => Promise<DeliverDeps>, telemetry = handlerTelemetry()) {
+  return async (event: unknown, context?: LambdaContextLike): Promise<{ delivered: string | undefined }> => {
     const { runId } = TurnPointerSchema.parse(event);
-    const run = await deliverResult(await deps(), runId);
-    return { delivered: run?.delivery?.destination };
+    return withInvocation(
+      telemetry,
+      { runId },
+      async () => {
+        const run = await deliverResult(await deps(), runId);
+        const delivered = run?.delivery?.destination;
+        telemetry.logger.info('result delivered', { destination: delivered });
+        return { delivered };
+      },
+      context,
+    );
   };
 }
 
-export const handler = createDeliverHandler(() => awsRuntime().deliver());
+export const handler = tracedHandler(
+  'deliver',
+  createDeliverHandler(() => awsRuntime().deliver()),
+);

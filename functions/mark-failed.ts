@@ -5,6 +5,8 @@ import type { RunStore } from '../shared/core/store-port.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { systemClock } from '../shared/runtime/clock.ts';
 import { MarkFailedEventSchema } from '../shared/runtime/events.ts';
+import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
+import { tracedHandler } from '../shared/runtime/tracing.ts';
 
 /** Lambda errors arrive with a JSON `Cause`; keep its message, not its stack. */
 function causeMessage(cause: string | undefined): string {
@@ -16,15 +18,29 @@ function causeMessage(cause: string | undefined): string {
   return cause.slice(0, 1000);
 }
 
-export function createMarkFailedHandler(deps: () => { store: RunStore; clock: Clock }) {
-  return async (event: unknown): Promise<{ status: string | undefined }> => {
+export function createMarkFailedHandler(
+  deps: () => { store: RunStore; clock: Clock },
+  telemetry = handlerTelemetry(),
+) {
+  return async (event: unknown, context?: LambdaContextLike): Promise<{ status: string | undefined }> => {
     const { runId, error } = MarkFailedEventSchema.parse(event);
-    const run = await markRunFailed(deps(), {
-      runId,
-      ...(error ? { error: { name: error.Error ?? 'Error', message: causeMessage(error.Cause) } } : {}),
-    });
-    return { status: run?.status };
+    return withInvocation(
+      telemetry,
+      { runId },
+      async () => {
+        const run = await markRunFailed(deps(), {
+          runId,
+          ...(error ? { error: { name: error.Error ?? 'Error', message: causeMessage(error.Cause) } } : {}),
+        });
+        telemetry.logger.info('execution failure recorded', { error: error?.Error, status: run?.status });
+        return { status: run?.status };
+      },
+      context,
+    );
   };
 }
 
-export const handler = createMarkFailedHandler(() => ({ store: awsRuntime().store, clock: systemClock }));
+export const handler = tracedHandler(
+  'mark-failed',
+  createMarkFailedHandler(() => ({ store: awsRuntime().store, clock: systemClock })),
+);

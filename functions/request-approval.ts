@@ -5,13 +5,29 @@
 import { type RequestApprovalDeps, requestApproval } from '../shared/approvals-http/index.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { RequestApprovalEventSchema } from '../shared/runtime/events.ts';
+import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
+import { tracedHandler } from '../shared/runtime/tracing.ts';
 
-export function createRequestApprovalHandler(deps: () => Promise<RequestApprovalDeps>) {
-  return async (event: unknown): Promise<{ status: string }> => {
-    const { runId, taskToken } = RequestApprovalEventSchema.parse(event);
-    const result = await requestApproval(await deps(), { runId, taskToken });
-    return { status: result.status };
+export function createRequestApprovalHandler(
+  deps: () => Promise<RequestApprovalDeps>,
+  telemetry = handlerTelemetry(),
+) {
+  return async (event: unknown, context?: LambdaContextLike): Promise<{ status: string }> => {
+    // The event holds the task token: only the run id goes on the log lines.
+    const { runId, turn, taskToken } = RequestApprovalEventSchema.parse(event);
+    return withInvocation(
+      telemetry,
+      { runId, turn },
+      async () => {
+        const result = await requestApproval(await deps(), { runId, taskToken });
+        return { status: result.status };
+      },
+      context,
+    );
   };
 }
 
-export const handler = createRequestApprovalHandler(() => awsRuntime().requestApproval());
+export const handler = tracedHandler(
+  'request-approval',
+  createRequestApprovalHandler(() => awsRuntime().requestApproval()),
+);

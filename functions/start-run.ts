@@ -6,6 +6,13 @@ import { z } from 'zod';
 import { idempotencyFor, type StartRunDeps, startRun } from '../shared/runs/index.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
+import {
+  handlerTelemetry,
+  type LambdaContextLike,
+  type Telemetry,
+  withInvocation,
+} from '../shared/runtime/telemetry.ts';
+import { tracedHandler } from '../shared/runtime/tracing.ts';
 import type { TriggerProvenance } from '../shared/schemas/run.ts';
 import { eventOwnerOf } from '../shared/triggers/index.ts';
 
@@ -34,50 +41,63 @@ export type StartRunResult =
   | { runId: string; created: boolean }
   | { refused: 'owner_mismatch'; eventId: string };
 
-export function createStartRunHandler(deps: () => StartRunDeps) {
-  return async (raw: unknown): Promise<StartRunResult> => {
+export function createStartRunHandler(deps: () => StartRunDeps, telemetry = handlerTelemetry()) {
+  return async (raw: unknown, context?: LambdaContextLike): Promise<StartRunResult> => {
     const event = StartRunEventSchema.parse(raw);
-    // Defence in depth behind the rule's owner-stamped pattern: an event stamped for another owner (or not at
-    // all) starts nothing. Recorded in the log and answered, not thrown: a retry could not change the answer.
-    if ('event' in event && eventOwnerOf(event.event) !== event.owner) {
-      console.warn(
-        JSON.stringify({
-          message: 'event refused: its owner stamp is not the workflow owner',
-          workflowId: event.workflowId,
-          eventId: event.event.id,
-          stamp: eventOwnerOf(event.event) ?? null,
-        }),
-      );
-      return { refused: 'owner_mismatch', eventId: event.event.id };
-    }
-    const trigger: TriggerProvenance =
-      'scheduledTime' in event
-        ? {
-            type: 'schedule',
-            scheduleName: event.scheduleName ?? `wf-${event.workflowId}`,
-            scheduledTime: new Date(event.scheduledTime).toISOString(),
-          }
-        : {
-            type: 'event',
-            eventId: event.event.id,
-            source: event.event.source,
-            detailType: event.event['detail-type'],
-          };
-    const { run, created } = await startRun(deps(), {
-      owner: event.owner,
-      workflowId: event.workflowId,
-      trigger,
-      ...('event' in event ? { input: { event: event.event } } : {}),
-      idempotency: idempotencyFor(trigger, event.workflowId)!,
-      actor: 'system',
-    });
-    return { runId: run.runId, created };
+    return withInvocation(telemetry, { owner: event.owner }, () => start(deps(), event, telemetry), context);
   };
 }
 
-export const handler = createStartRunHandler(() => ({
-  store: awsRuntime().store,
-  executions: awsRuntime().executions(),
-  clock: systemClock,
-  ids: randomIds,
-}));
+async function start(
+  deps: StartRunDeps,
+  event: z.infer<typeof StartRunEventSchema>,
+  telemetry: Telemetry,
+): Promise<StartRunResult> {
+  // Defence in depth behind the rule's owner-stamped pattern: an event stamped for another owner (or not at
+  // all) starts nothing. Logged and answered, not thrown: a retry could not change the answer.
+  if ('event' in event && eventOwnerOf(event.event) !== event.owner) {
+    telemetry.logger.warn('event refused: its owner stamp is not the workflow owner', {
+      workflowId: event.workflowId,
+      eventId: event.event.id,
+      stamp: eventOwnerOf(event.event) ?? null,
+    });
+    return { refused: 'owner_mismatch', eventId: event.event.id };
+  }
+  const trigger: TriggerProvenance =
+    'scheduledTime' in event
+      ? {
+          type: 'schedule',
+          scheduleName: event.scheduleName ?? `wf-${event.workflowId}`,
+          scheduledTime: new Date(event.scheduledTime).toISOString(),
+        }
+      : {
+          type: 'event',
+          eventId: event.event.id,
+          source: event.event.source,
+          detailType: event.event['detail-type'],
+        };
+  const { run, created } = await startRun(deps, {
+    owner: event.owner,
+    workflowId: event.workflowId,
+    trigger,
+    ...('event' in event ? { input: { event: event.event } } : {}),
+    idempotency: idempotencyFor(trigger, event.workflowId)!,
+    actor: 'system',
+  });
+  telemetry.logger.info(created ? 'run started' : 'duplicate trigger: run already started', {
+    runId: run.runId,
+    workflowId: event.workflowId,
+    trigger: trigger.type,
+  });
+  return { runId: run.runId, created };
+}
+
+export const handler = tracedHandler(
+  'start-run',
+  createStartRunHandler(() => ({
+    store: awsRuntime().store,
+    executions: awsRuntime().executions(),
+    clock: systemClock,
+    ids: randomIds,
+  })),
+);

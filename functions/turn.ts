@@ -1,24 +1,55 @@
 /** `Turn`: one model turn of a run (shared/core/turn.ts). Returns the outcome the state machine routes on. */
 import type { TurnDeps } from '../shared/core/engine.ts';
-import type { TurnOutcome } from '../shared/core/outcome.ts';
+import type { TurnOutcome, TurnPointer } from '../shared/core/outcome.ts';
 import { RunConflictError } from '../shared/core/store-errors.ts';
 import { runTurn } from '../shared/core/turn.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { TurnPointerSchema } from '../shared/runtime/events.ts';
+import { turnPoint } from '../shared/runtime/run-metrics.ts';
+import {
+  handlerTelemetry,
+  type LambdaContextLike,
+  recordPoints,
+  withInvocation,
+} from '../shared/runtime/telemetry.ts';
+import { tracedHandler } from '../shared/runtime/tracing.ts';
 
-export function createTurnHandler(deps: () => Promise<TurnDeps>) {
-  return async (event: unknown): Promise<TurnOutcome> => {
+export function createTurnHandler(deps: () => Promise<TurnDeps>, telemetry = handlerTelemetry()) {
+  return async (event: unknown, context?: LambdaContextLike): Promise<TurnOutcome> => {
     const pointer = TurnPointerSchema.parse(event);
-    const turnDeps = await deps();
-    // A concurrent write (a cancel, a decision) moved the run: read it again; the fence makes this safe.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await runTurn(turnDeps, pointer);
-      } catch (error) {
-        if (!(error instanceof RunConflictError) || attempt >= 3) throw error;
-      }
-    }
+    const keys = { runId: pointer.runId, turn: pointer.turn };
+    return withInvocation(
+      telemetry,
+      keys,
+      async () => {
+        try {
+          const outcome = await turnWithRetries(await deps(), pointer);
+          recordPoints(telemetry.metrics, [turnPoint(outcome)]);
+          const stopReason = outcome.next === 'failed' ? { stopReason: outcome.stopReason } : {};
+          telemetry.logger.info('turn finished', { next: outcome.next, ...stopReason });
+          return outcome;
+        } catch (error) {
+          recordPoints(telemetry.metrics, [turnPoint('error')]);
+          throw error;
+        }
+      },
+      context,
+    );
   };
 }
 
-export const handler = createTurnHandler(() => awsRuntime().turn());
+/** A concurrent write (a cancel, a decision) moved the run: read it again; the fence makes this safe. */
+async function turnWithRetries(deps: TurnDeps, pointer: TurnPointer): Promise<TurnOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runTurn(deps, pointer);
+    } catch (error) {
+      if (!(error instanceof RunConflictError) || attempt >= 3) throw error;
+    }
+  }
+}
+
+export const handler = tracedHandler(
+  'turn',
+  createTurnHandler(() => awsRuntime().turn()),
+);

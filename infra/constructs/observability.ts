@@ -1,6 +1,7 @@
 /**
  * `Observability`: alarms on what needs a human (failed or timed-out executions, turn errors and throttles,
- * approval page errors, API 5xx) and one dashboard of the runtime.
+ * approval page errors, API 5xx, egress denials, expired approvals, budget stops) and one dashboard of the
+ * runtime, including the metrics the functions emit themselves (infra/constructs/metric-names.ts).
  */
 import { Duration } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
@@ -10,6 +11,8 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { RUNTIME_FUNCTION_DEFAULTS } from './runtime-function.ts';
+import { runtimeMetricAlarms, runtimeMetricRows, validateMetricsNamespace } from './runtime-metrics.ts';
 
 /** Properties of `Observability`. */
 export interface ObservabilityProps {
@@ -34,6 +37,10 @@ export interface ObservabilityProps {
   readonly alarmTopic?: sns.ITopic;
   /** Dashboard name. @default - generated */
   readonly dashboardName?: string;
+  /** `POWERTOOLS_METRICS_NAMESPACE` of the functions. @default 'WfRuntime' */
+  readonly metricsNamespace?: string;
+  /** `POWERTOOLS_SERVICE_NAME` of the functions (the `service` dimension). @default 'wf-runtime' */
+  readonly serviceName?: string;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -48,6 +55,12 @@ export class Observability extends Construct {
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
     const sum = { period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM };
+    const emitted = {
+      namespace: props.metricsNamespace ?? RUNTIME_FUNCTION_DEFAULTS.metricsNamespace,
+      serviceName: props.serviceName ?? RUNTIME_FUNCTION_DEFAULTS.serviceName,
+      period: FIVE_MINUTES,
+    };
+    validateMetricsNamespace(`Observability '${id}'`, emitted.namespace);
     const api5xx = props.httpApi.metricServerError(sum);
 
     const alarm = (alarmId: string, metric: cloudwatch.IMetric, threshold: number, description: string) =>
@@ -95,6 +108,12 @@ export class Observability extends Construct {
         api5xx,
         5,
         'The HTTP API (/v1 and /approvals) returned 5 or more 5xx in 5 minutes.',
+      ),
+      ...Object.fromEntries(
+        Object.entries(runtimeMetricAlarms(emitted)).map(([alarmId, spec]) => [
+          alarmId,
+          alarm(alarmId, spec.metric, spec.threshold, spec.description),
+        ]),
       ),
     };
     if (props.alarmTopic !== undefined) {
@@ -169,6 +188,7 @@ export class Observability extends Construct {
             alarms: Object.values(this.alarms),
           }),
         ],
+        ...runtimeMetricRows(emitted),
       ],
     });
   }

@@ -51,6 +51,11 @@ export interface WorkflowRuntimeProps {
   readonly logRetention?: logs.RetentionDays;
   /** `POWERTOOLS_LOG_LEVEL` of all functions. @default 'INFO' */
   readonly logLevel?: PowertoolsLogLevel;
+  /**
+   * CloudWatch namespace of the metrics the functions emit (`POWERTOOLS_METRICS_NAMESPACE`); the dashboard and
+   * alarms read it. Give each deployment in one account and region its own. @default 'WfRuntime'
+   */
+  readonly metricsNamespace?: string;
 }
 
 /** Per-handler function settings: construct id, description, memory and timeout. */

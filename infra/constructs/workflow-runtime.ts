@@ -79,6 +79,7 @@ export class WorkflowRuntime extends Construct {
         environment: { [ENV.tableName]: this.table.tableName },
         ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
         ...(props.logLevel === undefined ? {} : { logLevel: props.logLevel }),
+        ...(props.metricsNamespace === undefined ? {} : { metricsNamespace: props.metricsNamespace }),
       };
       const fn = new RuntimeFunction(functionScope, fnId, fnProps);
       this.table.grantReadWriteData(fn);
@@ -205,6 +206,7 @@ export class WorkflowRuntime extends Construct {
       functions: Object.fromEntries(Object.entries(fns).map(([name, fn]) => [name, fn.function])),
       httpApi: this.api.httpApi,
       ...(props.alarmTopic === undefined ? {} : { alarmTopic: props.alarmTopic }),
+      ...(props.metricsNamespace === undefined ? {} : { metricsNamespace: props.metricsNamespace }),
     });
   }
 

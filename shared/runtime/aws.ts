@@ -1,6 +1,7 @@
 /**
  * The AWS composition root: adapters built once per Lambda container from the environment the CDK sets
- * (infra/constructs/env-names.ts). Handlers call `awsRuntime()` and nothing else.
+ * (infra/constructs/env-names.ts). Handlers call `awsRuntime()` for their adapters; telemetry.ts and
+ * tracing.ts add logs, metrics and traces, fed by the observed store and egress built here.
  */
 import { KMSClient } from '@aws-sdk/client-kms';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -31,6 +32,10 @@ import { destinations } from './destinations.ts';
 import { actionCatalogFor, engineDeps } from './engine-deps.ts';
 import { sfnExecutions } from './executions-sfn.ts';
 import { bedrockSourceFrom, modelFor } from './model-router.ts';
+import { observeStore } from './observed-store.ts';
+import { handlerTelemetry } from './telemetry.ts';
+import { observeEgress, telemetryObserver } from './telemetry-observers.ts';
+import { tracedClient, tracingObserver } from './tracing.ts';
 
 const EnvSchema = z.object({
   [ENV.tableName]: z.string().min(1),
@@ -71,20 +76,24 @@ const hostOf = (url: string | undefined): string[] => {
 export function awsRuntime(): AwsRuntime {
   if (runtime) return runtime;
   const env = EnvSchema.parse(process.env);
+  // Logs, metrics and trace annotations come from what passes through the store and the egress guard.
+  const telemetry = handlerTelemetry();
   // Only the functions that sign have the key's ARN (and kms:Sign on it); elsewhere heads are not signed.
   const auditKeyArn = env[ENV.auditSigningKeyArn];
-  const kms = auditKeyArn ? { client: new KMSClient({}), keyArn: auditKeyArn } : undefined;
-  const store = new DynamoStore(
-    { tableName: env[ENV.tableName] },
-    kms ? { signer: kmsAnchorSigner(kms) } : {},
+  const kms = auditKeyArn ? { client: tracedClient(new KMSClient({})), keyArn: auditKeyArn } : undefined;
+  const store = observeStore(
+    new DynamoStore({ tableName: env[ENV.tableName] }, kms ? { signer: kmsAnchorSigner(kms) } : {}),
+    telemetryObserver(telemetry),
+    tracingObserver,
   );
+  tracedClient(store.ctx.doc);
   const auditVerifier = kms ? kmsAnchorVerifier(kms) : undefined;
-  const secretsClient = new SecretsManagerClient({});
+  const secretsClient = tracedClient(new SecretsManagerClient({}));
   const secrets = secretsManagerSecrets({
     client: secretsClient,
     namePrefix: env[ENV.credentialSecretPrefix],
   });
-  const egress = createEgress({ blockedHosts: hostOf(env[ENV.approvalBaseUrl]) });
+  const egress = observeEgress(createEgress({ blockedHosts: hostOf(env[ENV.approvalBaseUrl]) }), telemetry);
   let model: Promise<ModelPort> | undefined;
   const loadModel = async (): Promise<ModelPort> => {
     if (env[ENV.modelProvider] === 'bedrock') return modelFor(bedrockSourceFrom(process.env));
@@ -120,7 +129,7 @@ export function awsRuntime(): AwsRuntime {
     return publicBaseUrlFrom(base);
   };
   // The task-token port retries throttling itself; the SDK must not multiply those retries.
-  const taskTokens = sfnTaskTokens(new SFNClient({ maxAttempts: 1 }));
+  const taskTokens = sfnTaskTokens(tracedClient(new SFNClient({ maxAttempts: 1 })));
   runtime = {
     store,
     env,
@@ -138,7 +147,7 @@ export function awsRuntime(): AwsRuntime {
         store,
         clock: systemClock,
         destinations: destinations({
-          sns: new SNSClient({}),
+          sns: tracedClient(new SNSClient({})),
           ...(alertTopic ? { defaultTopicArn: alertTopic } : {}),
           catalog: actionCatalogFor(store),
           egress,
@@ -155,6 +164,7 @@ export function awsRuntime(): AwsRuntime {
         taskTokens,
         publicBaseUrl: publicBaseUrl(),
         actions: actionCatalogFor(store),
+        logger: telemetry.logger,
       };
     },
     async requestApproval() {
@@ -165,14 +175,15 @@ export function awsRuntime(): AwsRuntime {
         clock: systemClock,
         keyring: await loadKeyring(),
         publicBaseUrl: publicBaseUrl(),
-        notifier: snsNotifier(new SNSClient({}), topic),
+        notifier: snsNotifier(tracedClient(new SNSClient({})), topic),
         taskTokens,
+        logger: telemetry.logger,
       };
     },
     executions() {
       const arn = env[ENV.stateMachineArn];
       if (!arn) throw new Error(`${ENV.stateMachineArn} is not set`);
-      executions ??= sfnExecutions(new SFNClient({}), arn);
+      executions ??= sfnExecutions(tracedClient(new SFNClient({})), arn);
       return executions;
     },
   };

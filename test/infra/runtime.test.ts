@@ -388,12 +388,15 @@ describe('cdk-nag and synthesis', () => {
     expect(Annotations.fromStack(synthesized.stack).findError('*', Match.anyValue())).toEqual([]);
   });
 
-  it('has alarms for failed executions, Turn errors and throttles, approval errors and API 5xx, and a dashboard', () => {
+  it('has alarms for failed executions, Turn errors and throttles, approval errors, API 5xx, egress denials, expired approvals and budget stops, and a dashboard', () => {
     const names = Object.values(synthesized.template.findResources('AWS::CloudWatch::Alarm')).map(
       (alarm) => alarm.Properties.MetricName,
     );
     expect(names.sort()).toEqual([
       '5xx',
+      'ApprovalsExpired',
+      'BudgetStops',
+      'EgressDenials',
       'Errors',
       'Errors',
       'ExecutionsFailed',

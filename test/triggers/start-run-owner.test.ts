@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createStartRunHandler } from '../../functions/start-run.ts';
+import { createTelemetry } from '../../shared/runtime/telemetry.ts';
 import { RecordingExecutions } from '../api/helpers.ts';
 import { FixedClock, minimalWorkflow, randomIds, seedWorkflow, testStore } from '../support/store.ts';
 
@@ -12,19 +13,18 @@ async function setup() {
     minimalWorkflow({ trigger: { type: 'event', pattern: { source: ['com.example.orders'] } } }),
   );
   const executions = new RecordingExecutions();
-  const handler = createStartRunHandler(() => ({
-    store,
-    executions,
-    clock: new FixedClock(),
-    ids: randomIds,
-  }));
+  const telemetry = createTelemetry({});
+  const handler = createStartRunHandler(
+    () => ({ store, executions, clock: new FixedClock(), ids: randomIds }),
+    telemetry,
+  );
   const invoke = (id: string, detail: Record<string, unknown>) =>
     handler({
       owner: head.owner,
       workflowId: head.workflowId,
       event: { version: '0', id, source: 'com.example.orders', 'detail-type': 'Order Placed', detail },
     });
-  return { head, executions, invoke };
+  return { head, executions, invoke, telemetry };
 }
 
 describe('start-run handler: owner stamp', () => {
@@ -40,12 +40,14 @@ describe('start-run handler: owner stamp', () => {
     ['no stamp', { total: 1 }],
     ['a stamp that is not a string', { 'wf-owner': ['x'] }],
   ])('records and refuses an event with %s, starting nothing', async (_label, detail) => {
-    const { executions, invoke } = await setup();
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { executions, invoke, telemetry } = await setup();
+    const warn = vi.spyOn(telemetry.logger, 'warn').mockImplementation(() => {});
     const result = await invoke('evt-foreign', detail);
     expect(result).toEqual({ refused: 'owner_mismatch', eventId: 'evt-foreign' });
     expect(executions.starts).toHaveLength(0);
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining('"eventId":"evt-foreign"'));
-    warn.mockRestore();
+    expect(warn).toHaveBeenCalledWith(
+      'event refused: its owner stamp is not the workflow owner',
+      expect.objectContaining({ eventId: 'evt-foreign' }),
+    );
   });
 });

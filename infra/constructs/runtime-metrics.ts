@@ -1,0 +1,137 @@
+/**
+ * CloudWatch metrics, dashboard widgets and alarm specs for the metrics the functions emit themselves
+ * (EMF, infra/constructs/metric-names.ts). Names, units and dimensions come from that one table, so the
+ * dashboard reads exactly what the code writes.
+ */
+import type { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { RUNTIME_METRICS, type RuntimeMetricName, SERVICE_DIMENSION } from './metric-names.ts';
+
+/** Where the functions' EMF metrics land: `POWERTOOLS_METRICS_NAMESPACE` and `POWERTOOLS_SERVICE_NAME`. */
+export interface RuntimeMetricsSource {
+  readonly namespace: string;
+  readonly serviceName: string;
+  readonly period: Duration;
+}
+
+/**
+ * One runtime metric, summed over the period. A metric with an extra dimension (Turns, RunsFinished,
+ * ApprovalsDecided) needs its value: CloudWatch identifies a metric by all of its dimensions.
+ */
+export function runtimeMetric(
+  source: RuntimeMetricsSource,
+  name: RuntimeMetricName,
+  dimensionValue?: string,
+): cloudwatch.Metric {
+  const spec: (typeof RUNTIME_METRICS)[RuntimeMetricName] = RUNTIME_METRICS[name];
+  const extra: { name: string; values: readonly string[] } | undefined =
+    'dimension' in spec ? spec.dimension : undefined;
+  if (extra && (dimensionValue === undefined || !extra.values.includes(dimensionValue))) {
+    throw new Error(
+      `runtimeMetric: ${name} needs its ${extra.name} dimension, one of ${extra.values.join(', ')}; got '${dimensionValue}'.`,
+    );
+  }
+  return new cloudwatch.Metric({
+    namespace: source.namespace,
+    metricName: name,
+    dimensionsMap: {
+      [SERVICE_DIMENSION]: source.serviceName,
+      ...(extra && dimensionValue !== undefined ? { [extra.name]: dimensionValue } : {}),
+    },
+    period: source.period,
+    // No label here: an alarm on a labelled metric is rendered as a metric-math query.
+    statistic: cloudwatch.Stats.SUM,
+  });
+}
+
+/**
+ * Fails synth on a namespace CloudWatch would refuse: 1–255 ASCII characters without control characters, not
+ * starting with `:` and not `AWS/` (reserved for AWS services).
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_Metric.html
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricData.html
+ */
+export function validateMetricsNamespace(id: string, namespace: string): void {
+  if (!/^[\x20-\x7e]{1,255}$/.test(namespace) || namespace.startsWith(':') || namespace.startsWith('AWS/')) {
+    throw new Error(
+      `${id}: metricsNamespace '${namespace}' is not a CloudWatch namespace; use 1-255 printable ASCII ` +
+        "characters, not starting with ':' or 'AWS/', e.g. 'WfRuntime/prod'.",
+    );
+  }
+}
+
+/** One line per value of a dimensioned metric (every outcome, every final status …). */
+const perValue = (source: RuntimeMetricsSource, name: 'Turns' | 'RunsFinished' | 'ApprovalsDecided') =>
+  RUNTIME_METRICS[name].dimension.values.map((value) =>
+    runtimeMetric(source, name, value).with({ label: value }),
+  );
+
+/** The dashboard rows of the runtime metrics. */
+export function runtimeMetricRows(source: RuntimeMetricsSource): cloudwatch.IWidget[][] {
+  const metric = (name: RuntimeMetricName, label: string) => runtimeMetric(source, name).with({ label });
+  return [
+    [
+      new cloudwatch.GraphWidget({ title: 'Turns by outcome', width: 12, left: perValue(source, 'Turns') }),
+      new cloudwatch.GraphWidget({
+        title: 'Runs finished by status',
+        width: 12,
+        left: perValue(source, 'RunsFinished'),
+      }),
+    ],
+    [
+      new cloudwatch.GraphWidget({
+        title: 'Model cost (USD) and tokens',
+        width: 12,
+        left: [metric('ModelCostUsd', 'cost USD')],
+        right: [
+          metric('ModelInputTokens', 'input tokens'),
+          metric('ModelOutputTokens', 'output tokens'),
+          metric('ModelCacheReadInputTokens', 'cache read tokens'),
+          metric('ModelCacheCreationInputTokens', 'cache write tokens'),
+          metric('ModelCalls', 'model calls'),
+        ],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Approvals',
+        width: 12,
+        left: [
+          metric('ApprovalsRequested', 'requested'),
+          ...perValue(source, 'ApprovalsDecided'),
+          metric('ApprovalsExpired', 'expired'),
+        ],
+      }),
+    ],
+    [
+      new cloudwatch.GraphWidget({
+        title: 'Budget stops and egress denials',
+        width: 12,
+        left: [metric('BudgetStops', 'budget stops'), metric('EgressDenials', 'egress denials')],
+      }),
+    ],
+  ];
+}
+
+/** Alarms on runtime metrics that need a human: id → metric, threshold (per period) and why. */
+export function runtimeMetricAlarms(
+  source: RuntimeMetricsSource,
+): Record<string, { metric: cloudwatch.IMetric; threshold: number; description: string }> {
+  return {
+    EgressDenied: {
+      metric: runtimeMetric(source, 'EgressDenials'),
+      threshold: 1,
+      description:
+        'The egress guard refused an outbound request of an action or a delivery: a workflow or a model tried ' +
+        'to reach a private, metadata or unlisted destination (see the function logs, message "egress denied").',
+    },
+    ApprovalsExpired: {
+      metric: runtimeMetric(source, 'ApprovalsExpired'),
+      threshold: 1,
+      description:
+        'An approval expired undecided (the call was denied): approvers may not be receiving links.',
+    },
+    BudgetStops: {
+      metric: runtimeMetric(source, 'BudgetStops'),
+      threshold: 1,
+      description: 'A run was stopped by its cost ceiling (per run or per day).',
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * A store that reports what passes through it: the runs it reads and the changes it commits. The handler
+ * shells derive logs, metrics and trace annotations from these, so the core needs no telemetry port.
+ */
+import type { RunChange, RunStore } from '../core/store-port.ts';
+import type { Run } from '../schemas/run.ts';
+
+/** Callbacks of `observeStore`; they run after the store call succeeded and must not throw. */
+export type StoreObserver = {
+  /** A run was read: its owner and ids are now known to the invocation. */
+  runRead?(run: Run): void;
+  /** A change was committed (`run` is the committed item). Never called for a refused change. */
+  committed?(change: RunChange, run: Run): void;
+};
+
+/**
+ * The same store (every method, the same type) with `getRun` and `commit` reported to each observer.
+ *
+ * @example
+ * const store = observeStore(new DynamoStore({ tableName }), { committed: (change) => count(change) });
+ */
+export function observeStore<S extends RunStore>(store: S, ...observers: StoreObserver[]): S {
+  const getRun = async (runId: string): Promise<Run | undefined> => {
+    const run = await store.getRun(runId);
+    if (run) for (const observer of observers) observer.runRead?.(run);
+    return run;
+  };
+  const commit = async (change: RunChange): Promise<Run> => {
+    const run = await store.commit(change);
+    for (const observer of observers) observer.committed?.(change, run);
+    return run;
+  };
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'getRun') return getRun;
+      if (property === 'commit') return commit;
+      const value: unknown = Reflect.get(target, property, target);
+      // Bound to the real store, so its private fields keep working.
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
