@@ -14,7 +14,8 @@ export type EffectiveGrant = Map<string, GrantEntry>;
 const STRICTNESS: Record<GateMode, number> = { allow: 0, needs_approval: 1, deny: 2 };
 const stricter = (a: GateMode, b: GateMode): GateMode => (STRICTNESS[a] >= STRICTNESS[b] ? a : b);
 
-function gateOf(definition: WorkflowDefinition, name: string): GrantEntry {
+/** The gate the definition gives `name` (no gate entry: `allow`), with its approvers and timeout. */
+export function gateOf(definition: WorkflowDefinition, name: string): GrantEntry {
   const gate = definition.gates[name];
   const mode: GateMode = gate === undefined ? 'allow' : typeof gate === 'string' ? gate : gate.mode;
   const approvers = (typeof gate === 'object' && gate.approvers) || definition.approvals?.approvers || [];

@@ -95,6 +95,8 @@ export const RunSchema = z.object({
   delivery: z
     .object({
       destination: z.string(),
+      /** `refused`: the destination refused it for good (denied, misconfigured, failed); see `detail`. */
+      status: z.enum(['delivered', 'refused']),
       at: IsoTimeSchema,
       report: z.string().optional(),
       detail: z.string().optional(),

@@ -126,7 +126,43 @@ describe('deliverResult', () => {
       result: 'The digest is ready.',
     });
     expect(delivered?.delivery).toMatchObject({ destination: 'http', status: 'delivered' });
+    expect((await store.getRun(runId))?.delivery?.status).toBe('delivered');
   });
+
+  it.each([
+    ['in allowedActions', ['results_hook']],
+    ['not in allowedActions', []],
+  ])(
+    'denies delivery to a connector whose gate is deny (%s): nothing is sent, the refusal is recorded',
+    async (_label, allowed) => {
+      // Prepare
+      const runId = await finishedRun({
+        allowedActions: ['current_time', ...allowed],
+        gates: { results_hook: 'deny' },
+        connectors: {
+          results_hook: {
+            kind: 'http',
+            description: 'Receives run results.',
+            method: 'POST',
+            url: `${receiver.url}/results`,
+          },
+        },
+        destination: { type: 'http', action: 'results_hook' },
+      });
+      const received = receiver.bodies.length;
+
+      // Act
+      await deliverResult(deps(), runId);
+
+      // Assess
+      expect(receiver.bodies).toHaveLength(received);
+      expect((await store.getRun(runId))?.delivery).toMatchObject({
+        destination: 'http',
+        status: 'refused',
+        detail: expect.stringContaining("its gate is 'deny'"),
+      });
+    },
+  );
 
   it('records a refused delivery on the run instead of retrying it', async () => {
     // The guard refuses the receiver's port (not allowed), so the connector's call fails for good.
@@ -141,7 +177,8 @@ describe('deliverResult', () => {
       },
       destination: { type: 'http', action: 'results_hook' },
     });
-    const delivered = await deliverResult(deps(), runId);
+    await deliverResult(deps(), runId);
+    const delivered = await store.getRun(runId);
     expect(delivered?.delivery).toMatchObject({
       destination: 'http',
       status: 'refused',
