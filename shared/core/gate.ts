@@ -65,12 +65,15 @@ export function evaluateGate(
   try {
     const entry = grant.get(call.name);
     if (!entry) {
-      return definition.allowedActions.includes(call.name)
-        ? {
+      if (!definition.allowedActions.includes(call.name))
+        return { decision: 'deny', reason: `'${call.name}' is not an action this workflow may use` };
+      // Gated `deny` by this run's own version: say so, rather than "withdrawn" (which is a change of policy).
+      return gateOf(definition, call.name).mode === 'deny'
+        ? { decision: 'deny', reason: `the workflow's gate for '${call.name}' is deny` }
+        : {
             decision: 'deny',
             reason: `the action '${call.name}' has been withdrawn or disabled for this workflow`,
-          }
-        : { decision: 'deny', reason: `'${call.name}' is not an action this workflow may use` };
+          };
     }
     const action = catalog.resolve(call.name, definition);
     if (!action) return { decision: 'deny', reason: `no action named '${call.name}' exists` };
