@@ -97,8 +97,13 @@ export async function listWorkflows(client: ApiClient, out: Output): Promise<num
   return 0;
 }
 
+/** One line per run; a degraded run says so and names what was refused. */
 const runLine = (run: Run) =>
-  `${run.runId}  ${run.workflowName} v${run.workflowVersion}  ${run.status}${run.stopReason ? ` (${run.stopReason})` : ''}  $${run.costUsd.toFixed(4)}`;
+  `${run.runId}  ${run.workflowName} v${run.workflowVersion}  ${run.status}${run.stopReason ? ` (${run.stopReason})` : ''}  $${run.costUsd.toFixed(4)}${
+    run.degraded
+      ? `  degraded: ${run.degraded.count} refused (${[...new Set(run.degraded.refused.map((r) => r.tool))].join(', ')})`
+      : ''
+  }`;
 
 export async function startRunCommand(
   client: ApiClient,

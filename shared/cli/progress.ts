@@ -32,7 +32,7 @@ export function describeAuditEntry(entry: AuditEntry): string | undefined {
     case 'budget_exceeded':
       return `budget exceeded (${d.scope}): ceiling ${usd(d.ceilingUsd)}`;
     case 'status_changed':
-      return `status: ${d.from} → ${d.to}${d.stopReason ? ` (${d.stopReason})` : ''}`;
+      return `status: ${d.from} → ${d.to}${d.stopReason ? ` (${d.stopReason})` : ''}${d.degraded ? ` — degraded: ${d.refused} call(s) refused` : ''}`;
     case 'delivered':
       return `delivered to ${d.destination}`;
     case 'error':

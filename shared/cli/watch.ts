@@ -1,5 +1,6 @@
 /** Follows a run until it ends, printing progress lines as its audit chain grows. */
 import type { AuditEntry } from '../audit/index.ts';
+import { isDeliverable } from '../core/degraded.ts';
 import type { Run } from '../schemas/run.ts';
 import type { ApiClient } from './client.ts';
 import { costSoFar, describeAuditEntry } from './progress.ts';
@@ -35,9 +36,9 @@ export async function watchRun(client: ApiClient, runId: string, options: WatchO
     }
     seen = entries.length;
     // A done run still delivers its result (and audits that): wait for it, briefly, so the chain is final.
-    if (run.status === 'done' && !run.delivery) deliveryDeadline ??= Date.now() + DELIVERY_GRACE_MS;
-    const delivered =
-      run.status !== 'done' || run.delivery !== undefined || Date.now() > (deliveryDeadline ?? 0);
+    const delivers = isDeliverable(run);
+    if (delivers && !run.delivery) deliveryDeadline ??= Date.now() + DELIVERY_GRACE_MS;
+    const delivered = !delivers || run.delivery !== undefined || Date.now() > (deliveryDeadline ?? 0);
     if (TERMINAL.includes(run.status) && delivered) return run;
     if (run.status === 'awaiting_approval' && !waiting) {
       waiting = true;

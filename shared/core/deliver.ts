@@ -8,6 +8,7 @@ import { sha256Hex } from '../audit/index.ts';
 import type { Destination } from '../schemas/destination.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import { isDeliverable } from './degraded.ts';
 import { isoAt, RunHandle } from './engine.ts';
 import type { Clock } from './ports.ts';
 import { RunConflictError } from './store-errors.ts';
@@ -55,13 +56,21 @@ export function renderReport(
     '',
     ...(actions.length > 0 ? actions.map((line) => `- ${line}`) : ['- none']),
     '',
+    ...(run.degraded
+      ? [
+          `## Refused (${run.degraded.count}): this run is degraded`,
+          '',
+          ...run.degraded.refused.map((refusal) => `- ${refusal.tool}: ${refusal.reason}`),
+          '',
+        ]
+      : []),
   ].join('\n');
 }
 
 export async function deliverResult(deps: DeliverDeps, runId: string): Promise<Run | undefined> {
   for (let attempt = 1; ; attempt++) {
     const run = await deps.store.getRun(runId);
-    if (run?.status !== 'done') return run;
+    if (run === undefined || !isDeliverable(run)) return run;
     if (run.delivery) {
       // Delivered before (a retried Deliver): the chain is final, make sure it is anchored.
       await deps.store.anchorRunHead(run, isoAt(deps.clock));
@@ -90,7 +99,19 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
           run,
           definition: version.definition,
           action: destination.action,
-          payload: { runId: run.runId, workflow: version.definition.name, result: run.result?.text ?? '' },
+          payload: {
+            runId: run.runId,
+            workflow: version.definition.name,
+            result: run.result?.text ?? '',
+            // Only a degraded run adds these, so a connector's input schema written for the three fields above
+            // keeps working; one that should hear of degraded runs declares `degraded` and `refused` too.
+            ...(run.degraded
+              ? {
+                  degraded: true,
+                  refused: run.degraded.refused.map(({ tool, reason }) => ({ tool, reason })),
+                }
+              : {}),
+          },
         });
       }
     } catch (error) {

@@ -2,6 +2,7 @@
 import type { Approval } from '../schemas/approval.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { RunStatus, StopReason } from '../schemas/run.ts';
+import { degradedFrom } from './degraded.ts';
 import { isoAt, type RunHandle, releaseReservation, type TurnDeps } from './engine.ts';
 import type { TurnOutcome, TurnPointer } from './outcome.ts';
 import type { AuditInput } from './store-port.ts';
@@ -96,8 +97,13 @@ export async function finishRun(
   h: RunHandle,
   deps: TurnDeps,
   input: TurnPointer,
-  ending: Ending,
+  requested: Ending,
 ): Promise<TurnOutcome> {
+  // A finished run with refused calls is degraded: `denied`, still delivered (next stays `done`).
+  const degraded =
+    requested.status === 'done' ? degradedFrom(await deps.store.listLedger(h.run.runId)) : undefined;
+  const ending: Ending = degraded ? { ...requested, status: 'denied' } : requested;
+  const delivers = requested.status === 'done';
   const release = releaseReservation(h.run);
   await h.commit({
     ...(release ? { daySpend: release } : {}),
@@ -107,7 +113,7 @@ export async function finishRun(
       status: ending.status,
       stopReason: ending.stopReason,
       turn: run.turn + 1,
-      lastNext: ending.status === 'done' ? 'done' : 'failed',
+      lastNext: delivers ? 'done' : 'failed',
       endedAt: isoAt(deps.clock),
       pendingApprovalIds: [],
       reservation: undefined,
@@ -115,13 +121,17 @@ export async function finishRun(
       // Capped: the run item is rewritten on every commit and must stay under 400 KB.
       ...(ending.resultText !== undefined ? { result: { text: capResultText(ending.resultText) } } : {}),
       ...(ending.error ? { error: ending.error } : {}),
+      ...(degraded ? { degraded } : {}),
     }),
     audit: [
       ...(ending.audit ?? []),
-      ...statusChange(h.run.status, ending.status, { stopReason: ending.stopReason }),
+      ...statusChange(h.run.status, ending.status, {
+        stopReason: ending.stopReason,
+        ...(degraded ? { degraded: true, refused: degraded.count } : {}),
+      }),
     ],
   });
-  return ending.status === 'done'
+  return delivers
     ? { ...pointerOf(h, input), next: 'done' }
     : { ...pointerOf(h, input), next: 'failed', stopReason: ending.stopReason };
 }

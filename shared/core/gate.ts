@@ -14,7 +14,8 @@ export type EffectiveGrant = Map<string, GrantEntry>;
 const STRICTNESS: Record<GateMode, number> = { allow: 0, needs_approval: 1, deny: 2 };
 const stricter = (a: GateMode, b: GateMode): GateMode => (STRICTNESS[a] >= STRICTNESS[b] ? a : b);
 
-function gateOf(definition: WorkflowDefinition, name: string): GrantEntry {
+/** The gate the definition gives `name` (no gate entry: `allow`), with its approvers and timeout. */
+export function gateOf(definition: WorkflowDefinition, name: string): GrantEntry {
   const gate = definition.gates[name];
   const mode: GateMode = gate === undefined ? 'allow' : typeof gate === 'string' ? gate : gate.mode;
   const approvers = (typeof gate === 'object' && gate.approvers) || definition.approvals?.approvers || [];
@@ -64,12 +65,15 @@ export function evaluateGate(
   try {
     const entry = grant.get(call.name);
     if (!entry) {
-      return definition.allowedActions.includes(call.name)
-        ? {
+      if (!definition.allowedActions.includes(call.name))
+        return { decision: 'deny', reason: `'${call.name}' is not an action this workflow may use` };
+      // Gated `deny` by this run's own version: say so, rather than "withdrawn" (which is a change of policy).
+      return gateOf(definition, call.name).mode === 'deny'
+        ? { decision: 'deny', reason: `the workflow's gate for '${call.name}' is deny` }
+        : {
             decision: 'deny',
             reason: `the action '${call.name}' has been withdrawn or disabled for this workflow`,
-          }
-        : { decision: 'deny', reason: `'${call.name}' is not an action this workflow may use` };
+          };
     }
     const action = catalog.resolve(call.name, definition);
     if (!action) return { decision: 'deny', reason: `no action named '${call.name}' exists` };

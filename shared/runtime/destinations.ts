@@ -7,7 +7,7 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { ActionCatalog } from '../core/actions.ts';
 import { DeliveryRefusedError, type DestinationsPort } from '../core/deliver.ts';
-import { effectiveGrant, evaluateGate } from '../core/gate.ts';
+import { effectiveGrant, evaluateGate, gateOf } from '../core/gate.ts';
 import { idempotencyKeyFor } from '../core/identity.ts';
 import type { Clock, EgressPort, SecretsPort } from '../core/ports.ts';
 
@@ -30,9 +30,13 @@ export function destinations(deps: {
       return `sns message ${response.MessageId ?? '?'}`;
     },
     async http({ run, definition, action, payload }) {
+      const own = gateOf(definition, action);
+      // A `deny` gate on the destination's connector denies delivery, whether or not the model may call it.
+      if (own.mode === 'deny')
+        throw new DeliveryRefusedError(`delivery to '${action}' was denied: its gate is 'deny'`);
       const grant = effectiveGrant(definition, definition, true);
       // The destination connector need not be in allowedActions (the model never calls it), but its gate applies.
-      if (!grant.has(action)) grant.set(action, { mode: 'allow', approvers: [], timeoutSeconds: 0 });
+      if (!grant.has(action)) grant.set(action, own);
       const gate = evaluateGate({ name: action, input: payload }, grant, deps.catalog, {
         ...definition,
         allowedActions: [...definition.allowedActions, action],

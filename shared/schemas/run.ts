@@ -91,10 +91,33 @@ export const RunSchema = z.object({
   result: z.object({ text: z.string() }).optional(),
   error: z.object({ name: z.string(), message: z.string() }).optional(),
   executionArn: z.string().optional(),
+  /**
+   * Set when the run finished its work (`end_turn`) but a call the model asked for was refused on the way (a
+   * `deny` gate, an approver's denial, an expired approval, a withdrawn action): the run then ends `denied`, not
+   * `done`, and its destination is told it is degraded.
+   */
+  degraded: z
+    .object({
+      refused: z
+        .array(
+          z.object({
+            tool: z.string(),
+            toolUseId: z.string(),
+            turn: z.number().int().nonnegative(),
+            reason: z.string().max(300),
+          }),
+        )
+        .max(100),
+      /** How many calls were refused in all (the list keeps the first 100). */
+      count: z.number().int().positive(),
+    })
+    .optional(),
   /** Set once the result was delivered to the workflow's destination (Deliver is idempotent on it). */
   delivery: z
     .object({
       destination: z.string(),
+      /** `refused`: the destination refused it for good (denied, misconfigured, failed); see `detail`. */
+      status: z.enum(['delivered', 'refused']),
       at: IsoTimeSchema,
       report: z.string().optional(),
       detail: z.string().optional(),

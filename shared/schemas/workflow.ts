@@ -92,12 +92,15 @@ export const WorkflowDefinitionSchema = z
         });
       }
     }
+    const destinationAction =
+      definition.destination.type === 'http' ? definition.destination.action : undefined;
     for (const [name, gate] of Object.entries(definition.gates)) {
-      if (!seen.has(name)) {
+      // The destination's connector may carry a gate without being offered to the model (e.g. `deny`).
+      if (!seen.has(name) && name !== destinationAction) {
         ctx.addIssue({
           code: 'custom',
           path: ['gates', name],
-          message: `gate for '${name}', which is not in allowedActions`,
+          message: `gate for '${name}', which is neither in allowedActions nor the destination's action`,
         });
       }
       const mode = typeof gate === 'string' ? gate : gate.mode;

@@ -1,12 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverResult } from '../../shared/core/deliver.ts';
+import { deliverResult, renderReport } from '../../shared/core/deliver.ts';
 import { createEgress } from '../../shared/egress/index.ts';
 import { destinations } from '../../shared/runtime/destinations.ts';
 import { actionCatalogFor } from '../../shared/runtime/engine-deps.ts';
 import { type SnsWire, startSnsWire } from '../notify/sns-wire.ts';
-import { driveRun, engineDeps, noSecrets, ScriptedModel, text } from '../support/engine.ts';
+import { driveRun, engineDeps, noSecrets, ScriptedModel, text, toolUse } from '../support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 
 const store = testStore();
@@ -126,7 +126,43 @@ describe('deliverResult', () => {
       result: 'The digest is ready.',
     });
     expect(delivered?.delivery).toMatchObject({ destination: 'http', status: 'delivered' });
+    expect((await store.getRun(runId))?.delivery?.status).toBe('delivered');
   });
+
+  it.each([
+    ['in allowedActions', ['results_hook']],
+    ['not in allowedActions', []],
+  ])(
+    'denies delivery to a connector whose gate is deny (%s): nothing is sent, the refusal is recorded',
+    async (_label, allowed) => {
+      // Prepare
+      const runId = await finishedRun({
+        allowedActions: ['current_time', ...allowed],
+        gates: { results_hook: 'deny' },
+        connectors: {
+          results_hook: {
+            kind: 'http',
+            description: 'Receives run results.',
+            method: 'POST',
+            url: `${receiver.url}/results`,
+          },
+        },
+        destination: { type: 'http', action: 'results_hook' },
+      });
+      const received = receiver.bodies.length;
+
+      // Act
+      await deliverResult(deps(), runId);
+
+      // Assess
+      expect(receiver.bodies).toHaveLength(received);
+      expect((await store.getRun(runId))?.delivery).toMatchObject({
+        destination: 'http',
+        status: 'refused',
+        detail: expect.stringContaining("its gate is 'deny'"),
+      });
+    },
+  );
 
   it('records a refused delivery on the run instead of retrying it', async () => {
     // The guard refuses the receiver's port (not allowed), so the connector's call fails for good.
@@ -141,7 +177,8 @@ describe('deliverResult', () => {
       },
       destination: { type: 'http', action: 'results_hook' },
     });
-    const delivered = await deliverResult(deps(), runId);
+    await deliverResult(deps(), runId);
+    const delivered = await store.getRun(runId);
     expect(delivered?.delivery).toMatchObject({
       destination: 'http',
       status: 'refused',
@@ -151,5 +188,76 @@ describe('deliverResult', () => {
       type: 'error',
       data: { name: 'DeliveryRefusedError' },
     });
+  });
+});
+
+describe('deliverResult: degraded runs', () => {
+  it('delivers a run whose call was refused, marked degraded, to an HTTP destination and a report', async () => {
+    // Prepare: the model asks for a denied action, then finishes its work.
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({
+        allowedActions: ['current_time', 'notes_append'],
+        gates: { notes_append: 'deny' },
+        connectors: {
+          results_hook: {
+            kind: 'http',
+            description: 'Receives run results.',
+            method: 'POST',
+            url: `${receiver.url}/results`,
+            input: {
+              type: 'object',
+              properties: {
+                runId: { type: 'string' },
+                workflow: { type: 'string' },
+                result: { type: 'string' },
+                degraded: { type: 'boolean' },
+                refused: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: { tool: { type: 'string' }, reason: { type: 'string' } },
+                  },
+                },
+              },
+            },
+          },
+        },
+        destination: { type: 'http', action: 'results_hook' },
+      }),
+    );
+    const seeded = await seedRun(store, version);
+    await driveRun(
+      engineDeps(
+        store,
+        new ScriptedModel([
+          { content: [toolUse('n1', 'notes_append', { name: 'log', line: 'x' })], stopReason: 'tool_use' },
+          { content: [text('Done without the note.')], stopReason: 'end_turn' },
+        ]),
+        { clock },
+      ),
+      seeded.runId,
+    );
+
+    // Act
+    await deliverResult(deps(), seeded.runId);
+    const run = await store.getRun(seeded.runId);
+
+    // Assess
+    expect(run).toMatchObject({
+      status: 'denied',
+      stopReason: 'end_turn',
+      degraded: { count: 1, refused: [{ tool: 'notes_append', toolUseId: 'n1' }] },
+      delivery: { destination: 'http', status: 'delivered' },
+    });
+    expect(receiver.bodies.at(-1)).toMatchObject({
+      runId: seeded.runId,
+      result: 'Done without the note.',
+      degraded: true,
+      refused: [{ tool: 'notes_append', reason: expect.stringContaining('deny') }],
+    });
+    expect(renderReport(run!, version.definition, undefined, [])).toContain(
+      '## Refused (1): this run is degraded',
+    );
   });
 });

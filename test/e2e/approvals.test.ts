@@ -133,7 +133,7 @@ describe('Gated action, decided through the approval page', () => {
     ]);
   });
 
-  it('deny: the model receives the denial, the action never runs, and the run continues to done', async () => {
+  it('deny: the model receives the denial, the action never runs, and the run finishes degraded (denied, delivered)', async () => {
     // Prepare
     const { runId, link, approval } = await pendingRun('e2e-deny');
 
@@ -142,14 +142,20 @@ describe('Gated action, decided through the approval page', () => {
     const decided = await postForm(form.action, { t: form.t, nonce: form.nonce, decision: 'deny' });
     const run = await runEnded(e2e, runId);
 
-    // Assess: `done` after 2 model calls means the fixture's expectation on turn 1 (an is_error result saying
+    // Assess: `end_turn` after 2 model calls means the fixture's expectation on turn 1 (an is_error result saying
     // "denied this call") held; a failed expectation is a 400 that fails the run with ModelBadRequestError.
+    // The run finished its work but a call was refused: it ends `denied` (degraded), not a plain `done`.
     expect(decided.status).toBe(200);
     expect(run).toMatchObject({
-      status: 'done',
+      status: 'denied',
       stopReason: 'end_turn',
       modelCalls: 2,
       result: { text: 'Not recorded: denied.' },
+      degraded: {
+        count: 1,
+        refused: [{ tool: 'notes_append', reason: `an approver (${APPROVER}) denied this call` }],
+      },
+      delivery: { destination: 'stored', status: 'delivered' },
     });
     expect(run.error).toBeUndefined();
     expect(await toolResultFor(e2e, runId, 'notes_append')).toEqual({
@@ -215,7 +221,7 @@ describe('Double click: two concurrent POSTs of the same form', () => {
     const decided = await e2e.stack.store.getApproval(approval.approvalId);
     expect(decided?.status).toBe(winner === 'approve' ? 'approved' : 'denied');
     expect(await decisionsIn(runId)).toHaveLength(1);
-    expect(run).toMatchObject({ status: 'done', modelCalls: 2 });
+    expect(run).toMatchObject({ status: winner === 'approve' ? 'done' : 'denied', modelCalls: 2 });
     expect(await noteLines(e2e, runId)).toEqual(winner === 'approve' ? ['race line'] : []);
     expect((await getAudit(e2e, runId)).verification.ok).toBe(true);
   });

@@ -129,7 +129,7 @@ describe('Approval timeout (no decision)', () => {
     realWaitMs = Date.now() - parkedAt;
   });
 
-  it('expires the approval through Expire, tells the model no human decided, never runs the action, and ends done', async () => {
+  it('expires the approval through Expire, tells the model no human decided, never runs the action, and ends denied (degraded)', async () => {
     // Prepare
     const [execution] = await executionsOf(e2e, runId);
 
@@ -145,11 +145,13 @@ describe('Approval timeout (no decision)', () => {
     expect(Date.now() - startedAt).toBeLessThan(15_000);
     expect(reportRequests).toBe(1);
     expect(run).toMatchObject({
-      status: 'done',
+      status: 'denied',
       stopReason: 'end_turn',
       modelCalls: 2,
       result: { text: 'Nobody approved in time, so nothing was recorded.' },
+      degraded: { count: 1, refused: [{ tool: 'notes_append' }] },
     });
+    expect(run.degraded?.refused[0]?.reason).toContain('no human decided');
     expect(run.error).toBeUndefined();
     expect(approval).toMatchObject({ status: 'expired' });
     expect(approval?.decidedBy).toBeUndefined();

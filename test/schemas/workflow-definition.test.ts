@@ -75,7 +75,7 @@ describe('Workflow definition', () => {
       'gate for an action not in allowedActions',
       (d) => ({ ...d, gates: { delete_repo: 'allow' } }),
       'gates.delete_repo',
-      /not in allowedActions/,
+      /neither in allowedActions nor the destination/,
     ],
     [
       'negative budget',

@@ -1,0 +1,36 @@
+/**
+ * A degraded finish: the model ended its work, but calls it asked for were refused on the way (seed 000: "a denied
+ * action degrades the run, it never bypasses"). Such a run ends `denied` rather than a plain `done`, still goes
+ * to its destination, and carries what was refused so a person sees it at a glance.
+ */
+import type { LedgerRow } from '../schemas/ledger.ts';
+import type { Run } from '../schemas/run.ts';
+
+/** The most refusals a run record lists (the count covers all). */
+export const MAX_LISTED_REFUSALS = 100;
+
+const DENIED_PREFIX = /^Denied: /;
+
+/** The run's refusals from its ledger, or undefined when nothing was refused. */
+export function degradedFrom(ledger: readonly LedgerRow[]): Run['degraded'] {
+  const refused = ledger.filter((row) => row.status === 'refused');
+  if (refused.length === 0) return undefined;
+  return {
+    count: refused.length,
+    refused: refused.slice(0, MAX_LISTED_REFUSALS).map((row) => ({
+      tool: row.tool,
+      toolUseId: row.toolUseId,
+      turn: row.turn,
+      // The model-readable denial up to its first sentence: "an approver (…) denied this call", "…expired…".
+      reason: (row.outcome?.content ?? 'refused')
+        .replace(DENIED_PREFIX, '')
+        .split('. This call')[0]!
+        .slice(0, 300),
+    })),
+  };
+}
+
+/** True when a finished run should go to its destination: `done`, or `denied` because it was degraded. */
+export function isDeliverable(run: Pick<Run, 'status' | 'degraded'>): boolean {
+  return run.status === 'done' || (run.status === 'denied' && run.degraded !== undefined);
+}
