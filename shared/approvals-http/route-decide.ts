@@ -20,6 +20,7 @@ import {
   resultResponse,
 } from './results.ts';
 import { crossSiteReason, pageOrigin } from './same-origin.ts';
+import { grantStateOf } from './still-granted.ts';
 
 /** Larger than any valid form (two tokens of at most 4 KiB each); bigger bodies are refused unread. */
 export const MAX_FORM_BYTES = 16 * 1024;
@@ -117,6 +118,8 @@ export function decideHandler(deps: AppContext) {
         });
       }
     }
-    return resultResponse(outcome({ kind: decision }));
+    // Never "the run performs it" for an action that was withdrawn since the request: the Turn will refuse it.
+    const withdrawn = decision === 'approved' && (await grantStateOf(deps.store, decided.approval)) !== 'granted';
+    return resultResponse(outcome({ kind: withdrawn ? 'approved_withdrawn' : decision }));
   };
 }

@@ -9,6 +9,7 @@ import {
 import type { Approval } from '../schemas/approval.ts';
 import type { AppContext } from './app-context.ts';
 import { loadForLink } from './load.ts';
+import { grantStateOf } from './still-granted.ts';
 import { htmlResponse, linkRefused, resultResponse } from './results.ts';
 
 type ActionInfo = { description: string; irreversible: boolean; externalPublish: boolean };
@@ -57,7 +58,7 @@ export function pageHandler(deps: AppContext) {
     const loaded = await loadForLink(deps, claims, nowMs);
     if (!loaded.ok) return resultResponse(loaded.result);
     const { approval, run } = loaded;
-    const info = await actionInfo(deps, approval);
+    const [info, grant] = await Promise.all([actionInfo(deps, approval), grantStateOf(deps.store, approval)]);
     const html = renderApprovalPage({
       workflowName: approval.workflowName,
       workflowId: approval.workflowId,
@@ -73,7 +74,11 @@ export function pageHandler(deps: AppContext) {
       // Fresh per render, bound to this approval and approver; stateless, so rendering writes nothing.
       nonce: issueFormNonce({ approvalId, approver: claims.approver, nowMs }, deps.keyring),
       postUrl: approvalPostUrl(deps.publicBaseUrl, approvalId),
-      flags: { irreversible: info.irreversible, externalPublish: info.externalPublish },
+      flags: {
+        irreversible: info.irreversible,
+        externalPublish: info.externalPublish,
+        withdrawn: grant === 'withdrawn',
+      },
     });
     return htmlResponse(200, html);
   };

@@ -22,7 +22,8 @@ export type ApprovalPageView = {
   nonce: string;
   /** Where the form posts: a same-origin path (`/…`) or an http(s) URL (see `approvalPostUrl`). */
   postUrl: string;
-  flags: { irreversible: boolean; externalPublish: boolean };
+  /** `withdrawn`: the action left the effective grant since the request; approving will not make it run. */
+  flags: { irreversible: boolean; externalPublish: boolean; withdrawn?: boolean };
 };
 
 function checkPostUrl(postUrl: string): void {
@@ -34,6 +35,11 @@ function checkPostUrl(postUrl: string): void {
 
 function warnings(flags: ApprovalPageView['flags']): string {
   const out: string[] = [];
+  if (flags.withdrawn) {
+    out.push(
+      '<p class="warn">This action has been withdrawn from the workflow since it was requested (a newer version no longer allows it, or the workflow was disabled). If you approve, your decision is recorded but the action will not run.</p>',
+    );
+  }
   if (flags.irreversible) out.push('<p class="warn">This action cannot be undone.</p>');
   if (flags.externalPublish) {
     out.push('<p class="warn">This action publishes or sends content outside your organisation.</p>');

@@ -20,6 +20,7 @@ export function renderResultPage(view: ResultPageView): string {
 /** Every outcome an approval request can end in, as the handler knows it. */
 export type ApprovalOutcome =
   | { kind: 'approved' }
+  | { kind: 'approved_withdrawn' }
   | { kind: 'denied' }
   | { kind: 'invalid_link' }
   | { kind: 'expired_link' }
@@ -32,6 +33,7 @@ export type ApprovalOutcome =
 /** Stable headings: tests and the browser test look for these. */
 export const RESULT_TITLES = {
   approved: 'Approved — the run continues',
+  approved_withdrawn: 'Approved — but the action will not run',
   denied: 'Denied',
   invalid_link: 'Invalid link',
   expired_link: 'Link expired',
@@ -54,6 +56,12 @@ export function approvalResult(outcome: ApprovalOutcome): { httpStatus: number; 
   switch (outcome.kind) {
     case 'approved':
       return result(200, 'success', 'You approved this action. The run continues and performs it.');
+    case 'approved_withdrawn':
+      return result(
+        200,
+        'info',
+        'Your approval is recorded, but this action has been withdrawn from the workflow since it was requested (a newer version no longer allows it, or the workflow was disabled). It will not run: the run goes on without it, or ends if the workflow was disabled.',
+      );
     case 'denied':
       return result(
         200,

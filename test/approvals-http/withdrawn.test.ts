@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RESULT_TITLES } from '../../shared/approvals/index.ts';
+import { type SfnWire, startSfnWire } from './sfn-wire.ts';
+import { approvalScenario, BOSS, decide, headingOf, nonceOf, type Scenario, store } from './support.ts';
+
+let wire: SfnWire;
+beforeAll(async () => {
+  wire = await startSfnWire();
+});
+afterAll(() => wire.close());
+beforeEach(() => wire.reset());
+
+const WITHDRAWN = 'has been withdrawn from the workflow since it was requested';
+
+async function disableWorkflow(s: Scenario) {
+  const head = (await store.getWorkflowHead(s.run.owner, s.run.workflowId))!;
+  await store.updateWorkflowHead(head, { ...head, enabled: false, updatedAt: new Date(0).toISOString() });
+}
+
+describe('Approval pages after the action was withdrawn', () => {
+  it('says nothing of withdrawal while the action is still granted', async () => {
+    // Prepare
+    const s = await approvalScenario(wire);
+
+    // Act
+    const page = await (await s.app.request(s.linkOf(BOSS).path)).text();
+    const decided = await decide(s, 'approve');
+
+    // Assess
+    expect(page).not.toContain(WITHDRAWN);
+    expect(headingOf(await decided.text())).toBe(RESULT_TITLES.approved);
+  });
+
+  it('warns on the page and, after approval, says the action will not run (workflow disabled)', async () => {
+    // Prepare
+    const s = await approvalScenario(wire);
+    await disableWorkflow(s);
+
+    // Act
+    const page = await (await s.app.request(s.linkOf(BOSS).path)).text();
+    const response = await s.app.request(`/approvals/${s.approvalId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        t: s.linkOf(BOSS).token,
+        nonce: nonceOf(page),
+        decision: 'approve',
+      }).toString(),
+    });
+    const result = await response.text();
+
+    // Assess
+    expect(page).toContain(WITHDRAWN);
+    expect(response.status).toBe(200);
+    expect(headingOf(result)).toBe(RESULT_TITLES.approved_withdrawn);
+    expect(result).toContain('It will not run');
+    expect(result).not.toContain('performs it');
+  });
+});
