@@ -132,6 +132,52 @@ describe("Tenancy: owner B and owner A's things", () => {
     expect(await response.text()).not.toContain(a.approvalId);
   });
 
+  it.each(['/v1/events', '/local/events'])(
+    "B's event that matches A's event workflow starts nothing of A's (%s)",
+    async (route) => {
+      // Act
+      const reply = await as(KEY_B, 'POST', route, {
+        Entries: [{ Source: 'com.example.orders', DetailType: 'Order Placed', Detail: '{"total":1}' }],
+      });
+      const runsOfA = JSON.stringify((await as(KEY_A, 'GET', '/v1/runs')).body);
+
+      // Assess
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ runs: [] });
+      expect(runsOfA).not.toContain('"type":"event"');
+    },
+  );
+
+  it("B cannot stamp an event as A's: 400 naming the field, nothing starts", async () => {
+    // Act
+    const reply = await as(KEY_B, 'POST', '/v1/events', {
+      Entries: [
+        {
+          Source: 'com.example.orders',
+          DetailType: 'Order Placed',
+          Detail: JSON.stringify({ 'wf-owner': 'team-a', total: 1 }),
+        },
+      ],
+    });
+    const runsOfA = JSON.stringify((await as(KEY_A, 'GET', '/v1/runs')).body);
+
+    // Assess
+    expect(reply.status).toBe(400);
+    expect(JSON.stringify(reply.body)).toContain('Entries[0].Detail.wf-owner');
+    expect(runsOfA).not.toContain('"type":"event"');
+  });
+
+  it("A's own event starts A's event workflow (the fence is not a wall)", async () => {
+    // Act
+    const reply = await as(KEY_A, 'POST', '/v1/events', {
+      Entries: [{ Source: 'com.example.orders', DetailType: 'Order Placed', Detail: '{"total":2}' }],
+    });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ runs: [{ workflowId: a.eventWorkflowId, created: true }] });
+  });
+
   it("left A's things as they were: the run still waits, the workflows are enabled", async () => {
     // Act
     const run = (await as(KEY_A, 'GET', `/v1/runs/${a.runId}`)).body as { run: { status: string } };
