@@ -59,7 +59,9 @@ function parseItem(spec: FieldSpec, item: string): FieldResult {
       return fail(spec, `the increment in '${item}' must be a positive whole number`);
     step = `/${Number(stepText)}`;
   }
-  if (rangeText === '*') return { ok: true, value: `*${step}` };
+  // AWS counts `*/n` from the field's first value (years from 1970: */7 is 1970, 1977, …, 2026, 2033); croner
+  // would count years from 0, so the range is written out.
+  if (rangeText === '*') return { ok: true, value: step === '' ? '*' : `${spec.min}-${spec.max}${step}` };
   const [lowText = '', highText, ...more] = rangeText.split('-');
   if (more.length > 0) return fail(spec, `'${item}' is not a range such as 1-5`);
   const low = parseValue(spec, lowText);

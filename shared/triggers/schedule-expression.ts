@@ -24,9 +24,10 @@ const UNIT_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
 function parseRate(
   inner: string,
 ): { ok: true; value: number; unit: keyof typeof UNIT_MS } | { ok: false; message: string } {
-  const pieces = inner.trim().split(/\s+/);
+  // AWS refuses any space but the one between value and unit: `rate( 10 minutes )`, `rate(10  minutes)`.
+  const pieces = inner.split(' ');
   const [valueText = '', unitText = ''] = pieces;
-  if (pieces.length !== 2)
+  if (pieces.length !== 2 || valueText === '' || unitText === '' || /\s/.test(inner.replace(' ', '')))
     return { ok: false, message: 'rate needs a value and a unit, e.g. rate(5 minutes) or rate(1 hour)' };
   if (!/^[1-9]\d*$/.test(valueText)) {
     return { ok: false, message: `the rate value must be a positive whole number, got '${valueText}'` };
@@ -79,9 +80,17 @@ export function parseScheduleExpression(expression: string, timezone = 'UTC'): S
   if (zoneProblem !== undefined) errors.push({ field: 'timezone', message: zoneProblem });
   const addError = (message: string) => errors.push({ field: 'expression', message });
   const common: Common = { expression, timezone };
-  const call = /^(cron|rate|at)\((.*)\)$/s.exec(expression.trim());
+  // Exactly the expression AWS accepts: no space before or after it, none just inside the parentheses.
+  const call = /^(cron|rate|at)\((\S(?:.*\S)?)?\)$/s.exec(expression);
   let schedule: ParsedSchedule | undefined;
-  if (call === null) {
+  const padded = /^(cron|rate|at)\((.*)\)$/s.exec(expression.trim());
+  if (call === null && (expression !== expression.trim() || padded !== null)) {
+    addError(
+      expression !== expression.trim()
+        ? `remove the spaces before or after the expression: AWS refuses '${expression}'`
+        : `remove the spaces just inside the parentheses: AWS refuses '${expression}'`,
+    );
+  } else if (call === null) {
     const looksLikeUnixCron = /^[\d*?,/\-A-Za-z#]+(\s+[\d*?,/\-A-Za-z#]+){4,5}$/.test(expression.trim());
     addError(
       looksLikeUnixCron

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseScheduleExpression, validateScheduleExpression } from '../../shared/triggers/index.ts';
+import {
+  nextFireTimes,
+  parseScheduleExpression,
+  validateScheduleExpression,
+} from '../../shared/triggers/index.ts';
 
 describe('validateScheduleExpression', () => {
   it.each([
@@ -126,5 +130,35 @@ describe('validateScheduleExpression', () => {
     expect(parsed.ok && parsed.schedule.kind === 'cron' && parsed.schedule.cronerPattern).toBe(
       '0 0-59/15 8-17 * * 2-6 2025-2199/2',
     );
+  });
+});
+
+describe('AWS strictness about spaces and year steps', () => {
+  it.each([
+    [' rate(10 minutes)', 'before or after'],
+    ['rate(10 minutes) ', 'before or after'],
+    ['rate( 10 minutes )', 'inside the parentheses'],
+    ['rate( 10 minutes)', 'inside the parentheses'],
+    ['cron( 0 9 * * ? *)', 'inside the parentheses'],
+    ['rate(10  minutes)', 'rate needs a value and a unit'],
+    ['rate(10\tminutes)', 'rate needs a value and a unit'],
+  ])('refuses %j as AWS does, saying why', (expression, message) => {
+    // Act
+    const result = validateScheduleExpression(expression);
+
+    // Assess
+    expect(result.ok).toBe(false);
+    expect(JSON.stringify(result)).toContain(message);
+  });
+
+  it('counts a year step */n from 1970, as AWS does', () => {
+    // Act: 1970 + 7k hits 2026 and 2033 (counting from year 0 would give 2030)
+    const times = nextFireTimes('cron(0 0 1 1 ? */7)', 'UTC', new Date('2026-02-01T00:00:00Z'), 2);
+
+    // Assess
+    expect(times.map((time) => time.toISOString())).toEqual([
+      '2033-01-01T00:00:00.000Z',
+      '2040-01-01T00:00:00.000Z',
+    ]);
   });
 });
