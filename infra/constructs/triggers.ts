@@ -85,13 +85,16 @@ export class Triggers extends Construct {
       ...(props.scheduleGroupName === undefined ? {} : { scheduleGroupName: props.scheduleGroupName }),
     });
 
-    // Confused-deputy guard: only Scheduler acting for this account, for a schedule in this group.
+    // Confused-deputy guard: only Scheduler acting for this account, for a schedule in this group. Scheduler
+    // presents the schedule GROUP's ARN as aws:SourceArn ("must be a schedule group", not a schedule or a
+    // schedule name prefix): https://docs.aws.amazon.com/scheduler/latest/UserGuide/cross-service-confused-deputy-prevention.html
+    // A `schedule/<group>/*` pattern never matches, and no schedule would ever fire (test/iam/trust.test.ts).
     this.schedulerRole = new iam.Role(this, 'SchedulerRole', {
       description: 'Assumed by EventBridge Scheduler to invoke the start-run function',
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
         conditions: {
           StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: { 'aws:SourceArn': this.scheduleArn('*') },
+          ArnEquals: { 'aws:SourceArn': this.scheduleGroup.scheduleGroupArn },
         },
       }),
     });

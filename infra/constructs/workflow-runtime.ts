@@ -166,6 +166,13 @@ export class WorkflowRuntime extends Construct {
       fns.deliver.addEnvironment(ENV.alertTopicArn, props.alertTopic.topicArn);
       props.alertTopic.grantPublish(fns.deliver);
     }
+    // Topics a workflow may name in destination.topicArn: Deliver may publish there, the API checks the name.
+    const alertTopics = props.alertTopics ?? [];
+    if (alertTopics.length > 0) {
+      const arns = alertTopics.map((topic) => topic.topicArn).join(',');
+      fns.deliver.addEnvironment(ENV.alertTopicArns, arns);
+      for (const topic of alertTopics) topic.grantPublish(fns.deliver);
+    }
 
     // approval-http: verifies links, resumes the waiting execution.
     fns['approval-http']
@@ -178,6 +185,9 @@ export class WorkflowRuntime extends Construct {
     fns.api
       .addEnvironment(ENV.stateMachineArn, stateMachineArn)
       .addEnvironment(ENV.apiAuth, this.api.auth.kind);
+    if (props.alertTopic !== undefined) fns.api.addEnvironment(ENV.alertTopicArn, props.alertTopic.topicArn);
+    if (alertTopics.length > 0)
+      fns.api.addEnvironment(ENV.alertTopicArns, alertTopics.map((topic) => topic.topicArn).join(','));
     for (const [key, value] of Object.entries(this.triggers.environment()))
       fns.api.addEnvironment(key, value);
     this.runStateMachine.grantStartExecution(fns.api);
