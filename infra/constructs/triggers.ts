@@ -162,14 +162,13 @@ export class Triggers extends Construct {
   }
 
   /**
-   * Grants managing the workflows' schedules: create/update/delete/get schedules in the group, and passing the
-   * Scheduler role (only that role) to Scheduler.
+   * Grants managing the workflows' schedules: create/update/delete schedules in the group (the trigger sync
+   * reads none), and passing the Scheduler role (only that role) to Scheduler.
    */
   public grantManageSchedules(grantee: iam.IGrantable): iam.Grant {
     const grant = this.scheduleGroup
       .grantWriteSchedules(grantee)
       .combine(this.scheduleGroup.grantDeleteSchedules(grantee))
-      .combine(this.scheduleGroup.grantReadSchedules(grantee))
       .combine(this.schedulerRole.grantPassRole(grantee.grantPrincipal));
     acknowledgeGrantWildcards(
       grantee,
@@ -180,21 +179,27 @@ export class Triggers extends Construct {
   }
 
   /**
-   * Grants managing the workflows' event rules: put/describe/delete rules named `<prefix>*` on the bus, and
-   * put/remove their targets, where a put target must be the start-run function (`events:TargetArn`).
+   * Grants managing the workflows' event rules: put/delete rules named `<prefix>*` on the bus, and
+   * put/remove their targets, where every target put must be the start-run function (`events:TargetArn`).
    */
   public grantManageRules(grantee: iam.IGrantable): iam.Grant {
     const rules = this.ruleArn(`${this.ruleNamePrefix}*`);
     const grant = iam.Grant.addToPrincipal({
       grantee,
-      actions: ['events:PutRule', 'events:DeleteRule', 'events:DescribeRule', 'events:RemoveTargets'],
+      actions: ['events:PutRule', 'events:DeleteRule', 'events:RemoveTargets'],
       resourceArns: [rules],
     }).combine(
       iam.Grant.addToPrincipal({
         grantee,
         actions: ['events:PutTargets'],
         resourceArns: [rules],
-        conditions: { ArnEquals: { 'events:TargetArn': this.startRunFunction.functionArn } },
+        // events:TargetArn is multivalued (one value per target): it needs a set operator, and ForAllValues
+        // is true on an empty set, hence the Null check.
+        // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-single-vs-multi-valued-context-keys.html
+        conditions: {
+          'ForAllValues:ArnEquals': { 'events:TargetArn': this.startRunFunction.functionArn },
+          Null: { 'events:TargetArn': 'false' },
+        },
       }),
     );
     acknowledgeGrantWildcards(

@@ -17,7 +17,9 @@ import { RunStateMachine } from './run-state-machine.ts';
 import { RunTable } from './run-table.ts';
 import { RuntimeApi } from './runtime-api.ts';
 import { RuntimeFunction, type RuntimeFunctionProps } from './runtime-function.ts';
+import { grantSecretValue } from './secret-value-grant.ts';
 import type { HandlerName } from './state-names.ts';
+import { TABLE_ACCESS } from './table-access.ts';
 import { Triggers } from './triggers.ts';
 import {
   ANTHROPIC_API_KEY_PLACEHOLDER,
@@ -82,7 +84,7 @@ export class WorkflowRuntime extends Construct {
         ...(props.metricsNamespace === undefined ? {} : { metricsNamespace: props.metricsNamespace }),
       };
       const fn = new RuntimeFunction(functionScope, fnId, fnProps);
-      this.table.grantReadWriteData(fn);
+      this.table.grant(fn, TABLE_ACCESS[handlerName]);
       return fn;
     };
     const fns = {
@@ -266,7 +268,7 @@ export class WorkflowRuntime extends Construct {
       });
     }
     turn.addEnvironment(ENV.anthropicSecretArn, secret.secretArn);
-    secret.grantRead(turn);
+    grantSecretValue(secret as secretsmanager.ISecret, turn);
     return secret;
   }
 

@@ -41,23 +41,6 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
     action: 'kms:GenerateDataKey*',
     reason: 'As kms:Decrypt: SNS encrypts the published message with the topic key for the publisher.',
   },
-  {
-    fn: 'request-approval',
-    action: 'states:SendTaskFailure',
-    reason:
-      'Answers the wait with a failure when the approval request cannot be delivered (shared/approvals-http/task-tokens.ts); not on the happy path the flow drives.',
-  },
-  {
-    fn: 'approval-http',
-    action: 'states:SendTaskFailure',
-    reason: 'The task-token port can fail a wait; the decide route answers with SendTaskSuccess only today.',
-  },
-  {
-    fn: ALL,
-    action: 'states:SendTaskHeartbeat',
-    reason:
-      'Part of the CDK grantTaskResponse grant (SendTaskSuccess/Failure/Heartbeat); the runtime sends no heartbeat.',
-  },
 ];
 
 /** The documented need for `action` of `fn`, if any. */

@@ -97,14 +97,22 @@ export async function startFakeAws(): Promise<FakeAws> {
         return json(response, 400, {}, 'UnknownOperationException');
     }
   };
+  const schedules = new Set<string>();
   const server = createServer(async (request, response) => {
     const text = await body(request);
     const operation = request.headers['x-amz-target'];
     if (typeof operation === 'string') return target(response, operation, text ? JSON.parse(text) : {});
     if (request.url?.startsWith('/schedules/')) {
-      // Scheduler (REST): create/update answer with the ARN; nothing exists to delete.
-      if (request.method === 'DELETE') return json(response, 404, {}, 'ResourceNotFoundException');
-      return json(response, 200, { ScheduleArn: `arn:aws:scheduler:::schedule${request.url}` });
+      // Scheduler (REST): create (once per name, then ConflictException), update, delete.
+      const name = request.url.split('?')[0] ?? '';
+      if (request.method === 'DELETE')
+        return schedules.delete(name)
+          ? json(response, 200, {})
+          : json(response, 404, {}, 'ResourceNotFoundException');
+      if (request.method === 'POST' && schedules.has(name))
+        return json(response, 409, {}, 'ConflictException');
+      schedules.add(name);
+      return json(response, 200, { ScheduleArn: `arn:aws:scheduler:::schedule${name}` });
     }
     return sns(response, new URLSearchParams(text));
   });

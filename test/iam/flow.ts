@@ -4,6 +4,7 @@
  * approval pages (GET, POST approve), Expire, Deliver (stored, report, alert on the default and on a
  * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event.
  */
+import { vi } from 'vitest';
 import { readApprovalForm } from '../../shared/demo/approve.ts';
 import type { FakeAws } from './fake-aws.ts';
 import { httpEvent, type Lambdas } from './lambdas.ts';
@@ -93,7 +94,16 @@ export async function driveFlow(
                   kind: 'http',
                   description: 'Receives the run result.',
                   method: 'POST',
-                  url: 'https://hooks.example.com/wf',
+                  // A literal loopback address: the egress guard refuses it without any DNS lookup.
+                  url: 'https://127.0.0.1:9/wf',
+                  input: {
+                    type: 'object',
+                    properties: {
+                      runId: { type: 'string' },
+                      workflow: { type: 'string' },
+                      result: { type: 'string' },
+                    },
+                  },
                   credential: { slot: 'hook_token' },
                 },
               },
@@ -127,6 +137,12 @@ export async function driveFlow(
       body: new URLSearchParams({ t: form.t, nonce: form.nonce, decision: 'approve' }).toString(),
     }),
   );
+  // Asked again with nothing pending (a re-requested wait): request-approval answers it at once.
+  await fns.invoke('request-approval', {
+    runId: runs.approved,
+    turn: waiting.turn,
+    taskToken: 'token-again',
+  });
   await loop(runs.approved, waiting.turn);
   await fns.invoke('deliver', { runId: runs.approved, turn: 0 });
 
@@ -138,7 +154,14 @@ export async function driveFlow(
     turn: parked.turn,
     taskToken: 'token-expired',
   });
-  await fns.invoke('expire', { runId: runs.expired, turn: parked.turn });
+  // Step Functions calls Expire when the wait's TimeoutSeconds (60 s) have passed.
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Date.now() + 120_000);
+  try {
+    await fns.invoke('expire', { runId: runs.expired, turn: parked.turn });
+  } finally {
+    vi.useRealTimers();
+  }
   await loop(runs.expired, parked.turn);
   // Its alert is refused by SNS (as IAM or a topic policy would): the delivery record must say so.
   fake.forbiddenTopics.add(topics.defaultTopic);

@@ -119,10 +119,15 @@ export function iamRequestsFor(call: AwsCallRecord, d: Deployment): IamRequest[]
       const bus = ids.EventBusName ?? 'default';
       const rule = ids.Rule ?? ids.Name ?? '?';
       const ruleArn = arn(d, 'events', bus === 'default' ? `rule/${rule}` : `rule/${bus}/${rule}`);
+      // events:TargetArn is multivalued: one value per target of the call.
       if (call.command === 'PutTargets')
-        return at('.Arn')
-          .filter(({ path }) => path.startsWith('Targets.'))
-          .map(({ value }) => one(call.command, ruleArn, { 'events:TargetArn': value }));
+        return [
+          one(call.command, ruleArn, {
+            'events:TargetArn': at('.Arn')
+              .filter(({ path }) => /^Targets\.\d+\.Arn$/.test(path))
+              .map(({ value }) => value),
+          }),
+        ];
       if (call.command === 'PutEvents') return [one(call.command, arn(d, 'events', `event-bus/${bus}`))];
       return [one(call.command, ruleArn)];
     }
