@@ -5,9 +5,12 @@
  * with the caller's `kms:Decrypt`: https://docs.aws.amazon.com/secretsmanager/latest/userguide/security-encryption.html).
  */
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 
-export function grantSecretValue(secret: secretsmanager.ISecret, grantee: iam.IGrantable): iam.Grant {
+/** A secret as far as reading it goes (a `Secret` or an `ISecret`). */
+export type ReadableSecret = { readonly secretArn: string; readonly encryptionKey?: kms.IKey | undefined };
+
+export function grantSecretValue(secret: ReadableSecret, grantee: iam.IGrantable): iam.Grant {
   const grant = iam.Grant.addToPrincipal({
     grantee,
     actions: ['secretsmanager:GetSecretValue'],

@@ -268,7 +268,7 @@ export class WorkflowRuntime extends Construct {
       });
     }
     turn.addEnvironment(ENV.anthropicSecretArn, secret.secretArn);
-    grantSecretValue(secret as secretsmanager.ISecret, turn);
+    grantSecretValue(secret, turn);
     return secret;
   }
 

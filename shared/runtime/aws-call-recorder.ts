@@ -30,9 +30,10 @@ export type AwsCallSink = (record: AwsCallRecord) => void;
 
 /** Shared across module instances (tests re-import handler modules per function). */
 const FUNCTION_CONTEXT_KEY = Symbol.for('wf.aws-call-recorder.function');
-const functionContext: AsyncLocalStorage<string> = ((globalThis as Record<symbol, unknown>)[
-  FUNCTION_CONTEXT_KEY
-] ??= new AsyncLocalStorage<string>()) as AsyncLocalStorage<string>;
+const shared = globalThis as Record<symbol, AsyncLocalStorage<string> | undefined>;
+const functionContext: AsyncLocalStorage<string> =
+  shared[FUNCTION_CONTEXT_KEY] ?? new AsyncLocalStorage<string>();
+shared[FUNCTION_CONTEXT_KEY] = functionContext;
 
 /** Runs `work` as function `name`: AWS calls made inside it are recorded as that function's. */
 export const withFunctionName = <T>(name: string, work: () => T): T => functionContext.run(name, work);
