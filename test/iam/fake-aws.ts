@@ -1,10 +1,11 @@
 /**
  * A loopback stand-in for the AWS services that have no local stand-in (SNS, Secrets Manager, Scheduler,
- * EventBridge) and for Step Functions when handlers are driven one by one. It only answers plausibly: what
+ * EventBridge, KMS signing) and for Step Functions when handlers are driven one by one. It only answers plausibly: what
  * matters to the IAM check is what the handlers asked for, and that is recorded by the SDK middleware
  * (shared/runtime/aws-call-recorder.ts) before a request leaves the client. Unknown operations get a 400,
  * so a new call still shows up in the recording (and in the simulation) even if nothing here answers it.
  */
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -68,8 +69,28 @@ export async function startFakeAws(): Promise<FakeAws> {
       `<PublishResponse><PublishResult><MessageId>m-${fake.published.length}</MessageId></PublishResult><ResponseMetadata><RequestId>r</RequestId></ResponseMetadata></PublishResponse>`,
     );
   };
+  // KMS: one ECC_NIST_P256 signing key for any KeyId (ECDSA_SHA_256, DER signatures, as KMS answers).
+  const signingKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const target = (response: ServerResponse, operation: string, input: Record<string, unknown>) => {
     switch (operation) {
+      case 'TrentService.Sign':
+        return json(response, 200, {
+          KeyId: input.KeyId,
+          SigningAlgorithm: input.SigningAlgorithm,
+          Signature: sign(
+            'sha256',
+            Buffer.from(String(input.Message), 'base64'),
+            signingKey.privateKey,
+          ).toString('base64'),
+        });
+      case 'TrentService.GetPublicKey':
+        return json(response, 200, {
+          KeyId: input.KeyId,
+          KeySpec: 'ECC_NIST_P256',
+          KeyUsage: 'SIGN_VERIFY',
+          SigningAlgorithms: ['ECDSA_SHA_256'],
+          PublicKey: signingKey.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+        });
       case 'secretsmanager.GetSecretValue': {
         const id = String(input.SecretId ?? '');
         const value = fake.secrets.get(secretNameOf(id)) ?? fake.secrets.get(id);
@@ -91,6 +112,11 @@ export async function startFakeAws(): Promise<FakeAws> {
       case 'AWSEvents.PutTargets':
       case 'AWSEvents.RemoveTargets':
         return json(response, 200, { FailedEntryCount: 0, FailedEntries: [] });
+      case 'AWSEvents.PutEvents':
+        return json(response, 200, {
+          FailedEntryCount: 0,
+          Entries: (input.Entries as unknown[]).map((_entry, index) => ({ EventId: `e-${index}` })),
+        });
       case 'AWSEvents.DeleteRule':
         return json(response, 200, {});
       default:

@@ -204,6 +204,10 @@ export async function driveFlow(
   await api('GET', `/v1/runs/${runs.approved}/transcript`);
   await api('GET', `/v1/runs/${runs.approved}/audit`);
   await api('GET', '/v1/approvals');
+  await api('GET', '/v1/audit');
+  await api('POST', '/v1/events', {
+    Entries: [{ Source: 'com.example.tracker', DetailType: 'Issue Opened', Detail: '{"severity":3}' }],
+  });
   await api('POST', `/v1/workflows/${scheduledId}/disable`);
   await api('POST', `/v1/workflows/${eventedId}/disable`);
   await api('DELETE', `/v1/workflows/${gatedId}`);

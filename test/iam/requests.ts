@@ -128,7 +128,11 @@ export function iamRequestsFor(call: AwsCallRecord, d: Deployment): IamRequest[]
               .map(({ value }) => value),
           }),
         ];
-      if (call.command === 'PutEvents') return [one(call.command, arn(d, 'events', `event-bus/${bus}`))];
+      // PutEvents names the bus per entry (a name or an ARN).
+      if (call.command === 'PutEvents')
+        return [...new Set(at('.EventBusName').map(({ value }) => value))].map((name) =>
+          one(call.command, name.startsWith('arn:') ? name : arn(d, 'events', `event-bus/${name}`)),
+        );
       return [one(call.command, ruleArn)];
     }
     case 'sts': {

@@ -17,6 +17,20 @@ const AUTHORIZED_ON_STATE_MACHINE = new Set([
   'states:SendTaskHeartbeat',
 ]);
 
+/**
+ * The global keys AWS sets for a role session (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html#condition-keys-principalarn):
+ * `aws:PrincipalArn` is the role's ARN, not the session's. iam-simulate does not fill them in itself.
+ */
+function principalContext(principal: string): Record<string, string> {
+  const session = /^arn:aws:sts::(\d{12}):assumed-role\/([^/]+)\//.exec(principal);
+  if (!session) return {};
+  return {
+    'aws:PrincipalArn': `arn:aws:iam::${session[1]}:role/${session[2]}`,
+    'aws:PrincipalAccount': session[1]!,
+    'aws:PrincipalType': 'AssumedRole',
+  };
+}
+
 export async function decide(args: {
   principal: string;
   action: string;
@@ -31,7 +45,11 @@ export async function decide(args: {
       action: args.action,
       resource: { resource: args.resource, accountId: ACCOUNT },
       // Lambda calls AWS over TLS.
-      contextVariables: { 'aws:SecureTransport': 'true', ...args.context },
+      contextVariables: {
+        'aws:SecureTransport': 'true',
+        ...principalContext(args.principal),
+        ...args.context,
+      },
     },
     identityPolicies: args.identityPolicies ?? [],
     serviceControlPolicies: [],

@@ -3,8 +3,8 @@
  * enable, disable, delete. Each change to a head or latest version is followed by a trigger sync.
  */
 import { Hono } from 'hono';
-import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import type { Destination } from '../../schemas/destination.ts';
+import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import type { WorkflowHead, WorkflowVersion } from '../../schemas/workflow-record.ts';
 import { newWorkflowRecords, WorkflowIdSchema } from '../../schemas/workflow-record.ts';
 import { type EventPattern, stampedPatternSizeIssue } from '../../triggers/index.ts';
