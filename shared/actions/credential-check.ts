@@ -4,6 +4,7 @@
  * by the runtime into the connectors that declare them; a model that puts one into a request of its own is
  * exfiltrating it (prompt injection), whatever it believes.
  */
+import type { RunScope } from '../core/actions.ts';
 import type { ActionContext, CredentialRef } from '../core/ports.ts';
 import { REDACTED } from '../credentials/redactor.ts';
 import type { CredentialRefSpec } from '../schemas/credentials.ts';
@@ -13,9 +14,14 @@ import type { WorkflowDefinition } from '../schemas/workflow.ts';
 export const CREDENTIAL_IN_REQUEST =
   'this request contains a credential value; credentials are injected by the runtime, never supplied in a request';
 
-/** A credRefs entry as the SecretsPort takes it. */
-export const credentialRefOf = (spec: CredentialRefSpec): CredentialRef =>
-  spec.field === undefined ? { secret: spec.secret } : { secret: spec.secret, field: spec.field };
+/** What resolving a credential needs: the port and the owner the run acts for. */
+export type CredentialContext = Pick<ActionContext, 'secrets'> & { scope: Pick<RunScope, 'owner'> };
+
+/** A credRefs entry as the SecretsPort takes it, on behalf of `owner`. */
+export const credentialRefOf = (spec: CredentialRefSpec, owner: string): CredentialRef =>
+  spec.field === undefined
+    ? { owner, secret: spec.secret }
+    : { owner, secret: spec.secret, field: spec.field };
 
 /**
  * Why the request must not be sent, or undefined. The workflow's own credentials are resolved first, so
@@ -25,13 +31,13 @@ export const credentialRefOf = (spec: CredentialRefSpec): CredentialRef =>
  * marker is refused too: a credential was already cut out of what the model proposed.
  */
 export async function credentialProblem(
-  ctx: Pick<ActionContext, 'secrets'>,
+  ctx: CredentialContext,
   definition: WorkflowDefinition,
   parts: readonly string[],
 ): Promise<string | undefined> {
   for (const [slot, spec] of Object.entries(definition.credRefs)) {
     try {
-      await ctx.secrets.resolve(credentialRefOf(spec));
+      await ctx.secrets.resolve(credentialRefOf(spec, ctx.scope.owner));
     } catch {
       return `the runtime could not load the workflow's credential '${slot}' to check this request against it, so it was not sent`;
     }

@@ -1,5 +1,5 @@
 /** What the approval HTTP app and the request-approval core are built from. */
-import type { Keyring } from '../approvals/index.ts';
+import type { Keyring, KeyringSource } from '../approvals/index.ts';
 import type { ActionCatalog } from '../core/actions.ts';
 import type { Clock } from '../core/ports.ts';
 import type { RunStore } from '../core/store-port.ts';
@@ -26,8 +26,11 @@ export const consoleLogger: ApprovalLogger = {
 export type ApprovalAppDeps = {
   store: RunStore;
   clock: Clock;
-  /** From the signing secret (`parseKeyring`): signs form nonces with `current`, verifies `current` + `previous`. */
-  keyring: Keyring;
+  /**
+   * From the signing secret: signs form nonces with `current`, verifies `current` + `previous`. A live source
+   * (`cachedKeyring`) follows rotation within its TTL and is re-read once when a signature check fails.
+   */
+  keyring: Keyring | KeyringSource;
   taskTokens: TaskTokensPort;
   /** Origin (plus stage path, if any) the pages are served under; forms post to `<base>/approvals/<id>`. */
   publicBaseUrl: string;

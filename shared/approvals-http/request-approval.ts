@@ -2,7 +2,14 @@
  * What the `request-approval` Lambda does when the execution parks on `waitForTaskToken`: store the task
  * token on the run's pending approvals, send each approver a signed link, audit each notice (never the link).
  */
-import { approvalPostUrl, approvalUrl, type Keyring, signApprovalLink } from '../approvals/index.ts';
+import {
+  approvalPostUrl,
+  approvalUrl,
+  type Keyring,
+  type KeyringSource,
+  keyringSourceOf,
+  signApprovalLink,
+} from '../approvals/index.ts';
 import { attachTaskToken } from '../core/approval-ops.ts';
 import { RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
@@ -18,7 +25,8 @@ import type { TaskTokenAnswer, TaskTokensPort } from './task-tokens.ts';
 export type RequestApprovalDeps = {
   store: RunStore;
   clock: Clock;
-  keyring: Keyring;
+  /** Signs with `current`; a live source (`cachedKeyring`) picks up a rotated key within its TTL. */
+  keyring: Keyring | KeyringSource;
   /** Origin (plus stage path): links are `<base>/approvals/<id>?t=…`. See `publicBaseUrlFrom`. */
   publicBaseUrl: string;
   notifier: Notifier;
@@ -75,6 +83,7 @@ export async function requestApproval(
     if (Date.parse(approval.expiresAt) <= nowMs) continue;
     for (const approver of new Set(approval.approvers)) due.push({ approval, approver });
   }
+  const keyring = due.length > 0 ? await keyringSourceOf(deps.keyring).get() : undefined;
   const settled = await Promise.allSettled(
     due.map(({ approval, approver }) => {
       const token = signApprovalLink(
@@ -84,7 +93,7 @@ export async function requestApproval(
           expiresAtMs: Date.parse(approval.expiresAt),
           argsHash: approval.argsHash,
         },
-        deps.keyring,
+        keyring as Keyring,
       );
       return deps.notifier.notify({
         owner: approval.owner,

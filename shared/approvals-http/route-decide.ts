@@ -3,7 +3,12 @@
  * link's approver, then decide once (a conditional write). The approver is the link's, never the form's.
  */
 import type { Context } from 'hono';
-import { verifyApprovalLink, verifyFormNonce } from '../approvals/index.ts';
+import {
+  checkWithKeyring,
+  keyringSourceOf,
+  verifyApprovalLink,
+  verifyFormNonce,
+} from '../approvals/index.ts';
 import { decideApproval } from '../core/approval-ops.ts';
 import { ApprovalAlreadyDecidedError } from '../core/store-errors.ts';
 import type { AppContext } from './app-context.ts';
@@ -68,7 +73,10 @@ export function decideHandler(deps: AppContext) {
     const form = await readForm(c);
     if (form === undefined) return resultResponse(outcome({ kind: 'invalid_request' }));
     const nowMs = deps.clock.nowMs();
-    const link = verifyApprovalLink(form.t, deps.keyring, { nowMs, approvalId });
+    const source = keyringSourceOf(deps.keyring);
+    const { result: link } = await checkWithKeyring(source, (ring) =>
+      verifyApprovalLink(form.t, ring, { nowMs, approvalId }),
+    );
     if (!link.ok) {
       deps.logger.warn('approval link refused', { approvalId: approvalId.slice(0, 80), reason: link.reason });
       return resultResponse(linkRefused(link.reason));
@@ -82,7 +90,10 @@ export function decideHandler(deps: AppContext) {
     if (decision === undefined || form.nonce === undefined || form.nonce === '') {
       return resultResponse(outcome({ kind: 'invalid_request' }));
     }
-    const nonce = verifyFormNonce(form.nonce, deps.keyring, { approvalId, approver, nowMs });
+    const formNonce = form.nonce;
+    const { result: nonce } = await checkWithKeyring(source, (ring) =>
+      verifyFormNonce(formNonce, ring, { approvalId, approver, nowMs }),
+    );
     if (!nonce.ok) {
       deps.logger.warn('approval form nonce refused', { approvalId, reason: nonce.reason });
       return resultResponse(nonceRefused(nonce.reason));

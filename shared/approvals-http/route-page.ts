@@ -2,7 +2,9 @@
 import type { Context } from 'hono';
 import {
   approvalPostUrl,
+  checkWithKeyring,
   issueFormNonce,
+  keyringSourceOf,
   renderApprovalPage,
   verifyApprovalLink,
 } from '../approvals/index.ts';
@@ -49,7 +51,9 @@ export function pageHandler(deps: AppContext) {
     const approvalId = c.req.param('approvalId') ?? '';
     const nowMs = deps.clock.nowMs();
     // The signature first: a forged link learns nothing about which approvals exist.
-    const link = verifyApprovalLink(c.req.query('t'), deps.keyring, { nowMs, approvalId });
+    const { result: link, keyring } = await checkWithKeyring(keyringSourceOf(deps.keyring), (ring) =>
+      verifyApprovalLink(c.req.query('t'), ring, { nowMs, approvalId }),
+    );
     if (!link.ok) {
       deps.logger.warn('approval link refused', { approvalId: approvalId.slice(0, 80), reason: link.reason });
       return resultResponse(linkRefused(link.reason));
@@ -72,7 +76,7 @@ export function pageHandler(deps: AppContext) {
       expiresAtIso: approval.expiresAt,
       token: c.req.query('t') ?? '',
       // Fresh per render, bound to this approval and approver; stateless, so rendering writes nothing.
-      nonce: issueFormNonce({ approvalId, approver: claims.approver, nowMs }, deps.keyring),
+      nonce: issueFormNonce({ approvalId, approver: claims.approver, nowMs }, keyring),
       postUrl: approvalPostUrl(deps.publicBaseUrl, approvalId),
       flags: {
         irreversible: info.irreversible,

@@ -3,6 +3,8 @@ export { APPROVAL_PAGE_HEADERS } from './headers.ts';
 export { escapeHtml } from './html.ts';
 export type { Keyring, SigningKey } from './keyring.ts';
 export { findKey, KeyringSchema, parseKeyring } from './keyring.ts';
+export type { KeyringSource } from './keyring-source.ts';
+export { cachedKeyring, checkWithKeyring, fixedKeyring, keyringSourceOf } from './keyring-source.ts';
 export type { ApprovalLinkClaims, ApprovalLinkFailure, ApprovalLinkVerification } from './link.ts';
 export { argsHash, signApprovalLink, verifyApprovalLink } from './link.ts';
 export type { FormNonceFailure } from './nonce.ts';

@@ -84,8 +84,11 @@ export interface ModelPort {
 /** What a tool returns to the model: text content, flagged when it is an error. Failures are data. */
 export type ToolOutcome = { content: string; isError: boolean };
 
-/** A reference to a credential held in Secrets Manager (or the local secrets file). Never a value. */
-export type CredentialRef = { secret: string; field?: string };
+/**
+ * A reference to a credential held in Secrets Manager (or the local secrets file), on behalf of one owner.
+ * Never a value. A port resolves only the owner's own secrets (`wf/<ownerKey>/…`) and refuses the rest.
+ */
+export type CredentialRef = { owner: string; secret: string; field?: string };
 
 /** Resolves a credential reference to its value at dispatch time, server-side. */
 export interface SecretsPort {

@@ -24,6 +24,7 @@ export async function redactModelContent(
   content: ContentBlock[],
   credRefs: CredentialRefSpec[],
   secrets: SecretsPort,
+  owner: string,
 ): Promise<ContentBlock[]> {
   if (credRefs.length === 0) return content;
   // The secrets port redacts the values it has resolved: resolve this workflow's first, so redaction holds in
@@ -31,7 +32,11 @@ export async function redactModelContent(
   await Promise.all(
     credRefs.map((ref) =>
       secrets
-        .resolve(ref.field === undefined ? { secret: ref.secret } : { secret: ref.secret, field: ref.field })
+        .resolve(
+          ref.field === undefined
+            ? { owner, secret: ref.secret }
+            : { owner, secret: ref.secret, field: ref.field },
+        )
         .catch(() => undefined),
     ),
   );

@@ -195,7 +195,12 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
 
   const response = await deps.model.call(request);
   const cost = costOf(response.usage, price);
-  const said = await redactModelContent(response.content, Object.values(definition.credRefs), deps.secrets);
+  const said = await redactModelContent(
+    response.content,
+    Object.values(definition.credRefs),
+    deps.secrets,
+    h.run.owner,
+  );
   // An answer too large to store is replaced by a note and ends the run (concludeAssistant), instead of
   // a commit that DynamoDB refuses on every retry.
   const tooLarge = oversizeReason(said);

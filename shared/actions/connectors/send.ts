@@ -6,12 +6,12 @@
  */
 import type { ActionContext, EgressResponse } from '../../core/ports.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
-import { credentialRefOf } from '../credential-check.ts';
+import { type CredentialContext, credentialRefOf } from '../credential-check.ts';
 import { ConnectorConfigError } from '../errors.ts';
 
 /** The secret held in a credRefs slot, resolved now, server-side. The model never sees it. */
 export async function resolveSlot(
-  ctx: Pick<ActionContext, 'secrets'>,
+  ctx: CredentialContext,
   connector: string,
   definition: WorkflowDefinition,
   slot: string,
@@ -19,7 +19,7 @@ export async function resolveSlot(
   const spec = Object.hasOwn(definition.credRefs, slot) ? definition.credRefs[slot] : undefined;
   if (!spec)
     throw new ConnectorConfigError(connector, `credential slot '${slot}' is not declared in credRefs`);
-  return ctx.secrets.resolve(credentialRefOf(spec));
+  return ctx.secrets.resolve(credentialRefOf(spec, ctx.scope.owner));
 }
 
 /** One connector request, before the runtime adds the key, the allow-list and the bound credential. */
