@@ -24,6 +24,7 @@ function build(): Hono {
     executions: runtime.executions(),
     clock: systemClock,
     ids: randomIds,
+    credentialNamePrefix: runtime.env[ENV.credentialSecretPrefix],
     authenticator: process.env[ENV.apiAuth] === 'jwt' ? jwtAuthenticator() : iamAuthenticator(),
     // Schedules and rules on AWS, plus the trigger index (what `wf` and the API list as active triggers).
     alertTopicArns: runtime.alertTopicArns(),

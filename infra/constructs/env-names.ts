@@ -24,6 +24,8 @@ export const ENV = {
   anthropicSecretArn: 'WF_ANTHROPIC_SECRET_ARN',
   /** Name prefix of the Secrets Manager secrets workflows may reference as credRefs (turn, deliver). */
   credentialSecretPrefix: 'WF_CREDENTIAL_SECRET_PREFIX',
+  /** Role assumed per owner, with session tag `wf-owner`, to read that owner's credential secrets (turn, deliver). */
+  credentialRoleArn: 'WF_CREDENTIAL_ROLE_ARN',
   /** Name of the custom EventBridge bus (api). */
   eventBusName: 'WF_EVENT_BUS_NAME',
   /** Name prefix the api must use for the EventBridge rules it creates on the bus (api). */

@@ -34,6 +34,8 @@ export type ApiDeps = {
    * (and grants Deliver publish on). Any other topic is refused when a workflow is saved. Default: none.
    */
   alertTopicArns?: readonly string[];
+  /** Credential secrets are named `<prefix><ownerKey>/…`; definitions referring elsewhere are refused. @default 'wf/' */
+  credentialNamePrefix?: string;
   /** The local stack's extras: `POST /local/events`, and `POST /v1/events` delivered on the local bus. */
   local?: { events: true };
 };

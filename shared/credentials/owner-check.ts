@@ -17,3 +17,21 @@ export function assertOwnerSecret(namePrefix: string, ref: CredentialRef): void 
     );
   }
 }
+
+/**
+ * Save-time check of a definition's credRefs: one field error per reference outside the owner's namespace,
+ * named like every other field error (`credRefs.<slot>.secret`). Empty when all are the owner's.
+ */
+export function foreignCredentialRefs(
+  namePrefix: string,
+  owner: string,
+  credRefs: Readonly<Record<string, { secret: string }>>,
+): { path: string; message: string }[] {
+  const expected = ownerSecretPrefix(namePrefix, owner);
+  return Object.entries(credRefs)
+    .filter(([, ref]) => !isOwnerSecret(namePrefix, owner, ref.secret))
+    .map(([slot, ref]) => ({
+      path: `credRefs.${slot}.secret`,
+      message: `'${ref.secret}' is not one of your secrets: credential secrets must be named '${expected}<name>' (see docs/deploy.md, Credentials)`,
+    }));
+}

@@ -23,7 +23,7 @@ import { startSiteServer } from './site.ts';
 export const WORKFLOW_FILE = fileURLToPath(
   new URL('../../examples/morning-news.workflow.yaml', import.meta.url),
 );
-export const SITE_TOKEN_SECRET = 'wf/morning-news/site-token';
+export const SITE_TOKEN_SECRET = 'wf/local/morning-news/site-token';
 /** The ports the example workflow file and its fixture name for the newsfeed list and "my site". */
 export const EXAMPLE_FEED_PORT = 8701;
 export const EXAMPLE_SITE_PORT = 8702;

@@ -21,12 +21,12 @@ import { createRequestApprovalHandler } from '../../functions/request-approval.t
 import { createTurnHandler } from '../../functions/turn.ts';
 import { synthesizeLocalDefinition } from '../../infra/local-definition.ts';
 import { apiKeyAuthenticator, createApiApp } from '../api/index.ts';
-import { parseKeyring } from '../approvals/index.ts';
+import { cachedKeyring } from '../approvals/index.ts';
 import { createApprovalApp, sfnTaskTokens } from '../approvals-http/index.ts';
 import { ensureLocalSigningKey, localKeySigner, localKeyVerifierFromFile } from '../audit-signing/index.ts';
 import type { TurnDeps } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
-import { fileSecrets } from '../credentials/index.ts';
+import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
 import { consoleNotifier, inboxNotifier, type Notifier } from '../notify/index.ts';
@@ -75,6 +75,11 @@ export type LocalStackOptions = {
   /** Wait between Step Functions retries, scaled down locally (ms). Default 200. */
   retryIntervalMs?: number;
   clock?: Clock;
+  /**
+   * How long the keyring and secrets files are used before they are read again (as the TTL of the secret
+   * caches on AWS): a rotated key or secret takes effect within this. Default 5 minutes.
+   */
+  secretsMaxAgeMs?: number;
   /** Where notices and lines meant for the person at the terminal go. Default: stdout. */
   print?: (text: string) => void;
   /** Test hook: wraps the Turn handler's dependencies (fault injection, e.g. a crash between dispatch and settle). */
@@ -159,8 +164,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const port = options.port === 0 ? await freePort() : (options.port ?? 8787);
     const url = `http://127.0.0.1:${port}`;
-    const keyring = parseKeyring(readFileSync(files.keyring, 'utf8'));
-    const secrets = fileSecrets(files.secrets);
+    const cacheOptions = {
+      maxAgeMs: options.secretsMaxAgeMs ?? SECRET_CACHE_TTL_MS,
+      nowMs: () => clock.nowMs(),
+      // Reading a local file is cheap: a link signed with an unknown key re-reads the keyring every time.
+      minRefreshIntervalMs: 0,
+    };
+    const keyring = cachedKeyring(async () => readFileSync(files.keyring, 'utf8'), cacheOptions);
+    await keyring.get(); // a broken keyring file stops the start, not the first approval
+    const secrets = fileSecrets(files.secrets, cacheOptions);
     const egress = createEgress({
       allowLoopbackPorts: (options.allowLoopbackPorts ?? []).filter((p) => p !== port),
     });

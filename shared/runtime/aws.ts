@@ -3,13 +3,15 @@
  * (infra/constructs/env-names.ts). Handlers call `awsRuntime()` for their adapters; telemetry.ts and
  * tracing.ts add logs, metrics and traces, fed by the observed store and egress built here.
  */
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { KMSClient } from '@aws-sdk/client-kms';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { STSClient } from '@aws-sdk/client-sts';
 import { z } from 'zod';
 import { ENV } from '../../infra/constructs/env-names.ts';
-import { type Keyring, parseKeyring } from '../approvals/index.ts';
+import { cachedKeyring } from '../approvals/index.ts';
 import {
   type ApprovalAppDeps,
   publicBaseUrlFrom,
@@ -21,7 +23,7 @@ import { kmsAnchorSigner, kmsAnchorVerifier } from '../audit-signing/index.ts';
 import type { DeliverDeps } from '../core/deliver.ts';
 import type { TurnDeps } from '../core/engine.ts';
 import type { ModelPort } from '../core/ports.ts';
-import { secretsManagerSecrets } from '../credentials/index.ts';
+import { ownerSessions, SECRET_CACHE_TTL_MS, secretsManagerSecrets, ttlCache } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
 import { createAnthropicModel } from '../model/index.ts';
 import { snsNotifier } from '../notify/index.ts';
@@ -34,6 +36,7 @@ import { actionCatalogFor, engineDeps } from './engine-deps.ts';
 import { sfnExecutions } from './executions-sfn.ts';
 import { bedrockSourceFrom, modelFor } from './model-router.ts';
 import { observeStore } from './observed-store.ts';
+import { refreshingModel } from './refreshing-model.ts';
 import { handlerTelemetry } from './telemetry.ts';
 import { observeEgress, telemetryObserver } from './telemetry-observers.ts';
 import { tracedClient, tracingObserver } from './tracing.ts';
@@ -44,6 +47,7 @@ const EnvSchema = z.object({
   [ENV.modelProvider]: z.enum(['anthropic', 'bedrock']).default('anthropic'),
   [ENV.anthropicSecretArn]: z.string().optional(),
   [ENV.credentialSecretPrefix]: z.string().default('wf/'),
+  [ENV.credentialRoleArn]: z.string().optional(),
   [ENV.approvalBaseUrl]: z.string().optional(),
   [ENV.alertTopicArn]: z.string().optional(),
   [ENV.alertTopicArns]: z.string().optional(),
@@ -105,36 +109,62 @@ export function awsRuntime(): AwsRuntime {
   );
   awsClient(store.ctx.doc);
   const auditVerifier = kms ? kmsAnchorVerifier(kms) : undefined;
-  const secretsClient = awsClient(new SecretsManagerClient({}));
+  const nowMs = () => systemClock.nowMs();
+  // Credential secrets are read with the owner's tagged role session (credentials/owner-sessions.ts); without
+  // the role there is no way to read them, so none is read (fail closed).
+  const roleArn = env[ENV.credentialRoleArn];
+  const sessionFor = roleArn
+    ? ownerSessions({ sts: awsClient(new STSClient({})), roleArn, nowMs })
+    : undefined;
+  const ownerClients = new Map<string, SecretsManagerClient>();
   const secrets = secretsManagerSecrets({
-    client: secretsClient,
     namePrefix: env[ENV.credentialSecretPrefix],
+    nowMs,
+    async clientFor(owner) {
+      if (!sessionFor) throw new Error(`${ENV.credentialRoleArn} is not set: credentials cannot be read`);
+      let client = ownerClients.get(owner);
+      if (!client) {
+        client = awsClient(new SecretsManagerClient({ credentials: () => sessionFor(owner) }));
+        ownerClients.set(owner, client);
+      }
+      return client;
+    },
   });
+  // The runtime's own secrets (signing keyring, Anthropic key): Powertools caches each for maxAge seconds, so
+  // a rotated value is used within SECRET_CACHE_TTL_MS without a redeploy; `forceFetch` bypasses the cache
+  // when a signature check or a model call says the cached value is stale.
+  const runtimeSecrets = new SecretsProvider({ awsSdkV3Client: awsClient(new SecretsManagerClient({})) });
+  const readSecret = async (arn: string, force: boolean, what: string): Promise<string> => {
+    const value = await runtimeSecrets.get(arn, { maxAge: SECRET_CACHE_TTL_MS / 1000, forceFetch: force });
+    if (typeof value !== 'string' || value.trim() === '') throw new Error(`the ${what} secret is empty`);
+    return value;
+  };
   const egress = observeEgress(createEgress({ blockedHosts: hostOf(env[ENV.approvalBaseUrl]) }), telemetry);
-  let model: Promise<ModelPort> | undefined;
-  const loadModel = async (): Promise<ModelPort> => {
+  let model: ModelPort | undefined;
+  const loadModel = (): ModelPort => {
     if (env[ENV.modelProvider] === 'bedrock') return modelFor(bedrockSourceFrom(process.env));
     const arn = env[ENV.anthropicSecretArn];
     if (!arn)
       throw new Error(`${ENV.anthropicSecretArn} is not set: the turn function has no Anthropic API key`);
-    const secret = await secretsClient.send(new GetSecretValueCommand({ SecretId: arn }));
-    if (!secret.SecretString)
-      throw new Error('the Anthropic API key secret is empty: put the key into it (docs/deploy.md)');
-    return createAnthropicModel({ apiKey: secret.SecretString.trim() });
+    const apiKey = ttlCache(
+      async (force) =>
+        (await readSecret(arn, force, 'Anthropic API key (put the key into it: docs/deploy.md)')).trim(),
+      { maxAgeMs: SECRET_CACHE_TTL_MS, nowMs },
+    );
+    return refreshingModel(apiKey, (key) => createAnthropicModel({ apiKey: key }));
   };
   let executions: ExecutionsPort | undefined;
-  let keyring: Promise<Keyring> | undefined;
-  const loadKeyring = (): Promise<Keyring> => {
-    keyring ??= (async () => {
-      const arn = env[ENV.signingSecretArn];
-      if (!arn)
+  const signingArn = env[ENV.signingSecretArn];
+  const keyring = cachedKeyring(
+    async (force) => {
+      if (!signingArn)
         throw new Error(`${ENV.signingSecretArn} is not set: approval links cannot be signed or checked`);
-      const secret = await secretsClient.send(new GetSecretValueCommand({ SecretId: arn }));
-      return parseKeyring(secret.SecretString ?? '');
-    })().catch((error: unknown) => {
-      keyring = undefined;
-      throw error;
-    });
+      return readSecret(signingArn, force, 'approval keyring');
+    },
+    { maxAgeMs: SECRET_CACHE_TTL_MS, nowMs },
+  );
+  const loadKeyring = async () => {
+    await keyring.get();
     return keyring;
   };
   const publicBaseUrl = () => {
@@ -152,11 +182,8 @@ export function awsRuntime(): AwsRuntime {
     env,
     auditVerifier: () => auditVerifier,
     async turn() {
-      model ??= loadModel().catch((error: unknown) => {
-        model = undefined;
-        throw error;
-      });
-      return engineDeps({ store, model: await model, egress, secrets, clock: systemClock, ids: randomIds });
+      model ??= loadModel();
+      return engineDeps({ store, model, egress, secrets, clock: systemClock, ids: randomIds });
     },
     async deliver() {
       const alertTopic = env[ENV.alertTopicArn];

@@ -1,12 +1,16 @@
 /** Small shared schema pieces: identifiers, names and timestamps. */
 import { z } from 'zod';
 
-/** Owner (tenant) id: always from verified identity, never from a request body. */
+/**
+ * Owner (tenant) id: always from verified identity, never from a request body. `|` and `/` are allowed for
+ * JWT subjects such as `auth0|abc` or `repo:org/x:ref:refs/heads/main`; where an owner must be an AWS name
+ * or tag, it is written as `ownerKey(owner)` (shared/credentials/owner-key.ts).
+ */
 export const OwnerIdSchema = z
   .string()
   .min(1)
   .max(128)
-  .regex(/^[A-Za-z0-9._:@+=-]+$/, 'may contain letters, digits and . _ : @ + = - only');
+  .regex(/^[A-Za-z0-9._:@+=|/-]+$/, 'may contain letters, digits and . _ : @ + = | / - only');
 
 /** Action / tool names as the Messages API accepts them, kept to lower snake case. */
 export const ActionNameSchema = z

@@ -16,7 +16,7 @@ const definition = definitionWith({
     file_it: { kind: 'github_create_issue', repo: 'o/r', credential: { slot: 'key' } },
     comment_it: { kind: 'github_create_comment', repo: 'o/r', credential: { slot: 'key' } },
   },
-  credRefs: { key: { secret: 'wf/test/key' } },
+  credRefs: { key: { secret: 'wf/owner-test/key' } },
 });
 
 describe('actionCatalogFor', () => {

@@ -42,7 +42,7 @@ beforeAll(async () => {
         apiBaseUrl: remote.origin,
       },
     },
-    credRefs: { github_token: { secret: 'wf/test/github-token', field: 'token' } },
+    credRefs: { github_token: { secret: 'wf/owner-test/github-token', field: 'token' } },
   });
   comment = connectorActions()('comment_on_issue', definition.connectors.comment_on_issue!, definition);
 });
@@ -51,7 +51,7 @@ afterAll(() => remote.close());
 const context = () =>
   actionContext({
     ports: [remote.port],
-    secrets: secretsFile({ 'wf/test/github-token': { token: TOKEN, note: 'a JSON secret' } }),
+    secrets: secretsFile({ 'wf/owner-test/github-token': { token: TOKEN, note: 'a JSON secret' } }),
     idempotencyKey: 'idem_r4_t3_toolu_2',
   });
 

@@ -52,7 +52,7 @@ beforeAll(async () => {
       file_issue: connector(remote.origin),
       file_issue_ghe: connector(`${remote.origin}/api/v3/`),
     },
-    credRefs: { github_token: { secret: 'wf/test/github-token' } },
+    credRefs: { github_token: { secret: 'wf/owner-test/github-token' } },
   });
   const toAction = connectorActions({ userAgent: 'wf-runtime-test' });
   fileIssue = toAction('file_issue', definition.connectors.file_issue!, definition);
@@ -63,7 +63,7 @@ afterAll(() => remote.close());
 const context = () =>
   actionContext({
     ports: [remote.port],
-    secrets: secretsFile({ 'wf/test/github-token': TOKEN }),
+    secrets: secretsFile({ 'wf/owner-test/github-token': TOKEN }),
     idempotencyKey: 'idem_r3_t1_toolu_8',
   });
 

@@ -13,7 +13,7 @@ import {
 } from './support.ts';
 
 const SECRET = 'wfsecret-HttpConnector-Lr6+Yt/31Hw=Qa90';
-const secrets = () => secretsFile({ 'wf/test/tickets': SECRET });
+const secrets = () => secretsFile({ 'wf/owner-test/tickets': SECRET });
 const toAction = connectorActions();
 
 let remote: FakeRemote;
@@ -74,7 +74,7 @@ beforeAll(async () => {
         externalPublish: true,
       },
     },
-    credRefs: { tickets_token: { secret: 'wf/test/tickets' } },
+    credRefs: { tickets_token: { secret: 'wf/owner-test/tickets' } },
   });
   updateTicket = toAction('update_ticket', definition.connectors.update_ticket!, definition);
   searchTickets = toAction('search_tickets', definition.connectors.search_tickets!, definition);

@@ -42,7 +42,7 @@ beforeAll(async () => {
         credential: { slot: 'ops_key' },
       },
     },
-    credRefs: { ops_key: { secret: 'wf/test/ops-key' } },
+    credRefs: { ops_key: { secret: 'wf/owner-test/ops-key' } },
   });
   notify = connectorActions()('notify_ops', definition.connectors.notify_ops!, definition);
 });
@@ -53,7 +53,7 @@ describe('signed_webhook connector', () => {
     // Prepare
     const ctx = actionContext({
       ports: [remote.port],
-      secrets: secretsFile({ 'wf/test/ops-key': KEY }),
+      secrets: secretsFile({ 'wf/owner-test/ops-key': KEY }),
       clock: new FixedClock(NOW),
       idempotencyKey: 'idem_r7_t1_toolu_3',
     });
@@ -89,7 +89,7 @@ describe('signed_webhook connector', () => {
   it('reports a receiver that rejects the call as an error', async () => {
     const wrongKey = actionContext({
       ports: [remote.port],
-      secrets: secretsFile({ 'wf/test/ops-key': 'another-signing-key-0000' }),
+      secrets: secretsFile({ 'wf/owner-test/ops-key': 'another-signing-key-0000' }),
       clock: new FixedClock(NOW),
     });
     const outcome = await runParsed(notify, { event: 'x' }, wrongKey);

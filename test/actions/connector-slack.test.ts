@@ -22,7 +22,7 @@ beforeAll(async () => {
   definition = definitionWith({
     allowedActions: ['tell_team'],
     connectors: { tell_team: { kind: 'slack_webhook', credential: { slot: 'team_webhook' } } },
-    credRefs: { team_webhook: { secret: 'wf/test/slack-webhook' } },
+    credRefs: { team_webhook: { secret: 'wf/owner-test/slack-webhook' } },
   });
 });
 afterAll(() => remote.close());
@@ -30,7 +30,7 @@ afterAll(() => remote.close());
 const context = (url = `${remote.origin}${PATH}`, ports = [remote.port]) =>
   actionContext({
     ports,
-    secrets: secretsFile({ 'wf/test/slack-webhook': url }),
+    secrets: secretsFile({ 'wf/owner-test/slack-webhook': url }),
     idempotencyKey: 'idem_r2_t0_toolu_5',
   });
 const loopbackSlack = () =>
@@ -112,7 +112,7 @@ describe('slack_webhook connector', () => {
   it('names only the reason when the guard refuses, never the secret URL', async () => {
     const closedPort = actionContext({
       ports: [],
-      secrets: secretsFile({ 'wf/test/slack-webhook': `${remote.origin}${PATH}` }),
+      secrets: secretsFile({ 'wf/owner-test/slack-webhook': `${remote.origin}${PATH}` }),
     });
     const outcome = await runParsed(loopbackSlack(), { text: 'hi' }, closedPort);
     expect(outcome).toEqual({ content: 'The request was not completed: port.', isError: true });

@@ -72,7 +72,8 @@ describe('docs/actions.md', () => {
     const ctx = {
       ...actionContext({
         ports: [],
-        secrets: secretsFile({ 'wf/release/ci-token': 'ci-token-for-the-docs-0001' }),
+        owner: 'team-a',
+        secrets: secretsFile({ 'wf/team-a/release/ci-token': 'ci-token-for-the-docs-0001' }),
       }),
       egress: {
         request: async (request: EgressRequest) => {
@@ -123,7 +124,8 @@ describe('docs/actions.md', () => {
       const payload = JSON.parse(blocksOf('json', 'notify_deploys')[0]!.text);
       const ctx = actionContext({
         ports: [receiver.port],
-        secrets: secretsFile({ 'wf/release/deploy-signing-key': KEY }),
+        owner: 'team-a',
+        secrets: secretsFile({ 'wf/team-a/release/deploy-signing-key': KEY }),
         clock: new FixedClock('2026-11-30T07:00:00.000Z'),
       });
 

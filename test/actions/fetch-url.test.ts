@@ -11,7 +11,7 @@ import {
 } from './support.ts';
 
 const SECRET = 'wfsecret-FetchUrl-Zk3+Pq/88Ry=Mv02';
-const definition = definitionWith({ credRefs: { feed_token: { secret: 'wf/test/feed-token' } } });
+const definition = definitionWith({ credRefs: { feed_token: { secret: 'wf/owner-test/feed-token' } } });
 const action = fetchUrlAction(definition);
 const dials = useDialGuard();
 
@@ -51,7 +51,7 @@ beforeAll(async () => {
 afterAll(() => remote.close());
 
 const context = () =>
-  actionContext({ ports: [remote.port], secrets: secretsFile({ 'wf/test/feed-token': SECRET }) });
+  actionContext({ ports: [remote.port], secrets: secretsFile({ 'wf/owner-test/feed-token': SECRET }) });
 
 describe('fetch_url', () => {
   it('reduces HTML to readable text with the title, headings and absolute links, and sends a plain GET', async () => {

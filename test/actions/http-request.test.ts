@@ -12,7 +12,7 @@ import {
 } from './support.ts';
 
 const SECRET = 'wfsecret-HttpReq-7Qm2+Zp/9vLx=Kd41';
-const definition = definitionWith({ credRefs: { api_token: { secret: 'wf/test/api-token' } } });
+const definition = definitionWith({ credRefs: { api_token: { secret: 'wf/owner-test/api-token' } } });
 const action = httpRequestAction(definition);
 const dials = useDialGuard();
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(() => remote.close());
 
 const context = () =>
-  actionContext({ ports: [remote.port], secrets: secretsFile({ 'wf/test/api-token': SECRET }) });
+  actionContext({ ports: [remote.port], secrets: secretsFile({ 'wf/owner-test/api-token': SECRET }) });
 
 describe('http_request', () => {
   it('sends the method, URL, headers and body through the guard and returns status, selected headers and body', async () => {

@@ -67,7 +67,7 @@ approvals: { approvers: [boss@example.com], timeoutSeconds: 600 }
 trigger: { type: on_demand }
 budget: { maxUsdPerRun: 1, maxTurns: 6 }
 credRefs:
-  echo_token: { secret: wf/must-show/echo-token }
+  echo_token: { secret: wf/owner-must-show/echo-token }
 `;
 
 const store = testStore();
@@ -140,7 +140,7 @@ describe('a credential used by a connector', () => {
   it('appears in no stored item, audit entry, model request or log line, in any encoding', async () => {
     // Prepare
     const secretsPath = join(mkdtempSync(join(tmpdir(), 'wf-must-show-')), 'secrets.json');
-    writeFileSync(secretsPath, JSON.stringify({ 'wf/must-show/echo-token': SECRET }));
+    writeFileSync(secretsPath, JSON.stringify({ 'wf/owner-must-show/echo-token': SECRET }));
     const clock = new FixedClock();
     const model = new ScriptedModel([
       {
@@ -180,7 +180,7 @@ describe('a credential used by a connector', () => {
         pointer = { runId: from.runId, turn: outcome.turn, segmentStartTurn: outcome.segmentStartTurn };
       }
     };
-    const { version } = await seedWorkflow(store, workflowFile(echo.port), { clock });
+    const { version } = await seedWorkflow(store, workflowFile(echo.port), { clock, owner: 'owner-must-show' });
     const run = await seedRun(store, version, { clock });
 
     // Act

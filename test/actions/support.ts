@@ -81,13 +81,15 @@ export function actionContext(args: {
   idempotencyKey?: string;
   clock?: FixedClock;
   policy?: EgressPolicy;
+  /** The run's owner, whose credentials (`wf/<ownerKey>/…`) the context may resolve. @default 'owner-test' */
+  owner?: string;
 }): TestContext {
   return {
     idempotencyKey: args.idempotencyKey ?? 'idem_run1_t0_toolu_1',
     egress: createEgress({ allowLoopbackPorts: args.ports, ...args.policy }),
     secrets: args.secrets,
     clock: args.clock ?? new FixedClock(),
-    scope: { runId: 'run_test', owner: 'owner-test', workflowId: 'wf_test' },
+    scope: { runId: 'run_test', owner: args.owner ?? 'owner-test', workflowId: 'wf_test' },
   };
 }
 

@@ -5,12 +5,12 @@ import { REDACTED } from '../../shared/credentials/redactor.ts';
 import { secretsFile } from '../actions/support.ts';
 
 const SECRET = 'wfsecret-ModelSays-Gh2+Ue/19Ip=Ws47';
-const refs = [{ secret: 'wf/test/token' }];
+const refs = [{ secret: 'wf/owner-test/token' }];
 
 describe('redactModelContent', () => {
   it('redacts the workflow credentials from text and tool inputs (values and keys, nested) in a fresh process, and leaves signed thinking alone', async () => {
     // Prepare: a secrets port that has resolved nothing yet, as in a new Lambda container.
-    const secrets = secretsFile({ 'wf/test/token': SECRET });
+    const secrets = secretsFile({ 'wf/owner-test/token': SECRET });
     const content: ContentBlock[] = [
       { type: 'thinking', thinking: `the token is ${SECRET}`, signature: 'sig' },
       { type: 'text', text: `Sending ${SECRET} now` },
@@ -27,7 +27,7 @@ describe('redactModelContent', () => {
     ];
 
     // Act
-    const redacted = await redactModelContent(content, refs, secrets);
+    const redacted = await redactModelContent(content, refs, secrets, 'owner-test');
 
     // Assess
     expect(redacted).toEqual([
@@ -48,6 +48,6 @@ describe('redactModelContent', () => {
 
   it('still answers when a credential cannot be read', async () => {
     const content: ContentBlock[] = [{ type: 'text', text: 'hello' }];
-    expect(await redactModelContent(content, refs, secretsFile({}))).toEqual(content);
+    expect(await redactModelContent(content, refs, secretsFile({}), 'owner-test')).toEqual(content);
   });
 });

@@ -3,6 +3,7 @@
  * enable, disable, delete. Each change to a head or latest version is followed by a trigger sync.
  */
 import { Hono } from 'hono';
+import { foreignCredentialRefs } from '../../credentials/owner-check.ts';
 import type { Destination } from '../../schemas/destination.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import type { WorkflowHead, WorkflowVersion } from '../../schemas/workflow-record.ts';
@@ -66,6 +67,12 @@ const syncTriggers = (deps: ApiDeps, head: WorkflowHead, version: WorkflowVersio
     trigger: version.definition.trigger,
   });
 
+/** A definition may refer only to the owner's own credential secrets: a 400 naming each foreign one. */
+function checkCredentialOwnership(deps: ApiDeps, owner: string, definition: WorkflowDefinition): void {
+  const fields = foreignCredentialRefs(deps.credentialNamePrefix ?? 'wf/', owner, definition.credRefs);
+  if (fields.length > 0) throw invalid(fields, 'invalid workflow definition');
+}
+
 export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
@@ -78,6 +85,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
     );
     checkStampedPattern(definition, owner);
     checkAlertTopic(deps, definition);
+    checkCredentialOwnership(deps, owner, definition);
     const now = isoNow(deps.clock);
     const workflowId = deps.ids.next('wf');
     // Audited with its author in the same transaction (the owner's workflow-change chain).
@@ -119,6 +127,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
     );
     checkStampedPattern(definition, owner);
     checkAlertTopic(deps, definition);
+    checkCredentialOwnership(deps, owner, definition);
     const basedOn = validateHeader(c, 'If-Match', IfMatchSchema);
     const head = await loadHead(deps, owner, c.req.param('id'));
     if (definition.name !== head.name) {
