@@ -1,6 +1,7 @@
 /** The request examples in docs/api.md work against the app as written. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { apiHarness } from './helpers.ts';
 
 const doc = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
@@ -37,7 +38,11 @@ describe('docs/api.md examples', () => {
 
   it('creates a workflow from the example YAML file the curl example sends', async () => {
     const h = apiHarness();
-    const yaml = readFileSync(new URL('../../examples/issue-triage.workflow.yaml', import.meta.url), 'utf8');
+    // The examples are written for the local stack's owner `local`; here the caller is another owner.
+    const yaml = readFileSync(
+      new URL('../../examples/issue-triage.workflow.yaml', import.meta.url),
+      'utf8',
+    ).replaceAll(':secret:wf/local/', `:secret:wf/${ownerKey(h.owners.alice)}/`);
     const reply = await h.alice.postText('/v1/workflows', yaml, 'application/yaml');
     expect(reply.status).toBe(201);
     expect(reply.body.workflow.name).toBe('issue-triage');

@@ -18,9 +18,16 @@ import {
 } from '../../shared/api/index.ts';
 import { brokenText, mutatedBodies, serialize } from './fuzz-arbitraries.ts';
 import { apiHarness, itemsOf } from './helpers.ts';
+import { ownerKey } from '../../shared/credentials/owner-key.ts';
 
 const h = apiHarness();
 let workflowId = '';
+
+/** Credential references in the owner's own namespace (others are refused at save time). */
+function credRefsOf(owner: string) {
+  const prefix = `wf/${ownerKey(owner)}`;
+  return { api: { secret: `${prefix}/tickets-api` }, slack: { secret: `${prefix}/slack-webhook` } };
+}
 
 const seedDefinition = {
   name: 'fuzz-seed',
@@ -47,7 +54,7 @@ const seedDefinition = {
   trigger: { type: 'event', pattern: { source: ['com.example.tickets'], detail: { priority: ['high'] } } },
   destination: { type: 'report', title: 'Triage' },
   budget: { maxUsdPerRun: 2, maxUsdPerDay: 20, maxTurns: 10, maxToolCallsPerTurn: 4, runTimeoutSeconds: 600 },
-  credRefs: { api: { secret: 'team/tickets-api' }, slack: { secret: 'team/slack-webhook' } },
+  credRefs: credRefsOf(h.owners.alice),
 };
 const seedRun = { input: { ticket: 42, tags: ['a', 'b'], nested: { ok: true } } };
 const seedPutEvents = {
@@ -254,10 +261,11 @@ describe('Fuzzing the POST routes with bad bodies', () => {
 
 describe('Fuzzing with good and bad bodies alike', () => {
   const other = apiHarness();
+  const otherSeed = { ...seedDefinition, credRefs: credRefsOf(other.owners.alice) };
   let target = '';
   beforeAll(async () => {
     const created = await other.alice.post('/v1/workflows', {
-      ...seedDefinition,
+      ...otherSeed,
       name: 'fuzz-any',
       trigger: { type: 'on_demand' },
     });
@@ -269,7 +277,7 @@ describe('Fuzzing with good and bad bodies alike', () => {
       'POST /v1/workflows',
       () => '/v1/workflows',
       WorkflowDefinitionBodySchema,
-      seedDefinition,
+      otherSeed,
       'yaml' as Format,
     ],
     [
