@@ -2,6 +2,7 @@
 export * from './approval-notices.ts';
 export * from './approval-signing-key.ts';
 export * from './audit-signing-key.ts';
+export * from './credential-reader.ts';
 export * from './env-names.ts';
 export * from './observability.ts';
 export * from './run-state-machine.ts';

@@ -3,13 +3,14 @@
  * state machine, the API, the triggers, approval signing and notices, and observability, and wires their
  * environment variables (env-names.ts) and least-privilege grants.
  */
-import { ArnFormat, RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
+import { RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ApprovalNotices } from './approval-notices.ts';
 import { ApprovalSigningKey } from './approval-signing-key.ts';
 import { AuditSigningKey } from './audit-signing-key.ts';
+import { CredentialReader } from './credential-reader.ts';
 import { ENV } from './env-names.ts';
 import { acknowledge, acknowledgeGrantWildcards } from './nag.ts';
 import { Observability } from './observability.ts';
@@ -48,6 +49,8 @@ export class WorkflowRuntime extends Construct {
   public readonly triggers: Triggers;
   /** The approval-notices topic and subscriptions. */
   public readonly approvalNotices: ApprovalNotices;
+  /** The role read per owner (tagged session) to resolve workflow credentials. */
+  public readonly credentialReader: CredentialReader;
   /** The approval-link signing keyring. */
   public readonly signingKey: ApprovalSigningKey;
   /** The KMS key that signs audit chain heads. */
@@ -143,7 +146,11 @@ export class WorkflowRuntime extends Construct {
       .addEnvironment(ENV.modelProvider, this.modelProvider)
       .addEnvironment(ENV.credentialSecretPrefix, credentialPrefix)
       .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
-    this.grantCredentialSecrets(fns.turn, credentialPrefix);
+    this.credentialReader = new CredentialReader(this, 'CredentialReader', {
+      namePrefix: credentialPrefix,
+      readers: [fns.turn.role, fns.deliver.role],
+    });
+    fns.turn.addEnvironment(ENV.credentialRoleArn, this.credentialReader.role.roleArn);
     this.anthropicApiKeySecret = this.configureModel(fns.turn, props);
 
     // request-approval: signed links out through the topic; answers the wait at once when nothing is pending.
@@ -162,8 +169,8 @@ export class WorkflowRuntime extends Construct {
     // deliver: HTTP destinations may use credentials; alerts go to the alert topic.
     fns.deliver
       .addEnvironment(ENV.credentialSecretPrefix, credentialPrefix)
-      .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
-    this.grantCredentialSecrets(fns.deliver, credentialPrefix);
+      .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl)
+      .addEnvironment(ENV.credentialRoleArn, this.credentialReader.role.roleArn);
     if (props.alertTopic !== undefined) {
       fns.deliver.addEnvironment(ENV.alertTopicArn, props.alertTopic.topicArn);
       props.alertTopic.grantPublish(fns.deliver);
@@ -186,6 +193,7 @@ export class WorkflowRuntime extends Construct {
     // api: starts and cancels runs, manages schedules and event rules.
     fns.api
       .addEnvironment(ENV.stateMachineArn, stateMachineArn)
+      .addEnvironment(ENV.credentialSecretPrefix, credentialPrefix)
       .addEnvironment(ENV.apiAuth, this.api.auth.kind);
     if (props.alertTopic !== undefined) fns.api.addEnvironment(ENV.alertTopicArn, props.alertTopic.topicArn);
     if (alertTopics.length > 0)
@@ -270,26 +278,5 @@ export class WorkflowRuntime extends Construct {
     turn.addEnvironment(ENV.anthropicSecretArn, secret.secretArn);
     grantSecretValue(secret, turn);
     return secret;
-  }
-
-  private grantCredentialSecrets(fn: RuntimeFunction, prefix: string): void {
-    const stack = Stack.of(this);
-    // Secret ARNs end in a random 6-character suffix, hence the trailing wildcard.
-    const arn = stack.formatArn({
-      service: 'secretsmanager',
-      resource: 'secret',
-      resourceName: `${prefix}*`,
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    });
-    const grant = iam.Grant.addToPrincipal({
-      grantee: fn,
-      actions: ['secretsmanager:GetSecretValue'],
-      resourceArns: [arn],
-    });
-    acknowledgeGrantWildcards(
-      fn,
-      grant,
-      `Workflows reference credentials by secret name (credRefs) at dispatch time; reads are limited to secrets named '${prefix}…'.`,
-    );
   }
 }

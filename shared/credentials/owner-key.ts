@@ -20,6 +20,9 @@
  */
 import { createHash } from 'node:crypto';
 
+/** The session tag key, also the tag key operators put on each credential secret (value: the ownerKey). */
+export const OWNER_TAG_KEY = 'wf-owner';
+
 /** Longest escaped key kept readable; longer owners get the hashed form (54 characters). */
 export const MAX_READABLE_OWNER_KEY = 128;
 
@@ -46,7 +49,8 @@ function escaped(owner: string): string {
   let out = '';
   for (const byte of Buffer.from(owner, 'utf8')) {
     const char = String.fromCharCode(byte);
-    out += byte < 0x80 && SAFE_BYTE.test(char) ? char : `=${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    out +=
+      byte < 0x80 && SAFE_BYTE.test(char) ? char : `=${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
 }

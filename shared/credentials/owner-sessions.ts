@@ -16,10 +16,7 @@
 import { createHash } from 'node:crypto';
 import { AssumeRoleCommand, type STSClient } from '@aws-sdk/client-sts';
 import { CredentialError } from './errors.ts';
-import { ownerKey } from './owner-key.ts';
-
-/** The session tag key, also the tag key operators put on each credential secret. */
-export const OWNER_TAG_KEY = 'wf-owner';
+import { OWNER_TAG_KEY, ownerKey } from './owner-key.ts';
 
 /** Session lifetime asked for (the minimum AssumeRole allows is 900 s). */
 export const OWNER_SESSION_SECONDS = 900;

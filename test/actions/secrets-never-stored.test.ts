@@ -180,7 +180,10 @@ describe('a credential used by a connector', () => {
         pointer = { runId: from.runId, turn: outcome.turn, segmentStartTurn: outcome.segmentStartTurn };
       }
     };
-    const { version } = await seedWorkflow(store, workflowFile(echo.port), { clock, owner: 'owner-must-show' });
+    const { version } = await seedWorkflow(store, workflowFile(echo.port), {
+      clock,
+      owner: 'owner-must-show',
+    });
     const run = await seedRun(store, version, { clock });
 
     // Act

@@ -16,9 +16,9 @@ import {
   StartRunBodySchema,
   WorkflowDefinitionBodySchema,
 } from '../../shared/api/index.ts';
+import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { brokenText, mutatedBodies, serialize } from './fuzz-arbitraries.ts';
 import { apiHarness, itemsOf } from './helpers.ts';
-import { ownerKey } from '../../shared/credentials/owner-key.ts';
 
 const h = apiHarness();
 let workflowId = '';
@@ -273,13 +273,7 @@ describe('Fuzzing with good and bad bodies alike', () => {
   });
 
   it.each([
-    [
-      'POST /v1/workflows',
-      () => '/v1/workflows',
-      WorkflowDefinitionBodySchema,
-      otherSeed,
-      'yaml' as Format,
-    ],
+    ['POST /v1/workflows', () => '/v1/workflows', WorkflowDefinitionBodySchema, otherSeed, 'yaml' as Format],
     [
       'POST /v1/workflows/:id/runs',
       () => `/v1/workflows/${target}/runs`,
