@@ -98,6 +98,16 @@ describe('jwtAuthenticator', () => {
     });
   });
 
+  it.each([
+    ['an Auth0 subject', 'auth0|5f7c8ec7c33c6c004bbafe82'],
+    ['a GitHub OIDC subject', 'repo:octo-org/octo-repo:ref:refs/heads/main'],
+  ])('accepts %s with | or / as the owner', (_label, sub) => {
+    expect(jwtAuthenticator().authenticate(request, jwtEvent({ sub }))).toEqual({
+      owner: sub,
+      principal: sub,
+    });
+  });
+
   it('takes the owner from a configured claim', () => {
     const auth = jwtAuthenticator({ ownerClaim: 'custom:team' });
     expect(auth.authenticate(request, jwtEvent({ sub: 'user-123', 'custom:team': 'payments' }))).toEqual({

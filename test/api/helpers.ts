@@ -90,6 +90,8 @@ export function apiHarness(
     alertTopicArns?: string[];
     eventBus?: EventBus;
     audit?: { signer: AnchorSigner; verifier: AnchorVerifier };
+    /** Owner ids of alice and bob (default: unique plain ids). */
+    owners?: { alice: string; bob: string };
   } = {},
 ) {
   const store = options.audit
@@ -98,7 +100,7 @@ export function apiHarness(
   const clock = new FixedClock();
   const executions = new RecordingExecutions();
   const sync = new RecordingTriggerSync(localTriggerSync(store));
-  const owners = { alice: uniqueOwner(), bob: uniqueOwner() };
+  const owners = options.owners ?? { alice: uniqueOwner(), bob: uniqueOwner() };
   const keys = { alice: `alice-${randomUUID()}`, bob: `bob-${randomUUID()}` };
   const app = createApiApp({
     store,
