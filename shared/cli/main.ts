@@ -1,5 +1,7 @@
 /** `wf`: the runtime's command line. Parses arguments, runs one command, maps errors to exit statuses. */
 import { parseArgs } from 'node:util';
+import { ownerKey, ownerSecretPrefix } from '../credentials/owner-key.ts';
+import { OwnerIdSchema } from '../schemas/common.ts';
 import { auditPublicKeyPath, verifyOwnerAudit } from './audit-owner.ts';
 import { ApiError } from './client.ts';
 import {
@@ -28,6 +30,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
   wf approvals list [--status pending|approved|denied|expired]
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
+  wf owner-key OWNER                                 the key of OWNER in credential secret names and tags
 
 Options: --url URL (default $WF_URL or http://127.0.0.1:8787), --api-key KEY (default $WF_API_KEY or
 .local/api-keys.json), --aws [--region R] to sign requests to a deployed stack with AWS credentials,
@@ -57,6 +60,17 @@ const OPTIONS = {
 
 export type Io = { stdout: (text: string) => void; stderr: (text: string) => void; env: NodeJS.ProcessEnv };
 
+/** `wf owner-key OWNER`: prints ownerKey(OWNER) (offline; the same function the runtime uses). */
+function ownerKeyCommand(owner: string | undefined, out: Output): number {
+  if (!owner) throw new UsageError('missing OWNER');
+  if (!OwnerIdSchema.safeParse(owner).success)
+    throw new UsageError(`'${owner}' is not an owner id: letters, digits and . _ : @ + = | / - only`);
+  const key = ownerKey(owner);
+  out.line(key);
+  out.data({ owner, ownerKey: key, secretPrefix: ownerSecretPrefix('wf/', owner) });
+  return 0;
+}
+
 export async function main(argv: string[], io: Io): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
@@ -81,6 +95,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     },
   };
   try {
+    if (group === 'owner-key') return ownerKeyCommand(verb, out);
     if (group === 'local' && verb === 'up') {
       if (values.port !== undefined && !/^\d{1,5}$/.test(values.port))
         throw new UsageError('--port must be a port number, e.g. 8787');

@@ -9,6 +9,22 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** A loopback port nothing listens on (port 1 needs root to bind). */
 const UNREACHABLE = 'http://127.0.0.1:1';
 
+describe('wf owner-key', () => {
+  it('prints the key of an owner, offline, as the runtime computes it', async () => {
+    expect(await wf(['owner-key', 'auth0|abc'])).toMatchObject({
+      code: 0,
+      stdout: 'auth0=7Cabc',
+      stderr: '',
+    });
+    const json = await wf(['owner-key', 'repo:org/x:ref:refs/heads/main', '--json']);
+    expect(JSON.parse(json.stdout)).toEqual({
+      owner: 'repo:org/x:ref:refs/heads/main',
+      ownerKey: 'repo=3Aorg=2Fx=3Aref=3Arefs=2Fheads=2Fmain',
+      secretPrefix: 'wf/repo=3Aorg=2Fx=3Aref=3Arefs=2Fheads=2Fmain/',
+    });
+  });
+});
+
 describe('wf usage', () => {
   it('prints the usage and exits 0 for --help and -h', async () => {
     const long = await wf(['--help']);
@@ -35,6 +51,8 @@ describe('wf usage', () => {
     [['run', 'transcript'], 'missing RUN'],
     [['audit', 'verify'], 'missing RUN'],
     [['events', 'put', '--detail-type', 'Ping'], 'missing --source'],
+    [['owner-key'], 'missing OWNER'],
+    [['owner-key', 'has space'], "'has space' is not an owner id: letters, digits and . _ : @ + = | / - only"],
   ])('%j exits 2 with "%s" and the usage', async (argv, message) => {
     const result = await wf(argv);
 
