@@ -52,7 +52,10 @@ describe('wf usage', () => {
     [['audit', 'verify'], 'missing RUN'],
     [['events', 'put', '--detail-type', 'Ping'], 'missing --source'],
     [['owner-key'], 'missing OWNER'],
-    [['owner-key', 'has space'], "'has space' is not an owner id: letters, digits and . _ : @ + = | / - only"],
+    [
+      ['owner-key', 'has space'],
+      "'has space' is not an owner id: letters, digits and . _ : @ + = | / - only",
+    ],
   ])('%j exits 2 with "%s" and the usage', async (argv, message) => {
     const result = await wf(argv);
 
