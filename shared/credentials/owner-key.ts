@@ -17,6 +17,9 @@
  * 2. When that is longer than 128 characters, the key is `=h` followed by the base32 (RFC 4648, lowercase, no
  *    padding) of the SHA-256 of the owner. An escaped key never contains `=h` (`=` is always followed by two
  *    uppercase hex digits), so the two forms never meet, and within the hashed form SHA-256 keeps owners apart.
+ *
+ * A key never holds `/` (so `wf/<key>/` cannot cover another owner's namespace) nor `*` or `?` (IAM reads those
+ * as wildcards where `${aws:PrincipalTag/wf-owner}` is substituted into the credential-reader role's resource).
  */
 import { createHash } from 'node:crypto';
 
