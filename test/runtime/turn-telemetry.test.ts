@@ -14,14 +14,14 @@ import { createTelemetry } from '../../shared/runtime/telemetry.ts';
 import { observeEgress, telemetryObserver } from '../../shared/runtime/telemetry-observers.ts';
 import { type FakeRemote, fakeRemote, secretsFile } from '../actions/support.ts';
 import { ScriptedModel, text, toolUse } from '../support/engine.ts';
-import { FixedClock, randomIds, seedRun, seedWorkflow, testStore } from '../support/store.ts';
+import { FixedClock, randomIds, seedRun, seedWorkflow, testStore, uniqueOwner } from '../support/store.ts';
 import { type Captured, captureOutput, type EmfBlob } from './capture.ts';
 
 const SECRET = 'wf-telemetry-4f0c2b9e71d8a6+Qz/Lm=Tn35';
 const SIGNATURE = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
 const SIGNED_URL = `http://169.254.169.254/latest/meta-data?X-Amz-Signature=${SIGNATURE}`;
 
-const workflowFile = (port: number) => `
+const workflowFile = (port: number, owner: string) => `
 name: telemetry-flow
 model: { id: claude-sonnet-5-5 }
 prompt: { system: Check the account status. }
@@ -40,7 +40,7 @@ connectors:
 trigger: { type: on_demand }
 budget: { maxUsdPerRun: 1, maxTurns: 6 }
 credRefs:
-  echo_token: { secret: wf/telemetry/echo-token }
+  echo_token: { secret: wf/${owner}/echo-token }
 `;
 
 const store = testStore();
@@ -66,6 +66,8 @@ afterEach(() => {
 /** A run whose first turn uses a credential and is refused a signed URL, and whose second turn ends it. */
 async function scenario() {
   const clock = new FixedClock();
+  // A fresh owner per scenario (workflow names are unique per owner); its credentials are `wf/<owner>/…`.
+  const owner = uniqueOwner();
   const telemetry = createTelemetry();
   const model = new ScriptedModel([
     {
@@ -83,12 +85,12 @@ async function scenario() {
     store: observed,
     model,
     egress: observeEgress(createEgress({ allowLoopbackPorts: [echo.port] }), telemetry),
-    secrets: secretsFile({ 'wf/telemetry/echo-token': SECRET }),
+    secrets: secretsFile({ [`wf/${owner}/echo-token`]: SECRET }),
     clock,
     ids: randomIds,
   });
   const handler = createTurnHandler(async () => deps, telemetry);
-  const { version } = await seedWorkflow(store, workflowFile(echo.port), { clock });
+  const { version } = await seedWorkflow(store, workflowFile(echo.port, owner), { clock, owner });
   const run = await seedRun(store, version, { clock });
   return { handler, run };
 }
