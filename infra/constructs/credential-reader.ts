@@ -3,15 +3,17 @@
  * owner (shared/credentials/owner-sessions.ts). Attribute-based access control: a session tagged
  * `wf-owner=<ownerKey>` may read a secret only when
  * - its name is `<prefix><ownerKey>/…` (the `${aws:PrincipalTag/wf-owner}` policy variable in the resource), and
- * - its `wf-owner` resource tag equals the session's (`secretsmanager:ResourceTag/wf-owner`).
+ * - its `wf-owner` resource tag equals the session's (`aws:ResourceTag/wf-owner`).
  * The functions' own roles cannot read credential secrets at all; they may only assume this role with a tag.
  *
  * AWS documentation relied on:
  * - Session tags become `aws:PrincipalTag/<key>`; AssumeRole with tags needs `sts:TagSession` in the trust
  *   policy: https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html#id_session-tags_permissions-required
- * - ABAC on secrets with `secretsmanager:ResourceTag/<key>` against `${aws:PrincipalTag/<key>}`:
- *   https://docs.aws.amazon.com/secretsmanager/latest/userguide/auth-and-access-abac.html and
- *   https://docs.aws.amazon.com/service-authorization/latest/reference/list_awssecretsmanager.html
+ * - ABAC on secrets, resource tag against `${aws:PrincipalTag/<key>}`:
+ *   https://docs.aws.amazon.com/secretsmanager/latest/userguide/auth-and-access-abac.html. The secret resource
+ *   type takes both `aws:ResourceTag/${TagKey}` and `secretsmanager:ResourceTag/tag-key`
+ *   (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awssecretsmanager.html); the global
+ *   key is used because the offline IAM check (test/iam, iam-simulate) evaluates it and not the service one.
  * - Policy variables (`${aws:PrincipalTag/…}`) in the Resource element:
  *   https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html
  * - Restricting which session tags may be passed (`aws:RequestTag`, `aws:TagKeys` on sts:TagSession):
@@ -80,7 +82,7 @@ export class CredentialReader extends Construct {
       resourceArns: [ownSecrets],
       conditions: {
         StringEquals: {
-          [`secretsmanager:ResourceTag/${OWNER_TAG_KEY}`]: `\${aws:PrincipalTag/${OWNER_TAG_KEY}}`,
+          [`aws:ResourceTag/${OWNER_TAG_KEY}`]: `\${aws:PrincipalTag/${OWNER_TAG_KEY}}`,
         },
       },
     });

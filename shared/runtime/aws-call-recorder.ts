@@ -24,7 +24,14 @@ export type AwsCallRecord = {
   command: string;
   /** Identifier fields of the input, by dotted path (`TransactItems.0.Put.TableName`). */
   ids: Record<string, string>;
+  /**
+   * The role session the client signs with, when it is not the function's own role: the role and the
+   * session tags (the per-owner credential-reader session, shared/credentials/owner-sessions.ts).
+   */
+  session?: AwsCallSession;
 };
+
+export type AwsCallSession = { roleArn: string; tags: Record<string, string> };
 
 export type AwsCallSink = (record: AwsCallRecord) => void;
 
@@ -86,7 +93,7 @@ type Instrumentable = {
 };
 
 /** Adds the recording middleware to an SDK client (or a DynamoDB document client). Returns the client. */
-export function recordAwsCalls<T>(client: T, sink: AwsCallSink): T {
+export function recordAwsCalls<T>(client: T, sink: AwsCallSink, session?: AwsCallSession): T {
   (client as unknown as Instrumentable).middlewareStack.add(
     (next, context) => async (args: unknown) => {
       sink({
@@ -94,6 +101,7 @@ export function recordAwsCalls<T>(client: T, sink: AwsCallSink): T {
         client: String(context.clientName ?? 'unknown'),
         command: String(context.commandName ?? 'unknown').replace(/Command$/, ''),
         ids: identifiersOf((args as { input?: unknown }).input),
+        ...(session ? { session } : {}),
       });
       return next(args);
     },
@@ -109,7 +117,7 @@ export const fileSink =
     appendFileSync(file, `${JSON.stringify(record)}\n`);
 
 /** `recordAwsCalls` into `WF_AWS_CALL_LOG` when it is set; otherwise the client unchanged. */
-export function recordAwsCallsFromEnv<T>(client: T, env = process.env): T {
+export function recordAwsCallsFromEnv<T>(client: T, env = process.env, session?: AwsCallSession): T {
   const file = env[AWS_CALL_LOG_ENV];
-  return file ? recordAwsCalls(client, fileSink(file)) : client;
+  return file ? recordAwsCalls(client, fileSink(file), session) : client;
 }

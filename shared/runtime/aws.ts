@@ -23,7 +23,14 @@ import { kmsAnchorSigner, kmsAnchorVerifier } from '../audit-signing/index.ts';
 import type { DeliverDeps } from '../core/deliver.ts';
 import type { TurnDeps } from '../core/engine.ts';
 import type { ModelPort } from '../core/ports.ts';
-import { ownerSessions, SECRET_CACHE_TTL_MS, secretsManagerSecrets, ttlCache } from '../credentials/index.ts';
+import {
+  OWNER_TAG_KEY,
+  ownerKey,
+  ownerSessions,
+  SECRET_CACHE_TTL_MS,
+  secretsManagerSecrets,
+  ttlCache,
+} from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
 import { createAnthropicModel } from '../model/index.ts';
 import { snsNotifier } from '../notify/index.ts';
@@ -113,18 +120,23 @@ export function awsRuntime(): AwsRuntime {
   // Credential secrets are read with the owner's tagged role session (credentials/owner-sessions.ts); without
   // the role there is no way to read them, so none is read (fail closed).
   const roleArn = env[ENV.credentialRoleArn];
-  const sessionFor = roleArn
-    ? ownerSessions({ sts: awsClient(new STSClient({})), roleArn, nowMs })
+  const reader = roleArn
+    ? { roleArn, sessionFor: ownerSessions({ sts: awsClient(new STSClient({})), roleArn, nowMs }) }
     : undefined;
   const ownerClients = new Map<string, SecretsManagerClient>();
   const secrets = secretsManagerSecrets({
     namePrefix: env[ENV.credentialSecretPrefix],
     nowMs,
     async clientFor(owner) {
-      if (!sessionFor) throw new Error(`${ENV.credentialRoleArn} is not set: credentials cannot be read`);
+      if (!reader) throw new Error(`${ENV.credentialRoleArn} is not set: credentials cannot be read`);
       let client = ownerClients.get(owner);
       if (!client) {
-        client = awsClient(new SecretsManagerClient({ credentials: () => sessionFor(owner) }));
+        // Recorded with the session it signs with, so the offline IAM check evaluates the reader role's policy.
+        client = recorded(
+          tracedClient(new SecretsManagerClient({ credentials: () => reader.sessionFor(owner) })),
+          process.env,
+          { roleArn: reader.roleArn, tags: { [OWNER_TAG_KEY]: ownerKey(owner) } },
+        );
         ownerClients.set(owner, client);
       }
       return client;

@@ -1,6 +1,6 @@
 /**
  * A loopback stand-in for the AWS services that have no local stand-in (SNS, Secrets Manager, Scheduler,
- * EventBridge, KMS signing) and for Step Functions when handlers are driven one by one. It only answers plausibly: what
+ * EventBridge, KMS signing, STS AssumeRole) and for Step Functions when handlers are driven one by one. It only answers plausibly: what
  * matters to the IAM check is what the handlers asked for, and that is recorded by the SDK middleware
  * (shared/runtime/aws-call-recorder.ts) before a request leaves the client. Unknown operations get a 400,
  * so a new call still shows up in the recording (and in the simulation) even if nothing here answers it.
@@ -49,6 +49,14 @@ export async function startFakeAws(): Promise<FakeAws> {
     published: [],
     secrets: new Map(),
     forbiddenTopics: new Set(),
+  };
+  // STS AssumeRole (query protocol): temporary credentials, valid 15 minutes, for any role.
+  const sts = (response: ServerResponse, form: URLSearchParams) => {
+    const expiration = new Date(Date.now() + 900_000).toISOString();
+    response.writeHead(200, { 'content-type': 'text/xml' });
+    response.end(
+      `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleResult><Credentials><AccessKeyId>ASIAFAKE</AccessKeyId><SecretAccessKey>fake</SecretAccessKey><SessionToken>fake-session</SessionToken><Expiration>${expiration}</Expiration></Credentials><AssumedRoleUser><AssumedRoleId>AROAFAKE:${form.get('RoleSessionName') ?? ''}</AssumedRoleId><Arn>${form.get('RoleArn') ?? ''}</Arn></AssumedRoleUser></AssumeRoleResult><ResponseMetadata><RequestId>r</RequestId></ResponseMetadata></AssumeRoleResponse>`,
+    );
   };
   const sns = (response: ServerResponse, form: URLSearchParams) => {
     const topicArn = form.get('TopicArn') ?? '';
@@ -140,7 +148,9 @@ export async function startFakeAws(): Promise<FakeAws> {
       schedules.add(name);
       return json(response, 200, { ScheduleArn: `arn:aws:scheduler:::schedule${name}` });
     }
-    return sns(response, new URLSearchParams(text));
+    const form = new URLSearchParams(text);
+    if (form.get('Action') === 'AssumeRole') return sts(response, form);
+    return sns(response, form);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

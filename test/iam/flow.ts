@@ -5,6 +5,7 @@
  * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event.
  */
 import { vi } from 'vitest';
+import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { readApprovalForm } from '../../shared/demo/approve.ts';
 import type { FakeAws } from './fake-aws.ts';
 import { httpEvent, type Lambdas } from './lambdas.ts';
@@ -12,6 +13,8 @@ import { ACCOUNT } from './template.ts';
 
 export const CALLER = { accountId: ACCOUNT, userArn: `arn:aws:iam::${ACCOUNT}:user/alice` };
 export const OWNER = `${ACCOUNT}:user:alice`;
+/** The owner's credential for the http destination: in its namespace, tagged with its key (recorded-calls). */
+export const HOOK_TOKEN_SECRET = `wf/${ownerKey(OWNER)}/hook-token`;
 export const API = 'https://a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com';
 export const APPROVER = 'ops@example.com';
 
@@ -107,7 +110,7 @@ export async function driveFlow(
                   credential: { slot: 'hook_token' },
                 },
               },
-              credRefs: { hook_token: { secret: 'wf/hook-token' } },
+              credRefs: { hook_token: { secret: HOOK_TOKEN_SECRET } },
             }
           : {}),
       }),

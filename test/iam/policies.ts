@@ -65,6 +65,15 @@ export class StackPolicies {
     ];
   }
 
+  /** The identity policies of a role in the stack, by ARN (e.g. the credential-reader role). */
+  roleIdentity(roleArn: string): { name: string; policy: PolicyDocument }[] {
+    const id = this.resolved
+      .idsOf('AWS::IAM::Role')
+      .find((each) => this.resolved.getAtt(each, 'Arn') === roleArn);
+    if (!id) throw new Error(`no role ${roleArn} in the stack`);
+    return this.rolePolicies(id);
+  }
+
   /** Role, policies and environment of a runtime function. */
   functionIdentity(fn: HandlerName): FunctionIdentity {
     const fnId = logicalId(this.synth.stack.runtime.functions[fn].function);

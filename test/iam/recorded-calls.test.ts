@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANDLER_NAMES, type HandlerName } from '../../infra/constructs/state-names.ts';
+import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../shared/model/index.ts';
 import type { AwsCallRecord } from '../../shared/runtime/aws-call-recorder.ts';
 import { logicalId } from '../infra/synth.ts';
 import { createOwnTable } from '../support/table.ts';
 import { DOCUMENTED_NEEDS, documentedNeed } from './documented-needs.ts';
 import { type FakeAws, startFakeAws } from './fake-aws.ts';
-import { driveFlow } from './flow.ts';
+import { driveFlow, HOOK_TOKEN_SECRET, OWNER } from './flow.ts';
 import { type Lambdas, lambdas } from './lambdas.ts';
 import { StackPolicies } from './policies.ts';
 import { type IamRequest, iamRequestsFor } from './requests.ts';
@@ -58,7 +59,7 @@ beforeAll(async () => {
   const runtime = synth.stack.runtime;
   fake.secrets.set(policies.resolved.nameOf(logicalId(runtime.signingKey.secret)), JSON.stringify(KEYRING));
   fake.secrets.set(policies.resolved.nameOf(logicalId(runtime.anthropicApiKeySecret!)), 'sk-ant-iam-sim');
-  fake.secrets.set('wf/hook-token', 'hook-token-value');
+  fake.secrets.set(HOOK_TOKEN_SECRET, 'hook-token-value');
   model = await startScriptedModelServer({
     fixtures: [
       {
@@ -96,7 +97,8 @@ beforeAll(async () => {
   const deployment = {
     region: policies.resolved.region,
     stateMachineArn: policies.resolved.ref(logicalId(runtime.runStateMachine.stateMachine)),
-    secretTags: policies.secretTags(),
+    // Operators create credential secrets (docs/deploy.md, Credentials): named and tagged for their owner.
+    secretTags: new Map([...policies.secretTags(), [HOOK_TOKEN_SECRET, { 'wf-owner': ownerKey(OWNER) }]]),
   };
   requests = distinct(calls.flatMap((call) => iamRequestsFor(call, deployment)));
 }, 120_000);
@@ -117,12 +119,23 @@ describe('IAM simulation of the recorded AWS calls', () => {
     const denied: string[] = [];
     for (const request of requests) {
       const fn = request.fn as HandlerName;
+      // A call signed with a tagged role session (credential reads) is the session role's, with its tags.
+      const session = request.session;
       const decision = await decide({
-        principal: sessionOf(fn),
+        principal: session
+          ? `arn:aws:sts::${ACCOUNT}:assumed-role/${session.roleArn.split('/').at(-1)}/${fn}`
+          : sessionOf(fn),
         action: request.action,
         resource: request.resource,
-        context: request.context,
-        identityPolicies: policies.functionIdentity(fn).policies,
+        context: {
+          ...request.context,
+          ...Object.fromEntries(
+            Object.entries(session?.tags ?? {}).map(([key, value]) => [`aws:PrincipalTag/${key}`, value]),
+          ),
+        },
+        identityPolicies: session
+          ? policies.roleIdentity(session.roleArn)
+          : policies.functionIdentity(fn).policies,
         resourcePolicy: policies.resourcePolicyFor(request.resource),
       });
       if (decision !== 'Allowed') denied.push(`${fn} ${request.action} ${request.resource}: ${decision}`);
@@ -149,6 +162,28 @@ describe('IAM simulation of the recorded AWS calls', () => {
       (need) => !rows.some((row) => row.action === need.action && (need.fn === '*' || need.fn === row.fn)),
     );
     expect(stale).toEqual([]);
+  });
+
+  it("lets a credential-reader session read only its own owner's tagged secrets", async () => {
+    const read = requests.find((r) => r.session && r.action === 'secretsmanager:GetSecretValue');
+    expect(read).toBeDefined();
+    const { session, resource, fn } = read!;
+    const roleName = session!.roleArn.split('/').at(-1);
+    const as = (tag: string, secret: string, resourceTag: string) =>
+      decide({
+        principal: `arn:aws:sts::${ACCOUNT}:assumed-role/${roleName}/${fn}`,
+        action: 'secretsmanager:GetSecretValue',
+        resource: secret,
+        context: { 'aws:PrincipalTag/wf-owner': tag, 'aws:ResourceTag/wf-owner': resourceTag },
+        identityPolicies: policies.roleIdentity(session!.roleArn),
+      });
+    const own = ownerKey(OWNER);
+    const bobs = resource.replace(`:secret:wf/${own}/`, ':secret:wf/bob/');
+    expect(await as(own, resource, own)).toBe('Allowed');
+    // Another owner's session, a secret tagged for another owner, a secret in another namespace: denied.
+    expect(await as('bob', resource, own)).toBe('ImplicitlyDenied');
+    expect(await as(own, resource, 'bob')).toBe('ImplicitlyDenied');
+    expect(await as(own, bobs, own)).toBe('ImplicitlyDenied');
   });
 
   it('lets the unauthenticated approval pages neither scan nor delete', async () => {

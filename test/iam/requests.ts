@@ -7,6 +7,8 @@ import { ACCOUNT } from './template.ts';
 
 export type IamRequest = {
   fn: string;
+  /** The role session the call was signed with, when not the function's own role. */
+  session?: AwsCallRecord['session'];
   action: string;
   resource: string;
   context: Record<string, string | string[]>;
@@ -65,6 +67,7 @@ export function iamRequestsFor(call: AwsCallRecord, d: Deployment): IamRequest[]
   const ids = call.ids;
   const one = (action: string, resource: string, context: IamRequest['context'] = {}): IamRequest => ({
     fn: call.fn,
+    ...(call.session ? { session: call.session } : {}),
     action: `${prefix}:${action}`,
     resource,
     context,
@@ -96,8 +99,9 @@ export function iamRequestsFor(call: AwsCallRecord, d: Deployment): IamRequest[]
       const tags = d.secretTags.get(secretName(id));
       return [
         one(call.command, secretArn(d, id), {
+          // Only the global key: iam-simulate rejects `secretsmanager:ResourceTag/…` as an unknown context key,
+          // so policies here match on `aws:ResourceTag/…` (infra/constructs/credential-reader.ts).
           ...tagContext('aws:ResourceTag', tags),
-          ...tagContext('secretsmanager:ResourceTag', tags),
         }),
       ];
     }

@@ -65,7 +65,7 @@ describe('CredentialReader role', () => {
         Resource: `arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:team/\${aws:PrincipalTag/${OWNER_TAG_KEY}}/*`,
         Condition: {
           StringEquals: {
-            [`secretsmanager:ResourceTag/${OWNER_TAG_KEY}`]: `\${aws:PrincipalTag/${OWNER_TAG_KEY}}`,
+            [`aws:ResourceTag/${OWNER_TAG_KEY}`]: `\${aws:PrincipalTag/${OWNER_TAG_KEY}}`,
           },
         },
       },
