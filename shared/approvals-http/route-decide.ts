@@ -119,7 +119,8 @@ export function decideHandler(deps: AppContext) {
       }
     }
     // Never "the run performs it" for an action that was withdrawn since the request: the Turn will refuse it.
-    const withdrawn = decision === 'approved' && (await grantStateOf(deps.store, decided.approval)) !== 'granted';
+    const withdrawn =
+      decision === 'approved' && (await grantStateOf(deps.store, decided.approval)) !== 'granted';
     return resultResponse(outcome({ kind: withdrawn ? 'approved_withdrawn' : decision }));
   };
 }

@@ -9,8 +9,8 @@ import {
 import type { Approval } from '../schemas/approval.ts';
 import type { AppContext } from './app-context.ts';
 import { loadForLink } from './load.ts';
-import { grantStateOf } from './still-granted.ts';
 import { htmlResponse, linkRefused, resultResponse } from './results.ts';
+import { grantStateOf } from './still-granted.ts';
 
 type ActionInfo = { description: string; irreversible: boolean; externalPublish: boolean };
 
