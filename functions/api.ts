@@ -26,6 +26,7 @@ function build(): Hono {
     ids: randomIds,
     authenticator: process.env[ENV.apiAuth] === 'jwt' ? jwtAuthenticator() : iamAuthenticator(),
     // Schedules and rules on AWS, plus the trigger index (what `wf` and the API list as active triggers).
+    alertTopicArns: runtime.alertTopicArns(),
     triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(runtime.store)),
     // POST /v1/events: owner-stamped events onto the runtime's bus.
     eventBus: awsEventBusFromEnv(),

@@ -17,6 +17,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { acknowledge } from './nag.ts';
+import { grantSecretValue } from './secret-value-grant.ts';
 
 /** The key id of the key generated at deploy time. */
 export const SIGNING_KEYRING_INITIAL_KID = 'k1';
@@ -81,6 +82,6 @@ export class ApprovalSigningKey extends Construct {
 
   /** Grants reading the keyring (signing and verifying links). */
   public grantRead(grantee: iam.IGrantable): iam.Grant {
-    return this.secret.grantRead(grantee);
+    return grantSecretValue(this.secret, grantee);
   }
 }

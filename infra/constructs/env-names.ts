@@ -40,6 +40,11 @@ export const ENV = {
   auditSigningKeyArn: 'WF_AUDIT_SIGNING_KEY_ARN',
   /** Optional SNS topic ARN for `alert` destinations (deliver; absent when no alert topic is configured). */
   alertTopicArn: 'WF_ALERT_TOPIC_ARN',
+  /**
+   * Further SNS topics `alert` destinations may name in `destination.topicArn`, comma-separated (deliver
+   * publishes to them; api refuses any other topic when a workflow is saved). Absent when none are declared.
+   */
+  alertTopicArns: 'WF_ALERT_TOPIC_ARNS',
 } as const;
 
 /** Environment variables set on every function by `RuntimeFunction`. */

@@ -271,13 +271,21 @@ export class RunStateMachine extends Construct {
     return this.stateMachine.grantStartExecution(grantee);
   }
 
-  /** Grants `SendTaskSuccess`/`SendTaskFailure`/`SendTaskHeartbeat`: resuming a waiting `RequestApproval`. */
+  /**
+   * Grants `SendTaskSuccess` on this state machine: resuming a waiting `RequestApproval`. Only that: the runtime
+   * never fails or heartbeats a wait (test/iam checks unused grants). Step Functions authorizes task-token calls
+   * against the state machine of the waiting execution (aws/aws-cdk#8486).
+   */
   public grantTaskResponse(grantee: iam.IGrantable): iam.Grant {
-    return this.stateMachine.grantTaskResponse(grantee);
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['states:SendTaskSuccess'],
+      resourceArns: [this.stateMachine.stateMachineArn],
+    });
   }
 
   /**
-   * Grants `SendTaskSuccess`/`SendTaskFailure`/`SendTaskHeartbeat` to a function that is itself a task of this
+   * Grants `SendTaskSuccess` (as `grantTaskResponse`) to a function that is itself a task of this
    * state machine (RequestApproval answers its own wait when nothing is pending). The state machine depends on
    * that function, so the grant cannot go into the function role's default policy (a dependency cycle): it
    * goes into a policy of its own that nothing depends on.
@@ -287,20 +295,17 @@ export class RunStateMachine extends Construct {
       roles: [role],
       statements: [
         new iam.PolicyStatement({
-          actions: ['states:SendTaskSuccess', 'states:SendTaskFailure', 'states:SendTaskHeartbeat'],
+          actions: ['states:SendTaskSuccess'],
           resources: [this.stateMachine.stateMachineArn],
         }),
       ],
     });
   }
 
-  /** Grants stopping and describing executions (cancelling a run). */
+  /** Grants stopping executions (cancelling a run). */
   public grantStopExecution(grantee: iam.IGrantable): iam.Grant {
-    const grant = this.stateMachine.grantExecution(
-      grantee,
-      'states:StopExecution',
-      'states:DescribeExecution',
-    );
+    // StopExecution only: nothing describes executions (test/iam checks unused grants).
+    const grant = this.stateMachine.grantExecution(grantee, 'states:StopExecution');
     acknowledgeGrantWildcards(
       grantee,
       grant,

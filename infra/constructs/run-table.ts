@@ -74,4 +74,20 @@ export class RunTable extends Construct {
     );
     return grant;
   }
+
+  /**
+   * Grants exactly `actions` (e.g. `dynamodb:GetItem`) on the table and its indexes, and acknowledges the
+   * `<table>/index/*` wildcard like `grantReadWriteData`. Functions get only what they call
+   * (table-access.ts; checked offline by test/iam).
+   */
+  public grant(grantee: iam.IGrantable, actions: readonly string[]): iam.Grant {
+    const grant = this.table.grant(grantee, ...actions);
+    acknowledgeGrantWildcards(
+      grantee,
+      grant,
+      `Queries the GSIs ${TABLE_KEYS.byOwner.indexName} and ${TABLE_KEYS.byWorkflow.indexName}; ` +
+        "the grant scopes index access to this table's <table>/index/*.",
+    );
+    return grant;
+  }
 }

@@ -85,13 +85,16 @@ export class Triggers extends Construct {
       ...(props.scheduleGroupName === undefined ? {} : { scheduleGroupName: props.scheduleGroupName }),
     });
 
-    // Confused-deputy guard: only Scheduler acting for this account, for a schedule in this group.
+    // Confused-deputy guard: only Scheduler acting for this account, for a schedule in this group. Scheduler
+    // presents the schedule GROUP's ARN as aws:SourceArn ("must be a schedule group", not a schedule or a
+    // schedule name prefix): https://docs.aws.amazon.com/scheduler/latest/UserGuide/cross-service-confused-deputy-prevention.html
+    // A `schedule/<group>/*` pattern never matches, and no schedule would ever fire (test/iam/trust.test.ts).
     this.schedulerRole = new iam.Role(this, 'SchedulerRole', {
       description: 'Assumed by EventBridge Scheduler to invoke the start-run function',
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
         conditions: {
           StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: { 'aws:SourceArn': this.scheduleArn('*') },
+          ArnEquals: { 'aws:SourceArn': this.scheduleGroup.scheduleGroupArn },
         },
       }),
     });
@@ -159,14 +162,13 @@ export class Triggers extends Construct {
   }
 
   /**
-   * Grants managing the workflows' schedules: create/update/delete/get schedules in the group, and passing the
-   * Scheduler role (only that role) to Scheduler.
+   * Grants managing the workflows' schedules: create/update/delete schedules in the group (the trigger sync
+   * reads none), and passing the Scheduler role (only that role) to Scheduler.
    */
   public grantManageSchedules(grantee: iam.IGrantable): iam.Grant {
     const grant = this.scheduleGroup
       .grantWriteSchedules(grantee)
       .combine(this.scheduleGroup.grantDeleteSchedules(grantee))
-      .combine(this.scheduleGroup.grantReadSchedules(grantee))
       .combine(this.schedulerRole.grantPassRole(grantee.grantPrincipal));
     acknowledgeGrantWildcards(
       grantee,
@@ -177,21 +179,27 @@ export class Triggers extends Construct {
   }
 
   /**
-   * Grants managing the workflows' event rules: put/describe/delete rules named `<prefix>*` on the bus, and
-   * put/remove their targets, where a put target must be the start-run function (`events:TargetArn`).
+   * Grants managing the workflows' event rules: put/delete rules named `<prefix>*` on the bus, and
+   * put/remove their targets, where every target put must be the start-run function (`events:TargetArn`).
    */
   public grantManageRules(grantee: iam.IGrantable): iam.Grant {
     const rules = this.ruleArn(`${this.ruleNamePrefix}*`);
     const grant = iam.Grant.addToPrincipal({
       grantee,
-      actions: ['events:PutRule', 'events:DeleteRule', 'events:DescribeRule', 'events:RemoveTargets'],
+      actions: ['events:PutRule', 'events:DeleteRule', 'events:RemoveTargets'],
       resourceArns: [rules],
     }).combine(
       iam.Grant.addToPrincipal({
         grantee,
         actions: ['events:PutTargets'],
         resourceArns: [rules],
-        conditions: { ArnEquals: { 'events:TargetArn': this.startRunFunction.functionArn } },
+        // events:TargetArn is multivalued (one value per target): it needs a set operator, and ForAllValues
+        // is true on an empty set, hence the Null check.
+        // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-single-vs-multi-valued-context-keys.html
+        conditions: {
+          'ForAllValues:ArnEquals': { 'events:TargetArn': this.startRunFunction.functionArn },
+          Null: { 'events:TargetArn': 'false' },
+        },
       }),
     );
     acknowledgeGrantWildcards(

@@ -45,6 +45,11 @@ export interface WorkflowRuntimeProps {
   readonly approvalBaseUrl?: string;
   /** Topic that `alert` destinations publish to (Deliver gets publish rights). @default - no alert destination */
   readonly alertTopic?: sns.ITopic;
+  /**
+   * Further topics an `alert` destination may name in `destination.topicArn` (Deliver gets publish rights on
+   * each; the API refuses any other topic when a workflow is saved). @default - none: alerts go to `alertTopic`
+   */
+  readonly alertTopics?: readonly sns.ITopic[];
   /** Topic notified by alarms (customer managed key or unencrypted). @default - alarms without actions */
   readonly alarmTopic?: sns.ITopic;
   /** Retention of all log groups. @default logs.RetentionDays.ONE_MONTH */

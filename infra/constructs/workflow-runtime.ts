@@ -17,7 +17,9 @@ import { RunStateMachine } from './run-state-machine.ts';
 import { RunTable } from './run-table.ts';
 import { RuntimeApi } from './runtime-api.ts';
 import { RuntimeFunction, type RuntimeFunctionProps } from './runtime-function.ts';
+import { grantSecretValue } from './secret-value-grant.ts';
 import type { HandlerName } from './state-names.ts';
+import { TABLE_ACCESS } from './table-access.ts';
 import { Triggers } from './triggers.ts';
 import {
   ANTHROPIC_API_KEY_PLACEHOLDER,
@@ -82,7 +84,7 @@ export class WorkflowRuntime extends Construct {
         ...(props.metricsNamespace === undefined ? {} : { metricsNamespace: props.metricsNamespace }),
       };
       const fn = new RuntimeFunction(functionScope, fnId, fnProps);
-      this.table.grantReadWriteData(fn);
+      this.table.grant(fn, TABLE_ACCESS[handlerName]);
       return fn;
     };
     const fns = {
@@ -166,6 +168,13 @@ export class WorkflowRuntime extends Construct {
       fns.deliver.addEnvironment(ENV.alertTopicArn, props.alertTopic.topicArn);
       props.alertTopic.grantPublish(fns.deliver);
     }
+    // Topics a workflow may name in destination.topicArn: Deliver may publish there, the API checks the name.
+    const alertTopics = props.alertTopics ?? [];
+    if (alertTopics.length > 0) {
+      const arns = alertTopics.map((topic) => topic.topicArn).join(',');
+      fns.deliver.addEnvironment(ENV.alertTopicArns, arns);
+      for (const topic of alertTopics) topic.grantPublish(fns.deliver);
+    }
 
     // approval-http: verifies links, resumes the waiting execution.
     fns['approval-http']
@@ -178,6 +187,9 @@ export class WorkflowRuntime extends Construct {
     fns.api
       .addEnvironment(ENV.stateMachineArn, stateMachineArn)
       .addEnvironment(ENV.apiAuth, this.api.auth.kind);
+    if (props.alertTopic !== undefined) fns.api.addEnvironment(ENV.alertTopicArn, props.alertTopic.topicArn);
+    if (alertTopics.length > 0)
+      fns.api.addEnvironment(ENV.alertTopicArns, alertTopics.map((topic) => topic.topicArn).join(','));
     for (const [key, value] of Object.entries(this.triggers.environment()))
       fns.api.addEnvironment(key, value);
     this.runStateMachine.grantStartExecution(fns.api);
@@ -256,7 +268,7 @@ export class WorkflowRuntime extends Construct {
       });
     }
     turn.addEnvironment(ENV.anthropicSecretArn, secret.secretArn);
-    secret.grantRead(turn);
+    grantSecretValue(secret, turn);
     return secret;
   }
 

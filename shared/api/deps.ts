@@ -29,6 +29,11 @@ export type ApiDeps = {
   eventBus?: EventBus;
   /** Checks signed audit heads (`GET /v1/audit`): the local public key, or the KMS key's public key on AWS. */
   auditVerifier?: AnchorVerifier;
+  /**
+   * SNS topics an `alert` destination may name in `destination.topicArn`: those the deployment declares
+   * (and grants Deliver publish on). Any other topic is refused when a workflow is saved. Default: none.
+   */
+  alertTopicArns?: readonly string[];
   /** The local stack's extras: `POST /local/events`, and `POST /v1/events` delivered on the local bus. */
   local?: { events: true };
 };

@@ -31,6 +31,7 @@ import { createEgress } from '../egress/index.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
 import { consoleNotifier, inboxNotifier, type Notifier } from '../notify/index.ts';
 import { type ExecutionsPort, resumeRun } from '../runs/index.ts';
+import { type AwsCallSink, recordAwsCalls, withFunctionName } from '../runtime/aws-call-recorder.ts';
 import { randomIds, systemClock } from '../runtime/clock.ts';
 import { destinations } from '../runtime/destinations.ts';
 import { actionCatalogFor, engineDeps } from '../runtime/engine-deps.ts';
@@ -78,7 +79,18 @@ export type LocalStackOptions = {
   print?: (text: string) => void;
   /** Test hook: wraps the Turn handler's dependencies (fault injection, e.g. a crash between dispatch and settle). */
   wrapTurnDeps?: (deps: TurnDeps) => TurnDeps;
+  /**
+   * Records every AWS call (DynamoDB, Step Functions) with the logical name of the function that made it
+   * (tests: the offline IAM check, test/iam). Calls the stack makes for itself are recorded as `local`.
+   */
+  awsCalls?: AwsCallSink;
 };
+
+/** The local stand-in of Lambda function `name`: its handler runs with that name for the call recorder. */
+const asFunction =
+  <A extends unknown[], R>(name: string, handler: (...args: A) => R) =>
+  (...args: A): R =>
+    withFunctionName(name, () => handler(...args));
 
 export type LocalStack = {
   url: string;
@@ -127,7 +139,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       { endpoint: options.dynamodbEndpoint ?? dynamo!.endpoint, tableName: options.tableName ?? 'wf-local' },
       { signer: localKeySigner(readFileSync(auditKey.privateKey, 'utf8')) },
     );
-    await ensureTable(store);
+    if (options.awsCalls) recordAwsCalls(store.ctx.doc, options.awsCalls);
+    await withFunctionName('local', () => ensureTable(store));
 
     // Claude, or the scripted server through the same SDK
     let modelUrl: string | undefined;
@@ -183,23 +196,32 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       clock,
       retryIntervalOverrides: Object.fromEntries(Object.keys(functionByState).map((state) => [state, retry])),
       handlers: {
-        turn: createTurnHandler(async () => turnDeps),
-        'request-approval': createRequestApprovalHandler(async () => ({
-          store,
-          clock,
-          keyring,
-          publicBaseUrl: url,
-          notifier,
-          taskTokens: taskTokens(),
-          logger,
-        })),
-        expire: createExpireHandler(simple),
-        'mark-failed': createMarkFailedHandler(simple),
-        deliver: createDeliverHandler(async () => ({
-          store,
-          clock,
-          destinations: destinations({ catalog, egress, secrets, clock }),
-        })),
+        turn: asFunction(
+          'turn',
+          createTurnHandler(async () => turnDeps),
+        ),
+        'request-approval': asFunction(
+          'request-approval',
+          createRequestApprovalHandler(async () => ({
+            store,
+            clock,
+            keyring,
+            publicBaseUrl: url,
+            notifier,
+            taskTokens: taskTokens(),
+            logger,
+          })),
+        ),
+        expire: asFunction('expire', createExpireHandler(simple)),
+        'mark-failed': asFunction('mark-failed', createMarkFailedHandler(simple)),
+        deliver: asFunction(
+          'deliver',
+          createDeliverHandler(async () => ({
+            store,
+            clock,
+            destinations: destinations({ catalog, egress, secrets, clock }),
+          })),
+        ),
       },
     });
     closers.push(() => sfn.close());
@@ -211,12 +233,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       credentials: SFN_CREDENTIALS,
       maxAttempts: 1,
     });
+    if (options.awsCalls) recordAwsCalls(sfnClient, options.awsCalls);
     const executions = sfnExecutions(sfnClient, sfn.stateMachineArn);
 
     // HTTP: the API, the approval pages, and the local extras, for the configured host names only.
     const authenticator = apiKeyAuthenticator(readFileSync(files.apiKeys, 'utf8'));
     const app = new Hono();
     app.use('*', hostGuard(allowedHosts(port, options.hostNames)));
+    // Which Lambda function each route stands in for (the call recorder's function name).
+    app.use('/approvals/*', (_c, next) => withFunctionName('approval-http', next));
+    app.use('/v1/*', (_c, next) => withFunctionName('api', next));
+    app.use('/local/*', (_c, next) => withFunctionName('api', next));
     app.route(
       '/',
       inboxRoutes({
@@ -265,16 +292,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     );
 
     // Schedules, and runs that were in flight when the stack last stopped.
-    const scheduler = startLocalScheduler(
-      { store, executions, clock, ids: randomIds },
-      { intervalMs: options.schedulerIntervalMs ?? 15_000 },
+    // Started as start-run: its timer callbacks inherit that name (EventBridge Scheduler invokes start-run).
+    const scheduler = withFunctionName('start-run', () =>
+      startLocalScheduler(
+        { store, executions, clock, ids: randomIds },
+        { intervalMs: options.schedulerIntervalMs ?? 15_000 },
+      ),
     );
     closers.push(() => scheduler.stop());
     const resumed: string[] = [];
-    for (const run of await listActiveRuns(store)) {
-      await resumeRun({ store, executions }, run, randomIds.next('r').slice(2, 10));
-      resumed.push(run.runId);
-    }
+    await withFunctionName('local', async () => {
+      for (const run of await listActiveRuns(store)) {
+        await resumeRun({ store, executions }, run, randomIds.next('r').slice(2, 10));
+        resumed.push(run.runId);
+      }
+    });
     return { url, apiKey, owner, files, store, sfn, executions, inbox, scheduler, modelUrl, resumed, stop };
   } catch (error) {
     await stop();

@@ -27,6 +27,7 @@ import { createAnthropicModel } from '../model/index.ts';
 import { snsNotifier } from '../notify/index.ts';
 import type { ExecutionsPort } from '../runs/ports.ts';
 import { DynamoStore } from '../store/index.ts';
+import { recordAwsCallsFromEnv as recorded } from './aws-call-recorder.ts';
 import { randomIds, systemClock } from './clock.ts';
 import { destinations } from './destinations.ts';
 import { actionCatalogFor, engineDeps } from './engine-deps.ts';
@@ -45,6 +46,7 @@ const EnvSchema = z.object({
   [ENV.credentialSecretPrefix]: z.string().default('wf/'),
   [ENV.approvalBaseUrl]: z.string().optional(),
   [ENV.alertTopicArn]: z.string().optional(),
+  [ENV.alertTopicArns]: z.string().optional(),
   [ENV.signingSecretArn]: z.string().optional(),
   [ENV.approvalTopicArn]: z.string().optional(),
   [ENV.auditSigningKeyArn]: z.string().optional(),
@@ -59,6 +61,8 @@ export type AwsRuntime = {
   requestApproval(): Promise<RequestApprovalDeps>;
   /** Checks signed audit heads with the KMS key's public key (undefined where the key is not configured). */
   auditVerifier(): AnchorVerifier | undefined;
+  /** Topics alert destinations may name (`destination.topicArn`): the declared ones and the default. */
+  alertTopicArns(): string[];
   env: z.infer<typeof EnvSchema>;
 };
 
@@ -73,6 +77,19 @@ const hostOf = (url: string | undefined): string[] => {
   }
 };
 
+/** The topics an alert destination may name: the declared ones (alertTopics) and the default alert topic. */
+function alertTopicArnsOf(env: z.infer<typeof EnvSchema>): string[] {
+  const listed = (env[ENV.alertTopicArns] ?? '').split(',').filter((arn) => arn !== '');
+  const fallback = env[ENV.alertTopicArn];
+  return fallback ? [...new Set([fallback, ...listed])] : listed;
+}
+
+/**
+ * Every SDK client built here: traced (X-Ray), and recorded for the offline IAM check (test/iam) when
+ * WF_AWS_CALL_LOG is set (tests only).
+ */
+const awsClient = <C>(client: C): C => recorded(tracedClient(client));
+
 export function awsRuntime(): AwsRuntime {
   if (runtime) return runtime;
   const env = EnvSchema.parse(process.env);
@@ -80,15 +97,15 @@ export function awsRuntime(): AwsRuntime {
   const telemetry = handlerTelemetry();
   // Only the functions that sign have the key's ARN (and kms:Sign on it); elsewhere heads are not signed.
   const auditKeyArn = env[ENV.auditSigningKeyArn];
-  const kms = auditKeyArn ? { client: tracedClient(new KMSClient({})), keyArn: auditKeyArn } : undefined;
+  const kms = auditKeyArn ? { client: awsClient(new KMSClient({})), keyArn: auditKeyArn } : undefined;
   const store = observeStore(
     new DynamoStore({ tableName: env[ENV.tableName] }, kms ? { signer: kmsAnchorSigner(kms) } : {}),
     telemetryObserver(telemetry),
     tracingObserver,
   );
-  tracedClient(store.ctx.doc);
+  awsClient(store.ctx.doc);
   const auditVerifier = kms ? kmsAnchorVerifier(kms) : undefined;
-  const secretsClient = tracedClient(new SecretsManagerClient({}));
+  const secretsClient = awsClient(new SecretsManagerClient({}));
   const secrets = secretsManagerSecrets({
     client: secretsClient,
     namePrefix: env[ENV.credentialSecretPrefix],
@@ -129,7 +146,7 @@ export function awsRuntime(): AwsRuntime {
     return publicBaseUrlFrom(base);
   };
   // The task-token port retries throttling itself; the SDK must not multiply those retries.
-  const taskTokens = sfnTaskTokens(tracedClient(new SFNClient({ maxAttempts: 1 })));
+  const taskTokens = sfnTaskTokens(awsClient(new SFNClient({ maxAttempts: 1 })));
   runtime = {
     store,
     env,
@@ -147,8 +164,9 @@ export function awsRuntime(): AwsRuntime {
         store,
         clock: systemClock,
         destinations: destinations({
-          sns: tracedClient(new SNSClient({})),
+          sns: awsClient(new SNSClient({})),
           ...(alertTopic ? { defaultTopicArn: alertTopic } : {}),
+          allowedTopicArns: alertTopicArnsOf(env),
           catalog: actionCatalogFor(store),
           egress,
           secrets,
@@ -175,15 +193,16 @@ export function awsRuntime(): AwsRuntime {
         clock: systemClock,
         keyring: await loadKeyring(),
         publicBaseUrl: publicBaseUrl(),
-        notifier: snsNotifier(tracedClient(new SNSClient({})), topic),
+        notifier: snsNotifier(awsClient(new SNSClient({})), topic),
         taskTokens,
         logger: telemetry.logger,
       };
     },
+    alertTopicArns: () => alertTopicArnsOf(env),
     executions() {
       const arn = env[ENV.stateMachineArn];
       if (!arn) throw new Error(`${ENV.stateMachineArn} is not set`);
-      executions ??= sfnExecutions(tracedClient(new SFNClient({})), arn);
+      executions ??= sfnExecutions(awsClient(new SFNClient({})), arn);
       return executions;
     },
   };

@@ -16,6 +16,7 @@ import {
   SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
+import { recordAwsCallsFromEnv as recorded } from '../runtime/aws-call-recorder.ts';
 import { MAX_EVENT_PATTERN_CHARS } from '../triggers/index.ts';
 import { type AwsTriggerSyncConfig, awsTriggerSyncConfigFromEnv } from './aws-config.ts';
 import {
@@ -116,7 +117,7 @@ export function awsTriggerSyncFromEnv(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): TriggerSync {
   return awsTriggerSync(awsTriggerSyncConfigFromEnv(env), {
-    scheduler: new SchedulerClient({}),
-    events: new EventBridgeClient({}),
+    scheduler: recorded(new SchedulerClient({})),
+    events: recorded(new EventBridgeClient({})),
   });
 }

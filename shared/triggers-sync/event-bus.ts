@@ -5,6 +5,7 @@
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ENV } from '../../infra/constructs/env-names.ts';
+import { recordAwsCallsFromEnv as recorded } from '../runtime/aws-call-recorder.ts';
 import type { PutEventsEntry } from '../triggers/index.ts';
 import { TriggerSyncConfigError } from './errors.ts';
 
@@ -52,5 +53,5 @@ export function awsEventBusFromEnv(
   const name = env[ENV.eventBusName];
   if (!name)
     throw new TriggerSyncConfigError(`the event intake needs the environment variable ${ENV.eventBusName}`);
-  return awsEventBus(name, new EventBridgeClient({}));
+  return awsEventBus(name, recorded(new EventBridgeClient({})));
 }

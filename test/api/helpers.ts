@@ -87,6 +87,7 @@ export function clientFor(app: ReturnType<typeof createApiApp>, key: string | un
 export function apiHarness(
   options: {
     local?: boolean;
+    alertTopicArns?: string[];
     eventBus?: EventBus;
     audit?: { signer: AnchorSigner; verifier: AnchorVerifier };
   } = {},
@@ -114,6 +115,7 @@ export function apiHarness(
     ),
     triggerSync: sync,
     ...(options.audit ? { auditVerifier: options.audit.verifier } : {}),
+    ...(options.alertTopicArns ? { alertTopicArns: options.alertTopicArns } : {}),
     ...(options.local === false ? {} : { local: { events: true as const } }),
     ...(options.eventBus ? { eventBus: options.eventBus } : {}),
   });

@@ -3,6 +3,7 @@
  * enable, disable, delete. Each change to a head or latest version is followed by a trigger sync.
  */
 import { Hono } from 'hono';
+import type { Destination } from '../../schemas/destination.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import type { WorkflowHead, WorkflowVersion } from '../../schemas/workflow-record.ts';
 import { newWorkflowRecords, WorkflowIdSchema } from '../../schemas/workflow-record.ts';
@@ -35,6 +36,26 @@ function checkStampedPattern(definition: WorkflowDefinition, owner: string): voi
     throw invalid([{ path: 'trigger.pattern', message: issue.message }], 'invalid workflow definition');
 }
 
+/**
+ * An alert topic must be one the deployment declares: Deliver may publish to those only (IAM), so a run
+ * naming another would end without its alert. Refused at save time, naming the field.
+ */
+function checkAlertTopic(deps: ApiDeps, definition: { destination: Destination }): void {
+  const { destination } = definition;
+  if (destination.type !== 'alert' || destination.topicArn === undefined) return;
+  const allowed = deps.alertTopicArns ?? [];
+  if (allowed.includes(destination.topicArn)) return;
+  throw invalid([
+    {
+      path: 'destination.topicArn',
+      message:
+        allowed.length === 0
+          ? 'this deployment declares no alert topics: omit topicArn to use the default alert topic'
+          : `must be one of the alert topics this deployment declares: ${allowed.join(', ')}`,
+    },
+  ]);
+}
+
 const syncTriggers = (deps: ApiDeps, head: WorkflowHead, version: WorkflowVersion) =>
   deps.triggerSync.sync({
     owner: head.owner,
@@ -56,6 +77,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
       'invalid workflow definition',
     );
     checkStampedPattern(definition, owner);
+    checkAlertTopic(deps, definition);
     const now = isoNow(deps.clock);
     const workflowId = deps.ids.next('wf');
     // Audited with its author in the same transaction (the owner's workflow-change chain).
@@ -96,6 +118,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
       'invalid workflow definition',
     );
     checkStampedPattern(definition, owner);
+    checkAlertTopic(deps, definition);
     const basedOn = validateHeader(c, 'If-Match', IfMatchSchema);
     const head = await loadHead(deps, owner, c.req.param('id'));
     if (definition.name !== head.name) {

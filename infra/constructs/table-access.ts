@@ -1,0 +1,36 @@
+/**
+ * What each function may do on the table: the DynamoDB actions its code calls on AWS, no more. The offline
+ * IAM check (test/iam/recorded-calls.test.ts) records every call while driving every function and fails on a
+ * call these lists do not allow, and on an action listed here that no call uses.
+ *
+ * `TransactWriteItems` is authorized as its parts (PutItem, UpdateItem, DeleteItem, ConditionCheckItem):
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html
+ * The approval pages are unauthenticated (the signed link is the credential): they can read and record a
+ * decision, never scan, query or delete.
+ */
+import type { HandlerName } from './state-names.ts';
+
+const READ = 'dynamodb:GetItem';
+const WRITE = 'dynamodb:PutItem';
+const UPDATE = 'dynamodb:UpdateItem';
+const QUERY = 'dynamodb:Query';
+const DELETE = 'dynamodb:DeleteItem';
+
+export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
+  // Loads runs, transcripts and the ledger; commits turns; appends notes and day spend (UpdateItem).
+  turn: [READ, WRITE, UPDATE, QUERY],
+  // Stores the task token on the pending approvals.
+  'request-approval': [READ, WRITE],
+  // Marks due approvals expired.
+  expire: [READ, WRITE],
+  // Reads the ledger for the report, records the delivery and anchors the run's audit head.
+  deliver: [READ, WRITE, QUERY],
+  // Reads the run's audit chain, records the failure.
+  'mark-failed': [READ, WRITE, QUERY],
+  // Reads the approval and the run, records the decision.
+  'approval-http': [READ, WRITE],
+  // Workflows, versions, runs, listings (queries and the by-owner index); deleting a workflow name.
+  api: [READ, WRITE, QUERY, DELETE],
+  // Creates the run once per scheduled time or event id.
+  'start-run': [READ, WRITE],
+};

@@ -1,0 +1,56 @@
+/**
+ * An alert destination may name only a topic the deployment declares (Deliver may publish to those only):
+ * any other `destination.topicArn` is refused when the workflow is saved, naming the field, and nothing is
+ * written.
+ */
+import { describe, expect, it } from 'vitest';
+import { apiHarness, definition, itemsOf } from './helpers.ts';
+
+const DECLARED = 'arn:aws:sns:eu-west-1:123456789012:team-oncall';
+const FOREIGN = 'arn:aws:sns:eu-west-1:123456789012:someone-elses-topic';
+
+describe('POST /v1/workflows: alert topics', () => {
+  const h = apiHarness({ alertTopicArns: [DECLARED] });
+
+  it('accepts a declared topic, and an alert without a topic (the default alert topic)', async () => {
+    for (const destination of [{ type: 'alert', topicArn: DECLARED }, { type: 'alert' }]) {
+      expect((await h.alice.post('/v1/workflows', definition({ destination }))).status).toBe(201);
+    }
+  });
+
+  it('refuses a topic the deployment does not declare, naming destination.topicArn, and writes nothing', async () => {
+    const before = await itemsOf(h.store, h.owners.bob);
+    const reply = await h.bob.post(
+      '/v1/workflows',
+      definition({ destination: { type: 'alert', topicArn: FOREIGN } }),
+    );
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.fields).toEqual([
+      { path: 'destination.topicArn', message: expect.stringContaining(DECLARED) },
+    ]);
+    expect(await itemsOf(h.store, h.owners.bob)).toBe(before);
+  });
+
+  it('refuses it in a new version too', async () => {
+    const created = await h.alice.post('/v1/workflows', definition());
+    const reply = await h.alice.post(`/v1/workflows/${created.body.workflow.workflowId}/versions`, {
+      ...created.body.version.definition,
+      destination: { type: 'alert', topicArn: FOREIGN },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.fields[0].path).toBe('destination.topicArn');
+  });
+
+  it('refuses any topic where the deployment declares none', async () => {
+    const bare = apiHarness();
+    const reply = await bare.alice.post(
+      '/v1/workflows',
+      definition({ destination: { type: 'alert', topicArn: DECLARED } }),
+    );
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.fields[0]).toEqual({
+      path: 'destination.topicArn',
+      message: expect.stringContaining('declares no alert topics'),
+    });
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * Grants that no recorded call uses but a function needs all the same, each with the reason. A grant that
+ * is neither used by a recorded call nor listed here fails test/iam/recorded-calls.test.ts: remove the grant,
+ * drive the path that uses it in test/iam/flow.ts, or document the need here.
+ */
+export type DocumentedNeed = { fn: string; action: string; reason: string };
+
+const ALL = '*';
+
+export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
+  {
+    fn: ALL,
+    action: 'logs:CreateLogStream',
+    reason:
+      'The Lambda service writes the function logs with the execution role (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs.html).',
+  },
+  {
+    fn: ALL,
+    action: 'logs:PutLogEvents',
+    reason: 'As logs:CreateLogStream: the Lambda runtime, not the handler, sends the logs.',
+  },
+  {
+    fn: ALL,
+    action: 'xray:PutTraceSegments',
+    reason:
+      'Active tracing: the Lambda service sends segments with the execution role (https://docs.aws.amazon.com/lambda/latest/dg/services-xray.html).',
+  },
+  {
+    fn: ALL,
+    action: 'xray:PutTelemetryRecords',
+    reason: 'As xray:PutTraceSegments.',
+  },
+  {
+    fn: 'request-approval',
+    action: 'kms:Decrypt',
+    reason:
+      "Publishing to the SSE-encrypted approval-notices topic (alias/aws/sns) needs kms:GenerateDataKey* and kms:Decrypt on its key; SNS makes these calls on the publisher's behalf (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).",
+  },
+  {
+    fn: 'request-approval',
+    action: 'kms:GenerateDataKey*',
+    reason: 'As kms:Decrypt: SNS encrypts the published message with the topic key for the publisher.',
+  },
+];
+
+/** The documented need for `action` of `fn`, if any. */
+export const documentedNeed = (fn: string, action: string): DocumentedNeed | undefined =>
+  DOCUMENTED_NEEDS.find((need) => (need.fn === ALL || need.fn === fn) && need.action === action);

@@ -1,0 +1,221 @@
+/**
+ * A representative flow through every deployed function, driven through their real handler modules
+ * (lambdas.ts): the API (workflows with each trigger kind, runs, cancel, disable), Turn, RequestApproval, the
+ * approval pages (GET, POST approve), Expire, Deliver (stored, report, alert on the default and on a
+ * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event.
+ */
+import { vi } from 'vitest';
+import { readApprovalForm } from '../../shared/demo/approve.ts';
+import type { FakeAws } from './fake-aws.ts';
+import { httpEvent, type Lambdas } from './lambdas.ts';
+import { ACCOUNT } from './template.ts';
+
+export const CALLER = { accountId: ACCOUNT, userArn: `arn:aws:iam::${ACCOUNT}:user/alice` };
+export const OWNER = `${ACCOUNT}:user:alice`;
+export const API = 'https://a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com';
+export const APPROVER = 'ops@example.com';
+
+type Response = { statusCode: number; body: string };
+
+const workflow = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  model: { id: 'claude-sonnet-5-5', maxTokens: 1024 },
+  prompt: { system: 'Append the line with notes_append.' },
+  allowedActions: ['notes_append'],
+  trigger: { type: 'on_demand' },
+  budget: { maxUsdPerRun: 1, maxTurns: 4 },
+  ...extra,
+});
+
+const gated = {
+  gates: { notes_append: 'needs_approval' },
+  approvals: { approvers: [APPROVER], timeoutSeconds: 60 },
+};
+
+export async function driveFlow(
+  fns: Lambdas,
+  fake: FakeAws,
+  topics: { declared: string; defaultTopic: string },
+): Promise<{ runs: Record<string, string>; deliveries: Record<string, unknown> }> {
+  const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = (await fns.invoke(
+      'api',
+      httpEvent(method, `${API}${path}`, {
+        iam: CALLER,
+        headers: { 'content-type': 'application/json', ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    )) as Response;
+    if (response.statusCode >= 300)
+      throw new Error(`${method} ${path}: ${response.statusCode} ${response.body}`);
+    return JSON.parse(response.body) as Record<string, { workflowId: string; runId: string }>;
+  };
+  const create = async (definition: unknown) =>
+    (await api('POST', '/v1/workflows', definition)).workflow!.workflowId;
+  let starts = 0;
+  const start = async (workflowId: string) =>
+    (await api('POST', `/v1/workflows/${workflowId}/runs`, {}, { 'Idempotency-Key': `k-${++starts}` })).run!
+      .runId;
+  const turn = (runId: string, n: number) =>
+    fns.invoke('turn', { runId, turn: n, segmentStartTurn: 0 }) as Promise<{ next: string; turn: number }>;
+  /** Turns until the run leaves the loop; returns the outcome. */
+  const loop = async (runId: string, from = 0) => {
+    let outcome = await turn(runId, from);
+    while (outcome.next === 'continue') outcome = await turn(runId, outcome.turn);
+    return outcome;
+  };
+  const runs: Record<string, string> = {};
+
+  // Workflows: each trigger kind syncs its schedule or rule; each destination kind.
+  const gatedId = await create(workflow('gated', { ...gated, destination: { type: 'alert' } }));
+  const scheduledId = await create(
+    workflow('scheduled', {
+      trigger: { type: 'schedule', expression: 'cron(0 8 * * ? *)', timezone: 'UTC' },
+    }),
+  );
+  const eventedId = await create(
+    workflow('evented', { trigger: { type: 'event', pattern: { source: ['com.example.tracker'] } } }),
+  );
+  const destinations = {
+    stored: { type: 'stored' },
+    report: { type: 'report', title: 'Daily' },
+    alertDeclared: { type: 'alert', topicArn: topics.declared, subject: 'A subject' },
+    http: { type: 'http', action: 'notify_hook' },
+  } as const;
+  const destinationIds: Record<string, string> = {};
+  for (const [kind, destination] of Object.entries(destinations))
+    destinationIds[kind] = await create(
+      workflow(`to-${kind.replaceAll(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, {
+        destination,
+        ...(kind === 'http'
+          ? {
+              connectors: {
+                notify_hook: {
+                  kind: 'http',
+                  description: 'Receives the run result.',
+                  method: 'POST',
+                  // A literal loopback address: the egress guard refuses it without any DNS lookup.
+                  url: 'https://127.0.0.1:9/wf',
+                  input: {
+                    type: 'object',
+                    properties: {
+                      runId: { type: 'string' },
+                      workflow: { type: 'string' },
+                      result: { type: 'string' },
+                    },
+                  },
+                  credential: { slot: 'hook_token' },
+                },
+              },
+              credRefs: { hook_token: { secret: 'wf/hook-token' } },
+            }
+          : {}),
+      }),
+    );
+
+  // Approved: turn → request-approval (SNS) → page GET → POST approve (SendTaskSuccess) → turn → deliver.
+  runs.approved = await start(gatedId);
+  const waiting = await loop(runs.approved);
+  await fns.invoke('request-approval', {
+    runId: runs.approved,
+    turn: waiting.turn,
+    taskToken: 'token-approved',
+  });
+  const link = /https:\/\/\S+\/approvals\/\S+/.exec(fake.published.at(-1)?.message ?? '')?.[0];
+  if (!link) throw new Error('no approval link was published');
+  const page = (await fns.invoke('approval-http', httpEvent('GET', link))) as Response;
+  const form = readApprovalForm(page.body, link);
+  const origin = new URL(link).origin;
+  await fns.invoke(
+    'approval-http',
+    httpEvent('POST', form.action, {
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin,
+        'sec-fetch-site': 'same-origin',
+      },
+      body: new URLSearchParams({ t: form.t, nonce: form.nonce, decision: 'approve' }).toString(),
+    }),
+  );
+  // Asked again with nothing pending (a re-requested wait): request-approval answers it at once.
+  await fns.invoke('request-approval', {
+    runId: runs.approved,
+    turn: waiting.turn,
+    taskToken: 'token-again',
+  });
+  await loop(runs.approved, waiting.turn);
+  await fns.invoke('deliver', { runId: runs.approved, turn: 0 });
+
+  // Expired: the wait times out, Expire denies, the run goes on.
+  runs.expired = await start(gatedId);
+  const parked = await loop(runs.expired);
+  await fns.invoke('request-approval', {
+    runId: runs.expired,
+    turn: parked.turn,
+    taskToken: 'token-expired',
+  });
+  // Step Functions calls Expire when the wait's TimeoutSeconds (60 s) have passed.
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Date.now() + 120_000);
+  try {
+    await fns.invoke('expire', { runId: runs.expired, turn: parked.turn });
+  } finally {
+    vi.useRealTimers();
+  }
+  await loop(runs.expired, parked.turn);
+  // Its alert is refused by SNS (as IAM or a topic policy would): the delivery record must say so.
+  fake.forbiddenTopics.add(topics.defaultTopic);
+  await fns.invoke('deliver', { runId: runs.expired, turn: 0 });
+  fake.forbiddenTopics.delete(topics.defaultTopic);
+
+  // Cancelled while waiting (StopExecution).
+  runs.cancelled = await start(gatedId);
+  await loop(runs.cancelled);
+  await api('POST', `/v1/runs/${runs.cancelled}/cancel`);
+
+  // Every destination kind.
+  for (const [kind, workflowId] of Object.entries(destinationIds)) {
+    runs[kind] = await start(workflowId);
+    await loop(runs[kind]);
+    await fns.invoke('deliver', { runId: runs[kind], turn: 0 });
+  }
+
+  // MarkFailed, start-run from a schedule and from an event.
+  runs.failed = await start(destinationIds.stored!);
+  await fns.invoke('mark-failed', {
+    runId: runs.failed,
+    error: { Error: 'States.Timeout', Cause: '{"errorMessage":"timed out"}' },
+  });
+  await fns.invoke('start-run', {
+    owner: OWNER,
+    workflowId: scheduledId,
+    scheduledTime: '2026-12-01T08:00:00Z',
+  });
+  await fns.invoke('start-run', {
+    owner: OWNER,
+    workflowId: eventedId,
+    event: { id: 'e-1', source: 'com.example.tracker', 'detail-type': 'Issue Opened', detail: {} },
+  });
+
+  // Reads, and the trigger cleanup when workflows are disabled and deleted.
+  await api('GET', '/v1/workflows');
+  await api('GET', `/v1/runs/${runs.approved}`);
+  await api('GET', `/v1/runs?limit=10`);
+  await api('GET', `/v1/runs/${runs.approved}/transcript`);
+  await api('GET', `/v1/runs/${runs.approved}/audit`);
+  await api('GET', '/v1/approvals');
+  await api('GET', '/v1/audit');
+  await api('POST', '/v1/events', {
+    Entries: [{ Source: 'com.example.tracker', DetailType: 'Issue Opened', Detail: '{"severity":3}' }],
+  });
+  await api('POST', `/v1/workflows/${scheduledId}/disable`);
+  await api('POST', `/v1/workflows/${eventedId}/disable`);
+  await api('DELETE', `/v1/workflows/${gatedId}`);
+
+  const deliveries: Record<string, unknown> = {};
+  for (const [name, runId] of Object.entries(runs))
+    deliveries[name] = (
+      (await api('GET', `/v1/runs/${runId}`)).run as unknown as { delivery?: unknown }
+    ).delivery;
+  return { runs, deliveries };
+}

@@ -1,0 +1,113 @@
+/**
+ * The deployed functions, run in process the way Lambda runs them: each handler module (functions/*.ts) is
+ * loaded fresh (its own composition root, as in its own container), with exactly the environment the
+ * synthesized template gives that function, plus endpoints that send its AWS calls to DynamoDB Local and
+ * to the loopback stand-in (fake-aws.ts), and `WF_AWS_CALL_LOG` so every call is recorded.
+ */
+import { vi } from 'vitest';
+import type { HandlerName } from '../../infra/constructs/state-names.ts';
+import { AWS_CALL_LOG_ENV, withFunctionName } from '../../shared/runtime/aws-call-recorder.ts';
+import type { StackPolicies } from './policies.ts';
+
+type Handler = (event: unknown, context?: unknown) => Promise<unknown>;
+
+export type Lambdas = {
+  invoke(fn: HandlerName, event: unknown): Promise<unknown>;
+  restore(): void;
+};
+
+export function lambdas(
+  policies: StackPolicies,
+  endpoints: { dynamodb: string; aws: string; anthropic: string; callLog: string },
+): Lambdas {
+  const original = { ...process.env };
+  const handlers = new Map<HandlerName, Handler>();
+  const setEnv = (env: Record<string, string | undefined>) => {
+    for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
+    for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
+  };
+  return {
+    async invoke(fn, event) {
+      const identity = policies.functionIdentity(fn);
+      setEnv({
+        PATH: original.PATH,
+        HOME: original.HOME,
+        TZ: original.TZ,
+        ...identity.environment,
+        AWS_REGION: policies.resolved.region,
+        AWS_ACCESS_KEY_ID: 'iamsim',
+        AWS_SECRET_ACCESS_KEY: 'iamsim',
+        AWS_LAMBDA_FUNCTION_NAME: fn,
+        AWS_ENDPOINT_URL: endpoints.aws,
+        AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+        ANTHROPIC_BASE_URL: endpoints.anthropic,
+        [AWS_CALL_LOG_ENV]: endpoints.callLog,
+        // The template's NODE_OPTIONS (source maps) is for the Lambda runtime, not this process.
+        NODE_OPTIONS: original.NODE_OPTIONS,
+      });
+      let handler = handlers.get(fn);
+      if (!handler) {
+        vi.resetModules();
+        const loaded = (await import(`../../functions/${fn}.ts`)) as { handler: Handler };
+        handler = loaded.handler;
+        handlers.set(fn, handler);
+      }
+      const run = handler;
+      return withFunctionName(fn, () => run(event, { functionName: fn, awsRequestId: 'iam-sim' }));
+    },
+    restore: () => setEnv(original),
+  };
+}
+
+/** An API Gateway (HTTP API, payload 2.0) event; `iam` is the SigV4 caller IAM authorization verified. */
+export function httpEvent(
+  method: string,
+  url: string,
+  options: {
+    body?: string;
+    headers?: Record<string, string>;
+    iam?: { accountId: string; userArn: string };
+  } = {},
+) {
+  const parsed = new URL(url);
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: parsed.pathname,
+    rawQueryString: parsed.search.slice(1),
+    headers: { host: parsed.host, ...options.headers },
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'a1b2c3d4e5',
+      domainName: parsed.host,
+      http: {
+        method,
+        path: parsed.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: '203.0.113.9',
+        userAgent: 'iam-sim',
+      },
+      requestId: 'iam-sim',
+      routeKey: '$default',
+      stage: '$default',
+      time: '01/Dec/2026:12:00:00 +0000',
+      timeEpoch: 0,
+      ...(options.iam
+        ? {
+            authorizer: {
+              iam: {
+                ...options.iam,
+                accessKey: 'AKIA',
+                caller: 'c',
+                principalOrgId: null,
+                userId: 'u',
+                cognitoIdentity: null,
+              },
+            },
+          }
+        : {}),
+    },
+    ...(options.body === undefined ? {} : { body: options.body }),
+    isBase64Encoded: false,
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * The offline check that would have caught IAM gaps before a deploy: every AWS call the deployed functions
+ * make (recorded through the SDK middleware while a flow drives every handler path, flow.ts) is evaluated
+ * against the synthesized template's policies of the function that made it, with iam-simulate. Every call
+ * must be allowed, and nothing may be granted that no call and no documented need uses.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HANDLER_NAMES, type HandlerName } from '../../infra/constructs/state-names.ts';
+import { type ScriptedModelServer, startScriptedModelServer } from '../../shared/model/index.ts';
+import type { AwsCallRecord } from '../../shared/runtime/aws-call-recorder.ts';
+import { logicalId } from '../infra/synth.ts';
+import { createOwnTable } from '../support/table.ts';
+import { DOCUMENTED_NEEDS, documentedNeed } from './documented-needs.ts';
+import { type FakeAws, startFakeAws } from './fake-aws.ts';
+import { driveFlow } from './flow.ts';
+import { type Lambdas, lambdas } from './lambdas.ts';
+import { StackPolicies } from './policies.ts';
+import { type IamRequest, iamRequestsFor } from './requests.ts';
+import { actionMatches, decide, grantedActions } from './simulate.ts';
+import { ALERT_TOPIC, DECLARED_TOPIC, synthForIam } from './stack.ts';
+import { ACCOUNT } from './template.ts';
+
+const KEYRING = { current: { kid: 'k1', secret: 'iam-sim-signing-secret-aaaaaaaaaaaaaaaaaaaaaaaa' } };
+
+let policies: StackPolicies;
+let fake: FakeAws;
+let model: ScriptedModelServer;
+let fns: Lambdas;
+let dir: string;
+let calls: AwsCallRecord[];
+let requests: IamRequest[];
+let flow: Awaited<ReturnType<typeof driveFlow>>;
+
+const sessionOf = (fn: HandlerName) => {
+  const role = policies.functionIdentity(fn).roleArn.split('/').at(-1);
+  return `arn:aws:sts::${ACCOUNT}:assumed-role/${role}/${fn}`;
+};
+
+/** Each distinct IAM request once (the same call made twice is one check). */
+function distinct(all: IamRequest[]): IamRequest[] {
+  const seen = new Map<string, IamRequest>();
+  for (const request of all) seen.set(JSON.stringify(request), request);
+  return [...seen.values()];
+}
+
+beforeAll(async () => {
+  const synth = synthForIam();
+  const resources = (synth.template.toJSON() as { Resources: Record<string, { Type: string }> }).Resources;
+  const tableId = Object.keys(resources).find((id) => resources[id]?.Type === 'AWS::DynamoDB::Table')!;
+  const table = await createOwnTable('wf-iam');
+  policies = new StackPolicies(synth, { [tableId]: table.tableName });
+
+  fake = await startFakeAws();
+  const runtime = synth.stack.runtime;
+  fake.secrets.set(policies.resolved.nameOf(logicalId(runtime.signingKey.secret)), JSON.stringify(KEYRING));
+  fake.secrets.set(policies.resolved.nameOf(logicalId(runtime.anthropicApiKeySecret!)), 'sk-ant-iam-sim');
+  fake.secrets.set('wf/hook-token', 'hook-token-value');
+  model = await startScriptedModelServer({
+    fixtures: [
+      {
+        turns: [
+          {
+            response: {
+              content: [
+                { type: 'text', text: 'Recording it.' },
+                { type: 'tool_use', name: 'notes_append', input: { name: 'log', line: 'iam-sim' } },
+              ],
+            },
+          },
+          { text: 'Done.' },
+        ],
+      },
+    ],
+  });
+  dir = await mkdtemp(join(tmpdir(), 'wf-iam-'));
+  const callLog = join(dir, 'aws-calls.jsonl');
+  fns = lambdas(policies, {
+    dynamodb: table.endpoint,
+    aws: fake.url,
+    anthropic: model.url,
+    callLog,
+  });
+  try {
+    flow = await driveFlow(fns, fake, { declared: DECLARED_TOPIC, defaultTopic: ALERT_TOPIC });
+  } finally {
+    fns.restore();
+  }
+  calls = readFileSync(callLog, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as AwsCallRecord);
+  const deployment = {
+    region: policies.resolved.region,
+    stateMachineArn: policies.resolved.ref(logicalId(runtime.runStateMachine.stateMachine)),
+    secretTags: policies.secretTags(),
+  };
+  requests = distinct(calls.flatMap((call) => iamRequestsFor(call, deployment)));
+}, 120_000);
+
+afterAll(async () => {
+  await fake?.close();
+  await model?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('IAM simulation of the recorded AWS calls', () => {
+  it('drives every deployed function', () => {
+    const callers = new Set(calls.map((call) => call.fn));
+    expect([...HANDLER_NAMES].filter((fn) => !callers.has(fn))).toEqual([]);
+  });
+
+  it('allows every recorded call with the policies of the function that made it', async () => {
+    const denied: string[] = [];
+    for (const request of requests) {
+      const fn = request.fn as HandlerName;
+      const decision = await decide({
+        principal: sessionOf(fn),
+        action: request.action,
+        resource: request.resource,
+        context: request.context,
+        identityPolicies: policies.functionIdentity(fn).policies,
+        resourcePolicy: policies.resourcePolicyFor(request.resource),
+      });
+      if (decision !== 'Allowed') denied.push(`${fn} ${request.action} ${request.resource}: ${decision}`);
+    }
+    console.log(`[iam] ${requests.length} distinct recorded calls, ${denied.length} denied`);
+    expect(denied).toEqual([]);
+  });
+
+  it('grants no action that no recorded call or documented need uses', () => {
+    const rows: { fn: string; action: string; reason: string }[] = [];
+    for (const fn of HANDLER_NAMES) {
+      const used = requests.filter((request) => request.fn === fn).map((request) => request.action);
+      for (const action of grantedActions(policies.functionIdentity(fn).policies)) {
+        if (used.some((each) => actionMatches(action, each))) continue;
+        rows.push({ fn, action, reason: documentedNeed(fn, action)?.reason ?? 'UNDOCUMENTED' });
+      }
+    }
+    console.log(
+      `[iam] unused grants:\n${rows.map((row) => `  ${row.fn.padEnd(17)} ${row.action.padEnd(30)} ${row.reason.slice(0, 90)}`).join('\n')}`,
+    );
+    expect(rows.filter((row) => row.reason === 'UNDOCUMENTED')).toEqual([]);
+    // A documented need that no unused grant matches is stale: the list says more than the template.
+    const stale = DOCUMENTED_NEEDS.filter(
+      (need) => !rows.some((row) => row.action === need.action && (need.fn === '*' || need.fn === row.fn)),
+    );
+    expect(stale).toEqual([]);
+  });
+
+  it('lets the unauthenticated approval pages neither scan nor delete', async () => {
+    const table = requests.find((r) => r.fn === 'approval-http' && r.action === 'dynamodb:GetItem')!.resource;
+    for (const action of ['dynamodb:Scan', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+      const decision = await decide({
+        principal: sessionOf('approval-http'),
+        action,
+        resource: table,
+        identityPolicies: policies.functionIdentity('approval-http').policies,
+      });
+      expect({ action, decision }).toEqual({ action, decision: 'ImplicitlyDenied' });
+    }
+  });
+
+  it('records each delivery, refused ones with the reason', () => {
+    expect(flow.deliveries.approved).toMatchObject({ destination: 'alert', detail: 'sns message m-2' });
+    expect(flow.deliveries.alertDeclared).toMatchObject({ destination: 'alert' });
+    expect(fake.published.map((p) => p.topicArn)).toContain(DECLARED_TOPIC);
+    // A publish IAM (here: the topic) refuses leaves a record that says why, instead of no record at all.
+    expect(flow.deliveries.expired).toMatchObject({
+      destination: 'alert',
+      detail: expect.stringMatching(/^refused: publishing to .* failed: AuthorizationError/),
+    });
+    for (const kind of ['stored', 'report', 'http'])
+      expect(flow.deliveries[kind]).toMatchObject({ destination: kind });
+  });
+});

@@ -1,0 +1,64 @@
+/** The AWS call recorder: identifiers only, never data; the calling function from the async context. */
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AwsCallRecord,
+  identifiersOf,
+  recordAwsCalls,
+  withFunctionName,
+} from '../../shared/runtime/aws-call-recorder.ts';
+import { type FakeAws, startFakeAws } from './fake-aws.ts';
+
+let fake: FakeAws;
+beforeAll(async () => {
+  fake = await startFakeAws();
+});
+afterAll(() => fake.close());
+
+describe('Function: identifiersOf', () => {
+  it('keeps names, ARNs and ids, and drops items, messages, secret values and task tokens', () => {
+    const ids = identifiersOf({
+      TransactItems: [
+        { Put: { TableName: 't', Item: { runId: 'r1', secret: 's' } } },
+        { Update: { TableName: 't', Key: { pk: 'p' }, ExpressionAttributeValues: { ':v': 'x' } } },
+      ],
+      TopicArn: 'arn:aws:sns:eu-west-1:123456789012:topic',
+      Message: 'hello',
+      SecretString: 'sk-ant-secret',
+      taskToken: 'token',
+      Tags: [{ Key: 'owner', Value: 'alice' }],
+    });
+    expect(ids).toEqual({
+      'TransactItems.0.Put.TableName': 't',
+      'TransactItems.1.Update.TableName': 't',
+      TopicArn: 'arn:aws:sns:eu-west-1:123456789012:topic',
+      'Tags.0.Key': 'owner',
+      'Tags.0.Value': 'alice',
+    });
+  });
+});
+
+describe('Function: recordAwsCalls', () => {
+  it('records each call with the function name of its async context, before it is sent', async () => {
+    const calls: AwsCallRecord[] = [];
+    const client = recordAwsCalls(
+      new SNSClient({
+        endpoint: fake.url,
+        region: 'eu-west-1',
+        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      }),
+      (call) => calls.push(call),
+    );
+    await withFunctionName('deliver', () =>
+      client.send(new PublishCommand({ TopicArn: 'arn:aws:sns:eu-west-1:123456789012:t', Message: 'm' })),
+    );
+    expect(calls).toEqual([
+      {
+        fn: 'deliver',
+        client: 'SNSClient',
+        command: 'Publish',
+        ids: { TopicArn: 'arn:aws:sns:eu-west-1:123456789012:t' },
+      },
+    ]);
+  });
+});

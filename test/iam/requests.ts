@@ -1,0 +1,162 @@
+/**
+ * From a recorded SDK call to the IAM requests AWS would authorize for it: the action, the resource ARN it
+ * names on AWS (account 123456789012, the stack's region), and the context keys that policies match on.
+ */
+import type { AwsCallRecord } from '../../shared/runtime/aws-call-recorder.ts';
+import { ACCOUNT } from './template.ts';
+
+export type IamRequest = {
+  fn: string;
+  action: string;
+  resource: string;
+  context: Record<string, string | string[]>;
+};
+
+/** What the harness knows about the deployment beyond the call itself. */
+export type Deployment = {
+  region: string;
+  /** The run state machine: task tokens belong to its executions. */
+  stateMachineArn: string;
+  /** Tags of secrets by name (from the template, or declared by the test). */
+  secretTags: ReadonlyMap<string, Record<string, string>>;
+};
+
+const SERVICE_PREFIX: Record<string, string> = {
+  DynamoDBClient: 'dynamodb',
+  SFNClient: 'states',
+  SNSClient: 'sns',
+  SecretsManagerClient: 'secretsmanager',
+  SchedulerClient: 'scheduler',
+  EventBridgeClient: 'events',
+  STSClient: 'sts',
+  KMSClient: 'kms',
+  CloudWatchClient: 'cloudwatch',
+  XRayClient: 'xray',
+};
+
+/**
+ * `TransactWriteItems` is authorized as each of its parts: "you need permissions for each of the actions
+ * (PutItem, UpdateItem, DeleteItem, ConditionCheckItem) in the transaction"
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
+ */
+const TRANSACT_PART: Record<string, string> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+  Get: 'GetItem',
+};
+
+const arn = (d: Deployment, service: string, resource: string) =>
+  `arn:aws:${service}:${d.region}:${ACCOUNT}:${resource}`;
+
+/** Secret names get a 6-character suffix on AWS; a name is looked up by the ARN it would have. */
+const secretArn = (d: Deployment, id: string) =>
+  id.startsWith('arn:') ? id : arn(d, 'secretsmanager', `secret:${id}-AbCdEf`);
+const secretName = (id: string) => /:secret:(.+)-[A-Za-z0-9]{6}$/.exec(id)?.[1] ?? id;
+
+function tagContext(prefix: string, tags: Record<string, string> | undefined) {
+  return Object.fromEntries(Object.entries(tags ?? {}).map(([k, v]) => [`${prefix}/${k}`, v]));
+}
+
+/** The IAM requests one recorded call makes. */
+export function iamRequestsFor(call: AwsCallRecord, d: Deployment): IamRequest[] {
+  const prefix = SERVICE_PREFIX[call.client] ?? call.client.replace(/Client$/, '').toLowerCase();
+  const ids = call.ids;
+  const one = (action: string, resource: string, context: IamRequest['context'] = {}): IamRequest => ({
+    fn: call.fn,
+    action: `${prefix}:${action}`,
+    resource,
+    context,
+  });
+  const at = (suffix: string) =>
+    Object.entries(ids)
+      .filter(([path]) => path.endsWith(suffix))
+      .map(([path, value]) => ({ path, value }));
+
+  switch (prefix) {
+    case 'dynamodb': {
+      const table = (name: string) => arn(d, 'dynamodb', `table/${name}`);
+      if (call.command === 'TransactWriteItems' || call.command === 'TransactGetItems')
+        return at('.TableName').map(({ path, value }) =>
+          one(TRANSACT_PART[path.split('.')[2] ?? ''] ?? call.command, table(value)),
+        );
+      if (call.command === 'BatchWriteItem' || call.command === 'BatchGetItem')
+        return at('.TableName').map(({ value }) => one(call.command, table(value)));
+      const name = ids.TableName ?? '?';
+      return [one(call.command, ids.IndexName ? `${table(name)}/index/${ids.IndexName}` : table(name))];
+    }
+    case 'states':
+      if (call.command.startsWith('SendTask')) return [one(call.command, d.stateMachineArn)];
+      return [one(call.command, ids.stateMachineArn ?? ids.executionArn ?? '*')];
+    case 'sns':
+      return [one(call.command, ids.TopicArn ?? '*')];
+    case 'secretsmanager': {
+      const id = ids.SecretId ?? '?';
+      const tags = d.secretTags.get(secretName(id));
+      return [
+        one(call.command, secretArn(d, id), {
+          ...tagContext('aws:ResourceTag', tags),
+          ...tagContext('secretsmanager:ResourceTag', tags),
+        }),
+      ];
+    }
+    case 'scheduler': {
+      const group = ids.GroupName ?? 'default';
+      const requests = [one(call.command, arn(d, 'scheduler', `schedule/${group}/${ids.Name ?? '?'}`))];
+      // Creating or updating a schedule passes its execution role to Scheduler
+      // (https://docs.aws.amazon.com/scheduler/latest/UserGuide/setting-up.html#setting-up-execution-role).
+      if (ids['Target.RoleArn'])
+        requests.push({
+          fn: call.fn,
+          action: 'iam:PassRole',
+          resource: ids['Target.RoleArn'],
+          context: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+        });
+      return requests;
+    }
+    case 'events': {
+      const bus = ids.EventBusName ?? 'default';
+      const rule = ids.Rule ?? ids.Name ?? '?';
+      const ruleArn = arn(d, 'events', bus === 'default' ? `rule/${rule}` : `rule/${bus}/${rule}`);
+      // events:TargetArn is multivalued: one value per target of the call.
+      if (call.command === 'PutTargets')
+        return [
+          one(call.command, ruleArn, {
+            'events:TargetArn': at('.Arn')
+              .filter(({ path }) => /^Targets\.\d+\.Arn$/.test(path))
+              .map(({ value }) => value),
+          }),
+        ];
+      // PutEvents names the bus per entry (a name or an ARN).
+      if (call.command === 'PutEvents')
+        return [...new Set(at('.EventBusName').map(({ value }) => value))].map((name) =>
+          one(call.command, name.startsWith('arn:') ? name : arn(d, 'events', `event-bus/${name}`)),
+        );
+      return [one(call.command, ruleArn)];
+    }
+    case 'sts': {
+      const role = ids.RoleArn ?? '*';
+      const tags = Object.fromEntries(
+        at('.Key')
+          .filter(({ path }) => path.startsWith('Tags.'))
+          .map(({ path, value }) => [value, ids[path.replace(/Key$/, 'Value')] ?? '']),
+      );
+      const requests = [one(call.command, role)];
+      if (Object.keys(tags).length > 0)
+        requests.push(
+          one('TagSession', role, {
+            ...tagContext('aws:RequestTag', tags),
+            'aws:TagKeys': Object.keys(tags),
+          }),
+        );
+      return requests;
+    }
+    case 'kms': {
+      const key = ids.KeyId ?? '*';
+      return [one(call.command, key.startsWith('arn:') ? key : arn(d, 'kms', `key/${key}`))];
+    }
+    default:
+      return [one(call.command, '*')];
+  }
+}

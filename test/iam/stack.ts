@@ -1,0 +1,27 @@
+/** The stack the IAM check evaluates: the default runtime, in a fixed account and region, with alert topics. */
+
+import { Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { WorkflowRuntimeStack } from '../../infra/workflow-runtime-stack.ts';
+import { fastApp, type SynthesizedRuntime } from '../infra/synth.ts';
+import { ACCOUNT } from './template.ts';
+
+export const REGION = 'eu-west-1';
+export const ALERT_TOPIC = `arn:aws:sns:${REGION}:${ACCOUNT}:wf-alerts`;
+export const DECLARED_TOPIC = `arn:aws:sns:${REGION}:${ACCOUNT}:team-oncall`;
+export const UNDECLARED_TOPIC = `arn:aws:sns:${REGION}:${ACCOUNT}:someone-elses-topic`;
+
+export function synthForIam(): SynthesizedRuntime {
+  const app = fastApp();
+  const env = { account: ACCOUNT, region: REGION };
+  const topics = new Stack(app, 'Topics', { env });
+  const stack = new WorkflowRuntimeStack(app, 'WfTest', {
+    env,
+    runtime: {
+      alertTopic: sns.Topic.fromTopicArn(topics, 'Alerts', ALERT_TOPIC),
+      alertTopics: [sns.Topic.fromTopicArn(topics, 'Oncall', DECLARED_TOPIC)],
+    },
+  });
+  return { app, stack, template: Template.fromStack(stack) };
+}

@@ -1,0 +1,84 @@
+/**
+ * The `alert` destination on SNS, through the real SDK against a loopback stand-in: the subject is made valid
+ * for Publish (ASCII, no control characters, under 100 characters), undeclared topics are refused without a
+ * call, and a failed publish becomes a refusal that says why (so Deliver records it instead of failing).
+ */
+import { SNSClient } from '@aws-sdk/client-sns';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActionCatalog } from '../../shared/actions/index.ts';
+import { DeliveryRefusedError } from '../../shared/core/deliver.ts';
+import { SNS_SUBJECT_MAX, snsSubject } from '../../shared/notify/index.ts';
+import { destinations } from '../../shared/runtime/destinations.ts';
+import { type FakeAws, startFakeAws } from '../iam/fake-aws.ts';
+import { noEgress, noSecrets } from '../support/engine.ts';
+import { FixedClock, testStore } from '../support/store.ts';
+
+const DEFAULT = 'arn:aws:sns:eu-west-1:123456789012:wf-alerts';
+const DECLARED = 'arn:aws:sns:eu-west-1:123456789012:team-oncall';
+let fake: FakeAws;
+let alerts: ReturnType<typeof destinations>;
+
+beforeAll(async () => {
+  fake = await startFakeAws();
+  alerts = destinations({
+    sns: new SNSClient({
+      endpoint: fake.url,
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      maxAttempts: 1,
+    }),
+    defaultTopicArn: DEFAULT,
+    allowedTopicArns: [DECLARED],
+    catalog: createActionCatalog({ notes: testStore() }),
+    egress: noEgress,
+    secrets: noSecrets,
+    clock: new FixedClock(),
+  });
+});
+afterAll(() => fake.close());
+
+describe('Function: snsSubject', () => {
+  it.each([
+    ['a plain subject', 'Daily report: done', 'Daily report: done'],
+    ['line breaks and tabs', 'one\ntwo\tthree\r\n', 'one two three'],
+    ['non-ASCII and emoji', 'Größe 🚀 ok', 'Gr??e ? ok'],
+    ['only blanks', ' \n ', 'Workflow notification'],
+  ])('makes %s valid', (_name, input, expected) => {
+    expect(snsSubject(input)).toBe(expected);
+  });
+
+  it('keeps a subject under 100 characters, cut on a character boundary', () => {
+    const subject = snsSubject(`${'a'.repeat(98)}🚀🚀🚀`);
+    expect(subject.length).toBeLessThanOrEqual(SNS_SUBJECT_MAX);
+    expect(subject).toMatch(/^[\x20-\x7e]+$/);
+    expect(subject.endsWith('...')).toBe(true);
+    expect(snsSubject('x'.repeat(99))).toBe('x'.repeat(99));
+  });
+});
+
+describe('Method: alert', () => {
+  it('publishes to the default topic and to a declared one, with a valid subject', async () => {
+    await alerts.alert({ subject: `Run\ndone ${'z'.repeat(120)}`, message: 'body' });
+    await alerts.alert({ topicArn: DECLARED, subject: 'ok', message: 'body' });
+    expect(fake.published.slice(-2).map((p) => [p.topicArn, p.subject.length <= 99])).toEqual([
+      [DEFAULT, true],
+      [DECLARED, true],
+    ]);
+  });
+
+  it('refuses a topic the deployment does not declare, without publishing', async () => {
+    const count = fake.published.length;
+    await expect(
+      alerts.alert({ topicArn: 'arn:aws:sns:eu-west-1:123456789012:other', subject: 's', message: 'm' }),
+    ).rejects.toThrow(/destination.topicArn .* is not an alert topic this deployment declares/);
+    expect(fake.published.length).toBe(count);
+  });
+
+  it('turns a failed publish into a refusal that names the error', async () => {
+    fake.forbiddenTopics.add(DECLARED);
+    const attempt = alerts.alert({ topicArn: DECLARED, subject: 's', message: 'm' });
+    await expect(attempt).rejects.toBeInstanceOf(DeliveryRefusedError);
+    await expect(attempt).rejects.toThrow(/publishing to .*team-oncall failed: AuthorizationError/);
+    fake.forbiddenTopics.delete(DECLARED);
+  });
+});
