@@ -24,6 +24,8 @@ export const ENV = {
   anthropicSecretArn: 'WF_ANTHROPIC_SECRET_ARN',
   /** Name prefix of the Secrets Manager secrets workflows may reference as credRefs (turn, deliver). */
   credentialSecretPrefix: 'WF_CREDENTIAL_SECRET_PREFIX',
+  /** Comma-separated host names inside the deployment: unsafe HTTP requests to any other host need approval. */
+  internalHosts: 'WF_INTERNAL_HOSTS',
   /** Name of the custom EventBridge bus (api). */
   eventBusName: 'WF_EVENT_BUS_NAME',
   /** Name prefix the api must use for the EventBridge rules it creates on the bus (api). */

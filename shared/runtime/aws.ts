@@ -3,12 +3,14 @@
  * (infra/constructs/env-names.ts). Handlers call `awsRuntime()` for their adapters; telemetry.ts and
  * tracing.ts add logs, metrics and traces, fed by the observed store and egress built here.
  */
+
 import { KMSClient } from '@aws-sdk/client-kms';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { z } from 'zod';
 import { ENV } from '../../infra/constructs/env-names.ts';
+import { parseInternalHosts } from '../actions/publish-policy.ts';
 import { type Keyring, parseKeyring } from '../approvals/index.ts';
 import {
   type ApprovalAppDeps,
@@ -44,6 +46,7 @@ const EnvSchema = z.object({
   [ENV.modelProvider]: z.enum(['anthropic', 'bedrock']).default('anthropic'),
   [ENV.anthropicSecretArn]: z.string().optional(),
   [ENV.credentialSecretPrefix]: z.string().default('wf/'),
+  [ENV.internalHosts]: z.string().optional(),
   [ENV.approvalBaseUrl]: z.string().optional(),
   [ENV.alertTopicArn]: z.string().optional(),
   [ENV.alertTopicArns]: z.string().optional(),
@@ -93,6 +96,8 @@ const awsClient = <C>(client: C): C => recorded(tracedClient(client));
 export function awsRuntime(): AwsRuntime {
   if (runtime) return runtime;
   const env = EnvSchema.parse(process.env);
+  // The operator's internal hosts: unsafe HTTP requests to any other host are external publishes.
+  const publish = { internalHosts: parseInternalHosts(env[ENV.internalHosts]) };
   // Logs, metrics and trace annotations come from what passes through the store and the egress guard.
   const telemetry = handlerTelemetry();
   // Only the functions that sign have the key's ARN (and kms:Sign on it); elsewhere heads are not signed.
@@ -156,7 +161,15 @@ export function awsRuntime(): AwsRuntime {
         model = undefined;
         throw error;
       });
-      return engineDeps({ store, model: await model, egress, secrets, clock: systemClock, ids: randomIds });
+      return engineDeps({
+        store,
+        model: await model,
+        egress,
+        secrets,
+        clock: systemClock,
+        ids: randomIds,
+        publish,
+      });
     },
     async deliver() {
       const alertTopic = env[ENV.alertTopicArn];
@@ -167,7 +180,7 @@ export function awsRuntime(): AwsRuntime {
           sns: awsClient(new SNSClient({})),
           ...(alertTopic ? { defaultTopicArn: alertTopic } : {}),
           allowedTopicArns: alertTopicArnsOf(env),
-          catalog: actionCatalogFor(store),
+          catalog: actionCatalogFor(store, { publish }),
           egress,
           secrets,
           clock: systemClock,
@@ -181,7 +194,7 @@ export function awsRuntime(): AwsRuntime {
         keyring: await loadKeyring(),
         taskTokens,
         publicBaseUrl: publicBaseUrl(),
-        actions: actionCatalogFor(store),
+        actions: actionCatalogFor(store, { publish }),
         logger: telemetry.logger,
       };
     },
