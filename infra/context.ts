@@ -1,7 +1,8 @@
 /**
  * Reads the app's settings from CDK context (`-c key=value` or cdk.json), validated, into construct props.
  * Keys: stackName, modelProvider, approvers (comma-separated), apiAuth (iam | jwt) with jwtIssuer and
- * jwtAudience (comma-separated), eventBusName, removalPolicy (retain | destroy). See docs/deploy.md.
+ * jwtAudience (comma-separated), eventBusName, internalHosts (comma-separated), removalPolicy (retain | destroy).
+ * See docs/deploy.md.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
@@ -43,10 +44,12 @@ export function settingsFromContext(node: Node): { stackName: string; runtime: W
   }
   const approvers = list('approvers');
   const eventBusName = get('eventBusName');
+  const internalHosts = list('internalHosts');
   const runtime: WorkflowRuntimeProps = {
     ...(provider === undefined ? {} : { modelProvider: provider as ModelProvider }),
     ...(approvers === undefined ? {} : { approvers }),
     ...(eventBusName === undefined ? {} : { eventBusName }),
+    ...(internalHosts === undefined ? {} : { internalHosts }),
     ...(removal === undefined
       ? {}
       : { removalPolicy: removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN }),

@@ -26,6 +26,8 @@ export const ENV = {
   credentialSecretPrefix: 'WF_CREDENTIAL_SECRET_PREFIX',
   /** Role assumed per owner, with session tag `wf-owner`, to read that owner's credential secrets (turn, deliver). */
   credentialRoleArn: 'WF_CREDENTIAL_ROLE_ARN',
+  /** Comma-separated host names inside the deployment: unsafe HTTP requests to any other host need approval. */
+  internalHosts: 'WF_INTERNAL_HOSTS',
   /** Name of the custom EventBridge bus (api). */
   eventBusName: 'WF_EVENT_BUS_NAME',
   /** Name prefix the api must use for the EventBridge rules it creates on the bus (api). */

@@ -41,6 +41,12 @@ export interface WorkflowRuntimeProps {
   readonly eventBusName?: string;
   /** Secrets that workflows may reference as credRefs must have names starting with this. @default 'wf/' */
   readonly credentialSecretPrefix?: string;
+  /**
+   * Host names that are part of this deployment (internal services). A POST, PUT, PATCH or DELETE from an action
+   * to any other host is an external publish and needs a human's approval, whatever a workflow's gate says; only
+   * this operator setting exempts a host. Exact host names, no wildcards. @default - none: every host is outside
+   */
+  readonly internalHosts?: readonly string[];
   /** Base URL of approval links, e.g. behind a custom domain. @default - `<api endpoint>/approvals` */
   readonly approvalBaseUrl?: string;
   /** Topic that `alert` destinations publish to (Deliver gets publish rights). @default - no alert destination */
@@ -124,6 +130,13 @@ export function validateWorkflowRuntimeProps(
       `WorkflowRuntime '${id}': bedrockModelArns is set but modelProvider is 'anthropic'; ` +
         "remove it or set modelProvider: 'bedrock'.",
     );
+  }
+  for (const host of props.internalHosts ?? []) {
+    if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(host)) {
+      throw new Error(
+        `WorkflowRuntime: internalHosts entry '${host}' is not a host name; give exact names like 'billing.internal.example.com' (no scheme, port, path or wildcard).`,
+      );
+    }
   }
   const prefix = props.credentialSecretPrefix;
   if (prefix !== undefined && !/^[A-Za-z0-9/_+=.@-]{1,64}$/.test(prefix)) {

@@ -142,6 +142,10 @@ export class WorkflowRuntime extends Construct {
 
     // turn: the model, the workflows' credentials; the approval URL is also the runtime's own host, which the
     // egress guard of turn and deliver must never reach.
+    // Every function that gates or shows actions (turn, deliver, the approval pages) applies the same policy.
+    const internalHosts = (props.internalHosts ?? []).join(',');
+    for (const fn of [fns.turn, fns.deliver, fns['approval-http']])
+      fn.addEnvironment(ENV.internalHosts, internalHosts);
     fns.turn
       .addEnvironment(ENV.modelProvider, this.modelProvider)
       .addEnvironment(ENV.credentialSecretPrefix, credentialPrefix)

@@ -8,6 +8,7 @@ import {
   renderApprovalPage,
   verifyApprovalLink,
 } from '../approvals/index.ts';
+import type { Action } from '../core/actions.ts';
 import type { Approval } from '../schemas/approval.ts';
 import type { AppContext } from './app-context.ts';
 import { loadForLink } from './load.ts';
@@ -15,6 +16,15 @@ import { htmlResponse, linkRefused, resultResponse } from './results.ts';
 import { grantStateOf } from './still-granted.ts';
 
 type ActionInfo = { description: string; irreversible: boolean; externalPublish: boolean };
+
+/** Whether this very call publishes outside the deployment (a fault says yes: the warning errs on the side of caution). */
+function publishes(action: Action, args: unknown): boolean {
+  try {
+    return action.publishesExternally?.(args) === true;
+  } catch {
+    return true;
+  }
+}
 
 /** The action's description and flag from the workflow's catalog; none if it cannot be resolved. */
 async function actionInfo(deps: AppContext, approval: Approval): Promise<ActionInfo> {
@@ -33,7 +43,7 @@ async function actionInfo(deps: AppContext, approval: Approval): Promise<ActionI
     return {
       description: action.description,
       irreversible: connector ? connector.irreversible : action.irreversible,
-      externalPublish: connector?.externalPublish ?? false,
+      externalPublish: (connector?.externalPublish ?? false) || publishes(action, approval.args),
     };
   } catch (error) {
     // A description is a courtesy; the decision rests on the arguments, which are shown regardless.

@@ -16,6 +16,11 @@ export type Action = {
   idempotent: boolean;
   /** Irreversible or external-publish: at least needs_approval, whatever the workflow says. */
   irreversible: boolean;
+  /**
+   * Per-call external publishing (e.g. an unsafe HTTP method to a host outside the deployment): when it answers
+   * true for the parsed input, the call needs approval like an irreversible one. A throw denies the call.
+   */
+  publishesExternally?: (input: unknown) => boolean;
   run(input: unknown, ctx: ActionContext & { scope: RunScope }): Promise<ToolOutcome>;
 };
 

@@ -85,7 +85,8 @@ export function evaluateGate(
         .join('; ');
       return { decision: 'deny', reason: `the input does not match the action's schema (${problems})` };
     }
-    const mode = action.irreversible && entry.mode === 'allow' ? 'needs_approval' : entry.mode;
+    const forced = action.irreversible || action.publishesExternally?.(parsed.data) === true;
+    const mode = forced && entry.mode === 'allow' ? 'needs_approval' : entry.mode;
     if (mode === 'allow') return { decision: 'allow', action, input: parsed.data };
     if (mode === 'needs_approval') {
       if (entry.approvers.length === 0)

@@ -64,6 +64,11 @@ export type LocalStackOptions = {
    * reverse proxy's). Every other `Host` is refused (421): the DNS-rebinding defence.
    */
   hostNames?: string[];
+  /**
+   * Host names inside this deployment: a POST, PUT, PATCH or DELETE to any other host is an external publish
+   * and needs approval whatever the workflow's gate says. Default: none.
+   */
+  internalHosts?: string[];
   /** Real Claude when set; otherwise the scripted Messages-API server. */
   anthropicApiKey?: string;
   /** Fixtures for the scripted model; default: every examples/fixtures/*.fixture.json. */
@@ -176,7 +181,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const egress = createEgress({
       allowLoopbackPorts: (options.allowLoopbackPorts ?? []).filter((p) => p !== port),
     });
-    const catalog = actionCatalogFor(store);
+    const publish = { internalHosts: options.internalHosts ?? [] };
+    const catalog = actionCatalogFor(store, { publish });
     const inbox = inboxNotifier();
     // Locally the terminal is the approver's inbox: keep it readable; problems still reach stderr.
     const logger = {
@@ -198,7 +204,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     let sfnClient: SFNClient | undefined;
     const taskTokens = () => sfnTaskTokens(sfnClient!);
     const { definition, functionByState } = synthesizeLocalDefinition();
-    const engine = engineDeps({ store, model, egress, secrets, clock, ids: randomIds });
+    const engine = engineDeps({ store, model, egress, secrets, clock, ids: randomIds, publish });
     const turnDeps = options.wrapTurnDeps ? options.wrapTurnDeps(engine) : engine;
     const simple = () => ({ store, clock });
     const retry = options.retryIntervalMs ?? 200;

@@ -11,6 +11,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { STSClient } from '@aws-sdk/client-sts';
 import { z } from 'zod';
 import { ENV } from '../../infra/constructs/env-names.ts';
+import { parseInternalHosts } from '../actions/publish-policy.ts';
 import { cachedKeyring } from '../approvals/index.ts';
 import {
   type ApprovalAppDeps,
@@ -55,6 +56,7 @@ const EnvSchema = z.object({
   [ENV.anthropicSecretArn]: z.string().optional(),
   [ENV.credentialSecretPrefix]: z.string().default('wf/'),
   [ENV.credentialRoleArn]: z.string().optional(),
+  [ENV.internalHosts]: z.string().optional(),
   [ENV.approvalBaseUrl]: z.string().optional(),
   [ENV.alertTopicArn]: z.string().optional(),
   [ENV.alertTopicArns]: z.string().optional(),
@@ -104,6 +106,8 @@ const awsClient = <C>(client: C): C => recorded(tracedClient(client));
 export function awsRuntime(): AwsRuntime {
   if (runtime) return runtime;
   const env = EnvSchema.parse(process.env);
+  // The operator's internal hosts: unsafe HTTP requests to any other host are external publishes.
+  const publish = { internalHosts: parseInternalHosts(env[ENV.internalHosts]) };
   // Logs, metrics and trace annotations come from what passes through the store and the egress guard.
   const telemetry = handlerTelemetry();
   // Only the functions that sign have the key's ARN (and kms:Sign on it); elsewhere heads are not signed.
@@ -195,7 +199,7 @@ export function awsRuntime(): AwsRuntime {
     auditVerifier: () => auditVerifier,
     async turn() {
       model ??= loadModel();
-      return engineDeps({ store, model, egress, secrets, clock: systemClock, ids: randomIds });
+      return engineDeps({ store, model, egress, secrets, clock: systemClock, ids: randomIds, publish });
     },
     async deliver() {
       const alertTopic = env[ENV.alertTopicArn];
@@ -206,7 +210,7 @@ export function awsRuntime(): AwsRuntime {
           sns: awsClient(new SNSClient({})),
           ...(alertTopic ? { defaultTopicArn: alertTopic } : {}),
           allowedTopicArns: alertTopicArnsOf(env),
-          catalog: actionCatalogFor(store),
+          catalog: actionCatalogFor(store, { publish }),
           egress,
           secrets,
           clock: systemClock,
@@ -220,7 +224,7 @@ export function awsRuntime(): AwsRuntime {
         keyring: await loadKeyring(),
         taskTokens,
         publicBaseUrl: publicBaseUrl(),
-        actions: actionCatalogFor(store),
+        actions: actionCatalogFor(store, { publish }),
         logger: telemetry.logger,
       };
     },

@@ -1,4 +1,5 @@
 /** Assembles the turn engine's dependencies from adapters; shared by the AWS and the local composition. */
+
 import {
   type ConnectorOptions,
   connectorActions,
@@ -6,6 +7,7 @@ import {
   type HttpBuiltinOptions,
   httpBuiltins,
 } from '../actions/index.ts';
+import type { PublishPolicy } from '../actions/publish-policy.ts';
 import type { EngineConfig, TurnDeps } from '../core/engine.ts';
 import type { Clock, EgressPort, Ids, ModelPort, SecretsPort } from '../core/ports.ts';
 import { DEFAULT_PRICES } from '../core/pricing.ts';
@@ -23,7 +25,12 @@ export const defaultEngineConfig = (overrides: Partial<EngineConfig> = {}): Engi
 });
 
 /** Options of the action catalog; production passes none (strict defaults). */
-export type ActionCatalogOptions = { http?: HttpBuiltinOptions; connectors?: ConnectorOptions };
+export type ActionCatalogOptions = {
+  http?: HttpBuiltinOptions;
+  connectors?: ConnectorOptions;
+  /** The operator's internal hosts (external publishing is decided against them). */
+  publish?: PublishPolicy;
+};
 
 /**
  * The action catalog of a deployment: built-ins (notes kept in the store, fetch_url and http_request through
@@ -32,8 +39,11 @@ export type ActionCatalogOptions = { http?: HttpBuiltinOptions; connectors?: Con
 export const actionCatalogFor = (store: DynamoStore, options: ActionCatalogOptions = {}) =>
   createActionCatalog({
     notes: store,
-    httpBuiltins: httpBuiltins(options.http),
-    connectorAction: connectorActions(options.connectors),
+    httpBuiltins: httpBuiltins({ ...options.http, ...(options.publish ? { publish: options.publish } : {}) }),
+    connectorAction: connectorActions({
+      ...options.connectors,
+      ...(options.publish ? { publish: options.publish } : {}),
+    }),
   });
 
 export function engineDeps(args: {
@@ -44,11 +54,12 @@ export function engineDeps(args: {
   clock: Clock;
   ids: Ids;
   config?: Partial<EngineConfig>;
+  publish?: PublishPolicy;
 }): TurnDeps {
   return {
     store: args.store,
     model: args.model,
-    actions: actionCatalogFor(args.store),
+    actions: actionCatalogFor(args.store, args.publish ? { publish: args.publish } : {}),
     egress: args.egress,
     secrets: args.secrets,
     clock: args.clock,

@@ -171,6 +171,8 @@ describe('a credential used by a connector', () => {
         secrets: fileSecrets(secretsPath),
         clock,
         ids: randomIds,
+        // The echo server stands for an internal service: its POST needs no approval here.
+        publish: { internalHosts: ['127.0.0.1'] },
       });
     const drive = async (from: TurnPointer): Promise<TurnOutcome> => {
       let pointer = from;

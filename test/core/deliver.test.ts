@@ -60,7 +60,8 @@ const deps = () => ({
   destinations: destinations({
     sns: sns.client,
     defaultTopicArn: TOPIC,
-    catalog: actionCatalogFor(store),
+    // The receiver stands for an internal service (an unsafe call outside would need approval).
+    catalog: actionCatalogFor(store, { publish: { internalHosts: ['127.0.0.1'] } }),
     egress: createEgress({ allowLoopbackPorts: [receiver.port] }),
     secrets: noSecrets,
     clock,

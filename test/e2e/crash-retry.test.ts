@@ -131,6 +131,8 @@ beforeAll(async () => {
     dataDir,
     fixtures,
     allowLoopbackPorts: [remote.port],
+    // The remote stands for an internal service: its unsafe calls run without approval, as this test needs.
+    internalHosts: ['127.0.0.1'],
     wrapTurnDeps: killBeforeSettle({ post_comment: 'crash', set_label: 'timeout' }, thrown),
   });
 });

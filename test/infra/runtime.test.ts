@@ -24,6 +24,7 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.credentialRoleArn,
     ENV.anthropicSecretArn,
     ENV.approvalBaseUrl,
+    ENV.internalHosts,
   ],
   'request-approval': [
     ...COMMON,
@@ -39,9 +40,10 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.approvalBaseUrl,
     ENV.auditSigningKeyArn,
     ENV.credentialRoleArn,
+    ENV.internalHosts,
   ],
   'mark-failed': [...COMMON, ENV.auditSigningKeyArn],
-  'approval-http': [...COMMON, ENV.signingSecretArn, ENV.approvalBaseUrl],
+  'approval-http': [...COMMON, ENV.signingSecretArn, ENV.approvalBaseUrl, ENV.internalHosts],
   api: [
     ...COMMON,
     ENV.stateMachineArn,
@@ -432,4 +434,27 @@ describe('cdk-nag and synthesis', () => {
       ]),
     );
   });
+});
+
+describe('WorkflowRuntime: internalHosts', () => {
+  it('gives the functions that gate or show actions the operator list, comma-separated', () => {
+    // Act
+    const synthesized = synthRuntime({ internalHosts: ['billing.internal.example.com', 'crm.corp'] });
+    const functions = synthesized.template.findResources('AWS::Lambda::Function');
+
+    // Assess
+    const values = Object.values(functions)
+      .map((fn) => fn.Properties.Environment.Variables[ENV.internalHosts])
+      .filter((value) => value !== undefined);
+    expect(values).toEqual(Array(3).fill('billing.internal.example.com,crm.corp'));
+  });
+
+  it.each(['https://billing.example.com', '*.corp', 'host:8443', 'a/b'])(
+    'refuses %j: exact host names only',
+    (host) => {
+      expect(() => synthRuntime({ internalHosts: [host] })).toThrow(
+        /internalHosts entry .* is not a host name/,
+      );
+    },
+  );
 });

@@ -6,6 +6,7 @@
 import type { Action } from '../../core/actions.ts';
 import type { Connector } from '../../schemas/connector.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
+import type { PublishPolicy } from '../publish-policy.ts';
 import { githubCreateCommentAction, githubCreateIssueAction } from './github.ts';
 import { httpConnectorAction } from './http.ts';
 import { signedWebhookAction } from './signed-webhook.ts';
@@ -22,6 +23,8 @@ export type ConnectorOptions = {
   userAgent?: string;
   /** Cap on the response text an `http` connector returns (default 20,000 characters). */
   maxTextChars?: number;
+  /** The operator's internal hosts: unsafe requests to any other host are external publishes. */
+  publish?: PublishPolicy;
 };
 
 /** Builds the action of one declared connector. */
@@ -34,14 +37,18 @@ export type ConnectorActionFactory = (
 /** The catalog's `connectorAction`. */
 export function connectorActions(options: ConnectorOptions = {}): ConnectorActionFactory {
   const slack = { allowedOrigins: options.slackWebhookOrigins ?? [SLACK_WEBHOOK_ORIGIN] };
-  const github = options.userAgent === undefined ? {} : { userAgent: options.userAgent };
-  const http = options.maxTextChars === undefined ? {} : { maxTextChars: options.maxTextChars };
+  const publish = options.publish === undefined ? {} : { publish: options.publish };
+  const github = { ...publish, ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }) };
+  const http = {
+    ...publish,
+    ...(options.maxTextChars === undefined ? {} : { maxTextChars: options.maxTextChars }),
+  };
   return (name, connector, definition) => {
     switch (connector.kind) {
       case 'http':
         return httpConnectorAction(name, connector, definition, http);
       case 'signed_webhook':
-        return signedWebhookAction(name, connector, definition);
+        return signedWebhookAction(name, connector, definition, publish);
       case 'slack_webhook':
         return slackWebhookAction(name, connector, definition, slack);
       case 'github_create_issue':

@@ -12,6 +12,7 @@ import type {
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import { ConnectorConfigError } from '../errors.ts';
 import { egressFailure, failed, succeeded } from '../outcome.ts';
+import { type PublishPolicy, sendsOutside } from '../publish-policy.ts';
 import { resolveSlot, sendConnectorRequest } from './send.ts';
 
 /** A declared GitHub connector (either verb). */
@@ -72,6 +73,7 @@ function githubAction<I>(
   definition: WorkflowDefinition,
   verb: Verb<I>,
   userAgent: string,
+  publish: PublishPolicy | undefined,
 ): Action {
   return {
     name,
@@ -79,6 +81,8 @@ function githubAction<I>(
     input: verb.input,
     idempotent: connector.idempotent,
     irreversible: connector.irreversible || connector.externalPublish,
+    // Creating issues and comments is a POST: outside the deployment it publishes, whatever was declared.
+    publishesExternally: () => sendsOutside('POST', connector.apiBaseUrl, publish),
     async run(raw, ctx) {
       const input = raw as I;
       const url = repoUrl(name, connector, verb.path(input));
@@ -120,7 +124,7 @@ export function githubCreateIssueAction(
   name: string,
   connector: GithubConnector,
   definition: WorkflowDefinition,
-  options: { userAgent?: string } = {},
+  options: { userAgent?: string; publish?: PublishPolicy } = {},
 ): Action {
   return githubAction(
     name,
@@ -134,6 +138,7 @@ export function githubCreateIssueAction(
         `Created issue #${created.number ?? '?'} in ${connector.repo}: ${created.html_url ?? '(no URL returned)'}`,
     },
     options.userAgent ?? DEFAULT_USER_AGENT,
+    options.publish,
   );
 }
 
@@ -142,7 +147,7 @@ export function githubCreateCommentAction(
   name: string,
   connector: GithubConnector,
   definition: WorkflowDefinition,
-  options: { userAgent?: string } = {},
+  options: { userAgent?: string; publish?: PublishPolicy } = {},
 ): Action {
   return githubAction(
     name,
@@ -156,5 +161,6 @@ export function githubCreateCommentAction(
         `Commented on #${input.number} in ${connector.repo}: ${created.html_url ?? '(no URL returned)'} (comment ${created.id ?? '?'})`,
     },
     options.userAgent ?? DEFAULT_USER_AGENT,
+    options.publish,
   );
 }

@@ -9,9 +9,10 @@ import type { HttpConnectorSchema } from '../../schemas/connector.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import { DEFAULT_MAX_TEXT_CHARS, httpResultText } from '../http/response-text.ts';
 import { egressFailure } from '../outcome.ts';
+import { type PublishPolicy, sendsOutside } from '../publish-policy.ts';
 import { connectorInput } from './input-schema.ts';
 import { resolveSlot, sendConnectorRequest } from './send.ts';
-import { fillTemplate, templateParams } from './template.ts';
+import { fillTemplate, templateOrigin, templateParams } from './template.ts';
 
 /** A declared `http` connector. */
 export type HttpConnector = z.output<typeof HttpConnectorSchema>;
@@ -21,7 +22,7 @@ export function httpConnectorAction(
   name: string,
   connector: HttpConnector,
   definition: WorkflowDefinition,
-  options: { maxTextChars?: number } = {},
+  options: { maxTextChars?: number; publish?: PublishPolicy } = {},
 ): Action {
   const { input, jsonSchema } = connectorInput(connector.input, templateParams(connector.url));
   const maxChars = options.maxTextChars ?? DEFAULT_MAX_TEXT_CHARS;
@@ -32,6 +33,9 @@ export function httpConnectorAction(
     jsonSchema,
     idempotent: connector.idempotent,
     irreversible: connector.irreversible || connector.externalPublish,
+    // Whatever the author declared: an unsafe method to a host outside the deployment is an external publish.
+    publishesExternally: () =>
+      sendsOutside(connector.method, templateOrigin(name, connector.url), options.publish),
     async run(raw, ctx) {
       const { url, rest } = fillTemplate(name, connector.url, raw as Record<string, unknown>);
       const headers: Record<string, string> = { accept: 'application/json, text/*;q=0.9, */*;q=0.5' };

@@ -8,6 +8,7 @@ import type { SignedWebhookConnectorSchema } from '../../schemas/connector.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import { capText } from '../http/response-text.ts';
 import { egressFailure } from '../outcome.ts';
+import { type PublishPolicy, sendsOutside } from '../publish-policy.ts';
 import { resolveSlot, sendConnectorRequest } from './send.ts';
 import { SIGNATURE_TIMESTAMP_HEADER, webhookSignature } from './signature.ts';
 import { templateOrigin } from './template.ts';
@@ -30,6 +31,7 @@ export function signedWebhookAction(
   name: string,
   connector: SignedWebhookConnector,
   definition: WorkflowDefinition,
+  options: { publish?: PublishPolicy } = {},
 ): Action {
   return {
     name,
@@ -37,6 +39,8 @@ export function signedWebhookAction(
     input: WebhookInput,
     idempotent: connector.idempotent,
     irreversible: connector.irreversible || connector.externalPublish,
+    // A POST: outside the deployment it publishes, whatever the author declared.
+    publishesExternally: () => sendsOutside('POST', templateOrigin(name, connector.url), options.publish),
     async run(raw, ctx) {
       templateOrigin(name, connector.url);
       const key = await resolveSlot(ctx, name, definition, connector.credential.slot);

@@ -69,6 +69,8 @@ export function slackWebhookAction(
     input: SlackMessageInput,
     idempotent: connector.idempotent,
     irreversible: connector.irreversible || connector.externalPublish,
+    // Slack is outside every deployment: a message always needs approval, whatever the author declared.
+    publishesExternally: () => true,
     async run(raw, ctx) {
       const message = raw as z.output<typeof SlackMessageInput>;
       const url = slackWebhookUrl(

@@ -10,6 +10,7 @@ import type { Action } from '../../core/actions.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import { credentialProblem } from '../credential-check.ts';
 import { egressFailure, failed } from '../outcome.ts';
+import { type PublishPolicy, sendsOutside } from '../publish-policy.ts';
 import { DEFAULT_MAX_TEXT_CHARS, httpResultText } from './response-text.ts';
 import { HttpUrlInput } from './url.ts';
 
@@ -67,7 +68,7 @@ const bodyText = (body: NonNullable<HttpRequestInput['body']>): string =>
   typeof body === 'string' ? body : JSON.stringify(body);
 
 /** Options of `http_request`: text cap (default 20,000). */
-export type HttpRequestOptions = { maxTextChars?: number };
+export type HttpRequestOptions = { maxTextChars?: number; publish?: PublishPolicy };
 
 /** The http_request action for one workflow (its credRefs are what the credential check looks for). */
 export function httpRequestAction(definition: WorkflowDefinition, options: HttpRequestOptions = {}): Action {
@@ -80,6 +81,11 @@ export function httpRequestAction(definition: WorkflowDefinition, options: HttpR
     input: HttpRequestInput,
     idempotent: false,
     irreversible: false,
+    // POST, PUT, PATCH and DELETE to a host outside the deployment publish: they need approval.
+    publishesExternally: (raw) => {
+      const input = raw as HttpRequestInput;
+      return sendsOutside(input.method, input.url, options.publish);
+    },
     async run(raw, ctx) {
       const input = raw as HttpRequestInput;
       const body = input.body === undefined ? undefined : bodyText(input.body);
