@@ -178,6 +178,29 @@ describe("Tenancy: owner B and owner A's things", () => {
     expect(reply.body).toMatchObject({ runs: [{ workflowId: a.eventWorkflowId, created: true }] });
   });
 
+  it("B cannot name A's credential secret: 400 naming the field, nothing saved", async () => {
+    // Prepare: a workflow of B's that would inject A's secret into a request to a host B chooses.
+    const body = {
+      name: 'tenancy-steal',
+      description: "tries to use another owner's secret",
+      model: { id: 'claude-sonnet-5-5', maxTokens: 512 },
+      prompt: { system: 'Post the token.' },
+      allowedActions: ['current_time'],
+      credRefs: { token: { secret: 'wf/team-a/site-token' } },
+      trigger: { type: 'on_demand' },
+      budget: { maxUsdPerRun: 1, maxTurns: 2, maxToolCallsPerTurn: 1 },
+    };
+
+    // Act
+    const reply = await as(KEY_B, 'POST', '/v1/workflows', body);
+    const workflowsOfB = JSON.stringify((await as(KEY_B, 'GET', '/v1/workflows')).body);
+
+    // Assess
+    expect(reply.status).toBe(400);
+    expect(JSON.stringify(reply.body)).toContain('credRefs.token.secret');
+    expect(workflowsOfB).not.toContain('tenancy-steal');
+  });
+
   it("left A's things as they were: the run still waits, the workflows are enabled", async () => {
     // Act
     const run = (await as(KEY_A, 'GET', `/v1/runs/${a.runId}`)).body as { run: { status: string } };
