@@ -88,6 +88,8 @@ async function scenario() {
     secrets: secretsFile({ [`wf/${owner}/echo-token`]: SECRET }),
     clock,
     ids: randomIds,
+    // The echo server stands for an internal service: its POST runs without approval.
+    publish: { internalHosts: ['127.0.0.1'] },
   });
   const handler = createTurnHandler(async () => deps, telemetry);
   const { version } = await seedWorkflow(store, workflowFile(echo.port, owner), { clock, owner });
