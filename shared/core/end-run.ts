@@ -5,8 +5,10 @@
  * the audit entries. Retries when a concurrent write moved the run; a run that already ended is returned.
  */
 import { isTerminalRunStatus, type Run, type StopReason } from '../schemas/run.ts';
-import { isoAt, RunHandle, releaseReservation } from './engine.ts';
+import { unsettledSpend } from './budget.ts';
+import { isoAt, RunHandle } from './engine.ts';
 import type { Clock } from './ports.ts';
+import { roundUsd } from './pricing.ts';
 import { RunConflictError } from './store-errors.ts';
 import type { AuditInput, RunStore } from './store-port.ts';
 import { toolResultContent, toolUsesOf } from './transcript.ts';
@@ -48,11 +50,11 @@ export async function endRun(
         settled.get(use.id) ?? { content: `Not executed: ${ending.why}.`, isError: true },
       ]),
     );
-    const release = releaseReservation(run);
+    const unsettled = unsettledSpend(run);
     const handle = new RunHandle(run, deps);
     try {
       await handle.commit({
-        ...(release ? { daySpend: release } : {}),
+        ...(unsettled?.daySpend ? { daySpend: unsettled.daySpend } : {}),
         ...(open
           ? {
               messages: [
@@ -77,6 +79,8 @@ export async function endRun(
           lastNext: 'failed',
           pendingApprovalIds: [],
           reservation: undefined,
+          // An outstanding reservation may have paid for a call (a crash during it): counted, never free.
+          costUsd: roundUsd(current.costUsd + (unsettled?.costUsd ?? 0)),
           messageCount: current.messageCount + (open ? 1 : 0),
         }),
         audit: [

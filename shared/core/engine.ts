@@ -2,9 +2,9 @@
 import type { Budget } from '../schemas/budget.ts';
 import type { Run } from '../schemas/run.ts';
 import type { ActionCatalog } from './actions.ts';
-import type { Clock, EgressPort, Ids, ModelPort, SecretsPort } from './ports.ts';
+import type { Clock, EgressPort, Ids, ModelPort, SecretsPort, WaitingClock } from './ports.ts';
 import type { PriceTable } from './pricing.ts';
-import type { DaySpendChange, RunChange, RunStore } from './store-port.ts';
+import type { RunChange, RunStore } from './store-port.ts';
 
 export type EngineConfig = {
   prices: PriceTable;
@@ -12,6 +12,11 @@ export type EngineConfig = {
   roles: Record<string, string>;
   /** Turns per Step Functions execution before continuing in a fresh one (history limit 25,000 events). */
   turnsPerExecution: number;
+  /**
+   * How long one turn waits (clock ms) for other runs' reservations to make room under a per-day ceiling
+   * before handing over to a fresh execution that waits again (default `DEFAULT_BUDGET_WAIT_MS`).
+   */
+  budgetWaitMs?: number;
 };
 
 export type TurnDeps = {
@@ -20,7 +25,7 @@ export type TurnDeps = {
   actions: ActionCatalog;
   egress: EgressPort;
   secrets: SecretsPort;
-  clock: Clock;
+  clock: WaitingClock;
   ids: Ids;
   config: EngineConfig;
 };
@@ -31,8 +36,8 @@ export const utcDay = (clock: Clock): string => isoAt(clock).slice(0, 10);
 /** A mutable handle on the run: every commit goes through it, so the fence (`rev`) is always current. */
 export class RunHandle {
   run: Run;
-  readonly #deps: Pick<TurnDeps, 'store' | 'clock'>;
-  constructor(run: Run, deps: Pick<TurnDeps, 'store' | 'clock'>) {
+  readonly #deps: { store: RunStore; clock: Clock };
+  constructor(run: Run, deps: { store: RunStore; clock: Clock }) {
     this.run = run;
     this.#deps = deps;
   }
@@ -51,13 +56,3 @@ export class RunHandle {
 }
 
 export type { Budget };
-
-/**
- * The day-spend change that gives back an outstanding reservation when a run ends without making the call
- * it reserved for (a crash, a timeout, a cancel), so the per-day counter holds only real spend.
- */
-export function releaseReservation(run: Run): DaySpendChange | undefined {
-  const held = run.reservation;
-  if (!held?.daily || held.usd === 0) return undefined;
-  return { owner: run.owner, workflowId: run.workflowId, day: held.day, deltaUsd: -held.usd };
-}

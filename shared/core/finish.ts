@@ -2,9 +2,11 @@
 import type { Approval } from '../schemas/approval.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { RunStatus, StopReason } from '../schemas/run.ts';
+import { unsettledSpend } from './budget.ts';
 import { degradedFrom } from './degraded.ts';
-import { isoAt, type RunHandle, releaseReservation, type TurnDeps } from './engine.ts';
+import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
 import type { TurnOutcome, TurnPointer } from './outcome.ts';
+import { roundUsd } from './pricing.ts';
 import type { AuditInput } from './store-port.ts';
 import { capResultText } from './transcript-limits.ts';
 
@@ -104,9 +106,9 @@ export async function finishRun(
     requested.status === 'done' ? degradedFrom(await deps.store.listLedger(h.run.runId)) : undefined;
   const ending: Ending = degraded ? { ...requested, status: 'denied' } : requested;
   const delivers = requested.status === 'done';
-  const release = releaseReservation(h.run);
+  const unsettled = unsettledSpend(h.run);
   await h.commit({
-    ...(release ? { daySpend: release } : {}),
+    ...(unsettled?.daySpend ? { daySpend: unsettled.daySpend } : {}),
     ...(ending.closing ? { messages: [ending.closing] } : {}),
     next: (run) => ({
       ...run,
@@ -117,6 +119,8 @@ export async function finishRun(
       endedAt: isoAt(deps.clock),
       pendingApprovalIds: [],
       reservation: undefined,
+      // An outstanding reservation may have paid for a call (a crash during it): counted, never free.
+      costUsd: roundUsd(run.costUsd + (unsettled?.costUsd ?? 0)),
       messageCount: run.messageCount + (ending.closing ? 1 : 0),
       // Capped: the run item is rewritten on every commit and must stay under 400 KB.
       ...(ending.resultText !== undefined ? { result: { text: capResultText(ending.resultText) } } : {}),

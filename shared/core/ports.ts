@@ -10,6 +10,12 @@ export interface Clock {
   nowMs(): number;
 }
 
+/** A clock that can also wait (a budget waiting for other runs' reservations). */
+export interface WaitingClock extends Clock {
+  /** Resolves after `ms` milliseconds of this clock's time. */
+  sleep(ms: number): Promise<void>;
+}
+
 /** Id source, injected so tests are deterministic. */
 export interface Ids {
   /** A new unique id with the given prefix, e.g. `run_…`. */
@@ -74,9 +80,18 @@ export type ModelResponse = {
   usage: Usage;
 };
 
-/** The model port: one Messages API call. Errors are `ModelError`s (see shared/model/errors.ts). */
+/**
+ * The model port: one Messages API call. Errors are `ModelError`s (see shared/model/errors.ts); an error
+ * with a 4xx HTTP `status` (other than 408) is the provider refusing the request before any output, so the
+ * call was not billed.
+ */
 export interface ModelPort {
   call(request: ModelRequest): Promise<ModelResponse>;
+  /**
+   * The `max_tokens` this port will send for `request` (thinking included): what a budget must reserve at
+   * the output rate. Without it, the core assumes the default per-model thinking style (`maxOutputTokensOf`).
+   */
+  maxOutputTokens?(request: ModelRequest): number;
 }
 
 // ---------------------------------------------------------------- actions, egress, secrets

@@ -18,10 +18,16 @@ export type DaySpendChange = {
   workflowId: string;
   /** UTC day, YYYY-MM-DD. */
   day: string;
+  /** Change of the day's total: settled spend plus outstanding reservations. */
   deltaUsd: number;
+  /** Change of the outstanding reservations within that total (a reservation +, its settlement or release −). */
+  reservedDeltaUsd?: number;
   /** When set, a positive delta is refused if it would take the day's total past this. */
   limitUsd?: number;
 };
+
+/** A workflow's day: `totalUsd` (settled spend plus outstanding reservations) and the reserved part. */
+export type DaySpend = { totalUsd: number; reservedUsd: number };
 
 export type RunChange = {
   /** The run as last read: the write is fenced on its `rev`. */
@@ -50,6 +56,8 @@ export interface RunStore {
   listMessages(runId: string): Promise<TranscriptMessage[]>;
   listLedger(runId: string): Promise<LedgerRow[]>;
   getApproval(approvalId: string): Promise<Approval | undefined>;
+  /** The day's spend counter of a workflow (consistent read); zeros for a day without spend. */
+  getDaySpendDetail(owner: string, workflowId: string, day: string): Promise<DaySpend>;
   /** Seals the run's final audit head into its owner's anchor chain, once (idempotent). */
   anchorRunHead(run: Run, at: string): Promise<unknown>;
   /** Applies a change atomically; throws RunConflictError, LedgerConflictError, ApprovalAlreadyDecidedError or DayBudgetExceededError. */

@@ -7,18 +7,25 @@
  */
 
 import type { TranscriptMessage } from '../schemas/message.ts';
-import { isTerminalRunStatus } from '../schemas/run.ts';
+import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import { toolSpecOf } from './actions.ts';
+import {
+  countUnsettledReservation,
+  releaseUnbilled,
+  reserveBudget,
+  settlementAudit,
+  settlementDaySpend,
+} from './budget.ts';
 import { isoAt, RunHandle, type TurnDeps, utcDay } from './engine.ts';
 import { RunNotFoundError, TurnFenceError, WorkflowVersionMissingError } from './errors.ts';
 import { awaitApprovals, commitTurn, finishRun, secondsUntilExpiry } from './finish.ts';
 import { type EffectiveGrant, effectiveGrant } from './gate.ts';
 import type { TurnOutcome, TurnPointer } from './outcome.ts';
-import type { ContentBlock, ModelRequest, ToolOutcome } from './ports.ts';
-import { costOf, priceFor, reservationFor, roundUsd } from './pricing.ts';
+import type { ContentBlock, ModelRequest, ModelResponse, ToolOutcome } from './ports.ts';
+import { costOf, type ModelPrice, priceFor, roundUsd } from './pricing.ts';
 import { redactModelContent } from './redaction.ts';
-import { DayBudgetExceededError } from './store-errors.ts';
+import type { DaySpendChange } from './store-port.ts';
 import { answerToolUses } from './tool-calls.ts';
 import { systemPromptOf, textOf, toModelMessages, toolResultContent, toolUsesOf } from './transcript.ts';
 import { contentHashOf, OUTPUT_TOO_LARGE, oversizeReason } from './transcript-limits.ts';
@@ -136,64 +143,11 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
     });
   }
 
-  let reservation = h.run.reservation?.turn === h.run.turn ? h.run.reservation : undefined;
-  if (!reservation) {
-    const usd = reservationFor(request, price);
-    const exceeded = (scope: string, detail: Record<string, unknown>) =>
-      finishRun(h, deps, input, {
-        status: 'failed',
-        stopReason: 'budget_exceeded',
-        resultText: lastAssistantText(ctx.messages),
-        audit: [{ type: 'budget_exceeded', actor: 'system', data: { scope, reserveUsd: usd, ...detail } }],
-      });
-    if (roundUsd(h.run.costUsd + usd) > budget.maxUsdPerRun) {
-      return exceeded('run', { spentUsd: h.run.costUsd, ceilingUsd: budget.maxUsdPerRun });
-    }
-    const day = utcDay(deps.clock);
-    try {
-      await h.commit({
-        next: (current) => ({
-          ...current,
-          status: 'running',
-          reservation: { turn: current.turn, usd, day, daily: budget.maxUsdPerDay !== undefined },
-        }),
-        ...(budget.maxUsdPerDay !== undefined
-          ? {
-              daySpend: {
-                owner: h.run.owner,
-                workflowId: h.run.workflowId,
-                day,
-                deltaUsd: usd,
-                limitUsd: budget.maxUsdPerDay,
-              },
-            }
-          : {}),
-        audit: [
-          ...(h.run.status !== 'running'
-            ? [
-                {
-                  type: 'status_changed' as const,
-                  actor: 'system',
-                  data: { from: h.run.status, to: 'running' },
-                },
-              ]
-            : []),
-          {
-            type: 'budget_reserved',
-            actor: 'system',
-            data: { turn: h.run.turn, usd, spentUsd: h.run.costUsd, ceilingUsd: budget.maxUsdPerRun },
-          },
-        ],
-      });
-    } catch (error) {
-      if (error instanceof DayBudgetExceededError)
-        return exceeded('day', { day, ceilingUsd: budget.maxUsdPerDay });
-      throw error;
-    }
-    reservation = h.run.reservation!;
-  }
+  const reserved = await reserveTurnBudget(h, deps, ctx, request, price);
+  if (reserved.outcome) return reserved.outcome;
+  const held = reserved.held;
 
-  const response = await deps.model.call(request);
+  const response = await callOrRelease(h, deps, request);
   const cost = costOf(response.usage, price);
   const said = await redactModelContent(
     response.content,
@@ -222,7 +176,6 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
     model: response.model,
     createdAt: isoAt(deps.clock),
   };
-  const held = reservation;
   await h.commit({
     messages: [assistant],
     next: (current) => ({
@@ -239,16 +192,8 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
       messageCount: current.messageCount + 1,
       reservation: undefined,
     }),
-    ...(budget.maxUsdPerDay !== undefined
-      ? {
-          daySpend: {
-            owner: h.run.owner,
-            workflowId: h.run.workflowId,
-            day: held.day,
-            deltaUsd: roundUsd(cost - held.usd),
-          },
-        }
-      : {}),
+    // Counted in full even above the reservation: never clipped (settlementDaySpend).
+    ...withDaySpend(settlementDaySpend(h.run, held, cost)),
     audit: [
       {
         type: 'model_call',
@@ -263,16 +208,78 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
           contentHash: contentHashOf(content),
         },
       },
-      {
-        type: 'budget_settled',
-        actor: 'system',
-        data: { turn: h.run.turn, reservedUsd: held.usd, actualUsd: cost },
-      },
+      settlementAudit(h.run.turn, held.usd, cost),
     ],
   });
   ctx.messages.push(assistant);
   return concludeAssistant(h, deps, ctx, assistant);
 }
+
+// ---------------------------------------------------------------- budget steps (shared/core/budget.ts)
+
+type TurnReservation =
+  | { outcome: TurnOutcome; held?: undefined }
+  | { outcome?: undefined; held: NonNullable<Run['reservation']> };
+
+/**
+ * Step 4: counts a reservation left unsettled by an earlier attempt of this turn as spent, then reserves
+ * this call's budget: waits for other runs' reservations (bounded), hands over to a fresh execution when
+ * they still hold the room, or ends the run `budget_exceeded`.
+ */
+async function reserveTurnBudget(
+  h: RunHandle,
+  deps: TurnDeps,
+  ctx: TurnContext,
+  request: ModelRequest,
+  price: ModelPrice,
+): Promise<TurnReservation> {
+  const { definition, input } = ctx;
+  await countUnsettledReservation(h);
+  const result = await reserveBudget(h, deps, {
+    request,
+    price,
+    budget: definition.budget,
+    day: utcDay(deps.clock),
+  });
+  if (result.kind === 'reserved') return { held: h.run.reservation! };
+  if (result.kind === 'blocked') {
+    // Nothing was written: the fresh execution runs this turn again (and waits again if it must).
+    return {
+      outcome: {
+        runId: h.run.runId,
+        turn: h.run.turn,
+        segmentStartTurn: input.segmentStartTurn,
+        next: 'continue_as_new',
+      },
+    };
+  }
+  return {
+    outcome: await finishRun(h, deps, input, {
+      status: 'failed',
+      stopReason: 'budget_exceeded',
+      resultText: lastAssistantText(ctx.messages),
+      audit: [
+        {
+          type: 'budget_exceeded',
+          actor: 'system',
+          data: { scope: result.scope, reserveUsd: result.usd, ...result.detail },
+        },
+      ],
+    }),
+  };
+}
+
+/** Step 5: the model call; a refusal the provider did not bill gives the reservation back first. */
+async function callOrRelease(h: RunHandle, deps: TurnDeps, request: ModelRequest): Promise<ModelResponse> {
+  try {
+    return await deps.model.call(request);
+  } catch (error) {
+    await releaseUnbilled(h, error);
+    throw error;
+  }
+}
+
+const withDaySpend = (change: DaySpendChange | undefined) => (change ? { daySpend: change } : {});
 
 /** Step 7 onwards for this turn's persisted assistant message (also after a crash that followed step 6). */
 async function concludeAssistant(

@@ -32,7 +32,7 @@ import { type ScriptedFixture, startScriptedModelServer } from '../model/index.t
 import { consoleNotifier, inboxNotifier, type Notifier } from '../notify/index.ts';
 import { type ExecutionsPort, resumeRun } from '../runs/index.ts';
 import { type AwsCallSink, recordAwsCalls, withFunctionName } from '../runtime/aws-call-recorder.ts';
-import { randomIds, systemClock } from '../runtime/clock.ts';
+import { randomIds, systemClock, waitingClock } from '../runtime/clock.ts';
 import { destinations } from '../runtime/destinations.ts';
 import { actionCatalogFor, engineDeps } from '../runtime/engine-deps.ts';
 import { sfnExecutions } from '../runtime/executions-sfn.ts';
@@ -204,7 +204,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     let sfnClient: SFNClient | undefined;
     const taskTokens = () => sfnTaskTokens(sfnClient!);
     const { definition, functionByState } = synthesizeLocalDefinition();
-    const engine = engineDeps({ store, model, egress, secrets, clock, ids: randomIds, publish });
+    const engine = engineDeps({
+      store,
+      model,
+      egress,
+      secrets,
+      clock: waitingClock(clock),
+      ids: randomIds,
+      publish,
+    });
     const turnDeps = options.wrapTurnDeps ? options.wrapTurnDeps(engine) : engine;
     const simple = () => ({ store, clock });
     const retry = options.retryIntervalMs ?? 200;

@@ -7,7 +7,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ModelPort, ModelRequest, ModelResponse } from '../core/ports.ts';
 import { fromMessage, toCreateParams } from './anthropic-mapping.ts';
 import { toModelError } from './sdk-errors.ts';
-import { type ThinkingStyle, thinkingStyleFor } from './thinking.ts';
+import { type ThinkingStyle, thinkingParams, thinkingStyleFor } from './thinking.ts';
 
 /** Default per-request timeout: 10 minutes, below Lambda's 15-minute ceiling. */
 export const DEFAULT_MODEL_TIMEOUT_MS = 600_000;
@@ -54,10 +54,14 @@ export function messagesModel(
 ): ModelPort {
   const streaming = options.streaming ?? true;
   const styleOption = options.thinkingStyle ?? 'auto';
+  const styleOf = (request: ModelRequest) =>
+    styleOption === 'auto' ? thinkingStyleFor(request.model) : styleOption;
   return {
+    maxOutputTokens: (request) =>
+      thinkingParams(request.thinking, request.maxTokens, styleOf(request)).max_tokens,
     async call(request: ModelRequest): Promise<ModelResponse> {
       check(request);
-      const style = styleOption === 'auto' ? thinkingStyleFor(request.model) : styleOption;
+      const style = styleOf(request);
       const params = toCreateParams(request, style);
       let message: Anthropic.Message;
       try {

@@ -9,25 +9,17 @@
  * models; several 5.x models think by default and some cannot turn it off, and sending
  * `{type:'disabled'}` to those is a 400).
  */
-import { bareModelId } from '../core/model-id.ts';
+import {
+  effectiveMaxTokens,
+  MIN_ANSWER_TOKENS,
+  THINKING_BUDGETS,
+  type ThinkingStyle,
+  thinkingStyleFor,
+} from '../core/output-tokens.ts';
 import type { ThinkingLevel } from '../core/ports.ts';
 
-export type ThinkingStyle = 'budget' | 'adaptive';
-
-/** Thinking budgets (tokens) of the budget style. */
-export const THINKING_BUDGETS = { low: 1024, medium: 4096, high: 16_384 } as const;
-
-/** Tokens left for the answer above the thinking budget when `max_tokens` has to be raised. */
-export const MIN_ANSWER_TOKENS = 1024;
-
-// claude-3-7-sonnet…, claude-{opus,sonnet,haiku}-4[-0..5][-YYYYMMDD]; 4-6 and later are adaptive.
-const BUDGET_STYLE_MODEL =
-  /^claude-(?:3-7-sonnet(?:-\d{8}|-latest)?|(?:opus|sonnet|haiku)-4(?:-[0-5])?(?:-\d{8})?)$/;
-
-/** The thinking style a model id takes (see the module comment); Bedrock ids by their Anthropic name. */
-export function thinkingStyleFor(model: string): ThinkingStyle {
-  return BUDGET_STYLE_MODEL.test(bareModelId(model)) ? 'budget' : 'adaptive';
-}
+// The style table and the max_tokens rule live in the core, so the budget reserves what is sent here.
+export { MIN_ANSWER_TOKENS, THINKING_BUDGETS, type ThinkingStyle, thinkingStyleFor };
 
 /** The request fields that a thinking level sets. */
 export type ThinkingParams = {
@@ -50,9 +42,8 @@ export function thinkingParams(
   if (style === 'adaptive') {
     return { thinking: { type: 'adaptive' }, output_config: { effort: level }, max_tokens: maxTokens };
   }
-  const budget = THINKING_BUDGETS[level];
   return {
-    thinking: { type: 'enabled', budget_tokens: budget },
-    max_tokens: Math.max(maxTokens, budget + MIN_ANSWER_TOKENS),
+    thinking: { type: 'enabled', budget_tokens: THINKING_BUDGETS[level] },
+    max_tokens: effectiveMaxTokens(level, maxTokens, style),
   };
 }

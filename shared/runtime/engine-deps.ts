@@ -9,7 +9,7 @@ import {
 } from '../actions/index.ts';
 import type { PublishPolicy } from '../actions/publish-policy.ts';
 import type { EngineConfig, TurnDeps } from '../core/engine.ts';
-import type { Clock, EgressPort, Ids, ModelPort, SecretsPort } from '../core/ports.ts';
+import type { EgressPort, Ids, ModelPort, SecretsPort, WaitingClock } from '../core/ports.ts';
 import { DEFAULT_PRICES } from '../core/pricing.ts';
 import { DEFAULT_MODEL_CONFIG } from '../model/index.ts';
 import type { DynamoStore } from '../store/index.ts';
@@ -51,7 +51,7 @@ export function engineDeps(args: {
   model: ModelPort;
   egress: EgressPort;
   secrets: SecretsPort;
-  clock: Clock;
+  clock: WaitingClock;
   ids: Ids;
   config?: Partial<EngineConfig>;
   publish?: PublishPolicy;

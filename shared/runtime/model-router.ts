@@ -3,6 +3,7 @@
  * (IAM credentials, the deployment's region), or the scripted server (offline) selecting the fixture named
  * after the workflow, through either SDK. Every source uses a real SDK.
  */
+import { maxOutputTokensOf } from '../core/output-tokens.ts';
 import type { ModelPort } from '../core/ports.ts';
 import { ModelConfigError } from '../model/errors.ts';
 import { createAnthropicModel, createBedrockModel, type StaticAwsCredentials } from '../model/index.ts';
@@ -41,6 +42,8 @@ export function modelFor(source: ModelSource): ModelPort {
       : createAnthropicModel({ apiKey: 'scripted', ...common });
   };
   return {
+    // Every scripted port takes the default (per-model) thinking style.
+    maxOutputTokens: maxOutputTokensOf,
     call(request) {
       const fixture = request.workflow ?? 'default';
       let model = byWorkflow.get(fixture);

@@ -120,19 +120,21 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
     });
   }
   if (change.daySpend) {
-    const { owner, workflowId, day, deltaUsd, limitUsd } = change.daySpend;
+    const { owner, workflowId, day, deltaUsd, reservedDeltaUsd = 0, limitUsd } = change.daySpend;
     const guarded = deltaUsd > 0 && limitUsd !== undefined;
     items.push({
       item: {
         Update: {
           TableName: T,
           Key: keys.daySpend(owner, workflowId, day),
-          UpdateExpression: 'ADD spentUsd :delta SET schemaVersion = :v',
+          // `reservedUsd` is the part of `spentUsd` still reserved: what a waiting run may expect back.
+          UpdateExpression: 'ADD spentUsd :delta, reservedUsd :reserved SET schemaVersion = :v',
           ...(guarded
             ? { ConditionExpression: 'attribute_not_exists(spentUsd) OR spentUsd <= :headroom' }
             : {}),
           ExpressionAttributeValues: {
             ':delta': deltaUsd,
+            ':reserved': reservedDeltaUsd,
             ':v': 1,
             ...(guarded ? { ':headroom': limitUsd - deltaUsd } : {}),
           },

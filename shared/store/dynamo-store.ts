@@ -6,7 +6,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { NotesPort } from '../actions/notes-port.ts';
 import { type AnchorSigner, type AuditEntry, AuditEntrySchema } from '../audit/index.ts';
-import type { RunChange, RunStore } from '../core/store-port.ts';
+import type { DaySpend, RunChange, RunStore } from '../core/store-port.ts';
 import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
@@ -167,6 +167,9 @@ export class DynamoStore implements RunStore, NotesPort {
 
   // ---- per-day spend (read side; writes go through commit)
   async getDaySpend(owner: string, workflowId: string, day: string): Promise<number> {
+    return (await this.getDaySpendDetail(owner, workflowId, day)).totalUsd;
+  }
+  async getDaySpendDetail(owner: string, workflowId: string, day: string): Promise<DaySpend> {
     const response = await this.ctx.doc.send(
       new GetCommand({
         TableName: this.ctx.table,
@@ -174,7 +177,10 @@ export class DynamoStore implements RunStore, NotesPort {
         ConsistentRead: true,
       }),
     );
-    return Number(response.Item?.spentUsd ?? 0);
+    return {
+      totalUsd: Number(response.Item?.spentUsd ?? 0),
+      reservedUsd: Number(response.Item?.reservedUsd ?? 0),
+    };
   }
 
   // ---- run notes (NotesPort: the built-in notes_put / notes_append actions)

@@ -104,6 +104,8 @@ export class FaultyStore implements RunStore {
   listMessages = (runId: string) => this.inner.listMessages(runId);
   listLedger = (runId: string) => this.inner.listLedger(runId);
   getApproval = (id: string) => this.inner.getApproval(id);
+  getDaySpendDetail = (owner: string, id: string, day: string) =>
+    this.inner.getDaySpendDetail(owner, id, day);
   anchorRunHead = (run: Parameters<RunStore['anchorRunHead']>[0], at: string) =>
     this.inner.anchorRunHead(run, at);
   async commit(change: RunChange) {

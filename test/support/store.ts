@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { prepareRun } from '../../shared/core/new-run.ts';
-import type { Clock, Ids } from '../../shared/core/ports.ts';
+import type { Clock, Ids, WaitingClock } from '../../shared/core/ports.ts';
 import type { TriggerProvenance } from '../../shared/schemas/run.ts';
 import {
   newWorkflowRecords,
@@ -19,7 +19,7 @@ export function testStore(): DynamoStore {
 }
 
 /** A clock tests move by hand. */
-export class FixedClock implements Clock {
+export class FixedClock implements WaitingClock {
   ms: number;
   constructor(iso = '2026-11-30T07:00:00.000Z') {
     this.ms = Date.parse(iso);
@@ -29,6 +29,12 @@ export class FixedClock implements Clock {
   }
   advance(ms: number): void {
     this.ms += ms;
+  }
+  /** Total ms asked to sleep. Sleeping does not move this clock (several runs share it): it only yields. */
+  slept = 0;
+  async sleep(ms: number): Promise<void> {
+    this.slept += ms;
+    await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }
 

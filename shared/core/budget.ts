@@ -1,0 +1,239 @@
+/**
+ * Budget reservations of a turn (docs/security.md "Budgets"). Before a model call the turn reserves what
+ * the call can cost at most (`reservationFor` at the adapter's effective `max_tokens`); the per-run ceiling
+ * is checked against the run's spend, the per-day ceiling by a conditional write of the day's counter.
+ * A reservation refused only because other runs' reservations are outstanding waits for them (bounded);
+ * the run stops `budget_exceeded` only when settled spend plus its own need leaves no room.
+ * A reservation is settled with the call's actual cost, counted in full even above the reservation; one
+ * left unsettled (a crash during the call) is counted as spent in full, never given back as free.
+ */
+import type { Budget } from '../schemas/budget.ts';
+import type { Run } from '../schemas/run.ts';
+import type { RunHandle, TurnDeps } from './engine.ts';
+import { maxOutputTokensOf } from './output-tokens.ts';
+import type { ModelPort, ModelRequest } from './ports.ts';
+import { type ModelPrice, reservationFor, roundUsd } from './pricing.ts';
+import { DayBudgetExceededError } from './store-errors.ts';
+import type { AuditInput, DaySpendChange } from './store-port.ts';
+
+/** Default bound of one turn's wait for other runs' reservations (ms of the clock), see `reserveBudget`. */
+export const DEFAULT_BUDGET_WAIT_MS = 120_000;
+const FIRST_BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 8_000;
+
+/** What the call of `request` can cost at most on `model`: input bound plus effective max_tokens of output. */
+export function reservationUsd(model: ModelPort, request: ModelRequest, price: ModelPrice): number {
+  const maxTokens = model.maxOutputTokens?.(request) ?? maxOutputTokensOf(request);
+  // The port may only raise what the workflow asked for (thinking), never lower the bound below it.
+  return reservationFor({ ...request, maxTokens: Math.max(maxTokens, request.maxTokens) }, price);
+}
+
+export type Reserved = { kind: 'reserved'; usd: number };
+export type Refused = { kind: 'refused'; scope: 'run' | 'day'; usd: number; detail: Record<string, unknown> };
+/** Other runs' reservations still hold the room this one needs after the bounded wait: try again later. */
+export type Blocked = { kind: 'blocked'; usd: number; waitedMs: number };
+
+type ReserveInput = { request: ModelRequest; price: ModelPrice; budget: Budget; day: string };
+
+/**
+ * Reserves the budget of this turn's model call. A per-day refusal is looked at: when the day's settled
+ * spend plus this need fits under the ceiling, the room is held by other runs' reservations, which are
+ * settled or released as their calls end, so the turn waits (jittered exponential backoff on the clock)
+ * and tries again, for at most `config.budgetWaitMs`. Fail closed: any other error propagates.
+ */
+export async function reserveBudget(
+  h: RunHandle,
+  deps: TurnDeps,
+  { request, price, budget, day }: ReserveInput,
+): Promise<Reserved | Refused | Blocked> {
+  const usd = reservationUsd(deps.model, request, price);
+  if (roundUsd(h.run.costUsd + usd) > budget.maxUsdPerRun) {
+    return {
+      kind: 'refused',
+      scope: 'run',
+      usd,
+      detail: { spentUsd: h.run.costUsd, ceilingUsd: budget.maxUsdPerRun },
+    };
+  }
+  const started = deps.clock.nowMs();
+  const bound = deps.config.budgetWaitMs ?? DEFAULT_BUDGET_WAIT_MS;
+  for (let attempt = 0; ; attempt++) {
+    const waitedMs = deps.clock.nowMs() - started;
+    try {
+      await commitReservation(h, budget, { usd, day, waitedMs });
+      return { kind: 'reserved', usd };
+    } catch (error) {
+      if (!(error instanceof DayBudgetExceededError) || budget.maxUsdPerDay === undefined) throw error;
+    }
+    const spend = await deps.store.getDaySpendDetail(h.run.owner, h.run.workflowId, day);
+    const settled = roundUsd(spend.totalUsd - spend.reservedUsd);
+    if (roundUsd(settled + usd) > budget.maxUsdPerDay) {
+      return {
+        kind: 'refused',
+        scope: 'day',
+        usd,
+        detail: { day, ceilingUsd: budget.maxUsdPerDay, settledUsd: settled, waitedMs },
+      };
+    }
+    if (waitedMs >= bound) return { kind: 'blocked', usd, waitedMs };
+    await deps.clock.sleep(Math.min(backoffMs(attempt), bound - waitedMs));
+  }
+}
+
+/** Equal jitter: half the exponential step fixed, half random, so waiting runs do not retry in lockstep. */
+function backoffMs(attempt: number): number {
+  const step = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** attempt);
+  return step / 2 + Math.random() * (step / 2);
+}
+
+async function commitReservation(
+  h: RunHandle,
+  budget: Budget,
+  { usd, day, waitedMs }: { usd: number; day: string; waitedMs: number },
+): Promise<void> {
+  const daily = budget.maxUsdPerDay !== undefined;
+  await h.commit({
+    next: (current) => ({
+      ...current,
+      status: 'running',
+      reservation: { turn: current.turn, usd, day, daily },
+    }),
+    ...(daily
+      ? {
+          daySpend: {
+            owner: h.run.owner,
+            workflowId: h.run.workflowId,
+            day,
+            deltaUsd: usd,
+            reservedDeltaUsd: usd,
+            limitUsd: budget.maxUsdPerDay!,
+          },
+        }
+      : {}),
+    audit: [
+      ...(h.run.status !== 'running'
+        ? [{ type: 'status_changed' as const, actor: 'system', data: { from: h.run.status, to: 'running' } }]
+        : []),
+      {
+        type: 'budget_reserved',
+        actor: 'system',
+        data: {
+          turn: h.run.turn,
+          usd,
+          spentUsd: h.run.costUsd,
+          ceilingUsd: budget.maxUsdPerRun,
+          ...(waitedMs > 0 ? { waitedMs } : {}),
+        },
+      },
+    ],
+  });
+}
+
+/**
+ * The day-spend change that settles a reservation with the call's actual cost. Unconditional: a cost above
+ * the reservation is counted in full (never clipped), and the next reservation of any run sees it.
+ */
+export function settlementDaySpend(run: Run, held: NonNullable<Run['reservation']>, costUsd: number) {
+  if (!held.daily) return undefined;
+  return {
+    owner: run.owner,
+    workflowId: run.workflowId,
+    day: held.day,
+    deltaUsd: roundUsd(costUsd - held.usd),
+    reservedDeltaUsd: -held.usd,
+  } satisfies DaySpendChange;
+}
+
+/** The audit entry of a settlement; `overrunUsd` flags a call that cost more than was reserved. */
+export function settlementAudit(turn: number, reservedUsd: number, actualUsd: number): AuditInput {
+  const overrun = roundUsd(actualUsd - reservedUsd);
+  return {
+    type: 'budget_settled',
+    actor: 'system',
+    data: { turn, reservedUsd, actualUsd, ...(overrun > 0 ? { overrunUsd: overrun } : {}) },
+  };
+}
+
+/**
+ * A reservation still outstanding when its turn is tried again or its run ends: the call it was made for
+ * may have been sent and paid (a crash after the provider answered), so it is counted as spent in full.
+ * The day keeps it as spend (no longer as a reservation) and the run's cost includes it.
+ */
+export function unsettledSpend(run: Run): { costUsd: number; daySpend?: DaySpendChange } | undefined {
+  const held = run.reservation;
+  if (!held) return undefined;
+  return {
+    costUsd: held.usd,
+    ...(held.daily
+      ? {
+          daySpend: {
+            owner: run.owner,
+            workflowId: run.workflowId,
+            day: held.day,
+            deltaUsd: 0,
+            reservedDeltaUsd: -held.usd,
+          },
+        }
+      : {}),
+  };
+}
+
+/** Commits an unsettled reservation found at the start of a model call as spent (see `unsettledSpend`). */
+export async function countUnsettledReservation(h: RunHandle): Promise<void> {
+  const held = h.run.reservation;
+  const spend = unsettledSpend(h.run);
+  if (!held || !spend) return;
+  await h.commit({
+    ...(spend.daySpend ? { daySpend: spend.daySpend } : {}),
+    next: (current) => ({
+      ...current,
+      costUsd: roundUsd(current.costUsd + spend.costUsd),
+      reservation: undefined,
+    }),
+    audit: [
+      {
+        type: 'budget_settled',
+        actor: 'system',
+        data: { turn: held.turn, reservedUsd: held.usd, actualUsd: held.usd, unsettled: true },
+      },
+    ],
+  });
+}
+
+/**
+ * The model call failed. A 4xx answer (other than 408) is the provider refusing the request before any
+ * output, so nothing was billed and the reservation is given back now; any other failure (a timeout, a
+ * broken stream, a 5xx) may have been billed, so the reservation stays and is counted when the turn is
+ * tried again or the run ends. Best effort: a failed release leaves the reservation counted, never free.
+ */
+export async function releaseUnbilled(h: RunHandle, error: unknown): Promise<void> {
+  const status = (error as { status?: unknown } | undefined)?.status;
+  const refused = typeof status === 'number' && status >= 400 && status < 500 && status !== 408;
+  const held = h.run.reservation;
+  if (!refused || !held) return;
+  try {
+    await h.commit({
+      ...(held.daily
+        ? {
+            daySpend: {
+              owner: h.run.owner,
+              workflowId: h.run.workflowId,
+              day: held.day,
+              deltaUsd: -held.usd,
+              reservedDeltaUsd: -held.usd,
+            },
+          }
+        : {}),
+      next: (current) => ({ ...current, reservation: undefined }),
+      audit: [
+        {
+          type: 'budget_settled',
+          actor: 'system',
+          data: { turn: held.turn, reservedUsd: held.usd, actualUsd: 0, refusedStatus: status },
+        },
+      ],
+    });
+  } catch {
+    // The reservation stays outstanding and is counted as spent later: conservative, never free.
+  }
+}
