@@ -30,11 +30,12 @@ export class FixedClock implements WaitingClock {
   advance(ms: number): void {
     this.ms += ms;
   }
-  /** Total ms asked to sleep. Sleeping does not move this clock (several runs share it): it only yields. */
-  slept = 0;
+  /**
+   * Sleeping does not move this clock (several runs share it, and their deadlines with it): it yields for
+   * a small real fraction of `ms`, so waiting runs poll gently while the others progress.
+   */
   async sleep(ms: number): Promise<void> {
-    this.slept += ms;
-    await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => setTimeout(resolve, Math.min(50, Math.max(1, ms / 20))));
   }
 }
 
