@@ -16,7 +16,12 @@ import { type ModelPrice, reservationFor, roundUsd } from './pricing.ts';
 import { DayBudgetExceededError } from './store-errors.ts';
 import type { AuditInput, DaySpendChange } from './store-port.ts';
 
-/** Default bound of one turn's wait for other runs' reservations (ms of the clock), see `reserveBudget`. */
+/**
+ * Default bound of one turn's wait for other runs' reservations (ms of the clock), see `reserveBudget`.
+ * The wait happens inside the Turn Lambda, before a model call of up to 10 minutes: wait plus call must stay
+ * under Lambda's 15-minute ceiling (https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html);
+ * test/budget/wait-bound.test.ts checks it against the Turn function's timeout.
+ */
 export const DEFAULT_BUDGET_WAIT_MS = 120_000;
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 8_000;

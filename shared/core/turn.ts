@@ -243,7 +243,10 @@ async function reserveTurnBudget(
   });
   if (result.kind === 'reserved') return { held: h.run.reservation! };
   if (result.kind === 'blocked') {
-    // Nothing was written: the fresh execution runs this turn again (and waits again if it must).
+    // Nothing was written: a fresh execution runs this turn again (and waits again if it must). Fresh, not
+    // `continue`: a wait of hours in one execution would approach its 25,000-event history quota
+    // (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html); the run's own timeout
+    // bounds the whole wait (checked at the start of every turn).
     return {
       outcome: {
         runId: h.run.runId,
