@@ -29,6 +29,9 @@ export function describeAuditEntry(entry: AuditEntry): string | undefined {
       return `  approval ${d.decision} by ${entry.actor.replace(/^approver:/, '')}`;
     case 'approval_expired':
       return `  approval expired: no human decided (denied)`;
+    case 'budget_settled':
+      // Only a reservation counted without an answer is news: a crashed call may have been paid.
+      return d.unsettled ? `budget: an unsettled call counted as spent (${usd(d.actualUsd)})` : undefined;
     case 'budget_exceeded':
       return `budget exceeded (${d.scope}): ceiling ${usd(d.ceilingUsd)}`;
     case 'status_changed':
@@ -42,10 +45,13 @@ export function describeAuditEntry(entry: AuditEntry): string | undefined {
   }
 }
 
-/** The running cost after an entry, from model_call entries. */
+/** The running cost after an entry: model calls plus reservations counted as spent without an answer. */
 export function costSoFar(entries: AuditEntry[]): number {
-  return entries.reduce(
-    (sum, entry) => sum + (entry.type === 'model_call' ? Number(entry.data.costUsd ?? 0) : 0),
-    0,
-  );
+  return entries.reduce((sum, entry) => sum + costOfEntry(entry), 0);
+}
+
+function costOfEntry(entry: AuditEntry): number {
+  if (entry.type === 'model_call') return Number(entry.data.costUsd ?? 0);
+  if (entry.type === 'budget_settled' && entry.data.unsettled) return Number(entry.data.actualUsd ?? 0);
+  return 0;
 }

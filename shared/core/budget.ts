@@ -183,6 +183,19 @@ export function unsettledSpend(run: Run): { costUsd: number; daySpend?: DaySpend
   };
 }
 
+/** The audit entry recording an unsettled reservation as spent (none when nothing is outstanding). */
+export function unsettledAudit(run: Run): AuditInput[] {
+  const held = run.reservation;
+  if (!held) return [];
+  return [
+    {
+      type: 'budget_settled',
+      actor: 'system',
+      data: { turn: held.turn, reservedUsd: held.usd, actualUsd: held.usd, unsettled: true },
+    },
+  ];
+}
+
 /** Commits an unsettled reservation found at the start of a model call as spent (see `unsettledSpend`). */
 export async function countUnsettledReservation(h: RunHandle): Promise<void> {
   const held = h.run.reservation;
@@ -195,13 +208,7 @@ export async function countUnsettledReservation(h: RunHandle): Promise<void> {
       costUsd: roundUsd(current.costUsd + spend.costUsd),
       reservation: undefined,
     }),
-    audit: [
-      {
-        type: 'budget_settled',
-        actor: 'system',
-        data: { turn: held.turn, reservedUsd: held.usd, actualUsd: held.usd, unsettled: true },
-      },
-    ],
+    audit: unsettledAudit(h.run),
   });
 }
 

@@ -5,7 +5,7 @@
  * the audit entries. Retries when a concurrent write moved the run; a run that already ended is returned.
  */
 import { isTerminalRunStatus, type Run, type StopReason } from '../schemas/run.ts';
-import { unsettledSpend } from './budget.ts';
+import { unsettledAudit, unsettledSpend } from './budget.ts';
 import { isoAt, RunHandle } from './engine.ts';
 import type { Clock } from './ports.ts';
 import { roundUsd } from './pricing.ts';
@@ -84,6 +84,7 @@ export async function endRun(
           messageCount: current.messageCount + (open ? 1 : 0),
         }),
         audit: [
+          ...unsettledAudit(run),
           ...ending.audit,
           {
             type: 'status_changed',

@@ -2,7 +2,7 @@
 import type { Approval } from '../schemas/approval.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { RunStatus, StopReason } from '../schemas/run.ts';
-import { unsettledSpend } from './budget.ts';
+import { unsettledAudit, unsettledSpend } from './budget.ts';
 import { degradedFrom } from './degraded.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
 import type { TurnOutcome, TurnPointer } from './outcome.ts';
@@ -128,6 +128,7 @@ export async function finishRun(
       ...(degraded ? { degraded } : {}),
     }),
     audit: [
+      ...unsettledAudit(h.run),
       ...(ending.audit ?? []),
       ...statusChange(h.run.status, ending.status, {
         stopReason: ending.stopReason,

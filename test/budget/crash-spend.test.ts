@@ -3,6 +3,7 @@
  * tried again and makes the call again; both calls count against the run and the day.
  */
 import { describe, expect, it } from 'vitest';
+import { costSoFar } from '../../shared/cli/progress.ts';
 import type { ModelPort, ModelRequest } from '../../shared/core/ports.ts';
 import { roundUsd } from '../../shared/core/pricing.ts';
 import { runTurn } from '../../shared/core/turn.ts';
@@ -69,5 +70,7 @@ describe('spend after a crash during the model call', () => {
       expect.objectContaining({ unsettled: true }),
       expect.objectContaining({ actualUsd: perCall }),
     ]);
+    // What the CLI's run watch shows as the run's cost agrees with the run.
+    expect(roundUsd(costSoFar(await store.listAudit(run.runId)))).toBe(ended!.costUsd);
   });
 });

@@ -188,6 +188,8 @@ describe('per-day ceiling', () => {
       reservedUsd: 0,
     });
     expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', costUsd: reserved });
+    const settled = (await store.listAudit(run.runId)).find((e) => e.type === 'budget_settled');
+    expect(settled?.data).toMatchObject({ actualUsd: reserved, unsettled: true });
   });
 
   it('a call that costs more than its reservation is counted in full, and the next reservation sees it', async () => {
