@@ -3,6 +3,11 @@
  * descend, arrays contribute each element, empty arrays and objects contribute nothing (so such fields count as
  * absent), and every value remembers which element of which array of objects it came from. That membership lets
  * a pattern with several fields under an array of objects match only fields of the same element.
+ *
+ * A path is its field names joined with dots, and nothing else: a dot inside a field name is a path separator
+ * too, so `{"state": {"status": "x"}}` and `{"state.status": "x"}` are the same field, in events and in patterns.
+ * Event Ruler's README, "Caveat: Compiled rules and JSON keys with dots"
+ * (https://github.com/aws/event-ruler#caveat-compiled-rules-and-json-keys-with-dots).
  */
 
 /** A leaf value with its array membership: array instance id → element index. */
@@ -11,9 +16,9 @@ export type FlatLeaf = { value: string | number | boolean | null; membership: Re
 /** Leaves keyed by path key (see {@link pathKey}). */
 export type FlatEvent = ReadonlyMap<string, readonly FlatLeaf[]>;
 
-/** An unambiguous key for a path of field names (dots inside field names cannot collide). */
+/** The flattened name of a path of field names: joined with dots, as Event Ruler joins them. */
 export function pathKey(segments: readonly string[]): string {
-  return JSON.stringify(segments);
+  return segments.join('.');
 }
 
 const NO_MEMBERSHIP: ReadonlyMap<number, number> = new Map();

@@ -1,7 +1,13 @@
 /**
  * EventBridge event pattern matching for the local stack. A pattern is expanded into alternatives (one per
- * combination of `$or` branches); each alternative is a list of leaf conditions on field paths, all of which
- * must hold (AND), using values that come from the same element of any array of objects they share.
+ * combination of `$or` branches); each alternative is a list of leaf conditions on flattened field paths (names
+ * joined with dots, see event-flatten.ts), all of which must hold (AND), using values that come from the same
+ * element of any array of objects they share.
+ *
+ * Like Event Ruler (EventBridge's matcher, https://github.com/aws/event-ruler, `ACFinder`), conditions are
+ * checked in the order of their flattened paths, and `{"exists": false}` holds when no value of the field comes
+ * from the array elements the conditions before it have settled on. So under an array of objects absence is
+ * judged per element, but only against fields whose paths sort before the absent one.
  */
 import { EventPatternError } from './errors.ts';
 import {
@@ -38,9 +44,9 @@ function expand(pattern: EventPattern, at: string[]): Condition[][] {
       alternatives = product(alternatives, expand(value, [...at, key]));
     }
   }
-  // Conditions satisfied only by absence need no value; checking them first prunes the search early.
+  // Event Ruler walks a rule's fields sorted by name (Java String order: UTF-16 code units, as here).
   for (const alternative of alternatives)
-    alternative.sort((a, b) => Number(b.matchesAbsent) - Number(a.matchesAbsent));
+    alternative.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return alternatives;
 }
 
@@ -52,11 +58,14 @@ function satisfies(
 ): boolean {
   const condition = conditions[index];
   if (condition === undefined) return true;
-  const leaves = event.get(condition.path) ?? [];
-  if (leaves.length === 0)
-    return condition.matchesAbsent && satisfies(conditions, event, index + 1, membership);
+  // Only values from the array elements chosen so far count, for presence as for absence.
+  const leaves = (event.get(condition.path) ?? []).filter((leaf) =>
+    isConsistent(membership, leaf.membership),
+  );
+  if (leaves.length === 0 && condition.matchesAbsent && satisfies(conditions, event, index + 1, membership))
+    return true;
   for (const leaf of leaves) {
-    if (!condition.test(leaf.value) || !isConsistent(membership, leaf.membership)) continue;
+    if (!condition.test(leaf.value)) continue;
     if (satisfies(conditions, event, index + 1, mergeMembership(membership, leaf.membership))) return true;
   }
   return false;

@@ -95,7 +95,7 @@ const cases: Case[] = [
     { source: 's', items: [{ a: 1 }, { a: 2 }] },
     true,
   ],
-  ['a dot inside a field name is not a path separator', { a: { b: [1] } }, { 'a.b': 1 }, false],
+  ['a dot inside a field name is a path separator', { a: { b: [1] } }, { 'a.b': 1 }, true],
   [
     'a field named like a matcher is a field outside $or',
     { detail: { prefix: ['x'] } },
