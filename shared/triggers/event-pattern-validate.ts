@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { TriggerIssue } from './errors.ts';
 import { isPlainObject, validateMatcher } from './event-pattern-matcher-validate.ts';
+import { duplicateFieldIssues, fieldNameIssue } from './event-pattern-paths.ts';
 import { type EventPattern, RESERVED_IN_OR } from './event-pattern-types.ts';
 
 /** The result of validating a pattern: every problem at once, each with a readable path. */
@@ -28,6 +29,9 @@ function collect(pattern: unknown): Issue[] {
     return issues;
   }
   validateObject(pattern, [], false, issues);
+  // Only a well-formed pattern has fields to compare.
+  if (issues.length === 0)
+    for (const { at, message } of duplicateFieldIssues(pattern)) issues.push({ segments: at, message });
   return issues;
 }
 
@@ -42,8 +46,11 @@ function validateObject(node: Record<string, unknown>, at: Segment[], inOr: bool
   }
   for (const [key, value] of entries) {
     const here = [...at, key];
+    const nameIssue = key === '$or' ? undefined : fieldNameIssue(key);
     if (key === '$or') {
       validateOr(value, here, issues);
+    } else if (nameIssue !== undefined) {
+      issues.push({ segments: here, message: nameIssue });
     } else if (inOr && RESERVED_IN_OR.has(key)) {
       issues.push({
         segments: here,

@@ -6,7 +6,7 @@
  * obtained by running it through Event Ruler itself (`Ruler.matchesRule`, aws/event-ruler at 337e8d9).
  */
 import { describe, expect, it } from 'vitest';
-import { matchesEventPattern } from '../../shared/triggers/index.ts';
+import { matchesEventPattern, validateEventPattern } from '../../shared/triggers/index.ts';
 
 type Case = [source: string, pattern: unknown, event: unknown, matches: boolean];
 
@@ -150,5 +150,45 @@ describe('dots in field names are path separators (Event Ruler)', () => {
 describe('exists: false under arrays of objects is judged per element (Event Ruler)', () => {
   it.each(perElement)('%s', (_source, pattern, event, expected) => {
     expect(matchesEventPattern(pattern, event)).toBe(expected);
+  });
+});
+
+type Refused = [what: string, pattern: unknown, path: string, message: string];
+
+const collisions: Refused[] = [
+  [
+    'a dotted key beside the nested spelling of the same field',
+    { a: { b: [1] }, 'a.b': [2] },
+    'a.b',
+    'names the same field, a.b, as the one at ["a","b"]',
+  ],
+  [
+    'the same field from outside and inside a $or branch',
+    { 'a.b': [1], $or: [{ a: { b: [2] } }, { c: [3] }] },
+    '$or.0.a.b',
+    'names the same field, a.b, as the one at ["a.b"]',
+  ],
+  ['an empty field name', { detail: { '': [1] } }, 'detail.', 'empty field names are not supported'],
+  ['a leading dot', { '.a': [1] }, '.a', "field name '.a' has an empty part"],
+  ['a trailing dot', { detail: { 'a.': [1] } }, 'detail.a.', "field name 'a.' has an empty part"],
+  ['a doubled dot', { 'a..b': [1] }, 'a..b', "field name 'a..b' has an empty part"],
+];
+
+describe('fields that EventBridge would not tell apart are refused', () => {
+  it.each(collisions)('%s', (_what, pattern, path, message) => {
+    const result = validateEventPattern(pattern);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toEqual([{ path, message: expect.stringContaining(message) }]);
+  });
+
+  it('accepts one field in different branches of a $or, and a field beside a longer one', () => {
+    expect(validateEventPattern({ $or: [{ 'a.b': [1] }, { a: { b: [2] } }] })).toEqual({ ok: true });
+    expect(validateEventPattern({ a: [1], 'a.b': [2] })).toEqual({ ok: true });
+    expect(validateEventPattern({ $or: [{ $or: [{ x: [1] }, { 'x.y': [1] }] }, { x: { y: [2] } }] })).toEqual(
+      {
+        ok: true,
+      },
+    );
   });
 });
