@@ -5,6 +5,7 @@
  * src/test/resources/correctness-cases.json; rows marked "ruler" are further cases. Every expectation below was
  * obtained by running it through Event Ruler itself (`Ruler.matchesRule`, aws/event-ruler at 337e8d9).
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { matchesEventPattern, validateEventPattern } from '../../shared/triggers/index.ts';
 
@@ -190,5 +191,26 @@ describe('fields that EventBridge would not tell apart are refused', () => {
         ok: true,
       },
     );
+  });
+});
+
+/**
+ * Generated cases (an event, and a pattern built from some of its fields: nested or dotted spellings, exact
+ * values, `exists` true/false, sibling fields that may be absent), each recorded with Event Ruler's answer by
+ * running it through `Ruler.matchesRule` (aws/event-ruler 337e8d9). Of 8,000 such cases the matcher agrees with
+ * Event Ruler on all; the 266 kept here are small ones, 166 of them cases the previous matcher got wrong.
+ */
+const recorded = readFileSync(new URL('./fixtures/event-ruler-recorded.jsonl', import.meta.url), 'utf8')
+  .trim()
+  .split('\n')
+  .map((line) => JSON.parse(line) as [pattern: unknown, event: unknown, matches: boolean]);
+
+describe('agreement with answers recorded from Event Ruler', () => {
+  it('answers every recorded case as Event Ruler did', () => {
+    expect(recorded.length).toBe(266);
+    const disagreements = recorded.filter(
+      ([pattern, event, expected]) => matchesEventPattern(pattern, event) !== expected,
+    );
+    expect(disagreements).toEqual([]);
   });
 });
