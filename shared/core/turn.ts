@@ -26,7 +26,7 @@ import type { TurnOutcome, TurnPointer } from './outcome.ts';
 import type { ContentBlock, ModelRequest, ModelResponse, ToolOutcome } from './ports.ts';
 import { costOf, type ModelPrice, priceFor, roundUsd } from './pricing.ts';
 import { redactModelContent } from './redaction.ts';
-import { RunConflictError } from './store-errors.ts';
+import { ApprovalAlreadyDecidedError, LedgerConflictError, RunConflictError } from './store-errors.ts';
 import type { DaySpendChange } from './store-port.ts';
 import { answerToolUses } from './tool-calls.ts';
 import { systemPromptOf, textOf, toModelMessages, toolResultContent, toolUsesOf } from './transcript.ts';
@@ -51,10 +51,20 @@ export async function runTurn(deps: TurnDeps, input: TurnPointer): Promise<TurnO
     try {
       return await turnFromStore(deps, input);
     } catch (error) {
-      if (!(error instanceof RunConflictError) || attempt >= 3) throw error;
+      if (!lostARace(error) || attempt >= 3) throw error;
     }
   }
 }
+
+/**
+ * A write that lost to another writer: the run moved (RunConflictError), a ledger row was settled first
+ * (e.g. by a cancel that answered it "outcome unknown"), or an approval was decided first. DynamoDB reports
+ * the most specific failed condition, so the last two can stand for a moved run too.
+ */
+const lostARace = (error: unknown): boolean =>
+  error instanceof RunConflictError ||
+  error instanceof LedgerConflictError ||
+  error instanceof ApprovalAlreadyDecidedError;
 
 async function turnFromStore(deps: TurnDeps, input: TurnPointer): Promise<TurnOutcome> {
   const run = await deps.store.getRun(input.runId);

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import type { ContentBlock } from '../../shared/core/ports.ts';
+import { LedgerConflictError, RunConflictError } from '../../shared/core/store-errors.ts';
 import type { RunChange } from '../../shared/core/store-port.ts';
 import { transcriptProblems } from '../../shared/core/transcript.ts';
 import { verifyTranscriptBinding } from '../../shared/core/transcript-binding.ts';
@@ -143,45 +144,58 @@ describe('a cancel racing a turn', () => {
     await assertConsistent(run.runId, run.owner);
   });
 
-  it('landing while a non-idempotent call is in flight says per call: completed, outcome unknown, not executed', async () => {
-    // Prepare: p1 completes, a1 is dispatched (it ran) and the cancel lands before its settle.
-    const { run, model, actions, base } = await prepare();
-    const executions = new RecordingExecutions();
-    const racing = new InterleavingStore(
-      store,
-      settleOf('notes_append'),
-      cancel(run.runId, run.owner, executions),
-    );
+  it.each<[string, (error: unknown, change: RunChange) => unknown]>([
+    ['the run conflict', (error) => error],
+    [
+      'the settled ledger row',
+      (error, change) =>
+        error instanceof RunConflictError
+          ? new LedgerConflictError(change.run.runId, change.ledgerSettle![0]!.toolUseId, 'already settled')
+          : error,
+    ],
+  ])(
+    'landing while a non-idempotent call is in flight (reported as %s) says per call: completed, outcome unknown, not executed',
+    async (_reported, report) => {
+      // Prepare: p1 completes, a1 is dispatched (it ran) and the cancel lands before its settle.
+      const { run, model, actions, base } = await prepare();
+      const executions = new RecordingExecutions();
+      const racing = new InterleavingStore(
+        store,
+        settleOf('notes_append'),
+        cancel(run.runId, run.owner, executions),
+        report,
+      );
 
-    // Act
-    const outcome = await runTurn(
-      { ...base, store: racing, actions },
-      { runId: run.runId, turn: 0, segmentStartTurn: 0 },
-    );
+      // Act
+      const outcome = await runTurn(
+        { ...base, store: racing, actions },
+        { runId: run.runId, turn: 0, segmentStartTurn: 0 },
+      );
 
-    // Assess: the run is cancelled, nothing was repeated, and the closing message tells the truth.
-    expect(outcome).toMatchObject({ next: 'failed', stopReason: 'cancelled' });
-    expect(model.requests).toHaveLength(1);
-    expect(actions.runs).toEqual({ notes_put: 1, notes_append: 1 });
-    expect(await store.getNoteLines(run.runId, 'log')).toEqual(['once']);
-    const messages = await assertConsistent(run.runId, run.owner);
-    const closing = messages.at(-1)!.content as ContentBlock[];
-    const answer = (id: string) =>
-      closing.find((block) => block.type === 'tool_result' && block.tool_use_id === id) as
-        | { content: string }
-        | undefined;
-    expect(answer('p1')?.content).not.toMatch(/Not executed|Outcome unknown/);
-    expect(answer('a1')?.content).toMatch(
-      /^Outcome unknown: this call was dispatched, but the run was cancelled before its result was recorded/,
-    );
-    expect(answer('t1')?.content).toBe('Not executed: the run was cancelled.');
-    const ledger = await store.listLedger(run.runId);
-    expect(ledger.find((row) => row.tool === 'notes_append')).toMatchObject({
-      status: 'failed',
-      outcomeUnknown: true,
-      outcome: { outcomeUnknown: true },
-    });
-    expect(ledger.find((row) => row.tool === 'current_time')).toBeUndefined();
-    expect(executions.stops).toHaveLength(run.executionArn ? 1 : 0);
-  });
+      // Assess: the run is cancelled, nothing was repeated, and the closing message tells the truth.
+      expect(outcome).toMatchObject({ next: 'failed', stopReason: 'cancelled' });
+      expect(model.requests).toHaveLength(1);
+      expect(actions.runs).toEqual({ notes_put: 1, notes_append: 1 });
+      expect(await store.getNoteLines(run.runId, 'log')).toEqual(['once']);
+      const messages = await assertConsistent(run.runId, run.owner);
+      const closing = messages.at(-1)!.content as ContentBlock[];
+      const answer = (id: string) =>
+        closing.find((block) => block.type === 'tool_result' && block.tool_use_id === id) as
+          | { content: string }
+          | undefined;
+      expect(answer('p1')?.content).not.toMatch(/Not executed|Outcome unknown/);
+      expect(answer('a1')?.content).toMatch(
+        /^Outcome unknown: this call was dispatched, but the run was cancelled before its result was recorded/,
+      );
+      expect(answer('t1')?.content).toBe('Not executed: the run was cancelled.');
+      const ledger = await store.listLedger(run.runId);
+      expect(ledger.find((row) => row.tool === 'notes_append')).toMatchObject({
+        status: 'failed',
+        outcomeUnknown: true,
+        outcome: { outcomeUnknown: true },
+      });
+      expect(ledger.find((row) => row.tool === 'current_time')).toBeUndefined();
+      expect(executions.stops).toHaveLength(run.executionArn ? 1 : 0);
+    },
+  );
 });

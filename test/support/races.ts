@@ -12,10 +12,18 @@ export class InterleavingStore implements RunStore {
   private readonly inner: RunStore;
   private readonly matches: (change: RunChange) => boolean;
   private readonly interleave: () => Promise<unknown>;
-  constructor(inner: RunStore, matches: (change: RunChange) => boolean, interleave: () => Promise<unknown>) {
+  private readonly report: (error: unknown, change: RunChange) => unknown;
+  /** `report` maps the error the losing commit gets (DynamoDB names the most specific failed condition). */
+  constructor(
+    inner: RunStore,
+    matches: (change: RunChange) => boolean,
+    interleave: () => Promise<unknown>,
+    report: (error: unknown, change: RunChange) => unknown = (error) => error,
+  ) {
     this.inner = inner;
     this.matches = matches;
     this.interleave = interleave;
+    this.report = report;
   }
   getRun = (runId: string) => this.inner.getRun(runId);
   getWorkflowHead = (owner: string, id: string) => this.inner.getWorkflowHead(owner, id);
@@ -32,6 +40,11 @@ export class InterleavingStore implements RunStore {
     if (this.armed && this.matches(change)) {
       this.armed = false;
       await this.interleave();
+      try {
+        return await this.inner.commit(change);
+      } catch (error) {
+        throw this.report(error, change);
+      }
     }
     return this.inner.commit(change);
   }
