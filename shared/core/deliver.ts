@@ -80,7 +80,9 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
     if (!version) throw new Error(`workflow version ${run.workflowId}@${run.workflowVersion} is missing`);
     const destination: Destination = version.definition.destination;
     const ledger = await deps.store.listLedger(run.runId);
-    const actions = ledger.map((row) => `${row.tool}: ${row.status}`);
+    const actions = ledger.map(
+      (row) => `${row.tool}: ${row.outcomeUnknown ? 'outcome unknown (may have taken effect)' : row.status}`,
+    );
     let report: string | undefined;
     let detail: string | undefined;
     let refused = false;

@@ -1,15 +1,17 @@
 /**
  * Ending a run from outside a turn (MarkFailed, a cancel): one fenced commit that sets the final status and
- * stop reason, answers any open tool calls (with their settled ledger outcome, or a "not executed"
- * refusal) so the transcript stays valid, gives an outstanding reservation back to the day, and records
+ * stop reason, answers any open tool calls (closing.ts: the stored result, "outcome unknown" for a call
+ * dispatched but never settled, whose pending row is settled so, or "not executed" for one never
+ * dispatched) so the transcript stays valid, gives an outstanding reservation back to the day, and records
  * the audit entries. Retries when a concurrent write moved the run; a run that already ended is returned.
  */
 import { isTerminalRunStatus, type Run, type StopReason } from '../schemas/run.ts';
 import { unsettledAudit, unsettledSpend } from './budget.ts';
+import { closeOpenCalls } from './closing.ts';
 import { isoAt, RunHandle } from './engine.ts';
 import type { Clock } from './ports.ts';
 import { roundUsd } from './pricing.ts';
-import { RunConflictError } from './store-errors.ts';
+import { LedgerConflictError, RunConflictError } from './store-errors.ts';
 import type { AuditInput, RunStore } from './store-port.ts';
 import { toolResultContent, toolUsesOf } from './transcript.ts';
 
@@ -18,7 +20,7 @@ export type RunEnding = {
   status: 'failed' | 'cancelled';
   stopReason: StopReason;
   error?: { name: string; message: string };
-  /** Why open tool calls were not executed, as the model would read it. */
+  /** Why the run ended, as a clause the model reads in the closing results ("the run was cancelled"). */
   why: string;
   actor: string;
   audit: AuditInput[];
@@ -41,21 +43,18 @@ export async function endRun(
     const messages = await deps.store.listMessages(run.runId);
     const last = messages.at(-1);
     const open = last?.role === 'assistant' && toolUsesOf(last).length > 0 ? last : undefined;
-    const settled = open
-      ? new Map((await deps.store.listLedger(run.runId)).map((row) => [row.toolUseId, row.outcome]))
-      : new Map();
-    const outcomes = new Map(
-      (open ? toolUsesOf(open) : []).map((use) => [
-        use.id,
-        settled.get(use.id) ?? { content: `Not executed: ${ending.why}.`, isError: true },
-      ]),
-    );
+    // Answered from the ledger: stored results, "outcome unknown" (settled now) for dispatched calls that
+    // never settled, "not executed" only for calls that were never dispatched.
+    const closing = open
+      ? closeOpenCalls(open, await deps.store.listLedger(run.runId), ending.why, isoAt(deps.clock))
+      : undefined;
     const unsettled = unsettledSpend(run);
     const handle = new RunHandle(run, deps);
     try {
       await handle.commit({
         ...(unsettled?.daySpend ? { daySpend: unsettled.daySpend } : {}),
-        ...(open
+        ...(closing && closing.settle.length > 0 ? { ledgerSettle: closing.settle } : {}),
+        ...(open && closing
           ? {
               messages: [
                 {
@@ -64,7 +63,7 @@ export async function endRun(
                   seq: messages.length,
                   turn: run.turn,
                   role: 'user' as const,
-                  content: toolResultContent(open, outcomes),
+                  content: toolResultContent(open, closing.outcomes),
                   createdAt: isoAt(deps.clock),
                 },
               ],
@@ -86,6 +85,7 @@ export async function endRun(
         audit: [
           ...unsettledAudit(run),
           ...ending.audit,
+          ...(closing?.audit ?? []),
           {
             type: 'status_changed',
             actor: ending.actor,
@@ -96,7 +96,9 @@ export async function endRun(
       await deps.store.anchorRunHead(handle.run, isoAt(deps.clock));
       return handle.run;
     } catch (error) {
-      if (!(error instanceof RunConflictError) || attempt >= 5) throw error;
+      // A settle racing this one (the turn recorded a result first) is a conflict like any other: re-read.
+      const raced = error instanceof RunConflictError || error instanceof LedgerConflictError;
+      if (!raced || attempt >= 5) throw error;
     }
   }
 }

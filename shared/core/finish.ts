@@ -1,5 +1,6 @@
 /** Committing the end of a turn: continue, wait for approval, or end the run. */
 import type { Approval } from '../schemas/approval.ts';
+import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { RunStatus, StopReason } from '../schemas/run.ts';
 import { unsettledAudit, unsettledSpend } from './budget.ts';
@@ -91,6 +92,8 @@ export type Ending = {
   error?: { name: string; message: string };
   /** A user message answering open tool_use blocks, so the transcript stays valid. */
   closing?: TranscriptMessage;
+  /** Pending ledger rows the closing answers as outcome unknown, settled in the same commit (closing.ts). */
+  ledgerSettle?: LedgerRow[];
   audit?: AuditInput[];
 };
 
@@ -110,6 +113,7 @@ export async function finishRun(
   await h.commit({
     ...(unsettled?.daySpend ? { daySpend: unsettled.daySpend } : {}),
     ...(ending.closing ? { messages: [ending.closing] } : {}),
+    ...(ending.ledgerSettle?.length ? { ledgerSettle: ending.ledgerSettle } : {}),
     next: (run) => ({
       ...run,
       status: ending.status,

@@ -96,8 +96,13 @@ export interface ModelPort {
 
 // ---------------------------------------------------------------- actions, egress, secrets
 
-/** What a tool returns to the model: text content, flagged when it is an error. Failures are data. */
-export type ToolOutcome = { content: string; isError: boolean };
+/**
+ * What a tool returns to the model: text content, flagged when it is an error. Failures are data.
+ * `outcomeUnknown` marks a call that may have taken effect although no answer came back (sent, then a
+ * timeout, reset or oversized response; or dispatched when the run ended): never a plain failure, and the
+ * ledger row carries the same marker. See docs/actions.md "Outcome classes".
+ */
+export type ToolOutcome = { content: string; isError: boolean; outcomeUnknown?: true | undefined };
 
 /**
  * A reference to a credential held in Secrets Manager (or the local secrets file), on behalf of one owner.

@@ -20,6 +20,7 @@ import { valueBytes } from './item-size.ts';
 import type { ToolOutcome, ToolUseBlock } from './ports.ts';
 import { textOf, toolUsesOf } from './transcript.ts';
 import { capRefusal, capToolResult, contentHashOf, MAX_APPROVAL_ARGS_BYTES } from './transcript-limits.ts';
+import { settleAudit, settledRow, thrownOutcome, UNKNOWN_AFTER_STOP } from './uncertain.ts';
 
 export type ToolCallContext = {
   assistant: TranscriptMessage;
@@ -31,10 +32,6 @@ export type ToolCallResult = { outcomes: Map<string, ToolOutcome>; awaiting: App
 
 /** What the model is told when an approval expired: fail closed, and say why. */
 const NO_DECISION = 'no human decided before the approval timed out, so it counts as denied';
-
-const UNKNOWN_OUTCOME =
-  'Outcome unknown: the runtime stopped after dispatching this call and cannot prove whether it took effect. ' +
-  'It was NOT repeated, because repeating it could duplicate a side effect. Check its effect before trying again.';
 
 export async function answerToolUses(
   h: RunHandle,
@@ -109,22 +106,10 @@ async function resumePending(
     const input = approval?.status === 'approved' ? approval.args : action.input.parse(use.input);
     return runAndSettle(h, deps, ctx, use, action, input, row, true);
   }
-  const outcome: ToolOutcome = { content: UNKNOWN_OUTCOME, isError: true };
+  const outcome = UNKNOWN_AFTER_STOP;
   await h.commit({
-    ledgerSettle: [{ ...row, status: 'failed', outcome, settledAt: isoAt(deps.clock) }],
-    audit: [
-      {
-        type: 'settle',
-        actor: 'system',
-        data: {
-          toolUseId: use.id,
-          tool: row.tool,
-          status: 'failed',
-          outcomeUnknown: true,
-          contentHash: contentHashOf(outcome.content),
-        },
-      },
-    ],
+    ledgerSettle: [settledRow(row, outcome, isoAt(deps.clock))],
+    audit: [settleAudit(use, row.tool, outcome)],
   });
   return outcome;
 }
@@ -256,31 +241,13 @@ async function runAndSettle(
       scope: { runId: h.run.runId, owner: h.run.owner, workflowId: h.run.workflowId },
     });
   } catch (error) {
-    const name = (error as Error)?.name ?? 'Error';
-    outcome = {
-      content: `The action failed (${name}): ${(error as Error)?.message ?? String(error)}`,
-      isError: true,
-    };
+    outcome = thrownOutcome(error);
   }
-  // Cut by UTF-8 bytes, the unit DynamoDB counts: see transcript-limits.ts.
-  outcome = { content: capToolResult(deps.secrets.redact(outcome.content)), isError: outcome.isError };
+  // Cut by UTF-8 bytes, the unit DynamoDB counts: see transcript-limits.ts. The unknown marker is kept.
+  outcome = { ...outcome, content: capToolResult(deps.secrets.redact(outcome.content)) };
   await h.commit({
-    ledgerSettle: [
-      { ...row, status: outcome.isError ? 'failed' : 'completed', outcome, settledAt: isoAt(deps.clock) },
-    ],
-    audit: [
-      {
-        type: 'settle',
-        actor: 'system',
-        data: {
-          toolUseId: use.id,
-          tool: action.name,
-          status: outcome.isError ? 'failed' : 'completed',
-          contentHash: contentHashOf(outcome.content),
-          rerun,
-        },
-      },
-    ],
+    ledgerSettle: [settledRow(row, outcome, isoAt(deps.clock))],
+    audit: [settleAudit(use, action.name, outcome, { rerun })],
   });
   return outcome;
 }

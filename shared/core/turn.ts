@@ -17,6 +17,7 @@ import {
   settlementAudit,
   settlementDaySpend,
 } from './budget.ts';
+import { closeOpenCalls } from './closing.ts';
 import { isoAt, RunHandle, type TurnDeps, utcDay } from './engine.ts';
 import { RunNotFoundError, TurnFenceError, WorkflowVersionMissingError } from './errors.ts';
 import { awaitApprovals, commitTurn, finishRun, secondsUntilExpiry } from './finish.ts';
@@ -25,10 +26,12 @@ import type { TurnOutcome, TurnPointer } from './outcome.ts';
 import type { ContentBlock, ModelRequest, ModelResponse, ToolOutcome } from './ports.ts';
 import { costOf, type ModelPrice, priceFor, roundUsd } from './pricing.ts';
 import { redactModelContent } from './redaction.ts';
+import { ApprovalAlreadyDecidedError, LedgerConflictError, RunConflictError } from './store-errors.ts';
 import type { DaySpendChange } from './store-port.ts';
 import { answerToolUses } from './tool-calls.ts';
 import { systemPromptOf, textOf, toModelMessages, toolResultContent, toolUsesOf } from './transcript.ts';
 import { contentHashOf, OUTPUT_TOO_LARGE, oversizeReason } from './transcript-limits.ts';
+import { rebaseOnSideWrites } from './turn-conflict.ts';
 
 type TurnContext = {
   input: TurnPointer;
@@ -37,10 +40,36 @@ type TurnContext = {
   messages: TranscriptMessage[];
 };
 
+/**
+ * Runs one turn. A write that loses to a side write is re-applied on the fresh run (turn-conflict.ts); one
+ * that loses to real progress (the run ended, another invocation committed) re-enters the turn from the
+ * store, which reuses the persisted assistant message and ledger rows: a paid model call or a dispatch is
+ * never repeated because of a conflict.
+ */
 export async function runTurn(deps: TurnDeps, input: TurnPointer): Promise<TurnOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await turnFromStore(deps, input);
+    } catch (error) {
+      if (!lostARace(error) || attempt >= 3) throw error;
+    }
+  }
+}
+
+/**
+ * A write that lost to another writer: the run moved (RunConflictError), a ledger row was settled first
+ * (e.g. by a cancel that answered it "outcome unknown"), or an approval was decided first. DynamoDB reports
+ * the most specific failed condition, so the last two can stand for a moved run too.
+ */
+const lostARace = (error: unknown): boolean =>
+  error instanceof RunConflictError ||
+  error instanceof LedgerConflictError ||
+  error instanceof ApprovalAlreadyDecidedError;
+
+async function turnFromStore(deps: TurnDeps, input: TurnPointer): Promise<TurnOutcome> {
   const run = await deps.store.getRun(input.runId);
   if (!run) throw new RunNotFoundError(input.runId);
-  const h = new RunHandle(run, deps);
+  const h = new RunHandle(run, deps, rebaseOnSideWrites(deps.store));
   if (isTerminalRunStatus(run.status) || run.turn > input.turn) return committedOutcome(h, deps, input);
   if (run.turn < input.turn) throw new TurnFenceError(run.runId, input.turn, run.turn);
 
@@ -352,7 +381,11 @@ async function concludeAssistant(
   });
 }
 
-/** Ends the run; if the last assistant message has unanswered calls, answers them with refusals first. */
+/**
+ * Ends the run; if the last assistant message has unanswered calls, answers them first from the ledger
+ * (closing.ts): stored results, outcome unknown for dispatched calls never settled (settled so now), and
+ * "not executed" only for calls never dispatched.
+ */
 async function endWithOpenCalls(
   h: RunHandle,
   deps: TurnDeps,
@@ -362,22 +395,21 @@ async function endWithOpenCalls(
   why: string,
 ): Promise<TurnOutcome> {
   const last = ctx.messages.at(-1);
-  // Calls that already ran keep their recorded result: the closing message must not say "not executed".
-  const settled =
-    last?.role === 'assistant' && toolUsesOf(last).length > 0
-      ? new Map(
-          (await deps.store.listLedger(h.run.runId)).flatMap((row) =>
-            row.status !== 'pending' && row.outcome ? [[row.toolUseId, row.outcome] as const] : [],
-          ),
-        )
-      : undefined;
-  const closing =
-    last?.role === 'assistant' && settled ? closingMessage(h, deps, last, why, settled) : undefined;
+  const open = last?.role === 'assistant' && toolUsesOf(last).length > 0 ? last : undefined;
+  const plan = open
+    ? closeOpenCalls(open, await deps.store.listLedger(h.run.runId), why, isoAt(deps.clock))
+    : undefined;
   return finishRun(h, deps, ctx.input, {
     status,
     stopReason,
     error: { name: stopReason, message: why },
-    ...(closing ? { closing } : {}),
+    ...(open && plan
+      ? {
+          closing: closingMessage(h, deps, open, why, plan.outcomes),
+          ledgerSettle: plan.settle,
+          audit: plan.audit,
+        }
+      : {}),
   });
 }
 

@@ -77,10 +77,28 @@ function dialInOrder(
   });
 }
 
-/** A dedicated undici Agent for one hop: guarded connector, headers timeout and header-size cap. */
-export function createGuardedAgent(policy: ResolvedPolicy, dial?: Connector): Agent {
+/** A connector that calls `onConnected` once a socket to the destination is open (the request may then leave). */
+function reportingConnector(connect: Connector, onConnected: () => void): Connector {
+  return (options, callback) =>
+    connect(options, (...result) => {
+      if (!result[0]) onConnected();
+      callback(...result);
+    });
+}
+
+/**
+ * A dedicated undici Agent for one hop: guarded connector, headers timeout and header-size cap.
+ * `onConnected` runs when a connection to the checked address is open: from then on the request may have
+ * been received, which decides whether a failure is "not sent" or "outcome unknown".
+ */
+export function createGuardedAgent(
+  policy: ResolvedPolicy,
+  dial?: Connector,
+  onConnected?: () => void,
+): Agent {
+  const guarded = createGuardedConnector(policy, dial);
   return new Agent({
-    connect: createGuardedConnector(policy, dial),
+    connect: onConnected ? reportingConnector(guarded, onConnected) : guarded,
     headersTimeout: policy.headersTimeoutMs,
     // bodyTimeout is only an idle timer; the overall deadline (limits.ts) is what cuts a slow drip.
     bodyTimeout: policy.totalTimeoutMs,

@@ -55,6 +55,15 @@ export type EgressReason = DenyReason | LimitReason | NetworkReason;
 /** Context carried by every egress error: never a credential value. */
 export type EgressErrorContext = { host?: string; address?: string; url?: string; detail?: string };
 
+/**
+ * Whether the failed request may have reached its receiver: `false` when it never left (refused by the
+ * guard, DNS failure, no connection: nothing was written to a socket), `true` once a connection to the
+ * destination was open, so the request may have been received and acted on although no complete answer
+ * came back (a timeout, a reset, an oversized response). A redirect answer is an answer: only the hop in
+ * flight decides.
+ */
+export type RequestDelivery = { sent: false } | { sent: true; method: string };
+
 /** Base class of every error the guard throws; `reason` is stable and machine-readable. */
 export class EgressError extends Error {
   readonly reason: EgressReason;
@@ -62,6 +71,8 @@ export class EgressError extends Error {
   readonly address: string | undefined;
   readonly url: string | undefined;
   readonly detail: string | undefined;
+  /** Set by the guard when the error ends a request that had a connection open (see RequestDelivery). */
+  delivery: RequestDelivery = { sent: false };
 
   constructor(reason: EgressReason, message: string, context: EgressErrorContext = {}, cause?: unknown) {
     super(message, cause === undefined ? undefined : { cause });

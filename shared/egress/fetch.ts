@@ -17,7 +17,7 @@ import {
   EgressNetworkError,
 } from './errors.ts';
 import { type BoundCredential, bindCredentials, headersForHop, sanitizeHeaders } from './headers.ts';
-import { capBody, type Deadline, startDeadline, toEgressError } from './limits.ts';
+import { capBody, type Deadline, markSent, startDeadline, toEgressError } from './limits.ts';
 import { type EgressPolicy, type ResolvedPolicy, resolvePolicy } from './policy.ts';
 import { BODY_HEADERS, type Hop, nextHop, REDIRECT_STATUSES } from './redirect.ts';
 import { checkTarget, parseTarget, redactUrl } from './url.ts';
@@ -73,7 +73,12 @@ export async function fetchWithPolicy(
       const target = parseTarget(hop.url);
       checkTarget(target, policy);
       const context: EgressErrorContext = { host: target.host, url: redactUrl(target.url) };
-      const agent = createGuardedAgent(policy);
+      // Once a socket to the checked address is open the request may be received: a failure from then on
+      // is "outcome unknown" for the caller, not "not sent" (see RequestDelivery in errors.ts).
+      let connected = false;
+      const agent = createGuardedAgent(policy, undefined, () => {
+        connected = true;
+      });
       const release = once(() => void agent.destroy().catch(() => {}));
       let response: UndiciResponse;
       try {
@@ -87,11 +92,12 @@ export async function fetchWithPolicy(
         });
       } catch (error) {
         release();
-        throw toEgressError(error, deadline.signal, context);
+        const mapped = toEgressError(error, deadline.signal, context);
+        throw connected ? markSent(mapped, hop.method) : mapped;
       }
       const location = response.headers.get('location');
       if (init.redirect === 'manual' || !REDIRECT_STATUSES.has(response.status) || location === null) {
-        return finalResponse(response, policy, deadline, release, context, redirects > 0);
+        return finalResponse(response, policy, deadline, release, context, redirects > 0, hop.method);
       }
       await response.body?.cancel().catch(() => {});
       release();
@@ -123,6 +129,7 @@ function finalResponse(
   release: () => void,
   context: EgressErrorContext,
   redirected: boolean,
+  method: string,
 ): Response {
   const done = once(() => {
     deadline.clear();
@@ -139,13 +146,17 @@ function finalResponse(
   }
   if (tooLong || status < 200 || status > 599) {
     done();
+    // The request was answered: it was received, whatever its effect.
     if (tooLong)
-      throw new EgressLimitError('response_too_large', { ...context, detail: `content-length ${length}` });
-    throw new EgressNetworkError({ ...context, detail: `invalid status ${status}` });
+      throw markSent(
+        new EgressLimitError('response_too_large', { ...context, detail: `content-length ${length}` }),
+        method,
+      );
+    throw markSent(new EgressNetworkError({ ...context, detail: `invalid status ${status}` }), method);
   }
   const source = NULL_BODY_STATUSES.has(status) ? null : (response.body as ReadableStream<Uint8Array> | null);
   const body =
-    source === null ? null : capBody(source, policy.maxResponseBytes, deadline.signal, context, done);
+    source === null ? null : capBody(source, policy.maxResponseBytes, deadline.signal, context, done, method);
   if (body === null) done();
   const result = new Response(body, {
     status,

@@ -4,6 +4,15 @@
  */
 import { EgressError, type EgressErrorContext, EgressLimitError, EgressNetworkError } from './errors.ts';
 
+/**
+ * Marks a guard error as ending a request that was sent (a connection was open, or an answer began): the
+ * receiver may have acted on it. Anything that is not a guard error is returned unchanged.
+ */
+export function markSent(error: unknown, method: string): unknown {
+  if (error instanceof EgressError) error.delivery = { sent: true, method };
+  return error;
+}
+
 /** An overall deadline, also aborted by the caller's own signal. `clear` releases the timer and listener. */
 export type Deadline = { signal: AbortSignal; clear(): void };
 
@@ -51,7 +60,8 @@ export function toEgressError(error: unknown, signal: AbortSignal, context: Egre
 
 /**
  * Wraps a (decoded) body so it errors with `response_too_large` past `maxBytes` and with the deadline's
- * reason when it fires; `done` runs exactly once when the body ends, fails or is cancelled.
+ * reason when it fires; `done` runs exactly once when the body ends, fails or is cancelled. A body exists
+ * only once the request was answered, so its errors are marked sent (with `method`, the request's method).
  */
 export function capBody(
   body: ReadableStream<Uint8Array>,
@@ -59,6 +69,7 @@ export function capBody(
   signal: AbortSignal,
   context: EgressErrorContext,
   done: () => void,
+  method = 'GET',
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let total = 0;
@@ -87,13 +98,13 @@ export function capBody(
             });
             reader.cancel(error).catch(() => {});
             finish();
-            controller.error(error);
+            controller.error(markSent(error, method));
             return;
           }
           controller.enqueue(value);
         } catch (error) {
           finish();
-          controller.error(toEgressError(error, signal, context));
+          controller.error(markSent(toEgressError(error, signal, context), method));
         }
       },
       cancel(reason) {

@@ -115,7 +115,7 @@ describe('slack_webhook connector', () => {
       secrets: secretsFile({ 'wf/owner-test/slack-webhook': `${remote.origin}${PATH}` }),
     });
     const outcome = await runParsed(loopbackSlack(), { text: 'hi' }, closedPort);
-    expect(outcome).toEqual({ content: 'The request was not completed: port.', isError: true });
+    expect(outcome).toEqual({ content: 'The request was not sent: port.', isError: true });
   });
 
   it('is an external publish: irreversible, so always approved by a human', () => {

@@ -138,7 +138,7 @@ describe('fetch_url', () => {
   ])('answers %s with the guard’s refusal and opens no socket', async (_name, url, reason) => {
     const outcome = await runParsed(action, { url }, context());
     expect(outcome).toEqual({
-      content: expect.stringContaining(`The request was not completed: ${reason}`),
+      content: expect.stringContaining(`The request was not sent: ${reason}`),
       isError: true,
     });
     expect(dials.dials).toEqual([]);

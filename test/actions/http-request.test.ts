@@ -162,7 +162,7 @@ describe('http_request', () => {
     const outcome = await runParsed(action, { url: 'http://169.254.169.254/latest/meta-data/' }, context());
     expect(dials.dials).toEqual([]);
     expect(outcome).toEqual({
-      content: expect.stringMatching(/^The request was not completed: metadata \(egress denied: metadata/),
+      content: expect.stringMatching(/^The request was not sent: metadata \(egress denied: metadata/),
       isError: true,
     });
   });
