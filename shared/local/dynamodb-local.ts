@@ -18,7 +18,13 @@ export class JavaMissingError extends Error {
   }
 }
 
-export type DynamoDbLocal = { endpoint: string; port: number; stop(): Promise<void> };
+export type DynamoDbLocal = {
+  endpoint: string;
+  port: number;
+  stop(): Promise<void>;
+  /** SIGKILL, as a crash of the machine's processes would (tests of what survives it). */
+  kill(): Promise<void>;
+};
 
 /** Fails with a `JavaMissingError` naming what to install when Java is absent or too old. */
 export function assertJava(): void {
@@ -85,6 +91,12 @@ export async function startDynamoDbLocal(
       child.kill('SIGTERM');
       await Promise.race([exited, sleep(5_000)]);
       if (child.exitCode === null) child.kill('SIGKILL');
+    },
+    kill: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

@@ -37,9 +37,11 @@ import { destinations } from '../runtime/destinations.ts';
 import { actionCatalogFor, engineDeps } from '../runtime/engine-deps.ts';
 import { sfnExecutions } from '../runtime/executions-sfn.ts';
 import { modelFor } from '../runtime/model-router.ts';
+import { createStoreContext } from '../store/client.ts';
 import { DynamoStore } from '../store/index.ts';
 import { localTriggerSync } from '../triggers-sync/index.ts';
 import { listActiveRuns } from './active-runs.ts';
+import { durableLocalCommits } from './durable-commits.ts';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
 import { ensureLocalFiles, type LocalFiles, localFiles } from './files.ts';
 import { allowedHosts, hostGuard } from './host-guard.ts';
@@ -145,10 +147,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dynamo = await startDynamoDbLocal(options.inMemory ? {} : { path: files.dynamodb });
       closers.push(() => dynamo?.stop());
     }
-    const store = new DynamoStore(
-      { endpoint: options.dynamodbEndpoint ?? dynamo!.endpoint, tableName: options.tableName ?? 'wf-local' },
-      { signer: localKeySigner(readFileSync(auditKey.privateKey, 'utf8')) },
+    // Every acknowledged transaction committed before the caller goes on (see durable-commits.ts).
+    const storeContext = durableLocalCommits(
+      createStoreContext({
+        endpoint: options.dynamodbEndpoint ?? dynamo!.endpoint,
+        tableName: options.tableName ?? 'wf-local',
+      }),
     );
+    const store = new DynamoStore(storeContext, {
+      signer: localKeySigner(readFileSync(auditKey.privateKey, 'utf8')),
+    });
     if (options.awsCalls) recordAwsCalls(store.ctx.doc, options.awsCalls);
     await withFunctionName('local', () => ensureTable(store));
 
