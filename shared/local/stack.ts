@@ -24,6 +24,7 @@ import { apiKeyAuthenticator, createApiApp } from '../api/index.ts';
 import { cachedKeyring } from '../approvals/index.ts';
 import { createApprovalApp, sfnTaskTokens } from '../approvals-http/index.ts';
 import { ensureLocalSigningKey, localKeySigner, localKeyVerifierFromFile } from '../audit-signing/index.ts';
+import type { DeliverDeps } from '../core/deliver.ts';
 import type { TurnDeps } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
@@ -41,6 +42,7 @@ import { createStoreContext } from '../store/client.ts';
 import { DynamoStore } from '../store/index.ts';
 import { localTriggerSync } from '../triggers-sync/index.ts';
 import { listActiveRuns } from './active-runs.ts';
+import { deliverLeftovers } from './deliver-leftovers.ts';
 import { durableLocalCommits } from './durable-commits.ts';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
 import { ensureLocalFiles, type LocalFiles, localFiles } from './files.ts';
@@ -96,6 +98,13 @@ export type LocalStackOptions = {
    * (tests: the offline IAM check, test/iam). Calls the stack makes for itself are recorded as `local`.
    */
   awsCalls?: AwsCallSink;
+  /** Test hook: wraps the Deliver handler's dependencies (fault injection, e.g. a crash after sending). */
+  wrapDeliverDeps?: (deps: DeliverDeps) => DeliverDeps;
+  /**
+   * A scripted Messages-API server that is already running (a test's, which outlives the stack and counts
+   * the calls); without it and without an API key the stack starts its own.
+   */
+  scriptedModelUrl?: string;
 };
 
 /** The local stand-in of Lambda function `name`: its handler runs with that name for the call recorder. */
@@ -116,6 +125,8 @@ export type LocalStack = {
   scheduler: LocalScheduler;
   modelUrl: string | undefined;
   resumed: string[];
+  /** Deliverable runs found without a delivery record on start, delivered (or refused) then. */
+  delivered: string[];
   stop(): Promise<void>;
 };
 
@@ -161,8 +172,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await withFunctionName('local', () => ensureTable(store));
 
     // Claude, or the scripted server through the same SDK
-    let modelUrl: string | undefined;
-    if (!options.anthropicApiKey) {
+    let modelUrl = options.scriptedModelUrl;
+    if (!options.anthropicApiKey && !modelUrl) {
       const scripted = await startScriptedModelServer({
         fixtures: options.fixtures ?? (await exampleFixtures()),
       });
@@ -223,6 +234,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const turnDeps = options.wrapTurnDeps ? options.wrapTurnDeps(engine) : engine;
     const simple = () => ({ store, clock });
+    const deliverDeps: DeliverDeps = {
+      store,
+      clock,
+      destinations: destinations({ catalog, egress, secrets, clock }),
+    };
+    const deliver = asFunction(
+      'deliver',
+      createDeliverHandler(async () =>
+        options.wrapDeliverDeps ? options.wrapDeliverDeps(deliverDeps) : deliverDeps,
+      ),
+    );
     const retry = options.retryIntervalMs ?? 200;
     const sfn = new LocalStepFunctions({
       definition,
@@ -248,14 +270,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ),
         expire: asFunction('expire', createExpireHandler(simple)),
         'mark-failed': asFunction('mark-failed', createMarkFailedHandler(simple)),
-        deliver: asFunction(
-          'deliver',
-          createDeliverHandler(async () => ({
-            store,
-            clock,
-            destinations: destinations({ catalog, egress, secrets, clock }),
-          })),
-        ),
+        deliver,
       },
     });
     closers.push(() => sfn.close());
@@ -334,6 +349,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ),
     );
     closers.push(() => scheduler.stop());
+    // Runs that ended deliverable while the stack died before Deliver recorded anything, through the same
+    // handler; before resuming, so no resumed execution is on its way to Deliver the same run meanwhile.
+    const delivered = await deliverLeftovers(store, deliver, logger);
     const resumed: string[] = [];
     await withFunctionName('local', async () => {
       for (const run of await listActiveRuns(store)) {
@@ -341,7 +359,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         resumed.push(run.runId);
       }
     });
-    return { url, apiKey, owner, files, store, sfn, executions, inbox, scheduler, modelUrl, resumed, stop };
+    return {
+      url,
+      apiKey,
+      owner,
+      files,
+      store,
+      sfn,
+      executions,
+      inbox,
+      scheduler,
+      modelUrl,
+      resumed,
+      delivered,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
