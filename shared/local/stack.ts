@@ -351,7 +351,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     closers.push(() => scheduler.stop());
     // Runs that ended deliverable while the stack died before Deliver recorded anything, through the same
     // handler; before resuming, so no resumed execution is on its way to Deliver the same run meanwhile.
-    const delivered = await deliverLeftovers(store, deliver, logger);
+    const delivered = await withFunctionName('local', () => deliverLeftovers(store, deliver, logger));
     const resumed: string[] = [];
     await withFunctionName('local', async () => {
       for (const run of await listActiveRuns(store)) {
