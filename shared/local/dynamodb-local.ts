@@ -85,7 +85,8 @@ export async function startDynamoDbLocal(
       String(port),
       '-sharedDb',
     ],
-    { stdio: 'pipe' },
+    // Its own folder as the working directory, as the package runs it: DynamoDB Local writes a metadata file there.
+    { stdio: 'pipe', cwd: jar.dir },
   );
   let stderr = '';
   child.stdout?.resume();

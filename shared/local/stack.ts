@@ -6,7 +6,8 @@
  *   (StartExecution, SendTaskSuccess, …), so those code paths are the AWS ones;
  * - the HTTP API and the approval pages on a local port, with `/local/inbox` and `/local/events`;
  * - the scripted Messages-API server (or real Claude when an API key is given), through the real SDK;
- * - a local scheduler for schedule triggers; non-terminal runs are resumed on start.
+ * - a local scheduler for schedule triggers; on start, finished runs a crash left undelivered are delivered and
+ *   non-terminal runs are resumed (docs/local-stack.md).
  */
 
 import { readFileSync } from 'node:fs';
