@@ -200,7 +200,13 @@ describe('The local stack killed at random points of runs', () => {
   }, async () => {
     // Prepare
     const port = await freePort();
-    const config = { dataDir, port, scriptedModelUrl: proxy.url, allowLoopbackPorts: [remote.port] };
+    const config = {
+      dataDir,
+      port,
+      scriptedModelUrl: proxy.url,
+      allowLoopbackPorts: [remote.port],
+      internalHosts: ['127.0.0.1'],
+    };
     life = await startStackProcess(config);
     const runIds: string[] = [];
     const startRuns = async (from: number, to: number) => {

@@ -9,6 +9,7 @@ type Config = {
   port: number;
   scriptedModelUrl: string;
   allowLoopbackPorts: number[];
+  internalHosts: string[];
 };
 
 const config = JSON.parse(process.env.WF_CRASH_STACK ?? '{}') as Config;
@@ -17,6 +18,7 @@ const stack = await startLocalStack({
   port: config.port,
   scriptedModelUrl: config.scriptedModelUrl,
   allowLoopbackPorts: config.allowLoopbackPorts,
+  internalHosts: config.internalHosts,
   schedulerIntervalMs: 0,
   retryIntervalMs: 20,
   print: () => undefined,

@@ -26,6 +26,8 @@ export async function startStackProcess(config: {
   port: number;
   scriptedModelUrl: string;
   allowLoopbackPorts: number[];
+  /** Hosts inside the deployment: the receivers' unsafe requests need no approval there. */
+  internalHosts: string[];
 }): Promise<StackLife> {
   const child: ChildProcess = spawn(process.execPath, ['test/crash/stack-process.ts'], {
     // Its own process group, so one kill reaches the stack and the DynamoDB Local it spawned.

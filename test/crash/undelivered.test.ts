@@ -77,7 +77,7 @@ afterAll(async () => {
 describe('A finished run whose delivery was lost', () => {
   it('is delivered on the next start, once, with the same Idempotency-Key', { timeout: 60_000 }, async () => {
     // Prepare: the run ends done; Deliver sends three times (two crash retries) and never records.
-    const options = { dataDir, fixtures, allowLoopbackPorts: [remote.port] };
+    const options = { dataDir, fixtures, allowLoopbackPorts: [remote.port], internalHosts: ['127.0.0.1'] };
     const first = await startE2eStack(table, { ...options, wrapDeliverDeps: crashAfterSending });
     stacks.push(first);
     const workflowId = await applyWorkflowText(first, NAME, workflow(remote.origin));
