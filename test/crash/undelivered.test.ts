@@ -1,0 +1,113 @@
+/**
+ * A run that ended `done` but whose delivery was never recorded (the stack died between the Turn's commit and
+ * Deliver's): before, no restart ever delivered it (start-up resumed only pending, running and
+ * awaiting-approval runs). Now the next start delivers it through the same Deliver handler, once, with the
+ * Idempotency-Key the lost attempts carried.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliverDeps } from '../../shared/core/deliver.ts';
+import { LambdaFault } from '../../shared/local/sfn/index.ts';
+import { type FakeRemote, fakeRemote } from '../actions/support.ts';
+import {
+  applyWorkflowText,
+  createOwnTable,
+  type E2eStack,
+  getAudit,
+  removeDir,
+  runEnded,
+  startE2eStack,
+  startRun,
+  tempDataDir,
+} from '../e2e/support.ts';
+
+const NAME = 'crash-undelivered';
+
+const workflow = (origin: string) => `name: ${NAME}
+description: crash - the result goes to an HTTP destination; Deliver dies after sending, every attempt.
+model: { id: claude-sonnet-5-5, maxTokens: 1024 }
+prompt:
+  system: Summarise.
+allowedActions: [current_time]
+connectors:
+  send_result:
+    kind: http
+    description: Receives the run's result.
+    method: POST
+    url: ${origin}/results
+    input:
+      type: object
+      properties: { runId: { type: string }, workflow: { type: string }, result: { type: string } }
+      required: [runId, workflow, result]
+destination: { type: http, action: send_result }
+trigger: { type: on_demand }
+budget: { maxUsdPerRun: 1, maxTurns: 2 }
+`;
+
+const fixtures = [{ name: NAME, turns: [{ text: 'All good.' }] }];
+
+/** Deliver sends, then its invocation dies before recording: on every attempt, as a kill would leave it. */
+const crashAfterSending = (deps: DeliverDeps): DeliverDeps => ({
+  ...deps,
+  destinations: {
+    ...deps.destinations,
+    async http(args) {
+      await deps.destinations.http(args);
+      throw new LambdaFault('crash', 'killed after sending, before recording the delivery');
+    },
+  },
+});
+
+let table: { endpoint: string; tableName: string };
+let dataDir: string;
+let remote: FakeRemote;
+const stacks: E2eStack[] = [];
+
+beforeAll(async () => {
+  table = await createOwnTable();
+  dataDir = await tempDataDir();
+  remote = await fakeRemote(() => ({ body: 'received' }));
+});
+
+afterAll(async () => {
+  for (const e2e of stacks) await e2e.stack.stop();
+  await remote?.close();
+  await removeDir(dataDir);
+});
+
+describe('A finished run whose delivery was lost', () => {
+  it('is delivered on the next start, once, with the same Idempotency-Key', { timeout: 60_000 }, async () => {
+    // Prepare: the run ends done; Deliver sends three times (two crash retries) and never records.
+    const options = { dataDir, fixtures, allowLoopbackPorts: [remote.port], internalHosts: ['127.0.0.1'] };
+    const first = await startE2eStack(table, { ...options, wrapDeliverDeps: crashAfterSending });
+    stacks.push(first);
+    const workflowId = await applyWorkflowText(first, NAME, workflow(remote.origin));
+    const runId = await startRun(first, workflowId);
+    const lost = await runEnded(first, runId);
+    const sentBefore = remote.received.length;
+    await first.stack.stop();
+    stacks.pop();
+
+    // Act: start again on the same data; then once more.
+    const second = await startE2eStack(table, options);
+    stacks.push(second);
+    const third = await startE2eStack(table, options);
+    stacks.push(third);
+
+    // Assess
+    expect(lost.status).toBe('done');
+    expect(lost.delivery).toBeUndefined();
+    expect(sentBefore).toBe(3);
+    expect(second.stack.delivered).toEqual([runId]);
+    expect(third.stack.delivered).toEqual([]);
+    expect(remote.received).toHaveLength(4);
+    const keys = new Set(remote.received.map((request) => request.headers['idempotency-key']));
+    expect(keys.size).toBe(1);
+    expect([...keys][0]).toEqual(expect.any(String));
+    expect(JSON.parse(remote.received[3]!.body)).toMatchObject({ runId, result: 'All good.' });
+    const run = await second.stack.store.getRun(runId);
+    expect(run?.delivery).toMatchObject({ destination: 'http', status: 'delivered' });
+    const audit = await getAudit(second, runId);
+    expect(audit.verification.ok).toBe(true);
+    expect(audit.entries.filter((entry) => entry.type === 'delivered')).toHaveLength(1);
+  });
+});
