@@ -1,8 +1,11 @@
 /**
  * What `MarkFailed` does: records `failed` with stop reason `error` (and the error that got there) unless the
- * run already ended, answering any open tool calls so the transcript stays valid. Idempotent.
+ * run already ended, answering any open tool calls so the transcript stays valid. A run that ended deliverable
+ * but has no delivery (Deliver failed for good) gets a `refused` delivery record saying why. Idempotent.
  */
 import type { Run } from '../schemas/run.ts';
+import { isDeliverable } from './degraded.ts';
+import { recordDeliveryFailure } from './delivery-failure.ts';
 import { endRun } from './end-run.ts';
 import type { Clock } from './ports.ts';
 import type { RunStore } from './store-port.ts';
@@ -12,6 +15,10 @@ export async function markRunFailed(
   args: { runId: string; error?: { name: string; message: string } },
 ): Promise<Run | undefined> {
   const error = args.error ?? { name: 'Error', message: 'the run failed' };
+  // Deliver failed for good on a run that already ended: record why it was not delivered (run stays ended).
+  const current = await deps.store.getRun(args.runId);
+  if (current !== undefined && isDeliverable(current) && current.delivery === undefined)
+    return recordDeliveryFailure(deps, args.runId, error);
   return endRun(deps, {
     runId: args.runId,
     status: 'failed',

@@ -43,9 +43,24 @@ trigger: { type: on_demand }
 budget: { maxUsdPerRun: 1, maxTurns: 2 }
 `;
 
-const fixtures = [{ name: NAME, turns: [{ text: 'All good.' }] }];
+const fixtures = [NAME, `${NAME}-2`].map((name) => ({ name, turns: [{ text: 'All good.' }] }));
 
-/** Deliver sends, then its invocation dies before recording: on every attempt, as a kill would leave it. */
+/** Deliver sends, then its invocation never returns: the stack is stopped under it, as a kill would leave it. */
+const sendThenHang =
+  (sent: () => void) =>
+  (deps: DeliverDeps): DeliverDeps => ({
+    ...deps,
+    destinations: {
+      ...deps.destinations,
+      async http(args) {
+        await deps.destinations.http(args);
+        sent();
+        return new Promise<string>(() => undefined);
+      },
+    },
+  });
+
+/** Deliver sends, then its invocation dies before recording, on every attempt the state machine allows. */
 const crashAfterSending = (deps: DeliverDeps): DeliverDeps => ({
   ...deps,
   destinations: {
@@ -76,13 +91,18 @@ afterAll(async () => {
 
 describe('A finished run whose delivery was lost', () => {
   it('is delivered on the next start, once, with the same Idempotency-Key', { timeout: 60_000 }, async () => {
-    // Prepare: the run ends done; Deliver sends three times (two crash retries) and never records.
+    // Prepare: the run ends done; Deliver sends once, then the stack goes away under it, unrecorded.
     const options = { dataDir, fixtures, allowLoopbackPorts: [remote.port], internalHosts: ['127.0.0.1'] };
-    const first = await startE2eStack(table, { ...options, wrapDeliverDeps: crashAfterSending });
+    let markSent: () => void = () => undefined;
+    const sent = new Promise<void>((resolve) => {
+      markSent = resolve;
+    });
+    const first = await startE2eStack(table, { ...options, wrapDeliverDeps: sendThenHang(() => markSent()) });
     stacks.push(first);
     const workflowId = await applyWorkflowText(first, NAME, workflow(remote.origin));
     const runId = await startRun(first, workflowId);
-    const lost = await runEnded(first, runId);
+    await sent;
+    const lost = await first.stack.store.getRun(runId);
     const sentBefore = remote.received.length;
     await first.stack.stop();
     stacks.pop();
@@ -94,20 +114,51 @@ describe('A finished run whose delivery was lost', () => {
     stacks.push(third);
 
     // Assess
-    expect(lost.status).toBe('done');
-    expect(lost.delivery).toBeUndefined();
-    expect(sentBefore).toBe(3);
+    expect(lost?.status).toBe('done');
+    expect(lost?.delivery).toBeUndefined();
+    expect(sentBefore).toBe(1);
     expect(second.stack.delivered).toEqual([runId]);
     expect(third.stack.delivered).toEqual([]);
-    expect(remote.received).toHaveLength(4);
+    expect(remote.received).toHaveLength(2);
     const keys = new Set(remote.received.map((request) => request.headers['idempotency-key']));
     expect(keys.size).toBe(1);
     expect([...keys][0]).toEqual(expect.any(String));
-    expect(JSON.parse(remote.received[3]!.body)).toMatchObject({ runId, result: 'All good.' });
+    expect(JSON.parse(remote.received[1]!.body)).toMatchObject({ runId, result: 'All good.' });
     const run = await second.stack.store.getRun(runId);
     expect(run?.delivery).toMatchObject({ destination: 'http', status: 'delivered' });
     const audit = await getAudit(second, runId);
     expect(audit.verification.ok).toBe(true);
     expect(audit.entries.filter((entry) => entry.type === 'delivered')).toHaveLength(1);
+  });
+
+  it('records why it was not delivered when Deliver fails on every attempt (as on AWS)', {
+    timeout: 60_000,
+  }, async () => {
+    // Prepare: Deliver sends and then crashes on all three attempts; the Catch routes to MarkFailed.
+    const options = { dataDir, fixtures, allowLoopbackPorts: [remote.port], internalHosts: ['127.0.0.1'] };
+    const e2e = await startE2eStack(table, { ...options, wrapDeliverDeps: crashAfterSending });
+    stacks.push(e2e);
+    const workflowId = await applyWorkflowText(
+      e2e,
+      `${NAME}-2`,
+      workflow(remote.origin).replace(NAME, `${NAME}-2`),
+    );
+    const before = remote.received.length;
+
+    // Act
+    const runId = await startRun(e2e, workflowId);
+    const run = await runEnded(e2e, runId);
+
+    // Assess: still done (its work finished), with the failed delivery on the run, audited and anchored.
+    expect(run.status).toBe('done');
+    expect(remote.received.length - before).toBe(3);
+    expect(run.delivery).toMatchObject({
+      destination: 'http',
+      status: 'refused',
+      detail: expect.stringContaining('failed:'),
+    });
+    const audit = await getAudit(e2e, runId);
+    expect(audit.verification.ok).toBe(true);
+    expect(audit.entries.at(-1)).toMatchObject({ type: 'error', data: { name: 'DeliveryFailedError' } });
   });
 });
