@@ -29,7 +29,13 @@ import type { Clock } from '../core/ports.ts';
 import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
-import { consoleNotifier, inboxNotifier, type Notifier } from '../notify/index.ts';
+import {
+  consoleNotifier,
+  consoleOwnerNotifier,
+  inboxNotifier,
+  type Notifier,
+  type OwnerNoticeDeps,
+} from '../notify/index.ts';
 import { type ExecutionsPort, resumeRun } from '../runs/index.ts';
 import { type AwsCallSink, recordAwsCalls, withFunctionName } from '../runtime/aws-call-recorder.ts';
 import { randomIds, systemClock, waitingClock } from '../runtime/clock.ts';
@@ -194,9 +200,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     };
     const notifier: Notifier = {
       channel: 'local',
+      // The inbox (owner-fenced) and the terminal reach every approver.
+      reaches: () => true,
       async notify(notice) {
         await inbox.notify(notice);
         await consoleNotifier(print).notify(notice);
+      },
+    };
+    // Owner notices (failed, denied, expired, undeliverable): the owner's inbox and the terminal.
+    const owners: OwnerNoticeDeps = {
+      apiBaseUrl: url,
+      notifier: {
+        channel: 'local',
+        async notifyOwner(notice) {
+          await inbox.notifyOwner(notice);
+          await consoleOwnerNotifier(print).notifyOwner(notice);
+        },
       },
     };
 
@@ -214,7 +233,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       publish,
     });
     const turnDeps = options.wrapTurnDeps ? options.wrapTurnDeps(engine) : engine;
-    const simple = () => ({ store, clock });
+    const simple = () => ({ store, clock, owners });
     const retry = options.retryIntervalMs ?? 200;
     const sfn = new LocalStepFunctions({
       definition,
@@ -235,6 +254,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             publicBaseUrl: url,
             notifier,
             taskTokens: taskTokens(),
+            owners,
             logger,
           })),
         ),
@@ -245,6 +265,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           createDeliverHandler(async () => ({
             store,
             clock,
+            owners,
             destinations: destinations({ catalog, egress, secrets, clock }),
           })),
         ),
