@@ -1,5 +1,6 @@
 /** The runtime's CDK constructs. */
 export * from './approval-notices.ts';
+export * from './owner-notices.ts';
 export * from './approval-signing-key.ts';
 export * from './audit-signing-key.ts';
 export * from './credential-reader.ts';
