@@ -442,6 +442,7 @@ describe('cdk-nag and synthesis', () => {
         'StateMachineArn',
         'EventBusName',
         'ApprovalTopicArn',
+        'OwnerTopicArn',
         'SigningSecretArn',
         'AnthropicApiKeySecretArn',
       ]),
