@@ -24,7 +24,11 @@ export function createDeliverHandler(
         const delivered = run?.delivery?.destination;
         telemetry.logger.info('result delivered', { destination: delivered });
         if (run?.status === 'denied') {
-          await sendOwnerNotice(owners?.notifier, runEndedNotice(run, owners?.apiBaseUrl ?? ''), telemetry.logger);
+          await sendOwnerNotice(
+            owners?.notifier,
+            runEndedNotice(run, owners?.apiBaseUrl ?? ''),
+            telemetry.logger,
+          );
         }
         return { delivered };
       },

@@ -5,11 +5,7 @@
 import { expireApprovals, pendingApprovals } from '../shared/core/approval-ops.ts';
 import type { Clock } from '../shared/core/ports.ts';
 import type { RunStore } from '../shared/core/store-port.ts';
-import {
-  approvalEndedNotice,
-  type OwnerNoticeDeps,
-  sendOwnerNotice,
-} from '../shared/notify/index.ts';
+import { approvalEndedNotice, type OwnerNoticeDeps, sendOwnerNotice } from '../shared/notify/index.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { systemClock } from '../shared/runtime/clock.ts';
 import { TurnPointerSchema } from '../shared/runtime/events.ts';

@@ -6,9 +6,9 @@
 import { markRunFailed } from '../shared/core/mark-failed.ts';
 import type { Clock } from '../shared/core/ports.ts';
 import type { RunStore } from '../shared/core/store-port.ts';
+import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { systemClock } from '../shared/runtime/clock.ts';
-import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
 import { MarkFailedEventSchema } from '../shared/runtime/events.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';

@@ -6,8 +6,8 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
-import { ApiAuth } from './constructs/runtime-api.ts';
 import type { OwnerSubscription } from './constructs/owner-notices.ts';
+import { ApiAuth } from './constructs/runtime-api.ts';
 import type { ModelProvider, WorkflowRuntimeProps } from './constructs/workflow-runtime.ts';
 
 /** The stack name when the context sets none. */

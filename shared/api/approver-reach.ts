@@ -13,7 +13,9 @@ export function unreachableApprovers(definition: WorkflowDefinition, reach: Appr
   const lists: (readonly [string, readonly string[]])[] = [
     ...(definition.approvals ? [['approvals.approvers', definition.approvals.approvers] as const] : []),
     ...Object.entries(definition.gates ?? {}).flatMap(([action, gate]) =>
-      typeof gate === 'object' && gate.approvers ? [[`gates.${action}.approvers`, gate.approvers] as const] : [],
+      typeof gate === 'object' && gate.approvers
+        ? [[`gates.${action}.approvers`, gate.approvers] as const]
+        : [],
     ),
   ];
   return lists.flatMap(([path, approvers]) =>

@@ -4,6 +4,7 @@
  * needs the owner's credentials); never an approval link, a task token or a credential.
  */
 import { visible } from './notice.ts';
+import { snsSubject } from './sns-subject.ts';
 
 /** What the notice is about. */
 export const OWNER_NOTICE_KINDS = [
@@ -44,11 +45,9 @@ const HEADLINES: Record<OwnerNoticeKind, string> = {
   approval_undeliverable: 'Approval could not be sent',
 };
 
-/** The subject line: printable ASCII, under 100 characters (SNS's email subject rules). */
+/** The subject line, made valid for SNS (`snsSubject`: printable ASCII, under 100 characters). */
 export function ownerNoticeSubject(notice: Pick<OwnerNotice, 'kind' | 'workflowName'>): string {
-  const ascii = notice.workflowName.replace(/[^\x20-\x7e]/g, '?').trim();
-  const subject = `${HEADLINES[notice.kind]}: ${ascii}`;
-  return subject.length <= 99 ? subject : `${subject.slice(0, 96)}...`;
+  return snsSubject(`${HEADLINES[notice.kind]}: ${notice.workflowName}`);
 }
 
 /** The plain-text body: what happened, why, what was refused, and where to read the run. */
