@@ -31,6 +31,8 @@ function build(): Hono {
     triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(runtime.store)),
     // POST /v1/events: owner-stamped events onto the runtime's bus.
     eventBus: awsEventBusFromEnv(),
+    // Approvers must be subscribed to the approval topic (WF_APPROVERS), or a workflow naming them is refused.
+    approverReach: runtime.approverReach(),
     ...(auditVerifier ? { auditVerifier } : {}),
   }) as unknown as Hono;
 }

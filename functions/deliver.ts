@@ -1,20 +1,35 @@
-/** `Deliver`: the finished run's result goes to its destination, once. */
+/**
+ * `Deliver`: the finished run's result goes to its destination, once. A degraded run (`denied`: calls were
+ * refused on the way) is also reported to its owner.
+ */
 import { type DeliverDeps, deliverResult } from '../shared/core/deliver.ts';
+import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { TurnPointerSchema } from '../shared/runtime/events.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
 
-export function createDeliverHandler(deps: () => Promise<DeliverDeps>, telemetry = handlerTelemetry()) {
+export function createDeliverHandler(
+  deps: () => Promise<DeliverDeps & { owners?: OwnerNoticeDeps | undefined }>,
+  telemetry = handlerTelemetry(),
+) {
   return async (event: unknown, context?: LambdaContextLike): Promise<{ delivered: string | undefined }> => {
     const { runId } = TurnPointerSchema.parse(event);
     return withInvocation(
       telemetry,
       { runId },
       async () => {
-        const run = await deliverResult(await deps(), runId);
+        const { owners, ...core } = await deps();
+        const run = await deliverResult(core, runId);
         const delivered = run?.delivery?.destination;
         telemetry.logger.info('result delivered', { destination: delivered });
+        if (run?.status === 'denied') {
+          await sendOwnerNotice(
+            owners?.notifier,
+            runEndedNotice(run, owners?.apiBaseUrl ?? ''),
+            telemetry.logger,
+          );
+        }
         return { delivered };
       },
       context,
@@ -24,5 +39,8 @@ export function createDeliverHandler(deps: () => Promise<DeliverDeps>, telemetry
 
 export const handler = tracedHandler(
   'deliver',
-  createDeliverHandler(() => awsRuntime().deliver()),
+  createDeliverHandler(async () => {
+    const owners = awsRuntime().ownerNotices();
+    return { ...(await awsRuntime().deliver()), ...(owners ? { owners } : {}) };
+  }),
 );

@@ -1,7 +1,12 @@
-/** `MarkFailed`: no run stays `running` forever. Records `failed` unless the run already ended. */
+/**
+ * `MarkFailed`: no run stays `running` forever. Records `failed` unless the run already ended. Every route
+ * that ends a run `failed` or `denied` without a result (a Turn's `failed` outcome, an uncaught error) passes
+ * here, so this is where the owner is told.
+ */
 import { markRunFailed } from '../shared/core/mark-failed.ts';
 import type { Clock } from '../shared/core/ports.ts';
 import type { RunStore } from '../shared/core/store-port.ts';
+import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { systemClock } from '../shared/runtime/clock.ts';
 import { MarkFailedEventSchema } from '../shared/runtime/events.ts';
@@ -19,7 +24,7 @@ function causeMessage(cause: string | undefined): string {
 }
 
 export function createMarkFailedHandler(
-  deps: () => { store: RunStore; clock: Clock },
+  deps: () => { store: RunStore; clock: Clock; owners?: OwnerNoticeDeps | undefined },
   telemetry = handlerTelemetry(),
 ) {
   return async (event: unknown, context?: LambdaContextLike): Promise<{ status: string | undefined }> => {
@@ -28,11 +33,16 @@ export function createMarkFailedHandler(
       telemetry,
       { runId },
       async () => {
-        const run = await markRunFailed(deps(), {
+        const { owners, ...core } = deps();
+        const run = await markRunFailed(core, {
           runId,
           ...(error ? { error: { name: error.Error ?? 'Error', message: causeMessage(error.Cause) } } : {}),
         });
         telemetry.logger.info('execution failure recorded', { error: error?.Error, status: run?.status });
+        if (run) {
+          const notice = runEndedNotice(run, owners?.apiBaseUrl ?? '');
+          await sendOwnerNotice(owners?.notifier, notice, telemetry.logger);
+        }
         return { status: run?.status };
       },
       context,
@@ -42,5 +52,9 @@ export function createMarkFailedHandler(
 
 export const handler = tracedHandler(
   'mark-failed',
-  createMarkFailedHandler(() => ({ store: awsRuntime().store, clock: systemClock })),
+  createMarkFailedHandler(() => ({
+    store: awsRuntime().store,
+    clock: systemClock,
+    owners: awsRuntime().ownerNotices(),
+  })),
 );

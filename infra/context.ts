@@ -1,11 +1,12 @@
 /**
  * Reads the app's settings from CDK context (`-c key=value` or cdk.json), validated, into construct props.
- * Keys: stackName, modelProvider, approvers (comma-separated), apiAuth (iam | jwt) with jwtIssuer and
- * jwtAudience (comma-separated), eventBusName, internalHosts (comma-separated), removalPolicy (retain | destroy).
- * See docs/deploy.md.
+ * Keys: stackName, modelProvider, approvers (comma-separated), ownerNotices (JSON object owner → email, or
+ * owner → [emails]), apiAuth (iam | jwt) with jwtIssuer and jwtAudience (comma-separated), eventBusName,
+ * internalHosts (comma-separated), removalPolicy (retain | destroy). See docs/deploy.md.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
+import type { OwnerSubscription } from './constructs/owner-notices.ts';
 import { ApiAuth } from './constructs/runtime-api.ts';
 import type { ModelProvider, WorkflowRuntimeProps } from './constructs/workflow-runtime.ts';
 
@@ -43,11 +44,13 @@ export function settingsFromContext(node: Node): { stackName: string; runtime: W
     );
   }
   const approvers = list('approvers');
+  const ownerNotices = ownerNoticesFrom(node.tryGetContext('ownerNotices'));
   const eventBusName = get('eventBusName');
   const internalHosts = list('internalHosts');
   const runtime: WorkflowRuntimeProps = {
     ...(provider === undefined ? {} : { modelProvider: provider as ModelProvider }),
     ...(approvers === undefined ? {} : { approvers }),
+    ...(ownerNotices === undefined ? {} : { ownerNotices }),
     ...(eventBusName === undefined ? {} : { eventBusName }),
     ...(internalHosts === undefined ? {} : { internalHosts }),
     ...(removal === undefined
@@ -58,4 +61,27 @@ export function settingsFromContext(node: Node): { stackName: string; runtime: W
       : {}),
   };
   return { stackName: get('stackName') ?? DEFAULT_STACK_NAME, runtime };
+}
+
+/** `ownerNotices`: `{"<owner id>": "email"}` or `{"<owner id>": ["email", …]}`, as an object or its JSON text. */
+function ownerNoticesFrom(value: unknown): OwnerSubscription[] | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const fail = (): never => {
+    throw new Error(
+      `context ownerNotices must map owner ids to email addresses, e.g. -c 'ownerNotices={"123456789012:role:ci":"ops@example.com"}'.`,
+    );
+  };
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      fail();
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return fail();
+  return Object.entries(parsed).flatMap(([owner, emails]) => {
+    const list = Array.isArray(emails) ? emails : [emails];
+    return list.map((email) => (typeof email === 'string' ? { owner, email } : fail()));
+  });
 }

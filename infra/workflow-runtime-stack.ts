@@ -48,6 +48,10 @@ export class WorkflowRuntimeStack extends Stack {
         value: runtime.approvalNotices.topicArn,
         description: 'SNS topic of approval notices',
       },
+      OwnerTopicArn: {
+        value: runtime.ownerNotices.topicArn,
+        description: 'SNS topic of owner notices (failed, denied, expired runs)',
+      },
       SigningSecretArn: { value: runtime.signingKey.secretArn, description: 'Approval-link signing keyring' },
       AuditSigningKeyArn: {
         value: runtime.auditSigningKey.keyArn,

@@ -16,8 +16,15 @@ export const ENV = {
    * approval-http; turn and deliver block its host in the egress guard).
    */
   approvalBaseUrl: 'WF_APPROVAL_BASE_URL',
-  /** Approver emails subscribed to the approval topic, comma-separated (request-approval). */
+  /**
+   * Approver emails subscribed to the approval topic, comma-separated (request-approval: only these are sent
+   * links; api: a workflow naming anyone else is refused at save time).
+   */
   approvers: 'WF_APPROVERS',
+  /** ARN of the owner-notices SNS topic: failed, denied and expired runs (turn-ending handlers, request-approval). */
+  ownerTopicArn: 'WF_OWNER_TOPIC_ARN',
+  /** Base URL of the HTTP API, no trailing slash: owner notices link `<url>/v1/runs/<id>` (same functions). */
+  apiUrl: 'WF_API_URL',
   /** `anthropic` or `bedrock` (turn). */
   modelProvider: 'WF_MODEL_PROVIDER',
   /** ARN of the Anthropic API key secret, a plain string (turn; only with `anthropic`). */

@@ -5,6 +5,7 @@ export * from './audit-signing-key.ts';
 export * from './credential-reader.ts';
 export * from './env-names.ts';
 export * from './observability.ts';
+export * from './owner-notices.ts';
 export * from './run-state-machine.ts';
 export * from './run-table.ts';
 export * from './runtime-api.ts';

@@ -5,6 +5,7 @@ import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type { OwnerSubscription } from './owner-notices.ts';
 import type { ApiAuth, ApiThrottle } from './runtime-api.ts';
 import { type PowertoolsLogLevel, RUNTIME_FUNCTION_DEFAULTS } from './runtime-function.ts';
 import type { HandlerName } from './state-names.ts';
@@ -29,8 +30,13 @@ export interface WorkflowRuntimeProps {
    * @default - Anthropic foundation models in any region and Anthropic inference profiles of this account
    */
   readonly bedrockModelArns?: readonly string[];
-  /** Approver email addresses subscribed to approval notices. @default - none */
+  /**
+   * Approver email addresses subscribed to approval notices. Only these can be named as approvers: the API
+   * refuses a workflow naming anyone else. @default - none
+   */
   readonly approvers?: readonly string[];
+  /** Owners and the addresses that hear of their failed, denied and expired runs. @default - none */
+  readonly ownerNotices?: readonly OwnerSubscription[];
   /** What happens to the table and the log groups when they leave the stack. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
   /** Authentication of `/v1`. @default ApiAuth.iam() */

@@ -3,7 +3,7 @@
  * state machine, the API, the triggers, approval signing and notices, and observability, and wires their
  * environment variables (env-names.ts) and least-privilege grants.
  */
-import { RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
+import { Lazy, RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -14,6 +14,7 @@ import { CredentialReader } from './credential-reader.ts';
 import { ENV } from './env-names.ts';
 import { acknowledge, acknowledgeGrantWildcards } from './nag.ts';
 import { Observability } from './observability.ts';
+import { OwnerNotices } from './owner-notices.ts';
 import { RunStateMachine } from './run-state-machine.ts';
 import { RunTable } from './run-table.ts';
 import { RuntimeApi } from './runtime-api.ts';
@@ -51,6 +52,8 @@ export class WorkflowRuntime extends Construct {
   public readonly approvalNotices: ApprovalNotices;
   /** The role read per owner (tagged session) to resolve workflow credentials. */
   public readonly credentialReader: CredentialReader;
+  /** The owner-notices topic (failed, denied, expired runs) and its per-owner subscriptions. */
+  public readonly ownerNotices: OwnerNotices;
   /** The approval-link signing keyring. */
   public readonly signingKey: ApprovalSigningKey;
   /** The KMS key that signs audit chain heads. */
@@ -136,9 +139,14 @@ export class WorkflowRuntime extends Construct {
     this.approvalNotices = new ApprovalNotices(this, 'ApprovalNotices', {
       ...(props.approvers === undefined ? {} : { approvers: props.approvers }),
     });
+    this.ownerNotices = new OwnerNotices(this, 'OwnerNotices', {
+      ...(props.ownerNotices === undefined ? {} : { owners: props.ownerNotices }),
+    });
     this.approvalBaseUrl = props.approvalBaseUrl?.replace(/\/+$/, '') ?? `${this.api.endpoint}/approvals`;
 
     const stateMachineArn = this.runStateMachine.stateMachine.stateMachineArn;
+    // Lazy: approvers added later with approvalNotices.addApprover are reachable too.
+    const subscribedApprovers = Lazy.string({ produce: () => this.approvalNotices.approvers.join(',') });
 
     // turn: the model, the workflows' credentials; the approval URL is also the runtime's own host, which the
     // egress guard of turn and deliver must never reach.
@@ -162,13 +170,26 @@ export class WorkflowRuntime extends Construct {
       .addEnvironment(ENV.signingSecretArn, this.signingKey.secretArn)
       .addEnvironment(ENV.approvalTopicArn, this.approvalNotices.topicArn)
       .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl)
-      .addEnvironment(ENV.approvers, this.approvalNotices.approvers.join(','));
+      .addEnvironment(ENV.approvers, subscribedApprovers);
     this.signingKey.grantRead(fns['request-approval']);
     this.approvalNotices.grantPublish(fns['request-approval']);
     this.runStateMachine.grantTaskResponseToTaskFunction(
       'RequestApprovalTaskResponse',
       fns['request-approval'].role,
     );
+
+    // The handlers that end runs (and request-approval, for undeliverable approvals) tell the owner, with a
+    // link to the run in the API.
+    for (const fn of [fns['mark-failed'], fns.deliver, fns.expire, fns['request-approval']]) {
+      fn.addEnvironment(ENV.ownerTopicArn, this.ownerNotices.topicArn).addEnvironment(
+        ENV.apiUrl,
+        this.api.endpoint,
+      );
+      this.ownerNotices.grantPublish(fn);
+    }
+
+    // api: refuses workflows naming an approver the approval topic does not reach.
+    fns.api.addEnvironment(ENV.approvers, subscribedApprovers);
 
     // deliver: HTTP destinations may use credentials; alerts go to the alert topic.
     fns.deliver

@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import type { AnchorVerifier } from '../audit/index.ts';
 import type { Clock, Ids } from '../core/ports.ts';
+import type { ApproverReach } from '../notify/reach.ts';
 import type { ExecutionsPort } from '../runs/index.ts';
 import type { DynamoStore } from '../store/index.ts';
 import type { EventBus } from '../triggers-sync/event-bus.ts';
@@ -36,6 +37,11 @@ export type ApiDeps = {
   alertTopicArns?: readonly string[];
   /** Credential secrets are named `<prefix><ownerKey>/…`; definitions referring elsewhere are refused. @default 'wf/' */
   credentialNamePrefix?: string;
+  /**
+   * Which approvers this deployment can send approval requests to: a workflow naming another is refused at
+   * save time. AWS: the subscribed list (`WF_APPROVERS`). Undefined: every approver (the local inbox).
+   */
+  approverReach?: ApproverReach;
   /** The local stack's extras: `POST /local/events`, and `POST /v1/events` delivered on the local bus. */
   local?: { events: true };
 };

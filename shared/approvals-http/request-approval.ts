@@ -1,6 +1,8 @@
 /**
  * What the `request-approval` Lambda does when the execution parks on `waitForTaskToken`: store the task
- * token on the run's pending approvals, send each approver a signed link, audit each notice (never the link).
+ * token on the run's pending approvals, send each reachable approver a signed link, audit each notice handed
+ * to a channel that reaches its approver (never the link). An approval that reaches nobody is denied at once
+ * (`undeliverable`), its owner is told, and the wait is answered so the run goes on without the call.
  */
 import {
   approvalPostUrl,
@@ -10,16 +12,22 @@ import {
   keyringSourceOf,
   signApprovalLink,
 } from '../approvals/index.ts';
-import { attachTaskToken } from '../core/approval-ops.ts';
+import { attachTaskToken, pendingApprovals } from '../core/approval-ops.ts';
 import { RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { RunConflictError } from '../core/store-errors.ts';
 import type { AuditInput, RunStore } from '../core/store-port.ts';
-import { argsPreview, type Notifier } from '../notify/index.ts';
+import {
+  approvalEndedNotice,
+  argsPreview,
+  type Notifier,
+  type OwnerNoticeDeps,
+  sendOwnerNotice,
+} from '../notify/index.ts';
 import type { Approval } from '../schemas/approval.ts';
 import { type ApprovalLogger, consoleLogger } from './deps.ts';
-import { ApprovalNotifyError } from './errors.ts';
 import type { TaskTokenAnswer, TaskTokensPort } from './task-tokens.ts';
+import { denyUndeliverable, type Unreached } from './undeliverable.ts';
 
 /** Dependencies of `requestApproval`. */
 export type RequestApprovalDeps = {
@@ -29,15 +37,26 @@ export type RequestApprovalDeps = {
   keyring: Keyring | KeyringSource;
   /** Origin (plus stage path): links are `<base>/approvals/<id>?t=…`. See `publicBaseUrlFrom`. */
   publicBaseUrl: string;
+  /** The approvers' channel; `reaches` decides who is sent a link at all. */
   notifier: Notifier;
   taskTokens: TaskTokensPort;
+  /** Where the owner hears of an undeliverable approval. Without it, that is only logged (as an error). */
+  owners?: OwnerNoticeDeps;
   logger?: ApprovalLogger;
 };
 
 type Sent = { approvalId: string; approver: string };
 
 export type RequestApprovalResult =
-  | { status: 'notified'; notified: Sent[]; failed: (Sent & { error: string })[] }
+  | {
+      status: 'notified';
+      notified: Sent[];
+      failed: (Sent & { error: string })[];
+      /** Approvals denied at once because no approver could be reached (others still wait). */
+      undeliverable: string[];
+    }
+  /** Every pending approval reached nobody: all denied as undeliverable, and the wait answered at once. */
+  | { status: 'undeliverable'; undeliverable: string[]; answer: TaskTokenAnswer }
   /** Nothing was pending (decided before the token arrived, or the run moved on): the wait was answered at once. */
   | { status: 'not_waiting'; answer: TaskTokenAnswer };
 
@@ -55,11 +74,40 @@ async function appendAudit(deps: RequestApprovalDeps, runId: string, audit: Audi
   }
 }
 
+/** Signs this approver's link and hands the notice to the channel. */
+function sendNotice(
+  deps: RequestApprovalDeps,
+  keyring: Keyring,
+  runId: string,
+  approval: Approval,
+  approver: string,
+) {
+  const token = signApprovalLink(
+    {
+      approvalId: approval.approvalId,
+      approver,
+      expiresAtMs: Date.parse(approval.expiresAt),
+      argsHash: approval.argsHash,
+    },
+    keyring,
+  );
+  return deps.notifier.notify({
+    owner: approval.owner,
+    approver,
+    workflowName: approval.workflowName,
+    runId,
+    tool: approval.tool,
+    argsPreview: argsPreview(approval.args),
+    expiresAt: approval.expiresAt,
+    url: approvalUrl(deps.publicBaseUrl, approval.approvalId, token),
+  });
+}
+
 /**
- * Attaches `taskToken` (replacing an older one), notifies every approver of every pending approval with
- * their own signed link, and records one `approval_notified` entry per notice sent. If nothing is pending
- * any more, answers the wait at once so the execution does not sit until its timeout. Throws
- * `ApprovalNotifyError` when notices were due and none could be sent.
+ * Attaches `taskToken` (replacing an older one), sends every reachable approver of every pending approval
+ * their own signed link, and records one `approval_notified` entry (with the channel) per notice the channel
+ * accepted. An approval that no approver could be sent (none reachable, or every send failed) is denied at
+ * once as `undeliverable` and its owner told; if nothing is left pending, the wait is answered at once.
  */
 export async function requestApproval(
   deps: RequestApprovalDeps,
@@ -77,35 +125,21 @@ export async function requestApproval(
   }
 
   const nowMs = deps.clock.nowMs();
+  // A link that is dead on arrival helps nobody; the wait's timeout expires the approval.
+  const live = attached.filter((approval) => Date.parse(approval.expiresAt) > nowMs);
+  const unreached = new Map<string, Unreached>(
+    live.map((approval) => [approval.approvalId, { approval, approvers: [] }]),
+  );
   const due: { approval: Approval; approver: string }[] = [];
-  for (const approval of attached) {
-    // A link that is dead on arrival helps nobody; the wait's timeout expires the approval.
-    if (Date.parse(approval.expiresAt) <= nowMs) continue;
-    for (const approver of new Set(approval.approvers)) due.push({ approval, approver });
+  for (const approval of live) {
+    for (const approver of new Set(approval.approvers)) {
+      if (deps.notifier.reaches(approver)) due.push({ approval, approver });
+      else unreached.get(approval.approvalId)!.approvers.push({ approver, why: 'unreachable' });
+    }
   }
   const keyring = due.length > 0 ? await keyringSourceOf(deps.keyring).get() : undefined;
   const settled = await Promise.allSettled(
-    due.map(({ approval, approver }) => {
-      const token = signApprovalLink(
-        {
-          approvalId: approval.approvalId,
-          approver,
-          expiresAtMs: Date.parse(approval.expiresAt),
-          argsHash: approval.argsHash,
-        },
-        keyring as Keyring,
-      );
-      return deps.notifier.notify({
-        owner: approval.owner,
-        approver,
-        workflowName: approval.workflowName,
-        runId,
-        tool: approval.tool,
-        argsPreview: argsPreview(approval.args),
-        expiresAt: approval.expiresAt,
-        url: approvalUrl(deps.publicBaseUrl, approval.approvalId, token),
-      });
-    }),
+    due.map(({ approval, approver }) => sendNotice(deps, keyring as Keyring, runId, approval, approver)),
   );
 
   const notified: Sent[] = [];
@@ -113,8 +147,14 @@ export async function requestApproval(
   settled.forEach((result, i) => {
     const { approval, approver } = due[i]!;
     const sent = { approvalId: approval.approvalId, approver };
-    if (result.status === 'fulfilled') notified.push(sent);
-    else failed.push({ ...sent, error: (result.reason as Error | undefined)?.name ?? 'Error' });
+    if (result.status === 'fulfilled') {
+      notified.push(sent);
+      unreached.delete(approval.approvalId);
+      return;
+    }
+    const error = (result.reason as Error | undefined)?.name ?? 'Error';
+    failed.push({ ...sent, error });
+    unreached.get(approval.approvalId)?.approvers.push({ approver, why: error });
   });
 
   if (notified.length > 0) {
@@ -129,11 +169,25 @@ export async function requestApproval(
     );
   }
   logger.info('approval notices sent', { runId, channel: deps.notifier.channel, notified, failed });
-  if (failed.length > 0 && notified.length === 0) {
-    throw new ApprovalNotifyError(
-      runId,
-      failed.map((f) => `${f.approvalId}/${f.approver}: ${f.error}`),
-    );
+  const denied = await denyUndeliverable(deps, runId, [...unreached.values()]);
+  if (denied.length === 0) return { status: 'notified', notified, failed, undeliverable: [] };
+
+  const undeliverable = denied.map((approval) => approval.approvalId);
+  logger.error('approval undeliverable: no approver could be reached; the call is denied', {
+    runId,
+    channel: deps.notifier.channel,
+    undeliverable: [...unreached.values()].map((u) => ({
+      approvalId: u.approval.approvalId,
+      approvers: u.approvers,
+    })),
+  });
+  for (const approval of denied) {
+    const notice = approvalEndedNotice(approval, 'approval_undeliverable', deps.owners?.apiBaseUrl ?? '');
+    await sendOwnerNotice(deps.owners?.notifier, notice, logger);
   }
-  return { status: 'notified', notified, failed };
+  // Nothing left to wait for: go on at once, so the Turn tells the model no approver could be reached.
+  const stillPending = await pendingApprovals(deps.store, runId);
+  if (stillPending.length > 0) return { status: 'notified', notified, failed, undeliverable };
+  const answer = await deps.taskTokens.sendSuccess(taskToken, { runId, undeliverable });
+  return { status: 'undeliverable', undeliverable, answer };
 }

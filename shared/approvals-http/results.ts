@@ -48,6 +48,16 @@ export const runEnded = (status: string): PageResult => ({
   },
 });
 
+/** No approver could be sent this request, so the call was denied at once (docs/approvals.md). */
+export const undeliverable: PageResult = {
+  httpStatus: 410,
+  view: {
+    title: 'Request withdrawn',
+    message: `No approver could be reached when this request was made, so the call was denied and will not run. ${NOT_RECORDED}`,
+    status: 'info',
+  },
+};
+
 /** Someone else's decision won, but the record could not be re-read to say whose. */
 export const decidedElsewhere: PageResult = {
   httpStatus: 409,
@@ -109,6 +119,8 @@ export function closedResult(
       atIso: approval.decidedAt ?? '',
     });
   }
+  // No approver could be sent the request: the call was denied at once; a link cannot revive it.
+  if (approval.status === 'undeliverable') return undeliverable;
   if (approval.status === 'expired' || Date.parse(approval.expiresAt) <= nowMs) {
     return outcome({ kind: 'approval_expired' });
   }

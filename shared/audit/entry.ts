@@ -27,6 +27,8 @@ export const AUDIT_ENTRY_TYPES = {
     'A signed link was sent to one approver (channel, approver); the link itself is not recorded.',
   approval_decided: 'An approver approved or denied (approval id, decision, approver).',
   approval_expired: 'A pending approval timed out and was recorded as expired (fail closed).',
+  approval_undeliverable:
+    'No channel could reach any approver of a pending approval (approvers, why); it was denied at once (fail closed).',
   approval_rejected: 'A decision attempt was refused: invalid, expired or foreign link or form nonce.',
   // budget
   budget_reserved: 'Budget was reserved before a model call or action (amount, unit, remaining).',

@@ -24,7 +24,9 @@ export function describeAuditEntry(entry: AuditEntry): string | undefined {
     case 'approval_requested':
       return `  approval requested: ${d.tool} (approvers: ${(d.approvers as string[] | undefined)?.join(', ')})`;
     case 'approval_notified':
-      return `  approval link sent to ${d.approver}`;
+      return `  approval link sent to ${d.approver} (${d.channel})`;
+    case 'approval_undeliverable':
+      return `  approval undeliverable: no approver could be reached (${d.tool} denied)`;
     case 'approval_decided':
       return `  approval ${d.decision} by ${entry.actor.replace(/^approver:/, '')}`;
     case 'approval_expired':

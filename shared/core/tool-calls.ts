@@ -32,6 +32,9 @@ export type ToolCallResult = { outcomes: Map<string, ToolOutcome>; awaiting: App
 
 /** What the model is told when an approval expired: fail closed, and say why. */
 const NO_DECISION = 'no human decided before the approval timed out, so it counts as denied';
+/** What the model is told when no approver could be sent the request: fail closed at once. */
+const NO_APPROVER_REACHED =
+  'no approver could be reached to decide this call (none is subscribed to approval notices), so it counts as denied';
 
 export async function answerToolUses(
   h: RunHandle,
@@ -148,6 +151,9 @@ async function honourApproval(
   }
   if (approval.status === 'expired') {
     return refuse(h, deps, ctx, use, NO_DECISION, 'expired');
+  }
+  if (approval.status === 'undeliverable') {
+    return refuse(h, deps, ctx, use, NO_APPROVER_REACHED, 'undeliverable');
   }
   // Approved: run exactly what was approved, if it is still what the model asked for and still granted.
   if (approval.tool !== use.name || argsHashOf(use.name, approval.args) !== approval.argsHash) {

@@ -38,7 +38,8 @@ export function inboxRoutes(deps: InboxRoutesDeps): Hono {
     const owner = await ownerOf(c.req.raw, getCookie(c, SESSION_COOKIE));
     if (owner === undefined) return html(200, renderInboxSignIn());
     const mine = deps.inbox.notices().filter((notice) => notice.owner === owner);
-    return html(200, renderInbox(mine, { nowMs: deps.clock.nowMs(), owner }));
+    const ownerNotices = deps.inbox.ownerNotices().filter((notice) => notice.owner === owner);
+    return html(200, renderInbox(mine, { nowMs: deps.clock.nowMs(), owner, ownerNotices }));
   });
 
   // Same-origin forms only: another site must not sign a browser in (login CSRF) or out.

@@ -31,7 +31,13 @@ import type { Clock } from '../core/ports.ts';
 import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
-import { consoleNotifier, inboxNotifier, type Notifier } from '../notify/index.ts';
+import {
+  consoleNotifier,
+  consoleOwnerNotifier,
+  inboxNotifier,
+  type Notifier,
+  type OwnerNoticeDeps,
+} from '../notify/index.ts';
 import { type ExecutionsPort, resumeRun } from '../runs/index.ts';
 import { type AwsCallSink, recordAwsCalls, withFunctionName } from '../runtime/aws-call-recorder.ts';
 import { randomIds, systemClock, waitingClock } from '../runtime/clock.ts';
@@ -214,9 +220,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     };
     const notifier: Notifier = {
       channel: 'local',
+      // The inbox (owner-fenced) and the terminal reach every approver.
+      reaches: () => true,
       async notify(notice) {
         await inbox.notify(notice);
         await consoleNotifier(print).notify(notice);
+      },
+    };
+    // Owner notices (failed, denied, expired, undeliverable): the owner's inbox and the terminal.
+    const owners: OwnerNoticeDeps = {
+      apiBaseUrl: url,
+      notifier: {
+        channel: 'local',
+        async notifyOwner(notice) {
+          await inbox.notifyOwner(notice);
+          await consoleOwnerNotifier(print).notifyOwner(notice);
+        },
       },
     };
 
@@ -234,7 +253,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       publish,
     });
     const turnDeps = options.wrapTurnDeps ? options.wrapTurnDeps(engine) : engine;
-    const simple = () => ({ store, clock });
+    const simple = () => ({ store, clock, owners });
     const deliverDeps: DeliverDeps = {
       store,
       clock,
@@ -242,9 +261,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     };
     const deliver = asFunction(
       'deliver',
-      createDeliverHandler(async () =>
-        options.wrapDeliverDeps ? options.wrapDeliverDeps(deliverDeps) : deliverDeps,
-      ),
+      createDeliverHandler(async () => ({
+        ...(options.wrapDeliverDeps ? options.wrapDeliverDeps(deliverDeps) : deliverDeps),
+        owners,
+      })),
     );
     const retry = options.retryIntervalMs ?? 200;
     const sfn = new LocalStepFunctions({
@@ -266,6 +286,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             publicBaseUrl: url,
             notifier,
             taskTokens: taskTokens(),
+            owners,
             logger,
           })),
         ),

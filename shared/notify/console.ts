@@ -1,4 +1,5 @@
 import { type ApprovalNotice, type Notifier, noticeBody, noticeSubject } from './notice.ts';
+import { type OwnerNotifier, ownerNoticeBody, ownerNoticeSubject } from './owner-notice.ts';
 
 const RULE = '-'.repeat(72);
 
@@ -14,8 +15,20 @@ export function consoleNoticeText(notice: ApprovalNotice): string {
 export function consoleNotifier(write: (text: string) => void): Notifier {
   return {
     channel: 'console',
+    // The terminal is everyone's inbox locally.
+    reaches: () => true,
     async notify(notice: ApprovalNotice): Promise<void> {
       write(consoleNoticeText(notice));
+    },
+  };
+}
+
+/** Prints each owner notice (no approval link in it) through `write`: the local stack's terminal. */
+export function consoleOwnerNotifier(write: (text: string) => void): OwnerNotifier {
+  return {
+    channel: 'console',
+    async notifyOwner(notice) {
+      write(`\n${RULE}\n${ownerNoticeSubject(notice)}\n\n${ownerNoticeBody(notice)}\n${RULE}\n`);
     },
   };
 }

@@ -1,29 +1,54 @@
 /** A local "inbox": notices kept in memory and listed as an HTML page (served at `/local/inbox`). */
 import { escapeHtml } from '../approvals/index.ts';
 import { type ApprovalNotice, type Notifier, visible } from './notice.ts';
+import type { OwnerNotice, OwnerNotifier } from './owner-notice.ts';
 
-/** A notifier that keeps the latest notices in memory, newest last. */
-export type InboxNotifier = Notifier & {
-  /** The kept notices, oldest first. */
-  notices(): readonly ApprovalNotice[];
-  clear(): void;
-};
+/** A notifier that keeps the latest approval and owner notices in memory, newest last. */
+export type InboxNotifier = Notifier &
+  OwnerNotifier & {
+    /** The kept approval notices, oldest first. */
+    notices(): readonly ApprovalNotice[];
+    /** The kept owner notices (failed, denied, expired, undeliverable), oldest first. */
+    ownerNotices(): readonly OwnerNotice[];
+    clear(): void;
+  };
 
-/** Keeps up to `max` notices (default 200; the oldest are dropped): a local stack must not grow without bound. */
+/** Keeps up to `max` notices of each kind (default 200; the oldest are dropped): a local stack must not grow. */
 export function inboxNotifier(options: { max?: number } = {}): InboxNotifier {
   const max = options.max ?? 200;
   const kept: ApprovalNotice[] = [];
+  const owners: OwnerNotice[] = [];
+  const keep = <T>(list: T[], item: T) => {
+    list.push(item);
+    if (list.length > max) list.splice(0, list.length - max);
+  };
   return {
     channel: 'inbox',
+    // The inbox lists every approver's links (to their owner): everyone is reachable locally.
+    reaches: () => true,
     async notify(notice) {
-      kept.push({ ...notice });
-      if (kept.length > max) kept.splice(0, kept.length - max);
+      keep(kept, { ...notice });
+    },
+    async notifyOwner(notice) {
+      keep(owners, { ...notice, ...(notice.refused ? { refused: [...notice.refused] } : {}) });
     },
     notices: () => kept.map((notice) => ({ ...notice })),
+    ownerNotices: () => owners.map((notice) => ({ ...notice })),
     clear: () => {
       kept.length = 0;
+      owners.length = 0;
     },
   };
+}
+
+function ownerItem(notice: OwnerNotice): string {
+  const refused = (notice.refused ?? []).map((r) => `${t(r.tool)}: ${t(r.reason)}`).join('<br>');
+  return `<li>
+<strong>${t(notice.kind.replaceAll('_', ' '))}</strong> in <strong>${t(notice.workflowName)}</strong><br>
+<span class="muted">run <code>${t(notice.runId)}</code> · ${t(notice.status)}${notice.stopReason ? ` (${t(notice.stopReason)})` : ''}</span><br>
+${t(notice.reason)}${refused ? `<br><span class="muted">refused: ${refused}</span>` : ''}<br>
+<code>${t(notice.runUrl)}</code>
+</li>`;
 }
 
 const t = (value: string) => escapeHtml(visible(value));
@@ -58,8 +83,9 @@ code{font:14px ui-monospace,monospace}
  */
 export function renderInbox(
   notices: readonly ApprovalNotice[],
-  options: { nowMs?: number; owner?: string } = {},
+  options: { nowMs?: number; owner?: string; ownerNotices?: readonly OwnerNotice[] } = {},
 ): string {
+  const runNotices = [...(options.ownerNotices ?? [])].reverse().map(ownerItem);
   const items = [...notices].reverse().map((notice) => item(notice, options.nowMs));
   const list =
     items.length === 0
@@ -74,6 +100,13 @@ export function renderInbox(
         ]),
     '<p class="muted">Approval links sent by this local stack (each link decides as its approver). Opening a link changes nothing; only its page’s buttons decide.</p>',
     list,
+    ...(runNotices.length === 0
+      ? []
+      : [
+          '<h2>Run notices</h2>',
+          '<p class="muted">Runs that failed or ended denied, and approvals that expired or reached no approver. The link is the run in the API (it needs your API key).</p>',
+          `<ul>\n${runNotices.join('\n')}\n</ul>`,
+        ]),
   ]);
 }
 

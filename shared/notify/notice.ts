@@ -15,9 +15,14 @@ export type ApprovalNotice = {
   url: string;
 };
 
-/** Delivers approval notices. `channel` names it in the audit chain (`sns`, `console`, `inbox`). */
+/**
+ * Delivers approval notices. `channel` names it in the audit chain (`sns`, `console`, `inbox`, `local`).
+ * `reaches` says whether a notice to `approver` can arrive at all (an SNS topic reaches only the subscribed
+ * addresses): `requestApproval` hands a notice only to a channel that reaches its approver.
+ */
 export interface Notifier {
   readonly channel: string;
+  reaches(approver: string): boolean;
   notify(notice: ApprovalNotice): Promise<void>;
 }
 

@@ -10,10 +10,16 @@ export const APPROVER_ATTRIBUTE = 'approver';
 /** The attribute value that routes a notice to one approver's subscription. */
 export const approverAttributeValue = (approver: string): string => approver.trim().toLowerCase();
 
-/** Publishes one SNS message per notice (one per approver) to the approval-notices topic. */
-export function snsNotifier(client: SNSClient, topicArn: string): Notifier {
+/**
+ * Publishes one SNS message per notice (one per approver) to the approval-notices topic. `subscribed` is the
+ * approver list the CDK subscribed (`WF_APPROVERS`): SNS accepts a publish for anyone and silently drops what
+ * no subscription's filter matches, so only those addresses count as reachable.
+ */
+export function snsNotifier(client: SNSClient, topicArn: string, subscribed: readonly string[]): Notifier {
+  const listed = new Set(subscribed.map(approverAttributeValue));
   return {
     channel: 'sns',
+    reaches: (approver) => listed.has(approverAttributeValue(approver)),
     async notify(notice: ApprovalNotice): Promise<void> {
       await client.send(
         new PublishCommand({

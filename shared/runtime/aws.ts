@@ -34,7 +34,14 @@ import {
 } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
 import { createAnthropicModel } from '../model/index.ts';
-import { snsNotifier } from '../notify/index.ts';
+import {
+  type ApproverReach,
+  listedApprovers,
+  type OwnerNoticeDeps,
+  parseApproverList,
+  snsNotifier,
+  snsOwnerNotifier,
+} from '../notify/index.ts';
 import type { ExecutionsPort } from '../runs/ports.ts';
 import { DynamoStore } from '../store/index.ts';
 import { recordAwsCallsFromEnv as recorded } from './aws-call-recorder.ts';
@@ -63,6 +70,9 @@ const EnvSchema = z.object({
   [ENV.signingSecretArn]: z.string().optional(),
   [ENV.approvalTopicArn]: z.string().optional(),
   [ENV.auditSigningKeyArn]: z.string().optional(),
+  [ENV.approvers]: z.string().optional(),
+  [ENV.ownerTopicArn]: z.string().optional(),
+  [ENV.apiUrl]: z.string().optional(),
 });
 
 export type AwsRuntime = {
@@ -72,6 +82,10 @@ export type AwsRuntime = {
   deliver(): Promise<DeliverDeps>;
   approvalApp(): Promise<ApprovalAppDeps>;
   requestApproval(): Promise<RequestApprovalDeps>;
+  /** The approvers this deployment subscribed (`WF_APPROVERS`): the only ones it can send links to. */
+  approverReach(): ApproverReach;
+  /** Owner notices (failed, denied, expired runs) to the owner topic; undefined where it is not configured. */
+  ownerNotices(): OwnerNoticeDeps | undefined;
   /** Checks signed audit heads with the KMS key's public key (undefined where the key is not configured). */
   auditVerifier(): AnchorVerifier | undefined;
   /** Topics alert destinations may name (`destination.topicArn`): the declared ones and the default. */
@@ -191,12 +205,25 @@ export function awsRuntime(): AwsRuntime {
       );
     return publicBaseUrlFrom(base);
   };
+  let snsClient: SNSClient | undefined;
+  const sns = () => {
+    snsClient ??= awsClient(new SNSClient({}));
+    return snsClient;
+  };
+  const ownerNotices = (): OwnerNoticeDeps | undefined => {
+    const topic = env[ENV.ownerTopicArn];
+    const apiUrl = env[ENV.apiUrl];
+    if (!topic || !apiUrl) return undefined;
+    return { notifier: snsOwnerNotifier(sns(), topic), apiBaseUrl: apiUrl };
+  };
   // The task-token port retries throttling itself; the SDK must not multiply those retries.
   const taskTokens = sfnTaskTokens(awsClient(new SFNClient({ maxAttempts: 1 })));
   runtime = {
     store,
     env,
     auditVerifier: () => auditVerifier,
+    approverReach: () => listedApprovers('sns', parseApproverList(env[ENV.approvers])),
+    ownerNotices,
     async turn() {
       model ??= loadModel();
       return engineDeps({ store, model, egress, secrets, clock: systemClock, ids: randomIds, publish });
@@ -229,6 +256,7 @@ export function awsRuntime(): AwsRuntime {
       };
     },
     async requestApproval() {
+      const owners = ownerNotices();
       const topic = env[ENV.approvalTopicArn];
       if (!topic) throw new Error(`${ENV.approvalTopicArn} is not set: approval notices have nowhere to go`);
       return {
@@ -236,8 +264,9 @@ export function awsRuntime(): AwsRuntime {
         clock: systemClock,
         keyring: await loadKeyring(),
         publicBaseUrl: publicBaseUrl(),
-        notifier: snsNotifier(awsClient(new SNSClient({})), topic),
+        notifier: snsNotifier(sns(), topic, parseApproverList(env[ENV.approvers])),
         taskTokens,
+        ...(owners ? { owners } : {}),
         logger: telemetry.logger,
       };
     },

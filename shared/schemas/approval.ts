@@ -2,7 +2,11 @@
 import { z } from 'zod';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION } from './common.ts';
 
-export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired'] as const;
+/**
+ * `undeliverable`: no channel of this deployment could reach any of its approvers, so the call was denied at
+ * once (fail closed) instead of waiting for an expiry nobody could prevent.
+ */
+export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired', 'undeliverable'] as const;
 export const ApprovalStatusSchema = z.enum(APPROVAL_STATUSES);
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 

@@ -4,6 +4,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyAuthenticator, createApiApp } from '../../shared/api/index.ts';
 import type { AnchorSigner, AnchorVerifier } from '../../shared/audit/index.ts';
 import type { TurnPointer } from '../../shared/core/outcome.ts';
+import type { ApproverReach } from '../../shared/notify/index.ts';
 import type { ExecutionsPort } from '../../shared/runs/index.ts';
 import { DynamoStore } from '../../shared/store/index.ts';
 import type { EventBus } from '../../shared/triggers-sync/event-bus.ts';
@@ -92,6 +93,7 @@ export function apiHarness(
     audit?: { signer: AnchorSigner; verifier: AnchorVerifier };
     /** Owner ids of alice and bob (default: unique plain ids). */
     owners?: { alice: string; bob: string };
+    approverReach?: ApproverReach;
   } = {},
 ) {
   const store = options.audit
@@ -120,6 +122,7 @@ export function apiHarness(
     ...(options.alertTopicArns ? { alertTopicArns: options.alertTopicArns } : {}),
     ...(options.local === false ? {} : { local: { events: true as const } }),
     ...(options.eventBus ? { eventBus: options.eventBus } : {}),
+    ...(options.approverReach ? { approverReach: options.approverReach } : {}),
   });
   return {
     app,

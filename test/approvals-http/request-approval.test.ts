@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyApprovalLink } from '../../shared/approvals/index.ts';
 import { publicBaseUrlFrom } from '../../shared/approvals-http/deps.ts';
-import { ApprovalNotifyError } from '../../shared/approvals-http/errors.ts';
 import { type RequestApprovalDeps, requestApproval } from '../../shared/approvals-http/request-approval.ts';
 import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import { decideApproval } from '../../shared/core/approval-ops.ts';
 import { type ApprovalNotice, inboxNotifier, type Notifier, snsNotifier } from '../../shared/notify/index.ts';
 import { type SnsWire, startSnsWire } from '../notify/sns-wire.ts';
+import { driveRun } from '../support/engine.ts';
 import { FixedClock } from '../support/store.ts';
 import { type SfnWire, startSfnWire } from './sfn-wire.ts';
 import { ARGS, BOSS, keyring, OPS, PUBLIC_BASE, parkRun, recordingLogger, store } from './support.ts';
@@ -136,7 +136,10 @@ describe('requestApproval', () => {
     const clock = new FixedClock();
     const { run, approval } = await parkRun(clock, [BOSS, OPS]);
     sns.calls.length = 0;
-    const { deps } = depsWith(clock, snsNotifier(sns.client, 'arn:aws:sns:eu-west-1:123456789012:notices'));
+    const { deps } = depsWith(
+      clock,
+      snsNotifier(sns.client, 'arn:aws:sns:eu-west-1:123456789012:notices', [BOSS, OPS]),
+    );
 
     await requestApproval(deps, { runId: run.runId, taskToken: 'task-token-sns' });
 
@@ -185,6 +188,7 @@ describe('requestApproval', () => {
     const sent: ApprovalNotice[] = [];
     const flaky: Notifier = {
       channel: 'sns',
+      reaches: () => true,
       async notify(notice) {
         if (notice.approver === OPS)
           throw Object.assign(new Error(`cannot send ${notice.url}`), { name: 'InvalidParameter' });
@@ -204,22 +208,115 @@ describe('requestApproval', () => {
     expect(logger.lines.join('\n')).not.toContain('?t=');
   });
 
-  it('throws ApprovalNotifyError (without links) and audits nothing when no approver can be notified', async () => {
+  it('denies at once as undeliverable (without links) and audits no notice when every send fails', async () => {
     const clock = new FixedClock();
-    const { run } = await parkRun(clock, [BOSS, OPS]);
+    const { run, approval } = await parkRun(clock, [BOSS, OPS]);
     const down: Notifier = {
       channel: 'sns',
+      reaches: () => true,
       async notify(notice) {
         throw new Error(`SNS down, dropping ${notice.url}`);
       },
     };
-    const { deps } = depsWith(clock, down);
+    const { deps, logger } = depsWith(clock, down);
 
-    const error = await requestApproval(deps, { runId: run.runId, taskToken: 't' }).catch((e: unknown) => e);
+    const result = await requestApproval(deps, { runId: run.runId, taskToken: 't-down' });
 
-    expect(error).toBeInstanceOf(ApprovalNotifyError);
-    expect((error as Error).message).not.toContain('?t=');
+    expect(result).toEqual({ status: 'undeliverable', undeliverable: [approval.approvalId], answer: 'sent' });
     expect(await notifiedEntries(run.runId)).toEqual([]);
+    expect((await store.getApproval(approval.approvalId))?.status).toBe('undeliverable');
+    expect(logger.lines.join('\n')).not.toContain('?t=');
+  });
+});
+
+describe('requestApproval: approvers the channel cannot reach', () => {
+  const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:notices';
+
+  it('publishes and audits approval_notified only for a subscribed approver; the other gets nothing', async () => {
+    const clock = new FixedClock();
+    const { run, approval } = await parkRun(clock, [BOSS, OPS]);
+    sns.calls.length = 0;
+    const { deps } = depsWith(clock, snsNotifier(sns.client, TOPIC, [BOSS]));
+
+    const result = await requestApproval(deps, { runId: run.runId, taskToken: 't-half' });
+
+    expect(result).toMatchObject({ status: 'notified', notified: [{ approver: BOSS }], undeliverable: [] });
+    expect(sns.calls.map((c) => c.params.get('MessageAttributes.entry.1.Value.StringValue'))).toEqual([BOSS]);
+    expect((await notifiedEntries(run.runId)).map((e) => e.data)).toEqual([
+      { approvalId: approval.approvalId, approver: BOSS, channel: 'sns' },
+    ]);
+    expect((await store.getApproval(approval.approvalId))?.status).toBe('pending');
+    expect(wire.calls).toEqual([]);
+  });
+
+  it('with no subscribed approver: nothing published, the approval is undeliverable, the wait answered, the owner told', async () => {
+    const clock = new FixedClock();
+    const { run, approval } = await parkRun(clock, [BOSS, OPS]);
+    sns.calls.length = 0;
+    const owners = inboxNotifier();
+    const { deps, logger } = depsWith(clock, snsNotifier(sns.client, TOPIC, ['someone@example.com']));
+
+    const result = await requestApproval(
+      { ...deps, owners: { notifier: owners, apiBaseUrl: 'https://api.example.com' } },
+      { runId: run.runId, taskToken: 't-nobody' },
+    );
+
+    expect(result).toEqual({ status: 'undeliverable', undeliverable: [approval.approvalId], answer: 'sent' });
+    expect(sns.calls).toEqual([]);
+    expect(await notifiedEntries(run.runId)).toEqual([]);
+    const entries = (await store.listAudit(run.runId)).filter((e) => e.type === 'approval_undeliverable');
+    expect(entries.map((e) => e.data)).toEqual([
+      {
+        approvalId: approval.approvalId,
+        tool: 'notes_append',
+        approvers: [
+          { approver: BOSS, why: 'unreachable' },
+          { approver: OPS, why: 'unreachable' },
+        ],
+      },
+    ]);
+    expect(wire.calls).toHaveLength(1);
+    expect(wire.calls[0]).toMatchObject({
+      target: 'AWSStepFunctions.SendTaskSuccess',
+      body: { taskToken: 't-nobody' },
+    });
+    expect(owners.ownerNotices()).toEqual([
+      expect.objectContaining({
+        owner: run.owner,
+        kind: 'approval_undeliverable',
+        runId: run.runId,
+        runUrl: `https://api.example.com/v1/runs/${run.runId}`,
+        refused: [{ tool: 'notes_append', reason: 'undeliverable' }],
+      }),
+    ]);
+    expect(
+      logger.lines.some((line) => line.includes('"level":"error"') && line.includes('undeliverable')),
+    ).toBe(true);
+    expect(
+      verifyAuditChain(await store.listAudit(run.runId), { owner: run.owner, runId: run.runId }),
+    ).toMatchObject({
+      ok: true,
+    });
+  });
+
+  it('the run goes on at once: the model is told no approver could be reached and the run ends denied (degraded)', async () => {
+    const clock = new FixedClock();
+    const parked = await parkRun(clock, [OPS]);
+    const { deps } = depsWith(clock, snsNotifier(sns.client, TOPIC, [BOSS]));
+    await requestApproval(deps, { runId: parked.run.runId, taskToken: 't-run' });
+
+    const rest = await driveRun(parked.deps, parked.run.runId, {
+      turn: parked.waiting.turn,
+      segmentStartTurn: 0,
+    });
+
+    expect(rest.at(-1)?.next).toBe('done');
+    const run = await store.getRun(parked.run.runId);
+    expect(run).toMatchObject({ status: 'denied', degraded: { count: 1 } });
+    expect(run?.degraded?.refused[0]?.reason).toContain('no approver could be reached');
+    expect(await store.getNoteLines(parked.run.runId, ARGS.name)).toBeUndefined();
+    const messages = await store.listMessages(parked.run.runId);
+    expect(JSON.stringify(messages)).toContain('no approver could be reached');
   });
 });
 

@@ -41,6 +41,31 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
     action: 'kms:GenerateDataKey*',
     reason: 'As kms:Decrypt: SNS encrypts the published message with the topic key for the publisher.',
   },
+  {
+    fn: 'mark-failed',
+    action: 'kms:Decrypt',
+    reason:
+      'Owner notices: publishing to the SSE-encrypted owner-notices topic (alias/aws/sns) needs kms:Decrypt and kms:GenerateDataKey* on its key, used by SNS for the publisher (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).',
+  },
+  {
+    fn: 'mark-failed',
+    action: 'kms:GenerateDataKey*',
+    reason: 'As kms:Decrypt: the owner-notices topic key.',
+  },
+  {
+    fn: 'deliver',
+    action: 'kms:Decrypt',
+    reason:
+      'Owner notices: publishing to the SSE-encrypted owner-notices topic (alias/aws/sns) needs kms:Decrypt and kms:GenerateDataKey* on its key, used by SNS for the publisher (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).',
+  },
+  { fn: 'deliver', action: 'kms:GenerateDataKey*', reason: 'As kms:Decrypt: the owner-notices topic key.' },
+  {
+    fn: 'expire',
+    action: 'kms:Decrypt',
+    reason:
+      'Owner notices: publishing to the SSE-encrypted owner-notices topic (alias/aws/sns) needs kms:Decrypt and kms:GenerateDataKey* on its key, used by SNS for the publisher (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).',
+  },
+  { fn: 'expire', action: 'kms:GenerateDataKey*', reason: 'As kms:Decrypt: the owner-notices topic key.' },
 ];
 
 /** The documented need for `action` of `fn`, if any. */

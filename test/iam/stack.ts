@@ -27,6 +27,10 @@ export function synthForIam(): SynthesizedRuntime {
       // The flow's HTTP destination and actions stand for internal services on loopback: their POSTs run
       // without approval, so the credential they use is resolved (and its grant exercised).
       internalHosts: ['127.0.0.1'],
+      // The flow's approver must be subscribed, or the API refuses its workflow (undeliverable approver).
+      approvers: ['ops@example.com'],
+      // Owner notices go out too (failed, denied, expired runs), so their publishes are simulated.
+      ownerNotices: [{ owner: '123456789012:role:wf-iam-test', email: 'owner@example.com' }],
     },
   });
   return { app, stack, template: Template.fromStack(stack) };

@@ -263,4 +263,29 @@ describe('settingsFromContext', () => {
     app.node.setContext(key, value);
     expect(() => settingsFromContext(app.node)).toThrow(message);
   });
+  it('reads ownerNotices as JSON text (the -c form) mapping owners to one or more addresses', () => {
+    const app = fastApp();
+    app.node.setContext(
+      'ownerNotices',
+      '{"123456789012:role:ci":"ops@example.com","team-b":["a@example.com","b@example.com"]}',
+    );
+
+    expect(settingsFromContext(app.node).runtime.ownerNotices).toEqual([
+      { owner: '123456789012:role:ci', email: 'ops@example.com' },
+      { owner: 'team-b', email: 'a@example.com' },
+      { owner: 'team-b', email: 'b@example.com' },
+    ]);
+  });
+
+  it.each(['not json', '["ops@example.com"]', '{"team-b": 42}'])(
+    'refuses ownerNotices %s, showing the form',
+    (value) => {
+      const app = fastApp();
+      app.node.setContext('ownerNotices', value);
+
+      expect(() => settingsFromContext(app.node)).toThrow(
+        /context ownerNotices must map owner ids to email addresses/,
+      );
+    },
+  );
 });

@@ -32,8 +32,10 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.approvalTopicArn,
     ENV.approvalBaseUrl,
     ENV.approvers,
+    ENV.ownerTopicArn,
+    ENV.apiUrl,
   ],
-  expire: COMMON,
+  expire: [...COMMON, ENV.ownerTopicArn, ENV.apiUrl],
   deliver: [
     ...COMMON,
     ENV.credentialSecretPrefix,
@@ -41,8 +43,10 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.auditSigningKeyArn,
     ENV.credentialRoleArn,
     ENV.internalHosts,
+    ENV.ownerTopicArn,
+    ENV.apiUrl,
   ],
-  'mark-failed': [...COMMON, ENV.auditSigningKeyArn],
+  'mark-failed': [...COMMON, ENV.auditSigningKeyArn, ENV.ownerTopicArn, ENV.apiUrl],
   'approval-http': [...COMMON, ENV.signingSecretArn, ENV.approvalBaseUrl, ENV.internalHosts],
   api: [
     ...COMMON,
@@ -55,6 +59,7 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.schedulerRoleArn,
     ENV.startRunFunctionArn,
     ENV.auditSigningKeyArn,
+    ENV.approvers,
   ],
   'start-run': [...COMMON, ENV.stateMachineArn],
 };
@@ -69,7 +74,14 @@ const statementsOf = (role: string) =>
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>);
 
 beforeAll(() => {
-  synthesized = synthRuntime({ approvers: ['Alice@Example.com', 'bob@example.com'] });
+  synthesized = synthRuntime({
+    approvers: ['Alice@Example.com', 'bob@example.com'],
+    ownerNotices: [
+      { owner: '123456789012:role:ci', email: 'ops@example.com' },
+      { owner: 'team-b', email: 'Ops@Example.com' },
+      { owner: 'team-b', email: 'lead@example.com' },
+    ],
+  });
 });
 
 describe('WorkflowRuntime functions', () => {
@@ -306,10 +318,11 @@ describe('approvals', () => {
     const runtime = synthesized.stack.runtime;
     const signing = `\${${logicalId(runtime.signingKey.secret)}}`;
     const requestApproval = statementsOf(roleId('request-approval'));
+    // Its publish statement also names the owner-notices topic (undeliverable approvals).
     expect(requestApproval).toContainEqual({
       Action: 'sns:Publish',
       Effect: 'Allow',
-      Resource: `\${${logicalId(runtime.approvalNotices.topic)}}`,
+      Resource: expect.arrayContaining([`\${${logicalId(runtime.approvalNotices.topic)}}`]),
     });
     for (const handler of ['request-approval', 'approval-http'] as const) {
       const statements = statementsOf(roleId(handler));
@@ -429,6 +442,7 @@ describe('cdk-nag and synthesis', () => {
         'StateMachineArn',
         'EventBusName',
         'ApprovalTopicArn',
+        'OwnerTopicArn',
         'SigningSecretArn',
         'AnthropicApiKeySecretArn',
       ]),
@@ -457,4 +471,56 @@ describe('WorkflowRuntime: internalHosts', () => {
       );
     },
   );
+});
+
+describe('owner notices', () => {
+  const ownerTopic = () => `\${${logicalId(synthesized.stack.runtime.ownerNotices.topic)}}`;
+
+  it('is a second topic, encrypted with the AWS managed SNS key, its policy denying non-TLS publishing', () => {
+    const topics = flatTemplate(synthesized.template).findResources('AWS::SNS::Topic');
+    const topic = topics[logicalId(synthesized.stack.runtime.ownerNotices.topic)];
+    expect(Object.keys(topics)).toHaveLength(2);
+    expect(topic?.Properties.KmsMasterKeyId).toMatch(/:alias\/aws\/sns$/);
+    const policies = Object.values(flatTemplate(synthesized.template).findResources('AWS::SNS::TopicPolicy'));
+    const mine = policies.find((policy) => (policy.Properties.Topics as string[]).includes(ownerTopic()));
+    expect(mine?.Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+  });
+
+  it('subscribes each address once, filtered on the owner attribute to the owners listed for it', () => {
+    const subscriptions = Object.values(
+      flatTemplate(synthesized.template).findResources('AWS::SNS::Subscription'),
+    ).filter((sub) => sub.Properties.TopicArn === ownerTopic());
+    const byEndpoint = Object.fromEntries(
+      subscriptions.map((sub) => [sub.Properties.Endpoint, sub.Properties.FilterPolicy]),
+    );
+    expect(byEndpoint).toEqual({
+      'ops@example.com': { owner: ['123456789012:role:ci', 'team-b'] },
+      'lead@example.com': { owner: ['team-b'] },
+    });
+    for (const sub of subscriptions) expect(sub.Properties.Protocol).toBe('email');
+  });
+
+  it('lets exactly the run-ending handlers and request-approval publish to it', () => {
+    const publishes = (handler: HandlerName) =>
+      statementsOf(roleId(handler)).some(
+        (statement) =>
+          statement.Action === 'sns:Publish' && [statement.Resource].flat().includes(ownerTopic()),
+      );
+    const granted = HANDLER_NAMES.filter(publishes);
+    expect(granted.sort()).toEqual(['deliver', 'expire', 'mark-failed', 'request-approval']);
+  });
+
+  it('tells those functions the topic and the API URL, and the api the subscribed approvers', () => {
+    const functions = flatTemplate(synthesized.template).findResources('AWS::Lambda::Function');
+    const env = (handler: HandlerName) =>
+      functions[fnId(handler)]?.Properties.Environment.Variables as Record<string, unknown>;
+    for (const handler of ['deliver', 'expire', 'mark-failed', 'request-approval'] as const) {
+      expect(env(handler)[ENV.ownerTopicArn]).toBe(ownerTopic());
+      expect(String(env(handler)[ENV.apiUrl])).toMatch(/HttpApi.*ApiEndpoint/);
+    }
+    expect(env('api')[ENV.approvers]).toBe('alice@example.com,bob@example.com');
+    expect(env('request-approval')[ENV.approvers]).toBe('alice@example.com,bob@example.com');
+  });
 });

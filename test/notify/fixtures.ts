@@ -1,4 +1,4 @@
-import type { ApprovalNotice } from '../../shared/notify/index.ts';
+import type { ApprovalNotice, OwnerNotice } from '../../shared/notify/index.ts';
 
 /** A notice as requestApproval builds it. */
 export const notice = (overrides: Partial<ApprovalNotice> = {}): ApprovalNotice => ({
@@ -10,5 +10,18 @@ export const notice = (overrides: Partial<ApprovalNotice> = {}): ApprovalNotice 
   argsPreview: '{"name":"deploy-log","line":"ship v2"}',
   expiresAt: '2026-11-30T07:10:00.000Z',
   url: 'https://approve.example.com/approvals/apr_0123456789?t=eyJhcHByb3Zh.c2ln',
+  ...overrides,
+});
+
+/** An owner notice as the MarkFailed shell builds it for a failed run. */
+export const ownerNotice = (overrides: Partial<OwnerNotice> = {}): OwnerNotice => ({
+  owner: '123456789012:role:CI',
+  kind: 'run_failed',
+  workflowName: 'release-notes',
+  runId: 'run_abc123',
+  status: 'failed',
+  stopReason: 'error',
+  reason: 'ModelServerError: the model is down',
+  runUrl: 'https://api.example.com/v1/runs/run_abc123',
   ...overrides,
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { snsNotifier } from '../../shared/notify/index.ts';
-import { notice } from './fixtures.ts';
+import { snsNotifier, snsOwnerNotifier } from '../../shared/notify/index.ts';
+import { notice, ownerNotice } from './fixtures.ts';
 import { type SnsWire, startSnsWire } from './sns-wire.ts';
 
 let wire: SnsWire;
@@ -14,10 +14,11 @@ beforeEach(() => {
 });
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:wf-approval-notices';
+const OWNER_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:wf-owner-notices';
 
 describe('snsNotifier', () => {
   it('publishes one awsQuery Publish to the topic with subject, body, link and the approver attribute', async () => {
-    await snsNotifier(wire.client, TOPIC).notify(notice());
+    await snsNotifier(wire.client, TOPIC, ['boss@example.com']).notify(notice());
 
     expect(wire.calls).toHaveLength(1);
     const { params, contentType } = wire.calls[0]!;
@@ -39,7 +40,7 @@ describe('snsNotifier', () => {
   });
 
   it('keeps the subject within SNS rules: printable ASCII, one line, under 100 characters', async () => {
-    await snsNotifier(wire.client, TOPIC).notify(
+    await snsNotifier(wire.client, TOPIC, ['boss@example.com']).notify(
       notice({ workflowName: `Release ✨ notes\n${'x'.repeat(200)}` }),
     );
 
@@ -52,8 +53,45 @@ describe('snsNotifier', () => {
   it('rejects when SNS answers an error, so the caller knows the approver was not told', async () => {
     wire.failWith = { status: 400, code: 'InvalidParameter' };
 
-    await expect(snsNotifier(wire.client, TOPIC).notify(notice())).rejects.toMatchObject({
+    await expect(
+      snsNotifier(wire.client, TOPIC, ['boss@example.com']).notify(notice()),
+    ).rejects.toMatchObject({
       name: 'InvalidParameterException',
     });
+  });
+});
+
+describe('snsNotifier reach', () => {
+  it('reaches only the subscribed approvers, compared as the filter policies compare them', () => {
+    const notifier = snsNotifier(wire.client, TOPIC, ['Boss@Example.com ', 'ops@example.com']);
+
+    expect(notifier.reaches('boss@example.com')).toBe(true);
+    expect(notifier.reaches(' OPS@example.com')).toBe(true);
+    expect(notifier.reaches('eve@example.com')).toBe(false);
+    expect(snsNotifier(wire.client, TOPIC, []).reaches('boss@example.com')).toBe(false);
+  });
+});
+
+describe('snsOwnerNotifier', () => {
+  it('publishes an owner notice with the owner and kind attributes, the reason and the run link, no approval link', async () => {
+    await snsOwnerNotifier(wire.client, OWNER_TOPIC).notifyOwner(ownerNotice());
+
+    expect(wire.calls).toHaveLength(1);
+    const { params } = wire.calls[0]!;
+    expect(params.get('TopicArn')).toBe(OWNER_TOPIC);
+    expect(params.get('Subject')).toBe('Run failed: release-notes');
+    const attributes = Object.fromEntries(
+      [1, 2].map((i) => [
+        params.get(`MessageAttributes.entry.${i}.Name`),
+        params.get(`MessageAttributes.entry.${i}.Value.StringValue`),
+      ]),
+    );
+    // The owner id as the API identifies it (case kept): subscriptions filter on it exactly.
+    expect(attributes).toEqual({ owner: '123456789012:role:CI', kind: 'run_failed' });
+    const message = params.get('Message')!;
+    expect(message).toContain('Status:     failed (error)');
+    expect(message).toContain('https://api.example.com/v1/runs/run_abc123');
+    expect(message).toContain('ModelServerError: the model is down');
+    expect(message).not.toMatch(/approvals\/|[?&]t=/);
   });
 });

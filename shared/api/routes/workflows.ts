@@ -9,6 +9,7 @@ import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import type { WorkflowHead, WorkflowVersion } from '../../schemas/workflow-record.ts';
 import { newWorkflowRecords, WorkflowIdSchema } from '../../schemas/workflow-record.ts';
 import { type EventPattern, stampedPatternSizeIssue } from '../../triggers/index.ts';
+import { checkApproversReachable } from '../approver-reach.ts';
 import { readDefinitionBody, validate, validateHeader, validateQuery } from '../body.ts';
 import { type ApiDeps, type ApiEnv, isoNow } from '../deps.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
@@ -86,6 +87,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
     checkStampedPattern(definition, owner);
     checkAlertTopic(deps, definition);
     checkCredentialOwnership(deps, owner, definition);
+    checkApproversReachable(definition, deps.approverReach);
     const now = isoNow(deps.clock);
     const workflowId = deps.ids.next('wf');
     // Audited with its author in the same transaction (the owner's workflow-change chain).
@@ -128,6 +130,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
     checkStampedPattern(definition, owner);
     checkAlertTopic(deps, definition);
     checkCredentialOwnership(deps, owner, definition);
+    checkApproversReachable(definition, deps.approverReach);
     const basedOn = validateHeader(c, 'If-Match', IfMatchSchema);
     const head = await loadHead(deps, owner, c.req.param('id'));
     if (definition.name !== head.name) {
