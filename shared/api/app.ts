@@ -15,6 +15,7 @@ import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { eventRoutes } from './routes/events.ts';
 import { localEventRoutes } from './routes/local-events.ts';
+import { meRoutes } from './routes/me.ts';
 import { runRoutes } from './routes/runs.ts';
 import { workflowRoutes } from './routes/workflows.ts';
 import { MAX_BODY_BYTES } from './schemas.ts';
@@ -39,6 +40,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/v1/approvals', approvalRoutes(deps));
   app.route('/v1/events', eventRoutes(deps));
   app.route('/v1/audit', auditRoutes(deps));
+  app.route('/v1/me', meRoutes(deps));
   if (deps.local?.events) {
     app.use('/local/events', limit, authenticated);
     app.route('/local', localEventRoutes(deps));

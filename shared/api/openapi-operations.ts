@@ -223,6 +223,15 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'get',
+    path: '/v1/me',
+    operationId: 'getMe',
+    tag: 'meta',
+    summary: 'Who you are to the runtime: owner, principal, and where your credential secrets must live.',
+    responses: { '200': { description: 'The caller.', schema: 'MeResponse' } },
+    errors: {},
+  },
+  {
+    method: 'get',
     path: '/v1/approvals',
     operationId: 'listApprovals',
     tag: 'approvals',

@@ -40,6 +40,7 @@ const OUTPUT_COMPONENTS: Record<string, z.ZodType> = {
   OwnerAuditResponse: s.OwnerAuditResponseSchema,
   Approval: s.PublicApprovalSchema,
   ApprovalPage: s.ApprovalPageSchema,
+  MeResponse: s.MeResponseSchema,
   PutEventsResponse: s.PutEventsResponseSchema,
   LocalEventsResponse: s.LocalEventsResponseSchema,
 };

@@ -243,6 +243,17 @@ export const OwnerAuditResponseSchema = z.object({
 /** An approval as the API shows it: never with its Step Functions task token. */
 export const PublicApprovalSchema = ApprovalSchema.omit({ taskToken: true });
 export const ApprovalPageSchema = page(PublicApprovalSchema);
+/** `GET /v1/me`: who the caller is to the runtime, and where that owner's credential secrets must live. */
+export const MeResponseSchema = z.object({
+  /** The owner everything the caller creates belongs to (from verified identity). */
+  owner: z.string(),
+  /** The authenticated principal, recorded as the author of workflow changes. */
+  principal: z.string(),
+  /** The owner's key in credential secret names and the `wf-owner` tag (`wf owner-key`). */
+  ownerKey: z.string(),
+  /** Credential secrets of this owner are named `<secretPrefix><name>` and tagged `wf-owner=<ownerKey>`. */
+  secretPrefix: z.string(),
+});
 /** PutEvents' answer (`POST /v1/events` on AWS); locally `runs` lists the runs started. */
 export const PutEventsResponseSchema = z.object({
   FailedEntryCount: z.number().int(),

@@ -235,3 +235,16 @@ export async function putEvent(
   out.line(`event accepted; ${JSON.stringify(body.runs ?? [])}`);
   return body.FailedEntryCount > 0 ? 1 : 0;
 }
+
+/** `wf whoami`: the caller's owner and principal, and the name prefix and tag their credential secrets need. */
+export async function whoami(client: ApiClient, out: Output): Promise<number> {
+  const me = await client.get<{ owner: string; principal: string; ownerKey: string; secretPrefix: string }>(
+    '/v1/me',
+  );
+  out.line(`owner:      ${me.owner}`);
+  out.line(`principal:  ${me.principal}`);
+  out.line(`owner key:  ${me.ownerKey}`);
+  out.line(`credential secrets: ${me.secretPrefix}<name>, tagged wf-owner=${me.ownerKey}`);
+  out.data(me);
+  return 0;
+}

@@ -15,6 +15,7 @@ import {
   startRunCommand,
   UsageError,
   verifyAudit,
+  whoami,
 } from './commands.ts';
 import { clientFrom } from './config.ts';
 import { localUp } from './local-up.ts';
@@ -31,6 +32,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf approvals list [--status pending|approved|denied|expired]
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
   wf owner-key OWNER                                 the key of OWNER in credential secret names and tags
+  wf whoami                                          your owner, principal, and credential secret prefix
 
 Options: --url URL (default $WF_URL or http://127.0.0.1:8787), --api-key KEY (default $WF_API_KEY or
 .local/api-keys.json), --aws [--region R] to sign requests to a deployed stack with AWS credentials,
@@ -160,6 +162,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         const runId = need(arg, 'RUN');
         return await verifyAudit(client(), runId, out);
       }
+      case 'whoami':
+        return await whoami(client(), out);
       case 'approvals list':
         return await listApprovals(client(), values.status, out);
       case 'events put': {

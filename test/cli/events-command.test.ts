@@ -134,3 +134,26 @@ describe('wf events put', () => {
     expect(result.stderr).toMatch(/aws\./);
   });
 });
+
+describe('wf whoami', () => {
+  it('prints the owner of the API key and where its credential secrets must live', async () => {
+    // Act
+    const text = await cli.wf(['whoami']);
+    const json = await cli.wf(['whoami', '--json']);
+
+    // Assess
+    expect(text.code).toBe(0);
+    expect(text.lines).toEqual([
+      'owner:      local',
+      'principal:  local',
+      'owner key:  local',
+      'credential secrets: wf/local/<name>, tagged wf-owner=local',
+    ]);
+    expect(JSON.parse(json.stdout)).toEqual({
+      owner: 'local',
+      principal: 'local',
+      ownerKey: 'local',
+      secretPrefix: 'wf/local/',
+    });
+  });
+});
