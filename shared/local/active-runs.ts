@@ -1,32 +1,15 @@
 /**
- * Runs that have not ended, across owners: what the local stack resumes on start. A Scan is fine for a
- * single-machine table; on AWS, executions survive on their own and nothing needs resuming.
+ * Runs that have not ended, across owners: what the local stack resumes on start. On AWS, executions survive on
+ * their own and nothing needs resuming.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { type Run, RunSchema } from '../schemas/run.ts';
-import { decodeItem } from '../store/codec.ts';
+import type { Run } from '../schemas/run.ts';
 import type { DynamoStore } from '../store/index.ts';
+import { scanRuns } from './scan-runs.ts';
 
-export async function listActiveRuns(store: DynamoStore): Promise<Run[]> {
-  const runs: Run[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.ctx.doc.send(
-      new ScanCommand({
-        TableName: store.ctx.table,
-        FilterExpression: 'sk = :run AND #status IN (:pending, :running, :awaiting)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':run': 'RUN',
-          ':pending': 'pending',
-          ':running': 'running',
-          ':awaiting': 'awaiting_approval',
-        },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) runs.push(decodeItem(RunSchema, item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return runs;
+export function listActiveRuns(store: DynamoStore): Promise<Run[]> {
+  return scanRuns(store, {
+    expression: '#status IN (:pending, :running, :awaiting)',
+    names: { '#status': 'status' },
+    values: { ':pending': 'pending', ':running': 'running', ':awaiting': 'awaiting_approval' },
+  });
 }
