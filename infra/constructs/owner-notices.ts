@@ -9,7 +9,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { acknowledgeGrantWildcards } from './nag.ts';
+import { EMAIL, grantNoticePublish } from './notice-topic.ts';
 
 /** The message attribute (String, the run's owner id exactly as the API identifies it) subscriptions filter on. */
 export const OWNER_MESSAGE_ATTRIBUTE = 'owner';
@@ -30,7 +30,6 @@ export interface OwnerNoticesProps {
   readonly masterKey?: kms.IKey;
 }
 
-const EMAIL = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/;
 const OWNER = /^[A-Za-z0-9._:@+=|/-]{1,128}$/;
 
 /** The owner-notices topic and its per-owner filtered subscriptions. */
@@ -83,14 +82,6 @@ export class OwnerNotices extends Construct {
 
   /** Grants publishing notices (and, under the AWS managed key, using that key through its alias). */
   public grantPublish(grantee: iam.IGrantable): iam.Grant {
-    const grant = this.topic.grantPublish(grantee);
-    const keyGrant = this.masterKey.grant(grantee, 'kms:Decrypt', 'kms:GenerateDataKey*');
-    acknowledgeGrantWildcards(
-      grantee,
-      keyGrant,
-      'Publishing to a topic under the AWS managed key alias/aws/sns: its key id differs per account and region, so ' +
-        'the key grant is on key/* restricted by the condition kms:ResourceAliases = alias/aws/sns.',
-    );
-    return grant;
+    return grantNoticePublish(this.topic, this.masterKey, grantee);
   }
 }

@@ -1,0 +1,27 @@
+/** What the two email-notice topics (approval links, owner notices) share: address check and publish grant. */
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import { acknowledgeGrantWildcards } from './nag.ts';
+
+// Deliberately loose: SNS validates the address; this catches lists split wrong and names pasted by mistake.
+export const EMAIL = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/;
+
+/** Grants publishing to `topic` (and, under the AWS managed key, using that key through its alias). */
+export function grantNoticePublish(
+  topic: sns.ITopic,
+  masterKey: kms.IKey,
+  grantee: iam.IGrantable,
+): iam.Grant {
+  const grant = topic.grantPublish(grantee);
+  // grantPublish also grants use of the key but returns only the sns:Publish grant; this repeats the key
+  // grant (policies deduplicate it) to see which statements it made.
+  const keyGrant = masterKey.grant(grantee, 'kms:Decrypt', 'kms:GenerateDataKey*');
+  acknowledgeGrantWildcards(
+    grantee,
+    keyGrant,
+    'Publishing to a topic under the AWS managed key alias/aws/sns: its key id differs per account and region, so ' +
+      'the key grant is on key/* restricted by the condition kms:ResourceAliases = alias/aws/sns.',
+  );
+  return grant;
+}
