@@ -79,23 +79,11 @@ export class CrashError extends Error {
   }
 }
 
-/** A store that crashes once, before or after the first commit matching a predicate. */
-export class FaultyStore implements RunStore {
-  private armed = true;
-  private readonly inner: RunStore;
-  private readonly when: 'before' | 'after';
-  private readonly matches: (change: RunChange) => boolean;
-  private readonly point: string;
-  constructor(
-    inner: RunStore,
-    when: 'before' | 'after',
-    matches: (change: RunChange) => boolean,
-    point: string,
-  ) {
+/** A store that forwards every call to `inner`; wrappers extend it and override `commit`. */
+export abstract class ForwardingStore implements RunStore {
+  protected readonly inner: RunStore;
+  constructor(inner: RunStore) {
     this.inner = inner;
-    this.when = when;
-    this.matches = matches;
-    this.point = point;
   }
   getRun = (runId: string) => this.inner.getRun(runId);
   getWorkflowHead = (owner: string, id: string) => this.inner.getWorkflowHead(owner, id);
@@ -108,6 +96,26 @@ export class FaultyStore implements RunStore {
     this.inner.getDaySpendDetail(owner, id, day);
   anchorRunHead = (run: Parameters<RunStore['anchorRunHead']>[0], at: string) =>
     this.inner.anchorRunHead(run, at);
+  abstract commit(change: RunChange): ReturnType<RunStore['commit']>;
+}
+
+/** A store that crashes once, before or after the first commit matching a predicate. */
+export class FaultyStore extends ForwardingStore {
+  private armed = true;
+  private readonly when: 'before' | 'after';
+  private readonly matches: (change: RunChange) => boolean;
+  private readonly point: string;
+  constructor(
+    inner: RunStore,
+    when: 'before' | 'after',
+    matches: (change: RunChange) => boolean,
+    point: string,
+  ) {
+    super(inner);
+    this.when = when;
+    this.matches = matches;
+    this.point = point;
+  }
   async commit(change: RunChange) {
     const hit = this.armed && this.matches(change);
     if (hit && this.when === 'before') {

@@ -1,15 +1,15 @@
 /** Test support for races: a store that lets another writer in just before a chosen commit, and counted actions. */
 import type { ActionCatalog } from '../../shared/core/actions.ts';
 import type { RunChange, RunStore } from '../../shared/core/store-port.ts';
+import { ForwardingStore } from './engine.ts';
 
 /**
  * A store that runs `interleave` (a concurrent writer: a cancel, resume bookkeeping, a decision) once,
  * just before the first commit matching `matches` reaches the table; that commit then carries a stale
  * revision, exactly as when the other writer wins the race.
  */
-export class InterleavingStore implements RunStore {
+export class InterleavingStore extends ForwardingStore {
   private armed = true;
-  private readonly inner: RunStore;
   private readonly matches: (change: RunChange) => boolean;
   private readonly interleave: () => Promise<unknown>;
   private readonly report: (error: unknown, change: RunChange) => unknown;
@@ -20,22 +20,11 @@ export class InterleavingStore implements RunStore {
     interleave: () => Promise<unknown>,
     report: (error: unknown, change: RunChange) => unknown = (error) => error,
   ) {
-    this.inner = inner;
+    super(inner);
     this.matches = matches;
     this.interleave = interleave;
     this.report = report;
   }
-  getRun = (runId: string) => this.inner.getRun(runId);
-  getWorkflowHead = (owner: string, id: string) => this.inner.getWorkflowHead(owner, id);
-  getWorkflowVersion = (owner: string, id: string, version: number) =>
-    this.inner.getWorkflowVersion(owner, id, version);
-  listMessages = (runId: string) => this.inner.listMessages(runId);
-  listLedger = (runId: string) => this.inner.listLedger(runId);
-  getApproval = (id: string) => this.inner.getApproval(id);
-  getDaySpendDetail = (owner: string, id: string, day: string) =>
-    this.inner.getDaySpendDetail(owner, id, day);
-  anchorRunHead = (run: Parameters<RunStore['anchorRunHead']>[0], at: string) =>
-    this.inner.anchorRunHead(run, at);
   async commit(change: RunChange) {
     if (this.armed && this.matches(change)) {
       this.armed = false;
