@@ -4,10 +4,10 @@
  */
 import { z } from 'zod';
 import { AuditEntrySchema, OwnerAnchorSchema, OwnerChangeSchema, SignedHeadSchema } from '../audit/index.ts';
+import { AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
 import { TranscriptMessageSchema } from '../schemas/message.ts';
 import { RunSchema, RunStatusSchema } from '../schemas/run.ts';
-import { WorkflowDefinitionSchema } from '../schemas/workflow.ts';
 import { WorkflowHeadSchema, WorkflowIdSchema, WorkflowVersionSchema } from '../schemas/workflow-record.ts';
 import { MAX_VALUE_DEPTH, type StorableLimits, storableProblems } from './storable.ts';
 
@@ -36,8 +36,10 @@ function storable(limits: StorableLimits, at: PropertyKey[] = []) {
 
 // ---------------------------------------------------------------- requests
 
-/** A workflow definition as a request body (JSON or YAML), stored as one immutable version. */
-export const WorkflowDefinitionBodySchema = WorkflowDefinitionSchema.superRefine(storable(DEFINITION_LIMITS));
+/** A workflow definition of any kind as a request body (JSON or YAML), stored as one immutable version. */
+export const WorkflowDefinitionBodySchema = AnyWorkflowDefinitionSchema.superRefine(
+  storable(DEFINITION_LIMITS),
+);
 
 export const StartRunBodySchema = z
   .object({

@@ -10,6 +10,7 @@ import {
 } from '../approvals/index.ts';
 import type { Action } from '../core/actions.ts';
 import type { Approval } from '../schemas/approval.ts';
+import { isAgentVersion } from '../schemas/workflow-record.ts';
 import type { AppContext } from './app-context.ts';
 import { loadForLink } from './load.ts';
 import { htmlResponse, linkRefused, resultResponse } from './results.ts';
@@ -36,7 +37,8 @@ async function actionInfo(deps: AppContext, approval: Approval): Promise<ActionI
       approval.workflowId,
       approval.workflowVersion,
     );
-    const action = version && deps.actions.resolve(approval.tool, version.definition);
+    if (!version || !isAgentVersion(version)) return none;
+    const action = deps.actions.resolve(approval.tool, version.definition);
     if (!action) return none;
     // The connector declaration says which of the two it is; the action only knows "at least needs approval".
     const connector = version.definition.connectors[approval.tool];

@@ -7,6 +7,7 @@
 import { effectiveGrant } from '../core/gate.ts';
 import type { RunStore } from '../core/store-port.ts';
 import type { Approval } from '../schemas/approval.ts';
+import { isAgentVersion } from '../schemas/workflow-record.ts';
 
 /** `granted`, `withdrawn` (it will not run), or `unknown` (a lookup failed: promise nothing). */
 export type GrantState = 'granted' | 'withdrawn' | 'unknown';
@@ -21,13 +22,15 @@ export async function grantStateOf(
       store.getWorkflowVersion(owner, workflowId, approval.workflowVersion),
       store.getWorkflowHead(owner, workflowId),
     ]);
-    if (version === undefined) return 'unknown';
+    // Only agent workflows have an allow-set to check; promise nothing for any other kind.
+    if (version === undefined || !isAgentVersion(version)) return 'unknown';
     if (head === undefined) return 'withdrawn';
     const live =
       head.latestVersion === version.version
         ? version
         : await store.getWorkflowVersion(owner, workflowId, head.latestVersion);
-    const grant = effectiveGrant(version.definition, live?.definition, head.enabled);
+    const liveDefinition = live && isAgentVersion(live) ? live.definition : undefined;
+    const grant = effectiveGrant(version.definition, liveDefinition, head.enabled);
     return grant.has(approval.tool) ? 'granted' : 'withdrawn';
   } catch {
     return 'unknown';

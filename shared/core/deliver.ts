@@ -8,6 +8,7 @@ import { sha256Hex } from '../audit/index.ts';
 import type { Destination } from '../schemas/destination.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import { asAgentVersion } from '../schemas/workflow-record.ts';
 import { isDeliverable } from './degraded.ts';
 import { isoAt, RunHandle } from './engine.ts';
 import type { Clock } from './ports.ts';
@@ -37,7 +38,7 @@ export type DeliverDeps = { store: RunStore; clock: Clock; destinations: Destina
 
 export function renderReport(
   run: Run,
-  definition: WorkflowDefinition,
+  definition: { name: string },
   title: string | undefined,
   actions: string[],
 ): string {
@@ -99,7 +100,8 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
       if (destination.type === 'http') {
         detail = await deps.destinations.http({
           run,
-          definition: version.definition,
+          // An HTTP destination resolves its connector and gate in an agent definition.
+          definition: asAgentVersion(version).definition,
           action: destination.action,
           payload: {
             runId: run.runId,

@@ -9,6 +9,7 @@
 import type { TranscriptMessage } from '../schemas/message.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import { asAgentVersion, isAgentVersion } from '../schemas/workflow-record.ts';
 import { toolSpecOf } from './actions.ts';
 import {
   countUnsettledReservation,
@@ -73,8 +74,9 @@ async function turnFromStore(deps: TurnDeps, input: TurnPointer): Promise<TurnOu
   if (isTerminalRunStatus(run.status) || run.turn > input.turn) return committedOutcome(h, deps, input);
   if (run.turn < input.turn) throw new TurnFenceError(run.runId, input.turn, run.turn);
 
-  const version = await deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
-  if (!version) throw new WorkflowVersionMissingError(run.workflowId, run.workflowVersion);
+  const stored = await deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
+  if (!stored) throw new WorkflowVersionMissingError(run.workflowId, run.workflowVersion);
+  const version = asAgentVersion(stored);
   const head = await deps.store.getWorkflowHead(run.owner, run.workflowId);
   const enabled = head?.enabled === true && !head.deleted;
   const live =
@@ -83,11 +85,13 @@ async function turnFromStore(deps: TurnDeps, input: TurnPointer): Promise<TurnOu
         ? version
         : await deps.store.getWorkflowVersion(run.owner, run.workflowId, head.latestVersion)
       : undefined;
+  // A later version of another kind withdraws every action: the agent loop it replaced no longer exists.
+  const liveDefinition = live && isAgentVersion(live) ? live.definition : undefined;
   const definition = version.definition;
   const ctx: TurnContext = {
     input,
     definition,
-    grant: effectiveGrant(definition, live?.definition, enabled),
+    grant: effectiveGrant(definition, liveDefinition, enabled),
     messages: await deps.store.listMessages(run.runId),
   };
   if (!enabled)

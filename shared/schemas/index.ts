@@ -1,3 +1,4 @@
+export * from './any-workflow.ts';
 export * from './approval.ts';
 export * from './budget.ts';
 export * from './builtin-actions.ts';

@@ -1,7 +1,8 @@
 /** Stored workflows: a mutable head (enabled flag, latest version) and immutable numbered versions. */
 import { z } from 'zod';
+import { AnyWorkflowDefinitionSchema, kindOf, WorkflowKindError } from './any-workflow.ts';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION } from './common.ts';
-import { WorkflowDefinitionSchema } from './workflow.ts';
+import type { WorkflowDefinition } from './workflow.ts';
 
 export const WorkflowIdSchema = z.string().regex(/^wf_[A-Za-z0-9]{6,40}$/, 'must be a workflow id (wf_…)');
 
@@ -25,7 +26,7 @@ export const WorkflowVersionSchema = z.object({
   owner: OwnerIdSchema,
   workflowId: WorkflowIdSchema,
   version: z.number().int().positive(),
-  definition: WorkflowDefinitionSchema,
+  definition: AnyWorkflowDefinitionSchema,
   createdAt: IsoTimeSchema,
   /**
    * Who saved this version: the authenticated principal (IAM principal ARN, JWT subject, local API key
@@ -34,6 +35,19 @@ export const WorkflowVersionSchema = z.object({
   author: z.string().min(1).max(512).optional(),
 });
 export type WorkflowVersion = z.infer<typeof WorkflowVersionSchema>;
+
+/** A version of an agent workflow. */
+export type AgentWorkflowVersion = Omit<WorkflowVersion, 'definition'> & { definition: WorkflowDefinition };
+
+export function isAgentVersion(version: WorkflowVersion): version is AgentWorkflowVersion {
+  return kindOf(version.definition) === 'agent';
+}
+
+/** The version as an agent workflow version, or a `WorkflowKindError`. */
+export function asAgentVersion(version: WorkflowVersion): AgentWorkflowVersion {
+  if (!isAgentVersion(version)) throw new WorkflowKindError('agent', kindOf(version.definition));
+  return version;
+}
 
 /** A new workflow's head and its version 1, as they are stored together. */
 export function newWorkflowRecords(args: {

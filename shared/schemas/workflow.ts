@@ -34,6 +34,10 @@ export const WorkflowDefinitionSchema = z
       .string()
       .optional()
       .describe('Editor hint: the JSON Schema of this file. Ignored by the runtime.'),
+    kind: z
+      .literal('agent')
+      .optional()
+      .describe('The kind of workflow: agent (the default) is a Claude tool loop; see also kind: graph.'),
     name: WorkflowNameSchema,
     description: z.string().max(2000).optional(),
     model: ModelSpecSchema,
@@ -153,5 +157,6 @@ export const WorkflowDefinitionSchema = z
     }
   });
 
+/** An agent workflow definition (`kind` absent or `agent`). */
 export type WorkflowDefinition = z.output<typeof WorkflowDefinitionSchema>;
 export type WorkflowDefinitionInput = z.input<typeof WorkflowDefinitionSchema>;

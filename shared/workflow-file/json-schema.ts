@@ -1,10 +1,10 @@
 /** The JSON Schema of workflow files, for editors (YAML language server, VS Code). */
 import { z } from 'zod';
-import { WorkflowDefinitionSchema } from '../schemas/workflow.ts';
+import { AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
 
 export function workflowJsonSchema(): Record<string, unknown> {
   return {
-    ...z.toJSONSchema(WorkflowDefinitionSchema, {
+    ...z.toJSONSchema(AnyWorkflowDefinitionSchema, {
       io: 'input',
       unrepresentable: 'any',
       target: 'draft-2020-12',

@@ -1,13 +1,15 @@
 /** Reads a workflow file (YAML or JSON) and validates it against the workflow schema. */
 import { parseDocument } from 'yaml';
-import { type WorkflowDefinition, WorkflowDefinitionSchema } from '../schemas/workflow.ts';
+import { type AnyWorkflowDefinition, AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
 import { type FieldError, fieldErrors, WorkflowValidationError } from './errors.ts';
 
-export type ParseResult = { ok: true; definition: WorkflowDefinition } | { ok: false; errors: FieldError[] };
+export type ParseResult =
+  | { ok: true; definition: AnyWorkflowDefinition }
+  | { ok: false; errors: FieldError[] };
 
 /** Validates an already-parsed object. */
 export function validateWorkflowDefinition(value: unknown): ParseResult {
-  const parsed = WorkflowDefinitionSchema.safeParse(value);
+  const parsed = AnyWorkflowDefinitionSchema.safeParse(value);
   return parsed.success
     ? { ok: true, definition: parsed.data }
     : { ok: false, errors: fieldErrors(parsed.error) };
@@ -29,7 +31,7 @@ export function parseWorkflowText(text: string): ParseResult {
 }
 
 /** Like `parseWorkflowText`, but throws a `WorkflowValidationError` listing every problem. */
-export function loadWorkflowText(text: string, source?: string): WorkflowDefinition {
+export function loadWorkflowText(text: string, source?: string): AnyWorkflowDefinition {
   const result = parseWorkflowText(text);
   if (!result.ok) throw new WorkflowValidationError(result.errors, source);
   return result.definition;

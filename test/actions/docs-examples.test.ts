@@ -1,4 +1,5 @@
 /** Every example in docs/actions.md is checked here: workflow files, action inputs, schemas, outputs, code. */
+
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { htmlToText } from '../../shared/actions/http/html-text.ts';
@@ -6,6 +7,7 @@ import { connectorActions } from '../../shared/actions/index.ts';
 import { toolSpecOf } from '../../shared/core/actions.ts';
 import type { EgressRequest } from '../../shared/core/ports.ts';
 import { actionCatalogFor } from '../../shared/runtime/engine-deps.ts';
+import { asAgentDefinition } from '../../shared/schemas/any-workflow.ts';
 import type { WorkflowDefinition } from '../../shared/schemas/workflow.ts';
 import { parseWorkflowText } from '../../shared/workflow-file/index.ts';
 import { FixedClock, testStore } from '../support/store.ts';
@@ -38,8 +40,9 @@ describe('docs/actions.md', () => {
       const parsed = parseWorkflowText(text);
       expect(parsed).toMatchObject({ ok: true });
       if (!parsed.ok) return;
-      for (const name of parsed.definition.allowedActions) {
-        const action = catalog.resolve(name, parsed.definition);
+      const definition = asAgentDefinition(parsed.definition);
+      for (const name of definition.allowedActions) {
+        const action = catalog.resolve(name, definition);
         expect(action?.name).toBe(name);
         expect(toolSpecOf(action!).inputSchema).toMatchObject({ type: 'object' });
       }

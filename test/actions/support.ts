@@ -3,6 +3,7 @@
  * they received), a real file-backed secrets port, an action context on a loopback-only egress guard, and
  * workflow definitions parsed through the workflow schema (so defaults apply as in production).
  */
+
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -13,6 +14,7 @@ import type { Action, RunScope } from '../../shared/core/actions.ts';
 import type { ActionContext, SecretsPort } from '../../shared/core/ports.ts';
 import { fileSecrets } from '../../shared/credentials/index.ts';
 import { createEgress, type EgressPolicy } from '../../shared/egress/index.ts';
+import { asAgentDefinition } from '../../shared/schemas/any-workflow.ts';
 import type { WorkflowDefinition } from '../../shared/schemas/workflow.ts';
 import { validateWorkflowDefinition } from '../../shared/workflow-file/parse.ts';
 import { FixedClock } from '../support/store.ts';
@@ -106,7 +108,7 @@ export function definitionWith(fields: Record<string, unknown>): WorkflowDefinit
     ...fields,
   });
   if (!parsed.ok) throw new Error(`test workflow is invalid: ${JSON.stringify(parsed.errors)}`);
-  return parsed.definition;
+  return asAgentDefinition(parsed.definition);
 }
 
 /** Parses with the action's own schema (as the gate does), then runs it. */

@@ -33,6 +33,12 @@ function childOf(schema: z.ZodType | undefined, key: string | number): z.ZodType
   if (def.type === 'object') return (def.shape as Record<string, z.ZodType>)[String(key)];
   if (def.type === 'record') return def.valueType as z.ZodType;
   if (def.type === 'array') return def.element as z.ZodType;
+  // A union (e.g. the kinds of workflow): the first option that declares the child.
+  if (def.type === 'union')
+    for (const option of def.options as z.ZodType[]) {
+      const child = childOf(option, key);
+      if (child) return child;
+    }
   return undefined;
 }
 

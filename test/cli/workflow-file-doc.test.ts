@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseWorkflowText } from '../../shared/workflow-file/index.ts';
 
-const DOC = readFileSync(new URL('../../docs/workflow-file.md', import.meta.url), 'utf8');
+// Agent workflow fields are documented in workflow-file.md, graph workflow fields in graph-workflows.md.
+const DOC = ['workflow-file.md', 'graph-workflows.md']
+  .map((file) => readFileSync(new URL(`../../docs/${file}`, import.meta.url), 'utf8'))
+  .join('\n');
 const SCHEMA = JSON.parse(
   readFileSync(new URL('../../docs/workflow.schema.json', import.meta.url), 'utf8'),
 ) as Schema;

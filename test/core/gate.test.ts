@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
 import { effectiveGrant, evaluateGate } from '../../shared/core/gate.ts';
+import { asAgentDefinition } from '../../shared/schemas/any-workflow.ts';
 import type { WorkflowDefinition } from '../../shared/schemas/workflow.ts';
 import { validateWorkflowDefinition } from '../../shared/workflow-file/index.ts';
 
@@ -31,7 +32,7 @@ function definition(overrides: Record<string, unknown> = {}): WorkflowDefinition
     ...overrides,
   });
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
-  return result.definition;
+  return asAgentDefinition(result.definition);
 }
 
 const tools = catalog([

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { asAgentDefinition } from '../../shared/schemas/any-workflow.ts';
 import {
   parseWorkflowText,
   validateWorkflowDefinition,
@@ -49,7 +50,7 @@ describe('Workflow definition', () => {
       maxToolCallsPerTurn: 8,
       runTimeoutSeconds: 3600,
     });
-    expect(result.definition.model).toMatchObject({
+    expect(asAgentDefinition(result.definition).model).toMatchObject({
       provider: 'anthropic',
       thinking: 'off',
       maxTokens: 4096,

@@ -4,8 +4,8 @@
  */
 import { Hono } from 'hono';
 import { foreignCredentialRefs } from '../../credentials/owner-check.ts';
+import { type AnyWorkflowDefinition, isAgentDefinition } from '../../schemas/any-workflow.ts';
 import type { Destination } from '../../schemas/destination.ts';
-import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import type { WorkflowHead, WorkflowVersion } from '../../schemas/workflow-record.ts';
 import { newWorkflowRecords, WorkflowIdSchema } from '../../schemas/workflow-record.ts';
 import { type EventPattern, stampedPatternSizeIssue } from '../../triggers/index.ts';
@@ -31,7 +31,7 @@ async function loadVersion(deps: ApiDeps, head: WorkflowHead, version: number): 
 }
 
 /** An event pattern must fit EventBridge's size quota as the rule sends it: with this owner's stamp added. */
-function checkStampedPattern(definition: WorkflowDefinition, owner: string): void {
+function checkStampedPattern(definition: AnyWorkflowDefinition, owner: string): void {
   if (definition.trigger.type !== 'event') return;
   const issue = stampedPatternSizeIssue(definition.trigger.pattern as EventPattern, owner);
   if (issue)
@@ -69,9 +69,17 @@ const syncTriggers = (deps: ApiDeps, head: WorkflowHead, version: WorkflowVersio
   });
 
 /** A definition may refer only to the owner's own credential secrets: a 400 naming each foreign one. */
-function checkCredentialOwnership(deps: ApiDeps, owner: string, definition: WorkflowDefinition): void {
+function checkCredentialOwnership(deps: ApiDeps, owner: string, definition: AnyWorkflowDefinition): void {
   const fields = foreignCredentialRefs(deps.credentialNamePrefix ?? 'wf/', owner, definition.credRefs);
   if (fields.length > 0) throw invalid(fields, 'invalid workflow definition');
+}
+
+/** Every save-time check beyond the schema: each refusal is a 400 naming the field, and nothing is written. */
+function checkDefinition(deps: ApiDeps, owner: string, definition: AnyWorkflowDefinition): void {
+  checkStampedPattern(definition, owner);
+  checkAlertTopic(deps, definition);
+  checkCredentialOwnership(deps, owner, definition);
+  if (isAgentDefinition(definition)) checkApproversReachable(definition, deps.approverReach);
 }
 
 export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
@@ -84,10 +92,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
       await readDefinitionBody(c),
       'invalid workflow definition',
     );
-    checkStampedPattern(definition, owner);
-    checkAlertTopic(deps, definition);
-    checkCredentialOwnership(deps, owner, definition);
-    checkApproversReachable(definition, deps.approverReach);
+    checkDefinition(deps, owner, definition);
     const now = isoNow(deps.clock);
     const workflowId = deps.ids.next('wf');
     // Audited with its author in the same transaction (the owner's workflow-change chain).
@@ -127,10 +132,7 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
       await readDefinitionBody(c),
       'invalid workflow definition',
     );
-    checkStampedPattern(definition, owner);
-    checkAlertTopic(deps, definition);
-    checkCredentialOwnership(deps, owner, definition);
-    checkApproversReachable(definition, deps.approverReach);
+    checkDefinition(deps, owner, definition);
     const basedOn = validateHeader(c, 'If-Match', IfMatchSchema);
     const head = await loadHead(deps, owner, c.req.param('id'));
     if (definition.name !== head.name) {

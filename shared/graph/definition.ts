@@ -1,0 +1,165 @@
+/**
+ * The graph (SOP) workflow definition: `kind: graph`, nodes and edges. This module holds the shapes only; the
+ * graph-level validation (one start, no cycles, reachability, conditions, templates) is in `validate.ts`.
+ * Field reference: docs/graph-workflows.md.
+ */
+import { z } from 'zod';
+import { BudgetSchema } from '../schemas/budget.ts';
+import { ActionNameSchema, WorkflowNameSchema } from '../schemas/common.ts';
+import { ConnectorSchema } from '../schemas/connector.ts';
+import { CredRefsSchema } from '../schemas/credentials.ts';
+import { DestinationSchema } from '../schemas/destination.ts';
+import {
+  ApprovalDefaultsSchema,
+  ApprovalTimeoutSchema,
+  ApproverSchema,
+  GATE_MODES,
+  GateSchema,
+} from '../schemas/gate.ts';
+import { ModelSpecSchema } from '../schemas/model-spec.ts';
+import { TriggerSchema } from '../schemas/trigger.ts';
+
+/** Node ids are identifiers so that conditions and templates can name them: `steps.triage.output.amount`. */
+export const NodeIdSchema = z
+  .string()
+  .regex(
+    /^[a-z][a-z0-9_]{0,39}$/,
+    'must be lower snake case: a letter, then letters, digits or _ (at most 40)',
+  );
+
+/** A JSON Schema object (draft 2020-12), checked at save time by the graph validation. */
+export const JsonSchemaObjectSchema = z
+  .record(z.string(), z.unknown())
+  .describe('A JSON Schema (draft 2020-12).');
+
+/** A text with `{{ expression }}` placeholders; each expression is JSONata over the run data. */
+export const TemplateSchema = z.string().min(1).max(20_000);
+
+const GatesSchema = z.record(z.string(), z.union([z.enum(GATE_MODES), GateSchema])).default({});
+
+export const StartNodeSchema = z.object({ id: NodeIdSchema, type: z.literal('start') }).strict();
+export const EndNodeSchema = z.object({ id: NodeIdSchema, type: z.literal('end') }).strict();
+
+export const AgentTaskNodeSchema = z
+  .object({
+    id: NodeIdSchema,
+    type: z.literal('agent_task'),
+    model: ModelSpecSchema,
+    system: z.string().min(1).max(100_000).describe('The system prompt of the child agent run.'),
+    prompt: TemplateSchema.describe('The task, templated over the run data: {{ input.message }}.'),
+    allowedActions: z.array(ActionNameSchema).max(64).default([]),
+    gates: GatesSchema,
+    limits: z
+      .object({
+        maxTurns: z.number().int().min(1).max(200).default(10),
+        maxUsd: z.number().positive().max(1000).optional(),
+      })
+      .strict()
+      .default({ maxTurns: 10 }),
+    output: JsonSchemaObjectSchema.optional().describe(
+      'A JSON Schema for a structured output that later nodes and conditions may read.',
+    ),
+  })
+  .strict();
+
+export const ServiceTaskNodeSchema = z
+  .object({
+    id: NodeIdSchema,
+    type: z.literal('service_task'),
+    action: ActionNameSchema.describe('One action: a built-in or a connector of this workflow.'),
+    args: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe(
+        'Arguments; string values may be templates. A value that is one whole {{ … }} keeps its type.',
+      ),
+  })
+  .strict();
+
+export const HumanTaskNodeSchema = z
+  .object({
+    id: NodeIdSchema,
+    type: z.literal('human_task'),
+    title: z.string().min(1).max(200),
+    assignees: z.array(ApproverSchema).min(1).max(20),
+    form: JsonSchemaObjectSchema.describe(
+      'The form as a JSON Schema object: text, number, boolean, enum, long text.',
+    ),
+    context: z
+      .array(z.string().min(1).max(500))
+      .max(20)
+      .default([])
+      .describe('JSONata paths over the run data shown to the assignee, e.g. steps.triage.output.amount.'),
+    timeoutSeconds: ApprovalTimeoutSchema,
+    onTimeout: z
+      .discriminatedUnion('action', [
+        z.object({ action: z.literal('fail') }).strict(),
+        z
+          .object({ action: z.literal('continue'), output: z.record(z.string(), z.unknown()) })
+          .strict()
+          .describe('Continue with this output; conditions may also read steps.<id>.timedOut.'),
+      ])
+      .default({ action: 'fail' }),
+  })
+  .strict();
+
+/** Reserved for external engines (issue #14): refused by validation until an engine can run it. */
+export const ExternalTaskNodeSchema = z
+  .object({
+    id: NodeIdSchema,
+    type: z.literal('external_task'),
+    engine: z.string().min(1).max(64),
+    payload: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+
+export const GraphNodeSchema = z.discriminatedUnion('type', [
+  StartNodeSchema,
+  EndNodeSchema,
+  AgentTaskNodeSchema,
+  ServiceTaskNodeSchema,
+  HumanTaskNodeSchema,
+  ExternalTaskNodeSchema,
+]);
+export type GraphNode = z.output<typeof GraphNodeSchema>;
+export type GraphNodeType = GraphNode['type'];
+
+export const GraphEdgeSchema = z
+  .object({
+    from: NodeIdSchema,
+    to: NodeIdSchema,
+    when: z
+      .string()
+      .min(1)
+      .max(2000)
+      .optional()
+      .describe('A JSONata condition over the run data (input and earlier steps), never over free text.'),
+  })
+  .strict();
+export type GraphEdge = z.output<typeof GraphEdgeSchema>;
+
+export const GraphDefinitionShapeSchema = z
+  .object({
+    $schema: z
+      .string()
+      .optional()
+      .describe('Editor hint: the JSON Schema of this file. Ignored by the runtime.'),
+    kind: z.literal('graph'),
+    name: WorkflowNameSchema,
+    description: z.string().max(2000).optional(),
+    input: JsonSchemaObjectSchema.optional().describe('A JSON Schema of the start input.'),
+    nodes: z.array(GraphNodeSchema).min(2).max(100),
+    edges: z.array(GraphEdgeSchema).max(400),
+    connectors: z.record(ActionNameSchema, ConnectorSchema).default({}),
+    gates: GatesSchema.describe('Gates of service_task actions; agent_task nodes carry their own.'),
+    approvals: ApprovalDefaultsSchema.optional(),
+    trigger: TriggerSchema,
+    destination: DestinationSchema.default({ type: 'stored' }),
+    budget: BudgetSchema,
+    credRefs: CredRefsSchema.default({}),
+  })
+  .strict();
+
+/** A graph workflow definition. Graph-level validation is added with `.superRefine` in validate.ts's caller. */
+export const GraphDefinitionSchema = GraphDefinitionShapeSchema;
+export type GraphDefinition = z.output<typeof GraphDefinitionSchema>;
