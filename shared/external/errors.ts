@@ -2,7 +2,7 @@
  * Errors of external engines. Every adapter throws these (never an engine's own), so executors and the
  * state machine's Retry/Catch classify outcomes by name. Messages name keys and fields, never credentials.
  */
-import type { ArtifactEntry, ExecutionKey, Incarnation } from './contract.ts';
+import type { ArtifactEntry, ExecutionKey, Incarnation, UnknownCause } from './contract.ts';
 
 /** Base class: which engine, and (when there is one) which execution key. */
 export class ExternalError extends Error {
@@ -67,15 +67,25 @@ export class IncarnationMismatchError extends ExternalError {
 }
 
 /**
- * No usable answer came back. `sent: true` when the request may have been received (a retry of `start`
- * with the same key is then deduplicated by the engine).
+ * No usable answer came back: the network failed (`transport`), the engine answered with a server error
+ * (`engine_error`) or with something unreadable (`malformed_response`). `sent: true` when the request may
+ * have been received (a retry of `start` with the same key is then deduplicated by the engine).
  */
 export class ExternalTransportError extends ExternalError {
+  readonly kind: UnknownCause;
   readonly sent: boolean;
   readonly retryable = true;
-  constructor(engine: string, key: ExecutionKey | undefined, detail: string, sent: boolean, cause?: unknown) {
-    super(engine, key, `transport: ${detail}`, cause);
+  constructor(
+    engine: string,
+    key: ExecutionKey | undefined,
+    kind: UnknownCause,
+    detail: string,
+    sent: boolean,
+    cause?: unknown,
+  ) {
+    super(engine, key, `${kind}: ${detail}`, cause);
     this.name = 'ExternalTransportError';
+    this.kind = kind;
     this.sent = sent;
   }
 }
@@ -83,11 +93,16 @@ export class ExternalTransportError extends ExternalError {
 /** Why an artifact was rejected. */
 export type ArtifactRejection = 'not_in_manifest' | 'path_mismatch' | 'size_mismatch' | 'digest_mismatch';
 
-/** What was received: kept as evidence next to the manifest entry it was checked against. */
+/**
+ * What was received, kept as evidence next to the manifest entry it was checked against: the path the
+ * engine served, the byte count and the SHA-256 of the bytes received. Both are null when nothing was
+ * fetched (a path not in the manifest); `sha256` is null and `size` a lower bound (the cap plus one) when
+ * the body exceeded the cap.
+ */
 export type ArtifactEvidence = {
   reason: ArtifactRejection;
   expected: ArtifactEntry | undefined;
-  received: { path: string; size: number; sha256: string };
+  received: { path: string; size: number | null; sha256: string | null };
 };
 
 /** An artifact did not match the manifest; nothing parsed it. `evidence` says what came and what was due. */
