@@ -29,6 +29,8 @@ export interface ExternalHttpPort {
 /** What an adapter is created with, per owner: credentials are resolved on the owner's behalf. */
 export type AdapterContext = {
   owner: string;
+  /** Prefix of credential secret names; an owner's are `<prefix><ownerKey>/<name>`. @default 'wf/' */
+  secretNamePrefix?: string;
   clock: Clock;
   secrets: SecretsPort;
   http: ExternalHttpPort;

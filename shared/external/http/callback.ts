@@ -9,6 +9,7 @@ import type { CallbackEvent, CallbackRequest } from '../contract.ts';
 import { CallbackRejectedError } from '../errors.ts';
 import type { AdapterContext } from '../ports.ts';
 import { toObservation } from './answers.ts';
+import { resolveOwnerSecret } from './client.ts';
 import { ExecutionStatusSchema, HEADERS } from './protocol.ts';
 import type { HttpRuntimeSettings } from './settings.ts';
 
@@ -23,10 +24,7 @@ export async function verifyCallback(
   if (callback === undefined) throw new CallbackRejectedError(engine, 'not_configured');
   let key: string;
   try {
-    const ref = { owner: context.owner, secret: callback.secret };
-    key = await context.secrets.resolve(
-      callback.field === undefined ? ref : { ...ref, field: callback.field },
-    );
+    key = await resolveOwnerSecret(context, callback.secret, callback.field);
   } catch (cause) {
     throw new CallbackRejectedError(engine, 'signature', cause);
   }

@@ -5,6 +5,7 @@
  * `sent` when the request may have been received.
  */
 import type { z } from 'zod';
+import { ownerSecretPrefix } from '../../credentials/owner-key.ts';
 import { EgressDeniedError, EgressError } from '../../egress/errors.ts';
 import { ExternalRefusedError, ExternalTransportError } from '../errors.ts';
 import type { AdapterContext, ExternalHttpRequest, ExternalHttpResponse } from '../ports.ts';
@@ -94,4 +95,15 @@ export class HttpRuntimeClient {
     const value = slot.format.replaceAll('{secret}', () => secret);
     return [{ origin: new URL(this.#settings.endpoint).origin, name: slot.header, value }];
   }
+}
+
+/** Resolves `name` (and `field`) inside the owner's secret namespace, server-side. */
+export function resolveOwnerSecret(
+  context: AdapterContext,
+  name: string,
+  field: string | undefined,
+): Promise<string> {
+  const secret = `${ownerSecretPrefix(context.secretNamePrefix ?? 'wf/', context.owner)}${name}`;
+  const ref = { owner: context.owner, secret };
+  return context.secrets.resolve(field === undefined ? ref : { ...ref, field });
 }

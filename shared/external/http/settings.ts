@@ -30,10 +30,18 @@ export const EndpointSchema = z
   })
   .transform((value) => new URL(value).href.replace(/\/+$/, ''));
 
-/** A credential from the owner's secrets, injected server-side into one header bound to the endpoint's origin. */
+/** A secret's name inside the owner's namespace: the runtime resolves `wf/<ownerKey>/<name>`. */
+const SecretNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._+=@-]{1,128}$/, 'must be a secret name inside the owner namespace, e.g. engine-token');
+
+/**
+ * A credential from the owner's secrets (`secret` is the name inside the owner's namespace, `field` a
+ * JSON field of it), injected server-side into one header bound to the endpoint's origin.
+ */
 export const CredentialSlotSchema = z
   .object({
-    secret: z.string().min(1),
+    secret: SecretNameSchema,
     field: z.string().min(1).optional(),
     header: z
       .string()
@@ -49,7 +57,7 @@ export const CallbackSettingsSchema = z
   .object({
     url: EndpointSchema,
     /** The owner's secret holding the shared HMAC key (signature scheme of signed_webhook connectors). */
-    secret: z.string().min(1),
+    secret: SecretNameSchema,
     field: z.string().min(1).optional(),
     toleranceSeconds: z.number().int().positive().max(3_600).default(300),
   })
