@@ -27,7 +27,9 @@ export type LoggedRequest = {
   method: string;
   path: string;
   route: RouteName;
-  idempotencyKey: string | undefined;
+  /** Lower-case names; test infrastructure, so credential headers are kept to assert on them. */
+  headers: Record<string, string>;
+  body: string;
 };
 
 export class FixtureEngine {
@@ -134,7 +136,8 @@ export class FixtureEngine {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers))
       if (typeof value === 'string') headers[name] = value;
-    this.requests.push({ method, path, route, idempotencyKey: headers[HEADERS.idempotencyKey] });
+    const body = Buffer.concat(chunks).toString('utf8');
+    this.requests.push({ method, path, route, headers, body });
     const fault = this.#takeFault(route);
     if (fault?.kind === 'drop') return void req.socket.destroy();
     if (fault?.kind === 'status') return send(res, { status: fault.status, body: '{"error":"fault"}' });
@@ -144,7 +147,7 @@ export class FixtureEngine {
       executions: this.#executions,
       scriptFor: (key) => this.#scripts.get(key) ?? this.#scripts.get('*') ?? {},
     };
-    const result = answer(state, { method, path, headers, body: Buffer.concat(chunks).toString('utf8') });
+    const result = answer(state, { method, path, headers, body });
     if (fault?.kind === 'drop_after') return void req.socket.destroy();
     send(res, result);
   }

@@ -83,10 +83,7 @@ export class HttpRuntimeClient {
     if (slot === undefined) return undefined;
     let secret: string;
     try {
-      const ref = { owner: this.#context.owner, secret: slot.secret };
-      secret = await this.#context.secrets.resolve(
-        slot.field === undefined ? ref : { ...ref, field: slot.field },
-      );
+      secret = await resolveOwnerSecret(this.#context, slot.secret, slot.field);
     } catch (cause) {
       throw new ExternalRefusedError(this.engine, key, `credential ${slot.secret} could not be loaded`, {
         cause,
