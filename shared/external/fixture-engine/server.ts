@@ -38,6 +38,7 @@ export class FixtureEngine {
   readonly #executions = new Map<string, Execution>();
   #faults: ArmedFault[] = [];
   #restarts = 1;
+  #port = 0;
   /** Every request received, in order (dropped ones included). */
   readonly requests: LoggedRequest[] = [];
 
@@ -52,11 +53,13 @@ export class FixtureEngine {
   static async start(options: { port?: number; incarnationPrefix?: string } = {}): Promise<FixtureEngine> {
     const engine = new FixtureEngine(options.incarnationPrefix ?? 'fixture');
     await new Promise<void>((resolve) => engine.#server.listen(options.port ?? 0, '127.0.0.1', resolve));
+    engine.#port = (engine.#server.address() as AddressInfo).port;
     return engine;
   }
 
+  /** The port it listens on (kept after `close`, so a test can show the engine gone from that port). */
   get port(): number {
-    return (this.#server.address() as AddressInfo).port;
+    return this.#port;
   }
   /** The endpoint to configure an adapter with. */
   get url(): string {
@@ -122,7 +125,9 @@ export class FixtureEngine {
     return response.status;
   }
 
+  /** Stops listening (the port then refuses connections: an engine that disappeared). Idempotent. */
   async close(): Promise<void> {
+    if (!this.#server.listening) return;
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
