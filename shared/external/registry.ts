@@ -30,6 +30,10 @@ export interface ExternalAdapterFactory<S = unknown> {
   create(settings: S, context: AdapterContext): ExternalAdapter;
 }
 
+/** A factory whatever its settings type (the registry validates settings with the factory's own schema). */
+// biome-ignore lint/suspicious/noExplicitAny: factories differ in their settings type
+export type AnyExternalAdapterFactory = ExternalAdapterFactory<any>;
+
 /** The enabled engines of one deployment. */
 export interface ExternalEngineRegistry {
   /** Names of the enabled engines, sorted. */
@@ -48,10 +52,16 @@ type Enabled = { factory: ExternalAdapterFactory<unknown>; settings: unknown };
 /**
  * Builds the registry. Every enabled engine must have a factory and valid settings; otherwise this throws
  * `ExternalEngineUnavailableError` naming `engines.<name>…` so a bad deployment fails at start-up.
+ *
+ * @example
+ * const registry = createEngineRegistry([httpRuntimeFactory], {
+ *   http_runtime: { enabled: true, settings: { endpoint: 'https://engine.internal' } },
+ * });
+ * registry.check(definition.external.engine, 'external.engine'); // on save: 400 naming the field
+ * const adapter = registry.create('http_runtime', { owner, clock, secrets, http });
  */
 export function createEngineRegistry(
-  // biome-ignore lint/suspicious/noExplicitAny: factories differ in their settings type
-  factories: readonly ExternalAdapterFactory<any>[],
+  factories: readonly AnyExternalAdapterFactory[],
   config: EnginesConfig = {},
 ): ExternalEngineRegistry {
   const byName = new Map<string, ExternalAdapterFactory<unknown>>();
