@@ -139,6 +139,16 @@ describe('Adapter: http_runtime', () => {
       });
     });
 
+    it('refuses an artifact whose manifest size is over the cap without fetching it', async () => {
+      harness = await fixtureHarness({ settings: { maxArtifactBytes: 4 } });
+      harness.engine.script('k1', { artifacts: [{ path: 'big.bin', content: '12345' }] });
+      const { execution } = await harness.adapter.start('k1', {});
+      const error = await rejectionOf(harness.adapter.openArtifact('k1', execution.incarnation, 'big.bin'));
+      expect(error).toBeInstanceOf(ExternalRefusedError);
+      expect(error.message).toContain('over maxArtifactBytes 4');
+      expect(harness.engine.count('artifact')).toBe(0);
+    });
+
     it('maps a manifest listing a traversal path to a transport failure (malformed), not a verified artifact', async () => {
       harness = await fixtureHarness();
       harness.engine.script('k1', { artifacts: [{ path: 'x/../../etc', content: 'a' }] });

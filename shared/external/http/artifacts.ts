@@ -6,7 +6,12 @@
 import { createHash } from 'node:crypto';
 import { EgressLimitError } from '../../egress/errors.ts';
 import type { ArtifactEntry, VerifiedArtifact } from '../contract.ts';
-import { ArtifactRejectedError, type ArtifactRejection, ExternalTransportError } from '../errors.ts';
+import {
+  ArtifactRejectedError,
+  type ArtifactRejection,
+  ExternalRefusedError,
+  ExternalTransportError,
+} from '../errors.ts';
 import { answerError, requireIncarnation } from './answers.ts';
 import type { HttpRuntimeClient } from './client.ts';
 import { artifactPathProblem, HEADERS, ManifestSchema, paths } from './protocol.ts';
@@ -48,7 +53,10 @@ export async function openArtifact(
     new ArtifactRejectedError(client.engine, key, { reason, expected, received });
   if (expected === undefined) throw reject('not_in_manifest', { path, size: null, sha256: null });
   const cap = settings.maxArtifactBytes;
-  if (expected.size > cap) throw reject('size_mismatch', { path, size: null, sha256: null });
+  if (expected.size > cap) {
+    const detail = `artifact ${JSON.stringify(path)} is ${expected.size} bytes, over maxArtifactBytes ${cap}`;
+    throw new ExternalRefusedError(client.engine, key, detail);
+  }
   let response: Awaited<ReturnType<HttpRuntimeClient['send']>>;
   try {
     response = await client.send(key, {
