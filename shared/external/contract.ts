@@ -76,7 +76,7 @@ export type CallbackRequest = { body: string; headers: Readonly<Record<string, s
 
 /** An adapter to one external engine. Every method may be retried with the same arguments. */
 export interface ExternalAdapter {
-  /** The registry name of the engine, e.g. `http_runtime`. */
+  /** The registry name of the engine, e.g. `http-runtime`. */
   readonly engine: string;
   /**
    * Admits `payload` under `key`. Same key and same payload: the existing execution (`deduplicated`).

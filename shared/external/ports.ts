@@ -2,7 +2,7 @@
  * The ports an adapter is built with (pure types). The composition root supplies them: the wall clock,
  * the owner's secrets, and outbound HTTP through the egress guard (`createGuardedHttp` in http/).
  */
-import type { BoundCredentialHeader, Clock, SecretsPort } from '../core/ports.ts';
+import type { BoundCredentialHeader, Clock, CredentialRef, SecretsPort } from '../core/ports.ts';
 
 /** One outbound request. Credential headers are bound to one origin and injected server-side. */
 export type ExternalHttpRequest = {
@@ -26,9 +26,14 @@ export interface ExternalHttpPort {
   send(request: ExternalHttpRequest): Promise<ExternalHttpResponse>;
 }
 
-/** What an adapter is created with, per owner: credentials are resolved on the owner's behalf. */
+/** What an adapter is created with, per owner (and workflow): credentials are resolved on the owner's behalf. */
 export type AdapterContext = {
   owner: string;
+  /**
+   * The workflow's credential (its `credential` credRefs slot, as a reference for `owner`), resolved at
+   * call time and injected server-side by adapters that authenticate. Absent: no credential is sent.
+   */
+  credential?: CredentialRef;
   /** Prefix of credential secret names; an owner's are `<prefix><ownerKey>/<name>`. @default 'wf/' */
   secretNamePrefix?: string;
   clock: Clock;

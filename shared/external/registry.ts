@@ -6,13 +6,9 @@
  */
 import { z } from 'zod';
 import type { ExternalAdapter } from './contract.ts';
+import { EngineNameSchema } from './definition.ts';
 import { ExternalEngineUnavailableError } from './errors.ts';
 import type { AdapterContext } from './ports.ts';
-
-/** An engine name: lower-case letters, digits and `_`, starting with a letter. */
-export const EngineNameSchema = z
-  .string()
-  .regex(/^[a-z][a-z0-9_]{0,63}$/, 'must match ^[a-z][a-z0-9_]{0,63}$');
 
 /** The deployment's configuration of one engine. Engines are off unless enabled. */
 export const EngineConfigSchema = z
@@ -55,10 +51,10 @@ type Enabled = { factory: ExternalAdapterFactory<unknown>; settings: unknown };
  *
  * @example
  * const registry = createEngineRegistry([httpRuntimeFactory], {
- *   http_runtime: { enabled: true, settings: { endpoint: 'https://engine.internal' } },
+ *   'http-runtime': { enabled: true, settings: { endpoint: 'https://engine.internal' } },
  * });
  * registry.check(definition.external.engine, 'external.engine'); // on save: 400 naming the field
- * const adapter = registry.create('http_runtime', { owner, clock, secrets, http });
+ * const adapter = registry.create('http-runtime', { owner, clock, secrets, http });
  */
 export function createEngineRegistry(
   factories: readonly AnyExternalAdapterFactory[],

@@ -54,7 +54,7 @@ async function failedChecks(wrap: (inner: ExternalAdapter) => ExternalAdapter): 
 }
 
 describe('Conformance kit', () => {
-  it('passes every check for the unmodified http_runtime adapter', async () => {
+  it('passes every check for the unmodified http-runtime adapter', async () => {
     expect(await failedChecks((inner) => inner)).toEqual([]);
   });
 

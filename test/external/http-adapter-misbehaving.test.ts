@@ -49,7 +49,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-describe('Adapter: http_runtime against a misbehaving engine', () => {
+describe('Adapter: http-runtime against a misbehaving engine', () => {
   it('treats a "deduplicated" answer holding another payload as a conflict', async () => {
     const error = await adapter.start('k1', { mine: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExternalConflictError);

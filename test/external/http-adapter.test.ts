@@ -21,7 +21,7 @@ async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
   );
 }
 
-describe('Adapter: http_runtime', () => {
+describe('Adapter: http-runtime', () => {
   describe('Method: start', () => {
     it('sends the key as Idempotency-Key and the owner credential injected server-side', async () => {
       // Prepare
@@ -42,11 +42,36 @@ describe('Adapter: http_runtime', () => {
     });
 
     it('refuses before sending anything when the owner credential cannot be loaded', async () => {
-      harness = await fixtureHarness({ settings: { credential: { secret: 'missing-token' } } });
+      harness = await fixtureHarness({ credentialSecret: 'wf/owner-test/missing-token' });
       const error = await rejectionOf(harness.adapter.start('k1', {}));
       expect(error).toBeInstanceOf(ExternalRefusedError);
       expect(error.message).toContain('missing-token');
       expect(harness.engine.count()).toBe(0);
+    });
+
+    it('refuses a credential reference of another owner before sending anything', async () => {
+      harness = await fixtureHarness();
+      const context: AdapterContext = {
+        ...harness.context,
+        credential: { owner: 'owner-other', secret: 'wf/owner-other/engine-token' },
+      };
+      const adapter = httpRuntimeFactory.create(
+        httpRuntimeFactory.settings.parse({ endpoint: harness.engine.url }),
+        context,
+      );
+      await expect(adapter.start('k1', {})).rejects.toThrow(/not the owner's/);
+      expect(harness.engine.count()).toBe(0);
+    });
+
+    it('sends no credential header when the workflow declares none', async () => {
+      harness = await fixtureHarness();
+      const { credential: _none, ...context } = harness.context;
+      const adapter = httpRuntimeFactory.create(
+        httpRuntimeFactory.settings.parse({ endpoint: harness.engine.url }),
+        context,
+      );
+      await adapter.start('k1', {});
+      expect(harness.engine.requests[0]?.headers.authorization).toBeUndefined();
     });
 
     it('goes through the egress guard: a port the policy does not allow is refused, nothing sent', async () => {

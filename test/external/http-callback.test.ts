@@ -23,7 +23,7 @@ beforeEach(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callbacks/http_runtime`;
+  callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callbacks/http-runtime`;
   harness = await fixtureHarness({ settings: { callback: { url: callbackUrl, secret: 'engine-callback' } } });
 });
 
@@ -42,7 +42,7 @@ async function pushed(key: string, secret = CALLBACK_KEY, at = nowSeconds()): Pr
   return request;
 }
 
-describe('Adapter: http_runtime', () => {
+describe('Adapter: http-runtime', () => {
   describe('Method: verifyCallback', () => {
     it('tells the engine where to push, and accepts a push signed with the owner key', async () => {
       // Prepare

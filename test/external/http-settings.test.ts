@@ -4,7 +4,7 @@ import { createEngineRegistry, ExternalEngineUnavailableError } from '../../shar
 
 function settingsError(settings: Record<string, unknown>): ExternalEngineUnavailableError {
   try {
-    createEngineRegistry([httpRuntimeFactory], { http_runtime: { enabled: true, settings } });
+    createEngineRegistry([httpRuntimeFactory], { 'http-runtime': { enabled: true, settings } });
   } catch (error) {
     if (error instanceof ExternalEngineUnavailableError) return error;
     throw error;
@@ -12,7 +12,7 @@ function settingsError(settings: Record<string, unknown>): ExternalEngineUnavail
   throw new Error('expected the settings to be refused');
 }
 
-describe('http_runtime settings', () => {
+describe('http-runtime settings', () => {
   it.each([
     ['not a URL', 'must be an absolute URL'],
     ['ftp://engine.example', 'must use http or https'],
@@ -23,14 +23,14 @@ describe('http_runtime settings', () => {
     ['https://engine.example/api#top', 'must not have a fragment'],
   ])('refuses the endpoint %s, naming the field', (endpoint, message) => {
     const error = settingsError({ endpoint });
-    expect(error.field).toBe('engines.http_runtime.settings.endpoint');
+    expect(error.field).toBe('engines.http-runtime.settings.endpoint');
     expect(error.reason).toBe('invalid_settings');
     expect(error.message).toContain(message);
   });
 
   it.each([
-    [{ endpoint: 'https://e.example', credential: { secret: '../other-owner/token' } }, 'credential.secret'],
-    [{ endpoint: 'https://e.example', credential: { secret: 't', format: 'Bearer' } }, 'credential.format'],
+    [{ endpoint: 'https://e.example', auth: { header: 'x y' } }, 'auth.header'],
+    [{ endpoint: 'https://e.example', auth: { format: 'Bearer' } }, 'auth.format'],
     [
       { endpoint: 'https://e.example', callback: { url: 'https://api.example/cb?x=1', secret: 'k' } },
       'callback.url',
@@ -38,13 +38,14 @@ describe('http_runtime settings', () => {
     [{ endpoint: 'https://e.example', surprise: true }, ''],
   ])('refuses invalid settings %j, naming the field', (settings, field) => {
     const error = settingsError(settings);
-    expect(error.field).toBe(`engines.http_runtime.settings${field ? `.${field}` : ''}`);
+    expect(error.field).toBe(`engines.http-runtime.settings${field ? `.${field}` : ''}`);
   });
 
   it('accepts an http(s) endpoint with a path and drops its trailing slash', () => {
     const parsed = httpRuntimeFactory.settings.parse({ endpoint: 'https://engine.example/runtime/' });
     expect(parsed).toEqual({
       endpoint: 'https://engine.example/runtime',
+      auth: { header: 'authorization', format: 'Bearer {secret}' },
       maxArtifactBytes: 32 * 1024 * 1024,
     });
   });

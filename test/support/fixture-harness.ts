@@ -22,19 +22,25 @@ export const CALLBACK_KEY = 'wfsecret-CallbackKey-Hm4u7Yt02Rq';
 
 export type FixtureHarness = ConformanceHarness & { engine: FixtureEngine; context: AdapterContext };
 
-/** A fixture engine and an `http_runtime` adapter for it; `wrap` substitutes another adapter around it. */
+/** A fixture engine and an `http-runtime` adapter for it; `wrap` substitutes another adapter around it. */
 export async function fixtureHarness(
-  options: { wrap?: (adapter: ExternalAdapter) => ExternalAdapter; settings?: Record<string, unknown> } = {},
+  options: {
+    wrap?: (adapter: ExternalAdapter) => ExternalAdapter;
+    settings?: Record<string, unknown>;
+    /** The workflow's credential secret. @default 'wf/owner-test/engine-token' */
+    credentialSecret?: string;
+  } = {},
 ): Promise<FixtureHarness> {
   const engine = await FixtureEngine.start();
   const registry = createEngineRegistry([httpRuntimeFactory], {
-    http_runtime: {
+    'http-runtime': {
       enabled: true,
-      settings: { endpoint: engine.url, credential: { secret: 'engine-token' }, ...options.settings },
+      settings: { endpoint: engine.url, ...options.settings },
     },
   });
   const context: AdapterContext = {
     owner: OWNER,
+    credential: { owner: OWNER, secret: options.credentialSecret ?? 'wf/owner-test/engine-token' },
     clock: new FixedClock(),
     secrets: secretsFile({
       'wf/owner-test/engine-token': ENGINE_TOKEN,
@@ -42,7 +48,7 @@ export async function fixtureHarness(
     }),
     http: createGuardedHttp({ allowLoopbackPorts: [engine.port] }),
   };
-  const built = registry.create('http_runtime', context);
+  const built = registry.create('http-runtime', context);
   const adapter = options.wrap ? options.wrap(built) : built;
   return {
     adapter,

@@ -1,5 +1,5 @@
 /**
- * The HTTP runtime adapter (`http_runtime`): the contract over a Flue-style keyed-admission engine
+ * The HTTP runtime adapter (`http-runtime`): the contract over a Flue-style keyed-admission engine
  * (protocol.ts), every call through the egress guard with the owner's credential (client.ts).
  */
 import type { ExternalAdapter } from '../contract.ts';
@@ -15,7 +15,7 @@ import { type HttpRuntimeSettings, HttpRuntimeSettingsSchema } from './settings.
 import { cancelExecution, observeExecution } from './status.ts';
 
 /** The registry name of the built-in HTTP runtime adapter. */
-export const HTTP_RUNTIME_ENGINE = 'http_runtime';
+export const HTTP_RUNTIME_ENGINE = 'http-runtime';
 
 /**
  * An HTTP runtime adapter for one owner. Keys that are not URL-safe are refused before anything is sent.
@@ -48,7 +48,7 @@ export function createHttpRuntimeAdapter(
   };
 }
 
-/** The registry's factory of `http_runtime`. */
+/** The registry's factory of `http-runtime`. */
 export const httpRuntimeFactory: ExternalAdapterFactory<HttpRuntimeSettings> = {
   engine: HTTP_RUNTIME_ENGINE,
   settings: HttpRuntimeSettingsSchema,

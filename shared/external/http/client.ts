@@ -77,20 +77,27 @@ export class HttpRuntimeClient {
     return parsed.data;
   }
 
-  /** The owner's credential, resolved now; a credential that cannot be loaded refuses the call (fail closed). */
+  /**
+   * The workflow's credential, resolved now and bound to the endpoint's origin. A reference for another
+   * owner, or one that cannot be loaded, refuses the call before anything is sent (fail closed).
+   */
   async #credential(key: string | undefined) {
-    const slot = this.#settings.credential;
-    if (slot === undefined) return undefined;
+    const ref = this.#context.credential;
+    if (ref === undefined) return undefined;
+    if (ref.owner !== this.#context.owner) {
+      throw new ExternalRefusedError(this.engine, key, `credential ${ref.secret} is not the owner's`);
+    }
     let secret: string;
     try {
-      secret = await resolveOwnerSecret(this.#context, slot.secret, slot.field);
+      secret = await this.#context.secrets.resolve(ref);
     } catch (cause) {
-      throw new ExternalRefusedError(this.engine, key, `credential ${slot.secret} could not be loaded`, {
+      throw new ExternalRefusedError(this.engine, key, `credential ${ref.secret} could not be loaded`, {
         cause,
       });
     }
-    const value = slot.format.replaceAll('{secret}', () => secret);
-    return [{ origin: new URL(this.#settings.endpoint).origin, name: slot.header, value }];
+    const { header, format } = this.#settings.auth;
+    const value = format.replaceAll('{secret}', () => secret);
+    return [{ origin: new URL(this.#settings.endpoint).origin, name: header, value }];
   }
 }
 

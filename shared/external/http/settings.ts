@@ -1,5 +1,5 @@
 /**
- * Settings of the HTTP runtime adapter, as the deployment configures them (`engines.http_runtime.settings`).
+ * Settings of the HTTP runtime adapter, as the deployment configures them (`engines.http-runtime.settings`).
  * The endpoint is validated here, so a bad one is refused when the registry is built, naming the field.
  */
 import { z } from 'zod';
@@ -35,19 +35,13 @@ const SecretNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9._+=@-]{1,128}$/, 'must be a secret name inside the owner namespace, e.g. engine-token');
 
-/**
- * A credential from the owner's secrets (`secret` is the name inside the owner's namespace, `field` a
- * JSON field of it), injected server-side into one header bound to the endpoint's origin.
- */
-export const CredentialSlotSchema = z
+/** How the engine takes the workflow's credential: the header, and the value with `{secret}` replaced. */
+export const AuthSchema = z
   .object({
-    secret: SecretNameSchema,
-    field: z.string().min(1).optional(),
     header: z
       .string()
       .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name')
       .default('authorization'),
-    /** How the value is written; `{secret}` is replaced by the secret. */
     format: z.string().includes('{secret}', { message: 'must contain {secret}' }).default('Bearer {secret}'),
   })
   .strict();
@@ -63,11 +57,11 @@ export const CallbackSettingsSchema = z
   })
   .strict();
 
-/** Settings of `http_runtime`. */
+/** Settings of `http-runtime`. */
 export const HttpRuntimeSettingsSchema = z
   .object({
     endpoint: EndpointSchema,
-    credential: CredentialSlotSchema.optional(),
+    auth: AuthSchema.default({ header: 'authorization', format: 'Bearer {secret}' }),
     callback: CallbackSettingsSchema.optional(),
     /** Cap on one artifact's size in bytes (default 32 MiB). */
     maxArtifactBytes: z
