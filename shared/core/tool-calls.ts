@@ -26,6 +26,12 @@ export type ToolCallContext = {
   assistant: TranscriptMessage;
   definition: WorkflowDefinition;
   grant: EffectiveGrant;
+  /**
+   * The assistant message came from this invocation's model call and is not stored yet: none of its calls
+   * can have a ledger row or an approval, so neither is read. Safe without the read: every row and approval
+   * is created conditionally (`attribute_not_exists`), so a concurrent invocation's rows fail our commit.
+   */
+  fresh?: boolean;
 };
 
 export type ToolCallResult = { outcomes: Map<string, ToolOutcome>; awaiting: Approval[] };
@@ -41,7 +47,8 @@ export async function answerToolUses(
   deps: TurnDeps,
   ctx: ToolCallContext,
 ): Promise<ToolCallResult> {
-  const ledger = new Map((await deps.store.listLedger(h.run.runId)).map((row) => [row.toolUseId, row]));
+  const stored = ctx.fresh ? [] : await deps.store.listLedger(h.run.runId);
+  const ledger = new Map(stored.map((row) => [row.toolUseId, row]));
   const outcomes = new Map<string, ToolOutcome>();
   const awaiting: Approval[] = [];
   const uses = toolUsesOf(ctx.assistant);
@@ -56,7 +63,7 @@ export async function answerToolUses(
       outcomes.set(use.id, await resumePending(h, deps, ctx, use, row));
       continue;
     }
-    const approval = await deps.store.getApproval(approvalIdFor(h.run.runId, use.id));
+    const approval = ctx.fresh ? undefined : await deps.store.getApproval(approvalIdFor(h.run.runId, use.id));
     if (approval) {
       const result = await honourApproval(h, deps, ctx, use, approval);
       if (result === 'waiting') awaiting.push(approval);
@@ -107,10 +114,12 @@ async function resumePending(
   if (row.idempotent && action) {
     const approval = await deps.store.getApproval(approvalIdFor(h.run.runId, use.id));
     const input = approval?.status === 'approved' ? approval.args : action.input.parse(use.input);
+    // What is staged (earlier calls' settles) is committed before this call runs again.
+    await h.flush();
     return runAndSettle(h, deps, ctx, use, action, input, row, true);
   }
   const outcome = UNKNOWN_AFTER_STOP;
-  await h.commit({
+  h.stage({
     ledgerSettle: [settledRow(row, outcome, isoAt(deps.clock))],
     audit: [settleAudit(use, row.tool, outcome)],
   });
@@ -127,7 +136,7 @@ async function honourApproval(
   if (approval.status === 'pending') {
     if (Date.parse(approval.expiresAt) > deps.clock.nowMs()) return 'waiting';
     const expired: Approval = { ...approval, status: 'expired', decidedAt: isoAt(deps.clock) };
-    await h.commit({
+    h.stage({
       approvalUpdate: [{ approval: expired, expectedStatus: 'pending' }],
       audit: [
         {
@@ -199,6 +208,8 @@ async function dispatch(
     attempts: 1,
     createdAt: isoAt(deps.clock),
   };
+  // Pending before dispatch: this commit also carries what is staged (the assistant message that asked for
+  // the call, earlier calls' settles, refusals), so the row is durable before the call starts.
   await h.commit({
     ledgerCreate: [row],
     audit: [
@@ -251,7 +262,8 @@ async function runAndSettle(
   }
   // Cut by UTF-8 bytes, the unit DynamoDB counts: see transcript-limits.ts. The unknown marker is kept.
   outcome = { ...outcome, content: capToolResult(deps.secrets.redact(outcome.content)) };
-  await h.commit({
+  // Staged: the next dispatch's pending row or the turn's commit carries the settle (one transaction).
+  h.stage({
     ledgerSettle: [settledRow(row, outcome, isoAt(deps.clock))],
     audit: [settleAudit(use, action.name, outcome, { rerun })],
   });
@@ -269,7 +281,7 @@ async function refuse(
   const outcome: ToolOutcome = { content: capRefusal(denialText(reason)), isError: true };
   const argsHash = argsHashOf(use.name, use.input);
   const now = isoAt(deps.clock);
-  await h.commit({
+  h.stage({
     ledgerCreate: [
       {
         schemaVersion: 1,
@@ -344,7 +356,8 @@ async function requestApproval(
     expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
     createdAt: new Date(now).toISOString(),
   };
-  await h.commit({
+  // Staged: the turn's commit that parks the run on its approvals carries it.
+  h.stage({
     approvalCreate: [approval],
     audit: [
       {

@@ -112,7 +112,8 @@ async function turnFromStore(deps: TurnDeps, input: TurnPointer): Promise<TurnOu
       toolResultContent(last, step.outcomes),
       deps,
     );
-    await h.commit({
+    // Staged: the reservation before the model call commits it (one transaction).
+    h.stage({
       messages: [answer],
       next: (current) => ({
         ...current,
@@ -209,7 +210,10 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
     model: response.model,
     createdAt: isoAt(deps.clock),
   };
-  await h.commit({
+  // Staged, not committed: the turn's next write carries it (the first call's pending row, the approval
+  // requests, or the run's end), so the answer and what it asked for are stored together. A crash before
+  // that write repeats the call, and the reservation left outstanding is counted as spent (budget.ts).
+  h.stage({
     messages: [assistant],
     next: (current) => ({
       ...current,
@@ -245,7 +249,7 @@ async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promis
     ],
   });
   ctx.messages.push(assistant);
-  return concludeAssistant(h, deps, ctx, assistant);
+  return concludeAssistant(h, deps, ctx, assistant, true);
 }
 
 // ---------------------------------------------------------------- budget steps (shared/core/budget.ts)
@@ -276,7 +280,7 @@ async function reserveTurnBudget(
   });
   if (result.kind === 'reserved') return { held: h.run.reservation! };
   if (result.kind === 'blocked') {
-    // Nothing was written: a fresh execution runs this turn again (and waits again if it must). Fresh, not
+    // No reservation was written (what the turn staged was, budget.ts): a fresh execution runs this turn again (and waits again if it must). Fresh, not
     // `continue`: a wait of hours in one execution would approach its 25,000-event history quota
     // (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html); the run's own timeout
     // bounds the whole wait (checked at the start of every turn).
@@ -323,6 +327,7 @@ async function concludeAssistant(
   deps: TurnDeps,
   ctx: TurnContext,
   assistant: TranscriptMessage,
+  fresh = false,
 ): Promise<TurnOutcome> {
   const { input, definition } = ctx;
   const text = textOf(assistant);
@@ -335,7 +340,7 @@ async function concludeAssistant(
     });
   }
   if (assistant.stopReason === 'tool_use' && uses.length > 0) {
-    const step = await answerToolUses(h, deps, { assistant, definition, grant: ctx.grant });
+    const step = await answerToolUses(h, deps, { assistant, definition, grant: ctx.grant, fresh });
     if (step.awaiting.length > 0) return awaitApprovals(h, deps, input, step.awaiting);
     return commitTurn(h, deps, input, [
       userMessage(
@@ -351,7 +356,7 @@ async function concludeAssistant(
     uses.length > 0
       ? closingMessage(h, deps, assistant, 'the response was cut off before this call was complete')
       : undefined;
-  const withClosing = closing ? { closing } : {};
+  const withClosing = { ...(closing ? { closing } : {}), transcript: ctx.messages };
   if (assistant.stopReason === 'end_turn' || assistant.stopReason === 'stop_sequence') {
     return finishRun(h, deps, input, {
       status: 'done',

@@ -28,6 +28,7 @@ import {
   type TriggerIndexEntry,
   type TriggerIndexType,
 } from './trigger-index.ts';
+import { VersionCache } from './version-cache.ts';
 import {
   getWorkflowHead,
   getWorkflowVersion,
@@ -47,6 +48,8 @@ export type DynamoStoreOptions = { signer?: AnchorSigner };
 export class DynamoStore implements RunStore, NotesPort {
   readonly ctx: StoreContext;
   readonly #signer: AnchorSigner | undefined;
+  /** Saved versions are immutable: read once per container (version-cache.ts). */
+  readonly #versions = new VersionCache();
 
   constructor(config: StoreConfig | StoreContext, options: DynamoStoreOptions = {}) {
     this.ctx = 'doc' in config ? config : createStoreContext(config);
@@ -65,12 +68,16 @@ export class DynamoStore implements RunStore, NotesPort {
   getWorkflowHead(owner: string, workflowId: string): Promise<WorkflowHead | undefined> {
     return getWorkflowHead(this.ctx, owner, workflowId);
   }
-  getWorkflowVersion(
+  async getWorkflowVersion(
     owner: string,
     workflowId: string,
     version: number,
   ): Promise<WorkflowVersion | undefined> {
-    return getWorkflowVersion(this.ctx, owner, workflowId, version);
+    const cached = this.#versions.get(owner, workflowId, version);
+    if (cached) return cached;
+    const found = await getWorkflowVersion(this.ctx, owner, workflowId, version);
+    if (found) this.#versions.set(owner, workflowId, version, found);
+    return found;
   }
   listMessages(runId: string): Promise<TranscriptMessage[]> {
     return queryPrefixItems(this.ctx, keys.run(runId).pk, prefixes.message).then(assembleMessages);
