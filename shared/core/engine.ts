@@ -1,6 +1,5 @@
-/** The dependencies of the turn engine and a small helper that keeps the in-memory run in step with commits. */
+/** The dependencies of the turn engine; the run handle every write goes through lives in run-handle.ts. */
 import type { Budget } from '../schemas/budget.ts';
-import type { Run } from '../schemas/run.ts';
 import type { ActionCatalog } from './actions.ts';
 import type { Clock, EgressPort, Ids, ModelPort, SecretsPort, WaitingClock } from './ports.ts';
 import type { PriceTable } from './pricing.ts';
