@@ -48,8 +48,11 @@ export type DynamoStoreOptions = { signer?: AnchorSigner };
 export class DynamoStore implements RunStore, NotesPort {
   readonly ctx: StoreContext;
   readonly #signer: AnchorSigner | undefined;
-  /** Saved versions are immutable: read once per container (version-cache.ts). */
-  readonly #versions = new VersionCache();
+  /**
+   * Saved versions are immutable: read once per container (version-cache.ts). A TS-private field, not `#`:
+   * tests and observers wrap the store in proxies that call its methods with the proxy as `this`.
+   */
+  private readonly versions = new VersionCache();
 
   constructor(config: StoreConfig | StoreContext, options: DynamoStoreOptions = {}) {
     this.ctx = 'doc' in config ? config : createStoreContext(config);
@@ -73,10 +76,10 @@ export class DynamoStore implements RunStore, NotesPort {
     workflowId: string,
     version: number,
   ): Promise<WorkflowVersion | undefined> {
-    const cached = this.#versions.get(owner, workflowId, version);
+    const cached = this.versions.get(owner, workflowId, version);
     if (cached) return cached;
     const found = await getWorkflowVersion(this.ctx, owner, workflowId, version);
-    if (found) this.#versions.set(owner, workflowId, version, found);
+    if (found) this.versions.set(owner, workflowId, version, found);
     return found;
   }
   listMessages(runId: string): Promise<TranscriptMessage[]> {
