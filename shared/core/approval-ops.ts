@@ -30,6 +30,16 @@ export async function pendingApprovals(store: RunStore, runId: string): Promise<
   return approvals.filter((approval): approval is Approval => approval?.status === 'pending');
 }
 
+/**
+ * Whether another approval the run waits on is still pending. Only the others are read: this one was just
+ * decided by a conditional write, and a run waiting on one approval (the common case) needs no read at all.
+ */
+async function othersPending(store: RunStore, waitingOn: string[], decided: string): Promise<boolean> {
+  const others = waitingOn.filter((id) => id !== decided);
+  const approvals = await Promise.all(others.map((id) => store.getApproval(id)));
+  return approvals.some((approval) => approval?.status === 'pending');
+}
+
 /** Stores the current task token on every pending approval of the run (replacing an older one). */
 export async function attachTaskToken(deps: Deps, runId: string, taskToken: string): Promise<Approval[]> {
   return withRunRetry(async () => {
@@ -90,7 +100,7 @@ export async function decideApproval(
         },
       ],
     });
-    const stillPending = (await pendingApprovals(deps.store, run.runId)).length > 0;
+    const stillPending = await othersPending(deps.store, run.pendingApprovalIds, approval.approvalId);
     return {
       approval: decided,
       ...(!stillPending && decided.taskToken ? { resumeToken: decided.taskToken } : {}),
