@@ -172,7 +172,8 @@ async function reserveTurnBudget(
   if (result.kind === 'reserved') return { held: h.run.reservation! };
   if (result.kind === 'blocked') {
     // No reservation was written (what the turn had staged was, before the wait: budget.ts): a fresh
-    // execution runs this turn again (and waits again if it must). Fresh, not `continue`: a wait of hours in one execution would approach its 25,000-event history quota
+    // execution runs this turn again (and waits again if it must). Fresh, not `continue`: a wait of hours
+    // in one execution would approach its 25,000-event history quota
     // (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html); the run's own timeout
     // bounds the whole wait (checked at the start of every turn).
     return {
