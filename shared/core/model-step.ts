@@ -106,7 +106,7 @@ export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext):
   // Staged, not committed: the turn's next write carries it (the first call's pending row, the approval
   // requests, or the run's end), so the answer and what it asked for are stored together. A crash before
   // that write repeats the call, and the reservation left outstanding is counted as spent (budget.ts).
-  h.stage({
+  await h.stage({
     messages: [assistant],
     next: (current) => ({
       ...current,

@@ -39,8 +39,10 @@ export class RunHandle {
   /**
    * Keeps `change` for the next commit. Only for writes that need not be durable before the next one:
    * anything a dispatch or a model call relies on is committed first (`commit` carries what is staged).
+   * What no longer fits one transaction with it (staged-change.ts) is committed first, as before merging.
    */
-  stage(change: ChangePart): void {
+  async stage(change: ChangePart): Promise<void> {
+    if (!canMerge(this.#staged, change)) await this.flush();
     this.#staged = mergeParts(this.#staged, change);
   }
 

@@ -116,7 +116,7 @@ async function honourApproval(
   if (approval.status === 'pending') {
     if (Date.parse(approval.expiresAt) > deps.clock.nowMs()) return 'waiting';
     const expired: Approval = { ...approval, status: 'expired', decidedAt: isoAt(deps.clock) };
-    h.stage({
+    await h.stage({
       approvalUpdate: [{ approval: expired, expectedStatus: 'pending' }],
       audit: [
         {

@@ -29,7 +29,7 @@ export async function resumePending(
     return runAndSettle(h, deps, ctx, use, action, input, row, true);
   }
   const outcome = UNKNOWN_AFTER_STOP;
-  h.stage({
+  await h.stage({
     ledgerSettle: [settledRow(row, outcome, isoAt(deps.clock))],
     audit: [settleAudit(use, row.tool, outcome)],
   });
@@ -114,7 +114,7 @@ async function runAndSettle(
   // Cut by UTF-8 bytes, the unit DynamoDB counts: see transcript-limits.ts. The unknown marker is kept.
   outcome = { ...outcome, content: capToolResult(deps.secrets.redact(outcome.content)) };
   // Staged: the next dispatch's pending row or the turn's commit carries the settle (one transaction).
-  h.stage({
+  await h.stage({
     ledgerSettle: [settledRow(row, outcome, isoAt(deps.clock))],
     audit: [settleAudit(use, action.name, outcome, { rerun })],
   });

@@ -23,7 +23,7 @@ export async function refuse(
   const outcome: ToolOutcome = { content: capRefusal(denialText(reason)), isError: true };
   const argsHash = argsHashOf(use.name, use.input);
   const now = isoAt(deps.clock);
-  h.stage({
+  await h.stage({
     ledgerCreate: [
       {
         schemaVersion: 1,
@@ -99,7 +99,7 @@ export async function requestApproval(
     createdAt: new Date(now).toISOString(),
   };
   // Staged: the turn's commit that parks the run on its approvals carries it.
-  h.stage({
+  await h.stage({
     approvalCreate: [approval],
     audit: [
       {

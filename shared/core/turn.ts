@@ -78,7 +78,7 @@ async function turnFromStore(deps: TurnDeps, input: TurnPointer): Promise<TurnOu
       deps,
     );
     // Staged: the reservation before the model call commits it (one transaction).
-    h.stage({
+    await h.stage({
       messages: [answer],
       next: (current) => ({
         ...current,

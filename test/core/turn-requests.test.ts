@@ -149,4 +149,26 @@ describe('requests per turn', () => {
     expect(decided.approval.status).toBe('approved');
     expect(sent).toEqual(['GetItemCommand', 'GetItemCommand', 'TransactWriteItemsCommand']);
   });
+
+  it('splits merged writes that would not fit one transaction: 60 refused calls in one answer', async () => {
+    // Prepare: 60 calls of an action the workflow does not allow (each a refused row and two audit entries).
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const run = await seedRun(store, version);
+    const calls = Array.from({ length: 60 }, (_, i) => toolUse(`d${i}`, 'http_request', { i }));
+    const model = new ScriptedModel([
+      { content: calls, stopReason: 'tool_use' },
+      { content: [text('done')], stopReason: 'end_turn' },
+    ]);
+
+    // Act
+    const outcomes = await driveRun(engineDeps(store, model), run.runId);
+
+    // Assess: every call refused and answered, in more than one transaction (DynamoDB takes 100 items).
+    expect(outcomes.map((outcome) => outcome.next)).toEqual(['continue', 'done']);
+    const rows = await store.listLedger(run.runId);
+    expect(rows).toHaveLength(60);
+    expect(new Set(rows.map((row) => row.status))).toEqual(new Set(['refused']));
+    expect(transactions(sent).length).toBeGreaterThan(4);
+  });
 });
