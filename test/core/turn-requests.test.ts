@@ -59,6 +59,25 @@ describe('requests per turn', () => {
     expect(sent.filter((name) => name === 'UpdateItemCommand')).toHaveLength(1);
   });
 
+  it("the final turn reads no ledger when nothing was refused, and stores the answer with the run's end", async () => {
+    // Prepare
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(1));
+    const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    sent.length = 0;
+
+    // Act
+    const last = await runTurn(deps, { runId: run.runId, turn: first.turn, segmentStartTurn: 0 });
+
+    // Assess: the reservation, then the assistant message with the run's end.
+    expect(last.next).toBe('done');
+    expect(reads(sent)).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand']);
+    expect(transactions(sent)).toHaveLength(2);
+    expect((await store.getRun(run.runId))?.status).toBe('done');
+  });
+
   it('stores the assistant message with the pending row of its first call, before the call runs', async () => {
     // Prepare: an allowed action that looks at the store while it runs.
     const { store } = countingStore();
