@@ -8,12 +8,12 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoStore } from '../shared/store/index.ts';
 
-/** Runs `runs` conversations of up to `turns` turns; tools are answered in memory. Returns ms per turn. */
+/** Runs `runs` conversations of up to `turns` turns; tools are answered in memory. Returns the time taken. */
 export async function floorLoop(
   store: DynamoStore,
   client: Anthropic,
   { runs, turns }: { runs: number; turns: number },
-): Promise<number> {
+): Promise<{ ms: number; turns: number }> {
   const { doc, table } = store.ctx;
   let count = 0;
   const start = performance.now();
@@ -65,5 +65,5 @@ export async function floorLoop(
       messages.push(answer);
     }
   }
-  return (performance.now() - start) / count;
+  return { ms: performance.now() - start, turns: count };
 }

@@ -88,6 +88,26 @@ async function driveCounted(deps: TurnDeps, runId: string, tool: Tally, final: T
   }
 }
 
+/** The bare SDK: the same conversation, tools answered in memory, nothing persisted. Returns its turns. */
+async function bareLoop(): Promise<number> {
+  const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'go' }];
+  for (let turn = 1; turn <= TURNS; turn++) {
+    const response = await client.messages.create({
+      model: 'claude-sonnet-5-5',
+      max_tokens: 1024,
+      messages,
+    });
+    messages.push({ role: 'assistant', content: response.content });
+    const uses = response.content.filter((block) => block.type === 'tool_use');
+    if (uses.length === 0) return turn;
+    messages.push({
+      role: 'user',
+      content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: 'ok' })),
+    });
+  }
+  return TURNS;
+}
+
 const perTurn = (t: Tally) => ({
   reads: (t.reads / t.turns).toFixed(1),
   'writes (transactions)': (t.writes / t.turns).toFixed(1),
@@ -100,6 +120,7 @@ try {
   const warm = await seedWorkflow(store, minimalWorkflow());
   await driveRun(engineDeps(store, model('loop')), (await seedRun(store, warm.version)).runId);
   await floorLoop(store, client, { runs: 1, turns: TURNS });
+  await bareLoop();
 
   // Runtime: plain turns, counted per turn.
   const { version } = await seedWorkflow(
@@ -108,46 +129,40 @@ try {
   );
   const toolTurns = tally();
   const finalTurns = tally();
-  bench.reset();
-  let start = performance.now();
+  const floorTally = tally();
+  // Interleaved run by run (runtime, floor, bare SDK), so a change of load on this shared machine weighs
+  // on all three alike and the ratio stays comparable.
+  let runtimeTotal = 0;
+  let floorTotal = 0;
+  let bareTotal = 0;
+  let bareTurns = 0;
   for (let i = 0; i < RUNS; i++) {
     const { runId } = await seedRun(store, version);
+    let start = performance.now();
     await driveCounted(engineDeps(store, model('loop')), runId, toolTurns, finalTurns);
+    runtimeTotal += performance.now() - start;
+
+    const before = snapshot(counts);
+    const floor = await floorLoop(store, client, { runs: 1, turns: TURNS });
+    add(floorTally, before, snapshot(counts));
+    floorTally.turns += floor.turns - 1;
+    floorTotal += floor.ms;
+
+    start = performance.now();
+    bareTurns += await bareLoop();
+    bareTotal += performance.now() - start;
   }
-  const runtimeMs = (performance.now() - start) / (RUNS * TURNS);
+  const turnsRun = toolTurns.turns + finalTurns.turns;
+  const runtimeMs = runtimeTotal / turnsRun;
+  const floorMs = floorTotal / floorTally.turns;
+  const bareMs = bareTotal / bareTurns;
   const allTurns = {
-    turns: toolTurns.turns + finalTurns.turns,
+    turns: turnsRun,
     reads: toolTurns.reads + finalTurns.reads,
     writes: toolTurns.writes + finalTurns.writes,
     items: toolTurns.items + finalTurns.items,
     toolWrites: toolTurns.toolWrites + finalTurns.toolWrites,
   };
-
-  // The durable floor, on the same DynamoDB Local.
-  bench.reset();
-  const floorMs = await floorLoop(store, client, { runs: RUNS, turns: TURNS });
-  const floorCounts = { ...counts };
-
-  // Bare SDK: the same conversation, tools answered in memory, nothing persisted.
-  start = performance.now();
-  for (let i = 0; i < RUNS; i++) {
-    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'go' }];
-    for (let turn = 0; turn < TURNS; turn++) {
-      const response = await client.messages.create({
-        model: 'claude-sonnet-5-5',
-        max_tokens: 1024,
-        messages,
-      });
-      messages.push({ role: 'assistant', content: response.content });
-      const uses = response.content.filter((block) => block.type === 'tool_use');
-      if (uses.length === 0) break;
-      messages.push({
-        role: 'user',
-        content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: 'ok' })),
-      });
-    }
-  }
-  const bareMs = (performance.now() - start) / (RUNS * TURNS);
 
   // Gated turns: request approval, decide, resume.
   const gated = await seedWorkflow(
@@ -180,13 +195,7 @@ try {
     { turn: 'plain (1 allowed tool call)', ...perTurn(toolTurns) },
     { turn: 'final (end_turn, run done)', ...perTurn(finalTurns) },
     { turn: 'all turns (average)', ...perTurn(allTurns) },
-    {
-      turn: 'floor (1 GetItem + 1 TransactWriteItems)',
-      reads: (floorCounts.reads / (RUNS * TURNS)).toFixed(1),
-      'writes (transactions)': (floorCounts.writes / (RUNS * TURNS)).toFixed(1),
-      'transact items': (floorCounts.transactItems / (RUNS * TURNS)).toFixed(1),
-      'tool writes (notes_append)': '-',
-    },
+    { turn: 'floor (1 GetItem + 1 TransactWriteItems)', ...perTurn(floorTally) },
   ]);
   printTable(`Gated turn: request + decide + resume, 2 model calls (${RUNS} runs)`, [
     {
