@@ -69,7 +69,7 @@ function withBreakpoint(message: Anthropic.MessageParam): Anthropic.MessageParam
  * ended the previous turn's request (two back), so this turn reads what that one wrote however many blocks
  * were appended since — the API looks back only 20 blocks from a breakpoint for an earlier entry
  * (https://platform.claude.com/docs/en/build-with-claude/prompt-caching). Only stable content sits before
- * either: stored messages, never a clock or a counter (test/model/cache-prefix.test.ts).
+ * either: stored messages, never a clock or a counter (test/core/cache-prefix.test.ts).
  */
 function withTranscriptBreakpoints(messages: Anthropic.MessageParam[]): Anthropic.MessageParam[] {
   const marked = [...messages];

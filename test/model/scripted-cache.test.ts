@@ -225,4 +225,35 @@ describe('scripted server prompt cache', () => {
       cacheReadInputTokens: first.usage.cacheCreationInputTokens,
     });
   });
+
+  it('reads the previous turn back after a turn of many parallel tool calls (beyond the 20-block lookback)', async () => {
+    // Prepare: the previous turn's request, then 12 calls and their 12 results appended (24 blocks).
+    const { server } = await cachedServer();
+    const model = modelOn(server);
+    const previous = modelRequest({ system: LONG_SYSTEM, messages: [userText('Look up twelve users.')] });
+    const ids = Array.from({ length: 12 }, (_, i) => `toolu_${i}`);
+    const next = modelRequest({
+      system: LONG_SYSTEM,
+      messages: [
+        userText('Look up twelve users.'),
+        {
+          role: 'assistant',
+          content: ids.map((id) => ({ type: 'tool_use', id, name: 'lookup_user', input: { id } })),
+        },
+        {
+          role: 'user',
+          content: ids.map((id) => ({ type: 'tool_result', tool_use_id: id, content: `user ${id}` })),
+        },
+      ],
+    });
+
+    // Act
+    const first = await model.call(previous);
+    const second = await model.call(next);
+
+    // Assess
+    expect(second.usage.cacheReadInputTokens).toBe(
+      first.usage.cacheReadInputTokens + first.usage.cacheCreationInputTokens,
+    );
+  });
 });
