@@ -57,12 +57,16 @@ function wireBlock(block: ScriptedResponseBlock, id: string): WireContent {
 export type BuildContext = { fixture: string; turn: number; model: string; cache: CacheUsage };
 
 /**
- * The usage reported: the cache's accounting, unless the fixture states usage — then exactly what it states,
- * with a missing input count taken as the whole request and missing cache counts as 0.
+ * The input usage reported: the cache's accounting, unless the fixture states an input count — then exactly
+ * what it states, with a missing input count taken as the whole request and missing cache counts as 0.
  */
-function usageOf(turn: ScriptedTurn, cache: CacheUsage) {
+function inputUsageOf(turn: ScriptedTurn, cache: CacheUsage): CacheUsage {
   const stated = turn.response?.usage;
-  if (!stated) return cache;
+  const states =
+    stated?.input_tokens !== undefined ||
+    stated?.cache_creation_input_tokens !== undefined ||
+    stated?.cache_read_input_tokens !== undefined;
+  if (!stated || !states) return cache;
   const whole = cache.input_tokens + cache.cache_creation_input_tokens + cache.cache_read_input_tokens;
   return {
     input_tokens: stated.input_tokens ?? whole,
@@ -76,7 +80,7 @@ export function buildMessage(turn: ScriptedTurn, context: BuildContext) {
   const { fixture, turn: index, model } = context;
   const blocks: ScriptedResponseBlock[] = turn.response?.content ?? [{ type: 'text', text: turn.text ?? '' }];
   const content = blocks.map((block, i) => wireBlock(block, `toolu_${fixture}_${index}_${i}`));
-  const input = usageOf(turn, context.cache);
+  const input = inputUsageOf(turn, context.cache);
   const cacheCreation = input.cache_creation_input_tokens;
   return {
     id: `msg_scripted_${fixture}_${index}`,
