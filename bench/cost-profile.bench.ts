@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { ApiClient } from '../shared/cli/client.ts';
 import type { CountsPart } from '../shared/cost/profile.ts';
 import { decideThroughPage } from '../shared/demo/approve.ts';
+import { BARRIER_KEY } from '../shared/local/durable-commits.ts';
 import { startLocalStack } from '../shared/local/stack.ts';
 import type { ScriptedFixture } from '../shared/model/index.ts';
 import type { Run } from '../shared/schemas/run.ts';
@@ -68,7 +69,10 @@ type Capacity = { CapacityUnits?: number } | { CapacityUnits?: number }[] | unde
 stack.store.ctx.doc.middlewareStack.add(
   (next, context) => async (args) => {
     const name = String(context.commandName).replace(/Command$/, '');
-    (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
+    const input = args.input as { Key?: { pk?: unknown }; ReturnConsumedCapacity?: string };
+    // The local stack's commit barrier (shared/local/durable-commits.ts) is not a request the runtime makes on AWS.
+    if (JSON.stringify(input.Key?.pk) === JSON.stringify(BARRIER_KEY.pk)) return next(args);
+    input.ReturnConsumedCapacity = 'TOTAL';
     const result = await next(args);
     const consumed = (result.output as { ConsumedCapacity?: Capacity }).ConsumedCapacity;
     const units = [consumed ?? []].flat().reduce((sum, part) => sum + (part.CapacityUnits ?? 0), 0);
