@@ -23,11 +23,14 @@ export type CostProfile = {
   perGatedTurn: CountsPart;
 };
 
-/** Measured 2026-12-01 by `npm run bench:cost-profile` (DynamoDB Local 10.x consumed capacity). */
+/**
+ * Measured 2026-12-01 by `npm run bench:cost-profile` (DynamoDB Local consumed capacity; the local stack's commit
+ * barrier reads, which AWS does not need, excluded).
+ */
 export const MEASURED_PROFILE: CostProfile = {
   measured: '2026-12-01, npm run bench:cost-profile on the local stack',
-  fixed: { transitions: 2, dynamoReads: 15, dynamoWrites: 5, readUnits: 12.5, writeUnits: 37 },
-  perTurn: { transitions: 2, dynamoReads: 8, dynamoWrites: 3, readUnits: 8.5, writeUnits: 24 },
-  perToolCall: { transitions: 0, dynamoReads: 3, dynamoWrites: 3, readUnits: 3, writeUnits: 17 },
-  perGatedTurn: { transitions: 1, dynamoReads: 25, dynamoWrites: 5, readUnits: 24.5, writeUnits: 50 },
+  fixed: { transitions: 2, dynamoReads: 11, dynamoWrites: 5, readUnits: 8.5, writeUnits: 37 },
+  perTurn: { transitions: 2, dynamoReads: 5, dynamoWrites: 3, readUnits: 5.5, writeUnits: 24 },
+  perToolCall: { transitions: 0, dynamoReads: 1, dynamoWrites: 3, readUnits: 1, writeUnits: 17 },
+  perGatedTurn: { transitions: 1, dynamoReads: 20, dynamoWrites: 5, readUnits: 19.5, writeUnits: 50 },
 };
