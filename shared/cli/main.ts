@@ -1,5 +1,6 @@
 /** `wf`: the runtime's command line. Parses arguments, runs one command, maps errors to exit statuses. */
 import { parseArgs } from 'node:util';
+import { COST_USAGE, CostUsageError, costCommand } from '../cost/command.ts';
 import { ownerKey, ownerSecretPrefix } from '../credentials/owner-key.ts';
 import { OwnerIdSchema } from '../schemas/common.ts';
 import { auditPublicKeyPath, verifyOwnerAudit } from './audit-owner.ts';
@@ -33,6 +34,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
   wf owner-key OWNER                                 the key of OWNER in credential secret names and tags
   wf whoami                                          your owner, principal, and credential secret prefix
+  ${COST_USAGE}
 
 Options: --url URL (default $WF_URL or http://127.0.0.1:8787), --api-key KEY (default $WF_API_KEY or
 .local/api-keys.json), --aws [--region R] to sign requests to a deployed stack with AWS credentials,
@@ -74,6 +76,12 @@ function ownerKeyCommand(owner: string | undefined, out: Output): number {
 }
 
 export async function main(argv: string[], io: Io): Promise<number> {
+  // `wf cost` is offline and has its own flags (shared/cost/command.ts).
+  if (argv[0] === 'cost')
+    return costCommand(argv.slice(1), io.stdout).catch((error: Error) => {
+      io.stderr(`wf: ${error.message}\n\n${COST_USAGE}`);
+      return error instanceof CostUsageError || error.name === 'TypeError' ? 2 : 1;
+    });
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
