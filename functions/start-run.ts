@@ -2,7 +2,7 @@
  * The target of EventBridge Scheduler schedules and EventBridge rules: creates the run once per scheduled
  * time or event id, and starts its execution. A duplicate delivery returns the run already started.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { idempotencyFor, type StartRunDeps, startRun } from '../shared/runs/index.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';

@@ -9,7 +9,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { STSClient } from '@aws-sdk/client-sts';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENV } from '../../infra/constructs/env-names.ts';
 import { parseInternalHosts } from '../actions/publish-policy.ts';
 import { cachedKeyring } from '../approvals/index.ts';
