@@ -1,7 +1,9 @@
 /**
  * Cold import time of a bundle: a fresh Node.js process per sample imports the entry once and reports how
- * long `import()` took (node's own start-up excluded). The child gets the function's plain environment
- * variables, so `NODE_OPTIONS` (e.g. `--enable-source-maps`) costs what it costs in Lambda.
+ * long `import()` took, wall clock and CPU (node's own start-up excluded). CPU time is printed beside the
+ * wall time because this machine is shared: under load the wall time grows, the CPU time much less. The
+ * child gets the function's plain environment variables, so `NODE_OPTIONS` (e.g. `--enable-source-maps`)
+ * costs what it costs in Lambda.
  */
 import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
@@ -9,14 +11,19 @@ import { pathToFileURL } from 'node:url';
 const CHILD = `
 const url = process.argv[1];
 const started = performance.now();
+const cpu = process.cpuUsage();
 await import(url);
-process.stdout.write(String(performance.now() - started));
+const used = process.cpuUsage(cpu);
+process.stdout.write(JSON.stringify([performance.now() - started, (used.user + used.system) / 1000]));
 process.exit(0);
 `;
 
-/** Milliseconds each of `samples` fresh processes took to import `entry`. */
-export function importTimes(entry: string, env: Record<string, string>, samples: number): number[] {
-  const times: number[] = [];
+/** One sample: wall-clock and CPU milliseconds of the import. */
+export type ImportTime = { wallMs: number; cpuMs: number };
+
+/** What each of `samples` fresh processes took to import `entry`. */
+export function importTimes(entry: string, env: Record<string, string>, samples: number): ImportTime[] {
+  const times: ImportTime[] = [];
   for (let i = 0; i < samples; i++) {
     const out = execFileSync(
       process.execPath,
@@ -27,7 +34,8 @@ export function importTimes(entry: string, env: Record<string, string>, samples:
         encoding: 'utf8',
       },
     );
-    times.push(Number(out));
+    const [wallMs, cpuMs] = JSON.parse(out) as [number, number];
+    times.push({ wallMs, cpuMs });
   }
   return times;
 }

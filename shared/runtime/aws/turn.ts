@@ -11,7 +11,7 @@ import { awsStore } from './store.ts';
 export async function turnDeps(): Promise<TurnDeps> {
   return engineDeps({
     store: awsStore(),
-    model: awsModel(),
+    model: await awsModel(),
     egress: awsEgress(),
     secrets: ownerSecrets(),
     clock: systemClock,
