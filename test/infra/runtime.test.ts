@@ -107,8 +107,9 @@ describe('WorkflowRuntime functions', () => {
     const fn = synthesized.template.findResources('AWS::Lambda::Function')[fnId(handler)];
     const variables = fn?.Properties.Environment.Variables as Record<string, unknown>;
     expect(Object.keys(variables).sort()).toEqual([...EXPECTED_ENV[handler]].sort());
+    // No NODE_OPTIONS=--enable-source-maps: Node would read and parse the source map on every cold start.
+    expect(variables).not.toHaveProperty('NODE_OPTIONS');
     expect(variables).toMatchObject({
-      [COMMON_ENV.nodeOptions]: '--enable-source-maps',
       [COMMON_ENV.powertoolsServiceName]: 'wf-runtime',
       [COMMON_ENV.powertoolsLogLevel]: 'INFO',
       [COMMON_ENV.powertoolsMetricsNamespace]: 'WfRuntime',
