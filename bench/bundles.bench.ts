@@ -52,6 +52,7 @@ try {
       gzip: kb(gzipBytes),
       'import ms (median of 5)': importMs.toFixed(0),
       'cpu ms': median(times.map((time) => time.cpuMs)).toFixed(0),
+      'rss MB': (median(times.map((time) => time.rssBytes)) / 2 ** 20).toFixed(0),
       goal: pass ? 'pass' : `FAIL (≤ ${kb(MAX_BYTES)}, ≤ ${MAX_IMPORT_MS} ms)`,
     };
   });

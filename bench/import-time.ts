@@ -14,12 +14,13 @@ const started = performance.now();
 const cpu = process.cpuUsage();
 await import(url);
 const used = process.cpuUsage(cpu);
-process.stdout.write(JSON.stringify([performance.now() - started, (used.user + used.system) / 1000]));
+const wall = performance.now() - started;
+process.stdout.write(JSON.stringify([wall, (used.user + used.system) / 1000, process.memoryUsage().rss]));
 process.exit(0);
 `;
 
-/** One sample: wall-clock and CPU milliseconds of the import. */
-export type ImportTime = { wallMs: number; cpuMs: number };
+/** One sample: wall-clock and CPU milliseconds of the import, and the resident memory after it. */
+export type ImportTime = { wallMs: number; cpuMs: number; rssBytes: number };
 
 /** What each of `samples` fresh processes took to import `entry`. */
 export function importTimes(entry: string, env: Record<string, string>, samples: number): ImportTime[] {
@@ -34,8 +35,8 @@ export function importTimes(entry: string, env: Record<string, string>, samples:
         encoding: 'utf8',
       },
     );
-    const [wallMs, cpuMs] = JSON.parse(out) as [number, number];
-    times.push({ wallMs, cpuMs });
+    const [wallMs, cpuMs, rssBytes] = JSON.parse(out) as [number, number, number];
+    times.push({ wallMs, cpuMs, rssBytes });
   }
   return times;
 }
