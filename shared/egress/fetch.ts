@@ -60,6 +60,8 @@ export async function fetchWithPolicy(
     throw new TypeError(`a ${method} request cannot have a body`);
   }
   const headers = sanitizeHeaders(init.headers, credentials);
+  // Loaded before the deadline starts: the first request of a process must not spend its time budget on it.
+  const { fetch: undiciFetch } = await loadUndici();
   const deadline = startDeadline(policy.totalTimeoutMs, init.signal, {
     host: first.host,
     url: redactUrl(first.url),
@@ -73,7 +75,6 @@ export async function fetchWithPolicy(
       // Once a socket to the checked address is open the request may be received: a failure from then on
       // is "outcome unknown" for the caller, not "not sent" (see RequestDelivery in errors.ts).
       let connected = false;
-      const { fetch: undiciFetch } = await loadUndici();
       const agent = await createGuardedAgent(policy, undefined, () => {
         connected = true;
       });
