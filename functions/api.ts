@@ -3,7 +3,10 @@ import type { Hono } from 'hono';
 import { handle } from 'hono/aws-lambda';
 import { ENV } from '../infra/constructs/env-names.ts';
 import { createApiApp, iamAuthenticator, jwtAuthenticator } from '../shared/api/index.ts';
-import { awsRuntime } from '../shared/runtime/aws.ts';
+import { listedApprovers, parseApproverList } from '../shared/notify/reach.ts';
+import { alertTopicArnsOf, awsEnv } from '../shared/runtime/aws/env.ts';
+import { awsExecutions } from '../shared/runtime/aws/executions.ts';
+import { awsAuditVerifier, awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
 import { handlerTelemetry, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
@@ -17,22 +20,23 @@ import {
 let app: Hono | undefined;
 
 function build(): Hono {
-  const runtime = awsRuntime();
-  const auditVerifier = runtime.auditVerifier();
+  const env = awsEnv();
+  const store = awsSigningStore();
+  const auditVerifier = awsAuditVerifier();
   return createApiApp({
-    store: runtime.store,
-    executions: runtime.executions(),
+    store,
+    executions: awsExecutions(),
     clock: systemClock,
     ids: randomIds,
-    credentialNamePrefix: runtime.env[ENV.credentialSecretPrefix],
+    credentialNamePrefix: env[ENV.credentialSecretPrefix],
     authenticator: process.env[ENV.apiAuth] === 'jwt' ? jwtAuthenticator() : iamAuthenticator(),
     // Schedules and rules on AWS, plus the trigger index (what `wf` and the API list as active triggers).
-    alertTopicArns: runtime.alertTopicArns(),
-    triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(runtime.store)),
+    alertTopicArns: alertTopicArnsOf(env),
+    triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(store)),
     // POST /v1/events: owner-stamped events onto the runtime's bus.
     eventBus: awsEventBusFromEnv(),
     // Approvers must be subscribed to the approval topic (WF_APPROVERS), or a workflow naming them is refused.
-    approverReach: runtime.approverReach(),
+    approverReach: listedApprovers('sns', parseApproverList(env[ENV.approvers])),
     ...(auditVerifier ? { auditVerifier } : {}),
   }) as unknown as Hono;
 }

@@ -2,7 +2,7 @@
 import type { Hono } from 'hono';
 import { handle } from 'hono/aws-lambda';
 import { createApprovalApp } from '../shared/approvals-http/index.ts';
-import { awsRuntime } from '../shared/runtime/aws.ts';
+import { approvalAppDeps } from '../shared/runtime/aws/approval-app.ts';
 import { handlerTelemetry, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
 
@@ -17,8 +17,7 @@ export const handler = tracedHandler('approval-http', (event: LambdaEvent, conte
     handlerTelemetry(),
     {},
     async () => {
-      app ??= awsRuntime()
-        .approvalApp()
+      app ??= approvalAppDeps()
         .then((deps) => createApprovalApp(deps))
         .catch((error: unknown) => {
           app = undefined;

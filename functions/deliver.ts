@@ -4,7 +4,8 @@
  */
 import { type DeliverDeps, deliverResult } from '../shared/core/deliver.ts';
 import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
-import { awsRuntime } from '../shared/runtime/aws.ts';
+import { deliverDeps } from '../shared/runtime/aws/deliver.ts';
+import { awsOwnerNotices } from '../shared/runtime/aws/notices.ts';
 import { TurnPointerSchema } from '../shared/runtime/events.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
@@ -40,7 +41,7 @@ export function createDeliverHandler(
 export const handler = tracedHandler(
   'deliver',
   createDeliverHandler(async () => {
-    const owners = awsRuntime().ownerNotices();
-    return { ...(await awsRuntime().deliver()), ...(owners ? { owners } : {}) };
+    const owners = awsOwnerNotices();
+    return { ...(await deliverDeps()), ...(owners ? { owners } : {}) };
   }),
 );

@@ -6,7 +6,8 @@ import { expireApprovals, pendingApprovals } from '../shared/core/approval-ops.t
 import type { Clock } from '../shared/core/ports.ts';
 import type { RunStore } from '../shared/core/store-port.ts';
 import { approvalEndedNotice, type OwnerNoticeDeps, sendOwnerNotice } from '../shared/notify/index.ts';
-import { awsRuntime } from '../shared/runtime/aws.ts';
+import { awsOwnerNotices } from '../shared/runtime/aws/notices.ts';
+import { awsStore } from '../shared/runtime/aws/store.ts';
 import { systemClock } from '../shared/runtime/clock.ts';
 import { TurnPointerSchema } from '../shared/runtime/events.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
@@ -44,8 +45,8 @@ export function createExpireHandler(
 export const handler = tracedHandler(
   'expire',
   createExpireHandler(() => ({
-    store: awsRuntime().store,
+    store: awsStore(),
     clock: systemClock,
-    owners: awsRuntime().ownerNotices(),
+    owners: awsOwnerNotices(),
   })),
 );

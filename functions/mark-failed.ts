@@ -7,7 +7,8 @@ import { markRunFailed } from '../shared/core/mark-failed.ts';
 import type { Clock } from '../shared/core/ports.ts';
 import type { RunStore } from '../shared/core/store-port.ts';
 import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
-import { awsRuntime } from '../shared/runtime/aws.ts';
+import { awsOwnerNotices } from '../shared/runtime/aws/notices.ts';
+import { awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
 import { systemClock } from '../shared/runtime/clock.ts';
 import { MarkFailedEventSchema } from '../shared/runtime/events.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
@@ -53,8 +54,8 @@ export function createMarkFailedHandler(
 export const handler = tracedHandler(
   'mark-failed',
   createMarkFailedHandler(() => ({
-    store: awsRuntime().store,
+    store: awsSigningStore(),
     clock: systemClock,
-    owners: awsRuntime().ownerNotices(),
+    owners: awsOwnerNotices(),
   })),
 );

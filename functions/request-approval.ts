@@ -3,7 +3,7 @@
  * and sends each approver a signed link. The execution then waits for SendTaskSuccess or its timeout.
  */
 import { type RequestApprovalDeps, requestApproval } from '../shared/approvals-http/index.ts';
-import { awsRuntime } from '../shared/runtime/aws.ts';
+import { requestApprovalDeps } from '../shared/runtime/aws/request-approval.ts';
 import { RequestApprovalEventSchema } from '../shared/runtime/events.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
@@ -27,7 +27,4 @@ export function createRequestApprovalHandler(
   };
 }
 
-export const handler = tracedHandler(
-  'request-approval',
-  createRequestApprovalHandler(() => awsRuntime().requestApproval()),
-);
+export const handler = tracedHandler('request-approval', createRequestApprovalHandler(requestApprovalDeps));

@@ -2,9 +2,10 @@
  * The target of EventBridge Scheduler schedules and EventBridge rules: creates the run once per scheduled
  * time or event id, and starts its execution. A duplicate delivery returns the run already started.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { idempotencyFor, type StartRunDeps, startRun } from '../shared/runs/index.ts';
-import { awsRuntime } from '../shared/runtime/aws.ts';
+import { awsExecutions } from '../shared/runtime/aws/executions.ts';
+import { awsStore } from '../shared/runtime/aws/store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
 import {
   handlerTelemetry,
@@ -95,8 +96,8 @@ async function start(
 export const handler = tracedHandler(
   'start-run',
   createStartRunHandler(() => ({
-    store: awsRuntime().store,
-    executions: awsRuntime().executions(),
+    store: awsStore(),
+    executions: awsExecutions(),
     clock: systemClock,
     ids: randomIds,
   })),

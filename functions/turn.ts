@@ -3,7 +3,7 @@ import type { TurnDeps } from '../shared/core/engine.ts';
 import type { TurnOutcome, TurnPointer } from '../shared/core/outcome.ts';
 import { RunConflictError } from '../shared/core/store-errors.ts';
 import { runTurn } from '../shared/core/turn.ts';
-import { awsRuntime } from '../shared/runtime/aws.ts';
+import { turnDeps } from '../shared/runtime/aws/turn.ts';
 import { TurnPointerSchema } from '../shared/runtime/events.ts';
 import { turnPoint } from '../shared/runtime/run-metrics.ts';
 import {
@@ -49,7 +49,4 @@ async function turnWithRetries(deps: TurnDeps, pointer: TurnPointer): Promise<Tu
   }
 }
 
-export const handler = tracedHandler(
-  'turn',
-  createTurnHandler(() => awsRuntime().turn()),
-);
+export const handler = tracedHandler('turn', createTurnHandler(turnDeps));

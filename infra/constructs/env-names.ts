@@ -63,5 +63,4 @@ export const COMMON_ENV = {
   powertoolsServiceName: 'POWERTOOLS_SERVICE_NAME',
   powertoolsLogLevel: 'POWERTOOLS_LOG_LEVEL',
   powertoolsMetricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
-  nodeOptions: 'NODE_OPTIONS',
 } as const;

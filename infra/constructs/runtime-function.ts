@@ -1,6 +1,8 @@
 /**
  * `RuntimeFunction`: the one place that holds the Lambda defaults of the runtime (Node.js on arm64,
- * esbuild ESM bundling with source maps, X-Ray, a log group with retention, Powertools settings).
+ * minified esbuild ESM bundles with external source maps, X-Ray, a log group with retention, Powertools
+ * settings). Bundle sizes and import times: `npm run bench:bundles`; the choices: docs/deploy.md, "Function
+ * bundles".
  */
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -32,6 +34,12 @@ export interface RuntimeFunctionProps {
   readonly timeout?: Duration;
   /** Extra environment variables, merged over the Powertools and Node defaults. @default - none */
   readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * Environment variables fixed when the function is bundled: set in its environment like `environment`,
+   * and each `process.env.NAME` in the code replaced by the value (an esbuild define), so code for other
+   * values is not bundled. The value must not change without a rebuild. @default - none
+   */
+  readonly bundledEnvironment?: Readonly<Record<string, string>>;
   /** Retention of the function's log group. @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /** What happens to the log group when it leaves the stack. @default - the CDK default for log groups (RETAIN) */
@@ -115,8 +123,8 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
         [COMMON_ENV.powertoolsLogLevel]: props.logLevel ?? RUNTIME_FUNCTION_DEFAULTS.logLevel,
         [COMMON_ENV.powertoolsMetricsNamespace]:
           props.metricsNamespace ?? RUNTIME_FUNCTION_DEFAULTS.metricsNamespace,
-        [COMMON_ENV.nodeOptions]: '--enable-source-maps',
         ...props.environment,
+        ...props.bundledEnvironment,
       },
       bundling: {
         format: OutputFormat.ESM,
@@ -124,13 +132,18 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
         target: 'node22',
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
+        // An external map beside the bundle, for turning a logged stack into source positions offline. Not
+        // loaded at run time (no --enable-source-maps): Node would read and parse it on every cold start.
+        // Stack traces keep function names (keepNames), with positions in the minified file.
         sourceMap: true,
-        // Stack traces need the mappings, not a copy of every source: a third of the map's size.
+        // The mappings, not a copy of every source: a third of the map's size.
         sourcesContent: false,
         minify: true,
         keepNames: true,
-        // The Lambda Node.js runtime ships AWS SDK v3; bundling it would only grow cold starts.
+        // The Lambda Node.js runtime ships AWS SDK v3 and loads it from its own node_modules: bundling the
+        // clients would add ~150-400 KB per function (docs/deploy.md, "Function bundles").
         externalModules: ['@aws-sdk/*'],
+        ...(props.bundledEnvironment === undefined ? {} : { define: definesOf(props.bundledEnvironment) }),
       },
     });
     this.grantPrincipal = this.function.grantPrincipal;
@@ -149,6 +162,13 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
   }
 }
 
+/** `process.env.NAME` → the JSON string of its value, as esbuild's define takes it. */
+function definesOf(env: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).map(([name, value]) => [`process.env.${name}`, JSON.stringify(value)]),
+  );
+}
+
 function validate(id: string, props: RuntimeFunctionProps, projectRoot: string): string {
   if (!/^[a-z][a-z0-9-]*$/.test(props.handlerName)) {
     throw new Error(
@@ -162,6 +182,14 @@ function validate(id: string, props: RuntimeFunctionProps, projectRoot: string):
       `RuntimeFunction '${id}': entry ${relative(process.cwd(), entry)} does not exist; ` +
         'create it exporting `handler`, or fix handlerName.',
     );
+  }
+  for (const name of Object.keys(props.bundledEnvironment ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || props.environment?.[name] !== undefined) {
+      throw new Error(
+        `RuntimeFunction '${id}': bundledEnvironment name '${name}' is not an identifier or is also in environment; ` +
+          'use a variable name like WF_MODEL_PROVIDER, set in bundledEnvironment only.',
+      );
+    }
   }
   const memory = props.memorySize;
   if (memory !== undefined && (!Number.isInteger(memory) || memory < 128 || memory > 10_240)) {

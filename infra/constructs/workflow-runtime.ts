@@ -85,6 +85,10 @@ export class WorkflowRuntime extends Construct {
         ...settings,
         logRemovalPolicy: removalPolicy,
         environment: { [ENV.tableName]: this.table.tableName },
+        // Turn bundles only the deployment's model provider (shared/runtime/aws/model.ts).
+        ...(handlerName === 'turn'
+          ? { bundledEnvironment: { [ENV.modelProvider]: this.modelProvider } }
+          : {}),
         ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
         ...(props.logLevel === undefined ? {} : { logLevel: props.logLevel }),
         ...(props.metricsNamespace === undefined ? {} : { metricsNamespace: props.metricsNamespace }),
@@ -155,7 +159,6 @@ export class WorkflowRuntime extends Construct {
     for (const fn of [fns.turn, fns.deliver, fns['approval-http']])
       fn.addEnvironment(ENV.internalHosts, internalHosts);
     fns.turn
-      .addEnvironment(ENV.modelProvider, this.modelProvider)
       .addEnvironment(ENV.credentialSecretPrefix, credentialPrefix)
       .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
     this.credentialReader = new CredentialReader(this, 'CredentialReader', {

@@ -6,7 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
-import { z } from 'zod';
+import * as z from 'zod';
 import { OwnerIdSchema } from '../schemas/common.ts';
 import type { ApiEnv, Authenticator, Identity } from './deps.ts';
 import { ApiError, AuthConfigError } from './errors.ts';

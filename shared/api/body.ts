@@ -4,7 +4,7 @@
  */
 import type { Context } from 'hono';
 import { parseDocument } from 'yaml';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { fieldErrors } from '../workflow-file/errors.ts';
 import { ApiError, invalid } from './errors.ts';
 import { MAX_BODY_DEPTH } from './schemas.ts';

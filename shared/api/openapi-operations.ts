@@ -1,5 +1,5 @@
 /** The API's operations as data: what openapi.ts turns into paths. Kept next to the routes they describe. */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import * as s from './schemas.ts';
 
 export type Operation = {

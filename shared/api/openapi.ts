@@ -3,7 +3,7 @@
  * (`z.toJSONSchema`; JSON Schema 2020-12 is OpenAPI 3.1's dialect). Served at `GET /v1/openapi.json`;
  * `docs/openapi.json` is written by write-openapi.ts and a test fails when it is stale.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AuditEntrySchema } from '../audit/index.ts';
 import { TranscriptMessageSchema } from '../schemas/message.ts';
 import { RunSchema } from '../schemas/run.ts';

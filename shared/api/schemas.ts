@@ -2,7 +2,7 @@
  * Request and response schemas of the HTTP API. The routes validate with the request schemas and the OpenAPI
  * document is generated from all of them (openapi.ts), so the two cannot drift.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AuditEntrySchema, OwnerAnchorSchema, OwnerChangeSchema, SignedHeadSchema } from '../audit/index.ts';
 import { AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';

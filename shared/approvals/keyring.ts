@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { KeyringError } from './errors.ts';
 
 /** One HMAC key: an id that travels in tokens (URL-safe, no dot) and a secret of at least 32 characters. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { canonicalJson, sha256Hex } from '../audit/index.ts';
 import { ApprovalLinkError } from './errors.ts';
 import type { Keyring } from './keyring.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApprovalLinkError } from './errors.ts';
 import type { Keyring } from './keyring.ts';
 import { openToken, signToken } from './signed-token.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Every kind of audit entry, with what it records. The chain is append-only: a later fact never edits an

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { canonicalJson, sha256Hex } from './canonical.ts';
 import { HexHashSchema } from './entry.ts';
 import { AuditEntryError } from './errors.ts';

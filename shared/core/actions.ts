@@ -1,5 +1,5 @@
 /** The action contract: what the engine offers, gates and dispatches. Implementations live in shared/actions. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import type { ActionContext, ToolOutcome, ToolSpec } from './ports.ts';
 

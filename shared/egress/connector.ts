@@ -4,9 +4,10 @@
  * once and checks every answer, then dials the checked address (SNI kept) with DNS lookups refused.
  */
 import { isIP } from 'node:net';
-import { Agent, buildConnector } from 'undici';
+import type { Agent, buildConnector } from 'undici';
 import { checkAddress, resolveChecked } from './dns.ts';
 import type { ResolvedPolicy } from './policy.ts';
+import { loadUndici } from './undici.ts';
 
 type Connector = buildConnector.connector;
 type ConnectOptions = buildConnector.Options;
@@ -25,14 +26,13 @@ function refuseLookup(hostname: string, _options: unknown, callback: (err: Error
   callback(new Error(`egress guard: refusing a second DNS lookup of ${hostname}`));
 }
 
-/** The default dialler: undici's own, with lookups refused. */
-export function createDialer(connectTimeoutMs: number): Connector {
-  return buildConnector({ timeout: connectTimeoutMs, lookup: refuseLookup as never });
+/** The default dialler: undici's own (`build`, its buildConnector), with lookups refused. */
+export function createDialer(connectTimeoutMs: number, build: typeof buildConnector): Connector {
+  return build({ timeout: connectTimeoutMs, lookup: refuseLookup as never });
 }
 
 /** A connector that dials only addresses the policy allows, pinned to the one checked DNS answer. */
-export function createGuardedConnector(policy: ResolvedPolicy, dial?: Connector): Connector {
-  const dialer = dial ?? createDialer(policy.headersTimeoutMs);
+export function createGuardedConnector(policy: ResolvedPolicy, dialer: Connector): Connector {
   return (options, callback) => {
     const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
     checkedAddresses(options.hostname, port, policy).then(
@@ -91,13 +91,17 @@ function reportingConnector(connect: Connector, onConnected: () => void): Connec
  * `onConnected` runs when a connection to the checked address is open: from then on the request may have
  * been received, which decides whether a failure is "not sent" or "outcome unknown".
  */
-export function createGuardedAgent(
+export async function createGuardedAgent(
   policy: ResolvedPolicy,
   dial?: Connector,
   onConnected?: () => void,
-): Agent {
-  const guarded = createGuardedConnector(policy, dial);
-  return new Agent({
+): Promise<Agent> {
+  const undici = await loadUndici();
+  const guarded = createGuardedConnector(
+    policy,
+    dial ?? createDialer(policy.headersTimeoutMs, undici.buildConnector),
+  );
+  return new undici.Agent({
     connect: onConnected ? reportingConnector(guarded, onConnected) : guarded,
     headersTimeout: policy.headersTimeoutMs,
     // bodyTimeout is only an idle timer; the overall deadline (limits.ts) is what cuts a slow drip.

@@ -3,11 +3,7 @@
  * dedicated undici Agent), redirects are followed here, credentials are re-injected per origin, and the
  * response is capped (decoded size, overall deadline, headers timeout, header size).
  */
-import {
-  type RequestInit as UndiciRequestInit,
-  type Response as UndiciResponse,
-  fetch as undiciFetch,
-} from 'undici';
+import type { RequestInit as UndiciRequestInit, Response as UndiciResponse } from 'undici';
 import type { BoundCredentialHeader } from '../core/ports.ts';
 import { createGuardedAgent } from './connector.ts';
 import {
@@ -20,6 +16,7 @@ import { type BoundCredential, bindCredentials, headersForHop, sanitizeHeaders }
 import { capBody, type Deadline, markSent, startDeadline, toEgressError } from './limits.ts';
 import { type EgressPolicy, type ResolvedPolicy, resolvePolicy } from './policy.ts';
 import { BODY_HEADERS, type Hop, nextHop, REDIRECT_STATUSES } from './redirect.ts';
+import { loadUndici } from './undici.ts';
 import { checkTarget, parseTarget, redactUrl } from './url.ts';
 
 /** `fetch` options plus the policy and the credential headers bound to their origins. */
@@ -63,6 +60,8 @@ export async function fetchWithPolicy(
     throw new TypeError(`a ${method} request cannot have a body`);
   }
   const headers = sanitizeHeaders(init.headers, credentials);
+  // Loaded before the deadline starts: the first request of a process must not spend its time budget on it.
+  const { fetch: undiciFetch } = await loadUndici();
   const deadline = startDeadline(policy.totalTimeoutMs, init.signal, {
     host: first.host,
     url: redactUrl(first.url),
@@ -76,7 +75,7 @@ export async function fetchWithPolicy(
       // Once a socket to the checked address is open the request may be received: a failure from then on
       // is "outcome unknown" for the caller, not "not sent" (see RequestDelivery in errors.ts).
       let connected = false;
-      const agent = createGuardedAgent(policy, undefined, () => {
+      const agent = await createGuardedAgent(policy, undefined, () => {
         connected = true;
       });
       const release = once(() => void agent.destroy().catch(() => {}));

@@ -3,7 +3,7 @@
  * through a registered adapter (issue #14). This module holds the shape; whether the engine is registered and
  * enabled in this deployment is checked when the workflow is saved. Field reference: docs/external-engines.md.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { BudgetSchema } from '../schemas/budget.ts';
 import { WorkflowNameSchema } from '../schemas/common.ts';
 import { CredRefsSchema } from '../schemas/credentials.ts';

@@ -4,7 +4,7 @@
  * validated once, when the registry is built; an unknown or disabled engine is an
  * `ExternalEngineUnavailableError` naming the field, which a workflow save turns into a 400.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ExternalAdapter } from './contract.ts';
 import { EngineNameSchema } from './definition.ts';
 import { ExternalEngineUnavailableError } from './errors.ts';

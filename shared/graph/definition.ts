@@ -3,7 +3,7 @@
  * graph-level validation (one start, no cycles, reachability, conditions, templates) is in `validate.ts`.
  * Field reference: docs/graph-workflows.md.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { BudgetSchema } from '../schemas/budget.ts';
 import { ActionNameSchema, WorkflowNameSchema } from '../schemas/common.ts';
 import { ConnectorSchema } from '../schemas/connector.ts';

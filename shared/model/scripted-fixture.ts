@@ -2,7 +2,7 @@
  * The fixture format of the scripted Messages-API server (docs/scripted-model.md): which response
  * each model turn gets, what the request for that turn must look like, and scripted API errors.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ScriptedFixtureError } from './errors.ts';
 
 const TextBlockSchema = z.strictObject({ type: z.literal('text'), text: z.string() });

@@ -1,7 +1,7 @@
 /**
  * Translation of `@anthropic-ai/sdk` errors into the named model errors of `errors.ts`.
  */
-import { AnthropicError, APIConnectionError, APIError } from '@anthropic-ai/sdk';
+import { AnthropicError, APIConnectionError, APIError } from '@anthropic-ai/sdk/core/error';
 import {
   ModelAuthError,
   ModelBadRequestError,

@@ -1,5 +1,5 @@
 /** The payloads the state machine hands to the handlers (docs/state-machine.md): ids and counters only. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const TurnPointerSchema = z.object({
   runId: z.string().min(1),

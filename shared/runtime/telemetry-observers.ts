@@ -3,7 +3,7 @@
  * the egress guard's refusals. Composition roots wrap their store and egress with these.
  */
 import type { EgressPort } from '../core/ports.ts';
-import { EgressDeniedError } from '../egress/index.ts';
+import { EgressDeniedError } from '../egress/errors.ts';
 import type { StoreObserver } from './observed-store.ts';
 import { metricsOfChange } from './run-metrics.ts';
 import { recordPoints, type Telemetry } from './telemetry.ts';

@@ -3,7 +3,7 @@
  * workflow.ts), `graph` (a fixed SOP, shared/graph/), `external` (work handed to an engine, shared/external/). Stored versions, the API and workflow files take this
  * union; code that runs one kind narrows with `asAgentVersion` and friends, and refuses the others.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ExternalDefinitionSchema } from '../external/definition.ts';
 import { GraphDefinitionSchema } from '../graph/definition.ts';
 import { type WorkflowDefinition, WorkflowDefinitionSchema } from './workflow.ts';

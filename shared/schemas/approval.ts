@@ -1,5 +1,5 @@
 /** Approvals: one record per gated call, decided once. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION } from './common.ts';
 
 /**

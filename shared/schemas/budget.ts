@@ -1,5 +1,5 @@
 /** `budget`: cost ceilings and loop bounds. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const BudgetSchema = z
   .object({

@@ -1,5 +1,5 @@
 /** Small shared schema pieces: identifiers, names and timestamps. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Owner (tenant) id: always from verified identity, never from a request body. `|` and `/` are allowed for

@@ -2,7 +2,7 @@
  * Named HTTP actions and integration verbs, declared in the workflow file as connectors.
  * Each becomes one action the model may call (if listed in `allowedActions`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const description = z.string().min(1).max(1024);
 const credentialSlot = z

@@ -1,5 +1,5 @@
 /** `credRefs`: named references to Secrets Manager secrets. Never values. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Shapes of well-known raw credentials, refused where a reference is expected. */
 const RAW_SECRET_PATTERNS: readonly [RegExp, string][] = [

@@ -1,5 +1,5 @@
 /** `destination`: where a finished run's result goes. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const DestinationSchema = z.discriminatedUnion('type', [
   z

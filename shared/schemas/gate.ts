@@ -1,5 +1,5 @@
 /** `gates`: per action, allow / needs_approval / deny, with approvers and an approval timeout. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const GATE_MODES = ['allow', 'needs_approval', 'deny'] as const;
 export type GateMode = (typeof GATE_MODES)[number];

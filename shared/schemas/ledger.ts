@@ -1,5 +1,5 @@
 /** The tool-execution ledger: one row per tool_use, written `pending` before any dispatch. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { IsoTimeSchema, SCHEMA_VERSION } from './common.ts';
 
 export const LEDGER_STATUSES = ['pending', 'completed', 'failed', 'refused'] as const;

@@ -1,5 +1,5 @@
 /** Transcript messages, stored one item each, in order. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { IsoTimeSchema, SCHEMA_VERSION, UsageSchema } from './common.ts';
 
 const ContentBlockSchema = z.discriminatedUnion('type', [

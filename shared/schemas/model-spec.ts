@@ -1,5 +1,5 @@
 /** The `model` field of a workflow: an explicit id or a role, a provider and a thinking level. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const MODEL_ROLES = ['fast', 'balanced', 'deep'] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];

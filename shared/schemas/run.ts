@@ -1,5 +1,5 @@
 /** Runs: one execution of one workflow version, with statuses, stop reasons, provenance, usage and cost. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION, UsageSchema } from './common.ts';
 import { WorkflowIdSchema } from './workflow-record.ts';
 

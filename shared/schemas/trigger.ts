@@ -1,5 +1,5 @@
 /** `trigger`: a schedule (cron / rate with a time zone), an EventBridge event pattern, or on demand. */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   MAX_EVENT_PATTERN_CHARS,
   patternOwnerIssues,

@@ -1,5 +1,5 @@
 /** Stored workflows: a mutable head (enabled flag, latest version) and immutable numbered versions. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AnyWorkflowDefinitionSchema, kindOf, WorkflowKindError } from './any-workflow.ts';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION } from './common.ts';
 import type { WorkflowDefinition } from './workflow.ts';

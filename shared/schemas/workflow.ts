@@ -1,5 +1,5 @@
 /** The workflow definition: what a team saves and versions. Field reference: docs/workflow-file.md. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { BudgetSchema } from './budget.ts';
 import { isBuiltinActionName } from './builtin-actions.ts';
 import { ActionNameSchema, WorkflowNameSchema } from './common.ts';

@@ -5,7 +5,7 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type OwnerAnchor, OwnerAnchorSchema, sealOwnerAnchor } from '../audit/index.ts';
 import type { Run } from '../schemas/run.ts';
 import type { StoreContext } from './client.ts';

@@ -1,5 +1,5 @@
 /** Item codec: strips key attributes and zod-parses on read, naming the key of an unreadable item. */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ItemCorruptError } from './errors.ts';
 
 const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'expiresAtEpoch'];

@@ -3,7 +3,7 @@
  * needs. One table; keys and access patterns in docs/data-model.md.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { NotesPort } from '../actions/notes-port.ts';
 import { type AnchorSigner, type AuditEntry, AuditEntrySchema } from '../audit/index.ts';
 import type { DaySpend, RunChange, RunStore } from '../core/store-port.ts';

@@ -1,6 +1,6 @@
 /** Strongly consistent reads of one run's partition and of single items. */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
 import type { ItemKey } from './keys.ts';

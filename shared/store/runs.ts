@@ -1,7 +1,7 @@
 /** Run creation (idempotent per trigger key) and run listings. */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AuditInput } from '../core/store-port.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import { type Run, RunSchema, type RunStatus } from '../schemas/run.ts';

@@ -5,7 +5,7 @@
  * same information. Only enabled, not deleted workflows are indexed.
  */
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { OwnerIdSchema } from '../schemas/common.ts';
 import { EventTriggerSchema, ScheduleTriggerSchema } from '../schemas/trigger.ts';
 import { WorkflowIdSchema } from '../schemas/workflow-record.ts';

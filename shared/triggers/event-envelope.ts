@@ -4,7 +4,7 @@
  * string) → `detail`, `Resources` → `resources`, `Time` (default: now) → `time`, plus id, account and region.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TriggerIssue } from './errors.ts';
 
 /** Seconds-precision UTC timestamp, the form EventBridge writes in `time`, e.g. `2017-12-22T18:43:48Z`. */

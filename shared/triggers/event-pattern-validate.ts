@@ -1,5 +1,5 @@
 /** Structural validation of EventBridge event patterns, and the zod schema built on it. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TriggerIssue } from './errors.ts';
 import { isPlainObject, validateMatcher } from './event-pattern-matcher-validate.ts';
 import { duplicateFieldIssues, fieldNameIssue } from './event-pattern-paths.ts';

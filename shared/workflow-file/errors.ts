@@ -1,5 +1,5 @@
 /** Validation errors in words a user understands: one per offending field path, never a stack trace. */
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 export type FieldError = { path: string; message: string };
 

@@ -1,5 +1,5 @@
 /** The JSON Schema of workflow files, for editors (YAML language server, VS Code). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
 
 export function workflowJsonSchema(): Record<string, unknown> {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToText } from '../../shared/actions/http/html-text.ts';
-import { decodeEntities, tokenizeHtml } from '../../shared/actions/http/html-tokens.ts';
+import { htmlToText, MAX_HTML_DEPTH, TOO_DEEP_NOTE } from '../../shared/actions/http/html-text.ts';
 
 const page = `<!doctype html>
 <html><head><title> Team &amp; News </title>
@@ -108,25 +107,39 @@ describe('htmlToText', () => {
   });
 });
 
-describe('tokenizeHtml', () => {
+describe('htmlToText parsing (htmlparser2)', () => {
   it('reads attributes quoted, unquoted and bare, first one wins, entities decoded', () => {
-    const [tag] = tokenizeHtml(`<a HREF='/x?a=1&amp;b=2' data-x=plain disabled href="/second">`);
-    expect(tag).toEqual({
-      type: 'start',
-      name: 'a',
-      attrs: { href: '/x?a=1&b=2', 'data-x': 'plain', disabled: '' },
-      selfClosing: false,
-    });
+    const { text } = htmlToText(
+      `<a HREF='/x?a=1&amp;b=2' data-x=plain disabled href="/second">go</a>`,
+      'https://example.com/',
+    );
+    expect(text).toBe('go (https://example.com/x?a=1&b=2)');
   });
-});
 
-describe('decodeEntities', () => {
   it.each([
     ['&lt;b&gt; &amp; &quot;q&quot; &#39;s&#39;', '<b> & "q" \'s\''],
     ['&#x1F600; &#128512;', '😀 😀'],
     ['&#0; &#xD800; &#x110000;', '\ufffd \ufffd \ufffd'],
     ['&unknown; & alone', '&unknown; & alone'],
+    // Named references beyond the few the hand-written decoder knew.
+    ['&hearts; &frac12; &Omega; &rarr;', '♥ ½ Ω →'],
   ])('decodes %s', (input, expected) => {
-    expect(decodeEntities(input)).toBe(expected);
+    expect(htmlToText(`<p>${input}</p>`).text).toBe(expected);
+  });
+
+  it('drops a hidden element whose end tag is implied by the next one', () => {
+    // The hand-written tokenizer kept these: it could not tell where an unclosed <p hidden> ended.
+    expect(htmlToText('<p hidden>secret<p>shown<ul><li hidden>no<li>yes</ul>').text).toBe('shown\n\n- yes');
+  });
+
+  it('reads a page nested deeper than MAX_HTML_DEPTH up to the limit, and says so', () => {
+    const html = `<p>kept</p>${'<div>'.repeat(MAX_HTML_DEPTH + 10)}too deep${'</div>'.repeat(MAX_HTML_DEPTH + 10)}`;
+    expect(htmlToText(html).text).toBe(`kept\n\n${TOO_DEEP_NOTE}`);
+    const fits = `${'<div>'.repeat(MAX_HTML_DEPTH - 1)}deep enough${'</div>'.repeat(MAX_HTML_DEPTH - 1)}`;
+    expect(htmlToText(fits).text).toBe('deep enough');
+  });
+
+  it('reads raw text in a textarea-like element as text, not markup', () => {
+    expect(htmlToText('<title>a <b>bold</b> title</title><p>body</p>').title).toBe('a <b>bold</b> title');
   });
 });

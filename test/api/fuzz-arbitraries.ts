@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { stringify } from 'yaml';
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 type Path = (string | number)[];
 type Def = { type: string; [key: string]: unknown };

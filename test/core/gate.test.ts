@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
 import { effectiveGrant, evaluateGate } from '../../shared/core/gate.ts';
 import { asAgentDefinition } from '../../shared/schemas/any-workflow.ts';

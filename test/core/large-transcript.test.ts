@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
 import { utf8Length } from '../../shared/core/byte-caps.ts';

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { buildConnector } from 'undici';
+import { buildConnector } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { createDialer, createGuardedConnector } from '../../shared/egress/connector.ts';
 import { EgressDeniedError, type EgressPolicy } from '../../shared/egress/index.ts';
@@ -146,7 +146,7 @@ describe('createGuardedConnector', () => {
 describe('createDialer', () => {
   it('refuses to resolve a name itself, so only checked literals can ever be dialled', async () => {
     // Act: hand the raw dialler a name; its lookup must refuse rather than resolve and connect.
-    const dial = createDialer(1_000);
+    const dial = createDialer(1_000, buildConnector);
     const error = await new Promise<Error | null>((resolve) => {
       dial({ hostname: 'localhost', protocol: 'http:', port: '9' }, (...result) => resolve(result[0]));
     });

@@ -42,7 +42,7 @@ export function lambdas(
         AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
         ANTHROPIC_BASE_URL: endpoints.anthropic,
         [AWS_CALL_LOG_ENV]: endpoints.callLog,
-        // The template's NODE_OPTIONS (source maps) is for the Lambda runtime, not this process.
+        // This process's own NODE_OPTIONS (vitest's), not a Lambda's.
         NODE_OPTIONS: original.NODE_OPTIONS,
       });
       let handler = handlers.get(fn);

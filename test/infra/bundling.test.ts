@@ -4,40 +4,105 @@ import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cdkJsonContext } from '../../infra/cdk-context.ts';
+import { ENV } from '../../infra/constructs/env-names.ts';
 import { RuntimeFunction } from '../../infra/constructs/runtime-function.ts';
 
 let outdir: string;
-let bundle: string;
+/** Bundle code (index.mjs) by function id. */
+const code: Record<string, string> = {};
+let expireDir: string;
 
 beforeAll(() => {
-  // A real bundle, with the local esbuild (no Docker), of one handler of the repository.
+  // Real bundles, with the local esbuild (no Docker), of handlers of the repository.
   outdir = mkdtempSync(join(tmpdir(), 'wf-bundling-'));
-  const app = new App({ outdir, context: cdkJsonContext(), builtinCloudFormationValidation: false });
-  new RuntimeFunction(new Stack(app, 'Bundling'), 'Expire', { handlerName: 'expire' });
+  const app = new App({
+    outdir,
+    // Asset metadata (as the CDK CLI asks for it) names each function's asset directory.
+    context: { ...cdkJsonContext(), 'aws:cdk:enable-asset-metadata': true },
+    builtinCloudFormationValidation: false,
+  });
+  const stack = new Stack(app, 'Bundling');
+  const functions = {
+    Expire: new RuntimeFunction(stack, 'Expire', { handlerName: 'expire' }),
+    TurnAnthropic: new RuntimeFunction(stack, 'TurnAnthropic', {
+      handlerName: 'turn',
+      bundledEnvironment: { [ENV.modelProvider]: 'anthropic' },
+    }),
+    TurnBedrock: new RuntimeFunction(stack, 'TurnBedrock', {
+      handlerName: 'turn',
+      bundledEnvironment: { [ENV.modelProvider]: 'bedrock' },
+    }),
+  };
   app.synth();
-  const assetDir = readdirSync(outdir).find((name) => name.startsWith('asset.'));
-  if (assetDir === undefined) throw new Error(`no asset directory in ${outdir}`);
-  bundle = join(outdir, assetDir);
-}, 120_000);
+  const template = JSON.parse(readFileSync(join(outdir, 'Bundling.template.json'), 'utf8')) as {
+    Resources: Record<string, { Type: string; Metadata: Record<string, string> }>;
+  };
+  for (const [id, fn] of Object.entries(functions)) {
+    const logicalId = stack.getLogicalId(fn.function.node.defaultChild as never);
+    const asset = template.Resources[logicalId]!.Metadata['aws:asset:path']!;
+    code[id] = readFileSync(join(outdir, asset, 'index.mjs'), 'utf8');
+    if (id === 'Expire') expireDir = join(outdir, asset);
+  }
+}, 240_000);
 
 afterAll(() => {
   rmSync(outdir, { recursive: true, force: true });
 });
 
 describe('RuntimeFunction bundling', () => {
-  it('bundles the handler with the local esbuild into one ESM file with a source map', () => {
-    expect(readdirSync(bundle).sort()).toEqual(['index.mjs', 'index.mjs.map']);
-    expect(readFileSync(join(bundle, 'index.mjs'), 'utf8')).toMatch(/sourceMappingURL=index\.mjs\.map\s*$/);
+  it('bundles the handler with the local esbuild into one ESM file with an external source map', () => {
+    expect(readdirSync(expireDir).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+    expect(code.Expire).toMatch(/sourceMappingURL=index\.mjs\.map\s*$/);
   });
 
   it('gives CommonJS dependencies a require through createRequire', () => {
-    const code = readFileSync(join(bundle, 'index.mjs'), 'utf8');
-    expect(code.startsWith("import { createRequire as __wfCreateRequire } from 'node:module';")).toBe(true);
+    expect(code.Expire!.startsWith("import { createRequire as __wfCreateRequire } from 'node:module';")).toBe(
+      true,
+    );
   });
 
   it('exports handler (imports stay unresolved here: @aws-sdk/* is provided by the Lambda runtime)', () => {
-    const code = readFileSync(join(bundle, 'index.mjs'), 'utf8');
-    expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
-    expect(existsSync(join(bundle, 'index.mjs.map'))).toBe(true);
+    expect(code.Expire).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
+    expect(code.Expire).toMatch(/from\s*"@aws-sdk\/lib-dynamodb"/);
+    expect(existsSync(join(expireDir, 'index.mjs.map'))).toBe(true);
+  });
+
+  // Presence checks as booleans: a failed toContain would print the whole bundle.
+  const holds = (id: string, text: string) => code[id]!.includes(text);
+
+  it('keeps a handler to what its path uses: Expire has no model SDK, no HTTP client, no KMS, no zod locales', () => {
+    for (const absent of ['api.anthropic.com', 'llhttp', '@aws-sdk/client-kms', '@aws-sdk/client-sts']) {
+      expect(holds('Expire', absent), absent).toBe(false);
+    }
+    // zod's Hebrew locale message for an invalid input (zod/v4/locales/he.js).
+    expect(holds('Expire', 'קלט לא תקין')).toBe(false);
+  });
+
+  it('stays within the 600 KB bundle budget (Expire, npm run bench:bundles for every function)', () => {
+    expect(Buffer.byteLength(code.Expire!)).toBeLessThanOrEqual(600 * 1024);
+  });
+
+  it("bundles Turn with the deployment's model provider only", () => {
+    // keepNames keeps the Bedrock client's class name in the bundle that holds it.
+    expect(holds('TurnAnthropic', 'AnthropicBedrock')).toBe(false);
+    expect(holds('TurnBedrock', 'AnthropicBedrock')).toBe(true);
+    expect(holds('TurnAnthropic', 'api.anthropic.com')).toBe(true);
+  });
+});
+
+describe('RuntimeFunction bundledEnvironment', () => {
+  it('refuses a name that is not a variable name, or one also in environment', () => {
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Names');
+    expect(
+      () => new RuntimeFunction(stack, 'Bad', { handlerName: 'expire', bundledEnvironment: { 'A-B': 'x' } }),
+    ).toThrow(/bundledEnvironment name 'A-B' is not an identifier/);
+    expect(
+      () =>
+        new RuntimeFunction(stack, 'Twice', {
+          handlerName: 'expire',
+          environment: { WF_X: 'a' },
+          bundledEnvironment: { WF_X: 'b' },
+        }),
+    ).toThrow(/bundledEnvironment name 'WF_X' .* is also in environment/);
   });
 });

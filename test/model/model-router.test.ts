@@ -1,7 +1,7 @@
 /** Model sources: Bedrock in the Lambda's region with its role's credentials, and the scripted server through either SDK. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ModelConfigError } from '../../shared/model/errors.ts';
-import { awsRuntime } from '../../shared/runtime/aws.ts';
+import { turnDeps } from '../../shared/runtime/aws/turn.ts';
 import { bedrockSourceFrom, modelFor } from '../../shared/runtime/model-router.ts';
 import { BEDROCK_MODEL, modelRequest, scripted } from './helpers.ts';
 
@@ -44,7 +44,7 @@ describe('Function: modelFor', () => {
   });
 });
 
-describe('Function: awsRuntime (provider bedrock)', () => {
+describe('Function: turnDeps (provider bedrock)', () => {
   it("answers turns through Bedrock in the function's region, signed with the role's credentials", async () => {
     // Prepare: the environment Lambda and the CDK give the turn function; the endpoint is the scripted server.
     const server = await scripted({ turns: [{ text: 'hello from Bedrock' }] });
@@ -57,7 +57,7 @@ describe('Function: awsRuntime (provider bedrock)', () => {
     vi.stubEnv('ANTHROPIC_BEDROCK_BASE_URL', server.url);
 
     // Act
-    const deps = await awsRuntime().turn();
+    const deps = await turnDeps();
     const response = await deps.model.call(modelRequest({ model: BEDROCK_MODEL }));
 
     // Assess

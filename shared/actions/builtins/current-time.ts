@@ -1,5 +1,5 @@
 /** current_time: the runtime's clock, optionally in a time zone. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Action } from '../../core/actions.ts';
 
 export const currentTimeAction: Action = {

@@ -1,5 +1,5 @@
 /** notes_put (idempotent) and notes_append (not idempotent): small built-ins with visible side effects. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Action } from '../../core/actions.ts';
 import type { NotesPort } from '../notes-port.ts';
 

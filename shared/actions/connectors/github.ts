@@ -3,7 +3,7 @@
  * (REST API, `Authorization: Bearer <token>` bound to the API origin). Results give the number and URL of
  * what was created, not the whole response.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Action } from '../../core/actions.ts';
 import type {
   GithubCreateCommentConnectorSchema,

@@ -3,7 +3,7 @@
  * optional credential). GET requests, and connectors declared with `body: none`, carry the input (minus path
  * parameters) as query parameters; the others as a JSON body.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Action } from '../../core/actions.ts';
 import type { HttpConnectorSchema } from '../../schemas/connector.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';

@@ -4,7 +4,7 @@
  * unknown fields are refused). Path parameters of the URL template that the declaration does not list are
  * added as required strings, so the model is always told about them.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ActionInputJsonSchema } from '../../schemas/connector.ts';
 
 type Property = ActionInputJsonSchema['properties'][string];

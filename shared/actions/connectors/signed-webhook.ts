@@ -2,7 +2,7 @@
  * `signed_webhook` connectors: POST the input as a JSON object to the declared URL, signed with the key in
  * the declared credential slot (signature.ts). The key itself is never sent.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Action } from '../../core/actions.ts';
 import type { SignedWebhookConnectorSchema } from '../../schemas/connector.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';

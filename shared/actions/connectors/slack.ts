@@ -3,7 +3,7 @@
  * dispatch time, never shown). It must be an https://hooks.slack.com/… URL; anything else is refused before
  * a request is made. Tests may add a loopback origin through `allowedOrigins`; production never does.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Action } from '../../core/actions.ts';
 import type { SlackWebhookConnectorSchema } from '../../schemas/connector.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';

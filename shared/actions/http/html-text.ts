@@ -2,8 +2,13 @@
  * HTML → readable text for `fetch_url`: scripts, styles, navigation, embedded objects and hidden elements
  * are dropped; headings (`#`), paragraphs, list items (`-` / `1.`), table rows (`a | b`) and preformatted
  * text are kept; a link keeps its text followed by its absolute URL in parentheses.
+ *
+ * Parsing is htmlparser2's (a maintained, forgiving, linear-time parser): it decodes entities (the full
+ * HTML table) in text and attributes, treats script/style/title/textarea content as raw text, and closes
+ * what HTML closes implicitly (`<p>` before `<p>`, `<li>` before `<li>`, void elements, everything open at
+ * the end), so every opened element is closed exactly once and a dropped one is skipped by depth alone.
  */
-import { decodeEntities, type HtmlToken, tokenizeHtml } from './html-tokens.ts';
+import { Parser } from 'htmlparser2';
 import { TextBuilder } from './text-builder.ts';
 
 /** Elements dropped with everything inside them. */
@@ -23,27 +28,6 @@ const DROPPED = new Set([
   'button',
   'dialog',
 ]);
-
-/** Elements that have no end tag. */
-const VOID = new Set([
-  'area',
-  'base',
-  'br',
-  'col',
-  'embed',
-  'hr',
-  'img',
-  'input',
-  'link',
-  'meta',
-  'param',
-  'source',
-  'track',
-  'wbr',
-]);
-
-/** Elements whose end tag may be left out: a `hidden` one is not dropped (its end could be anywhere). */
-const OPTIONAL_END = new Set(['p', 'li', 'dt', 'dd', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'option']);
 
 const BLANK_LINE = new Set([
   'p',
@@ -76,22 +60,37 @@ const LINE = new Set([
   'body',
 ]);
 
+/**
+ * Elements nest at most this deep; a page that nests deeper is read up to there. htmlparser2 keeps its open
+ * elements in an array it shifts at the front, so each tag costs time in proportion to the depth: the limit
+ * keeps a hostile page (a megabyte of `<div>`) linear. Chromium's parser caps the tree depth at 512 too.
+ */
+export const MAX_HTML_DEPTH = 512;
+
+/** The line that ends the text of a page cut at `MAX_HTML_DEPTH`. */
+export const TOO_DEEP_NOTE = `[the page nests elements more than ${MAX_HTML_DEPTH} deep; the rest is left out]`;
+
 /** A page as text, with its title. */
 export type HtmlText = { title: string | undefined; text: string };
 
 type Anchor = { href: string | undefined; text: string };
+
+type Attributes = Record<string, string>;
 
 /** Reduces an HTML document to text; `baseUrl` makes relative links absolute. */
 export function htmlToText(html: string, baseUrl?: string): HtmlText {
   const out = new TextBuilder();
   const lists: { ordered: boolean; count: number }[] = [];
   const anchors: Anchor[] = [];
-  let skip: { name: string; depth: number } | undefined;
+  // Inside a dropped element: how many of its elements (itself included) are open.
+  let skipDepth = 0;
   let title: string | undefined;
   let inTitle = false;
   let pre = 0;
   let firstCell = true;
   let base = baseUrl;
+  let depth = 0;
+  let tooDeep = false;
 
   const emit = (text: string) => {
     if (pre > 0) out.pre(text);
@@ -99,38 +98,47 @@ export function htmlToText(html: string, baseUrl?: string): HtmlText {
     for (const anchor of anchors) anchor.text += text;
   };
 
-  for (const token of tokenizeHtml(html)) {
-    if (skip) {
-      if (token.type === 'start' && token.name === skip.name && !VOID.has(token.name)) skip.depth += 1;
-      if (token.type === 'end' && token.name === skip.name && --skip.depth === 0) skip = undefined;
-      continue;
-    }
-    if (token.type === 'text') {
-      const text = decodeEntities(token.text);
-      if (inTitle) title = (title ?? '') + text;
-      else emit(text);
-      continue;
-    }
-    if (token.type === 'start') {
-      if (dropped(token)) {
-        if (!VOID.has(token.name) && !token.selfClosing) skip = { name: token.name, depth: 1 };
-        continue;
-      }
-      if (token.name === 'base' && token.attrs.href) base = absolute(token.attrs.href, base) ?? base;
-      opening(token);
-    } else {
-      closing(token.name);
-    }
+  const parser = new Parser(
+    {
+      onopentag(name, attrs) {
+        if (++depth > MAX_HTML_DEPTH) {
+          tooDeep = true;
+          parser.pause(); // never resumed: end() then emits nothing more
+          return;
+        }
+        if (skipDepth > 0 || dropped(name, attrs)) {
+          skipDepth += 1;
+          return;
+        }
+        if (name === 'base' && attrs.href) base = absolute(attrs.href, base) ?? base;
+        opening(name, attrs);
+      },
+      onclosetag(name) {
+        depth -= 1;
+        if (skipDepth > 0) skipDepth -= 1;
+        else closing(name);
+      },
+      ontext(text) {
+        if (skipDepth > 0) return;
+        if (inTitle) title = (title ?? '') + text;
+        else emit(text);
+      },
+    },
+    { decodeEntities: true },
+  );
+  parser.end(html);
+  if (tooDeep) {
+    out.break(2);
+    out.lead(TOO_DEEP_NOTE);
   }
   return { title: title?.replace(/\s+/g, ' ').trim() || undefined, text: out.toString() };
 
-  function opening(token: Extract<HtmlToken, { type: 'start' }>): void {
-    const { name, attrs } = token;
+  function opening(name: string, attrs: Attributes): void {
     const heading = /^h([1-6])$/.exec(name);
     if (heading) {
       out.break(2);
       out.lead(`${'#'.repeat(Number(heading[1]))} `);
-    } else if (name === 'title') inTitle = !token.selfClosing;
+    } else if (name === 'title') inTitle = true;
     else if (name === 'ul' || name === 'ol') {
       out.break(lists.length === 0 ? 2 : 1);
       lists.push({ ordered: name === 'ol', count: 0 });
@@ -176,11 +184,8 @@ export function htmlToText(html: string, baseUrl?: string): HtmlText {
   }
 }
 
-function dropped(token: Extract<HtmlToken, { type: 'start' }>): boolean {
-  if (DROPPED.has(token.name)) return true;
-  const hidden =
-    'hidden' in token.attrs || token.attrs['aria-hidden'] === 'true' || token.attrs.type === 'hidden';
-  return hidden && !OPTIONAL_END.has(token.name);
+function dropped(name: string, attrs: Attributes): boolean {
+  return DROPPED.has(name) || 'hidden' in attrs || attrs['aria-hidden'] === 'true' || attrs.type === 'hidden';
 }
 
 /** An absolute http(s) or mailto URL for a link, or undefined for in-page, script and data links. */

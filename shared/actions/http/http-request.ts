@@ -5,7 +5,7 @@
  * per action, and a POST that crashed mid-flight must never be repeated blindly (the ledger settles it as
  * "outcome unknown"); reads that may be repeated belong to `fetch_url`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Action } from '../../core/actions.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import { credentialProblem } from '../credential-check.ts';

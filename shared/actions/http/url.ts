@@ -1,5 +1,5 @@
 /** The URL field of the HTTP built-ins: an absolute http(s) URL (the egress guard checks the rest). */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Cap on a URL's length. */
 export const MAX_URL_CHARS = 4096;

@@ -4,7 +4,7 @@
  * `ExternalRefusedError`; anything that left no usable answer becomes `ExternalTransportError`, marked
  * `sent` when the request may have been received.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ownerSecretPrefix } from '../../credentials/owner-key.ts';
 import { EgressDeniedError, EgressError } from '../../egress/errors.ts';
 import { ExternalRefusedError, ExternalTransportError } from '../errors.ts';

@@ -3,7 +3,7 @@
  * Flue-style keyed-admission engine. Every per-execution answer names the incarnation, so a recreated
  * execution is recognised. The fixture engine serves exactly these shapes.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Protocol name and version an engine announces in its info answer. */
 export const HTTP_RUNTIME_PROTOCOL = 'wf-external-http/1';

@@ -2,7 +2,7 @@
  * Settings of the HTTP runtime adapter, as the deployment configures them (`engines.http-runtime.settings`).
  * The endpoint is validated here, so a bad one is refused when the registry is built, naming the field.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Why an endpoint is refused, or undefined. http(s), a host, no userinfo, query or fragment. */
 export function endpointProblem(value: string): string | undefined {

@@ -1,0 +1,70 @@
+/**
+ * The Lambda bundles of a synthesized cloud assembly: each `AWS::Lambda::Function` of the template mapped to
+ * its asset directory (`aws:asset:path` metadata) and named after its construct (`.../Functions/<Name>/...`).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+/** One function's bundle: where it is, its entry file, and what the template configures for it. */
+export type FunctionBundle = {
+  name: string;
+  assetDir: string;
+  entry: string;
+  memoryMb: number | undefined;
+  /** The function's environment variables that are plain strings (CloudFormation references left out). */
+  env: Record<string, string>;
+};
+
+type TemplateResource = {
+  Type: string;
+  Metadata?: Record<string, unknown>;
+  Properties?: { MemorySize?: number; Environment?: { Variables?: Record<string, unknown> } };
+};
+
+/** The construct name a function is known by: the path segment before `/Function/Resource`. */
+export function functionNameOf(cdkPath: string): string {
+  const parts = cdkPath.split('/');
+  const at = parts.lastIndexOf('Function');
+  return at > 0 ? parts[at - 1]! : cdkPath;
+}
+
+/** The bundled functions of `template` whose assets live under `assemblyDir`, sorted by name. */
+export function functionBundles(
+  template: { Resources?: Record<string, TemplateResource> },
+  assemblyDir: string,
+): FunctionBundle[] {
+  const bundles: FunctionBundle[] = [];
+  for (const resource of Object.values(template.Resources ?? {})) {
+    const assetPath = resource.Metadata?.['aws:asset:path'];
+    const cdkPath = resource.Metadata?.['aws:cdk:path'];
+    if (resource.Type !== 'AWS::Lambda::Function' || typeof assetPath !== 'string') continue;
+    const assetDir = join(assemblyDir, assetPath);
+    const entry = readdirSync(assetDir).find((file) => file === 'index.mjs' || file === 'index.js');
+    if (entry === undefined) throw new Error(`asset ${assetDir} has no index.mjs or index.js`);
+    const variables = resource.Properties?.Environment?.Variables ?? {};
+    bundles.push({
+      name: typeof cdkPath === 'string' ? functionNameOf(cdkPath) : assetPath,
+      assetDir,
+      entry: join(assetDir, entry),
+      memoryMb: resource.Properties?.MemorySize,
+      env: Object.fromEntries(
+        Object.entries(variables).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+      ),
+    });
+  }
+  return bundles.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Bytes of the code Lambda loads (every .js/.mjs/.cjs file of the asset, source maps excluded) and gzipped. */
+export function codeSize(assetDir: string): { bytes: number; gzipBytes: number } {
+  let bytes = 0;
+  let gzipBytes = 0;
+  for (const file of readdirSync(assetDir)) {
+    if (!/\.(m|c)?js$/.test(file)) continue;
+    const path = join(assetDir, file);
+    bytes += statSync(path).size;
+    gzipBytes += gzipSync(readFileSync(path)).length;
+  }
+  return { bytes, gzipBytes };
+}

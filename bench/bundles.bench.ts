@@ -1,0 +1,63 @@
+/**
+ * npm run bench:bundles — size and cold import time of every Lambda bundle, from a fresh synth (or from
+ * `--from <cloud assembly dir>`), against the goals of issue #16: ≤ 600 KB and ≤ 150 ms median of 5 fresh
+ * processes. `@aws-sdk/*` is not in the bundles (docs/deploy.md, "Function bundles"): the import time
+ * includes loading it from node_modules, as Lambda loads it from the runtime. Prints a table; asserts nothing.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { codeSize, functionBundles } from './bundle-assets.ts';
+import { importTimes, median } from './import-time.ts';
+import { printTable } from './support.ts';
+
+const MAX_BYTES = 600 * 1024;
+const MAX_IMPORT_MS = 150;
+const SAMPLES = 5;
+const STACK = process.env.BENCH_STACK ?? 'WfRuntime';
+const repoRoot = new URL('../', import.meta.url).pathname;
+
+function assemblyDir(): { dir: string; cleanup: () => void } {
+  const from = process.argv.indexOf('--from');
+  if (from >= 0) {
+    const dir = process.argv[from + 1];
+    if (!dir || !existsSync(dir)) throw new Error('--from needs an existing cloud assembly directory');
+    return { dir, cleanup: () => {} };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'wf-bench-bundles-'));
+  execFileSync(join(repoRoot, 'node_modules/.bin/cdk'), ['synth', '--quiet', '--output', dir], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  // Externals (@aws-sdk/*) resolve from here, as Lambda resolves them from the runtime's node_modules.
+  symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+
+const { dir, cleanup } = assemblyDir();
+try {
+  const template = JSON.parse(readFileSync(join(dir, `${STACK}.template.json`), 'utf8'));
+  const rows = functionBundles(template, dir).map((bundle) => {
+    const { bytes, gzipBytes } = codeSize(bundle.assetDir);
+    const times = importTimes(bundle.entry, bundle.env, SAMPLES);
+    const importMs = median(times.map((time) => time.wallMs));
+    const pass = bytes <= MAX_BYTES && importMs <= MAX_IMPORT_MS;
+    return {
+      function: bundle.name,
+      'memory MB': bundle.memoryMb ?? '-',
+      bytes: kb(bytes),
+      gzip: kb(gzipBytes),
+      'import ms (median of 5)': importMs.toFixed(0),
+      'cpu ms': median(times.map((time) => time.cpuMs)).toFixed(0),
+      'rss MB': (median(times.map((time) => time.rssBytes)) / 2 ** 20).toFixed(0),
+      goal: pass ? 'pass' : `FAIL (≤ ${kb(MAX_BYTES)}, ≤ ${MAX_IMPORT_MS} ms)`,
+    };
+  });
+  const load = loadavg()[0]!.toFixed(1);
+  printTable(`Lambda bundles (node ${process.version}, load average ${load} at the end)`, rows);
+} finally {
+  cleanup();
+}

@@ -1,0 +1,21 @@
+/**
+ * The egress guard of the functions that call out (turn, deliver), observed by telemetry. Its HTTP client
+ * (undici) loads on the first outbound request (egress/undici.ts), not at cold start.
+ */
+import { ENV } from '../../../infra/constructs/env-names.ts';
+import type { EgressPort } from '../../core/ports.ts';
+import { createEgress } from '../../egress/port.ts';
+import { handlerTelemetry } from '../telemetry.ts';
+import { observeEgress } from '../telemetry-observers.ts';
+import { awsEnv, hostOf } from './env.ts';
+
+let egress: EgressPort | undefined;
+
+/** The guard never reaches the runtime's own approval pages. */
+export function awsEgress(): EgressPort {
+  egress ??= observeEgress(
+    createEgress({ blockedHosts: hostOf(awsEnv()[ENV.approvalBaseUrl]) }),
+    handlerTelemetry(),
+  );
+  return egress;
+}

@@ -1,0 +1,16 @@
+/** Starts and stops run executions on the state machine (api, start-run). */
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { ENV } from '../../../infra/constructs/env-names.ts';
+import type { ExecutionsPort } from '../../runs/ports.ts';
+import { sfnExecutions } from '../executions-sfn.ts';
+import { awsClient } from './client.ts';
+import { awsEnv } from './env.ts';
+
+let executions: ExecutionsPort | undefined;
+
+export function awsExecutions(): ExecutionsPort {
+  const arn = awsEnv()[ENV.stateMachineArn];
+  if (!arn) throw new Error(`${ENV.stateMachineArn} is not set`);
+  executions ??= sfnExecutions(awsClient(new SFNClient({})), arn);
+  return executions;
+}
