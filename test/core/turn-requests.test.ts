@@ -3,7 +3,7 @@
  * workflow version is read once per container, and nothing that must be durable first is held back.
  */
 import { describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
 import { decideApproval } from '../../shared/core/approval-ops.ts';
 import { runTurn } from '../../shared/core/turn.ts';
