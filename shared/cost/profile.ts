@@ -28,9 +28,9 @@ export type CostProfile = {
  * barrier reads, which AWS does not need, excluded).
  */
 export const MEASURED_PROFILE: CostProfile = {
-  measured: '2026-12-01, npm run bench:cost-profile on the local stack',
-  fixed: { transitions: 2, dynamoReads: 11, dynamoWrites: 5, readUnits: 8.5, writeUnits: 37 },
-  perTurn: { transitions: 2, dynamoReads: 5, dynamoWrites: 3, readUnits: 5.5, writeUnits: 24 },
-  perToolCall: { transitions: 0, dynamoReads: 1, dynamoWrites: 3, readUnits: 1, writeUnits: 17 },
-  perGatedTurn: { transitions: 1, dynamoReads: 20, dynamoWrites: 5, readUnits: 19.5, writeUnits: 50 },
+  measured: '2026-12-01, npm run bench:cost-profile on the local stack, after the per-turn request reductions',
+  fixed: { transitions: 2, dynamoReads: 8.5, dynamoWrites: 5, readUnits: 7, writeUnits: 37 },
+  perTurn: { transitions: 2, dynamoReads: 3.5, dynamoWrites: 2, readUnits: 4, writeUnits: 16 },
+  perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 9 },
+  perGatedTurn: { transitions: 1, dynamoReads: 14.5, dynamoWrites: 3, readUnits: 14, writeUnits: 34 },
 };
