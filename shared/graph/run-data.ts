@@ -2,7 +2,7 @@
  * The run data conditions and templates read: `{ input, steps: { <nodeId>: { status, output, timedOut? } } }`.
  * Step statuses move `pending → running → waiting → succeeded | failed | skipped | cancelled`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const STEP_STATUSES = [
   'pending',

@@ -3,7 +3,7 @@
  * problem, each with a path naming the node (`nodes[3]`, the id in the message) or edge (`edges[2].when`).
  * The rules, with an example error for each: docs/graph-workflows.md, "Validation".
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import {
   addIssues,
   type CheckIssue,

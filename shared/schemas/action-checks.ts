@@ -4,7 +4,7 @@
  * same messages). Each check returns issues with a path relative to the definition; the caller adds them to its
  * zod context (`addIssues`).
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { isBuiltinActionName } from './builtin-actions.ts';
 import type { Connector } from './connector.ts';
 import type { Destination } from './destination.ts';
