@@ -168,5 +168,5 @@ export type GraphDefinitionShape = z.output<typeof GraphDefinitionShapeSchema>;
  * A graph workflow definition: the fields, then the graph-level validation (validate.ts). In zod 4 a
  * `.superRefine` keeps the schema a ZodObject, so it stays a member of the `kind` discriminated union.
  */
-export const GraphDefinitionSchema = GraphDefinitionShapeSchema.superRefine(validateGraph);
+export const GraphDefinitionSchema = /* @__PURE__ */ GraphDefinitionShapeSchema.superRefine(validateGraph);
 export type GraphDefinition = z.output<typeof GraphDefinitionSchema>;

@@ -5,15 +5,28 @@
  */
 import * as z from 'zod';
 import { ExternalDefinitionSchema } from '../external/definition.ts';
-import { GraphDefinitionSchema } from '../graph/definition.ts';
+import { GraphDefinitionSchema, GraphDefinitionShapeSchema } from '../graph/definition.ts';
 import { type WorkflowDefinition, WorkflowDefinitionSchema } from './workflow.ts';
 
 export const WORKFLOW_KINDS = ['agent', 'graph', 'external'] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
 
-export const AnyWorkflowDefinitionSchema = z.discriminatedUnion('kind', [
+/** A definition being saved (API body, workflow file): every kind with all of its save-time checks. */
+export const AnyWorkflowDefinitionSchema = /* @__PURE__ */ z.discriminatedUnion('kind', [
   WorkflowDefinitionSchema,
   GraphDefinitionSchema,
+  ExternalDefinitionSchema,
+]);
+
+/**
+ * A definition read back from a stored version. It passed AnyWorkflowDefinitionSchema when it was saved, so a
+ * graph's shape is parsed but its graph-level validation (JSONata, Ajv) is not run again: a read costs no
+ * compile, a rule added later never makes an old version unreadable, and functions that only read versions
+ * do not bundle JSONata and Ajv (the `@__PURE__` unions let esbuild drop what they do not use).
+ */
+export const StoredWorkflowDefinitionSchema = z.discriminatedUnion('kind', [
+  WorkflowDefinitionSchema,
+  GraphDefinitionShapeSchema,
   ExternalDefinitionSchema,
 ]);
 export type AnyWorkflowDefinition = z.output<typeof AnyWorkflowDefinitionSchema>;

@@ -3,7 +3,7 @@
  * A version is a draft (replaceable in place) until published; a published version is immutable.
  */
 import * as z from 'zod';
-import { AnyWorkflowDefinitionSchema, kindOf, WorkflowKindError } from './any-workflow.ts';
+import { kindOf, StoredWorkflowDefinitionSchema, WorkflowKindError } from './any-workflow.ts';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION } from './common.ts';
 import type { WorkflowDefinition } from './workflow.ts';
 
@@ -38,7 +38,7 @@ export const WorkflowVersionSchema = z.object({
   owner: OwnerIdSchema,
   workflowId: WorkflowIdSchema,
   version: z.number().int().positive(),
-  definition: AnyWorkflowDefinitionSchema,
+  definition: StoredWorkflowDefinitionSchema,
   createdAt: IsoTimeSchema,
   /**
    * Who saved this version: the authenticated principal (IAM principal ARN, JWT subject, local API key

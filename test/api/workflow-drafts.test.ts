@@ -160,6 +160,32 @@ describe('Workflow versions: draft and published', () => {
 });
 
 describe('Workflow versions: graph drafts get the save-time checks', () => {
+  it('reads a stored graph version by its shape only: a rule added since it was saved never makes it unreadable', async () => {
+    const h = apiHarness();
+    const graph = refundGraph();
+    const id = (await h.alice.post('/v1/workflows', graph)).body.workflow.workflowId as string;
+    const stored = (await h.store.getWorkflowVersion(h.owners.alice, id, 1))!;
+    // As if saved under older rules: an edge that closes a cycle, which validation refuses today.
+    const older = {
+      ...stored,
+      version: 2,
+      definition: { ...stored.definition, edges: [...graph.edges, { from: 'draft_reply', to: 'triage' }] },
+    };
+    await h.store.ctx.doc.send(
+      new PutCommand({
+        TableName: h.store.ctx.table,
+        Item: { ...keys.workflowVersion(h.owners.alice, id, 2), ...older },
+      }),
+    );
+
+    const read = await h.store.getWorkflowVersion(h.owners.alice, id, 2);
+
+    expect(read?.definition).toMatchObject({
+      kind: 'graph',
+      edges: expect.arrayContaining([{ from: 'draft_reply', to: 'triage' }]),
+    });
+  });
+
   it('saves a graph draft and refuses one whose human_task assignee the deployment cannot reach', async () => {
     const h = apiHarness({ approverReach: listedApprovers('sns', ['manager@example.com']) });
     const graph = refundGraph();
