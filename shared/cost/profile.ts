@@ -28,7 +28,8 @@ export type CostProfile = {
  * barrier reads, which AWS does not need, excluded).
  */
 export const MEASURED_PROFILE: CostProfile = {
-  measured: '2026-12-01, npm run bench:cost-profile on the local stack, after the per-turn request reductions',
+  measured:
+    '2026-12-01, npm run bench:cost-profile on the local stack, after the per-turn request reductions',
   fixed: { transitions: 2, dynamoReads: 8.5, dynamoWrites: 5, readUnits: 7, writeUnits: 37 },
   perTurn: { transitions: 2, dynamoReads: 3.5, dynamoWrites: 2, readUnits: 4, writeUnits: 16 },
   perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 9 },
