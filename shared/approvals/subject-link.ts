@@ -2,7 +2,7 @@
  * Signed links for any subject (approval, human task): `base64url(canonicalJSON(claims)).base64url(HMAC)`,
  * with the subject's MAC domain and claim names. The approval-specific wrappers are in link.ts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApprovalLinkError } from './errors.ts';
 import type { Keyring } from './keyring.ts';
 import { openToken, signToken } from './signed-token.ts';

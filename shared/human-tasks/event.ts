@@ -1,5 +1,5 @@
 /** The event of the graph's `human_task` wait (`lambda:invoke.waitForTaskToken`), as functions/request-human-task.ts reads it. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { HumanTaskNodeSchema } from '../graph/definition.ts';
 
 export const RequestHumanTaskEventSchema = z.object({

@@ -6,7 +6,7 @@
  * that is already over answers the wait at once.
  */
 
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { type Keyring, keyringSourceOf, pagePostUrl } from '../approvals/index.ts';
 import { consoleLogger } from '../approvals-http/deps.ts';
 import type { TaskTokenAnswer } from '../approvals-http/task-tokens.ts';

@@ -5,7 +5,7 @@
  * before it was stored: shared/core/redaction.ts), and what a repeat of the same call does under the ledger
  * rules (docs/security.md, "The ledger").
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { canonicalJson, sha256Hex } from '../audit/index.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 

@@ -3,7 +3,7 @@
  * form rendered from `form` (a JSON Schema); the first valid submission wins (a conditional write) and becomes
  * the step's output. Docs: docs/human-tasks.md.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION } from './common.ts';
 
 /**
