@@ -24,6 +24,7 @@ export function mergeParts(first: ChangePart, second: ChangePart): ChangePart {
     ledgerSettle: [...(first.ledgerSettle ?? []), ...(second.ledgerSettle ?? [])],
     approvalCreate: [...(first.approvalCreate ?? []), ...(second.approvalCreate ?? [])],
     approvalUpdate: [...(first.approvalUpdate ?? []), ...(second.approvalUpdate ?? [])],
+    humanTaskPut: [...(first.humanTaskPut ?? []), ...(second.humanTaskPut ?? [])],
   };
   const present = Object.fromEntries(Object.entries(lists).filter(([, list]) => list.length > 0));
   return {
@@ -90,12 +91,13 @@ export function partSize(part: ChangePart): { items: number; bytes: number } {
     items += 1;
     bytes += valueBytes(row);
   }
-  for (const approval of [
+  for (const record of [
     ...(part.approvalCreate ?? []),
     ...(part.approvalUpdate ?? []).map((update) => update.approval),
+    ...(part.humanTaskPut ?? []).map((write) => write.task),
   ]) {
     items += 1;
-    bytes += valueBytes(approval);
+    bytes += valueBytes(record);
   }
   for (const entry of part.audit ?? []) {
     items += 1;

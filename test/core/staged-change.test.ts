@@ -1,6 +1,7 @@
 /** Merging staged writes into one transaction (shared/core/staged-change.ts). */
 import { describe, expect, it } from 'vitest';
 import { canMerge, isEmptyPart, mergeParts } from '../../shared/core/staged-change.ts';
+import type { HumanTask } from '../../shared/schemas/human-task.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 
 const day = { owner: 'o', workflowId: 'w', day: '2026-11-30' };
@@ -23,6 +24,13 @@ describe('mergeParts', () => {
     // Assess
     expect(merged.audit?.map((entry) => entry.type)).toEqual(['model_call', 'turn_committed']);
     expect(merged.next?.({ messageCount: 1 } as Run).messageCount).toBe(20);
+  });
+
+  it('keeps human-task writes: a commit through a RunHandle must not drop them', () => {
+    const task = { taskId: 'htk_abcdefgh_review_1' } as HumanTask;
+    const merged = mergeParts({}, { humanTaskPut: [{ task, expectedStatus: 'open' }] });
+    expect(merged.humanTaskPut).toEqual([{ task, expectedStatus: 'open' }]);
+    expect(isEmptyPart({ humanTaskPut: [{ task }] })).toBe(false);
   });
 
   it('sums two changes of the same day into one guarded update (a transaction touches an item once)', () => {
