@@ -17,6 +17,7 @@ import { eventRoutes } from './routes/events.ts';
 import { localEventRoutes } from './routes/local-events.ts';
 import { meRoutes } from './routes/me.ts';
 import { runRoutes } from './routes/runs.ts';
+import { workflowSpendRoutes } from './routes/workflow-spend.ts';
 import { workflowRoutes } from './routes/workflows.ts';
 import { MAX_BODY_BYTES } from './schemas.ts';
 
@@ -39,6 +40,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   });
 
   app.use('/v1/*', limit, authenticated);
+  app.route('/v1/workflows', workflowSpendRoutes(deps));
   app.route('/v1/workflows', workflowRoutes(deps));
   app.route('/v1', runRoutes(deps));
   app.route('/v1/approvals', approvalRoutes(deps));

@@ -100,6 +100,16 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'get',
+    path: '/v1/workflows/{id}/spend',
+    operationId: 'getWorkflowSpend',
+    tag: 'workflows',
+    pathParams: ['id'],
+    summary: "Today's (UTC) spend of all the workflow's runs, and the per-day ceiling it counts against.",
+    responses: { '200': { description: 'Found.', schema: 'DaySpendResponse' } },
+    errors: NOT_FOUND,
+  },
+  {
+    method: 'get',
     path: '/v1/workflows/{id}/versions/{version}',
     operationId: 'getWorkflowVersion',
     tag: 'workflows',

@@ -27,6 +27,7 @@ const OUTPUT_COMPONENTS: Record<string, z.ZodType> = {
   WorkflowVersion: WorkflowVersionSchema,
   WorkflowWithVersion: s.WorkflowWithVersionResponseSchema,
   WorkflowResponse: s.WorkflowResponseSchema,
+  DaySpendResponse: s.DaySpendResponseSchema,
   VersionResponse: s.VersionResponseSchema,
   WorkflowPage: s.WorkflowPageSchema,
   Run: RunSchema,

@@ -204,6 +204,18 @@ export const WorkflowWithVersionResponseSchema = z.object({
   version: WorkflowVersionSchema,
 });
 export const WorkflowResponseSchema = z.object({ workflow: WorkflowHeadSchema });
+/** `GET /v1/workflows/{id}/spend`: today's (UTC) spend of all the workflow's runs against its per-day ceiling. */
+export const DaySpendResponseSchema = z.object({
+  workflowId: z.string(),
+  /** UTC day, YYYY-MM-DD. */
+  day: z.string(),
+  /** Settled spend plus outstanding reservations, in USD. */
+  totalUsd: z.number(),
+  /** The part of `totalUsd` held by reservations of calls not yet settled. */
+  reservedUsd: z.number(),
+  /** The latest version's `budget.maxUsdPerDay`; null when it has none. */
+  ceilingUsd: z.number().nullable(),
+});
 export const VersionResponseSchema = z.object({ version: WorkflowVersionSchema });
 export const WorkflowPageSchema = page(WorkflowHeadSchema);
 export const RunResponseSchema = z.object({ run: RunSchema });

@@ -12,13 +12,16 @@ export const SESSION_COOKIE = 'wf_session';
 /** A session's lifetime: 12 hours. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
-export type Session = { owner: string; expiresAtMs: number };
+export type Session = { owner: string; principal: string; expiresAtMs: number };
 
 /** An in-memory session table with expiry, bounded so a client cannot grow it without limit. */
 export type SessionTable = {
-  create(owner: string): { id: string; maxAgeSeconds: number };
+  /** A new session for `owner`; `principal` (default: the owner) is who the console acts as. */
+  create(owner: string, principal?: string): { id: string; maxAgeSeconds: number };
   /** The owner of a live session, or undefined (unknown, malformed or expired). */
   owner(id: string | undefined): string | undefined;
+  /** The owner and principal of a live session, or undefined (unknown, malformed or expired). */
+  identity(id: string | undefined): { owner: string; principal: string } | undefined;
   end(id: string | undefined): void;
 };
 
@@ -30,24 +33,26 @@ export function sessionTable(clock: Clock, options: { max?: number } = {}): Sess
     // Oldest first (Map keeps insertion order): the table never grows past `max`.
     while (sessions.size >= max) sessions.delete(sessions.keys().next().value as string);
   };
+  const identity = (id: string | undefined) => {
+    if (id === undefined || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
+    const session = sessions.get(id);
+    if (session === undefined) return undefined;
+    if (session.expiresAtMs <= clock.nowMs()) {
+      sessions.delete(id);
+      return undefined;
+    }
+    return { owner: session.owner, principal: session.principal };
+  };
   return {
-    create(owner) {
+    create(owner, principal = owner) {
       const nowMs = clock.nowMs();
       sweep(nowMs);
       const id = randomBytes(32).toString('base64url');
-      sessions.set(id, { owner, expiresAtMs: nowMs + SESSION_TTL_MS });
+      sessions.set(id, { owner, principal, expiresAtMs: nowMs + SESSION_TTL_MS });
       return { id, maxAgeSeconds: SESSION_TTL_MS / 1000 };
     },
-    owner(id) {
-      if (id === undefined || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
-      const session = sessions.get(id);
-      if (session === undefined) return undefined;
-      if (session.expiresAtMs <= clock.nowMs()) {
-        sessions.delete(id);
-        return undefined;
-      }
-      return session.owner;
-    },
+    owner: (id) => identity(id)?.owner,
+    identity,
     end(id) {
       if (id !== undefined) sessions.delete(id);
     },

@@ -25,6 +25,8 @@ import { apiKeyAuthenticator, createApiApp } from '../api/index.ts';
 import { cachedKeyring } from '../approvals/index.ts';
 import { createApprovalApp, sfnTaskTokens } from '../approvals-http/index.ts';
 import { ensureLocalSigningKey, localKeySigner, localKeyVerifierFromFile } from '../audit-signing/index.ts';
+import { inProcessApi } from '../console/in-process.ts';
+import { localConsole } from '../console/local.ts';
 import type { DeliverDeps } from '../core/deliver.ts';
 import type { TurnDeps } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
@@ -344,19 +346,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       '/',
       createHumanTaskApp({ store, clock, keyring, taskTokens: taskTokens(), publicBaseUrl: url, logger }),
     );
+    // The console calls the API in-process as the signed-in owner (shared/console/in-process.ts).
+    const inProcess = inProcessApi(authenticator);
+    const api = createApiApp({
+      store,
+      executions,
+      clock,
+      ids: randomIds,
+      authenticator: inProcess.authenticator,
+      triggerSync: localTriggerSync(store),
+      auditVerifier: localKeyVerifierFromFile(auditKey.publicKey),
+      local: { events: true },
+    });
     app.route(
       '/',
-      createApiApp({
-        store,
-        executions,
-        clock,
-        ids: randomIds,
-        authenticator,
-        triggerSync: localTriggerSync(store),
-        auditVerifier: localKeyVerifierFromFile(auditKey.publicKey),
-        local: { events: true },
-      }),
+      localConsole({ authenticator, inProcess, fetchApi: (request) => withFunctionName('api', () => api.fetch(request)), clock, origin: new URL(url).origin }),
     );
+    app.route('/', api);
     const server: ServerType = await new Promise((resolve) => {
       const started = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve(started));
     });

@@ -1,0 +1,45 @@
+/**
+ * What the console is built from. It is an application over the HTTP API: every page is drawn from the API's
+ * own answers for the signed-in identity (`api`), never from the store, so the owner fence, the 404 for a
+ * foreign id and every validation are the API's. Locally `api` calls the API app in-process; under
+ * `wf console --aws` it sends SigV4-signed requests to the deployed API.
+ */
+import type { Identity } from '../api/deps.ts';
+import type { Clock } from '../core/ports.ts';
+import type { SessionTable } from '../local/sessions.ts';
+
+/** The API's answer: its status and its JSON body. */
+export type ApiAnswer = { status: number; body: unknown };
+
+/** One API call made on behalf of `identity` (method and path under `/v1`, with its query). */
+export type ConsoleApi = (identity: Identity, method: 'GET' | 'POST', path: string) => Promise<ApiAnswer>;
+
+export type ConsoleDeps = {
+  api: ConsoleApi;
+  /** The identity a presented key stands for, or undefined (a wrong key). */
+  login: (key: string) => Promise<Identity | undefined>;
+  sessions: SessionTable;
+  clock: Clock;
+  /** The console's own origin: forms posted from anywhere else are refused. */
+  origin: string;
+  /** Shown on the sign-in page: what to paste (an API key, or the token `wf console --aws` printed). */
+  keyHint?: string;
+};
+
+/** The API answered something other than success: the page shows it (a 404 as "not found"). */
+export class ConsoleApiError extends Error {
+  readonly status: number;
+  constructor(status: number, body: unknown) {
+    const message = (body as { error?: { message?: string } } | undefined)?.error?.message;
+    super(message ?? `the API answered HTTP ${status}`);
+    this.name = 'ConsoleApiError';
+    this.status = status;
+  }
+}
+
+/** Calls the API and returns its body, or throws {@link ConsoleApiError}. */
+export async function apiGet<T>(api: ConsoleApi, identity: Identity, path: string): Promise<T> {
+  const answer = await api(identity, 'GET', path);
+  if (answer.status < 200 || answer.status > 299) throw new ConsoleApiError(answer.status, answer.body);
+  return answer.body as T;
+}

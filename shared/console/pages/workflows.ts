@@ -1,0 +1,38 @@
+/** Workflows: kind, trigger and next fire time, enabled, latest version, last run, today's spend vs ceiling. */
+import { html } from 'hono/html';
+import type { Identity } from '../../api/deps.ts';
+import type { ConsoleDeps } from '../deps.ts';
+import { type Fragment, page, usd, when } from '../layout.ts';
+import { type WorkflowSummary, workflowActivity, workflowSummaries } from '../workflow-data.ts';
+
+const triggerText = (summary: WorkflowSummary) => {
+  const trigger = summary.trigger;
+  if (trigger === undefined) return 'none';
+  if (trigger.type === 'schedule') return `${trigger.expression} (${trigger.timezone ?? 'UTC'})`;
+  return trigger.type === 'event' ? 'event pattern' : trigger.type;
+};
+
+export async function workflowsPage(deps: ConsoleDeps, identity: Identity): Promise<Fragment> {
+  const summaries = await workflowSummaries(deps, identity);
+  const rows = await Promise.all(
+    summaries.map(async (summary) => {
+      const { head } = summary;
+      const { lastRun, spend } = await workflowActivity(deps, identity, head.workflowId);
+      const over = spend.ceilingUsd !== null && spend.totalUsd >= spend.ceilingUsd;
+      const last = lastRun
+        ? html`<a href="/console/runs/${lastRun.runId}">${lastRun.status}</a> ${when(lastRun.createdAt)}`
+        : html`<span class="muted">none</span>`;
+      return html`<tr><td><a href="/console/runs?workflow=${head.workflowId}">${head.name}</a></td>
+<td>${summary.kind}</td><td>${triggerText(summary)}</td><td>${when(summary.nextFireMs)}</td>
+<td>${head.enabled ? 'yes' : html`<span class="bad">no</span>`}</td><td>v${head.latestVersion}</td>
+<td>${last}</td><td class="${over ? 'bad' : ''}">${usd(spend.totalUsd)} of
+${spend.ceilingUsd === null ? 'no ceiling' : usd(spend.ceilingUsd)}</td></tr>`;
+    }),
+  );
+  const body =
+    summaries.length === 0
+      ? html`<p>No workflows yet: <code>wf workflow apply FILE</code> adds one.</p>`
+      : html`<table id="workflows"><tr><th>Workflow</th><th>Kind</th><th>Trigger</th><th>Next fire</th>
+<th>Enabled</th><th>Latest</th><th>Last run</th><th>Today's spend</th></tr>${rows}</table>`;
+  return page('Workflows', body, { signedIn: true });
+}
