@@ -360,7 +360,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     app.route(
       '/',
-      localConsole({ authenticator, inProcess, fetchApi: (request) => withFunctionName('api', () => api.fetch(request)), clock, origin: new URL(url).origin }),
+      localConsole({
+        authenticator,
+        inProcess,
+        fetchApi: (request) => withFunctionName('api', () => api.fetch(request)),
+        clock,
+        origin: new URL(url).origin,
+      }),
     );
     app.route('/', api);
     const server: ServerType = await new Promise((resolve) => {
