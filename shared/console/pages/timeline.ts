@@ -25,7 +25,9 @@ const ALWAYS_REFUSALS = new Set([
 
 /** Whether an entry records something refused (a denied call, an expired approval, …). */
 export function isRefusal(entry: Pick<AuditEntry, 'type' | 'data'>): boolean {
-  return ALWAYS_REFUSALS.has(entry.type) || entry.data.decision === 'deny';
+  return (
+    ALWAYS_REFUSALS.has(entry.type) || entry.data.decision === 'deny' || entry.data.decision === 'denied'
+  );
 }
 
 const text = (value: unknown) =>
@@ -52,7 +54,9 @@ export function describe(entry: Pick<AuditEntry, 'type' | 'data'>): string {
     case 'dispatch':
       return `dispatched ${text(d.tool)}`;
     case 'settle':
-      return `result of ${text(d.tool) || text(d.toolUseId)}: ${text(d.outcome)}${d.isError ? ' (error)' : ''}`;
+      return `result of ${text(d.tool) || text(d.toolUseId)}: ${text(d.status) || text(d.outcome)}${
+        d.outcomeUnknown ? ' (outcome unknown)' : ''
+      }`;
     case 'status_changed':
       return `status ${text(d.from)} → ${text(d.to)}${d.cause ? ` (${text(d.cause)})` : ''}`;
     default: {
