@@ -20,6 +20,7 @@ export async function localUp(options: {
       `wf local stack on ${stack.url}`,
       `  API key (owner '${stack.owner}'): ${stack.apiKey}   (also in ${stack.files.apiKeys})`,
       `  approval inbox: ${stack.url}/local/inbox`,
+      `  web console: ${stack.url}/console (sign in with the API key)`,
       `  model: ${apiKey ? 'Claude (ANTHROPIC_API_KEY)' : `scripted Messages-API server at ${stack.modelUrl}`}`,
       `  data: ${stack.files.dir}${stack.resumed.length ? `; resumed ${stack.resumed.length} run(s)` : ''}`,
       'Ctrl-C stops it; runs resume on the next start.',

@@ -19,13 +19,15 @@ import {
   whoami,
 } from './commands.ts';
 import { clientFrom } from './config.ts';
+import { consoleCommand } from './console-command.ts';
 import { localUp } from './local-up.ts';
 import { listReceipts } from './receipts.ts';
 import { applyDraft, publishWorkflow } from './workflow-versions.ts';
 
 export const USAGE = `wf: the LLM-workflow runtime's command line
 
-  wf local up [--port 8787] [--data-dir .local]      run the whole runtime on this machine
+  wf local up [--port 8787] [--data-dir .local]      run the whole runtime on this machine (console: /console)
+  wf console --aws --url API_URL [--port 8788]       the web console for a deployed stack, on this machine
   wf workflow apply -f FILE [--draft]                create a workflow, or add a version when FILE changed
                                                      (--draft: save it as the draft, not run until published)
   wf workflow publish WORKFLOW                       publish the open draft: new runs and triggers use it
@@ -118,6 +120,18 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return await localUp({
         ...(values.port ? { port: Number(values.port) } : {}),
         ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+        env: io.env,
+        print: io.stdout,
+      });
+    }
+    if (group === 'console') {
+      if (values.port !== undefined && !/^\d{1,5}$/.test(values.port))
+        throw new UsageError('--port must be a port number, e.g. 8788');
+      return await consoleCommand({
+        aws: values.aws === true,
+        url: values.url,
+        ...(values.region ? { region: values.region } : {}),
+        ...(values.port ? { port: Number(values.port) } : {}),
         env: io.env,
         print: io.stdout,
       });
