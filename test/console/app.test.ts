@@ -46,10 +46,25 @@ async function signedIn() {
 }
 
 describe('console: sign-in', () => {
-  it('sends a page without a session to the sign-in form', async () => {
+  it.each([
+    '/console',
+    '/console/runs',
+    '/console/runs/run_abcdef123',
+    '/console/approvals',
+    '/console/workflows',
+  ])('sends %s without a session to the sign-in form, calling no API', async (path) => {
     const { app, calls } = consoleUnderTest();
-    const response = await app.request('/console/runs');
+    const response = await app.request(path);
     expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/console/login');
+    expect(calls).toEqual([]);
+  });
+
+  it('ignores a forged or unknown session cookie', async () => {
+    const { app, calls } = consoleUnderTest();
+    const response = await app.request('/console/runs', {
+      headers: { cookie: `${CONSOLE_COOKIE}=${'A'.repeat(43)}` },
+    });
     expect(response.headers.get('location')).toBe('/console/login');
     expect(calls).toEqual([]);
   });
