@@ -50,6 +50,7 @@ async function signIn(page: Page, origin: string, key: string): Promise<void> {
   await Promise.all([page.waitForURL(/\/console\/runs$/), page.click('button[type=submit]')]);
 }
 
+// biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what the operator reads
 const text = (page: Page, selector = 'main') => page.locator(selector).innerText();
 
 /** Reloads the run page until its status is `status` (the page itself polls; this only waits). */
@@ -120,6 +121,11 @@ describe('the web console in Chromium', () => {
         ]);
         await untilStatus(a, `${origin}/console/runs/${second}`, 'cancelled');
         seen.cancelled = await text(a, '#status');
+        await a.goto(`${origin}/console/runs?status=cancelled`);
+        seen.cancelledOnly = await text(a, '#runs');
+        seen.secondRunId = second;
+        await a.goto(`${origin}/console/workflows`);
+        seen.workflows = await text(a, '#workflows');
         await a.goto(`${origin}/console/runs`);
         seen.runsAfter = await text(a);
         await a.screenshot({ path: join(SHOTS, 'runs-list.png'), fullPage: true });
@@ -161,6 +167,15 @@ describe('the web console in Chromium', () => {
     expect(seen.verification).toMatch(/^Audit chain verified: \d+ entries/);
     expect(seen.cancelled).toBe('cancelled');
     expect(seen.runsAfter).toContain('cancelled');
+    expect(seen.cancelledOnly).toContain(seen.secondRunId);
+    expect(seen.cancelledOnly).not.toContain(seen.runId);
+    // The workflows page: kind, the schedule and its next fire, enabled, version, last run, today's spend.
+    expect(seen.workflows).toContain('morning-news');
+    expect(seen.workflows).toMatch(
+      /agent\s+cron\(0 7 \* \* \? \*\) \(Europe\/Berlin\)\s+\d{4}-\d\d-\d\d 0[56]:00:00 UTC/,
+    );
+    expect(seen.workflows).toMatch(/yes\s+v1\s+cancelled/);
+    expect(seen.workflows).toMatch(/\$0\.\d{6} of \$\d+\.\d{6}|\$0\.\d{6} of no ceiling/);
     // Owner B.
     expect(seen.bRuns).toContain('No runs match.');
     expect(seen.bRuns).not.toContain(seen.runId);
