@@ -34,12 +34,7 @@ const sameToken = (a: string, b: string) => {
   return left.length === right.length && timingSafeEqual(left, right);
 };
 
-export function awsConsoleApp(args: {
-  client: ApiClient;
-  token: string;
-  clock: Clock;
-  origin: string;
-}) {
+export function awsConsoleApp(args: { client: ApiClient; token: string; clock: Clock; origin: string }) {
   const api = signedApi(args.client);
   return createConsoleApp({
     api,
