@@ -105,6 +105,7 @@ describe('the web console in Chromium', () => {
         seen.timeline = await text(a, '#timeline');
         seen.deniedRows = await a.locator('#timeline tr.denied').count();
         seen.verification = await text(a, '#verification');
+        seen.receipts = await text(a, '#receipts');
         await a.screenshot({ path: join(SHOTS, 'run-page.png'), fullPage: true });
 
         // A second run, started through the API, cancelled from the console.
@@ -165,6 +166,8 @@ describe('the web console in Chromium', () => {
     expect(seen.timeline).toMatch(/cache read/);
     expect(seen.deniedRows).toBe(0);
     expect(seen.verification).toMatch(/^Audit chain verified: \d+ entries/);
+    expect(seen.receipts).toMatch(/fetch_url\s+completed/);
+    expect(seen.receipts).toMatch(/post_to_site\s+completed/);
     expect(seen.cancelled).toBe('cancelled');
     expect(seen.runsAfter).toContain('cancelled');
     expect(seen.cancelledOnly).toContain(seen.secondRunId);

@@ -1,15 +1,13 @@
 /** `GET /v1/workflows/:id/spend`: today's (UTC) spend against the per-day ceiling, as the budget counts it. */
 import { Hono } from 'hono';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
-import { notFound } from '../errors.ts';
-import { loadHead } from './workflows.ts';
+import { loadHead, loadVersion } from '../workflow-access.ts';
 
 export function workflowSpendRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.get('/:id/spend', async (c) => {
     const head = await loadHead(deps, c.get('identity').owner, c.req.param('id'));
-    const version = await deps.store.getWorkflowVersion(head.owner, head.workflowId, head.latestVersion);
-    if (!version) throw notFound('workflow');
+    const version = await loadVersion(deps, head, head.latestVersion);
     // The budget's day: the clock's UTC day, as `utcDay` in shared/core/engine.ts (not imported: the turn engine).
     const day = new Date(deps.clock.nowMs()).toISOString().slice(0, 10);
     const spend = await deps.store.getDaySpendDetail(head.owner, head.workflowId, day);

@@ -1,14 +1,16 @@
 /**
  * One run: its state, cancel (while it is not finished), the audit verification, the timeline from the audit
- * chain and the transcript. A run that is still going reloads itself every few seconds.
+ * chain, the receipts of its side effects and the transcript. A run that is still going reloads itself every few seconds.
  */
 import { html } from 'hono/html';
 import type { Identity } from '../../api/deps.ts';
 import type { AuditEntry } from '../../audit/index.ts';
+import type { Receipt } from '../../runs/receipts.ts';
 import type { TranscriptMessage } from '../../schemas/message.ts';
 import { isTerminalRunStatus, type Run } from '../../schemas/run.ts';
 import { apiGet, type ConsoleDeps } from '../deps.ts';
 import { type Fragment, page, usd, when } from '../layout.ts';
+import { receipts } from './receipts.ts';
 import { timeline } from './timeline.ts';
 import { transcript } from './transcript.ts';
 
@@ -25,9 +27,10 @@ ${audit.verification.message ?? 'unknown reason'}</p>`;
 export async function runPage(deps: ConsoleDeps, identity: Identity, runId: string): Promise<Fragment> {
   const path = `/v1/runs/${encodeURIComponent(runId)}`;
   const { run } = await apiGet<{ run: Run }>(deps.api, identity, path);
-  const [audit, messages] = await Promise.all([
+  const [audit, messages, sideEffects] = await Promise.all([
     apiGet<AuditAnswer>(deps.api, identity, `${path}/audit`),
     apiGet<{ messages: TranscriptMessage[] }>(deps.api, identity, `${path}/transcript`),
+    apiGet<{ items: Receipt[] }>(deps.api, identity, `${path}/receipts?limit=100`),
   ]);
   const live = !isTerminalRunStatus(run.status);
   const cancel = live
@@ -44,6 +47,7 @@ ${u.cacheReadInputTokens} cache read, ${u.cacheCreationInputTokens} cache write)
 ${run.result ? html`<tr><th>Result</th><td><pre>${run.result.text}</pre></td></tr>` : ''}
 ${run.error ? html`<tr><th>Error</th><td class="bad">${run.error.name}: ${run.error.message}</td></tr>` : ''}</table>`;
   const body = html`${summary}<h2>Audit</h2>${verificationLine(audit)}<h2>Timeline</h2>${timeline(audit.entries)}
+<h2>Receipts</h2>${receipts(sideEffects.items)}
 <h2>Transcript</h2>${transcript(messages.messages)}`;
   return page(`Run ${run.runId}`, body, { signedIn: true, ...(live ? { refreshSeconds: 3 } : {}) });
 }

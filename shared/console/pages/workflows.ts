@@ -24,7 +24,7 @@ export async function workflowsPage(deps: ConsoleDeps, identity: Identity): Prom
         : html`<span class="muted">none</span>`;
       return html`<tr><td><a href="/console/runs?workflow=${head.workflowId}">${head.name}</a></td>
 <td>${summary.kind}</td><td>${triggerText(summary)}</td><td>${when(summary.nextFireMs)}</td>
-<td>${head.enabled ? 'yes' : html`<span class="bad">no</span>`}</td><td>v${head.latestVersion}</td>
+<td>${head.enabled ? 'yes' : html`<span class="bad">no</span>`}</td><td>v${head.latestVersion}${head.draftVersion ? ` (draft v${head.draftVersion})` : ''}</td>
 <td>${last}</td><td class="${over ? 'bad' : ''}">${usd(spend.totalUsd)} of
 ${spend.ceilingUsd === null ? 'no ceiling' : usd(spend.ceilingUsd)}</td></tr>`;
     }),
