@@ -2,14 +2,18 @@
 import type { Context } from 'hono';
 import type { AnchorVerifier } from '../audit/index.ts';
 import type { Clock, Ids } from '../core/ports.ts';
+import type { ModelCatalog, RetryPolicy } from '../jobs/index.ts';
 import type { ApproverReach } from '../notify/reach.ts';
 import type { ExecutionsPort } from '../runs/index.ts';
 import type { DynamoStore } from '../store/index.ts';
 import type { EventBus } from '../triggers-sync/event-bus.ts';
 import type { TriggerSync } from '../triggers-sync/port.ts';
 
-/** Who is calling: `owner` fences every read and write; `principal` is recorded as the actor. */
-export type Identity = { owner: string; principal: string };
+/**
+ * Who is calling: `owner` fences every read and write; `principal` is recorded as the actor. A delegated-jobs
+ * client (docs/jobs.md) also carries `client`: it may use the job routes only, under its owner's grant.
+ */
+export type Identity = { owner: string; principal: string; client?: string };
 
 /**
  * Verifies the caller. `env` is the server's binding: on Lambda (`hono/aws-lambda`) it holds the API Gateway
@@ -42,6 +46,8 @@ export type ApiDeps = {
    * save time. AWS: the subscribed list (`WF_APPROVERS`). Undefined: every approver (the local inbox).
    */
   approverReach?: ApproverReach;
+  /** Delegated jobs (`/v1/jobs`, `/v1/grants`): the deployment's models and retry waits. Absent: no job routes. */
+  jobs?: { models: ModelCatalog; retry?: RetryPolicy };
   /** The local stack's extras: `POST /local/events`, and `POST /v1/events` delivered on the local bus. */
   local?: { events: true };
 };

@@ -7,6 +7,7 @@
 import { effectiveGrant } from '../core/gate.ts';
 import type { RunStore } from '../core/store-port.ts';
 import type { Approval } from '../schemas/approval.ts';
+import { isGrantWorkflowId } from '../schemas/job.ts';
 import { isAgentVersion } from '../schemas/workflow-record.ts';
 
 /** `granted`, `withdrawn` (it will not run), or `unknown` (a lookup failed: promise nothing). */
@@ -18,6 +19,8 @@ export async function grantStateOf(
 ): Promise<GrantState> {
   try {
     const { owner, workflowId } = approval;
+    // A delegated job's grant is checked by the Turn at dispatch; the page promises nothing either way.
+    if (isGrantWorkflowId(workflowId)) return 'unknown';
     const [version, head] = await Promise.all([
       store.getWorkflowVersion(owner, workflowId, approval.workflowVersion),
       store.getWorkflowHead(owner, workflowId),

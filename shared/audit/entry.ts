@@ -58,14 +58,14 @@ export type AuditEntryType = keyof typeof AUDIT_ENTRY_TYPES;
 const typeNames = Object.keys(AUDIT_ENTRY_TYPES) as [AuditEntryType, ...AuditEntryType[]];
 
 /**
- * Who caused an entry: `system`, `model`, `approver:<id>`, `assignee:<id>` (a human task's submitter) or
- * `owner:<id>` (ids without whitespace).
+ * Who caused an entry: `system`, `model`, `approver:<id>`, `assignee:<id>` (a human task's submitter),
+ * `owner:<id>` or `client:<id>` (a delegated-jobs client, docs/jobs.md), ids without whitespace.
  */
 export const AuditActorSchema = z
   .string()
   .regex(
-    /^(?:system|model|(?:approver|assignee|owner):\S+)$/,
-    'actor must be system, model, approver:<id>, assignee:<id> or owner:<id>',
+    /^(?:system|model|(?:approver|assignee|owner|client):\S+)$/,
+    'actor must be system, model, approver:<id>, assignee:<id>, owner:<id> or client:<id>',
   );
 
 /** A lower-case hex SHA-256 digest. */

@@ -10,7 +10,7 @@ export const OWNER_CHANGE_GENESIS_DOMAIN = 'wf-audit-owner-change/v1/genesis\n';
 /** Domain separator of a workflow definition's hash, as a change records it. */
 export const DEFINITION_HASH_DOMAIN = 'wf-definition/v1\n';
 
-/** Every kind of change to an owner's workflows (delegation grants join here when they exist). */
+/** Every kind of change to an owner's workflows and delegation grants (`workflowId` holds the grant id). */
 export const OWNER_CHANGE_TYPES = {
   workflow_created: 'A workflow was created with its version 1 (name, definition hash).',
   workflow_version_added: 'A new version of a workflow was saved (version, definition hash).',
@@ -21,6 +21,10 @@ export const OWNER_CHANGE_TYPES = {
   workflow_enabled: 'A workflow was enabled: its triggers fire and runs may start.',
   workflow_disabled: 'A workflow was disabled: no new runs, runs in flight stop at their next turn.',
   workflow_deleted: 'A workflow was deleted and its name released.',
+  grant_created: 'A client was granted delegated jobs (client id, grant hash).',
+  grant_narrowed: "A client's grant was narrowed: running jobs are checked against it at every tool call.",
+  grant_widened: "A client's grant was widened (new jobs may use more; running jobs keep their snapshot).",
+  grant_revoked: "A client's grant was revoked: no job starts, running jobs stop at their next turn.",
 } as const;
 
 /** The name of a workflow-change kind. */

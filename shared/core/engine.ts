@@ -1,6 +1,7 @@
 /** The dependencies of the turn engine; the run handle every write goes through lives in run-handle.ts. */
 import type { Budget } from '../schemas/budget.ts';
 import type { ActionCatalog } from './actions.ts';
+import type { DelegationPort } from './live-policy.ts';
 import type { Clock, EgressPort, Ids, ModelPort, SecretsPort, WaitingClock } from './ports.ts';
 import type { PriceTable } from './pricing.ts';
 import type { RunStore } from './store-port.ts';
@@ -27,6 +28,8 @@ export type TurnDeps = {
   clock: WaitingClock;
   ids: Ids;
   config: EngineConfig;
+  /** Reads delegated jobs' live grants (live-policy.ts); without it a job's run may use no action. */
+  delegation?: DelegationPort;
 };
 
 export const isoAt = (clock: Clock): string => new Date(clock.nowMs()).toISOString();

@@ -52,6 +52,11 @@ export function triggerContextText(trigger: TriggerProvenance, input: unknown, n
   if (trigger.type === 'event')
     lines.push(`Trigger: event ${trigger.eventId} from '${trigger.source}' (${trigger.detailType}).`);
   if (trigger.type === 'on_demand') lines.push(`Trigger: started on demand by ${trigger.caller}.`);
+  // A delegated job's input is its task, given as the client wrote it.
+  if (trigger.type === 'job') {
+    lines.push(`Trigger: delegated job ${trigger.jobId} submitted by client ${trigger.clientId}.`);
+    if (typeof input === 'string') return [...lines, `Task:\n${input}`].join('\n');
+  }
   if (input !== undefined) lines.push(`Input:\n${JSON.stringify(input, null, 2)}`);
   return lines.join('\n');
 }

@@ -12,14 +12,17 @@ import { type AgentWorkflowVersion, asAgentVersion, isAgentVersion } from '../sc
 import type { TurnDeps } from './engine.ts';
 import { WorkflowVersionMissingError } from './errors.ts';
 import { type EffectiveGrant, effectiveGrant } from './gate.ts';
+import { delegatedPolicy, type LiveDelegation, readDelegation } from './live-policy.ts';
 import type { TurnPointer } from './outcome.ts';
 
 export type TurnContext = {
   input: TurnPointer;
   definition: WorkflowDefinition;
   grant: EffectiveGrant;
-  /** The live policy still lets the workflow run (enabled, not deleted). */
+  /** The live policy still lets the workflow run (enabled, not deleted; a job's grant not revoked). */
   enabled: boolean;
+  /** Why not, when not enabled and the reason is not the workflow's (a revoked delegation grant). */
+  refusal?: string;
   messages: TranscriptMessage[];
   /** The run's ledger when it was read with the rest (a resume from approvals); otherwise read on demand. */
   ledger?: LedgerRow[];
@@ -28,20 +31,27 @@ export type TurnContext = {
 /** Reads what the turn needs for `run` (already read and fenced by the caller). */
 export async function loadTurnContext(deps: TurnDeps, run: Run, input: TurnPointer): Promise<TurnContext> {
   const resuming = run.status === 'awaiting_approval';
+  const delegated = run.trigger.type === 'job';
   const [stored, policy, messages, ledger] = await Promise.all([
     deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion),
-    livePolicy(deps, run),
+    // A delegated job's live policy is its client's grant (live-policy.ts), not a workflow head.
+    delegated ? readDelegation(deps, run) : livePolicy(deps, run),
     deps.store.listMessages(run.runId),
     resuming ? deps.store.listLedger(run.runId) : undefined,
   ]);
   if (!stored) throw new WorkflowVersionMissingError(run.workflowId, run.workflowVersion);
   const version = asAgentVersion(stored);
-  const live = policy.enabled ? await liveDefinition(deps, run, version, policy.latestVersion) : undefined;
+  if (delegated) {
+    const job = delegatedPolicy(version.definition, policy as LiveDelegation | undefined);
+    return { input, definition: version.definition, ...job, messages, ...(ledger ? { ledger } : {}) };
+  }
+  const head = policy as LivePolicy;
+  const live = head.enabled ? await liveDefinition(deps, run, version, head.latestVersion) : undefined;
   return {
     input,
     definition: version.definition,
-    grant: effectiveGrant(version.definition, live, policy.enabled),
-    enabled: policy.enabled,
+    grant: effectiveGrant(version.definition, live, head.enabled),
+    enabled: head.enabled,
     messages,
     ...(ledger ? { ledger } : {}),
   };

@@ -55,7 +55,14 @@ async function turnFromStore(deps: TurnDeps, input: TurnPointer): Promise<TurnOu
   const ctx = await loadTurnContext(deps, run, input);
   const { definition } = ctx;
   if (!ctx.enabled)
-    return endWithOpenCalls(h, deps, ctx, 'denied', 'policy_denied', 'the workflow was disabled or deleted');
+    return endWithOpenCalls(
+      h,
+      deps,
+      ctx,
+      'denied',
+      'policy_denied',
+      ctx.refusal ?? 'the workflow was disabled or deleted',
+    );
   if (deps.clock.nowMs() > Date.parse(run.deadlineAt))
     return endWithOpenCalls(h, deps, ctx, 'failed', 'timeout', 'the run timed out');
 

@@ -33,6 +33,7 @@ import type { Clock } from '../core/ports.ts';
 import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
 import { createHumanTaskApp } from '../human-tasks/index.ts';
+import { type JobsDeps, type RetryPolicy, settleJobOfRun, sweepJobs } from '../jobs/index.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
 import {
   consoleNotifier,
@@ -115,6 +116,10 @@ export type LocalStackOptions = {
    * the calls); without it and without an API key the stack starts its own.
    */
   scriptedModelUrl?: string;
+  /** How often the delegated-jobs sweep runs (docs/jobs.md); 0 disables it. Default 15 s. */
+  jobSweepIntervalMs?: number;
+  /** Delegated jobs' retry waits (tests shorten them). Default DEFAULT_RETRY_POLICY. */
+  jobRetry?: RetryPolicy;
 };
 
 /** The local stand-in of Lambda function `name`: its handler runs with that name for the call recorder. */
@@ -135,6 +140,8 @@ export type LocalStack = {
   scheduler: LocalScheduler;
   modelUrl: string | undefined;
   resumed: string[];
+  /** Delegated jobs' dependencies (the sweep, tests). */
+  jobs: JobsDeps;
   /** Deliverable runs found without a delivery record on start, delivered (or refused) then. */
   delivered: string[];
   stop(): Promise<void>;
@@ -262,12 +269,27 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       clock,
       destinations: destinations({ catalog, egress, secrets, clock }),
     };
+    // A job's run that ends gives its slot back and promotes the next queued job (docs/jobs.md).
+    let jobs: JobsDeps | undefined;
+    const settlingJobs =
+      <E>(handler: (event: E) => Promise<unknown>) =>
+      async (event: E) => {
+        const result = await handler(event);
+        const runId = (event as { runId?: unknown } | undefined)?.runId;
+        if (jobs && typeof runId === 'string')
+          await settleJobOfRun(jobs, runId).catch((error: unknown) =>
+            logger.warn('job not settled; the sweep will', { runId, error: String(error) }),
+          );
+        return result;
+      };
     const deliver = asFunction(
       'deliver',
-      createDeliverHandler(async () => ({
-        ...(options.wrapDeliverDeps ? options.wrapDeliverDeps(deliverDeps) : deliverDeps),
-        owners,
-      })),
+      settlingJobs(
+        createDeliverHandler(async () => ({
+          ...(options.wrapDeliverDeps ? options.wrapDeliverDeps(deliverDeps) : deliverDeps),
+          owners,
+        })),
+      ),
     );
     const retry = options.retryIntervalMs ?? 200;
     const sfn = new LocalStepFunctions({
@@ -294,7 +316,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           })),
         ),
         expire: asFunction('expire', createExpireHandler(simple)),
-        'mark-failed': asFunction('mark-failed', createMarkFailedHandler(simple)),
+        'mark-failed': asFunction('mark-failed', settlingJobs(createMarkFailedHandler(simple))),
         deliver,
       },
     });
@@ -309,6 +331,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     if (options.awsCalls) recordAwsCalls(sfnClient, options.awsCalls);
     const executions = sfnExecutions(sfnClient, sfn.stateMachineArn);
+    const models = { prices: engine.config.prices, roles: engine.config.roles };
+    jobs = {
+      store,
+      executions,
+      clock,
+      ids: randomIds,
+      models,
+      ...(options.jobRetry ? { retry: options.jobRetry } : {}),
+    };
 
     // HTTP: the API, the approval pages, and the local extras, for the configured host names only.
     const authenticator = apiKeyAuthenticator(readFileSync(files.apiKeys, 'utf8'));
@@ -357,6 +388,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       triggerSync: localTriggerSync(store),
       auditVerifier: localKeyVerifierFromFile(auditKey.publicKey),
       local: { events: true },
+      jobs: { models, ...(options.jobRetry ? { retry: options.jobRetry } : {}) },
     });
     app.route(
       '/',
@@ -400,9 +432,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         resumed.push(run.runId);
       }
     });
+    // Delegated jobs: what a crash left half done, then a periodic sweep (EventBridge → jobs-sweep on AWS).
+    const jobDeps = jobs;
+    const sweep = () =>
+      withFunctionName('jobs-sweep', () => sweepJobs(jobDeps)).catch((error: unknown) =>
+        logger.warn('jobs sweep failed', { error: String(error) }),
+      );
+    await sweep();
+    const sweepEvery = options.jobSweepIntervalMs ?? 15_000;
+    if (sweepEvery > 0) {
+      const timer = setInterval(sweep, sweepEvery);
+      closers.push(() => clearInterval(timer));
+    }
     return {
       url,
       apiKey,
+      jobs: jobDeps,
       owner,
       files,
       store,

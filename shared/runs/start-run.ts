@@ -10,7 +10,7 @@ import { RunConflictError } from '../core/store-errors.ts';
 import { kindOf } from '../schemas/any-workflow.ts';
 import type { Run, TriggerProvenance } from '../schemas/run.ts';
 import { isAgentVersion } from '../schemas/workflow-record.ts';
-import type { DynamoStore, Idempotency } from '../store/index.ts';
+import type { DynamoStore, Idempotency, NewRun } from '../store/index.ts';
 import type { ExecutionsPort } from './ports.ts';
 
 /** Idempotency markers are kept for a week; a key reused after that starts a new run. */
@@ -85,6 +85,18 @@ export async function startRun(
     ),
     expiresAtEpoch: Math.floor(deps.clock.nowMs() / 1000) + IDEMPOTENCY_TTL_SECONDS,
   };
+  return launchRun(deps, prepared, idempotency);
+}
+
+/**
+ * Creates a prepared run (once: a repeated idempotency marker returns the existing run) and starts its
+ * execution with the run pointer only. Shared by every kind of trigger, delegated jobs included.
+ */
+export async function launchRun(
+  deps: StartRunDeps,
+  prepared: NewRun,
+  idempotency: Idempotency | undefined,
+): Promise<{ run: Run; created: boolean }> {
   const { run, created } = await deps.store.createRun(prepared, idempotency);
   if (run.executionArn) return { run, created };
   // Starting is idempotent by execution name, so a retried trigger that finds the run unstarted may start it.

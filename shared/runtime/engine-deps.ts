@@ -65,5 +65,7 @@ export function engineDeps(args: {
     clock: args.clock,
     ids: args.ids,
     config: defaultEngineConfig(args.config),
+    // Delegated jobs' live grants are read from the same table.
+    delegation: args.store,
   };
 }

@@ -1,6 +1,7 @@
 /** Runs: one execution of one workflow version, with statuses, stop reasons, provenance, usage and cost. */
 import * as z from 'zod';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION, UsageSchema } from './common.ts';
+import { GrantIdSchema, JobTriggerSchema } from './job.ts';
 import { WorkflowIdSchema } from './workflow-record.ts';
 
 export const RUN_STATUSES = [
@@ -50,6 +51,8 @@ export const TriggerProvenanceSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('schedule'), scheduleName: z.string(), scheduledTime: IsoTimeSchema }),
   z.object({ type: z.literal('event'), eventId: z.string(), source: z.string(), detailType: z.string() }),
   z.object({ type: z.literal('on_demand'), caller: z.string(), idempotencyKey: z.string().optional() }),
+  /** A delegated job (docs/jobs.md): its client, grant version and attempt. */
+  JobTriggerSchema,
 ]);
 export type TriggerProvenance = z.infer<typeof TriggerProvenanceSchema>;
 
@@ -61,7 +64,8 @@ export const RunSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   runId: z.string().regex(/^run_[A-Za-z0-9]{6,40}$/),
   owner: OwnerIdSchema,
-  workflowId: WorkflowIdSchema,
+  /** The saved workflow, or for a delegated job its client's grant (`grant_…`, see schemas/job.ts). */
+  workflowId: z.union([WorkflowIdSchema, GrantIdSchema]),
   workflowName: z.string(),
   workflowVersion: z.number().int().positive(),
   status: RunStatusSchema,

@@ -6,7 +6,9 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { NotesPort } from '../actions/notes-port.ts';
 import { type AnchorSigner, type AuditEntry, AuditEntrySchema } from '../audit/index.ts';
+import type { LiveDelegation } from '../core/live-policy.ts';
 import type { DaySpend, RunChange, RunStore } from '../core/store-port.ts';
+import { isGrantWorkflowId } from '../schemas/job.ts';
 import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
@@ -16,6 +18,7 @@ import { getApproval, listApprovals } from './approvals.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import { commitRunChange } from './commit.ts';
 import { getHumanTask, listRunHumanTasks } from './human-tasks.ts';
+import { getJobSnapshot, getLiveDelegation } from './job-snapshots.ts';
 import { keys, prefixes } from './keys.ts';
 import { listLedgerPage } from './ledger-page.ts';
 import { assembleMessages } from './message-assembly.ts';
@@ -79,12 +82,18 @@ export class DynamoStore implements RunStore, NotesPort {
     workflowId: string,
     version: number,
   ): Promise<WorkflowVersion | undefined> {
+    // A delegated job's run: its "version" is the job's snapshot (job-snapshots.ts).
+    if (isGrantWorkflowId(workflowId)) return getJobSnapshot(this.ctx, owner, workflowId, version);
     const cached = this.versions.get(owner, workflowId, version);
     if (cached) return cached;
     const found = await getWorkflowVersion(this.ctx, owner, workflowId, version);
     // Only a published version is immutable; a draft is replaced in place and then published (workflow-drafts.ts).
     if (found?.status === 'published') this.versions.set(owner, workflowId, version, found);
     return found;
+  }
+  /** The live grant of a delegated job's run (the core's `DelegationPort`). */
+  liveGrant(run: Run): Promise<LiveDelegation | undefined> {
+    return getLiveDelegation(this.ctx, run);
   }
   listMessages(runId: string): Promise<TranscriptMessage[]> {
     return queryPrefixItems(this.ctx, keys.run(runId).pk, prefixes.message).then(assembleMessages);

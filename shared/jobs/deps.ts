@@ -1,0 +1,25 @@
+/** What the job operations are built from: the run store and executions (as for runs), time, ids, models. */
+import type { Clock, Ids } from '../core/ports.ts';
+import type { ExecutionsPort } from '../runs/ports.ts';
+import type { DynamoStore } from '../store/index.ts';
+import type { ModelCatalog } from './resolve.ts';
+import type { RetryPolicy } from './retry.ts';
+
+export type JobsDeps = {
+  store: DynamoStore;
+  executions: ExecutionsPort;
+  clock: Clock;
+  ids: Ids;
+  /** The deployment's prices and roles: a model without a price is refused at submission. */
+  models: ModelCatalog;
+  /** @default DEFAULT_RETRY_POLICY */
+  retry?: RetryPolicy;
+};
+
+/**
+ * The authenticated caller of the job operations: a client identity (an API key's `client` locally, a JWT
+ * client id on AWS). `owner`, when the credential names one (local API keys do), must be the grant's owner.
+ */
+export type JobCaller = { clientId: string; owner?: string | undefined; principal: string };
+
+export const isoNow = (clock: Clock): string => new Date(clock.nowMs()).toISOString();

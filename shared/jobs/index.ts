@@ -1,0 +1,8 @@
+export * from './deps.ts';
+export * from './errors.ts';
+export * from './grants.ts';
+export { promoteQueued, settleJobOfRun, settleJobRun, sweepJobs } from './lifecycle.ts';
+export * from './resolve.ts';
+export * from './retry.ts';
+export * from './schemas.ts';
+export * from './service.ts';

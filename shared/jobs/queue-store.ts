@@ -1,0 +1,324 @@
+/**
+ * Admission in the table. Every state change of a job moves the grant's counter item (`SLOTS`) in the same
+ * transaction, conditional on the job's state, so a slot is taken or given back exactly once:
+ * - `held` = running + queued, capped at concurrency + maxQueued on admission;
+ * - `running` is capped at the live grant's concurrency when a queued job is promoted.
+ * DynamoDB transactions: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html
+ * (a transaction touching an item another transaction is writing is cancelled with `TransactionConflict`:
+ * retried here with jittered backoff; a failed condition is `ConditionalCheckFailed` at its item's index).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { StoreContext } from '../store/client.ts';
+import { decodeToken, encodeToken, getItem, InvalidPageTokenError } from '../store/reads.ts';
+import { TABLE_KEYS } from '../store/table.ts';
+import { type JobRecord, JobRecordSchema, jobKeys, jobPrefixes } from './records.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type TransactResult = { ok: true } | { ok: false; codes: string[] };
+
+const MAX_CONFLICT_ATTEMPTS = 40;
+
+/** Runs a transaction; retries while it only lost to a concurrent one, then answers which conditions failed. */
+export async function transact(ctx: StoreContext, items: TransactItem[]): Promise<TransactResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ctx.doc.send(new TransactWriteCommand({ TransactItems: items }));
+      return { ok: true };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+      const conflictOnly = codes.includes('TransactionConflict') && !codes.includes('ConditionalCheckFailed');
+      if (!conflictOnly || attempt >= MAX_CONFLICT_ATTEMPTS) return { ok: false, codes };
+      await sleep(Math.random() * Math.min(200, 5 * 2 ** Math.min(attempt, 6)));
+    }
+  }
+}
+
+const T = (ctx: StoreContext) => ctx.table;
+
+/** The next job number of a grant: an atomic counter, so numbers (and queue order) never repeat. */
+export async function nextJobNumber(ctx: StoreContext, grantId: string): Promise<number> {
+  const response = await ctx.doc.send(
+    new UpdateCommand({
+      TableName: T(ctx),
+      Key: jobKeys.slots(grantId),
+      UpdateExpression: 'ADD nextNumber :one',
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(response.Attributes?.nextNumber);
+}
+
+export const getJobRecord = (ctx: StoreContext, grantId: string, n: number) =>
+  getItem(ctx, jobKeys.job(grantId, n), JobRecordSchema);
+
+const slotsUpdate = (
+  ctx: StoreContext,
+  grantId: string,
+  deltas: { running?: number; queued?: number; held?: number },
+  condition?: { attribute: 'held' | 'running'; below: number },
+): TransactItem => {
+  const entries = Object.entries(deltas).filter(([, delta]) => delta !== 0);
+  return {
+    Update: {
+      TableName: T(ctx),
+      Key: jobKeys.slots(grantId),
+      UpdateExpression: `ADD ${entries.map(([name]) => `#${name} :${name}`).join(', ')}`,
+      ExpressionAttributeNames: {
+        ...Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
+        ...(condition ? { '#limit': condition.attribute } : {}),
+      },
+      ExpressionAttributeValues: {
+        ...Object.fromEntries(entries.map(([name, delta]) => [`:${name}`, delta])),
+        ...(condition ? { ':below': condition.below } : {}),
+      },
+      ...(condition ? { ConditionExpression: 'attribute_not_exists(#limit) OR #limit < :below' } : {}),
+    },
+  };
+};
+
+const putJob = (
+  ctx: StoreContext,
+  job: JobRecord,
+  expected?: { state: JobRecord['state']; runId?: string },
+) => ({
+  Put: {
+    TableName: T(ctx),
+    Item: { ...jobKeys.job(job.grantId, job.number), ...job },
+    ...(expected
+      ? {
+          ConditionExpression: `#state = :state${expected.runId ? ' AND #runId = :runId' : ''}`,
+          ExpressionAttributeNames: { '#state': 'state', ...(expected.runId ? { '#runId': 'runId' } : {}) },
+          ExpressionAttributeValues: {
+            ':state': expected.state,
+            ...(expected.runId ? { ':runId': expected.runId } : {}),
+          },
+        }
+      : { ConditionExpression: 'attribute_not_exists(pk)' }),
+  },
+});
+
+/** Releases the coalescing marker of `job`, if it still holds it. */
+const releaseRequest = (ctx: StoreContext, job: JobRecord): TransactItem => ({
+  Delete: {
+    TableName: T(ctx),
+    Key: jobKeys.request(job.grantId, job.requestHash),
+    ConditionExpression: 'attribute_not_exists(pk) OR jobId = :jobId',
+    ExpressionAttributeValues: { ':jobId': job.jobId },
+  },
+});
+
+export type AdmitOutcome = 'admitted' | 'full' | 'coalesce' | 'idempotent';
+
+/**
+ * Admits a new job as queued: counted against concurrency + maxQueued, queued under its number, marked as
+ * the live job for its request hash (coalescing) and, with a key, for its Idempotency-Key (a week).
+ */
+export async function admitJob(
+  ctx: StoreContext,
+  job: JobRecord,
+  cap: number,
+  idempotencyTtlEpoch: number,
+): Promise<AdmitOutcome> {
+  const pointer = { jobId: job.jobId, number: job.number, requestHash: job.requestHash };
+  const items: TransactItem[] = [
+    slotsUpdate(ctx, job.grantId, { held: 1, queued: 1 }, { attribute: 'held', below: cap }),
+    putJob(ctx, job),
+    { Put: { TableName: T(ctx), Item: { ...jobKeys.queued(job.grantId, job.number), ...pointer } } },
+    {
+      Put: {
+        TableName: T(ctx),
+        Item: { ...jobKeys.request(job.grantId, job.requestHash), ...pointer },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    ...(job.idempotencyKey
+      ? [
+          {
+            Put: {
+              TableName: T(ctx),
+              Item: {
+                ...jobKeys.idempotency(job.grantId, job.idempotencyKey),
+                ...pointer,
+                [TABLE_KEYS.ttlAttribute]: idempotencyTtlEpoch,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ]
+      : []),
+  ];
+  const result = await transact(ctx, items);
+  if (result.ok) return 'admitted';
+  if (result.codes[4] === 'ConditionalCheckFailed') return 'idempotent';
+  if (result.codes[3] === 'ConditionalCheckFailed') return 'coalesce';
+  if (result.codes[0] === 'ConditionalCheckFailed') return 'full';
+  throw new Error(`job admission failed: ${result.codes.join(',')}`);
+}
+
+const PointerSchemaShape = JobRecordSchema.pick({ jobId: true, number: true, requestHash: true });
+
+/** The job a coalescing marker or an Idempotency-Key points at. */
+export const getRequestPointer = (ctx: StoreContext, grantId: string, hash: string) =>
+  getItem(ctx, jobKeys.request(grantId, hash), PointerSchemaShape);
+export const getIdempotencyPointer = (ctx: StoreContext, grantId: string, key: string) =>
+  getItem(ctx, jobKeys.idempotency(grantId, key), PointerSchemaShape);
+
+/** The queued job numbers of a grant in order (strongly consistent): at most `limit`. */
+export async function queuedNumbers(ctx: StoreContext, grantId: string, limit: number): Promise<number[]> {
+  const response = await ctx.doc.send(
+    new QueryCommand({
+      TableName: T(ctx),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': `GRANT#${grantId}`, ':prefix': jobPrefixes.queued },
+      ConsistentRead: true,
+      Limit: limit,
+    }),
+  );
+  return (response.Items ?? []).map((item) => Number(item.number));
+}
+
+/** The numbers of a grant's jobs holding a slot (strongly consistent). */
+export async function activeNumbers(ctx: StoreContext, grantId: string): Promise<number[]> {
+  const numbers: number[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const response = await ctx.doc.send(
+      new QueryCommand({
+        TableName: T(ctx),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': `GRANT#${grantId}`, ':prefix': jobPrefixes.active },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    numbers.push(...(response.Items ?? []).map((item) => Number(item.number)));
+    startKey = response.LastEvaluatedKey;
+  } while (startKey);
+  return numbers;
+}
+
+/** 1 + the number of jobs queued ahead of job `n` (strongly consistent). */
+export async function queuePosition(ctx: StoreContext, grantId: string, n: number): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const response = await ctx.doc.send(
+      new QueryCommand({
+        TableName: T(ctx),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': `GRANT#${grantId}`,
+          ':from': jobPrefixes.queued,
+          ':to': `${jobKeys.queued(grantId, n).sk}`,
+        },
+        ConsistentRead: true,
+        Select: 'COUNT',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += response.Count ?? 0;
+    startKey = response.LastEvaluatedKey;
+  } while (startKey);
+  return Math.max(1, count);
+}
+
+/** Promotes queued job `job` into a slot, if one is free under `quota`. */
+export async function claimSlot(ctx: StoreContext, job: JobRecord, quota: number, next: JobRecord) {
+  const result = await transact(ctx, [
+    slotsUpdate(ctx, job.grantId, { running: 1, queued: -1 }, { attribute: 'running', below: quota }),
+    {
+      Delete: {
+        TableName: T(ctx),
+        Key: jobKeys.queued(job.grantId, job.number),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+    putJob(ctx, next, { state: 'queued' }),
+    { Put: { TableName: T(ctx), Item: { ...jobKeys.active(job.grantId, job.number), number: job.number } } },
+  ]);
+  if (result.ok) return 'claimed' as const;
+  return result.codes[0] === 'ConditionalCheckFailed' ? ('full' as const) : ('lost' as const);
+}
+
+/** Moves a job that holds a slot from `expected` to `next` (running → running with its run id). */
+export async function updateActiveJob(
+  ctx: StoreContext,
+  next: JobRecord,
+  expected: { state: JobRecord['state']; runId?: string },
+): Promise<boolean> {
+  return (await transact(ctx, [putJob(ctx, next, expected)])).ok;
+}
+
+/** Gives the slot back: the job ends (`next.state` ended) or goes back to the queue for a retry. */
+export async function releaseSlot(
+  ctx: StoreContext,
+  next: JobRecord,
+  expected: { state: JobRecord['state']; runId?: string },
+): Promise<boolean> {
+  const again = next.state === 'queued';
+  const result = await transact(ctx, [
+    slotsUpdate(ctx, next.grantId, again ? { running: -1, queued: 1 } : { running: -1, held: -1 }),
+    putJob(ctx, next, expected),
+    { Delete: { TableName: T(ctx), Key: jobKeys.active(next.grantId, next.number) } },
+    again
+      ? {
+          Put: {
+            TableName: T(ctx),
+            Item: { ...jobKeys.queued(next.grantId, next.number), jobId: next.jobId, number: next.number },
+          },
+        }
+      : releaseRequest(ctx, next),
+  ]);
+  return result.ok;
+}
+
+/** Ends a job that is still queued (cancelled, or refused by a revoked grant). */
+export async function endQueuedJob(ctx: StoreContext, next: JobRecord): Promise<boolean> {
+  const result = await transact(ctx, [
+    slotsUpdate(ctx, next.grantId, { queued: -1, held: -1 }),
+    {
+      Delete: {
+        TableName: T(ctx),
+        Key: jobKeys.queued(next.grantId, next.number),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+    putJob(ctx, next, { state: 'queued' }),
+    releaseRequest(ctx, next),
+  ]);
+  return result.ok;
+}
+
+/** One page of a grant's jobs, newest first. */
+export async function listJobRecords(
+  ctx: StoreContext,
+  grantId: string,
+  limit: number,
+  nextToken: string | undefined,
+): Promise<{ jobs: JobRecord[]; nextToken?: string }> {
+  const startKey = decodeToken(nextToken);
+  // A token is only good for the grant it was issued for.
+  if (startKey && startKey.pk !== `GRANT#${grantId}`) throw new InvalidPageTokenError();
+  const response = await ctx.doc.send(
+    new QueryCommand({
+      TableName: T(ctx),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': `GRANT#${grantId}`, ':prefix': jobPrefixes.job },
+      ScanIndexForward: false,
+      Limit: limit,
+      ExclusiveStartKey: startKey,
+    }),
+  );
+  const token = encodeToken(response.LastEvaluatedKey);
+  const jobs = (response.Items ?? []).map((item) => JobRecordSchema.parse(item));
+  return { jobs, ...(token ? { nextToken: token } : {}) };
+}

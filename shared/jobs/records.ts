@@ -1,0 +1,108 @@
+/**
+ * The stored items of delegated jobs (single table, docs/data-model.md "Delegated jobs"):
+ * - `CLIENT#<clientId> / GRANT`: the client's live grant (its owner, version, revoked flag);
+ * - `GRANT#<grantId> / GRANTV#<v>`: every version of it, as it was;
+ * - `GRANT#<grantId> / SLOTS`: the admission counter (`running`, `queued`, `nextNumber`);
+ * - `GRANT#<grantId> / JOB#<n>`: job n (request, snapshot, state, attempts);
+ * - `GRANT#<grantId> / Q#<n>` while queued, `ACTIVE#<n>` while holding a slot, `REQ#<hash>` while coalescible,
+ *   `IDEM#<key>` for an Idempotency-Key (a week).
+ */
+import * as z from 'zod';
+import { IsoTimeSchema, OwnerIdSchema } from '../schemas/common.ts';
+import { ClientIdSchema, GrantIdSchema, JobIdSchema } from '../schemas/job.ts';
+import { StopReasonSchema } from '../schemas/run.ts';
+import { WorkflowDefinitionSchema } from '../schemas/workflow.ts';
+import { GrantSpecSchema, JobConstraintsSchema, JobRetrySchema } from './schemas.ts';
+
+const pad = (value: number, width: number) => String(value).padStart(width, '0');
+
+export const jobKeys = {
+  grantHead: (clientId: string) => ({ pk: `CLIENT#${clientId}`, sk: 'GRANT' }),
+  grantVersion: (grantId: string, version: number) => ({
+    pk: `GRANT#${grantId}`,
+    sk: `GRANTV#${pad(version, 6)}`,
+  }),
+  slots: (grantId: string) => ({ pk: `GRANT#${grantId}`, sk: 'SLOTS' }),
+  job: (grantId: string, n: number) => ({ pk: `GRANT#${grantId}`, sk: `JOB#${pad(n, 10)}` }),
+  queued: (grantId: string, n: number) => ({ pk: `GRANT#${grantId}`, sk: `Q#${pad(n, 10)}` }),
+  active: (grantId: string, n: number) => ({ pk: `GRANT#${grantId}`, sk: `ACTIVE#${pad(n, 10)}` }),
+  request: (grantId: string, hash: string) => ({ pk: `GRANT#${grantId}`, sk: `REQ#${hash}` }),
+  idempotency: (grantId: string, key: string) => ({ pk: `GRANT#${grantId}`, sk: `IDEM#${key}` }),
+} as const;
+
+export const jobPrefixes = { job: 'JOB#', queued: 'Q#', active: 'ACTIVE#' } as const;
+
+/** The sparse index entries of a grant head: by owner (gsi1, listing) and all grants (gsi2, the sweep). */
+export const grantIndexKeys = (owner: string, clientId: string, grantId: string) => ({
+  gsi1pk: `OWNER#${owner}`,
+  gsi1sk: `GRANT#${clientId}`,
+  gsi2pk: 'JOBGRANTS',
+  gsi2sk: grantId,
+});
+
+/** The live grant of a client. */
+export const GrantRecordSchema = z.object({
+  owner: OwnerIdSchema,
+  clientId: ClientIdSchema,
+  grantId: GrantIdSchema,
+  version: z.number().int().positive(),
+  revoked: z.boolean(),
+  grant: GrantSpecSchema,
+  createdAt: IsoTimeSchema,
+  updatedAt: IsoTimeSchema,
+  updatedBy: z.string(),
+});
+export type GrantRecord = z.infer<typeof GrantRecordSchema>;
+
+/** The admission counter of a grant. */
+export const SlotsSchema = z.object({
+  running: z.number().int().default(0),
+  queued: z.number().int().default(0),
+  nextNumber: z.number().int().default(0),
+});
+
+/**
+ * Where a job is: `queued` (waiting for a slot, or for its retry time), `starting` (holds a slot, its run is
+ * being created), `running` (holds a slot, `runId` is its run), `ended` (final; `final` says how when it
+ * ended without a run's verdict: cancelled while queued, refused by a revoked grant).
+ */
+export const JOB_STATES = ['queued', 'starting', 'running', 'ended'] as const;
+
+export const JobRecordSchema = z.object({
+  schemaVersion: z.literal(1),
+  jobId: JobIdSchema,
+  number: z.number().int().positive(),
+  owner: OwnerIdSchema,
+  clientId: ClientIdSchema,
+  grantId: GrantIdSchema,
+  state: z.enum(JOB_STATES),
+  prompt: z.string(),
+  requestHash: z.string(),
+  idempotencyKey: z.string().optional(),
+  constraints: JobConstraintsSchema,
+  /** The agent definition the job runs: the grant snapshot ∩ the request, resolved at admission. */
+  definition: WorkflowDefinitionSchema,
+  runId: z.string().optional(),
+  /** Runs of earlier attempts, oldest first. */
+  previousRunIds: z.array(z.string()).default([]),
+  /** Attempts that counted (a capacity wait does not). */
+  attemptsMade: z.number().int().nonnegative(),
+  /** Runs started in all, capacity retries included: the next run's idempotency scope. */
+  runsStarted: z.number().int().nonnegative().default(0),
+  capacityWaits: z.number().int().nonnegative().default(0),
+  notBefore: IsoTimeSchema.optional(),
+  retry: JobRetrySchema.optional(),
+  cancelRequested: z.boolean().default(false),
+  final: z
+    .object({
+      status: z.enum(['done', 'failed', 'denied', 'cancelled']),
+      stopReason: StopReasonSchema.optional(),
+      error: z.object({ name: z.string(), message: z.string() }).optional(),
+    })
+    .optional(),
+  createdAt: IsoTimeSchema,
+  startedAt: IsoTimeSchema.optional(),
+  endedAt: IsoTimeSchema.optional(),
+  updatedAt: IsoTimeSchema,
+});
+export type JobRecord = z.infer<typeof JobRecordSchema>;

@@ -1,0 +1,71 @@
+/**
+ * Retry disposition belongs to the runtime, not the model: when a job's run ends `failed`, this decides
+ * whether the job waits for capacity (rate limit, overload: no attempt used), backs off and tries again
+ * (a transient fault: one attempt used, up to the grant's `maxAttempts`), or ends with the run's verdict.
+ * A fresh attempt is a fresh run; it is only made when the failed run dispatched no tool call, so a retry
+ * can never repeat a side effect (the ledger of one run does not cover the next).
+ */
+import type { Run } from '../schemas/run.ts';
+import type { JobRecord } from './records.ts';
+
+/** Errors that mean "no capacity now": the provider's rate limit or overload. */
+export const CAPACITY_ERRORS: readonly string[] = ['ModelRateLimitedError', 'ModelOverloadedError'];
+
+/** Errors that may pass: a provider or connection fault, throttling, a crashed or timed-out invocation. */
+export const TRANSIENT_ERRORS: readonly string[] = [
+  'ModelServerError',
+  'ModelConnectionError',
+  'StoreThrottledError',
+  'States.Timeout',
+  'States.TaskFailed',
+  'Lambda.ServiceException',
+  'Lambda.Unknown',
+  'Sandbox.Timedout',
+];
+
+export type RetryPolicy = {
+  /** First backoff after a transient failure; doubled per attempt. */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** Wait before trying again after a capacity failure. */
+  capacityWaitMs: number;
+  /** Capacity waits before the job gives up (they use no attempt, but are not endless). */
+  maxCapacityWaits: number;
+};
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  backoffBaseMs: 30_000,
+  backoffMaxMs: 15 * 60_000,
+  capacityWaitMs: 60_000,
+  maxCapacityWaits: 30,
+};
+
+export type Disposition =
+  | { kind: 'final'; note?: string }
+  | { kind: 'capacity' | 'backoff'; delayMs: number; reason: string };
+
+/** What to do with `job` now that its run `run` ended; `dispatched` counts the run's ledger rows. */
+export function dispositionOf(
+  run: Run,
+  job: JobRecord,
+  dispatched: number,
+  policy: RetryPolicy,
+): Disposition {
+  if (job.cancelRequested || run.status !== 'failed' || run.stopReason !== 'error') return { kind: 'final' };
+  const name = run.error?.name ?? '';
+  const reason = `${name}: ${run.error?.message ?? ''}`.slice(0, 1000);
+  if (dispatched > 0)
+    return { kind: 'final', note: 'not retried: the failed attempt had dispatched tool calls' };
+  if (CAPACITY_ERRORS.includes(name)) {
+    if (job.capacityWaits >= policy.maxCapacityWaits)
+      return { kind: 'final', note: `gave up after ${job.capacityWaits} capacity waits` };
+    return { kind: 'capacity', delayMs: policy.capacityWaitMs, reason };
+  }
+  if (TRANSIENT_ERRORS.includes(name)) {
+    if (job.attemptsMade + 1 >= job.constraints.maxAttempts)
+      return { kind: 'final', note: `gave up after ${job.attemptsMade + 1} attempts` };
+    const delayMs = Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** job.attemptsMade);
+    return { kind: 'backoff', delayMs, reason };
+  }
+  return { kind: 'final' };
+}

@@ -1,0 +1,44 @@
+/** A job as its client polls it: the job record joined with its run (status, result, usage, cost). */
+import { ZERO_USAGE } from '../schemas/common.ts';
+import type { Run } from '../schemas/run.ts';
+import type { JobRecord } from './records.ts';
+import type { JobStatus, JobView } from './schemas.ts';
+
+export const MAX_ERROR_CHARS = 1000;
+
+function statusOf(job: JobRecord, run: Run | undefined): JobStatus {
+  if (job.state === 'queued') return 'queued';
+  if (job.state === 'ended') return job.final?.status ?? 'failed';
+  if (!run || run.status === 'pending') return 'running';
+  // A run that ended but whose job is not settled yet reads as its run.
+  return run.status;
+}
+
+/** The view of `job`; `run` is its current (or last) run, `position` its queue position when queued. */
+export function jobView(job: JobRecord, run: Run | undefined, position: number | undefined): JobView {
+  const status = statusOf(job, run);
+  const error = job.final?.error ?? run?.error;
+  const stopReason = job.final?.stopReason ?? (run && status !== 'queued' ? run.stopReason : undefined);
+  return {
+    jobId: job.jobId,
+    status,
+    ...(status === 'queued' && position !== undefined ? { queuePosition: position } : {}),
+    createdAt: job.createdAt,
+    ...(job.startedAt ? { startedAt: job.startedAt } : {}),
+    ...(job.endedAt
+      ? { endedAt: job.endedAt }
+      : run?.endedAt && status !== 'queued'
+        ? { endedAt: run.endedAt }
+        : {}),
+    ...(run ? { runId: run.runId } : {}),
+    ...(run?.result && status !== 'queued' ? { result: run.result } : {}),
+    ...(stopReason ? { stopReason } : {}),
+    turns: run?.modelCalls ?? 0,
+    usage: run?.usage ?? { ...ZERO_USAGE },
+    costUsd: run?.costUsd ?? 0,
+    ...(error ? { error: { name: error.name, message: error.message.slice(0, MAX_ERROR_CHARS) } } : {}),
+    attempts: { made: job.attemptsMade, max: job.constraints.maxAttempts },
+    ...(job.retry && status === 'queued' ? { retry: job.retry } : {}),
+    constraints: job.constraints,
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * A delegated job's run is bound to `grant_…` / job number instead of a saved workflow version: the
+ * version is the job's snapshot (the agent definition resolved at admission, docs/jobs.md). Deliver, the
+ * approval pages and the turn read it through the same `getWorkflowVersion` as a workflow's version.
+ */
+
+import type { LiveDelegation } from '../core/live-policy.ts';
+import { type GrantRecord, GrantRecordSchema, JobRecordSchema, jobKeys } from '../jobs/records.ts';
+import type { Run } from '../schemas/run.ts';
+import type { WorkflowVersion } from '../schemas/workflow-record.ts';
+import type { StoreContext } from './client.ts';
+import { getItem } from './reads.ts';
+
+/** Job `number`'s snapshot under `grantId`, as a workflow version; undefined when missing or foreign. */
+export async function getJobSnapshot(
+  ctx: StoreContext,
+  owner: string,
+  grantId: string,
+  number: number,
+): Promise<WorkflowVersion | undefined> {
+  const job = await getItem(ctx, jobKeys.job(grantId, number), JobRecordSchema);
+  if (!job || job.owner !== owner) return undefined;
+  return {
+    schemaVersion: 1,
+    owner,
+    workflowId: grantId,
+    version: number,
+    definition: job.definition,
+    // A job's snapshot is final from admission on: as a published version is.
+    status: 'published',
+    createdAt: job.createdAt,
+  };
+}
+
+/** The live grant a job's run is checked against: the client's grant head (one read). */
+export async function getLiveDelegation(ctx: StoreContext, run: Run): Promise<LiveDelegation | undefined> {
+  if (run.trigger.type !== 'job') return undefined;
+  const grant: GrantRecord | undefined = await getItem(
+    ctx,
+    jobKeys.grantHead(run.trigger.clientId),
+    GrantRecordSchema,
+  );
+  // Another owner's grant, or the client granted anew under another grant id, is no grant of this run.
+  if (!grant || grant.owner !== run.owner || grant.grantId !== run.trigger.grantId) return undefined;
+  if (grant.revoked) return { revoked: true };
+  return { revoked: false, allowedActions: grant.grant.actions, gates: grant.grant.gates };
+}
