@@ -7,13 +7,15 @@
  */
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { requireIdentity } from './auth.ts';
+import { ownerPathsOnly, requireIdentity } from './auth.ts';
 import type { ApiDeps, ApiEnv } from './deps.ts';
 import { errorBody, handleError } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { eventRoutes } from './routes/events.ts';
+import { grantRoutes } from './routes/grants.ts';
+import { jobRoutes } from './routes/jobs.ts';
 import { localEventRoutes } from './routes/local-events.ts';
 import { meRoutes } from './routes/me.ts';
 import { runRoutes } from './routes/runs.ts';
@@ -39,7 +41,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     return c.json(document);
   });
 
-  app.use('/v1/*', limit, authenticated);
+  app.use('/v1/*', limit, authenticated, ownerPathsOnly());
   app.route('/v1/workflows', workflowSpendRoutes(deps));
   app.route('/v1/workflows', workflowRoutes(deps));
   app.route('/v1', runRoutes(deps));
@@ -47,8 +49,13 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/v1/events', eventRoutes(deps));
   app.route('/v1/audit', auditRoutes(deps));
   app.route('/v1/me', meRoutes(deps));
+  if (deps.jobs) {
+    const withJobs = { ...deps, jobs: deps.jobs };
+    app.route('/v1/jobs', jobRoutes(withJobs));
+    app.route('/v1/grants', grantRoutes(withJobs));
+  }
   if (deps.local?.events) {
-    app.use('/local/events', limit, authenticated);
+    app.use('/local/events', limit, authenticated, ownerPathsOnly());
     app.route('/local', localEventRoutes(deps));
   }
 

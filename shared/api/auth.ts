@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import * as z from 'zod';
 import { OwnerIdSchema } from '../schemas/common.ts';
+import { ClientIdSchema } from '../schemas/job.ts';
 import type { ApiEnv, Authenticator, Identity } from './deps.ts';
 import { ApiError, AuthConfigError } from './errors.ts';
 
@@ -66,15 +67,27 @@ const JwtEnvSchema = z.object({
   }),
 });
 
-/** Callers with a token the JWT authorizer verified; the owner is `ownerClaim` (default `sub`). */
-export function jwtAuthenticator(options: { ownerClaim?: string } = {}): Authenticator {
+/**
+ * Callers with a token the JWT authorizer verified; the owner is `ownerClaim` (default `sub`). A machine
+ * token (OAuth client credentials: its `sub` is its client id, as Cognito issues them, see
+ * https://docs.aws.amazon.com/cognito/latest/developerguide/amazon-cognito-user-pools-using-the-access-token.html)
+ * is a delegated-jobs client (docs/jobs.md): `client` is its `clientClaim` (default `client_id`) and its owner
+ * is the one that granted it, looked up by the job routes; it may use nothing else.
+ */
+export function jwtAuthenticator(options: { ownerClaim?: string; clientClaim?: string } = {}): Authenticator {
   const ownerClaim = options.ownerClaim ?? 'sub';
+  const clientClaim = options.clientClaim ?? 'client_id';
   return {
     authenticate(_request, env) {
       const parsed = JwtEnvSchema.safeParse(env);
       if (!parsed.success) return undefined;
       const { claims } = parsed.data.event.requestContext.authorizer.jwt;
       const sub = claims.sub;
+      const client = claims[clientClaim];
+      if (typeof client === 'string' && client !== '' && client === sub) {
+        const valid = ClientIdSchema.safeParse(client);
+        return valid.success ? { owner: '', principal: principalOf(`client:${client}`), client } : undefined;
+      }
       const owner = claims[ownerClaim];
       if (typeof sub !== 'string' || sub === '' || typeof owner !== 'string') return undefined;
       const valid = validOwner(owner);
@@ -83,12 +96,22 @@ export function jwtAuthenticator(options: { ownerClaim?: string } = {}): Authent
   };
 }
 
-/** The local API keys file: `{ "keys": { "<key>": { "owner": "alice", "principal"?: "alice@laptop" } } }`. */
+/**
+ * The local API keys file: `{ "keys": { "<key>": { "owner": "alice", "principal"?: "alice@laptop" } } }`.
+ * An entry with `client` is a delegated-jobs client of that owner (docs/jobs.md): it may use the job routes
+ * only, under the grant its owner gave that client id.
+ */
 export const ApiKeysFileSchema = z
   .object({
     keys: z.record(
       z.string().min(16, 'API keys must be at least 16 characters').max(256),
-      z.object({ owner: OwnerIdSchema, principal: z.string().min(1).max(256).optional() }).strict(),
+      z
+        .object({
+          owner: OwnerIdSchema,
+          principal: z.string().min(1).max(256).optional(),
+          client: ClientIdSchema.optional(),
+        })
+        .strict(),
     ),
   })
   .strict();
@@ -112,7 +135,13 @@ export function apiKeyAuthenticator(keysFile: string): Authenticator {
   }
   const entries = Object.entries(parsed.data.keys).map(([key, entry]) => ({
     digest: digest(key),
-    identity: { owner: entry.owner, principal: principalOf(entry.principal ?? entry.owner) } as Identity,
+    identity: (entry.client
+      ? {
+          owner: entry.owner,
+          principal: principalOf(entry.principal ?? `client:${entry.client}`),
+          client: entry.client,
+        }
+      : { owner: entry.owner, principal: principalOf(entry.principal ?? entry.owner) }) as Identity,
   }));
   return {
     authenticate(request) {
@@ -142,6 +171,29 @@ export function requireIdentity(authenticator: Authenticator) {
       );
     }
     c.set('identity', identity);
+    await next();
+  });
+}
+
+/** The owners `authenticator` verifies, without its delegated-jobs clients (for owner-only surfaces). */
+export const ownersOnly = (authenticator: Authenticator): Authenticator => ({
+  async authenticate(request, env) {
+    const identity = await authenticator.authenticate(request, env);
+    return identity?.client === undefined ? identity : undefined;
+  },
+});
+
+/** Paths a delegated-jobs client may use; every other path is the owner's. */
+export const CLIENT_PATH_PREFIXES: readonly string[] = ['/v1/jobs'];
+
+/** Middleware: a client identity (docs/jobs.md) gets 403 outside the client paths. */
+export function ownerPathsOnly(clientPaths: readonly string[] = CLIENT_PATH_PREFIXES) {
+  return createMiddleware<ApiEnv>(async (c, next) => {
+    const { client } = c.get('identity');
+    const path = c.req.path;
+    const allowed = clientPaths.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+    if (client !== undefined && !allowed)
+      throw new ApiError(403, 'forbidden', 'a delegated-jobs client may only use /v1/jobs');
     await next();
   });
 }

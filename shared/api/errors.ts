@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { GrantChangeError, JobNotFoundError, JobRejectedError } from '../jobs/errors.ts';
 import { WorkflowNotRunnableError } from '../runs/index.ts';
 import {
   AlreadyExistsError,
@@ -59,7 +60,36 @@ export function errorBody(code: string, message: string, fields?: FieldError[]):
   return { error: { code, message, ...(fields && fields.length > 0 ? { fields } : {}) } };
 }
 
+const REJECTION_STATUS = {
+  not_granted: 403,
+  scope_missing: 403,
+  outside_grant: 403,
+  unpriced_model: 400,
+  queue_full: 429,
+  idempotency_conflict: 409,
+} as const;
+
+/** Delegated jobs' refusals (shared/jobs/errors.ts), each naming its field. */
+function mapJobError(error: unknown): ApiError | undefined {
+  if (error instanceof JobNotFoundError) return new ApiError(404, 'not_found', 'job not found');
+  if (error instanceof JobRejectedError)
+    return new ApiError(REJECTION_STATUS[error.kind], error.kind, error.message, {
+      fields: [{ path: error.field, message: error.message }],
+      ...(error.kind === 'queue_full' ? { headers: { 'Retry-After': '5' } } : {}),
+    });
+  if (error instanceof GrantChangeError) {
+    if (error.kind === 'not_found') return new ApiError(404, 'not_found', 'grant not found');
+    const fields = error.field ? [{ path: error.field, message: error.message }] : undefined;
+    return error.kind === 'conflict'
+      ? new ApiError(409, 'conflict', error.message, fields ? { fields } : {})
+      : invalid(fields ?? [], error.message);
+  }
+  return undefined;
+}
+
 function mapDomainError(error: unknown): ApiError | undefined {
+  const job = mapJobError(error);
+  if (job) return job;
   if (error instanceof AlreadyExistsError) return new ApiError(409, 'already_exists', error.message);
   if (error instanceof IdempotencyConflictError) {
     return new ApiError(

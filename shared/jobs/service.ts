@@ -10,7 +10,7 @@
  */
 import { cancelRun } from '../runs/cancel-run.ts';
 import { jobIdOf, parseJobId } from '../schemas/job.ts';
-import type { Run } from '../schemas/run.ts';
+import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import { isoNow, type JobCaller, type JobsDeps } from './deps.ts';
 import { JobNotFoundError, JobRejectedError } from './errors.ts';
 import { getGrantRecord } from './grant-store.ts';
@@ -62,6 +62,13 @@ export async function authorizeCaller(
 
 async function viewOf(deps: JobsDeps, job: JobRecord): Promise<JobView> {
   const run = job.runId ? await deps.store.getRun(job.runId) : undefined;
+  if (job.state === 'running' && run && isTerminalRunStatus(run.status)) {
+    // The run ended and its job is not settled yet (Deliver or MarkFailed is on its way, or crashed):
+    // settle it now, so what the client reads (and may submit next) agrees with its slot.
+    await settleJobRun(deps, run);
+    const settled = await getJobRecord(deps.store.ctx, job.grantId, job.number);
+    if (settled && settled.state !== 'running') return viewOf(deps, settled);
+  }
   const position =
     job.state === 'queued' ? await queuePosition(deps.store.ctx, job.grantId, job.number) : undefined;
   return jobView(job, run, position);

@@ -34,11 +34,12 @@ export function ensureLocalFiles(files: LocalFiles): { apiKey: string; owner: st
     keys: { [`wfl_${randomBytes(24).toString('base64url')}`]: { owner: 'local' } },
   }));
   writeIfMissing(files.secrets, () => ({}));
-  const keys = JSON.parse(readFileSync(files.apiKeys, 'utf8')) as { keys: Record<string, { owner: string }> };
-  const [apiKey, entry] =
-    Object.entries(keys.keys).find(([, value]) => value.owner === 'local') ??
-    Object.entries(keys.keys)[0] ??
-    [];
+  const keys = JSON.parse(readFileSync(files.apiKeys, 'utf8')) as {
+    keys: Record<string, { owner: string; client?: string }>;
+  };
+  // An owner's key, never a delegated-jobs client's (docs/jobs.md).
+  const owners = Object.entries(keys.keys).filter(([, value]) => value.client === undefined);
+  const [apiKey, entry] = owners.find(([, value]) => value.owner === 'local') ?? owners[0] ?? [];
   if (!apiKey || !entry) throw new Error(`${files.apiKeys} holds no API key`);
   return { apiKey, owner: entry.owner };
 }

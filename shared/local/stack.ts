@@ -21,7 +21,7 @@ import { createMarkFailedHandler } from '../../functions/mark-failed.ts';
 import { createRequestApprovalHandler } from '../../functions/request-approval.ts';
 import { createTurnHandler } from '../../functions/turn.ts';
 import { synthesizeLocalDefinition } from '../../infra/local-definition.ts';
-import { apiKeyAuthenticator, createApiApp } from '../api/index.ts';
+import { apiKeyAuthenticator, createApiApp, ownersOnly } from '../api/index.ts';
 import { cachedKeyring } from '../approvals/index.ts';
 import { createApprovalApp, sfnTaskTokens } from '../approvals-http/index.ts';
 import { ensureLocalSigningKey, localKeySigner, localKeyVerifierFromFile } from '../audit-signing/index.ts';
@@ -355,7 +355,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       inboxRoutes({
         inbox,
         clock,
-        authenticator,
+        // The inbox is the owner's: a delegated-jobs client's key does not open it.
+        authenticator: ownersOnly(authenticator),
         sessions: sessionTable(clock),
         origin: new URL(url).origin,
       }),
