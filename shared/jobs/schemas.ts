@@ -193,7 +193,12 @@ export const JobViewSchema = z.object({
   costUsd: z.number().nonnegative(),
   /** Capped at 1,000 characters. */
   error: z.object({ name: z.string(), message: z.string().max(1000) }).optional(),
-  attempts: z.object({ made: z.number().int().nonnegative(), max: z.number().int().positive() }),
+  /** Attempts used (of `max`); capacity waits (rate limit, overload) use none and are counted apart. */
+  attempts: z.object({
+    made: z.number().int().nonnegative(),
+    max: z.number().int().positive(),
+    capacityWaits: z.number().int().nonnegative(),
+  }),
   retry: JobRetrySchema.optional(),
   constraints: JobConstraintsSchema,
 });

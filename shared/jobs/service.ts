@@ -67,7 +67,8 @@ async function viewOf(deps: JobsDeps, job: JobRecord): Promise<JobView> {
     // settle it now, so what the client reads (and may submit next) agrees with its slot.
     await settleJobRun(deps, run);
     const settled = await getJobRecord(deps.store.ctx, job.grantId, job.number);
-    if (settled && settled.state !== 'running') return viewOf(deps, settled);
+    // Settled (ended, queued again, or already running its next attempt): read that instead.
+    if (settled && (settled.state !== 'running' || settled.runId !== job.runId)) return viewOf(deps, settled);
   }
   const position =
     job.state === 'queued' ? await queuePosition(deps.store.ctx, job.grantId, job.number) : undefined;

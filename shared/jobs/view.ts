@@ -37,7 +37,7 @@ export function jobView(job: JobRecord, run: Run | undefined, position: number |
     usage: run?.usage ?? { ...ZERO_USAGE },
     costUsd: run?.costUsd ?? 0,
     ...(error ? { error: { name: error.name, message: error.message.slice(0, MAX_ERROR_CHARS) } } : {}),
-    attempts: { made: job.attemptsMade, max: job.constraints.maxAttempts },
+    attempts: { made: job.attemptsMade, max: job.constraints.maxAttempts, capacityWaits: job.capacityWaits },
     ...(job.retry && status === 'queued' ? { retry: job.retry } : {}),
     constraints: job.constraints,
   };

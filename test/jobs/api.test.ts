@@ -55,7 +55,7 @@ describe('API: /v1/jobs and /v1/grants', () => {
       result: { text: 'Done: 42.' },
       stopReason: 'end_turn',
       turns: 1,
-      attempts: { made: 1, max: 3 },
+      attempts: { made: 1, max: 3, capacityWaits: 0 },
     });
     expect(polled.body.job.costUsd).toBeGreaterThan(0);
     expect(polled.body.job.startedAt).toBeDefined();

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RETRY_POLICY, dispositionOf, type JobView } from '../../shared/jobs/index.ts';
+import type { JobRecord } from '../../shared/jobs/records.ts';
+import type { ScriptedFixture } from '../../shared/model/index.ts';
+import type { Run } from '../../shared/schemas/run.ts';
+import { baseGrant, call, clientKey, type JobsStack, pollJob, startJobsStack } from './support.ts';
+
+const failedRun = (name: string, overrides: Partial<Run> = {}) =>
+  ({ status: 'failed', stopReason: 'error', error: { name, message: 'boom' }, ...overrides }) as Run;
+const job = (overrides: Partial<JobRecord> = {}) =>
+  ({ attemptsMade: 0, capacityWaits: 0, cancelRequested: false, constraints: { maxAttempts: 3 }, ...overrides }) as JobRecord;
+
+describe('Function: dispositionOf', () => {
+  it.each([
+    ['a rate limit waits for capacity', failedRun('ModelRateLimitedError'), job(), 0, 'capacity'],
+    ['an overload waits for capacity', failedRun('ModelOverloadedError'), job({ attemptsMade: 2 }), 0, 'capacity'],
+    ['a server fault backs off', failedRun('ModelServerError'), job(), 0, 'backoff'],
+    ['a crashed invocation backs off', failedRun('Lambda.Unknown'), job({ attemptsMade: 1 }), 0, 'backoff'],
+    ['the last attempt ends the job', failedRun('ModelServerError'), job({ attemptsMade: 2 }), 0, 'final'],
+    ['capacity waits are bounded', failedRun('ModelRateLimitedError'), job({ capacityWaits: 30 }), 0, 'final'],
+    ['a bad request is final', failedRun('ModelBadRequestError'), job(), 0, 'final'],
+    ['a turn limit is final', failedRun('x', { stopReason: 'max_turns' }), job(), 0, 'final'],
+    ['a run that dispatched calls is never re-run', failedRun('ModelServerError'), job(), 1, 'final'],
+    ['a cancelled job is final', failedRun('ModelServerError'), job({ cancelRequested: true }), 0, 'final'],
+    ['a done run is final', { status: 'done' } as Run, job(), 0, 'final'],
+  ])('%s', (_name, run, record, dispatched, kind) => {
+    expect(dispositionOf(run, record, dispatched, DEFAULT_RETRY_POLICY).kind).toBe(kind);
+  });
+
+  it('doubles the backoff per attempt, up to its ceiling', () => {
+    const delays = [0, 1, 2, 8].map((made) => {
+      const disposition = dispositionOf(
+        failedRun('ModelServerError'),
+        job({ attemptsMade: made, constraints: { maxAttempts: 10 } as JobRecord['constraints'] }),
+        0,
+        DEFAULT_RETRY_POLICY,
+      );
+      return disposition.kind === 'backoff' ? disposition.delayMs : -1;
+    });
+    expect(delays).toEqual([30_000, 60_000, 120_000, 900_000]);
+  });
+});
+
+describe('Retry disposition on the local stack', () => {
+  let e2e: JobsStack;
+  const fails = (name: string, status: number): ScriptedFixture =>
+    ({ name, turns: [{ error: { status } }] }) as ScriptedFixture;
+  const caller = (clientId: string) => ({ clientId, owner: 'local', principal: `client:${clientId}` });
+
+  beforeAll(async () => {
+    e2e = await startJobsStack([fails('job-busy', 429), fails('job-broken', 500)], {
+      clientIds: ['busy-bot', 'broken-bot'],
+      // Capacity waits long (the job is seen waiting), backoff short (the attempts run out in the test).
+      jobRetry: { ...DEFAULT_RETRY_POLICY, capacityWaitMs: 3_600_000, backoffBaseMs: 1, backoffMaxMs: 1 },
+      jobSweepIntervalMs: 100,
+    });
+    for (const [clientId, name] of [
+      ['busy-bot', 'job-busy'],
+      ['broken-bot', 'job-broken'],
+    ] as const)
+      await call(e2e.stack, e2e.stack.apiKey, 'POST', '/v1/grants', { clientId, grant: baseGrant({ name }) });
+  });
+  afterAll(() => e2e.close());
+
+  it('waits for capacity after a rate limit without using an attempt, and says so', async () => {
+    const submitted = await call(e2e.stack, clientKey('busy-bot'), 'POST', '/v1/jobs', { prompt: 'Try.' });
+    const waiting = await pollJob(e2e.stack, caller('busy-bot'), submitted.body.job.jobId, (job: JobView) => job.retry !== undefined);
+    expect(waiting).toMatchObject({
+      status: 'queued',
+      queuePosition: 1,
+      attempts: { made: 0, max: 3, capacityWaits: 1 },
+      retry: { disposition: 'capacity', reason: expect.stringContaining('ModelRateLimitedError') },
+    });
+    const cancelled = await call(e2e.stack, clientKey('busy-bot'), 'DELETE', `/v1/jobs/${waiting.jobId}`);
+    expect(cancelled.body).toMatchObject({ stopped: 'queued', job: { status: 'cancelled' } });
+  });
+
+  it('retries a server fault with backoff up to the limit, then ends failed with the reason', async () => {
+    const submitted = await call(e2e.stack, clientKey('broken-bot'), 'POST', '/v1/jobs', { prompt: 'Try.' });
+    const ended = await pollJob(e2e.stack, caller('broken-bot'), submitted.body.job.jobId);
+    expect(ended).toMatchObject({
+      status: 'failed',
+      stopReason: 'error',
+      attempts: { made: 3, max: 3, capacityWaits: 0 },
+      error: { name: 'ModelServerError', message: expect.stringContaining('gave up after 3 attempts') },
+    });
+    const { getJobRecord } = await import('../../shared/jobs/queue-store.ts');
+    const { parseJobId } = await import('../../shared/schemas/job.ts');
+    const ref = parseJobId(ended.jobId)!;
+    const record = await getJobRecord(e2e.stack.store.ctx, ref.grantId, ref.number);
+    expect(new Set([...record!.previousRunIds, record!.runId]).size).toBe(3);
+  });
+});
