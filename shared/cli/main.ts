@@ -20,6 +20,7 @@ import {
 } from './commands.ts';
 import { clientFrom } from './config.ts';
 import { consoleCommand } from './console-command.ts';
+import { grantCommand, jobCommand } from './jobs.ts';
 import { localUp } from './local-up.ts';
 import { listReceipts } from './receipts.ts';
 import { applyDraft, publishWorkflow } from './workflow-versions.ts';
@@ -39,6 +40,11 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
   wf approvals list [--status pending|approved|denied|expired]
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
+  wf grant create|narrow|widen CLIENT -f GRANT_FILE [--expected-version N]   delegate jobs to a client
+  wf grant revoke|show|history CLIENT | wf grant list
+  wf job submit --prompt TEXT [--tools a,b] [--model M] [--max-turns N] [--dry-run] [--wait]
+                [--idempotency-key KEY]              (as a client: its --api-key)
+  wf job show JOB | wf job list [--status S] | wf job cancel JOB
   wf owner-key OWNER                                 the key of OWNER in credential secret names and tags
   wf whoami                                          your owner, principal, and credential secret prefix
   ${COST_USAGE}
@@ -67,6 +73,12 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
   owner: { type: 'boolean' },
   'public-key': { type: 'string' },
+  'expected-version': { type: 'string' },
+  prompt: { type: 'string' },
+  tools: { type: 'string' },
+  model: { type: 'string' },
+  'max-turns': { type: 'string' },
+  'dry-run': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -152,6 +164,30 @@ export async function main(argv: string[], io: Io): Promise<number> {
       if (!value) throw new UsageError(`missing ${what}`);
       return value;
     };
+    if (group === 'grant')
+      return await grantCommand(
+        client(),
+        need(verb, 'a grant command'),
+        { clientId: arg, file: values.file, expectedVersion: values['expected-version'] },
+        out,
+      );
+    if (group === 'job')
+      return await jobCommand(
+        client(),
+        need(verb, 'a job command'),
+        {
+          jobId: arg,
+          prompt: values.prompt,
+          tools: values.tools,
+          model: values.model,
+          maxTurns: values['max-turns'],
+          dryRun: values['dry-run'] === true,
+          wait: values.wait === true,
+          idempotencyKey: values['idempotency-key'],
+          status: values.status,
+        },
+        out,
+      );
     const command = `${group} ${verb ?? ''}`.trim();
     switch (command) {
       case 'workflow apply': {

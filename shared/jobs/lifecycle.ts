@@ -141,7 +141,9 @@ export async function settleJobRun(deps: JobsDeps, run: Run): Promise<void> {
   const job = await getJobRecord(deps.store.ctx, grantId, run.workflowVersion);
   if (job && job.state === 'running' && job.runId === run.runId) {
     // Refused rows were never dispatched; any other row may have had an effect.
-    const dispatched = (await deps.store.listLedger(run.runId)).filter((row) => row.status !== 'refused').length;
+    const dispatched = (await deps.store.listLedger(run.runId)).filter(
+      (row) => row.status !== 'refused',
+    ).length;
     const disposition = dispositionOf(run, job, dispatched, deps.retry ?? DEFAULT_RETRY_POLICY);
     const now = isoNow(deps.clock);
     const { runId: _runId, retry: _retry, ...rest } = job;

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobView } from '../../shared/jobs/index.ts';
 import type { Run } from '../../shared/schemas/run.ts';
-import { approveRun, call, clientKey, gatedFixture, gatedGrant, type JobsStack, startJobsStack } from './support.ts';
+import {
+  approveRun,
+  call,
+  clientKey,
+  gatedFixture,
+  gatedGrant,
+  type JobsStack,
+  startJobsStack,
+} from './support.ts';
 
 const SUBMISSIONS = 50;
 const QUOTA = 3;
@@ -29,7 +37,11 @@ describe('Admission: 50 concurrent submissions against a quota of 3', () => {
     const jobs: JobView[] = [];
     let token: string | undefined;
     do {
-      const query = new URLSearchParams({ limit: '100', ...(status ? { status } : {}), ...(token ? { nextToken: token } : {}) });
+      const query = new URLSearchParams({
+        limit: '100',
+        ...(status ? { status } : {}),
+        ...(token ? { nextToken: token } : {}),
+      });
       const page = await call(e2e.stack, clientKey('busy-bot'), 'GET', `/v1/jobs?${query}`);
       jobs.push(...page.body.jobs);
       token = page.body.nextToken;
@@ -92,7 +104,9 @@ describe('Admission: 50 concurrent submissions against a quota of 3', () => {
     expect(maxOverlap(runs)).toBe(QUOTA);
 
     // The queue as read above started in its order.
-    const startedAt = new Map(runs.map((run) => [run.trigger.type === 'job' ? run.trigger.jobId : '', run.createdAt]));
+    const startedAt = new Map(
+      runs.map((run) => [run.trigger.type === 'job' ? run.trigger.jobId : '', run.createdAt]),
+    );
     const starts = queued.map((job) => startedAt.get(job.jobId)!);
     expect([...starts].sort()).toEqual(starts);
   }, 240_000);

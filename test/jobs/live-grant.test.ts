@@ -25,13 +25,21 @@ describe('Live grant: every tool call is checked against snapshot ∩ the live g
   beforeAll(async () => {
     e2e = await startJobsStack([gatedFixture()], { clientIds: ['narrowed-bot', 'revoked-bot'] });
     for (const clientId of ['narrowed-bot', 'revoked-bot'])
-      await call(e2e.stack, owner(), 'POST', '/v1/grants', { clientId, grant: gatedGrant({ concurrency: 1 }) });
+      await call(e2e.stack, owner(), 'POST', '/v1/grants', {
+        clientId,
+        grant: gatedGrant({ concurrency: 1 }),
+      });
   });
   afterAll(() => e2e.close());
 
   it('refuses an approved call at dispatch when the grant lost the tool while it waited', async () => {
     const jobId = await submit('narrowed-bot', 'Record one line.');
-    const waiting = await pollJob(e2e.stack, caller('narrowed-bot'), jobId, (job) => job.status === 'awaiting_approval');
+    const waiting = await pollJob(
+      e2e.stack,
+      caller('narrowed-bot'),
+      jobId,
+      (job) => job.status === 'awaiting_approval',
+    );
     const narrowed = await call(e2e.stack, owner(), 'POST', '/v1/grants/narrowed-bot/narrow', {
       grant: baseGrant({ name: 'job-gated', actions: ['current_time'], concurrency: 1 }),
     });
@@ -54,7 +62,12 @@ describe('Live grant: every tool call is checked against snapshot ∩ the live g
 
   it('stops a running job and keeps queued jobs from starting once the grant is revoked', async () => {
     const first = await submit('revoked-bot', 'Record one line.');
-    const waiting = await pollJob(e2e.stack, caller('revoked-bot'), first, (job) => job.status === 'awaiting_approval');
+    const waiting = await pollJob(
+      e2e.stack,
+      caller('revoked-bot'),
+      first,
+      (job) => job.status === 'awaiting_approval',
+    );
     const queued = await submit('revoked-bot', 'Another line.');
     expect((await pollJob(e2e.stack, caller('revoked-bot'), queued, () => true)).status).toBe('queued');
 
@@ -66,7 +79,10 @@ describe('Live grant: every tool call is checked against snapshot ∩ the live g
     const { parseJobId } = await import('../../shared/schemas/job.ts');
     const ref = parseJobId(queued)!;
     const record = await getJobRecord(jobs.store.ctx, ref.grantId, ref.number);
-    expect(record).toMatchObject({ state: 'ended', final: { status: 'denied', stopReason: 'policy_denied' } });
+    expect(record).toMatchObject({
+      state: 'ended',
+      final: { status: 'denied', stopReason: 'policy_denied' },
+    });
     expect(record?.runId).toBeUndefined();
 
     // The approved call of the running job is refused: the run ends denied, the model told why.
@@ -80,7 +96,11 @@ describe('Live grant: every tool call is checked against snapshot ∩ the live g
       throw new Error('the run did not end');
     })();
     expect(run).toMatchObject({ status: 'denied', stopReason: 'policy_denied' });
-    expect((await e2e.stack.store.listLedger(run.runId)).filter((row) => row.status !== 'refused')).toEqual([]);
-    expect((await toolResultFor(e2e, run.runId, 'notes_append'))?.content).toContain('the delegation grant was revoked');
+    expect((await e2e.stack.store.listLedger(run.runId)).filter((row) => row.status !== 'refused')).toEqual(
+      [],
+    );
+    expect((await toolResultFor(e2e, run.runId, 'notes_append'))?.content).toContain(
+      'the delegation grant was revoked',
+    );
   });
 });

@@ -8,16 +8,34 @@ import { baseGrant, call, clientKey, type JobsStack, pollJob, startJobsStack } f
 const failedRun = (name: string, overrides: Partial<Run> = {}) =>
   ({ status: 'failed', stopReason: 'error', error: { name, message: 'boom' }, ...overrides }) as Run;
 const job = (overrides: Partial<JobRecord> = {}) =>
-  ({ attemptsMade: 0, capacityWaits: 0, cancelRequested: false, constraints: { maxAttempts: 3 }, ...overrides }) as JobRecord;
+  ({
+    attemptsMade: 0,
+    capacityWaits: 0,
+    cancelRequested: false,
+    constraints: { maxAttempts: 3 },
+    ...overrides,
+  }) as JobRecord;
 
 describe('Function: dispositionOf', () => {
   it.each([
     ['a rate limit waits for capacity', failedRun('ModelRateLimitedError'), job(), 0, 'capacity'],
-    ['an overload waits for capacity', failedRun('ModelOverloadedError'), job({ attemptsMade: 2 }), 0, 'capacity'],
+    [
+      'an overload waits for capacity',
+      failedRun('ModelOverloadedError'),
+      job({ attemptsMade: 2 }),
+      0,
+      'capacity',
+    ],
     ['a server fault backs off', failedRun('ModelServerError'), job(), 0, 'backoff'],
     ['a crashed invocation backs off', failedRun('Lambda.Unknown'), job({ attemptsMade: 1 }), 0, 'backoff'],
     ['the last attempt ends the job', failedRun('ModelServerError'), job({ attemptsMade: 2 }), 0, 'final'],
-    ['capacity waits are bounded', failedRun('ModelRateLimitedError'), job({ capacityWaits: 30 }), 0, 'final'],
+    [
+      'capacity waits are bounded',
+      failedRun('ModelRateLimitedError'),
+      job({ capacityWaits: 30 }),
+      0,
+      'final',
+    ],
     ['a bad request is final', failedRun('ModelBadRequestError'), job(), 0, 'final'],
     ['a turn limit is final', failedRun('x', { stopReason: 'max_turns' }), job(), 0, 'final'],
     ['a run that dispatched calls is never re-run', failedRun('ModelServerError'), job(), 1, 'final'],
@@ -64,7 +82,12 @@ describe('Retry disposition on the local stack', () => {
 
   it('waits for capacity after a rate limit without using an attempt, and says so', async () => {
     const submitted = await call(e2e.stack, clientKey('busy-bot'), 'POST', '/v1/jobs', { prompt: 'Try.' });
-    const waiting = await pollJob(e2e.stack, caller('busy-bot'), submitted.body.job.jobId, (job: JobView) => job.retry !== undefined);
+    const waiting = await pollJob(
+      e2e.stack,
+      caller('busy-bot'),
+      submitted.body.job.jobId,
+      (job: JobView) => job.retry !== undefined,
+    );
     expect(waiting).toMatchObject({
       status: 'queued',
       queuePosition: 1,

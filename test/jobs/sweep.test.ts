@@ -16,12 +16,16 @@ describe('Function: sweepJobs', () => {
 
   it('starts a job a crash left holding a slot without a run, and promotes what waits behind it', async () => {
     const caller = await grantClient(e2e.stack, 'crash-bot', baseGrant({ concurrency: 1 }));
-    const grant = (await e2e.stack.store.ctx.doc.send(
-      new (await import('@aws-sdk/lib-dynamodb')).GetCommand({
-        TableName: e2e.stack.store.ctx.table,
-        Key: { pk: 'CLIENT#crash-bot', sk: 'GRANT' },
-      }),
-    )).Item as { grantId: string; version: number };
+    const grant = (
+      await e2e.stack.store.ctx.doc.send(
+        new (
+          await import('@aws-sdk/lib-dynamodb')
+        ).GetCommand({
+          TableName: e2e.stack.store.ctx.table,
+          Key: { pk: 'CLIENT#crash-bot', sk: 'GRANT' },
+        }),
+      )
+    ).Item as { grantId: string; version: number };
     const spec = GrantSpecSchema.parse(baseGrant({ concurrency: 1 }));
     const definition = definitionFor(spec, ['current_time'], 'claude-sonnet-5-5', 2);
     if (!definition.success) throw new Error('bad definition');
