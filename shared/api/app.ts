@@ -7,6 +7,8 @@
  */
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { DEFAULT_PRICES } from '../core/pricing.ts';
+import { DEFAULT_MODEL_CONFIG } from '../model/resolve.ts';
 import { ownerPathsOnly, requireIdentity } from './auth.ts';
 import type { ApiDeps, ApiEnv } from './deps.ts';
 import { errorBody, handleError } from './errors.ts';
@@ -22,6 +24,8 @@ import { runRoutes } from './routes/runs.ts';
 import { workflowSpendRoutes } from './routes/workflow-spend.ts';
 import { workflowRoutes } from './routes/workflows.ts';
 import { MAX_BODY_BYTES } from './schemas.ts';
+
+const DEFAULT_MODEL_CATALOG = { prices: DEFAULT_PRICES, roles: { ...DEFAULT_MODEL_CONFIG.roles } };
 
 /** Builds the API from its ports. */
 export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
@@ -49,11 +53,10 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/v1/events', eventRoutes(deps));
   app.route('/v1/audit', auditRoutes(deps));
   app.route('/v1/me', meRoutes(deps));
-  if (deps.jobs) {
-    const withJobs = { ...deps, jobs: deps.jobs };
-    app.route('/v1/jobs', jobRoutes(withJobs));
-    app.route('/v1/grants', grantRoutes(withJobs));
-  }
+  // Delegated jobs (docs/jobs.md): the deployment's models, or the defaults.
+  const withJobs = { ...deps, jobs: deps.jobs ?? { models: DEFAULT_MODEL_CATALOG } };
+  app.route('/v1/jobs', jobRoutes(withJobs));
+  app.route('/v1/grants', grantRoutes(withJobs));
   if (deps.local?.events) {
     app.use('/local/events', limit, authenticated, ownerPathsOnly());
     app.route('/local', localEventRoutes(deps));

@@ -1,5 +1,6 @@
 /** The API's operations as data: what openapi.ts turns into paths. Kept next to the routes they describe. */
 import type * as z from 'zod';
+import { JOB_OPERATIONS } from './openapi-jobs.ts';
 import * as s from './schemas.ts';
 
 export type Operation = {
@@ -9,7 +10,7 @@ export type Operation = {
   operationId: string;
   summary: string;
   description?: string;
-  tag: 'workflows' | 'runs' | 'audit' | 'approvals' | 'events' | 'local' | 'meta';
+  tag: 'workflows' | 'runs' | 'audit' | 'approvals' | 'events' | 'local' | 'meta' | 'jobs' | 'grants';
   pathParams?: string[];
   query?: z.ZodObject;
   headers?: { name: string; schema: z.ZodType; description: string }[];
@@ -337,4 +338,5 @@ export const OPERATIONS: Operation[] = [
     },
     errors: BODY_ERRORS,
   },
+  ...JOB_OPERATIONS,
 ];

@@ -8,6 +8,7 @@ import { AuditEntrySchema } from '../audit/index.ts';
 import { TranscriptMessageSchema } from '../schemas/message.ts';
 import { RunSchema } from '../schemas/run.ts';
 import { WorkflowHeadSchema, WorkflowVersionSchema } from '../schemas/workflow-record.ts';
+import { JOB_INPUT_COMPONENTS, JOB_OUTPUT_COMPONENTS } from './openapi-jobs.ts';
 import { OPERATIONS, type Operation } from './openapi-operations.ts';
 import * as s from './schemas.ts';
 
@@ -20,6 +21,7 @@ const INPUT_COMPONENTS: Record<string, z.ZodType> = {
   PutEventsRequest: s.PutEventsBodySchema,
   LocalEvent: s.LocalEventEnvelopeBodySchema,
   LocalEventsRequest: s.LocalEventsBodySchema,
+  ...JOB_INPUT_COMPONENTS,
 };
 const OUTPUT_COMPONENTS: Record<string, z.ZodType> = {
   Error: s.ErrorResponseSchema,
@@ -45,6 +47,7 @@ const OUTPUT_COMPONENTS: Record<string, z.ZodType> = {
   MeResponse: s.MeResponseSchema,
   PutEventsResponse: s.PutEventsResponseSchema,
   LocalEventsResponse: s.LocalEventsResponseSchema,
+  ...JOB_OUTPUT_COMPONENTS,
 };
 
 const toJson = (schema: z.ZodType, io: 'input' | 'output') =>
