@@ -38,6 +38,7 @@ export const HANDLER_NAMES = [
   'approval-http',
   'api',
   'start-run',
+  'jobs-sweep',
 ] as const;
 
 export type HandlerName = (typeof HANDLER_NAMES)[number];

@@ -29,8 +29,11 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   'mark-failed': [READ, WRITE, QUERY],
   // Reads the approval and the run, records the decision.
   'approval-http': [READ, WRITE],
-  // Workflows, versions, runs, listings (queries and the by-owner index); deleting a workflow name.
-  api: [READ, WRITE, QUERY, DELETE],
+  // Workflows, versions, runs, listings (queries and the by-owner index); deleting a workflow name;
+  // delegated jobs: the admission counter (UpdateItem) and queue entries (DeleteItem), docs/jobs.md.
+  api: [READ, WRITE, UPDATE, QUERY, DELETE],
   // Creates the run once per scheduled time or event id.
   'start-run': [READ, WRITE],
+  // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries).
+  'jobs-sweep': [READ, WRITE, UPDATE, QUERY, DELETE],
 };

@@ -12,6 +12,7 @@ import { ApprovalSigningKey } from './approval-signing-key.ts';
 import { AuditSigningKey } from './audit-signing-key.ts';
 import { CredentialReader } from './credential-reader.ts';
 import { ENV } from './env-names.ts';
+import { JobsSweep } from './jobs-sweep.ts';
 import { acknowledge, acknowledgeGrantWildcards } from './nag.ts';
 import { Observability } from './observability.ts';
 import { OwnerNotices } from './owner-notices.ts';
@@ -64,6 +65,8 @@ export class WorkflowRuntime extends Construct {
   public readonly observability: Observability;
   /** The functions, by handler name. */
   public readonly functions: Readonly<Record<HandlerName, RuntimeFunction>>;
+  /** The schedule of the delegated-jobs sweep (docs/jobs.md). */
+  public readonly jobsSweep: JobsSweep;
   /** The model provider. */
   public readonly modelProvider: ModelProvider;
   /** Base URL of approval links. */
@@ -106,6 +109,7 @@ export class WorkflowRuntime extends Construct {
       'approval-http': make('approval-http'),
       api: make('api'),
       'start-run': make('start-run'),
+      'jobs-sweep': make('jobs-sweep'),
     } satisfies Record<HandlerName, RuntimeFunction>;
     this.functions = fns;
 
@@ -237,6 +241,11 @@ export class WorkflowRuntime extends Construct {
     // start-run: starts runs for schedules and events.
     fns['start-run'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
     this.runStateMachine.grantStartExecution(fns['start-run']);
+
+    // jobs-sweep: every minute, settles delegated jobs whose runs ended and starts queued ones (docs/jobs.md).
+    fns['jobs-sweep'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
+    this.runStateMachine.grantStartExecution(fns['jobs-sweep']);
+    this.jobsSweep = new JobsSweep(this, 'JobsSweep', { sweepFunction: fns['jobs-sweep'].function });
 
     // Audit: the functions that anchor runs or change workflows sign the owner's chain heads; the api verifies.
     const auditSigners = [fns.api, fns.deliver, fns['mark-failed']];

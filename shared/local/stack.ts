@@ -276,8 +276,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       async (event: E) => {
         const result = await handler(event);
         const runId = (event as { runId?: unknown } | undefined)?.runId;
+        // As the jobs-sweep function would (on AWS it runs every minute, and the API settles on a poll).
         if (jobs && typeof runId === 'string')
-          await settleJobOfRun(jobs, runId).catch((error: unknown) =>
+          await withFunctionName('jobs-sweep', () => settleJobOfRun(jobs!, runId)).catch((error: unknown) =>
             logger.warn('job not settled; the sweep will', { runId, error: String(error) }),
           );
         return result;

@@ -66,6 +66,24 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
       'Owner notices: publishing to the SSE-encrypted owner-notices topic (alias/aws/sns) needs kms:Decrypt and kms:GenerateDataKey* on its key, used by SNS for the publisher (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).',
   },
   { fn: 'expire', action: 'kms:GenerateDataKey*', reason: 'As kms:Decrypt: the owner-notices topic key.' },
+  {
+    fn: 'api',
+    action: 'dynamodb:UpdateItem',
+    reason:
+      "Delegated jobs: a client's submission takes its job number from the grant's counter (an atomic ADD). Clients are JWT machine tokens, which this IAM-authorized flow cannot send; test/jobs drives it on the local stack.",
+  },
+  ...[
+    'dynamodb:GetItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'states:StartExecution',
+  ].map((action) => ({
+    fn: 'jobs-sweep',
+    action,
+    reason:
+      'The sweep settles jobs and starts runs only when a client submitted jobs (JWT machine tokens, which this IAM-authorized flow cannot send); test/jobs/sweep.test.ts drives those calls on the local stack.',
+  })),
 ];
 
 /** The documented need for `action` of `fn`, if any. */

@@ -200,6 +200,23 @@ export async function driveFlow(
     event: { id: 'e-1', source: 'com.example.tracker', 'detail-type': 'Issue Opened', detail: {} },
   });
 
+  // Delegated jobs: the owner grants a client (on AWS, a JWT machine client submits; see documented-needs.ts),
+  // and the minutely sweep looks for work.
+  await api('POST', '/v1/grants', {
+    clientId: 'ci-bot',
+    grant: {
+      name: 'ci-jobs',
+      actions: ['notes_append'],
+      models: ['claude-sonnet-5-5'],
+      maxTurns: 4,
+      maxUsdPerJob: 1,
+      concurrency: 2,
+      scopes: ['jobs:submit', 'jobs:read'],
+    },
+  });
+  await api('GET', '/v1/grants');
+  await fns.invoke('jobs-sweep', {});
+
   // Reads, and the trigger cleanup when workflows are disabled and deleted.
   await api('GET', '/v1/workflows');
   await api('GET', `/v1/runs/${runs.approved}`);

@@ -103,6 +103,8 @@ export class ResolvedTemplate {
       'AWS::IAM::Role': () => `arn:aws:iam::${ACCOUNT}:role/${name}`,
       'AWS::Logs::LogGroup': () => this.arn('logs', `log-group:${name}:*`),
       'AWS::Events::EventBus': () => this.arn('events', `event-bus/${name}`),
+      // A rule on the default bus: rule/<name> (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-use-resource-based.html).
+      'AWS::Events::Rule': () => this.arn('events', `rule/${name}`),
       'AWS::Scheduler::ScheduleGroup': () => this.arn('scheduler', `schedule-group/${name}`),
       'AWS::StepFunctions::StateMachine': () => this.ref(id),
       'AWS::SNS::Topic': () => this.ref(id),

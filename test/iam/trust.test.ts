@@ -100,3 +100,23 @@ describe('Trust: EventBridge rules', () => {
     expect(await ruleInvokes(foreign, OTHER_ACCOUNT)).toBe('ImplicitlyDenied');
   });
 });
+
+describe('Trust: the jobs sweep rule', () => {
+  const sweepInvokes = (ruleArn: string) => {
+    const sweepArn = policies.functionIdentity('jobs-sweep').functionArn;
+    return decide({
+      principal: 'events.amazonaws.com',
+      action: 'lambda:InvokeFunction',
+      resource: sweepArn,
+      context: { 'aws:SourceArn': ruleArn, 'aws:SourceAccount': ACCOUNT },
+      resourcePolicy: policies.lambdaResourcePolicy(sweepArn),
+    });
+  };
+
+  it('lets its schedule rule invoke jobs-sweep, and no other rule', async () => {
+    const synth = synthForIam();
+    const ruleArn = policies.resolved.getAtt(logicalId(synth.stack.runtime.jobsSweep.rule), 'Arn');
+    expect(await sweepInvokes(ruleArn)).toBe('Allowed');
+    expect(await sweepInvokes(`arn:aws:events:${REGION}:${ACCOUNT}:rule/another-rule`)).not.toBe('Allowed');
+  });
+});

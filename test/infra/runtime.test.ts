@@ -62,6 +62,7 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.approvers,
   ],
   'start-run': [...COMMON, ENV.stateMachineArn],
+  'jobs-sweep': [...COMMON, ENV.stateMachineArn],
 };
 
 let synthesized: SynthesizedRuntime;
