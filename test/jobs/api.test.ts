@@ -12,7 +12,16 @@ import {
   textFixture,
 } from './support.ts';
 
-const CLIENTS = ['api-bot', 'reader', 'narrow-bot', 'gated-bot', 'other-bot', 'unpriced-bot', 'tiny-bot'];
+const CLIENTS = [
+  'api-bot',
+  'reader',
+  'narrow-bot',
+  'gated-bot',
+  'other-bot',
+  'unpriced-bot',
+  'tiny-bot',
+  'twin-bot',
+];
 
 describe('API: /v1/jobs and /v1/grants', () => {
   let e2e: JobsStack;
@@ -35,6 +44,7 @@ describe('API: /v1/jobs and /v1/grants', () => {
     await grant('other-bot', baseGrant({ name: 'job-other' }));
     await grant('unpriced-bot', baseGrant({ models: ['claude-sonnet-5-5', 'claude-unpriced-1'] }));
     await grant('tiny-bot', baseGrant({ concurrency: 1, maxQueued: 0 }));
+    await grant('twin-bot', gatedGrant({ concurrency: 1, maxQueued: 5 }));
   });
   afterAll(() => e2e.close());
 
@@ -147,6 +157,23 @@ describe('API: /v1/jobs and /v1/grants', () => {
     const twice = await call(e2e.stack, as('gated-bot'), 'DELETE', `/v1/jobs/${first.body.job.jobId}`);
     expect(twice.body).toMatchObject({ stopped: 'nothing' });
     await call(e2e.stack, as('gated-bot'), 'DELETE', `/v1/jobs/${again2.body.job.jobId}`);
+  });
+
+  it('coalesces identical concurrent submissions into one job', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        call(e2e.stack, as('twin-bot'), 'POST', '/v1/jobs', { prompt: 'Same task.' }),
+      ),
+    );
+    const ids = new Set(answers.map((answer) => answer.body.job.jobId));
+    expect(ids.size).toBe(1);
+    expect(answers.filter((answer) => answer.body.coalesced === false)).toHaveLength(1);
+    const other = await call(e2e.stack, as('twin-bot'), 'POST', '/v1/jobs', { prompt: 'Another task.' });
+    expect(other.body).toMatchObject({ coalesced: false, job: { status: 'queued', queuePosition: 1 } });
+    expect(other.body.job.jobId).not.toBe([...ids][0]);
+    const cancelled = await call(e2e.stack, as('twin-bot'), 'DELETE', `/v1/jobs/${other.body.job.jobId}`);
+    expect(cancelled.body).toMatchObject({ stopped: 'queued', job: { status: 'cancelled' } });
+    await call(e2e.stack, as('twin-bot'), 'DELETE', `/v1/jobs/${[...ids][0]}`);
   });
 
   it('takes a new job once the running one ended, when the grant has no queue', async () => {
