@@ -115,7 +115,7 @@ export async function putGrantRecord(
       version: next.version,
       data: { clientId: next.clientId, revoked: next.revoked, grantHash: definitionHash(next.grant) },
     },
-    (error: TransactionCanceledException, busy: boolean) =>
+    (_error: TransactionCanceledException, busy: boolean) =>
       new GrantChangeError(
         'conflict',
         busy ? 'the owner chain is busy; retry' : 'the grant changed concurrently; reload and retry',

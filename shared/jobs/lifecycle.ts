@@ -103,7 +103,7 @@ export async function promoteQueued(deps: JobsDeps, grantId: string, clientId: s
     let moved = false;
     for (const n of numbers) {
       const job = await getJobRecord(deps.store.ctx, grantId, n);
-      if (!job || job.state !== 'queued') continue;
+      if (job?.state !== 'queued') continue;
       if (!grant || grant.revoked || grant.grantId !== grantId) {
         await endQueued(deps, job, {
           status: 'denied',

@@ -84,6 +84,7 @@ export async function call(
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered, status by status.
 ): Promise<{ status: number; body: any }> {
   const response = await fetch(`${stack.url}${path}`, {
     method,
