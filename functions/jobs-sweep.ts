@@ -7,7 +7,8 @@
 import { DEFAULT_PRICES } from '../shared/core/pricing.ts';
 import { sweepJobs } from '../shared/jobs/index.ts';
 import { DEFAULT_MODEL_CONFIG } from '../shared/model/resolve.ts';
-import { awsRuntime } from '../shared/runtime/aws.ts';
+import { awsExecutions } from '../shared/runtime/aws/executions.ts';
+import { awsStore } from '../shared/runtime/aws/store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
@@ -32,10 +33,9 @@ export function createJobsSweepHandler(
 export const handler = tracedHandler(
   'jobs-sweep',
   createJobsSweepHandler(() => {
-    const runtime = awsRuntime();
     return {
-      store: runtime.store,
-      executions: runtime.executions(),
+      store: awsStore(),
+      executions: awsExecutions(),
       clock: systemClock,
       ids: randomIds,
       models: { prices: DEFAULT_PRICES, roles: { ...DEFAULT_MODEL_CONFIG.roles } },
