@@ -5,6 +5,16 @@
 type Block = Record<string, unknown> & { type: string };
 export type RecordedMessage = { content: Block[]; stop_reason?: string; usage?: Record<string, unknown> };
 
+type StreamEvent = {
+  type: string;
+  index: number;
+  message?: RecordedMessage;
+  content_block?: Block;
+  delta?: Record<string, string>;
+  usage?: Record<string, unknown>;
+  error?: unknown;
+};
+
 /** The message of an SSE body (`message_start` … `message_stop`); throws on an `error` event. */
 export function messageOfSse(text: string): RecordedMessage {
   let message: RecordedMessage = { content: [] };
@@ -16,17 +26,17 @@ export function messageOfSse(text: string): RecordedMessage {
       .map((line) => line.slice(5).trimStart())
       .join('\n');
     if (!data) continue;
-    const event = JSON.parse(data) as Record<string, any>;
-    const block = message.content[event.index as number];
+    const event = JSON.parse(data) as StreamEvent;
+    const block = message.content[event.index];
     switch (event.type) {
       case 'message_start':
-        message = { ...event.message, content: [] };
+        message = { ...(event.message as RecordedMessage), content: [] };
         break;
       case 'content_block_start':
-        message.content[event.index] = { ...event.content_block };
+        if (event.content_block) message.content[event.index] = { ...event.content_block };
         break;
       case 'content_block_delta': {
-        const delta = event.delta as Record<string, string>;
+        const delta = event.delta ?? {};
         if (!block) break;
         if (delta.type === 'text_delta') block.text = `${block.text ?? ''}${delta.text}`;
         if (delta.type === 'thinking_delta') block.thinking = `${block.thinking ?? ''}${delta.thinking}`;

@@ -84,6 +84,15 @@ export function firstUserText(request: WireRequest): string {
 
 const clip = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
 
+/**
+ * The task text with what differs on every run masked: instants (ISO 8601 date-times) and run ids. The
+ * runtime writes when and how the run was started into the first user message.
+ */
+const stable = (text: string) =>
+  text
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?/g, '<time>')
+    .replace(/\brun_[A-Za-z0-9]+/g, '<run>');
+
 /** Where a replayed request drifted from the recorded one: one problem per changed field. */
 function driftOf(recorded: NonNullable<ScriptedExpect['recorded']>, request: WireRequest): string[] {
   const drift: string[] = [];
@@ -93,7 +102,7 @@ function driftOf(recorded: NonNullable<ScriptedExpect['recorded']>, request: Wir
     changed('model', recorded.model, request.model ?? '');
   if (recorded.system !== undefined && systemText(request) !== recorded.system)
     changed('system', recorded.system, systemText(request));
-  if (recorded.firstUser !== undefined && firstUserText(request) !== recorded.firstUser)
+  if (recorded.firstUser !== undefined && stable(firstUserText(request)) !== stable(recorded.firstUser))
     changed('firstUser', recorded.firstUser, firstUserText(request));
   if (recorded.tools !== undefined) {
     const was = [...recorded.tools].sort().join(', ');

@@ -94,7 +94,9 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export async function startScriptedModelServer(
   options: ScriptedModelServerOptions,
 ): Promise<ScriptedModelServer> {
-  let fixtures = loadFixtures(options.fixtures);
+  // With `reload`, a server may start with none: fixtures written later are read on the first request.
+  const none = Array.isArray(options.fixtures) && options.fixtures.length === 0 && options.reload;
+  let fixtures = none ? new Map<string, ParsedFixture>() : loadFixtures(options.fixtures);
   const requests: RecordedRequest[] = [];
   const failures: ScriptedFailure[] = [];
   // Attempts per (fixture, turn, conversation state), for `error.times`: the only state kept.
