@@ -33,28 +33,38 @@ const need = (value: string | undefined, what: string): string => {
   return value;
 };
 
+/** Arguments are checked before the client is built: a usage error (exit 2) needs no API key. */
 export const EXTRA_COMMANDS: Record<string, (ctx: ExtraContext) => Promise<number> | number> = {
-  'run list': (x) =>
-    runList(
-      x.client(),
-      {
-        ...(x.values.workflow ? { workflow: x.values.workflow } : {}),
-        ...(x.values.status ? { status: x.values.status } : {}),
-        watch: x.values.watch === true,
-        redraw: x.isTTY,
-        ...(x.signal ? { signal: x.signal } : {}),
-      },
-      x.out,
-      x.colours,
-    ),
-  'run cancel': (x) => runCancel(x.client(), need(x.arg, 'RUN'), x.out, x.colours),
-  'run show': (x) => showRun(x.client(), need(x.arg, 'RUN'), x.out, x.colours),
-  'workflow enable': (x) => setWorkflowState(x.client(), need(x.arg, 'WORKFLOW'), 'enable', x.out),
-  'workflow disable': (x) => setWorkflowState(x.client(), need(x.arg, 'WORKFLOW'), 'disable', x.out),
-  'workflow delete': (x) => setWorkflowState(x.client(), need(x.arg, 'WORKFLOW'), 'delete', x.out),
+  'run list': (x) => {
+    const args = {
+      ...(x.values.workflow ? { workflow: x.values.workflow } : {}),
+      ...(x.values.status ? { status: x.values.status } : {}),
+      watch: x.values.watch === true,
+      redraw: x.isTTY,
+      ...(x.signal ? { signal: x.signal } : {}),
+    };
+    return runList(x.client(), args, x.out, x.colours);
+  },
+  'run cancel': (x) => {
+    const runId = need(x.arg, 'RUN');
+    return runCancel(x.client(), runId, x.out, x.colours);
+  },
+  'run show': (x) => {
+    const runId = need(x.arg, 'RUN');
+    return showRun(x.client(), runId, x.out, x.colours);
+  },
+  'workflow enable': (x) => workflowState(x, 'enable'),
+  'workflow disable': (x) => workflowState(x, 'disable'),
+  'workflow delete': (x) => workflowState(x, 'delete'),
   'workflow validate': (x) => validateWorkflowFile(need(x.values.file ?? x.arg, '-f FILE'), x.out, x.colours),
-  'workflow diff': (x) => diffWorkflow(x.client(), need(x.values.file ?? x.arg, '-f FILE'), x.out, x.colours),
-  'audit show': (x) => auditShow(x.client(), need(x.arg, 'RUN'), x.out, x.colours),
+  'workflow diff': (x) => {
+    const file = need(x.values.file ?? x.arg, '-f FILE');
+    return diffWorkflow(x.client(), file, x.out, x.colours);
+  },
+  'audit show': (x) => {
+    const runId = need(x.arg, 'RUN');
+    return auditShow(x.client(), runId, x.out, x.colours);
+  },
   'fixture init': (x) =>
     fixtureInit(
       need(x.values.file ?? x.arg, 'WORKFLOW_FILE'),
@@ -62,3 +72,8 @@ export const EXTRA_COMMANDS: Record<string, (ctx: ExtraContext) => Promise<numbe
       x.out,
     ),
 };
+
+function workflowState(x: ExtraContext, action: 'enable' | 'disable' | 'delete') {
+  const workflow = need(x.arg, 'WORKFLOW');
+  return setWorkflowState(x.client(), workflow, action, x.out);
+}

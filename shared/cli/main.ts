@@ -33,9 +33,14 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
                                                      (--draft: save it as the draft, not run until published)
   wf workflow publish WORKFLOW                       publish the open draft: new runs and triggers use it
   wf workflow list
-  wf workflow enable|disable|delete WORKFLOW | validate|diff -f FILE
+  wf workflow validate -f FILE                       check FILE against the schema (offline)
+  wf workflow diff -f FILE                           what applying FILE would change
+  wf workflow enable WORKFLOW                        its trigger starts runs again
+  wf workflow disable WORKFLOW                       no new runs
+  wf workflow delete WORKFLOW                        delete it (the name is free again)
   wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY] [--record DIR]
-  wf run list [--workflow W] [--status S] [--watch] | wf run cancel RUN
+  wf run list [--workflow W] [--status S] [--watch]  runs, newest first; --watch follows them
+  wf run cancel RUN
   wf run show RUN
   wf run transcript RUN
   wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
