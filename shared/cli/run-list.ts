@@ -48,7 +48,7 @@ export async function runList(
     if (args.signal?.aborted) break;
     const next = await client.get<{ items: Run[] }>(path);
     if (args.redraw && !out.json) {
-      out.line('\u001b[2J\u001b[H' + next.items.map((run) => line(c, run)).join('\n'));
+      out.line(`\u001b[2J\u001b[H${next.items.map((run) => line(c, run)).join('\n')}`);
       continue;
     }
     for (const run of [...next.items].reverse()) {

@@ -4,7 +4,6 @@
  * idempotent `workflow apply` of every file in examples/ whatever its key order.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { USAGE } from '../../shared/cli/main.ts';
