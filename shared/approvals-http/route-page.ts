@@ -16,7 +16,21 @@ import { loadForLink } from './load.ts';
 import { htmlResponse, linkRefused, resultResponse } from './results.ts';
 import { grantStateOf } from './still-granted.ts';
 
-type ActionInfo = { description: string; irreversible: boolean; externalPublish: boolean };
+type ActionInfo = {
+  description: string;
+  irreversible: boolean;
+  externalPublish: boolean;
+  target?: { method: string; url: string } | undefined;
+};
+
+/** The method and URL an HTTP action's call would hit; none when it cannot tell (the arguments still show). */
+function targetOf(action: Action, args: unknown) {
+  try {
+    return action.target?.(args);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Whether this very call publishes outside the deployment (a fault says yes: the warning errs on the side of caution). */
 function publishes(action: Action, args: unknown): boolean {
@@ -46,6 +60,7 @@ async function actionInfo(deps: AppContext, approval: Approval): Promise<ActionI
       description: action.description,
       irreversible: connector ? connector.irreversible : action.irreversible,
       externalPublish: (connector?.externalPublish ?? false) || publishes(action, approval.args),
+      target: targetOf(action, approval.args),
     };
   } catch (error) {
     // A description is a courtesy; the decision rests on the arguments, which are shown regardless.
@@ -82,6 +97,7 @@ export function pageHandler(deps: AppContext) {
       runId: run.runId,
       tool: approval.tool,
       toolDescription: info.description,
+      ...(info.target ? { target: info.target } : {}),
       args: approval.args as Record<string, unknown>,
       reason: approval.reason,
       approver: claims.approver,

@@ -9,6 +9,8 @@ export type ApprovalPageView = {
   runId: string;
   tool: string;
   toolDescription: string;
+  /** For an HTTP action: the method and URL the call will hit. */
+  target?: { method: string; url: string };
   /** The exact arguments the action will run with if approved. */
   args: Record<string, unknown>;
   /** The model's stated reason: its own words, not verified by anyone. */
@@ -39,6 +41,28 @@ function warnings(flags: ApprovalPageView['flags']): string {
   return out.join('\n');
 }
 
+/** `METHOD scheme://host/path`, the host emphasised: where the request goes is what an approver checks first. */
+function targetLine(target: { method: string; url: string }): string {
+  let url: URL;
+  try {
+    url = new URL(target.url);
+  } catch {
+    return `<p id="target"><code>${text(target.method)}</code> <code>${text(target.url)}</code></p>`;
+  }
+  const rest = `${url.pathname}${url.search}`;
+  return `<p id="target">Calls <code>${text(target.method)}</code> <code>${text(`${url.protocol}//`)}<strong class="host">${text(url.host)}</strong>${text(rest)}</code></p>`;
+}
+
+/** String arguments that hold line breaks or run long, as they read (the JSON above shows them escaped). */
+function textArguments(args: Record<string, unknown>): string {
+  const long = Object.entries(args).filter(
+    ([, value]) => typeof value === 'string' && (value.includes('\n') || value.length > 120),
+  );
+  return long
+    .map(([name, value]) => `<h3>${text(name)}</h3>\n<pre class="text-arg">${text(value as string)}</pre>`)
+    .join('\n');
+}
+
 /** The confirmation page behind an approval link: who asks, what exactly would run, and the decision form. */
 export function renderApprovalPage(view: ApprovalPageView): string {
   checkPostUrl(view.postUrl);
@@ -62,9 +86,11 @@ ${warnings(view.flags)}
 <h2>Action</h2>
 <p><code>${text(view.tool)}</code></p>
 <p class="muted">${text(view.toolDescription)}</p>
+${view.target ? targetLine(view.target) : ''}
 <h2>Arguments</h2>
 <p class="muted">If you approve, the action runs with exactly these arguments.</p>
 <pre id="args">${jsonBlock(view.args)}</pre>
+${textArguments(view.args)}
 <p class="muted">Fingerprint (SHA-256): <code>${argsHash(view.tool, view.args)}</code></p>
 <h2>The model's stated reason</h2>
 <p class="muted">Written by the model, not verified. Judge the action by its arguments above.</p>

@@ -1,12 +1,15 @@
 /** The `wf` commands. Each talks to the HTTP API and returns an exit status; output goes through `out`. */
 import { readFileSync } from 'node:fs';
+import canonicalize from 'canonicalize';
 import type { Approval } from '../schemas/approval.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
 import { parseWorkflowText } from '../workflow-file/index.ts';
 import type { ApiClient } from './client.ts';
+import { type Colours, colours } from './colour.ts';
 import { cacheText } from './progress.ts';
+import { refusedCalls, refusedLines } from './run-calls.ts';
 import { watchRun } from './watch.ts';
 
 export type Output = { json: boolean; line(text: string): void; data(value: unknown): void };
@@ -33,6 +36,9 @@ export async function findWorkflow(client: ApiClient, ref: string): Promise<Work
   } while (nextToken);
   throw new UsageError(`no workflow named '${ref}'`);
 }
+
+/** Equal definitions, whatever their key order: canonical JSON (RFC 8785) of each, defaults applied. */
+export const sameDefinition = (a: unknown, b: unknown): boolean => canonicalize(a) === canonicalize(b);
 
 /** ` by <author>` for a version that records its author (versions saved before authors were recorded do not). */
 const byAuthor = (version: WorkflowVersion) => (version.author ? ` by ${version.author}` : '');
@@ -67,7 +73,8 @@ export async function applyWorkflow(client: ApiClient, file: string, out: Output
     return 0;
   }
   const current = await client.get<{ version: WorkflowVersion }>(`/v1/workflows/${existing.workflowId}`);
-  if (JSON.stringify(current.version.definition) === JSON.stringify(parsed.definition)) {
+  // Both parsed with defaults applied; canonical JSON (RFC 8785) ignores key order, event patterns' too.
+  if (sameDefinition(current.version.definition, parsed.definition)) {
     out.data({ workflow: existing, version: current.version, unchanged: true });
     out.line(`${existing.name} (${existing.workflowId}) is unchanged at version ${existing.latestVersion}`);
     return 0;
@@ -110,6 +117,8 @@ export async function startRunCommand(
   client: ApiClient,
   args: { workflow: string; input?: string; wait: boolean; idempotencyKey?: string },
   out: Output,
+  /** Told the run once it ended (with `wait`): `--record` fetches its recording then. */
+  onEnded?: (run: Run) => Promise<void>,
 ): Promise<number> {
   let input: unknown;
   if (args.input !== undefined) {
@@ -139,14 +148,21 @@ export async function startRunCommand(
         `waiting for approval: the approvers have their links (locally: ${client.baseUrl}/local/inbox)`,
       ),
   });
+  await onEnded?.(run);
   out.data({ run });
   out.line(runLine(run));
   return run.status === 'done' ? 0 : 3;
 }
 
-export async function showRun(client: ApiClient, runId: string, out: Output): Promise<number> {
+export async function showRun(
+  client: ApiClient,
+  runId: string,
+  out: Output,
+  c: Colours = colours(false),
+): Promise<number> {
   const { run } = await client.get<{ run: Run }>(`/v1/runs/${runId}`);
-  out.data({ run });
+  const refused = await refusedCalls(client, run.runId);
+  out.data({ run, refusedCalls: refused });
   out.line(runLine(run));
   out.line(`  trigger: ${JSON.stringify(run.trigger)}`);
   out.line(
@@ -154,6 +170,7 @@ export async function showRun(client: ApiClient, runId: string, out: Output): Pr
   );
   if (run.result?.text) out.line(`  result: ${run.result.text}`);
   if (run.error) out.line(`  error: ${run.error.name}: ${run.error.message}`);
+  for (const line of refusedLines(refused, c)) out.line(line);
   return 0;
 }
 

@@ -1,17 +1,54 @@
 /** `wf local up`: the whole runtime on this machine until Ctrl-C. */
-import { startLocalStack } from '../local/stack.ts';
+import { resolve } from 'node:path';
+import { type LocalStack, startLocalStack } from '../local/stack.ts';
+
+/** Where `wf local up` looks for fixtures without --fixtures: `fixtures/` beside the workflow files. */
+export const DEFAULT_FIXTURE_DIR = 'fixtures';
+const NOTICE_INTERVAL_MS = 2_000;
+
+/** Prints a line for each new run a schedule or an event started (the local owner's). */
+function announceTriggeredRuns(stack: LocalStack, print: (text: string) => void): () => void {
+  const seen = new Set<string>();
+  let first = true;
+  const poll = async () => {
+    const page = await stack.store.listRuns({ owner: stack.owner, limit: 25 });
+    for (const run of [...page.items].reverse()) {
+      if (seen.has(run.runId)) continue;
+      seen.add(run.runId);
+      const type = run.trigger.type;
+      if (!first && (type === 'schedule' || type === 'event'))
+        print(`${type} started ${run.runId} (${run.workflowName} v${run.workflowVersion})`);
+    }
+    first = false;
+  };
+  let stopped = false;
+  const loop = async () => {
+    while (!stopped) {
+      await poll().catch(() => undefined);
+      await new Promise((done) => setTimeout(done, NOTICE_INTERVAL_MS).unref());
+    }
+  };
+  void loop();
+  return () => {
+    stopped = true;
+  };
+}
 
 export async function localUp(options: {
   port?: number;
   dataDir?: string;
+  fixtures?: string;
   env: NodeJS.ProcessEnv;
   print: (text: string) => void;
 }): Promise<number> {
   const apiKey = options.env.ANTHROPIC_API_KEY;
+  const fixtureDir = resolve(options.fixtures ?? DEFAULT_FIXTURE_DIR);
   const stack = await startLocalStack({
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-    ...(apiKey ? { anthropicApiKey: apiKey } : {}),
+    ...(apiKey ? { anthropicApiKey: apiKey, record: true } : {}),
+    ...(options.env.ANTHROPIC_BASE_URL ? { anthropicBaseUrl: options.env.ANTHROPIC_BASE_URL } : {}),
+    fixtureDirs: [fixtureDir],
     allowLoopbackPorts: (options.env.WF_ALLOW_LOOPBACK_PORTS ?? '').split(',').filter(Boolean).map(Number),
     print: options.print,
   });
@@ -21,15 +58,20 @@ export async function localUp(options: {
       `  API key (owner '${stack.owner}'): ${stack.apiKey}   (also in ${stack.files.apiKeys})`,
       `  approval inbox: ${stack.url}/local/inbox`,
       `  web console: ${stack.url}/console (sign in with the API key)`,
-      `  model: ${apiKey ? 'Claude (ANTHROPIC_API_KEY)' : `scripted Messages-API server at ${stack.modelUrl}`}`,
+      `  model: ${apiKey ? 'Claude (ANTHROPIC_API_KEY; wf run start --record DIR saves a conversation)' : `scripted Messages-API server at ${stack.modelUrl}`}`,
+      ...(apiKey ? [] : [`  fixtures: ${fixtureDir} (and examples/fixtures)`]),
       `  data: ${stack.files.dir}${stack.resumed.length ? `; resumed ${stack.resumed.length} run(s)` : ''}`,
       'Ctrl-C stops it; runs resume on the next start.',
     ].join('\n'),
   );
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+  const stopNotices = announceTriggeredRuns(stack, options.print);
+  const signal = await new Promise<string>((done) => {
+    process.once('SIGINT', () => done('Ctrl-C'));
+    process.once('SIGTERM', () => done('SIGTERM'));
   });
+  stopNotices();
+  options.print(`\n${signal}: stopping the local stack (runs in flight resume on the next wf local up)…`);
   await stack.stop();
+  options.print('stopped.');
   return 0;
 }

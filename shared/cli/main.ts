@@ -5,6 +5,7 @@ import { ownerKey, ownerSecretPrefix } from '../credentials/owner-key.ts';
 import { OwnerIdSchema } from '../schemas/common.ts';
 import { auditPublicKeyPath, verifyOwnerAudit } from './audit-owner.ts';
 import { ApiError } from './client.ts';
+import { colourEnabled, colours } from './colour.ts';
 import {
   applyWorkflow,
   listApprovals,
@@ -20,24 +21,36 @@ import {
 } from './commands.ts';
 import { clientFrom } from './config.ts';
 import { consoleCommand } from './console-command.ts';
+import { EXTRA_COMMANDS } from './extra-commands.ts';
+import { helpFor } from './help.ts';
 import { grantCommand, jobCommand } from './jobs.ts';
 import { localUp } from './local-up.ts';
 import { listReceipts } from './receipts.ts';
+import { saveRecording } from './record.ts';
 import { applyDraft, publishWorkflow } from './workflow-versions.ts';
 
 export const USAGE = `wf: the LLM-workflow runtime's command line
 
-  wf local up [--port 8787] [--data-dir .local]      run the whole runtime on this machine (console: /console)
+  wf local up [--port 8787] [--data-dir .local] [--fixtures DIR]   run the whole runtime on this machine
   wf console --aws --url API_URL [--port 8788]       the web console for a deployed stack, on this machine
   wf workflow apply -f FILE [--draft]                create a workflow, or add a version when FILE changed
                                                      (--draft: save it as the draft, not run until published)
   wf workflow publish WORKFLOW                       publish the open draft: new runs and triggers use it
   wf workflow list
-  wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY]
+  wf workflow validate -f FILE                       check FILE against the schema (offline)
+  wf workflow diff -f FILE                           what applying FILE would change
+  wf workflow enable WORKFLOW                        its trigger starts runs again
+  wf workflow disable WORKFLOW                       no new runs
+  wf workflow delete WORKFLOW                        delete it (the name is free again)
+  wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY] [--record DIR]
+  wf run list [--workflow W] [--status S] [--watch]  runs, newest first; --watch follows them
+  wf run cancel RUN
   wf run show RUN
   wf run transcript RUN
   wf run receipts RUN                                each side effect, its status and what a duplicate does
   wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
+  wf audit show RUN                                  a run's audit chain, entry by entry
+  wf fixture init WORKFLOW_FILE [--out FILE]          a starting scripted-model fixture (offline runs)
   wf approvals list [--status pending|approved|denied|expired]
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
   wf grant create|narrow|widen CLIENT -f GRANT_FILE [--expected-version N]   delegate jobs to a client
@@ -51,7 +64,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
 
 Options: --url URL (default $WF_URL or http://127.0.0.1:8787), --api-key KEY (default $WF_API_KEY or
 .local/api-keys.json), --aws [--region R] to sign requests to a deployed stack with AWS credentials,
---json for machine-readable output. Exit status: 0 ok, 1 error, 2 usage, 3 run ended not done, 4 audit broken.`;
+--json for machine-readable output; 'wf help COMMAND' or 'wf COMMAND --help' for a command's help. Exit status: 0 ok, 1 error, 2 usage, 3 run ended not done, 4 audit broken.`;
 
 const OPTIONS = {
   url: { type: 'string' },
@@ -80,9 +93,24 @@ const OPTIONS = {
   'max-turns': { type: 'string' },
   'dry-run': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  // issue 17 (docs/cli.md): see extra-commands.ts
+  fixtures: { type: 'string' },
+  record: { type: 'string' },
+  workflow: { type: 'string' },
+  watch: { type: 'boolean' },
+  out: { type: 'string' },
+  force: { type: 'boolean' },
 } as const;
 
-export type Io = { stdout: (text: string) => void; stderr: (text: string) => void; env: NodeJS.ProcessEnv };
+export type Io = {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+  /** stdout is a terminal: colour (unless NO_COLOR) and `--watch` redraws. */
+  isTTY?: boolean;
+  /** Stops a command that runs until interrupted (`run list --watch`). */
+  signal?: AbortSignal;
+};
 
 /** `wf owner-key OWNER`: prints ownerKey(OWNER) (offline; the same function the runtime uses). */
 function ownerKeyCommand(owner: string | undefined, out: Output): number {
@@ -111,6 +139,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   const { values, positionals } = parsed;
   const [group, verb, arg] = positionals;
+  // Per-command help (help.ts); a command without an entry gets the global usage.
+  if (group === 'help' || (values.help && group)) {
+    const words = group === 'help' ? positionals.slice(1, 3) : positionals.slice(0, 2);
+    io.stdout(helpFor(words.join(' ')) ?? USAGE);
+    return 0;
+  }
   if (values.help || !group) {
     io.stdout(USAGE);
     return values.help ? 0 : 2;
@@ -132,6 +166,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return await localUp({
         ...(values.port ? { port: Number(values.port) } : {}),
         ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+        ...(values.fixtures ? { fixtures: values.fixtures } : {}),
         env: io.env,
         print: io.stdout,
       });
@@ -189,6 +224,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
         out,
       );
     const command = `${group} ${verb ?? ''}`.trim();
+    const extra = EXTRA_COMMANDS[command];
+    if (extra) {
+      const colour = colours(!values.json && colourEnabled(io.env, io.isTTY === true));
+      const ctx = { arg, values, client, out, colours: colour, isTTY: io.isTTY === true };
+      return await extra(io.signal ? { ...ctx, signal: io.signal } : ctx);
+    }
     switch (command) {
       case 'workflow apply': {
         const file = need(values.file, '-f FILE');
@@ -207,6 +248,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
           ...(values.input !== undefined ? { input: values.input } : {}),
           ...(values['idempotency-key'] ? { idempotencyKey: values['idempotency-key'] } : {}),
         };
+        if (values.record !== undefined) {
+          const api = client();
+          return await startRunCommand(
+            api,
+            { ...args, wait: true },
+            out,
+            saveRecording(api, values.record, out),
+          );
+        }
         return await startRunCommand(client(), args, out);
       }
       case 'run show': {

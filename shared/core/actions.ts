@@ -21,6 +21,8 @@ export type Action = {
    * true for the parsed input, the call needs approval like an irreversible one. A throw denies the call.
    */
   publishesExternally?: (input: unknown) => boolean;
+  /** For an HTTP action: the method and URL this very call would hit (shown on the approval page). */
+  target?: (input: unknown) => { method: string; url: string } | undefined;
   run(input: unknown, ctx: ActionContext & { scope: RunScope }): Promise<ToolOutcome>;
 };
 

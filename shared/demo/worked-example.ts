@@ -16,7 +16,9 @@ import type { Usage } from '../core/ports.ts';
 import { ensureLocalFiles, ensureLocalSecret, localFiles } from '../local/files.ts';
 import { startLocalStack } from '../local/stack.ts';
 import type { ScriptedFixture } from '../model/index.ts';
+import { isAgentDefinition } from '../schemas/any-workflow.ts';
 import type { Run } from '../schemas/run.ts';
+import { loadWorkflowText } from '../workflow-file/index.ts';
 import { decideThroughPage } from './approve.ts';
 import { startFeedServer } from './feeds.ts';
 import { startSiteServer } from './site.ts';
@@ -60,6 +62,12 @@ export type WorkedExampleResult = {
   modelCalls: Usage[];
   ok: boolean;
 };
+
+/** The workflow's approval timeout: how long its approval links stay valid. */
+function approvalTimeoutSeconds(file: string): number {
+  const definition = loadWorkflowText(readFileSync(file, 'utf8'), file);
+  return isAgentDefinition(definition) ? (definition.approvals?.timeoutSeconds ?? 3600) : 3600;
+}
 
 export async function runWorkedExample(options: WorkedExampleOptions): Promise<WorkedExampleResult> {
   const { print } = options;
@@ -114,7 +122,8 @@ export async function runWorkedExample(options: WorkedExampleOptions): Promise<W
     let link: string | undefined;
     const run = await watchRun(client, body.run.runId, {
       print: (line) => print(`  ${line}`),
-      timeoutMs: 10 * 60_000,
+      // As long as the approval link is valid (the workflow's approval timeout), and a minute for the rest.
+      timeoutMs: (approvalTimeoutSeconds(workflowFile) + 60) * 1000,
       onAwaitingApproval: async () => {
         // The run parks first; the RequestApproval step sends the link a moment later.
         const issued = () => stack.inbox.notices().find((candidate) => candidate.runId === body.run.runId);
@@ -133,7 +142,9 @@ export async function runWorkedExample(options: WorkedExampleOptions): Promise<W
             `decision: approved through the approval page (HTTP ${decided.status}), as a human click would`,
           );
         } else {
-          print('waiting for your decision in the browser… (run with --auto-approve to approve unattended)');
+          print(
+            `waiting for your decision in the browser until the link expires (${notice?.expiresAt ?? 'see the page'}); Ctrl-C stops (run with --auto-approve to approve unattended)`,
+          );
         }
       },
     });

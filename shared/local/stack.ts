@@ -34,7 +34,9 @@ import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
 import { createHumanTaskApp } from '../human-tasks/index.ts';
 import { type JobsDeps, type RetryPolicy, settleJobOfRun, sweepJobs } from '../jobs/index.ts';
+import { ADD_FIXTURE_HINT, mergeFixtures, readFixtureDirs } from '../model/fixture-dir.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
+import { type RecordingProxy, startRecordingProxy } from '../model/recording-proxy.ts';
 import {
   consoleNotifier,
   consoleOwnerNotifier,
@@ -59,6 +61,7 @@ import { type DynamoDbLocal, freePort, startDynamoDbLocal } from './dynamodb-loc
 import { ensureLocalFiles, type LocalFiles, localFiles } from './files.ts';
 import { allowedHosts, hostGuard } from './host-guard.ts';
 import { inboxRoutes } from './inbox-routes.ts';
+import { recordingRoutes } from './recording-routes.ts';
 import { type LocalScheduler, startLocalScheduler } from './scheduler.ts';
 import { sessionTable } from './sessions.ts';
 import { LocalStepFunctions, startLocalSfnEndpoint } from './sfn/index.ts';
@@ -88,6 +91,18 @@ export type LocalStackOptions = {
   anthropicApiKey?: string;
   /** Fixtures for the scripted model; default: every examples/fixtures/*.fixture.json. */
   fixtures?: ScriptedFixture[];
+  /**
+   * Directories of `*.fixture.json` served besides `fixtures` (a project's own win by name); read again when
+   * a request names a fixture not served yet (`wf local up --fixtures DIR`, default `./fixtures`).
+   */
+  fixtureDirs?: string[];
+  /** The Anthropic API's base URL (default the SDK's): a test points it at a scripted server. */
+  anthropicBaseUrl?: string;
+  /**
+   * With an API key: keep each workflow's latest conversation through a recording proxy, served as a fixture
+   * at `GET /local/runs/{id}/recording` (`wf run start --record DIR`). Default false.
+   */
+  record?: boolean;
   /** Loopback ports the egress guard may reach (local demo servers). Never the stack's own port. */
   allowLoopbackPorts?: number[];
   /** Schedule evaluation interval; 0 disables the local scheduler. Default 15 s. */
@@ -191,15 +206,31 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Claude, or the scripted server through the same SDK
     let modelUrl = options.scriptedModelUrl;
     if (!options.anthropicApiKey && !modelUrl) {
+      const dirs = options.fixtureDirs ?? [];
       const scripted = await startScriptedModelServer({
-        fixtures: options.fixtures ?? (await exampleFixtures()),
+        fixtures: mergeFixtures(options.fixtures ?? (await exampleFixtures()), readFixtureDirs(dirs)),
+        reload: () => readFixtureDirs(dirs),
+        missingHint: ADD_FIXTURE_HINT,
       });
       closers.push(() => scripted.close());
       modelUrl = scripted.url;
     }
+    let recorder: RecordingProxy | undefined;
+    if (options.anthropicApiKey && options.record) {
+      recorder = await startRecordingProxy({
+        upstream: options.anthropicBaseUrl ?? 'https://api.anthropic.com',
+      });
+      closers.push(() => recorder?.close());
+    }
+    const anthropicBaseUrl = recorder?.url ?? options.anthropicBaseUrl;
     const model = modelFor(
       options.anthropicApiKey
-        ? { kind: 'anthropic', apiKey: options.anthropicApiKey }
+        ? {
+            kind: 'anthropic',
+            apiKey: options.anthropicApiKey,
+            ...(anthropicBaseUrl ? { baseURL: anthropicBaseUrl } : {}),
+            recording: recorder !== undefined,
+          }
         : { kind: 'scripted', baseURL: modelUrl! },
     );
 
@@ -362,6 +393,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         origin: new URL(url).origin,
       }),
     );
+    app.route('/', recordingRoutes({ store, authenticator, recorder }));
     app.route(
       '/',
       createApprovalApp({

@@ -73,12 +73,54 @@ function findToolResult(
   return results.at(-1);
 }
 
+/** The text of the first user message (text blocks only: the task the run was given). */
+export function firstUserText(request: WireRequest): string {
+  const first = (request.messages ?? []).find((message) => message?.role === 'user');
+  if (!first) return '';
+  return blocksOf(first)
+    .map((block) => (block.type === 'text' ? (block.text ?? '') : ''))
+    .join('\n');
+}
+
+const clip = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
+
+/**
+ * The task text with what differs on every run masked: instants (ISO 8601 date-times) and run ids. The
+ * runtime writes when and how the run was started into the first user message.
+ */
+const stable = (text: string) =>
+  text
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?/g, '<time>')
+    .replace(/\brun_[A-Za-z0-9]+/g, '<run>');
+
+/** Where a replayed request drifted from the recorded one: one problem per changed field. */
+function driftOf(recorded: NonNullable<ScriptedExpect['recorded']>, request: WireRequest): string[] {
+  const drift: string[] = [];
+  const changed = (field: string, was: string, now: string) =>
+    drift.push(`drift: ${field} changed since the recording (recorded ${clip(was)}, now ${clip(now)})`);
+  if (recorded.model !== undefined && request.model !== recorded.model)
+    changed('model', recorded.model, request.model ?? '');
+  if (recorded.system !== undefined && systemText(request) !== recorded.system)
+    changed('system', recorded.system, systemText(request));
+  if (recorded.firstUser !== undefined && stable(firstUserText(request)) !== stable(recorded.firstUser))
+    changed('firstUser', recorded.firstUser, firstUserText(request));
+  if (recorded.tools !== undefined) {
+    const was = [...recorded.tools].sort().join(', ');
+    const now = (request.tools ?? [])
+      .map((tool) => tool?.name ?? '')
+      .sort()
+      .join(', ');
+    if (was !== now) changed('tools', was, now);
+  }
+  return drift;
+}
+
 const list = (names: Iterable<string>) => `[${[...names].join(', ')}]`;
 
 /** What differs between the request and the expectation; empty when it matches. */
 export function checkExpectations(expect: ScriptedExpect | undefined, request: WireRequest): string[] {
   if (!expect) return [];
-  const problems: string[] = [];
+  const problems: string[] = expect.recorded ? driftOf(expect.recorded, request) : [];
   const offered = new Set((request.tools ?? []).map((tool) => tool?.name ?? ''));
   if (expect.tools) {
     const wanted = new Set(expect.tools);

@@ -76,6 +76,20 @@ const ToolResultExpectSchema = z
     message: 'give exactly one of toolUseId and toolName',
   });
 
+const RecordedRequestSchema = z
+  .strictObject({
+    model: z.string().optional(),
+    system: z.string().optional().describe('The system prompt text as recorded.'),
+    tools: z
+      .array(z.string())
+      .optional()
+      .describe('The tool names offered, as recorded (order-insensitive).'),
+    firstUser: z.string().optional().describe('The text of the first user message (the task) as recorded.'),
+  })
+  .describe(
+    'The request as recorded (`wf run start --record`): a replayed request that differs in one of these fields is drift, reported by field name.',
+  );
+
 const ExpectSchema = z
   .strictObject({
     tools: z.array(z.string()).optional().describe('Exact set of tool names offered (order-insensitive).'),
@@ -90,6 +104,7 @@ const ExpectSchema = z
         'The text of the last user message (text blocks and tool_result contents) must contain this.',
       ),
     model: z.string().optional().describe('The request model must equal this.'),
+    recorded: RecordedRequestSchema.optional(),
   })
   .describe('Checks on the request of this turn; a mismatch is an HTTP 400 and a recorded failure.');
 

@@ -41,6 +41,13 @@ export type ScriptedModelServerOptions = {
   host?: string;
   /** The prompt cache's clock, in epoch milliseconds (its 5-minute lifetime). Default: `Date.now`. */
   now?: () => number;
+  /**
+   * Called when a request names a fixture not served yet: fixtures written since the start (the local stack
+   * reads its fixture directories again). Those it returns replace the served ones of the same name.
+   */
+  reload?: () => ScriptedFixture[];
+  /** Ends the "no fixture named" error: how to add one. */
+  missingHint?: (name: string) => string;
 };
 
 export type RecordedRequest = {
@@ -87,7 +94,9 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export async function startScriptedModelServer(
   options: ScriptedModelServerOptions,
 ): Promise<ScriptedModelServer> {
-  const fixtures = loadFixtures(options.fixtures);
+  // With `reload`, a server may start with none: fixtures written later are read on the first request.
+  const none = Array.isArray(options.fixtures) && options.fixtures.length === 0 && options.reload;
+  let fixtures = none ? new Map<string, ParsedFixture>() : loadFixtures(options.fixtures);
   const requests: RecordedRequest[] = [];
   const failures: ScriptedFailure[] = [];
   // Attempts per (fixture, turn, conversation state), for `error.times`: the only state kept.
@@ -106,9 +115,21 @@ export async function startScriptedModelServer(
       const message = `scripted-model: several fixtures are served (${known}); select one with the ${FIXTURE_HEADER} header`;
       throw new Failure('fixture', message);
     }
-    const fixture = fixtures.get(wanted);
-    if (!fixture)
-      throw new Failure('fixture', `scripted-model: no fixture named "${wanted}" (served: ${known})`);
+    let fixture = fixtures.get(wanted);
+    if (!fixture && options.reload) {
+      let more: ScriptedFixture[];
+      try {
+        more = options.reload();
+      } catch (error) {
+        throw new Failure('fixture', (error as Error).message);
+      }
+      if (more.length > 0) fixtures = new Map([...fixtures, ...loadFixtures(more)]);
+      fixture = fixtures.get(wanted);
+    }
+    if (!fixture) {
+      const hint = options.missingHint ? `; ${options.missingHint(wanted)}` : '';
+      throw new Failure('fixture', `scripted-model: no fixture named "${wanted}" (served: ${known})${hint}`);
+    }
     return [wanted, fixture];
   }
 

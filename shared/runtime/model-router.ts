@@ -9,7 +9,8 @@ import { ModelConfigError } from '../model/errors.ts';
 import { createAnthropicModel, createBedrockModel, type StaticAwsCredentials } from '../model/index.ts';
 
 export type ModelSource =
-  | { kind: 'anthropic'; apiKey: string; baseURL?: string }
+  /** `recording`: name the workflow in the fixture header, for the recording proxy at `baseURL`. */
+  | { kind: 'anthropic'; apiKey: string; baseURL?: string; recording?: boolean }
   | { kind: 'bedrock'; region: string; baseURL?: string; credentials?: StaticAwsCredentials }
   /** `via` picks the SDK (and so the wire API) the scripted server is spoken to with. Default `anthropic`. */
   | { kind: 'scripted'; baseURL: string; via?: 'anthropic' | 'bedrock' };
@@ -20,12 +21,31 @@ const SCRIPTED_AWS_CREDENTIALS: StaticAwsCredentials = {
   secretAccessKey: 'scripted',
 };
 
+/** One port per workflow, each made by `make` with the workflow's name (the fixture header's value). */
+function perWorkflow(make: (workflow: string) => ModelPort): ModelPort {
+  const byWorkflow = new Map<string, ModelPort>();
+  return {
+    // Every such port takes the default (per-model) thinking style.
+    maxOutputTokens: maxOutputTokensOf,
+    call(request) {
+      const workflow = request.workflow ?? 'default';
+      let model = byWorkflow.get(workflow);
+      if (!model) {
+        model = make(workflow);
+        byWorkflow.set(workflow, model);
+      }
+      return model.call(request);
+    },
+  };
+}
+
 export function modelFor(source: ModelSource): ModelPort {
   if (source.kind === 'anthropic') {
-    return createAnthropicModel({
-      apiKey: source.apiKey,
-      ...(source.baseURL ? { baseURL: source.baseURL } : {}),
-    });
+    const options = { apiKey: source.apiKey, ...(source.baseURL ? { baseURL: source.baseURL } : {}) };
+    if (!source.recording) return createAnthropicModel(options);
+    return perWorkflow((workflow) =>
+      createAnthropicModel({ ...options, defaultHeaders: { 'x-scripted-fixture': workflow } }),
+    );
   }
   if (source.kind === 'bedrock') {
     return createBedrockModel({
@@ -34,26 +54,12 @@ export function modelFor(source: ModelSource): ModelPort {
       ...(source.credentials ? { credentials: source.credentials } : {}),
     });
   }
-  const byWorkflow = new Map<string, ModelPort>();
-  const scriptedPort = (fixture: string): ModelPort => {
+  return perWorkflow((fixture) => {
     const common = { baseURL: source.baseURL, defaultHeaders: { 'x-scripted-fixture': fixture } };
     return source.via === 'bedrock'
       ? createBedrockModel({ region: 'us-east-1', credentials: SCRIPTED_AWS_CREDENTIALS, ...common })
       : createAnthropicModel({ apiKey: 'scripted', ...common });
-  };
-  return {
-    // Every scripted port takes the default (per-model) thinking style.
-    maxOutputTokens: maxOutputTokensOf,
-    call(request) {
-      const fixture = request.workflow ?? 'default';
-      let model = byWorkflow.get(fixture);
-      if (!model) {
-        model = scriptedPort(fixture);
-        byWorkflow.set(fixture, model);
-      }
-      return model.call(request);
-    },
-  };
+  });
 }
 
 /**

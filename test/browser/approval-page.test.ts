@@ -73,6 +73,9 @@ async function read(page: Page) {
     argsText: await rendered(page.locator('#args')),
     reason: (await page.locator('blockquote').textContent())?.trim(),
     text: await rendered(page.locator('main')),
+    target: await rendered(page.locator('#target')),
+    host: await rendered(page.locator('#target strong.host')),
+    bodyAsRead: await rendered(page.locator('h3:text-is("body") + pre.text-arg')),
   };
 }
 
@@ -144,6 +147,11 @@ describe('the approval page in Chromium', () => {
     expect(page.argsText).toContain(`"title": "${POST.title}"`);
     expect(page.argsText).toContain(JSON.stringify(POST.body));
     expect(page.reason).toBe(REASON);
+    // Where the call goes (the host emphasised), and the long text argument with its line breaks.
+    expect(page.target).toMatch(/^Calls POST http:\/\/127\.0\.0\.1:\d+\/api\/posts$/);
+    expect(page.host).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(String(POST.body)).toContain('\n');
+    expect(page.bodyAsRead).toBe(POST.body);
     expect(page.text).toContain("The model's stated reason");
     expect(page.text).toContain('Written by the model, not verified.');
     expect(page.text).toContain('editor@example.com');

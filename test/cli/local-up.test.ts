@@ -3,12 +3,14 @@
  * until SIGINT (Ctrl-C). Another `wf` finds the API key in the same data directory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { wf } from './support.ts';
+import { eventually, wf } from './support.ts';
+import { EVENT_WORKFLOW, eventFixture } from './workflows.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let child: ChildProcess | undefined;
@@ -46,9 +48,12 @@ describe('wf local up', () => {
   it('starts the runtime, prints where it is and its API key, serves the CLI, and stops cleanly on SIGINT', async () => {
     // Prepare
     dataDir = await mkdtemp(join(tmpdir(), 'wf-local-up-'));
+    // The event workflow's fixture comes from --fixtures (the repository's examples do not hold it).
+    const fixtures = await mkdtemp(join(dataDir, 'fixtures-'));
+    writeFileSync(join(fixtures, 'cli-events.fixture.json'), JSON.stringify(eventFixture));
     const started = spawn(
       process.execPath,
-      ['bin/wf.ts', 'local', 'up', '--port', '0', '--data-dir', dataDir],
+      ['bin/wf.ts', 'local', 'up', '--port', '0', '--data-dir', dataDir, '--fixtures', fixtures],
       {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
@@ -56,6 +61,10 @@ describe('wf local up', () => {
       },
     );
     child = started;
+    let all = '';
+    started.stdout?.on('data', (chunk: Buffer) => {
+      all += chunk.toString();
+    });
     let stderr = '';
     started.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -66,6 +75,15 @@ describe('wf local up', () => {
     const url = /^wf local stack on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(printed)?.[1];
     const list = await wf(['workflow', 'list', '--url', url ?? '', '--data-dir', dataDir]);
     const inbox = await fetch(`${url}/local/inbox`);
+    const local = ['--url', url ?? '', '--data-dir', dataDir];
+    const workflowFile = join(dataDir, 'cli-events.workflow.yaml');
+    writeFileSync(workflowFile, EVENT_WORKFLOW);
+    await wf(['workflow', 'apply', '-f', workflowFile, ...local]);
+    const put = await wf(['events', 'put', '--source', 'com.example.cli', '--detail-type', 'Ping', ...local]);
+    const eventLine = await eventually(
+      'the event-started line',
+      async () => /^event started run_\w+ \(cli-events v1\)$/m.exec(all)?.[0],
+    );
     const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
     started.kill('SIGINT');
     const code = await exited;
@@ -80,6 +98,11 @@ describe('wf local up', () => {
     expect(printed).toContain(`  data: ${dataDir}`);
     expect(list).toMatchObject({ code: 0, stdout: 'no workflows yet: wf workflow apply -f FILE' });
     expect(inbox.status).toBe(200);
+    expect(put.code).toBe(0);
+    expect(eventLine).toBeDefined();
+    expect(printed).toContain(`  fixtures: ${fixtures} (and examples/fixtures)`);
+    expect(all).toContain('Ctrl-C: stopping the local stack (runs in flight resume on the next wf local up)');
+    expect(all).toMatch(/stopped\.\n$/);
     expect(code).toBe(0);
     expect(stderr).toBe('');
     await expect(fetch(`${url}/local/inbox`)).rejects.toThrow();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClient } from '../../shared/cli/client.ts';
 import { main } from '../../shared/cli/main.ts';
-import { type LocalStack, startLocalStack } from '../../shared/local/stack.ts';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../shared/local/stack.ts';
 import type { ScriptedFixture } from '../../shared/model/index.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 import { createOwnTable as createOwnTableWithPrefix } from '../support/table.ts';
@@ -39,7 +39,10 @@ export type CliStack = {
 const createOwnTable = () => createOwnTableWithPrefix('wf-cli');
 
 /** A local stack for CLI tests: loopback only, any free port, no scheduler, quick retries. */
-export async function startCliStack(fixtures: ScriptedFixture[]): Promise<CliStack> {
+export async function startCliStack(
+  fixtures: ScriptedFixture[],
+  more: Partial<LocalStackOptions> = {},
+): Promise<CliStack> {
   const { endpoint, tableName } = await createOwnTable();
   const dataDir = await mkdtemp(join(tmpdir(), 'wf-cli-'));
   const printed: string[] = [];
@@ -52,6 +55,7 @@ export async function startCliStack(fixtures: ScriptedFixture[]): Promise<CliSta
     schedulerIntervalMs: 0,
     retryIntervalMs: 20,
     print: (text) => printed.push(text),
+    ...more,
   });
   const client = new ApiClient(stack.url, { kind: 'api-key', apiKey: stack.apiKey });
   return {

@@ -28,9 +28,10 @@ describe('wf owner-key', () => {
 describe('wf usage', () => {
   it('prints the usage and exits 0 for --help and -h', async () => {
     const long = await wf(['--help']);
-    const short = await wf(['run', 'start', '-h']);
+    const short = await wf(['whoami', '-h']);
 
     expect(long).toMatchObject({ code: 0, stdout: USAGE, stderr: '' });
+    // A command without a per-command help entry (help.ts) gets the usage.
     expect(short).toMatchObject({ code: 0, stdout: USAGE });
   });
 
@@ -43,7 +44,11 @@ describe('wf usage', () => {
   // No API key is configured in these cases: a usage error is found before anything is read or sent.
   it.each([
     [['frobnicate'], "unknown command 'frobnicate'"],
-    [['workflow', 'delete', 'x'], "unknown command 'workflow delete'"],
+    [['workflow', 'frobnicate', 'x'], "unknown command 'workflow frobnicate'"],
+    [['run', 'cancel'], 'missing RUN'],
+    [['audit', 'show'], 'missing RUN'],
+    [['workflow', 'disable'], 'missing WORKFLOW'],
+    [['workflow', 'validate'], 'missing -f FILE'],
     [['local'], "unknown command 'local'"],
     [['workflow', 'apply'], 'missing -f FILE'],
     [['run', 'start'], 'missing WORKFLOW (a name or wf_ id)'],

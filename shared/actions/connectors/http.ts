@@ -36,6 +36,10 @@ export function httpConnectorAction(
     // Whatever the author declared: an unsafe method to a host outside the deployment is an external publish.
     publishesExternally: () =>
       sendsOutside(connector.method, templateOrigin(name, connector.url), options.publish),
+    target: (raw) => ({
+      method: connector.method,
+      url: fillTemplate(name, connector.url, raw as Record<string, unknown>).url.href,
+    }),
     async run(raw, ctx) {
       const { url, rest } = fillTemplate(name, connector.url, raw as Record<string, unknown>);
       const headers: Record<string, string> = { accept: 'application/json, text/*;q=0.9, */*;q=0.5' };

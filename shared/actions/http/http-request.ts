@@ -86,6 +86,10 @@ export function httpRequestAction(definition: WorkflowDefinition, options: HttpR
       const input = raw as HttpRequestInput;
       return sendsOutside(input.method, input.url, options.publish);
     },
+    target: (raw) => {
+      const input = raw as { method?: string; url?: unknown };
+      return { method: input.method ?? 'GET', url: String(input.url) };
+    },
     async run(raw, ctx) {
       const input = raw as HttpRequestInput;
       const body = input.body === undefined ? undefined : bodyText(input.body);

@@ -1,0 +1,103 @@
+/**
+ * Per-command help: `wf <command> --help` and `wf help <command>`. A command without an entry falls back to
+ * the global usage. Each entry: usage line, what it does, options, examples.
+ */
+export type CommandHelp = { usage: string; summary: string; options?: string[]; examples: string[] };
+
+export const HELP: Record<string, CommandHelp> = {
+  'local up': {
+    usage: 'wf local up [--port 8787] [--data-dir .local] [--fixtures DIR]',
+    summary:
+      'Runs the whole runtime on this machine until Ctrl-C. Without ANTHROPIC_API_KEY the scripted model serves the fixtures in DIR (default ./fixtures) and examples/fixtures; with it, Claude, and `run start --record` can save conversations. Prints a line for each run a schedule or an event starts.',
+    options: [
+      '--fixtures DIR   scripted-model fixtures (*.fixture.json), read again when a new one is asked for',
+    ],
+    examples: ['wf local up', 'wf local up --fixtures workflows/fixtures --port 8790'],
+  },
+  'workflow apply': {
+    usage: 'wf workflow apply -f FILE',
+    summary:
+      'Creates the workflow, or adds a version when FILE changed; an unchanged file (any key order) adds none.',
+    examples: ['wf workflow apply -f morning-news.workflow.yaml'],
+  },
+  'workflow validate': {
+    usage: 'wf workflow validate -f FILE',
+    summary: 'Checks FILE against the workflow schema, offline; exit 1 with each field error.',
+    examples: ['wf workflow validate -f my.workflow.yaml'],
+  },
+  'workflow diff': {
+    usage: 'wf workflow diff -f FILE',
+    summary: 'Shows what applying FILE would change against the latest version (- before, + after).',
+    examples: ['wf workflow diff -f my.workflow.yaml --json'],
+  },
+  'workflow enable': {
+    usage: 'wf workflow enable WORKFLOW',
+    summary: 'Enables a workflow (its schedule or event rule fires again).',
+    examples: ['wf workflow enable morning-news'],
+  },
+  'workflow disable': {
+    usage: 'wf workflow disable WORKFLOW',
+    summary: 'Disables a workflow: no new runs from its trigger or by hand.',
+    examples: ['wf workflow disable morning-news'],
+  },
+  'workflow delete': {
+    usage: 'wf workflow delete WORKFLOW',
+    summary: 'Deletes a workflow: its name is free again; runs in flight stop at their next turn.',
+    examples: ['wf workflow delete old-digest'],
+  },
+  'run start': {
+    usage: 'wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY] [--record DIR]',
+    summary:
+      'Starts a run. --wait follows it to the end (exit 3 when not done). --record DIR (a local stack with ANTHROPIC_API_KEY) also saves the conversation as DIR/<workflow>.fixture.json, to replay offline.',
+    examples: [
+      'wf run start notes-on-demand --input \'{"topic":"x"}\' --wait',
+      'wf run start status-digest --record fixtures',
+    ],
+  },
+  'run list': {
+    usage: 'wf run list [--workflow WORKFLOW] [--status STATUS] [--watch]',
+    summary:
+      'Lists runs, newest first. --watch redraws on a terminal, or prints each new run and status change.',
+    examples: ['wf run list --status awaiting_approval', 'wf run list --workflow morning-news --watch'],
+  },
+  'run show': {
+    usage: 'wf run show RUN',
+    summary:
+      'A run: status, trigger, tokens and cost, result or error, and the calls it refused (denied, expired).',
+    examples: ['wf run show run_01J…'],
+  },
+  'run cancel': {
+    usage: 'wf run cancel RUN',
+    summary: 'Cancels a run that has not ended (an ended run is left as it is).',
+    examples: ['wf run cancel run_01J…'],
+  },
+  'audit show': {
+    usage: 'wf audit show RUN',
+    summary:
+      "A run's audit chain, one line per entry (denials and expiries highlighted), and whether it verifies (exit 4 when broken).",
+    examples: ['wf audit show run_01J… --json'],
+  },
+  'fixture init': {
+    usage: 'wf fixture init WORKFLOW_FILE [--out FILE] [--force]',
+    summary:
+      "Writes a starting scripted-model fixture for the workflow (fixtures/<name>.fixture.json beside it): it checks the workflow's actions are offered and ends with a text answer, so the workflow runs offline to done.",
+    examples: ['wf fixture init status-digest.workflow.yaml'],
+  },
+};
+
+/** The help text of a command, or undefined when it has no entry. */
+export function helpFor(command: string): string | undefined {
+  const help = HELP[command];
+  if (!help) return undefined;
+  return [
+    `usage: ${help.usage}`,
+    '',
+    help.summary,
+    ...(help.options?.length ? ['', 'options:', ...help.options.map((o) => `  ${o}`)] : []),
+    '',
+    'examples:',
+    ...help.examples.map((e) => `  ${e}`),
+    '',
+    'Every command takes --url, --api-key, --aws [--region], --json (see wf --help).',
+  ].join('\n');
+}

@@ -1,0 +1,71 @@
+/**
+ * `wf run list [--workflow W] [--status S] [--watch]` and `wf run cancel RUN`.
+ * `--watch` polls: on a TTY it redraws the list; otherwise it prints a line per new run or status change.
+ */
+import { RUN_STATUSES, type Run } from '../schemas/run.ts';
+import type { ApiClient } from './client.ts';
+import { type Colours, statusColour } from './colour.ts';
+import { findWorkflow, type Output, UsageError } from './commands.ts';
+
+export type RunListArgs = {
+  workflow?: string;
+  status?: string;
+  watch?: boolean;
+  /** Redraw in place (a TTY) rather than print changes. */
+  redraw?: boolean;
+  intervalMs?: number;
+  /** Stops `--watch` (Ctrl-C in the bin; a test's signal). */
+  signal?: AbortSignal;
+};
+
+const line = (c: Colours, run: Run) =>
+  `${run.runId}  ${run.workflowName.padEnd(24)} v${run.workflowVersion}  ${statusColour(c, run.status)}${run.stopReason ? ` (${run.stopReason})` : ''}  ${run.trigger.type}  ${run.createdAt}  $${run.costUsd.toFixed(4)}`;
+
+async function query(client: ApiClient, args: RunListArgs): Promise<string> {
+  if (args.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(args.status))
+    throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}`);
+  const params = new URLSearchParams({ limit: '50' });
+  if (args.workflow) params.set('workflowId', (await findWorkflow(client, args.workflow)).workflowId);
+  if (args.status) params.set('status', args.status);
+  return `/v1/runs?${params}`;
+}
+
+export async function runList(
+  client: ApiClient,
+  args: RunListArgs,
+  out: Output,
+  c: Colours,
+): Promise<number> {
+  const path = await query(client, args);
+  const page = await client.get<{ items: Run[]; nextToken?: string }>(path);
+  out.data(page);
+  if (page.items.length === 0) out.line('no runs');
+  for (const run of page.items) out.line(line(c, run));
+  if (!args.watch) return 0;
+  const known = new Map(page.items.map((run) => [run.runId, run.status]));
+  while (!args.signal?.aborted) {
+    await new Promise((done) => setTimeout(done, args.intervalMs ?? 1_000));
+    if (args.signal?.aborted) break;
+    const next = await client.get<{ items: Run[] }>(path);
+    if (args.redraw && !out.json) {
+      out.line(`\u001b[2J\u001b[H${next.items.map((run) => line(c, run)).join('\n')}`);
+      continue;
+    }
+    for (const run of [...next.items].reverse()) {
+      if (known.get(run.runId) === run.status) continue;
+      known.set(run.runId, run.status);
+      out.data({ run });
+      out.line(line(c, run));
+    }
+  }
+  return 0;
+}
+
+export async function runCancel(client: ApiClient, runId: string, out: Output, c: Colours): Promise<number> {
+  const { run } = await client.post<{ run: Run }>(`/v1/runs/${runId}/cancel`).then((r) => r.body);
+  out.data({ run });
+  out.line(
+    `${run.runId}  ${statusColour(c, run.status)}${run.status === 'cancelled' ? '' : ' (already ended: not cancelled)'}`,
+  );
+  return 0;
+}

@@ -1,0 +1,142 @@
+/**
+ * A recording proxy in front of the Anthropic Messages API (`wf run start --record`, docs/local-development.md).
+ * The local stack points the SDK's base URL at it; it forwards each request unchanged (minus the fixture
+ * header that names the workflow), answers with the upstream's answer, and keeps the conversation per
+ * workflow, so it can be written out as a scripted-model fixture and replayed offline.
+ * Recorded on the wire rather than at the model port: the fixture then holds exactly what the API said
+ * (content blocks, stop reason, usage) and the request fields it checks are the ones the SDK sent.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { messageOfSse, type RecordedMessage } from './recording-sse.ts';
+import { firstUserText, systemText, turnIndexOf, type WireRequest } from './scripted-expect.ts';
+import type { ScriptedFixture } from './scripted-fixture.ts';
+import { readBody } from './scripted-http.ts';
+
+const FIXTURE_HEADER = 'x-scripted-fixture';
+const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'accept-encoding', 'transfer-encoding']);
+const MAX_TURNS = 200;
+
+type RecordedTurn = { request: WireRequest; message: RecordedMessage };
+
+export type RecordingProxy = {
+  url: string;
+  /** The latest conversation of `workflow` as a fixture, or undefined when none was recorded. */
+  fixtureOf(workflow: string): ScriptedFixture | undefined;
+  close(): Promise<void>;
+};
+
+const numbers = (usage: Record<string, unknown> | undefined) =>
+  Object.fromEntries(
+    ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens']
+      .map((key) => [key, usage?.[key]])
+      .filter(([, value]) => typeof value === 'number'),
+  );
+
+/** A response block in the fixture's shape: the fields the scripted server serves, nothing else. */
+function fixtureBlock(block: Record<string, unknown>) {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'tool_use':
+      return { type: 'tool_use', id: block.id, name: block.name, input: block.input ?? {} };
+    case 'thinking':
+      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data };
+    default:
+      throw new Error(`recording: a ${String(block.type)} block cannot be replayed by the scripted server`);
+  }
+}
+
+export function fixtureOfTurns(name: string, turns: RecordedTurn[]): ScriptedFixture {
+  return {
+    name,
+    turns: turns.map(({ request, message }) => ({
+      expect: {
+        recorded: {
+          ...(request.model ? { model: request.model } : {}),
+          system: systemText(request),
+          tools: (request.tools ?? []).map((tool) => tool.name ?? ''),
+          firstUser: firstUserText(request),
+        },
+      },
+      response: {
+        content: message.content.map(fixtureBlock),
+        ...(message.stop_reason ? { stop_reason: message.stop_reason } : {}),
+        usage: numbers(message.usage),
+      },
+    })) as ScriptedFixture['turns'],
+  };
+}
+
+export async function startRecordingProxy(options: { upstream: string }): Promise<RecordingProxy> {
+  const upstream = options.upstream.replace(/\/+$/, '');
+  const conversations = new Map<string, RecordedTurn[]>();
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const raw = await readBody(req);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined && !HOP_BY_HOP.has(name) && name !== FIXTURE_HEADER)
+        headers[name] = String(value);
+    const answer = await fetch(`${upstream}${req.url ?? '/'}`, {
+      method: req.method ?? 'POST',
+      headers,
+      ...(raw ? { body: raw } : {}),
+    });
+    const text = await answer.text();
+    const workflow = req.headers[FIXTURE_HEADER];
+    if (answer.ok && typeof workflow === 'string' && req.url?.split('?')[0] === '/v1/messages')
+      record(workflow, JSON.parse(raw) as WireRequest, text, answer.headers.get('content-type') ?? '');
+    const replyHeaders: Record<string, string> = {};
+    for (const name of ['content-type', 'request-id', 'retry-after', 'x-should-retry']) {
+      const value = answer.headers.get(name);
+      if (value) replyHeaders[name] = value;
+    }
+    res.writeHead(answer.status, replyHeaders);
+    res.end(text);
+  }
+
+  function record(workflow: string, request: WireRequest, text: string, contentType: string) {
+    const message = contentType.includes('event-stream')
+      ? messageOfSse(text)
+      : (JSON.parse(text) as RecordedMessage);
+    const index = turnIndexOf(request);
+    // Turn 0 starts a new conversation: the latest run of a workflow is the one kept.
+    const turns = index === 0 ? [] : (conversations.get(workflow) ?? []);
+    if (index > MAX_TURNS) return;
+    turns[index] = { request, message };
+    conversations.set(workflow, turns.slice(0, index + 1));
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) return res.end();
+      res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'api_error', message: `recording proxy: ${(error as Error).message}` },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    fixtureOf(workflow) {
+      const turns = conversations.get(workflow);
+      return turns?.length ? fixtureOfTurns(workflow, turns) : undefined;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
