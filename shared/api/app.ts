@@ -2,7 +2,7 @@
  * The API as one Hono app: web-standard `fetch(Request) → Response`. On AWS it is served by API Gateway
  * (HTTP API) through `hono/aws-lambda`, locally by `@hono/node-server`; both are wired by the caller. It may
  * also be mounted into another Hono app (`parent.route('/', api)`): its middleware, fallbacks and error
- * handler are scoped to its own paths (`/v1/*`, `/local/events`), so they neither leak onto the parent's
+ * handler are scoped to its own paths (`/v1/*`, `/mcp`, `/local/events`), so they neither leak onto the parent's
  * routes nor depend on the parent's `notFound`.
  */
 import { type Context, Hono } from 'hono';
@@ -19,6 +19,7 @@ import { eventRoutes } from './routes/events.ts';
 import { grantRoutes } from './routes/grants.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { localEventRoutes } from './routes/local-events.ts';
+import { mcpRoutes } from './routes/mcp.ts';
 import { meRoutes } from './routes/me.ts';
 import { runRoutes } from './routes/runs.ts';
 import { workflowSpendRoutes } from './routes/workflow-spend.ts';
@@ -57,6 +58,9 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   const withJobs = { ...deps, jobs: deps.jobs ?? { models: DEFAULT_MODEL_CATALOG } };
   app.route('/v1/jobs', jobRoutes(withJobs));
   app.route('/v1/grants', grantRoutes(withJobs));
+  // The same job operations as an MCP server (Streamable HTTP, stateless), for the same client identities.
+  app.use('/mcp', limit, authenticated);
+  app.route('/mcp', mcpRoutes(withJobs));
   if (deps.local?.events) {
     app.use('/local/events', limit, authenticated, ownerPathsOnly());
     app.route('/local', localEventRoutes(deps));
