@@ -1,7 +1,8 @@
 /**
  * The jobs MCP server (docs/jobs.md, "MCP"): the tools of tools.ts over Streamable HTTP, stateless (a server
- * and a transport per request, no session id) with JSON responses (no SSE stream). Loaded by the API on the
- * first `/mcp` request (routes/mcp.ts), so the Api function pays for the SDK only when MCP is used.
+ * and a transport per request, no session id) with JSON responses (no SSE stream). It is the API's
+ * `McpHandler` port: the local stack passes it to the API app; on AWS it is the MCP function (functions/mcp.ts),
+ * so the Api function's bundle carries no MCP SDK.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
