@@ -243,7 +243,7 @@ export async function driveFlow(
   };
   const submitted = await mcp('submit_agent_job', { prompt: 'Append a line for the record.' });
   await mcp('list_agent_jobs', {});
-  await mcp('cancel_agent_job', { jobId: submitted.job.jobId });
+  await mcp('cancel_agent_job', { jobId: submitted?.job.jobId });
 
   // Reads, and the trigger cleanup when workflows are disabled and deleted.
   await api('GET', '/v1/workflows');
