@@ -1,6 +1,6 @@
 /**
- * `RuntimeApi`: the HTTP API (API Gateway HTTP API). `/v1/{proxy+}` goes to the API function behind IAM
- * (SigV4) or a JWT authorizer; `/approvals/{proxy+}` goes to the approval function without an authorizer,
+ * `RuntimeApi`: the HTTP API (API Gateway HTTP API). `/v1/{proxy+}` goes to the API function and `/mcp` (the
+ * jobs MCP server, docs/jobs.md) to the MCP function, both behind IAM (SigV4) or one JWT authorizer; `/approvals/{proxy+}` goes to the approval function without an authorizer,
  * because approval links are protected by their HMAC signature (single use, bound to approver and expiry).
  */
 
@@ -79,6 +79,8 @@ export interface ApiThrottle {
 export interface RuntimeApiProps {
   /** Serves `/v1/{proxy+}` (functions/api.ts). */
   readonly apiFunction: lambda.IFunction;
+  /** Serves `/mcp`, the jobs MCP server (functions/mcp.ts). */
+  readonly mcpFunction: lambda.IFunction;
   /** Serves `/approvals/{proxy+}` and `/human-tasks/{proxy+}` (functions/approval-http.ts). */
   readonly approvalFunction: lambda.IFunction;
   /** Authentication of `/v1`. @default ApiAuth.iam() */
@@ -93,9 +95,10 @@ export interface RuntimeApiProps {
   readonly apiName?: string;
 }
 
-/** Path prefixes of the route families: the API, and the signed pages (approvals, human tasks). */
+/** Paths of the route families: the API, the jobs MCP server, and the signed pages (approvals, human tasks). */
 export const API_ROUTES = {
   v1: '/v1/{proxy+}',
+  mcp: '/mcp',
   approvals: '/approvals/{proxy+}',
   humanTasks: '/human-tasks/{proxy+}',
 } as const;
@@ -157,11 +160,22 @@ export class RuntimeApi extends Construct {
       },
     });
 
+    // One authorizer for /v1 and /mcp: the MCP clients are the /v1/jobs clients. `/v1/{proxy+}` (a greedy
+    // path variable) matches only below /v1, so /mcp is a route of its own, exact path, any method
+    // (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-routes.html), served by
+    // its own function so the Api bundle carries no MCP SDK.
+    const authorizer = this.auth.authorizer();
     this.httpApi.addRoutes({
       path: API_ROUTES.v1,
       methods: [apigw.HttpMethod.ANY],
       integration: new integrations.HttpLambdaIntegration('ApiIntegration', props.apiFunction),
-      authorizer: this.auth.authorizer(),
+      authorizer,
+    });
+    this.httpApi.addRoutes({
+      path: API_ROUTES.mcp,
+      methods: [apigw.HttpMethod.ANY],
+      integration: new integrations.HttpLambdaIntegration('McpIntegration', props.mcpFunction),
+      authorizer,
     });
     const pages = new integrations.HttpLambdaIntegration('ApprovalIntegration', props.approvalFunction);
     const approvalRoutes = [API_ROUTES.approvals, API_ROUTES.humanTasks].flatMap((path) =>

@@ -39,6 +39,7 @@ export const HANDLER_NAMES = [
   'api',
   'start-run',
   'jobs-sweep',
+  'mcp',
 ] as const;
 
 export type HandlerName = (typeof HANDLER_NAMES)[number];

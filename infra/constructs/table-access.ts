@@ -36,4 +36,6 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   'start-run': [READ, WRITE],
   // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries).
   'jobs-sweep': [READ, WRITE, UPDATE, QUERY, DELETE],
+  // The jobs MCP server: the same job operations as the api's /v1/jobs (admission, queue, cancel).
+  mcp: [READ, WRITE, UPDATE, QUERY, DELETE],
 };

@@ -110,6 +110,7 @@ export const FUNCTION_SETTINGS: Record<
   api: { id: 'Api', description: 'Runtime HTTP API (/v1)', timeout: Duration.seconds(29) },
   'start-run': { id: 'StartRun', description: 'Starts runs for schedules and events' },
   'jobs-sweep': { id: 'JobsSweep', description: 'Settles and promotes delegated jobs every minute' },
+  mcp: { id: 'Mcp', description: 'Delegated jobs MCP server (/mcp)', timeout: Duration.seconds(29) },
 };
 
 /** A task's timeout: its function's timeout plus a minute, so the Lambda timeout (a clear error) fires first. */

@@ -110,6 +110,7 @@ export class WorkflowRuntime extends Construct {
       api: make('api'),
       'start-run': make('start-run'),
       'jobs-sweep': make('jobs-sweep'),
+      mcp: make('mcp'),
     } satisfies Record<HandlerName, RuntimeFunction>;
     this.functions = fns;
 
@@ -133,6 +134,7 @@ export class WorkflowRuntime extends Construct {
     });
     this.api = new RuntimeApi(this, 'Api', {
       apiFunction: fns.api.function,
+      mcpFunction: fns.mcp.function,
       approvalFunction: fns['approval-http'].function,
       ...(props.apiAuth === undefined ? {} : { auth: props.apiAuth }),
       ...(props.apiThrottle === undefined ? {} : { throttle: props.apiThrottle }),
@@ -246,6 +248,13 @@ export class WorkflowRuntime extends Construct {
     fns['jobs-sweep'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
     this.runStateMachine.grantStartExecution(fns['jobs-sweep']);
     this.jobsSweep = new JobsSweep(this, 'JobsSweep', { sweepFunction: fns['jobs-sweep'].function });
+
+    // mcp: the job operations as MCP tools (docs/jobs.md): submits start runs, cancels stop them.
+    fns.mcp
+      .addEnvironment(ENV.stateMachineArn, stateMachineArn)
+      .addEnvironment(ENV.apiAuth, this.api.auth.kind);
+    this.runStateMachine.grantStartExecution(fns.mcp);
+    this.runStateMachine.grantStopExecution(fns.mcp);
 
     // Audit: the functions that anchor runs or change workflows sign the owner's chain heads; the api verifies.
     const auditSigners = [fns.api, fns.deliver, fns['mark-failed']];

@@ -2,15 +2,13 @@
  * The API as one Hono app: web-standard `fetch(Request) → Response`. On AWS it is served by API Gateway
  * (HTTP API) through `hono/aws-lambda`, locally by `@hono/node-server`; both are wired by the caller. It may
  * also be mounted into another Hono app (`parent.route('/', api)`): its middleware, fallbacks and error
- * handler are scoped to its own paths (`/v1/*`, `/local/events`), so they neither leak onto the parent's
+ * handler are scoped to its own paths (`/v1/*`, `/mcp`, `/local/events`), so they neither leak onto the parent's
  * routes nor depend on the parent's `notFound`.
  */
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { DEFAULT_PRICES } from '../core/pricing.ts';
-import { DEFAULT_MODEL_CONFIG } from '../model/resolve.ts';
 import { ownerPathsOnly, requireIdentity } from './auth.ts';
-import type { ApiDeps, ApiEnv } from './deps.ts';
+import { type ApiDeps, type ApiEnv, withJobDefaults } from './deps.ts';
 import { errorBody, handleError } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
 import { approvalRoutes } from './routes/approvals.ts';
@@ -19,13 +17,12 @@ import { eventRoutes } from './routes/events.ts';
 import { grantRoutes } from './routes/grants.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { localEventRoutes } from './routes/local-events.ts';
+import { mountMcp } from './routes/mcp.ts';
 import { meRoutes } from './routes/me.ts';
 import { runRoutes } from './routes/runs.ts';
 import { workflowSpendRoutes } from './routes/workflow-spend.ts';
 import { workflowRoutes } from './routes/workflows.ts';
 import { MAX_BODY_BYTES } from './schemas.ts';
-
-const DEFAULT_MODEL_CATALOG = { prices: DEFAULT_PRICES, roles: { ...DEFAULT_MODEL_CONFIG.roles } };
 
 /** Builds the API from its ports. */
 export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
@@ -54,9 +51,11 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/v1/audit', auditRoutes(deps));
   app.route('/v1/me', meRoutes(deps));
   // Delegated jobs (docs/jobs.md): the deployment's models, or the defaults.
-  const withJobs = { ...deps, jobs: deps.jobs ?? { models: DEFAULT_MODEL_CATALOG } };
+  const withJobs = withJobDefaults(deps);
   app.route('/v1/jobs', jobRoutes(withJobs));
   app.route('/v1/grants', grantRoutes(withJobs));
+  // The same job operations as an MCP server (Streamable HTTP, stateless), for the same client identities.
+  if (deps.mcp) mountMcp(app, withJobs, deps.mcp, [limit, authenticated]);
   if (deps.local?.events) {
     app.use('/local/events', limit, authenticated, ownerPathsOnly());
     app.route('/local', localEventRoutes(deps));

@@ -193,7 +193,7 @@ export function ownerPathsOnly(clientPaths: readonly string[] = CLIENT_PATH_PREF
     const path = c.req.path;
     const allowed = clientPaths.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
     if (client !== undefined && !allowed)
-      throw new ApiError(403, 'forbidden', 'a delegated-jobs client may only use /v1/jobs');
+      throw new ApiError(403, 'forbidden', 'a delegated-jobs client may only use /v1/jobs and /mcp');
     await next();
   });
 }

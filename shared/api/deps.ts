@@ -2,7 +2,9 @@
 import type { Context } from 'hono';
 import type { AnchorVerifier } from '../audit/index.ts';
 import type { Clock, Ids } from '../core/ports.ts';
-import type { ModelCatalog, RetryPolicy } from '../jobs/index.ts';
+import { DEFAULT_PRICES } from '../core/pricing.ts';
+import type { JobCaller, JobsDeps, ModelCatalog, RetryPolicy } from '../jobs/index.ts';
+import { DEFAULT_MODEL_CONFIG } from '../model/resolve.ts';
 import type { ApproverReach } from '../notify/reach.ts';
 import type { ExecutionsPort } from '../runs/index.ts';
 import type { DynamoStore } from '../store/index.ts';
@@ -48,9 +50,18 @@ export type ApiDeps = {
   approverReach?: ApproverReach;
   /** Delegated jobs (`/v1/jobs`, `/v1/grants`): the deployment's models and retry waits. Absent: no job routes. */
   jobs?: { models: ModelCatalog; retry?: RetryPolicy };
+  /**
+   * Answers `/mcp` (the jobs MCP server, shared/mcp/server.ts) for an authenticated client. Absent: no `/mcp`
+   * here. The Api function leaves it out (the MCP function serves `/mcp` on AWS, functions/mcp.ts), so its
+   * bundle carries no MCP SDK; the local stack passes it.
+   */
+  mcp?: McpHandler;
   /** The local stack's extras: `POST /local/events`, and `POST /v1/events` delivered on the local bus. */
   local?: { events: true };
 };
+
+/** One MCP request of an authenticated jobs client. */
+export type McpHandler = (request: Request, jobs: JobsDeps, caller: JobCaller) => Promise<Response>;
 
 export type ApiEnv = { Variables: { identity: Identity } };
 export type ApiContext = Context<ApiEnv>;
@@ -59,3 +70,11 @@ export const isoNow = (clock: Clock): string => new Date(clock.nowMs()).toISOStr
 
 /** The audit actor for a principal: `owner:<principal>` without whitespace (the audit schema's rule). */
 export const actorOf = (identity: Identity): string => `owner:${identity.principal.replaceAll(/\s/g, '_')}`;
+
+/** The deps with delegated jobs configured: the deployment's models, or the default catalog. */
+export const withJobDefaults = <D extends Pick<ApiDeps, 'jobs'>>(
+  deps: D,
+): D & { jobs: NonNullable<ApiDeps['jobs']> } => ({
+  ...deps,
+  jobs: deps.jobs ?? { models: { prices: DEFAULT_PRICES, roles: { ...DEFAULT_MODEL_CONFIG.roles } } },
+});

@@ -87,7 +87,8 @@ function mapJobError(error: unknown): ApiError | undefined {
   return undefined;
 }
 
-function mapDomainError(error: unknown): ApiError | undefined {
+/** A domain error as the API answers it (status, code, message, fields), or undefined when it is not one. */
+export function mapDomainError(error: unknown): ApiError | undefined {
   const job = mapJobError(error);
   if (job) return job;
   if (error instanceof AlreadyExistsError) return new ApiError(409, 'already_exists', error.message);

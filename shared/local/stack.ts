@@ -34,6 +34,7 @@ import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
 import { createHumanTaskApp } from '../human-tasks/index.ts';
 import { type JobsDeps, type RetryPolicy, settleJobOfRun, sweepJobs } from '../jobs/index.ts';
+import { handleMcpRequest } from '../mcp/server.ts';
 import { ADD_FIXTURE_HINT, mergeFixtures, readFixtureDirs } from '../model/fixture-dir.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
 import { type RecordingProxy, startRecordingProxy } from '../model/recording-proxy.ts';
@@ -423,6 +424,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       auditVerifier: localKeyVerifierFromFile(auditKey.publicKey),
       local: { events: true },
       jobs: { models, ...(options.jobRetry ? { retry: options.jobRetry } : {}) },
+      // The jobs MCP server at /mcp (on AWS it is its own function, functions/mcp.ts).
+      mcp: handleMcpRequest,
     });
     app.route(
       '/',

@@ -211,11 +211,39 @@ export async function driveFlow(
       maxTurns: 4,
       maxUsdPerJob: 1,
       concurrency: 2,
-      scopes: ['jobs:submit', 'jobs:read'],
+      scopes: ['jobs:submit', 'jobs:read', 'jobs:cancel'],
     },
   });
   await api('GET', '/v1/grants');
   await fns.invoke('jobs-sweep', {});
+
+  // The jobs MCP server (its own function), as the JWT client ci-bot: submit, list, cancel.
+  let rpcId = 0;
+  const mcp = async (name: string, args: Record<string, unknown>) => {
+    const response = (await fns.invoke(
+      'mcp',
+      httpEvent('POST', `${API}/mcp`, {
+        jwt: { sub: 'ci-bot', client_id: 'ci-bot' },
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: ++rpcId,
+          method: 'tools/call',
+          params: { name, arguments: args },
+        }),
+      }),
+      { WF_API_AUTH: 'jwt' },
+    )) as Response;
+    const answer = JSON.parse(response.body) as {
+      result?: { isError?: boolean; structuredContent?: { job: { jobId: string } } };
+    };
+    if (response.statusCode !== 200 || !answer.result || answer.result.isError)
+      throw new Error(`mcp ${name}: ${response.statusCode} ${response.body}`);
+    return answer.result.structuredContent;
+  };
+  const submitted = await mcp('submit_agent_job', { prompt: 'Append a line for the record.' });
+  await mcp('list_agent_jobs', {});
+  await mcp('cancel_agent_job', { jobId: submitted?.job.jobId });
 
   // Reads, and the trigger cleanup when workflows are disabled and deleted.
   await api('GET', '/v1/workflows');

@@ -12,7 +12,8 @@ import type { StackPolicies } from './policies.ts';
 type Handler = (event: unknown, context?: unknown) => Promise<unknown>;
 
 export type Lambdas = {
-  invoke(fn: HandlerName, event: unknown): Promise<unknown>;
+  /** `env` overrides the function's environment for this invocation (e.g. the API's auth kind). */
+  invoke(fn: HandlerName, event: unknown, env?: Record<string, string>): Promise<unknown>;
   restore(): void;
 };
 
@@ -27,7 +28,7 @@ export function lambdas(
     for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
   };
   return {
-    async invoke(fn, event) {
+    async invoke(fn, event, env = {}) {
       const identity = policies.functionIdentity(fn);
       setEnv({
         PATH: original.PATH,
@@ -44,6 +45,7 @@ export function lambdas(
         [AWS_CALL_LOG_ENV]: endpoints.callLog,
         // This process's own NODE_OPTIONS (vitest's), not a Lambda's.
         NODE_OPTIONS: original.NODE_OPTIONS,
+        ...env,
       });
       let handler = handlers.get(fn);
       if (!handler) {
@@ -67,6 +69,8 @@ export function httpEvent(
     body?: string;
     headers?: Record<string, string>;
     iam?: { accountId: string; userArn: string };
+    /** Claims a JWT authorizer verified. */
+    jwt?: Record<string, string>;
   } = {},
 ) {
   const parsed = new URL(url);
@@ -106,6 +110,7 @@ export function httpEvent(
             },
           }
         : {}),
+      ...(options.jwt ? { authorizer: { jwt: { claims: options.jwt, scopes: null } } } : {}),
     },
     ...(options.body === undefined ? {} : { body: options.body }),
     isBase64Encoded: false,

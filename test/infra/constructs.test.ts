@@ -77,7 +77,7 @@ describe('ApiAuth', () => {
     expect(() => ApiAuth.jwt(options)).toThrow(message);
   });
 
-  it('puts a JWT authorizer on /v1 and still none on /approvals', () => {
+  it('puts one JWT authorizer on /v1 and /mcp and still none on /approvals', () => {
     const stack = newStack();
     new WorkflowRuntime(stack, 'Runtime', {
       apiAuth: ApiAuth.jwt({ issuer: 'https://issuer.example.com', audience: ['client-1'] }),
@@ -91,6 +91,15 @@ describe('ApiAuth', () => {
       RouteKey: 'ANY /v1/{proxy+}',
       AuthorizationType: 'JWT',
     });
+    // The MCP clients are the /v1/jobs clients: the same authorizer, not a second one.
+    template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 1);
+    const authorizerId = Object.keys(template.findResources('AWS::ApiGatewayV2::Authorizer'))[0];
+    for (const routeKey of ['ANY /v1/{proxy+}', 'ANY /mcp'])
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: routeKey,
+        AuthorizationType: 'JWT',
+        AuthorizerId: { Ref: authorizerId },
+      });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
       RouteKey: 'ANY /approvals/{proxy+}',
       AuthorizationType: 'NONE',

@@ -63,6 +63,7 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
   ],
   'start-run': [...COMMON, ENV.stateMachineArn],
   'jobs-sweep': [...COMMON, ENV.stateMachineArn],
+  mcp: [...COMMON, ENV.stateMachineArn, ENV.apiAuth],
 };
 
 let synthesized: SynthesizedRuntime;
@@ -166,11 +167,15 @@ describe('RunTable', () => {
 });
 
 describe('RuntimeApi', () => {
-  it('is an HTTP API with IAM auth on /v1 and none on /approvals and /human-tasks', () => {
+  it('is an HTTP API with IAM auth on /v1 and /mcp and none on /approvals and /human-tasks', () => {
     synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
       RouteKey: 'ANY /v1/{proxy+}',
+      AuthorizationType: 'AWS_IAM',
+    });
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'ANY /mcp',
       AuthorizationType: 'AWS_IAM',
     });
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
@@ -181,11 +186,12 @@ describe('RuntimeApi', () => {
       RouteKey: 'ANY /human-tasks/{proxy+}',
       AuthorizationType: 'NONE',
     });
-    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 3);
+    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 4);
   });
 
   it.each([
     ['/v1/{proxy+}', 'api'],
+    ['/mcp', 'mcp'],
     ['/approvals/{proxy+}', 'approval-http'],
     ['/human-tasks/{proxy+}', 'approval-http'],
   ] as const)('routes %s to the %s function', (path, handler) => {
@@ -243,6 +249,12 @@ describe('Triggers', () => {
       FunctionName: { 'Fn::GetAtt': [fnId('start-run'), 'Arn'] },
       SourceArn: { 'Fn::Join': ['', Match.arrayWith([':rule/', '/wf-*'])] },
     });
+  });
+
+  it('lets the mcp function start and stop runs (submit, cancel) and nothing of the schedules or rules', () => {
+    const actions = statementsOf(roleId('mcp')).flatMap((statement) => [statement.Action].flat() as string[]);
+    expect(actions).toEqual(expect.arrayContaining(['states:StartExecution', 'states:StopExecution']));
+    expect(actions.filter((action) => /^(scheduler|events|iam|kms):/.test(action))).toEqual([]);
   });
 
   it('lets the api function manage schedules in the group, pass only the Scheduler role, and manage prefixed rules', () => {

@@ -34,7 +34,9 @@ export function jobCallerOf(identity: Identity): JobCaller {
 }
 
 /** The operations' dependencies from the API's. */
-export const jobsDepsOf = (deps: ApiDeps & { jobs: NonNullable<ApiDeps['jobs']> }): JobsDeps => ({
+export const jobsDepsOf = (
+  deps: Pick<ApiDeps, 'store' | 'executions' | 'clock' | 'ids'> & { jobs: NonNullable<ApiDeps['jobs']> },
+): JobsDeps => ({
   store: deps.store,
   executions: deps.executions,
   clock: deps.clock,
