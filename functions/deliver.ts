@@ -4,11 +4,11 @@
  */
 import { type DeliverDeps, deliverResult } from '../shared/core/deliver.ts';
 import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
-import type { Run } from '../shared/schemas/run.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { TurnPointerSchema } from '../shared/runtime/events.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
+import type { Run } from '../shared/schemas/run.ts';
 
 export function createDeliverHandler(
   deps: () => Promise<

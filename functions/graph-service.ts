@@ -6,7 +6,10 @@ import { awsRuntime } from '../shared/runtime/aws.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
 
-export function createGraphServiceHandler(deps: () => Promise<ServiceStepDeps>, telemetry = handlerTelemetry()) {
+export function createGraphServiceHandler(
+  deps: () => Promise<ServiceStepDeps>,
+  telemetry = handlerTelemetry(),
+) {
   return async (event: unknown, context?: LambdaContextLike): Promise<GraphNext & { runId: string }> => {
     const { decide, ...ref } = StepRefSchema.parse(event);
     return withInvocation(

@@ -7,12 +7,12 @@ import { markRunFailed } from '../shared/core/mark-failed.ts';
 import type { Clock } from '../shared/core/ports.ts';
 import type { RunStore } from '../shared/core/store-port.ts';
 import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
-import type { Run } from '../shared/schemas/run.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { systemClock } from '../shared/runtime/clock.ts';
 import { MarkFailedEventSchema } from '../shared/runtime/events.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
+import type { Run } from '../shared/schemas/run.ts';
 
 /** Lambda errors arrive with a JSON `Cause`; keep its message, not its stack. */
 function causeMessage(cause: string | undefined): string {

@@ -74,7 +74,10 @@ export function synthesizeLocalDefinitions(): { run: LocalDefinition; graph: Loc
       return { definition, functionByState: mapTaskStates(definition.States, expected) };
     };
     return {
-      run: definitionOf(runtime.runStateMachine.stateMachine.node.defaultChild as CfnStateMachine, HANDLER_BY_STATE),
+      run: definitionOf(
+        runtime.runStateMachine.stateMachine.node.defaultChild as CfnStateMachine,
+        HANDLER_BY_STATE,
+      ),
       graph: definitionOf(
         runtime.graphStateMachine.stateMachine.node.defaultChild as CfnStateMachine,
         GRAPH_HANDLER_BY_STATE,

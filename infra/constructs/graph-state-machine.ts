@@ -89,7 +89,10 @@ export class GraphStateMachine extends Construct {
       resultPath: sfn.JsonPath.DISCARD,
     });
     markFailed.next(
-      new sfn.Fail(this, names.failed, { error: 'RunFailed', cause: 'The run failed; its record holds the reason.' }),
+      new sfn.Fail(this, names.failed, {
+        error: 'RunFailed',
+        cause: 'The run failed; its record holds the reason.',
+      }),
     );
     const advance = this.lambdaTask(names.advance, handlers.advance, timeouts.advance, {
       payload: { runId: sfn.JsonPath.stringAt('$.runId') },
@@ -177,7 +180,9 @@ export class GraphStateMachine extends Construct {
       .when(sfn.Condition.stringEquals('$.type', 'service_task'), serviceTask)
       .when(sfn.Condition.stringEquals('$.type', 'agent_task'), agentTask)
       .when(sfn.Condition.stringEquals('$.type', 'human_task'), humanTask)
-      .otherwise(new sfn.Fail(this, 'UnknownStepType', { error: 'UnknownStepType', cause: 'No such step type.' }));
+      .otherwise(
+        new sfn.Fail(this, 'UnknownStepType', { error: 'UnknownStepType', cause: 'No such step type.' }),
+      );
   }
 
   private waitTask(name: string, fn: lambda.IFunction, timeout: sfn.Timeout | undefined): tasks.LambdaInvoke {

@@ -108,7 +108,8 @@ export const FUNCTION_SETTINGS: Record<
   'start-run': { id: 'StartRun', description: 'Starts runs for schedules and events' },
   'graph-advance': {
     id: 'GraphAdvance',
-    description: 'Graph runs: decides the ready steps, records waits that ended (states Advance, CompleteStep)',
+    description:
+      'Graph runs: decides the ready steps, records waits that ended (states Advance, CompleteStep)',
   },
   'graph-service': {
     id: 'GraphService',

@@ -22,7 +22,10 @@ export type AgentPolicy = {
 };
 
 /** The child run's agent definition from a graph version: the node its parent pointer names. */
-export function childAgentDefinition(version: WorkflowVersion, stepId: string): WorkflowDefinition | undefined {
+export function childAgentDefinition(
+  version: WorkflowVersion,
+  stepId: string,
+): WorkflowDefinition | undefined {
   const graph = version.definition;
   if (graph.kind !== 'graph') return undefined;
   const node = graph.nodes.find((candidate) => candidate.id === stepId);
@@ -36,9 +39,7 @@ export async function resolveAgentPolicy(
   const stored = await store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
   if (!stored) throw new WorkflowVersionMissingError(run.workflowId, run.workflowVersion);
   const parent = run.parent;
-  const definition = parent
-    ? childAgentDefinition(stored, parent.stepId)
-    : asAgentVersion(stored).definition;
+  const definition = parent ? childAgentDefinition(stored, parent.stepId) : asAgentVersion(stored).definition;
   if (!definition) throw new WorkflowKindError('agent_task node', kindOf(stored.definition));
   const head = await store.getWorkflowHead(run.owner, run.workflowId);
   const enabled = head?.enabled === true && !head.deleted;

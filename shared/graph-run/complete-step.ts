@@ -38,11 +38,20 @@ export function outcomeOf(node: GraphNode, completion: StepCompletion): Outcome 
     if (node.type === 'human_task' && error.Error === 'States.Timeout') {
       if (node.onTimeout.action === 'continue')
         return { status: 'succeeded', output: node.onTimeout.output, timedOut: true };
-      return { status: 'failed', timedOut: true, error: { name: 'TimedOut', message: 'no one completed the task in time' } };
+      return {
+        status: 'failed',
+        timedOut: true,
+        error: { name: 'TimedOut', message: 'no one completed the task in time' },
+      };
     }
     return { status: 'failed', error: { name: error.Error ?? 'Error', message: causeText(error.Cause) } };
   }
-  const answer = (result ?? {}) as { output?: unknown; status?: unknown; text?: unknown; childRunId?: unknown };
+  const answer = (result ?? {}) as {
+    output?: unknown;
+    status?: unknown;
+    text?: unknown;
+    childRunId?: unknown;
+  };
   if (node.type === 'human_task') return { status: 'succeeded', output: answer.output ?? {} };
   if (node.type === 'agent_task') {
     if (answer.status !== 'done')
@@ -64,7 +73,11 @@ export async function completeStep(deps: CompleteStepDeps, completion: StepCompl
     const loaded = await deps.store.loadGraphRun(completion.runId);
     if (!loaded || isTerminalRunStatus(loaded.run.status)) return 'unchanged';
     const step = loaded.steps.find((candidate) => candidate.stepId === completion.stepId);
-    if (!step || step.attempt !== completion.attempt || (step.status !== 'running' && step.status !== 'waiting'))
+    if (
+      !step ||
+      step.attempt !== completion.attempt ||
+      (step.status !== 'running' && step.status !== 'waiting')
+    )
       return 'unchanged';
     const definition = await deps.definitionOf(loaded.run);
     const node = definition.nodes.find((candidate) => candidate.id === completion.stepId);

@@ -91,7 +91,10 @@ export async function decideNext(
     if (redrive.length > 0) return { next: 'steps', steps: redrive };
     const failed = plan.failed[0]!;
     const message = `step ${failed.stepId} failed: ${failed.error?.message ?? 'no reason recorded'}`;
-    return { next: 'failed', error: { Error: 'StepFailed', Cause: JSON.stringify({ errorMessage: message }) } };
+    return {
+      next: 'failed',
+      error: { Error: 'StepFailed', Cause: JSON.stringify({ errorMessage: message }) },
+    };
   }
 
   const data = runDataOf(run.input, stepViews(definition, steps));
@@ -100,7 +103,8 @@ export async function decideNext(
   for (const id of plan.start) {
     const node = nodeById.get(id);
     if (!node) continue;
-    if (node.type === 'service_task') refs.push({ runId: run.runId, stepId: id, type: node.type, attempt: 1 });
+    if (node.type === 'service_task')
+      refs.push({ runId: run.runId, stepId: id, type: node.type, attempt: 1 });
     else if (node.type === 'agent_task') {
       const prompt = String(await renderTemplate(node.prompt, data));
       starts.push(move(id, 'running', { attempt: 1, input: { prompt } }));
@@ -132,14 +136,17 @@ export async function decideNext(
   if (refs.length === 0) {
     if (plan.ended) {
       const all = mergeSteps(steps, moves);
-      await commit((current) => ({
-        ...current,
-        status: 'done',
-        stopReason: 'end_turn',
-        lastNext: 'done',
-        result: { text: graphResultText(all) },
-        endedAt: at,
-      }), []);
+      await commit(
+        (current) => ({
+          ...current,
+          status: 'done',
+          stopReason: 'end_turn',
+          lastNext: 'done',
+          result: { text: graphResultText(all) },
+          endedAt: at,
+        }),
+        [],
+      );
       return { next: 'done' };
     }
     await commit();

@@ -25,7 +25,8 @@ export async function renderTemplate(template: string, data: RunData): Promise<u
   let last = 0;
   for (const match of template.matchAll(PLACEHOLDER)) {
     const value = await jsonata(match[1] ?? '').evaluate(data);
-    out += template.slice(last, match.index) + (typeof value === 'string' ? value : JSON.stringify(value ?? null));
+    out +=
+      template.slice(last, match.index) + (typeof value === 'string' ? value : JSON.stringify(value ?? null));
     last = (match.index ?? 0) + match[0].length;
   }
   return out + template.slice(last);

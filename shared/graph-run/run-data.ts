@@ -9,7 +9,10 @@ export type StepView = { status: StepStatus; output?: unknown; timedOut?: true }
 export type RunData = { input: unknown; steps: Record<string, StepView> };
 
 /** Each node's current state: its item, or `pending` without one; the start node has succeeded. */
-export function stepViews(definition: GraphDefinition, steps: readonly GraphStep[]): Record<string, StepView> {
+export function stepViews(
+  definition: GraphDefinition,
+  steps: readonly GraphStep[],
+): Record<string, StepView> {
   const byId = new Map(steps.map((step) => [step.stepId, step]));
   const views: Record<string, StepView> = {};
   for (const node of definition.nodes) {

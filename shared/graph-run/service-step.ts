@@ -66,7 +66,9 @@ function decideAfter(
   steps: GraphStep[],
   definition: GraphDefinition,
 ): Promise<GraphNext> {
-  return deps.decideAfter === false ? Promise.resolve({ next: 'stop' }) : decideNext(deps, run, steps, definition);
+  return deps.decideAfter === false
+    ? Promise.resolve({ next: 'stop' })
+    : decideNext(deps, run, steps, definition);
 }
 
 async function serviceOnce(
@@ -101,7 +103,12 @@ async function serviceOnce(
         attempt: ref.attempt,
         ...(args === undefined ? {} : { input: args }),
         ...(outcome.isError
-          ? { error: { name: outcome.outcomeUnknown ? 'OutcomeUnknown' : 'ActionFailed', message: outcome.content.slice(0, 2000) } }
+          ? {
+              error: {
+                name: outcome.outcomeUnknown ? 'OutcomeUnknown' : 'ActionFailed',
+                message: outcome.content.slice(0, 2000),
+              },
+            }
           : { output: outputOf(outcome.content) }),
       },
       ...(outcome.isError ? { reason: outcome.content } : {}),
@@ -111,7 +118,7 @@ async function serviceOnce(
       steps: writes,
       ...(settle ? { ledgerSettle: [settledRow(settle, outcome, at())] } : {}),
       audit: [
-        ...(settle ? [settleAudit({ id: toolUseId }, node.action, outcome)] : []),
+        ...(settle ? [settleAudit({ id: toolUseId }, node.action, outcome, { stepId: ref.stepId })] : []),
         ...audit,
       ],
     });
@@ -129,12 +136,20 @@ async function serviceOnce(
   if (run.paused) return { next: 'stop' }; // not started yet: no new step starts while paused
   const data = runDataOf(run.input, stepViews(definition, steps));
   const args = await renderArgs(node.args, data);
-  const gate = evaluateGate({ name: node.action, input: args }, effectiveGrant(view, view, true), deps.actions, view);
+  const gate = evaluateGate(
+    { name: node.action, input: args },
+    effectiveGrant(view, view, true),
+    deps.actions,
+    view,
+  );
   if (gate.decision === 'deny')
     return finish({ content: `Denied: ${gate.reason}.`, isError: true }, undefined, args);
   if (gate.decision === 'needs_approval')
     return finish(
-      { content: `Denied: '${node.action}' needs approval, which service steps do not request yet.`, isError: true },
+      {
+        content: `Denied: '${node.action}' needs approval, which service steps do not request yet.`,
+        isError: true,
+      },
       undefined,
       args,
     );
@@ -169,7 +184,12 @@ async function serviceOnce(
       {
         type: 'dispatch',
         actor: 'system',
-        data: { toolUseId, tool: pending.tool, argsHash: pending.argsHash, idempotencyKey: pending.idempotencyKey },
+        data: {
+          toolUseId,
+          tool: pending.tool,
+          argsHash: pending.argsHash,
+          idempotencyKey: pending.idempotencyKey,
+        },
       },
     ],
   });
@@ -199,11 +219,18 @@ async function dispatch(
   return { ...outcome, content: capToolResult(deps.secrets.redact(outcome.content)) };
 }
 
-/** A service step's structured output: the action's JSON answer, or its text as `{ text }`. */
-function outputOf(content: string): unknown {
-  try {
-    const parsed = JSON.parse(content) as unknown;
-    if (parsed !== null && typeof parsed === 'object') return parsed;
-  } catch {}
+/**
+ * A service step's structured output: the action's JSON answer (an HTTP action's result is its status line
+ * and headers, a blank line, then the body: the body is read), or its text as `{ text }`.
+ */
+export function outputOf(content: string): unknown {
+  const blank = content.indexOf('\n\n');
+  for (const candidate of [content, blank >= 0 ? content.slice(blank + 2) : undefined]) {
+    if (candidate === undefined) continue;
+    try {
+      const parsed = JSON.parse(candidate) as unknown;
+      if (parsed !== null && typeof parsed === 'object') return parsed;
+    } catch {}
+  }
   return { text: content };
 }

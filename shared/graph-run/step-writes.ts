@@ -30,7 +30,8 @@ export function moveStep(args: {
     ...PENDING,
     updatedAt: at,
   };
-  const finished = status === 'succeeded' || status === 'failed' || status === 'skipped' || status === 'cancelled';
+  const finished =
+    status === 'succeeded' || status === 'failed' || status === 'skipped' || status === 'cancelled';
   const step: GraphStep = {
     ...base,
     status,

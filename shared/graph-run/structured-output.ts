@@ -21,7 +21,10 @@ function jsonIn(text: string): unknown {
   return undefined;
 }
 
-export function parseStructuredOutput(text: string, schema: Record<string, unknown> | undefined): ParsedOutput {
+export function parseStructuredOutput(
+  text: string,
+  schema: Record<string, unknown> | undefined,
+): ParsedOutput {
   if (!schema) return { ok: true, output: { text } };
   const value = jsonIn(text);
   if (value === undefined) return { ok: false, reason: 'the final answer holds no JSON object' };

@@ -5,14 +5,14 @@
  */
 import { sha256Hex } from '../audit/index.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';
-import type { Clock, Ids } from '../core/ports.ts';
 import { prepareRun } from '../core/new-run.ts';
+import type { Clock, Ids } from '../core/ports.ts';
 import type { ExecutionsPort } from '../runs/ports.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { NewRun } from '../store/runs.ts';
 import { isConflict } from './advance.ts';
-import { agentStepView, type AgentTaskNode, type HumanTaskNode } from './agent-view.ts';
+import { type AgentTaskNode, agentStepView, type HumanTaskNode } from './agent-view.ts';
 import { renderTemplate } from './expressions.ts';
 import type { HumanTaskPort } from './human-task-port.ts';
 import { childAnswer } from './parent-answer.ts';
@@ -69,10 +69,19 @@ async function recordWait(deps: GraphWaitDeps, run: Run, step: GraphStep, fields
     at: isoAt(deps.clock),
     fields,
   });
-  return new RunHandle(run, deps).commit({ steps: [move.write], ...(step.status === 'waiting' ? {} : { audit: [move.audit] }) });
+  return new RunHandle(run, deps).commit({
+    steps: [move.write],
+    ...(step.status === 'waiting' ? {} : { audit: [move.audit] }),
+  });
 }
 
-async function startChild(deps: GraphWaitDeps, run: Run, step: GraphStep, node: AgentTaskNode, token: string) {
+async function startChild(
+  deps: GraphWaitDeps,
+  run: Run,
+  step: GraphStep,
+  node: AgentTaskNode,
+  token: string,
+) {
   const childRunId = childRunIdFor(run.runId, step.stepId, step.attempt);
   let child = await deps.store.getRun(childRunId);
   if (!child) {
@@ -95,7 +104,11 @@ async function startChild(deps: GraphWaitDeps, run: Run, step: GraphStep, node: 
     });
     const created: NewRun = {
       ...prepared,
-      run: { ...prepared.run, kind: 'agent', parent: { runId: run.runId, stepId: step.stepId, attempt: step.attempt } },
+      run: {
+        ...prepared.run,
+        kind: 'agent',
+        parent: { runId: run.runId, stepId: step.stepId, attempt: step.attempt },
+      },
       firstMessage: { ...prepared.firstMessage, content: [{ type: 'text', text: prompt }] },
     };
     child = (await deps.store.createRun(created)).run;
@@ -106,7 +119,11 @@ async function startChild(deps: GraphWaitDeps, run: Run, step: GraphStep, node: 
     return 'answered';
   }
   if (!child.executionArn) {
-    const { executionArn } = await deps.executions.start(childRunId, { runId: childRunId, turn: 0, segmentStartTurn: 0 });
+    const { executionArn } = await deps.executions.start(childRunId, {
+      runId: childRunId,
+      turn: 0,
+      segmentStartTurn: 0,
+    });
     try {
       await deps.store.commit({ run: child, next: { ...child, executionArn } });
     } catch {

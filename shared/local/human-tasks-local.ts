@@ -23,7 +23,9 @@ export function localHumanTasks(
   return {
     async request(task) {
       tasks.set(key(task.runId, task.stepId), task);
-      print(`human task '${task.title}' for ${task.assignees.join(', ')} (run ${task.runId}, step ${task.stepId})`);
+      print(
+        `human task '${task.title}' for ${task.assignees.join(', ')} (run ${task.runId}, step ${task.stepId})`,
+      );
     },
     async close({ runId, stepId }) {
       tasks.delete(key(runId, stepId));

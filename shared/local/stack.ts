@@ -17,12 +17,12 @@ import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createDeliverHandler } from '../../functions/deliver.ts';
 import { createExpireHandler } from '../../functions/expire.ts';
-import { createMarkFailedHandler } from '../../functions/mark-failed.ts';
-import { createRequestApprovalHandler } from '../../functions/request-approval.ts';
-import { createTurnHandler } from '../../functions/turn.ts';
 import { createGraphAdvanceHandler } from '../../functions/graph-advance.ts';
 import { createGraphServiceHandler } from '../../functions/graph-service.ts';
 import { createGraphWaitHandler } from '../../functions/graph-wait.ts';
+import { createMarkFailedHandler } from '../../functions/mark-failed.ts';
+import { createRequestApprovalHandler } from '../../functions/request-approval.ts';
+import { createTurnHandler } from '../../functions/turn.ts';
 import { synthesizeLocalDefinitions } from '../../infra/local-definition.ts';
 import { apiKeyAuthenticator, createApiApp } from '../api/index.ts';
 import { cachedKeyring } from '../approvals/index.ts';
@@ -33,6 +33,10 @@ import type { TurnDeps } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
+import { graphDefinitions } from '../graph-run/definitions.ts';
+import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
+import { answerParentStep } from '../graph-run/parent-answer.ts';
+import type { ServiceStepDeps } from '../graph-run/service-step.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
 import {
   consoleNotifier,
@@ -41,10 +45,6 @@ import {
   type Notifier,
   type OwnerNoticeDeps,
 } from '../notify/index.ts';
-import { graphDefinitions } from '../graph-run/definitions.ts';
-import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
-import { answerParentStep } from '../graph-run/parent-answer.ts';
-import type { ServiceStepDeps } from '../graph-run/service-step.ts';
 import { type ExecutionsPort, resumeRun } from '../runs/index.ts';
 import { type AwsCallSink, recordAwsCalls, withFunctionName } from '../runtime/aws-call-recorder.ts';
 import { randomIds, systemClock, waitingClock } from '../runtime/clock.ts';
@@ -337,7 +337,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         Object.keys(definitions.graph.functionByState).map((state) => [state, retry]),
       ),
       handlers: {
-        'graph-advance': asFunction('graph-advance', createGraphAdvanceHandler(async () => graphDeps)),
+        'graph-advance': asFunction(
+          'graph-advance',
+          createGraphAdvanceHandler(async () => graphDeps),
+        ),
         'graph-service': asFunction(
           'graph-service',
           createGraphServiceHandler(async () =>

@@ -33,6 +33,13 @@ import {
   ttlCache,
 } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
+import type { AdvanceDeps as GraphDeps } from '../graph-run/advance.ts';
+import { graphDefinitions } from '../graph-run/definitions.ts';
+import { unconfiguredHumanTasks } from '../graph-run/human-task-port.ts';
+import { answerParentStep } from '../graph-run/parent-answer.ts';
+import type { GraphDefinitionOf } from '../graph-run/ports.ts';
+import type { ServiceStepDeps } from '../graph-run/service-step.ts';
+import type { GraphWaitDeps } from '../graph-run/wait.ts';
 import { createAnthropicModel } from '../model/index.ts';
 import {
   type ApproverReach,
@@ -43,6 +50,7 @@ import {
   snsOwnerNotifier,
 } from '../notify/index.ts';
 import type { ExecutionsPort } from '../runs/ports.ts';
+import type { Run } from '../schemas/run.ts';
 import { DynamoStore } from '../store/index.ts';
 import { recordAwsCallsFromEnv as recorded } from './aws-call-recorder.ts';
 import { randomIds, systemClock } from './clock.ts';
@@ -50,14 +58,6 @@ import { destinations } from './destinations.ts';
 import { actionCatalogFor, engineDeps } from './engine-deps.ts';
 import { sfnExecutions } from './executions-sfn.ts';
 import { bedrockSourceFrom, modelFor } from './model-router.ts';
-import type { AdvanceDeps as GraphDeps } from '../graph-run/advance.ts';
-import { graphDefinitions } from '../graph-run/definitions.ts';
-import { answerParentStep } from '../graph-run/parent-answer.ts';
-import { unconfiguredHumanTasks } from '../graph-run/human-task-port.ts';
-import type { GraphDefinitionOf } from '../graph-run/ports.ts';
-import type { ServiceStepDeps } from '../graph-run/service-step.ts';
-import type { GraphWaitDeps } from '../graph-run/wait.ts';
-import type { Run } from '../schemas/run.ts';
 import { observeStore } from './observed-store.ts';
 import { refreshingModel } from './refreshing-model.ts';
 import { handlerTelemetry } from './telemetry.ts';

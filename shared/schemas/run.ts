@@ -63,7 +63,9 @@ export const RunSchema = z.object({
   /** What runs it: absent or `agent` (a Turn loop), `graph` (the graph state machine). */
   kind: z.enum(['agent', 'graph']).optional(),
   /** A child agent run of a graph step: the step that waits for it (its task token is on the step item). */
-  parent: z.object({ runId: z.string(), stepId: z.string(), attempt: z.number().int().positive() }).optional(),
+  parent: z
+    .object({ runId: z.string(), stepId: z.string(), attempt: z.number().int().positive() })
+    .optional(),
   /** A graph run an operator paused: no new step starts until it is resumed (running steps finish). */
   paused: z.literal(true).optional(),
   owner: OwnerIdSchema,

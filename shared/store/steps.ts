@@ -23,7 +23,9 @@ export function stepWriteItem(table: string, write: StepWrite) {
           ExpressionAttributeValues: { ':status': expect.status, ':attempt': expect.attempt },
         };
   return {
-    item: { Put: { TableName: table, Item: { ...keys.step(step.runId, step.stepId), ...step }, ...condition } },
+    item: {
+      Put: { TableName: table, Item: { ...keys.step(step.runId, step.stepId), ...step }, ...condition },
+    },
     onConditionFailed: () => new StepConflictError(step.runId, step.stepId),
   };
 }
