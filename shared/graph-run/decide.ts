@@ -9,7 +9,7 @@ import type { Clock } from '../core/ports.ts';
 import type { GraphDefinition } from '../graph/definition.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import type { Run } from '../schemas/run.ts';
-import { renderTemplate } from './expressions.ts';
+import { renderPrompt } from './expressions.ts';
 import { planRun } from './plan.ts';
 import type { GraphNext, GraphRunStore, StepRef } from './ports.ts';
 import { runDataOf, stepViews } from './run-data.ts';
@@ -86,18 +86,17 @@ export async function decideNext(
       ...(node?.type === 'human_task' ? { timeoutSeconds: node.timeoutSeconds } : {}),
     };
   });
-  if (plan.failed.length > 0) {
+  if (plan.halt) {
     await commit();
     if (redrive.length > 0) return { next: 'steps', steps: redrive };
-    const failed = plan.failed[0]!;
-    const message = `step ${failed.stepId} failed: ${failed.error?.message ?? 'no reason recorded'}`;
+    const name = plan.halt.reason === 'condition_error' ? 'ConditionError' : 'StepFailed';
     return {
       next: 'failed',
-      error: { Error: 'StepFailed', Cause: JSON.stringify({ errorMessage: message }) },
+      error: { Error: name, Cause: JSON.stringify({ errorMessage: plan.halt.message }) },
     };
   }
 
-  const data = runDataOf(run.input, stepViews(definition, steps));
+  const data = runDataOf(run.input, stepViews(definition, steps, run.input));
   const refs: StepRef[] = [...redrive];
   const starts: StepMove[] = [];
   for (const id of plan.start) {
@@ -106,9 +105,16 @@ export async function decideNext(
     if (node.type === 'service_task')
       refs.push({ runId: run.runId, stepId: id, type: node.type, attempt: 1 });
     else if (node.type === 'agent_task') {
-      const prompt = String(await renderTemplate(node.prompt, data));
-      starts.push(move(id, 'running', { attempt: 1, input: { prompt } }));
-      refs.push({ runId: run.runId, stepId: id, type: node.type, attempt: 1 });
+      try {
+        const prompt = await renderPrompt(`step ${id} prompt`, node.prompt, data);
+        starts.push(move(id, 'running', { attempt: 1, input: { prompt } }));
+        refs.push({ runId: run.runId, stepId: id, type: node.type, attempt: 1 });
+      } catch (error) {
+        const message = (error as Error).message;
+        starts.push(
+          move(id, 'failed', { attempt: 1, error: { name: 'TemplateRenderError', message } }, message),
+        );
+      }
     } else if (node.type === 'human_task') {
       starts.push(move(id, 'running', { attempt: 1 }));
       refs.push({

@@ -1,20 +1,21 @@
 /**
- * The pure decision behind `Advance`: from the step states, what is skipped, which end nodes are reached,
- * which steps start, and whether the run is done, failed or stuck. Skips and reached ends are settled at once
- * (they run nothing), and readiness is evaluated again until nothing more changes.
+ * The pure decision behind `Advance`, from shared/graph/ready.ts (readiness over the run data): what is skipped,
+ * which end nodes are reached (they do no work: recorded succeeded at once), which steps start, which are
+ * still in flight, and why the run halts (a failed or cancelled step, a condition that cannot be evaluated).
  */
 import type { GraphDefinition } from '../graph/definition.ts';
+import { readiness } from '../graph/ready.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
-import { readiness } from './readiness.ts';
 import { runDataOf, stepViews } from './run-data.ts';
 
 export type Plan = {
   skip: string[];
   endsReached: string[];
   start: string[];
-  /** Steps in `running` or `waiting` (another branch still working). */
+  /** Steps in `running` or `waiting`. */
   inFlight: string[];
-  failed: GraphStep[];
+  /** Why nothing new may start: the failed steps, or a condition error. */
+  halt?: { reason: string; message: string };
   /** An end node has succeeded (before or now). */
   ended: boolean;
 };
@@ -24,26 +25,30 @@ export async function planRun(
   input: unknown,
   steps: readonly GraphStep[],
 ): Promise<Plan> {
-  const views = stepViews(definition, steps);
-  const skip: string[] = [];
-  const endsReached: string[] = [];
-  const typeOf = new Map(definition.nodes.map((node) => [node.id, node.type]));
-  for (;;) {
-    const { ready, skip: skipped } = await readiness(definition, views, runDataOf(input, views));
-    const ends = ready.filter((id) => typeOf.get(id) === 'end');
-    if (skipped.length === 0 && ends.length === 0) {
-      return {
-        skip,
-        endsReached,
-        start: ready,
-        inFlight: steps.filter((s) => s.status === 'running' || s.status === 'waiting').map((s) => s.stepId),
-        failed: steps.filter((step) => step.status === 'failed'),
-        ended: definition.nodes.some((node) => node.type === 'end' && views[node.id]?.status === 'succeeded'),
-      };
-    }
-    for (const id of skipped) views[id] = { status: 'skipped' };
-    for (const id of ends) views[id] = { status: 'succeeded' };
-    skip.push(...skipped);
-    endsReached.push(...ends);
-  }
+  const views = stepViews(definition, steps, input);
+  const found = await readiness(definition, runDataOf(input, views));
+  const inFlight = steps.filter((s) => s.status === 'running' || s.status === 'waiting').map((s) => s.stepId);
+  const endsReached = found.ready.filter((node) => node.type === 'end').map((node) => node.id);
+  const ended =
+    endsReached.length > 0 ||
+    definition.nodes.some((node) => node.type === 'end' && views[node.id]?.status === 'succeeded');
+  const halt = found.halt && {
+    reason: found.halt.reason,
+    message:
+      found.halt.reason === 'condition_error'
+        ? `a condition could not be evaluated: ${found.conditionErrors
+            .map((e) => `edge ${e.from} → ${e.to}: ${e.error.message}`)
+            .join('; ')}`
+        : `step ${found.halt.steps.join(', ')} ${found.halt.reason === 'step_failed' ? 'failed' : 'was cancelled'}: ${
+            steps.find((step) => step.stepId === found.halt?.steps[0])?.error?.message ?? 'no reason recorded'
+          }`,
+  };
+  return {
+    skip: found.skipped,
+    endsReached,
+    start: found.ready.filter((node) => node.type !== 'end' && node.type !== 'start').map((node) => node.id),
+    inFlight,
+    ...(halt ? { halt } : {}),
+    ended,
+  };
 }

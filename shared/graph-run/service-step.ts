@@ -18,7 +18,7 @@ import { type GraphStep, isFinishedStep } from '../schemas/graph-step.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import { isConflict } from './advance.ts';
-import { type ServiceTaskNode, serviceStepView } from './agent-view.ts';
+import { serviceStepView } from './agent-view.ts';
 import { decideNext, mergeSteps } from './decide.ts';
 import { renderArgs } from './expressions.ts';
 import type { GraphDefinitionOf, GraphNext, GraphRunStore, StepRef } from './ports.ts';
@@ -134,8 +134,13 @@ async function serviceOnce(
     return finish(await dispatch(deps, run, action, step?.input, row), row, step?.input);
   }
   if (run.paused) return { next: 'stop' }; // not started yet: no new step starts while paused
-  const data = runDataOf(run.input, stepViews(definition, steps));
-  const args = await renderArgs(node.args, data);
+  const data = runDataOf(run.input, stepViews(definition, steps, run.input));
+  let args: unknown;
+  try {
+    args = await renderArgs(`step ${ref.stepId} args`, node.args, data);
+  } catch (error) {
+    return finish({ content: (error as Error).message, isError: true }, undefined);
+  }
   const gate = evaluateGate(
     { name: node.action, input: args },
     effectiveGrant(view, view, true),

@@ -13,7 +13,7 @@ import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { NewRun } from '../store/runs.ts';
 import { isConflict } from './advance.ts';
 import { type AgentTaskNode, agentStepView, type HumanTaskNode } from './agent-view.ts';
-import { renderTemplate } from './expressions.ts';
+import { renderArgs } from './expressions.ts';
 import type { HumanTaskPort } from './human-task-port.ts';
 import { childAnswer } from './parent-answer.ts';
 import type { GraphDefinitionOf, GraphRunStore, StepRef } from './ports.ts';
@@ -49,7 +49,7 @@ export async function startStepWait(deps: GraphWaitDeps, wait: StepWait): Promis
     try {
       if (node?.type === 'agent_task') return await startChild(deps, loaded.run, step, node, wait.taskToken);
       if (node?.type === 'human_task') {
-        const data = runDataOf(loaded.run.input, stepViews(definition, loaded.steps));
+        const data = runDataOf(loaded.run.input, stepViews(definition, loaded.steps, loaded.run.input));
         return await requestHuman(deps, loaded.run, step, node, wait, data);
       }
       throw new Error(`step ${wait.stepId} does not wait`);
@@ -142,7 +142,8 @@ async function requestHuman(
   data: ReturnType<typeof runDataOf>,
 ) {
   const context: Record<string, unknown> = {};
-  for (const path of node.context) context[path] = await renderTemplate(`{{ ${path} }}`, data);
+  for (const path of node.context)
+    context[path] = await renderArgs(`step ${step.stepId} context`, `{{ ${path} }}`, data);
   const expiresAt = new Date(deps.clock.nowMs() + node.timeoutSeconds * 1000).toISOString();
   await recordWait(deps, run, step, { taskToken: wait.taskToken, input: { context, expiresAt } });
   await deps.humanTasks.request({
