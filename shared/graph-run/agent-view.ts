@@ -12,7 +12,7 @@ export type HumanTaskNode = Extract<GraphNode, { type: 'human_task' }>;
 
 /** The one action of a service step, gated by the graph's `gates` (no entry: allow). */
 export function serviceStepView(graph: GraphDefinition, node: ServiceTaskNode): WorkflowDefinition {
-  return {
+  return withDefaults({
     kind: 'agent',
     name: graph.name,
     model: { id: 'service-task', provider: 'anthropic', thinking: 'off', maxTokens: 1 },
@@ -25,7 +25,7 @@ export function serviceStepView(graph: GraphDefinition, node: ServiceTaskNode): 
     destination: { type: 'stored' },
     budget: { ...graph.budget, maxToolCallsPerTurn: 1 },
     credRefs: graph.credRefs,
-  } as WorkflowDefinition;
+  });
 }
 
 /**
@@ -34,7 +34,7 @@ export function serviceStepView(graph: GraphDefinition, node: ServiceTaskNode): 
  */
 export function agentStepView(graph: GraphDefinition, node: AgentTaskNode): WorkflowDefinition {
   const maxUsd = Math.min(node.limits.maxUsd ?? graph.budget.maxUsdPerRun, graph.budget.maxUsdPerRun);
-  return {
+  return withDefaults({
     kind: 'agent',
     name: `${graph.name}-${node.id.replaceAll('_', '-')}`.slice(0, 63),
     model: node.model,
@@ -52,5 +52,13 @@ export function agentStepView(graph: GraphDefinition, node: AgentTaskNode): Work
       runTimeoutSeconds: graph.budget.runTimeoutSeconds,
     },
     credRefs: graph.credRefs,
-  } as WorkflowDefinition;
+  });
+}
+
+/**
+ * The view as the agent schema's output: every field comes from already-parsed graph fields, so only the
+ * prompt's own default (no knowledge snippets) is added here.
+ */
+function withDefaults(view: Record<string, unknown> & { prompt: { system: string } }): WorkflowDefinition {
+  return { ...view, prompt: { knowledge: [], ...view.prompt } } as unknown as WorkflowDefinition;
 }

@@ -83,7 +83,9 @@ export async function decideNext(
       stepId: id,
       type: step.type as StepRef['type'],
       attempt: step.attempt,
-      ...(node?.type === 'human_task' ? { timeoutSeconds: node.timeoutSeconds } : {}),
+      ...(node?.type === 'human_task'
+        ? { timeoutSeconds: secondsLeft(step, node.timeoutSeconds, deps.clock) }
+        : {}),
     };
   });
   if (plan.halt) {
@@ -175,4 +177,10 @@ export function mergeSteps(steps: readonly GraphStep[], moves: readonly StepMove
   const byId = new Map(steps.map((step) => [step.stepId, step]));
   for (const move of moves) byId.set(move.write.step.stepId, move.write.step);
   return [...byId.values()];
+}
+
+/** A re-driven human task waits only what is left of its window (at least 1 s: then it times out at once). */
+export function secondsLeft(step: GraphStep, timeoutSeconds: number, clock: Clock): number {
+  const started = step.startedAt ? Date.parse(step.startedAt) : clock.nowMs();
+  return Math.max(1, Math.ceil((started + timeoutSeconds * 1000 - clock.nowMs()) / 1000));
 }

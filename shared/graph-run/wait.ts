@@ -144,7 +144,9 @@ async function requestHuman(
   const context: Record<string, unknown> = {};
   for (const path of node.context)
     context[path] = await renderArgs(`step ${step.stepId} context`, `{{ ${path} }}`, data);
-  const expiresAt = new Date(deps.clock.nowMs() + node.timeoutSeconds * 1000).toISOString();
+  // The window opened when the step started (a re-driven wait keeps it).
+  const started = step.startedAt ? Date.parse(step.startedAt) : deps.clock.nowMs();
+  const expiresAt = new Date(started + node.timeoutSeconds * 1000).toISOString();
   await recordWait(deps, run, step, { taskToken: wait.taskToken, input: { context, expiresAt } });
   await deps.humanTasks.request({
     owner: run.owner,
