@@ -72,9 +72,11 @@ function mapDomainError(error: unknown): ApiError | undefined {
     );
   }
   if (error instanceof WorkflowNotRunnableError) {
-    return error.reason === 'disabled'
-      ? new ApiError(409, 'workflow_disabled', 'the workflow is disabled; enable it to start runs')
-      : notFound('workflow');
+    if (error.reason === 'disabled')
+      return new ApiError(409, 'workflow_disabled', 'the workflow is disabled; enable it to start runs');
+    if (error.reason === 'not_runnable_kind')
+      return new ApiError(409, 'workflow_not_runnable', error.message);
+    return notFound('workflow');
   }
   if (error instanceof WorkflowConflictError || error instanceof RunConflictError) {
     return new ApiError(409, 'concurrent_update', 'it changed concurrently; reload and retry');

@@ -2,11 +2,14 @@
  * Starting a run, for every trigger: create it idempotently (schedule time / event id / Idempotency-Key),
  * then start its execution with the run pointer only. A repeated trigger returns the existing run.
  */
+
 import { canonicalJson, sha256Hex } from '../audit/index.ts';
 import { prepareRun } from '../core/new-run.ts';
 import type { Clock, Ids } from '../core/ports.ts';
 import { RunConflictError } from '../core/store-errors.ts';
+import { kindOf } from '../schemas/any-workflow.ts';
 import type { Run, TriggerProvenance } from '../schemas/run.ts';
+import { isAgentVersion } from '../schemas/workflow-record.ts';
 import type { DynamoStore, Idempotency } from '../store/index.ts';
 import type { ExecutionsPort } from './ports.ts';
 
@@ -16,9 +19,15 @@ export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
 export type StartRunDeps = { store: DynamoStore; executions: ExecutionsPort; clock: Clock; ids: Ids };
 
 export class WorkflowNotRunnableError extends Error {
-  readonly reason: 'not_found' | 'disabled';
-  constructor(workflowId: string, reason: 'not_found' | 'disabled') {
-    super(reason === 'not_found' ? `workflow ${workflowId} not found` : `workflow ${workflowId} is disabled`);
+  readonly reason: 'not_found' | 'disabled' | 'not_runnable_kind';
+  constructor(workflowId: string, reason: 'not_found' | 'disabled' | 'not_runnable_kind', detail?: string) {
+    super(
+      reason === 'not_found'
+        ? `workflow ${workflowId} not found`
+        : reason === 'disabled'
+          ? `workflow ${workflowId} is disabled`
+          : `workflow ${workflowId} cannot be run: ${detail}`,
+    );
     this.name = 'WorkflowNotRunnableError';
     this.reason = reason;
   }
@@ -50,6 +59,13 @@ export async function startRun(
   if (!head.enabled) throw new WorkflowNotRunnableError(request.workflowId, 'disabled');
   const version = await deps.store.getWorkflowVersion(request.owner, request.workflowId, head.latestVersion);
   if (!version) throw new WorkflowNotRunnableError(request.workflowId, 'not_found');
+  // Each kind runs on its own executor; a kind without one here is refused before anything is written.
+  if (!isAgentVersion(version))
+    throw new WorkflowNotRunnableError(
+      request.workflowId,
+      'not_runnable_kind',
+      `this deployment has no executor for workflows of kind '${kindOf(version.definition)}' yet`,
+    );
   const prepared = prepareRun({
     version,
     trigger: request.trigger,

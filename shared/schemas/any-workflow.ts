@@ -1,18 +1,20 @@
 /**
  * Every kind of workflow definition, told apart by `kind`: absent or `agent` (a Claude tool loop,
- * workflow.ts), `graph` (a fixed SOP, shared/graph/). Stored versions, the API and workflow files take this
+ * workflow.ts), `graph` (a fixed SOP, shared/graph/), `external` (work handed to an engine, shared/external/). Stored versions, the API and workflow files take this
  * union; code that runs one kind narrows with `asAgentVersion` and friends, and refuses the others.
  */
 import { z } from 'zod';
+import { ExternalDefinitionSchema } from '../external/definition.ts';
 import { GraphDefinitionSchema } from '../graph/definition.ts';
 import { type WorkflowDefinition, WorkflowDefinitionSchema } from './workflow.ts';
 
-export const WORKFLOW_KINDS = ['agent', 'graph'] as const;
+export const WORKFLOW_KINDS = ['agent', 'graph', 'external'] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
 
 export const AnyWorkflowDefinitionSchema = z.discriminatedUnion('kind', [
   WorkflowDefinitionSchema,
   GraphDefinitionSchema,
+  ExternalDefinitionSchema,
 ]);
 export type AnyWorkflowDefinition = z.output<typeof AnyWorkflowDefinitionSchema>;
 export type AnyWorkflowDefinitionInput = z.input<typeof AnyWorkflowDefinitionSchema>;

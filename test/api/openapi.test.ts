@@ -49,12 +49,13 @@ describe('OpenAPI document', () => {
   it('takes the workflow body from the workflow definition schema, in JSON and YAML', () => {
     const body = document.paths['/v1/workflows']?.post?.requestBody;
     expect(Object.keys(body?.content ?? {})).toEqual(['application/json', 'application/yaml', 'text/yaml']);
-    // One variant per kind of workflow: agent (kind absent or 'agent') and graph.
+    // One variant per kind of workflow: agent (kind absent or 'agent'), graph and external.
     const kinds = (document.components.schemas.WorkflowDefinition as { oneOf: { required: string[] }[] })
       .oneOf;
     expect(kinds.map((kind) => kind.required)).toEqual([
       expect.arrayContaining(['name', 'model', 'prompt', 'allowedActions', 'trigger', 'budget']),
       expect.arrayContaining(['kind', 'name', 'nodes', 'edges', 'trigger', 'budget']),
+      expect.arrayContaining(['kind', 'name', 'engine', 'trigger', 'budget']),
     ]);
     const approval = document.components.schemas.Approval as { properties: Record<string, unknown> };
     expect(Object.keys(approval.properties)).not.toContain('taskToken');

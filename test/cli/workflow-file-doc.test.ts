@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseWorkflowText } from '../../shared/workflow-file/index.ts';
 
-// Agent workflow fields are documented in workflow-file.md, graph workflow fields in graph-workflows.md.
-const DOC = ['workflow-file.md', 'graph-workflows.md']
+// Agent workflow fields are documented in workflow-file.md, graph and external ones in their own pages.
+const DOC = ['workflow-file.md', 'graph-workflows.md', 'external-workflows.md']
   .map((file) => readFileSync(new URL(`../../docs/${file}`, import.meta.url), 'utf8'))
   .join('\n');
 const SCHEMA = JSON.parse(
