@@ -5,11 +5,8 @@
  * - large amount, approved: triage → manager_review (answered through the human-task port) → refund → reply;
  * Payments counts what was paid on a loopback fake payments server.
  */
-import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
-import type { Run } from '../../shared/schemas/run.ts';
 import {
   applyWorkflowText,
   createOwnTable,
@@ -21,26 +18,7 @@ import {
   startE2eStack,
   tempDataDir,
 } from '../e2e/support.ts';
-
-const EXAMPLE = readFileSync(new URL('../../examples/refund-request.graph.yaml', import.meta.url), 'utf8');
-
-/** The example under another name (its child runs pick the fixtures `<name>-triage`, `<name>-draft-reply`). */
-export const refundGraph = (name: string, paymentsUrl: string) =>
-  EXAMPLE.replace('name: refund-request', `name: ${name}`).replace('http://127.0.0.1:4010', paymentsUrl);
-
-export async function startRefund(e2e: E2eStack, workflowId: string, message: string): Promise<string> {
-  const { body } = await e2e.client.post<{ run: Run }>(
-    `/v1/workflows/${workflowId}/runs`,
-    { input: { message } },
-    { headers: { 'Idempotency-Key': randomUUID() } },
-  );
-  return body.run.runId;
-}
-
-export const stepsOf = async (e2e: E2eStack, runId: string) =>
-  Object.fromEntries(
-    ((await e2e.stack.store.loadGraphRun(runId))?.steps ?? []).map((step) => [step.stepId, step]),
-  );
+import { refundGraph, startRefund, stepsOf } from './support.ts';
 
 describe('the refund example on the local stack', () => {
   let e2e: E2eStack;
