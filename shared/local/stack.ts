@@ -413,6 +413,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         authenticator,
         triggerSync: localTriggerSync(store),
         auditVerifier: localKeyVerifierFromFile(auditKey.publicKey),
+        graph: { taskTokens: taskTokens(), humanTasks: options.humanTasks ?? humanTasks },
         local: { events: true },
       }),
     );

@@ -60,7 +60,8 @@ export async function startRun(
   const version = await deps.store.getWorkflowVersion(request.owner, request.workflowId, head.latestVersion);
   if (!version) throw new WorkflowNotRunnableError(request.workflowId, 'not_found');
   // Each kind runs on its own executor; a kind without one here is refused before anything is written.
-  const runnable = isAgentVersion(version) || (version.definition.kind === 'graph' && !!deps.executions.graph);
+  const runnable =
+    isAgentVersion(version) || (version.definition.kind === 'graph' && !!deps.executions.graph);
   if (!runnable)
     throw new WorkflowNotRunnableError(
       request.workflowId,
