@@ -62,9 +62,9 @@ describe('GraphStateMachine', () => {
     const map = top[GRAPH_STATE_NAMES.runSteps] as State & Record<string, unknown>;
     expect(map).toMatchObject({ Type: 'Map', ItemsPath: '$.steps', MaxConcurrency: 10, Next: 'Advance' });
     expect(map.ResultPath).toBeNull();
-    expect((map.ItemProcessor as { ProcessorConfig?: { Mode?: string } }).ProcessorConfig?.Mode ?? 'INLINE').toBe(
-      'INLINE',
-    );
+    expect(
+      (map.ItemProcessor as { ProcessorConfig?: { Mode?: string } }).ProcessorConfig?.Mode ?? 'INLINE',
+    ).toBe('INLINE');
   });
 
   it('waits for a human task with its own timeout; States.Timeout is caught (→ onTimeout), never retried', () => {
@@ -73,7 +73,9 @@ describe('GraphStateMachine', () => {
     expect(human.TimeoutSecondsPath).toBe('$.timeoutSeconds');
     expect(JSON.stringify(human.Retry)).not.toContain('States.Timeout');
     const catchers = human.Catch as { ErrorEquals: string[]; Next: string }[];
-    expect(catchers).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'RecordStepError' })]);
+    expect(catchers).toEqual([
+      expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'RecordStepError' }),
+    ]);
     expect(human.Parameters).toMatchObject({ Payload: { 'taskToken.$': '$$.Task.Token' } });
   });
 

@@ -231,7 +231,7 @@ describe('RunStateMachine', () => {
 
   it('breaks no Retry/Catch rule of the States Language or of AWS (offline ASL check)', () => {
     const machines = flat.findResources('AWS::StepFunctions::StateMachine');
-  const machine = machines[logicalId(synthesized.stack.runtime.runStateMachine.stateMachine)];
+    const machine = machines[logicalId(synthesized.stack.runtime.runStateMachine.stateMachine)];
     expect(aslProblems(JSON.parse(machine?.Properties.DefinitionString as string))).toEqual([]);
   });
 
