@@ -3,6 +3,7 @@
  * document is generated from all of them (openapi.ts), so the two cannot drift.
  */
 import { z } from 'zod';
+import { GraphStepSchema } from '../schemas/graph-step.ts';
 import { AuditEntrySchema, OwnerAnchorSchema, OwnerChangeSchema, SignedHeadSchema } from '../audit/index.ts';
 import { AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
@@ -197,6 +198,11 @@ export const VersionResponseSchema = z.object({ version: WorkflowVersionSchema }
 export const WorkflowPageSchema = page(WorkflowHeadSchema);
 export const RunResponseSchema = z.object({ run: RunSchema });
 export const RunPageSchema = page(RunSchema);
+/** A graph run's steps as the API shows them (never a wait's task token). */
+export const RunStepsResponseSchema = z.object({
+  runId: z.string(),
+  steps: z.array(GraphStepSchema.omit({ taskToken: true })),
+});
 export const TranscriptResponseSchema = z.object({
   runId: z.string(),
   messages: z.array(TranscriptMessageSchema),
