@@ -218,7 +218,8 @@ export const OPERATIONS: Operation[] = [
     operationId: 'listRunSteps',
     tag: 'runs',
     pathParams: ['id'],
-    summary: "A graph run's steps: status, attempt, input, output, error and timings (steps not started are absent).",
+    summary:
+      "A graph run's steps: status, attempt, input, output, error and timings (steps not started are absent).",
     responses: { '200': { description: 'The steps.', schema: 'RunStepsResponse' } },
     errors: { ...NOT_FOUND },
   },

@@ -3,10 +3,10 @@
  * document is generated from all of them (openapi.ts), so the two cannot drift.
  */
 import { z } from 'zod';
-import { GraphStepSchema } from '../schemas/graph-step.ts';
 import { AuditEntrySchema, OwnerAnchorSchema, OwnerChangeSchema, SignedHeadSchema } from '../audit/index.ts';
 import { AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
+import { GraphStepSchema } from '../schemas/graph-step.ts';
 import { TranscriptMessageSchema } from '../schemas/message.ts';
 import { RunSchema, RunStatusSchema } from '../schemas/run.ts';
 import { WorkflowHeadSchema, WorkflowIdSchema, WorkflowVersionSchema } from '../schemas/workflow-record.ts';

@@ -30,7 +30,8 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf run show RUN
   wf run transcript RUN
   wf run steps RUN                                   a graph run's steps: status, attempt, error
-  wf run pause RUN | resume RUN                      graph runs: no new step starts | go on
+  wf run pause RUN                                   graph runs: no new step starts; running ones finish
+  wf run resume RUN                                  graph runs: go on after a pause
   wf run retry-step RUN STEP                         graph runs: run a failed step again (its next attempt)
   wf run cancel RUN                                  cancel a run (a graph run's child runs and human tasks too)
   wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
