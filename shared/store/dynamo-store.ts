@@ -29,6 +29,7 @@ import {
   type TriggerIndexType,
 } from './trigger-index.ts';
 import { VersionCache } from './version-cache.ts';
+import { publishDraft, putDraft, replaceDraft } from './workflow-drafts.ts';
 import {
   getWorkflowHead,
   getWorkflowVersion,
@@ -79,7 +80,8 @@ export class DynamoStore implements RunStore, NotesPort {
     const cached = this.versions.get(owner, workflowId, version);
     if (cached) return cached;
     const found = await getWorkflowVersion(this.ctx, owner, workflowId, version);
-    if (found) this.versions.set(owner, workflowId, version, found);
+    // Only a published version is immutable; a draft is replaced in place and then published (workflow-drafts.ts).
+    if (found?.status === 'published') this.versions.set(owner, workflowId, version, found);
     return found;
   }
   listMessages(runId: string): Promise<TranscriptMessage[]> {
@@ -122,6 +124,36 @@ export class DynamoStore implements RunStore, NotesPort {
   async addWorkflowVersion(previous: WorkflowHead, head: WorkflowHead, version: WorkflowVersion) {
     await putNextVersion(this.ctx, previous, head, version);
     await this.signOwnerHeads(head.owner, version.createdAt);
+  }
+  /** Saves a new draft (`head.draftVersion`), audited with `author`. */
+  async saveWorkflowDraft(
+    previous: WorkflowHead,
+    head: WorkflowHead,
+    draft: WorkflowVersion,
+    author: string,
+  ) {
+    await putDraft(this.ctx, previous, head, draft, author);
+    await this.signOwnerHeads(head.owner, draft.createdAt);
+  }
+  /** Replaces the open draft in place, fenced on the draft that was read. */
+  async replaceWorkflowDraft(
+    head: WorkflowHead,
+    previous: WorkflowVersion,
+    draft: WorkflowVersion,
+    author: string,
+  ) {
+    await replaceDraft(this.ctx, head, previous, draft, author);
+    await this.signOwnerHeads(head.owner, draft.updatedAt ?? draft.createdAt);
+  }
+  /** Publishes the open draft: immutable from now on, and the head's latest version. */
+  async publishWorkflowDraft(
+    previous: WorkflowHead,
+    head: WorkflowHead,
+    draft: WorkflowVersion,
+    published: WorkflowVersion,
+  ) {
+    await publishDraft(this.ctx, previous, head, draft, published);
+    await this.signOwnerHeads(head.owner, head.updatedAt);
   }
   /** Enable, disable or delete (`releaseName`), audited with `author` (the authenticated principal). */
   async updateWorkflowHead(
