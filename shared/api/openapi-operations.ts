@@ -114,7 +114,8 @@ export const OPERATIONS: Operation[] = [
     operationId: 'addWorkflowVersion',
     tag: 'workflows',
     pathParams: ['id'],
-    summary: 'Add a version; new runs use it, runs already started keep theirs. With draft=true, save a draft.',
+    summary:
+      'Add a version; new runs use it, runs already started keep theirs. With draft=true, save a draft.',
     description:
       'A draft is not run and not used by triggers; replace it with PUT and publish it with POST …/publish. At most one draft is open at a time.',
     query: s.SaveVersionQuerySchema,
