@@ -93,7 +93,7 @@ export async function listWorkflows(client: ApiClient, out: Output): Promise<num
   if (page.items.length === 0) out.line('no workflows yet: wf workflow apply -f FILE');
   for (const wf of page.items)
     out.line(
-      `${wf.workflowId}  ${wf.name.padEnd(24)} v${wf.latestVersion}  ${wf.enabled ? 'enabled' : 'disabled'}`,
+      `${wf.workflowId}  ${wf.name.padEnd(24)} v${wf.latestVersion}  ${wf.enabled ? 'enabled' : 'disabled'}${wf.draftVersion ? `  draft v${wf.draftVersion}` : ''}`,
     );
   return 0;
 }

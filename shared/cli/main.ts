@@ -20,11 +20,14 @@ import {
 } from './commands.ts';
 import { clientFrom } from './config.ts';
 import { localUp } from './local-up.ts';
+import { applyDraft, publishWorkflow } from './workflow-versions.ts';
 
 export const USAGE = `wf: the LLM-workflow runtime's command line
 
   wf local up [--port 8787] [--data-dir .local]      run the whole runtime on this machine
-  wf workflow apply -f FILE                          create a workflow, or add a version when FILE changed
+  wf workflow apply -f FILE [--draft]                create a workflow, or add a version when FILE changed
+                                                     (--draft: save it as the draft, not run until published)
+  wf workflow publish WORKFLOW                       publish the open draft: new runs and triggers use it
   wf workflow list
   wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY]
   wf run show RUN
@@ -47,6 +50,7 @@ const OPTIONS = {
   region: { type: 'string' },
   json: { type: 'boolean' },
   file: { type: 'string', short: 'f' },
+  draft: { type: 'boolean' },
   input: { type: 'string' },
   wait: { type: 'boolean' },
   'idempotency-key': { type: 'string' },
@@ -136,8 +140,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     switch (command) {
       case 'workflow apply': {
         const file = need(values.file, '-f FILE');
-        return await applyWorkflow(client(), file, out);
+        return values.draft
+          ? await applyDraft(client(), file, out)
+          : await applyWorkflow(client(), file, out);
       }
+      case 'workflow publish':
+        return await publishWorkflow(client(), need(arg, 'WORKFLOW (a name or wf_ id)'), out);
       case 'workflow list':
         return await listWorkflows(client(), out);
       case 'run start': {
