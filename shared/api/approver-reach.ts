@@ -23,6 +23,8 @@ const gateApprovers = (at: string, gates: Record<string, GateMode | Gate>): Appr
  * a graph each agent_task's gate approvers and each human_task's assignees (they get signed links the same way).
  */
 function approverLists(definition: AnyWorkflowDefinition): ApproverList[] {
+  // An external workflow names no approvers: its engine does the work.
+  if (definition.kind === 'external') return [];
   const lists: ApproverList[] = [
     ...(definition.approvals ? [['approvals.approvers', definition.approvals.approvers] as const] : []),
     ...gateApprovers('gates', definition.gates ?? {}),
