@@ -61,3 +61,26 @@ describe('formFields', () => {
     expect(compiled.validate({ approve: true, reason: 'late', extra: 1 })).toBe(false);
   });
 });
+
+describe('compileJsonSchema', () => {
+  it('compiles two schemas with the same $id but different content, each on its own', () => {
+    const a = compileJsonSchema({
+      $id: 'https://example.com/s',
+      type: 'object',
+      properties: { a: { type: 'string' } },
+    });
+    const b = compileJsonSchema({
+      $id: 'https://example.com/s',
+      type: 'object',
+      properties: { a: { type: 'number' } },
+    });
+    if (!a.ok || !b.ok) throw new Error('did not compile');
+    expect([a.validate({ a: 'x' }), b.validate({ a: 'x' })]).toEqual([true, false]);
+  });
+
+  it('answers the same schema twice with the same compiled function (a stored graph is checked on every read)', () => {
+    const first = compileJsonSchema({ type: 'object', properties: { z: { type: 'integer' } } });
+    const second = compileJsonSchema({ type: 'object', properties: { z: { type: 'integer' } } });
+    expect(first.ok && second.ok && first.validate === second.validate).toBe(true);
+  });
+});
