@@ -33,7 +33,8 @@ function compileUncached(schema: Record<string, unknown>, text: string): SchemaC
   if (bytes > MAX_SCHEMA_BYTES) {
     return { ok: false, message: `is ${bytes} bytes of JSON Schema; the limit is ${MAX_SCHEMA_BYTES}` };
   }
-  const ajv = text.includes('"$id"') ? newAjv() : (shared ??= newAjv());
+  if (shared === undefined) shared = newAjv();
+  const ajv = text.includes('"$id"') ? newAjv() : shared;
   try {
     // The compiled function is cached by the cache above, not in Ajv: keep Ajv's own cache from growing.
     const validate = ajv.compile(schema);
