@@ -1,6 +1,7 @@
 /**
- * A bounded, least-recently-used cache of workflow versions for one container. A saved version never
- * changes (workflows.ts writes each one once, `attribute_not_exists`), so a version read once can be reused
+ * A bounded, least-recently-used cache of workflow versions for one container. A published version never
+ * changes (workflows.ts writes each one once, `attribute_not_exists`; a draft is published once, then never
+ * written again), so the store keeps only published versions here, and one read once can be reused
  * by every later turn in the same container without a DynamoDB read. The key holds the owner: a version is
  * only ever found again under the owner it was read for. Only found versions are kept: a version missing
  * now may be written later, and the live policy (the workflow head) is never cached.

@@ -132,6 +132,17 @@ describe('Workflow versions: draft and published', () => {
     expect((await h.store.getWorkflowHead(h.owners.alice, id))!.latestVersion).toBe(1);
   });
 
+  it('never serves a stale draft from the version cache: a replaced draft reads as replaced', async () => {
+    const { h, id, v2 } = await withDraft();
+    await h.store.getWorkflowVersion(h.owners.alice, id, 2);
+
+    await put(h.alice, `/v1/workflows/${id}/versions/2`, { ...v2, prompt: { system: 'draft 2b' } });
+    await h.alice.post(`/v1/workflows/${id}/versions/2/publish`);
+
+    const read = await h.store.getWorkflowVersion(h.owners.alice, id, 2);
+    expect(read).toMatchObject({ status: 'published', definition: { prompt: { system: 'draft 2b' } } });
+  });
+
   it('reads a version stored before drafts existed (no status) as published', async () => {
     const h = apiHarness();
     const id = (await h.alice.post('/v1/workflows', definition())).body.workflow.workflowId as string;
