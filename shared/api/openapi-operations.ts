@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import * as s from './schemas.ts';
 
 export type Operation = {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'put' | 'delete';
   /** OpenAPI path template (`{id}`). */
   path: string;
   operationId: string;
@@ -104,7 +104,7 @@ export const OPERATIONS: Operation[] = [
     operationId: 'getWorkflowVersion',
     tag: 'workflows',
     pathParams: ['id', 'version'],
-    summary: 'One immutable version.',
+    summary: 'One version: published (immutable) or the open draft (`status`).',
     responses: { '200': { description: 'Found.', schema: 'VersionResponse' } },
     errors: NOT_FOUND,
   },
@@ -114,15 +114,49 @@ export const OPERATIONS: Operation[] = [
     operationId: 'addWorkflowVersion',
     tag: 'workflows',
     pathParams: ['id'],
-    summary: 'Add a version; new runs use it, runs already started keep theirs.',
+    summary:
+      'Add a version; new runs use it, runs already started keep theirs. With draft=true, save a draft.',
+    description:
+      'A draft is not run and not used by triggers; replace it with PUT and publish it with POST …/publish. At most one draft is open at a time.',
+    query: s.SaveVersionQuerySchema,
     headers: [IF_MATCH],
     body: DEFINITION_BODY,
     responses: { '201': { description: 'Created.', schema: 'WorkflowWithVersion' } },
     errors: {
       ...BODY_ERRORS,
       ...NOT_FOUND,
-      '409': 'concurrent_update: another version was added meanwhile.',
+      '409': 'concurrent_update: another version was added meanwhile; draft_open: a draft is open.',
       '412': 'version_mismatch (If-Match).',
+      '502': 'trigger_sync_failed.',
+    },
+  },
+  {
+    method: 'put',
+    path: '/v1/workflows/{id}/versions/{version}',
+    operationId: 'replaceWorkflowDraft',
+    tag: 'workflows',
+    pathParams: ['id', 'version'],
+    summary: 'Replace the open draft in place (same version number); a published version is immutable.',
+    body: DEFINITION_BODY,
+    responses: { '200': { description: 'Replaced.', schema: 'WorkflowWithVersion' } },
+    errors: {
+      ...BODY_ERRORS,
+      ...NOT_FOUND,
+      '409': 'version_published: the version is published; concurrent_update: the draft changed meanwhile.',
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/workflows/{id}/versions/{version}/publish',
+    operationId: 'publishWorkflowVersion',
+    tag: 'workflows',
+    pathParams: ['id', 'version'],
+    summary: 'Publish the open draft: immutable from now on, new runs and triggers use it.',
+    responses: { '200': { description: 'Published.', schema: 'WorkflowWithVersion' } },
+    errors: {
+      '400': 'The draft no longer passes the save-time checks of this deployment (approvers, alert topics).',
+      ...NOT_FOUND,
+      '409': 'version_published: already published; concurrent_update: it changed meanwhile.',
       '502': 'trigger_sync_failed.',
     },
   },

@@ -64,6 +64,16 @@ export const IfMatchSchema = z
   .regex(/^(W\/)?"?[1-9]\d{0,9}"?$/, 'must be the latest version number the change is based on, e.g. "3"')
   .transform((value) => Number(value.replaceAll(/\D/g, '')));
 
+/** The query of `POST /v1/workflows/{id}/versions`: `draft=true` saves a draft instead of publishing. */
+export const SaveVersionQuerySchema = z
+  .object({
+    draft: z
+      .enum(['true', 'false'])
+      .default('false')
+      .describe('true: save a draft (not run, not used by triggers) to replace and publish later.'),
+  })
+  .strict();
+
 const LimitSchema = z
   .string()
   .regex(/^[1-9]\d{0,2}$/, 'must be a whole number from 1 to 100')

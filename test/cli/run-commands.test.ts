@@ -53,7 +53,7 @@ describe('wf run start WORKFLOW --wait', () => {
     expect(started.lines).toContain('run created (workflow version 1, on_demand trigger)');
     expect(started.lines).toContainEqual(
       expect.stringMatching(
-        /^turn 1: model claude-sonnet-5-5 → tool_use \(400 in \/ 40 out, \$\d+\.\d{4}\) {2}\[cost so far \$\d+\.\d{4}\]$/,
+        /^turn 1: model claude-sonnet-5-5 → tool_use \(400 in \/ 40 out, cache 0 read \/ 0 written, \$\d+\.\d{4}\) {2}\[cost so far \$\d+\.\d{4}\]$/,
       ),
     );
     expect(started.lines).toContain('  gate: notes_put → allow');
@@ -124,7 +124,9 @@ describe('wf run show / run transcript / audit verify', () => {
     expect(text.lines).toContainEqual(
       expect.stringMatching(/^ {2}trigger: \{"type":"on_demand","caller":".+"/),
     );
-    expect(text.lines).toContain('  turns: 2 model call(s); tokens 900 in / 50 out');
+    expect(text.lines).toContain(
+      '  turns: 2 model call(s); tokens 900 in / 50 out; cache 0 read / 0 written',
+    );
     expect(text.lines).toContain('  result: Recorded the note.');
     expect((JSON.parse(json.stdout) as { run: Run }).run).toMatchObject({
       runId: doneRunId,

@@ -1,0 +1,113 @@
+/**
+ * The HTTP runtime adapter's one way out: every call goes through the `ExternalHttpPort` (the egress guard)
+ * with the owner's credential injected server-side for the endpoint's origin only. Guard refusals become
+ * `ExternalRefusedError`; anything that left no usable answer becomes `ExternalTransportError`, marked
+ * `sent` when the request may have been received.
+ */
+import type { z } from 'zod';
+import { ownerSecretPrefix } from '../../credentials/owner-key.ts';
+import { EgressDeniedError, EgressError } from '../../egress/errors.ts';
+import { ExternalRefusedError, ExternalTransportError } from '../errors.ts';
+import type { AdapterContext, ExternalHttpRequest, ExternalHttpResponse } from '../ports.ts';
+import type { HttpRuntimeSettings } from './settings.ts';
+
+/** One protocol call, relative to the endpoint. */
+export type Call = Omit<ExternalHttpRequest, 'url' | 'credentialHeaders'> & { path: string };
+
+export class HttpRuntimeClient {
+  readonly engine: string;
+  readonly #settings: HttpRuntimeSettings;
+  readonly #context: AdapterContext;
+
+  constructor(engine: string, settings: HttpRuntimeSettings, context: AdapterContext) {
+    this.engine = engine;
+    this.#settings = settings;
+    this.#context = context;
+  }
+
+  /** Sends one call. `key` names the execution in errors. */
+  async send(key: string | undefined, call: Call): Promise<ExternalHttpResponse> {
+    const { path, ...rest } = call;
+    const url = `${this.#settings.endpoint}${path}`;
+    const credentialHeaders = await this.#credential(key);
+    try {
+      return await this.#context.http.send({
+        ...rest,
+        url,
+        ...(credentialHeaders ? { credentialHeaders } : {}),
+      });
+    } catch (error) {
+      if (error instanceof EgressDeniedError) {
+        throw new ExternalRefusedError(this.engine, key, `egress denied: ${error.reason}`, { cause: error });
+      }
+      if (error instanceof EgressError) {
+        throw new ExternalTransportError(
+          this.engine,
+          key,
+          'transport',
+          error.reason,
+          error.delivery.sent,
+          error,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Parses a JSON answer; an answer we cannot read is a transport failure (it was received, maybe acted on). */
+  json<S extends z.ZodType>(key: string | undefined, response: ExternalHttpResponse, schema: S): z.output<S> {
+    let value: unknown;
+    try {
+      value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(response.body));
+    } catch (cause) {
+      throw new ExternalTransportError(
+        this.engine,
+        key,
+        'malformed_response',
+        `HTTP ${response.status}`,
+        true,
+        cause,
+      );
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      const where = parsed.error.issues[0]?.path.join('.') || 'body';
+      throw new ExternalTransportError(this.engine, key, 'malformed_response', where, true, parsed.error);
+    }
+    return parsed.data;
+  }
+
+  /**
+   * The workflow's credential, resolved now and bound to the endpoint's origin. A reference for another
+   * owner, or one that cannot be loaded, refuses the call before anything is sent (fail closed).
+   */
+  async #credential(key: string | undefined) {
+    const ref = this.#context.credential;
+    if (ref === undefined) return undefined;
+    if (ref.owner !== this.#context.owner) {
+      throw new ExternalRefusedError(this.engine, key, `credential ${ref.secret} is not the owner's`);
+    }
+    let secret: string;
+    try {
+      secret = await this.#context.secrets.resolve(ref);
+    } catch (cause) {
+      throw new ExternalRefusedError(this.engine, key, `credential ${ref.secret} could not be loaded`, {
+        cause,
+      });
+    }
+    const { header, format } = this.#settings.auth;
+    const value = format.replaceAll('{secret}', () => secret);
+    return [{ origin: new URL(this.#settings.endpoint).origin, name: header, value }];
+  }
+}
+
+/** Resolves `name` (and `field`) inside the owner's secret namespace, server-side. */
+export function resolveOwnerSecret(
+  context: AdapterContext,
+  name: string,
+  field: string | undefined,
+): Promise<string> {
+  const secret = `${ownerSecretPrefix(context.secretNamePrefix ?? 'wf/', context.owner)}${name}`;
+  const ref = { owner: context.owner, secret };
+  return context.secrets.resolve(field === undefined ? ref : { ...ref, field });
+}

@@ -1,0 +1,115 @@
+/**
+ * The registry of external engines: adapter factories by name, and the deployment's configuration saying
+ * which engines are enabled and with which settings (CDK props/context, local config). Settings are
+ * validated once, when the registry is built; an unknown or disabled engine is an
+ * `ExternalEngineUnavailableError` naming the field, which a workflow save turns into a 400.
+ */
+import { z } from 'zod';
+import type { ExternalAdapter } from './contract.ts';
+import { EngineNameSchema } from './definition.ts';
+import { ExternalEngineUnavailableError } from './errors.ts';
+import type { AdapterContext } from './ports.ts';
+
+/** The deployment's configuration of one engine. Engines are off unless enabled. */
+export const EngineConfigSchema = z
+  .object({ enabled: z.boolean().default(false), settings: z.record(z.string(), z.unknown()).default({}) })
+  .strict();
+
+/** The deployment's configuration of every engine, by name (`externalEngines` in CDK props and local config). */
+export const EnginesConfigSchema = z.record(EngineNameSchema, EngineConfigSchema);
+export type EnginesConfig = z.input<typeof EnginesConfigSchema>;
+
+/** Builds one engine's adapter from its validated settings. `engine` is its registry name. */
+export interface ExternalAdapterFactory<S = unknown> {
+  readonly engine: string;
+  readonly settings: z.ZodType<S>;
+  create(settings: S, context: AdapterContext): ExternalAdapter;
+}
+
+/** A factory whatever its settings type (the registry validates settings with the factory's own schema). */
+// biome-ignore lint/suspicious/noExplicitAny: factories differ in their settings type
+export type AnyExternalAdapterFactory = ExternalAdapterFactory<any>;
+
+/** The enabled engines of one deployment. */
+export interface ExternalEngineRegistry {
+  /** Names of the enabled engines, sorted. */
+  enabled(): string[];
+  /**
+   * Throws `ExternalEngineUnavailableError` unless `engine` is registered and enabled. `field` is the
+   * path the error names (default `engine`), e.g. `external.engine` of a workflow being saved.
+   */
+  check(engine: string, field?: string): void;
+  /** An adapter of an enabled engine for one owner (checks first, like `check`). */
+  create(engine: string, context: AdapterContext, field?: string): ExternalAdapter;
+}
+
+type Enabled = { factory: ExternalAdapterFactory<unknown>; settings: unknown };
+
+/**
+ * Builds the registry. Every enabled engine must have a factory and valid settings; otherwise this throws
+ * `ExternalEngineUnavailableError` naming `engines.<name>…` so a bad deployment fails at start-up.
+ *
+ * @example
+ * const registry = createEngineRegistry([httpRuntimeFactory], {
+ *   'http-runtime': { enabled: true, settings: { endpoint: 'https://engine.internal' } },
+ * });
+ * registry.check(definition.external.engine, 'external.engine'); // on save: 400 naming the field
+ * const adapter = registry.create('http-runtime', { owner, clock, secrets, http });
+ */
+export function createEngineRegistry(
+  factories: readonly AnyExternalAdapterFactory[],
+  config: EnginesConfig = {},
+): ExternalEngineRegistry {
+  const byName = new Map<string, ExternalAdapterFactory<unknown>>();
+  for (const factory of factories) {
+    if (byName.has(factory.engine)) throw new Error(`external engine ${factory.engine} is registered twice`);
+    byName.set(factory.engine, factory);
+  }
+  const parsed = EnginesConfigSchema.safeParse(config);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = ['engines', ...(issue?.path ?? [])].join('.');
+    throw new ExternalEngineUnavailableError('', field, 'invalid_settings', issue?.message ?? 'invalid');
+  }
+  const enabled = new Map<string, Enabled>();
+  for (const [name, engine] of Object.entries(parsed.data)) {
+    if (!engine.enabled) continue;
+    const factory = byName.get(name);
+    if (factory === undefined) {
+      throw new ExternalEngineUnavailableError(name, `engines.${name}`, 'unknown', unknownText(name, byName));
+    }
+    const settings = factory.settings.safeParse(engine.settings);
+    if (!settings.success) {
+      const issue = settings.error.issues[0];
+      const field = ['engines', name, 'settings', ...(issue?.path ?? [])].join('.');
+      throw new ExternalEngineUnavailableError(name, field, 'invalid_settings', issue?.message ?? 'invalid');
+    }
+    enabled.set(name, { factory, settings: settings.data });
+  }
+  const lookup = (engine: string, field: string): Enabled => {
+    const found = enabled.get(engine);
+    if (found !== undefined) return found;
+    if (byName.has(engine)) {
+      throw new ExternalEngineUnavailableError(
+        engine,
+        field,
+        'disabled',
+        `engine ${JSON.stringify(engine)} is not enabled in this deployment`,
+      );
+    }
+    throw new ExternalEngineUnavailableError(engine, field, 'unknown', unknownText(engine, byName));
+  };
+  return {
+    enabled: () => [...enabled.keys()].sort(),
+    check: (engine, field = 'engine') => void lookup(engine, field),
+    create: (engine, context, field = 'engine') => {
+      const { factory, settings } = lookup(engine, field);
+      return factory.create(settings, context);
+    },
+  };
+}
+
+function unknownText(engine: string, byName: ReadonlyMap<string, unknown>): string {
+  const known = [...byName.keys()].sort().join(', ') || 'none';
+  return `unknown external engine ${JSON.stringify(engine)} (registered: ${known})`;
+}
