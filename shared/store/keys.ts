@@ -25,6 +25,11 @@ export const keys = {
   audit: (runId: string, seq: number): ItemKey => ({ pk: `RUN#${runId}`, sk: `AUD#${pad(seq, 9)}` }),
   note: (runId: string, name: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `NOTE#${name}` }),
   approval: (approvalId: string): ItemKey => ({ pk: `APR#${approvalId}`, sk: 'APR' }),
+  /** A human task lives in its run's partition: a cancelled run finds its open tasks with one query. */
+  humanTask: (runId: string, stepId: string, attempt: number): ItemKey => ({
+    pk: `RUN#${runId}`,
+    sk: `HTK#${stepId}#${pad(attempt, 4)}`,
+  }),
   daySpend: (owner: string, workflowId: string, day: string): ItemKey => ({
     pk: `SPEND#${owner}#${workflowId}`,
     sk: `DAY#${day}`,
@@ -57,6 +62,7 @@ export const prefixes = {
   ledger: 'TOOL#',
   audit: 'AUD#',
   note: 'NOTE#',
+  humanTask: 'HTK#',
   ownerAnchor: 'ANCHOR#',
   ownerChange: 'CHANGE#',
   signedHead: 'SIGNED#',
