@@ -1,10 +1,13 @@
 /**
  * The forms a human task can show: a JSON Schema object whose properties are each one field kind: text,
- * long text (`format: "textarea"`), number, integer, boolean, or enum. `formFields` reads the fields (in
- * declaration order); `checkFormSchema` lists what a form uses that the page cannot show, for save-time
- * validation (docs/human-tasks.md, "Forms").
+ * long text (`format: "textarea"`), number, integer, boolean, or enum. `formFields` reads the fields in the
+ * order of the form's `x-order` (a list of field names), then the rest by name: the order of an object's keys
+ * does not survive storage (DynamoDB maps are unordered). `checkFormSchema` lists what a form uses that the
+ * page cannot show, for save-time validation (docs/human-tasks.md, "Forms").
  */
 
+/** The form-level annotation listing field names in the order the page shows them. */
+export const FIELD_ORDER_KEYWORD = 'x-order';
 /** The annotation that makes a string a multi-line text box. `format` is an annotation in 2020-12 by default. */
 export const LONG_TEXT_FORMAT = 'textarea';
 /** More fields than a person fills in one sitting is a design mistake, and a bound on the page. */
@@ -75,6 +78,16 @@ export function readForm(
   for (const name of required) {
     if (!Object.hasOwn(form.properties, name)) problems.push(`required field ${name} is not declared`);
   }
+  const order = form[FIELD_ORDER_KEYWORD];
+  const listed = Array.isArray(order) ? order.map(String) : [];
+  if (order !== undefined && !Array.isArray(order))
+    problems.push(`${FIELD_ORDER_KEYWORD} must be a list of field names`);
+  for (const name of listed) {
+    if (!Object.hasOwn(form.properties, name))
+      problems.push(`${FIELD_ORDER_KEYWORD} names an undeclared field ${name}`);
+  }
+  const rank = (name: string) => (listed.includes(name) ? listed.indexOf(name) : listed.length);
+  entries.sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
   const fields: FormField[] = [];
   for (const [name, prop] of entries) {
     const field = fieldOf(name, prop, required.has(name));

@@ -1,3 +1,4 @@
+export { createHumanTaskApp } from './app.ts';
 export type { ExpireResult } from './close.ts';
 export { closeHumanTasks, expireHumanTask } from './close.ts';
 export type { CompleteResult } from './complete.ts';

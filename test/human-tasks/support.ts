@@ -24,6 +24,7 @@ export const FORM = {
     urgent: { type: 'boolean', title: 'Urgent' },
   },
   required: ['decision', 'reference'],
+  'x-order': ['decision', 'reference', 'note'],
   additionalProperties: false,
 } as const;
 
