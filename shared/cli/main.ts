@@ -20,6 +20,7 @@ import {
 } from './commands.ts';
 import { clientFrom } from './config.ts';
 import { localUp } from './local-up.ts';
+import { listReceipts } from './receipts.ts';
 
 export const USAGE = `wf: the LLM-workflow runtime's command line
 
@@ -29,6 +30,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY]
   wf run show RUN
   wf run transcript RUN
+  wf run receipts RUN                                each side effect, its status and what a duplicate does
   wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
   wf approvals list [--status pending|approved|denied|expired]
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
@@ -156,6 +158,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'run transcript': {
         const runId = need(arg, 'RUN');
         return await showTranscript(client(), runId, out);
+      }
+      case 'run receipts': {
+        const runId = need(arg, 'RUN');
+        return await listReceipts(client(), runId, out);
       }
       case 'audit verify': {
         if (values.owner) {
