@@ -54,7 +54,8 @@ function readValue(field: FormField, raw: string | undefined): unknown {
         ? field.options[Number(raw)]
         : new FieldError('must be one of the listed options');
     default:
-      return raw;
+      // Browsers send a textarea's line breaks as CRLF (HTML form submission); the value the person typed has LF.
+      return raw.replace(/\r\n?/g, '\n');
   }
 }
 

@@ -30,6 +30,7 @@ import type { TurnDeps } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
+import { createHumanTaskApp } from '../human-tasks/index.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
 import {
   consoleNotifier,
@@ -313,6 +314,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     app.use('*', hostGuard(allowedHosts(port, options.hostNames)));
     // Which Lambda function each route stands in for (the call recorder's function name).
     app.use('/approvals/*', (_c, next) => withFunctionName('approval-http', next));
+    app.use('/human-tasks/*', (_c, next) => withFunctionName('approval-http', next));
     app.use('/v1/*', (_c, next) => withFunctionName('api', next));
     app.use('/local/*', (_c, next) => withFunctionName('api', next));
     app.route(
@@ -336,6 +338,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         actions: catalog,
         logger,
       }),
+    );
+    // Human-task forms: the same signed-page rules and keyring; links reach the same inbox and terminal.
+    app.route(
+      '/',
+      createHumanTaskApp({ store, clock, keyring, taskTokens: taskTokens(), publicBaseUrl: url, logger }),
     );
     app.route(
       '/',

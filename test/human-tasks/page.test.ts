@@ -138,6 +138,12 @@ describe('POST /human-tasks/:id', () => {
     expect(JSON.parse(String(wire.calls[0]!.body.output))).toEqual({ output });
   });
 
+  it('stores line breaks as the person typed them: the CRLF browsers post becomes LF', async () => {
+    const s = await scenario();
+    await s.submit({ decision: '0', reference: 'abc', note: 'one\r\ntwo\rthree' });
+    expect((await store.getHumanTask(s.taskId))!.submission!.note).toBe('one\ntwo\nthree');
+  });
+
   it('an unticked box is false and empty optional fields are left out', async () => {
     const s = await scenario();
     await s.submit({ decision: '1', reference: 'abc' });

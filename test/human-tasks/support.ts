@@ -50,13 +50,18 @@ export async function seededRun(clock: FixedClock) {
   return seedRun(store, version, { clock });
 }
 
-export function deps(wire: SfnWire, clock: FixedClock, notifier: Notifier = inboxNotifier()) {
+export function deps(
+  wire: SfnWire,
+  clock: FixedClock,
+  notifier: Notifier = inboxNotifier(),
+  publicBaseUrl = PUBLIC_BASE,
+) {
   const logger = recordingLogger();
   const d: RequestHumanTaskDeps = {
     store,
     clock,
     keyring,
-    publicBaseUrl: PUBLIC_BASE,
+    publicBaseUrl,
     notifier,
     taskTokens: sfnTaskTokens(wire.client, { sleep: async () => {} }),
     logger,
@@ -65,11 +70,15 @@ export function deps(wire: SfnWire, clock: FixedClock, notifier: Notifier = inbo
 }
 
 /** A run with a human task on step `review`, its links in an inbox. */
-export async function taskScenario(wire: SfnWire, overrides: Partial<HumanTaskNode> = {}) {
+export async function taskScenario(
+  wire: SfnWire,
+  overrides: Partial<HumanTaskNode> = {},
+  publicBaseUrl = PUBLIC_BASE,
+) {
   const clock = new FixedClock();
   const run = await seededRun(clock);
   const inbox = inboxNotifier();
-  const { deps: d, logger } = deps(wire, clock, inbox);
+  const { deps: d, logger } = deps(wire, clock, inbox, publicBaseUrl);
   const taskToken = `task-token-${randomUUID()}`;
   const requested = await requestHumanTask(d, {
     runId: run.runId,
