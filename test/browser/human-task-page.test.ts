@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHumanTaskApp } from '../../shared/human-tasks/index.ts';
 import { type SfnWire, startSfnWire } from '../approvals-http/sfn-wire.ts';
@@ -49,8 +49,17 @@ async function pagesServer() {
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   closers.push(() => new Promise((resolve) => server.close(resolve)));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, setApp: (value: Hono) => void (app = value) };
+  return {
+    url,
+    setApp: (value: Hono) => {
+      app = value;
+    },
+  };
 }
+
+/** The text as rendered: what a person reads (Playwright's `innerText`, not the DOM property). */
+// biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what the assignee reads
+const rendered = (locator: Locator) => locator.innerText();
 
 async function submit(page: Page) {
   const [response] = await Promise.all([
@@ -61,7 +70,7 @@ async function submit(page: Page) {
   return {
     status: response.status(),
     h1: (await page.locator('h1').textContent())?.trim(),
-    text: await page.locator('main').innerText(),
+    text: await rendered(page.locator('main')),
   };
 }
 
@@ -88,7 +97,7 @@ describe('the human-task form in Chromium', () => {
     const opened = await manager.goto(`${pages.url}${s.linkOf(MANAGER).path}`);
     const deputy = await context.newPage();
     await deputy.goto(`${pages.url}${s.linkOf(DEPUTY).path}`);
-    const context_ = await manager.locator('#context').innerText();
+    const context_ = await rendered(manager.locator('#context'));
     await manager.getByLabel('Decision').selectOption({ label: 'approve' });
     await manager.getByLabel('Reference').fill('R-2026-42');
     await manager.getByLabel('Note').fill('Checked the photos.\nRefund in full.');
