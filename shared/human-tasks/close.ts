@@ -51,17 +51,19 @@ export async function expireHumanTask(
 }
 
 /**
- * Closes every open task of a run (`reason`: `run_cancelled`, `run_ended`), then fails each one's wait with
+ * Closes every open task of a run, or of one of its steps (`reason`: `run_cancelled`, `run_ended`), then fails each one's wait with
  * `HumanTask.Closed` (an execution already stopped answers `already_closed`). Returns the tasks it closed.
  */
 export async function closeHumanTasks(
   deps: HumanTaskDeps,
-  input: { runId: string; reason: string },
+  input: { runId: string; stepId?: string; reason: string },
 ): Promise<HumanTask[]> {
   const logger = deps.logger ?? consoleLogger;
   const closed = await commitTaskChange<HumanTask[]>(deps, input.runId, async () => {
     const now = isoAt(deps.clock);
-    const open = (await deps.store.listRunHumanTasks(input.runId)).filter((t) => t.status === 'open');
+    const open = (await deps.store.listRunHumanTasks(input.runId)).filter(
+      (t) => t.status === 'open' && (input.stepId === undefined || t.stepId === input.stepId),
+    );
     const next = open.map((task) => ({
       ...task,
       status: 'closed' as const,

@@ -17,6 +17,11 @@ async function evaluate(path: string, runData: unknown): Promise<ContextValue> {
     // Paths are checked at save time; one that still fails shows as nothing rather than failing the request.
     return { path };
   }
+  return contextValue(path, value);
+}
+
+/** One context value as stored: JSON data only, shortened past the cap. */
+export function contextValue(path: string, value: unknown): ContextValue {
   if (value === undefined) return { path };
   // JSONata sequences carry a marker property; a JSON round-trip keeps only the data.
   const json = JSON.stringify(value);
@@ -31,3 +36,7 @@ async function evaluate(path: string, runData: unknown): Promise<ContextValue> {
 export function snapshotContext(paths: readonly string[], runData: unknown): Promise<ContextValue[]> {
   return Promise.all(paths.map((path) => evaluate(path, runData)));
 }
+
+/** Context already evaluated by the caller (path → value), as stored. */
+export const contextOf = (values: Record<string, unknown>): ContextValue[] =>
+  Object.entries(values).map(([path, value]) => contextValue(path, value));

@@ -1,6 +1,6 @@
 /**
  * The forms a human task can show: a JSON Schema object whose properties are each one field kind: text,
- * long text (`format: "textarea"`), number, integer, boolean, or enum. `formFields` reads the fields in the
+ * long text (`format: "long-text"`, as the graph's save-time form check names it), number, integer, boolean, or enum. `formFields` reads the fields in the
  * order of the form's `x-order` (a list of field names), then the rest by name: the order of an object's keys
  * does not survive storage (DynamoDB maps are unordered). `checkFormSchema` lists what a form uses that the
  * page cannot show, for save-time validation (docs/human-tasks.md, "Forms").
@@ -9,12 +9,19 @@
 /** The form-level annotation listing field names in the order the page shows them. */
 export const FIELD_ORDER_KEYWORD = 'x-order';
 /** The annotation that makes a string a multi-line text box. `format` is an annotation in 2020-12 by default. */
-export const LONG_TEXT_FORMAT = 'textarea';
+export const LONG_TEXT_FORMAT = 'long-text';
 /** More fields than a person fills in one sitting is a design mistake, and a bound on the page. */
 export const MAX_FORM_FIELDS = 50;
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
-type Common = { name: string; label: string; help?: string; required: boolean };
+type Common = {
+  name: string;
+  label: string;
+  help?: string;
+  required: boolean;
+  /** The field's `default`, as the control first shows it (a string, or an option's index for an enum). */
+  initial?: string;
+};
 export type EnumOption = string | number | boolean;
 export type FormField = Common &
   (
@@ -38,12 +45,26 @@ function fieldOf(name: string, prop: unknown, required: boolean): FormField | st
   const label = str(prop.title) ?? name;
   const help = str(prop.description);
   const common: Common = { name, label, required, ...(help !== undefined ? { help } : {}) };
+  const initial = (value: string | undefined) => (value === undefined ? {} : { initial: value });
+  const given = prop.default;
   if (Array.isArray(prop.enum)) {
     const options = prop.enum as unknown[];
     const ok = options.length > 0 && options.every((o) => ['string', 'number', 'boolean'].includes(typeof o));
     if (!ok) return `field ${name}: enum must list strings, numbers or booleans`;
-    return { ...common, kind: 'enum', options: options as EnumOption[] };
+    const index = options.indexOf(given);
+    return {
+      ...common,
+      ...initial(index >= 0 ? String(index) : undefined),
+      kind: 'enum',
+      options: options as EnumOption[],
+    };
   }
+  Object.assign(
+    common,
+    initial(
+      ['string', 'number'].includes(typeof given) ? String(given) : given === true ? 'true' : undefined,
+    ),
+  );
   const bound = (key: string) => (num(prop[key]) !== undefined ? { [key]: num(prop[key]) } : {});
   switch (prop.type) {
     case 'string': {

@@ -8,11 +8,13 @@ export { formHash } from './deps.ts';
 export { HUMAN_TASK_ERRORS } from './errors.ts';
 export type { FormField } from './form-fields.ts';
 export { checkFormSchema, formFields, LONG_TEXT_FORMAT } from './form-fields.ts';
+export type { GraphHumanTaskPort, GraphHumanTaskRequest } from './port.ts';
+export { humanTaskPort } from './port.ts';
 export type {
   HumanTaskNode,
   RequestHumanTaskDeps,
   RequestHumanTaskInput,
   RequestHumanTaskResult,
 } from './request.ts';
-export { requestHumanTask } from './request.ts';
+export { openHumanTask, requestHumanTask, type TaskSpec } from './request.ts';
 export { readSubmission } from './submission.ts';

@@ -64,7 +64,9 @@ function fieldHtml(field: FormField, view: HumanTaskPageView): string {
   const ids = [help ? `h-${field.name}` : '', error ? `e-${field.name}` : ''].filter(Boolean).join(' ');
   const describedBy = ids ? ` aria-describedby="${ids}"${error ? ' aria-invalid="true"' : ''}` : '';
   const required = field.required ? ' <span class="req" title="required">*</span>' : '';
-  const input = control(field, view.posted?.[field.name], describedBy);
+  // A first render shows each field's default; a re-render shows what was posted.
+  const shown = view.posted === undefined ? field.initial : view.posted[field.name];
+  const input = control(field, shown, describedBy);
   const label =
     field.kind === 'boolean'
       ? `<label class="check">${input} ${text(field.label)}${required}</label>`

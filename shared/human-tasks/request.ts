@@ -15,7 +15,7 @@ import { HumanTaskClosedError } from '../core/store-errors.ts';
 import type { HumanTaskNodeSchema } from '../graph/definition.ts';
 import type { Notifier } from '../notify/index.ts';
 import { SCHEMA_VERSION } from '../schemas/common.ts';
-import { type HumanTask, humanTaskId } from '../schemas/human-task.ts';
+import { type ContextValue, type HumanTask, humanTaskId } from '../schemas/human-task.ts';
 import { commitTaskChange, runIsLive } from './commit.ts';
 import { snapshotContext } from './context.ts';
 import { formHash, type HumanTaskDeps } from './deps.ts';
@@ -52,34 +52,51 @@ export type RequestHumanTaskResult =
   /** No assignee could be sent a link: the task was closed and the wait failed with `HumanTask.Undeliverable`. */
   | { status: 'undeliverable'; taskId: string; answer: TaskTokenAnswer };
 
+/**
+ * What a task is opened from, whoever computed it: the node and run data (`requestHumanTask`), or the graph
+ * executor's own request with the context already evaluated (`humanTaskPort`).
+ */
+export type TaskSpec = {
+  runId: string;
+  stepId: string;
+  attempt: number;
+  taskToken: string;
+  title: string;
+  assignees: readonly string[];
+  form: Record<string, unknown>;
+  /** Evaluated only when the task is created (a re-request keeps the first snapshot). */
+  context: () => Promise<ContextValue[]>;
+  /** When the task and its links expire, from the request time. */
+  expiresAt: (nowMs: number) => string;
+};
+
 /** The new record of a step attempt. */
 async function newTask(
   deps: RequestHumanTaskDeps,
-  input: RequestHumanTaskInput,
+  spec: TaskSpec,
   run: NonNullable<Parameters<typeof runIsLive>[0]>,
   taskId: string,
 ): Promise<HumanTask> {
-  const { node } = input;
   const nowMs = deps.clock.nowMs();
   return {
     schemaVersion: SCHEMA_VERSION,
     taskId,
     owner: run.owner,
     runId: run.runId,
-    stepId: input.stepId,
-    attempt: input.attempt ?? 1,
+    stepId: spec.stepId,
+    attempt: spec.attempt,
     workflowId: run.workflowId,
     workflowName: run.workflowName,
     workflowVersion: run.workflowVersion,
-    title: node.title,
-    assignees: [...new Set(node.assignees)],
-    form: node.form,
-    formHash: formHash(input.stepId, node.form),
-    context: await snapshotContext(node.context, input.runData),
+    title: spec.title,
+    assignees: [...new Set(spec.assignees)],
+    form: spec.form,
+    formHash: formHash(spec.stepId, spec.form),
+    context: await spec.context(),
     status: 'open',
     createdAt: new Date(nowMs).toISOString(),
-    expiresAt: new Date(nowMs + node.timeoutSeconds * 1000).toISOString(),
-    taskToken: input.taskToken,
+    expiresAt: spec.expiresAt(nowMs),
+    taskToken: spec.taskToken,
   };
 }
 
@@ -88,7 +105,7 @@ type Opened =
   | { over: HumanTask['status'] | 'run_ended'; task?: HumanTask };
 
 /** Creates the task, or stores the newer token on an open one; says when it is already over. */
-function openTask(deps: RequestHumanTaskDeps, input: RequestHumanTaskInput, taskId: string) {
+function openTask(deps: RequestHumanTaskDeps, input: TaskSpec, taskId: string) {
   return commitTaskChange<Opened>(deps, input.runId, async (run) => {
     const existing = await deps.store.getHumanTask(taskId);
     if (existing !== undefined && existing.status !== 'open')
@@ -143,12 +160,31 @@ async function answerOver(
  * Opens (or re-opens the wait of) the human task of `stepId`'s attempt, and sends each assignee their link.
  * Idempotent per attempt: a retried request replaces the token and sends no second round of links.
  */
-export async function requestHumanTask(
+export function requestHumanTask(
   deps: RequestHumanTaskDeps,
   input: RequestHumanTaskInput,
 ): Promise<RequestHumanTaskResult> {
+  const { node } = input;
+  return openHumanTask(deps, {
+    runId: input.runId,
+    stepId: input.stepId,
+    attempt: input.attempt ?? 1,
+    taskToken: input.taskToken,
+    title: node.title,
+    assignees: node.assignees,
+    form: node.form,
+    context: () => snapshotContext(node.context, input.runData),
+    expiresAt: (nowMs) => new Date(nowMs + node.timeoutSeconds * 1000).toISOString(),
+  });
+}
+
+/** `requestHumanTask` from a task spec: open or refresh the record, send the links, answer a wait that is over. */
+export async function openHumanTask(
+  deps: RequestHumanTaskDeps,
+  input: TaskSpec,
+): Promise<RequestHumanTaskResult> {
   const logger = deps.logger ?? consoleLogger;
-  const taskId = humanTaskId(input.runId, input.stepId, input.attempt ?? 1);
+  const taskId = humanTaskId(input.runId, input.stepId, input.attempt);
   // A misconfigured base URL fails here, loudly, before anything is written.
   pagePostUrl(deps.publicBaseUrl, 'human-tasks', taskId);
   let opened: Opened;

@@ -26,7 +26,7 @@ describe('form fields', () => {
     ],
     [
       { type: 'object', properties: { a: { type: 'string', format: 'email' } } },
-      'field a: format "email" is not supported (only "textarea")',
+      'field a: format "email" is not supported (only "long-text")',
     ],
     [
       { type: 'object', properties: { a: { enum: [{ x: 1 }] } } },

@@ -74,6 +74,8 @@ describe('GET /human-tasks/:id', () => {
     expect(html).toMatch(/<input type="number" step="any" id="f-amount" name="f.amount" min="0"/);
     expect(html).toMatch(/<input type="number" step="1" id="f-copies" name="f.copies" min="1" max="5"/);
     expect(html).toContain('<input type="checkbox" id="f-urgent" name="f.urgent" value="true">');
+    // A field's default is what the control first shows.
+    expect(html).toMatch(/id="f-copies" name="f.copies" min="1" max="5" value="1">/);
     expect(html).toContain('Please refund my order &lt;#42&gt; &amp; thanks');
     expect(html).toContain('<code>steps.triage.output.amount</code>');
     expect(html).not.toContain(s.taskToken);

@@ -10,6 +10,8 @@ import {
   completeHumanTask,
   expireHumanTask,
   HUMAN_TASK_ERRORS,
+  humanTaskPort,
+  type RequestHumanTaskResult,
   requestHumanTask,
 } from '../../shared/human-tasks/index.ts';
 import { inboxNotifier } from '../../shared/notify/index.ts';
@@ -180,5 +182,44 @@ describe('requestHumanTask', () => {
     expect(wire.calls[0]!.body.error).toBe(HUMAN_TASK_ERRORS.undeliverable);
     const audit = await store.listAudit(run.runId);
     expect(audit.at(-1)).toMatchObject({ type: 'human_task_closed', data: { reason: 'undeliverable' } });
+  });
+});
+
+describe("humanTaskPort (the graph executor's port)", () => {
+  it("opens the task from the executor's evaluated context and expiry, and closes one step's task", async () => {
+    const clock = new FixedClock();
+    const run = await seededRun(clock);
+    const inbox = inboxNotifier();
+    const { deps: d } = deps(wire, clock, inbox);
+    const results: RequestHumanTaskResult[] = [];
+    const port = humanTaskPort(d, (result) => results.push(result));
+    const expiresAt = new Date(clock.nowMs() + 120_000).toISOString();
+    const request = {
+      owner: run.owner,
+      runId: run.runId,
+      stepId: 'review',
+      attempt: 1,
+      workflowId: run.workflowId,
+      workflowName: run.workflowName,
+      taskToken: 'port-token',
+      title: 'Review',
+      assignees: [MANAGER],
+      form: node().form,
+      context: { 'steps.triage.output.amount': 250, 'input.big': 'x'.repeat(5000) },
+      expiresAt,
+    };
+    await port.request(request);
+    await port.request({ ...request, stepId: 'other' });
+    const taskId = humanTaskId(run.runId, 'review', 1);
+    const task = (await store.getHumanTask(taskId))!;
+    expect(results.map((r) => r.status)).toEqual(['notified', 'notified']);
+    expect(task).toMatchObject({ status: 'open', expiresAt, taskToken: 'port-token', title: 'Review' });
+    expect(task.context[0]).toEqual({ path: 'steps.triage.output.amount', value: 250 });
+    expect(task.context[1]).toMatchObject({ path: 'input.big', truncated: true });
+    expect(inbox.notices().map((n) => n.expiresAt)).toEqual([expiresAt, expiresAt]);
+
+    await port.close({ owner: run.owner, runId: run.runId, stepId: 'review' });
+    expect((await store.getHumanTask(taskId))!.status).toBe('closed');
+    expect((await store.getHumanTask(humanTaskId(run.runId, 'other', 1)))!.status).toBe('open');
   });
 });

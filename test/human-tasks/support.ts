@@ -17,10 +17,10 @@ export const FORM = {
   type: 'object',
   properties: {
     decision: { title: 'Decision', enum: ['approve', 'reject'] },
-    note: { type: 'string', title: 'Note', format: 'textarea', maxLength: 500 },
+    note: { type: 'string', title: 'Note', format: 'long-text', maxLength: 500 },
     reference: { type: 'string', title: 'Reference', minLength: 3, maxLength: 20 },
     amount: { type: 'number', title: 'Amount', minimum: 0 },
-    copies: { type: 'integer', title: 'Copies', minimum: 1, maximum: 5 },
+    copies: { type: 'integer', title: 'Copies', minimum: 1, maximum: 5, default: 1 },
     urgent: { type: 'boolean', title: 'Urgent' },
   },
   required: ['decision', 'reference'],
