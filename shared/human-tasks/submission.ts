@@ -15,7 +15,7 @@ export type SubmissionResult =
   | { ok: false; errors: FieldErrors; values: Record<string, unknown> };
 
 // `strict: false`: a form may carry annotations (`x-…`, `$comment`) that strict mode would refuse at run time;
-// save-time validation (checkFormSchema) is where a form is judged. `format: textarea` is an annotation.
+// save-time validation (checkFormSchema) is where a form is judged. `format: long-text` is an annotation.
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 ajv.addFormat(LONG_TEXT_FORMAT, true);
 /** Compiled validators by form hash: a form is compiled once per container. Bounded. */
