@@ -234,6 +234,20 @@ export const OPERATIONS: Operation[] = [
     errors: NOT_FOUND,
   },
   {
+    method: 'get',
+    path: '/v1/runs/{id}/receipts',
+    operationId: 'listRunReceipts',
+    tag: 'runs',
+    pathParams: ['id'],
+    query: s.ListReceiptsQuerySchema,
+    summary: 'Execution receipts: each side effect of the run from its ledger, and what a duplicate does.',
+    description:
+      'One receipt per tool call or service step: action, args hash, idempotency key, status (pending, completed, ' +
+      'failed, outcome_unknown, refused), times, SHA-256 of the stored outcome, and onDuplicate. docs/api.md.',
+    responses: { '200': { description: 'One page, in ledger order.', schema: 'ReceiptPage' } },
+    errors: { ...NOT_FOUND, '400': 'nextToken or limit invalid.' },
+  },
+  {
     method: 'post',
     path: '/v1/runs/{id}/cancel',
     operationId: 'cancelRun',

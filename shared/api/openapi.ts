@@ -35,6 +35,7 @@ const OUTPUT_COMPONENTS: Record<string, z.ZodType> = {
   RunPage: s.RunPageSchema,
   TranscriptMessage: TranscriptMessageSchema,
   TranscriptResponse: s.TranscriptResponseSchema,
+  ReceiptPage: s.ReceiptPageSchema,
   AuditEntry: AuditEntrySchema,
   AuditVerification: s.AuditVerificationSchema,
   AuditResponse: s.AuditResponseSchema,

@@ -2,8 +2,10 @@
  * Request and response schemas of the HTTP API. The routes validate with the request schemas and the OpenAPI
  * document is generated from all of them (openapi.ts), so the two cannot drift.
  */
+
 import { z } from 'zod';
 import { AuditEntrySchema, OwnerAnchorSchema, OwnerChangeSchema, SignedHeadSchema } from '../audit/index.ts';
+import { ReceiptSchema } from '../runs/receipts.ts';
 import { AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
 import { GraphStepSchema } from '../schemas/graph-step.ts';
@@ -258,6 +260,13 @@ export const OwnerAuditResponseSchema = z.object({
   anchors: z.object({ entries: z.array(OwnerAnchorSchema), verification: OwnerChainVerificationSchema }),
   signedHeads: z.object({ entries: z.array(SignedHeadSchema), verification: SignedHeadVerificationSchema }),
 });
+/** `GET /v1/runs/{id}/receipts`: one page of the run's side effects, in ledger order. */
+export const ReceiptPageSchema = z.object({
+  runId: z.string(),
+  items: z.array(ReceiptSchema),
+  nextToken: z.string().optional().describe('Absent on the last page.'),
+});
+export const ListReceiptsQuerySchema = ListWorkflowsQuerySchema;
 /** An approval as the API shows it: never with its Step Functions task token. */
 export const PublicApprovalSchema = ApprovalSchema.omit({ taskToken: true });
 export const ApprovalPageSchema = page(PublicApprovalSchema);

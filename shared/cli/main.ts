@@ -21,6 +21,7 @@ import {
 import { clientFrom } from './config.ts';
 import { runOperation, showSteps } from './graph-runs.ts';
 import { localUp } from './local-up.ts';
+import { listReceipts } from './receipts.ts';
 import { applyDraft, publishWorkflow } from './workflow-versions.ts';
 
 export const USAGE = `wf: the LLM-workflow runtime's command line
@@ -38,6 +39,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf run resume RUN                                  graph runs: go on after a pause
   wf run retry-step RUN STEP                         graph runs: run a failed step again (its next attempt)
   wf run cancel RUN                                  cancel a run (a graph run's child runs and human tasks too)
+  wf run receipts RUN                                each side effect, its status and what a duplicate does
   wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
   wf approvals list [--status pending|approved|denied|expired]
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
@@ -191,6 +193,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
           `step ${stepId} retried`,
           out,
         );
+      }
+      case 'run receipts': {
+        const runId = need(arg, 'RUN');
+        return await listReceipts(client(), runId, out);
       }
       case 'audit verify': {
         if (values.owner) {

@@ -15,7 +15,9 @@ import { anchorRunHead, getRunAnchor, listOwnerAnchorItems } from './anchors.ts'
 import { getApproval, listApprovals } from './approvals.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import { commitRunChange } from './commit.ts';
+import { getHumanTask, listRunHumanTasks } from './human-tasks.ts';
 import { keys, prefixes } from './keys.ts';
+import { listLedgerPage } from './ledger-page.ts';
 import { assembleMessages } from './message-assembly.ts';
 import { listOwnerChangeItems, UNATTRIBUTED } from './owner-changes.ts';
 import { queryPrefix, queryPrefixItems } from './reads.ts';
@@ -202,6 +204,16 @@ export class DynamoStore implements RunStore, NotesPort {
   }
   listApprovals(query: Parameters<typeof listApprovals>[1]) {
     return listApprovals(this.ctx, query);
+  }
+  /** One page of the run's ledger rows (the receipts listing). */
+  listLedgerPage(query: Parameters<typeof listLedgerPage>[1]) {
+    return listLedgerPage(this.ctx, query);
+  }
+  getHumanTask(taskId: string) {
+    return getHumanTask(this.ctx, taskId);
+  }
+  listRunHumanTasks(runId: string) {
+    return listRunHumanTasks(this.ctx, runId);
   }
 
   // ---- trigger index (schedules and event patterns across owners, for the local stack)
