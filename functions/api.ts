@@ -4,6 +4,7 @@ import { handle } from 'hono/aws-lambda';
 import { ENV } from '../infra/constructs/env-names.ts';
 import { createApiApp, iamAuthenticator, jwtAuthenticator } from '../shared/api/index.ts';
 import { listedApprovers, parseApproverList } from '../shared/notify/reach.ts';
+import { awsTaskTokens } from '../shared/runtime/aws/approvals.ts';
 import { alertTopicArnsOf, awsEnv } from '../shared/runtime/aws/env.ts';
 import { awsExecutions } from '../shared/runtime/aws/executions.ts';
 import { awsAuditVerifier, awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
@@ -26,6 +27,8 @@ function build(): Hono {
   return createApiApp({
     store,
     executions: awsExecutions(),
+    // Graph runs: resume answers the paused execution's wait (human tasks close with h/human-tasks' service).
+    graph: { taskTokens: awsTaskTokens() },
     clock: systemClock,
     ids: randomIds,
     credentialNamePrefix: env[ENV.credentialSecretPrefix],

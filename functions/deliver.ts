@@ -4,14 +4,23 @@
  */
 import { type DeliverDeps, deliverResult } from '../shared/core/deliver.ts';
 import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
+import { awsAnswerParent } from '../shared/runtime/aws/answer-parent.ts';
 import { deliverDeps } from '../shared/runtime/aws/deliver.ts';
 import { awsOwnerNotices } from '../shared/runtime/aws/notices.ts';
+import { awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
 import { TurnPointerSchema } from '../shared/runtime/events.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
+import type { Run } from '../shared/schemas/run.ts';
 
 export function createDeliverHandler(
-  deps: () => Promise<DeliverDeps & { owners?: OwnerNoticeDeps | undefined }>,
+  deps: () => Promise<
+    DeliverDeps & {
+      owners?: OwnerNoticeDeps | undefined;
+      /** A graph step's child run answers its parent step's wait (shared/graph-run/parent-answer.ts). */
+      answerParent?: ((run: Run) => Promise<unknown>) | undefined;
+    }
+  >,
   telemetry = handlerTelemetry(),
 ) {
   return async (event: unknown, context?: LambdaContextLike): Promise<{ delivered: string | undefined }> => {
@@ -20,8 +29,9 @@ export function createDeliverHandler(
       telemetry,
       { runId },
       async () => {
-        const { owners, ...core } = await deps();
+        const { owners, answerParent, ...core } = await deps();
         const run = await deliverResult(core, runId);
+        if (run?.parent && answerParent) await answerParent(run);
         const delivered = run?.delivery?.destination;
         telemetry.logger.info('result delivered', { destination: delivered });
         if (run?.status === 'denied') {
@@ -42,6 +52,10 @@ export const handler = tracedHandler(
   'deliver',
   createDeliverHandler(async () => {
     const owners = awsOwnerNotices();
-    return { ...(await deliverDeps()), ...(owners ? { owners } : {}) };
+    return {
+      ...(await deliverDeps()),
+      ...(owners ? { owners } : {}),
+      answerParent: awsAnswerParent(awsSigningStore()),
+    };
   }),
 );

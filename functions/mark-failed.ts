@@ -7,12 +7,14 @@ import { markRunFailed } from '../shared/core/mark-failed.ts';
 import type { Clock } from '../shared/core/ports.ts';
 import type { RunStore } from '../shared/core/store-port.ts';
 import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
+import { awsAnswerParent } from '../shared/runtime/aws/answer-parent.ts';
 import { awsOwnerNotices } from '../shared/runtime/aws/notices.ts';
 import { awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
 import { systemClock } from '../shared/runtime/clock.ts';
 import { MarkFailedEventSchema } from '../shared/runtime/events.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
+import type { Run } from '../shared/schemas/run.ts';
 
 /** Lambda errors arrive with a JSON `Cause`; keep its message, not its stack. */
 function causeMessage(cause: string | undefined): string {
@@ -25,7 +27,13 @@ function causeMessage(cause: string | undefined): string {
 }
 
 export function createMarkFailedHandler(
-  deps: () => { store: RunStore; clock: Clock; owners?: OwnerNoticeDeps | undefined },
+  deps: () => {
+    store: RunStore;
+    clock: Clock;
+    owners?: OwnerNoticeDeps | undefined;
+    /** A graph step's child run answers its parent step's wait (shared/graph-run/parent-answer.ts). */
+    answerParent?: ((run: Run) => Promise<unknown>) | undefined;
+  },
   telemetry = handlerTelemetry(),
 ) {
   return async (event: unknown, context?: LambdaContextLike): Promise<{ status: string | undefined }> => {
@@ -34,12 +42,13 @@ export function createMarkFailedHandler(
       telemetry,
       { runId },
       async () => {
-        const { owners, ...core } = deps();
+        const { owners, answerParent, ...core } = deps();
         const run = await markRunFailed(core, {
           runId,
           ...(error ? { error: { name: error.Error ?? 'Error', message: causeMessage(error.Cause) } } : {}),
         });
         telemetry.logger.info('execution failure recorded', { error: error?.Error, status: run?.status });
+        if (run?.parent && answerParent) await answerParent(run);
         if (run) {
           const notice = runEndedNotice(run, owners?.apiBaseUrl ?? '');
           await sendOwnerNotice(owners?.notifier, notice, telemetry.logger);
@@ -57,5 +66,6 @@ export const handler = tracedHandler(
     store: awsSigningStore(),
     clock: systemClock,
     owners: awsOwnerNotices(),
+    answerParent: awsAnswerParent(awsSigningStore()),
   })),
 );

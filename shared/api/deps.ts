@@ -1,8 +1,10 @@
 /** What the API app is built from (ports, injected) and what each request carries: the verified identity. */
+
 import type { Context } from 'hono';
 import type { AnchorVerifier } from '../audit/index.ts';
 import type { Clock, Ids } from '../core/ports.ts';
 import { DEFAULT_PRICES } from '../core/pricing.ts';
+import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
 import type { JobCaller, JobsDeps, ModelCatalog, RetryPolicy } from '../jobs/index.ts';
 import { DEFAULT_MODEL_CONFIG } from '../model/resolve.ts';
 import type { ApproverReach } from '../notify/reach.ts';
@@ -56,6 +58,14 @@ export type ApiDeps = {
    * bundle carries no MCP SDK; the local stack passes it.
    */
   mcp?: McpHandler;
+  /**
+   * Graph runs: answering a paused execution's wait (resume), closing human tasks (cancel). Without it the
+   * pause and resume routes answer 409 and a cancel leaves the graph's steps as they were.
+   */
+  graph?: {
+    taskTokens: { sendSuccess(token: string, output: object): Promise<unknown> };
+    humanTasks?: HumanTaskPort;
+  };
   /** The local stack's extras: `POST /local/events`, and `POST /v1/events` delivered on the local bus. */
   local?: { events: true };
 };

@@ -34,6 +34,7 @@ const OUTPUT_COMPONENTS: Record<string, z.ZodType> = {
   WorkflowPage: s.WorkflowPageSchema,
   Run: RunSchema,
   RunResponse: s.RunResponseSchema,
+  RunStepsResponse: s.RunStepsResponseSchema,
   RunPage: s.RunPageSchema,
   TranscriptMessage: TranscriptMessageSchema,
   TranscriptResponse: s.TranscriptResponseSchema,

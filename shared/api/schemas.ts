@@ -7,6 +7,7 @@ import { AuditEntrySchema, OwnerAnchorSchema, OwnerChangeSchema, SignedHeadSchem
 import { ReceiptSchema } from '../runs/receipts.ts';
 import { AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
+import { GraphStepSchema } from '../schemas/graph-step.ts';
 import { TranscriptMessageSchema } from '../schemas/message.ts';
 import { RunSchema, RunStatusSchema } from '../schemas/run.ts';
 import { WorkflowHeadSchema, WorkflowIdSchema, WorkflowVersionSchema } from '../schemas/workflow-record.ts';
@@ -220,6 +221,11 @@ export const VersionResponseSchema = z.object({ version: WorkflowVersionSchema }
 export const WorkflowPageSchema = page(WorkflowHeadSchema);
 export const RunResponseSchema = z.object({ run: RunSchema });
 export const RunPageSchema = page(RunSchema);
+/** A graph run's steps as the API shows them (never a wait's task token). */
+export const RunStepsResponseSchema = z.object({
+  runId: z.string(),
+  steps: z.array(GraphStepSchema.omit({ taskToken: true })),
+});
 export const TranscriptResponseSchema = z.object({
   runId: z.string(),
   messages: z.array(TranscriptMessageSchema),

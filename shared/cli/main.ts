@@ -22,6 +22,7 @@ import {
 import { clientFrom } from './config.ts';
 import { consoleCommand } from './console-command.ts';
 import { EXTRA_COMMANDS } from './extra-commands.ts';
+import { runOperation, showSteps } from './graph-runs.ts';
 import { helpFor } from './help.ts';
 import { grantCommand, jobCommand } from './jobs.ts';
 import { localUp } from './local-up.ts';
@@ -47,6 +48,11 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf run cancel RUN
   wf run show RUN
   wf run transcript RUN
+  wf run steps RUN                                   a graph run's steps: status, attempt, error
+  wf run pause RUN                                   graph runs: no new step starts; running ones finish
+  wf run resume RUN                                  graph runs: go on after a pause
+  wf run retry-step RUN STEP                         graph runs: run a failed step again (its next attempt)
+  wf run cancel RUN                                  cancel a run (a graph run's child runs and human tasks too)
   wf run receipts RUN                                each side effect, its status and what a duplicate does
   wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
   wf audit show RUN                                  a run's audit chain, entry by entry
@@ -266,6 +272,27 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'run transcript': {
         const runId = need(arg, 'RUN');
         return await showTranscript(client(), runId, out);
+      }
+      case 'run steps':
+        return await showSteps(client(), need(arg, 'RUN'), out);
+      case 'run pause':
+      case 'run resume': {
+        const runId = need(arg, 'RUN');
+        return await runOperation(client(), `/v1/runs/${runId}/${verb}`, `${verb}d`, out);
+      }
+      case 'run cancel': {
+        const runId = need(arg, 'RUN');
+        return await runOperation(client(), `/v1/runs/${runId}/cancel`, 'cancel requested', out);
+      }
+      case 'run retry-step': {
+        const runId = need(arg, 'RUN');
+        const stepId = need(positionals[3], 'STEP');
+        return await runOperation(
+          client(),
+          `/v1/runs/${runId}/steps/${stepId}/retry`,
+          `step ${stepId} retried`,
+          out,
+        );
       }
       case 'run receipts': {
         const runId = need(arg, 'RUN');

@@ -18,9 +18,9 @@ export class RunHandle {
   /** The run as stored: the revision the next commit is fenced on. */
   #stored: Run;
   #staged: ChangePart = {};
-  readonly #deps: { store: RunStore; clock: Clock };
+  readonly #deps: { store: Pick<RunStore, 'commit'>; clock: Clock };
   readonly #rebase: ConflictRebase | undefined;
-  constructor(run: Run, deps: { store: RunStore; clock: Clock }, rebase?: ConflictRebase) {
+  constructor(run: Run, deps: { store: Pick<RunStore, 'commit'>; clock: Clock }, rebase?: ConflictRebase) {
     this.#stored = run;
     this.#deps = deps;
     this.#rebase = rebase;

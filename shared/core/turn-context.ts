@@ -8,7 +8,8 @@ import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
-import { type AgentWorkflowVersion, asAgentVersion, isAgentVersion } from '../schemas/workflow-record.ts';
+import { isAgentVersion } from '../schemas/workflow-record.ts';
+import { agentDefinitionOf, childAgentDefinition } from './agent-policy.ts';
 import type { TurnDeps } from './engine.ts';
 import { WorkflowVersionMissingError } from './errors.ts';
 import { type EffectiveGrant, effectiveGrant } from './gate.ts';
@@ -40,17 +41,18 @@ export async function loadTurnContext(deps: TurnDeps, run: Run, input: TurnPoint
     resuming ? deps.store.listLedger(run.runId) : undefined,
   ]);
   if (!stored) throw new WorkflowVersionMissingError(run.workflowId, run.workflowVersion);
-  const version = asAgentVersion(stored);
+  // A saved agent workflow's version, or a graph step's child run's derived definition (agent-policy.ts).
+  const definition = agentDefinitionOf(stored, run);
   if (delegated) {
-    const job = delegatedPolicy(version.definition, policy as LiveDelegation | undefined);
-    return { input, definition: version.definition, ...job, messages, ...(ledger ? { ledger } : {}) };
+    const job = delegatedPolicy(definition, policy as LiveDelegation | undefined);
+    return { input, definition, ...job, messages, ...(ledger ? { ledger } : {}) };
   }
   const head = policy as LivePolicy;
-  const live = head.enabled ? await liveDefinition(deps, run, version, head.latestVersion) : undefined;
+  const live = head.enabled ? await liveDefinition(deps, run, definition, head.latestVersion) : undefined;
   return {
     input,
-    definition: version.definition,
-    grant: effectiveGrant(version.definition, live, head.enabled),
+    definition,
+    grant: effectiveGrant(definition, live, head.enabled),
     enabled: head.enabled,
     messages,
     ...(ledger ? { ledger } : {}),
@@ -71,11 +73,14 @@ async function livePolicy(deps: TurnDeps, run: Run): Promise<LivePolicy> {
 async function liveDefinition(
   deps: TurnDeps,
   run: Run,
-  version: AgentWorkflowVersion,
+  definition: WorkflowDefinition,
   latestVersion: number,
 ): Promise<WorkflowDefinition | undefined> {
-  if (latestVersion === run.workflowVersion) return version.definition;
+  if (latestVersion === run.workflowVersion) return definition;
   const live = await deps.store.getWorkflowVersion(run.owner, run.workflowId, latestVersion);
+  if (!live) return undefined;
+  // A child run: the same node of the latest graph version (gone → every action withdrawn).
+  if (run.parent) return childAgentDefinition(live, run.parent.stepId);
   // A later version of another kind withdraws every action: the agent loop it replaced no longer exists.
-  return live && isAgentVersion(live) ? live.definition : undefined;
+  return isAgentVersion(live) ? live.definition : undefined;
 }

@@ -17,10 +17,13 @@ import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createDeliverHandler } from '../../functions/deliver.ts';
 import { createExpireHandler } from '../../functions/expire.ts';
+import { createGraphAdvanceHandler } from '../../functions/graph-advance.ts';
+import { createGraphServiceHandler } from '../../functions/graph-service.ts';
+import { createGraphWaitHandler } from '../../functions/graph-wait.ts';
 import { createMarkFailedHandler } from '../../functions/mark-failed.ts';
 import { createRequestApprovalHandler } from '../../functions/request-approval.ts';
 import { createTurnHandler } from '../../functions/turn.ts';
-import { synthesizeLocalDefinition } from '../../infra/local-definition.ts';
+import { synthesizeLocalDefinitions } from '../../infra/local-definition.ts';
 import { apiKeyAuthenticator, createApiApp, ownersOnly } from '../api/index.ts';
 import { cachedKeyring } from '../approvals/index.ts';
 import { createApprovalApp, sfnTaskTokens } from '../approvals-http/index.ts';
@@ -32,7 +35,11 @@ import type { TurnDeps } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
-import { createHumanTaskApp } from '../human-tasks/index.ts';
+import { graphDefinitions } from '../graph-run/definitions.ts';
+import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
+import { answerParentStep } from '../graph-run/parent-answer.ts';
+import type { ServiceStepDeps } from '../graph-run/service-step.ts';
+import { createHumanTaskApp, humanTaskPort } from '../human-tasks/index.ts';
 import { type JobsDeps, type RetryPolicy, settleJobOfRun, sweepJobs } from '../jobs/index.ts';
 import { handleMcpRequest } from '../mcp/server.ts';
 import { ADD_FIXTURE_HINT, mergeFixtures, readFixtureDirs } from '../model/fixture-dir.ts';
@@ -61,6 +68,7 @@ import { durableLocalCommits } from './durable-commits.ts';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
 import { ensureLocalFiles, type LocalFiles, localFiles } from './files.ts';
 import { allowedHosts, hostGuard } from './host-guard.ts';
+import { type LocalHumanTasks, localHumanTasks } from './human-tasks-local.ts';
 import { inboxRoutes } from './inbox-routes.ts';
 import { recordingRoutes } from './recording-routes.ts';
 import { type LocalScheduler, startLocalScheduler } from './scheduler.ts';
@@ -125,6 +133,14 @@ export type LocalStackOptions = {
    * (tests: the offline IAM check, test/iam). Calls the stack makes for itself are recorded as `local`.
    */
   awsCalls?: AwsCallSink;
+  /** Test hook: wraps a graph service step's dependencies (fault injection: a crash between call and settle). */
+  wrapServiceDeps?: (deps: ServiceStepDeps) => ServiceStepDeps;
+  /**
+   * The human-task service of graph runs. Default: shared/human-tasks (task records, signed links to the
+   * inbox and the terminal, the form pages). `'in-memory'`: the stand-in `stack.humanTasks`, whose `submit`
+   * answers the wait directly (tests of the executor).
+   */
+  humanTasks?: HumanTaskPort | 'in-memory';
   /** Test hook: wraps the Deliver handler's dependencies (fault injection, e.g. a crash after sending). */
   wrapDeliverDeps?: (deps: DeliverDeps) => DeliverDeps;
   /**
@@ -151,6 +167,10 @@ export type LocalStack = {
   files: LocalFiles;
   store: DynamoStore;
   sfn: LocalStepFunctions;
+  /** The graph state machine (graph runs). */
+  graphSfn: LocalStepFunctions;
+  /** The in-memory human tasks of graph runs (used with the `humanTasks: 'in-memory'` option). */
+  humanTasks: LocalHumanTasks;
   executions: ExecutionsPort;
   inbox: ReturnType<typeof inboxNotifier>;
   scheduler: LocalScheduler;
@@ -284,7 +304,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Step Functions: the synthesized definition, the same handlers, and an endpoint for the SDK.
     let sfnClient: SFNClient | undefined;
     const taskTokens = () => sfnTaskTokens(sfnClient!);
-    const { definition, functionByState } = synthesizeLocalDefinition();
+    const definitions = synthesizeLocalDefinitions();
+    const { definition, functionByState } = definitions.run;
     const engine = engineDeps({
       store,
       model,
@@ -295,7 +316,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       publish,
     });
     const turnDeps = options.wrapTurnDeps ? options.wrapTurnDeps(engine) : engine;
-    const simple = () => ({ store, clock, owners });
+    const answerParent = (run: Parameters<typeof answerParentStep>[1]) =>
+      answerParentStep({ store, taskTokens: taskTokens() }, run);
+    const simple = () => ({ store, clock, owners, answerParent });
     const deliverDeps: DeliverDeps = {
       store,
       clock,
@@ -321,9 +344,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         createDeliverHandler(async () => ({
           ...(options.wrapDeliverDeps ? options.wrapDeliverDeps(deliverDeps) : deliverDeps),
           owners,
+          answerParent,
         })),
       ),
     );
+    const markFailed = asFunction('mark-failed', settlingJobs(createMarkFailedHandler(simple)));
     const retry = options.retryIntervalMs ?? 200;
     const sfn = new LocalStepFunctions({
       definition,
@@ -349,12 +374,70 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           })),
         ),
         expire: asFunction('expire', createExpireHandler(simple)),
-        'mark-failed': asFunction('mark-failed', settlingJobs(createMarkFailedHandler(simple))),
+        'mark-failed': markFailed,
         deliver,
       },
     });
     closers.push(() => sfn.close());
-    const endpoint = await startLocalSfnEndpoint(sfn, { port: 0 });
+
+    // The graph state machine: the same way, its own definition and handlers.
+    const definitionOf = graphDefinitions(store);
+    const humanTasks = localHumanTasks((token, output) => taskTokens().sendSuccess(token, output), print);
+    const humanTaskService: HumanTaskPort =
+      options.humanTasks === 'in-memory'
+        ? humanTasks
+        : (options.humanTasks ??
+          humanTaskPort({
+            store,
+            clock,
+            keyring,
+            taskTokens: taskTokens(),
+            publicBaseUrl: url,
+            logger,
+            notifier,
+          }));
+    const graphDeps = { store, definitionOf, clock };
+    const serviceDeps: ServiceStepDeps = {
+      ...graphDeps,
+      actions: catalog,
+      egress,
+      secrets,
+    };
+    const graphSfn = new LocalStepFunctions({
+      definition: definitions.graph.definition,
+      functionByState: definitions.graph.functionByState,
+      stateMachineArn: 'arn:aws:states:local:000000000000:stateMachine:graph',
+      clock,
+      retryIntervalOverrides: Object.fromEntries(
+        Object.keys(definitions.graph.functionByState).map((state) => [state, retry]),
+      ),
+      handlers: {
+        'graph-advance': asFunction(
+          'graph-advance',
+          createGraphAdvanceHandler(async () => graphDeps),
+        ),
+        'graph-service': asFunction(
+          'graph-service',
+          createGraphServiceHandler(async () =>
+            options.wrapServiceDeps ? options.wrapServiceDeps(serviceDeps) : serviceDeps,
+          ),
+        ),
+        'graph-wait': asFunction(
+          'graph-wait',
+          createGraphWaitHandler(async () => ({
+            ...graphDeps,
+            ids: randomIds,
+            executions,
+            humanTasks: humanTaskService,
+            answer: (token: string, output: object) => taskTokens().sendSuccess(token, output),
+          })),
+        ),
+        deliver,
+        'mark-failed': markFailed,
+      },
+    });
+    closers.push(() => graphSfn.close());
+    const endpoint = await startLocalSfnEndpoint([sfn, graphSfn], { port: 0 });
     closers.push(() => endpoint.close());
     sfnClient = new SFNClient({
       endpoint: endpoint.url,
@@ -363,7 +446,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       maxAttempts: 1,
     });
     if (options.awsCalls) recordAwsCalls(sfnClient, options.awsCalls);
-    const executions = sfnExecutions(sfnClient, sfn.stateMachineArn);
+    const executions = sfnExecutions(sfnClient, sfn.stateMachineArn, graphSfn.stateMachineArn);
     const models = { prices: engine.config.prices, roles: engine.config.roles };
     jobs = {
       store,
@@ -424,6 +507,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       auditVerifier: localKeyVerifierFromFile(auditKey.publicKey),
       local: { events: true },
       jobs: { models, ...(options.jobRetry ? { retry: options.jobRetry } : {}) },
+      graph: { taskTokens: taskTokens(), humanTasks: humanTaskService },
       // The jobs MCP server at /mcp (on AWS it is its own function, functions/mcp.ts).
       mcp: handleMcpRequest,
     });
@@ -489,6 +573,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       files,
       store,
       sfn,
+      graphSfn,
+      humanTasks,
       executions,
       inbox,
       scheduler,

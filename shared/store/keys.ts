@@ -24,6 +24,10 @@ export const keys = {
   ledger: (runId: string, toolUseId: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `TOOL#${toolUseId}` }),
   audit: (runId: string, seq: number): ItemKey => ({ pk: `RUN#${runId}`, sk: `AUD#${pad(seq, 9)}` }),
   note: (runId: string, name: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `NOTE#${name}` }),
+  /** The task token of a paused graph run's execution, waiting for a resume (never part of the run item). */
+  resumeToken: (runId: string): ItemKey => ({ pk: `RUN#${runId}`, sk: 'RESUME' }),
+  /** A graph run's step; sorts between the run item (`RUN`) and its ledger rows (`TOOL#`). */
+  step: (runId: string, stepId: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `STEP#${stepId}` }),
   approval: (approvalId: string): ItemKey => ({ pk: `APR#${approvalId}`, sk: 'APR' }),
   /** A human task lives in its run's partition: a cancelled run finds its open tasks with one query. */
   humanTask: (runId: string, stepId: string, attempt: number): ItemKey => ({
@@ -62,6 +66,7 @@ export const prefixes = {
   ledger: 'TOOL#',
   audit: 'AUD#',
   note: 'NOTE#',
+  step: 'STEP#',
   humanTask: 'HTK#',
   ownerAnchor: 'ANCHOR#',
   ownerChange: 'CHANGE#',

@@ -1,4 +1,4 @@
-/** Starts and stops run executions on the state machine (api, start-run). */
+/** Starts and stops run executions on the state machine (api, start-run; graph-wait starts child runs). */
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { ENV } from '../../../infra/constructs/env-names.ts';
 import type { ExecutionsPort } from '../../runs/ports.ts';
@@ -9,8 +9,9 @@ import { awsEnv } from './env.ts';
 let executions: ExecutionsPort | undefined;
 
 export function awsExecutions(): ExecutionsPort {
-  const arn = awsEnv()[ENV.stateMachineArn];
+  const env = awsEnv();
+  const arn = env[ENV.stateMachineArn];
   if (!arn) throw new Error(`${ENV.stateMachineArn} is not set`);
-  executions ??= sfnExecutions(awsClient(new SFNClient({})), arn);
+  executions ??= sfnExecutions(awsClient(new SFNClient({})), arn, env[ENV.graphStateMachineArn]);
   return executions;
 }

@@ -1,0 +1,98 @@
+/**
+ * The refund example's large amount in a real browser (Debian's Chromium through playwright-core; nothing is
+ * downloaded): the local stack's graph run waits on `manager_review`, the manager opens the signed link from
+ * the inbox, ticks "Approve the refund", writes a note and submits; the run goes on and the refund is paid once.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
+import {
+  applyWorkflowText,
+  createOwnTable,
+  type E2eStack,
+  eventually,
+  removeDir,
+  runEnded,
+  startE2eStack,
+  tempDataDir,
+} from '../e2e/support.ts';
+import { refundGraph, startRefund, stepsOf } from '../graph/support.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-quic'];
+
+const closers: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const close of closers.reverse()) await close();
+});
+
+describe('the refund example approved through the form page in Chromium', () => {
+  it('the manager approves the large amount in the browser; the run is refunded once and done', async () => {
+    // A missing browser is a failed precondition, never a skip.
+    if (!existsSync(CHROMIUM)) throw new Error(`precondition failed: ${CHROMIUM} is missing`);
+    const payments: FakePayments = await startFakePayments();
+    closers.push(() => payments.close());
+    const dataDir = await tempDataDir();
+    closers.push(() => removeDir(dataDir));
+    const e2e: E2eStack = await startE2eStack(await createOwnTable(), {
+      dataDir,
+      allowLoopbackPorts: [payments.port],
+      internalHosts: ['127.0.0.1'],
+    });
+    closers.push(() => e2e.stack.stop());
+    const profile = await mkdtemp(join(tmpdir(), 'wf-chromium-'));
+    closers.push(() => rm(profile, { recursive: true, force: true }));
+    const browser: BrowserContext = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+    });
+    closers.push(() => browser.close());
+
+    // Arrange: a large amount (the refund-large-* fixtures: 250 for c_88) waits for the manager; the link is in the inbox.
+    const workflowId = await applyWorkflowText(
+      e2e,
+      'refund-large',
+      refundGraph('refund-large', payments.url),
+    );
+    const runId = await startRefund(e2e, workflowId, 'My order never arrived. Customer c_88.');
+    const notice = await eventually('the manager review link', async () =>
+      e2e.stack.inbox
+        .notices()
+        .find((candidate) => candidate.runId === runId && candidate.subject === 'human_task'),
+    );
+    expect(payments.refunds.filter((refund) => refund.customerId === 'c_88')).toEqual([]);
+
+    // Act: open the link, approve with a note, submit.
+    const page = await browser.newPage();
+    const opened = await page.goto(notice.url);
+    await page.getByLabel('Approve the refund').check();
+    await page.getByLabel('Note').fill('Known courier issue.\nRefund in full.');
+    const [response] = await Promise.all([
+      page.waitForResponse((candidate) => candidate.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Submit' }).click(),
+    ]);
+    await page.waitForLoadState();
+    const heading = (await page.locator('h1').textContent())?.trim();
+
+    // Assess
+    expect(opened?.status()).toBe(200);
+    expect(response.status()).toBe(200);
+    expect(heading).toBe('Submitted — the run continues');
+    const run = await runEnded(e2e, runId, 60_000);
+    const steps = await stepsOf(e2e, runId);
+    expect(run.status).toBe('done');
+    expect(steps.manager_review).toMatchObject({
+      status: 'succeeded',
+      output: { approve: true, note: 'Known courier issue.\nRefund in full.' },
+    });
+    expect(steps.declined?.status).toBe('skipped');
+    expect(payments.refunds.filter((refund) => refund.customerId === 'c_88')).toEqual([
+      expect.objectContaining({ amount: 250 }),
+    ]);
+  }, 180_000);
+});
