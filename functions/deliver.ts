@@ -8,9 +8,16 @@ import { awsRuntime } from '../shared/runtime/aws.ts';
 import { TurnPointerSchema } from '../shared/runtime/events.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
+import type { Run } from '../shared/schemas/run.ts';
 
 export function createDeliverHandler(
-  deps: () => Promise<DeliverDeps & { owners?: OwnerNoticeDeps | undefined }>,
+  deps: () => Promise<
+    DeliverDeps & {
+      owners?: OwnerNoticeDeps | undefined;
+      /** A graph step's child run answers its parent step's wait (shared/graph-run/parent-answer.ts). */
+      answerParent?: ((run: Run) => Promise<unknown>) | undefined;
+    }
+  >,
   telemetry = handlerTelemetry(),
 ) {
   return async (event: unknown, context?: LambdaContextLike): Promise<{ delivered: string | undefined }> => {
@@ -19,8 +26,9 @@ export function createDeliverHandler(
       telemetry,
       { runId },
       async () => {
-        const { owners, ...core } = await deps();
+        const { owners, answerParent, ...core } = await deps();
         const run = await deliverResult(core, runId);
+        if (run?.parent && answerParent) await answerParent(run);
         const delivered = run?.delivery?.destination;
         telemetry.logger.info('result delivered', { destination: delivered });
         if (run?.status === 'denied') {
@@ -41,6 +49,10 @@ export const handler = tracedHandler(
   'deliver',
   createDeliverHandler(async () => {
     const owners = awsRuntime().ownerNotices();
-    return { ...(await awsRuntime().deliver()), ...(owners ? { owners } : {}) };
+    return {
+      ...(await awsRuntime().deliver()),
+      ...(owners ? { owners } : {}),
+      answerParent: awsRuntime().answerParent,
+    };
   }),
 );

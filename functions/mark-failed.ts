@@ -12,6 +12,7 @@ import { systemClock } from '../shared/runtime/clock.ts';
 import { MarkFailedEventSchema } from '../shared/runtime/events.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
+import type { Run } from '../shared/schemas/run.ts';
 
 /** Lambda errors arrive with a JSON `Cause`; keep its message, not its stack. */
 function causeMessage(cause: string | undefined): string {
@@ -24,7 +25,13 @@ function causeMessage(cause: string | undefined): string {
 }
 
 export function createMarkFailedHandler(
-  deps: () => { store: RunStore; clock: Clock; owners?: OwnerNoticeDeps | undefined },
+  deps: () => {
+    store: RunStore;
+    clock: Clock;
+    owners?: OwnerNoticeDeps | undefined;
+    /** A graph step's child run answers its parent step's wait (shared/graph-run/parent-answer.ts). */
+    answerParent?: ((run: Run) => Promise<unknown>) | undefined;
+  },
   telemetry = handlerTelemetry(),
 ) {
   return async (event: unknown, context?: LambdaContextLike): Promise<{ status: string | undefined }> => {
@@ -33,12 +40,13 @@ export function createMarkFailedHandler(
       telemetry,
       { runId },
       async () => {
-        const { owners, ...core } = deps();
+        const { owners, answerParent, ...core } = deps();
         const run = await markRunFailed(core, {
           runId,
           ...(error ? { error: { name: error.Error ?? 'Error', message: causeMessage(error.Cause) } } : {}),
         });
         telemetry.logger.info('execution failure recorded', { error: error?.Error, status: run?.status });
+        if (run?.parent && answerParent) await answerParent(run);
         if (run) {
           const notice = runEndedNotice(run, owners?.apiBaseUrl ?? '');
           await sendOwnerNotice(owners?.notifier, notice, telemetry.logger);
@@ -56,5 +64,6 @@ export const handler = tracedHandler(
     store: awsRuntime().store,
     clock: systemClock,
     owners: awsRuntime().ownerNotices(),
+    answerParent: awsRuntime().answerParent,
   })),
 );

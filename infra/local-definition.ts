@@ -10,7 +10,7 @@ import { App } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { cdkJsonContext } from './cdk-context.ts';
-import { HANDLER_BY_STATE, type HandlerName } from './constructs/state-names.ts';
+import { GRAPH_HANDLER_BY_STATE, HANDLER_BY_STATE, type HandlerName } from './constructs/state-names.ts';
 import { WorkflowRuntimeStack } from './workflow-runtime-stack.ts';
 
 /** Pseudo parameters of the local stand-in account. */
@@ -35,8 +35,13 @@ export interface LocalDefinition {
   functionByState: Record<string, string>;
 }
 
-/** Synthesizes the runtime in-process (no bundling, no validation) and returns its state machine, resolved. */
+/** Synthesizes the runtime in-process (no bundling, no validation) and returns its run state machine, resolved. */
 export function synthesizeLocalDefinition(): LocalDefinition {
+  return synthesizeLocalDefinitions().run;
+}
+
+/** Both state machines of the runtime, from one in-process synthesis: the run machine and the graph machine. */
+export function synthesizeLocalDefinitions(): { run: LocalDefinition; graph: LocalDefinition } {
   const outdir = mkdtempSync(join(tmpdir(), 'wf-local-cdk-'));
   try {
     const app = new App({
@@ -53,21 +58,31 @@ export function synthesizeLocalDefinition(): LocalDefinition {
         name as HandlerName,
       );
     }
-    const stateMachineId = stack.getLogicalId(
-      runtime.runStateMachine.stateMachine.node.defaultChild as CfnStateMachine,
-    );
     const template = app.synth().getStackByName(stack.stackName).template as {
       Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>;
     };
-    const definitionString = template.Resources[stateMachineId]?.Properties?.DefinitionString;
-    if (definitionString === undefined) {
-      throw new Error(`synthesizeLocalDefinition: no DefinitionString on resource ${stateMachineId}`);
-    }
-    const resolved = resolveIntrinsics(definitionString, handlerByLogicalId);
-    if (typeof resolved !== 'string')
-      throw new Error('synthesizeLocalDefinition: DefinitionString did not resolve to a string');
-    const definition = JSON.parse(resolved) as { States: Record<string, Record<string, unknown>> };
-    return { definition, functionByState: mapTaskStates(definition.States) };
+    const definitionOf = (machine: CfnStateMachine, expected: Record<string, string>): LocalDefinition => {
+      const stateMachineId = stack.getLogicalId(machine);
+      const definitionString = template.Resources[stateMachineId]?.Properties?.DefinitionString;
+      if (definitionString === undefined) {
+        throw new Error(`synthesizeLocalDefinition: no DefinitionString on resource ${stateMachineId}`);
+      }
+      const resolved = resolveIntrinsics(definitionString, handlerByLogicalId);
+      if (typeof resolved !== 'string')
+        throw new Error('synthesizeLocalDefinition: DefinitionString did not resolve to a string');
+      const definition = JSON.parse(resolved) as { States: Record<string, Record<string, unknown>> };
+      return { definition, functionByState: mapTaskStates(definition.States, expected) };
+    };
+    return {
+      run: definitionOf(
+        runtime.runStateMachine.stateMachine.node.defaultChild as CfnStateMachine,
+        HANDLER_BY_STATE,
+      ),
+      graph: definitionOf(
+        runtime.graphStateMachine.stateMachine.node.defaultChild as CfnStateMachine,
+        GRAPH_HANDLER_BY_STATE,
+      ),
+    };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
@@ -103,19 +118,27 @@ function resolveIntrinsics(node: unknown, handlerByLogicalId: ReadonlyMap<string
   return Object.fromEntries(keys.map((key) => [key, resolveIntrinsics(record[key], handlerByLogicalId)]));
 }
 
-function mapTaskStates(states: Record<string, Record<string, unknown>>): Record<string, string> {
+function mapTaskStates(
+  states: Record<string, Record<string, unknown>>,
+  expected: Record<string, string>,
+): Record<string, string> {
   const byArn = new Map<string, string>(
-    Object.values(HANDLER_BY_STATE).map((handler) => [localFunctionArn(handler), handler]),
+    Object.values(expected).map((handler) => [localFunctionArn(handler), handler]),
   );
   const functionByState: Record<string, string> = {};
-  for (const [name, state] of Object.entries(states)) {
-    if (state.Type !== 'Task') continue;
-    const parameters = (state.Parameters ?? {}) as Record<string, unknown>;
-    // Direct Lambda ARN (payloadResponseOnly) or lambda:invoke.waitForTaskToken with FunctionName.
-    const target = byArn.get(String(state.Resource)) ?? byArn.get(String(parameters.FunctionName));
-    if (target !== undefined) functionByState[name] = target;
-  }
-  for (const [state, handler] of Object.entries(HANDLER_BY_STATE)) {
+  const visit = (level: Record<string, Record<string, unknown>>) => {
+    for (const [name, state] of Object.entries(level)) {
+      const processor = (state.ItemProcessor ?? state.Iterator) as { States?: typeof level } | undefined;
+      if (processor?.States) visit(processor.States);
+      if (state.Type !== 'Task') continue;
+      const parameters = (state.Parameters ?? {}) as Record<string, unknown>;
+      // Direct Lambda ARN (payloadResponseOnly) or lambda:invoke.waitForTaskToken with FunctionName.
+      const target = byArn.get(String(state.Resource)) ?? byArn.get(String(parameters.FunctionName));
+      if (target !== undefined) functionByState[name] = target;
+    }
+  };
+  visit(states);
+  for (const [state, handler] of Object.entries(expected)) {
     if (functionByState[state] !== handler) {
       throw new Error(
         `synthesizeLocalDefinition: state ${state} should call ${handler}, found ${functionByState[state]}`,

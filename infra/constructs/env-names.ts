@@ -7,6 +7,8 @@ export const ENV = {
   tableName: 'WF_TABLE_NAME',
   /** ARN of the run state machine (api, start-run). */
   stateMachineArn: 'WF_STATE_MACHINE_ARN',
+  /** ARN of the graph state machine (api, start-run: graph runs; graph-wait: child runs use the run machine). */
+  graphStateMachineArn: 'WF_GRAPH_STATE_MACHINE_ARN',
   /** ARN of the approval signing keyring secret, `{"current":{kid,secret},"previous":[…]}` (request-approval, approval-http). */
   signingSecretArn: 'WF_SIGNING_SECRET_ARN',
   /** ARN of the approval-notices SNS topic (request-approval). */

@@ -64,7 +64,7 @@ export interface RunStateMachineProps {
 }
 
 /** Retry on transient Lambda service faults (the doc's list), with exponential backoff and full jitter. */
-const LAMBDA_SERVICE_RETRY: sfn.RetryProps = {
+export const LAMBDA_SERVICE_RETRY: sfn.RetryProps = {
   errors: [...LAMBDA_SERVICE_ERRORS],
   interval: Duration.seconds(2),
   maxAttempts: 6,
@@ -74,7 +74,7 @@ const LAMBDA_SERVICE_RETRY: sfn.RetryProps = {
 };
 
 /** Retry on the engine's retryable errors (model rate limits and outages, store throttling): longer waits. */
-const ENGINE_RETRY: sfn.RetryProps = {
+export const ENGINE_RETRY: sfn.RetryProps = {
   errors: [...ENGINE_RETRYABLE_ERRORS],
   interval: Duration.seconds(5),
   maxAttempts: 6,
@@ -91,7 +91,7 @@ const ENGINE_RETRY: sfn.RetryProps = {
  * up to its TimeoutSeconds per attempt. Retrier fields:
  * https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html#error-handling-retrying-after-an-error
  */
-const CRASH_RETRY: sfn.RetryProps = {
+export const CRASH_RETRY: sfn.RetryProps = {
   errors: [...LAMBDA_CRASH_ERRORS],
   interval: Duration.seconds(3),
   maxAttempts: 2,
@@ -104,7 +104,7 @@ const CRASH_RETRY: sfn.RetryProps = {
  * `RequestApproval` retries a crash but never `States.Timeout`: its timeout is the approval's, which the
  * `Catch` turns into `Expire` (fail closed). A retried request re-attaches a fresh token and may notify twice.
  */
-const CALLBACK_CRASH_RETRY: sfn.RetryProps = {
+export const CALLBACK_CRASH_RETRY: sfn.RetryProps = {
   ...CRASH_RETRY,
   errors: LAMBDA_CRASH_ERRORS.filter((error) => error !== sfn.Errors.TIMEOUT),
 };
@@ -126,7 +126,7 @@ export const VENDED_LOGS_PREFIX = '/aws/vendedlogs/states/';
  * and construct path keep two stacks (or two state machines) in one account apart; the stack's own UUID keeps a
  * stack re-created under the same name from colliding with a group the old one retained.
  */
-function vendedLogGroupName(scope: Construct): string {
+export function vendedLogGroupName(scope: Construct): string {
   const unique = Names.uniqueResourceName(scope, {
     maxLength: 200,
     separator: '-',

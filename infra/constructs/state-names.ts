@@ -38,6 +38,9 @@ export const HANDLER_NAMES = [
   'approval-http',
   'api',
   'start-run',
+  'graph-advance',
+  'graph-service',
+  'graph-wait',
 ] as const;
 
 export type HandlerName = (typeof HANDLER_NAMES)[number];
@@ -78,3 +81,44 @@ export const ENGINE_RETRYABLE_ERRORS = [
   'ModelConnectionError',
   'StoreThrottledError',
 ] as const;
+
+/** The state names of the graph state machine (docs/state-machine.md, "The graph machine"). */
+export const GRAPH_STATE_NAMES = {
+  advance: 'Advance',
+  route: 'RouteGraph',
+  serviceStep: 'ServiceStep',
+  runSteps: 'RunSteps',
+  stepType: 'StepType',
+  serviceTask: 'ServiceTask',
+  agentTask: 'AgentTask',
+  humanTask: 'HumanTask',
+  completeStep: 'CompleteStep',
+  recordStepError: 'RecordStepError',
+  deliver: 'DeliverGraph',
+  markFailed: 'MarkGraphFailed',
+  succeeded: 'GraphSucceeded',
+  stopped: 'GraphStopped',
+  failed: 'GraphFailed',
+} as const;
+
+/** The values of `$.next` that `Advance` (and a lone service step) return. */
+export const GRAPH_NEXT = {
+  service: 'service',
+  steps: 'steps',
+  done: 'done',
+  failed: 'failed',
+  stop: 'stop',
+} as const;
+
+/** Which handler each Lambda-backed Task state of the graph machine invokes. */
+export const GRAPH_HANDLER_BY_STATE = {
+  [GRAPH_STATE_NAMES.advance]: 'graph-advance',
+  [GRAPH_STATE_NAMES.serviceStep]: 'graph-service',
+  [GRAPH_STATE_NAMES.serviceTask]: 'graph-service',
+  [GRAPH_STATE_NAMES.agentTask]: 'graph-wait',
+  [GRAPH_STATE_NAMES.humanTask]: 'graph-wait',
+  [GRAPH_STATE_NAMES.completeStep]: 'graph-advance',
+  [GRAPH_STATE_NAMES.recordStepError]: 'graph-advance',
+  [GRAPH_STATE_NAMES.deliver]: 'deliver',
+  [GRAPH_STATE_NAMES.markFailed]: 'mark-failed',
+} as const satisfies Record<string, HandlerName>;

@@ -33,4 +33,10 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   api: [READ, WRITE, QUERY, DELETE],
   // Creates the run once per scheduled time or event id.
   'start-run': [READ, WRITE],
+  // Graph runs: loads the run with its steps (Query), reads the bound version, commits step changes.
+  'graph-advance': [READ, WRITE, QUERY],
+  // A service step: the run with its steps and ledger (Query), the version; pending and settle commits.
+  'graph-service': [READ, WRITE, QUERY],
+  // Starts a child agent run (its run item, first message, audit) and records the wait on the step.
+  'graph-wait': [READ, WRITE, QUERY],
 };

@@ -106,6 +106,20 @@ export const FUNCTION_SETTINGS: Record<
   },
   api: { id: 'Api', description: 'Runtime HTTP API (/v1)', timeout: Duration.seconds(29) },
   'start-run': { id: 'StartRun', description: 'Starts runs for schedules and events' },
+  'graph-advance': {
+    id: 'GraphAdvance',
+    description:
+      'Graph runs: decides the ready steps, records waits that ended (states Advance, CompleteStep)',
+  },
+  'graph-service': {
+    id: 'GraphService',
+    description: 'Graph runs: one service step, an action call under the ledger',
+    timeout: Duration.seconds(120),
+  },
+  'graph-wait': {
+    id: 'GraphWait',
+    description: 'Graph runs: starts a child agent run or a human task with the wait task token',
+  },
 };
 
 /** A task's timeout: its function's timeout plus a minute, so the Lambda timeout (a clear error) fires first. */

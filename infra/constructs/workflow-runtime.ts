@@ -12,6 +12,7 @@ import { ApprovalSigningKey } from './approval-signing-key.ts';
 import { AuditSigningKey } from './audit-signing-key.ts';
 import { CredentialReader } from './credential-reader.ts';
 import { ENV } from './env-names.ts';
+import { GraphStateMachine } from './graph-state-machine.ts';
 import { acknowledge, acknowledgeGrantWildcards } from './nag.ts';
 import { Observability } from './observability.ts';
 import { OwnerNotices } from './owner-notices.ts';
@@ -44,6 +45,8 @@ export class WorkflowRuntime extends Construct {
   public readonly table: RunTable;
   /** The run state machine. */
   public readonly runStateMachine: RunStateMachine;
+  /** The graph state machine: runs every graph workflow (docs/state-machine.md, "The graph machine"). */
+  public readonly graphStateMachine: GraphStateMachine;
   /** The HTTP API. */
   public readonly api: RuntimeApi;
   /** Event bus, schedule group, Scheduler role. */
@@ -102,6 +105,9 @@ export class WorkflowRuntime extends Construct {
       'approval-http': make('approval-http'),
       api: make('api'),
       'start-run': make('start-run'),
+      'graph-advance': make('graph-advance'),
+      'graph-service': make('graph-service'),
+      'graph-wait': make('graph-wait'),
     } satisfies Record<HandlerName, RuntimeFunction>;
     this.functions = fns;
 
@@ -117,6 +123,23 @@ export class WorkflowRuntime extends Construct {
       taskTimeouts: {
         turn: taskTimeoutFor('turn'),
         expire: taskTimeoutFor('expire'),
+        deliver: taskTimeoutFor('deliver'),
+        markFailed: taskTimeoutFor('mark-failed'),
+      },
+      logRemovalPolicy: removalPolicy,
+      ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+    });
+    this.graphStateMachine = new GraphStateMachine(this, 'GraphStateMachine', {
+      handlers: {
+        advance: fns['graph-advance'].function,
+        service: fns['graph-service'].function,
+        wait: fns['graph-wait'].function,
+        deliver: fns.deliver.function,
+        markFailed: fns['mark-failed'].function,
+      },
+      taskTimeouts: {
+        advance: taskTimeoutFor('graph-advance'),
+        service: taskTimeoutFor('graph-service'),
         deliver: taskTimeoutFor('deliver'),
         markFailed: taskTimeoutFor('mark-failed'),
       },
@@ -160,7 +183,7 @@ export class WorkflowRuntime extends Construct {
       .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
     this.credentialReader = new CredentialReader(this, 'CredentialReader', {
       namePrefix: credentialPrefix,
-      readers: [fns.turn.role, fns.deliver.role],
+      readers: [fns.turn.role, fns.deliver.role, fns['graph-service'].role],
     });
     fns.turn.addEnvironment(ENV.credentialRoleArn, this.credentialReader.role.roleArn);
     this.anthropicApiKeySecret = this.configureModel(fns.turn, props);
@@ -234,6 +257,27 @@ export class WorkflowRuntime extends Construct {
     // start-run: starts runs for schedules and events.
     fns['start-run'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
     this.runStateMachine.grantStartExecution(fns['start-run']);
+
+    // Graph runs: the api and start-run start them (and the api pauses, resumes, retries and cancels them);
+    // a service step acts with the workflow's credentials; graph-wait starts child agent runs on the run
+    // machine; a child run's end (deliver, mark-failed) and the api's cancel answer the graph's waits.
+    const graphArn = this.graphStateMachine.stateMachine.stateMachineArn;
+    for (const fn of [fns.api, fns['start-run']]) {
+      fn.addEnvironment(ENV.graphStateMachineArn, graphArn);
+      this.graphStateMachine.grantStartExecution(fn);
+    }
+    this.graphStateMachine.grantStopExecution(fns.api);
+    fns['graph-service']
+      .addEnvironment(ENV.internalHosts, internalHosts)
+      .addEnvironment(ENV.credentialSecretPrefix, credentialPrefix)
+      .addEnvironment(ENV.credentialRoleArn, this.credentialReader.role.roleArn)
+      .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
+    fns['graph-wait'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
+    this.runStateMachine.grantStartExecution(fns['graph-wait']);
+    this.graphStateMachine.grantTaskResponseToTaskFunctions('ChildRunEndTaskResponse', [
+      fns.deliver.role,
+      fns['mark-failed'].role,
+    ]);
 
     // Audit: the functions that anchor runs or change workflows sign the owner's chain heads; the api verifies.
     const auditSigners = [fns.api, fns.deliver, fns['mark-failed']];

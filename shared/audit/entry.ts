@@ -37,6 +37,9 @@ export const AUDIT_ENTRY_TYPES = {
   // turns and output
   turn_committed: 'A turn was durably committed to the ledger (turn number, message hash).',
   delivered: 'The final output was delivered (destination, output hash).',
+  // graph runs
+  step_changed: 'A graph step moved from one status to another (step, type, attempt, from, to, reason).',
+  graph_operation: 'An operator paused, resumed or cancelled a graph run, or retried one of its steps.',
   // failures
   error: 'An error the run recorded (code, message, retryable); the run may continue or fail.',
 } as const;

@@ -42,9 +42,9 @@ export const utcDay = (clock: Clock): string => isoAt(clock).slice(0, 10);
  */
 export class RunHandle {
   run: Run;
-  readonly #deps: { store: RunStore; clock: Clock };
+  readonly #deps: { store: Pick<RunStore, 'commit'>; clock: Clock };
   readonly #rebase: ConflictRebase | undefined;
-  constructor(run: Run, deps: { store: RunStore; clock: Clock }, rebase?: ConflictRebase) {
+  constructor(run: Run, deps: { store: Pick<RunStore, 'commit'>; clock: Clock }, rebase?: ConflictRebase) {
     this.run = run;
     this.#deps = deps;
     this.#rebase = rebase;

@@ -25,6 +25,7 @@ export function prepareRun(args: {
   const run: Run = {
     schemaVersion: 1,
     runId,
+    ...(version.definition.kind === 'graph' ? { kind: 'graph' as const } : {}),
     owner: version.owner,
     workflowId: version.workflowId,
     workflowName: version.definition.name,

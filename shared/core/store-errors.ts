@@ -94,3 +94,13 @@ export class TransactionTooLargeError extends Error {
     this.name = 'TransactionTooLargeError';
   }
 }
+
+/** A graph step was not in the status and attempt it was read in: another writer moved it first. */
+export class StepConflictError extends Error {
+  readonly stepId: string;
+  constructor(runId: string, stepId: string, options?: { cause?: unknown }) {
+    super(`step ${runId}/${stepId} changed concurrently; reload and retry`, options);
+    this.name = 'StepConflictError';
+    this.stepId = stepId;
+  }
+}

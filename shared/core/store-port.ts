@@ -5,6 +5,7 @@
  */
 import type { AuditEntryType } from '../audit/index.ts';
 import type { Approval, ApprovalStatus } from '../schemas/approval.ts';
+import type { StepWrite } from '../schemas/graph-step.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
@@ -43,6 +44,13 @@ export type RunChange = {
   /** Approval updates, each conditional on the approval's current status. */
   approvalUpdate?: { approval: Approval; expectedStatus: ApprovalStatus }[];
   daySpend?: DaySpendChange;
+  /** Graph step items, each conditional on the status and attempt it was read in (schemas/graph-step.ts). */
+  steps?: StepWrite[];
+  /**
+   * An operator's retry of a failed graph step reopens its `failed` run (`failed → running`), the one way
+   * out of a terminal status; allowed for `kind: graph` runs only.
+   */
+  reopen?: true;
 };
 
 export interface RunStore {

@@ -59,6 +59,8 @@ export function verifyTranscriptBinding(
       continue;
     }
     if (entry.type !== 'settle' && entry.type !== 'denial') continue;
+    // A graph step's call (shared/graph-run): its result is the step's output, there is no transcript.
+    if (str(entry.data.stepId)) continue;
     const toolUseId = str(entry.data.toolUseId);
     if (!toolUseId) continue;
     const call = asked.get(toolUseId);

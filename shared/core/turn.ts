@@ -9,8 +9,8 @@
 import type { TranscriptMessage } from '../schemas/message.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
-import { asAgentVersion, isAgentVersion } from '../schemas/workflow-record.ts';
 import { toolSpecOf } from './actions.ts';
+import { resolveAgentPolicy } from './agent-policy.ts';
 import {
   countUnsettledReservation,
   releaseUnbilled,
@@ -20,7 +20,7 @@ import {
 } from './budget.ts';
 import { closeOpenCalls } from './closing.ts';
 import { isoAt, RunHandle, type TurnDeps, utcDay } from './engine.ts';
-import { RunNotFoundError, TurnFenceError, WorkflowVersionMissingError } from './errors.ts';
+import { RunNotFoundError, TurnFenceError } from './errors.ts';
 import { awaitApprovals, commitTurn, finishRun, secondsUntilExpiry } from './finish.ts';
 import { type EffectiveGrant, effectiveGrant } from './gate.ts';
 import type { TurnOutcome, TurnPointer } from './outcome.ts';
@@ -74,20 +74,8 @@ async function turnFromStore(deps: TurnDeps, input: TurnPointer): Promise<TurnOu
   if (isTerminalRunStatus(run.status) || run.turn > input.turn) return committedOutcome(h, deps, input);
   if (run.turn < input.turn) throw new TurnFenceError(run.runId, input.turn, run.turn);
 
-  const stored = await deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
-  if (!stored) throw new WorkflowVersionMissingError(run.workflowId, run.workflowVersion);
-  const version = asAgentVersion(stored);
-  const head = await deps.store.getWorkflowHead(run.owner, run.workflowId);
-  const enabled = head?.enabled === true && !head.deleted;
-  const live =
-    head && enabled
-      ? head.latestVersion === run.workflowVersion
-        ? version
-        : await deps.store.getWorkflowVersion(run.owner, run.workflowId, head.latestVersion)
-      : undefined;
-  // A later version of another kind withdraws every action: the agent loop it replaced no longer exists.
-  const liveDefinition = live && isAgentVersion(live) ? live.definition : undefined;
-  const definition = version.definition;
+  // A saved agent workflow's version, or a graph step's child run's derived definition (agent-policy.ts).
+  const { definition, liveDefinition, enabled } = await resolveAgentPolicy(deps.store, run);
   const ctx: TurnContext = {
     input,
     definition,

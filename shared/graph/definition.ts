@@ -18,6 +18,7 @@ import {
 } from '../schemas/gate.ts';
 import { ModelSpecSchema } from '../schemas/model-spec.ts';
 import { TriggerSchema } from '../schemas/trigger.ts';
+import { validateGraph } from './validate.ts';
 
 /** Node ids are identifiers so that conditions and templates can name them: `steps.triage.output.amount`. */
 export const NodeIdSchema = z
@@ -160,6 +161,12 @@ export const GraphDefinitionShapeSchema = z
   })
   .strict();
 
-/** A graph workflow definition. Graph-level validation is added with `.superRefine` in validate.ts's caller. */
-export const GraphDefinitionSchema = GraphDefinitionShapeSchema;
+/** The fields of a graph definition, parsed, before the graph-level checks. */
+export type GraphDefinitionShape = z.output<typeof GraphDefinitionShapeSchema>;
+
+/**
+ * A graph workflow definition: the fields, then the graph-level validation (validate.ts). In zod 4 a
+ * `.superRefine` keeps the schema a ZodObject, so it stays a member of the `kind` discriminated union.
+ */
+export const GraphDefinitionSchema = GraphDefinitionShapeSchema.superRefine(validateGraph);
 export type GraphDefinition = z.output<typeof GraphDefinitionSchema>;

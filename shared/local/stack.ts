@@ -17,10 +17,13 @@ import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createDeliverHandler } from '../../functions/deliver.ts';
 import { createExpireHandler } from '../../functions/expire.ts';
+import { createGraphAdvanceHandler } from '../../functions/graph-advance.ts';
+import { createGraphServiceHandler } from '../../functions/graph-service.ts';
+import { createGraphWaitHandler } from '../../functions/graph-wait.ts';
 import { createMarkFailedHandler } from '../../functions/mark-failed.ts';
 import { createRequestApprovalHandler } from '../../functions/request-approval.ts';
 import { createTurnHandler } from '../../functions/turn.ts';
-import { synthesizeLocalDefinition } from '../../infra/local-definition.ts';
+import { synthesizeLocalDefinitions } from '../../infra/local-definition.ts';
 import { apiKeyAuthenticator, createApiApp } from '../api/index.ts';
 import { cachedKeyring } from '../approvals/index.ts';
 import { createApprovalApp, sfnTaskTokens } from '../approvals-http/index.ts';
@@ -30,6 +33,10 @@ import type { TurnDeps } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
+import { graphDefinitions } from '../graph-run/definitions.ts';
+import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
+import { answerParentStep } from '../graph-run/parent-answer.ts';
+import type { ServiceStepDeps } from '../graph-run/service-step.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
 import {
   consoleNotifier,
@@ -54,6 +61,7 @@ import { durableLocalCommits } from './durable-commits.ts';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
 import { ensureLocalFiles, type LocalFiles, localFiles } from './files.ts';
 import { allowedHosts, hostGuard } from './host-guard.ts';
+import { type LocalHumanTasks, localHumanTasks } from './human-tasks-local.ts';
 import { inboxRoutes } from './inbox-routes.ts';
 import { type LocalScheduler, startLocalScheduler } from './scheduler.ts';
 import { sessionTable } from './sessions.ts';
@@ -105,6 +113,10 @@ export type LocalStackOptions = {
    * (tests: the offline IAM check, test/iam). Calls the stack makes for itself are recorded as `local`.
    */
   awsCalls?: AwsCallSink;
+  /** Test hook: wraps a graph service step's dependencies (fault injection: a crash between call and settle). */
+  wrapServiceDeps?: (deps: ServiceStepDeps) => ServiceStepDeps;
+  /** The human-task service of graph runs; default: the in-memory local one (`stack.humanTasks`). */
+  humanTasks?: HumanTaskPort;
   /** Test hook: wraps the Deliver handler's dependencies (fault injection, e.g. a crash after sending). */
   wrapDeliverDeps?: (deps: DeliverDeps) => DeliverDeps;
   /**
@@ -127,6 +139,10 @@ export type LocalStack = {
   files: LocalFiles;
   store: DynamoStore;
   sfn: LocalStepFunctions;
+  /** The graph state machine (graph runs). */
+  graphSfn: LocalStepFunctions;
+  /** The local human tasks of graph runs (when no `humanTasks` option replaced them). */
+  humanTasks: LocalHumanTasks;
   executions: ExecutionsPort;
   inbox: ReturnType<typeof inboxNotifier>;
   scheduler: LocalScheduler;
@@ -242,7 +258,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Step Functions: the synthesized definition, the same handlers, and an endpoint for the SDK.
     let sfnClient: SFNClient | undefined;
     const taskTokens = () => sfnTaskTokens(sfnClient!);
-    const { definition, functionByState } = synthesizeLocalDefinition();
+    const definitions = synthesizeLocalDefinitions();
+    const { definition, functionByState } = definitions.run;
     const engine = engineDeps({
       store,
       model,
@@ -253,7 +270,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       publish,
     });
     const turnDeps = options.wrapTurnDeps ? options.wrapTurnDeps(engine) : engine;
-    const simple = () => ({ store, clock, owners });
+    const answerParent = (run: Parameters<typeof answerParentStep>[1]) =>
+      answerParentStep({ store, taskTokens: taskTokens() }, run);
+    const simple = () => ({ store, clock, owners, answerParent });
     const deliverDeps: DeliverDeps = {
       store,
       clock,
@@ -264,8 +283,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       createDeliverHandler(async () => ({
         ...(options.wrapDeliverDeps ? options.wrapDeliverDeps(deliverDeps) : deliverDeps),
         owners,
+        answerParent,
       })),
     );
+    const markFailed = asFunction('mark-failed', createMarkFailedHandler(simple));
     const retry = options.retryIntervalMs ?? 200;
     const sfn = new LocalStepFunctions({
       definition,
@@ -291,12 +312,57 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           })),
         ),
         expire: asFunction('expire', createExpireHandler(simple)),
-        'mark-failed': asFunction('mark-failed', createMarkFailedHandler(simple)),
+        'mark-failed': markFailed,
         deliver,
       },
     });
     closers.push(() => sfn.close());
-    const endpoint = await startLocalSfnEndpoint(sfn, { port: 0 });
+
+    // The graph state machine: the same way, its own definition and handlers.
+    const definitionOf = graphDefinitions(store);
+    const humanTasks = localHumanTasks((token, output) => taskTokens().sendSuccess(token, output), print);
+    const graphDeps = { store, definitionOf, clock };
+    const serviceDeps: ServiceStepDeps = {
+      ...graphDeps,
+      actions: catalog,
+      egress,
+      secrets,
+    };
+    const graphSfn = new LocalStepFunctions({
+      definition: definitions.graph.definition,
+      functionByState: definitions.graph.functionByState,
+      stateMachineArn: 'arn:aws:states:local:000000000000:stateMachine:graph',
+      clock,
+      retryIntervalOverrides: Object.fromEntries(
+        Object.keys(definitions.graph.functionByState).map((state) => [state, retry]),
+      ),
+      handlers: {
+        'graph-advance': asFunction(
+          'graph-advance',
+          createGraphAdvanceHandler(async () => graphDeps),
+        ),
+        'graph-service': asFunction(
+          'graph-service',
+          createGraphServiceHandler(async () =>
+            options.wrapServiceDeps ? options.wrapServiceDeps(serviceDeps) : serviceDeps,
+          ),
+        ),
+        'graph-wait': asFunction(
+          'graph-wait',
+          createGraphWaitHandler(async () => ({
+            ...graphDeps,
+            ids: randomIds,
+            executions,
+            humanTasks: options.humanTasks ?? humanTasks,
+            answer: (token: string, output: object) => taskTokens().sendSuccess(token, output),
+          })),
+        ),
+        deliver,
+        'mark-failed': markFailed,
+      },
+    });
+    closers.push(() => graphSfn.close());
+    const endpoint = await startLocalSfnEndpoint([sfn, graphSfn], { port: 0 });
     closers.push(() => endpoint.close());
     sfnClient = new SFNClient({
       endpoint: endpoint.url,
@@ -305,7 +371,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       maxAttempts: 1,
     });
     if (options.awsCalls) recordAwsCalls(sfnClient, options.awsCalls);
-    const executions = sfnExecutions(sfnClient, sfn.stateMachineArn);
+    const executions = sfnExecutions(sfnClient, sfn.stateMachineArn, graphSfn.stateMachineArn);
 
     // HTTP: the API, the approval pages, and the local extras, for the configured host names only.
     const authenticator = apiKeyAuthenticator(readFileSync(files.apiKeys, 'utf8'));
@@ -388,6 +454,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       files,
       store,
       sfn,
+      graphSfn,
+      humanTasks,
       executions,
       inbox,
       scheduler,

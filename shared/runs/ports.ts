@@ -9,4 +9,12 @@ export interface ExecutionsPort {
   start(name: string, pointer: TurnPointer): Promise<{ executionArn: string }>;
   /** Stops a running execution; an already-finished one is not an error. */
   stop(executionArn: string, cause: string): Promise<void>;
+  /** Executions of the graph state machine (graph runs); absent where none is configured. */
+  graph?: GraphExecutionsPort;
+}
+
+/** Starting executions of the graph state machine: the input is `{ runId }` only. */
+export interface GraphExecutionsPort {
+  /** Idempotent by `name`, as `ExecutionsPort.start`. */
+  start(name: string, pointer: { runId: string }): Promise<{ executionArn: string }>;
 }

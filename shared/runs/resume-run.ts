@@ -6,17 +6,14 @@ import { RunConflictError } from '../core/store-errors.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { DynamoStore } from '../store/index.ts';
 import type { ExecutionsPort } from './ports.ts';
+import { startExecutionFor } from './start-run.ts';
 
 export async function resumeRun(
   deps: { store: DynamoStore; executions: ExecutionsPort },
   run: Run,
   suffix: string,
 ): Promise<string> {
-  const { executionArn } = await deps.executions.start(`${run.runId}-resume-${suffix}`, {
-    runId: run.runId,
-    turn: run.turn,
-    segmentStartTurn: run.turn,
-  });
+  const { executionArn } = await startExecutionFor(deps.executions, run, `${run.runId}-resume-${suffix}`);
   let current: Run | undefined = run;
   for (let attempt = 1; current && !isTerminalRunStatus(current.status); attempt++) {
     try {

@@ -60,7 +60,8 @@ export async function startRun(
   const version = await deps.store.getWorkflowVersion(request.owner, request.workflowId, head.latestVersion);
   if (!version) throw new WorkflowNotRunnableError(request.workflowId, 'not_found');
   // Each kind runs on its own executor; a kind without one here is refused before anything is written.
-  if (!isAgentVersion(version))
+  const runnable = isAgentVersion(version) || (version.definition.kind === 'graph' && !!deps.executions.graph);
+  if (!runnable)
     throw new WorkflowNotRunnableError(
       request.workflowId,
       'not_runnable_kind',
@@ -88,11 +89,8 @@ export async function startRun(
   const { run, created } = await deps.store.createRun(prepared, idempotency);
   if (run.executionArn) return { run, created };
   // Starting is idempotent by execution name, so a retried trigger that finds the run unstarted may start it.
-  const { executionArn } = await deps.executions.start(run.runId, {
-    runId: run.runId,
-    turn: 0,
-    segmentStartTurn: 0,
-  });
+  // The executor by kind: a graph run on the graph state machine, an agent run on the run state machine.
+  const { executionArn } = await startExecutionFor(deps.executions, run);
   try {
     const stored = await deps.store.commit({ run, next: { ...run, executionArn } });
     return { run: stored, created };
@@ -102,4 +100,13 @@ export async function startRun(
       return { run: (await deps.store.getRun(run.runId)) ?? run, created };
     throw error;
   }
+}
+
+/** Starts the run's first execution on the state machine of its kind. */
+export function startExecutionFor(executions: ExecutionsPort, run: Run, name = run.runId) {
+  if (run.kind === 'graph') {
+    if (!executions.graph) throw new Error('graph runs cannot start: no graph state machine is configured');
+    return executions.graph.start(name, { runId: run.runId });
+  }
+  return executions.start(name, { runId: run.runId, turn: run.turn, segmentStartTurn: run.turn });
 }

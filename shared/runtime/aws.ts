@@ -33,6 +33,13 @@ import {
   ttlCache,
 } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
+import type { AdvanceDeps as GraphDeps } from '../graph-run/advance.ts';
+import { graphDefinitions } from '../graph-run/definitions.ts';
+import { unconfiguredHumanTasks } from '../graph-run/human-task-port.ts';
+import { answerParentStep } from '../graph-run/parent-answer.ts';
+import type { GraphDefinitionOf } from '../graph-run/ports.ts';
+import type { ServiceStepDeps } from '../graph-run/service-step.ts';
+import type { GraphWaitDeps } from '../graph-run/wait.ts';
 import { createAnthropicModel } from '../model/index.ts';
 import {
   type ApproverReach,
@@ -43,6 +50,7 @@ import {
   snsOwnerNotifier,
 } from '../notify/index.ts';
 import type { ExecutionsPort } from '../runs/ports.ts';
+import type { Run } from '../schemas/run.ts';
 import { DynamoStore } from '../store/index.ts';
 import { recordAwsCallsFromEnv as recorded } from './aws-call-recorder.ts';
 import { randomIds, systemClock } from './clock.ts';
@@ -59,6 +67,7 @@ import { tracedClient, tracingObserver } from './tracing.ts';
 const EnvSchema = z.object({
   [ENV.tableName]: z.string().min(1),
   [ENV.stateMachineArn]: z.string().optional(),
+  [ENV.graphStateMachineArn]: z.string().optional(),
   [ENV.modelProvider]: z.enum(['anthropic', 'bedrock']).default('anthropic'),
   [ENV.anthropicSecretArn]: z.string().optional(),
   [ENV.credentialSecretPrefix]: z.string().default('wf/'),
@@ -79,6 +88,14 @@ export type AwsRuntime = {
   store: DynamoStore;
   turn(): Promise<TurnDeps>;
   executions(): ExecutionsPort;
+  /** Answers a graph step's wait when its child run ends (deliver, mark-failed). */
+  answerParent(run: Run): Promise<unknown>;
+  /** Graph runs: Advance and CompleteStep (store only). */
+  graph(): Promise<GraphDeps>;
+  /** A graph service step: the store, the action catalog, egress and the workflow's credentials. */
+  graphService(): Promise<ServiceStepDeps>;
+  /** Graph waits: starting child agent runs, requesting human tasks. */
+  graphWait(): Promise<GraphWaitDeps>;
   deliver(): Promise<DeliverDeps>;
   approvalApp(): Promise<ApprovalAppDeps>;
   requestApproval(): Promise<RequestApprovalDeps>;
@@ -218,12 +235,42 @@ export function awsRuntime(): AwsRuntime {
   };
   // The task-token port retries throttling itself; the SDK must not multiply those retries.
   const taskTokens = sfnTaskTokens(awsClient(new SFNClient({ maxAttempts: 1 })));
+  let definitions: GraphDefinitionOf | undefined;
+  const graphDefinitionOf = () => {
+    definitions ??= graphDefinitions(store);
+    return definitions;
+  };
   runtime = {
     store,
     env,
     auditVerifier: () => auditVerifier,
     approverReach: () => listedApprovers('sns', parseApproverList(env[ENV.approvers])),
     ownerNotices,
+    answerParent: (run) => answerParentStep({ store, taskTokens }, run),
+    async graph() {
+      return { store, definitionOf: graphDefinitionOf(), clock: systemClock };
+    },
+    async graphService() {
+      return {
+        store,
+        definitionOf: graphDefinitionOf(),
+        clock: systemClock,
+        actions: actionCatalogFor(store, { publish }),
+        egress,
+        secrets,
+      };
+    },
+    async graphWait() {
+      return {
+        store,
+        definitionOf: graphDefinitionOf(),
+        clock: systemClock,
+        ids: randomIds,
+        executions: runtime!.executions(),
+        humanTasks: unconfiguredHumanTasks,
+        answer: (token: string, output: object) => taskTokens.sendSuccess(token, output),
+      };
+    },
     async turn() {
       model ??= loadModel();
       return engineDeps({ store, model, egress, secrets, clock: systemClock, ids: randomIds, publish });
@@ -274,7 +321,7 @@ export function awsRuntime(): AwsRuntime {
     executions() {
       const arn = env[ENV.stateMachineArn];
       if (!arn) throw new Error(`${ENV.stateMachineArn} is not set`);
-      executions ??= sfnExecutions(awsClient(new SFNClient({})), arn);
+      executions ??= sfnExecutions(awsClient(new SFNClient({})), arn, env[ENV.graphStateMachineArn]);
       return executions;
     },
   };

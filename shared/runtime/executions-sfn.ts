@@ -12,8 +12,28 @@ import type { ExecutionsPort } from '../runs/ports.ts';
 export const executionArnOf = (stateMachineArn: string, name: string): string =>
   `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 
-export function sfnExecutions(client: Pick<SFNClient, 'send'>, stateMachineArn: string): ExecutionsPort {
+/** Executions of the run state machine, and of the graph state machine when its ARN is given. */
+export function sfnExecutions(
+  client: Pick<SFNClient, 'send'>,
+  stateMachineArn: string,
+  graphStateMachineArn?: string,
+): ExecutionsPort {
+  const startOn = async (arn: string, name: string, input: object) => {
+    try {
+      const response = await client.send(
+        new StartExecutionCommand({ stateMachineArn: arn, name, input: JSON.stringify(input) }),
+      );
+      return { executionArn: response.executionArn ?? executionArnOf(arn, name) };
+    } catch (error) {
+      // The same name was started before (a retried trigger): that execution is the run's.
+      if (error instanceof ExecutionAlreadyExists) return { executionArn: executionArnOf(arn, name) };
+      throw error;
+    }
+  };
   return {
+    ...(graphStateMachineArn
+      ? { graph: { start: (name, pointer) => startOn(graphStateMachineArn, name, { runId: pointer.runId }) } }
+      : {}),
     async start(name, pointer) {
       try {
         const response = await client.send(

@@ -60,6 +60,14 @@ export type TurnNext = z.infer<typeof TurnNextSchema>;
 export const RunSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   runId: z.string().regex(/^run_[A-Za-z0-9]{6,40}$/),
+  /** What runs it: absent or `agent` (a Turn loop), `graph` (the graph state machine). */
+  kind: z.enum(['agent', 'graph']).optional(),
+  /** A child agent run of a graph step: the step that waits for it (its task token is on the step item). */
+  parent: z
+    .object({ runId: z.string(), stepId: z.string(), attempt: z.number().int().positive() })
+    .optional(),
+  /** A graph run an operator paused: no new step starts until it is resumed (running steps finish). */
+  paused: z.literal(true).optional(),
   owner: OwnerIdSchema,
   workflowId: WorkflowIdSchema,
   workflowName: z.string(),

@@ -1,7 +1,14 @@
 /** The workflow definition: what a team saves and versions. Field reference: docs/workflow-file.md. */
 import { z } from 'zod';
+import {
+  addIssues,
+  allowedActionIssues,
+  connectorIssues,
+  destinationIssues,
+  gateIssues,
+  irreversibleIssues,
+} from './action-checks.ts';
 import { BudgetSchema } from './budget.ts';
-import { isBuiltinActionName } from './builtin-actions.ts';
 import { ActionNameSchema, WorkflowNameSchema } from './common.ts';
 import { ConnectorSchema } from './connector.ts';
 import { CredRefsSchema } from './credentials.ts';
@@ -62,91 +69,33 @@ export const WorkflowDefinitionSchema = z
   })
   .strict()
   .superRefine((definition, ctx) => {
-    const seen = new Set<string>();
-    definition.allowedActions.forEach((name, index) => {
-      if (seen.has(name))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['allowedActions', index],
-          message: `'${name}' is listed twice`,
-        });
-      seen.add(name);
-      if (!isBuiltinActionName(name) && !(name in definition.connectors)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['allowedActions', index],
-          message: `'${name}' is neither a built-in action nor a connector defined in connectors`,
-        });
-      }
-    });
-    for (const name of Object.keys(definition.connectors)) {
-      if (isBuiltinActionName(name)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['connectors', name],
-          message: `'${name}' is a built-in action name; choose another`,
-        });
-      }
-      const connector = definition.connectors[name]!;
-      if (connector.credential && !(connector.credential.slot in definition.credRefs)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['connectors', name, 'credential', 'slot'],
-          message: `credential slot '${connector.credential.slot}' is not declared in credRefs`,
-        });
-      }
-    }
+    const offered = new Set(definition.allowedActions);
+    addIssues(ctx, allowedActionIssues(definition.allowedActions, definition.connectors, ['allowedActions']));
+    addIssues(ctx, connectorIssues(definition.connectors, definition.credRefs));
     const destinationAction =
       definition.destination.type === 'http' ? definition.destination.action : undefined;
-    for (const [name, gate] of Object.entries(definition.gates)) {
-      // The destination's connector may carry a gate without being offered to the model (e.g. `deny`).
-      if (!seen.has(name) && name !== destinationAction) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['gates', name],
-          message: `gate for '${name}', which is neither in allowedActions nor the destination's action`,
-        });
-      }
-      const mode = typeof gate === 'string' ? gate : gate.mode;
-      const approvers = typeof gate === 'string' ? undefined : gate.approvers;
-      if (mode === 'needs_approval' && !approvers && !definition.approvals) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['gates', name],
-          message: 'needs_approval needs approvers: set gates.<action>.approvers or approvals.approvers',
-        });
-      }
-    }
-    for (const name of definition.allowedActions) {
-      const connector = definition.connectors[name];
-      if (connector && (connector.irreversible || connector.externalPublish) && !definition.approvals) {
-        const gate = definition.gates[name];
-        if (!(typeof gate === 'object' && gate.approvers)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['connectors', name],
-            message:
-              'is irreversible or publishes externally, so it always needs approval: set approvals.approvers',
-          });
-        }
-      }
-    }
-    if (definition.destination.type === 'http') {
-      const target = definition.connectors[definition.destination.action];
-      if (!target) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['destination', 'action'],
-          message: `'${definition.destination.action}' is not a connector of this workflow`,
-        });
-      } else if (target.irreversible || target.externalPublish) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['destination', 'action'],
-          message: `'${definition.destination.action}' publishes externally or is irreversible, so it needs approval, which a delivery cannot wait for: let the model call it as a gated action instead`,
-        });
-      }
-    }
+    addIssues(
+      ctx,
+      gateIssues({
+        gates: definition.gates,
+        approvals: definition.approvals,
+        at: ['gates'],
+        // The destination's connector may carry a gate without being offered to the model (e.g. `deny`).
+        covers: (name) => offered.has(name) || name === destinationAction,
+        uncovered: (name) =>
+          `gate for '${name}', which is neither in allowedActions nor the destination's action`,
+      }),
+    );
+    addIssues(
+      ctx,
+      irreversibleIssues({
+        actions: definition.allowedActions,
+        connectors: definition.connectors,
+        gates: definition.gates,
+        approvals: definition.approvals,
+      }),
+    );
+    addIssues(ctx, destinationIssues(definition.destination, definition.connectors));
     const knowledgeChars = definition.prompt.knowledge.reduce((sum, item) => sum + item.text.length, 0);
     if (knowledgeChars > MAX_KNOWLEDGE_CHARS) {
       ctx.addIssue({

@@ -19,6 +19,7 @@ import {
 import { indexKeys, keys } from './keys.ts';
 import { messageItems } from './message-items.ts';
 import { sealAuditInputs } from './seal.ts';
+import { stepWriteItem } from './steps.ts';
 import { assertTransactionFits } from './transaction-limits.ts';
 
 type TransactItem = NonNullable<
@@ -38,7 +39,12 @@ export function runItem(run: Run): Record<string, unknown> {
 
 export async function commitRunChange(ctx: StoreContext, change: RunChange): Promise<Run> {
   const { run } = change;
-  if (change.next.status !== run.status && !canTransition(run.status, change.next.status)) {
+  const reopening =
+    change.reopen === true &&
+    run.kind === 'graph' &&
+    run.status === 'failed' &&
+    change.next.status === 'running';
+  if (change.next.status !== run.status && !reopening && !canTransition(run.status, change.next.status)) {
     throw new InvalidTransitionError(run.runId, run.status, change.next.status);
   }
   const { entries: sealed, audit } = sealAuditInputs(run, change.audit ?? [], change.next.updatedAt);
@@ -119,6 +125,7 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
       onConditionFailed: () => new ApprovalAlreadyDecidedError(approval.approvalId),
     });
   }
+  for (const write of change.steps ?? []) items.push(stepWriteItem(T, write));
   if (change.daySpend) {
     const { owner, workflowId, day, deltaUsd, reservedDeltaUsd = 0, limitUsd } = change.daySpend;
     const guarded = deltaUsd > 0 && limitUsd !== undefined;

@@ -21,6 +21,7 @@ import { listOwnerChangeItems, UNATTRIBUTED } from './owner-changes.ts';
 import { queryPrefix, queryPrefixItems } from './reads.ts';
 import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
 import { listSignedHeadItems, signOwnerHeads } from './signed-heads.ts';
+import { loadGraphRun } from './steps.ts';
 import {
   deleteTriggerIndex,
   listTriggerIndex,
@@ -74,6 +75,10 @@ export class DynamoStore implements RunStore, NotesPort {
   }
   listMessages(runId: string): Promise<TranscriptMessage[]> {
     return queryPrefixItems(this.ctx, keys.run(runId).pk, prefixes.message).then(assembleMessages);
+  }
+  /** A graph run with its steps (and ledger rows) in one Query (steps.ts). */
+  loadGraphRun(runId: string, options?: { ledger?: boolean }) {
+    return loadGraphRun(this.ctx, runId, options);
   }
   listLedger(runId: string): Promise<LedgerRow[]> {
     return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.ledger, LedgerRowSchema);

@@ -24,6 +24,8 @@ export const keys = {
   ledger: (runId: string, toolUseId: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `TOOL#${toolUseId}` }),
   audit: (runId: string, seq: number): ItemKey => ({ pk: `RUN#${runId}`, sk: `AUD#${pad(seq, 9)}` }),
   note: (runId: string, name: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `NOTE#${name}` }),
+  /** A graph run's step; sorts between the run item (`RUN`) and its ledger rows (`TOOL#`). */
+  step: (runId: string, stepId: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `STEP#${stepId}` }),
   approval: (approvalId: string): ItemKey => ({ pk: `APR#${approvalId}`, sk: 'APR' }),
   daySpend: (owner: string, workflowId: string, day: string): ItemKey => ({
     pk: `SPEND#${owner}#${workflowId}`,
@@ -57,6 +59,7 @@ export const prefixes = {
   ledger: 'TOOL#',
   audit: 'AUD#',
   note: 'NOTE#',
+  step: 'STEP#',
   ownerAnchor: 'ANCHOR#',
   ownerChange: 'CHANGE#',
   signedHead: 'SIGNED#',

@@ -18,6 +18,22 @@ export type LocalSfnEndpoint = { url: string; close(): Promise<void> };
 type Body = Record<string, unknown>;
 type Operation = (sfn: LocalStepFunctions, body: Body) => Promise<Body>;
 
+/**
+ * The machine a request is for, when one endpoint serves several (the run and the graph state machines):
+ * by state machine ARN, execution ARN or the task token's minting instance; the first machine otherwise.
+ */
+function machineFor(machines: readonly LocalStepFunctions[], body: Body): LocalStepFunctions {
+  const first = machines[0]!;
+  if (machines.length === 1) return first;
+  const { stateMachineArn, executionArn, taskToken } = body;
+  if (typeof stateMachineArn === 'string')
+    return machines.find((sfn) => sfn.stateMachineArn === stateMachineArn) ?? first;
+  if (typeof executionArn === 'string')
+    return machines.find((sfn) => sfn.ownsExecution(executionArn)) ?? first;
+  if (typeof taskToken === 'string') return machines.find((sfn) => sfn.ownsToken(taskToken)) ?? first;
+  return first;
+}
+
 const CONTENT_TYPE = 'application/x-amz-json-1.0';
 const TARGET_PREFIX = 'AWSStepFunctions.';
 
@@ -77,13 +93,14 @@ const operations: Record<string, Operation> = {
   },
 };
 
-/** Serves the Step Functions API of `sfn` on 127.0.0.1 (`port` 0: a free port). */
+/** Serves the Step Functions API of `sfn` (one machine or several) on 127.0.0.1 (`port` 0: a free port). */
 export async function startLocalSfnEndpoint(
-  sfn: LocalStepFunctions,
+  sfn: LocalStepFunctions | readonly LocalStepFunctions[],
   options: { port?: number } = {},
 ): Promise<LocalSfnEndpoint> {
+  const machines = Array.isArray(sfn) ? sfn : [sfn as LocalStepFunctions];
   const server = createServer((request, response) => {
-    void handle(sfn, request, response);
+    void handle(machines, request, response);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -101,7 +118,7 @@ export async function startLocalSfnEndpoint(
 }
 
 async function handle(
-  sfn: LocalStepFunctions,
+  machines: readonly LocalStepFunctions[],
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
@@ -126,7 +143,7 @@ async function handle(
         message: 'The request body is not JSON',
       });
     }
-    send(response, 200, await operation(sfn, body));
+    send(response, 200, await operation(machineFor(machines, body), body));
   } catch (error) {
     if (error instanceof SfnApiError)
       return send(response, 400, { __type: error.code, message: error.message });

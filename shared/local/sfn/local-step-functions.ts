@@ -99,6 +99,16 @@ export class LocalStepFunctions {
   }
 
   /** SendTaskSuccess: `output` is a JSON string, the result of the waiting Task state. */
+  /** True when this state machine minted the token (an endpoint serving several machines routes by it). */
+  ownsToken(taskToken: string): boolean {
+    return this.#tokens.mintedHere(taskToken);
+  }
+
+  /** True when the execution ARN is one of this state machine's. */
+  ownsExecution(executionArn: string): boolean {
+    return executionArn.startsWith(`${this.#executionArnPrefix}:`);
+  }
+
   async sendTaskSuccess(taskToken: string, output: string): Promise<void> {
     this.#tokens.succeed(taskToken, validateTaskOutput(output));
   }

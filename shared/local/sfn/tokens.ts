@@ -100,6 +100,11 @@ export class TaskTokens {
       .map(({ token, executionArn: arn, stateName }) => ({ token, executionArn: arn, stateName }));
   }
 
+  /** True when this instance minted the token (open or not): which local state machine it belongs to. */
+  mintedHere(token: string): boolean {
+    return TOKEN_FORMAT.exec(token)?.[1] === this.#instanceId;
+  }
+
   /** True when the token is open. */
   isOpen(token: string): boolean {
     return this.#open.has(token);

@@ -1,0 +1,273 @@
+/**
+ * `GraphStateMachine`: the second Standard state machine of the runtime. One definition interprets every graph
+ * workflow: the graph lives in DynamoDB (the run's version), never in generated state machines, so publishing
+ * a graph needs no deploy. Contract: docs/state-machine.md, "The graph machine".
+ *
+ *   Advance ─► RouteGraph ─┬ service ─► ServiceStep ─► RouteGraph        (one ready service step: the fast path)
+ *                          ├ steps ───► RunSteps (Map) ─► Advance        (ready steps in parallel, each by type)
+ *                          ├ done ────► DeliverGraph ─► GraphSucceeded
+ *                          ├ stop ────► GraphStopped                      (paused, cancelled, nothing to do)
+ *                          └ failed / anything else ─► MarkGraphFailed ─► GraphFailed
+ *
+ * Step Functions semantics relied on (each checked offline in test/infra/graph-state-machine.test.ts):
+ * - Inline Map: iterations run in parallel, at most 40 at once, and their events join the execution's
+ *   history (https://docs.aws.amazon.com/step-functions/latest/dg/state-map-inline.html). MaxConcurrency 10.
+ * - `.waitForTaskToken`: the task pauses until SendTaskSuccess/SendTaskFailure with `$$.Task.Token`;
+ *   `TimeoutSeconds(Path)` bounds the wait and fails it with `States.Timeout`, which a Catch can route
+ *   (https://docs.aws.amazon.com/step-functions/latest/dg/connect-to-resource.html#connect-wait-token,
+ *   https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html).
+ * - Payloads (state input/output, task results) ≤ 256 KiB and at most 25,000 history events per execution
+ *   (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html): the state carries step ids only,
+ *   and one execution runs each node at most once (a graph has ≤ 100 nodes; an operator's retry or a resume
+ *   starts a fresh execution), so no execution comes near the history limit and no continue-as-new is needed.
+ */
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import { acknowledge, acknowledgeGrantWildcards, nagRef } from './nag.ts';
+import {
+  CALLBACK_CRASH_RETRY,
+  CRASH_RETRY,
+  ENGINE_RETRY,
+  LAMBDA_SERVICE_RETRY,
+  vendedLogGroupName,
+} from './run-state-machine.ts';
+import { GRAPH_NEXT, GRAPH_STATE_NAMES } from './state-names.ts';
+
+/** The Lambda functions behind the graph machine's Task states. */
+export interface GraphStateMachineHandlers {
+  /** `Advance`, `CompleteStep`, `RecordStepError` (functions/graph-advance.ts). */
+  readonly advance: lambda.IFunction;
+  /** `ServiceStep`, `ServiceTask` (functions/graph-service.ts). */
+  readonly service: lambda.IFunction;
+  /** `AgentTask`, `HumanTask`: start a child run or a human task with the wait's token (functions/graph-wait.ts). */
+  readonly wait: lambda.IFunction;
+  /** `DeliverGraph` (functions/deliver.ts, shared with the run machine). */
+  readonly deliver: lambda.IFunction;
+  /** `MarkGraphFailed` (functions/mark-failed.ts, shared with the run machine). */
+  readonly markFailed: lambda.IFunction;
+}
+
+export interface GraphStateMachineProps {
+  readonly handlers: GraphStateMachineHandlers;
+  /** `TimeoutSeconds` of the Lambda tasks: each function's timeout plus a margin (as the run machine). */
+  readonly taskTimeouts?: Partial<Record<keyof GraphStateMachineHandlers, Duration>>;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /** Ready steps run at once, at most (Inline Map: at most 40). @default 10 */
+  readonly maxConcurrentSteps?: number;
+}
+
+/** The step reference a Map item holds (ids and counters only). */
+const STEP_REF = {
+  runId: sfn.JsonPath.stringAt('$.runId'),
+  stepId: sfn.JsonPath.stringAt('$.stepId'),
+  type: sfn.JsonPath.stringAt('$.type'),
+  attempt: sfn.JsonPath.numberAt('$.attempt'),
+};
+
+export class GraphStateMachine extends Construct {
+  public readonly stateMachine: sfn.StateMachine;
+  public readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: GraphStateMachineProps) {
+    super(scope, id);
+    const { handlers } = props;
+    const names = GRAPH_STATE_NAMES;
+    const timeouts = props.taskTimeouts ?? {};
+    const concurrency = props.maxConcurrentSteps ?? 10;
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 40)
+      throw new Error(`GraphStateMachine: maxConcurrentSteps ${concurrency} must be 1–40 (Inline Map).`);
+
+    const markFailed = this.lambdaTask(names.markFailed, handlers.markFailed, timeouts.markFailed, {
+      payload: undefined,
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    markFailed.next(
+      new sfn.Fail(this, names.failed, {
+        error: 'RunFailed',
+        cause: 'The run failed; its record holds the reason.',
+      }),
+    );
+    const advance = this.lambdaTask(names.advance, handlers.advance, timeouts.advance, {
+      payload: { runId: sfn.JsonPath.stringAt('$.runId') },
+      resultPath: undefined,
+    });
+    const serviceStep = this.lambdaTask(names.serviceStep, handlers.service, timeouts.service, {
+      payload: {
+        runId: sfn.JsonPath.stringAt('$.step.runId'),
+        stepId: sfn.JsonPath.stringAt('$.step.stepId'),
+        type: sfn.JsonPath.stringAt('$.step.type'),
+        attempt: sfn.JsonPath.numberAt('$.step.attempt'),
+        decide: true,
+      },
+      resultPath: undefined,
+    });
+    const deliver = this.lambdaTask(names.deliver, handlers.deliver, timeouts.deliver, {
+      payload: { runId: sfn.JsonPath.stringAt('$.runId'), turn: 0, segmentStartTurn: 0 },
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    for (const task of [advance, serviceStep, deliver])
+      task.addCatch(markFailed, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+
+    const runSteps = new sfn.Map(this, names.runSteps, {
+      itemsPath: '$.steps',
+      maxConcurrency: concurrency,
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    runSteps.itemProcessor(this.stepProcessor(handlers, timeouts));
+    runSteps.addCatch(markFailed, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+    runSteps.next(advance);
+
+    const route = new sfn.Choice(this, names.route)
+      .when(sfn.Condition.not(sfn.Condition.isPresent('$.next')), markFailed)
+      .when(sfn.Condition.stringEquals('$.next', GRAPH_NEXT.service), serviceStep)
+      .when(sfn.Condition.stringEquals('$.next', GRAPH_NEXT.steps), runSteps)
+      .when(sfn.Condition.stringEquals('$.next', GRAPH_NEXT.done), deliver)
+      .when(sfn.Condition.stringEquals('$.next', GRAPH_NEXT.stop), new sfn.Succeed(this, names.stopped))
+      .otherwise(markFailed);
+    advance.next(route);
+    serviceStep.next(route);
+    deliver.next(new sfn.Succeed(this, names.succeeded));
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      logGroupName: vendedLogGroupName(this),
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      ...(props.logRemovalPolicy === undefined ? {} : { removalPolicy: props.logRemovalPolicy }),
+    });
+    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromChainable(advance),
+      comment: 'One execution of a graph workflow run (docs/state-machine.md, "The graph machine").',
+      tracingEnabled: true,
+      logs: { destination: this.logGroup, level: sfn.LogLevel.ERROR, includeExecutionData: false },
+    });
+    this.acknowledgeFindings(handlers);
+  }
+
+  /** One ready step, by type: a service call, a child agent run or a human task (both waits), then record it. */
+  private stepProcessor(
+    handlers: GraphStateMachineHandlers,
+    timeouts: Partial<Record<keyof GraphStateMachineHandlers, Duration>>,
+  ): sfn.IChainable {
+    const names = GRAPH_STATE_NAMES;
+    const serviceTask = this.lambdaTask(names.serviceTask, handlers.service, timeouts.service, {
+      // Inside the Map a service step only runs; Advance decides once every ready step has ended.
+      payload: { ...STEP_REF, decide: false },
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    const completeStep = this.lambdaTask(names.completeStep, handlers.advance, timeouts.advance, {
+      payload: { ...STEP_REF, result: sfn.JsonPath.objectAt('$.result') },
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    const recordError = this.lambdaTask(names.recordStepError, handlers.advance, timeouts.advance, {
+      payload: { ...STEP_REF, error: sfn.JsonPath.objectAt('$.error') },
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    const agentTask = this.waitTask(names.agentTask, handlers.wait, undefined);
+    // The human task's own timeout bounds the wait; States.Timeout is caught → its onTimeout path.
+    const humanTask = this.waitTask(names.humanTask, handlers.wait, sfn.Timeout.at('$.timeoutSeconds'));
+    for (const wait of [agentTask, humanTask]) {
+      wait.addCatch(recordError, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+      wait.next(completeStep);
+    }
+    return new sfn.Choice(this, names.stepType)
+      .when(sfn.Condition.stringEquals('$.type', 'service_task'), serviceTask)
+      .when(sfn.Condition.stringEquals('$.type', 'agent_task'), agentTask)
+      .when(sfn.Condition.stringEquals('$.type', 'human_task'), humanTask)
+      .otherwise(
+        new sfn.Fail(this, 'UnknownStepType', { error: 'UnknownStepType', cause: 'No such step type.' }),
+      );
+  }
+
+  private waitTask(name: string, fn: lambda.IFunction, timeout: sfn.Timeout | undefined): tasks.LambdaInvoke {
+    const task = new tasks.LambdaInvoke(this, name, {
+      lambdaFunction: fn,
+      integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+      payload: sfn.TaskInput.fromObject({
+        ...STEP_REF,
+        ...(timeout ? { timeoutSeconds: sfn.JsonPath.numberAt('$.timeoutSeconds') } : {}),
+        taskToken: sfn.JsonPath.taskToken,
+      }),
+      ...(timeout ? { taskTimeout: timeout } : {}),
+      resultPath: '$.result',
+      retryOnServiceExceptions: false,
+    });
+    // Never retried on States.Timeout: for a human task that is the task timing out (→ onTimeout).
+    task.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CALLBACK_CRASH_RETRY);
+    return task;
+  }
+
+  private lambdaTask(
+    name: string,
+    fn: lambda.IFunction,
+    timeout: Duration | undefined,
+    options: { payload: Record<string, unknown> | undefined; resultPath: string | undefined },
+  ): tasks.LambdaInvoke {
+    const task = new tasks.LambdaInvoke(this, name, {
+      lambdaFunction: fn,
+      payloadResponseOnly: true,
+      ...(options.payload === undefined ? {} : { payload: sfn.TaskInput.fromObject(options.payload) }),
+      ...(options.resultPath === undefined ? {} : { resultPath: options.resultPath }),
+      ...(timeout === undefined ? {} : { taskTimeout: sfn.Timeout.duration(timeout) }),
+      retryOnServiceExceptions: false,
+    });
+    task.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CRASH_RETRY);
+    return task;
+  }
+
+  /** Grants starting executions (starting a graph run, resuming, retrying a step). */
+  public grantStartExecution(grantee: iam.IGrantable): iam.Grant {
+    return this.stateMachine.grantStartExecution(grantee);
+  }
+
+  /**
+   * Grants `SendTaskSuccess` on this state machine to functions that are themselves its tasks (deliver and
+   * mark-failed end child runs and answer the parent step's wait). In their default policies the grant would be
+   * a dependency cycle (the state machine depends on the functions), so it is a policy of its own. Step
+   * Functions authorizes task-token calls against the waiting execution's state machine (aws/aws-cdk#8486).
+   */
+  public grantTaskResponseToTaskFunctions(id: string, roles: iam.IRole[]): iam.Policy {
+    return new iam.Policy(this, id, {
+      roles,
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['states:SendTaskSuccess'],
+          resources: [this.stateMachine.stateMachineArn],
+        }),
+      ],
+    });
+  }
+
+  /** Grants stopping executions (cancelling a graph run). */
+  public grantStopExecution(grantee: iam.IGrantable): iam.Grant {
+    const grant = this.stateMachine.grantExecution(grantee, 'states:StopExecution');
+    acknowledgeGrantWildcards(
+      grantee,
+      grant,
+      'Cancelling a graph run stops its current execution, whose name is known only at run time; scoped to executions of this state machine.',
+    );
+    return grant;
+  }
+
+  private acknowledgeFindings(handlers: GraphStateMachineHandlers): void {
+    const role = this.stateMachine.role;
+    for (const fn of new Set(Object.values(handlers) as lambda.IFunction[])) {
+      acknowledge(role, `AwsSolutions-IAM5[Resource::${nagRef(this, fn.functionArn)}:*]`, {
+        reason:
+          'LambdaInvoke grants lambda:InvokeFunction on the function and its qualified ARNs (<arn>:*) of this one handler.',
+      });
+    }
+    acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', {
+      reason: 'CloudWatch Logs delivery and X-Ray support no resource-level permissions.',
+    });
+    acknowledge(this.stateMachine, 'AwsSolutions-SF1', {
+      reason: 'Execution logging is at level ERROR without execution data: the state carries step ids only.',
+    });
+  }
+}

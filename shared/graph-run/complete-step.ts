@@ -1,0 +1,103 @@
+/**
+ * `CompleteStep`: records how an agent or human step's wait ended. The wait's answer (`SendTaskSuccess`) is
+ * `{ output }` from a human task's submit, or `{ childRunId, status, text }` from a child agent run's end; a
+ * `Catch` brings the error instead (`States.Timeout` for a human task → its `onTimeout` path). Conditional on
+ * the step still running (or waiting) in this attempt, so a repeated completion changes nothing.
+ */
+import { isoAt, RunHandle } from '../core/engine.ts';
+import type { Clock } from '../core/ports.ts';
+import type { GraphNode } from '../graph/definition.ts';
+import type { GraphStep } from '../schemas/graph-step.ts';
+import { isTerminalRunStatus } from '../schemas/run.ts';
+import { isConflict } from './advance.ts';
+import type { GraphDefinitionOf, GraphRunStore, StepRef } from './ports.ts';
+import { moveStep } from './step-writes.ts';
+import { parseStructuredOutput } from './structured-output.ts';
+
+export type CompleteStepDeps = { store: GraphRunStore; definitionOf: GraphDefinitionOf; clock: Clock };
+
+export type StepCompletion = StepRef & {
+  result?: unknown;
+  error?: { Error?: string | undefined; Cause?: string | undefined } | undefined;
+};
+
+type Outcome = Pick<GraphStep, 'status'> & Partial<GraphStep>;
+
+function causeText(cause: string | undefined): string {
+  if (!cause) return 'no reason given';
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
+    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
+  } catch {}
+  return cause.slice(0, 1000);
+}
+
+export function outcomeOf(node: GraphNode, completion: StepCompletion): Outcome {
+  const { error, result } = completion;
+  if (error) {
+    if (node.type === 'human_task' && error.Error === 'States.Timeout') {
+      if (node.onTimeout.action === 'continue')
+        return { status: 'succeeded', output: node.onTimeout.output, timedOut: true };
+      return {
+        status: 'failed',
+        timedOut: true,
+        error: { name: 'TimedOut', message: 'no one completed the task in time' },
+      };
+    }
+    return { status: 'failed', error: { name: error.Error ?? 'Error', message: causeText(error.Cause) } };
+  }
+  const answer = (result ?? {}) as {
+    output?: unknown;
+    status?: unknown;
+    text?: unknown;
+    childRunId?: unknown;
+  };
+  if (node.type === 'human_task') return { status: 'succeeded', output: answer.output ?? {} };
+  if (node.type === 'agent_task') {
+    if (answer.status !== 'done')
+      return {
+        status: 'failed',
+        error: { name: 'ChildRunEnded', message: `the child run ended ${String(answer.status)}` },
+      };
+    const parsed = parseStructuredOutput(String(answer.text ?? ''), node.output);
+    return parsed.ok
+      ? { status: 'succeeded', output: parsed.output }
+      : { status: 'failed', error: { name: 'InvalidOutput', message: parsed.reason } };
+  }
+  return { status: 'failed', error: { name: 'UnsupportedStep', message: `${node.type} does not wait` } };
+}
+
+/** Records the completion; returns the step's status after it (or `unchanged`). */
+export async function completeStep(deps: CompleteStepDeps, completion: StepCompletion): Promise<string> {
+  for (let round = 1; ; round++) {
+    const loaded = await deps.store.loadGraphRun(completion.runId);
+    if (!loaded || isTerminalRunStatus(loaded.run.status)) return 'unchanged';
+    const step = loaded.steps.find((candidate) => candidate.stepId === completion.stepId);
+    if (
+      !step ||
+      step.attempt !== completion.attempt ||
+      (step.status !== 'running' && step.status !== 'waiting')
+    )
+      return 'unchanged';
+    const definition = await deps.definitionOf(loaded.run);
+    const node = definition.nodes.find((candidate) => candidate.id === completion.stepId);
+    if (!node) return 'unchanged';
+    const { status, ...fields } = outcomeOf(node, completion);
+    const move = moveStep({
+      runId: loaded.run.runId,
+      stepId: step.stepId,
+      type: node.type,
+      current: step,
+      status,
+      at: isoAt(deps.clock),
+      fields: { ...fields, taskToken: undefined },
+      ...(fields.error ? { reason: fields.error.message } : {}),
+    });
+    try {
+      await new RunHandle(loaded.run, deps).commit({ steps: [move.write], audit: [move.audit] });
+      return status;
+    } catch (error) {
+      if (!isConflict(error) || round >= 5) throw error;
+    }
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * `decideNext`: applies the plan (plan.ts) to a graph run it has just read: records skipped steps and reached
+ * ends, marks agent and human steps `running` (a service step marks itself, in the same write as its pending
+ * ledger row), and says where the state machine goes. One commit at most, fenced on the run's `rev` and on
+ * each step's status and attempt, so a second writer cannot start a step twice.
+ */
+import { isoAt, RunHandle } from '../core/engine.ts';
+import type { Clock } from '../core/ports.ts';
+import type { GraphDefinition } from '../graph/definition.ts';
+import type { GraphStep } from '../schemas/graph-step.ts';
+import type { Run } from '../schemas/run.ts';
+import { renderPrompt } from './expressions.ts';
+import { planRun } from './plan.ts';
+import type { GraphNext, GraphRunStore, StepRef } from './ports.ts';
+import { runDataOf, stepViews } from './run-data.ts';
+import { moveStep, type StepMove, writesOf } from './step-writes.ts';
+
+export type DecideDeps = { store: Pick<GraphRunStore, 'commit'>; clock: Clock };
+
+/** The run's result: the structured outputs of its steps, by step id (what Deliver sends). */
+export function graphResultText(steps: readonly GraphStep[]): string {
+  const outputs = Object.fromEntries(
+    steps.filter((step) => step.output !== undefined).map((step) => [step.stepId, step.output]),
+  );
+  return JSON.stringify(outputs).slice(0, 100_000);
+}
+
+export async function decideNext(
+  deps: DecideDeps,
+  run: Run,
+  steps: readonly GraphStep[],
+  definition: GraphDefinition,
+): Promise<GraphNext> {
+  if (run.paused) return { next: 'stop' };
+  const plan = await planRun(definition, run.input, steps);
+  const at = isoAt(deps.clock);
+  const byId = new Map(steps.map((step) => [step.stepId, step]));
+  const nodeById = new Map(definition.nodes.map((node) => [node.id, node]));
+  const move = (stepId: string, status: GraphStep['status'], fields?: Partial<GraphStep>, reason?: string) =>
+    moveStep({
+      runId: run.runId,
+      stepId,
+      type: nodeById.get(stepId)?.type ?? 'end',
+      current: byId.get(stepId),
+      status,
+      at,
+      ...(fields ? { fields } : {}),
+      ...(reason ? { reason } : {}),
+    });
+  const moves: StepMove[] = [
+    ...plan.skip.map((id) => move(id, 'skipped')),
+    ...plan.endsReached.map((id) => move(id, 'succeeded', { attempt: 1 })),
+  ];
+  const commit = async (next?: (current: Run) => Run, extra: StepMove[] = []) => {
+    const all = [...moves, ...extra];
+    if (all.length === 0 && !next && run.status !== 'pending') return run;
+    const handle = new RunHandle(run, deps);
+    return handle.commit({
+      ...writesOf(all),
+      next: (current) => {
+        const started: Run = current.status === 'pending' ? { ...current, status: 'running' } : current;
+        return next ? next(started) : started;
+      },
+      ...(run.status === 'pending'
+        ? {
+            audit: [
+              ...writesOf(all).audit,
+              { type: 'status_changed', actor: 'system', data: { from: 'pending', to: 'running' } },
+            ],
+          }
+        : {}),
+    });
+  };
+
+  // Steps still running or waiting when Advance runs belong to an execution that is gone (a restart, a
+  // resume): run them again in their attempt. The ledger, the child run id and the human task are per attempt,
+  // so nothing is done twice.
+  const redrive: StepRef[] = plan.inFlight.map((id) => {
+    const step = byId.get(id)!;
+    const node = nodeById.get(id);
+    return {
+      runId: run.runId,
+      stepId: id,
+      type: step.type as StepRef['type'],
+      attempt: step.attempt,
+      ...(node?.type === 'human_task'
+        ? { timeoutSeconds: secondsLeft(step, node.timeoutSeconds, deps.clock) }
+        : {}),
+    };
+  });
+  if (plan.halt) {
+    await commit();
+    if (redrive.length > 0) return { next: 'steps', steps: redrive };
+    const name = plan.halt.reason === 'condition_error' ? 'ConditionError' : 'StepFailed';
+    return {
+      next: 'failed',
+      error: { Error: name, Cause: JSON.stringify({ errorMessage: plan.halt.message }) },
+    };
+  }
+
+  const data = runDataOf(run.input, stepViews(definition, steps, run.input));
+  const refs: StepRef[] = [...redrive];
+  const starts: StepMove[] = [];
+  for (const id of plan.start) {
+    const node = nodeById.get(id);
+    if (!node) continue;
+    if (node.type === 'service_task')
+      refs.push({ runId: run.runId, stepId: id, type: node.type, attempt: 1 });
+    else if (node.type === 'agent_task') {
+      try {
+        const prompt = await renderPrompt(`step ${id} prompt`, node.prompt, data);
+        starts.push(move(id, 'running', { attempt: 1, input: { prompt } }));
+        refs.push({ runId: run.runId, stepId: id, type: node.type, attempt: 1 });
+      } catch (error) {
+        const message = (error as Error).message;
+        starts.push(
+          move(id, 'failed', { attempt: 1, error: { name: 'TemplateRenderError', message } }, message),
+        );
+      }
+    } else if (node.type === 'human_task') {
+      starts.push(move(id, 'running', { attempt: 1 }));
+      refs.push({
+        runId: run.runId,
+        stepId: id,
+        type: node.type,
+        attempt: 1,
+        timeoutSeconds: node.timeoutSeconds,
+      });
+    } else {
+      // external_task is reserved (issue #14): it fails here rather than waiting forever.
+      starts.push(
+        move(id, 'failed', {
+          attempt: 1,
+          error: { name: 'UnsupportedStep', message: `${node.type} steps cannot run yet` },
+        }),
+      );
+    }
+  }
+  if (refs.length === 0 && starts.length > 0) {
+    // Only unsupported steps: recorded failed; the next decision fails the run.
+    const fresh = await commit(undefined, starts);
+    return decideNext(deps, fresh, mergeSteps(steps, starts), definition);
+  }
+  if (refs.length === 0) {
+    if (plan.ended) {
+      const all = mergeSteps(steps, moves);
+      await commit(
+        (current) => ({
+          ...current,
+          status: 'done',
+          stopReason: 'end_turn',
+          lastNext: 'done',
+          result: { text: graphResultText(all) },
+          endedAt: at,
+        }),
+        [],
+      );
+      return { next: 'done' };
+    }
+    await commit();
+    return {
+      next: 'failed',
+      error: {
+        Error: 'GraphStuck',
+        Cause: JSON.stringify({ errorMessage: 'no step can run and no end was reached' }),
+      },
+    };
+  }
+  await commit(undefined, starts);
+  const only = refs.length === 1 && redrive.length === 0 ? refs[0] : undefined;
+  if (only?.type === 'service_task') return { next: 'service', step: only };
+  return { next: 'steps', steps: refs };
+}
+
+/** The step items after `moves` (for deciding again without reading). */
+export function mergeSteps(steps: readonly GraphStep[], moves: readonly StepMove[]): GraphStep[] {
+  const byId = new Map(steps.map((step) => [step.stepId, step]));
+  for (const move of moves) byId.set(move.write.step.stepId, move.write.step);
+  return [...byId.values()];
+}
+
+/** A re-driven human task waits only what is left of its window (at least 1 s: then it times out at once). */
+export function secondsLeft(step: GraphStep, timeoutSeconds: number, clock: Clock): number {
+  const started = step.startedAt ? Date.parse(step.startedAt) : clock.nowMs();
+  return Math.max(1, Math.ceil((started + timeoutSeconds * 1000 - clock.nowMs()) / 1000));
+}

@@ -1,0 +1,42 @@
+/**
+ * The port a `human_task` step's wait calls: h/human-tasks (shared/human-tasks/) implements it with task
+ * records, signed links per assignee and the form page. Its submit route answers the wait with
+ * `SendTaskSuccess(token, { output })`; `CompleteStep` then records the output as the step's.
+ */
+export type HumanTaskRequest = {
+  owner: string;
+  runId: string;
+  stepId: string;
+  attempt: number;
+  workflowId: string;
+  workflowName: string;
+  /** The wait's task token (a credential: stored on the task record, never in a link or a log). */
+  taskToken: string;
+  title: string;
+  assignees: string[];
+  /** The form, a JSON Schema object. */
+  form: Record<string, unknown>;
+  /** The run data the node declares (`context` paths), evaluated now: path → value. */
+  context: Record<string, unknown>;
+  /** When the wait times out (its TimeoutSeconds from now): links expire then, failing closed. */
+  expiresAt: string;
+};
+
+export interface HumanTaskPort {
+  /** Creates the task for this step attempt (or attaches the new token to it) and notifies the assignees. */
+  request(task: HumanTaskRequest): Promise<void>;
+  /** Closes the open task of a step whose run was cancelled: its links stop working. */
+  close(args: { owner: string; runId: string; stepId: string }): Promise<void>;
+}
+
+export class HumanTasksUnavailableError extends Error {
+  override readonly name = 'HumanTasksUnavailableError';
+}
+
+/** Where no human-task service is configured: the step fails at once (fail closed), with this reason. */
+export const unconfiguredHumanTasks: HumanTaskPort = {
+  async request() {
+    throw new HumanTasksUnavailableError('no human-task service is configured in this deployment');
+  },
+  async close() {},
+};

@@ -1,0 +1,31 @@
+/**
+ * A child agent run of a graph step ends (Deliver, MarkFailed, a cancel): the parent step's wait is answered
+ * with `{ childRunId, status, text }` through its task token, and `CompleteStep` parses and validates the
+ * structured output. A token that is no longer open (the parent was cancelled, the wait replaced) is fine.
+ */
+import type { Run } from '../schemas/run.ts';
+import type { GraphRunStore } from './ports.ts';
+
+export type ChildAnswer = { childRunId: string; status: string; text: string };
+
+export const childAnswer = (child: Run): ChildAnswer => ({
+  childRunId: child.runId,
+  status: child.status,
+  text: child.result?.text ?? '',
+});
+
+export type ParentAnswerDeps = {
+  store: Pick<GraphRunStore, 'loadGraphRun'>;
+  taskTokens: { sendSuccess(token: string, output: object): Promise<unknown> };
+};
+
+/** Answers the parent step of `child` if it is a graph step's child run that has ended; otherwise nothing. */
+export async function answerParentStep(deps: ParentAnswerDeps, child: Run | undefined): Promise<boolean> {
+  const parent = child?.parent;
+  if (!child || !parent || !['done', 'failed', 'denied', 'cancelled'].includes(child.status)) return false;
+  const loaded = await deps.store.loadGraphRun(parent.runId);
+  const step = loaded?.steps.find((candidate) => candidate.stepId === parent.stepId);
+  if (!step?.taskToken || step.childRunId !== child.runId || step.attempt !== parent.attempt) return false;
+  await deps.taskTokens.sendSuccess(step.taskToken, childAnswer(child));
+  return true;
+}

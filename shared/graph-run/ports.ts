@@ -1,0 +1,34 @@
+/** What the graph executor needs from the store, and the step references the state machine carries. */
+import type { RunStore } from '../core/store-port.ts';
+import type { GraphDefinition } from '../graph/definition.ts';
+import type { GraphStep } from '../schemas/graph-step.ts';
+import type { LedgerRow } from '../schemas/ledger.ts';
+import type { Run } from '../schemas/run.ts';
+
+export type GraphRunItems = { run: Run; steps: GraphStep[]; ledger: LedgerRow[] };
+
+export interface GraphRunStore
+  extends Pick<RunStore, 'commit' | 'getWorkflowVersion' | 'getRun' | 'anchorRunHead'> {
+  /** The run item and its steps (and ledger rows) in one strongly consistent read. */
+  loadGraphRun(runId: string, options?: { ledger?: boolean }): Promise<GraphRunItems | undefined>;
+}
+
+/** One step to run, as the state machine carries it (ids and counters only: 256 KB payload limit). */
+export type StepRef = {
+  runId: string;
+  stepId: string;
+  type: 'service_task' | 'agent_task' | 'human_task';
+  attempt: number;
+  /** human_task: the wait's `TimeoutSeconds` (read by `TimeoutSecondsPath`). */
+  timeoutSeconds?: number | undefined;
+};
+
+/** Where the graph machine goes after `Advance` (or after a service step, which decides the same way). */
+export type GraphNext =
+  | { next: 'service'; step: StepRef }
+  | { next: 'steps'; steps: StepRef[] }
+  | { next: 'done' }
+  | { next: 'failed'; error: { Error: string; Cause: string } }
+  | { next: 'stop' };
+
+export type GraphDefinitionOf = (run: Run) => Promise<GraphDefinition>;

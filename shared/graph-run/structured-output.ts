@@ -1,0 +1,43 @@
+/**
+ * An agent step's structured output: the child run's final answer parsed as JSON (a fenced ```json block or
+ * the whole text) and validated against the node's `output` JSON Schema (draft 2020-12, ajv). Without a
+ * schema the output is `{ text }`. Invalid → the reason, naming the first problems.
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+
+export type ParsedOutput = { ok: true; output: unknown } | { ok: false; reason: string };
+
+function jsonIn(text: string): unknown {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text)?.[1];
+  const candidates = [fenced, text, text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1)];
+  for (const candidate of candidates) {
+    if (!candidate?.trim()) continue;
+    try {
+      return JSON.parse(candidate) as unknown;
+    } catch {}
+  }
+  return undefined;
+}
+
+export function parseStructuredOutput(
+  text: string,
+  schema: Record<string, unknown> | undefined,
+): ParsedOutput {
+  if (!schema) return { ok: true, output: { text } };
+  const value = jsonIn(text);
+  if (value === undefined) return { ok: false, reason: 'the final answer holds no JSON object' };
+  let validate: ReturnType<typeof ajv.compile>;
+  try {
+    validate = ajv.compile(schema);
+  } catch (error) {
+    return { ok: false, reason: `the output schema does not compile: ${(error as Error).message}` };
+  }
+  if (validate(value)) return { ok: true, output: value };
+  const problems = (validate.errors ?? [])
+    .slice(0, 5)
+    .map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`)
+    .join('; ');
+  return { ok: false, reason: `the output does not match the node's schema: ${problems}` };
+}

@@ -1,0 +1,166 @@
+/**
+ * The waits of a graph run (`lambda:invoke.waitForTaskToken`): an `agent_task` starts a child agent run, a
+ * `human_task` requests a human task. Both store the wait's task token on the step first, so whoever ends the
+ * wait (the child run's end, the task's submit) finds it; a retried wait replaces the token.
+ */
+import { sha256Hex } from '../audit/index.ts';
+import { isoAt, RunHandle } from '../core/engine.ts';
+import { prepareRun } from '../core/new-run.ts';
+import type { Clock, Ids } from '../core/ports.ts';
+import type { ExecutionsPort } from '../runs/ports.ts';
+import type { GraphStep } from '../schemas/graph-step.ts';
+import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
+import type { NewRun } from '../store/runs.ts';
+import { isConflict } from './advance.ts';
+import { type AgentTaskNode, agentStepView, type HumanTaskNode } from './agent-view.ts';
+import { renderArgs } from './expressions.ts';
+import type { HumanTaskPort } from './human-task-port.ts';
+import { childAnswer } from './parent-answer.ts';
+import type { GraphDefinitionOf, GraphRunStore, StepRef } from './ports.ts';
+import { runDataOf, stepViews } from './run-data.ts';
+import { moveStep } from './step-writes.ts';
+
+export type GraphWaitDeps = {
+  store: GraphRunStore & { createRun(created: NewRun): Promise<{ run: Run; created: boolean }> };
+  definitionOf: GraphDefinitionOf;
+  clock: Clock;
+  ids: Ids;
+  executions: ExecutionsPort;
+  humanTasks: HumanTaskPort;
+  /** Answers the wait at once when the child had already ended (a retried wait). */
+  answer?: (token: string, output: object) => Promise<unknown>;
+};
+
+export type StepWait = StepRef & { taskToken: string };
+
+/** The child run of a step attempt: one id, so a retried wait finds the run it started. */
+export const childRunIdFor = (runId: string, stepId: string, attempt: number): string =>
+  `run_${sha256Hex('wf-graph-child/v1\n', runId, '\n', stepId, '\n', String(attempt)).slice(0, 32)}`;
+
+export async function startStepWait(deps: GraphWaitDeps, wait: StepWait): Promise<string> {
+  for (let round = 1; ; round++) {
+    const loaded = await deps.store.loadGraphRun(wait.runId);
+    if (!loaded || isTerminalRunStatus(loaded.run.status)) return 'ended';
+    const step = loaded.steps.find((candidate) => candidate.stepId === wait.stepId);
+    if (!step || step.attempt !== wait.attempt || (step.status !== 'running' && step.status !== 'waiting'))
+      return 'stale';
+    const definition = await deps.definitionOf(loaded.run);
+    const node = definition.nodes.find((candidate) => candidate.id === wait.stepId);
+    try {
+      if (node?.type === 'agent_task') return await startChild(deps, loaded.run, step, node, wait.taskToken);
+      if (node?.type === 'human_task') {
+        const data = runDataOf(loaded.run.input, stepViews(definition, loaded.steps, loaded.run.input));
+        return await requestHuman(deps, loaded.run, step, node, wait, data);
+      }
+      throw new Error(`step ${wait.stepId} does not wait`);
+    } catch (error) {
+      if (!isConflict(error) || round >= 5) throw error;
+    }
+  }
+}
+
+async function recordWait(deps: GraphWaitDeps, run: Run, step: GraphStep, fields: Partial<GraphStep>) {
+  const move = moveStep({
+    runId: run.runId,
+    stepId: step.stepId,
+    type: step.type as GraphStep['type'] & AgentTaskNode['type'],
+    current: step,
+    status: 'waiting',
+    at: isoAt(deps.clock),
+    fields,
+  });
+  return new RunHandle(run, deps).commit({
+    steps: [move.write],
+    ...(step.status === 'waiting' ? {} : { audit: [move.audit] }),
+  });
+}
+
+async function startChild(
+  deps: GraphWaitDeps,
+  run: Run,
+  step: GraphStep,
+  node: AgentTaskNode,
+  token: string,
+) {
+  const childRunId = childRunIdFor(run.runId, step.stepId, step.attempt);
+  let child = await deps.store.getRun(childRunId);
+  if (!child) {
+    const graph = await deps.definitionOf(run);
+    const prompt = String((step.input as { prompt?: unknown } | undefined)?.prompt ?? '');
+    const prepared = prepareRun({
+      version: {
+        schemaVersion: 1,
+        owner: run.owner,
+        workflowId: run.workflowId,
+        version: run.workflowVersion,
+        definition: agentStepView(graph, node),
+        createdAt: run.createdAt,
+      },
+      trigger: { type: 'on_demand', caller: `graph:${run.runId}` },
+      input: { prompt },
+      clock: deps.clock,
+      ids: { next: () => childRunId },
+      actor: 'system',
+    });
+    const created: NewRun = {
+      ...prepared,
+      run: {
+        ...prepared.run,
+        kind: 'agent',
+        parent: { runId: run.runId, stepId: step.stepId, attempt: step.attempt },
+      },
+      firstMessage: { ...prepared.firstMessage, content: [{ type: 'text', text: prompt }] },
+    };
+    child = (await deps.store.createRun(created)).run;
+  }
+  await recordWait(deps, run, step, { taskToken: token, childRunId });
+  if (isTerminalRunStatus(child.status)) {
+    await deps.answer?.(token, childAnswer(child));
+    return 'answered';
+  }
+  if (!child.executionArn) {
+    const { executionArn } = await deps.executions.start(childRunId, {
+      runId: childRunId,
+      turn: 0,
+      segmentStartTurn: 0,
+    });
+    try {
+      await deps.store.commit({ run: child, next: { ...child, executionArn } });
+    } catch {
+      // The child's first turn moved it first: the arn is a convenience for cancelling, read again later.
+    }
+  }
+  return 'child_started';
+}
+
+async function requestHuman(
+  deps: GraphWaitDeps,
+  run: Run,
+  step: GraphStep,
+  node: HumanTaskNode,
+  wait: StepWait,
+  data: ReturnType<typeof runDataOf>,
+) {
+  const context: Record<string, unknown> = {};
+  for (const path of node.context)
+    context[path] = await renderArgs(`step ${step.stepId} context`, `{{ ${path} }}`, data);
+  // The window opened when the step started (a re-driven wait keeps it).
+  const started = step.startedAt ? Date.parse(step.startedAt) : deps.clock.nowMs();
+  const expiresAt = new Date(started + node.timeoutSeconds * 1000).toISOString();
+  await recordWait(deps, run, step, { taskToken: wait.taskToken, input: { context, expiresAt } });
+  await deps.humanTasks.request({
+    owner: run.owner,
+    runId: run.runId,
+    stepId: step.stepId,
+    attempt: step.attempt,
+    workflowId: run.workflowId,
+    workflowName: run.workflowName,
+    taskToken: wait.taskToken,
+    title: node.title,
+    assignees: node.assignees,
+    form: node.form,
+    context,
+    expiresAt,
+  });
+  return 'human_task_requested';
+}

@@ -1,0 +1,154 @@
+/**
+ * JSONata expressions for edge conditions and templates: compiled once, evaluated with bounds, errors as data.
+ *
+ * Bounds. JSONata is Turing-complete, so every evaluation runs under jsonata-js 2.2's guardrail options
+ * (`timeout` → D1012, `stack` → D1011, `sequence` → D2015; see `jsonata(expr, options)` in
+ * node_modules/jsonata/jsonata.js and its changelog for 2.2). They replace the older "timebox" pattern of
+ * JSONata's test suite (https://github.com/jsonata-js/jsonata/blob/master/test/run-test-suite.js, which hooks
+ * `expr.assign('__evaluate_entry' / '__evaluate_exit', …)` to count depth and check the clock), doing the same
+ * check at every evaluation step. On top: the input and the result are size-capped, and functions that make a
+ * result depend on anything but the run data ($now, $millis, $random) or escape static checks ($eval) are
+ * refused at compile time, so re-evaluating a condition after a crash gives the same answer.
+ */
+import jsonata from 'jsonata';
+
+export const EXPRESSION_LIMITS = {
+  maxSourceChars: 2000,
+  timeoutMs: 250,
+  maxDepth: 200,
+  maxSequence: 10_000,
+  maxInputBytes: 512_000,
+  maxResultBytes: 64_000,
+} as const;
+
+/** Functions refused in conditions and templates: nondeterministic, or evaluating text as code. */
+export const FORBIDDEN_FUNCTIONS = ['now', 'millis', 'random', 'eval'] as const;
+
+/** An expression problem, as data: a JSONata error code (S0201, D1012 …) or one of ours (`GRAPH_…`). */
+export type ExpressionError = { code: string; message: string; position?: number };
+
+export type ExpressionAst = jsonata.ExprNode;
+
+/** A parsed, checked expression. */
+export type CompiledExpression = { source: string; ast: ExpressionAst; run: jsonata.Expression };
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ExpressionError };
+
+const fail = (code: string, message: string, position?: number): { ok: false; error: ExpressionError } => ({
+  ok: false,
+  error: position === undefined ? { code, message } : { code, message, position },
+});
+
+/** A JSONata error thrown by the library as a plain object, or anything else, as data. */
+export function toExpressionError(thrown: unknown): ExpressionError {
+  if (typeof thrown === 'object' && thrown !== null) {
+    const { code, message, position } = thrown as { code?: unknown; message?: unknown; position?: unknown };
+    return {
+      code: typeof code === 'string' ? code : 'GRAPH_EXPRESSION',
+      message: typeof message === 'string' ? message : 'the expression failed',
+      ...(typeof position === 'number' ? { position } : {}),
+    };
+  }
+  return { code: 'GRAPH_EXPRESSION', message: String(thrown) };
+}
+
+function forbiddenCall(node: unknown): { name: string; position?: number } | undefined {
+  if (Array.isArray(node)) {
+    for (const item of node) {
+      const found = forbiddenCall(item);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (typeof node !== 'object' || node === null) return undefined;
+  const { type, value, position } = node as { type?: unknown; value?: unknown; position?: unknown };
+  const named = type === 'variable' && typeof value === 'string';
+  if (named && (FORBIDDEN_FUNCTIONS as readonly string[]).includes(value)) {
+    return typeof position === 'number' ? { name: value, position } : { name: value };
+  }
+  for (const child of Object.values(node)) {
+    const found = forbiddenCall(child);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Parses and checks an expression; never throws. */
+export function compileExpression(source: string): Result<CompiledExpression> {
+  if (source.trim() === '') return fail('GRAPH_EMPTY', 'the expression is empty');
+  if (source.length > EXPRESSION_LIMITS.maxSourceChars) {
+    return fail(
+      'GRAPH_TOO_LONG',
+      `the expression is longer than ${EXPRESSION_LIMITS.maxSourceChars} characters`,
+    );
+  }
+  let run: jsonata.Expression;
+  try {
+    run = jsonata(source, {
+      timeout: EXPRESSION_LIMITS.timeoutMs,
+      stack: EXPRESSION_LIMITS.maxDepth,
+      sequence: EXPRESSION_LIMITS.maxSequence,
+    });
+  } catch (thrown) {
+    return { ok: false, error: toExpressionError(thrown) };
+  }
+  const ast = run.ast();
+  const forbidden = forbiddenCall(ast);
+  if (forbidden) {
+    return fail('GRAPH_FORBIDDEN_FUNCTION', `$${forbidden.name}() is not allowed here`, forbidden.position);
+  }
+  return { ok: true, value: { source, ast, run } };
+}
+
+const jsonBytes = (value: unknown): number =>
+  value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+
+/** Evaluates over `data` within EXPRESSION_LIMITS. An absent path is `undefined`, not an error. */
+export async function evaluateExpression(
+  expression: CompiledExpression,
+  data: unknown,
+): Promise<Result<unknown>> {
+  if (jsonBytes(data) > EXPRESSION_LIMITS.maxInputBytes) {
+    return fail(
+      'GRAPH_INPUT_TOO_LARGE',
+      `the run data is larger than ${EXPRESSION_LIMITS.maxInputBytes} bytes`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = await expression.run.evaluate(data);
+  } catch (thrown) {
+    return { ok: false, error: toExpressionError(thrown) };
+  }
+  if (typeof value === 'function')
+    return fail('GRAPH_RESULT_FUNCTION', 'the expression evaluates to a function');
+  // JSONata sequences are arrays with extra flags; a JSON round trip makes the result plain data.
+  const size = jsonBytes(value);
+  if (size > EXPRESSION_LIMITS.maxResultBytes) {
+    return fail(
+      'GRAPH_RESULT_TOO_LARGE',
+      `the result is larger than ${EXPRESSION_LIMITS.maxResultBytes} bytes`,
+    );
+  }
+  return { ok: true, value: value === undefined ? undefined : JSON.parse(JSON.stringify(value)) };
+}
+
+/**
+ * Evaluates an edge condition. `true` fires the edge; `false` or an absent value (a path that does not exist,
+ * e.g. the output of a skipped step) does not; any other type is an error, so a typo never fires an edge.
+ */
+export async function evaluateCondition(
+  expression: CompiledExpression,
+  data: unknown,
+): Promise<Result<boolean>> {
+  const result = await evaluateExpression(expression, data);
+  if (!result.ok) return result;
+  if (result.value === undefined) return { ok: true, value: false };
+  if (typeof result.value !== 'boolean') {
+    return fail(
+      'GRAPH_NOT_BOOLEAN',
+      `a condition must be true or false, got ${JSON.stringify(result.value)}`,
+    );
+  }
+  return { ok: true, value: result.value };
+}

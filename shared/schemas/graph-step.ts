@@ -1,0 +1,56 @@
+/**
+ * The state of one step (node) of a graph run: one item per node that has left `pending`, next to the run item
+ * (`RUN#<runId>` / `STEP#<nodeId>`). A node without an item is `pending`, attempt 0. docs/graph-workflows.md.
+ */
+import { z } from 'zod';
+import { IsoTimeSchema, SCHEMA_VERSION } from './common.ts';
+
+export const STEP_STATUSES = [
+  'pending',
+  'running',
+  'waiting',
+  'succeeded',
+  'failed',
+  'skipped',
+  'cancelled',
+] as const;
+export const StepStatusSchema = z.enum(STEP_STATUSES);
+export type StepStatus = z.infer<typeof StepStatusSchema>;
+
+/** A step in one of these is over: nothing runs for it until an operator retries a failed one. */
+export const FINISHED_STEP_STATUSES: readonly StepStatus[] = ['succeeded', 'failed', 'skipped', 'cancelled'];
+export const isFinishedStep = (status: StepStatus): boolean => FINISHED_STEP_STATUSES.includes(status);
+
+export const GraphStepSchema = z.object({
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  runId: z.string(),
+  stepId: z.string(),
+  type: z.string(),
+  status: StepStatusSchema,
+  /** 1 on the first start; an operator's retry of a failed step starts the next attempt. */
+  attempt: z.number().int().nonnegative(),
+  /** What the step was given: a service step's resolved arguments, an agent step's prompt. */
+  input: z.unknown().optional(),
+  /** The structured output later nodes and conditions read as `steps.<id>.output`. */
+  output: z.unknown().optional(),
+  /** A human task that ran out of time and took its `continue` path. */
+  timedOut: z.literal(true).optional(),
+  error: z.object({ name: z.string(), message: z.string().max(2000) }).optional(),
+  /** The child agent run of an `agent_task` (its parent pointer names this step). */
+  childRunId: z.string().optional(),
+  /**
+   * The Step Functions task token of the wait (agent and human steps): the child run's end, or the human
+   * task's submit, answers it. Never shown by the API.
+   */
+  taskToken: z.string().max(2048).optional(),
+  startedAt: IsoTimeSchema.optional(),
+  endedAt: IsoTimeSchema.optional(),
+  updatedAt: IsoTimeSchema,
+});
+export type GraphStep = z.infer<typeof GraphStepSchema>;
+
+/** What a step write expects to find: no item yet, or the item in this status and attempt. */
+export type StepExpectation = 'absent' | { status: StepStatus; attempt: number };
+
+/** A step write inside a run commit: conditional, so two writers never both move one step. */
+export type StepWrite = { step: GraphStep; expect: StepExpectation };

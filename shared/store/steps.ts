@@ -1,0 +1,69 @@
+/**
+ * Graph step items: the conditional write that `commit` puts into a run's transaction, and the one read that
+ * loads a graph run with its steps (and, on request, its ledger rows) in a single strongly consistent Query.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { StepConflictError } from '../core/store-errors.ts';
+import { type GraphStep, GraphStepSchema, type StepWrite } from '../schemas/graph-step.ts';
+import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
+import { type Run, RunSchema } from '../schemas/run.ts';
+import type { StoreContext } from './client.ts';
+import { decodeItem } from './codec.ts';
+import { keys, prefixes } from './keys.ts';
+
+/** The transaction item of one step write, with the error its failed condition means. */
+export function stepWriteItem(table: string, write: StepWrite) {
+  const { step, expect } = write;
+  const condition =
+    expect === 'absent'
+      ? { ConditionExpression: 'attribute_not_exists(pk)' }
+      : {
+          ConditionExpression: '#status = :status AND attempt = :attempt',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': expect.status, ':attempt': expect.attempt },
+        };
+  return {
+    item: {
+      Put: { TableName: table, Item: { ...keys.step(step.runId, step.stepId), ...step }, ...condition },
+    },
+    onConditionFailed: () => new StepConflictError(step.runId, step.stepId),
+  };
+}
+
+export type GraphRunItems = { run: Run; steps: GraphStep[]; ledger: LedgerRow[] };
+
+/**
+ * The run item, its steps and (with `ledger`) its ledger rows: one Query over the sort-key range from `RUN`
+ * to the end of `STEP#` (or of `TOOL#`), which holds exactly those items (keys.ts). Undefined for no run.
+ */
+export async function loadGraphRun(
+  ctx: StoreContext,
+  runId: string,
+  options: { ledger?: boolean } = {},
+): Promise<GraphRunItems | undefined> {
+  const pk = keys.run(runId).pk;
+  const upper = options.ledger ? `${prefixes.ledger.slice(0, -1)}$` : `${prefixes.step.slice(0, -1)}$`;
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const response = await ctx.doc.send(
+      new QueryCommand({
+        TableName: ctx.table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': pk, ':from': 'RUN', ':to': upper },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(response.Items ?? []));
+    startKey = response.LastEvaluatedKey;
+  } while (startKey);
+  const runItem = items.find((item) => item.sk === 'RUN');
+  if (!runItem) return undefined;
+  const of = (prefix: string) => items.filter((item) => String(item.sk).startsWith(prefix));
+  return {
+    run: decodeItem(RunSchema, runItem),
+    steps: of(prefixes.step).map((item) => decodeItem(GraphStepSchema, item)),
+    ledger: of(prefixes.ledger).map((item) => decodeItem(LedgerRowSchema, item)),
+  };
+}

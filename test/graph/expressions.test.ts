@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { compileExpression, evaluateCondition, evaluateExpression } from '../../shared/graph/expressions.ts';
+import { dataReferences } from '../../shared/graph/references.ts';
+import { compileTemplate, renderText, renderValue } from '../../shared/graph/template.ts';
+
+const data = {
+  input: { message: 'refund please', tags: ['a', 'b'] },
+  steps: { triage: { status: 'succeeded', output: { amount: 150, reason: 'broken', customerId: 'c1' } } },
+};
+
+const compiled = (source: string) => {
+  const result = compileExpression(source);
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
+};
+
+describe('compileExpression', () => {
+  it.each([
+    ['input.(', 'S0203'],
+    ['', 'GRAPH_EMPTY'],
+    ['$now() > "2026"', 'GRAPH_FORBIDDEN_FUNCTION'],
+    ['$random() > 0.5', 'GRAPH_FORBIDDEN_FUNCTION'],
+    ['$eval("1+1") = 2', 'GRAPH_FORBIDDEN_FUNCTION'],
+    ['x'.repeat(2001), 'GRAPH_TOO_LONG'],
+  ])('refuses %j with %s, as data', (source, code) => {
+    const result = compileExpression(source);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.code).toBe(code);
+  });
+});
+
+describe('evaluateExpression bounds', () => {
+  it('stops an endless recursion with a timeout or depth error, not a hang', async () => {
+    const result = await evaluateExpression(compiled('($f := function($n){ $f($n + 1) + 1 }; $f(0))'), {});
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(['D1011', 'D1012', 'U1001']).toContain(result.error.code);
+  });
+  it('stops a huge sequence', async () => {
+    const result = await evaluateExpression(compiled('$count([1..1000000])'), {});
+    expect(result).toMatchObject({ ok: false, error: { code: 'D2015' } });
+  });
+  it('refuses a result over the size cap', async () => {
+    const result = await evaluateExpression(compiled('$pad("", 70000, "x")'), {});
+    expect(result).toMatchObject({ ok: false, error: { code: 'GRAPH_RESULT_TOO_LARGE' } });
+  });
+  it('refuses run data over the size cap', async () => {
+    const result = await evaluateExpression(compiled('input'), { input: 'x'.repeat(600_000) });
+    expect(result).toMatchObject({ ok: false, error: { code: 'GRAPH_INPUT_TOO_LARGE' } });
+  });
+});
+
+describe('evaluateCondition', () => {
+  it.each([
+    ['steps.triage.output.amount > 100', true],
+    ['steps.triage.output.amount <= 100', false],
+    ['steps.review.output.approved', false],
+    ['steps.triage.status = "succeeded"', true],
+  ])('%s is %s', async (source, expected) => {
+    expect(await evaluateCondition(compiled(source), data)).toEqual({ ok: true, value: expected });
+  });
+  it('refuses a non-boolean result rather than guessing', async () => {
+    const result = await evaluateCondition(compiled('steps.triage.output.amount'), data);
+    expect(result).toMatchObject({ ok: false, error: { code: 'GRAPH_NOT_BOOLEAN' } });
+  });
+});
+
+describe('dataReferences', () => {
+  it('lists root reads and ignores names relative to a filter or lambda', () => {
+    const ast = compiled(
+      '$count(steps.a.output.items[price > 3]) > 0 and input.x = $$.input.y and $map(input.z, function($v){ $v.w })',
+    ).ast;
+    expect(dataReferences(ast).map((ref) => ref.names.join('.'))).toEqual([
+      'steps.a.output.items',
+      'input.x',
+      'input.y',
+      'input.z',
+    ]);
+  });
+});
+
+describe('templates', () => {
+  it('renders text with strings as is and other values as JSON', async () => {
+    const text = await renderText(
+      'Customer {{ steps.triage.output.customerId }} asks {{ input.tags }}{{ input.none }}.',
+      data,
+    );
+    expect(text).toEqual({ ok: true, value: 'Customer c1 asks ["a","b"].' });
+  });
+  it('keeps the JSON type of a value that is exactly one placeholder', async () => {
+    const args = {
+      amount: '{{ steps.triage.output.amount }}',
+      note: 'for {{ steps.triage.output.amount }}',
+      list: ['{{ input.tags }}'],
+    };
+    expect(await renderValue(args, data)).toEqual({
+      ok: true,
+      value: { amount: 150, note: 'for 150', list: [['a', 'b']] },
+    });
+  });
+  it.each([
+    ['Hello {{ input.( }}', 'S0203'],
+    ['Hello {{ input.name', 'GRAPH_UNCLOSED'],
+    ['{{ }}', 'GRAPH_EMPTY'],
+  ])('refuses %j', (text, code) => {
+    const result = compileTemplate(text);
+    expect(result).toMatchObject({ ok: false, error: { code } });
+  });
+});
