@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import type { AnchorVerifier } from '../audit/index.ts';
 import type { Clock, Ids } from '../core/ports.ts';
+import type { ExternalEngineRegistry } from '../external/index.ts';
 import type { ApproverReach } from '../notify/reach.ts';
 import type { ExecutionsPort } from '../runs/index.ts';
 import type { DynamoStore } from '../store/index.ts';
@@ -42,6 +43,12 @@ export type ApiDeps = {
    * save time. AWS: the subscribed list (`WF_APPROVERS`). Undefined: every approver (the local inbox).
    */
   approverReach?: ApproverReach;
+  /**
+   * The external engines this deployment enables (`externalEngines` in CDK props/context, `WF_EXTERNAL_ENGINES`,
+   * the local config). A `kind: external` workflow naming another engine is refused at save time, naming
+   * `engine`. Default: none enabled.
+   */
+  externalEngines?: ExternalEngineRegistry;
   /** The local stack's extras: `POST /local/events`, and `POST /v1/events` delivered on the local bus. */
   local?: { events: true };
 };

@@ -4,6 +4,7 @@
  */
 import { Hono } from 'hono';
 import { foreignCredentialRefs } from '../../credentials/owner-check.ts';
+import { ExternalEngineUnavailableError } from '../../external/index.ts';
 import { type AnyWorkflowDefinition, isAgentDefinition } from '../../schemas/any-workflow.ts';
 import type { Destination } from '../../schemas/destination.ts';
 import type { WorkflowHead, WorkflowVersion } from '../../schemas/workflow-record.ts';
@@ -80,6 +81,30 @@ function checkDefinition(deps: ApiDeps, owner: string, definition: AnyWorkflowDe
   checkAlertTopic(deps, definition);
   checkCredentialOwnership(deps, owner, definition);
   if (isAgentDefinition(definition)) checkApproversReachable(definition, deps.approverReach);
+  if (definition.kind === 'external') checkEngineEnabled(deps, definition.engine);
+}
+
+/**
+ * An external workflow's engine must be registered and enabled in this deployment: a run of it could not
+ * start otherwise. Refused at save time as a 400 naming `engine`; no registry means no engine is enabled.
+ */
+function checkEngineEnabled(deps: ApiDeps, engine: string): void {
+  try {
+    if (!deps.externalEngines)
+      throw new ExternalEngineUnavailableError(
+        engine,
+        'engine',
+        'disabled',
+        `engine '${engine}' is not enabled in this deployment (no external engines are configured)`,
+      );
+    deps.externalEngines.check(engine, 'engine');
+  } catch (error) {
+    if (!(error instanceof ExternalEngineUnavailableError)) throw error;
+    throw invalid(
+      [{ path: 'engine', message: error.message.replace(/^engine: /, '') }],
+      'invalid workflow definition',
+    );
+  }
 }
 
 export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
