@@ -28,6 +28,8 @@ function build(): Hono {
     authenticator: process.env[ENV.apiAuth] === 'jwt' ? jwtAuthenticator() : iamAuthenticator(),
     // Schedules and rules on AWS, plus the trigger index (what `wf` and the API list as active triggers).
     alertTopicArns: runtime.alertTopicArns(),
+    // A kind external workflow must name an engine this deployment enables (WF_EXTERNAL_ENGINES).
+    externalEngines: runtime.externalEngines(),
     triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(runtime.store)),
     // POST /v1/events: owner-stamped events onto the runtime's bus.
     eventBus: awsEventBusFromEnv(),

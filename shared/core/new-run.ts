@@ -1,8 +1,8 @@
 /** Builds a new run (status pending), its first user message and its first audit entry. Pure. */
 import { auditGenesisHash, canonicalJson, sha256Hex } from '../audit/index.ts';
+import { executionKeyFor } from '../external/run/key.ts';
 import { ZERO_USAGE } from '../schemas/common.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
-import { executionKeyFor } from '../external/run/key.ts';
 import type { Run, TriggerProvenance } from '../schemas/run.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
 import type { Clock, Ids } from './ports.ts';

@@ -33,6 +33,8 @@ import type { TurnDeps } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
+import type { EnginesConfig } from '../external/index.ts';
+import type { ExternalRunDeps } from '../external/run/index.ts';
 import { graphDefinitions } from '../graph-run/definitions.ts';
 import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
 import { answerParentStep } from '../graph-run/parent-answer.ts';
@@ -59,6 +61,7 @@ import { listActiveRuns } from './active-runs.ts';
 import { deliverLeftovers } from './deliver-leftovers.ts';
 import { durableLocalCommits } from './durable-commits.ts';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
+import { localEngineRegistry, localExternalMachine } from './external-local.ts';
 import { ensureLocalFiles, type LocalFiles, localFiles } from './files.ts';
 import { allowedHosts, hostGuard } from './host-guard.ts';
 import { type LocalHumanTasks, localHumanTasks } from './human-tasks-local.ts';
@@ -117,6 +120,16 @@ export type LocalStackOptions = {
   wrapServiceDeps?: (deps: ServiceStepDeps) => ServiceStepDeps;
   /** The human-task service of graph runs; default: the in-memory local one (`stack.humanTasks`). */
   humanTasks?: HumanTaskPort;
+  /**
+   * The external engines this stack enables (`kind: external` workflows), as `externalEngines` in CDK.
+   * Default: `<dataDir>/engines.json` when present, else none. A loopback engine's port must be in
+   * `allowLoopbackPorts`.
+   */
+  externalEngines?: EnginesConfig;
+  /** How long each external `ObserveWait` pauses locally, in ms (the definition's seconds scaled down). Default 1000. */
+  externalObserveWaitMs?: number;
+  /** Test hook: wraps the external steps' dependencies (fault injection: a crash after the engine accepted). */
+  wrapExternalDeps?: (deps: ExternalRunDeps) => ExternalRunDeps;
   /** Test hook: wraps the Deliver handler's dependencies (fault injection, e.g. a crash after sending). */
   wrapDeliverDeps?: (deps: DeliverDeps) => DeliverDeps;
   /**
@@ -141,6 +154,8 @@ export type LocalStack = {
   sfn: LocalStepFunctions;
   /** The graph state machine (graph runs). */
   graphSfn: LocalStepFunctions;
+  /** The external state machine (external runs). */
+  externalSfn: LocalStepFunctions;
   /** The local human tasks of graph runs (when no `humanTasks` option replaced them). */
   humanTasks: LocalHumanTasks;
   executions: ExecutionsPort;
@@ -362,7 +377,25 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       },
     });
     closers.push(() => graphSfn.close());
-    const endpoint = await startLocalSfnEndpoint([sfn, graphSfn], { port: 0 });
+
+    // The external state machine: the same way (external-local.ts).
+    const engines = localEngineRegistry(files.dir, options.externalEngines);
+    const externalSfn = localExternalMachine({
+      definition: definitions.external,
+      store,
+      clock,
+      secrets,
+      engines,
+      allowLoopbackPorts: options.allowLoopbackPorts ?? [],
+      ownPort: port,
+      handlers: { deliver, 'mark-failed': markFailed },
+      asFunction,
+      retryIntervalMs: retry,
+      observeWaitMs: options.externalObserveWaitMs ?? 1000,
+      wrap: options.wrapExternalDeps,
+    });
+    closers.push(() => externalSfn.close());
+    const endpoint = await startLocalSfnEndpoint([sfn, graphSfn, externalSfn], { port: 0 });
     closers.push(() => endpoint.close());
     sfnClient = new SFNClient({
       endpoint: endpoint.url,
@@ -371,7 +404,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       maxAttempts: 1,
     });
     if (options.awsCalls) recordAwsCalls(sfnClient, options.awsCalls);
-    const executions = sfnExecutions(sfnClient, sfn.stateMachineArn, graphSfn.stateMachineArn);
+    const executions = sfnExecutions(
+      sfnClient,
+      sfn.stateMachineArn,
+      graphSfn.stateMachineArn,
+      externalSfn.stateMachineArn,
+    );
 
     // HTTP: the API, the approval pages, and the local extras, for the configured host names only.
     const authenticator = apiKeyAuthenticator(readFileSync(files.apiKeys, 'utf8'));
@@ -413,6 +451,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         authenticator,
         triggerSync: localTriggerSync(store),
         auditVerifier: localKeyVerifierFromFile(auditKey.publicKey),
+        externalEngines: engines,
         local: { events: true },
       }),
     );
@@ -455,6 +494,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       store,
       sfn,
       graphSfn,
+      externalSfn,
       humanTasks,
       executions,
       inbox,

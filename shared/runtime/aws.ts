@@ -33,6 +33,10 @@ import {
   ttlCache,
 } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
+import { BUILTIN_ENGINE_FACTORIES } from '../external/builtins.ts';
+import { createGuardedHttp } from '../external/http/guarded-http.ts';
+import { createEngineRegistry, EnginesConfigSchema, type ExternalEngineRegistry } from '../external/index.ts';
+import { adapterFactory, type ExternalRunDeps } from '../external/run/index.ts';
 import type { AdvanceDeps as GraphDeps } from '../graph-run/advance.ts';
 import { graphDefinitions } from '../graph-run/definitions.ts';
 import { unconfiguredHumanTasks } from '../graph-run/human-task-port.ts';
@@ -68,6 +72,8 @@ const EnvSchema = z.object({
   [ENV.tableName]: z.string().min(1),
   [ENV.stateMachineArn]: z.string().optional(),
   [ENV.graphStateMachineArn]: z.string().optional(),
+  [ENV.externalStateMachineArn]: z.string().optional(),
+  [ENV.externalEngines]: z.string().optional(),
   [ENV.modelProvider]: z.enum(['anthropic', 'bedrock']).default('anthropic'),
   [ENV.anthropicSecretArn]: z.string().optional(),
   [ENV.credentialSecretPrefix]: z.string().default('wf/'),
@@ -96,6 +102,10 @@ export type AwsRuntime = {
   graphService(): Promise<ServiceStepDeps>;
   /** Graph waits: starting child agent runs, requesting human tasks. */
   graphWait(): Promise<GraphWaitDeps>;
+  /** External runs: the registry's adapter for each run, through the egress guard (functions/external.ts). */
+  external(): Promise<ExternalRunDeps>;
+  /** The engines this deployment enables (`WF_EXTERNAL_ENGINES`); none when unset. */
+  externalEngines(): ExternalEngineRegistry;
   deliver(): Promise<DeliverDeps>;
   approvalApp(): Promise<ApprovalAppDeps>;
   requestApproval(): Promise<RequestApprovalDeps>;
@@ -120,6 +130,12 @@ const hostOf = (url: string | undefined): string[] => {
     return [];
   }
 };
+
+/** The registry of the deployment's engines from `WF_EXTERNAL_ENGINES` (JSON); a bad value fails at start-up. */
+export function engineRegistryFrom(json: string | undefined): ExternalEngineRegistry {
+  const config = json === undefined || json.trim() === '' ? {} : EnginesConfigSchema.parse(JSON.parse(json));
+  return createEngineRegistry(BUILTIN_ENGINE_FACTORIES, config);
+}
 
 /** The topics an alert destination may name: the declared ones (alertTopics) and the default alert topic. */
 function alertTopicArnsOf(env: z.infer<typeof EnvSchema>): string[] {
@@ -240,9 +256,29 @@ export function awsRuntime(): AwsRuntime {
     definitions ??= graphDefinitions(store);
     return definitions;
   };
+  let engines: ExternalEngineRegistry | undefined;
+  const externalEngines = () => {
+    engines ??= engineRegistryFrom(env[ENV.externalEngines]);
+    return engines;
+  };
   runtime = {
     store,
     env,
+    externalEngines,
+    async external() {
+      return {
+        store,
+        clock: systemClock,
+        adapterFor: adapterFactory({
+          engines: externalEngines(),
+          clock: systemClock,
+          secrets,
+          secretNamePrefix: env[ENV.credentialSecretPrefix],
+          // The engine is outside: the egress guard's address checks apply; the runtime's own host is refused.
+          http: createGuardedHttp({ blockedHosts: hostOf(env[ENV.approvalBaseUrl]) }),
+        }),
+      };
+    },
     auditVerifier: () => auditVerifier,
     approverReach: () => listedApprovers('sns', parseApproverList(env[ENV.approvers])),
     ownerNotices,
@@ -321,7 +357,12 @@ export function awsRuntime(): AwsRuntime {
     executions() {
       const arn = env[ENV.stateMachineArn];
       if (!arn) throw new Error(`${ENV.stateMachineArn} is not set`);
-      executions ??= sfnExecutions(awsClient(new SFNClient({})), arn, env[ENV.graphStateMachineArn]);
+      executions ??= sfnExecutions(
+        awsClient(new SFNClient({})),
+        arn,
+        env[ENV.graphStateMachineArn],
+        env[ENV.externalStateMachineArn],
+      );
       return executions;
     },
   };

@@ -28,9 +28,7 @@ export const ExternalRunSchema = z.object({
   /** Since when every observe answered `unknown` (reset by any known answer). */
   unknownSince: IsoTimeSchema.optional(),
   /** The last observation, as the engine (or the transport) gave it. */
-  last: z
-    .object({ state: z.string(), at: IsoTimeSchema, detail: z.string().max(500).optional() })
-    .optional(),
+  last: z.object({ state: z.string(), at: IsoTimeSchema, detail: z.string().max(500).optional() }).optional(),
   /** The engine's terminal answer. */
   outcome: z
     .object({ outcome: z.enum(['succeeded', 'failed', 'cancelled']), summary: z.string().max(2000) })

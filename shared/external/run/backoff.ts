@@ -24,7 +24,9 @@ export function nextWaitSeconds(args: {
       : Math.min(args.maxSeconds, Math.max(args.initialSeconds, args.previousSeconds * 2));
   const untilDeadline = Math.ceil((args.deadlineMs - args.nowMs) / 1000);
   const untilUnknown =
-    args.unknownDeadlineMs === undefined ? Number.POSITIVE_INFINITY : Math.ceil((args.unknownDeadlineMs - args.nowMs) / 1000);
+    args.unknownDeadlineMs === undefined
+      ? Number.POSITIVE_INFINITY
+      : Math.ceil((args.unknownDeadlineMs - args.nowMs) / 1000);
   const left = Math.max(1, MAX_OBSERVES - args.observes);
   const floor = Math.ceil(Math.max(0, untilDeadline) / left);
   return Math.max(1, Math.min(Math.max(backoff, floor), untilDeadline, untilUnknown));

@@ -35,7 +35,12 @@ export async function cancelExternal(
   if (incarnation !== undefined && (!row || row.status === 'pending')) {
     if (!row) {
       row = pendingCall(run, 'cancel', key, at());
-      run = (await updateExternal(deps, run, {}, { ledgerCreate: [row], audit: [dispatchAudit(row)] })) as typeof run;
+      run = (await updateExternal(
+        deps,
+        run,
+        {},
+        { ledgerCreate: [row], audit: [dispatchAudit(row)] },
+      )) as typeof run;
     }
     let answer: { requested: boolean; acknowledged: boolean; stopped: boolean; detail?: string };
     try {

@@ -29,10 +29,15 @@ export async function finishExternal(deps: ExternalRunDeps, runId: string): Prom
   let artifact: { path: string; size: number; sha256: string } | undefined;
   if (definition.resultArtifact !== undefined) {
     try {
-      const opened = await deps.adapterFor(run, definition).openArtifact(key, incarnation, definition.resultArtifact);
+      const opened = await deps
+        .adapterFor(run, definition)
+        .openArtifact(key, incarnation, definition.resultArtifact);
       artifact = opened.entry;
       const bytes = opened.bytes.subarray(0, MAX_RESULT_BYTES);
-      const more = opened.bytes.byteLength > MAX_RESULT_BYTES ? `\n[… ${opened.bytes.byteLength - MAX_RESULT_BYTES} more bytes in the artifact]` : '';
+      const more =
+        opened.bytes.byteLength > MAX_RESULT_BYTES
+          ? `\n[… ${opened.bytes.byteLength - MAX_RESULT_BYTES} more bytes in the artifact]`
+          : '';
       result = { text: new TextDecoder().decode(bytes) + more };
     } catch (error) {
       if (error instanceof ArtifactRejectedError) {

@@ -119,8 +119,10 @@ export async function observeExternal(deps: ExternalRunDeps, runId: string): Pro
 }
 
 function detailOf(observation: Observation): { detail?: string } {
-  if (observation.state === 'unknown') return { detail: `${observation.cause}: ${observation.detail}`.slice(0, 500) };
+  if (observation.state === 'unknown')
+    return { detail: `${observation.cause}: ${observation.detail}`.slice(0, 500) };
   if (observation.state === 'waiting') return { detail: observation.reason };
-  if (observation.state === 'running' && observation.progress) return { detail: observation.progress.slice(0, 500) };
+  if (observation.state === 'running' && observation.progress)
+    return { detail: observation.progress.slice(0, 500) };
   return {};
 }

@@ -20,3 +20,16 @@ export type ExternalRunDeps = {
 export type ExternalNext =
   | { runId: string; next: 'wait'; waitSeconds: number }
   | { runId: string; next: 'finish' | 'deliver' | 'stop' };
+
+/**
+ * Start got no usable answer (transport) or "retry later" (429/503): the state machine retries the task
+ * with the same key and payload, which the engine deduplicates (the Retry in external-state-machine.ts).
+ */
+export class ExternalRetryLaterError extends Error {
+  constructor(cause: Error) {
+    super(`the engine gave no usable answer to start, retried with the same key: ${cause.message}`, {
+      cause,
+    });
+    this.name = 'ExternalRetryLaterError';
+  }
+}

@@ -95,7 +95,11 @@ export async function endExternalRun(
       {
         type: 'status_changed',
         actor: 'system',
-        data: { from: run.status, to: ending.status, ...(ending.stopReason ? { stopReason: ending.stopReason } : {}) },
+        data: {
+          from: run.status,
+          to: ending.status,
+          ...(ending.stopReason ? { stopReason: ending.stopReason } : {}),
+        },
       },
     ],
   });
@@ -143,7 +147,12 @@ export function settledCall(row: LedgerRow, content: unknown, isError: boolean, 
 export const dispatchAudit = (row: LedgerRow): AuditInput => ({
   type: 'dispatch',
   actor: 'system',
-  data: { toolUseId: row.toolUseId, tool: row.tool, argsHash: row.argsHash, idempotencyKey: row.idempotencyKey },
+  data: {
+    toolUseId: row.toolUseId,
+    tool: row.tool,
+    argsHash: row.argsHash,
+    idempotencyKey: row.idempotencyKey,
+  },
 });
 
 /** The audit entry of a settled adapter call. */

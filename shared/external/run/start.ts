@@ -11,7 +11,7 @@ import { canonicalJson, sha256Hex } from '../../audit/index.ts';
 import { isoAt } from '../../core/engine.ts';
 import { ExternalConflictError, ExternalRefusedError, ExternalTransportError } from '../errors.ts';
 import { externalPayloadFor } from './key.ts';
-import type { ExternalNext, ExternalRunDeps } from './ports.ts';
+import { type ExternalNext, ExternalRetryLaterError, type ExternalRunDeps } from './ports.ts';
 import {
   dispatchAudit,
   endExternalRun,
@@ -47,7 +47,13 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
   if (row && row.status !== 'pending') return { runId, next: 'stop' }; // settled before: the run moved on
   if (run.status === 'pending') {
     // The decision, recorded before anything can be sent (in shadow mode, instead of sending it).
-    const decided = externalAudit('decided', { mode, engine: run.external.engine, key, payloadSha256, payload });
+    const decided = externalAudit('decided', {
+      mode,
+      engine: run.external.engine,
+      key,
+      payloadSha256,
+      payload,
+    });
     row = mode === 'shadow' ? undefined : pendingCall(run, 'start', payloadSha256, at());
     run = (await updateExternal(
       deps,
@@ -73,7 +79,12 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
   const adapter = deps.adapterFor(run, definition);
   try {
     const started = await adapter.start(key, payload);
-    const settled = settledCall(row, { ...started.execution, deduplicated: started.deduplicated }, false, at());
+    const settled = settledCall(
+      row,
+      { ...started.execution, deduplicated: started.deduplicated },
+      false,
+      at(),
+    );
     await updateExternal(
       deps,
       run,
@@ -97,8 +108,8 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
     return { runId, next: 'wait', waitSeconds: definition.observe.initialIntervalSeconds };
   } catch (error) {
     // No usable answer, or "retry later": the state machine retries Start with the same key (safe: dedupe).
-    if (error instanceof ExternalTransportError) throw error;
-    if (error instanceof ExternalRefusedError && error.retryable) throw error;
+    if (error instanceof ExternalTransportError || (error instanceof ExternalRefusedError && error.retryable))
+      throw new ExternalRetryLaterError(error);
     const refusal = error instanceof ExternalConflictError || error instanceof ExternalRefusedError;
     if (!refusal) throw error;
     const settled = settledCall(row, { error: error.name, message: error.message }, true, at());
