@@ -50,7 +50,11 @@ describe('external run modes', () => {
   });
 
   it('report_only dispatches and records the verified artifact but delivers nothing', async () => {
-    const workflowId = await applyExternal(h, 'nightly-report', externalWorkflow('nightly-report', 'report_only'));
+    const workflowId = await applyExternal(
+      h,
+      'nightly-report',
+      externalWorkflow('nightly-report', 'report_only'),
+    );
     const runId = await startExternalRun(h, workflowId);
     const run = await externalRunEnded(h, runId);
 
@@ -78,9 +82,9 @@ describe('external run modes', () => {
     const name = 'nightly-promoted';
     await applyExternal(h, name, externalWorkflow(name, 'shadow'));
     const workflowId = await applyExternal(h, name, externalWorkflow(name, 'live'));
-    const audit = await h.client.get<{ changes: { entries: { type: string; workflowId?: string; data: Record<string, unknown> }[] } }>(
-      '/v1/audit',
-    );
+    const audit = await h.client.get<{
+      changes: { entries: { type: string; workflowId?: string; data: Record<string, unknown> }[] };
+    }>('/v1/audit');
     const changes = audit.changes.entries.filter((change) => change.workflowId === workflowId);
     expect(changes.map((change) => [change.type, change.data.mode])).toEqual([
       ['workflow_created', 'shadow'],

@@ -31,6 +31,11 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
   const { definition } = loaded;
   const { mode, key } = run.external;
   const at = () => isoAt(deps.clock);
+  if (run.external.cancelRequested && run.status === 'pending') {
+    // Cancelled before anything was decided or sent: nothing to ask the engine.
+    await endExternalRun(deps, run, { status: 'cancelled', stopReason: 'cancelled' });
+    return { runId, next: 'stop' };
+  }
   if (mode === 'off') {
     // Refused when the run was asked for (start-run); a run created before a change to `off` stops here.
     await endExternalRun(deps, run, {
