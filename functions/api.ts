@@ -22,6 +22,8 @@ function build(): Hono {
   return createApiApp({
     store: runtime.store,
     executions: runtime.executions(),
+    // Graph runs: resume answers the paused execution's wait (human tasks close with h/human-tasks' service).
+    graph: { taskTokens: runtime.taskTokens },
     clock: systemClock,
     ids: randomIds,
     credentialNamePrefix: runtime.env[ENV.credentialSecretPrefix],

@@ -6,6 +6,7 @@
  *   Advance ─► RouteGraph ─┬ service ─► ServiceStep ─► RouteGraph        (one ready service step: the fast path)
  *                          ├ steps ───► RunSteps (Map) ─► Advance        (ready steps in parallel, each by type)
  *                          ├ done ────► DeliverGraph ─► GraphSucceeded
+ *                          ├ paused ──► AwaitResume (task token, answered by a resume) ─► Advance
  *                          ├ stop ────► GraphStopped                      (paused, cancelled, nothing to do)
  *                          └ failed / anything else ─► MarkGraphFailed ─► GraphFailed
  *
@@ -124,11 +125,27 @@ export class GraphStateMachine extends Construct {
     runSteps.addCatch(markFailed, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
     runSteps.next(advance);
 
+    // Paused: wait (no polling, no history growth) until the operator resumes; then decide again.
+    const awaitResume = new tasks.LambdaInvoke(this, names.awaitResume, {
+      lambdaFunction: handlers.wait,
+      integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+      payload: sfn.TaskInput.fromObject({
+        runId: sfn.JsonPath.stringAt('$.runId'),
+        taskToken: sfn.JsonPath.taskToken,
+      }),
+      resultPath: sfn.JsonPath.DISCARD,
+      retryOnServiceExceptions: false,
+    });
+    awaitResume.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CALLBACK_CRASH_RETRY);
+    awaitResume.addCatch(markFailed, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+    awaitResume.next(advance);
+
     const route = new sfn.Choice(this, names.route)
       .when(sfn.Condition.not(sfn.Condition.isPresent('$.next')), markFailed)
       .when(sfn.Condition.stringEquals('$.next', GRAPH_NEXT.service), serviceStep)
       .when(sfn.Condition.stringEquals('$.next', GRAPH_NEXT.steps), runSteps)
       .when(sfn.Condition.stringEquals('$.next', GRAPH_NEXT.done), deliver)
+      .when(sfn.Condition.stringEquals('$.next', GRAPH_NEXT.paused), awaitResume)
       .when(sfn.Condition.stringEquals('$.next', GRAPH_NEXT.stop), new sfn.Succeed(this, names.stopped))
       .otherwise(markFailed);
     advance.next(route);
@@ -224,6 +241,15 @@ export class GraphStateMachine extends Construct {
   /** Grants starting executions (starting a graph run, resuming, retrying a step). */
   public grantStartExecution(grantee: iam.IGrantable): iam.Grant {
     return this.stateMachine.grantStartExecution(grantee);
+  }
+
+  /** Grants `SendTaskSuccess` on this state machine (the api: resuming a paused run answers its wait). */
+  public grantTaskResponse(grantee: iam.IGrantable): iam.Grant {
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['states:SendTaskSuccess'],
+      resourceArns: [this.stateMachine.stateMachineArn],
+    });
   }
 
   /**

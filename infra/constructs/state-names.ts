@@ -93,6 +93,7 @@ export const GRAPH_STATE_NAMES = {
   serviceTask: 'ServiceTask',
   agentTask: 'AgentTask',
   humanTask: 'HumanTask',
+  awaitResume: 'AwaitResume',
   completeStep: 'CompleteStep',
   recordStepError: 'RecordStepError',
   deliver: 'DeliverGraph',
@@ -107,6 +108,7 @@ export const GRAPH_NEXT = {
   service: 'service',
   steps: 'steps',
   done: 'done',
+  paused: 'paused',
   failed: 'failed',
   stop: 'stop',
 } as const;
@@ -118,6 +120,7 @@ export const GRAPH_HANDLER_BY_STATE = {
   [GRAPH_STATE_NAMES.serviceTask]: 'graph-service',
   [GRAPH_STATE_NAMES.agentTask]: 'graph-wait',
   [GRAPH_STATE_NAMES.humanTask]: 'graph-wait',
+  [GRAPH_STATE_NAMES.awaitResume]: 'graph-wait',
   [GRAPH_STATE_NAMES.completeStep]: 'graph-advance',
   [GRAPH_STATE_NAMES.recordStepError]: 'graph-advance',
   [GRAPH_STATE_NAMES.deliver]: 'deliver',

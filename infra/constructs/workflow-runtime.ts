@@ -285,6 +285,7 @@ export class WorkflowRuntime extends Construct {
       this.graphStateMachine.grantStartExecution(fn);
     }
     this.graphStateMachine.grantStopExecution(fns.api);
+    this.graphStateMachine.grantTaskResponse(fns.api);
     fns['graph-service']
       .addEnvironment(ENV.internalHosts, internalHosts)
       .addEnvironment(ENV.credentialSecretPrefix, credentialPrefix)

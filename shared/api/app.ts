@@ -14,6 +14,7 @@ import { openApiDocument } from './openapi.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { eventRoutes } from './routes/events.ts';
+import { graphRunRoutes } from './routes/graph-runs.ts';
 import { localEventRoutes } from './routes/local-events.ts';
 import { meRoutes } from './routes/me.ts';
 import { runRoutes } from './routes/runs.ts';
@@ -37,6 +38,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.use('/v1/*', limit, authenticated);
   app.route('/v1/workflows', workflowRoutes(deps));
   app.route('/v1', runRoutes(deps));
+  app.route('/v1', graphRunRoutes(deps));
   app.route('/v1/approvals', approvalRoutes(deps));
   app.route('/v1/events', eventRoutes(deps));
   app.route('/v1/audit', auditRoutes(deps));

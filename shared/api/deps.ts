@@ -1,8 +1,10 @@
 /** What the API app is built from (ports, injected) and what each request carries: the verified identity. */
+
 import type { Context } from 'hono';
 import type { AnchorVerifier } from '../audit/index.ts';
 import type { Clock, Ids } from '../core/ports.ts';
 import type { ExternalEngineRegistry } from '../external/index.ts';
+import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
 import type { ApproverReach } from '../notify/reach.ts';
 import type { ExecutionsPort } from '../runs/index.ts';
 import type { DynamoStore } from '../store/index.ts';
@@ -49,6 +51,14 @@ export type ApiDeps = {
    * `engine`. Default: none enabled.
    */
   externalEngines?: ExternalEngineRegistry;
+  /**
+   * Graph runs: answering a paused execution's wait (resume), closing human tasks (cancel). Without it the
+   * pause and resume routes answer 409 and a cancel leaves the graph's steps as they were.
+   */
+  graph?: {
+    taskTokens: { sendSuccess(token: string, output: object): Promise<unknown> };
+    humanTasks?: HumanTaskPort;
+  };
   /** The local stack's extras: `POST /local/events`, and `POST /v1/events` delivered on the local bus. */
   local?: { events: true };
 };

@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { GraphOperationError } from '../graph-run/operations.ts';
 import { WorkflowNotRunnableError } from '../runs/index.ts';
 import {
   AlreadyExistsError,
@@ -78,6 +79,7 @@ function mapDomainError(error: unknown): ApiError | undefined {
       return new ApiError(409, 'workflow_not_runnable', error.message);
     return notFound('workflow');
   }
+  if (error instanceof GraphOperationError) return new ApiError(409, 'invalid_state', error.message);
   if (error instanceof WorkflowConflictError || error instanceof RunConflictError) {
     return new ApiError(409, 'concurrent_update', 'it changed concurrently; reload and retry');
   }

@@ -18,6 +18,7 @@ import {
   whoami,
 } from './commands.ts';
 import { clientFrom } from './config.ts';
+import { runOperation, showSteps } from './graph-runs.ts';
 import { localUp } from './local-up.ts';
 
 export const USAGE = `wf: the LLM-workflow runtime's command line
@@ -28,6 +29,10 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY]
   wf run show RUN
   wf run transcript RUN
+  wf run steps RUN                                   a graph run's steps: status, attempt, error
+  wf run pause RUN | resume RUN                      graph runs: no new step starts | go on
+  wf run retry-step RUN STEP                         graph runs: run a failed step again (its next attempt)
+  wf run cancel RUN                                  cancel a run (a graph run's child runs and human tasks too)
   wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
   wf approvals list [--status pending|approved|denied|expired]
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
@@ -148,6 +153,27 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'run transcript': {
         const runId = need(arg, 'RUN');
         return await showTranscript(client(), runId, out);
+      }
+      case 'run steps':
+        return await showSteps(client(), need(arg, 'RUN'), out);
+      case 'run pause':
+      case 'run resume': {
+        const runId = need(arg, 'RUN');
+        return await runOperation(client(), `/v1/runs/${runId}/${verb}`, `${verb}d`, out);
+      }
+      case 'run cancel': {
+        const runId = need(arg, 'RUN');
+        return await runOperation(client(), `/v1/runs/${runId}/cancel`, 'cancel requested', out);
+      }
+      case 'run retry-step': {
+        const runId = need(arg, 'RUN');
+        const stepId = need(positionals[3], 'STEP');
+        return await runOperation(
+          client(),
+          `/v1/runs/${runId}/steps/${stepId}/retry`,
+          `step ${stepId} retried`,
+          out,
+        );
       }
       case 'audit verify': {
         if (values.owner) {

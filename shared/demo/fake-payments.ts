@@ -21,13 +21,15 @@ export type FakePayments = {
   refunds: Refund[];
   /** Requests received (a retried request with a known key is counted here, not in `refunds`). */
   requests: number;
+  /** Answers the next `count` refund requests with 503 and pays nothing (an outage, for retry tests). */
+  failNext(count: number): void;
   close(): Promise<void>;
 };
 
 export async function startFakePayments(options: { port?: number } = {}): Promise<FakePayments> {
   const refunds: Refund[] = [];
   const byKey = new Map<string, Refund>();
-  const state = { requests: 0 };
+  const state = { requests: 0, failing: 0 };
   const server: Server = createServer((request, response) => {
     const reply = (status: number, body: unknown) =>
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -36,6 +38,10 @@ export async function startFakePayments(options: { port?: number } = {}): Promis
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       state.requests += 1;
+      if (state.failing > 0) {
+        state.failing -= 1;
+        return reply(503, { error: 'payments are unavailable, try again later' });
+      }
       let body: { customerId?: unknown; amount?: unknown; reason?: unknown };
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body;
@@ -67,6 +73,9 @@ export async function startFakePayments(options: { port?: number } = {}): Promis
     refunds,
     get requests() {
       return state.requests;
+    },
+    failNext(count) {
+      state.failing = count;
     },
     close: () =>
       new Promise<void>((resolve) => {

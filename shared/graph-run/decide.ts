@@ -31,7 +31,7 @@ export async function decideNext(
   steps: readonly GraphStep[],
   definition: GraphDefinition,
 ): Promise<GraphNext> {
-  if (run.paused) return { next: 'stop' };
+  if (run.paused) return { next: 'paused' };
   const plan = await planRun(definition, run.input, steps);
   const at = isoAt(deps.clock);
   const byId = new Map(steps.map((step) => [step.stepId, step]));
@@ -104,33 +104,34 @@ export async function decideNext(
   for (const id of plan.start) {
     const node = nodeById.get(id);
     if (!node) continue;
-    if (node.type === 'service_task')
-      refs.push({ runId: run.runId, stepId: id, type: node.type, attempt: 1 });
+    // An operator's retry set a failed step back to pending: it starts its next attempt.
+    const attempt = (byId.get(id)?.attempt ?? 0) + 1;
+    if (node.type === 'service_task') refs.push({ runId: run.runId, stepId: id, type: node.type, attempt });
     else if (node.type === 'agent_task') {
       try {
         const prompt = await renderPrompt(`step ${id} prompt`, node.prompt, data);
-        starts.push(move(id, 'running', { attempt: 1, input: { prompt } }));
-        refs.push({ runId: run.runId, stepId: id, type: node.type, attempt: 1 });
+        starts.push(move(id, 'running', { attempt, input: { prompt } }));
+        refs.push({ runId: run.runId, stepId: id, type: node.type, attempt });
       } catch (error) {
         const message = (error as Error).message;
         starts.push(
-          move(id, 'failed', { attempt: 1, error: { name: 'TemplateRenderError', message } }, message),
+          move(id, 'failed', { attempt, error: { name: 'TemplateRenderError', message } }, message),
         );
       }
     } else if (node.type === 'human_task') {
-      starts.push(move(id, 'running', { attempt: 1 }));
+      starts.push(move(id, 'running', { attempt }));
       refs.push({
         runId: run.runId,
         stepId: id,
         type: node.type,
-        attempt: 1,
+        attempt,
         timeoutSeconds: node.timeoutSeconds,
       });
     } else {
       // external_task is reserved (issue #14): it fails here rather than waiting forever.
       starts.push(
         move(id, 'failed', {
-          attempt: 1,
+          attempt,
           error: { name: 'UnsupportedStep', message: `${node.type} steps cannot run yet` },
         }),
       );

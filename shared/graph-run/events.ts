@@ -21,3 +21,6 @@ export const StepCompleteEventSchema = StepRefSchema.extend({
   result: z.unknown().optional(),
   error: z.object({ Error: z.string().optional(), Cause: z.string().optional() }).optional(),
 });
+
+/** `AwaitResume`: the paused run and the wait's task token. */
+export const AwaitResumeEventSchema = GraphPointerSchema.extend({ taskToken: z.string().min(1).max(1024) });

@@ -9,6 +9,9 @@ export type GraphRunItems = { run: Run; steps: GraphStep[]; ledger: LedgerRow[] 
 
 export interface GraphRunStore
   extends Pick<RunStore, 'commit' | 'getWorkflowVersion' | 'getRun' | 'anchorRunHead'> {
+  /** The task token of the execution waiting for this run to be resumed, if one is waiting. */
+  getResumeToken(runId: string): Promise<string | undefined>;
+  putResumeToken(runId: string, token: string): Promise<void>;
   /** The run item and its steps (and ledger rows) in one strongly consistent read. */
   loadGraphRun(runId: string, options?: { ledger?: boolean }): Promise<GraphRunItems | undefined>;
 }
@@ -28,6 +31,8 @@ export type GraphNext =
   | { next: 'service'; step: StepRef }
   | { next: 'steps'; steps: StepRef[] }
   | { next: 'done' }
+  /** Paused by an operator: the execution waits (AwaitResume) until the run is resumed. */
+  | { next: 'paused' }
   | { next: 'failed'; error: { Error: string; Cause: string } }
   | { next: 'stop' };
 

@@ -133,7 +133,8 @@ async function serviceOnce(
     // Idempotent and pending: send again with the same Idempotency-Key (the row's).
     return finish(await dispatch(deps, run, action, step?.input, row), row, step?.input);
   }
-  if (run.paused) return { next: 'stop' }; // not started yet: no new step starts while paused
+  // Not started yet: no new step starts while paused (inside the Map the answer is ignored; Advance decides).
+  if (run.paused) return { next: 'paused' };
   const data = runDataOf(run.input, stepViews(definition, steps, run.input));
   let args: unknown;
   try {

@@ -164,3 +164,18 @@ async function requestHuman(
   });
   return 'human_task_requested';
 }
+
+/**
+ * `AwaitResume`: a paused run's execution waits here. The token is stored first, then the pause is checked:
+ * a resume that came in between is answered at once (resume clears the flag first, then reads the token).
+ */
+export async function awaitResume(
+  deps: Pick<GraphWaitDeps, 'store' | 'answer'>,
+  wait: { runId: string; taskToken: string },
+): Promise<string> {
+  await deps.store.putResumeToken(wait.runId, wait.taskToken);
+  const run = await deps.store.getRun(wait.runId);
+  if (run?.paused && !isTerminalRunStatus(run.status)) return 'waiting_for_resume';
+  await deps.answer?.(wait.taskToken, {});
+  return 'resumed';
+}

@@ -452,6 +452,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         triggerSync: localTriggerSync(store),
         auditVerifier: localKeyVerifierFromFile(auditKey.publicKey),
         externalEngines: engines,
+        graph: { taskTokens: taskTokens(), humanTasks: options.humanTasks ?? humanTasks },
         local: { events: true },
       }),
     );

@@ -2,11 +2,18 @@
 import { endRun } from '../core/end-run.ts';
 import type { Clock } from '../core/ports.ts';
 import { requestExternalCancel } from '../external/run/request-cancel.ts';
+import { cancelGraphSteps, type GraphOperationsDeps } from '../graph-run/operations.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { DynamoStore } from '../store/index.ts';
 import type { ExecutionsPort } from './ports.ts';
 
-export type CancelRunDeps = { store: DynamoStore; executions: ExecutionsPort; clock: Clock };
+export type CancelRunDeps = {
+  store: DynamoStore;
+  executions: ExecutionsPort;
+  clock: Clock;
+  /** Graph runs: what closes their steps (child runs, human tasks); without it their steps stay as they were. */
+  graph?: Omit<GraphOperationsDeps, 'store' | 'executions' | 'clock'>;
+};
 
 /** Cancels a run of `owner`. Returns undefined for a missing or foreign run; a finished run is returned as is. */
 export async function cancelRun(
@@ -29,6 +36,11 @@ export async function cancelRun(
   // Stop the execution only when this call ended the run (a finished run has no execution to stop).
   if (run?.status === 'cancelled' && before?.status !== 'cancelled' && run.executionArn) {
     await deps.executions.stop(run.executionArn, 'cancelled by owner');
+  }
+  // A graph run: running child runs are cancelled too, waiting human tasks closed, open steps `cancelled`.
+  if (run?.status === 'cancelled' && run.kind === 'graph' && deps.graph) {
+    const ops = { ...deps.graph, store: deps.store, executions: deps.executions, clock: deps.clock };
+    await cancelGraphSteps(ops, run, (childRunId) => cancelRun(deps, { ...args, runId: childRunId }));
   }
   return run;
 }

@@ -105,11 +105,26 @@ export async function startRun(
     const stored = await deps.store.commit({ run, next: { ...run, executionArn } });
     return { run: stored, created };
   } catch (error) {
-    // The first turn may already have moved the run: the arn is a convenience, the run is fine.
-    if (error instanceof RunConflictError)
-      return { run: (await deps.store.getRun(run.runId)) ?? run, created };
-    throw error;
+    if (!(error instanceof RunConflictError)) throw error;
+    // The first turn may already have moved the run: for an agent run the arn is a convenience. A graph
+    // run's cancel stops its execution by this arn, so it is recorded on the fresh run (a conflicting
+    // Advance reads the run again and decides the same).
+    const fresh = (await deps.store.getRun(run.runId)) ?? run;
+    return { run: run.kind === 'graph' ? await recordArn(deps, fresh, executionArn) : fresh, created };
   }
+}
+
+async function recordArn(deps: StartRunDeps, run: Run, executionArn: string): Promise<Run> {
+  let current: Run | undefined = run;
+  for (let attempt = 1; current && !current.executionArn; attempt++) {
+    try {
+      return await deps.store.commit({ run: current, next: { ...current, executionArn } });
+    } catch (error) {
+      if (!(error instanceof RunConflictError) || attempt >= 5) throw error;
+      current = await deps.store.getRun(run.runId);
+    }
+  }
+  return current ?? run;
 }
 
 /** Starts the run's first execution on the state machine of its kind. */

@@ -18,6 +18,7 @@ import {
   publicBaseUrlFrom,
   type RequestApprovalDeps,
   sfnTaskTokens,
+  type TaskTokensPort,
 } from '../approvals-http/index.ts';
 import type { AnchorVerifier } from '../audit/index.ts';
 import { kmsAnchorSigner, kmsAnchorVerifier } from '../audit-signing/index.ts';
@@ -94,6 +95,8 @@ export type AwsRuntime = {
   store: DynamoStore;
   turn(): Promise<TurnDeps>;
   executions(): ExecutionsPort;
+  /** Answers Step Functions waits (graph runs: resume, a child run's end). */
+  taskTokens: TaskTokensPort;
   /** Answers a graph step's wait when its child run ends (deliver, mark-failed). */
   answerParent(run: Run): Promise<unknown>;
   /** Graph runs: Advance and CompleteStep (store only). */
@@ -282,6 +285,7 @@ export function awsRuntime(): AwsRuntime {
     auditVerifier: () => auditVerifier,
     approverReach: () => listedApprovers('sns', parseApproverList(env[ENV.approvers])),
     ownerNotices,
+    taskTokens,
     answerParent: (run) => answerParentStep({ store, taskTokens }, run),
     async graph() {
       return { store, definitionOf: graphDefinitionOf(), clock: systemClock };

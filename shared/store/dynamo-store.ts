@@ -21,7 +21,7 @@ import { listOwnerChangeItems, UNATTRIBUTED } from './owner-changes.ts';
 import { queryPrefix, queryPrefixItems } from './reads.ts';
 import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
 import { listSignedHeadItems, signOwnerHeads } from './signed-heads.ts';
-import { loadGraphRun } from './steps.ts';
+import { getResumeToken, loadGraphRun, putResumeToken } from './steps.ts';
 import {
   deleteTriggerIndex,
   listTriggerIndex,
@@ -79,6 +79,12 @@ export class DynamoStore implements RunStore, NotesPort {
   /** A graph run with its steps (and ledger rows) in one Query (steps.ts). */
   loadGraphRun(runId: string, options?: { ledger?: boolean }) {
     return loadGraphRun(this.ctx, runId, options);
+  }
+  getResumeToken(runId: string) {
+    return getResumeToken(this.ctx, runId);
+  }
+  putResumeToken(runId: string, token: string) {
+    return putResumeToken(this.ctx, runId, token);
   }
   listLedger(runId: string): Promise<LedgerRow[]> {
     return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.ledger, LedgerRowSchema);

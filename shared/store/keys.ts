@@ -24,6 +24,8 @@ export const keys = {
   ledger: (runId: string, toolUseId: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `TOOL#${toolUseId}` }),
   audit: (runId: string, seq: number): ItemKey => ({ pk: `RUN#${runId}`, sk: `AUD#${pad(seq, 9)}` }),
   note: (runId: string, name: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `NOTE#${name}` }),
+  /** The task token of a paused graph run's execution, waiting for a resume (never part of the run item). */
+  resumeToken: (runId: string): ItemKey => ({ pk: `RUN#${runId}`, sk: 'RESUME' }),
   /** A graph run's step; sorts between the run item (`RUN`) and its ledger rows (`TOOL#`). */
   step: (runId: string, stepId: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `STEP#${stepId}` }),
   approval: (approvalId: string): ItemKey => ({ pk: `APR#${approvalId}`, sk: 'APR' }),

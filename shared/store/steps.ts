@@ -2,7 +2,7 @@
  * Graph step items: the conditional write that `commit` puts into a run's transaction, and the one read that
  * loads a graph run with its steps (and, on request, its ledger rows) in a single strongly consistent Query.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { StepConflictError } from '../core/store-errors.ts';
 import { type GraphStep, GraphStepSchema, type StepWrite } from '../schemas/graph-step.ts';
 import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
@@ -66,4 +66,19 @@ export async function loadGraphRun(
     steps: of(prefixes.step).map((item) => decodeItem(GraphStepSchema, item)),
     ledger: of(prefixes.ledger).map((item) => decodeItem(LedgerRowSchema, item)),
   };
+}
+
+/** The task token a paused graph run's execution waits on (AwaitResume); replaced by each new wait. */
+export async function putResumeToken(ctx: StoreContext, runId: string, token: string): Promise<void> {
+  await ctx.doc.send(
+    new PutCommand({ TableName: ctx.table, Item: { ...keys.resumeToken(runId), schemaVersion: 1, token } }),
+  );
+}
+
+export async function getResumeToken(ctx: StoreContext, runId: string): Promise<string | undefined> {
+  const response = await ctx.doc.send(
+    new GetCommand({ TableName: ctx.table, Key: keys.resumeToken(runId), ConsistentRead: true }),
+  );
+  const token = response.Item?.token;
+  return typeof token === 'string' ? token : undefined;
 }

@@ -69,7 +69,11 @@ describe('a crash between the refund call and its settle', () => {
 
   it('an idempotent refund is sent again with the same key and paid once', async () => {
     faults.push('crash', 'timeout');
-    const workflowId = await applyWorkflowText(e2e, 'refund-request', refundGraph('refund-request', payments.url));
+    const workflowId = await applyWorkflowText(
+      e2e,
+      'refund-request',
+      refundGraph('refund-request', payments.url),
+    );
     const runId = await startRefund(e2e, workflowId, 'Order 1: the vase arrived broken. Customer c_17.');
     const run = await runEnded(e2e, runId, 30_000);
     expect(thrown).toEqual(['crash', 'timeout']);
@@ -79,7 +83,11 @@ describe('a crash between the refund call and its settle', () => {
     const keys = new Set(payments.refunds.map((refund) => refund.idempotencyKey));
     expect(keys.size).toBe(1);
     const steps = await stepsOf(e2e, runId);
-    expect(steps.issue_refund).toMatchObject({ status: 'succeeded', attempt: 1, output: { refundId: 'rf_1' } });
+    expect(steps.issue_refund).toMatchObject({
+      status: 'succeeded',
+      attempt: 1,
+      output: { refundId: 'rf_1' },
+    });
     const ledger = (await e2e.stack.store.loadGraphRun(runId, { ledger: true }))?.ledger;
     expect(ledger).toEqual([expect.objectContaining({ tool: 'issue_refund', status: 'completed' })]);
   });

@@ -7,6 +7,7 @@
 import { vi } from 'vitest';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { readApprovalForm } from '../../shared/demo/approve.ts';
+import { childRunIdFor } from '../../shared/graph-run/wait.ts';
 import type { FakeAws } from './fake-aws.ts';
 import { httpEvent, type Lambdas } from './lambdas.ts';
 import { ACCOUNT } from './template.ts';
@@ -28,6 +29,55 @@ const workflow = (name: string, extra: Record<string, unknown> = {}) => ({
   trigger: { type: 'on_demand' },
   budget: { maxUsdPerRun: 1, maxTurns: 4 },
   ...extra,
+});
+
+/** A graph: triage (agent), refund (service, with a credential) and review (human) in parallel, then end. */
+const graphWorkflow = () => ({
+  kind: 'graph',
+  name: 'graph-flow',
+  trigger: { type: 'schedule', expression: 'cron(0 9 * * ? *)', timezone: 'UTC' },
+  budget: { maxUsdPerRun: 1 },
+  connectors: {
+    refund: {
+      kind: 'http',
+      description: 'Pays a refund.',
+      method: 'POST',
+      // A literal loopback address: the egress guard refuses it without any DNS lookup.
+      url: 'https://127.0.0.1:9/refunds',
+      input: { type: 'object', properties: { amount: { type: 'number' } } },
+      credential: { slot: 'hook_token' },
+      idempotent: true,
+    },
+  },
+  credRefs: { hook_token: { secret: HOOK_TOKEN_SECRET } },
+  nodes: [
+    { id: 'start', type: 'start' },
+    {
+      id: 'triage',
+      type: 'agent_task',
+      model: { id: 'claude-sonnet-5-5', maxTokens: 1024 },
+      system: 'Triage.',
+      prompt: 'Triage {{ input.message }}',
+    },
+    { id: 'refund', type: 'service_task', action: 'refund', args: { amount: 5 } },
+    {
+      id: 'review',
+      type: 'human_task',
+      title: 'Review',
+      assignees: [APPROVER],
+      form: { type: 'object', properties: { ok: { type: 'boolean' } } },
+      timeoutSeconds: 60,
+    },
+    { id: 'done', type: 'end' },
+  ],
+  edges: [
+    { from: 'start', to: 'triage' },
+    { from: 'start', to: 'refund' },
+    { from: 'start', to: 'review' },
+    { from: 'triage', to: 'done' },
+    { from: 'refund', to: 'done' },
+    { from: 'review', to: 'done' },
+  ],
 });
 
 const gated = {
@@ -199,6 +249,45 @@ export async function driveFlow(
     workflowId: eventedId,
     event: { id: 'e-1', source: 'com.example.tracker', 'detail-type': 'Issue Opened', detail: {} },
   });
+
+  // Graph runs: Advance, a child agent run that answers its step when it ends (deliver, then mark-failed on a
+  // second attempt's child), a service step that reads a credential, a human task where none can be
+  // requested (fails closed), CompleteStep, pause → AwaitResume → resume, retry a step, cancel, and a
+  // scheduled start.
+  const graphId = await create(graphWorkflow());
+  runs.graph = await start(graphId);
+  const graphRun = runs.graph;
+  const ref = (stepId: string, type: string, attempt = 1) => ({ runId: graphRun, stepId, type, attempt });
+  await fns.invoke('graph-advance', { runId: graphRun });
+  await fns.invoke('graph-wait', { ...ref('triage', 'agent_task'), taskToken: 'graph-triage-1' });
+  const child = childRunIdFor(graphRun, 'triage', 1);
+  await loop(child);
+  await fns.invoke('deliver', { runId: child, turn: 0 });
+  await fns.invoke('graph-service', { ...ref('refund', 'service_task'), decide: false });
+  await fns
+    .invoke('graph-wait', { ...ref('review', 'human_task'), timeoutSeconds: 60, taskToken: 'graph-review-1' })
+    .catch(() => undefined);
+  await fns.invoke('graph-advance', {
+    ...ref('triage', 'agent_task'),
+    result: { childRunId: child, status: 'denied' },
+  });
+  await fns.invoke('graph-advance', {
+    ...ref('review', 'human_task'),
+    error: { Error: 'HumanTasksUnavailableError', Cause: '{"errorMessage":"none"}' },
+  });
+  await fns.invoke('graph-advance', { runId: graphRun });
+  await api('POST', `/v1/runs/${graphRun}/steps/triage/retry`);
+  await api('POST', `/v1/runs/${graphRun}/steps/review/retry`);
+  await api('POST', `/v1/runs/${graphRun}/steps/refund/retry`);
+  await fns.invoke('graph-advance', { runId: graphRun });
+  await fns.invoke('graph-wait', { ...ref('triage', 'agent_task', 2), taskToken: 'graph-triage-2' });
+  await fns.invoke('mark-failed', { runId: childRunIdFor(graphRun, 'triage', 2) });
+  await api('POST', `/v1/runs/${graphRun}/pause`);
+  await fns.invoke('graph-wait', { runId: graphRun, taskToken: 'graph-resume' });
+  await api('POST', `/v1/runs/${graphRun}/resume`);
+  await api('GET', `/v1/runs/${graphRun}/steps`);
+  await api('POST', `/v1/runs/${graphRun}/cancel`);
+  await fns.invoke('start-run', { owner: OWNER, workflowId: graphId, scheduledTime: '2026-12-01T09:00:00Z' });
 
   // Reads, and the trigger cleanup when workflows are disabled and deleted.
   await api('GET', '/v1/workflows');

@@ -97,6 +97,7 @@ beforeAll(async () => {
   const deployment = {
     region: policies.resolved.region,
     stateMachineArn: policies.resolved.ref(logicalId(runtime.runStateMachine.stateMachine)),
+    graphStateMachineArn: policies.resolved.ref(logicalId(runtime.graphStateMachine.stateMachine)),
     // Operators create credential secrets (docs/deploy.md, Credentials): named and tagged for their owner.
     secretTags: new Map([...policies.secretTags(), [HOOK_TOKEN_SECRET, { 'wf-owner': ownerKey(OWNER) }]]),
   };

@@ -5,6 +5,9 @@
 import type { AwsCallRecord } from '../../shared/runtime/aws-call-recorder.ts';
 import { ACCOUNT } from './template.ts';
 
+/** The functions whose SendTask* calls answer the graph state machine's waits (see `states` below). */
+const GRAPH_TOKEN_SENDERS = new Set(['deliver', 'mark-failed', 'api']);
+
 export type IamRequest = {
   fn: string;
   /** The role session the call was signed with, when not the function's own role. */
@@ -19,6 +22,8 @@ export type Deployment = {
   region: string;
   /** The run state machine: task tokens belong to its executions. */
   stateMachineArn: string;
+  /** The graph state machine (the machine whose waits GRAPH_TOKEN_SENDERS answer). */
+  graphStateMachineArn?: string;
   /** Tags of secrets by name (from the template, or declared by the test). */
   secretTags: ReadonlyMap<string, Record<string, string>>;
 };
@@ -90,7 +95,18 @@ export function iamRequestsFor(call: AwsCallRecord, d: Deployment): IamRequest[]
       return [one(call.command, ids.IndexName ? `${table(name)}/index/${ids.IndexName}` : table(name))];
     }
     case 'states':
-      if (call.command.startsWith('SendTask')) return [one(call.command, d.stateMachineArn)];
+      // Task tokens are credentials and are not recorded, so which machine a token answers comes from the
+      // function: the graph machine's waits are answered by a child run's end (deliver, mark-failed) and a
+      // resume (api); approvals (request-approval, approval-http) answer the run machine's.
+      if (call.command.startsWith('SendTask'))
+        return [
+          one(
+            call.command,
+            GRAPH_TOKEN_SENDERS.has(call.fn) && d.graphStateMachineArn
+              ? d.graphStateMachineArn
+              : d.stateMachineArn,
+          ),
+        ];
       return [one(call.command, ids.stateMachineArn ?? ids.executionArn ?? '*')];
     case 'sns':
       return [one(call.command, ids.TopicArn ?? '*')];

@@ -33,12 +33,16 @@ beforeAll(() => {
 });
 
 describe('CredentialReader role', () => {
-  it('trusts exactly the turn and deliver roles to AssumeRole', () => {
+  it('trusts exactly the turn, deliver and graph-service roles to AssumeRole', () => {
     const trust = roles()[readerRole]?.Properties.AssumeRolePolicyDocument.Statement as Statement[];
     const assume = trust.filter((s) => actions(s).includes('sts:AssumeRole'));
     expect(assume).toHaveLength(1);
     expect([assume[0]?.Principal?.AWS].flat().sort()).toEqual(
-      [`\${${roleId('turn')}.Arn}`, `\${${roleId('deliver')}.Arn}`].sort(),
+      [
+        `\${${roleId('turn')}.Arn}`,
+        `\${${roleId('deliver')}.Arn}`,
+        `\${${roleId('graph-service')}.Arn}`,
+      ].sort(),
     );
     expect(assume[0]?.Condition).toBeUndefined();
   });
@@ -48,7 +52,11 @@ describe('CredentialReader role', () => {
     const tag = trust.filter((s) => actions(s).includes('sts:TagSession'));
     expect(tag).toHaveLength(1);
     expect([tag[0]?.Principal?.AWS].flat().sort()).toEqual(
-      [`\${${roleId('turn')}.Arn}`, `\${${roleId('deliver')}.Arn}`].sort(),
+      [
+        `\${${roleId('turn')}.Arn}`,
+        `\${${roleId('deliver')}.Arn}`,
+        `\${${roleId('graph-service')}.Arn}`,
+      ].sort(),
     );
     expect(tag[0]?.Condition).toEqual({
       StringLike: { [`aws:RequestTag/${OWNER_TAG_KEY}`]: '?*' },

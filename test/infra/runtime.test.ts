@@ -60,8 +60,18 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.startRunFunctionArn,
     ENV.auditSigningKeyArn,
     ENV.approvers,
+    ENV.graphStateMachineArn,
   ],
-  'start-run': [...COMMON, ENV.stateMachineArn],
+  'start-run': [...COMMON, ENV.stateMachineArn, ENV.graphStateMachineArn],
+  'graph-advance': [...COMMON],
+  'graph-service': [
+    ...COMMON,
+    ENV.internalHosts,
+    ENV.credentialSecretPrefix,
+    ENV.credentialRoleArn,
+    ENV.approvalBaseUrl,
+  ],
+  'graph-wait': [...COMMON, ENV.stateMachineArn],
 };
 
 let synthesized: SynthesizedRuntime;
@@ -460,7 +470,7 @@ describe('WorkflowRuntime: internalHosts', () => {
     const values = Object.values(functions)
       .map((fn) => fn.Properties.Environment.Variables[ENV.internalHosts])
       .filter((value) => value !== undefined);
-    expect(values).toEqual(Array(3).fill('billing.internal.example.com,crm.corp'));
+    expect(values).toEqual(Array(4).fill('billing.internal.example.com,crm.corp'));
   });
 
   it.each(['https://billing.example.com', '*.corp', 'host:8443', 'a/b'])(

@@ -27,13 +27,15 @@ const definitionLike = (pattern: Record<string, unknown>) => ({
 beforeAll(() => {
   synthesized = synthRuntime();
   flat = flatTemplate(synthesized.template);
-  const [machine] = Object.values(flat.findResources('AWS::StepFunctions::StateMachine'));
+  const machines = flat.findResources('AWS::StepFunctions::StateMachine');
+  const machine = machines[logicalId(synthesized.stack.runtime.runStateMachine.stateMachine)];
   states = JSON.parse(machine?.Properties.DefinitionString as string).States;
 });
 
 describe('RunStateMachine', () => {
   it('is one Standard state machine with tracing and ERROR logging without execution data', () => {
-    synthesized.template.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
+    // Two in the stack: this one and the graph machine (test/infra/graph-state-machine.test.ts).
+    synthesized.template.resourceCountIs('AWS::StepFunctions::StateMachine', 2);
     synthesized.template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
       StateMachineType: 'STANDARD',
       TracingConfiguration: { Enabled: true },
@@ -228,7 +230,8 @@ describe('RunStateMachine', () => {
   });
 
   it('breaks no Retry/Catch rule of the States Language or of AWS (offline ASL check)', () => {
-    const [machine] = Object.values(flat.findResources('AWS::StepFunctions::StateMachine'));
+    const machines = flat.findResources('AWS::StepFunctions::StateMachine');
+    const machine = machines[logicalId(synthesized.stack.runtime.runStateMachine.stateMachine)];
     expect(aslProblems(JSON.parse(machine?.Properties.DefinitionString as string))).toEqual([]);
   });
 

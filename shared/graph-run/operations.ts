@@ -1,0 +1,184 @@
+/**
+ * Operator controls of a graph run (docs/graph-workflows.md, "Running a graph"), each owner-fenced (a foreign
+ * run answers like a missing one: undefined) and each a conditional commit with an audit entry:
+ * - pause: no new step starts; running steps finish; the execution then waits (AwaitResume) on a task token;
+ * - resume: clears the pause and answers that wait;
+ * - retry a failed step: the failed run is reopened, that step alone goes back to pending, and a fresh
+ *   execution runs it in its next attempt (nothing downstream had started: a failure halts the run);
+ * - cancel (cancelGraphSteps, after shared/runs cancelRun ended the run and stopped its execution): running
+ *   child runs are cancelled, waiting human tasks closed, and every unfinished step recorded `cancelled`.
+ */
+import { isoAt, RunHandle } from '../core/engine.ts';
+import type { Clock } from '../core/ports.ts';
+import type { ExecutionsPort } from '../runs/ports.ts';
+import type { GraphStep } from '../schemas/graph-step.ts';
+import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
+import { isConflict } from './advance.ts';
+import type { HumanTaskPort } from './human-task-port.ts';
+import type { GraphRunStore } from './ports.ts';
+import { moveStep } from './step-writes.ts';
+
+export type GraphOperationsDeps = {
+  store: GraphRunStore;
+  executions: ExecutionsPort;
+  clock: Clock;
+  /** Answers a paused execution's AwaitResume wait. */
+  taskTokens: { sendSuccess(token: string, output: object): Promise<unknown> };
+  humanTasks?: HumanTaskPort | undefined;
+};
+
+export type GraphOperation = 'pause' | 'resume' | 'retry_step' | 'cancel';
+
+/** The run cannot take this operation now (a 409 naming why). */
+export class GraphOperationError extends Error {
+  override readonly name = 'GraphOperationError';
+}
+
+type Target = { owner: string; runId: string; actor: string };
+
+/** Loads an owner's graph run (undefined: missing or foreign) and applies `change` with conflict retries. */
+async function operate<T>(
+  deps: GraphOperationsDeps,
+  target: Target,
+  change: (run: Run, steps: GraphStep[]) => Promise<T>,
+): Promise<T | undefined> {
+  for (let round = 1; ; round++) {
+    const loaded = await deps.store.loadGraphRun(target.runId);
+    if (!loaded || loaded.run.owner !== target.owner) return undefined;
+    if (loaded.run.kind !== 'graph') throw new GraphOperationError(`run ${target.runId} is not a graph run`);
+    try {
+      return await change(loaded.run, loaded.steps);
+    } catch (error) {
+      if (!isConflict(error) || round >= 5) throw error;
+    }
+  }
+}
+
+const opAudit = (operation: GraphOperation, actor: string, data: Record<string, unknown> = {}) => ({
+  type: 'graph_operation' as const,
+  actor,
+  data: { operation, ...data },
+});
+
+export function pauseGraphRun(deps: GraphOperationsDeps, target: Target): Promise<Run | undefined> {
+  return operate(deps, target, async (run) => {
+    if (isTerminalRunStatus(run.status)) throw new GraphOperationError(`the run has ended (${run.status})`);
+    if (run.paused) return run;
+    return new RunHandle(run, deps).commit({
+      next: (current) => ({ ...current, paused: true }),
+      audit: [opAudit('pause', target.actor)],
+    });
+  });
+}
+
+export async function resumeGraphRun(deps: GraphOperationsDeps, target: Target): Promise<Run | undefined> {
+  const resumed = await operate(deps, target, async (run) => {
+    if (!run.paused) throw new GraphOperationError('the run is not paused');
+    return new RunHandle(run, deps).commit({
+      next: ({ paused: _paused, ...current }) => current,
+      audit: [opAudit('resume', target.actor)],
+    });
+  });
+  // The execution stores its token before it checks the flag; this clears the flag before it reads the
+  // token: one of the two always sees the other, so no resume is lost. A closed token is fine.
+  const token = resumed && (await deps.store.getResumeToken(resumed.runId));
+  if (token) await deps.taskTokens.sendSuccess(token, {});
+  return resumed;
+}
+
+export async function retryGraphStep(
+  deps: GraphOperationsDeps,
+  target: Target & { stepId: string },
+): Promise<Run | undefined> {
+  const reopened = await operate(deps, target, async (run, steps) => {
+    const step = steps.find((candidate) => candidate.stepId === target.stepId);
+    if (step?.status !== 'failed') throw new GraphOperationError(`step ${target.stepId} has not failed`);
+    if (run.status !== 'failed' && run.status !== 'running')
+      throw new GraphOperationError(`the run is ${run.status}; only a failed run's step can be retried`);
+    const back = moveStep({
+      runId: run.runId,
+      stepId: step.stepId,
+      type: step.type as GraphStep['type'] & 'service_task',
+      current: step,
+      status: 'pending',
+      at: isoAt(deps.clock),
+      fields: { error: undefined, taskToken: undefined, endedAt: undefined, childRunId: undefined },
+      reason: `retried by ${target.actor}`,
+    });
+    const next = await new RunHandle(run, deps).commit({
+      steps: [back.write],
+      ...(run.status === 'failed' ? { reopen: true as const } : {}),
+      next: ({
+        error: _error,
+        endedAt: _endedAt,
+        stopReason: _stopReason,
+        delivery: _delivery,
+        ...current
+      }) => ({
+        ...current,
+        status: 'running',
+      }),
+      audit: [
+        opAudit('retry_step', target.actor, { stepId: step.stepId, attempt: step.attempt + 1 }),
+        back.audit,
+      ],
+    });
+    return { run: next, attempt: step.attempt + 1, wasFailed: run.status === 'failed' };
+  });
+  if (!reopened) return undefined;
+  if (!reopened.wasFailed) return reopened.run;
+  // The failed run's execution has ended: a fresh one runs the step (named per attempt: a retried request
+  // starts the same execution).
+  const graph = deps.executions.graph;
+  if (!graph) throw new GraphOperationError('no graph state machine is configured');
+  const { executionArn } = await graph.start(`${target.runId}-retry-${target.stepId}-${reopened.attempt}`, {
+    runId: target.runId,
+  });
+  return recordExecution(deps, reopened.run, executionArn);
+}
+
+async function recordExecution(deps: GraphOperationsDeps, run: Run, executionArn: string): Promise<Run> {
+  try {
+    return await deps.store.commit({ run, next: { ...run, executionArn } });
+  } catch (error) {
+    if (!isConflict(error)) throw error;
+    return (await deps.store.getRun(run.runId)) ?? run;
+  }
+}
+
+/**
+ * After a graph run was cancelled: its child runs are cancelled (through `cancelChild`, the run service's own
+ * cancel), its waiting human tasks closed, and every step still running or waiting recorded `cancelled`.
+ */
+export async function cancelGraphSteps(
+  deps: GraphOperationsDeps,
+  run: Run,
+  cancelChild: (childRunId: string) => Promise<unknown>,
+): Promise<void> {
+  const loaded = await deps.store.loadGraphRun(run.runId);
+  if (!loaded) return;
+  const open = loaded.steps.filter((step) => step.status === 'running' || step.status === 'waiting');
+  for (const step of open) {
+    if (step.childRunId) await cancelChild(step.childRunId);
+    if (step.type === 'human_task')
+      await deps.humanTasks?.close({ owner: run.owner, runId: run.runId, stepId: step.stepId });
+  }
+  if (open.length === 0) return;
+  const at = isoAt(deps.clock);
+  const moves = open.map((step) =>
+    moveStep({
+      runId: run.runId,
+      stepId: step.stepId,
+      type: step.type as GraphStep['type'] & 'service_task',
+      current: step,
+      status: 'cancelled',
+      at,
+      fields: { taskToken: undefined },
+      reason: 'the run was cancelled',
+    }),
+  );
+  await new RunHandle(loaded.run, deps).commit({
+    steps: moves.map((move) => move.write),
+    audit: moves.map((move) => move.audit),
+  });
+}

@@ -1,0 +1,148 @@
+/**
+ * Operator controls of a graph run on the local stack, through the API (as `wf run …` calls it):
+ * - retry: the refund fails (payments answer 503), the run fails; retrying the step re-runs only it (the
+ *   triage child run is not run again), in attempt 2, and the run completes with one refund;
+ * - pause/resume: paused while the manager reviews, the review finishes but the refund does not start; the
+ *   execution waits (AwaitResume) until resume, then the run completes;
+ * - cancel: a run waiting on its human task is cancelled: the step is `cancelled`, the task closed;
+ * - owner fencing: another owner's run id answers 404, as a missing one.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, ApiError } from '../../shared/cli/client.ts';
+import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
+import type { Run } from '../../shared/schemas/run.ts';
+import {
+  applyWorkflowText,
+  createOwnTable,
+  type E2eStack,
+  eventually,
+  getRun,
+  removeDir,
+  runEnded,
+  startE2eStack,
+  tempDataDir,
+} from '../e2e/support.ts';
+import { refundGraph, startRefund, stepsOf } from './support.ts';
+
+const KEY_A = 'wf_test_key_team_a_0123456789abcdef';
+const KEY_B = 'wf_test_key_team_b_0123456789abcdef';
+
+/** The HTTP status of a request (the client throws on non-2xx). */
+async function statusOf(client: ApiClient, path: string): Promise<number> {
+  try {
+    return (await client.request('POST', path, { body: '{}' })).status;
+  } catch (error) {
+    if (error instanceof ApiError) return error.status;
+    throw error;
+  }
+}
+
+describe('graph run operations on the local stack', () => {
+  let e2e: E2eStack;
+  let payments: FakePayments;
+  let dataDir: string;
+  let small: string;
+  let large: string;
+
+  beforeAll(async () => {
+    payments = await startFakePayments();
+    dataDir = await tempDataDir();
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(
+      join(dataDir, 'api-keys.json'),
+      JSON.stringify({ keys: { [KEY_A]: { owner: 'team-a' }, [KEY_B]: { owner: 'team-b' } } }),
+    );
+    const started = await startE2eStack(await createOwnTable(), {
+      dataDir,
+      allowLoopbackPorts: [payments.port],
+      internalHosts: ['127.0.0.1'],
+    });
+    e2e = { ...started, client: new ApiClient(started.stack.url, { kind: 'api-key', apiKey: KEY_A }) };
+    small = await applyWorkflowText(e2e, 'refund-request', refundGraph('refund-request', payments.url));
+    large = await applyWorkflowText(e2e, 'refund-large', refundGraph('refund-large', payments.url));
+  });
+  afterAll(async () => {
+    await e2e?.stack.stop();
+    await payments?.close();
+    await removeDir(dataDir);
+  });
+
+  const post = async (path: string) => (await e2e.client.post<{ run: Run }>(path, {})).body.run;
+  const paid = (customerId: string) => payments.refunds.filter((refund) => refund.customerId === customerId);
+
+  it('retrying a failed step re-runs only that step', async () => {
+    payments.failNext(1);
+    const runId = await startRefund(e2e, small, 'Order 1: the vase arrived broken. Customer c_17.');
+    const failed = await runEnded(e2e, runId, 30_000);
+    expect(failed.status).toBe('failed');
+    expect(failed.error?.message).toContain('issue_refund');
+    const before = await stepsOf(e2e, runId);
+    expect(before.issue_refund).toMatchObject({ status: 'failed', attempt: 1 });
+    expect(before.draft_reply).toBeUndefined();
+
+    const reopened = await post(`/v1/runs/${runId}/steps/issue_refund/retry`);
+    expect(reopened.status).toBe('running');
+    const run = await runEnded(e2e, runId, 30_000);
+    const after = await stepsOf(e2e, runId);
+    expect(run.status).toBe('done');
+    expect(after.issue_refund).toMatchObject({ status: 'succeeded', attempt: 2 });
+    // Only that step ran again: the triage step kept its one attempt and its one child run.
+    expect(after.triage).toMatchObject({ attempt: 1, childRunId: before.triage?.childRunId });
+    expect(after.draft_reply?.status).toBe('succeeded');
+    expect(paid('c_17')).toHaveLength(1);
+  });
+
+  it('retrying a step that did not fail is refused with 409 and changes nothing', async () => {
+    const runId = await startRefund(e2e, small, 'Order 1: the vase arrived broken. Customer c_17.');
+    await runEnded(e2e, runId, 30_000);
+    expect(await statusOf(e2e.client, `/v1/runs/${runId}/steps/triage/retry`)).toBe(409);
+    expect((await getRun(e2e, runId)).status).toBe('done');
+  });
+
+  it('pause stops new steps (running ones finish); resume goes on', async () => {
+    const before = paid('c_88').length;
+    const runId = await startRefund(e2e, large, 'My order never arrived. Customer c_88.');
+    await eventually('the manager review', async () => e2e.stack.humanTasks.find(runId, 'manager_review'));
+    const paused = await post(`/v1/runs/${runId}/pause`);
+    expect(paused.paused).toBe(true);
+    await e2e.stack.humanTasks.submit(runId, 'manager_review', { approve: true });
+    // The review (already running) finishes; the execution then waits for a resume instead of refunding.
+    await eventually('the execution to wait for a resume', async () =>
+      (await e2e.stack.store.getResumeToken(runId)) ? true : undefined,
+    );
+    const steps = await stepsOf(e2e, runId);
+    expect(steps.manager_review?.status).toBe('succeeded');
+    expect(steps.issue_refund).toBeUndefined();
+    expect(paid('c_88').length).toBe(before);
+
+    const resumed = await post(`/v1/runs/${runId}/resume`);
+    expect(resumed.paused).toBeUndefined();
+    const run = await runEnded(e2e, runId, 30_000);
+    expect(run.status).toBe('done');
+    expect(paid('c_88').length).toBe(before + 1);
+  });
+
+  it('cancel closes the waiting human task and cancels the step', async () => {
+    const runId = await startRefund(e2e, large, 'My order never arrived. Customer c_88.');
+    await eventually('the manager review', async () => e2e.stack.humanTasks.find(runId, 'manager_review'));
+    const cancelled = await post(`/v1/runs/${runId}/cancel`);
+    expect(cancelled.status).toBe('cancelled');
+    const run = await runEnded(e2e, runId, 30_000);
+    expect(run.status).toBe('cancelled');
+    expect((await stepsOf(e2e, runId)).manager_review?.status).toBe('cancelled');
+    expect(e2e.stack.humanTasks.find(runId, 'manager_review')).toBeUndefined();
+  });
+
+  it("another owner's run is a 404 for every operation, like a missing one", async () => {
+    const runId = await startRefund(e2e, small, 'Order 1: the vase arrived broken. Customer c_17.');
+    await runEnded(e2e, runId, 30_000);
+    const teamB = new ApiClient(e2e.stack.url, { kind: 'api-key', apiKey: KEY_B });
+    for (const path of ['pause', 'resume', 'steps/issue_refund/retry', 'cancel']) {
+      expect(await statusOf(teamB, `/v1/runs/run_doesnotexist1/${path}`)).toBe(404);
+      expect(await statusOf(teamB, `/v1/runs/${runId}/${path}`)).toBe(404);
+    }
+    expect(await statusOf(e2e.client, `/v1/runs/${runId}/pause`)).toBe(409);
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * The graph state machine's serialized shape (docs/state-machine.md, "The graph machine"): the states of the
+ * contract, the Step Functions semantics it relies on (Inline Map concurrency, callback waits with a
+ * `TimeoutSecondsPath` whose States.Timeout is caught, never retried), Retry/Catch rules checked offline
+ * (infra/asl-rules.ts), and the local runner's view of the same definition.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { aslProblems } from '../../infra/asl-rules.ts';
+import { GRAPH_HANDLER_BY_STATE, GRAPH_NEXT, GRAPH_STATE_NAMES } from '../../infra/constructs/state-names.ts';
+import { synthesizeLocalDefinitions } from '../../infra/local-definition.ts';
+import { flatTemplate, logicalId, type SynthesizedRuntime, synthRuntime } from './synth.ts';
+
+type State = Record<string, unknown> & { Type: string };
+type Machine = { States: Record<string, State>; StartAt: string };
+
+let synthesized: SynthesizedRuntime;
+let definition: Machine;
+let top: Record<string, State>;
+let item: Record<string, State>;
+
+beforeAll(() => {
+  synthesized = synthRuntime();
+  const machines = flatTemplate(synthesized.template).findResources('AWS::StepFunctions::StateMachine');
+  const machine = machines[logicalId(synthesized.stack.runtime.graphStateMachine.stateMachine)];
+  definition = JSON.parse(machine?.Properties.DefinitionString as string) as Machine;
+  top = definition.States;
+  item = (top[GRAPH_STATE_NAMES.runSteps]?.ItemProcessor as Machine).States;
+});
+
+describe('GraphStateMachine', () => {
+  it('is a Standard state machine with tracing and ERROR logging without execution data', () => {
+    const machines = synthesized.template.findResources('AWS::StepFunctions::StateMachine');
+    const graph = machines[logicalId(synthesized.stack.runtime.graphStateMachine.stateMachine)];
+    expect(graph?.Properties).toMatchObject({
+      StateMachineType: 'STANDARD',
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: { Level: 'ERROR', IncludeExecutionData: false },
+    });
+  });
+
+  it('has exactly the states of the contract, starting at Advance', () => {
+    const names = [...Object.keys(top), ...Object.keys(item), 'UnknownStepType'];
+    expect(definition.StartAt).toBe(GRAPH_STATE_NAMES.advance);
+    expect(new Set(names)).toEqual(new Set([...Object.values(GRAPH_STATE_NAMES), 'UnknownStepType']));
+  });
+
+  it('breaks no Retry/Catch rule of the States Language (asl-rules.ts), nested Map included', () => {
+    expect(aslProblems(definition)).toEqual([]);
+  });
+
+  it('routes every value of $.next; failed, a missing or an unknown one to MarkGraphFailed', () => {
+    const route = top[GRAPH_STATE_NAMES.route] as State & { Choices: { Next: string }[]; Default: string };
+    const targets = route.Choices.map((choice) => choice.Next);
+    expect(targets[0]).toBe(GRAPH_STATE_NAMES.markFailed);
+    expect(route.Default).toBe(GRAPH_STATE_NAMES.markFailed);
+    const serialized = JSON.stringify(route.Choices);
+    for (const next of Object.values(GRAPH_NEXT).filter((value) => value !== 'failed'))
+      expect(serialized).toContain(`"${next}"`);
+  });
+
+  it('runs ready steps in an Inline Map of at most 10 at once (AWS: at most 40), then Advances again', () => {
+    const map = top[GRAPH_STATE_NAMES.runSteps] as State & Record<string, unknown>;
+    expect(map).toMatchObject({ Type: 'Map', ItemsPath: '$.steps', MaxConcurrency: 10, Next: 'Advance' });
+    expect(map.ResultPath).toBeNull();
+    expect(
+      (map.ItemProcessor as { ProcessorConfig?: { Mode?: string } }).ProcessorConfig?.Mode ?? 'INLINE',
+    ).toBe('INLINE');
+  });
+
+  it('waits for a human task with its own timeout; States.Timeout is caught (→ onTimeout), never retried', () => {
+    const human = item[GRAPH_STATE_NAMES.humanTask] as State & Record<string, unknown>;
+    expect(human.Resource).toMatch(/lambda:invoke\.waitForTaskToken$/);
+    expect(human.TimeoutSecondsPath).toBe('$.timeoutSeconds');
+    expect(JSON.stringify(human.Retry)).not.toContain('States.Timeout');
+    const catchers = human.Catch as { ErrorEquals: string[]; Next: string }[];
+    expect(catchers).toEqual([
+      expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'RecordStepError' }),
+    ]);
+    expect(human.Parameters).toMatchObject({ Payload: { 'taskToken.$': '$$.Task.Token' } });
+  });
+
+  it('starts a child agent run on a callback wait with no timeout of its own (the child has its run timeout)', () => {
+    const agent = item[GRAPH_STATE_NAMES.agentTask] as State & Record<string, unknown>;
+    expect(agent.Resource).toMatch(/lambda:invoke\.waitForTaskToken$/);
+    expect(agent.TimeoutSeconds).toBeUndefined();
+    expect(agent.Next).toBe(GRAPH_STATE_NAMES.completeStep);
+  });
+
+  it('carries ids and counters only between states (payloads ≤ 256 KB)', () => {
+    const service = top[GRAPH_STATE_NAMES.serviceStep] as State & { Parameters: Record<string, unknown> };
+    expect(Object.keys(service.Parameters).sort()).toEqual(
+      ['attempt.$', 'decide', 'runId.$', 'stepId.$', 'type.$'].sort(),
+    );
+  });
+
+  it('is what the local stack runs: every Task state maps to its handler', () => {
+    const local = synthesizeLocalDefinitions().graph;
+    for (const [state, handler] of Object.entries(GRAPH_HANDLER_BY_STATE))
+      expect(local.functionByState[state]).toBe(handler);
+    expect(aslProblems(local.definition)).toEqual([]);
+  });
+});
