@@ -61,8 +61,10 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.auditSigningKeyArn,
     ENV.approvers,
     ENV.graphStateMachineArn,
+    ENV.externalStateMachineArn,
+    ENV.externalEngines,
   ],
-  'start-run': [...COMMON, ENV.stateMachineArn, ENV.graphStateMachineArn],
+  'start-run': [...COMMON, ENV.stateMachineArn, ENV.graphStateMachineArn, ENV.externalStateMachineArn],
   'graph-advance': [...COMMON],
   'graph-service': [
     ...COMMON,
@@ -72,6 +74,14 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.approvalBaseUrl,
   ],
   'graph-wait': [...COMMON, ENV.stateMachineArn],
+  external: [
+    ...COMMON,
+    ENV.externalEngines,
+    ENV.credentialSecretPrefix,
+    ENV.credentialRoleArn,
+    ENV.approvalBaseUrl,
+    ENV.auditSigningKeyArn,
+  ],
 };
 
 let synthesized: SynthesizedRuntime;
