@@ -1,5 +1,17 @@
 /** `wf local up`: the whole runtime on this machine until Ctrl-C. */
+import { FixtureEngine } from '../external/fixture-engine/index.ts';
 import { startLocalStack } from '../local/stack.ts';
+
+/** The fixture engine of demos: every execution runs two observes, then succeeds with `result.json`. */
+async function startDemoEngine(): Promise<FixtureEngine> {
+  const engine = await FixtureEngine.start();
+  engine.script('*', {
+    running: 2,
+    summary: 'fixture run finished',
+    artifacts: [{ path: 'result.json', content: '{"ok":true}\n' }],
+  });
+  return engine;
+}
 
 export async function localUp(options: {
   port?: number;
@@ -8,11 +20,17 @@ export async function localUp(options: {
   print: (text: string) => void;
 }): Promise<number> {
   const apiKey = options.env.ANTHROPIC_API_KEY;
+  // WF_FIXTURE_ENGINE=1: the deterministic fixture engine runs too, enabled as `http-runtime` (external demos).
+  const fixture = options.env.WF_FIXTURE_ENGINE === '1' ? await startDemoEngine() : undefined;
+  const loopback = (options.env.WF_ALLOW_LOOPBACK_PORTS ?? '').split(',').filter(Boolean).map(Number);
   const stack = await startLocalStack({
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(apiKey ? { anthropicApiKey: apiKey } : {}),
-    allowLoopbackPorts: (options.env.WF_ALLOW_LOOPBACK_PORTS ?? '').split(',').filter(Boolean).map(Number),
+    allowLoopbackPorts: fixture ? [...loopback, fixture.port] : loopback,
+    ...(fixture
+      ? { externalEngines: { 'http-runtime': { enabled: true, settings: { endpoint: fixture.url } } } }
+      : {}),
     print: options.print,
   });
   options.print(
@@ -22,6 +40,7 @@ export async function localUp(options: {
       `  approval inbox: ${stack.url}/local/inbox`,
       `  model: ${apiKey ? 'Claude (ANTHROPIC_API_KEY)' : `scripted Messages-API server at ${stack.modelUrl}`}`,
       `  data: ${stack.files.dir}${stack.resumed.length ? `; resumed ${stack.resumed.length} run(s)` : ''}`,
+      ...(fixture ? [`  fixture engine (http-runtime): ${fixture.url}`] : []),
       'Ctrl-C stops it; runs resume on the next start.',
     ].join('\n'),
   );
@@ -30,5 +49,6 @@ export async function localUp(options: {
     process.once('SIGTERM', resolve);
   });
   await stack.stop();
+  await fixture?.close();
   return 0;
 }

@@ -28,6 +28,9 @@ export function nextWaitSeconds(args: {
       ? Number.POSITIVE_INFINITY
       : Math.ceil((args.unknownDeadlineMs - args.nowMs) / 1000);
   const left = Math.max(1, MAX_OBSERVES - args.observes);
-  const floor = Math.ceil(Math.max(0, untilDeadline) / left);
+  // Backing off to the maximum takes at most ~12 doublings (3600 s from 1 s); when the time left at the
+  // maximum interval fits the observes left, plain backoff is bounded; otherwise the floor spreads them.
+  const atMax = Math.ceil(Math.max(0, untilDeadline) / args.maxSeconds) + 12;
+  const floor = atMax <= left ? 0 : Math.ceil(Math.max(0, untilDeadline) / left);
   return Math.max(1, Math.min(Math.max(backoff, floor), untilDeadline, untilUnknown));
 }
