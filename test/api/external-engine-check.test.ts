@@ -56,3 +56,16 @@ describe('Saving an external workflow checks its engine against the deployment',
     expect(reply.body.error.fields[0]).toMatchObject({ path: 'engine' });
   });
 });
+
+describe('Saving an external workflow with an HTTP destination', () => {
+  const h = apiHarness();
+  it('is refused naming destination.type (Deliver has no connector for it)', async () => {
+    const reply = await h.alice.post('/v1/workflows', {
+      ...external,
+      name: 'with-http',
+      destination: { type: 'http', action: 'notify_hook' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.fields[0].path).toBe('destination.type');
+  });
+});

@@ -81,7 +81,15 @@ function checkDefinition(deps: ApiDeps, owner: string, definition: AnyWorkflowDe
   checkAlertTopic(deps, definition);
   checkCredentialOwnership(deps, owner, definition);
   if (isAgentDefinition(definition)) checkApproversReachable(definition, deps.approverReach);
-  if (definition.kind === 'external') checkEngineEnabled(deps, definition.engine);
+  if (definition.kind === 'external') {
+    checkEngineEnabled(deps, definition.engine);
+    // Deliver's HTTP destinations resolve a connector of an agent definition; an external one has none.
+    if (definition.destination.type === 'http')
+      throw invalid(
+        [{ path: 'destination.type', message: 'external workflows deliver to stored, report or alert' }],
+        'invalid workflow definition',
+      );
+  }
 }
 
 /**
