@@ -5,6 +5,7 @@
  * - a crash of the Start task after the engine accepted is retried by the state machine with the same key
  *   and payload: the engine deduplicates it, one execution;
  * - cancelling calls the engine's cancel and records requested, acknowledged and stopped apart;
+ * - the run's deadline cancels the engine's execution and ends the run `timeout`;
  * - an engine that disappears keeps the run observing `unknown` until the unknown deadline, then the run ends
  *   stop reason `outcome_unknown` (last: it closes the engine).
  */
@@ -153,6 +154,17 @@ describe('external runs when things go wrong', () => {
       ['external-cancel', 'completed'],
       ['external-start', 'completed'],
     ]);
+  });
+
+  it("the run's deadline cancels the engine's execution and ends the run timeout", async () => {
+    h.engine.script('*', { running: 100_000, abort: 'stop' });
+    const runId = await startExternalRun(h, workflowId);
+    await admitted(h, runId);
+    clock.offsetMs += 3_601_000; // past budget.runTimeoutSeconds (3600)
+    const run = await externalRunEnded(h, runId);
+    expect(run).toMatchObject({ status: 'failed', stopReason: 'timeout', error: { name: 'RunTimedOut' } });
+    expect(run.external?.cancel).toMatchObject({ requested: true, acknowledged: true, stopped: true });
+    expect(h.engine.execution(executionKeyFor(runId))?.cancel).toBe('done');
   });
 
   it('an engine that disappears ends the run outcome_unknown after the unknown deadline', async () => {
