@@ -49,7 +49,15 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
   const payloadSha256 = sha256Hex(canonicalJson(payload));
   const ledger = await deps.store.listLedger(runId);
   let row = ledger.find((candidate) => candidate.toolUseId === externalCallId('start'));
-  if (row && row.status !== 'pending') return { runId, next: 'stop' }; // settled before: the run moved on
+  if (row && row.status !== 'pending') {
+    // Admitted before: a resumed execution (the local stack's restart) goes back to observing it.
+    if (row.status !== 'completed' || run.external.incarnation === undefined) return { runId, next: 'stop' };
+    return {
+      runId,
+      next: 'wait',
+      waitSeconds: run.external.intervalSeconds ?? definition.observe.initialIntervalSeconds,
+    };
+  }
   if (run.status === 'pending') {
     // The decision, recorded before anything can be sent (in shadow mode, instead of sending it).
     const decided = externalAudit('decided', {
