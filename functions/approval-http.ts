@@ -1,7 +1,11 @@
-/** The approval pages (GET renders, POST decides once) behind API Gateway, with no auth: the signed link is the credential. */
+/**
+ * The signed pages behind API Gateway, with no auth (the signed link is the credential): approval pages (GET
+ * renders, POST decides once) and human-task forms (GET renders, POST submits once).
+ */
 import type { Hono } from 'hono';
 import { handle } from 'hono/aws-lambda';
 import { createApprovalApp } from '../shared/approvals-http/index.ts';
+import { createHumanTaskApp } from '../shared/human-tasks/index.ts';
 import { awsRuntime } from '../shared/runtime/aws.ts';
 import { handlerTelemetry, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
@@ -17,9 +21,14 @@ export const handler = tracedHandler('approval-http', (event: LambdaEvent, conte
     handlerTelemetry(),
     {},
     async () => {
-      app ??= awsRuntime()
-        .approvalApp()
-        .then((deps) => createApprovalApp(deps))
+      const runtime = awsRuntime();
+      app ??= Promise.all([runtime.approvalApp(), runtime.humanTaskApp()])
+        .then(([approvalDeps, taskDeps]) => {
+          // One function serves both signed-page families: `/approvals/*` and `/human-tasks/*`.
+          const pages = createApprovalApp(approvalDeps);
+          pages.route('/', createHumanTaskApp(taskDeps));
+          return pages;
+        })
         .catch((error: unknown) => {
           app = undefined;
           throw error;

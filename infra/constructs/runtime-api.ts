@@ -79,7 +79,7 @@ export interface ApiThrottle {
 export interface RuntimeApiProps {
   /** Serves `/v1/{proxy+}` (functions/api.ts). */
   readonly apiFunction: lambda.IFunction;
-  /** Serves `/approvals/{proxy+}` (functions/approval-http.ts). */
+  /** Serves `/approvals/{proxy+}` and `/human-tasks/{proxy+}` (functions/approval-http.ts). */
   readonly approvalFunction: lambda.IFunction;
   /** Authentication of `/v1`. @default ApiAuth.iam() */
   readonly auth?: ApiAuth;
@@ -93,8 +93,12 @@ export interface RuntimeApiProps {
   readonly apiName?: string;
 }
 
-/** Path prefixes of the two route families. */
-export const API_ROUTES = { v1: '/v1/{proxy+}', approvals: '/approvals/{proxy+}' } as const;
+/** Path prefixes of the route families: the API, and the signed pages (approvals, human tasks). */
+export const API_ROUTES = {
+  v1: '/v1/{proxy+}',
+  approvals: '/approvals/{proxy+}',
+  humanTasks: '/human-tasks/{proxy+}',
+} as const;
 
 /** The runtime's HTTP API with access logging and throttling. */
 export class RuntimeApi extends Construct {
@@ -159,18 +163,22 @@ export class RuntimeApi extends Construct {
       integration: new integrations.HttpLambdaIntegration('ApiIntegration', props.apiFunction),
       authorizer: this.auth.authorizer(),
     });
-    const approvalRoutes = this.httpApi.addRoutes({
-      path: API_ROUTES.approvals,
-      methods: [apigw.HttpMethod.ANY],
-      integration: new integrations.HttpLambdaIntegration('ApprovalIntegration', props.approvalFunction),
-      authorizer: new apigw.HttpNoneAuthorizer(),
-    });
+    const pages = new integrations.HttpLambdaIntegration('ApprovalIntegration', props.approvalFunction);
+    const approvalRoutes = [API_ROUTES.approvals, API_ROUTES.humanTasks].flatMap((path) =>
+      this.httpApi.addRoutes({
+        path,
+        methods: [apigw.HttpMethod.ANY],
+        integration: pages,
+        authorizer: new apigw.HttpNoneAuthorizer(),
+      }),
+    );
     for (const route of approvalRoutes) {
       acknowledge(route, 'AwsSolutions-APIG4', {
         reason:
-          'Approval pages are opened from emailed links by approvers without AWS credentials; each link is an ' +
-          'HMAC-SHA256 signature over approval, approver, expiry and arguments hash, checked by the handler, and a ' +
-          'decision is a single-use conditional write (GET changes nothing).',
+          'Approval and human-task pages are opened from emailed links by people without AWS credentials; each ' +
+          'link is an HMAC-SHA256 signature over the approval or task, its holder, expiry and arguments or form ' +
+          'hash, checked by the handler, and a decision or submission is a single-use conditional write (GET ' +
+          'changes nothing).',
       });
     }
   }

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import * as s from './schemas.ts';
 
 export type Operation = {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'put' | 'delete';
   /** OpenAPI path template (`{id}`). */
   path: string;
   operationId: string;
@@ -104,7 +104,7 @@ export const OPERATIONS: Operation[] = [
     operationId: 'getWorkflowVersion',
     tag: 'workflows',
     pathParams: ['id', 'version'],
-    summary: 'One immutable version.',
+    summary: 'One version: published (immutable) or the open draft (`status`).',
     responses: { '200': { description: 'Found.', schema: 'VersionResponse' } },
     errors: NOT_FOUND,
   },
@@ -114,15 +114,49 @@ export const OPERATIONS: Operation[] = [
     operationId: 'addWorkflowVersion',
     tag: 'workflows',
     pathParams: ['id'],
-    summary: 'Add a version; new runs use it, runs already started keep theirs.',
+    summary:
+      'Add a version; new runs use it, runs already started keep theirs. With draft=true, save a draft.',
+    description:
+      'A draft is not run and not used by triggers; replace it with PUT and publish it with POST …/publish. At most one draft is open at a time.',
+    query: s.SaveVersionQuerySchema,
     headers: [IF_MATCH],
     body: DEFINITION_BODY,
     responses: { '201': { description: 'Created.', schema: 'WorkflowWithVersion' } },
     errors: {
       ...BODY_ERRORS,
       ...NOT_FOUND,
-      '409': 'concurrent_update: another version was added meanwhile.',
+      '409': 'concurrent_update: another version was added meanwhile; draft_open: a draft is open.',
       '412': 'version_mismatch (If-Match).',
+      '502': 'trigger_sync_failed.',
+    },
+  },
+  {
+    method: 'put',
+    path: '/v1/workflows/{id}/versions/{version}',
+    operationId: 'replaceWorkflowDraft',
+    tag: 'workflows',
+    pathParams: ['id', 'version'],
+    summary: 'Replace the open draft in place (same version number); a published version is immutable.',
+    body: DEFINITION_BODY,
+    responses: { '200': { description: 'Replaced.', schema: 'WorkflowWithVersion' } },
+    errors: {
+      ...BODY_ERRORS,
+      ...NOT_FOUND,
+      '409': 'version_published: the version is published; concurrent_update: the draft changed meanwhile.',
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/workflows/{id}/versions/{version}/publish',
+    operationId: 'publishWorkflowVersion',
+    tag: 'workflows',
+    pathParams: ['id', 'version'],
+    summary: 'Publish the open draft: immutable from now on, new runs and triggers use it.',
+    responses: { '200': { description: 'Published.', schema: 'WorkflowWithVersion' } },
+    errors: {
+      '400': 'The draft no longer passes the save-time checks of this deployment (approvers, alert topics).',
+      ...NOT_FOUND,
+      '409': 'version_published: already published; concurrent_update: it changed meanwhile.',
       '502': 'trigger_sync_failed.',
     },
   },
@@ -200,14 +234,72 @@ export const OPERATIONS: Operation[] = [
     errors: NOT_FOUND,
   },
   {
+    method: 'get',
+    path: '/v1/runs/{id}/receipts',
+    operationId: 'listRunReceipts',
+    tag: 'runs',
+    pathParams: ['id'],
+    query: s.ListReceiptsQuerySchema,
+    summary: 'Execution receipts: each side effect of the run from its ledger, and what a duplicate does.',
+    description:
+      'One receipt per tool call or service step: action, args hash, idempotency key, status (pending, completed, ' +
+      'failed, outcome_unknown, refused), times, SHA-256 of the stored outcome, and onDuplicate. docs/api.md.',
+    responses: { '200': { description: 'One page, in ledger order.', schema: 'ReceiptPage' } },
+    errors: { ...NOT_FOUND, '400': 'nextToken or limit invalid.' },
+  },
+  {
     method: 'post',
     path: '/v1/runs/{id}/cancel',
     operationId: 'cancelRun',
     tag: 'runs',
     pathParams: ['id'],
     summary: 'Cancel a run (a finished run is returned as it is).',
+    description:
+      "A graph run's running child runs are cancelled too, its waiting human tasks closed and its unfinished " +
+      'steps recorded cancelled (docs/graph-workflows.md, "Running a graph").',
     responses: { '200': { description: 'The run.', schema: 'RunResponse' } },
     errors: { ...NOT_FOUND, '409': 'concurrent_update.' },
+  },
+  {
+    method: 'get',
+    path: '/v1/runs/{id}/steps',
+    operationId: 'listRunSteps',
+    tag: 'runs',
+    pathParams: ['id'],
+    summary:
+      "A graph run's steps: status, attempt, input, output, error and timings (steps not started are absent).",
+    responses: { '200': { description: 'The steps.', schema: 'RunStepsResponse' } },
+    errors: { ...NOT_FOUND },
+  },
+  {
+    method: 'post',
+    path: '/v1/runs/{id}/pause',
+    operationId: 'pauseRun',
+    tag: 'runs',
+    pathParams: ['id'],
+    summary: 'Pause a graph run: no new step starts; running steps finish.',
+    responses: { '200': { description: 'The run (paused: true).', schema: 'RunResponse' } },
+    errors: { ...NOT_FOUND, '409': 'invalid_state (not a graph run, or ended) or concurrent_update.' },
+  },
+  {
+    method: 'post',
+    path: '/v1/runs/{id}/resume',
+    operationId: 'resumeRun',
+    tag: 'runs',
+    pathParams: ['id'],
+    summary: 'Resume a paused graph run.',
+    responses: { '200': { description: 'The run.', schema: 'RunResponse' } },
+    errors: { ...NOT_FOUND, '409': 'invalid_state (not paused) or concurrent_update.' },
+  },
+  {
+    method: 'post',
+    path: '/v1/runs/{id}/steps/{stepId}/retry',
+    operationId: 'retryRunStep',
+    tag: 'runs',
+    pathParams: ['id', 'stepId'],
+    summary: 'Run a failed step of a graph run again (its next attempt); only that step re-runs.',
+    responses: { '200': { description: 'The run, reopened (running).', schema: 'RunResponse' } },
+    errors: { ...NOT_FOUND, '409': 'invalid_state (the step has not failed) or concurrent_update.' },
   },
   {
     method: 'get',

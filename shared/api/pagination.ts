@@ -47,6 +47,8 @@ export const tokenShapes = {
     gsi2pk: { equals: `WF#${owner}#${workflowId}` },
     gsi2sk: { prefix: 'RUN#' },
   }),
+  /** A run's ledger rows (the run is the caller's: checked before the token is). */
+  receipts: (runId: string): TokenShape => ({ pk: { equals: `RUN#${runId}` }, sk: { prefix: 'TOOL#' } }),
   approvals: (owner: string): TokenShape => ({
     pk: { prefix: 'APR#' },
     sk: { equals: 'APR' },

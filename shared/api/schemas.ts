@@ -2,10 +2,13 @@
  * Request and response schemas of the HTTP API. The routes validate with the request schemas and the OpenAPI
  * document is generated from all of them (openapi.ts), so the two cannot drift.
  */
+
 import { z } from 'zod';
 import { AuditEntrySchema, OwnerAnchorSchema, OwnerChangeSchema, SignedHeadSchema } from '../audit/index.ts';
+import { ReceiptSchema } from '../runs/receipts.ts';
 import { AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
+import { GraphStepSchema } from '../schemas/graph-step.ts';
 import { TranscriptMessageSchema } from '../schemas/message.ts';
 import { RunSchema, RunStatusSchema } from '../schemas/run.ts';
 import { WorkflowHeadSchema, WorkflowIdSchema, WorkflowVersionSchema } from '../schemas/workflow-record.ts';
@@ -62,6 +65,16 @@ export const IfMatchSchema = z
   .string()
   .regex(/^(W\/)?"?[1-9]\d{0,9}"?$/, 'must be the latest version number the change is based on, e.g. "3"')
   .transform((value) => Number(value.replaceAll(/\D/g, '')));
+
+/** The query of `POST /v1/workflows/{id}/versions`: `draft=true` saves a draft instead of publishing. */
+export const SaveVersionQuerySchema = z
+  .object({
+    draft: z
+      .enum(['true', 'false'])
+      .default('false')
+      .describe('true: save a draft (not run, not used by triggers) to replace and publish later.'),
+  })
+  .strict();
 
 const LimitSchema = z
   .string()
@@ -197,6 +210,11 @@ export const VersionResponseSchema = z.object({ version: WorkflowVersionSchema }
 export const WorkflowPageSchema = page(WorkflowHeadSchema);
 export const RunResponseSchema = z.object({ run: RunSchema });
 export const RunPageSchema = page(RunSchema);
+/** A graph run's steps as the API shows them (never a wait's task token). */
+export const RunStepsResponseSchema = z.object({
+  runId: z.string(),
+  steps: z.array(GraphStepSchema.omit({ taskToken: true })),
+});
 export const TranscriptResponseSchema = z.object({
   runId: z.string(),
   messages: z.array(TranscriptMessageSchema),
@@ -242,6 +260,13 @@ export const OwnerAuditResponseSchema = z.object({
   anchors: z.object({ entries: z.array(OwnerAnchorSchema), verification: OwnerChainVerificationSchema }),
   signedHeads: z.object({ entries: z.array(SignedHeadSchema), verification: SignedHeadVerificationSchema }),
 });
+/** `GET /v1/runs/{id}/receipts`: one page of the run's side effects, in ledger order. */
+export const ReceiptPageSchema = z.object({
+  runId: z.string(),
+  items: z.array(ReceiptSchema),
+  nextToken: z.string().optional().describe('Absent on the last page.'),
+});
+export const ListReceiptsQuerySchema = ListWorkflowsQuerySchema;
 /** An approval as the API shows it: never with its Step Functions task token. */
 export const PublicApprovalSchema = ApprovalSchema.omit({ taskToken: true });
 export const ApprovalPageSchema = page(PublicApprovalSchema);

@@ -1,4 +1,13 @@
-/** HTML building blocks of the approval pages: escaping, invisible-character reveal, the page shell. */
+/** HTML building blocks of the signed pages (approvals, human tasks): escaping, invisible-character reveal, the page shell. */
+import { ApprovalPageError } from './errors.ts';
+
+/** A form may only post to a same-origin path (`/…`) or an http(s) URL; anything else is a programming error. */
+export function checkPostUrl(postUrl: string): void {
+  const path = postUrl.startsWith('/') && !postUrl.startsWith('//');
+  if (!path && !/^https?:\/\/[^/]/i.test(postUrl)) {
+    throw new ApprovalPageError('postUrl must be a same-origin path or an http(s) URL', { postUrl });
+  }
+}
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -78,6 +87,14 @@ blockquote{margin:0;padding:.5rem .75rem;border-left:4px solid #c9ced6;backgroun
 button{font:inherit;font-weight:600;padding:.6rem 1.4rem;border-radius:6px;border:1px solid transparent;cursor:pointer}
 .approve{background:#1a7f37;color:#fff}
 .deny{background:#fff;color:#b42318;border-color:#b42318}
+.submit{background:#0b57d0;color:#fff}
+.field{margin:0 0 1rem}
+.field label{display:block;font-weight:600;margin-bottom:.25rem}
+.field input[type=text],.field input[type=number],.field textarea,.field select{width:100%;font:inherit;padding:.45rem .6rem;border:1px solid #b8bec7;border-radius:6px;background:#fff}
+.field textarea{min-height:8rem;resize:vertical}
+.field .check{display:flex;gap:.5rem;align-items:center;font-weight:600}
+.req{color:#b42318}
+.error{color:#b42318;font-weight:600;margin:.25rem 0 0}
 .status-success h1{color:#1a7f37}
 .status-error h1{color:#b42318}
 `;

@@ -8,9 +8,19 @@ export { cachedKeyring, checkWithKeyring, fixedKeyring, keyringSourceOf } from '
 export type { ApprovalLinkClaims, ApprovalLinkFailure, ApprovalLinkVerification } from './link.ts';
 export { argsHash, signApprovalLink, verifyApprovalLink } from './link.ts';
 export type { FormNonceFailure } from './nonce.ts';
-export { FORM_NONCE_MAX_AGE_MS, issueFormNonce, verifyFormNonce } from './nonce.ts';
+export {
+  FORM_NONCE_MAX_AGE_MS,
+  issueFormNonce,
+  issueSubjectNonce,
+  verifyFormNonce,
+  verifySubjectNonce,
+} from './nonce.ts';
 export type { ApprovalPageView } from './page.ts';
 export { renderApprovalPage } from './page.ts';
 export type { ApprovalOutcome, ResultPageView, ResultStatus } from './pages.ts';
 export { approvalResult, RESULT_TITLES, renderResultPage } from './pages.ts';
-export { approvalPostUrl, approvalUrl } from './url.ts';
+export type { SubjectLinkClaims, SubjectLinkFailure, SubjectLinkVerification } from './subject-link.ts';
+export { signSubjectLink, verifySubjectLink } from './subject-link.ts';
+export type { LinkSubject } from './subjects.ts';
+export type { PageCollection } from './url.ts';
+export { approvalPostUrl, approvalUrl, pagePostUrl, pageUrl } from './url.ts';

@@ -1,11 +1,6 @@
-import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../audit/index.ts';
-import { ApprovalLinkError } from './errors.ts';
 import type { Keyring } from './keyring.ts';
-import { openToken, signToken } from './signed-token.ts';
-
-/** MAC domain of approval links. */
-const LINK_DOMAIN = 'wf-approval/v1/link\n';
+import { type SubjectLinkFailure, signSubjectLink, verifySubjectLink } from './subject-link.ts';
 
 /**
  * SHA-256 hex of canonicalJSON({ tool, args }) (missing args as null): binds a link (and the audit chain) to the exact call.
@@ -25,33 +20,10 @@ export type ApprovalLinkClaims = {
   argsHash: string;
 };
 
-const ClaimsSchema = z.strictObject({
-  v: z.literal(1),
-  kid: z.string(),
-  approvalId: z.string().min(1).max(256),
-  approver: z.string().min(1).max(256),
-  exp: z.number().int().nonnegative(),
-  argsHash: z.string().regex(/^[0-9a-f]{64}$/),
-});
-
 /** Signs a link token for one approver of one approval with the keyring's current key. No task token inside. */
 export function signApprovalLink(claims: ApprovalLinkClaims, keyring: Keyring): string {
-  const payload = {
-    v: 1 as const,
-    kid: keyring.current.kid,
-    approvalId: claims.approvalId,
-    approver: claims.approver,
-    exp: claims.expiresAtMs,
-    argsHash: claims.argsHash,
-  };
-  const parsed = ClaimsSchema.safeParse(payload);
-  if (!parsed.success) {
-    throw new ApprovalLinkError(`invalid approval link claims: ${parsed.error.issues[0]?.message}`, {
-      approvalId: claims.approvalId,
-      path: parsed.error.issues[0]?.path,
-    });
-  }
-  return signToken(LINK_DOMAIN, parsed.data, keyring);
+  const { approvalId: id, approver: holder, expiresAtMs, argsHash: hash } = claims;
+  return signSubjectLink('approval', { id, holder, expiresAtMs, hash }, keyring);
 }
 
 /** Why a link was refused. `args_mismatch` only when `argsHash` is given to compare with. */
@@ -68,6 +40,15 @@ export type ApprovalLinkVerification =
   | { ok: true; claims: ApprovalLinkClaims & { kid: string } }
   | { ok: false; reason: ApprovalLinkFailure };
 
+const RENAMED: Record<SubjectLinkFailure, ApprovalLinkFailure> = {
+  malformed: 'malformed',
+  unknown_key: 'unknown_key',
+  bad_signature: 'bad_signature',
+  expired: 'expired',
+  wrong_subject: 'wrong_approval',
+  hash_mismatch: 'args_mismatch',
+};
+
 /**
  * Verifies a link token: signature (any known kid, constant-time), then approval id and args hash when
  * given, then expiry (expired when `nowMs >= expiresAtMs`). Verify before loading the approval record, so
@@ -78,16 +59,12 @@ export function verifyApprovalLink(
   keyring: Keyring,
   options: { nowMs: number; approvalId?: string; argsHash?: string },
 ): ApprovalLinkVerification {
-  const opened = openToken(token, LINK_DOMAIN, keyring);
-  if (!opened.ok) return opened;
-  const parsed = ClaimsSchema.safeParse(opened.payload);
-  if (!parsed.success) return { ok: false, reason: 'malformed' };
-  const { kid, approvalId, approver, exp, argsHash: hash } = parsed.data;
-  if (options.approvalId !== undefined && options.approvalId !== approvalId) {
-    return { ok: false, reason: 'wrong_approval' };
-  }
-  if (options.argsHash !== undefined && options.argsHash !== hash)
-    return { ok: false, reason: 'args_mismatch' };
-  if (options.nowMs >= exp) return { ok: false, reason: 'expired' };
-  return { ok: true, claims: { approvalId, approver, expiresAtMs: exp, argsHash: hash, kid } };
+  const result = verifySubjectLink('approval', token, keyring, {
+    nowMs: options.nowMs,
+    ...(options.approvalId !== undefined ? { id: options.approvalId } : {}),
+    ...(options.argsHash !== undefined ? { hash: options.argsHash } : {}),
+  });
+  if (!result.ok) return { ok: false, reason: RENAMED[result.reason] };
+  const { id, holder, expiresAtMs, hash, kid } = result.claims;
+  return { ok: true, claims: { approvalId: id, approver: holder, expiresAtMs, argsHash: hash, kid } };
 }

@@ -1,50 +1,33 @@
+/**
+ * Form nonces: a signed, stateless token per render of a page (approval or human task) for one holder. It proves
+ * the POST follows a recent render of this subject's page for this holder; single use is the store's.
+ */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ApprovalLinkError } from './errors.ts';
 import type { Keyring } from './keyring.ts';
 import { openToken, signToken } from './signed-token.ts';
-
-/** MAC domain of form nonces (distinct from links: a nonce is never accepted as a link, nor the reverse). */
-const NONCE_DOMAIN = 'wf-approval/v1/form-nonce\n';
+import { type LinkSubject, SUBJECTS } from './subjects.ts';
 
 /** How long a rendered form stays usable by default: 15 minutes. */
 export const FORM_NONCE_MAX_AGE_MS = 15 * 60_000;
 /** Tolerated clock difference between the function that rendered and the one that decides. */
 const CLOCK_SKEW_MS = 60_000;
 
-const NonceSchema = z.strictObject({
-  v: z.literal(1),
-  kid: z.string(),
-  approvalId: z.string().min(1).max(256),
-  approver: z.string().min(1).max(256),
-  iat: z.number().int().nonnegative(),
-  n: z.string().min(1),
-});
+const nonceSchema = (subject: LinkSubject) =>
+  z.strictObject({
+    v: z.literal(1),
+    kid: z.string(),
+    [SUBJECTS[subject].id]: z.string().min(1).max(256),
+    [SUBJECTS[subject].holder]: z.string().min(1).max(256),
+    iat: z.number().int().nonnegative(),
+    n: z.string().min(1),
+  }) as unknown as z.ZodType<Record<string, unknown>>;
 
-/**
- * Issues a signed, stateless nonce for one render of one approval's page for one approver. It proves the
- * decision comes from a recent render; single use of the decision is the store's conditional write.
- */
-export function issueFormNonce(
-  input: { approvalId: string; approver: string; nowMs: number },
-  keyring: Keyring,
-): string {
-  const payload = {
-    v: 1 as const,
-    kid: keyring.current.kid,
-    approvalId: input.approvalId,
-    approver: input.approver,
-    iat: input.nowMs,
-    n: randomBytes(16).toString('base64url'),
-  };
-  const parsed = NonceSchema.safeParse(payload);
-  if (!parsed.success) {
-    throw new ApprovalLinkError(`invalid form nonce input: ${parsed.error.issues[0]?.message}`, {
-      approvalId: input.approvalId,
-    });
-  }
-  return signToken(NONCE_DOMAIN, parsed.data, keyring);
-}
+const SCHEMAS: Record<LinkSubject, z.ZodType<Record<string, unknown>>> = {
+  approval: nonceSchema('approval'),
+  human_task: nonceSchema('human_task'),
+};
 
 /** Why a form nonce was refused. */
 export type FormNonceFailure =
@@ -56,6 +39,70 @@ export type FormNonceFailure =
   | 'expired'
   | 'not_yet_valid';
 
+/** Issues a nonce for one render of `subject`'s page (`id`) for `holder`. */
+export function issueSubjectNonce(
+  subject: LinkSubject,
+  input: { id: string; holder: string; nowMs: number },
+  keyring: Keyring,
+): string {
+  const spec = SUBJECTS[subject];
+  const payload = {
+    v: 1,
+    kid: keyring.current.kid,
+    [spec.id]: input.id,
+    [spec.holder]: input.holder,
+    iat: input.nowMs,
+    n: randomBytes(16).toString('base64url'),
+  };
+  const parsed = SCHEMAS[subject].safeParse(payload);
+  if (!parsed.success) {
+    throw new ApprovalLinkError(`invalid form nonce input: ${parsed.error.issues[0]?.message}`, {
+      [spec.id]: input.id,
+    });
+  }
+  return signToken(spec.nonce, parsed.data, keyring);
+}
+
+/**
+ * Verifies a nonce against the subject and the holder of the link it was posted with (pass the link's verified
+ * holder), and its age against `maxAgeMs` (default 15 minutes). `wrong_approval`/`wrong_approver` name the
+ * subject id and the holder whatever the subject is.
+ */
+export function verifySubjectNonce(
+  subject: LinkSubject,
+  nonce: unknown,
+  keyring: Keyring,
+  options: { id: string; holder: string; nowMs: number; maxAgeMs?: number },
+): { ok: true; issuedAtMs: number } | { ok: false; reason: FormNonceFailure } {
+  const spec = SUBJECTS[subject];
+  const opened = openToken(nonce, spec.nonce, keyring);
+  if (!opened.ok) return opened;
+  const parsed = SCHEMAS[subject].safeParse(opened.payload);
+  if (!parsed.success) return { ok: false, reason: 'malformed' };
+  const iat = parsed.data.iat as number;
+  if (parsed.data[spec.id] !== options.id) return { ok: false, reason: 'wrong_approval' };
+  if (parsed.data[spec.holder] !== options.holder) return { ok: false, reason: 'wrong_approver' };
+  if (iat > options.nowMs + CLOCK_SKEW_MS) return { ok: false, reason: 'not_yet_valid' };
+  if (options.nowMs - iat > (options.maxAgeMs ?? FORM_NONCE_MAX_AGE_MS))
+    return { ok: false, reason: 'expired' };
+  return { ok: true, issuedAtMs: iat };
+}
+
+/**
+ * Issues a signed, stateless nonce for one render of one approval's page for one approver. It proves the
+ * decision comes from a recent render; single use of the decision is the store's conditional write.
+ */
+export function issueFormNonce(
+  input: { approvalId: string; approver: string; nowMs: number },
+  keyring: Keyring,
+): string {
+  return issueSubjectNonce(
+    'approval',
+    { id: input.approvalId, holder: input.approver, nowMs: input.nowMs },
+    keyring,
+  );
+}
+
 /**
  * Verifies a form nonce against the approval and the approver of the link it was posted with (pass the
  * link's verified `claims.approver`), and its age against `maxAgeMs` (default 15 minutes).
@@ -65,15 +112,6 @@ export function verifyFormNonce(
   keyring: Keyring,
   options: { approvalId: string; approver: string; nowMs: number; maxAgeMs?: number },
 ): { ok: true; issuedAtMs: number } | { ok: false; reason: FormNonceFailure } {
-  const opened = openToken(nonce, NONCE_DOMAIN, keyring);
-  if (!opened.ok) return opened;
-  const parsed = NonceSchema.safeParse(opened.payload);
-  if (!parsed.success) return { ok: false, reason: 'malformed' };
-  const { approvalId, approver, iat } = parsed.data;
-  if (approvalId !== options.approvalId) return { ok: false, reason: 'wrong_approval' };
-  if (approver !== options.approver) return { ok: false, reason: 'wrong_approver' };
-  if (iat > options.nowMs + CLOCK_SKEW_MS) return { ok: false, reason: 'not_yet_valid' };
-  if (options.nowMs - iat > (options.maxAgeMs ?? FORM_NONCE_MAX_AGE_MS))
-    return { ok: false, reason: 'expired' };
-  return { ok: true, issuedAtMs: iat };
+  const { approvalId, approver, ...rest } = options;
+  return verifySubjectNonce('approval', nonce, keyring, { id: approvalId, holder: approver, ...rest });
 }

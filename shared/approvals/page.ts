@@ -1,5 +1,4 @@
-import { ApprovalPageError } from './errors.ts';
-import { escapeHtml, formatInstant, jsonBlock, page, text } from './html.ts';
+import { checkPostUrl, escapeHtml, formatInstant, jsonBlock, page, text } from './html.ts';
 import { argsHash } from './link.ts';
 
 /** Everything the approval page shows. All strings are untrusted and escaped on output. */
@@ -25,13 +24,6 @@ export type ApprovalPageView = {
   /** `withdrawn`: the action left the effective grant since the request; approving will not make it run. */
   flags: { irreversible: boolean; externalPublish: boolean; withdrawn?: boolean };
 };
-
-function checkPostUrl(postUrl: string): void {
-  const path = postUrl.startsWith('/') && !postUrl.startsWith('//');
-  if (!path && !/^https?:\/\/[^/]/i.test(postUrl)) {
-    throw new ApprovalPageError('postUrl must be a same-origin path or an http(s) URL', { postUrl });
-  }
-}
 
 function warnings(flags: ApprovalPageView['flags']): string {
   const out: string[] = [];

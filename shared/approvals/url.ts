@@ -22,18 +22,29 @@ function parseBase(baseUrl: string): URL {
   return url;
 }
 
-/** The form action for an approval: `<base>/approvals/<approvalId>`, without the token. */
-export function approvalPostUrl(baseUrl: string, approvalId: string): string {
+/** Where signed pages live under the base URL: approvals and human tasks. */
+export type PageCollection = 'approvals' | 'human-tasks';
+
+/** The form action of a signed page: `<base>/<collection>/<id>`, without the token. */
+export function pagePostUrl(baseUrl: string, collection: PageCollection, id: string): string {
   // encodeURIComponent keeps dots, and `.`/`..` as a path segment would resolve to another path.
-  if (approvalId === '' || approvalId === '.' || approvalId === '..') {
-    throw new ApprovalLinkError('approvalId cannot be a path segment', { approvalId });
+  if (id === '' || id === '.' || id === '..') {
+    throw new ApprovalLinkError('the id cannot be a path segment', { id });
   }
-  return new URL(`approvals/${encodeURIComponent(approvalId)}`, parseBase(baseUrl)).toString();
+  return new URL(`${collection}/${encodeURIComponent(id)}`, parseBase(baseUrl)).toString();
 }
 
-/** The link sent to an approver: `GET <base>/approvals/<approvalId>?t=<token>`. */
-export function approvalUrl(baseUrl: string, approvalId: string, token: string): string {
-  const url = new URL(approvalPostUrl(baseUrl, approvalId));
+/** The link sent to a holder: `GET <base>/<collection>/<id>?t=<token>`. */
+export function pageUrl(baseUrl: string, collection: PageCollection, id: string, token: string): string {
+  const url = new URL(pagePostUrl(baseUrl, collection, id));
   url.searchParams.set('t', token);
   return url.toString();
 }
+
+/** The form action for an approval: `<base>/approvals/<approvalId>`, without the token. */
+export const approvalPostUrl = (baseUrl: string, approvalId: string): string =>
+  pagePostUrl(baseUrl, 'approvals', approvalId);
+
+/** The link sent to an approver: `GET <base>/approvals/<approvalId>?t=<token>`. */
+export const approvalUrl = (baseUrl: string, approvalId: string, token: string): string =>
+  pageUrl(baseUrl, 'approvals', approvalId, token);

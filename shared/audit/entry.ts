@@ -30,6 +30,17 @@ export const AUDIT_ENTRY_TYPES = {
   approval_undeliverable:
     'No channel could reach any approver of a pending approval (approvers, why); it was denied at once (fail closed).',
   approval_rejected: 'A decision attempt was refused: invalid, expired or foreign link or form nonce.',
+  // human tasks (graph runs)
+  human_task_requested:
+    'A human task was opened (or its wait re-requested) for a graph step: task id, step, assignees, form hash, expiry.',
+  human_task_notified:
+    'A signed link to a human task was sent to one assignee (channel, assignee); the link itself is not recorded.',
+  human_task_submitted:
+    'An assignee submitted the form of a human task: task id, step, the submitted values and their hash.',
+  human_task_expired:
+    'A human task timed out without a submission and was recorded as expired (fail closed).',
+  human_task_closed:
+    'A human task was closed without a submission: its run was cancelled or ended, or no assignee could be reached.',
   // budget
   budget_reserved: 'Budget was reserved before a model call or action (amount, unit, remaining).',
   budget_settled: 'A reservation was settled with the actual cost and the unused part released.',
@@ -52,12 +63,15 @@ export type AuditEntryType = keyof typeof AUDIT_ENTRY_TYPES;
 
 const typeNames = Object.keys(AUDIT_ENTRY_TYPES) as [AuditEntryType, ...AuditEntryType[]];
 
-/** Who caused an entry: `system`, `model`, `approver:<id>` or `owner:<id>` (ids without whitespace). */
+/**
+ * Who caused an entry: `system`, `model`, `approver:<id>`, `assignee:<id>` (a human task's submitter) or
+ * `owner:<id>` (ids without whitespace).
+ */
 export const AuditActorSchema = z
   .string()
   .regex(
-    /^(?:system|model|(?:approver|owner):\S+)$/,
-    'actor must be system, model, approver:<id> or owner:<id>',
+    /^(?:system|model|(?:approver|assignee|owner):\S+)$/,
+    'actor must be system, model, approver:<id>, assignee:<id> or owner:<id>',
   );
 
 /** A lower-case hex SHA-256 digest. */

@@ -14,6 +14,10 @@ export const DEFINITION_HASH_DOMAIN = 'wf-definition/v1\n';
 export const OWNER_CHANGE_TYPES = {
   workflow_created: 'A workflow was created with its version 1 (name, definition hash).',
   workflow_version_added: 'A new version of a workflow was saved (version, definition hash).',
+  workflow_draft_saved:
+    'A draft version was saved: not run, not used by triggers (version, definition hash).',
+  workflow_draft_updated: 'An open draft was replaced in place (version, definition hash).',
+  workflow_version_published: 'A draft was published: runs now start on it (version, definition hash).',
   workflow_enabled: 'A workflow was enabled: its triggers fire and runs may start.',
   workflow_disabled: 'A workflow was disabled: no new runs, runs in flight stop at their next turn.',
   workflow_deleted: 'A workflow was deleted and its name released.',

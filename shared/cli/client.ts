@@ -124,4 +124,8 @@ export class ApiClient {
     const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     return this.request<T>('POST', path, { ...(text !== undefined ? { body: text } : {}), ...options });
   }
+
+  put<T>(path: string, body: string, options: { contentType?: string } = {}) {
+    return this.request<T>('PUT', path, { body, ...options });
+  }
 }

@@ -6,6 +6,7 @@ import type { Run } from '../schemas/run.ts';
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
 import { parseWorkflowText } from '../workflow-file/index.ts';
 import type { ApiClient } from './client.ts';
+import { cacheText } from './progress.ts';
 import { watchRun } from './watch.ts';
 
 export type Output = { json: boolean; line(text: string): void; data(value: unknown): void };
@@ -92,7 +93,7 @@ export async function listWorkflows(client: ApiClient, out: Output): Promise<num
   if (page.items.length === 0) out.line('no workflows yet: wf workflow apply -f FILE');
   for (const wf of page.items)
     out.line(
-      `${wf.workflowId}  ${wf.name.padEnd(24)} v${wf.latestVersion}  ${wf.enabled ? 'enabled' : 'disabled'}`,
+      `${wf.workflowId}  ${wf.name.padEnd(24)} v${wf.latestVersion}  ${wf.enabled ? 'enabled' : 'disabled'}${wf.draftVersion ? `  draft v${wf.draftVersion}` : ''}`,
     );
   return 0;
 }
@@ -149,7 +150,7 @@ export async function showRun(client: ApiClient, runId: string, out: Output): Pr
   out.line(runLine(run));
   out.line(`  trigger: ${JSON.stringify(run.trigger)}`);
   out.line(
-    `  turns: ${run.modelCalls} model call(s); tokens ${run.usage.inputTokens} in / ${run.usage.outputTokens} out`,
+    `  turns: ${run.modelCalls} model call(s); tokens ${run.usage.inputTokens} in / ${run.usage.outputTokens} out; ${cacheText(run.usage)}`,
   );
   if (run.result?.text) out.line(`  result: ${run.result.text}`);
   if (run.error) out.line(`  error: ${run.error.name}: ${run.error.message}`);

@@ -1,5 +1,6 @@
 /** `wf`: the runtime's command line. Parses arguments, runs one command, maps errors to exit statuses. */
 import { parseArgs } from 'node:util';
+import { COST_USAGE, CostUsageError, costCommand } from '../cost/command.ts';
 import { ownerKey, ownerSecretPrefix } from '../credentials/owner-key.ts';
 import { OwnerIdSchema } from '../schemas/common.ts';
 import { auditPublicKeyPath, verifyOwnerAudit } from './audit-owner.ts';
@@ -20,24 +21,31 @@ import {
 import { clientFrom } from './config.ts';
 import { runOperation, showSteps } from './graph-runs.ts';
 import { localUp } from './local-up.ts';
+import { listReceipts } from './receipts.ts';
+import { applyDraft, publishWorkflow } from './workflow-versions.ts';
 
 export const USAGE = `wf: the LLM-workflow runtime's command line
 
   wf local up [--port 8787] [--data-dir .local]      run the whole runtime on this machine
-  wf workflow apply -f FILE                          create a workflow, or add a version when FILE changed
+  wf workflow apply -f FILE [--draft]                create a workflow, or add a version when FILE changed
+                                                     (--draft: save it as the draft, not run until published)
+  wf workflow publish WORKFLOW                       publish the open draft: new runs and triggers use it
   wf workflow list
   wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY]
   wf run show RUN
   wf run transcript RUN
   wf run steps RUN                                   a graph run's steps: status, attempt, error
-  wf run pause RUN | resume RUN                      graph runs: no new step starts | go on
+  wf run pause RUN                                   graph runs: no new step starts; running ones finish
+  wf run resume RUN                                  graph runs: go on after a pause
   wf run retry-step RUN STEP                         graph runs: run a failed step again (its next attempt)
   wf run cancel RUN                                  cancel a run (a graph run's child runs and human tasks too)
+  wf run receipts RUN                                each side effect, its status and what a duplicate does
   wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
   wf approvals list [--status pending|approved|denied|expired]
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
   wf owner-key OWNER                                 the key of OWNER in credential secret names and tags
   wf whoami                                          your owner, principal, and credential secret prefix
+  ${COST_USAGE}
 
 Options: --url URL (default $WF_URL or http://127.0.0.1:8787), --api-key KEY (default $WF_API_KEY or
 .local/api-keys.json), --aws [--region R] to sign requests to a deployed stack with AWS credentials,
@@ -50,6 +58,7 @@ const OPTIONS = {
   region: { type: 'string' },
   json: { type: 'boolean' },
   file: { type: 'string', short: 'f' },
+  draft: { type: 'boolean' },
   input: { type: 'string' },
   wait: { type: 'boolean' },
   'idempotency-key': { type: 'string' },
@@ -79,6 +88,12 @@ function ownerKeyCommand(owner: string | undefined, out: Output): number {
 }
 
 export async function main(argv: string[], io: Io): Promise<number> {
+  // `wf cost` is offline and has its own flags (shared/cost/command.ts).
+  if (argv[0] === 'cost')
+    return costCommand(argv.slice(1), io.stdout).catch((error: Error) => {
+      io.stderr(`wf: ${error.message}\n\n${COST_USAGE}`);
+      return error instanceof CostUsageError || error.name === 'TypeError' ? 2 : 1;
+    });
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
@@ -133,8 +148,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     switch (command) {
       case 'workflow apply': {
         const file = need(values.file, '-f FILE');
-        return await applyWorkflow(client(), file, out);
+        return values.draft
+          ? await applyDraft(client(), file, out)
+          : await applyWorkflow(client(), file, out);
       }
+      case 'workflow publish':
+        return await publishWorkflow(client(), need(arg, 'WORKFLOW (a name or wf_ id)'), out);
       case 'workflow list':
         return await listWorkflows(client(), out);
       case 'run start': {
@@ -174,6 +193,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
           `step ${stepId} retried`,
           out,
         );
+      }
+      case 'run receipts': {
+        const runId = need(arg, 'RUN');
+        return await listReceipts(client(), runId, out);
       }
       case 'audit verify': {
         if (values.owner) {

@@ -3,6 +3,12 @@ import type { AuditEntry } from '../audit/index.ts';
 
 const usd = (value: unknown) => (typeof value === 'number' ? `$${value.toFixed(4)}` : '');
 
+type CacheUsage = { cacheReadInputTokens?: number; cacheCreationInputTokens?: number } | undefined;
+
+/** The prompt-cache part of a usage: tokens read from the cache and written to it (priced apart). */
+export const cacheText = (usage: CacheUsage): string =>
+  `cache ${usage?.cacheReadInputTokens ?? 0} read / ${usage?.cacheCreationInputTokens ?? 0} written`;
+
 /** One line per interesting audit entry, or undefined for bookkeeping entries. */
 export function describeAuditEntry(entry: AuditEntry): string | undefined {
   const d = entry.data as Record<string, unknown>;
@@ -10,8 +16,8 @@ export function describeAuditEntry(entry: AuditEntry): string | undefined {
     case 'run_created':
       return `run created (workflow version ${d.workflowVersion}, ${(d.trigger as { type?: string })?.type ?? '?'} trigger)`;
     case 'model_call': {
-      const usage = d.usage as { inputTokens?: number; outputTokens?: number } | undefined;
-      return `turn ${Number(d.turn) + 1}: model ${d.model} → ${d.stopReason} (${usage?.inputTokens ?? 0} in / ${usage?.outputTokens ?? 0} out, ${usd(d.costUsd)})`;
+      const usage = d.usage as ({ inputTokens?: number; outputTokens?: number } & CacheUsage) | undefined;
+      return `turn ${Number(d.turn) + 1}: model ${d.model} → ${d.stopReason} (${usage?.inputTokens ?? 0} in / ${usage?.outputTokens ?? 0} out, ${cacheText(usage)}, ${usd(d.costUsd)})`;
     }
     case 'gate_decision':
       return `  gate: ${d.tool} → ${d.decision}`;

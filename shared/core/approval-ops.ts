@@ -3,7 +3,7 @@
  * expiring on timeout (fail closed). Each is a fenced commit with its audit entry.
  */
 import type { Approval } from '../schemas/approval.ts';
-import { isTerminalRunStatus } from '../schemas/run.ts';
+import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import { isoAt, RunHandle } from './engine.ts';
 import type { Clock } from './ports.ts';
 import { ApprovalAlreadyDecidedError, RunConflictError } from './store-errors.ts';
@@ -25,9 +25,23 @@ async function withRunRetry<T>(attempt: () => Promise<T>, tries = 5): Promise<T>
 /** The run's pending approvals, read consistently. */
 export async function pendingApprovals(store: RunStore, runId: string): Promise<Approval[]> {
   const run = await store.getRun(runId);
-  if (!run) return [];
+  return run ? pendingApprovalsOf(store, run) : [];
+}
+
+/** The pending approvals of a run already read (its `pendingApprovalIds`), without reading it again. */
+async function pendingApprovalsOf(store: RunStore, run: Run): Promise<Approval[]> {
   const approvals = await Promise.all(run.pendingApprovalIds.map((id) => store.getApproval(id)));
   return approvals.filter((approval): approval is Approval => approval?.status === 'pending');
+}
+
+/**
+ * Whether another approval the run waits on is still pending. Only the others are read: this one was just
+ * decided by a conditional write, and a run waiting on one approval (the common case) needs no read at all.
+ */
+async function othersPending(store: RunStore, waitingOn: string[], decided: string): Promise<boolean> {
+  const others = waitingOn.filter((id) => id !== decided);
+  const approvals = await Promise.all(others.map((id) => store.getApproval(id)));
+  return approvals.some((approval) => approval?.status === 'pending');
 }
 
 /** Stores the current task token on every pending approval of the run (replacing an older one). */
@@ -35,7 +49,7 @@ export async function attachTaskToken(deps: Deps, runId: string, taskToken: stri
   return withRunRetry(async () => {
     const run = await deps.store.getRun(runId);
     if (run?.status !== 'awaiting_approval') return [];
-    const pending = await pendingApprovals(deps.store, runId);
+    const pending = await pendingApprovalsOf(deps.store, run);
     if (pending.length === 0) return [];
     const updated = pending.map((approval) => ({ ...approval, taskToken }));
     await new RunHandle(run, deps).commit({
@@ -90,7 +104,7 @@ export async function decideApproval(
         },
       ],
     });
-    const stillPending = (await pendingApprovals(deps.store, run.runId)).length > 0;
+    const stillPending = await othersPending(deps.store, run.pendingApprovalIds, approval.approvalId);
     return {
       approval: decided,
       ...(!stillPending && decided.taskToken ? { resumeToken: decided.taskToken } : {}),
@@ -104,7 +118,7 @@ export async function expireApprovals(deps: Deps, runId: string): Promise<number
     const run = await deps.store.getRun(runId);
     if (!run) return 0;
     // Step Functions' timer and ours can differ by a moment: a second of slack avoids a needless extra wait.
-    const due = (await pendingApprovals(deps.store, runId)).filter(
+    const due = (await pendingApprovalsOf(deps.store, run)).filter(
       (approval) => Date.parse(approval.expiresAt) <= deps.clock.nowMs() + 1000,
     );
     if (due.length === 0) return 0;

@@ -70,6 +70,9 @@ export async function reserveBudget(
     } catch (error) {
       if (!(error instanceof DayBudgetExceededError) || budget.maxUsdPerDay === undefined) throw error;
     }
+    // The refused transaction carried what the turn staged (a resume's answer and settles): it is not held
+    // back through the wait.
+    await h.flush();
     const spend = await deps.store.getDaySpendDetail(h.run.owner, h.run.workflowId, day);
     const settled = roundUsd(spend.totalUsd - spend.reservedUsd);
     if (roundUsd(settled + usd) > budget.maxUsdPerDay) {

@@ -4,6 +4,7 @@
  * to its destination, and carries what was refused so a person sees it at a glance.
  */
 import type { LedgerRow } from '../schemas/ledger.ts';
+import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
 
 /** The most refusals a run record lists (the count covers all). */
@@ -38,4 +39,14 @@ export function degradedFrom(ledger: readonly LedgerRow[]): Run['degraded'] {
 export function isDeliverable(run: Pick<Run, 'status' | 'degraded' | 'external'>): boolean {
   if (run.external !== undefined && run.external.mode !== 'live') return false;
   return run.status === 'done' || (run.status === 'denied' && run.degraded !== undefined);
+}
+
+/**
+ * False only when no call of the transcript was answered as an error: every refused ledger row answers its
+ * call with an error result, so such a run has no refusal and its ledger need not be read.
+ */
+export function mayHaveRefusals(transcript: readonly TranscriptMessage[]): boolean {
+  return transcript.some((message) =>
+    message.content.some((block) => block.type === 'tool_result' && block.is_error === true),
+  );
 }

@@ -2,9 +2,9 @@
 import type { Approval } from '../schemas/approval.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
-import type { RunStatus, StopReason } from '../schemas/run.ts';
+import type { Run, RunStatus, StopReason } from '../schemas/run.ts';
 import { unsettledAudit, unsettledSpend } from './budget.ts';
-import { degradedFrom } from './degraded.ts';
+import { degradedFrom, mayHaveRefusals } from './degraded.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
 import type { TurnOutcome, TurnPointer } from './outcome.ts';
 import { roundUsd } from './pricing.ts';
@@ -77,6 +77,9 @@ export async function awaitApprovals(
         { type: 'turn_committed', actor: 'system', data: { turn: h.run.turn, next: 'await_approval' } },
       ],
     });
+  } else {
+    // Already waiting (a resume found approvals still pending): what the turn staged is still written.
+    await h.flush();
   }
   return {
     ...pointerOf(h, input),
@@ -95,6 +98,11 @@ export type Ending = {
   /** Pending ledger rows the closing answers as outcome unknown, settled in the same commit (closing.ts). */
   ledgerSettle?: LedgerRow[];
   audit?: AuditInput[];
+  /**
+   * The run's transcript, when the caller has it: a transcript without an error result has no refused
+   * call behind it (every refusal answers its call as an error), so a `done` run's ledger is not read.
+   */
+  transcript?: readonly TranscriptMessage[];
 };
 
 /** Ends the run with a status and stop reason, recorded together. */
@@ -105,8 +113,7 @@ export async function finishRun(
   requested: Ending,
 ): Promise<TurnOutcome> {
   // A finished run with refused calls is degraded: `denied`, still delivered (next stays `done`).
-  const degraded =
-    requested.status === 'done' ? degradedFrom(await deps.store.listLedger(h.run.runId)) : undefined;
+  const degraded = requested.status === 'done' ? await refusalsOf(h, deps, requested.transcript) : undefined;
   const ending: Ending = degraded ? { ...requested, status: 'denied' } : requested;
   const delivers = requested.status === 'done';
   const unsettled = unsettledSpend(h.run);
@@ -143,4 +150,15 @@ export async function finishRun(
   return delivers
     ? { ...pointerOf(h, input), next: 'done' }
     : { ...pointerOf(h, input), next: 'failed', stopReason: ending.stopReason };
+}
+
+/** The run's refusals: stored rows and the ones this turn staged; no read when the transcript rules them out. */
+async function refusalsOf(
+  h: RunHandle,
+  deps: TurnDeps,
+  transcript: readonly TranscriptMessage[] | undefined,
+): Promise<Run['degraded']> {
+  const staged = h.staged.ledgerCreate ?? [];
+  const stored = transcript && !mayHaveRefusals(transcript) ? [] : await deps.store.listLedger(h.run.runId);
+  return degradedFrom([...stored, ...staged]);
 }

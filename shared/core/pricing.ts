@@ -13,11 +13,17 @@ export type PriceTable = Record<string, ModelPrice>;
 /**
  * Public list prices (USD / MTok, 5-minute cache writes), from Anthropic's pricing page as of 2026-11.
  * Haiku 5.5 is tiered by prompt length; the table holds its upper tier so a budget never under-counts.
+ * Cache prices follow the documented multipliers of the base input price
+ * (https://platform.claude.com/docs/en/build-with-claude/prompt-caching#pricing): a 5-minute cache write costs
+ * `CACHE_WRITE_5M_MULTIPLIER` × input, a cache read `CACHE_READ_MULTIPLIER` × input (test/core/pricing.test.ts).
  */
+export const CACHE_WRITE_5M_MULTIPLIER = 1.25;
+export const CACHE_READ_MULTIPLIER = 0.1;
+
 export const DEFAULT_PRICES: PriceTable = {
-  'claude-fable-5-1': { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 0.25 },
+  'claude-fable-5-1': { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 1 },
   'claude-fable-5': { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 1 },
-  'claude-opus-5-5': { input: 4, output: 20, cacheWrite: 5, cacheRead: 0.2 },
+  'claude-opus-5-5': { input: 4, output: 20, cacheWrite: 5, cacheRead: 0.4 },
   'claude-opus-5': { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 },
   'claude-opus-4-8': { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 },
   'claude-opus-4-7': { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 },

@@ -42,6 +42,18 @@ export class ApprovalAlreadyDecidedError extends Error {
   }
 }
 
+/** A human task is no longer open (submitted, expired or closed), or does not exist: nothing was written. */
+export class HumanTaskClosedError extends Error {
+  readonly taskId: string;
+  readonly status: string | undefined;
+  constructor(taskId: string, status?: string, options?: { cause?: unknown }) {
+    super(`human task ${taskId} is not open${status ? ` (${status})` : ''}`, options);
+    this.name = 'HumanTaskClosedError';
+    this.taskId = taskId;
+    this.status = status;
+  }
+}
+
 /** The per-day budget of a workflow would be exceeded by a reservation. */
 export class DayBudgetExceededError extends Error {
   constructor(workflowId: string, day: string, options?: { cause?: unknown }) {

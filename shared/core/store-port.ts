@@ -6,6 +6,7 @@
 import type { AuditEntryType } from '../audit/index.ts';
 import type { Approval, ApprovalStatus } from '../schemas/approval.ts';
 import type { StepWrite } from '../schemas/graph-step.ts';
+import type { HumanTask, HumanTaskStatus } from '../schemas/human-task.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
@@ -51,6 +52,11 @@ export type RunChange = {
    * out of a terminal status; allowed for `kind: graph` runs only.
    */
   reopen?: true;
+  /**
+   * Human-task records: created (`expectedStatus` absent: it must not exist yet) or replaced, conditional on
+   * the status it was read with (a submission is single use: `open` → `submitted` once).
+   */
+  humanTaskPut?: { task: HumanTask; expectedStatus?: HumanTaskStatus }[];
 };
 
 export interface RunStore {

@@ -6,26 +6,35 @@
  * - decided approvals are honoured (approved: run the exact approved arguments; denied/expired: refuse);
  * - everything else is gated now: allow → pending row → dispatch → settle; deny → refusal; needs_approval
  *   → an approval record, and the turn waits.
+ * Dispatch and settle: tool-dispatch.ts; refusals and approval requests: tool-refusals.ts.
  */
 
 import type { Approval } from '../schemas/approval.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
-import type { Action } from './actions.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
-import { denialText, type EffectiveGrant, evaluateGate } from './gate.ts';
-import { approvalIdFor, argsHashOf, idempotencyKeyFor } from './identity.ts';
+import { type EffectiveGrant, evaluateGate } from './gate.ts';
+import { approvalIdFor, argsHashOf } from './identity.ts';
 import { valueBytes } from './item-size.ts';
 import type { ToolOutcome, ToolUseBlock } from './ports.ts';
-import { textOf, toolUsesOf } from './transcript.ts';
-import { capRefusal, capToolResult, contentHashOf, MAX_APPROVAL_ARGS_BYTES } from './transcript-limits.ts';
-import { settleAudit, settledRow, thrownOutcome, UNKNOWN_AFTER_STOP } from './uncertain.ts';
+import { dispatch, resumePending } from './tool-dispatch.ts';
+import { refuse, requestApproval } from './tool-refusals.ts';
+import { toolUsesOf } from './transcript.ts';
+import { MAX_APPROVAL_ARGS_BYTES } from './transcript-limits.ts';
 
 export type ToolCallContext = {
   assistant: TranscriptMessage;
   definition: WorkflowDefinition;
   grant: EffectiveGrant;
+  /**
+   * The assistant message came from this invocation's model call and is not stored yet: none of its calls
+   * can have a ledger row or an approval, so neither is read. Safe without the read: every row and approval
+   * is created conditionally (`attribute_not_exists`), so a concurrent invocation's rows fail our commit.
+   */
+  fresh?: boolean;
+  /** The run's ledger when the turn already read it (a resume from approvals); otherwise read here. */
+  ledger?: LedgerRow[];
 };
 
 export type ToolCallResult = { outcomes: Map<string, ToolOutcome>; awaiting: Approval[] };
@@ -41,7 +50,8 @@ export async function answerToolUses(
   deps: TurnDeps,
   ctx: ToolCallContext,
 ): Promise<ToolCallResult> {
-  const ledger = new Map((await deps.store.listLedger(h.run.runId)).map((row) => [row.toolUseId, row]));
+  const stored = ctx.fresh ? [] : (ctx.ledger ?? (await deps.store.listLedger(h.run.runId)));
+  const ledger = new Map(stored.map((row) => [row.toolUseId, row]));
   const outcomes = new Map<string, ToolOutcome>();
   const awaiting: Approval[] = [];
   const uses = toolUsesOf(ctx.assistant);
@@ -56,7 +66,7 @@ export async function answerToolUses(
       outcomes.set(use.id, await resumePending(h, deps, ctx, use, row));
       continue;
     }
-    const approval = await deps.store.getApproval(approvalIdFor(h.run.runId, use.id));
+    const approval = ctx.fresh ? undefined : await deps.store.getApproval(approvalIdFor(h.run.runId, use.id));
     if (approval) {
       const result = await honourApproval(h, deps, ctx, use, approval);
       if (result === 'waiting') awaiting.push(approval);
@@ -96,27 +106,6 @@ export async function answerToolUses(
   return { outcomes, awaiting };
 }
 
-async function resumePending(
-  h: RunHandle,
-  deps: TurnDeps,
-  ctx: ToolCallContext,
-  use: ToolUseBlock,
-  row: LedgerRow,
-): Promise<ToolOutcome> {
-  const action = deps.actions.resolve(row.tool, ctx.definition);
-  if (row.idempotent && action) {
-    const approval = await deps.store.getApproval(approvalIdFor(h.run.runId, use.id));
-    const input = approval?.status === 'approved' ? approval.args : action.input.parse(use.input);
-    return runAndSettle(h, deps, ctx, use, action, input, row, true);
-  }
-  const outcome = UNKNOWN_AFTER_STOP;
-  await h.commit({
-    ledgerSettle: [settledRow(row, outcome, isoAt(deps.clock))],
-    audit: [settleAudit(use, row.tool, outcome)],
-  });
-  return outcome;
-}
-
 async function honourApproval(
   h: RunHandle,
   deps: TurnDeps,
@@ -127,7 +116,7 @@ async function honourApproval(
   if (approval.status === 'pending') {
     if (Date.parse(approval.expiresAt) > deps.clock.nowMs()) return 'waiting';
     const expired: Approval = { ...approval, status: 'expired', decidedAt: isoAt(deps.clock) };
-    await h.commit({
+    await h.stage({
       approvalUpdate: [{ approval: expired, expectedStatus: 'pending' }],
       audit: [
         {
@@ -174,196 +163,4 @@ async function honourApproval(
   );
   if (gate.decision === 'deny') return refuse(h, deps, ctx, use, gate.reason);
   return dispatch(h, deps, ctx, use, gate.action, gate.input, 'approved');
-}
-
-async function dispatch(
-  h: RunHandle,
-  deps: TurnDeps,
-  ctx: ToolCallContext,
-  use: ToolUseBlock,
-  action: Action,
-  input: unknown,
-  via: 'allow' | 'approved',
-): Promise<ToolOutcome> {
-  const turn = ctx.assistant.turn;
-  const row: LedgerRow = {
-    schemaVersion: 1,
-    runId: h.run.runId,
-    toolUseId: use.id,
-    turn,
-    tool: action.name,
-    argsHash: argsHashOf(action.name, input),
-    idempotent: action.idempotent,
-    idempotencyKey: idempotencyKeyFor(h.run.runId, turn, use.id),
-    status: 'pending',
-    attempts: 1,
-    createdAt: isoAt(deps.clock),
-  };
-  await h.commit({
-    ledgerCreate: [row],
-    audit: [
-      ...(via === 'allow'
-        ? [
-            {
-              type: 'gate_decision' as const,
-              actor: 'system',
-              data: { toolUseId: use.id, tool: use.name, decision: 'allow' },
-            },
-          ]
-        : []),
-      {
-        type: 'dispatch',
-        actor: 'system',
-        data: {
-          toolUseId: use.id,
-          tool: action.name,
-          argsHash: row.argsHash,
-          idempotencyKey: row.idempotencyKey,
-          via,
-        },
-      },
-    ],
-  });
-  return runAndSettle(h, deps, ctx, use, action, input, row, false);
-}
-
-async function runAndSettle(
-  h: RunHandle,
-  deps: TurnDeps,
-  _ctx: ToolCallContext,
-  use: ToolUseBlock,
-  action: Action,
-  input: unknown,
-  row: LedgerRow,
-  rerun: boolean,
-): Promise<ToolOutcome> {
-  let outcome: ToolOutcome;
-  try {
-    outcome = await action.run(input, {
-      idempotencyKey: row.idempotencyKey,
-      egress: deps.egress,
-      secrets: deps.secrets,
-      clock: deps.clock,
-      scope: { runId: h.run.runId, owner: h.run.owner, workflowId: h.run.workflowId },
-    });
-  } catch (error) {
-    outcome = thrownOutcome(error);
-  }
-  // Cut by UTF-8 bytes, the unit DynamoDB counts: see transcript-limits.ts. The unknown marker is kept.
-  outcome = { ...outcome, content: capToolResult(deps.secrets.redact(outcome.content)) };
-  await h.commit({
-    ledgerSettle: [settledRow(row, outcome, isoAt(deps.clock))],
-    audit: [settleAudit(use, action.name, outcome, { rerun })],
-  });
-  return outcome;
-}
-
-async function refuse(
-  h: RunHandle,
-  deps: TurnDeps,
-  ctx: ToolCallContext,
-  use: ToolUseBlock,
-  reason: string,
-  cause = 'gate',
-): Promise<ToolOutcome> {
-  const outcome: ToolOutcome = { content: capRefusal(denialText(reason)), isError: true };
-  const argsHash = argsHashOf(use.name, use.input);
-  const now = isoAt(deps.clock);
-  await h.commit({
-    ledgerCreate: [
-      {
-        schemaVersion: 1,
-        runId: h.run.runId,
-        toolUseId: use.id,
-        turn: ctx.assistant.turn,
-        tool: use.name,
-        argsHash,
-        idempotent: false,
-        idempotencyKey: idempotencyKeyFor(h.run.runId, ctx.assistant.turn, use.id),
-        status: 'refused',
-        attempts: 0,
-        outcome,
-        createdAt: now,
-        settledAt: now,
-      },
-    ],
-    audit: [
-      ...(cause === 'gate'
-        ? [
-            {
-              type: 'gate_decision' as const,
-              actor: 'system',
-              data: { toolUseId: use.id, tool: use.name, decision: 'deny' },
-            },
-          ]
-        : []),
-      {
-        type: 'denial',
-        actor: 'system',
-        data: {
-          toolUseId: use.id,
-          tool: use.name,
-          cause,
-          reason: capRefusal(reason),
-          argsHash,
-          contentHash: contentHashOf(outcome.content),
-        },
-      },
-    ],
-  });
-  return outcome;
-}
-
-async function requestApproval(
-  h: RunHandle,
-  deps: TurnDeps,
-  ctx: ToolCallContext,
-  use: ToolUseBlock,
-  input: unknown,
-  approvers: string[],
-  timeoutSeconds: number,
-): Promise<Approval> {
-  const run = h.run;
-  const now = deps.clock.nowMs();
-  const approval: Approval = {
-    schemaVersion: 1,
-    approvalId: approvalIdFor(run.runId, use.id),
-    owner: run.owner,
-    runId: run.runId,
-    workflowId: run.workflowId,
-    workflowName: run.workflowName,
-    workflowVersion: run.workflowVersion,
-    turn: ctx.assistant.turn,
-    toolUseId: use.id,
-    tool: use.name,
-    args: input,
-    argsHash: argsHashOf(use.name, input),
-    reason: textOf(ctx.assistant).slice(0, 4000),
-    approvers,
-    status: 'pending',
-    expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
-    createdAt: new Date(now).toISOString(),
-  };
-  await h.commit({
-    approvalCreate: [approval],
-    audit: [
-      {
-        type: 'gate_decision',
-        actor: 'system',
-        data: { toolUseId: use.id, tool: use.name, decision: 'needs_approval' },
-      },
-      {
-        type: 'approval_requested',
-        actor: 'model',
-        data: {
-          approvalId: approval.approvalId,
-          tool: use.name,
-          argsHash: approval.argsHash,
-          approvers,
-          expiresAt: approval.expiresAt,
-        },
-      },
-    ],
-  });
-  return approval;
 }

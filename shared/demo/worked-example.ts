@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { ApiClient } from '../cli/client.ts';
 import { applyWorkflow } from '../cli/commands.ts';
 import { watchRun } from '../cli/watch.ts';
+import type { Usage } from '../core/ports.ts';
 import { ensureLocalFiles, ensureLocalSecret, localFiles } from '../local/files.ts';
 import { startLocalStack } from '../local/stack.ts';
 import type { ScriptedFixture } from '../model/index.ts';
@@ -55,6 +56,8 @@ export type WorkedExampleResult = {
   posts: number;
   auditVerified: boolean;
   link: string | undefined;
+  /** Usage of each model call, in order (from the run's audit entries). */
+  modelCalls: Usage[];
   ok: boolean;
 };
 
@@ -134,15 +137,19 @@ export async function runWorkedExample(options: WorkedExampleOptions): Promise<W
         }
       },
     });
-    const audit = await client.get<{ verification: { ok: boolean; count?: number; message?: string } }>(
-      `/v1/runs/${run.runId}/audit`,
+    const audit = await client.get<{
+      entries: { type: string; data: { usage?: Usage } }[];
+      verification: { ok: boolean; count?: number; message?: string };
+    }>(`/v1/runs/${run.runId}/audit`);
+    const modelCalls = audit.entries.flatMap((entry) =>
+      entry.type === 'model_call' && entry.data.usage ? [entry.data.usage] : [],
     );
     print('');
     print(`run ${run.runId}: ${run.status} (${run.stopReason}) after ${run.modelCalls} model call(s)`);
     print(`result: ${run.result?.text ?? '(none)'}`);
     print(`posts received by my site: ${site.posts.length}`);
     print(
-      `cost: $${run.costUsd.toFixed(6)} (${run.usage.inputTokens} input, ${run.usage.outputTokens} output tokens)`,
+      `cost: $${run.costUsd.toFixed(6)} (${run.usage.inputTokens} input, ${run.usage.outputTokens} output, ${run.usage.cacheReadInputTokens} cache-read, ${run.usage.cacheCreationInputTokens} cache-write tokens)`,
     );
     print(
       audit.verification.ok
@@ -150,7 +157,7 @@ export async function runWorkedExample(options: WorkedExampleOptions): Promise<W
         : `audit chain BROKEN: ${audit.verification.message}`,
     );
     const ok = run.status === 'done' && site.posts.length === 1 && audit.verification.ok;
-    return { run, posts: site.posts.length, auditVerified: audit.verification.ok, link, ok };
+    return { run, posts: site.posts.length, auditVerified: audit.verification.ok, link, modelCalls, ok };
   } finally {
     await stack.stop();
     await site.close();

@@ -94,6 +94,7 @@ async function startChild(
         workflowId: run.workflowId,
         version: run.workflowVersion,
         definition: agentStepView(graph, node),
+        status: 'published',
         createdAt: run.createdAt,
       },
       trigger: { type: 'on_demand', caller: `graph:${run.runId}` },

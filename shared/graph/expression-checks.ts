@@ -70,8 +70,10 @@ export function checkExpression(
   source: string,
 ): CheckIssue[] {
   const compiled = compileExpression(source);
-  if (!compiled.ok)
-    return [{ path: site.path, message: `${site.label}: does not parse: ${describe(compiled.error)}` }];
+  if (!compiled.ok) {
+    const what = compiled.error.code === 'GRAPH_FORBIDDEN_FUNCTION' ? 'is refused' : 'does not parse';
+    return [{ path: site.path, message: `${site.label}: ${what}: ${describe(compiled.error)}` }];
+  }
   return expressionIssues(definition, site, compiled.value);
 }
 

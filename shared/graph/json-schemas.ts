@@ -10,15 +10,36 @@ export const MAX_SCHEMA_BYTES = 32_000;
 
 export type SchemaCompileResult = { ok: true; validate: ValidateFunction } | { ok: false; message: string };
 
-/** Compiles a JSON Schema, or says why it is not a valid one. A fresh Ajv per call: no `$id` clashes. */
+/** Compiled schemas by their JSON text: a stored graph is parsed (and so checked) on every read. */
+const cache = new Map<string, SchemaCompileResult>();
+const MAX_CACHED = 256;
+/** One Ajv for schemas without `$id`; a schema with one gets its own instance, so two ids never clash. */
+let shared: Ajv2020 | undefined;
+const newAjv = () => new Ajv2020({ strict: true, validateFormats: false, allErrors: false, logger: false });
+
+/** Compiles a JSON Schema, or says why it is not a valid one. Results are cached by the schema's JSON text. */
 export function compileJsonSchema(schema: Record<string, unknown>): SchemaCompileResult {
-  const bytes = Buffer.byteLength(JSON.stringify(schema), 'utf8');
+  const text = JSON.stringify(schema);
+  const cached = cache.get(text);
+  if (cached) return cached;
+  const result = compileUncached(schema, text);
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
+  cache.set(text, result);
+  return result;
+}
+
+function compileUncached(schema: Record<string, unknown>, text: string): SchemaCompileResult {
+  const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_SCHEMA_BYTES) {
     return { ok: false, message: `is ${bytes} bytes of JSON Schema; the limit is ${MAX_SCHEMA_BYTES}` };
   }
-  const ajv = new Ajv2020({ strict: true, validateFormats: false, allErrors: false, logger: false });
+  if (shared === undefined) shared = newAjv();
+  const ajv = text.includes('"$id"') ? newAjv() : shared;
   try {
-    return { ok: true, validate: ajv.compile(schema) };
+    // The compiled function is cached by the cache above, not in Ajv: keep Ajv's own cache from growing.
+    const validate = ajv.compile(schema);
+    ajv.removeSchema(schema);
+    return { ok: true, validate };
   } catch (thrown) {
     const message = thrown instanceof Error ? thrown.message : String(thrown);
     return { ok: false, message: `is not a valid JSON Schema: ${message}` };

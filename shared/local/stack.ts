@@ -39,6 +39,7 @@ import { graphDefinitions } from '../graph-run/definitions.ts';
 import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
 import { answerParentStep } from '../graph-run/parent-answer.ts';
 import type { ServiceStepDeps } from '../graph-run/service-step.ts';
+import { createHumanTaskApp, humanTaskPort } from '../human-tasks/index.ts';
 import { type ScriptedFixture, startScriptedModelServer } from '../model/index.ts';
 import {
   consoleNotifier,
@@ -118,8 +119,12 @@ export type LocalStackOptions = {
   awsCalls?: AwsCallSink;
   /** Test hook: wraps a graph service step's dependencies (fault injection: a crash between call and settle). */
   wrapServiceDeps?: (deps: ServiceStepDeps) => ServiceStepDeps;
-  /** The human-task service of graph runs; default: the in-memory local one (`stack.humanTasks`). */
-  humanTasks?: HumanTaskPort;
+  /**
+   * The human-task service of graph runs. Default: shared/human-tasks (task records, signed links to the
+   * inbox and the terminal, the form pages). `'in-memory'`: the stand-in `stack.humanTasks`, whose `submit`
+   * answers the wait directly (tests of the executor).
+   */
+  humanTasks?: HumanTaskPort | 'in-memory';
   /**
    * The external engines this stack enables (`kind: external` workflows), as `externalEngines` in CDK.
    * Default: `<dataDir>/engines.json` when present, else none. A loopback engine's port must be in
@@ -156,7 +161,7 @@ export type LocalStack = {
   graphSfn: LocalStepFunctions;
   /** The external state machine (external runs). */
   externalSfn: LocalStepFunctions;
-  /** The local human tasks of graph runs (when no `humanTasks` option replaced them). */
+  /** The in-memory human tasks of graph runs (used with the `humanTasks: 'in-memory'` option). */
   humanTasks: LocalHumanTasks;
   executions: ExecutionsPort;
   inbox: ReturnType<typeof inboxNotifier>;
@@ -336,6 +341,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // The graph state machine: the same way, its own definition and handlers.
     const definitionOf = graphDefinitions(store);
     const humanTasks = localHumanTasks((token, output) => taskTokens().sendSuccess(token, output), print);
+    const humanTaskService: HumanTaskPort =
+      options.humanTasks === 'in-memory'
+        ? humanTasks
+        : (options.humanTasks ??
+          humanTaskPort({
+            store,
+            clock,
+            keyring,
+            taskTokens: taskTokens(),
+            publicBaseUrl: url,
+            logger,
+            notifier,
+          }));
     const graphDeps = { store, definitionOf, clock };
     const serviceDeps: ServiceStepDeps = {
       ...graphDeps,
@@ -368,7 +386,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             ...graphDeps,
             ids: randomIds,
             executions,
-            humanTasks: options.humanTasks ?? humanTasks,
+            humanTasks: humanTaskService,
             answer: (token: string, output: object) => taskTokens().sendSuccess(token, output),
           })),
         ),
@@ -417,6 +435,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     app.use('*', hostGuard(allowedHosts(port, options.hostNames)));
     // Which Lambda function each route stands in for (the call recorder's function name).
     app.use('/approvals/*', (_c, next) => withFunctionName('approval-http', next));
+    app.use('/human-tasks/*', (_c, next) => withFunctionName('approval-http', next));
     app.use('/v1/*', (_c, next) => withFunctionName('api', next));
     app.use('/local/*', (_c, next) => withFunctionName('api', next));
     app.route(
@@ -441,6 +460,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         logger,
       }),
     );
+    // Human-task forms: the same signed-page rules and keyring; links reach the same inbox and terminal.
+    app.route(
+      '/',
+      createHumanTaskApp({ store, clock, keyring, taskTokens: taskTokens(), publicBaseUrl: url, logger }),
+    );
     app.route(
       '/',
       createApiApp({
@@ -452,7 +476,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         triggerSync: localTriggerSync(store),
         auditVerifier: localKeyVerifierFromFile(auditKey.publicKey),
         externalEngines: engines,
-        graph: { taskTokens: taskTokens(), humanTasks: options.humanTasks ?? humanTasks },
+        graph: { taskTokens: taskTokens(), humanTasks: humanTaskService },
         local: { events: true },
       }),
     );

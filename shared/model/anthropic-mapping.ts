@@ -49,27 +49,42 @@ function toTool(tool: ToolSpec, last: boolean): Anthropic.Tool {
   };
 }
 
-/**
- * Marks the last cacheable block of the last message, so the whole transcript prefix is cached and
- * the next turn reads it. Thinking blocks cannot carry `cache_control`, so they are skipped.
- */
-function withTranscriptBreakpoint(messages: Anthropic.MessageParam[]): Anthropic.MessageParam[] {
-  const last = messages.at(-1);
-  if (!last || typeof last.content === 'string') return messages;
-  const blocks = [...last.content];
+/** The message with its last cacheable block marked, or `undefined` when it has none. */
+function withBreakpoint(message: Anthropic.MessageParam): Anthropic.MessageParam | undefined {
+  if (typeof message.content === 'string') return undefined;
+  const blocks = [...message.content];
   for (let i = blocks.length - 1; i >= 0; i--) {
     const block = blocks[i]!;
+    // Thinking blocks cannot carry `cache_control`, and neither can an empty text block.
     if (block.type === 'thinking' || block.type === 'redacted_thinking') continue;
     if (block.type === 'text' && block.text === '') continue;
     blocks[i] = { ...block, cache_control: EPHEMERAL } as BlockParam;
-    return [...messages.slice(0, -1), { ...last, content: blocks } as Anthropic.MessageParam];
+    return { ...message, content: blocks } as Anthropic.MessageParam;
   }
-  return messages;
+  return undefined;
 }
 
 /**
- * The Messages API body for a request: exactly `request.tools`, prompt-cache breakpoints on the last
- * tool, the system prompt and the last message block (3 of the API's 4), and the thinking fields.
+ * Transcript breakpoints: the last message, so the next turn reads the whole transcript, and the message that
+ * ended the previous turn's request (two back), so this turn reads what that one wrote however many blocks
+ * were appended since — the API looks back only 20 blocks from a breakpoint for an earlier entry
+ * (https://platform.claude.com/docs/en/build-with-claude/prompt-caching). Only stable content sits before
+ * either: stored messages, never a clock or a counter (test/core/cache-prefix.test.ts).
+ */
+function withTranscriptBreakpoints(messages: Anthropic.MessageParam[]): Anthropic.MessageParam[] {
+  const marked = [...messages];
+  for (const index of [messages.length - 3, messages.length - 1]) {
+    const message = messages[index];
+    const withMark = message && withBreakpoint(message);
+    if (withMark) marked[index] = withMark;
+  }
+  return marked;
+}
+
+/**
+ * The Messages API body for a request: exactly `request.tools`, prompt-cache breakpoints (the API's 4) on
+ * the last tool, the system prompt, the end of the previous turn's request and the last message block (the
+ * prefix is cached in the order tools → system → messages), and the thinking fields.
  */
 export function toCreateParams(request: ModelRequest, style: ThinkingStyle): CreateParams {
   const messages = request.messages.map(
@@ -84,7 +99,7 @@ export function toCreateParams(request: ModelRequest, style: ThinkingStyle): Cre
     ...(request.system === ''
       ? {}
       : { system: [{ type: 'text', text: request.system, cache_control: EPHEMERAL }] }),
-    messages: withTranscriptBreakpoint(messages),
+    messages: withTranscriptBreakpoints(messages),
     ...(request.tools.length === 0
       ? {}
       : { tools: request.tools.map((tool, i) => toTool(tool, i === request.tools.length - 1)) }),

@@ -43,7 +43,9 @@ const UsageSchema = z
     cache_creation_input_tokens: z.number().int().nonnegative().optional(),
     cache_read_input_tokens: z.number().int().nonnegative().optional(),
   })
-  .describe('Reported usage; a missing count is estimated (1 token per 4 characters) or 0 for the cache.');
+  .describe(
+    'Reported usage. Without any input count stated, the input is split by the prompt-cache accounting; with one, missing input is the whole request and missing cache counts are 0. Missing output is estimated (1 token per 4 characters).',
+  );
 
 const StopReasonSchema = z.enum([
   'end_turn',

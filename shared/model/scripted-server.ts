@@ -15,17 +15,19 @@ import {
   bedrockRoute,
   messagesRequestOf,
 } from './scripted-bedrock.ts';
-import { checkExpectations, systemText, turnIndexOf, type WireRequest } from './scripted-expect.ts';
+import { PromptCache, TooManyBreakpointsError } from './scripted-cache.ts';
+import { checkExpectations, turnIndexOf, type WireRequest } from './scripted-expect.ts';
 import { loadFixtures, type ParsedFixture, type ScriptedFixture } from './scripted-fixture.ts';
 import { readBody, recordedHeaders, sendJson } from './scripted-http.ts';
+import { type CacheableRequest, requestTokens } from './scripted-prefix.ts';
 import { bedrockReplies, messagesReplies, type Replies } from './scripted-replies.ts';
 import {
   buildMessage,
   errorBody,
   errorTypeFor,
-  estimateTokens,
   messageStartEvent,
   streamEvents,
+  type WireMessage,
 } from './scripted-wire.ts';
 
 /** The header that selects a fixture when several are served. */
@@ -37,6 +39,8 @@ export type ScriptedModelServerOptions = {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /** The prompt cache's clock, in epoch milliseconds (its 5-minute lifetime). Default: `Date.now`. */
+  now?: () => number;
 };
 
 export type RecordedRequest = {
@@ -47,6 +51,8 @@ export type RecordedRequest = {
   /** Lower-cased names; credentials (authorization, x-api-key) are redacted. */
   headers: Record<string, string>;
   body: unknown;
+  /** The usage served (prompt-cache accounting included), for a request answered with a message. */
+  usage?: WireMessage['usage'];
 };
 
 export type ScriptedFailure = {
@@ -86,6 +92,8 @@ export async function startScriptedModelServer(
   const failures: ScriptedFailure[] = [];
   // Attempts per (fixture, turn, conversation state), for `error.times`: the only state kept.
   const attempts = new Map<string, number>();
+  // The prompt cache (scripted-cache.ts): shared by every fixture, as one organisation's cache is.
+  const cache = new PromptCache(options.now ?? Date.now);
   let served = 0;
 
   function selectFixture(req: IncomingMessage): [string, ParsedFixture] {
@@ -111,6 +119,13 @@ export async function startScriptedModelServer(
     turnRequest: { record: RecordedRequest; body: WireRequest; replies: Replies; requestId: string },
   ) {
     const { record, body, replies, requestId } = turnRequest;
+    let account: ReturnType<PromptCache['account']>;
+    try {
+      account = cache.account(body as CacheableRequest);
+    } catch (error) {
+      if (error instanceof TooManyBreakpointsError) throw new Failure('request', error.message);
+      throw error;
+    }
     const [name, fixture] = selectFixture(req);
     const index = turnIndexOf(body);
     record.fixture = name;
@@ -129,7 +144,7 @@ export async function startScriptedModelServer(
       fixture: name,
       turn: index,
       model: body.model ?? 'scripted',
-      requestTokens: estimateTokens([systemText(body), body.messages, body.tools]),
+      cache: account.usage,
     });
     const stream = body.stream === true;
     if (turn.error) {
@@ -149,6 +164,8 @@ export async function startScriptedModelServer(
         return;
       }
     }
+    account.commit();
+    record.usage = message.usage;
     if (stream) replies.events(res, streamEvents(message), requestId);
     else replies.json(res, message, requestId);
   }
@@ -199,8 +216,7 @@ export async function startScriptedModelServer(
       if (!isObject(body))
         throw new Failure('request', 'scripted-model: the request body is not a JSON object');
       if (path === '/v1/messages/count_tokens') {
-        const wire = body as WireRequest;
-        const count = estimateTokens([systemText(wire), wire.messages, wire.tools]);
+        const count = requestTokens(body as CacheableRequest);
         sendJson(res, 200, { input_tokens: count }, requestId);
         return;
       }

@@ -2,6 +2,7 @@
  * Messages-API wire shapes produced by the scripted server: the message object, its SSE event
  * sequence, and error bodies, as the real API sends them.
  */
+import type { CacheUsage } from './scripted-cache.ts';
 import type { ScriptedResponseBlock, ScriptedTurn } from './scripted-fixture.ts';
 
 /** Default error type per HTTP status, as the API uses them. */
@@ -52,15 +53,35 @@ function wireBlock(block: ScriptedResponseBlock, id: string): WireContent {
   }
 }
 
-export type BuildContext = { fixture: string; turn: number; model: string; requestTokens: number };
+/** `cache`: the request's input as the prompt cache accounted it (scripted-cache.ts). */
+export type BuildContext = { fixture: string; turn: number; model: string; cache: CacheUsage };
+
+/**
+ * The input usage reported: the cache's accounting, unless the fixture states an input count — then exactly
+ * what it states, with a missing input count taken as the whole request and missing cache counts as 0.
+ */
+function inputUsageOf(turn: ScriptedTurn, cache: CacheUsage): CacheUsage {
+  const stated = turn.response?.usage;
+  const states =
+    stated?.input_tokens !== undefined ||
+    stated?.cache_creation_input_tokens !== undefined ||
+    stated?.cache_read_input_tokens !== undefined;
+  if (!stated || !states) return cache;
+  const whole = cache.input_tokens + cache.cache_creation_input_tokens + cache.cache_read_input_tokens;
+  return {
+    input_tokens: stated.input_tokens ?? whole,
+    cache_creation_input_tokens: stated.cache_creation_input_tokens ?? 0,
+    cache_read_input_tokens: stated.cache_read_input_tokens ?? 0,
+  };
+}
 
 /** The complete `message` object of a served turn. */
 export function buildMessage(turn: ScriptedTurn, context: BuildContext) {
-  const { fixture, turn: index, model, requestTokens } = context;
+  const { fixture, turn: index, model } = context;
   const blocks: ScriptedResponseBlock[] = turn.response?.content ?? [{ type: 'text', text: turn.text ?? '' }];
   const content = blocks.map((block, i) => wireBlock(block, `toolu_${fixture}_${index}_${i}`));
-  const usage = turn.response?.usage ?? {};
-  const cacheCreation = usage.cache_creation_input_tokens ?? 0;
+  const input = inputUsageOf(turn, context.cache);
+  const cacheCreation = input.cache_creation_input_tokens;
   return {
     id: `msg_scripted_${fixture}_${index}`,
     type: 'message' as const,
@@ -74,11 +95,11 @@ export function buildMessage(turn: ScriptedTurn, context: BuildContext) {
     stop_details: null,
     container: null,
     usage: {
-      input_tokens: usage.input_tokens ?? requestTokens,
+      input_tokens: input.input_tokens,
       cache_creation_input_tokens: cacheCreation,
-      cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+      cache_read_input_tokens: input.cache_read_input_tokens,
       cache_creation: { ephemeral_5m_input_tokens: cacheCreation, ephemeral_1h_input_tokens: 0 },
-      output_tokens: usage.output_tokens ?? estimateTokens(content),
+      output_tokens: turn.response?.usage?.output_tokens ?? estimateTokens(content),
       service_tier: 'standard',
     },
   };

@@ -60,7 +60,7 @@ function item(notice: ApprovalNotice, nowMs: number | undefined): string {
   const link =
     expired || !linkable
       ? `<span class="muted">${expired ? 'link expired' : 'unusable link'}</span>`
-      : `<a href="${escapeHtml(notice.url)}" rel="noreferrer">Open the approval page</a>`;
+      : `<a href="${escapeHtml(notice.url)}" rel="noreferrer">Open the ${notice.subject === 'human_task' ? 'task form' : 'approval page'}</a>`;
   return `<li${expired ? ' class="expired"' : ''}>
 <strong>${t(notice.tool)}</strong> in <strong>${t(notice.workflowName)}</strong> for <strong>${t(notice.approver)}</strong><br>
 <span class="muted">run <code>${t(notice.runId)}</code> · expires ${t(notice.expiresAt)}</span><br>

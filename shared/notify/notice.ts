@@ -4,11 +4,15 @@
 export type ApprovalNotice = {
   /** The owner of the run: the local inbox shows each owner only their own notices. */
   owner: string;
+  /** The approver, or for a human task the assignee. */
   approver: string;
+  /** What the link opens: an approval (absent, the default) or a human task's form. */
+  subject?: 'human_task';
   workflowName: string;
   runId: string;
+  /** The action; for a human task, its title. */
   tool: string;
-  /** A short, single-line preview of the arguments; the page shows them in full. */
+  /** A short, single-line preview of the arguments (for a human task, of its context); the page shows them in full. */
   argsPreview: string;
   /** ISO instant at which the link (and the approval) expires. */
   expiresAt: string;
@@ -48,14 +52,18 @@ export function argsPreview(args: unknown, maxChars = 300): string {
 }
 
 /** The subject line: printable ASCII only, no line breaks, under 100 characters (SNS's email subject rules). */
-export function noticeSubject(notice: Pick<ApprovalNotice, 'tool' | 'workflowName'>): string {
+export function noticeSubject(
+  notice: Pick<ApprovalNotice, 'tool' | 'workflowName'> & { subject?: 'human_task' },
+): string {
   const ascii = (value: string) => value.replace(/[^\x20-\x7e]/g, '?').trim();
-  const subject = `Approval needed: ${ascii(notice.tool)} (${ascii(notice.workflowName)})`;
+  const what = notice.subject === 'human_task' ? 'Task for you' : 'Approval needed';
+  const subject = `${what}: ${ascii(notice.tool)} (${ascii(notice.workflowName)})`;
   return subject.length <= 99 ? subject : `${subject.slice(0, 96)}...`;
 }
 
 /** The plain-text body: what would run, until when, and the link for this approver only. */
 export function noticeBody(notice: ApprovalNotice): string {
+  if (notice.subject === 'human_task') return humanTaskBody(notice);
   return [
     `A workflow run needs your approval before it performs an action.`,
     '',
@@ -71,5 +79,25 @@ export function noticeBody(notice: ApprovalNotice): string {
     '',
     'Opening the link changes nothing; only the buttons on the page decide. The link is signed for you',
     'alone: do not forward it. If you did not expect this, ignore it and the request expires.',
+  ].join('\n');
+}
+
+/** The plain-text body of a human task notice: what is asked, until when, and the link for this assignee only. */
+function humanTaskBody(notice: ApprovalNotice): string {
+  return [
+    'A workflow run is waiting for you to fill in a form.',
+    '',
+    `Task:       ${visible(notice.tool)}`,
+    `Workflow:   ${visible(notice.workflowName)}`,
+    `Run:        ${visible(notice.runId)}`,
+    `Context:    ${notice.argsPreview}`,
+    `Expires:    ${visible(notice.expiresAt)}`,
+    `Assignee:   ${visible(notice.approver)}`,
+    '',
+    'Open the form here:',
+    notice.url,
+    '',
+    'Opening the link changes nothing; only submitting the form does. The link is signed for you alone:',
+    'do not forward it. If you did not expect this, ignore it and the task expires.',
   ].join('\n');
 }

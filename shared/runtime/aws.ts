@@ -45,6 +45,7 @@ import { answerParentStep } from '../graph-run/parent-answer.ts';
 import type { GraphDefinitionOf } from '../graph-run/ports.ts';
 import type { ServiceStepDeps } from '../graph-run/service-step.ts';
 import type { GraphWaitDeps } from '../graph-run/wait.ts';
+import type { HumanTaskDeps, RequestHumanTaskDeps } from '../human-tasks/index.ts';
 import { createAnthropicModel } from '../model/index.ts';
 import {
   type ApproverReach,
@@ -112,6 +113,10 @@ export type AwsRuntime = {
   deliver(): Promise<DeliverDeps>;
   approvalApp(): Promise<ApprovalAppDeps>;
   requestApproval(): Promise<RequestApprovalDeps>;
+  /** The human-task pages, served by the approval function next to the approval pages. */
+  humanTaskApp(): Promise<HumanTaskDeps>;
+  /** `requestHumanTask` (the graph's human_task wait): links go out on the approval topic, like approvals. */
+  requestHumanTask(): Promise<RequestHumanTaskDeps>;
   /** The approvers this deployment subscribed (`WF_APPROVERS`): the only ones it can send links to. */
   approverReach(): ApproverReach;
   /** Owner notices (failed, denied, expired runs) to the owner topic; undefined where it is not configured. */
@@ -264,6 +269,14 @@ export function awsRuntime(): AwsRuntime {
     engines ??= engineRegistryFrom(env[ENV.externalEngines]);
     return engines;
   };
+  const humanTaskApp = async (): Promise<HumanTaskDeps> => ({
+    store,
+    clock: systemClock,
+    keyring: await loadKeyring(),
+    taskTokens,
+    publicBaseUrl: publicBaseUrl(),
+    logger: telemetry.logger,
+  });
   runtime = {
     store,
     env,
@@ -340,6 +353,15 @@ export function awsRuntime(): AwsRuntime {
         publicBaseUrl: publicBaseUrl(),
         actions: actionCatalogFor(store, { publish }),
         logger: telemetry.logger,
+      };
+    },
+    humanTaskApp,
+    async requestHumanTask() {
+      const topic = env[ENV.approvalTopicArn];
+      if (!topic) throw new Error(`${ENV.approvalTopicArn} is not set: task notices have nowhere to go`);
+      return {
+        ...(await humanTaskApp()),
+        notifier: snsNotifier(sns(), topic, parseApproverList(env[ENV.approvers])),
       };
     },
     async requestApproval() {

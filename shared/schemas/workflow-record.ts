@@ -1,4 +1,7 @@
-/** Stored workflows: a mutable head (enabled flag, latest version) and immutable numbered versions. */
+/**
+ * Stored workflows: a mutable head (enabled flag, latest published version, open draft) and numbered versions.
+ * A version is a draft (replaceable in place) until published; a published version is immutable.
+ */
 import { z } from 'zod';
 import { AnyWorkflowDefinitionSchema, kindOf, WorkflowKindError } from './any-workflow.ts';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION } from './common.ts';
@@ -14,13 +17,22 @@ export const WorkflowHeadSchema = z.object({
   name: z.string(),
   enabled: z.boolean(),
   deleted: z.boolean().default(false),
+  /** The latest published version: runs start on it and triggers follow it. */
   latestVersion: z.number().int().positive(),
+  /** The open draft (always `latestVersion + 1`), if any; at most one per workflow. Absent on older heads. */
+  draftVersion: z.number().int().positive().optional(),
   createdAt: IsoTimeSchema,
   updatedAt: IsoTimeSchema,
 });
 export type WorkflowHead = z.infer<typeof WorkflowHeadSchema>;
 
-/** One immutable, numbered version of a workflow definition. Runs are bound to a version. */
+export const VERSION_STATUSES = ['draft', 'published'] as const;
+export type VersionStatus = (typeof VERSION_STATUSES)[number];
+
+/**
+ * One numbered version of a workflow definition. Runs are bound to a published version. A version stored
+ * before drafts existed has no status and is published.
+ */
 export const WorkflowVersionSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   owner: OwnerIdSchema,
@@ -33,6 +45,12 @@ export const WorkflowVersionSchema = z.object({
    * principal). Absent on versions saved before authors were recorded.
    */
   author: z.string().min(1).max(512).optional(),
+  status: z.enum(VERSION_STATUSES).default('published'),
+  /** When a draft was last replaced (the fence of the next replace or publish). */
+  updatedAt: IsoTimeSchema.optional(),
+  /** When and by whom a draft was published; absent on versions published when saved. */
+  publishedAt: IsoTimeSchema.optional(),
+  publishedBy: z.string().min(1).max(512).optional(),
 });
 export type WorkflowVersion = z.infer<typeof WorkflowVersionSchema>;
 
@@ -79,6 +97,7 @@ export function newWorkflowRecords(args: {
       definition,
       createdAt: now,
       ...(author === undefined ? {} : { author }),
+      status: 'published',
     },
   };
 }

@@ -16,6 +16,16 @@ const HeadSchema = z.object({ anchor: OwnerAnchorSchema });
 const MarkerSchema = z.object({ anchorSeq: z.number().int().nonnegative() });
 const markerKey = (owner: string, runId: string) => ({ pk: `OWNER#${owner}`, sk: `ANCHORRUN#${runId}` });
 
+/**
+ * Runs of one owner that end at the same moment contend for the chain head, and each round only one wins.
+ * Retrying at once makes them collide again (a burst of 40 endings failed half its anchors after 8 attempts);
+ * exponential backoff with full jitter spreads them out
+ * (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/). Worst case under 20 s of waiting,
+ * inside every anchoring function's timeout; past it, the function fails and Step Functions retries it.
+ */
+const MAX_ATTEMPTS = 25;
+const backoffMs = (attempt: number) => Math.random() * Math.min(1000, 5 * 2 ** attempt);
+
 /** Anchors the run's current audit head into its owner's chain, once. Returns the anchor. */
 export async function anchorRunHead(ctx: StoreContext, run: Run, at: string): Promise<OwnerAnchor> {
   for (let attempt = 1; ; attempt++) {
@@ -67,8 +77,9 @@ export async function anchorRunHead(ctx: StoreContext, run: Run, at: string): Pr
       );
       return anchor;
     } catch (error) {
-      // Another run of the same owner anchored first (or this one did, concurrently): read again.
-      if (!(error instanceof TransactionCanceledException) || attempt >= 8) throw error;
+      // Another run of the same owner anchored first (or this one did, concurrently): wait, then read again.
+      if (!(error instanceof TransactionCanceledException) || attempt >= MAX_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
     }
   }
 }

@@ -11,6 +11,7 @@ import { isThrottle, type StoreContext } from './client.ts';
 import {
   ApprovalAlreadyDecidedError,
   DayBudgetExceededError,
+  HumanTaskClosedError,
   InvalidTransitionError,
   LedgerConflictError,
   RunConflictError,
@@ -126,6 +127,24 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
     });
   }
   for (const write of change.steps ?? []) items.push(stepWriteItem(T, write));
+  for (const { task, expectedStatus } of change.humanTaskPut ?? []) {
+    const Item = { ...keys.humanTask(task.runId, task.stepId, task.attempt), ...task };
+    items.push({
+      item: {
+        Put:
+          expectedStatus === undefined
+            ? { TableName: T, Item, ConditionExpression: 'attribute_not_exists(pk)' }
+            : {
+                TableName: T,
+                Item,
+                ConditionExpression: '#status = :expected',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: { ':expected': expectedStatus },
+              },
+      },
+      onConditionFailed: () => new HumanTaskClosedError(task.taskId, expectedStatus ? undefined : 'exists'),
+    });
+  }
   if (change.daySpend) {
     const { owner, workflowId, day, deltaUsd, reservedDeltaUsd = 0, limitUsd } = change.daySpend;
     const guarded = deltaUsd > 0 && limitUsd !== undefined;

@@ -15,7 +15,9 @@ import { anchorRunHead, getRunAnchor, listOwnerAnchorItems } from './anchors.ts'
 import { getApproval, listApprovals } from './approvals.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import { commitRunChange } from './commit.ts';
+import { getHumanTask, listRunHumanTasks } from './human-tasks.ts';
 import { keys, prefixes } from './keys.ts';
+import { listLedgerPage } from './ledger-page.ts';
 import { assembleMessages } from './message-assembly.ts';
 import { listOwnerChangeItems, UNATTRIBUTED } from './owner-changes.ts';
 import { queryPrefix, queryPrefixItems } from './reads.ts';
@@ -29,6 +31,8 @@ import {
   type TriggerIndexEntry,
   type TriggerIndexType,
 } from './trigger-index.ts';
+import { VersionCache } from './version-cache.ts';
+import { publishDraft, putDraft, replaceDraft } from './workflow-drafts.ts';
 import {
   getWorkflowHead,
   getWorkflowVersion,
@@ -48,6 +52,11 @@ export type DynamoStoreOptions = { signer?: AnchorSigner };
 export class DynamoStore implements RunStore, NotesPort {
   readonly ctx: StoreContext;
   readonly #signer: AnchorSigner | undefined;
+  /**
+   * Saved versions are immutable: read once per container (version-cache.ts). A TS-private field, not `#`:
+   * tests and observers wrap the store in proxies that call its methods with the proxy as `this`.
+   */
+  private readonly versions = new VersionCache();
 
   constructor(config: StoreConfig | StoreContext, options: DynamoStoreOptions = {}) {
     this.ctx = 'doc' in config ? config : createStoreContext(config);
@@ -66,12 +75,17 @@ export class DynamoStore implements RunStore, NotesPort {
   getWorkflowHead(owner: string, workflowId: string): Promise<WorkflowHead | undefined> {
     return getWorkflowHead(this.ctx, owner, workflowId);
   }
-  getWorkflowVersion(
+  async getWorkflowVersion(
     owner: string,
     workflowId: string,
     version: number,
   ): Promise<WorkflowVersion | undefined> {
-    return getWorkflowVersion(this.ctx, owner, workflowId, version);
+    const cached = this.versions.get(owner, workflowId, version);
+    if (cached) return cached;
+    const found = await getWorkflowVersion(this.ctx, owner, workflowId, version);
+    // Only a published version is immutable; a draft is replaced in place and then published (workflow-drafts.ts).
+    if (found?.status === 'published') this.versions.set(owner, workflowId, version, found);
+    return found;
   }
   listMessages(runId: string): Promise<TranscriptMessage[]> {
     return queryPrefixItems(this.ctx, keys.run(runId).pk, prefixes.message).then(assembleMessages);
@@ -124,6 +138,36 @@ export class DynamoStore implements RunStore, NotesPort {
     await putNextVersion(this.ctx, previous, head, version);
     await this.signOwnerHeads(head.owner, version.createdAt);
   }
+  /** Saves a new draft (`head.draftVersion`), audited with `author`. */
+  async saveWorkflowDraft(
+    previous: WorkflowHead,
+    head: WorkflowHead,
+    draft: WorkflowVersion,
+    author: string,
+  ) {
+    await putDraft(this.ctx, previous, head, draft, author);
+    await this.signOwnerHeads(head.owner, draft.createdAt);
+  }
+  /** Replaces the open draft in place, fenced on the draft that was read. */
+  async replaceWorkflowDraft(
+    head: WorkflowHead,
+    previous: WorkflowVersion,
+    draft: WorkflowVersion,
+    author: string,
+  ) {
+    await replaceDraft(this.ctx, head, previous, draft, author);
+    await this.signOwnerHeads(head.owner, draft.updatedAt ?? draft.createdAt);
+  }
+  /** Publishes the open draft: immutable from now on, and the head's latest version. */
+  async publishWorkflowDraft(
+    previous: WorkflowHead,
+    head: WorkflowHead,
+    draft: WorkflowVersion,
+    published: WorkflowVersion,
+  ) {
+    await publishDraft(this.ctx, previous, head, draft, published);
+    await this.signOwnerHeads(head.owner, head.updatedAt);
+  }
   /** Enable, disable or delete (`releaseName`), audited with `author` (the authenticated principal). */
   async updateWorkflowHead(
     previous: WorkflowHead,
@@ -160,6 +204,16 @@ export class DynamoStore implements RunStore, NotesPort {
   }
   listApprovals(query: Parameters<typeof listApprovals>[1]) {
     return listApprovals(this.ctx, query);
+  }
+  /** One page of the run's ledger rows (the receipts listing). */
+  listLedgerPage(query: Parameters<typeof listLedgerPage>[1]) {
+    return listLedgerPage(this.ctx, query);
+  }
+  getHumanTask(taskId: string) {
+    return getHumanTask(this.ctx, taskId);
+  }
+  listRunHumanTasks(runId: string) {
+    return listRunHumanTasks(this.ctx, runId);
   }
 
   // ---- trigger index (schedules and event patterns across owners, for the local stack)

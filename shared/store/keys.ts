@@ -29,6 +29,11 @@ export const keys = {
   /** A graph run's step; sorts between the run item (`RUN`) and its ledger rows (`TOOL#`). */
   step: (runId: string, stepId: string): ItemKey => ({ pk: `RUN#${runId}`, sk: `STEP#${stepId}` }),
   approval: (approvalId: string): ItemKey => ({ pk: `APR#${approvalId}`, sk: 'APR' }),
+  /** A human task lives in its run's partition: a cancelled run finds its open tasks with one query. */
+  humanTask: (runId: string, stepId: string, attempt: number): ItemKey => ({
+    pk: `RUN#${runId}`,
+    sk: `HTK#${stepId}#${pad(attempt, 4)}`,
+  }),
   daySpend: (owner: string, workflowId: string, day: string): ItemKey => ({
     pk: `SPEND#${owner}#${workflowId}`,
     sk: `DAY#${day}`,
@@ -62,6 +67,7 @@ export const prefixes = {
   audit: 'AUD#',
   note: 'NOTE#',
   step: 'STEP#',
+  humanTask: 'HTK#',
   ownerAnchor: 'ANCHOR#',
   ownerChange: 'CHANGE#',
   signedHead: 'SIGNED#',

@@ -51,6 +51,25 @@ export function versionChange(
   };
 }
 
+/** The change a draft makes: saved, replaced in place, or published (with who published it). */
+export function draftChange(
+  head: WorkflowHead,
+  version: WorkflowVersion,
+  type: 'workflow_draft_saved' | 'workflow_draft_updated' | 'workflow_version_published',
+  author: string,
+  at: string,
+): OwnerChangeInput {
+  return {
+    owner: head.owner,
+    at,
+    type,
+    author,
+    workflowId: head.workflowId,
+    version: version.version,
+    data: { name: head.name, definitionHash: definitionHash(version.definition) },
+  };
+}
+
 /** The change a new head makes (enable, disable, delete). */
 export function headChange(previous: WorkflowHead, head: WorkflowHead, author: string): OwnerChangeInput {
   const type = head.deleted

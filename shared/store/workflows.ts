@@ -69,7 +69,9 @@ export async function putNextVersion(
       Put: {
         TableName: ctx.table,
         Item: { ...keys.workflowHead(head.owner, head.workflowId), ...head },
-        ConditionExpression: 'latestVersion = :latest AND deleted = :false',
+        // A published version may not be saved while a draft is open: the draft holds the next number.
+        ConditionExpression:
+          'latestVersion = :latest AND deleted = :false AND attribute_not_exists(draftVersion)',
         ExpressionAttributeValues: { ':latest': previous.latestVersion, ':false': false },
       },
     },

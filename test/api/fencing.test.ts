@@ -27,6 +27,7 @@ const routes: [string, (ids: Ids) => [string, string, unknown?]][] = [
   ['GET run', (ids) => ['GET', `/v1/runs/${ids.runId}`]],
   ['GET transcript', (ids) => ['GET', `/v1/runs/${ids.runId}/transcript`]],
   ['GET audit', (ids) => ['GET', `/v1/runs/${ids.runId}/audit`]],
+  ['GET receipts', (ids) => ['GET', `/v1/runs/${ids.runId}/receipts`]],
   ['POST cancel', (ids) => ['POST', `/v1/runs/${ids.runId}/cancel`]],
 ];
 

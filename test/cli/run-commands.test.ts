@@ -1,5 +1,5 @@
 /**
- * `wf run start --wait`, `run show`, `run transcript`, `audit verify` and `approvals list` against a local
+ * `wf run start --wait`, `run show`, `run transcript`, `run receipts`, `audit verify` and `approvals list` against a local
  * stack whose scripted model serves the test's fixtures.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -53,7 +53,7 @@ describe('wf run start WORKFLOW --wait', () => {
     expect(started.lines).toContain('run created (workflow version 1, on_demand trigger)');
     expect(started.lines).toContainEqual(
       expect.stringMatching(
-        /^turn 1: model claude-sonnet-5-5 → tool_use \(400 in \/ 40 out, \$\d+\.\d{4}\) {2}\[cost so far \$\d+\.\d{4}\]$/,
+        /^turn 1: model claude-sonnet-5-5 → tool_use \(400 in \/ 40 out, cache 0 read \/ 0 written, \$\d+\.\d{4}\) {2}\[cost so far \$\d+\.\d{4}\]$/,
       ),
     );
     expect(started.lines).toContain('  gate: notes_put → allow');
@@ -124,7 +124,9 @@ describe('wf run show / run transcript / audit verify', () => {
     expect(text.lines).toContainEqual(
       expect.stringMatching(/^ {2}trigger: \{"type":"on_demand","caller":".+"/),
     );
-    expect(text.lines).toContain('  turns: 2 model call(s); tokens 900 in / 50 out');
+    expect(text.lines).toContain(
+      '  turns: 2 model call(s); tokens 900 in / 50 out; cache 0 read / 0 written',
+    );
     expect(text.lines).toContain('  result: Recorded the note.');
     expect((JSON.parse(json.stdout) as { run: Run }).run).toMatchObject({
       runId: doneRunId,
@@ -143,6 +145,25 @@ describe('wf run show / run transcript / audit verify', () => {
     expect(text.lines).toContainEqual(expect.stringMatching(/^user: ← /));
     expect(text.lines.at(-1)).toBe('assistant: Recorded the note.');
     expect((JSON.parse(json.stdout) as { messages: unknown[] }).messages.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("run receipts prints the run's side effect with its status and what a duplicate does; --json parses", async () => {
+    const text = await cli.wf(['run', 'receipts', doneRunId]);
+    const json = await cli.wf(['run', 'receipts', doneRunId, '--json']);
+
+    expect(text).toMatchObject({ code: 0, stderr: '' });
+    expect(text.lines).toHaveLength(1);
+    expect(text.lines[0]).toMatch(
+      /^turn 0 {2}notes_put {2}completed {2}key wf-[0-9a-f]{40} {2}args [0-9a-f]{12} {2}outcome [0-9a-f]{12} {2}\S+ → \S+ {2}duplicate: reuses the recorded outcome$/,
+    );
+    const body = JSON.parse(json.stdout) as {
+      runId: string;
+      items: { action: string; onDuplicate: string }[];
+    };
+    expect(body.runId).toBe(doneRunId);
+    expect(body.items).toMatchObject([
+      { action: 'notes_put', status: 'completed', onDuplicate: 'reuses_outcome' },
+    ]);
   });
 
   it('audit verify exits 0 and counts the entries of an intact chain; --json parses', async () => {

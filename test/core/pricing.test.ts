@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { UnknownModelPriceError } from '../../shared/core/errors.ts';
 import { bareModelId } from '../../shared/core/model-id.ts';
-import { DEFAULT_PRICES, priceFor } from '../../shared/core/pricing.ts';
+import {
+  CACHE_READ_MULTIPLIER,
+  CACHE_WRITE_5M_MULTIPLIER,
+  costOf,
+  DEFAULT_PRICES,
+  priceFor,
+} from '../../shared/core/pricing.ts';
 
 describe('Function: bareModelId', () => {
   it.each([
@@ -48,5 +54,27 @@ describe('Function: priceFor', () => {
     'hasownproperty',
   ])('fails closed on %s, which the table does not hold', (id) => {
     expect(() => priceFor(id, DEFAULT_PRICES)).toThrow(UnknownModelPriceError);
+  });
+});
+
+describe('Function: costOf', () => {
+  it.each(Object.entries(DEFAULT_PRICES))(
+    'prices %s cache writes at 1.25× and cache reads at 0.1× its input price, as documented',
+    (_model, price) => {
+      expect(price.cacheWrite).toBeCloseTo(price.input * CACHE_WRITE_5M_MULTIPLIER, 9);
+      expect(price.cacheRead).toBeCloseTo(price.input * CACHE_READ_MULTIPLIER, 9);
+    },
+  );
+
+  it('charges each kind of token at its own price (hand-computed)', () => {
+    // 1,000 uncached × $2 + 500 out × $10 + 4,000 written × $2.5 + 20,000 read × $0.2, per million tokens.
+    const usage = {
+      inputTokens: 1000,
+      outputTokens: 500,
+      cacheCreationInputTokens: 4000,
+      cacheReadInputTokens: 20_000,
+    };
+
+    expect(costOf(usage, DEFAULT_PRICES['claude-sonnet-5-5']!)).toBe(0.021);
   });
 });

@@ -66,7 +66,9 @@ describe('runWorkedExample({ autoApprove: true })', () => {
       `my site: received post "${POST.title}" (${POST.body!.split('\n').length} lines)`,
     );
     expect(lines).toContainEqual(
-      expect.stringMatching(/^cost: \$0\.0\d{5} \(5900 input, 300 output tokens\)$/),
+      expect.stringMatching(
+        /^cost: \$0\.0\d{5} \(\d+ input, 300 output, \d+ cache-read, \d+ cache-write tokens\)$/,
+      ),
     );
     expect(lines).toContainEqual(expect.stringMatching(/^audit chain verified \(\d+ entries\)$/));
     expect(lines).toContain(`posts received by my site: 1`);

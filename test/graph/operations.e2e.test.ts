@@ -58,6 +58,7 @@ describe('graph run operations on the local stack', () => {
       dataDir,
       allowLoopbackPorts: [payments.port],
       internalHosts: ['127.0.0.1'],
+      humanTasks: 'in-memory',
     });
     e2e = { ...started, client: new ApiClient(started.stack.url, { kind: 'api-key', apiKey: KEY_A }) };
     small = await applyWorkflowText(e2e, 'refund-request', refundGraph('refund-request', payments.url));

@@ -58,6 +58,7 @@ describe('a crash between the refund call and its settle', () => {
       dataDir,
       allowLoopbackPorts: [payments.port],
       internalHosts: ['127.0.0.1'],
+      humanTasks: 'in-memory',
       wrapServiceDeps: killBeforeSettle(faults, thrown),
     });
   });

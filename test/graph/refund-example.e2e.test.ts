@@ -32,6 +32,7 @@ describe('the refund example on the local stack', () => {
       dataDir,
       allowLoopbackPorts: [payments.port],
       internalHosts: ['127.0.0.1'],
+      humanTasks: 'in-memory',
     });
   });
   afterAll(async () => {

@@ -33,6 +33,7 @@ describe('a human task that times out', () => {
     clock,
     allowLoopbackPorts: [payments.port],
     internalHosts: ['127.0.0.1'],
+    humanTasks: 'in-memory' as const,
   });
 
   beforeAll(async () => {

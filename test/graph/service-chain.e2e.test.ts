@@ -58,6 +58,7 @@ describe('a graph run with one service step, on the local stack', () => {
       dataDir,
       allowLoopbackPorts: [payments.port],
       internalHosts: ['127.0.0.1'],
+      humanTasks: 'in-memory',
     });
   });
   afterAll(async () => {

@@ -184,7 +184,7 @@ describe('RunTable', () => {
 });
 
 describe('RuntimeApi', () => {
-  it('is an HTTP API with IAM auth on /v1 and none on /approvals', () => {
+  it('is an HTTP API with IAM auth on /v1 and none on /approvals and /human-tasks', () => {
     synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
@@ -195,12 +195,17 @@ describe('RuntimeApi', () => {
       RouteKey: 'ANY /approvals/{proxy+}',
       AuthorizationType: 'NONE',
     });
-    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 2);
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'ANY /human-tasks/{proxy+}',
+      AuthorizationType: 'NONE',
+    });
+    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 3);
   });
 
   it.each([
     ['/v1/{proxy+}', 'api'],
     ['/approvals/{proxy+}', 'approval-http'],
+    ['/human-tasks/{proxy+}', 'approval-http'],
   ] as const)('routes %s to the %s function', (path, handler) => {
     synthesized.template.hasResourceProperties('AWS::Lambda::Permission', {
       Principal: 'apigateway.amazonaws.com',

@@ -50,7 +50,7 @@ describe('Anthropic request mapping', () => {
     expect(body.tools).toBeUndefined();
   });
 
-  it('puts cache breakpoints on the last tool, the system prompt and the last block of the last message', async () => {
+  it('puts cache breakpoints on the last tool, the system prompt, the end of the previous turn and the last message', async () => {
     // Act
     const body = await recordedBody({
       tools: [lookupUser, sendEmail],
@@ -74,7 +74,10 @@ describe('Anthropic request mapping', () => {
       { type: 'text', text: 'You are a test assistant.', cache_control: ephemeral },
     ]);
     expect(body.messages.at(-1)?.content.map((block) => block.cache_control)).toEqual([undefined, ephemeral]);
-    expect(breakpoints(body)).toBe(3);
+    // The previous turn's request ended with the first message: its breakpoint is read back exactly.
+    expect(body.messages[0]?.content.map((block) => block.cache_control)).toEqual([ephemeral]);
+    expect(body.messages[1]?.content.map((block) => block.cache_control)).toEqual([undefined]);
+    expect(breakpoints(body)).toBe(4);
   });
 
   it('never marks a thinking block as a breakpoint (the API rejects that)', async () => {

@@ -24,4 +24,18 @@ describe('Owner anchor chain', () => {
     for (const run of runs)
       expect((await store.getRunAnchor(run.owner, run.runId))?.runHead).toBe(run.audit.head);
   });
+
+  it('anchors 40 runs of one owner finishing at the same moment without failing one (load: bench/load.bench.ts)', async () => {
+    // Prepare
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const runs = await Promise.all(Array.from({ length: 40 }, () => seedRun(store, version)));
+
+    // Act
+    const results = await Promise.allSettled(runs.map((run) => store.anchorRunHead(run, at)));
+
+    // Assess
+    expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
+    const items = await store.listOwnerAnchorItems(version.owner);
+    expect(verifyOwnerChain(items, { owner: version.owner })).toMatchObject({ ok: true, count: 40 });
+  });
 });

@@ -4,13 +4,19 @@ import { AuditEntrySchema, verifyAuditChain } from '../../audit/index.ts';
 import { ItemCorruptError } from '../../core/store-errors.ts';
 import { type TranscriptBindingFailure, verifyTranscriptBinding } from '../../core/transcript-binding.ts';
 import { cancelRun, idempotencyFor, startRun } from '../../runs/index.ts';
+import { receiptOf } from '../../runs/receipts.ts';
 import type { Run, TriggerProvenance } from '../../schemas/run.ts';
 import { WorkflowIdSchema } from '../../schemas/workflow-record.ts';
 import { readJsonBody, validate, validateHeader, validateQuery } from '../body.ts';
 import { type ApiDeps, type ApiEnv, actorOf } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { checkedToken, tokenShapes } from '../pagination.ts';
-import { IdempotencyKeySchema, ListRunsQuerySchema, StartRunBodySchema } from '../schemas.ts';
+import {
+  IdempotencyKeySchema,
+  ListReceiptsQuerySchema,
+  ListRunsQuerySchema,
+  StartRunBodySchema,
+} from '../schemas.ts';
 
 const RUN_ID = /^run_[A-Za-z0-9]{6,40}$/;
 
@@ -115,6 +121,22 @@ export function runRoutes(deps: ApiDeps): Hono<ApiEnv> {
     const anchor = await deps.store.getRunAnchor(run.owner, run.runId);
     const anchored = verification.ok && anchor !== undefined && anchor.runHead === verification.head;
     return c.json({ runId: run.runId, entries, verification, anchor: anchor ?? null, anchored });
+  });
+
+  app.get('/runs/:id/receipts', async (c) => {
+    const run = await loadRun(deps, c.get('identity').owner, c.req.param('id'));
+    const query = validateQuery(c, ListReceiptsQuerySchema);
+    const nextToken = checkedToken(query.nextToken, tokenShapes.receipts(run.runId));
+    const page = await deps.store.listLedgerPage({
+      runId: run.runId,
+      ...(query.limit !== undefined ? { limit: query.limit } : {}),
+      ...(nextToken !== undefined ? { nextToken } : {}),
+    });
+    return c.json({
+      runId: run.runId,
+      items: page.items.map(receiptOf),
+      ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+    });
   });
 
   app.post('/runs/:id/cancel', async (c) => {

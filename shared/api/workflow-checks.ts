@@ -1,0 +1,55 @@
+/**
+ * Every save-time check of a definition beyond its schema, for every kind and for drafts alike: each refusal
+ * is a 400 naming the field, and nothing is written.
+ */
+import { foreignCredentialRefs } from '../credentials/owner-check.ts';
+import type { AnyWorkflowDefinition } from '../schemas/any-workflow.ts';
+import type { Destination } from '../schemas/destination.ts';
+import { type EventPattern, stampedPatternSizeIssue } from '../triggers/index.ts';
+import { checkApproversReachable } from './approver-reach.ts';
+import type { ApiDeps } from './deps.ts';
+import { invalid } from './errors.ts';
+import { checkExternalDefinition } from './external-checks.ts';
+
+/** An event pattern must fit EventBridge's size quota as the rule sends it: with this owner's stamp added. */
+function checkStampedPattern(definition: AnyWorkflowDefinition, owner: string): void {
+  if (definition.trigger.type !== 'event') return;
+  const issue = stampedPatternSizeIssue(definition.trigger.pattern as EventPattern, owner);
+  if (issue)
+    throw invalid([{ path: 'trigger.pattern', message: issue.message }], 'invalid workflow definition');
+}
+
+/**
+ * An alert topic must be one the deployment declares: Deliver may publish to those only (IAM), so a run
+ * naming another would end without its alert. Refused at save time, naming the field.
+ */
+function checkAlertTopic(deps: ApiDeps, definition: { destination: Destination }): void {
+  const { destination } = definition;
+  if (destination.type !== 'alert' || destination.topicArn === undefined) return;
+  const allowed = deps.alertTopicArns ?? [];
+  if (allowed.includes(destination.topicArn)) return;
+  throw invalid([
+    {
+      path: 'destination.topicArn',
+      message:
+        allowed.length === 0
+          ? 'this deployment declares no alert topics: omit topicArn to use the default alert topic'
+          : `must be one of the alert topics this deployment declares: ${allowed.join(', ')}`,
+    },
+  ]);
+}
+
+/** A definition may refer only to the owner's own credential secrets: a 400 naming each foreign one. */
+function checkCredentialOwnership(deps: ApiDeps, owner: string, definition: AnyWorkflowDefinition): void {
+  const fields = foreignCredentialRefs(deps.credentialNamePrefix ?? 'wf/', owner, definition.credRefs);
+  if (fields.length > 0) throw invalid(fields, 'invalid workflow definition');
+}
+
+/** Every save-time check beyond the schema: each refusal is a 400 naming the field, and nothing is written. */
+export function checkDefinition(deps: ApiDeps, owner: string, definition: AnyWorkflowDefinition): void {
+  checkStampedPattern(definition, owner);
+  checkAlertTopic(deps, definition);
+  checkCredentialOwnership(deps, owner, definition);
+  checkApproversReachable(definition, deps.approverReach);
+  checkExternalDefinition(deps, definition);
+}

@@ -1,0 +1,214 @@
+/**
+ * The model step of a turn (DESIGN.md "One turn", steps 4-6): reserve the budget, call the model with only
+ * the effective tools, and stage the assistant message with its usage and cost for the turn's next write.
+ */
+import type { TranscriptMessage } from '../schemas/message.ts';
+import type { Run } from '../schemas/run.ts';
+import { toolSpecOf } from './actions.ts';
+import {
+  countUnsettledReservation,
+  releaseUnbilled,
+  reserveBudget,
+  settlementAudit,
+  settlementDaySpend,
+} from './budget.ts';
+import { concludeAssistant, lastAssistantText } from './conclude.ts';
+import { isoAt, type RunHandle, type TurnDeps, utcDay } from './engine.ts';
+import { finishRun } from './finish.ts';
+import type { TurnOutcome } from './outcome.ts';
+import type { ContentBlock, ModelRequest, ModelResponse } from './ports.ts';
+import { costOf, type ModelPrice, priceFor, roundUsd } from './pricing.ts';
+import { redactModelContent } from './redaction.ts';
+import type { DaySpendChange } from './store-port.ts';
+import { systemPromptOf, toModelMessages } from './transcript.ts';
+import { contentHashOf, OUTPUT_TOO_LARGE, oversizeReason } from './transcript-limits.ts';
+import type { TurnContext } from './turn-context.ts';
+
+export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promise<TurnOutcome> {
+  const { definition, input } = ctx;
+  const budget = definition.budget;
+  if (h.run.modelCalls >= budget.maxTurns) {
+    return finishRun(h, deps, input, {
+      status: 'failed',
+      stopReason: 'max_turns',
+      resultText: lastAssistantText(ctx.messages),
+    });
+  }
+  const model = definition.model.id ?? deps.config.roles[definition.model.role ?? ''];
+  if (!model) {
+    return finishRun(h, deps, input, {
+      status: 'failed',
+      stopReason: 'error',
+      error: {
+        name: 'ModelConfigError',
+        message: `no model is configured for role '${definition.model.role}'`,
+      },
+    });
+  }
+  const tools = [...ctx.grant.keys()].flatMap((name) => {
+    const action = deps.actions.resolve(name, definition);
+    return action ? [toolSpecOf(action)] : [];
+  });
+  const request: ModelRequest = {
+    model,
+    system: systemPromptOf(definition),
+    messages: toModelMessages(ctx.messages),
+    tools,
+    maxTokens: definition.model.maxTokens,
+    thinking: definition.model.thinking,
+    workflow: definition.name,
+  };
+  let price: ReturnType<typeof priceFor>;
+  try {
+    price = priceFor(model, deps.config.prices);
+  } catch (error) {
+    // Fail closed: a budget that cannot be priced cannot be enforced.
+    return finishRun(h, deps, input, {
+      status: 'failed',
+      stopReason: 'error',
+      error: { name: (error as Error).name, message: (error as Error).message },
+    });
+  }
+
+  const reserved = await reserveTurnBudget(h, deps, ctx, request, price);
+  if (reserved.outcome) return reserved.outcome;
+  const held = reserved.held;
+
+  const response = await callOrRelease(h, deps, request);
+  const cost = costOf(response.usage, price);
+  const said = await redactModelContent(
+    response.content,
+    Object.values(definition.credRefs),
+    deps.secrets,
+    h.run.owner,
+  );
+  // An answer too large to store is replaced by a note and ends the run (concludeAssistant), instead of
+  // a commit that DynamoDB refuses on every retry.
+  const tooLarge = oversizeReason(said);
+  const content: ContentBlock[] = tooLarge
+    ? [{ type: 'text', text: `(the model's response was not kept: ${tooLarge})` }]
+    : said.length > 0
+      ? said
+      : [{ type: 'text', text: '(no content)' }];
+  const assistant: TranscriptMessage = {
+    schemaVersion: 1,
+    runId: h.run.runId,
+    seq: ctx.messages.length,
+    turn: h.run.turn,
+    role: 'assistant',
+    content,
+    stopReason: tooLarge ? OUTPUT_TOO_LARGE : response.stopReason,
+    usage: response.usage,
+    costUsd: cost,
+    model: response.model,
+    createdAt: isoAt(deps.clock),
+  };
+  // Staged, not committed: the turn's next write carries it (the first call's pending row, the approval
+  // requests, or the run's end), so the answer and what it asked for are stored together. A crash before
+  // that write repeats the call, and the reservation left outstanding is counted as spent (budget.ts).
+  await h.stage({
+    messages: [assistant],
+    next: (current) => ({
+      ...current,
+      usage: {
+        inputTokens: current.usage.inputTokens + response.usage.inputTokens,
+        outputTokens: current.usage.outputTokens + response.usage.outputTokens,
+        cacheCreationInputTokens:
+          current.usage.cacheCreationInputTokens + response.usage.cacheCreationInputTokens,
+        cacheReadInputTokens: current.usage.cacheReadInputTokens + response.usage.cacheReadInputTokens,
+      },
+      costUsd: roundUsd(current.costUsd + cost),
+      modelCalls: current.modelCalls + 1,
+      messageCount: current.messageCount + 1,
+      reservation: undefined,
+    }),
+    // Counted in full even above the reservation: never clipped (settlementDaySpend).
+    ...withDaySpend(settlementDaySpend(h.run, held, cost)),
+    audit: [
+      {
+        type: 'model_call',
+        actor: 'model',
+        data: {
+          turn: h.run.turn,
+          model: response.model,
+          stopReason: response.stopReason,
+          usage: response.usage,
+          costUsd: cost,
+          // Binds the assistant message as stored: `wf audit verify` recomputes it from the transcript.
+          contentHash: contentHashOf(content),
+        },
+      },
+      settlementAudit(h.run.turn, held.usd, cost),
+    ],
+  });
+  ctx.messages.push(assistant);
+  return concludeAssistant(h, deps, ctx, assistant, true);
+}
+
+type TurnReservation =
+  | { outcome: TurnOutcome; held?: undefined }
+  | { outcome?: undefined; held: NonNullable<Run['reservation']> };
+
+/**
+ * Step 4: counts a reservation left unsettled by an earlier attempt of this turn as spent, then reserves
+ * this call's budget: waits for other runs' reservations (bounded), hands over to a fresh execution when
+ * they still hold the room, or ends the run `budget_exceeded`.
+ */
+async function reserveTurnBudget(
+  h: RunHandle,
+  deps: TurnDeps,
+  ctx: TurnContext,
+  request: ModelRequest,
+  price: ModelPrice,
+): Promise<TurnReservation> {
+  const { definition, input } = ctx;
+  await countUnsettledReservation(h);
+  const result = await reserveBudget(h, deps, {
+    request,
+    price,
+    budget: definition.budget,
+    day: utcDay(deps.clock),
+  });
+  if (result.kind === 'reserved') return { held: h.run.reservation! };
+  if (result.kind === 'blocked') {
+    // No reservation was written (what the turn had staged was, before the wait: budget.ts): a fresh
+    // execution runs this turn again (and waits again if it must). Fresh, not `continue`: a wait of hours
+    // in one execution would approach its 25,000-event history quota
+    // (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html); the run's own timeout
+    // bounds the whole wait (checked at the start of every turn).
+    return {
+      outcome: {
+        runId: h.run.runId,
+        turn: h.run.turn,
+        segmentStartTurn: input.segmentStartTurn,
+        next: 'continue_as_new',
+      },
+    };
+  }
+  return {
+    outcome: await finishRun(h, deps, input, {
+      status: 'failed',
+      stopReason: 'budget_exceeded',
+      resultText: lastAssistantText(ctx.messages),
+      audit: [
+        {
+          type: 'budget_exceeded',
+          actor: 'system',
+          data: { scope: result.scope, reserveUsd: result.usd, ...result.detail },
+        },
+      ],
+    }),
+  };
+}
+
+/** Step 5: the model call; a refusal the provider did not bill gives the reservation back first. */
+async function callOrRelease(h: RunHandle, deps: TurnDeps, request: ModelRequest): Promise<ModelResponse> {
+  try {
+    return await deps.model.call(request);
+  } catch (error) {
+    await releaseUnbilled(h, error);
+    throw error;
+  }
+}
+
+const withDaySpend = (change: DaySpendChange | undefined) => (change ? { daySpend: change } : {});

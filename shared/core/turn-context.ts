@@ -1,0 +1,76 @@
+/**
+ * What a turn reads before it acts (DESIGN.md "One turn", steps 1-2), after the run itself (the fence):
+ * the run's workflow version (immutable, cached per container by the store), the live policy (the workflow
+ * head, read on every turn and never cached: a withdrawn action is refused even mid-run) and the transcript,
+ * in parallel. A run resuming from approvals also needs its ledger, read alongside.
+ */
+import type { LedgerRow } from '../schemas/ledger.ts';
+import type { TranscriptMessage } from '../schemas/message.ts';
+import type { Run } from '../schemas/run.ts';
+import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import { isAgentVersion } from '../schemas/workflow-record.ts';
+import { agentDefinitionOf, childAgentDefinition } from './agent-policy.ts';
+import type { TurnDeps } from './engine.ts';
+import { WorkflowVersionMissingError } from './errors.ts';
+import { type EffectiveGrant, effectiveGrant } from './gate.ts';
+import type { TurnPointer } from './outcome.ts';
+
+export type TurnContext = {
+  input: TurnPointer;
+  definition: WorkflowDefinition;
+  grant: EffectiveGrant;
+  /** The live policy still lets the workflow run (enabled, not deleted). */
+  enabled: boolean;
+  messages: TranscriptMessage[];
+  /** The run's ledger when it was read with the rest (a resume from approvals); otherwise read on demand. */
+  ledger?: LedgerRow[];
+};
+
+/** Reads what the turn needs for `run` (already read and fenced by the caller). */
+export async function loadTurnContext(deps: TurnDeps, run: Run, input: TurnPointer): Promise<TurnContext> {
+  const resuming = run.status === 'awaiting_approval';
+  const [stored, policy, messages, ledger] = await Promise.all([
+    deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion),
+    livePolicy(deps, run),
+    deps.store.listMessages(run.runId),
+    resuming ? deps.store.listLedger(run.runId) : undefined,
+  ]);
+  if (!stored) throw new WorkflowVersionMissingError(run.workflowId, run.workflowVersion);
+  // A saved agent workflow's version, or a graph step's child run's derived definition (agent-policy.ts).
+  const definition = agentDefinitionOf(stored, run);
+  const live = policy.enabled ? await liveDefinition(deps, run, definition, policy.latestVersion) : undefined;
+  return {
+    input,
+    definition,
+    grant: effectiveGrant(definition, live, policy.enabled),
+    enabled: policy.enabled,
+    messages,
+    ...(ledger ? { ledger } : {}),
+  };
+}
+
+type LivePolicy = { enabled: false } | { enabled: true; latestVersion: number };
+
+/** The live policy: one read of the workflow head, on every turn (fail closed: a missing head disables). */
+async function livePolicy(deps: TurnDeps, run: Run): Promise<LivePolicy> {
+  const head = await deps.store.getWorkflowHead(run.owner, run.workflowId);
+  return head?.enabled === true && !head.deleted
+    ? { enabled: true, latestVersion: head.latestVersion }
+    : { enabled: false };
+}
+
+/** The latest version's definition: the run's own when it is the latest, else read (immutable, cached). */
+async function liveDefinition(
+  deps: TurnDeps,
+  run: Run,
+  definition: WorkflowDefinition,
+  latestVersion: number,
+): Promise<WorkflowDefinition | undefined> {
+  if (latestVersion === run.workflowVersion) return definition;
+  const live = await deps.store.getWorkflowVersion(run.owner, run.workflowId, latestVersion);
+  if (!live) return undefined;
+  // A child run: the same node of the latest graph version (gone → every action withdrawn).
+  if (run.parent) return childAgentDefinition(live, run.parent.stepId);
+  // A later version of another kind withdraws every action: the agent loop it replaced no longer exists.
+  return isAgentVersion(live) ? live.definition : undefined;
+}

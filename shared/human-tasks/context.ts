@@ -1,0 +1,42 @@
+/**
+ * The run context a human task shows: each `context` path of the node (JSONata over the run data,
+ * `{ input, steps }`) evaluated once, when the task is requested, and stored on the record. The page shows this
+ * snapshot, so what the assignee sees is what the run knew when it asked, and the page never evaluates anything.
+ */
+import jsonata from 'jsonata';
+import type { ContextValue } from '../schemas/human-task.ts';
+
+/** Larger values are stored as a shortened JSON preview, marked `truncated`. */
+export const MAX_CONTEXT_VALUE_CHARS = 4000;
+
+async function evaluate(path: string, runData: unknown): Promise<ContextValue> {
+  let value: unknown;
+  try {
+    value = await jsonata(path).evaluate(runData);
+  } catch {
+    // Paths are checked at save time; one that still fails shows as nothing rather than failing the request.
+    return { path };
+  }
+  return contextValue(path, value);
+}
+
+/** One context value as stored: JSON data only, shortened past the cap. */
+export function contextValue(path: string, value: unknown): ContextValue {
+  if (value === undefined) return { path };
+  // JSONata sequences carry a marker property; a JSON round-trip keeps only the data.
+  const json = JSON.stringify(value);
+  if (json === undefined) return { path };
+  if (json.length > MAX_CONTEXT_VALUE_CHARS) {
+    return { path, value: `${json.slice(0, MAX_CONTEXT_VALUE_CHARS - 1)}…`, truncated: true };
+  }
+  return { path, value: JSON.parse(json) as unknown };
+}
+
+/** The values of `paths` over `runData`, in order. */
+export function snapshotContext(paths: readonly string[], runData: unknown): Promise<ContextValue[]> {
+  return Promise.all(paths.map((path) => evaluate(path, runData)));
+}
+
+/** Context already evaluated by the caller (path → value), as stored. */
+export const contextOf = (values: Record<string, unknown>): ContextValue[] =>
+  Object.entries(values).map(([path, value]) => contextValue(path, value));

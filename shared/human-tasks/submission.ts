@@ -1,0 +1,105 @@
+/**
+ * A submitted form, server side: the posted strings are read as the declared field kinds, then validated
+ * against the form's JSON Schema (ajv, draft 2020-12). Errors are per field, for re-rendering the form.
+ * Only declared fields are read; anything else in the body is ignored.
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { type FormField, formFields, LONG_TEXT_FORMAT } from './form-fields.ts';
+
+/** The name of a field's input on the page: prefixed, so no form field can collide with `t` or `nonce`. */
+export const inputName = (field: string): string => `f.${field}`;
+
+export type FieldErrors = Record<string, string>;
+export type SubmissionResult =
+  | { ok: true; values: Record<string, unknown> }
+  | { ok: false; errors: FieldErrors; values: Record<string, unknown> };
+
+// `strict: false`: a form may carry annotations (`x-…`, `$comment`) that strict mode would refuse at run time;
+// save-time validation (checkFormSchema) is where a form is judged. `format: long-text` is an annotation.
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+ajv.addFormat(LONG_TEXT_FORMAT, true);
+/** Compiled validators by form hash: a form is compiled once per container. Bounded. */
+const compiled = new Map<string, ValidateFunction>();
+
+function validatorFor(formHash: string, form: Record<string, unknown>): ValidateFunction {
+  const cached = compiled.get(formHash);
+  if (cached) return cached;
+  const validate = ajv.compile(form);
+  if (compiled.size >= 200) compiled.delete(compiled.keys().next().value as string);
+  compiled.set(formHash, validate);
+  return validate;
+}
+
+/** One field's value from its posted string; undefined when left empty (a checkbox unticked is `false`). */
+/** A posted string that cannot be read as its field's kind. */
+class FieldError {
+  readonly message: string;
+  constructor(message: string) {
+    this.message = message;
+  }
+}
+
+function readValue(field: FormField, raw: string | undefined): unknown {
+  if (field.kind === 'boolean') return raw !== undefined && raw !== '';
+  if (raw === undefined || raw.trim() === '') return undefined;
+  switch (field.kind) {
+    case 'number':
+    case 'integer': {
+      const value = Number(raw.trim());
+      return Number.isFinite(value) ? value : new FieldError('must be a number');
+    }
+    case 'enum':
+      // The page posts an option's index: options of any JSON type round-trip exactly.
+      return /^\d{1,3}$/.test(raw) && Number(raw) < field.options.length
+        ? field.options[Number(raw)]
+        : new FieldError('must be one of the listed options');
+    default:
+      // Browsers send a textarea's line breaks as CRLF (HTML form submission); the value the person typed has LF.
+      return raw.replace(/\r\n?/g, '\n');
+  }
+}
+
+function messageOf(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'enum':
+      return 'must be one of the listed options';
+    default:
+      return error.message ?? 'is not valid';
+  }
+}
+
+/**
+ * Reads the declared fields from a posted body and validates them. `get` returns every value posted under a
+ * name (a repeated field is an error of that field).
+ */
+export function readSubmission(
+  form: Record<string, unknown>,
+  formHash: string,
+  getAll: (name: string) => string[],
+): SubmissionResult {
+  const values: Record<string, unknown> = {};
+  const errors: FieldErrors = {};
+  for (const field of formFields(form)) {
+    const posted = getAll(inputName(field.name));
+    if (posted.length > 1) {
+      errors[field.name] = 'was sent more than once';
+      continue;
+    }
+    const value = readValue(field, posted[0]);
+    if (value instanceof FieldError) errors[field.name] = value.message;
+    else if (value !== undefined) values[field.name] = value;
+  }
+  const validate = validatorFor(formHash, form);
+  if (!validate(values)) {
+    for (const error of validate.errors ?? []) {
+      const name =
+        error.keyword === 'required'
+          ? String(error.params.missingProperty)
+          : (error.instancePath.split('/')[1] ?? '');
+      errors[name] ??= messageOf(error);
+    }
+  }
+  return Object.keys(errors).length > 0 ? { ok: false, errors, values } : { ok: true, values };
+}

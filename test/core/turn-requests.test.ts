@@ -1,0 +1,193 @@
+/**
+ * The requests a turn makes (issue #16): writes that belong to the same moment share one transaction, the
+ * workflow version is read once per container, and nothing that must be durable first is held back.
+ */
+import { describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
+import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
+import { decideApproval } from '../../shared/core/approval-ops.ts';
+import { runTurn } from '../../shared/core/turn.ts';
+import { DynamoStore } from '../../shared/store/index.ts';
+import { driveRun, engineDeps, ScriptedModel, text, toolUse } from '../support/engine.ts';
+import { minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
+
+/** A store of its own (its own version cache) that counts the DynamoDB requests it sends, by command. */
+function countingStore() {
+  const { endpoint, tableName } = inject('dynamodb');
+  const store = new DynamoStore({ endpoint, tableName });
+  const sent: string[] = [];
+  store.ctx.doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name: 'requestCounter' },
+  );
+  return { store, sent };
+}
+
+const loop = (calls: number) =>
+  new ScriptedModel([
+    ...Array.from({ length: calls }, (_, i) => ({
+      content: [toolUse(`t${i}`, 'notes_append', { name: 'log', line: `line ${i}` })],
+      stopReason: 'tool_use' as const,
+    })),
+    { content: [text('done')], stopReason: 'end_turn' as const },
+  ]);
+
+const reads = (sent: string[]) => sent.filter((name) => name === 'GetItemCommand' || name === 'QueryCommand');
+const transactions = (sent: string[]) => sent.filter((name) => name === 'TransactWriteItemsCommand');
+
+describe('requests per turn', () => {
+  it('a plain turn reads the run, the live policy and the transcript, and writes three transactions', async () => {
+    // Prepare: a first turn reads the version into the container's cache.
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(2));
+    const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    sent.length = 0;
+
+    // Act
+    const second = await runTurn(deps, { runId: run.runId, turn: first.turn, segmentStartTurn: 0 });
+
+    // Assess: run, workflow head, transcript; reservation, assistant + pending row, settle + results + commit.
+    expect(second.next).toBe('continue');
+    expect(reads(sent)).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand']);
+    expect(transactions(sent)).toHaveLength(3);
+    // The tool's own write (notes_append) is the action's, not the runtime's.
+    expect(sent.filter((name) => name === 'UpdateItemCommand')).toHaveLength(1);
+  });
+
+  it("the final turn reads no ledger when nothing was refused, and stores the answer with the run's end", async () => {
+    // Prepare
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(1));
+    const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    sent.length = 0;
+
+    // Act
+    const last = await runTurn(deps, { runId: run.runId, turn: first.turn, segmentStartTurn: 0 });
+
+    // Assess: the reservation, then the assistant message with the run's end.
+    expect(last.next).toBe('done');
+    expect(reads(sent)).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand']);
+    expect(transactions(sent)).toHaveLength(2);
+    expect((await store.getRun(run.runId))?.status).toBe('done');
+  });
+
+  it('stores the assistant message with the pending row of its first call, before the call runs', async () => {
+    // Prepare: an allowed action that looks at the store while it runs.
+    const { store } = countingStore();
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const run = await seedRun(store, version);
+    const seen: { rowStatus: string | undefined; assistantStored: boolean }[] = [];
+    const probe: Action = {
+      name: 'notes_append',
+      description: 'Looks at the store (standing in for notes_append).',
+      input: z.unknown(),
+      idempotent: false,
+      irreversible: false,
+      run: async () => {
+        const rows = await store.listLedger(run.runId);
+        const messages = await store.listMessages(run.runId);
+        seen.push({
+          rowStatus: rows.find((row) => row.toolUseId === 'p1')?.status,
+          assistantStored: messages.some((message) => message.role === 'assistant'),
+        });
+        return { content: 'looked', isError: false };
+      },
+    };
+    const deps = engineDeps(
+      store,
+      new ScriptedModel([
+        { content: [toolUse('p1', 'notes_append', { name: 'log', line: 'x' })], stopReason: 'tool_use' },
+        { content: [text('done')], stopReason: 'end_turn' },
+      ]),
+    );
+    const actions: ActionCatalog = {
+      resolve: (name, definition) =>
+        name === 'notes_append' ? probe : deps.actions.resolve(name, definition),
+    };
+
+    // Act
+    await driveRun({ ...deps, actions }, run.runId);
+
+    // Assess: pending before dispatch, and the message that asked for the call stored with it.
+    expect(seen).toEqual([{ rowStatus: 'pending', assistantStored: true }]);
+    expect((await store.listLedger(run.runId)).map((row) => row.status)).toEqual(['completed']);
+  });
+
+  it('reads a workflow version once per container, and each owner only its own', async () => {
+    // Prepare
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const versionReads = () => sent.filter((name) => name === 'GetItemCommand').length;
+    sent.length = 0;
+
+    // Act
+    const found = await store.getWorkflowVersion(version.owner, version.workflowId, version.version);
+    const afterFirst = versionReads();
+    const again = await store.getWorkflowVersion(version.owner, version.workflowId, version.version);
+    const foreign = await store.getWorkflowVersion('someone-else', version.workflowId, version.version);
+
+    // Assess
+    expect(found?.version).toBe(version.version);
+    expect(again).toEqual(found);
+    expect(afterFirst).toBe(1);
+    expect(versionReads()).toBe(2); // the foreign owner's look-up went to the table, and found nothing
+    expect(foreign).toBeUndefined();
+  });
+
+  it('a decision on a run waiting for one approval reads the approval and the run, and writes once', async () => {
+    // Prepare: a run parked on one approval.
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({
+        gates: { notes_append: 'needs_approval' },
+        approvals: { approvers: ['a@example.com'] },
+      }),
+    );
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(1));
+    const waiting = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    const [approvalId] = (await store.getRun(run.runId))!.pendingApprovalIds;
+    sent.length = 0;
+
+    // Act
+    const decided = await decideApproval(
+      { store, clock: deps.clock },
+      { approvalId: approvalId!, approver: 'a@example.com', decision: 'approved' },
+    );
+
+    // Assess
+    expect(waiting.next).toBe('await_approval');
+    expect(decided.approval.status).toBe('approved');
+    expect(sent).toEqual(['GetItemCommand', 'GetItemCommand', 'TransactWriteItemsCommand']);
+  });
+
+  it('splits merged writes that would not fit one transaction: 60 refused calls in one answer', async () => {
+    // Prepare: 60 calls of an action the workflow does not allow (each a refused row and two audit entries).
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const run = await seedRun(store, version);
+    const calls = Array.from({ length: 60 }, (_, i) => toolUse(`d${i}`, 'http_request', { i }));
+    const model = new ScriptedModel([
+      { content: calls, stopReason: 'tool_use' },
+      { content: [text('done')], stopReason: 'end_turn' },
+    ]);
+
+    // Act
+    const outcomes = await driveRun(engineDeps(store, model), run.runId);
+
+    // Assess: every call refused and answered, in more than one transaction (DynamoDB takes 100 items).
+    expect(outcomes.map((outcome) => outcome.next)).toEqual(['continue', 'done']);
+    const rows = await store.listLedger(run.runId);
+    expect(rows).toHaveLength(60);
+    expect(new Set(rows.map((row) => row.status))).toEqual(new Set(['refused']));
+    expect(transactions(sent).length).toBeGreaterThan(4);
+  });
+});

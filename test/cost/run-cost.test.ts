@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { main } from '../../shared/cli/main.ts';
+import { AWS_PRICES_US_EAST_1 } from '../../shared/cost/aws-prices.ts';
+import { CostUsageError, shapeOf } from '../../shared/cost/command.ts';
+import type { CostProfile } from '../../shared/cost/profile.ts';
+import { countsFor, runCost } from '../../shared/cost/run-cost.ts';
+
+const profile: CostProfile = {
+  measured: 'test',
+  fixed: { transitions: 2, dynamoReads: 10, dynamoWrites: 4, readUnits: 10, writeUnits: 20 },
+  perTurn: { transitions: 2, dynamoReads: 2, dynamoWrites: 2, readUnits: 2, writeUnits: 10 },
+  perToolCall: { transitions: 0, dynamoReads: 1, dynamoWrites: 1, readUnits: 1, writeUnits: 5 },
+  perGatedTurn: { transitions: 1, dynamoReads: 5, dynamoWrites: 3, readUnits: 5, writeUnits: 12 },
+};
+// 3 turns, 2 tool calls of which 1 gated, 10 s per model call; Turn 1024 MB, others 512 MB.
+const shape = { turns: 3, toolCalls: 2, gatedTurns: 1, modelLatencySeconds: 10 };
+const memory = { turnMb: 1024, otherMb: 512 };
+
+describe('Function: runCost', () => {
+  it('adds the measured parts of a run: fixed + turns + tool calls + gated calls', () => {
+    expect(countsFor(shape, profile)).toEqual({
+      transitions: 2 + 3 * 2 + 0 + 1,
+      dynamoReads: 10 + 6 + 2 + 5,
+      dynamoWrites: 4 + 6 + 2 + 3,
+      readUnits: 10 + 6 + 2 + 5,
+      writeUnits: 20 + 30 + 10 + 12,
+    });
+  });
+
+  it('prices a run as computed by hand', () => {
+    // Act
+    const { lines, totalUsd } = runCost(shape, { profile, prices: AWS_PRICES_US_EAST_1, memory });
+
+    // Assess — by hand:
+    // Turn: 3 × 10 s + (3 turns × 4 requests + 2 calls × 2 requests) × 10 ms = 30.16 s at 1 GB;
+    // others: Api, Deliver, RequestApproval, 2 × ApprovalHttp = 5 × 0.1 s at 0.5 GB = 0.25 GB-s → 30.41 GB-s.
+    const byItem = Object.fromEntries(lines.map((line) => [line.item, line]));
+    expect(byItem['Lambda compute']?.quantity).toBeCloseTo(30.41, 10);
+    expect(byItem['Lambda requests']?.quantity).toBe(8);
+    expect(byItem['API Gateway (HTTP API)']?.quantity).toBe(3);
+    expect(byItem['Secrets Manager (upper bound)']?.quantity).toBe(6);
+    // 9 × $0.000025 + 30.41 × $0.0000133334 + 8 × $0.0000002 + 23 × $0.000000125 + 72 × $0.000000625
+    // + 3 × $0.000001 + $0.0000005 + $0.00002 + 6 × $0.000005 + (8 × 1536 / 1e9) × $0.50 + 8 × $0.000005
+    // = $0.000779587694 per run.
+    expect(totalUsd).toBeCloseTo(0.000779587694, 12);
+  });
+
+  it('counts model latency only in the Turn function, at its memory', () => {
+    // Act
+    const slow = runCost(
+      { ...shape, modelLatencySeconds: 20 },
+      { profile, prices: AWS_PRICES_US_EAST_1, memory },
+    );
+    const fast = runCost(shape, { profile, prices: AWS_PRICES_US_EAST_1, memory });
+
+    // Assess: 3 turns × 10 s more at 1 GB.
+    expect(slow.totalUsd - fast.totalUsd).toBeCloseTo(30 * AWS_PRICES_US_EAST_1.lambdaGbSecond, 12);
+  });
+});
+
+describe('Function: shapeOf', () => {
+  it('defaults to five turns at 8 s, each but the last with one tool call', () => {
+    expect(shapeOf({})).toEqual({ turns: 5, toolCalls: 4, gatedTurns: 0, modelLatencySeconds: 8 });
+  });
+
+  it.each([
+    [{ turns: '0' }, '--turns'],
+    [{ turns: 'five' }, '--turns'],
+    [{ 'tool-calls': '-1' }, '--tool-calls'],
+    [{ turns: '1', 'tool-calls': '1' }, '--tool-calls'],
+    [{ 'gated-turns': '5' }, '--gated-turns'],
+    [{ 'model-latency': '' }, '--model-latency'],
+  ])('refuses %j naming %s', (values, flag) => {
+    expect(() => shapeOf(values)).toThrow(CostUsageError);
+    expect(() => shapeOf(values)).toThrow(flag);
+  });
+});
+
+describe('Command: wf cost', () => {
+  it('prints the AWS lines per 1,000 runs, the total without tokens, and the tokens apart', async () => {
+    // Prepare
+    const out: string[] = [];
+    const io = {
+      stdout: (text: string) => out.push(text),
+      stderr: (text: string) => out.push(text),
+      env: {},
+    };
+
+    // Act
+    const status = await main(
+      ['cost', '--turns', '5', '--model-latency', '8', '--turn-memory-mb', '1024'],
+      io,
+    );
+
+    // Assess
+    expect(status).toBe(0);
+    expect(out).toContainEqual(
+      expect.stringMatching(/^AWS cost per 1,000 runs, us-east-1 list prices as of \d{4}-\d{2}-\d{2}/),
+    );
+    expect(out).toContainEqual(
+      expect.stringMatching(/^Step Functions state transitions +\d+ transitions +\$\d+\.\d{4}$/),
+    );
+    expect(out).toContainEqual(expect.stringMatching(/^total, excluding model tokens +\$\d+\.\d{4}$/));
+    expect(out).toContainEqual(
+      expect.stringMatching(/^model tokens, apart \(claude-sonnet-5-5 from the model price table/),
+    );
+  });
+
+  it('exits 2 naming the flag for a bad shape', async () => {
+    // Prepare
+    const err: string[] = [];
+    const io = { stdout: () => {}, stderr: (text: string) => err.push(text), env: {} };
+
+    // Act
+    const status = await main(['cost', '--gated-turns', '9'], io);
+
+    // Assess
+    expect(status).toBe(2);
+    expect(err[0]).toContain('--gated-turns');
+  });
+});
