@@ -24,11 +24,14 @@ export function mergeParts(first: ChangePart, second: ChangePart): ChangePart {
     ledgerSettle: [...(first.ledgerSettle ?? []), ...(second.ledgerSettle ?? [])],
     approvalCreate: [...(first.approvalCreate ?? []), ...(second.approvalCreate ?? [])],
     approvalUpdate: [...(first.approvalUpdate ?? []), ...(second.approvalUpdate ?? [])],
+    steps: [...(first.steps ?? []), ...(second.steps ?? [])],
+    humanTaskPut: [...(first.humanTaskPut ?? []), ...(second.humanTaskPut ?? [])],
   };
   const present = Object.fromEntries(Object.entries(lists).filter(([, list]) => list.length > 0));
   return {
     ...present,
     ...(daySpend ? { daySpend } : {}),
+    ...(first.reopen || second.reopen ? { reopen: true as const } : {}),
     ...(nexts.length > 0 ? { next: (run: Run) => nexts.reduce((moved, next) => next(moved), run) } : {}),
   };
 }
@@ -96,6 +99,10 @@ export function partSize(part: ChangePart): { items: number; bytes: number } {
   ]) {
     items += 1;
     bytes += valueBytes(approval);
+  }
+  for (const item of [...(part.steps ?? []), ...(part.humanTaskPut ?? [])]) {
+    items += 1;
+    bytes += valueBytes(item);
   }
   for (const entry of part.audit ?? []) {
     items += 1;

@@ -24,7 +24,7 @@ beforeAll(() => {
   const machine = machines[logicalId(synthesized.stack.runtime.graphStateMachine.stateMachine)];
   definition = JSON.parse(machine?.Properties.DefinitionString as string) as Machine;
   top = definition.States;
-  item = (top[GRAPH_STATE_NAMES.runSteps]?.ItemProcessor as Machine).States;
+  item = (top[GRAPH_STATE_NAMES.runSteps]!.ItemProcessor as Machine).States;
 });
 
 describe('GraphStateMachine', () => {
