@@ -112,14 +112,14 @@ describe('ExternalStateMachine', () => {
     expect(states[names.finish]?.Parameters).toEqual({ 'runId.$': '$.runId', step: 'finish' });
   });
 
-  it("gives the external function the deployment's engines and starts runs from the api and start-run only", () => {
+  it("gives the external function and the api the deployment's engines", () => {
     const functions = synthesized.template.findResources('AWS::Lambda::Function');
-    const env = (name: 'external' | 'api') =>
-      (
-        functions[logicalId(synthesized.stack.runtime.functions[name].function)]?.Properties.Environment as {
-          Variables: Record<string, unknown>;
-        }
-      ).Variables;
+    const env = (name: 'external' | 'api'): Record<string, unknown> => {
+      const fn = functions[logicalId(synthesized.stack.runtime.functions[name].function)];
+      return (
+        (fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined)?.Variables ?? {}
+      );
+    };
     const engines = JSON.parse(env('external').WF_EXTERNAL_ENGINES as string);
     expect(engines).toEqual({
       'http-runtime': { enabled: true, settings: { endpoint: 'https://engine.internal' } },
