@@ -7,6 +7,7 @@ import { listedApprovers, parseApproverList } from '../shared/notify/reach.ts';
 import { awsTaskTokens } from '../shared/runtime/aws/approvals.ts';
 import { alertTopicArnsOf, awsEnv } from '../shared/runtime/aws/env.ts';
 import { awsExecutions } from '../shared/runtime/aws/executions.ts';
+import { awsExternalEngines } from '../shared/runtime/aws/external.ts';
 import { awsAuditVerifier, awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
 import { handlerTelemetry, withInvocation } from '../shared/runtime/telemetry.ts';
@@ -35,6 +36,8 @@ function build(): Hono {
     authenticator: process.env[ENV.apiAuth] === 'jwt' ? jwtAuthenticator() : iamAuthenticator(),
     // Schedules and rules on AWS, plus the trigger index (what `wf` and the API list as active triggers).
     alertTopicArns: alertTopicArnsOf(env),
+    // A kind external workflow must name an engine this deployment enables (WF_EXTERNAL_ENGINES).
+    externalEngines: awsExternalEngines(),
     triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(store)),
     // POST /v1/events: owner-stamped events onto the runtime's bus.
     eventBus: awsEventBusFromEnv(),

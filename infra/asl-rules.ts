@@ -60,6 +60,7 @@ function checkMachine(machine: unknown, prefix: string, problems: string[]): voi
       else if (field === 'Retry') checkRetry(state.Retry, where, problems);
       else checkCatch(state.Catch, where, names, problems);
     }
+    if (state.Type === 'Wait') checkWait(state, where, states, problems);
     const nested = [
       ...(Array.isArray(state.Branches) ? state.Branches : []),
       state.Iterator,
@@ -135,6 +136,46 @@ function checkErrorLists(entries: unknown[], at: string, problems: string[]): vo
       taken.add(error);
     }
   });
+}
+
+/**
+ * A `Wait` has exactly one of `Seconds`, `Timestamp`, `SecondsPath`, `TimestampPath`; `Seconds` is an integer
+ * from 0 to 99999999; a `SecondsPath` must select an integer
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/state-wait.html). A path that is missing or not a
+ * number fails the execution with `States.Runtime`, which no Catch handles, so every state that leads to a
+ * `SecondsPath` Wait must be a Choice rule that checks the path with `IsPresent` and `IsNumeric` first.
+ */
+function checkWait(state: Json, where: string, states: Json, problems: string[]): void {
+  const fields = ['Seconds', 'Timestamp', 'SecondsPath', 'TimestampPath'].filter((field) => field in state);
+  if (fields.length !== 1)
+    problems.push(`${where}: Wait: must have exactly one of Seconds, Timestamp, SecondsPath, TimestampPath`);
+  if ('Seconds' in state && !integerIn(state.Seconds, 0, 99_999_999))
+    problems.push(`${where}: Seconds: must be an integer from 0 to 99999999`);
+  const path = state.SecondsPath;
+  if (typeof path !== 'string') return;
+  const name = where.split('/').at(-1) ?? where;
+  for (const [other, candidate] of Object.entries(states)) {
+    if (!isObject(candidate)) continue;
+    if (candidate.Next === name)
+      problems.push(
+        `${where}: SecondsPath: ${other} reaches it unguarded (only a Choice that checks ${path})`,
+      );
+    if (candidate.Type !== 'Choice') continue;
+    if (candidate.Default === name)
+      problems.push(`${where}: SecondsPath: ${other}'s Default reaches it without checking ${path}`);
+    const rules = Array.isArray(candidate.Choices) ? candidate.Choices : [];
+    for (const rule of rules) {
+      if (!isObject(rule) || rule.Next !== name) continue;
+      const checks = JSON.stringify(rule);
+      const guarded =
+        checks.includes(`{"Variable":"${path}","IsPresent":true}`) &&
+        checks.includes(`{"Variable":"${path}","IsNumeric":true}`);
+      if (!guarded)
+        problems.push(
+          `${where}: SecondsPath: a rule of ${other} reaches it without IsPresent and IsNumeric on ${path}`,
+        );
+    }
+  }
 }
 
 function integerIn(value: unknown, min: number, max: number): boolean {

@@ -2,10 +2,12 @@
  * Reads the app's settings from CDK context (`-c key=value` or cdk.json), validated, into construct props.
  * Keys: stackName, modelProvider, approvers (comma-separated), ownerNotices (JSON object owner → email, or
  * owner → [emails]), apiAuth (iam | jwt) with jwtIssuer and jwtAudience (comma-separated), eventBusName,
- * internalHosts (comma-separated), removalPolicy (retain | destroy). See docs/deploy.md.
+ * internalHosts (comma-separated), removalPolicy (retain | destroy), externalEngines (JSON object: engine →
+ * { enabled, settings }; docs/external-engines.md). See docs/deploy.md.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
+import type { EnginesConfig } from '../shared/external/index.ts';
 import type { OwnerSubscription } from './constructs/owner-notices.ts';
 import { ApiAuth } from './constructs/runtime-api.ts';
 import type { ModelProvider, WorkflowRuntimeProps } from './constructs/workflow-runtime.ts';
@@ -47,12 +49,14 @@ export function settingsFromContext(node: Node): { stackName: string; runtime: W
   const ownerNotices = ownerNoticesFrom(node.tryGetContext('ownerNotices'));
   const eventBusName = get('eventBusName');
   const internalHosts = list('internalHosts');
+  const externalEngines = jsonObjectFrom(node.tryGetContext('externalEngines'), 'externalEngines');
   const runtime: WorkflowRuntimeProps = {
     ...(provider === undefined ? {} : { modelProvider: provider as ModelProvider }),
     ...(approvers === undefined ? {} : { approvers }),
     ...(ownerNotices === undefined ? {} : { ownerNotices }),
     ...(eventBusName === undefined ? {} : { eventBusName }),
     ...(internalHosts === undefined ? {} : { internalHosts }),
+    ...(externalEngines === undefined ? {} : { externalEngines: externalEngines as EnginesConfig }),
     ...(removal === undefined
       ? {}
       : { removalPolicy: removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN }),
@@ -61,6 +65,24 @@ export function settingsFromContext(node: Node): { stackName: string; runtime: W
       : {}),
   };
   return { stackName: get('stackName') ?? DEFAULT_STACK_NAME, runtime };
+}
+
+/** A JSON object given as an object (cdk.json) or its JSON text (`-c key='{…}'`). */
+function jsonObjectFrom(value: unknown, key: string): Record<string, unknown> | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      parsed = undefined;
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error(
+      `context ${key} must be a JSON object, e.g. -c '${key}={"http-runtime":{"enabled":true,"settings":{"endpoint":"https://engine.internal"}}}'.`,
+    );
+  return parsed as Record<string, unknown>;
 }
 
 /** `ownerNotices`: `{"<owner id>": "email"}` or `{"<owner id>": ["email", …]}`, as an object or its JSON text. */

@@ -10,7 +10,12 @@ import { App } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { cdkJsonContext } from './cdk-context.ts';
-import { GRAPH_HANDLER_BY_STATE, HANDLER_BY_STATE, type HandlerName } from './constructs/state-names.ts';
+import {
+  EXTERNAL_HANDLER_BY_STATE,
+  GRAPH_HANDLER_BY_STATE,
+  HANDLER_BY_STATE,
+  type HandlerName,
+} from './constructs/state-names.ts';
 import { WorkflowRuntimeStack } from './workflow-runtime-stack.ts';
 
 /** Pseudo parameters of the local stand-in account. */
@@ -40,8 +45,12 @@ export function synthesizeLocalDefinition(): LocalDefinition {
   return synthesizeLocalDefinitions().run;
 }
 
-/** Both state machines of the runtime, from one in-process synthesis: the run machine and the graph machine. */
-export function synthesizeLocalDefinitions(): { run: LocalDefinition; graph: LocalDefinition } {
+/** The state machines of the runtime, from one in-process synthesis: the run, graph and external machines. */
+export function synthesizeLocalDefinitions(): {
+  run: LocalDefinition;
+  graph: LocalDefinition;
+  external: LocalDefinition;
+} {
   const outdir = mkdtempSync(join(tmpdir(), 'wf-local-cdk-'));
   try {
     const app = new App({
@@ -81,6 +90,10 @@ export function synthesizeLocalDefinitions(): { run: LocalDefinition; graph: Loc
       graph: definitionOf(
         runtime.graphStateMachine.stateMachine.node.defaultChild as CfnStateMachine,
         GRAPH_HANDLER_BY_STATE,
+      ),
+      external: definitionOf(
+        runtime.externalStateMachine.stateMachine.node.defaultChild as CfnStateMachine,
+        EXTERNAL_HANDLER_BY_STATE,
       ),
     };
   } finally {

@@ -7,6 +7,13 @@ export const ENV = {
   tableName: 'WF_TABLE_NAME',
   /** ARN of the run state machine (api, start-run). */
   stateMachineArn: 'WF_STATE_MACHINE_ARN',
+  /** ARN of the external state machine (api, start-run: external runs). */
+  externalStateMachineArn: 'WF_EXTERNAL_STATE_MACHINE_ARN',
+  /**
+   * The deployment's external engines, JSON `{"<engine>":{"enabled":true,"settings":{…}}}` (api: save-time
+   * check; external: the adapters). From the `externalEngines` prop or context (docs/external-engines.md).
+   */
+  externalEngines: 'WF_EXTERNAL_ENGINES',
   /** ARN of the graph state machine (api, start-run: graph runs; graph-wait: child runs use the run machine). */
   graphStateMachineArn: 'WF_GRAPH_STATE_MACHINE_ARN',
   /** ARN of the approval signing keyring secret, `{"current":{kid,secret},"previous":[…]}` (request-approval, approval-http). */

@@ -43,6 +43,7 @@ export const HANDLER_NAMES = [
   'graph-advance',
   'graph-service',
   'graph-wait',
+  'external',
 ] as const;
 
 export type HandlerName = (typeof HANDLER_NAMES)[number];
@@ -127,3 +128,37 @@ export const GRAPH_HANDLER_BY_STATE = {
   [GRAPH_STATE_NAMES.deliver]: 'deliver',
   [GRAPH_STATE_NAMES.markFailed]: 'mark-failed',
 } as const satisfies Record<string, HandlerName>;
+
+/** The state names of the external state machine (docs/state-machine.md, "The external machine"). */
+export const EXTERNAL_STATE_NAMES = {
+  start: 'ExternalStart',
+  route: 'RouteExternal',
+  wait: 'ObserveWait',
+  observe: 'ExternalObserve',
+  finish: 'ExternalFinish',
+  deliver: 'DeliverExternal',
+  markFailed: 'MarkExternalFailed',
+  succeeded: 'ExternalSucceeded',
+  stopped: 'ExternalStopped',
+  failed: 'ExternalFailed',
+} as const;
+
+/** The values of `$.next` the external steps return (shared/external/run/ports.ts). */
+export const EXTERNAL_NEXT = {
+  wait: 'wait',
+  finish: 'finish',
+  deliver: 'deliver',
+  stop: 'stop',
+} as const;
+
+/** Which handler each Lambda-backed Task state of the external machine invokes. */
+export const EXTERNAL_HANDLER_BY_STATE = {
+  [EXTERNAL_STATE_NAMES.start]: 'external',
+  [EXTERNAL_STATE_NAMES.observe]: 'external',
+  [EXTERNAL_STATE_NAMES.finish]: 'external',
+  [EXTERNAL_STATE_NAMES.deliver]: 'deliver',
+  [EXTERNAL_STATE_NAMES.markFailed]: 'mark-failed',
+} as const satisfies Record<string, HandlerName>;
+
+/** Start's "no usable answer / retry later" (shared/external/run/ports.ts): retried with the same key. */
+export const EXTERNAL_RETRY_LATER_ERRORS = ['ExternalRetryLaterError'] as const;

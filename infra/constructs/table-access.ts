@@ -44,4 +44,6 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   'graph-service': [READ, WRITE, QUERY],
   // Starts a child agent run (its run item, first message, audit) and records the wait on the step.
   'graph-wait': [READ, WRITE, QUERY],
+  // External runs: the run, its version and ledger (Query), commits with ledger rows and audit, anchors.
+  external: [READ, WRITE, QUERY],
 };

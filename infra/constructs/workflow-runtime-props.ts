@@ -5,6 +5,7 @@ import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type { EnginesConfig } from '../../shared/external/index.ts';
 import type { OwnerSubscription } from './owner-notices.ts';
 import type { ApiAuth, ApiThrottle } from './runtime-api.ts';
 import { type PowertoolsLogLevel, RUNTIME_FUNCTION_DEFAULTS } from './runtime-function.ts';
@@ -73,6 +74,12 @@ export interface WorkflowRuntimeProps {
    * alarms read it. Give each deployment in one account and region its own. @default 'WfRuntime'
    */
   readonly metricsNamespace?: string;
+  /**
+   * The external engines this deployment enables, by registry name, with their settings, e.g.
+   * `{ 'http-runtime': { enabled: true, settings: { endpoint: 'https://engine.internal' } } }`. Validated at
+   * synth; a workflow naming another engine is refused when saved (docs/external-engines.md). @default - none
+   */
+  readonly externalEngines?: EnginesConfig;
 }
 
 /** Per-handler function settings: construct id, description, memory and timeout. */
@@ -119,6 +126,12 @@ export const FUNCTION_SETTINGS: Record<
   'graph-service': {
     id: 'GraphService',
     description: 'Graph runs: one service step, an action call under the ledger',
+    timeout: Duration.seconds(120),
+  },
+  external: {
+    id: 'External',
+    description:
+      'External runs: start, observe and finish an engine execution (states ExternalStart, ExternalObserve, ExternalFinish)',
     timeout: Duration.seconds(120),
   },
   'graph-wait': {

@@ -12,6 +12,7 @@ import { ApprovalSigningKey } from './approval-signing-key.ts';
 import { AuditSigningKey } from './audit-signing-key.ts';
 import { CredentialReader } from './credential-reader.ts';
 import { ENV } from './env-names.ts';
+import { ExternalStateMachine, externalEnginesOf } from './external-state-machine.ts';
 import { GraphStateMachine } from './graph-state-machine.ts';
 import { JobsSweep } from './jobs-sweep.ts';
 import { acknowledge, acknowledgeGrantWildcards } from './nag.ts';
@@ -46,6 +47,8 @@ export class WorkflowRuntime extends Construct {
   public readonly table: RunTable;
   /** The run state machine. */
   public readonly runStateMachine: RunStateMachine;
+  /** The external state machine: runs every `kind: external` workflow (docs/state-machine.md, "The external machine"). */
+  public readonly externalStateMachine: ExternalStateMachine;
   /** The graph state machine: runs every graph workflow (docs/state-machine.md, "The graph machine"). */
   public readonly graphStateMachine: GraphStateMachine;
   /** The HTTP API. */
@@ -117,6 +120,7 @@ export class WorkflowRuntime extends Construct {
       'graph-advance': make('graph-advance'),
       'graph-service': make('graph-service'),
       'graph-wait': make('graph-wait'),
+      external: make('external'),
     } satisfies Record<HandlerName, RuntimeFunction>;
     this.functions = fns;
 
@@ -149,6 +153,20 @@ export class WorkflowRuntime extends Construct {
       taskTimeouts: {
         advance: taskTimeoutFor('graph-advance'),
         service: taskTimeoutFor('graph-service'),
+        deliver: taskTimeoutFor('deliver'),
+        markFailed: taskTimeoutFor('mark-failed'),
+      },
+      logRemovalPolicy: removalPolicy,
+      ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+    });
+    this.externalStateMachine = new ExternalStateMachine(this, 'ExternalStateMachine', {
+      handlers: {
+        external: fns.external.function,
+        deliver: fns.deliver.function,
+        markFailed: fns['mark-failed'].function,
+      },
+      taskTimeouts: {
+        external: taskTimeoutFor('external'),
         deliver: taskTimeoutFor('deliver'),
         markFailed: taskTimeoutFor('mark-failed'),
       },
@@ -192,7 +210,7 @@ export class WorkflowRuntime extends Construct {
       .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
     this.credentialReader = new CredentialReader(this, 'CredentialReader', {
       namePrefix: credentialPrefix,
-      readers: [fns.turn.role, fns.deliver.role, fns['graph-service'].role],
+      readers: [fns.turn.role, fns.deliver.role, fns['graph-service'].role, fns.external.role],
     });
     fns.turn.addEnvironment(ENV.credentialRoleArn, this.credentialReader.role.roleArn);
     this.anthropicApiKeySecret = this.configureModel(fns.turn, props);
@@ -300,8 +318,23 @@ export class WorkflowRuntime extends Construct {
       fns['mark-failed'].role,
     ]);
 
+    // External runs: the api and start-run start them on the external machine; the external function calls
+    // the engines (the workflow's credential from the owner's secrets, through the egress guard) and ends runs
+    // (it anchors their audit heads). The deployment's engines go to the api (save-time check) and to it.
+    const externalArn = this.externalStateMachine.stateMachine.stateMachineArn;
+    for (const fn of [fns.api, fns['start-run']]) {
+      fn.addEnvironment(ENV.externalStateMachineArn, externalArn);
+      this.externalStateMachine.grantStartExecution(fn);
+    }
+    const engines = JSON.stringify(externalEnginesOf(props));
+    for (const fn of [fns.api, fns.external]) fn.addEnvironment(ENV.externalEngines, engines);
+    fns.external
+      .addEnvironment(ENV.credentialSecretPrefix, credentialPrefix)
+      .addEnvironment(ENV.credentialRoleArn, this.credentialReader.role.roleArn)
+      .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
+
     // Audit: the functions that anchor runs or change workflows sign the owner's chain heads; the api verifies.
-    const auditSigners = [fns.api, fns.deliver, fns['mark-failed']];
+    const auditSigners = [fns.api, fns.deliver, fns['mark-failed'], fns.external];
     this.auditSigningKey = new AuditSigningKey(this, 'AuditSigningKey', {
       signers: auditSigners.map((fn) => fn.role),
       verifiers: [fns.api.role],

@@ -106,7 +106,7 @@ export function mapDomainError(error: unknown): ApiError | undefined {
   if (error instanceof WorkflowNotRunnableError) {
     if (error.reason === 'disabled')
       return new ApiError(409, 'workflow_disabled', 'the workflow is disabled; enable it to start runs');
-    if (error.reason === 'not_runnable_kind')
+    if (error.reason === 'not_runnable_kind' || error.reason === 'mode_off')
       return new ApiError(409, 'workflow_not_runnable', error.message);
     return notFound('workflow');
   }

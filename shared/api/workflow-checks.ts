@@ -9,6 +9,7 @@ import { type EventPattern, stampedPatternSizeIssue } from '../triggers/index.ts
 import { checkApproversReachable } from './approver-reach.ts';
 import type { ApiDeps } from './deps.ts';
 import { invalid } from './errors.ts';
+import { checkExternalDefinition } from './external-checks.ts';
 
 /** An event pattern must fit EventBridge's size quota as the rule sends it: with this owner's stamp added. */
 function checkStampedPattern(definition: AnyWorkflowDefinition, owner: string): void {
@@ -50,4 +51,5 @@ export function checkDefinition(deps: ApiDeps, owner: string, definition: AnyWor
   checkAlertTopic(deps, definition);
   checkCredentialOwnership(deps, owner, definition);
   checkApproversReachable(definition, deps.approverReach);
+  checkExternalDefinition(deps, definition);
 }

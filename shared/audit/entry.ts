@@ -51,6 +51,9 @@ export const AUDIT_ENTRY_TYPES = {
   // graph runs
   step_changed: 'A graph step moved from one status to another (step, type, attempt, from, to, reason).',
   graph_operation: 'An operator paused, resumed or cancelled a graph run, or retried one of its steps.',
+  // external runs
+  external_execution:
+    'An external run: the decided key and payload (shadow), admission, a terminal observation, an unknown deadline, an incarnation refusal, artifact verification or rejection, cancel facts.',
   // failures
   error: 'An error the run recorded (code, message, retryable); the run may continue or fail.',
 } as const;

@@ -1,5 +1,6 @@
 /** `wf local up`: the whole runtime on this machine until Ctrl-C. */
 import { resolve } from 'node:path';
+import { FixtureEngine } from '../external/fixture-engine/index.ts';
 import { type LocalStack, startLocalStack } from '../local/stack.ts';
 
 /** Where `wf local up` looks for fixtures without --fixtures: `fixtures/` beside the workflow files. */
@@ -34,6 +35,17 @@ function announceTriggeredRuns(stack: LocalStack, print: (text: string) => void)
   };
 }
 
+/** The fixture engine of demos: every execution runs two observes, then succeeds with `result.json`. */
+async function startDemoEngine(): Promise<FixtureEngine> {
+  const engine = await FixtureEngine.start();
+  engine.script('*', {
+    running: 2,
+    summary: 'fixture run finished',
+    artifacts: [{ path: 'result.json', content: '{"ok":true}\n' }],
+  });
+  return engine;
+}
+
 export async function localUp(options: {
   port?: number;
   dataDir?: string;
@@ -43,13 +55,19 @@ export async function localUp(options: {
 }): Promise<number> {
   const apiKey = options.env.ANTHROPIC_API_KEY;
   const fixtureDir = resolve(options.fixtures ?? DEFAULT_FIXTURE_DIR);
+  // WF_FIXTURE_ENGINE=1: the deterministic fixture engine runs too, enabled as `http-runtime` (external demos).
+  const fixture = options.env.WF_FIXTURE_ENGINE === '1' ? await startDemoEngine() : undefined;
+  const loopback = (options.env.WF_ALLOW_LOOPBACK_PORTS ?? '').split(',').filter(Boolean).map(Number);
   const stack = await startLocalStack({
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(apiKey ? { anthropicApiKey: apiKey, record: true } : {}),
     ...(options.env.ANTHROPIC_BASE_URL ? { anthropicBaseUrl: options.env.ANTHROPIC_BASE_URL } : {}),
     fixtureDirs: [fixtureDir],
-    allowLoopbackPorts: (options.env.WF_ALLOW_LOOPBACK_PORTS ?? '').split(',').filter(Boolean).map(Number),
+    allowLoopbackPorts: fixture ? [...loopback, fixture.port] : loopback,
+    ...(fixture
+      ? { externalEngines: { 'http-runtime': { enabled: true, settings: { endpoint: fixture.url } } } }
+      : {}),
     print: options.print,
   });
   options.print(
@@ -61,6 +79,7 @@ export async function localUp(options: {
       `  model: ${apiKey ? 'Claude (ANTHROPIC_API_KEY; wf run start --record DIR saves a conversation)' : `scripted Messages-API server at ${stack.modelUrl}`}`,
       ...(apiKey ? [] : [`  fixtures: ${fixtureDir} (and examples/fixtures)`]),
       `  data: ${stack.files.dir}${stack.resumed.length ? `; resumed ${stack.resumed.length} run(s)` : ''}`,
+      ...(fixture ? [`  fixture engine (http-runtime): ${fixture.url}`] : []),
       'Ctrl-C stops it; runs resume on the next start.',
     ].join('\n'),
   );
@@ -72,6 +91,7 @@ export async function localUp(options: {
   stopNotices();
   options.print(`\n${signal}: stopping the local stack (runs in flight resume on the next wf local up)…`);
   await stack.stop();
+  await fixture?.close();
   options.print('stopped.');
   return 0;
 }

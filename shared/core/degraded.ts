@@ -31,8 +31,13 @@ export function degradedFrom(ledger: readonly LedgerRow[]): Run['degraded'] {
   };
 }
 
-/** True when a finished run should go to its destination: `done`, or `denied` because it was degraded. */
-export function isDeliverable(run: Pick<Run, 'status' | 'degraded'>): boolean {
+/**
+ * True when a finished run should go to its destination: `done`, or `denied` because it was degraded. An
+ * external run goes there only in mode `live` (`shadow` and `report_only` publish nothing, whoever asks:
+ * Deliver, MarkFailed, the local stack's leftover delivery, `wf run --wait`).
+ */
+export function isDeliverable(run: Pick<Run, 'status' | 'degraded' | 'external'>): boolean {
+  if (run.external !== undefined && run.external.mode !== 'live') return false;
   return run.status === 'done' || (run.status === 'denied' && run.degraded !== undefined);
 }
 

@@ -1,5 +1,6 @@
 /** Builds a new run (status pending), its first user message and its first audit entry. Pure. */
 import { auditGenesisHash, canonicalJson, sha256Hex } from '../audit/index.ts';
+import { executionKeyFor } from '../external/run/key.ts';
 import { ZERO_USAGE } from '../schemas/common.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run, TriggerProvenance } from '../schemas/run.ts';
@@ -26,6 +27,18 @@ export function prepareRun(args: {
     schemaVersion: 1,
     runId,
     ...(version.definition.kind === 'graph' ? { kind: 'graph' as const } : {}),
+    ...(version.definition.kind === 'external'
+      ? {
+          kind: 'external' as const,
+          // The mode is fixed for the run when it is created (docs/external-engines.md, modes).
+          external: {
+            engine: version.definition.engine,
+            mode: version.definition.mode,
+            key: executionKeyFor(runId),
+            observes: 0,
+          },
+        }
+      : {}),
     owner: version.owner,
     workflowId: version.workflowId,
     workflowName: version.definition.name,
@@ -63,6 +76,9 @@ export function prepareRun(args: {
         workflowVersion: version.version,
         trigger,
         inputHash: sha256Hex(canonicalJson(args.input ?? null)),
+        ...(version.definition.kind === 'external'
+          ? { engine: version.definition.engine, mode: version.definition.mode }
+          : {}),
       },
     },
   ];

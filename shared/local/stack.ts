@@ -35,6 +35,8 @@ import type { TurnDeps } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { fileSecrets, SECRET_CACHE_TTL_MS } from '../credentials/index.ts';
 import { createEgress } from '../egress/index.ts';
+import type { EnginesConfig } from '../external/index.ts';
+import type { ExternalRunDeps } from '../external/run/index.ts';
 import { graphDefinitions } from '../graph-run/definitions.ts';
 import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
 import { answerParentStep } from '../graph-run/parent-answer.ts';
@@ -66,6 +68,7 @@ import { listActiveRuns } from './active-runs.ts';
 import { deliverLeftovers } from './deliver-leftovers.ts';
 import { durableLocalCommits } from './durable-commits.ts';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from './dynamodb-local.ts';
+import { localEngineRegistry, localExternalMachine } from './external-local.ts';
 import { ensureLocalFiles, type LocalFiles, localFiles } from './files.ts';
 import { allowedHosts, hostGuard } from './host-guard.ts';
 import { type LocalHumanTasks, localHumanTasks } from './human-tasks-local.ts';
@@ -141,6 +144,16 @@ export type LocalStackOptions = {
    * answers the wait directly (tests of the executor).
    */
   humanTasks?: HumanTaskPort | 'in-memory';
+  /**
+   * The external engines this stack enables (`kind: external` workflows), as `externalEngines` in CDK.
+   * Default: `<dataDir>/engines.json` when present, else none. A loopback engine's port must be in
+   * `allowLoopbackPorts`.
+   */
+  externalEngines?: EnginesConfig;
+  /** How long each external `ObserveWait` pauses locally, in ms (the definition's seconds scaled down). Default 1000. */
+  externalObserveWaitMs?: number;
+  /** Test hook: wraps the external steps' dependencies (fault injection: a crash after the engine accepted). */
+  wrapExternalDeps?: (deps: ExternalRunDeps) => ExternalRunDeps;
   /** Test hook: wraps the Deliver handler's dependencies (fault injection, e.g. a crash after sending). */
   wrapDeliverDeps?: (deps: DeliverDeps) => DeliverDeps;
   /**
@@ -169,6 +182,8 @@ export type LocalStack = {
   sfn: LocalStepFunctions;
   /** The graph state machine (graph runs). */
   graphSfn: LocalStepFunctions;
+  /** The external state machine (external runs). */
+  externalSfn: LocalStepFunctions;
   /** The in-memory human tasks of graph runs (used with the `humanTasks: 'in-memory'` option). */
   humanTasks: LocalHumanTasks;
   executions: ExecutionsPort;
@@ -437,7 +452,25 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       },
     });
     closers.push(() => graphSfn.close());
-    const endpoint = await startLocalSfnEndpoint([sfn, graphSfn], { port: 0 });
+
+    // The external state machine: the same way (external-local.ts).
+    const engines = localEngineRegistry(files.dir, options.externalEngines);
+    const externalSfn = localExternalMachine({
+      definition: definitions.external,
+      store,
+      clock,
+      secrets,
+      engines,
+      allowLoopbackPorts: options.allowLoopbackPorts ?? [],
+      ownPort: port,
+      handlers: { deliver, 'mark-failed': markFailed },
+      asFunction,
+      retryIntervalMs: retry,
+      observeWaitMs: options.externalObserveWaitMs ?? 1000,
+      wrap: options.wrapExternalDeps,
+    });
+    closers.push(() => externalSfn.close());
+    const endpoint = await startLocalSfnEndpoint([sfn, graphSfn, externalSfn], { port: 0 });
     closers.push(() => endpoint.close());
     sfnClient = new SFNClient({
       endpoint: endpoint.url,
@@ -446,7 +479,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       maxAttempts: 1,
     });
     if (options.awsCalls) recordAwsCalls(sfnClient, options.awsCalls);
-    const executions = sfnExecutions(sfnClient, sfn.stateMachineArn, graphSfn.stateMachineArn);
+    const executions = sfnExecutions(
+      sfnClient,
+      sfn.stateMachineArn,
+      graphSfn.stateMachineArn,
+      externalSfn.stateMachineArn,
+    );
     const models = { prices: engine.config.prices, roles: engine.config.roles };
     jobs = {
       store,
@@ -508,6 +546,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       local: { events: true },
       jobs: { models, ...(options.jobRetry ? { retry: options.jobRetry } : {}) },
       graph: { taskTokens: taskTokens(), humanTasks: humanTaskService },
+      externalEngines: engines,
       // The jobs MCP server at /mcp (on AWS it is its own function, functions/mcp.ts).
       mcp: handleMcpRequest,
     });
@@ -574,6 +613,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       store,
       sfn,
       graphSfn,
+      externalSfn,
       humanTasks,
       executions,
       inbox,

@@ -1,8 +1,9 @@
 /** Cancelling a run: a fenced transition to `cancelled`, then the execution is stopped. */
 import { endRun } from '../core/end-run.ts';
 import type { Clock } from '../core/ports.ts';
+import { requestExternalCancel } from '../external/run/request-cancel.ts';
 import { cancelGraphSteps, type GraphOperationsDeps } from '../graph-run/operations.ts';
-import type { Run } from '../schemas/run.ts';
+import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { DynamoStore } from '../store/index.ts';
 import type { ExecutionsPort } from './ports.ts';
 
@@ -20,6 +21,9 @@ export async function cancelRun(
   args: { owner: string; runId: string; actor: string },
 ): Promise<Run | undefined> {
   const before = await deps.store.getRun(args.runId);
+  // An external run is cancelled through its engine by its own execution (shared/external/run/request-cancel.ts).
+  if (before?.kind === 'external' && before.owner === args.owner && !isTerminalRunStatus(before.status))
+    return requestExternalCancel(deps, before, args.actor);
   const run = await endRun(deps, {
     runId: args.runId,
     status: 'cancelled',

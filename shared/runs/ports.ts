@@ -11,6 +11,8 @@ export interface ExecutionsPort {
   stop(executionArn: string, cause: string): Promise<void>;
   /** Executions of the graph state machine (graph runs); absent where none is configured. */
   graph?: GraphExecutionsPort;
+  /** Executions of the external state machine (external runs, input `{ runId }`); absent where none is configured. */
+  external?: GraphExecutionsPort;
 }
 
 /** Starting executions of the graph state machine: the input is `{ runId }` only. */

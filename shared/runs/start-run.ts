@@ -19,8 +19,12 @@ export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
 export type StartRunDeps = { store: DynamoStore; executions: ExecutionsPort; clock: Clock; ids: Ids };
 
 export class WorkflowNotRunnableError extends Error {
-  readonly reason: 'not_found' | 'disabled' | 'not_runnable_kind';
-  constructor(workflowId: string, reason: 'not_found' | 'disabled' | 'not_runnable_kind', detail?: string) {
+  readonly reason: 'not_found' | 'disabled' | 'not_runnable_kind' | 'mode_off';
+  constructor(
+    workflowId: string,
+    reason: 'not_found' | 'disabled' | 'not_runnable_kind' | 'mode_off',
+    detail?: string,
+  ) {
     super(
       reason === 'not_found'
         ? `workflow ${workflowId} not found`
@@ -61,13 +65,18 @@ export async function startRun(
   if (!version) throw new WorkflowNotRunnableError(request.workflowId, 'not_found');
   // Each kind runs on its own executor; a kind without one here is refused before anything is written.
   const runnable =
-    isAgentVersion(version) || (version.definition.kind === 'graph' && !!deps.executions.graph);
+    isAgentVersion(version) ||
+    (version.definition.kind === 'graph' && !!deps.executions.graph) ||
+    (version.definition.kind === 'external' && !!deps.executions.external);
   if (!runnable)
     throw new WorkflowNotRunnableError(
       request.workflowId,
       'not_runnable_kind',
       `this deployment has no executor for workflows of kind '${kindOf(version.definition)}' yet`,
     );
+  // An external workflow in mode `off` is saved but not run (docs/external-engines.md, modes).
+  if (version.definition.kind === 'external' && version.definition.mode === 'off')
+    throw new WorkflowNotRunnableError(request.workflowId, 'mode_off', "its mode is 'off'");
   const prepared = prepareRun({
     version,
     trigger: request.trigger,
@@ -132,6 +141,11 @@ async function recordArn(deps: StartRunDeps, run: Run, executionArn: string): Pr
 
 /** Starts the run's first execution on the state machine of its kind. */
 export function startExecutionFor(executions: ExecutionsPort, run: Run, name = run.runId) {
+  if (run.kind === 'external') {
+    if (!executions.external)
+      throw new Error('external runs cannot start: no external state machine is configured');
+    return executions.external.start(name, { runId: run.runId });
+  }
   if (run.kind === 'graph') {
     if (!executions.graph) throw new Error('graph runs cannot start: no graph state machine is configured');
     return executions.graph.start(name, { runId: run.runId });

@@ -12,11 +12,12 @@ import type { ExecutionsPort } from '../runs/ports.ts';
 export const executionArnOf = (stateMachineArn: string, name: string): string =>
   `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 
-/** Executions of the run state machine, and of the graph state machine when its ARN is given. */
+/** Executions of the run state machine, and of the graph and external state machines when their ARNs are given. */
 export function sfnExecutions(
   client: Pick<SFNClient, 'send'>,
   stateMachineArn: string,
   graphStateMachineArn?: string,
+  externalStateMachineArn?: string,
 ): ExecutionsPort {
   const startOn = async (arn: string, name: string, input: object) => {
     try {
@@ -33,6 +34,13 @@ export function sfnExecutions(
   return {
     ...(graphStateMachineArn
       ? { graph: { start: (name, pointer) => startOn(graphStateMachineArn, name, { runId: pointer.runId }) } }
+      : {}),
+    ...(externalStateMachineArn
+      ? {
+          external: {
+            start: (name, pointer) => startOn(externalStateMachineArn, name, { runId: pointer.runId }),
+          },
+        }
       : {}),
     async start(name, pointer) {
       try {

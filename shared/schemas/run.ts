@@ -1,6 +1,7 @@
 /** Runs: one execution of one workflow version, with statuses, stop reasons, provenance, usage and cost. */
 import * as z from 'zod';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION, UsageSchema } from './common.ts';
+import { ExternalRunSchema } from './external-run.ts';
 import { GrantIdSchema, JobTriggerSchema } from './job.ts';
 import { WorkflowIdSchema } from './workflow-record.ts';
 
@@ -42,6 +43,10 @@ export const STOP_REASONS = [
   'cancelled',
   'policy_denied',
   'error',
+  /** An external run whose engine gave no usable answer until `observe.unknownDeadlineSeconds`: not a failure. */
+  'outcome_unknown',
+  /** An external run in mode `shadow`: key and payload decided and recorded, nothing dispatched. */
+  'shadow',
 ] as const;
 export const StopReasonSchema = z.enum(STOP_REASONS);
 export type StopReason = z.infer<typeof StopReasonSchema>;
@@ -63,8 +68,13 @@ export type TurnNext = z.infer<typeof TurnNextSchema>;
 export const RunSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   runId: z.string().regex(/^run_[A-Za-z0-9]{6,40}$/),
-  /** What runs it: absent or `agent` (a Turn loop), `graph` (the graph state machine). */
-  kind: z.enum(['agent', 'graph']).optional(),
+  /**
+   * What runs it: absent or `agent` (a Turn loop), `graph` (the graph state machine), `external` (an engine,
+   * through the external state machine).
+   */
+  kind: z.enum(['agent', 'graph', 'external']).optional(),
+  /** An external run: mode, key, payload, execution, observations, artifact, cancel facts. */
+  external: ExternalRunSchema.optional(),
   /** A child agent run of a graph step: the step that waits for it (its task token is on the step item). */
   parent: z
     .object({ runId: z.string(), stepId: z.string(), attempt: z.number().int().positive() })

@@ -40,7 +40,14 @@ export function versionChange(
     author: version.author ?? UNATTRIBUTED,
     workflowId: head.workflowId,
     version: version.version,
-    data: { name: head.name, definitionHash: definitionHash(version.definition) },
+    data: {
+      name: head.name,
+      definitionHash: definitionHash(version.definition),
+      // An external workflow's engine and mode: promoting it (shadow → report_only → live) is on the chain.
+      ...(version.definition.kind === 'external'
+        ? { engine: version.definition.engine, mode: version.definition.mode }
+        : {}),
+    },
   };
 }
 

@@ -4,6 +4,8 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyAuthenticator, createApiApp } from '../../shared/api/index.ts';
 import type { AnchorSigner, AnchorVerifier } from '../../shared/audit/index.ts';
 import type { TurnPointer } from '../../shared/core/outcome.ts';
+import { BUILTIN_ENGINE_FACTORIES } from '../../shared/external/builtins.ts';
+import { createEngineRegistry, type ExternalEngineRegistry } from '../../shared/external/index.ts';
 import type { ApproverReach } from '../../shared/notify/index.ts';
 import type { ExecutionsPort } from '../../shared/runs/index.ts';
 import { DynamoStore } from '../../shared/store/index.ts';
@@ -23,6 +25,13 @@ export class RecordingExecutions implements ExecutionsPort {
   async stop(executionArn: string, cause: string) {
     this.stops.push({ executionArn, cause });
   }
+}
+
+/** `http-runtime` enabled (at an address nothing listens on: saving never calls it). */
+export function testEngineRegistry(): ExternalEngineRegistry {
+  return createEngineRegistry(BUILTIN_ENGINE_FACTORIES, {
+    'http-runtime': { enabled: true, settings: { endpoint: 'http://127.0.0.1:9' } },
+  });
 }
 
 /** Records every sync request and passes it on (to the local index sync by default). */
@@ -94,6 +103,8 @@ export function apiHarness(
     /** Owner ids of alice and bob (default: unique plain ids). */
     owners?: { alice: string; bob: string };
     approverReach?: ApproverReach;
+    /** The deployment's engines (default: `http-runtime` enabled, `batch-runner` registered and disabled). */
+    externalEngines?: ExternalEngineRegistry | null;
   } = {},
 ) {
   const store = options.audit
@@ -123,6 +134,9 @@ export function apiHarness(
     ...(options.local === false ? {} : { local: { events: true as const } }),
     ...(options.eventBus ? { eventBus: options.eventBus } : {}),
     ...(options.approverReach ? { approverReach: options.approverReach } : {}),
+    ...(options.externalEngines === null
+      ? {}
+      : { externalEngines: options.externalEngines ?? testEngineRegistry() }),
   });
   return {
     app,

@@ -31,6 +31,20 @@ const workflow = (name: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** An external workflow on the IAM stack's engine (`http-runtime` at a loopback address, test/iam/stack.ts). */
+const externalWorkflow = (name: string, mode: 'shadow' | 'live') => ({
+  kind: 'external',
+  name,
+  engine: 'http-runtime',
+  mode,
+  payload: { job: 'nightly' },
+  resultArtifact: 'result.json',
+  credential: 'engine_token',
+  credRefs: { engine_token: { secret: HOOK_TOKEN_SECRET } },
+  trigger: { type: 'on_demand' },
+  budget: { maxUsdPerRun: 1 },
+});
+
 /** A graph: triage (agent), refund (service, with a credential) and review (human) in parallel, then end. */
 const graphWorkflow = () => ({
   kind: 'graph',
@@ -332,6 +346,23 @@ export async function driveFlow(
   await api('GET', `/v1/runs/${graphRun}/steps`);
   await api('POST', `/v1/runs/${graphRun}/cancel`);
   await fns.invoke('start-run', { owner: OWNER, workflowId: graphId, scheduledTime: '2026-12-01T09:00:00Z' });
+
+  // External runs: the api starts them on the external machine; Start decides and records (shadow), or reads
+  // the workflow's credential and calls the engine (live: the egress guard refuses the loopback endpoint, so
+  // the start settles refused and the run ends failed, anchored), under the ledger.
+  const externalLive = await create(externalWorkflow('external-live', 'live'));
+  runs.externalLive = await start(externalLive);
+  await fns.invoke('external', { runId: runs.externalLive, step: 'start' });
+  await fns.invoke('external', { runId: runs.externalLive, step: 'observe' });
+  await fns.invoke('external', { runId: runs.externalLive, step: 'finish' });
+  const externalShadow = await create(externalWorkflow('external-shadow', 'shadow'));
+  runs.externalShadow = await start(externalShadow);
+  await fns.invoke('external', { runId: runs.externalShadow, step: 'start' });
+  await fns.invoke('start-run', {
+    owner: OWNER,
+    workflowId: externalShadow,
+    scheduledTime: '2026-12-01T09:00:00Z',
+  });
 
   // Reads, and the trigger cleanup when workflows are disabled and deleted.
   await api('GET', '/v1/workflows');

@@ -116,6 +116,22 @@ describe('IAM simulation of the recorded AWS calls', () => {
     expect([...HANDLER_NAMES].filter((fn) => !callers.has(fn))).toEqual([]);
   });
 
+  it("records the external function's calls: the run, its ledger, the owner's engine credential, the anchor", () => {
+    const actions = new Set(requests.filter((request) => request.fn === 'external').map((r) => r.action));
+    console.log(`[iam] external: ${[...actions].sort().join(', ')}`);
+    for (const action of [
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'sts:AssumeRole',
+      'secretsmanager:GetSecretValue',
+      'kms:Sign',
+    ])
+      expect({ action, recorded: actions.has(action) }).toEqual({ action, recorded: true });
+    const starts = requests.filter((r) => r.action === 'states:StartExecution').map((r) => r.resource);
+    expect(starts.some((arn) => arn.includes('ExternalStateMachine'))).toBe(true);
+  });
+
   it('allows every recorded call with the policies of the function that made it', async () => {
     const denied: string[] = [];
     for (const request of requests) {

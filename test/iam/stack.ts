@@ -31,6 +31,8 @@ export function synthForIam(): SynthesizedRuntime {
       approvers: ['ops@example.com'],
       // Owner notices go out too (failed, denied, expired runs), so their publishes are simulated.
       ownerNotices: [{ owner: '123456789012:role:wf-iam-test', email: 'owner@example.com' }],
+      // External runs: an engine the egress guard refuses (loopback), so no request leaves the process.
+      externalEngines: { 'http-runtime': { enabled: true, settings: { endpoint: 'http://127.0.0.1:9' } } },
     },
   });
   return { app, stack, template: Template.fromStack(stack) };

@@ -141,4 +141,58 @@ describe('aslProblems', () => {
     const fixture = new URL('../local/fixtures/run-state-machine.asl.json', import.meta.url);
     expect(aslProblems(JSON.parse(readFileSync(fixture, 'utf8')))).toEqual([]);
   });
+
+  describe('Wait states', () => {
+    const waitMachine = (wait: Record<string, unknown>, rule: Record<string, unknown>, extra = {}) => ({
+      StartAt: 'Route',
+      States: {
+        Route: { Type: 'Choice', Choices: [{ ...rule, Next: 'Pause' }], Default: 'Done', ...extra },
+        Pause: { Type: 'Wait', Next: 'Done', ...wait },
+        Done: { Type: 'Succeed' },
+      },
+    });
+    const guarded = {
+      And: [
+        { Variable: '$.next', StringEquals: 'wait' },
+        { Variable: '$.waitSeconds', IsPresent: true },
+        { Variable: '$.waitSeconds', IsNumeric: true },
+      ],
+    };
+
+    it('accepts a SecondsPath Wait reached only by a rule that checks the path is present and numeric', () => {
+      expect(aslProblems(waitMachine({ SecondsPath: '$.waitSeconds' }, guarded))).toEqual([]);
+    });
+
+    it('reports a SecondsPath Wait reached by an unguarded rule, a Default or a plain Next', () => {
+      const unguarded = { Variable: '$.next', StringEquals: 'wait' };
+      expect(aslProblems(waitMachine({ SecondsPath: '$.waitSeconds' }, unguarded))).toEqual([
+        'Pause: SecondsPath: a rule of Route reaches it without IsPresent and IsNumeric on $.waitSeconds',
+      ]);
+      expect(
+        aslProblems(waitMachine({ SecondsPath: '$.waitSeconds' }, guarded, { Default: 'Pause' })),
+      ).toEqual(["Pause: SecondsPath: Route's Default reaches it without checking $.waitSeconds"]);
+      const plain = {
+        StartAt: 'Go',
+        States: {
+          Go: { Type: 'Pass', Next: 'Pause' },
+          Pause: { Type: 'Wait', SecondsPath: '$.s', End: true },
+        },
+      };
+      expect(aslProblems(plain)).toEqual([
+        'Pause: SecondsPath: Go reaches it unguarded (only a Choice that checks $.s)',
+      ]);
+    });
+
+    it('reports Seconds out of range and a Wait with two or no durations', () => {
+      expect(aslProblems(waitMachine({ Seconds: 100_000_000 }, guarded))).toEqual([
+        'Pause: Seconds: must be an integer from 0 to 99999999',
+      ]);
+      expect(aslProblems(waitMachine({ Seconds: 5, SecondsPath: '$.waitSeconds' }, guarded))).toContain(
+        'Pause: Wait: must have exactly one of Seconds, Timestamp, SecondsPath, TimestampPath',
+      );
+      expect(aslProblems(waitMachine({}, guarded))).toEqual([
+        'Pause: Wait: must have exactly one of Seconds, Timestamp, SecondsPath, TimestampPath',
+      ]);
+    });
+  });
 });

@@ -33,7 +33,7 @@ beforeAll(() => {
 });
 
 describe('CredentialReader role', () => {
-  it('trusts exactly the turn, deliver and graph-service roles to AssumeRole', () => {
+  it('trusts exactly the turn, deliver, graph-service and external roles to AssumeRole', () => {
     const trust = roles()[readerRole]?.Properties.AssumeRolePolicyDocument.Statement as Statement[];
     const assume = trust.filter((s) => actions(s).includes('sts:AssumeRole'));
     expect(assume).toHaveLength(1);
@@ -42,6 +42,7 @@ describe('CredentialReader role', () => {
         `\${${roleId('turn')}.Arn}`,
         `\${${roleId('deliver')}.Arn}`,
         `\${${roleId('graph-service')}.Arn}`,
+        `\${${roleId('external')}.Arn}`,
       ].sort(),
     );
     expect(assume[0]?.Condition).toBeUndefined();
@@ -56,6 +57,7 @@ describe('CredentialReader role', () => {
         `\${${roleId('turn')}.Arn}`,
         `\${${roleId('deliver')}.Arn}`,
         `\${${roleId('graph-service')}.Arn}`,
+        `\${${roleId('external')}.Arn}`,
       ].sort(),
     );
     expect(tag[0]?.Condition).toEqual({

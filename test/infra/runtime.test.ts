@@ -61,10 +61,12 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.auditSigningKeyArn,
     ENV.approvers,
     ENV.graphStateMachineArn,
+    ENV.externalStateMachineArn,
+    ENV.externalEngines,
   ],
   'jobs-sweep': [...COMMON, ENV.stateMachineArn],
   mcp: [...COMMON, ENV.stateMachineArn, ENV.apiAuth],
-  'start-run': [...COMMON, ENV.stateMachineArn, ENV.graphStateMachineArn],
+  'start-run': [...COMMON, ENV.stateMachineArn, ENV.graphStateMachineArn, ENV.externalStateMachineArn],
   'graph-advance': [...COMMON],
   'graph-service': [
     ...COMMON,
@@ -74,6 +76,14 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.approvalBaseUrl,
   ],
   'graph-wait': [...COMMON, ENV.stateMachineArn],
+  external: [
+    ...COMMON,
+    ENV.externalEngines,
+    ENV.credentialSecretPrefix,
+    ENV.credentialRoleArn,
+    ENV.approvalBaseUrl,
+    ENV.auditSigningKeyArn,
+  ],
 };
 
 let synthesized: SynthesizedRuntime;

@@ -34,8 +34,8 @@ beforeAll(() => {
 
 describe('RunStateMachine', () => {
   it('is one Standard state machine with tracing and ERROR logging without execution data', () => {
-    // Two in the stack: this one and the graph machine (test/infra/graph-state-machine.test.ts).
-    synthesized.template.resourceCountIs('AWS::StepFunctions::StateMachine', 2);
+    // Three in the stack: this one, the graph machine and the external machine (their own tests).
+    synthesized.template.resourceCountIs('AWS::StepFunctions::StateMachine', 3);
     synthesized.template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
       StateMachineType: 'STANDARD',
       TracingConfiguration: { Enabled: true },

@@ -41,6 +41,7 @@ export class LocalStepFunctions {
   readonly #handlers: Readonly<Record<string, Handler>>;
   readonly #clock: Clock;
   readonly #retryIntervalOverrides: Record<string, number | number[]>;
+  readonly #waitTimeOverrides: Record<string, number>;
   readonly #onEvent: ((event: LocalSfnEvent) => void) | undefined;
   readonly #tokens = new TaskTokens();
   readonly #executions = new Map<string, ExecutionRecord>();
@@ -62,6 +63,7 @@ export class LocalStepFunctions {
     this.#handlers = options.handlers;
     this.#clock = options.clock ?? systemClock;
     this.#retryIntervalOverrides = { ...options.retryIntervalOverrides };
+    this.#waitTimeOverrides = { ...options.waitTimeOverrides };
     this.#onEvent = options.onEvent;
   }
 
@@ -251,6 +253,7 @@ export class LocalStepFunctions {
       overrides: {
         taskResourceLocalHandlers: overrides,
         retryIntervalOverrides: this.#retryIntervalOverrides,
+        waitTimeOverrides: this.#waitTimeOverrides,
       },
     });
     record.abort = execution.abort;

@@ -58,6 +58,8 @@ export type LocalStepFunctionsOptions = {
   stateMachineArn?: string;
   /** Pause before each retry, in ms, by state name (aws-local-stepfunctions' `retryIntervalOverrides`). */
   retryIntervalOverrides?: Readonly<Record<string, number | number[]>>;
+  /** How long each `Wait` state pauses, in ms, by state name (aws-local-stepfunctions' `waitTimeOverrides`). */
+  waitTimeOverrides?: Readonly<Record<string, number>>;
   /** Called for each engine event, in order per execution. Exceptions are swallowed. */
   onEvent?(event: LocalSfnEvent): void;
 };

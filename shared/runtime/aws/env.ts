@@ -9,6 +9,8 @@ const EnvSchema = z.object({
   [ENV.tableName]: z.string().min(1),
   [ENV.stateMachineArn]: z.string().optional(),
   [ENV.graphStateMachineArn]: z.string().optional(),
+  [ENV.externalStateMachineArn]: z.string().optional(),
+  [ENV.externalEngines]: z.string().optional(),
   [ENV.modelProvider]: z.enum(['anthropic', 'bedrock']).default('anthropic'),
   [ENV.anthropicSecretArn]: z.string().optional(),
   [ENV.credentialSecretPrefix]: z.string().default('wf/'),

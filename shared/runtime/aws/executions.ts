@@ -12,6 +12,11 @@ export function awsExecutions(): ExecutionsPort {
   const env = awsEnv();
   const arn = env[ENV.stateMachineArn];
   if (!arn) throw new Error(`${ENV.stateMachineArn} is not set`);
-  executions ??= sfnExecutions(awsClient(new SFNClient({})), arn, env[ENV.graphStateMachineArn]);
+  executions ??= sfnExecutions(
+    awsClient(new SFNClient({})),
+    arn,
+    env[ENV.graphStateMachineArn],
+    env[ENV.externalStateMachineArn],
+  );
   return executions;
 }

@@ -1,0 +1,38 @@
+/**
+ * The Task states of the external state machine (docs/state-machine.md, "The external machine"): `ExternalStart`,
+ * `ExternalObserve` and `ExternalFinish`, told apart by `step`. Each answers the run pointer with `next`
+ * (and `waitSeconds` for the Wait's SecondsPath).
+ */
+import * as z from 'zod';
+import type { ExternalNext, ExternalRunDeps } from '../shared/external/run/index.ts';
+import { finishExternal, observeExternal, startExternal } from '../shared/external/run/index.ts';
+import { withConflictRetry } from '../shared/external/run/retry.ts';
+import { externalRunDeps } from '../shared/runtime/aws/external.ts';
+import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
+import { tracedHandler } from '../shared/runtime/tracing.ts';
+
+export const ExternalStepEventSchema = z.object({
+  runId: z.string().regex(/^run_[A-Za-z0-9]{6,40}$/),
+  step: z.enum(['start', 'observe', 'finish']),
+});
+
+const STEPS = { start: startExternal, observe: observeExternal, finish: finishExternal } as const;
+
+export function createExternalHandler(deps: () => Promise<ExternalRunDeps>, telemetry = handlerTelemetry()) {
+  return async (event: unknown, context?: LambdaContextLike): Promise<ExternalNext> => {
+    const { runId, step } = ExternalStepEventSchema.parse(event);
+    return withInvocation(
+      telemetry,
+      { runId },
+      async () => {
+        const resolved = await deps();
+        const next = await withConflictRetry(() => STEPS[step](resolved, runId));
+        telemetry.logger.info('external step', { step, next: next.next });
+        return next;
+      },
+      context,
+    );
+  };
+}
+
+export const handler = tracedHandler('external', createExternalHandler(externalRunDeps));

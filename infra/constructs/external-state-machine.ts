@@ -1,0 +1,201 @@
+/**
+ * `ExternalStateMachine`: the third Standard state machine of the runtime. One definition runs every
+ * `kind: external` workflow: it hands the run to an engine through the registry's adapter and watches it.
+ * Contract: docs/state-machine.md, "The external machine".
+ *
+ *   ExternalStart ─► RouteExternal ─┬ wait ───► ObserveWait (SecondsPath) ─► ExternalObserve ─► RouteExternal
+ *                                   ├ finish ─► ExternalFinish ─► RouteExternal    (verify the result artifact)
+ *                                   ├ deliver ► DeliverExternal ─► ExternalSucceeded      (mode live only)
+ *                                   ├ stop ───► ExternalStopped   (shadow, report_only, ended by the handler)
+ *                                   └ missing / anything else ─► MarkExternalFailed ─► ExternalFailed
+ *
+ * Step Functions semantics relied on (each checked offline in test/infra/external-state-machine.test.ts):
+ * - Wait `SecondsPath`: "a time, in seconds, to wait … specified using a path from the state's input data. You
+ *   must specify an integer value"; `Seconds` ranges 0–99999999
+ *   (https://docs.aws.amazon.com/step-functions/latest/dg/state-wait.html). The handler always answers an
+ *   integer ≥ 1 (shared/external/run/backoff.ts), and the Choice routes to the Wait only when
+ *   `$.waitSeconds` is present and numeric.
+ * - Choice: rules are tried in order, the first match wins, `Default` otherwise; comparing a path that does not
+ *   exist is a `States.Runtime` error, which no Catch handles — hence the `IsPresent` guards first
+ *   (https://docs.aws.amazon.com/step-functions/latest/dg/state-choice.html).
+ * - Retry / Catch: retriers are tried in order; `MaxAttempts`, `IntervalSeconds`, `BackoffRate`, `MaxDelaySeconds`
+ *   and `JitterStrategy` bound them; a Catch routes what is left, here to MarkExternalFailed
+ *   (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html). Retrying a crashed
+ *   Start is safe: the key comes from the run id, so the engine answers the same execution (deduplicated).
+ * - A Standard execution lasts at most one year and holds at most 25,000 history events
+ *   (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html). The run's deadline (budget
+ *   `runTimeoutSeconds`) ends the loop long before a year, and Observe spreads its rounds so that one execution
+ *   makes at most 2,000 of them (≤ 10 events each).
+ */
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import { BUILTIN_ENGINE_FACTORIES } from '../../shared/external/builtins.ts';
+import {
+  createEngineRegistry,
+  type EnginesConfig,
+  EnginesConfigSchema,
+} from '../../shared/external/index.ts';
+import { acknowledge, nagRef } from './nag.ts';
+import { CRASH_RETRY, ENGINE_RETRY, LAMBDA_SERVICE_RETRY, vendedLogGroupName } from './run-state-machine.ts';
+import { EXTERNAL_NEXT, EXTERNAL_RETRY_LATER_ERRORS, EXTERNAL_STATE_NAMES } from './state-names.ts';
+
+/** The Lambda functions behind the external machine's Task states. */
+export interface ExternalStateMachineHandlers {
+  /** `ExternalStart`, `ExternalObserve`, `ExternalFinish` (functions/external.ts). */
+  readonly external: lambda.IFunction;
+  /** `DeliverExternal` (functions/deliver.ts, shared with the run machine). */
+  readonly deliver: lambda.IFunction;
+  /** `MarkExternalFailed` (functions/mark-failed.ts, shared with the run machine). */
+  readonly markFailed: lambda.IFunction;
+}
+
+export interface ExternalStateMachineProps {
+  readonly handlers: ExternalStateMachineHandlers;
+  /** `TimeoutSeconds` of the Lambda tasks: each function's timeout plus a margin (as the run machine). */
+  readonly taskTimeouts?: Partial<Record<keyof ExternalStateMachineHandlers, Duration>>;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * Start got no usable answer or "retry later" (429/503): retried with the same key, which the engine
+ * deduplicates; bounded, then MarkExternalFailed.
+ */
+export const EXTERNAL_RETRY_LATER: sfn.RetryProps = {
+  errors: [...EXTERNAL_RETRY_LATER_ERRORS],
+  interval: Duration.seconds(5),
+  maxAttempts: 6,
+  backoffRate: 2,
+  maxDelay: Duration.seconds(120),
+  jitterStrategy: sfn.JitterType.FULL,
+};
+
+/**
+ * The deployment's engines, validated at synth time with the same registry the functions build (an unknown
+ * engine, a bad setting: the synth fails naming `engines.<name>.settings.<field>`).
+ */
+export function externalEnginesOf(props: { readonly externalEngines?: EnginesConfig }): EnginesConfig {
+  const config = EnginesConfigSchema.parse(props.externalEngines ?? {});
+  createEngineRegistry(BUILTIN_ENGINE_FACTORIES, config);
+  return config;
+}
+
+const step = (name: 'start' | 'observe' | 'finish') => ({
+  runId: sfn.JsonPath.stringAt('$.runId'),
+  step: name,
+});
+
+export class ExternalStateMachine extends Construct {
+  public readonly stateMachine: sfn.StateMachine;
+  public readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ExternalStateMachineProps) {
+    super(scope, id);
+    const { handlers } = props;
+    const names = EXTERNAL_STATE_NAMES;
+    const timeouts = props.taskTimeouts ?? {};
+
+    const markFailed = this.lambdaTask(names.markFailed, handlers.markFailed, timeouts.markFailed, undefined);
+    markFailed.next(
+      new sfn.Fail(this, names.failed, {
+        error: 'RunFailed',
+        cause: 'The run failed; its record holds the reason.',
+      }),
+    );
+    const start = this.lambdaTask(names.start, handlers.external, timeouts.external, step('start'));
+    start.addRetry(EXTERNAL_RETRY_LATER);
+    const observe = this.lambdaTask(names.observe, handlers.external, timeouts.external, step('observe'));
+    const finish = this.lambdaTask(names.finish, handlers.external, timeouts.external, step('finish'));
+    const deliver = this.lambdaTask(names.deliver, handlers.deliver, timeouts.deliver, {
+      runId: sfn.JsonPath.stringAt('$.runId'),
+      turn: 0,
+      segmentStartTurn: 0,
+    });
+    for (const task of [start, observe, finish, deliver])
+      task.addCatch(markFailed, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+
+    const wait = new sfn.Wait(this, names.wait, { time: sfn.WaitTime.secondsPath('$.waitSeconds') });
+    wait.next(observe);
+    const route = new sfn.Choice(this, names.route)
+      .when(sfn.Condition.not(sfn.Condition.isPresent('$.next')), markFailed)
+      .when(
+        sfn.Condition.and(
+          sfn.Condition.stringEquals('$.next', EXTERNAL_NEXT.wait),
+          sfn.Condition.isPresent('$.waitSeconds'),
+          sfn.Condition.isNumeric('$.waitSeconds'),
+        ),
+        wait,
+      )
+      .when(sfn.Condition.stringEquals('$.next', EXTERNAL_NEXT.finish), finish)
+      .when(sfn.Condition.stringEquals('$.next', EXTERNAL_NEXT.deliver), deliver)
+      .when(sfn.Condition.stringEquals('$.next', EXTERNAL_NEXT.stop), new sfn.Succeed(this, names.stopped))
+      .otherwise(markFailed);
+    start.next(route);
+    observe.next(route);
+    finish.next(route);
+    deliver.next(new sfn.Succeed(this, names.succeeded));
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      logGroupName: vendedLogGroupName(this),
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      ...(props.logRemovalPolicy === undefined ? {} : { removalPolicy: props.logRemovalPolicy }),
+    });
+    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromChainable(start),
+      comment: 'One external run: start, observe with backoff, verify, deliver (docs/state-machine.md).',
+      tracingEnabled: true,
+      logs: { destination: this.logGroup, level: sfn.LogLevel.ERROR, includeExecutionData: false },
+    });
+    this.acknowledgeFindings(handlers);
+  }
+
+  /** Grants starting executions (starting an external run). */
+  public grantStartExecution(grantee: iam.IGrantable): iam.Grant {
+    return this.stateMachine.grantStartExecution(grantee);
+  }
+
+  private lambdaTask(
+    name: string,
+    fn: lambda.IFunction,
+    timeout: Duration | undefined,
+    payload: Record<string, unknown> | undefined,
+  ): tasks.LambdaInvoke {
+    const task = new tasks.LambdaInvoke(this, name, {
+      lambdaFunction: fn,
+      payloadResponseOnly: true,
+      // MarkExternalFailed takes the whole state (runId, and `error` when a Catch led there).
+      ...(payload === undefined ? {} : { payload: sfn.TaskInput.fromObject(payload) }),
+      // The steps answer the run pointer with `next`; Deliver's and MarkFailed's answers are discarded.
+      ...(payload === undefined || 'turn' in payload ? { resultPath: sfn.JsonPath.DISCARD } : {}),
+      ...(timeout === undefined ? {} : { taskTimeout: sfn.Timeout.duration(timeout) }),
+      retryOnServiceExceptions: false,
+    });
+    // Every step is idempotent (a retried Start sends the same key; Observe and Finish re-read the run).
+    task.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CRASH_RETRY);
+    return task;
+  }
+
+  private acknowledgeFindings(handlers: ExternalStateMachineHandlers): void {
+    const role = this.stateMachine.role;
+    for (const fn of new Set(Object.values(handlers) as lambda.IFunction[])) {
+      acknowledge(role, `AwsSolutions-IAM5[Resource::${nagRef(this, fn.functionArn)}:*]`, {
+        reason:
+          'LambdaInvoke grants lambda:InvokeFunction on the function and its qualified ARNs (<arn>:*) of this one handler.',
+      });
+    }
+    acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', {
+      reason: 'CloudWatch Logs delivery and X-Ray support no resource-level permissions.',
+    });
+    acknowledge(this.stateMachine, 'AwsSolutions-SF1', {
+      reason:
+        'Execution logging is at level ERROR without execution data: the state carries the run id only.',
+    });
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * The admission key and payload of an external run, decided from the run alone so every retry of Start
+ * (a crash after the engine accepted, a Lambda retry) sends the same key with the same payload, which the
+ * engine answers as the existing execution (`deduplicated`). Pure.
+ */
+import type { JsonValue } from '../contract.ts';
+import type { ExternalDefinition } from '../definition.ts';
+
+/** `run_…` ids carry `_`, which keys (`^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$`) do not allow. */
+export const executionKeyFor = (runId: string): string => `wf-${runId.replace(/_/g, '-')}`;
+
+/** The payload sent to the engine: the workflow's `payload` with the run input under `input`. */
+export function externalPayloadFor(
+  definition: Pick<ExternalDefinition, 'payload'>,
+  input: unknown,
+): { [key: string]: JsonValue } {
+  // Both came in as JSON (a workflow file, a request body): JSON values by construction.
+  return { ...(definition.payload as { [key: string]: JsonValue }), input: (input ?? null) as JsonValue };
+}

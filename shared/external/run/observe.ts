@@ -1,0 +1,128 @@
+/**
+ * `ExternalObserve`: one observe of the execution, then what is next. Before observing, an owner's cancel
+ * request or a passed run deadline cancels the engine's execution (cancel.ts). Answers:
+ * - accepted, running, waiting: keep observing after the backoff (backoff.ts);
+ * - unknown (no usable answer): keep observing until `observe.unknownDeadlineSeconds` since the first
+ *   unknown in a row, then the run ends stop reason `outcome_unknown` — the work may or may not have happened;
+ * - terminal succeeded: `finish` (the artifact); failed / cancelled: the run ends so, with the summary;
+ * - another incarnation: refused, never adopted — the run ends `failed` with the refusal recorded.
+ */
+import { isoAt } from '../../core/engine.ts';
+import type { Observation } from '../contract.ts';
+import { ExternalNotFoundError, IncarnationMismatchError } from '../errors.ts';
+import { nextWaitSeconds } from './backoff.ts';
+import { cancelExternal } from './cancel.ts';
+import type { ExternalNext, ExternalRunDeps } from './ports.ts';
+import { endExternalRun, externalAudit, loadExternalRun, updateExternal } from './records.ts';
+
+export async function observeExternal(deps: ExternalRunDeps, runId: string): Promise<ExternalNext> {
+  const loaded = await loadExternalRun(deps, runId);
+  if (!loaded) return { runId, next: 'stop' };
+  const { run, definition } = loaded;
+  const nowMs = deps.clock.nowMs();
+  const { key, incarnation } = run.external;
+  if (run.external.cancelRequested) {
+    await cancelExternal(deps, loaded, {
+      status: 'cancelled',
+      stopReason: 'cancelled',
+      message: 'the run was cancelled',
+    });
+    return { runId, next: 'stop' };
+  }
+  if (nowMs >= Date.parse(run.deadlineAt)) {
+    await cancelExternal(deps, loaded, {
+      status: 'failed',
+      stopReason: 'timeout',
+      message: `the run passed its deadline (${run.deadlineAt}) before the engine finished`,
+    });
+    return { runId, next: 'stop' };
+  }
+  if (incarnation === undefined) throw new Error(`run ${runId}: observing before the engine admitted it`);
+  let observation: Observation;
+  try {
+    observation = await deps.adapterFor(run, definition).observe(key, incarnation);
+  } catch (error) {
+    if (error instanceof IncarnationMismatchError || error instanceof ExternalNotFoundError) {
+      const refusal =
+        error instanceof IncarnationMismatchError
+          ? { event: 'incarnation_refused', expected: error.expected, actual: error.actual }
+          : { event: 'execution_lost', expected: incarnation };
+      await endExternalRun(deps, run, {
+        status: 'failed',
+        stopReason: 'error',
+        error: { name: error.name, message: error.message.slice(0, 1000) },
+        patch: { last: { state: refusal.event, at: isoAt(deps.clock), detail: error.message.slice(0, 500) } },
+        audit: [externalAudit(refusal.event, { key, ...refusal })],
+      });
+      return { runId, next: 'stop' };
+    }
+    throw error;
+  }
+  const last = {
+    state: observation.state,
+    at: isoAt(deps.clock),
+    ...detailOf(observation),
+  };
+  const observes = run.external.observes + 1;
+  if (observation.state === 'terminal') {
+    const outcome = { outcome: observation.outcome, summary: observation.summary.slice(0, 2000) };
+    if (observation.outcome === 'succeeded') {
+      await updateExternal(
+        deps,
+        run,
+        { observes, last, outcome, unknownSince: undefined },
+        { audit: [externalAudit('terminal', { key, ...outcome })] },
+      );
+      return { runId, next: 'finish' };
+    }
+    await endExternalRun(deps, run, {
+      status: observation.outcome === 'failed' ? 'failed' : 'cancelled',
+      stopReason: observation.outcome === 'failed' ? 'error' : 'cancelled',
+      ...(observation.outcome === 'failed'
+        ? { error: { name: 'ExternalExecutionFailed', message: outcome.summary.slice(0, 1000) } }
+        : {}),
+      patch: { observes, last, outcome },
+      audit: [externalAudit('terminal', { key, ...outcome })],
+    });
+    return { runId, next: 'stop' };
+  }
+  const unknown = observation.state === 'unknown';
+  const unknownSince = unknown ? (run.external.unknownSince ?? last.at) : undefined;
+  const unknownDeadlineMs = unknownSince
+    ? Date.parse(unknownSince) + definition.observe.unknownDeadlineSeconds * 1000
+    : undefined;
+  if (unknownDeadlineMs !== undefined && nowMs >= unknownDeadlineMs) {
+    await endExternalRun(deps, run, {
+      // Not a failure: the engine stopped answering; the work may or may not have happened.
+      status: 'failed',
+      stopReason: 'outcome_unknown',
+      error: {
+        name: 'OutcomeUnknown',
+        message: `the engine gave no usable answer since ${unknownSince} (${last.detail ?? 'unknown'}); the work may or may not have happened`,
+      },
+      patch: { observes, last, unknownSince },
+      audit: [externalAudit('outcome_unknown', { key, unknownSince, cause: last.detail ?? null })],
+    });
+    return { runId, next: 'stop' };
+  }
+  const waitSeconds = nextWaitSeconds({
+    previousSeconds: run.external.intervalSeconds,
+    initialSeconds: definition.observe.initialIntervalSeconds,
+    maxSeconds: definition.observe.maxIntervalSeconds,
+    observes,
+    nowMs,
+    deadlineMs: Date.parse(run.deadlineAt),
+    unknownDeadlineMs,
+  });
+  await updateExternal(deps, run, { observes, last, intervalSeconds: waitSeconds, unknownSince });
+  return { runId, next: 'wait', waitSeconds };
+}
+
+function detailOf(observation: Observation): { detail?: string } {
+  if (observation.state === 'unknown')
+    return { detail: `${observation.cause}: ${observation.detail}`.slice(0, 500) };
+  if (observation.state === 'waiting') return { detail: observation.reason };
+  if (observation.state === 'running' && observation.progress)
+    return { detail: observation.progress.slice(0, 500) };
+  return {};
+}

@@ -1,0 +1,35 @@
+/** What the external run steps (Start, Observe, Finish) work with: the store, a clock and the run's adapter. */
+import type { Clock } from '../../core/ports.ts';
+import type { RunStore } from '../../core/store-port.ts';
+import type { Run } from '../../schemas/run.ts';
+import type { ExternalAdapter } from '../contract.ts';
+import type { ExternalDefinition } from '../definition.ts';
+
+export type ExternalRunDeps = {
+  store: RunStore;
+  clock: Clock;
+  /**
+   * The adapter of the run's engine, acting for the run's owner with the workflow's credential slot
+   * (composition roots: `adapterFactory` in adapter-for.ts). Throws `ExternalEngineUnavailableError` when
+   * the deployment no longer enables the engine.
+   */
+  adapterFor(run: Run, definition: ExternalDefinition): ExternalAdapter;
+};
+
+/** What a step hands the state machine: `next` routes the Choice, `waitSeconds` feeds the Wait's SecondsPath. */
+export type ExternalNext =
+  | { runId: string; next: 'wait'; waitSeconds: number }
+  | { runId: string; next: 'finish' | 'deliver' | 'stop' };
+
+/**
+ * Start got no usable answer (transport) or "retry later" (429/503): the state machine retries the task
+ * with the same key and payload, which the engine deduplicates (the Retry in external-state-machine.ts).
+ */
+export class ExternalRetryLaterError extends Error {
+  constructor(cause: Error) {
+    super(`the engine gave no usable answer to start, retried with the same key: ${cause.message}`, {
+      cause,
+    });
+    this.name = 'ExternalRetryLaterError';
+  }
+}

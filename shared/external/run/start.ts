@@ -1,0 +1,138 @@
+/**
+ * `ExternalStart`: decides the key (from the run id) and the exact payload, records both on the run and in
+ * its audit chain, then by mode:
+ * - `shadow`: nothing is dispatched; the run ends `done` with stop reason `shadow`;
+ * - `report_only`, `live`: the ledger row `external-start` is written `pending`, then `adapter.start`, then
+ *   the row settles once with the execution (incarnation, deduplicated) the engine admitted.
+ * A retried invocation (a crash after the engine accepted) finds the row `pending` and starts again with the
+ * same key and payload: the engine answers the existing execution (`deduplicated`), never a second one.
+ */
+import { canonicalJson, sha256Hex } from '../../audit/index.ts';
+import { isoAt } from '../../core/engine.ts';
+import { ExternalConflictError, ExternalRefusedError, ExternalTransportError } from '../errors.ts';
+import { externalPayloadFor } from './key.ts';
+import { type ExternalNext, ExternalRetryLaterError, type ExternalRunDeps } from './ports.ts';
+import {
+  dispatchAudit,
+  endExternalRun,
+  externalAudit,
+  externalCallId,
+  loadExternalRun,
+  pendingCall,
+  settleAudit,
+  settledCall,
+  updateExternal,
+} from './records.ts';
+
+export async function startExternal(deps: ExternalRunDeps, runId: string): Promise<ExternalNext> {
+  const loaded = await loadExternalRun(deps, runId);
+  if (!loaded) return { runId, next: 'stop' };
+  let { run } = loaded;
+  const { definition } = loaded;
+  const { mode, key } = run.external;
+  const at = () => isoAt(deps.clock);
+  if (run.external.cancelRequested && run.status === 'pending') {
+    // Cancelled before anything was decided or sent: nothing to ask the engine.
+    await endExternalRun(deps, run, { status: 'cancelled', stopReason: 'cancelled' });
+    return { runId, next: 'stop' };
+  }
+  if (mode === 'off') {
+    // Refused when the run was asked for (start-run); a run created before a change to `off` stops here.
+    await endExternalRun(deps, run, {
+      status: 'failed',
+      stopReason: 'error',
+      error: { name: 'ExternalModeOff', message: `workflow ${run.workflowName} is in mode off` },
+    });
+    return { runId, next: 'stop' };
+  }
+  const payload = externalPayloadFor(definition, run.input);
+  const payloadSha256 = sha256Hex(canonicalJson(payload));
+  const ledger = await deps.store.listLedger(runId);
+  let row = ledger.find((candidate) => candidate.toolUseId === externalCallId('start'));
+  if (row && row.status !== 'pending') {
+    // Admitted before: a resumed execution (the local stack's restart) goes back to observing it.
+    if (row.status !== 'completed' || run.external.incarnation === undefined) return { runId, next: 'stop' };
+    return {
+      runId,
+      next: 'wait',
+      waitSeconds: run.external.intervalSeconds ?? definition.observe.initialIntervalSeconds,
+    };
+  }
+  if (run.status === 'pending') {
+    // The decision, recorded before anything can be sent (in shadow mode, instead of sending it).
+    const decided = externalAudit('decided', {
+      mode,
+      engine: run.external.engine,
+      key,
+      payloadSha256,
+      payload,
+    });
+    row = mode === 'shadow' ? undefined : pendingCall(run, 'start', payloadSha256, at());
+    run = (await updateExternal(
+      deps,
+      run,
+      { payload, payloadSha256 },
+      {
+        status: 'running',
+        audit: [decided, ...(row ? [dispatchAudit(row)] : [])],
+        ...(row ? { ledgerCreate: [row] } : {}),
+      },
+    )) as typeof run;
+  }
+  if (mode === 'shadow') {
+    await endExternalRun(deps, run, {
+      status: 'done',
+      stopReason: 'shadow',
+      result: { text: JSON.stringify({ shadow: true, key, payloadSha256, payload }) },
+      audit: [externalAudit('shadow_recorded', { key, payloadSha256, dispatched: false })],
+    });
+    return { runId, next: 'stop' };
+  }
+  if (!row) throw new Error(`run ${runId}: the external-start ledger row is missing`);
+  const adapter = deps.adapterFor(run, definition);
+  try {
+    const started = await adapter.start(key, payload);
+    const settled = settledCall(
+      row,
+      { ...started.execution, deduplicated: started.deduplicated },
+      false,
+      at(),
+    );
+    await updateExternal(
+      deps,
+      run,
+      {
+        incarnation: started.execution.incarnation,
+        startedAt: at(),
+        intervalSeconds: definition.observe.initialIntervalSeconds,
+      },
+      {
+        ledgerSettle: [settled],
+        audit: [
+          settleAudit(settled),
+          externalAudit('admitted', {
+            key,
+            incarnation: started.execution.incarnation,
+            deduplicated: started.deduplicated,
+          }),
+        ],
+      },
+    );
+    return { runId, next: 'wait', waitSeconds: definition.observe.initialIntervalSeconds };
+  } catch (error) {
+    // No usable answer, or "retry later": the state machine retries Start with the same key (safe: dedupe).
+    if (error instanceof ExternalTransportError || (error instanceof ExternalRefusedError && error.retryable))
+      throw new ExternalRetryLaterError(error);
+    const refusal = error instanceof ExternalConflictError || error instanceof ExternalRefusedError;
+    if (!refusal) throw error;
+    const settled = settledCall(row, { error: error.name, message: error.message }, true, at());
+    await endExternalRun(deps, run, {
+      status: 'failed',
+      stopReason: 'error',
+      error: { name: error.name, message: error.message.slice(0, 1000) },
+      ledgerSettle: [settled],
+      audit: [settleAudit(settled), externalAudit('refused', { key, error: error.name })],
+    });
+    return { runId, next: 'stop' };
+  }
+}

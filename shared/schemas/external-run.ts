@@ -1,0 +1,61 @@
+/**
+ * What an external run (`kind: external`, issue #14) records on its run item: the mode it ran in, the exact
+ * key and payload it decided, the execution the engine admitted, the observe loop's state, the terminal
+ * outcome, the verified (or rejected) result artifact and the cancellation facts. Field reference:
+ * docs/external-engines.md, "Running external work and modes".
+ */
+import { z } from 'zod';
+import { IsoTimeSchema } from './common.ts';
+
+const ArtifactEntrySchema = z.object({ path: z.string(), size: z.number().int(), sha256: z.string() });
+
+export const ExternalRunSchema = z.object({
+  engine: z.string(),
+  mode: z.enum(['off', 'shadow', 'report_only', 'live']),
+  /** The idempotent admission key: derived from the run id only, so every retry of Start sends the same. */
+  key: z.string(),
+  /** The exact payload decided for the engine (sent, or in `shadow` only recorded). */
+  payload: z.unknown().optional(),
+  payloadSha256: z.string().optional(),
+  /** The life of the execution the engine admitted; any other is refused, never adopted. */
+  incarnation: z.string().optional(),
+  /** Set when Start admitted the execution (the `external-start` ledger row settled). */
+  startedAt: IsoTimeSchema.optional(),
+  /** Observe calls made so far (bounds the execution's history: docs/state-machine.md). */
+  observes: z.number().int().nonnegative().default(0),
+  /** The next wait between observes, seconds (exponential backoff up to `observe.maxIntervalSeconds`). */
+  intervalSeconds: z.number().int().positive().optional(),
+  /** Since when every observe answered `unknown` (reset by any known answer). */
+  unknownSince: IsoTimeSchema.optional(),
+  /** The last observation, as the engine (or the transport) gave it. */
+  last: z.object({ state: z.string(), at: IsoTimeSchema, detail: z.string().max(500).optional() }).optional(),
+  /** The engine's terminal answer. */
+  outcome: z
+    .object({ outcome: z.enum(['succeeded', 'failed', 'cancelled']), summary: z.string().max(2000) })
+    .optional(),
+  /** The result artifact, verified against the engine's manifest. */
+  artifact: ArtifactEntrySchema.optional(),
+  /** A result artifact that disagreed with the manifest: rejected, with the evidence. */
+  rejectedArtifact: z
+    .object({
+      reason: z.string(),
+      expected: ArtifactEntrySchema.optional(),
+      received: z
+        .object({ path: z.string(), size: z.number().nullable(), sha256: z.string().nullable() })
+        .optional(),
+    })
+    .optional(),
+  /** An owner asked to cancel: the observe loop calls the engine's cancel at its next step. */
+  cancelRequested: z.object({ at: IsoTimeSchema, by: z.string() }).optional(),
+  /** The engine's answer to cancel: three separate facts. */
+  cancel: z
+    .object({
+      requested: z.boolean(),
+      acknowledged: z.boolean(),
+      stopped: z.boolean(),
+      detail: z.string().max(500).optional(),
+      at: IsoTimeSchema,
+    })
+    .optional(),
+});
+export type ExternalRun = z.infer<typeof ExternalRunSchema>;
