@@ -45,7 +45,6 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf workflow delete WORKFLOW                        delete it (the name is free again)
   wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY] [--record DIR]
   wf run list [--workflow W] [--status S] [--watch]  runs, newest first; --watch follows them
-  wf run cancel RUN
   wf run show RUN
   wf run transcript RUN
   wf run steps RUN                                   a graph run's steps: status, attempt, error
@@ -279,10 +278,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'run resume': {
         const runId = need(arg, 'RUN');
         return await runOperation(client(), `/v1/runs/${runId}/${verb}`, `${verb}d`, out);
-      }
-      case 'run cancel': {
-        const runId = need(arg, 'RUN');
-        return await runOperation(client(), `/v1/runs/${runId}/cancel`, 'cancel requested', out);
       }
       case 'run retry-step': {
         const runId = need(arg, 'RUN');

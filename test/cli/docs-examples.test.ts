@@ -27,7 +27,8 @@ const EXAMPLES = [...DOC.matchAll(/^```sh\n([\s\S]*?)^```$/gm)]
   .map((line) => ({ line, argv: words(line).slice(1) }));
 
 /** The commands the usage text lists: `local up`, `workflow apply`, … */
-const COMMANDS = [...USAGE.matchAll(/^ {2}wf (\w+) ([\w-]+)/gm)].map((match) => `${match[1]} ${match[2]}`);
+// Two-word commands; an option in second place (`wf console --aws`) is not a subcommand.
+const COMMANDS = [...USAGE.matchAll(/^ {2}wf (\w+) (\w[\w-]*)/gm)].map((match) => `${match[1]} ${match[2]}`);
 const commandOf = (argv: string[]) =>
   argv
     .filter((word) => !word.startsWith('-'))
