@@ -4,7 +4,7 @@
  * outcome, the verified (or rejected) result artifact and the cancellation facts. Field reference:
  * docs/external-engines.md, "Running external work and modes".
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { IsoTimeSchema } from './common.ts';
 
 const ArtifactEntrySchema = z.object({ path: z.string(), size: z.number().int(), sha256: z.string() });
