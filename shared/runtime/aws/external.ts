@@ -11,7 +11,7 @@ import { adapterFactory, type ExternalRunDeps } from '../../external/run/index.t
 import { systemClock } from '../clock.ts';
 import { awsEnv, hostOf } from './env.ts';
 import { ownerSecrets } from './owner-secrets.ts';
-import { awsStore } from './store.ts';
+import { awsSigningStore } from './signing-store.ts';
 
 /** The registry of the deployment's engines from `WF_EXTERNAL_ENGINES` (JSON); a bad value fails at start-up. */
 export function engineRegistryFrom(json: string | undefined): ExternalEngineRegistry {
@@ -31,7 +31,8 @@ export function awsExternalEngines(): ExternalEngineRegistry {
 export async function externalRunDeps(): Promise<ExternalRunDeps> {
   const env = awsEnv();
   return {
-    store: awsStore(),
+    // An external run ends in this function, which anchors its chain: the signing store (kms:Sign).
+    store: awsSigningStore(),
     clock: systemClock,
     adapterFor: adapterFactory({
       engines: awsExternalEngines(),

@@ -1,5 +1,5 @@
 /**
- * The run store of the functions that anchor runs or change workflows (api, deliver, mark-failed): the
+ * The run store of the functions that anchor runs or change workflows (api, deliver, mark-failed, external): the
  * owners' chain heads are signed with the KMS key whose ARN the CDK gives only these functions (and kms:Sign
  * on it). Without the ARN heads are not signed, as in store.ts.
  */
