@@ -3,32 +3,14 @@
  * task from what the executor already evaluated (context, expiry) and sends the links; `close` closes a step's
  * open task when its run is cancelled. Both are idempotent.
  */
+import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
 import { closeHumanTasks } from './close.ts';
 import { contextOf } from './context.ts';
 import { openHumanTask, type RequestHumanTaskDeps, type RequestHumanTaskResult } from './request.ts';
 
-/** The executor's request (the shape of graph-run's `HumanTaskRequest`). */
-export type GraphHumanTaskRequest = {
-  owner: string;
-  runId: string;
-  stepId: string;
-  attempt: number;
-  workflowId: string;
-  workflowName: string;
-  taskToken: string;
-  title: string;
-  assignees: string[];
-  form: Record<string, unknown>;
-  /** The node's `context` paths, evaluated: path → value. */
-  context: Record<string, unknown>;
-  /** When the wait times out: the task and its links expire then. */
-  expiresAt: string;
-};
-
-export type GraphHumanTaskPort = {
-  request(task: GraphHumanTaskRequest): Promise<void>;
-  close(args: { owner: string; runId: string; stepId: string }): Promise<void>;
-};
+/** The executor's request and port, as the graph executor declares them (one definition, no copy). */
+export type { HumanTaskRequest as GraphHumanTaskRequest } from '../graph-run/human-task-port.ts';
+export type GraphHumanTaskPort = HumanTaskPort;
 
 /** The port on this deployment's human-task service; `onRequest` sees each outcome (tests, logs). */
 export function humanTaskPort(
