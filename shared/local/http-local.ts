@@ -1,0 +1,110 @@
+/**
+ * The local stack's HTTP server, for the configured host names only: the API (with the jobs MCP server at
+ * /mcp), the approval and human-task pages, the console, and the local extras (`/local/inbox`,
+ * `/local/events`, recordings).
+ */
+import { readFileSync } from 'node:fs';
+import { type ServerType, serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { apiKeyAuthenticator, createApiApp, ownersOnly } from '../api/index.ts';
+import { createApprovalApp } from '../approvals-http/index.ts';
+import { localKeyVerifierFromFile } from '../audit-signing/index.ts';
+import { inProcessApi } from '../console/in-process.ts';
+import { localConsole } from '../console/local.ts';
+import { createHumanTaskApp } from '../human-tasks/index.ts';
+import { handleMcpRequest } from '../mcp/server.ts';
+import type { RecordingProxy } from '../model/recording-proxy.ts';
+import { withFunctionName } from '../runtime/aws-call-recorder.ts';
+import { randomIds } from '../runtime/clock.ts';
+import { localTriggerSync } from '../triggers-sync/index.ts';
+import type { LocalFiles } from './files.ts';
+import { allowedHosts, hostGuard } from './host-guard.ts';
+import { inboxRoutes } from './inbox-routes.ts';
+import type { LocalMachines } from './machines.ts';
+import { recordingRoutes } from './recording-routes.ts';
+import type { LocalServices } from './services-local.ts';
+import { sessionTable } from './sessions.ts';
+import type { LocalStackOptions } from './stack-options.ts';
+import type { Closers } from './stack-parts.ts';
+
+/** The routes, in the order they are matched. */
+export function localApp(args: {
+  options: Pick<LocalStackOptions, 'hostNames' | 'jobRetry'>;
+  services: LocalServices;
+  machines: LocalMachines;
+  files: LocalFiles;
+  auditPublicKeyPath: string;
+  recorder: RecordingProxy | undefined;
+}): Hono {
+  const { options, services, machines } = args;
+  const { store, clock, keyring, url, port, logger, inbox } = services;
+  const { taskTokens, executions } = machines;
+  const origin = new URL(url).origin;
+  const authenticator = apiKeyAuthenticator(readFileSync(args.files.apiKeys, 'utf8'));
+  const app = new Hono();
+  app.use('*', hostGuard(allowedHosts(port, options.hostNames)));
+  // Which Lambda function each route stands in for (the call recorder's function name).
+  app.use('/approvals/*', (_c, next) => withFunctionName('approval-http', next));
+  app.use('/human-tasks/*', (_c, next) => withFunctionName('approval-http', next));
+  app.use('/v1/*', (_c, next) => withFunctionName('api', next));
+  app.use('/local/*', (_c, next) => withFunctionName('api', next));
+  app.route(
+    '/',
+    inboxRoutes({
+      inbox,
+      clock,
+      // The inbox is the owner's: a delegated-jobs client's key does not open it.
+      authenticator: ownersOnly(authenticator),
+      sessions: sessionTable(clock),
+      origin,
+    }),
+  );
+  app.route('/', recordingRoutes({ store, authenticator, recorder: args.recorder }));
+  const pages = { store, clock, keyring, taskTokens, publicBaseUrl: url, logger };
+  app.route('/', createApprovalApp({ ...pages, actions: services.catalog }));
+  // Human-task forms: the same signed-page rules and keyring; links reach the same inbox and terminal.
+  app.route('/', createHumanTaskApp(pages));
+  // The console calls the API in-process as the signed-in owner (shared/console/in-process.ts).
+  const inProcess = inProcessApi(authenticator);
+  const api = createApiApp({
+    store,
+    executions,
+    clock,
+    ids: randomIds,
+    authenticator: inProcess.authenticator,
+    triggerSync: localTriggerSync(store),
+    auditVerifier: localKeyVerifierFromFile(args.auditPublicKeyPath),
+    local: { events: true },
+    jobs: { models: machines.models, ...(options.jobRetry ? { retry: options.jobRetry } : {}) },
+    graph: { taskTokens, humanTasks: machines.humanTaskService },
+    externalEngines: machines.engines,
+    // The jobs MCP server at /mcp (on AWS it is its own function, functions/mcp.ts).
+    mcp: handleMcpRequest,
+  });
+  app.route(
+    '/',
+    localConsole({
+      authenticator,
+      inProcess,
+      fetchApi: (request) => withFunctionName('api', () => api.fetch(request)),
+      clock,
+      origin,
+    }),
+  );
+  app.route('/', api);
+  return app;
+}
+
+export async function serveLocal(app: Hono, port: number, closers: Closers): Promise<void> {
+  const server: ServerType = await new Promise((resolve) => {
+    const started = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve(started));
+  });
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Idle keep-alive connections (a browser's, a client's) would hold close() open indefinitely.
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      }),
+  );
+}
