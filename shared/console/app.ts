@@ -22,6 +22,22 @@ export const CONSOLE_COOKIE = 'wf_console';
 
 type Env = { Variables: { identity: Identity } };
 
+/**
+ * The owner a presented key signs in as, or undefined. The console is the owner's: a delegated-jobs client's
+ * key (docs/jobs.md) never opens it, whatever `login` answers. A session keeps only owner and principal, so a
+ * client let through here would act with its owner's full rights. Any fault in `login` refuses (fail closed).
+ */
+async function signInIdentity(deps: ConsoleDeps, key: string): Promise<Identity | undefined> {
+  let identity: Identity | undefined;
+  try {
+    identity = await deps.login(key);
+  } catch {
+    return undefined;
+  }
+  if (identity === undefined || identity.client !== undefined) return undefined;
+  return typeof identity.owner === 'string' && identity.owner !== '' ? identity : undefined;
+}
+
 const respond = async (status: number, body: Fragment) =>
   new Response(await body, { status, headers: CONSOLE_HEADERS });
 
@@ -46,7 +62,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<Env> {
   app.post('/console/login', async (c) => {
     if (!sameOrigin(c)) return refused();
     const key = new URLSearchParams(await c.req.text()).get('key')?.trim() ?? '';
-    const identity = key === '' ? undefined : await deps.login(key);
+    const identity = key === '' ? undefined : await signInIdentity(deps, key);
     if (identity === undefined) return respond(401, signInPage({ hint: deps.keyHint, refused: true }));
     const session = deps.sessions.create(identity.owner, identity.principal);
     setCookie(c, CONSOLE_COOKIE, session.id, {

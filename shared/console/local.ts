@@ -1,7 +1,8 @@
 /**
- * The local stack's console: sign-in with an owner's API key (the stack's own authenticator), API calls made
+ * The local stack's console: sign-in with an owner's API key (never a delegated-jobs client's) (the stack's own authenticator), API calls made
  * in-process on the signed-in identity.
  */
+import { ownersOnly } from '../api/auth.ts';
 import type { Authenticator } from '../api/deps.ts';
 import type { Clock } from '../core/ports.ts';
 import { sessionTable } from '../local/sessions.ts';
@@ -19,7 +20,8 @@ export function localConsole(args: {
     api: args.inProcess.connect(args.fetchApi),
     login: async (key) => {
       const probe = new Request('http://local/', { headers: { authorization: `Bearer ${key}` } });
-      return args.authenticator.authenticate(probe, {});
+      // Owners only: a delegated-jobs client's key is not a console key (docs/jobs.md).
+      return ownersOnly(args.authenticator).authenticate(probe, {});
     },
     sessions: sessionTable(args.clock),
     clock: args.clock,
