@@ -19,6 +19,12 @@ export function recordingRoutes(deps: {
   app.get('/local/runs/:id/recording', async (c) => {
     const identity = await deps.authenticator.authenticate(c.req.raw, c.env);
     if (!identity) return c.json({ error: { code: 'unauthorized', message: 'an API key is needed' } }, 401);
+    // The owner's conversations: a delegated-jobs client's key is refused, as on every owner route.
+    if (identity.client !== undefined)
+      return c.json(
+        { error: { code: 'forbidden', message: 'a delegated-jobs client may only use /v1/jobs and /mcp' } },
+        403,
+      );
     const run = await deps.store.getRun(c.req.param('id'));
     if (!run || run.owner !== identity.owner) return c.json(notFound('run'), 404);
     if (!deps.recorder)
