@@ -11,6 +11,7 @@ import { apiKeyAuthenticator, createApiApp } from '../../shared/api/index.ts';
 import { inProcessApi } from '../../shared/console/in-process.ts';
 import { localConsole } from '../../shared/console/local.ts';
 import type { HumanTaskPort } from '../../shared/graph-run/human-task-port.ts';
+import type { ExecutionsPort, GraphExecutionsPort } from '../../shared/runs/index.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
 import { localTriggerSync } from '../../shared/triggers-sync/local.ts';
 import { refundGraph } from '../graph/fixtures.ts';
@@ -19,21 +20,24 @@ import { FixedClock, randomIds, testStore, uniqueOwner } from '../support/store.
 import { clientFor, RecordingExecutions, testEngineRegistry } from './helpers.ts';
 
 const store = testStore();
-const executions = new RecordingExecutions();
 const graphStarts: string[] = [];
 const externalStarts: string[] = [];
-executions.graph = {
-  start: async (name) => {
-    graphStarts.push(name);
-    return { executionArn: `arn:aws:states:local:000000000000:execution:wf-graph:${name}` };
-  },
-};
-executions.external = {
-  start: async (name) => {
-    externalStarts.push(name);
-    return { executionArn: `arn:aws:states:local:000000000000:execution:wf-external:${name}` };
-  },
-};
+/** Records starts of every machine (agent, graph, external) and every stop. */
+class AllKindsExecutions extends RecordingExecutions implements ExecutionsPort {
+  readonly graph: GraphExecutionsPort = {
+    start: async (name: string) => {
+      graphStarts.push(name);
+      return { executionArn: `arn:aws:states:local:000000000000:execution:wf-graph:${name}` };
+    },
+  };
+  readonly external: GraphExecutionsPort = {
+    start: async (name: string) => {
+      externalStarts.push(name);
+      return { executionArn: `arn:aws:states:local:000000000000:execution:wf-external:${name}` };
+    },
+  };
+}
+const executions = new AllKindsExecutions();
 const tokensAnswered: string[] = [];
 const tasksClosed: string[] = [];
 const humanTasks: HumanTaskPort = {
