@@ -1,11 +1,13 @@
 /**
  * The delegated-jobs sweep (docs/jobs.md), run every minute by an EventBridge rule: gives back the slots of
  * jobs whose runs ended, starts the runs a crash left unstarted, and promotes queued jobs into free slots
- * (retries whose wait is over included). Idempotent: every step is a conditional write.
+ * (retries whose wait is over included). Run also when a run execution ends (the run-ended rule): then it
+ * settles that run's job and promotes the next queued job of its grant at once. Idempotent: every step is a
+ * conditional write.
  */
 
 import { DEFAULT_PRICES } from '../shared/core/pricing.ts';
-import { sweepJobs } from '../shared/jobs/index.ts';
+import { settleJobOfRun, sweepJobs, sweepRequestOf } from '../shared/jobs/index.ts';
 import { DEFAULT_MODEL_CONFIG } from '../shared/model/resolve.ts';
 import { awsExecutions } from '../shared/runtime/aws/executions.ts';
 import { awsStore } from '../shared/runtime/aws/store.ts';
@@ -17,11 +19,17 @@ export function createJobsSweepHandler(
   deps: () => Parameters<typeof sweepJobs>[0],
   telemetry = handlerTelemetry(),
 ) {
-  return async (_event: unknown, context?: LambdaContextLike) =>
+  return async (event: unknown, context?: LambdaContextLike) =>
     withInvocation(
       telemetry,
       {},
       async () => {
+        const request = sweepRequestOf(event);
+        if (request.kind === 'run_ended') {
+          await settleJobOfRun(deps(), request.runId);
+          telemetry.logger.info('run ended: job settled', { runId: request.runId });
+          return { runId: request.runId };
+        }
         const swept = await sweepJobs(deps());
         telemetry.logger.info('jobs swept', swept);
         return swept;

@@ -285,10 +285,14 @@ export class WorkflowRuntime extends Construct {
     fns['start-run'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
     this.runStateMachine.grantStartExecution(fns['start-run']);
 
-    // jobs-sweep: every minute, settles delegated jobs whose runs ended and starts queued ones (docs/jobs.md).
+    // jobs-sweep: every minute, and when a run execution ends, settles delegated jobs whose runs ended and
+    // starts queued ones (docs/jobs.md).
     fns['jobs-sweep'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
     this.runStateMachine.grantStartExecution(fns['jobs-sweep']);
-    this.jobsSweep = new JobsSweep(this, 'JobsSweep', { sweepFunction: fns['jobs-sweep'].function });
+    this.jobsSweep = new JobsSweep(this, 'JobsSweep', {
+      sweepFunction: fns['jobs-sweep'].function,
+      runStateMachine: this.runStateMachine.stateMachine,
+    });
 
     // mcp: the job operations as MCP tools (docs/jobs.md): submits start runs, cancels stop them.
     fns.mcp

@@ -6,3 +6,4 @@ export * from './resolve.ts';
 export * from './retry.ts';
 export * from './schemas.ts';
 export * from './service.ts';
+export { type SweepRequest, sweepRequestOf } from './sweep-event.ts';

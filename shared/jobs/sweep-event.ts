@@ -1,0 +1,32 @@
+/**
+ * What a jobs-sweep invocation asks for. The scheduled rule sends a `Scheduled Event`: sweep every grant. The
+ * run-ended rule (infra/constructs/jobs-sweep.ts) sends Step Functions' `Execution Status Change` event for an
+ * execution of the run state machine that ended: settle that run's job and promote the next queued one of
+ * its grant only. Its `detail.input` is the execution input as a JSON string (a run pointer, `{ runId, … }`;
+ * https://docs.aws.amazon.com/step-functions/latest/dg/eventbridge-integration.html). Anything unreadable
+ * falls back to the whole sweep: the slower answer, never a skipped one.
+ */
+import * as z from 'zod';
+
+const StatusChangeSchema = z.object({
+  source: z.literal('aws.states'),
+  'detail-type': z.literal('Step Functions Execution Status Change'),
+  detail: z.object({ input: z.string().max(262_144) }),
+});
+
+const RunPointerInputSchema = z.object({ runId: z.string().regex(/^run_[A-Za-z0-9_-]{1,60}$/) });
+
+export type SweepRequest = { kind: 'run_ended'; runId: string } | { kind: 'all' };
+
+export function sweepRequestOf(event: unknown): SweepRequest {
+  const change = StatusChangeSchema.safeParse(event);
+  if (!change.success) return { kind: 'all' };
+  let input: unknown;
+  try {
+    input = JSON.parse(change.data.detail.input);
+  } catch {
+    return { kind: 'all' };
+  }
+  const pointer = RunPointerInputSchema.safeParse(input);
+  return pointer.success ? { kind: 'run_ended', runId: pointer.data.runId } : { kind: 'all' };
+}
