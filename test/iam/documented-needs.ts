@@ -70,20 +70,8 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
     fn: 'api',
     action: 'dynamodb:UpdateItem',
     reason:
-      "Delegated jobs: a client's submission takes its job number from the grant's counter (an atomic ADD). Clients are JWT machine tokens, which this IAM-authorized flow cannot send; test/jobs drives it on the local stack.",
+      "Delegated jobs: a client's submission takes its job number from the grant's counter, an atomic ADD (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/WorkingWithItems.html#WorkingWithItems.AtomicCounters). This flow's api function is IAM-authorized, so no JWT client can call its /v1/jobs; the same submission through the mcp function records the call (flow.ts), and test/jobs drives /v1/jobs on the local stack.",
   },
-  ...[
-    'dynamodb:GetItem',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:DeleteItem',
-    'states:StartExecution',
-  ].map((action) => ({
-    fn: 'jobs-sweep',
-    action,
-    reason:
-      'The sweep settles jobs and starts runs only when a client submitted jobs (JWT machine tokens, which this IAM-authorized flow cannot send); test/jobs/sweep.test.ts drives those calls on the local stack.',
-  })),
 ];
 
 /** The documented need for `action` of `fn`, if any. */

@@ -306,8 +306,28 @@ export async function driveFlow(
     return answer.result.structuredContent;
   };
   const submitted = await mcp('submit_agent_job', { prompt: 'Append a line for the record.' });
+  // Two more jobs from the same client: the grant's two slots are taken, so the third waits queued.
+  const running = (await mcp('submit_agent_job', { prompt: 'Append a second line.' })) as
+    | { job: { jobId: string } }
+    | undefined;
+  const queued = (await mcp('submit_agent_job', { prompt: 'Append a third line.' })) as
+    | { job: { status: string } }
+    | undefined;
+  if (queued?.job.status !== 'queued')
+    throw new Error(`the third job should wait queued: ${queued?.job.status}`);
+  // The first job's run ends (MarkFailed is its machine's last task); Step Functions' status-change event
+  // invokes the sweep (the RunEnded rule), which settles that job and starts the queued one.
+  const firstRun = (submitted as { job: { runId?: string } } | undefined)?.job.runId;
+  if (!firstRun) throw new Error('the first job has no run');
+  await fns.invoke('mark-failed', { runId: firstRun });
+  await fns.invoke('jobs-sweep', {
+    source: 'aws.states',
+    'detail-type': 'Step Functions Execution Status Change',
+    detail: { status: 'FAILED', input: JSON.stringify({ runId: firstRun, turn: 0, segmentStartTurn: 0 }) },
+  });
   await mcp('list_agent_jobs', {});
-  await mcp('cancel_agent_job', { jobId: submitted?.job.jobId });
+  // Cancelling a running job stops its execution.
+  await mcp('cancel_agent_job', { jobId: running?.job.jobId });
   // Graph runs: Advance, a child agent run that answers its step when it ends (deliver, then mark-failed on a
   // second attempt's child), a service step that reads a credential, a human task where none can be
   // requested (fails closed), CompleteStep, pause → AwaitResume → resume, retry a step, cancel, and a
