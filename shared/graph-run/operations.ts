@@ -10,6 +10,7 @@
  */
 import { isoAt, RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
+import { derivedExecutionName } from '../runs/execution-name.ts';
 import type { ExecutionsPort } from '../runs/ports.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
@@ -131,9 +132,9 @@ export async function retryGraphStep(
   // starts the same execution).
   const graph = deps.executions.graph;
   if (!graph) throw new GraphOperationError('no graph state machine is configured');
-  const { executionArn } = await graph.start(`${target.runId}-retry-${target.stepId}-${reopened.attempt}`, {
-    runId: target.runId,
-  });
+  // A 40-character step id would make `<runId>-retry-<stepId>-<n>` longer than the 80 characters AWS takes.
+  const name = derivedExecutionName(target.runId, 'retry', target.stepId, reopened.attempt);
+  const { executionArn } = await graph.start(name, { runId: target.runId });
   return recordExecution(deps, reopened.run, executionArn);
 }
 

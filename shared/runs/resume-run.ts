@@ -5,6 +5,7 @@
 import { RunConflictError } from '../core/store-errors.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { DynamoStore } from '../store/index.ts';
+import { derivedExecutionName } from './execution-name.ts';
 import type { ExecutionsPort } from './ports.ts';
 import { startExecutionFor } from './start-run.ts';
 
@@ -13,7 +14,11 @@ export async function resumeRun(
   run: Run,
   suffix: string,
 ): Promise<string> {
-  const { executionArn } = await startExecutionFor(deps.executions, run, `${run.runId}-resume-${suffix}`);
+  const { executionArn } = await startExecutionFor(
+    deps.executions,
+    run,
+    derivedExecutionName(run.runId, 'resume', suffix),
+  );
   let current: Run | undefined = run;
   for (let attempt = 1; current && !isTerminalRunStatus(current.status); attempt++) {
     try {

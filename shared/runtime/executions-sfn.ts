@@ -6,6 +6,7 @@ import {
   StartExecutionCommand,
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
+import { checkExecutionName } from '../runs/execution-name.ts';
 import type { ExecutionsPort } from '../runs/ports.ts';
 
 /** The ARN of execution `name` of a state machine (what StartExecution would have returned). */
@@ -19,10 +20,15 @@ export function sfnExecutions(
   graphStateMachineArn?: string,
   externalStateMachineArn?: string,
 ): ExecutionsPort {
+  // The local Step Functions stand-in takes names AWS refuses: both refuse them here, before any call.
   const startOn = async (arn: string, name: string, input: object) => {
     try {
       const response = await client.send(
-        new StartExecutionCommand({ stateMachineArn: arn, name, input: JSON.stringify(input) }),
+        new StartExecutionCommand({
+          stateMachineArn: arn,
+          name: checkExecutionName(name),
+          input: JSON.stringify(input),
+        }),
       );
       return { executionArn: response.executionArn ?? executionArnOf(arn, name) };
     } catch (error) {
@@ -45,7 +51,11 @@ export function sfnExecutions(
     async start(name, pointer) {
       try {
         const response = await client.send(
-          new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(pointer) }),
+          new StartExecutionCommand({
+            stateMachineArn,
+            name: checkExecutionName(name),
+            input: JSON.stringify(pointer),
+          }),
         );
         return { executionArn: response.executionArn ?? executionArnOf(stateMachineArn, name) };
       } catch (error) {
