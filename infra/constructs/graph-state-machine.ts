@@ -64,6 +64,9 @@ export interface GraphStateMachineProps {
   readonly maxConcurrentSteps?: number;
 }
 
+/** What one Map iteration ends with: its step id, never the step's data (see `stepProcessor`). */
+export const ITERATION_OUTPUT = '$.stepId';
+
 /** The step reference a Map item holds (ids and counters only). */
 const STEP_REF = {
   runId: sfn.JsonPath.stringAt('$.runId'),
@@ -173,18 +176,25 @@ export class GraphStateMachine extends Construct {
     timeouts: Partial<Record<keyof GraphStateMachineHandlers, Duration>>,
   ): sfn.IChainable {
     const names = GRAPH_STATE_NAMES;
+    // Each iteration ends with its step id only (OutputPath): the Map gathers every iteration's output into one
+    // array, and a state's output is at most 256 KiB (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html),
+    // whatever ResultPath then does with it. Without this an iteration would end with the wait's answer (a
+    // child's text or a form's values, up to 64 KiB each) and a handful of parallel steps would pass the limit.
     const serviceTask = this.lambdaTask(names.serviceTask, handlers.service, timeouts.service, {
       // Inside the Map a service step only runs; Advance decides once every ready step has ended.
       payload: { ...STEP_REF, decide: false },
       resultPath: sfn.JsonPath.DISCARD,
+      outputPath: ITERATION_OUTPUT,
     });
     const completeStep = this.lambdaTask(names.completeStep, handlers.advance, timeouts.advance, {
       payload: { ...STEP_REF, result: sfn.JsonPath.objectAt('$.result') },
       resultPath: sfn.JsonPath.DISCARD,
+      outputPath: ITERATION_OUTPUT,
     });
     const recordError = this.lambdaTask(names.recordStepError, handlers.advance, timeouts.advance, {
       payload: { ...STEP_REF, error: sfn.JsonPath.objectAt('$.error') },
       resultPath: sfn.JsonPath.DISCARD,
+      outputPath: ITERATION_OUTPUT,
     });
     const agentTask = this.waitTask(names.agentTask, handlers.wait, undefined);
     // The human task's own timeout bounds the wait; States.Timeout is caught → its onTimeout path.
@@ -224,13 +234,18 @@ export class GraphStateMachine extends Construct {
     name: string,
     fn: lambda.IFunction,
     timeout: Duration | undefined,
-    options: { payload: Record<string, unknown> | undefined; resultPath: string | undefined },
+    options: {
+      payload: Record<string, unknown> | undefined;
+      resultPath: string | undefined;
+      outputPath?: string;
+    },
   ): tasks.LambdaInvoke {
     const task = new tasks.LambdaInvoke(this, name, {
       lambdaFunction: fn,
       payloadResponseOnly: true,
       ...(options.payload === undefined ? {} : { payload: sfn.TaskInput.fromObject(options.payload) }),
       ...(options.resultPath === undefined ? {} : { resultPath: options.resultPath }),
+      ...(options.outputPath === undefined ? {} : { outputPath: options.outputPath }),
       ...(timeout === undefined ? {} : { taskTimeout: sfn.Timeout.duration(timeout) }),
       retryOnServiceExceptions: false,
     });
