@@ -18,6 +18,7 @@ import {
   EnginesConfigSchema,
   type ExternalEngineRegistry,
 } from '../external/index.ts';
+import { pollingOnly } from '../external/polling-only.ts';
 import { adapterFactory, type ExternalRunDeps } from '../external/run/index.ts';
 import { LocalStepFunctions } from './sfn/index.ts';
 
@@ -28,7 +29,7 @@ export function localEngineRegistry(
 ): ExternalEngineRegistry {
   const file = join(dataDir, 'engines.json');
   const config = option ?? (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as unknown) : {});
-  return createEngineRegistry(BUILTIN_ENGINE_FACTORIES, EnginesConfigSchema.parse(config));
+  return createEngineRegistry(BUILTIN_ENGINE_FACTORIES, pollingOnly(EnginesConfigSchema.parse(config)));
 }
 
 export function localExternalMachine(args: {

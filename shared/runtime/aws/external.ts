@@ -7,6 +7,7 @@ import {
   EnginesConfigSchema,
   type ExternalEngineRegistry,
 } from '../../external/index.ts';
+import { pollingOnly } from '../../external/polling-only.ts';
 import { adapterFactory, type ExternalRunDeps } from '../../external/run/index.ts';
 import { systemClock } from '../clock.ts';
 import { awsEnv, hostOf } from './env.ts';
@@ -16,7 +17,7 @@ import { awsSigningStore } from './signing-store.ts';
 /** The registry of the deployment's engines from `WF_EXTERNAL_ENGINES` (JSON); a bad value fails at start-up. */
 export function engineRegistryFrom(json: string | undefined): ExternalEngineRegistry {
   const config = json === undefined || json.trim() === '' ? {} : EnginesConfigSchema.parse(JSON.parse(json));
-  return createEngineRegistry(BUILTIN_ENGINE_FACTORIES, config);
+  return createEngineRegistry(BUILTIN_ENGINE_FACTORIES, pollingOnly(config));
 }
 
 let engines: ExternalEngineRegistry | undefined;
