@@ -171,7 +171,10 @@ export async function submitJob(
   }
   await promoteQueued(deps, grant.grantId, grant.clientId);
   const stored = await getJobRecord(ctx, grant.grantId, number);
-  return { job: await viewOf(deps, stored ?? job), coalesced: false };
+  // The answer to a new submission is its id and state, never its result (docs/jobs.md): a job fast enough to
+  // finish before this read would otherwise answer differently from a slow one.
+  const { result: _result, ...admitted } = await viewOf(deps, stored ?? job);
+  return { job: admitted, coalesced: false };
 }
 
 /** Polls one of the caller's jobs (scope `jobs:read`). */
