@@ -80,6 +80,12 @@ export interface WorkflowRuntimeProps {
    * synth; a workflow naming another engine is refused when saved (docs/external-engines.md). @default - none
    */
   readonly externalEngines?: EnginesConfig;
+  /**
+   * Bundle the Powertools Tracer into every function: an X-Ray subsegment per AWS SDK call (DynamoDB, Step
+   * Functions, Secrets Manager …) and run/owner annotations, at ~125 KB more per bundle and its import time.
+   * Lambda and Step Functions traces are recorded either way (docs/deploy.md, "Tracing"). @default false
+   */
+  readonly traceAwsCalls?: boolean;
 }
 
 /** Per-handler function settings: construct id, description, memory and timeout. */

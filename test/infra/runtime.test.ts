@@ -135,6 +135,8 @@ describe('WorkflowRuntime functions', () => {
       [COMMON_ENV.powertoolsServiceName]: 'wf-runtime',
       [COMMON_ENV.powertoolsLogLevel]: 'INFO',
       [COMMON_ENV.powertoolsMetricsNamespace]: 'WfRuntime',
+      // The Tracer is bundled only with traceAwsCalls (shared/runtime/tracing.ts).
+      [COMMON_ENV.tracing]: 'invocations',
     });
   });
 
