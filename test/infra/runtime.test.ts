@@ -146,11 +146,11 @@ describe('WorkflowRuntime functions', () => {
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
   });
 
-  it('gives the Turn function room for a 10-minute model call, at the measured 512 MB', () => {
+  it('gives the Turn function room for a 10-minute model call, at the measured 256 MB', () => {
     synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('model turn'),
       Timeout: 900,
-      MemorySize: 512,
+      MemorySize: 256,
     });
   });
 
