@@ -1,5 +1,5 @@
 /**
- * Redirects, followed by the guard itself (undici runs with `redirect: 'manual'`): the next hop's URL,
+ * Redirects, followed by the guard itself (each hop is sent as is, never redirected by the HTTP client): the next hop's URL,
  * method and body per the fetch spec. Every hop is then checked from scratch by the caller.
  */
 import { EgressDeniedError } from './errors.ts';
