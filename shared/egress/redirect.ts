@@ -1,6 +1,6 @@
 /**
- * Redirects, followed by the guard itself (each hop is sent as is, never redirected by the HTTP client): the next hop's URL,
- * method and body per the fetch spec. Every hop is then checked from scratch by the caller.
+ * Redirects, followed by the guard itself (the HTTP client never follows one): the next hop's URL, method
+ * and body per the fetch spec. Every hop is then checked from scratch by the caller.
  */
 import { EgressDeniedError } from './errors.ts';
 import { redactUrl } from './url.ts';
