@@ -72,4 +72,6 @@ export const COMMON_ENV = {
   powertoolsServiceName: 'POWERTOOLS_SERVICE_NAME',
   powertoolsLogLevel: 'POWERTOOLS_LOG_LEVEL',
   powertoolsMetricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
+  /** 'aws-calls' (Powertools Tracer bundled) or 'invocations'; fixed at bundle time (shared/runtime/tracing.ts). */
+  tracing: 'WF_TRACING',
 } as const;

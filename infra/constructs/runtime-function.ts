@@ -54,6 +54,11 @@ export interface RuntimeFunctionProps {
   readonly reservedConcurrentExecutions?: number;
   /** Root holding `functions/` and `package-lock.json`. @default - this repository's root */
   readonly projectRoot?: string;
+  /**
+   * Bundle the Powertools Tracer: an X-Ray subsegment per AWS SDK call and run/owner annotations, ~125 KB
+   * more per bundle (shared/runtime/tracing.ts). Lambda active tracing is on either way. @default false
+   */
+  readonly traceAwsCalls?: boolean;
 }
 
 /** Runtime settings shared by every function; change them here and only here. */
@@ -89,6 +94,10 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
     const projectRoot = props.projectRoot ?? REPO_ROOT;
     const entry = validate(id, props, projectRoot);
     this.handlerName = props.handlerName;
+    const bundledEnvironment = {
+      ...props.bundledEnvironment,
+      [COMMON_ENV.tracing]: props.traceAwsCalls ? 'aws-calls' : 'invocations',
+    };
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? RUNTIME_FUNCTION_DEFAULTS.logRetention,
@@ -124,7 +133,7 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
         [COMMON_ENV.powertoolsMetricsNamespace]:
           props.metricsNamespace ?? RUNTIME_FUNCTION_DEFAULTS.metricsNamespace,
         ...props.environment,
-        ...props.bundledEnvironment,
+        ...bundledEnvironment,
       },
       bundling: {
         format: OutputFormat.ESM,
@@ -143,7 +152,7 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
         // The Lambda Node.js runtime ships AWS SDK v3 and loads it from its own node_modules: bundling the
         // clients would add ~150-400 KB per function (docs/deploy.md, "Function bundles").
         externalModules: ['@aws-sdk/*'],
-        ...(props.bundledEnvironment === undefined ? {} : { define: definesOf(props.bundledEnvironment) }),
+        define: definesOf(bundledEnvironment),
       },
     });
     this.grantPrincipal = this.function.grantPrincipal;

@@ -80,6 +80,12 @@ export interface WorkflowRuntimeProps {
    * synth; a workflow naming another engine is refused when saved (docs/external-engines.md). @default - none
    */
   readonly externalEngines?: EnginesConfig;
+  /**
+   * Bundle the Powertools Tracer into every function: an X-Ray subsegment per AWS SDK call (DynamoDB, Step
+   * Functions, Secrets Manager …) and run/owner annotations, at ~125 KB more per bundle and its import time.
+   * Lambda and Step Functions traces are recorded either way (docs/deploy.md, "Tracing"). @default false
+   */
+  readonly traceAwsCalls?: boolean;
 }
 
 /** Per-handler function settings: construct id, description, memory and timeout. */
@@ -90,10 +96,10 @@ export const FUNCTION_SETTINGS: Record<
   turn: {
     id: 'Turn',
     description: 'One model turn of a run (state Turn)',
-    // Measured (docs/deploy.md, "Function bundles"): a turn spends ~14 ms of CPU around a model call of
-    // seconds, and the process holds ~100 MB; 512 MB (0.29 vCPU) adds ~50 ms per turn and halves the
-    // GB-seconds of 1,024 MB, which are mostly spent waiting on the model.
-    memorySize: 512,
+    // Measured (docs/deploy.md, "Turn memory"): a turn spends ~17 ms of CPU around a model call of seconds
+    // (+~117 ms of wall time at 256 MB, 0.145 vCPU), and 200 turns in one process fit a 128 MB V8 heap. Turn
+    // is billed mostly for waiting on the model: 256 MB halves the GB-seconds of 512 MB.
+    memorySize: 256,
     // A model call may take up to 10 minutes (shared/model); tools dispatch after it.
     timeout: Duration.minutes(15),
   },

@@ -101,6 +101,7 @@ export class WorkflowRuntime extends Construct {
         ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
         ...(props.logLevel === undefined ? {} : { logLevel: props.logLevel }),
         ...(props.metricsNamespace === undefined ? {} : { metricsNamespace: props.metricsNamespace }),
+        ...(props.traceAwsCalls === undefined ? {} : { traceAwsCalls: props.traceAwsCalls }),
       };
       const fn = new RuntimeFunction(functionScope, fnId, fnProps);
       this.table.grant(fn, TABLE_ACCESS[handlerName]);

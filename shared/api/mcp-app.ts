@@ -5,10 +5,10 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { requireIdentity } from './auth.ts';
+import { MAX_BODY_BYTES } from './body-limits.ts';
 import { type ApiDeps, type ApiEnv, type McpHandler, withJobDefaults } from './deps.ts';
 import { errorBody, handleError } from './errors.ts';
 import { mountMcp } from './routes/mcp.ts';
-import { MAX_BODY_BYTES } from './schemas.ts';
 
 /** The deps of the MCP app: the job operations' ports, the authenticator and the MCP handler. */
 export type McpAppDeps = Pick<

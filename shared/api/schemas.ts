@@ -15,8 +15,7 @@ import { MAX_VALUE_DEPTH, type StorableLimits, storableProblems } from './storab
 
 // ---------------------------------------------------------------- limits
 
-/** Request bodies larger than this are refused with 413 before they are parsed. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES } from './body-limits.ts';
 /** JSON/YAML nesting allowed in a body before any schema sees it (deep inputs stop here, not in a stack overflow). */
 export const MAX_BODY_DEPTH = 32;
 /** A stored workflow version must stay well under DynamoDB's 400 KB item limit. */

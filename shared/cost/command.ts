@@ -7,10 +7,10 @@ import { costOf, DEFAULT_PRICES, priceFor } from '../core/pricing.ts';
 import { AWS_PRICES_US_EAST_1 } from './aws-prices.ts';
 import { configuredMemory } from './lambda-memory.ts';
 import { MEASURED_PROFILE } from './profile.ts';
-import { type RunShape, runCost } from './run-cost.ts';
+import { DEFAULT_ASSUMPTIONS, type RunShape, runCost } from './run-cost.ts';
 
 export const COST_USAGE = `wf cost [--turns 5] [--gated-turns 0] [--tool-calls TURNS-1] [--model-latency 8]
-        [--turn-memory-mb MB] [--model claude-sonnet-5-5] [--input-tokens 3000] [--output-tokens 300]
+        [--turn-memory-mb MB] [--runs-per-hour 100] [--model claude-sonnet-5-5] [--input-tokens 3000] [--output-tokens 300]
         [--cache-read-share 0.8] [--json]
   AWS cost per 1,000 runs of that shape (us-east-1), and the model tokens apart.`;
 
@@ -20,6 +20,7 @@ const OPTIONS = {
   'tool-calls': { type: 'string' },
   'model-latency': { type: 'string' },
   'turn-memory-mb': { type: 'string' },
+  'runs-per-hour': { type: 'string' },
   model: { type: 'string' },
   'input-tokens': { type: 'string' },
   'output-tokens': { type: 'string' },
@@ -74,8 +75,15 @@ export async function costCommand(argv: string[], print: (text: string) => void)
     (n) => count(n) && n >= 128,
   );
   const memory = { ...configured, turnMb };
+  const runsPerHour = number(
+    values['runs-per-hour'],
+    'runs-per-hour',
+    DEFAULT_ASSUMPTIONS.runsPerHour,
+    (n) => n > 0 && n <= 1e7,
+  );
   const prices = AWS_PRICES_US_EAST_1;
-  const { lines, totalUsd } = runCost(shape, { profile: MEASURED_PROFILE, prices, memory });
+  const assumptions = { runsPerHour };
+  const { lines, totalUsd } = runCost(shape, { profile: MEASURED_PROFILE, prices, memory, assumptions });
   const model = values.model ?? 'claude-sonnet-5-5';
   const input = number(values['input-tokens'], 'input-tokens', 3000, count);
   const output = number(values['output-tokens'], 'output-tokens', 300, count);
@@ -94,6 +102,7 @@ export async function costCommand(argv: string[], print: (text: string) => void)
         {
           shape,
           memory,
+          runsPerHour,
           prices,
           profile: MEASURED_PROFILE,
           lines,
@@ -112,7 +121,7 @@ export async function costCommand(argv: string[], print: (text: string) => void)
   print(
     `run: ${shape.turns} turns, ${shape.toolCalls} tool calls (${shape.gatedTurns} gated), ${shape.modelLatencySeconds} s model latency per turn; Lambda memory: Turn ${memory.turnMb} MB, others ${memory.otherMb} MB`,
   );
-  print(`counts: ${MEASURED_PROFILE.measured}`);
+  print(`counts: ${MEASURED_PROFILE.measured}; steady traffic of ${runsPerHour} runs an hour`);
   print('');
   const rows = lines.map((item) => [item.item, `${round(item.quantity)} ${item.unit}`, usd(item.usd * 1000)]);
   rows.push(['total, excluding model tokens', '', usd(totalUsd * 1000)]);

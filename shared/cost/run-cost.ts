@@ -2,6 +2,7 @@
  * What one run of a given shape costs on AWS, from the measured counts (profile.ts), the price table
  * (aws-prices.ts) and the configured Lambda memory. Pure arithmetic: model tokens are not part of it.
  */
+import { SECRET_CACHE_TTL_MS } from '../credentials/file-secrets.ts';
 import type { AwsPrices } from './aws-prices.ts';
 import type { CostProfile, CountsPart } from './profile.ts';
 
@@ -21,6 +22,10 @@ export type CostAssumptions = {
   logBytesPerInvocation: number;
   /** Approvers notified per gated call (one SNS publish and one email each). */
   approvers: number;
+  /** Steady traffic: runs started per hour. Decides how often a warm Turn container re-reads its secret. */
+  runsPerHour: number;
+  /** How long a container keeps a secret it read (SECRET_CACHE_TTL_MS, Powertools `maxAge`). */
+  secretCacheSeconds: number;
 };
 
 export const DEFAULT_ASSUMPTIONS: CostAssumptions = {
@@ -28,6 +33,8 @@ export const DEFAULT_ASSUMPTIONS: CostAssumptions = {
   otherInvocationSeconds: 0.1,
   logBytesPerInvocation: 1536,
   approvers: 1,
+  runsPerHour: 100,
+  secretCacheSeconds: SECRET_CACHE_TTL_MS / 1000,
 };
 
 /** One priced line of a run: what, how many per run, and USD per run. */
@@ -52,10 +59,15 @@ export function countsFor(shape: RunShape, profile: CostProfile): CountsPart {
 /** The AWS lines of one run, in USD per run (multiply by 1,000 for the table). */
 export function runCost(
   shape: RunShape,
-  inputs: { profile: CostProfile; prices: AwsPrices; memory: LambdaMemory; assumptions?: CostAssumptions },
+  inputs: {
+    profile: CostProfile;
+    prices: AwsPrices;
+    memory: LambdaMemory;
+    assumptions?: Partial<CostAssumptions>;
+  },
 ): { lines: CostLine[]; totalUsd: number } {
   const { profile, prices, memory } = inputs;
-  const a = inputs.assumptions ?? DEFAULT_ASSUMPTIONS;
+  const a: CostAssumptions = { ...DEFAULT_ASSUMPTIONS, ...inputs.assumptions };
   const counts = countsFor(shape, profile);
   const requestsOf = (part: CountsPart) => part.dynamoReads + part.dynamoWrites;
   // The Turn function waits on the model, then makes its turn's and its tool calls' requests.
@@ -68,8 +80,7 @@ export function runCost(
   const invocations = shape.turns + others;
   const gbSeconds = (turnSeconds * memory.turnMb + others * a.otherInvocationSeconds * memory.otherMb) / 1024;
   const notices = shape.gatedTurns * a.approvers;
-  // Upper bound: one secret read per Turn (the model key) and per approval function call (the signing keyring).
-  const secretReads = shape.turns + shape.gatedTurns * 3;
+  const secretReads = turnSecretReads(shape, turnSeconds, a) + shape.gatedTurns * 3;
   const logGb = (invocations * a.logBytesPerInvocation) / 1e9;
   const lines: CostLine[] = [
     line('Step Functions state transitions', counts.transitions, 'transitions', prices.stateTransition),
@@ -80,11 +91,37 @@ export function runCost(
     line('API Gateway (HTTP API)', 1 + shape.gatedTurns * 2, 'requests', prices.apiRequest),
     line('SNS publishes', notices, 'publishes', prices.snsPublish),
     line('SNS email', notices, 'emails', prices.snsEmail),
-    line('Secrets Manager (upper bound)', secretReads, 'API calls', prices.secretsCall),
+    line('Secrets Manager (5-min cache)', secretReads, 'API calls', prices.secretsCall),
     line('CloudWatch Logs ingestion', logGb, 'GB', prices.logsGb),
-    line('X-Ray (upper bound)', invocations, 'traces', prices.xrayTrace),
+    line('X-Ray (all sampled)', xrayTraces(shape), 'traces', prices.xrayTrace),
   ];
   return { lines, totalUsd: lines.reduce((sum, item) => sum + item.usd, 0) };
+}
+
+/**
+ * Model-key reads of the Turn function per run. A container reads the secret once per cache lifetime and at
+ * most once per invocation: at steady traffic the busy containers (Turn seconds per hour ÷ 3,600, at least
+ * one) each read once per lifetime, shared by the runs of that hour; a container idle longer than the
+ * lifetime reads on every invocation, which bounds it by the turns.
+ */
+export function turnSecretReads(shape: RunShape, turnSeconds: number, a: CostAssumptions): number {
+  const busyContainers = Math.max(1, (a.runsPerHour * turnSeconds) / 3600);
+  const readsPerHour = Math.min(a.runsPerHour * shape.turns, (busyContainers * 3600) / a.secretCacheSeconds);
+  return readsPerHour / a.runsPerHour;
+}
+
+/**
+ * X-Ray traces recorded per run when every request is sampled (the default rule samples the first request
+ * each second and 5% of the rest, so below ~3,600 requests an hour it is all of them): the API request that
+ * starts the run; the execution, whose Lambda invocations join its trace; and, per gated call, the approval
+ * page and the decision, which arrive as new API requests. A trace is every segment of one trace ID
+ * (https://docs.aws.amazon.com/xray/latest/devguide/xray-concepts.html#xray-concepts-traces); Step Functions
+ * passes its trace to the Lambda functions it invokes
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-xray-tracing.html); Lambda's default rule
+ * (https://docs.aws.amazon.com/lambda/latest/dg/services-xray.html). docs/deploy.md, "Tracing".
+ */
+export function xrayTraces(shape: RunShape): number {
+  return 2 + shape.gatedTurns * 2;
 }
 
 const line = (item: string, quantity: number, unit: string, price: number): CostLine => ({

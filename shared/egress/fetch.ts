@@ -1,22 +1,26 @@
 /**
- * `guardedFetch`: fetch through the guard. Each hop is checked (URL, hosts, then addresses at dial time in a
- * dedicated undici Agent), redirects are followed here, credentials are re-injected per origin, and the
- * response is capped (decoded size, overall deadline, headers timeout, header size).
+ * `guardedFetch`: fetch through the guard, on node:http. Each hop is checked (URL, hosts, then every address
+ * of one resolution, dial.ts), dialled at the checked address on a socket of its own, redirects are followed
+ * here, credentials are re-injected per origin, and the response is capped (decoded size, overall deadline,
+ * headers timeout, header size).
  */
-import type { RequestInit as UndiciRequestInit, Response as UndiciResponse } from 'undici';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { BoundCredentialHeader } from '../core/ports.ts';
-import { createGuardedAgent } from './connector.ts';
+import { dialChecked } from './dial.ts';
 import {
   EgressDeniedError,
   type EgressErrorContext,
   EgressLimitError,
   EgressNetworkError,
 } from './errors.ts';
+import { exchange } from './exchange.ts';
 import { type BoundCredential, bindCredentials, headersForHop, sanitizeHeaders } from './headers.ts';
 import { capBody, type Deadline, markSent, startDeadline, toEgressError } from './limits.ts';
 import { type EgressPolicy, type ResolvedPolicy, resolvePolicy } from './policy.ts';
 import { BODY_HEADERS, type Hop, nextHop, REDIRECT_STATUSES } from './redirect.ts';
-import { loadUndici } from './undici.ts';
+import { encodeBody } from './request-body.ts';
+import { decodedBody } from './response-body.ts';
 import { checkTarget, parseTarget, redactUrl } from './url.ts';
 
 /** `fetch` options plus the policy and the credential headers bound to their origins. */
@@ -60,8 +64,6 @@ export async function fetchWithPolicy(
     throw new TypeError(`a ${method} request cannot have a body`);
   }
   const headers = sanitizeHeaders(init.headers, credentials);
-  // Loaded before the deadline starts: the first request of a process must not spend its time budget on it.
-  const { fetch: undiciFetch } = await loadUndici();
   const deadline = startDeadline(policy.totalTimeoutMs, init.signal, {
     host: first.host,
     url: redactUrl(first.url),
@@ -75,30 +77,46 @@ export async function fetchWithPolicy(
       // Once a socket to the checked address is open the request may be received: a failure from then on
       // is "outcome unknown" for the caller, not "not sent" (see RequestDelivery in errors.ts).
       let connected = false;
-      const agent = await createGuardedAgent(policy, undefined, () => {
-        connected = true;
-      });
-      const release = once(() => void agent.destroy().catch(() => {}));
-      let response: UndiciResponse;
+      let socket: Socket | undefined;
+      const release = once(() => socket?.destroy());
+      let response: IncomingMessage;
       try {
-        response = await undiciFetch(target.url, {
-          method: hop.method,
-          headers: [...headersForHop(headers, credentials, target.url.origin)],
-          body: (hop.body ?? null) as Exclude<UndiciRequestInit['body'], undefined>,
-          redirect: 'manual',
-          signal: deadline.signal,
-          dispatcher: agent,
-        });
+        const body = await encodeBody(hop.body);
+        socket = await dialChecked(target.url, target.host, target.port, policy, deadline.signal);
+        connected = true;
+        const hopHeaders = headersForHop(headers, credentials, target.url.origin);
+        response = await exchange(
+          socket,
+          {
+            url: target.url,
+            method: hop.method,
+            headers: hopHeaders,
+            body,
+            headersTimeoutMs: policy.headersTimeoutMs,
+            maxHeaderBytes: policy.maxHeaderBytes,
+            context,
+          },
+          deadline.signal,
+        );
       } catch (error) {
         release();
         const mapped = toEgressError(error, deadline.signal, context);
         throw connected ? markSent(mapped, hop.method) : mapped;
       }
-      const location = response.headers.get('location');
-      if (init.redirect === 'manual' || !REDIRECT_STATUSES.has(response.status) || location === null) {
-        return finalResponse(response, policy, deadline, release, context, redirects > 0, hop.method);
+      const location = headerValue(response, 'location');
+      const status = response.statusCode ?? 0;
+      if (init.redirect === 'manual' || !REDIRECT_STATUSES.has(status) || location === null) {
+        return finalResponse(
+          response,
+          target.url,
+          policy,
+          deadline,
+          release,
+          context,
+          redirects > 0,
+          hop.method,
+        );
       }
-      await response.body?.cancel().catch(() => {});
       release();
       if (init.redirect === 'error') {
         throw new EgressDeniedError('invalid_redirect', { ...context, detail: 'redirect mode is error' });
@@ -109,7 +127,7 @@ export async function fetchWithPolicy(
           detail: `limit is ${policy.maxRedirects}`,
         });
       }
-      const next = nextHop(hop, response.status, location);
+      const next = nextHop(hop, status, location);
       if (next.bodyDropped) for (const name of BODY_HEADERS) headers.delete(name);
       // Fetch spec: a cross-origin redirect drops Authorization (credential headers are per hop anyway).
       if (next.url.origin !== target.url.origin) headers.delete('authorization');
@@ -122,7 +140,8 @@ export async function fetchWithPolicy(
 }
 
 function finalResponse(
-  response: UndiciResponse,
+  response: IncomingMessage,
+  url: URL,
   policy: ResolvedPolicy,
   deadline: Deadline,
   release: () => void,
@@ -136,13 +155,10 @@ function finalResponse(
   });
   // A caller that never reads the body still gets its socket closed when the deadline fires.
   deadline.signal.addEventListener('abort', done, { once: true });
-  const { status } = response;
-  const encoding = response.headers.get('content-encoding');
-  const length = Number(response.headers.get('content-length') ?? Number.NaN);
+  const status = response.statusCode ?? 0;
+  const encoding = headerValue(response, 'content-encoding');
+  const length = Number(headerValue(response, 'content-length') ?? Number.NaN);
   const tooLong = (encoding === null || encoding === 'identity') && length > policy.maxResponseBytes;
-  if (tooLong || status < 200 || status > 599 || NULL_BODY_STATUSES.has(status)) {
-    void response.body?.cancel().catch(() => {});
-  }
   if (tooLong || status < 200 || status > 599) {
     done();
     // The request was answered: it was received, whatever its effect.
@@ -153,17 +169,45 @@ function finalResponse(
       );
     throw markSent(new EgressNetworkError({ ...context, detail: `invalid status ${status}` }), method);
   }
-  const source = NULL_BODY_STATUSES.has(status) ? null : (response.body as ReadableStream<Uint8Array> | null);
-  const body =
-    source === null ? null : capBody(source, policy.maxResponseBytes, deadline.signal, context, done, method);
+  const bodyless = NULL_BODY_STATUSES.has(status) || method === 'HEAD';
+  const body = bodyless
+    ? null
+    : capBody(decodedBody(response), policy.maxResponseBytes, deadline.signal, context, done, method);
   if (body === null) done();
   const result = new Response(body, {
     status,
-    statusText: response.statusText,
-    headers: [...response.headers],
+    statusText: reasonPhrase(response.statusMessage),
+    headers: responseHeaders(response.rawHeaders),
   });
-  Object.defineProperties(result, { url: { value: response.url }, redirected: { value: redirected } });
+  const final = new URL(url);
+  final.hash = '';
+  Object.defineProperties(result, { url: { value: final.href }, redirected: { value: redirected } });
   return result;
+}
+
+/** One response header, repeated values joined as fetch joins them; `null` when absent. */
+function headerValue(response: IncomingMessage, name: string): string | null {
+  const value = response.headers[name];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** The response's headers in received order (Set-Cookie kept as separate values). */
+function responseHeaders(raw: readonly string[]): Headers {
+  const headers = new Headers();
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    try {
+      headers.append(raw[index]!, raw[index + 1]!);
+    } catch {
+      // node:http's strict parser has already refused malformed header lines; nothing valid is skipped.
+    }
+  }
+  return headers;
+}
+
+/** The reason phrase when fetch's Response accepts it (visible ASCII, tabs, spaces, obs-text), else ''. */
+function reasonPhrase(message: string | undefined): string {
+  return message !== undefined && /^[\t\x20-\x7e\x80-\xff]*$/.test(message) ? message : '';
 }
 
 function once(fn: () => void): () => void {

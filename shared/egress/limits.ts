@@ -1,6 +1,6 @@
 /**
- * Response limits: the overall deadline (an AbortSignal; undici's bodyTimeout is only an idle timer), the
- * cap on the DECODED body counted while streaming (stops a gzip bomb), and the mapping of undici errors.
+ * Response limits: the overall deadline (one AbortSignal for DNS, connects, every hop and the body), the
+ * cap on the DECODED body counted while streaming (stops a gzip bomb), and the mapping of node:http errors.
  */
 import { EgressError, type EgressErrorContext, EgressLimitError, EgressNetworkError } from './errors.ts';
 
@@ -39,14 +39,12 @@ export function startDeadline(
   };
 }
 
+/** node:http parser errors that are a limit of the policy rather than a network failure. */
 const CODES: Record<string, EgressLimitError['reason']> = {
-  UND_ERR_HEADERS_TIMEOUT: 'headers_timeout',
-  UND_ERR_HEADERS_OVERFLOW: 'headers_too_large',
-  UND_ERR_BODY_TIMEOUT: 'timeout',
-  UND_ERR_RES_EXCEEDED_MAX_SIZE: 'response_too_large',
+  HPE_HEADER_OVERFLOW: 'headers_too_large',
 };
 
-/** Turns whatever undici threw into the guard's error: the deadline's reason, a guard error, or a network error. */
+/** Turns whatever node:http, node:net or node:tls threw into the guard's error: the deadline's reason, a guard error, or a network error. */
 export function toEgressError(error: unknown, signal: AbortSignal, context: EgressErrorContext): unknown {
   if (signal.aborted) return signal.reason;
   for (let cause = error, depth = 0; cause instanceof Error && depth < 8; cause = cause.cause, depth++) {

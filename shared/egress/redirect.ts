@@ -1,6 +1,6 @@
 /**
- * Redirects, followed by the guard itself (undici runs with `redirect: 'manual'`): the next hop's URL,
- * method and body per the fetch spec. Every hop is then checked from scratch by the caller.
+ * Redirects, followed by the guard itself (the HTTP client never follows one): the next hop's URL, method
+ * and body per the fetch spec. Every hop is then checked from scratch by the caller.
  */
 import { EgressDeniedError } from './errors.ts';
 import { redactUrl } from './url.ts';

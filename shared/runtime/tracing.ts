@@ -1,51 +1,28 @@
 /**
- * X-Ray tracing of the Lambda functions (Powertools Tracer): the AWS SDK clients the composition root builds,
- * and one `## <handler>` subsegment per invocation annotated with the run and its owner.
- *
- * The Tracer switches itself off outside Lambda (no `AWS_EXECUTION_ENV`), so the local stack and the tests
- * load this module but trace nothing. HTTP(S) capture is off on purpose: outbound action requests must leave
- * exactly as the egress guard approved them, without an X-Ray trace header sent to third parties.
+ * X-Ray tracing from inside the functions, chosen per deployment. Every function has Lambda active tracing:
+ * its invocation segments join the run's trace (docs/deploy.md, "Tracing"). With `traceAwsCalls` the CDK
+ * bundles the functions with `process.env.WF_TRACING` defined as 'aws-calls' and the Powertools Tracer adds a
+ * subsegment per AWS SDK call and run/owner annotations (tracing-sdk.ts). Without it esbuild drops the
+ * Tracer and the X-Ray SDK from the bundles (~125 KB and their import time per function). Unbundled (tests,
+ * the local stack) the variable is read at run time; it is unset there, and the Tracer is off outside Lambda.
  */
-import { Tracer } from '@aws-lambda-powertools/tracer';
 import type { StoreObserver } from './observed-store.ts';
+import * as sdk from './tracing-sdk.ts';
 
-const tracer = new Tracer({ captureHTTPsRequests: false });
+// Each check spells `process.env.WF_TRACING` out: esbuild's define replaces this exact expression.
 
-/** The client, with a subsegment per AWS call when tracing is on. */
-export const tracedClient = <C>(client: C): C => tracer.captureAWSv3Client(client);
+/** The client, with a subsegment per AWS call when AWS calls are traced. */
+export const tracedClient = <C>(client: C): C =>
+  process.env.WF_TRACING === 'aws-calls' ? sdk.tracedClient(client) : client;
 
-/** Annotates the invocation with the run it works on; X-Ray can then filter traces by run and owner. */
-export const tracingObserver: StoreObserver = {
-  runRead(run) {
-    tracer.putAnnotation('runId', run.runId);
-    tracer.putAnnotation('owner', run.owner);
-  },
-};
+/** Annotates the invocation with the run it works on, when AWS calls are traced. */
+export const tracingObserver: StoreObserver =
+  process.env.WF_TRACING === 'aws-calls' ? sdk.tracingObserver : {};
 
-/**
- * Wraps a handler so each invocation runs in its own subsegment: the Lambda facade segment takes no
- * annotations. Errors are recorded on the subsegment and rethrown; responses are not recorded (they can hold
- * approval pages and run data).
- */
+/** The handler, in its own annotated subsegment when AWS calls are traced. */
 export function tracedHandler<E, C, R>(
   name: string,
   handler: (event: E, context: C) => Promise<R>,
 ): (event: E, context: C) => Promise<R> {
-  return async (event, context) => {
-    const parent = tracer.isTracingEnabled() ? tracer.getSegment() : undefined;
-    if (!parent) return handler(event, context);
-    const segment = parent.addNewSubsegment(`## ${name}`);
-    tracer.setSegment(segment);
-    tracer.annotateColdStart();
-    tracer.addServiceNameAnnotation();
-    try {
-      return await handler(event, context);
-    } catch (error) {
-      tracer.addErrorAsMetadata(error as Error);
-      throw error;
-    } finally {
-      segment.close();
-      tracer.setSegment(parent);
-    }
-  };
+  return process.env.WF_TRACING === 'aws-calls' ? sdk.tracedHandler(name, handler) : handler;
 }

@@ -3,7 +3,7 @@ import { main } from '../../shared/cli/main.ts';
 import { AWS_PRICES_US_EAST_1 } from '../../shared/cost/aws-prices.ts';
 import { CostUsageError, shapeOf } from '../../shared/cost/command.ts';
 import type { CostProfile } from '../../shared/cost/profile.ts';
-import { countsFor, runCost } from '../../shared/cost/run-cost.ts';
+import { countsFor, DEFAULT_ASSUMPTIONS, runCost, turnSecretReads } from '../../shared/cost/run-cost.ts';
 
 const profile: CostProfile = {
   measured: 'test',
@@ -38,23 +38,44 @@ describe('Function: runCost', () => {
     expect(byItem['Lambda compute']?.quantity).toBeCloseTo(30.41, 10);
     expect(byItem['Lambda requests']?.quantity).toBe(8);
     expect(byItem['API Gateway (HTTP API)']?.quantity).toBe(3);
-    expect(byItem['Secrets Manager (upper bound)']?.quantity).toBe(6);
+    // Secrets at 100 runs/hour: one busy Turn container (100 × 30.16 s < 1 h) reads 12 times an hour = 0.12
+    // per run, plus one read per approval function call (3).
+    expect(byItem['Secrets Manager (5-min cache)']?.quantity).toBeCloseTo(3.12, 10);
+    // X-Ray: the starting API request, the execution, and the page and decision of the gated call.
+    expect(byItem['X-Ray (all sampled)']?.quantity).toBe(4);
     // 9 × $0.000025 + 30.41 × $0.0000133334 + 8 × $0.0000002 + 23 × $0.000000125 + 72 × $0.000000625
-    // + 3 × $0.000001 + $0.0000005 + $0.00002 + 6 × $0.000005 + (8 × 1536 / 1e9) × $0.50 + 8 × $0.000005
-    // = $0.000779587694 per run.
-    expect(totalUsd).toBeCloseTo(0.000779587694, 12);
+    // + 3 × $0.000001 + $0.0000005 + $0.00002 + 3.12 × $0.000005 + (8 × 1536 / 1e9) × $0.50 + 4 × $0.000005
+    // = $0.000745187694 per run.
+    expect(totalUsd).toBeCloseTo(0.000745187694, 12);
   });
 
   it('counts model latency only in the Turn function, at its memory', () => {
+    // Prepare: at 1 run an hour every turn reads its secret, whatever the latency.
+    const inputs = { profile, prices: AWS_PRICES_US_EAST_1, memory, assumptions: { runsPerHour: 1 } };
+
     // Act
-    const slow = runCost(
-      { ...shape, modelLatencySeconds: 20 },
-      { profile, prices: AWS_PRICES_US_EAST_1, memory },
-    );
-    const fast = runCost(shape, { profile, prices: AWS_PRICES_US_EAST_1, memory });
+    const slow = runCost({ ...shape, modelLatencySeconds: 20 }, inputs);
+    const fast = runCost(shape, inputs);
 
     // Assess: 3 turns × 10 s more at 1 GB.
     expect(slow.totalUsd - fast.totalUsd).toBeCloseTo(30 * AWS_PRICES_US_EAST_1.lambdaGbSecond, 12);
+  });
+});
+
+describe('Function: turnSecretReads', () => {
+  // 3 turns of 10 s: 30 s of Turn per run.
+  const reads = (runsPerHour: number) =>
+    turnSecretReads(shape, 30, { ...DEFAULT_ASSUMPTIONS, runsPerHour, secretCacheSeconds: 300 });
+
+  it('reads once per invocation when a container sees less than one invocation per cache lifetime', () => {
+    expect(reads(1)).toBe(3);
+  });
+
+  it('shares one read per cache lifetime among the runs of a busy container', () => {
+    // 100 runs × 30 s = 3,000 s an hour: one container, 12 reads an hour.
+    expect(reads(100)).toBeCloseTo(0.12, 10);
+    // 1,200 runs × 30 s = 10 containers, 120 reads an hour: per run, Turn seconds ÷ lifetime.
+    expect(reads(1200)).toBeCloseTo(30 / 300, 10);
   });
 });
 

@@ -47,7 +47,7 @@ describe('guardedFetch request headers', () => {
     // Act
     const received = await send({ method: 'POST', body: 'x', headers: { [name]: EVIL, 'x-kept': 'yes' } });
 
-    // Assess: the echo shows the caller's value did not arrive (undici may set its own).
+    // Assess: the echo shows the caller's value did not arrive (the guard may set its own).
     expect(received.headers[name.toLowerCase()]).not.toBe(EVIL);
     expect(received.headers['x-kept']).toBe('yes');
   });

@@ -24,6 +24,7 @@ beforeAll(() => {
   const stack = new Stack(app, 'Bundling');
   const functions = {
     Expire: new RuntimeFunction(stack, 'Expire', { handlerName: 'expire' }),
+    ExpireTraced: new RuntimeFunction(stack, 'ExpireTraced', { handlerName: 'expire', traceAwsCalls: true }),
     TurnAnthropic: new RuntimeFunction(stack, 'TurnAnthropic', {
       handlerName: 'turn',
       bundledEnvironment: { [ENV.modelProvider]: 'anthropic' },
@@ -49,6 +50,9 @@ afterAll(() => {
   rmSync(outdir, { recursive: true, force: true });
 });
 
+/** Presence checks as booleans: a failed toContain would print the whole bundle. */
+const holds = (id: string, text: string) => code[id]!.includes(text);
+
 describe('RuntimeFunction bundling', () => {
   it('bundles the handler with the local esbuild into one ESM file with an external source map', () => {
     expect(readdirSync(expireDir).sort()).toEqual(['index.mjs', 'index.mjs.map']);
@@ -67,9 +71,6 @@ describe('RuntimeFunction bundling', () => {
     expect(existsSync(join(expireDir, 'index.mjs.map'))).toBe(true);
   });
 
-  // Presence checks as booleans: a failed toContain would print the whole bundle.
-  const holds = (id: string, text: string) => code[id]!.includes(text);
-
   it('keeps a handler to what its path uses: Expire has no model SDK, no HTTP client, no KMS, no zod locales', () => {
     for (const absent of ['api.anthropic.com', 'llhttp', '@aws-sdk/client-kms', '@aws-sdk/client-sts']) {
       expect(holds('Expire', absent), absent).toBe(false);
@@ -87,6 +88,16 @@ describe('RuntimeFunction bundling', () => {
     expect(holds('TurnAnthropic', 'AnthropicBedrock')).toBe(false);
     expect(holds('TurnBedrock', 'AnthropicBedrock')).toBe(true);
     expect(holds('TurnAnthropic', 'api.anthropic.com')).toBe(true);
+  });
+});
+
+describe('RuntimeFunction traceAwsCalls', () => {
+  it('bundles the Powertools Tracer and the X-Ray SDK only when AWS calls are traced', () => {
+    // Property names survive minification: the Tracer's method and the X-Ray SDK's daemon setting.
+    for (const marker of ['captureAWSv3Client', 'AWS_XRAY_DAEMON_ADDRESS']) {
+      expect(holds('Expire', marker), marker).toBe(false);
+      expect(holds('ExpireTraced', marker), marker).toBe(true);
+    }
   });
 });
 

@@ -135,6 +135,8 @@ describe('WorkflowRuntime functions', () => {
       [COMMON_ENV.powertoolsServiceName]: 'wf-runtime',
       [COMMON_ENV.powertoolsLogLevel]: 'INFO',
       [COMMON_ENV.powertoolsMetricsNamespace]: 'WfRuntime',
+      // The Tracer is bundled only with traceAwsCalls (shared/runtime/tracing.ts).
+      [COMMON_ENV.tracing]: 'invocations',
     });
   });
 
@@ -144,11 +146,11 @@ describe('WorkflowRuntime functions', () => {
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
   });
 
-  it('gives the Turn function room for a 10-minute model call, at the measured 512 MB', () => {
+  it('gives the Turn function room for a 10-minute model call, at the measured 256 MB', () => {
     synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('model turn'),
       Timeout: 900,
-      MemorySize: 512,
+      MemorySize: 256,
     });
   });
 

@@ -1,6 +1,6 @@
 /**
- * The egress guard of the functions that call out (turn, deliver), observed by telemetry. Its HTTP client
- * (undici) loads on the first outbound request (egress/undici.ts), not at cold start.
+ * The egress guard of the functions that call out (turn, deliver), observed by telemetry. It speaks HTTP with
+ * Node's own node:http over sockets it dials itself (shared/egress/dial.ts): no HTTP client library to load.
  */
 import { ENV } from '../../../infra/constructs/env-names.ts';
 import type { EgressPort } from '../../core/ports.ts';

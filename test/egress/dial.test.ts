@@ -1,73 +1,68 @@
 import type { Socket } from 'node:net';
-import { buildConnector } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { createDialer, createGuardedConnector } from '../../shared/egress/connector.ts';
+import { type Dialer, type DialTarget, dialChecked, dialSocket } from '../../shared/egress/dial.ts';
 import { EgressDeniedError, type EgressPolicy } from '../../shared/egress/index.ts';
 import { resolvePolicy } from '../../shared/egress/policy.ts';
 import { scriptedResolver } from './helpers.ts';
 
-type Dialled = buildConnector.Options;
-
 /** A dialler that records what it is asked to dial and answers from a script, never opening a socket. */
 function fakeDialer(failures: Record<string, string> = {}) {
-  const dialled: Dialled[] = [];
+  const dialled: DialTarget[] = [];
   const socket = { fake: true } as unknown as Socket;
-  const dial: buildConnector.connector = (options, callback) => {
-    dialled.push(options);
-    const code = failures[options.hostname];
-    if (code !== undefined) callback(Object.assign(new Error(code), { code }), null);
-    else callback(null, socket);
+  const dial: Dialer = async (target) => {
+    dialled.push(target);
+    const code = failures[target.address];
+    if (code !== undefined) throw Object.assign(new Error(code), { code });
+    return socket;
   };
   return { dial, dialled, socket };
 }
 
-function connect(policy: EgressPolicy, options: Dialled, dial: buildConnector.connector) {
-  const connector = createGuardedConnector(resolvePolicy(policy), dial);
-  return new Promise<{ error: Error | null; socket: unknown }>((resolve) => {
-    connector(options, (error, socket) => resolve({ error, socket }));
-  });
+/** Dials `url` through the guard with `dial`; the outcome is the socket or the error. */
+async function connect(policy: EgressPolicy, url: string, dial: Dialer) {
+  const parsed = new URL(url);
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(parsed.port) || (parsed.protocol === 'https:' ? 443 : 80);
+  return dialChecked(parsed, host, port, resolvePolicy(policy), new AbortController().signal, dial).then(
+    (socket) => ({ error: null, socket }),
+    (error: Error) => ({ error, socket: undefined }),
+  );
 }
 
-describe('createGuardedConnector', () => {
+describe('dialChecked', () => {
   it.each([
     ['10.0.0.1', 'private_address'],
     ['169.254.169.254', 'metadata'],
-    ['::ffff:7f00:1', 'loopback'],
+    ['[::ffff:7f00:1]', 'loopback'],
     ['127.0.0.1', 'loopback'],
-    ['fd00:ec2::254', 'metadata'],
-  ])(
-    'refuses the literal host %s (undici skips lookup hooks for literals) without dialling',
-    async (hostname, reason) => {
-      // Prepare
-      const fake = fakeDialer();
+    ['[fd00:ec2::254]', 'metadata'],
+  ])('refuses the literal host %s at dial time without dialling', async (hostname, reason) => {
+    // Prepare
+    const fake = fakeDialer();
 
-      // Act
-      const { error } = await connect({}, { hostname, protocol: 'http:', port: '80' }, fake.dial);
+    // Act
+    const { error } = await connect({}, `http://${hostname}/`, fake.dial);
 
-      // Assess
-      expect(error).toBeInstanceOf(EgressDeniedError);
-      expect(error).toMatchObject({ reason });
-      expect(fake.dialled).toEqual([]);
-    },
-  );
+    // Assess
+    expect(error).toBeInstanceOf(EgressDeniedError);
+    expect(error).toMatchObject({ reason });
+    expect(fake.dialled).toEqual([]);
+  });
 
   it('dials the checked address of a name, keeping the name for SNI, after exactly one resolution', async () => {
     const fake = fakeDialer();
     const resolve = scriptedResolver({ 'api.example.com': ['93.184.216.34'] });
 
-    const { error, socket } = await connect(
-      { resolve },
-      { hostname: 'api.example.com', host: 'api.example.com', protocol: 'https:', port: '' },
-      fake.dial,
-    );
+    const { error, socket } = await connect({ resolve }, 'https://api.example.com/', fake.dial);
 
     expect(error).toBeNull();
     expect(socket).toBe(fake.socket);
     expect(fake.dialled).toEqual([
       expect.objectContaining({
-        hostname: '93.184.216.34',
+        address: '93.184.216.34',
+        port: 443,
+        tls: true,
         servername: 'api.example.com',
-        protocol: 'https:',
       }),
     ]);
     expect(resolve.calls).toEqual(['api.example.com']);
@@ -76,10 +71,10 @@ describe('createGuardedConnector', () => {
   it('sends no SNI name for an IP-literal https host', async () => {
     const fake = fakeDialer();
 
-    await connect({}, { hostname: '93.184.216.34', protocol: 'https:', port: '443' }, fake.dial);
+    await connect({}, 'https://93.184.216.34/', fake.dial);
 
     expect(fake.dialled).toHaveLength(1);
-    expect(fake.dialled[0]?.hostname).toBe('93.184.216.34');
+    expect(fake.dialled[0]?.address).toBe('93.184.216.34');
     expect(fake.dialled[0]?.servername).toBeUndefined();
   });
 
@@ -87,11 +82,7 @@ describe('createGuardedConnector', () => {
     const fake = fakeDialer();
     const resolve = scriptedResolver({ 'mixed.test': ['93.184.216.34', '10.0.0.1'] });
 
-    const { error } = await connect(
-      { resolve },
-      { hostname: 'mixed.test', protocol: 'https:', port: '' },
-      fake.dial,
-    );
+    const { error } = await connect({ resolve }, 'https://mixed.test/', fake.dial);
 
     expect(error).toMatchObject({ name: 'EgressDeniedError', reason: 'private_address' });
     expect(fake.dialled).toEqual([]);
@@ -103,14 +94,10 @@ describe('createGuardedConnector', () => {
       'api.example.com': ['2606:4700:4700::1111', '93.184.216.34', '8.8.8.8'],
     });
 
-    const { error } = await connect(
-      { resolve },
-      { hostname: 'api.example.com', protocol: 'https:', port: '' },
-      fake.dial,
-    );
+    const { error } = await connect({ resolve }, 'https://api.example.com/', fake.dial);
 
     expect(error).toBeNull();
-    expect(fake.dialled.map((o) => o.hostname)).toEqual(['2606:4700:4700::1111', '93.184.216.34', '8.8.8.8']);
+    expect(fake.dialled.map((t) => t.address)).toEqual(['2606:4700:4700::1111', '93.184.216.34', '8.8.8.8']);
     expect(resolve.calls).toHaveLength(1);
   });
 
@@ -118,11 +105,7 @@ describe('createGuardedConnector', () => {
     const fake = fakeDialer({ '93.184.216.34': 'ERR_TLS_CERT_ALTNAME_INVALID' });
     const resolve = scriptedResolver({ 'api.example.com': ['93.184.216.34', '8.8.8.8'] });
 
-    const { error } = await connect(
-      { resolve },
-      { hostname: 'api.example.com', protocol: 'https:', port: '' },
-      fake.dial,
-    );
+    const { error } = await connect({ resolve }, 'https://api.example.com/', fake.dial);
 
     expect(error).toMatchObject({ code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
     expect(fake.dialled).toHaveLength(1);
@@ -134,7 +117,7 @@ describe('createGuardedConnector', () => {
 
     const { error } = await connect(
       { resolve, allowLoopbackPorts: [8123] },
-      { hostname: 'api.example.com', protocol: 'http:', port: '8123' },
+      'http://api.example.com:8123/',
       fake.dial,
     );
 
@@ -143,15 +126,15 @@ describe('createGuardedConnector', () => {
   });
 });
 
-describe('createDialer', () => {
+describe('dialSocket', () => {
   it('refuses to resolve a name itself, so only checked literals can ever be dialled', async () => {
     // Act: hand the raw dialler a name; its lookup must refuse rather than resolve and connect.
-    const dial = createDialer(1_000, buildConnector);
-    const error = await new Promise<Error | null>((resolve) => {
-      dial({ hostname: 'localhost', protocol: 'http:', port: '9' }, (...result) => resolve(result[0]));
-    });
+    const error = await dialSocket(
+      { address: 'localhost', port: 9, tls: false, servername: undefined, timeoutMs: 1_000 },
+      new AbortController().signal,
+    ).catch((e: unknown) => e);
 
     // Assess
-    expect(error?.message).toMatch(/refusing a second DNS lookup of localhost/);
+    expect((error as Error).message).toMatch(/refusing a second DNS lookup of localhost/);
   });
 });

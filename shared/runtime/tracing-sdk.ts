@@ -1,0 +1,52 @@
+/**
+ * X-Ray subsegments from inside the Lambda functions (Powertools Tracer), bundled only in deployments with
+ * `traceAwsCalls` (tracing.ts): the AWS SDK clients the composition root builds, and one `## <handler>`
+ * subsegment per invocation annotated with the run and its owner.
+ *
+ * The Tracer switches itself off outside Lambda (no `AWS_EXECUTION_ENV`), so the local stack and the tests
+ * load this module but trace nothing. HTTP(S) capture is off on purpose: outbound action requests must leave
+ * exactly as the egress guard approved them, without an X-Ray trace header sent to third parties.
+ */
+import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { StoreObserver } from './observed-store.ts';
+
+const tracer = new Tracer({ captureHTTPsRequests: false });
+
+/** The client, with a subsegment per AWS call when tracing is on. */
+export const tracedClient = <C>(client: C): C => tracer.captureAWSv3Client(client);
+
+/** Annotates the invocation with the run it works on; X-Ray can then filter traces by run and owner. */
+export const tracingObserver: StoreObserver = {
+  runRead(run) {
+    tracer.putAnnotation('runId', run.runId);
+    tracer.putAnnotation('owner', run.owner);
+  },
+};
+
+/**
+ * Wraps a handler so each invocation runs in its own subsegment: the Lambda facade segment takes no
+ * annotations. Errors are recorded on the subsegment and rethrown; responses are not recorded (they can hold
+ * approval pages and run data).
+ */
+export function tracedHandler<E, C, R>(
+  name: string,
+  handler: (event: E, context: C) => Promise<R>,
+): (event: E, context: C) => Promise<R> {
+  return async (event, context) => {
+    const parent = tracer.isTracingEnabled() ? tracer.getSegment() : undefined;
+    if (!parent) return handler(event, context);
+    const segment = parent.addNewSubsegment(`## ${name}`);
+    tracer.setSegment(segment);
+    tracer.annotateColdStart();
+    tracer.addServiceNameAnnotation();
+    try {
+      return await handler(event, context);
+    } catch (error) {
+      tracer.addErrorAsMetadata(error as Error);
+      throw error;
+    } finally {
+      segment.close();
+      tracer.setSegment(parent);
+    }
+  };
+}
