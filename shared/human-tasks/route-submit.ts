@@ -80,7 +80,7 @@ export function taskSubmitHandler(deps: TaskAppContext) {
     if (!loaded.ok) return resultResponse(loaded.result);
     const { task } = loaded;
 
-    const submission = readSubmission(task.form, task.formHash, (name) => body.getAll(name));
+    const submission = readSubmission(task.form, (name) => body.getAll(name));
     if (!submission.ok) {
       const posted = Object.fromEntries(
         formFields(task.form).flatMap((f) => {
