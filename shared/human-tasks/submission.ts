@@ -3,8 +3,9 @@
  * against the form's JSON Schema (ajv, draft 2020-12). Errors are per field, for re-rendering the form.
  * Only declared fields are read; anything else in the body is ignored.
  */
+
+import { type FormField, formFields } from '../graph/form.ts';
 import { compileSchema, type ErrorObject, type ValidateFunction } from '../json-schema/index.ts';
-import { type FormField, formFields } from './form-fields.ts';
 
 /** The name of a field's input on the page: prefixed, so no form field can collide with `t` or `nonce`. */
 export const inputName = (field: string): string => `f.${field}`;
@@ -16,7 +17,7 @@ export type SubmissionResult =
 
 /**
  * The form's validator in the `run` mode: a form may carry annotations (`x-…`, `$comment`) that strict mode
- * would refuse at run time; save-time validation (checkFormSchema) is where a form is judged. `format:
+ * would refuse at run time; save-time validation (graph/form.ts, readForm) is where a form is judged. `format:
  * long-text` is an annotation. Compiled once per container (cached by the shared validators).
  */
 function validatorFor(form: Record<string, unknown>): ValidateFunction {

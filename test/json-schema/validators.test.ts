@@ -1,7 +1,6 @@
-/** The shared JSON Schema validators: modes, the cache and its bound, and `$id` schemas in each caller. */
+/** The shared JSON Schema validators: modes, the cache and its bound, and `$id` schemas at run time. */
 import { describe, expect, it } from 'vitest';
 import { parseStructuredOutput } from '../../shared/graph-run/structured-output.ts';
-import { readSubmission } from '../../shared/human-tasks/submission.ts';
 import { compileSchema, MAX_CACHED_VALIDATORS } from '../../shared/json-schema/index.ts';
 
 const withId = (type: string) => ({
@@ -82,18 +81,6 @@ describe('schemas with the same $id in a warm container', () => {
     expect(parseStructuredOutput(answer, withId('number'))).toMatchObject({
       ok: false,
       reason: expect.stringContaining("does not match the node's schema"),
-    });
-  });
-
-  it('validates human-task submissions against each form on its own', () => {
-    const posted = (value: string) => (name: string) => (name === 'f.a' ? [value] : []);
-    const text = { ...withId('string'), 'x-order': ['a'] };
-    const count = { ...withId('integer'), 'x-order': ['a'] };
-    expect(readSubmission(text, posted('hello'))).toEqual({ ok: true, values: { a: 'hello' } });
-    expect(readSubmission(count, posted('3'))).toEqual({ ok: true, values: { a: 3 } });
-    expect(readSubmission(count, posted('3.5'))).toMatchObject({
-      ok: false,
-      errors: { a: expect.any(String) },
     });
   });
 });
