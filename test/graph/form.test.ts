@@ -79,11 +79,6 @@ describe('readForm', () => {
       ['properties', 'a-b'],
       'a field name is a letter',
     ],
-    [
-      { type: 'object', properties: { a: { type: 'string' } }, required: ['b'] },
-      ['required'],
-      "'b' is not in properties",
-    ],
     [{ ...form, 'x-order': 'reason' }, ['x-order'], "a list of the form's field names"],
     [{ ...form, 'x-order': [1] }, ['x-order'], "a list of the form's field names"],
     [{ ...form, 'x-order': ['reason', 'ghost'] }, ['x-order', 1], "names 'ghost', which is not a field"],
