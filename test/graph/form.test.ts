@@ -1,7 +1,6 @@
 /** The one form reader (shared/graph/form.ts): the save check, the page's fields and their order, `x-order`. */
 import { describe, expect, it } from 'vitest';
-import { formFields, readForm } from '../../shared/graph/form.ts';
-import { compileJsonSchema } from '../../shared/graph/json-schemas.ts';
+import { compileJsonSchema, formFields, readForm } from '../../shared/graph/index.ts';
 import { validateWorkflowDefinition } from '../../shared/workflow-file/index.ts';
 import { refundGraph } from './fixtures.ts';
 
