@@ -1,11 +1,9 @@
 /**
  * An agent step's structured output: the child run's final answer parsed as JSON (a fenced ```json block or
- * the whole text) and validated against the node's `output` JSON Schema (draft 2020-12, ajv). Without a
+ * the whole text) and validated against the node's `output` JSON Schema (draft 2020-12, shared/json-schema's `run` mode). Without a
  * schema the output is `{ text }`. Invalid → the reason, naming the first problems.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
-
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+import { compileSchema } from '../json-schema/index.ts';
 
 export type ParsedOutput = { ok: true; output: unknown } | { ok: false; reason: string };
 
@@ -28,12 +26,9 @@ export function parseStructuredOutput(
   if (!schema) return { ok: true, output: { text } };
   const value = jsonIn(text);
   if (value === undefined) return { ok: false, reason: 'the final answer holds no JSON object' };
-  let validate: ReturnType<typeof ajv.compile>;
-  try {
-    validate = ajv.compile(schema);
-  } catch (error) {
-    return { ok: false, reason: `the output schema does not compile: ${(error as Error).message}` };
-  }
+  const compiled = compileSchema(schema, 'run');
+  if (!compiled.ok) return { ok: false, reason: `the output schema does not compile: ${compiled.message}` };
+  const { validate } = compiled;
   if (validate(value)) return { ok: true, output: value };
   const problems = (validate.errors ?? [])
     .slice(0, 5)

@@ -1,111 +1,97 @@
 /**
- * Human-task forms: a JSON Schema object whose properties are the fields. Only field kinds a page can render
- * and a person can fill are accepted (docs/graph-workflows.md, "Forms"):
+ * Human-task forms, read one way for the save check (graph validation) and for the page (shared/human-tasks):
+ * a JSON Schema object whose properties are the fields (form-field.ts lists the kinds), with `required`,
+ * `additionalProperties`, `title`, `description` and `x-order` at the top (docs/graph-workflows.md, "Forms").
  *
- * | kind        | schema                                               |
- * |-------------|------------------------------------------------------|
- * | `text`      | `{ type: string }` (minLength, maxLength, pattern)   |
- * | `long_text` | `{ type: string, format: long-text }` (a text area)  |
- * | `enum`      | `{ type: string, enum: [..strings] }` (a choice)     |
- * | `number`    | `{ type: number }` / `integer` (minimum, maximum …)  |
- * | `boolean`   | `{ type: boolean }` (a checkbox / approve switch)    |
- *
- * Every field may carry `title`, `description` and `default`. The form's `required` lists required fields.
+ * Field order: the form-level `x-order` (a list of the form's field names) first, in its order, then the rest
+ * by name. The key order of a JSON object is not the order: it does not survive storage (DynamoDB maps).
  */
 import type { CheckIssue } from '../schemas/action-checks.ts';
+import { type FormField, fieldOf } from './form-field.ts';
+
+export { type FormField, type FormFieldKind, LONG_TEXT_FORMAT } from './form-field.ts';
 
 export const MAX_FORM_FIELDS = 30;
-export const LONG_TEXT_FORMAT = 'long-text';
-
-export type FormFieldKind = 'text' | 'long_text' | 'enum' | 'number' | 'integer' | 'boolean';
-export type FormField = {
-  name: string;
-  kind: FormFieldKind;
-  required: boolean;
-  title?: string;
-  description?: string;
-  options?: string[];
-};
-
-const ANNOTATIONS = ['title', 'description', 'default'];
-const KEYWORDS: Record<string, string[]> = {
-  string: ['type', 'minLength', 'maxLength', 'pattern', 'format', 'enum', ...ANNOTATIONS],
-  number: [
-    'type',
-    'minimum',
-    'maximum',
-    'exclusiveMinimum',
-    'exclusiveMaximum',
-    'multipleOf',
-    ...ANNOTATIONS,
-  ],
-  integer: [
-    'type',
-    'minimum',
-    'maximum',
-    'exclusiveMinimum',
-    'exclusiveMaximum',
-    'multipleOf',
-    ...ANNOTATIONS,
-  ],
-  boolean: ['type', ...ANNOTATIONS],
-};
+/** The form-level annotation listing field names in the order the page shows them. */
+export const FIELD_ORDER_KEYWORD = 'x-order';
 const FORM_KEYWORDS = ['type', 'properties', 'required', 'additionalProperties', 'title', 'description'];
 
-function fieldKind(name: string, field: Record<string, unknown>): FormFieldKind | string {
-  const type = field.type;
-  if (typeof type !== 'string' || !(type in KEYWORDS)) {
-    return `field '${name}' has type ${JSON.stringify(type)}; a form field is string, number, integer or boolean`;
-  }
-  const extra = Object.keys(field).find((key) => !KEYWORDS[type]!.includes(key));
-  if (extra) return `field '${name}' uses '${extra}', which forms do not support`;
-  if (type !== 'string') return type as FormFieldKind;
-  if (field.enum !== undefined) {
-    const ok =
-      Array.isArray(field.enum) && field.enum.length > 0 && field.enum.every((v) => typeof v === 'string');
-    return ok ? 'enum' : `field '${name}' has an enum that is not a non-empty list of strings`;
-  }
-  if (field.format === undefined) return 'text';
-  return field.format === LONG_TEXT_FORMAT
-    ? 'long_text'
-    : `field '${name}' has format '${String(field.format)}'; forms know only '${LONG_TEXT_FORMAT}'`;
+export type FormRead = { ok: true; fields: FormField[] } | { ok: false; issues: CheckIssue[] };
+
+/** The listed names of a valid `x-order`, or the problems with it (paths relative to the form). */
+function fieldOrder(order: unknown, properties: object): { listed: string[]; issues: CheckIssue[] } {
+  if (order === undefined) return { listed: [], issues: [] };
+  if (!Array.isArray(order) || !order.every((name) => typeof name === 'string'))
+    return {
+      listed: [],
+      issues: [
+        {
+          path: [FIELD_ORDER_KEYWORD],
+          message: `${FIELD_ORDER_KEYWORD} is a list of the form's field names`,
+        },
+      ],
+    };
+  const issues: CheckIssue[] = [];
+  order.forEach((name, index) => {
+    const path = [FIELD_ORDER_KEYWORD, index];
+    if (!Object.hasOwn(properties, name))
+      issues.push({
+        path,
+        message: `${FIELD_ORDER_KEYWORD} names '${name}', which is not a field of the form`,
+      });
+    else if (order.indexOf(name) !== index)
+      issues.push({ path, message: `${FIELD_ORDER_KEYWORD} lists '${name}' more than once` });
+  });
+  return { listed: order, issues };
 }
 
-/** The fields of a form, or the problems that keep it from being a form (paths relative to the form). */
-export function formFields(
-  form: Record<string, unknown>,
-): { ok: true; fields: FormField[] } | { ok: false; issues: CheckIssue[] } {
+/** The fields of a form in page order, or every problem that keeps it from being a form (paths relative to it). */
+export function readForm(form: unknown): FormRead {
+  const top =
+    typeof form === 'object' && form !== null && !Array.isArray(form)
+      ? (form as Record<string, unknown>)
+      : {};
   const issues: CheckIssue[] = [];
-  if (form.type !== 'object')
+  if (top.type !== 'object')
     issues.push({ path: ['type'], message: "a form is a JSON Schema with type 'object'" });
-  const extra = Object.keys(form).find((key) => !FORM_KEYWORDS.includes(key));
+  const extra = Object.keys(top).find((key) => key !== FIELD_ORDER_KEYWORD && !FORM_KEYWORDS.includes(key));
   if (extra) issues.push({ path: [extra], message: `forms do not support '${extra}'` });
-  const properties = form.properties;
+  const properties = top.properties;
   if (typeof properties !== 'object' || properties === null || Object.keys(properties).length === 0) {
     issues.push({ path: ['properties'], message: 'a form needs at least one field in properties' });
     return { ok: false, issues };
   }
   const entries = Object.entries(properties as Record<string, unknown>);
-  if (entries.length > MAX_FORM_FIELDS) {
+  if (entries.length > MAX_FORM_FIELDS)
     issues.push({ path: ['properties'], message: `a form has at most ${MAX_FORM_FIELDS} fields` });
-  }
-  const required = new Set(Array.isArray(form.required) ? form.required.map(String) : []);
+  const required = new Set(Array.isArray(top.required) ? top.required.map(String) : []);
+  // A `required` name that is not a field is Ajv's to refuse at save (strictRequired): one error per problem.
+  const order = fieldOrder(top[FIELD_ORDER_KEYWORD], properties);
+  issues.push(...order.issues);
+  const rank = (name: string) =>
+    order.listed.includes(name) ? order.listed.indexOf(name) : order.listed.length;
+  entries.sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
   const fields: FormField[] = [];
-  for (const [name, raw] of entries) {
-    const field = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-    const kind = fieldKind(name, field);
-    if (!['text', 'long_text', 'enum', 'number', 'integer', 'boolean'].includes(kind)) {
-      issues.push({ path: ['properties', name], message: kind });
-      continue;
-    }
-    fields.push({
-      name,
-      kind: kind as FormFieldKind,
-      required: required.has(name),
-      ...(typeof field.title === 'string' ? { title: field.title } : {}),
-      ...(typeof field.description === 'string' ? { description: field.description } : {}),
-      ...(kind === 'enum' ? { options: field.enum as string[] } : {}),
-    });
+  for (const [name, prop] of entries) {
+    const field = fieldOf(name, prop, required.has(name));
+    if ('problem' in field) issues.push({ path: ['properties', name], message: field.problem });
+    else fields.push(field);
   }
   return issues.length > 0 ? { ok: false, issues } : { ok: true, fields };
+}
+
+/** The fields of a form that passed the save check, in page order; throws naming the first problem otherwise. */
+export function formFields(form: unknown): FormField[] {
+  const read = readForm(form);
+  if (!read.ok) throw new Error(`the form cannot be shown: ${read.issues[0]!.message}`);
+  return read.fields;
+}
+
+/**
+ * The form as JSON Schema, for Ajv's strict save-time compile: without the page's own annotation (`x-order`),
+ * which strict mode would refuse as an unknown keyword. At run time forms compile in the lenient mode as stored.
+ */
+export function formSchema(form: Record<string, unknown>): Record<string, unknown> {
+  const { [FIELD_ORDER_KEYWORD]: _order, ...schema } = form;
+  return schema;
 }

@@ -12,7 +12,7 @@ import {
 import { isBuiltinActionName } from '../schemas/builtin-actions.ts';
 import type { GraphDefinitionShape } from './definition.ts';
 import { checkExpression, checkTemplate, type ExpressionSite } from './expression-checks.ts';
-import { formFields } from './form.ts';
+import { formSchema, readForm } from './form.ts';
 import { compileJsonSchema } from './json-schemas.ts';
 import { nodeLabel } from './structure.ts';
 import { templateStrings } from './template.ts';
@@ -34,14 +34,14 @@ function humanTaskIssues(
   site: ExpressionSite,
 ): CheckIssue[] {
   const label = nodeLabel(node.id);
-  const form = formFields(node.form);
+  const form = readForm(node.form);
   const issues: CheckIssue[] = form.ok
     ? []
     : form.issues.map((issue) => ({
         path: [...at, 'form', ...issue.path],
         message: `${label}: ${issue.message}`,
       }));
-  const compiled = compileJsonSchema(node.form);
+  const compiled = compileJsonSchema(formSchema(node.form));
   if (!compiled.ok) issues.push({ path: [...at, 'form'], message: `${label}: the form ${compiled.message}` });
   node.context.forEach((source, index) => {
     issues.push(...checkExpression(definition, { ...site, path: [...at, 'context', index] }, source));

@@ -1,3 +1,5 @@
+// Forms are read by the graph's one form reader (save check and page alike).
+export { type FormField, formFields, LONG_TEXT_FORMAT, readForm } from '../graph/form.ts';
 export { createHumanTaskApp } from './app.ts';
 export type { ExpireResult } from './close.ts';
 export { closeHumanTasks, expireHumanTask } from './close.ts';
@@ -6,8 +8,6 @@ export { completeHumanTask } from './complete.ts';
 export type { HumanTaskDeps, HumanTaskStore } from './deps.ts';
 export { formHash } from './deps.ts';
 export { HUMAN_TASK_ERRORS } from './errors.ts';
-export type { FormField } from './form-fields.ts';
-export { checkFormSchema, formFields, LONG_TEXT_FORMAT } from './form-fields.ts';
 export type { GraphHumanTaskPort, GraphHumanTaskRequest } from './port.ts';
 export { humanTaskPort } from './port.ts';
 export type {

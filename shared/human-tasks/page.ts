@@ -4,8 +4,8 @@
  * one form posting back to the same origin. All strings are untrusted and escaped on output.
  */
 import { checkPostUrl, escapeHtml, formatInstant, jsonBlock, page, text } from '../approvals/html.ts';
+import type { FormField } from '../graph/form.ts';
 import type { ContextValue } from '../schemas/human-task.ts';
-import type { FormField } from './form-fields.ts';
 import { type FieldErrors, inputName } from './submission.ts';
 
 export type HumanTaskPageView = {

@@ -9,9 +9,9 @@ import {
   verifySubjectLink,
 } from '../approvals/index.ts';
 import { htmlResponse, resultResponse } from '../approvals-http/results.ts';
+import { formFields } from '../graph/form.ts';
 import type { HumanTask } from '../schemas/human-task.ts';
 import type { TaskAppContext } from './app.ts';
-import { formFields } from './form-fields.ts';
 import { loadTaskForLink } from './load.ts';
 import { renderHumanTaskPage } from './page.ts';
 import { taskLinkRefused } from './results.ts';

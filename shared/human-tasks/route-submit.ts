@@ -13,9 +13,9 @@ import {
 import { htmlResponse, type PageResult, resultResponse } from '../approvals-http/results.ts';
 import { crossSiteReason, pageOrigin } from '../approvals-http/same-origin.ts';
 import { HumanTaskClosedError } from '../core/store-errors.ts';
+import { formFields } from '../graph/form.ts';
 import type { TaskAppContext } from './app.ts';
 import { completeHumanTask } from './complete.ts';
-import { formFields } from './form-fields.ts';
 import { loadTaskForLink } from './load.ts';
 import { closedTaskResult, taskLinkRefused, taskNonceRefused, taskResults } from './results.ts';
 import { taskPage } from './route-page.ts';
@@ -80,7 +80,7 @@ export function taskSubmitHandler(deps: TaskAppContext) {
     if (!loaded.ok) return resultResponse(loaded.result);
     const { task } = loaded;
 
-    const submission = readSubmission(task.form, task.formHash, (name) => body.getAll(name));
+    const submission = readSubmission(task.form, (name) => body.getAll(name));
     if (!submission.ok) {
       const posted = Object.fromEntries(
         formFields(task.form).flatMap((f) => {

@@ -3,8 +3,9 @@
  * against the form's JSON Schema (ajv, draft 2020-12). Errors are per field, for re-rendering the form.
  * Only declared fields are read; anything else in the body is ignored.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { type FormField, formFields, LONG_TEXT_FORMAT } from './form-fields.ts';
+
+import { type FormField, formFields } from '../graph/form.ts';
+import { compileSchema, type ErrorObject, type ValidateFunction } from '../json-schema/index.ts';
 
 /** The name of a field's input on the page: prefixed, so no form field can collide with `t` or `nonce`. */
 export const inputName = (field: string): string => `f.${field}`;
@@ -14,20 +15,15 @@ export type SubmissionResult =
   | { ok: true; values: Record<string, unknown> }
   | { ok: false; errors: FieldErrors; values: Record<string, unknown> };
 
-// `strict: false`: a form may carry annotations (`x-…`, `$comment`) that strict mode would refuse at run time;
-// save-time validation (checkFormSchema) is where a form is judged. `format: long-text` is an annotation.
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-ajv.addFormat(LONG_TEXT_FORMAT, true);
-/** Compiled validators by form hash: a form is compiled once per container. Bounded. */
-const compiled = new Map<string, ValidateFunction>();
-
-function validatorFor(formHash: string, form: Record<string, unknown>): ValidateFunction {
-  const cached = compiled.get(formHash);
-  if (cached) return cached;
-  const validate = ajv.compile(form);
-  if (compiled.size >= 200) compiled.delete(compiled.keys().next().value as string);
-  compiled.set(formHash, validate);
-  return validate;
+/**
+ * The form's validator in the `run` mode: a form may carry annotations (`x-…`, `$comment`) that strict mode
+ * would refuse at run time; save-time validation (graph/form.ts, readForm) is where a form is judged. `format:
+ * long-text` is an annotation. Compiled once per container (cached by the shared validators).
+ */
+function validatorFor(form: Record<string, unknown>): ValidateFunction {
+  const compiled = compileSchema(form, 'run');
+  if (!compiled.ok) throw new Error(`the form's JSON Schema does not compile: ${compiled.message}`);
+  return compiled.validate;
 }
 
 /** One field's value from its posted string; undefined when left empty (a checkbox unticked is `false`). */
@@ -76,7 +72,6 @@ function messageOf(error: ErrorObject): string {
  */
 export function readSubmission(
   form: Record<string, unknown>,
-  formHash: string,
   getAll: (name: string) => string[],
 ): SubmissionResult {
   const values: Record<string, unknown> = {};
@@ -91,7 +86,7 @@ export function readSubmission(
     if (value instanceof FieldError) errors[field.name] = value.message;
     else if (value !== undefined) values[field.name] = value;
   }
-  const validate = validatorFor(formHash, form);
+  const validate = validatorFor(form);
   if (!validate(values)) {
     for (const error of validate.errors ?? []) {
       const name =

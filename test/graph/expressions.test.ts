@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { compileExpression, evaluateCondition, evaluateExpression } from '../../shared/graph/expressions.ts';
-import { dataReferences } from '../../shared/graph/references.ts';
-import { compileTemplate, renderText, renderValue } from '../../shared/graph/template.ts';
+import {
+  compileExpression,
+  compileTemplate,
+  dataReferences,
+  evaluateCondition,
+  evaluateExpression,
+  renderText,
+  renderValue,
+} from '../../shared/graph/index.ts';
 
 const data = {
   input: { message: 'refund please', tags: ['a', 'b'] },

@@ -1,34 +1,55 @@
+/** The one form reader (shared/graph/form.ts): the save check, the page's fields and their order, `x-order`. */
 import { describe, expect, it } from 'vitest';
-import { formFields } from '../../shared/graph/form.ts';
-import { compileJsonSchema } from '../../shared/graph/json-schemas.ts';
+import { compileJsonSchema, formFields, readForm } from '../../shared/graph/index.ts';
+import { validateWorkflowDefinition } from '../../shared/workflow-file/index.ts';
+import { refundGraph } from './fixtures.ts';
 
 const form = {
   type: 'object',
   properties: {
-    approve: { type: 'boolean', title: 'Approve' },
-    note: { type: 'string', format: 'long-text', description: 'Why' },
-    reason: { type: 'string', enum: ['fraud', 'late', 'other'] },
+    approve: { type: 'boolean', title: 'Approve', default: true },
+    note: { type: 'string', format: 'long-text', description: 'Why', maxLength: 500 },
+    reason: { type: 'string', enum: ['fraud', 'late', 'other'], default: 'late' },
     amount: { type: 'number', minimum: 0 },
-    count: { type: 'integer' },
-    name: { type: 'string', maxLength: 80 },
+    count: { type: 'integer', maximum: 5, default: 1 },
+    name: { type: 'string', minLength: 2 },
   },
   required: ['approve', 'reason'],
   additionalProperties: false,
 };
 
-describe('formFields', () => {
-  it('lists each field with its kind, whether it is required, and its options', () => {
-    expect(formFields(form)).toEqual({
+describe('readForm', () => {
+  it('reads each field with its kind, label, help, first value and bounds, by name without x-order', () => {
+    expect(readForm(form)).toEqual({
       ok: true,
       fields: [
-        { name: 'approve', kind: 'boolean', required: true, title: 'Approve' },
-        { name: 'note', kind: 'long_text', required: false, description: 'Why' },
-        { name: 'reason', kind: 'enum', required: true, options: ['fraud', 'late', 'other'] },
-        { name: 'amount', kind: 'number', required: false },
-        { name: 'count', kind: 'integer', required: false },
-        { name: 'name', kind: 'text', required: false },
+        { name: 'amount', label: 'amount', kind: 'number', required: false, minimum: 0 },
+        { name: 'approve', label: 'Approve', kind: 'boolean', required: true, initial: 'true' },
+        { name: 'count', label: 'count', kind: 'integer', required: false, initial: '1', maximum: 5 },
+        { name: 'name', label: 'name', kind: 'text', required: false, minLength: 2 },
+        { name: 'note', label: 'note', help: 'Why', kind: 'long_text', required: false, maxLength: 500 },
+        {
+          name: 'reason',
+          label: 'reason',
+          kind: 'enum',
+          required: true,
+          initial: '1',
+          options: ['fraud', 'late', 'other'],
+        },
       ],
     });
+  });
+
+  it('orders the fields x-order first, in its order, then the rest by name', () => {
+    const ordered = formFields({ ...form, 'x-order': ['reason', 'note', 'approve'] });
+    expect(ordered.map((field) => field.name)).toEqual([
+      'reason',
+      'note',
+      'approve',
+      'amount',
+      'count',
+      'name',
+    ]);
   });
 
   it.each([
@@ -40,17 +61,33 @@ describe('formFields', () => {
       ['properties', 'x'],
       'not a non-empty list of strings',
     ],
+    [{ type: 'object', properties: { x: { enum: ['a'] } } }, ['properties', 'x'], 'has type undefined'],
     [{ type: 'object', properties: { x: { type: 'object' } } }, ['properties', 'x'], 'has type "object"'],
     [
       { type: 'object', properties: { x: { type: 'number', format: 'money' } } },
       ['properties', 'x'],
       "uses 'format'",
     ],
+    [
+      { type: 'object', properties: { x: { type: 'string', format: 'email' } } },
+      ['properties', 'x'],
+      "forms know only 'long-text'",
+    ],
+    [
+      { type: 'object', properties: { 'a-b': { type: 'string' } } },
+      ['properties', 'a-b'],
+      'a field name is a letter',
+    ],
+    [{ ...form, 'x-order': 'reason' }, ['x-order'], "a list of the form's field names"],
+    [{ ...form, 'x-order': [1] }, ['x-order'], "a list of the form's field names"],
+    [{ ...form, 'x-order': ['reason', 'ghost'] }, ['x-order', 1], "names 'ghost', which is not a field"],
+    [{ ...form, 'x-order': ['reason', 'reason'] }, ['x-order', 1], "lists 'reason' more than once"],
   ])('refuses %j at %j', (bad, path, fragment) => {
-    const result = formFields(bad as Record<string, unknown>);
+    const result = readForm(bad);
     expect(result.ok).toBe(false);
     if (!result.ok)
       expect(result.issues).toContainEqual({ path, message: expect.stringContaining(fragment) });
+    expect(() => formFields(bad)).toThrow('the form cannot be shown');
   });
 
   it('validates a submission with the compiled schema (what a form page does server-side)', () => {
@@ -62,25 +99,37 @@ describe('formFields', () => {
   });
 });
 
-describe('compileJsonSchema', () => {
-  it('compiles two schemas with the same $id but different content, each on its own', () => {
-    const a = compileJsonSchema({
-      $id: 'https://example.com/s',
-      type: 'object',
-      properties: { a: { type: 'string' } },
-    });
-    const b = compileJsonSchema({
-      $id: 'https://example.com/s',
-      type: 'object',
-      properties: { a: { type: 'number' } },
-    });
-    if (!a.ok || !b.ok) throw new Error('did not compile');
-    expect([a.validate({ a: 'x' }), b.validate({ a: 'x' })]).toEqual([true, false]);
+describe('human_task forms at save time', () => {
+  const errorsWithForm = (change: (form: Record<string, unknown>) => void) => {
+    const graph = refundGraph();
+    change(graph.nodes[2].form);
+    const result = validateWorkflowDefinition(graph);
+    return result.ok ? [] : result.errors;
+  };
+
+  it('accepts x-order naming the form’s fields', () => {
+    expect(errorsWithForm((f) => Object.assign(f, { 'x-order': ['note', 'approve'] }))).toEqual([]);
   });
 
-  it('answers the same schema twice with the same compiled function (a stored graph is checked on every read)', () => {
-    const first = compileJsonSchema({ type: 'object', properties: { z: { type: 'integer' } } });
-    const second = compileJsonSchema({ type: 'object', properties: { z: { type: 'integer' } } });
-    expect(first.ok && second.ok && first.validate === second.validate).toBe(true);
+  it('refuses an x-order that names a field the form does not have, at its path', () => {
+    const errors = errorsWithForm((f) => Object.assign(f, { 'x-order': ['approve', 'ghost'] }));
+    expect(errors).toEqual([
+      expect.objectContaining({
+        path: 'nodes[2].form.x-order[1]',
+        message: expect.stringContaining("x-order names 'ghost', which is not a field of the form"),
+      }),
+    ]);
+  });
+
+  it('refuses a field name the page cannot render', () => {
+    const errors = errorsWithForm((f) =>
+      Object.assign(f.properties as object, { 'my field': { type: 'string' } }),
+    );
+    expect(errors).toEqual([
+      expect.objectContaining({
+        path: expect.stringContaining('my field'),
+        message: expect.stringContaining('a field name is a letter'),
+      }),
+    ]);
   });
 });

@@ -1,9 +1,13 @@
 /** Properties of readiness over random DAGs with random conditions, driven to the end by a naive executor. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { GraphNode } from '../../shared/graph/definition.ts';
-import { type GraphShape, type Readiness, readiness } from '../../shared/graph/ready.ts';
-import type { StepStatus } from '../../shared/graph/run-data.ts';
+import {
+  type GraphNode,
+  type GraphShape,
+  type Readiness,
+  readiness,
+  type StepStatus,
+} from '../../shared/graph/index.ts';
 
 type Edge = { from: string; to: string; when?: string };
 

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { GraphNode } from '../../shared/graph/definition.ts';
-import { type GraphShape, readiness } from '../../shared/graph/ready.ts';
-import type { RunData, StepStatus } from '../../shared/graph/run-data.ts';
+import {
+  type GraphNode,
+  type GraphShape,
+  type RunData,
+  readiness,
+  type StepStatus,
+} from '../../shared/graph/index.ts';
 
 /** A graph from `a>b` (edge) and `a>b:cond` (edge with a condition) strings; node types from the id's prefix. */
 function graph(...edges: string[]): GraphShape {

@@ -7,20 +7,12 @@
  *   recognises: one refund, and the step succeeds with it;
  * - not idempotent: settled "outcome unknown" and never repeated; the step and the run fail, one refund.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunChange } from '../../shared/core/store-port.ts';
-import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
 import type { ServiceStepDeps } from '../../shared/graph-run/service-step.ts';
 import { LambdaFault } from '../../shared/local/sfn/index.ts';
-import {
-  applyWorkflowText,
-  createOwnTable,
-  type E2eStack,
-  removeDir,
-  runEnded,
-  startE2eStack,
-  tempDataDir,
-} from '../e2e/support.ts';
+import { applyWorkflowText, runEnded } from '../e2e/support.ts';
+import { graphStackForSuite } from '../support/graph-stack.ts';
 import { refundGraph, startRefund, stepsOf } from './support.ts';
 
 /** Kills the service step on its next settle commits of `issue_refund`, one per listed fault. */
@@ -45,30 +37,12 @@ function killBeforeSettle(faults: ('crash' | 'timeout')[], thrown: string[]) {
 }
 
 describe('a crash between the refund call and its settle', () => {
-  let e2e: E2eStack;
-  let payments: FakePayments;
-  let dataDir: string;
   const thrown: string[] = [];
   const faults: ('crash' | 'timeout')[] = [];
-
-  beforeAll(async () => {
-    payments = await startFakePayments();
-    dataDir = await tempDataDir();
-    e2e = await startE2eStack(await createOwnTable(), {
-      dataDir,
-      allowLoopbackPorts: [payments.port],
-      internalHosts: ['127.0.0.1'],
-      humanTasks: 'in-memory',
-      wrapServiceDeps: killBeforeSettle(faults, thrown),
-    });
-  });
-  afterAll(async () => {
-    await e2e?.stack.stop();
-    await payments?.close();
-    await removeDir(dataDir);
-  });
+  const suite = graphStackForSuite({ wrapServiceDeps: killBeforeSettle(faults, thrown) });
 
   it('an idempotent refund is sent again with the same key and paid once', async () => {
+    const { e2e, payments } = suite;
     faults.push('crash', 'timeout');
     const workflowId = await applyWorkflowText(
       e2e,
@@ -94,6 +68,7 @@ describe('a crash between the refund call and its settle', () => {
   });
 
   it('a refund that is not idempotent is never repeated: outcome unknown, the run fails, paid once', async () => {
+    const { e2e, payments } = suite;
     thrown.length = 0;
     faults.push('crash');
     const before = payments.refunds.length;

@@ -5,43 +5,16 @@
  * - large amount, approved: triage → manager_review (answered through the human-task port) → refund → reply;
  * Payments counts what was paid on a loopback fake payments server.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
-import {
-  applyWorkflowText,
-  createOwnTable,
-  type E2eStack,
-  eventually,
-  getAudit,
-  removeDir,
-  runEnded,
-  startE2eStack,
-  tempDataDir,
-} from '../e2e/support.ts';
+import { describe, expect, it } from 'vitest';
+import { applyWorkflowText, eventually, getAudit, runEnded } from '../e2e/support.ts';
+import { graphStackForSuite } from '../support/graph-stack.ts';
 import { refundGraph, startRefund, stepsOf } from './support.ts';
 
 describe('the refund example on the local stack', () => {
-  let e2e: E2eStack;
-  let payments: FakePayments;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    payments = await startFakePayments();
-    dataDir = await tempDataDir();
-    e2e = await startE2eStack(await createOwnTable(), {
-      dataDir,
-      allowLoopbackPorts: [payments.port],
-      internalHosts: ['127.0.0.1'],
-      humanTasks: 'in-memory',
-    });
-  });
-  afterAll(async () => {
-    await e2e?.stack.stop();
-    await payments?.close();
-    await removeDir(dataDir);
-  });
+  const suite = graphStackForSuite();
 
   it('a small amount is refunded without a human task, and the reply drafted', async () => {
+    const { e2e, payments } = suite;
     const workflowId = await applyWorkflowText(
       e2e,
       'refund-request',
@@ -79,6 +52,7 @@ describe('the refund example on the local stack', () => {
   });
 
   it('a large amount waits for the manager, and is refunded once approved', async () => {
+    const { e2e, payments } = suite;
     const workflowId = await applyWorkflowText(
       e2e,
       'refund-large',

@@ -4,19 +4,10 @@
  * the run ends done with the step's structured output and a verifiable audit chain.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
+import { describe, expect, it } from 'vitest';
 import type { Run } from '../../shared/schemas/run.ts';
-import {
-  applyWorkflowText,
-  createOwnTable,
-  type E2eStack,
-  getAudit,
-  removeDir,
-  runEnded,
-  startE2eStack,
-  tempDataDir,
-} from '../e2e/support.ts';
+import { applyWorkflowText, getAudit, runEnded } from '../e2e/support.ts';
+import { graphStackForSuite } from '../support/graph-stack.ts';
 
 const graph = (payments: string) => `kind: graph
 name: e2e-graph-refund
@@ -47,27 +38,10 @@ edges:
 `;
 
 describe('a graph run with one service step, on the local stack', () => {
-  let e2e: E2eStack;
-  let payments: FakePayments;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    payments = await startFakePayments();
-    dataDir = await tempDataDir();
-    e2e = await startE2eStack(await createOwnTable(), {
-      dataDir,
-      allowLoopbackPorts: [payments.port],
-      internalHosts: ['127.0.0.1'],
-      humanTasks: 'in-memory',
-    });
-  });
-  afterAll(async () => {
-    await e2e?.stack.stop();
-    await payments?.close();
-    await removeDir(dataDir);
-  });
+  const suite = graphStackForSuite();
 
   it('runs start → refund → end and pays once', async () => {
+    const { e2e, payments } = suite;
     const workflowId = await applyWorkflowText(e2e, 'e2e-graph-refund', graph(payments.url));
     const { body } = await e2e.client.post<{ run: Run }>(
       `/v1/workflows/${workflowId}/runs`,

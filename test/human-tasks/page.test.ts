@@ -83,6 +83,13 @@ describe('GET /human-tasks/:id', () => {
     expect(await s.snapshot()).toEqual(before);
   });
 
+  it("renders the fields in the form's x-order, then the rest by name", async () => {
+    const s = await scenario();
+    const { html } = await s.open();
+    const order = [...html.matchAll(/data-field="([^"]+)"/g)].map((match) => match[1]);
+    expect(order).toEqual(['decision', 'reference', 'note', 'amount', 'copies', 'urgent']);
+  });
+
   it('issues a fresh nonce per render', async () => {
     const s = await scenario();
     const a = nonceOf((await s.open()).html);

@@ -16,7 +16,7 @@ export const DEPUTY = 'deputy@example.com';
 export const FORM = {
   type: 'object',
   properties: {
-    decision: { title: 'Decision', enum: ['approve', 'reject'] },
+    decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'] },
     note: { type: 'string', title: 'Note', format: 'long-text', maxLength: 500 },
     reference: { type: 'string', title: 'Reference', minLength: 3, maxLength: 20 },
     amount: { type: 'number', title: 'Amount', minimum: 0 },

@@ -1,0 +1,59 @@
+/**
+ * A local stack for graph e2e tests, one per test file: its own table and data directory, a fake payments
+ * server on loopback that the egress guard may reach (and that counts for an internal host, so its POSTs are no
+ * external publish), and the in-memory human tasks whose `submit` answers the wait. `graphStackForSuite()`
+ * starts it in `beforeAll` and stops everything in `afterAll`.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
+import type { LocalStackOptions } from '../../shared/local/stack.ts';
+import { createOwnTable, type E2eStack, removeDir, startE2eStack, tempDataDir } from '../e2e/support.ts';
+
+export type GraphStack = { e2e: E2eStack; payments: FakePayments; stop(): Promise<void> };
+export type GraphStackOptions = Omit<LocalStackOptions, 'dynamodbEndpoint' | 'tableName' | 'dataDir'>;
+
+export async function startGraphStack(options: GraphStackOptions = {}): Promise<GraphStack> {
+  const payments = await startFakePayments();
+  const dataDir = await tempDataDir();
+  const stop = async (e2e?: E2eStack) => {
+    await e2e?.stack.stop();
+    await payments.close();
+    await removeDir(dataDir);
+  };
+  try {
+    const e2e = await startE2eStack(await createOwnTable(), {
+      dataDir,
+      allowLoopbackPorts: [payments.port],
+      internalHosts: ['127.0.0.1'],
+      humanTasks: 'in-memory',
+      ...options,
+    });
+    return { e2e, payments, stop: () => stop(e2e) };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The suite's graph stack, started before its tests and stopped after them; read it inside tests only. */
+export function graphStackForSuite(options: GraphStackOptions = {}): Omit<GraphStack, 'stop'> {
+  let started: GraphStack | undefined;
+  beforeAll(async () => {
+    started = await startGraphStack(options);
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  const get = () => {
+    if (!started) throw new Error('the graph stack is read before beforeAll started it');
+    return started;
+  };
+  return {
+    get e2e() {
+      return get().e2e;
+    },
+    get payments() {
+      return get().payments;
+    },
+  };
+}
