@@ -9,10 +9,12 @@
  */
 import type { Budget } from '../schemas/budget.ts';
 import type { Run } from '../schemas/run.ts';
+import { type TurnAttempt, unusedAheadReservation } from './attempt.ts';
 import type { RunHandle, TurnDeps } from './engine.ts';
 import { maxOutputTokensOf } from './output-tokens.ts';
 import type { ModelPort, ModelRequest } from './ports.ts';
 import { type ModelPrice, reservationFor, roundUsd } from './pricing.ts';
+import type { ChangePart } from './staged-change.ts';
 import { DayBudgetExceededError } from './store-errors.ts';
 import type { AuditInput, DaySpendChange } from './store-port.ts';
 
@@ -99,18 +101,39 @@ async function commitReservation(
   budget: Budget,
   { usd, day, waitedMs }: { usd: number; day: string; waitedMs: number },
 ): Promise<void> {
-  const daily = budget.maxUsdPerDay !== undefined;
+  const part = reservationPart(h.run, budget, { turn: h.run.turn, usd, day, waitedMs });
   await h.commit({
+    ...part,
+    next: (current) => part.next!({ ...current, status: 'running' }),
+    audit: [
+      ...(h.run.status !== 'running'
+        ? [{ type: 'status_changed' as const, actor: 'system', data: { from: h.run.status, to: 'running' } }]
+        : []),
+      ...(part.audit ?? []),
+    ],
+  });
+}
+
+type ReservationSpec = { turn: number; usd: number; day: string; waitedMs?: number; executionId?: string };
+
+/**
+ * The writes of a reservation for the model call of `turn`: the run holds it, the day's counter counts it
+ * (conditionally: the day's ceiling), and the audit records it. With `executionId` it is made ahead, by the
+ * previous turn's commit (attempt.ts).
+ */
+export function reservationPart(run: Run, budget: Budget, spec: ReservationSpec): ChangePart {
+  const { turn, usd, day, waitedMs = 0, executionId } = spec;
+  const daily = budget.maxUsdPerDay !== undefined;
+  return {
     next: (current) => ({
       ...current,
-      status: 'running',
-      reservation: { turn: current.turn, usd, day, daily },
+      reservation: { turn, usd, day, daily, ...(executionId ? { ahead: { executionId } } : {}) },
     }),
     ...(daily
       ? {
           daySpend: {
-            owner: h.run.owner,
-            workflowId: h.run.workflowId,
+            owner: run.owner,
+            workflowId: run.workflowId,
             day,
             deltaUsd: usd,
             reservedDeltaUsd: usd,
@@ -119,22 +142,52 @@ async function commitReservation(
         }
       : {}),
     audit: [
-      ...(h.run.status !== 'running'
-        ? [{ type: 'status_changed' as const, actor: 'system', data: { from: h.run.status, to: 'running' } }]
-        : []),
       {
         type: 'budget_reserved',
         actor: 'system',
         data: {
-          turn: h.run.turn,
+          turn,
           usd,
-          spentUsd: h.run.costUsd,
+          spentUsd: run.costUsd,
           ceilingUsd: budget.maxUsdPerRun,
           ...(waitedMs > 0 ? { waitedMs } : {}),
+          ...(executionId ? { ahead: true } : {}),
         },
       },
     ],
-  });
+  };
+}
+
+/**
+ * The writes that give back a reservation in full: the run no longer holds it and the day's counter drops it.
+ * Only for a reservation no call can have used (refused before any output, or made ahead and never spent).
+ */
+export function releasePart(
+  run: Run,
+  held: NonNullable<Run['reservation']>,
+  data: Record<string, unknown>,
+): ChangePart {
+  return {
+    ...(held.daily
+      ? {
+          daySpend: {
+            owner: run.owner,
+            workflowId: run.workflowId,
+            day: held.day,
+            deltaUsd: -held.usd,
+            reservedDeltaUsd: -held.usd,
+          },
+        }
+      : {}),
+    next: (current) => ({ ...current, reservation: undefined }),
+    audit: [
+      {
+        type: 'budget_settled',
+        actor: 'system',
+        data: { turn: held.turn, reservedUsd: held.usd, actualUsd: 0, ...data },
+      },
+    ],
+  };
 }
 
 /**
@@ -199,20 +252,25 @@ export function unsettledAudit(run: Run): AuditInput[] {
   ];
 }
 
-/** Commits an unsettled reservation found at the start of a model call as spent (see `unsettledSpend`). */
-export async function countUnsettledReservation(h: RunHandle): Promise<void> {
-  const held = h.run.reservation;
-  const spend = unsettledSpend(h.run);
-  if (!held || !spend) return;
-  await h.commit({
+/**
+ * What becomes of the reservation still outstanding when a turn reserves again or the run ends: one made ahead
+ * that this invocation knows no call used is given back (attempt.ts); any other may have paid for a call and
+ * is counted as spent (see `unsettledSpend`). Nothing when none is outstanding.
+ */
+export function outstandingReservationPart(run: Run, attempt?: TurnAttempt): ChangePart {
+  const unused = unusedAheadReservation(run, attempt);
+  if (unused) return releasePart(run, unused, { unused: true });
+  const spend = unsettledSpend(run);
+  if (!spend) return {};
+  return {
     ...(spend.daySpend ? { daySpend: spend.daySpend } : {}),
     next: (current) => ({
       ...current,
       costUsd: roundUsd(current.costUsd + spend.costUsd),
       reservation: undefined,
     }),
-    audit: unsettledAudit(h.run),
-  });
+    audit: unsettledAudit(run),
+  };
 }
 
 /**
@@ -227,27 +285,7 @@ export async function releaseUnbilled(h: RunHandle, error: unknown): Promise<voi
   const held = h.run.reservation;
   if (!refused || !held) return;
   try {
-    await h.commit({
-      ...(held.daily
-        ? {
-            daySpend: {
-              owner: h.run.owner,
-              workflowId: h.run.workflowId,
-              day: held.day,
-              deltaUsd: -held.usd,
-              reservedDeltaUsd: -held.usd,
-            },
-          }
-        : {}),
-      next: (current) => ({ ...current, reservation: undefined }),
-      audit: [
-        {
-          type: 'budget_settled',
-          actor: 'system',
-          data: { turn: held.turn, reservedUsd: held.usd, actualUsd: 0, refusedStatus: status },
-        },
-      ],
-    });
+    await h.commit(releasePart(h.run, held, { refusedStatus: status }));
   } catch {
     // The reservation stays outstanding and is counted as spent later: conservative, never free.
   }

@@ -14,10 +14,10 @@ import type { TurnDeps } from './engine.ts';
 import { WorkflowVersionMissingError } from './errors.ts';
 import { type EffectiveGrant, effectiveGrant } from './gate.ts';
 import { delegatedPolicy, type LiveDelegation, readDelegation } from './live-policy.ts';
-import type { TurnPointer } from './outcome.ts';
+import type { TurnInput } from './outcome.ts';
 
 export type TurnContext = {
-  input: TurnPointer;
+  input: TurnInput;
   definition: WorkflowDefinition;
   grant: EffectiveGrant;
   /** The live policy still lets the workflow run (enabled, not deleted; a job's grant not revoked). */
@@ -30,7 +30,7 @@ export type TurnContext = {
 };
 
 /** Reads what the turn needs for `run` (already read and fenced by the caller). */
-export async function loadTurnContext(deps: TurnDeps, run: Run, input: TurnPointer): Promise<TurnContext> {
+export async function loadTurnContext(deps: TurnDeps, run: Run, input: TurnInput): Promise<TurnContext> {
   const resuming = run.status === 'awaiting_approval';
   const delegated = run.trigger.type === 'job';
   const [stored, policy, messages, ledger] = await Promise.all([

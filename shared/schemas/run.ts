@@ -104,6 +104,11 @@ export const RunSchema = z.object({
       day: z.string(),
       /** Counted against the workflow's per-day ceiling too (released there when the run ends without the call). */
       daily: z.boolean().default(false),
+      /**
+       * Made by the previous turn's commit, in this execution, for this turn's model call (core/attempt.ts):
+       * only the first attempt of the turn may spend it; any other counts it as spent.
+       */
+      ahead: z.object({ executionId: z.string() }).optional(),
     })
     .optional(),
   modelCalls: z.number().int().nonnegative(),
