@@ -8,7 +8,7 @@ import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
 import { decideApproval } from '../../shared/core/approval-ops.ts';
 import { runTurn } from '../../shared/core/turn.ts';
 import { DynamoStore } from '../../shared/store/index.ts';
-import { driveRun, engineDeps, ScriptedModel, text, toolUse } from '../support/engine.ts';
+import { driveRun, engineDeps, firstAttempt, ScriptedModel, text, toolUse } from '../support/engine.ts';
 import { minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
 
 /** A store of its own (its own version cache) that counts the DynamoDB requests it sends, by command. */
@@ -39,8 +39,36 @@ const reads = (sent: string[]) => sent.filter((name) => name === 'GetItemCommand
 const transactions = (sent: string[]) => sent.filter((name) => name === 'TransactWriteItemsCommand');
 
 describe('requests per turn', () => {
-  it('a plain turn reads the run, the live policy and the transcript, and writes three transactions', async () => {
-    // Prepare: a first turn reads the version into the container's cache.
+  it('a plain turn reads the run, the live policy and the transcript, and writes two transactions', async () => {
+    // Prepare: a first turn reads the version into the container's cache (and reserves the second's call).
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(2));
+    const attempt = firstAttempt('plain');
+    const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0, attempt });
+    sent.length = 0;
+
+    // Act: the next entry into Turn, first attempt, same execution.
+    const second = await runTurn(deps, {
+      runId: run.runId,
+      turn: first.turn,
+      segmentStartTurn: 0,
+      attempt: firstAttempt('plain'),
+    });
+
+    // Assess: run, workflow head, transcript; assistant + pending row, then settle + results + commit + the
+    // next turn's reservation (the reservation this turn spent rode on the previous turn's commit).
+    expect(second.next).toBe('continue');
+    expect(reads(sent)).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand']);
+    expect(transactions(sent)).toHaveLength(2);
+    // The tool's own write (notes_append) is the action's, not the runtime's.
+    expect(sent.filter((name) => name === 'UpdateItemCommand')).toHaveLength(1);
+    expect((await store.getRun(run.runId))?.reservation).toMatchObject({ turn: second.turn, ahead: {} });
+  });
+
+  it('a plain turn invoked without its attempt reserves its own call: three transactions', async () => {
+    // Prepare
     const { store, sent } = countingStore();
     const { version } = await seedWorkflow(store, minimalWorkflow());
     const run = await seedRun(store, version);
@@ -51,12 +79,10 @@ describe('requests per turn', () => {
     // Act
     const second = await runTurn(deps, { runId: run.runId, turn: first.turn, segmentStartTurn: 0 });
 
-    // Assess: run, workflow head, transcript; reservation, assistant + pending row, settle + results + commit.
+    // Assess: reservation, assistant + pending row, settle + results + commit; nothing reserved ahead.
     expect(second.next).toBe('continue');
-    expect(reads(sent)).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand']);
     expect(transactions(sent)).toHaveLength(3);
-    // The tool's own write (notes_append) is the action's, not the runtime's.
-    expect(sent.filter((name) => name === 'UpdateItemCommand')).toHaveLength(1);
+    expect((await store.getRun(run.runId))?.reservation).toBeUndefined();
   });
 
   it("the final turn reads no ledger when nothing was refused, and stores the answer with the run's end", async () => {
@@ -65,16 +91,26 @@ describe('requests per turn', () => {
     const { version } = await seedWorkflow(store, minimalWorkflow());
     const run = await seedRun(store, version);
     const deps = engineDeps(store, loop(1));
-    const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    const first = await runTurn(deps, {
+      runId: run.runId,
+      turn: 0,
+      segmentStartTurn: 0,
+      attempt: firstAttempt('final'),
+    });
     sent.length = 0;
 
     // Act
-    const last = await runTurn(deps, { runId: run.runId, turn: first.turn, segmentStartTurn: 0 });
+    const last = await runTurn(deps, {
+      runId: run.runId,
+      turn: first.turn,
+      segmentStartTurn: 0,
+      attempt: firstAttempt('final'),
+    });
 
-    // Assess: the reservation, then the assistant message with the run's end.
+    // Assess: the assistant message with the run's end, in one transaction.
     expect(last.next).toBe('done');
     expect(reads(sent)).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand']);
-    expect(transactions(sent)).toHaveLength(2);
+    expect(transactions(sent)).toHaveLength(1);
     expect((await store.getRun(run.runId))?.status).toBe('done');
   });
 
