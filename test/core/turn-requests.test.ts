@@ -6,6 +6,7 @@ import { describe, expect, inject, it } from 'vitest';
 import * as z from 'zod';
 import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
 import { decideApproval } from '../../shared/core/approval-ops.ts';
+import { ApprovalAlreadyDecidedError } from '../../shared/core/store-errors.ts';
 import { runTurn } from '../../shared/core/turn.ts';
 import { DynamoStore } from '../../shared/store/index.ts';
 import { driveRun, engineDeps, firstAttempt, ScriptedModel, text, toolUse } from '../support/engine.ts';
@@ -203,6 +204,70 @@ describe('requests per turn', () => {
     expect(waiting.next).toBe('await_approval');
     expect(decided.approval.status).toBe('approved');
     expect(sent).toEqual(['GetItemCommand', 'GetItemCommand', 'TransactWriteItemsCommand']);
+  });
+
+  it('a decision given the approval and run its page just loaded reads neither again', async () => {
+    // Prepare
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({
+        gates: { notes_append: 'needs_approval' },
+        approvals: { approvers: ['a@example.com'] },
+      }),
+    );
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(1));
+    await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    const waiting = (await store.getRun(run.runId))!;
+    const approval = (await store.getApproval(waiting.pendingApprovalIds[0]!))!;
+    sent.length = 0;
+
+    // Act
+    const decided = await decideApproval(
+      { store, clock: deps.clock },
+      { approvalId: approval.approvalId, approver: 'a@example.com', decision: 'approved' },
+      { approval, run: waiting },
+    );
+
+    // Assess
+    expect(decided.approval.status).toBe('approved');
+    expect(sent).toEqual(['TransactWriteItemsCommand']);
+  });
+
+  it('a decision given a stale approval (decided meanwhile) is refused, and changes nothing', async () => {
+    // Prepare: the page loaded the approval, then another approver decided it.
+    const { store } = countingStore();
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({
+        gates: { notes_append: 'needs_approval' },
+        approvals: { approvers: ['a@example.com', 'b@example.com'] },
+      }),
+    );
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(1));
+    await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    const waiting = (await store.getRun(run.runId))!;
+    const approval = (await store.getApproval(waiting.pendingApprovalIds[0]!))!;
+    await decideApproval(
+      { store, clock: deps.clock },
+      { approvalId: approval.approvalId, approver: 'b@example.com', decision: 'denied' },
+    );
+
+    // Act
+    const late = decideApproval(
+      { store, clock: deps.clock },
+      { approvalId: approval.approvalId, approver: 'a@example.com', decision: 'approved' },
+      { approval, run: waiting },
+    );
+
+    // Assess
+    await expect(late).rejects.toBeInstanceOf(ApprovalAlreadyDecidedError);
+    expect(await store.getApproval(approval.approvalId)).toMatchObject({
+      status: 'denied',
+      decidedBy: 'b@example.com',
+    });
   });
 
   it('splits merged writes that would not fit one transaction: 60 refused calls in one answer', async () => {
