@@ -34,7 +34,9 @@ export async function concludeAssistant(
   }
   if (assistant.stopReason === 'tool_use' && uses.length > 0) {
     const step = await answerToolUses(h, deps, { assistant, definition, grant: ctx.grant, fresh });
-    if (step.awaiting.length > 0) return awaitApprovals(h, deps, input, step.awaiting);
+    // No call answered: none has a ledger row, and the resuming turn need not read the ledger.
+    if (step.awaiting.length > 0)
+      return awaitApprovals(h, deps, input, step.awaiting, step.outcomes.size === 0);
     const answer = userMessage(
       h.run.runId,
       assistant.seq + 1,

@@ -74,6 +74,8 @@ export async function awaitApprovals(
   deps: TurnDeps,
   input: TurnInput,
   awaiting: Approval[],
+  /** Every call of the message is held for approval: none has a ledger row (schemas/run.ts). */
+  unrecorded = false,
 ): Promise<TurnOutcome> {
   if (h.run.status !== 'awaiting_approval') {
     await h.commit({
@@ -83,6 +85,7 @@ export async function awaitApprovals(
         turn: run.turn + 1,
         lastNext: 'await_approval',
         pendingApprovalIds: awaiting.map((approval) => approval.approvalId),
+        awaitingUnrecorded: unrecorded ? true : undefined,
       }),
       audit: [
         ...statusChange(h.run.status, 'awaiting_approval', {

@@ -32,13 +32,15 @@ export type TurnContext = {
 /** Reads what the turn needs for `run` (already read and fenced by the caller). */
 export async function loadTurnContext(deps: TurnDeps, run: Run, input: TurnInput): Promise<TurnContext> {
   const resuming = run.status === 'awaiting_approval';
+  // Waiting on calls none of which has a ledger row: the ledger is known empty for them, and not read.
+  const unrecorded = resuming && run.awaitingUnrecorded === true;
   const delegated = run.trigger.type === 'job';
   const [stored, policy, messages, ledger] = await Promise.all([
     deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion),
     // A delegated job's live policy is its client's grant (live-policy.ts), not a workflow head.
     delegated ? readDelegation(deps, run) : livePolicy(deps, run),
     deps.store.listMessages(run.runId),
-    resuming ? deps.store.listLedger(run.runId) : undefined,
+    resuming && !unrecorded ? deps.store.listLedger(run.runId) : unrecorded ? [] : undefined,
   ]);
   if (!stored) throw new WorkflowVersionMissingError(run.workflowId, run.workflowVersion);
   // A saved agent workflow's version, or a graph step's child run's derived definition (agent-policy.ts).

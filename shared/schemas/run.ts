@@ -114,6 +114,12 @@ export const RunSchema = z.object({
   modelCalls: z.number().int().nonnegative(),
   messageCount: z.number().int().nonnegative(),
   pendingApprovalIds: z.array(z.string()),
+  /**
+   * Set while the run waits on approvals for a message none of whose calls has a ledger row (every call was
+   * held for approval): the resuming turn reads no ledger. A commit that creates a ledger row drops it
+   * (shared/store/commit.ts), so a resume that dispatched and crashed reads the ledger again.
+   */
+  awaitingUnrecorded: z.literal(true).optional(),
   lastNext: TurnNextSchema.optional(),
   result: z.object({ text: z.string() }).optional(),
   error: z.object({ name: z.string(), message: z.string() }).optional(),

@@ -9,7 +9,16 @@ import { decideApproval } from '../../shared/core/approval-ops.ts';
 import { ApprovalAlreadyDecidedError } from '../../shared/core/store-errors.ts';
 import { runTurn } from '../../shared/core/turn.ts';
 import { DynamoStore } from '../../shared/store/index.ts';
-import { driveRun, engineDeps, firstAttempt, ScriptedModel, text, toolUse } from '../support/engine.ts';
+import {
+  CrashError,
+  driveRun,
+  engineDeps,
+  FaultyStore,
+  firstAttempt,
+  ScriptedModel,
+  text,
+  toolUse,
+} from '../support/engine.ts';
 import { minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
 
 /** A store of its own (its own version cache) that counts the DynamoDB requests it sends, by command. */
@@ -268,6 +277,72 @@ describe('requests per turn', () => {
       status: 'denied',
       decidedBy: 'b@example.com',
     });
+  });
+
+  it('a resume whose calls were all held for approval reads no ledger', async () => {
+    // Prepare: a run parked on its only call, approved.
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({
+        gates: { notes_append: 'needs_approval' },
+        approvals: { approvers: ['a@example.com'] },
+      }),
+    );
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(1));
+    const waiting = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    const parked = (await store.getRun(run.runId))!;
+    await decideApproval(
+      { store, clock: deps.clock },
+      { approvalId: parked.pendingApprovalIds[0]!, approver: 'a@example.com', decision: 'approved' },
+    );
+    sent.length = 0;
+
+    // Act
+    const resumed = await runTurn(deps, { runId: run.runId, turn: waiting.turn, segmentStartTurn: 0 });
+
+    // Assess: run, workflow head, transcript, the approval; no ledger query.
+    expect(parked.awaitingUnrecorded).toBe(true);
+    expect(resumed.next).toBe('done');
+    expect(reads(sent)).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand', 'GetItemCommand']);
+    expect(await store.listLedger(run.runId)).toEqual([expect.objectContaining({ status: 'completed' })]);
+  });
+
+  it('a resume that crashed after recording its dispatch reads the ledger when tried again', async () => {
+    // Prepare: the resume commits the approved call's pending row, then crashes before running it.
+    const { store } = countingStore();
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({
+        gates: { notes_append: 'needs_approval' },
+        approvals: { approvers: ['a@example.com'] },
+      }),
+    );
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(1));
+    const waiting = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    await decideApproval(
+      { store, clock: deps.clock },
+      {
+        approvalId: (await store.getRun(run.runId))!.pendingApprovalIds[0]!,
+        approver: 'a@example.com',
+        decision: 'approved',
+      },
+    );
+    const crashing = new FaultyStore(store, 'after', (c) => (c.ledgerCreate?.length ?? 0) > 0, 'dispatch');
+    const pointer = { runId: run.runId, turn: waiting.turn, segmentStartTurn: 0 };
+    await expect(runTurn({ ...deps, store: crashing as never }, pointer)).rejects.toThrow(CrashError);
+    const crashed = (await store.getRun(run.runId))!;
+
+    // Act
+    const retried = await runTurn(deps, pointer);
+
+    // Assess: the hint went with the row; the retry found the row and the run went on.
+    expect(crashed.status).toBe('awaiting_approval');
+    expect(crashed.awaitingUnrecorded).toBeUndefined();
+    expect(retried.next).toBe('done');
+    expect(await store.listLedger(run.runId)).toHaveLength(1);
   });
 
   it('splits merged writes that would not fit one transaction: 60 refused calls in one answer', async () => {
