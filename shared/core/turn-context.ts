@@ -2,7 +2,8 @@
  * What a turn reads before it acts (DESIGN.md "One turn", steps 1-2), after the run itself (the fence):
  * the run's workflow version (immutable, cached per container by the store), the live policy (the workflow
  * head, read on every turn and never cached: a withdrawn action is refused even mid-run) and the transcript,
- * in parallel. A run resuming from approvals also needs its ledger, read alongside.
+ * in parallel (the transcript is usually read with the run: turn.ts). A run resuming from approvals also needs
+ * its ledger, read alongside.
  */
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
@@ -30,7 +31,13 @@ export type TurnContext = {
 };
 
 /** Reads what the turn needs for `run` (already read and fenced by the caller). */
-export async function loadTurnContext(deps: TurnDeps, run: Run, input: TurnInput): Promise<TurnContext> {
+export async function loadTurnContext(
+  deps: TurnDeps,
+  run: Run,
+  input: TurnInput,
+  /** The run's transcript when the caller already read it for this revision. */
+  transcript?: TranscriptMessage[],
+): Promise<TurnContext> {
   const resuming = run.status === 'awaiting_approval';
   // Waiting on calls none of which has a ledger row: the ledger is known empty for them, and not read.
   const unrecorded = resuming && run.awaitingUnrecorded === true;
@@ -39,7 +46,7 @@ export async function loadTurnContext(deps: TurnDeps, run: Run, input: TurnInput
     deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion),
     // A delegated job's live policy is its client's grant (live-policy.ts), not a workflow head.
     delegated ? readDelegation(deps, run) : livePolicy(deps, run),
-    deps.store.listMessages(run.runId),
+    transcript ?? deps.store.listMessages(run.runId),
     resuming && !unrecorded ? deps.store.listLedger(run.runId) : unrecorded ? [] : undefined,
   ]);
   if (!stored) throw new WorkflowVersionMissingError(run.workflowId, run.workflowVersion);

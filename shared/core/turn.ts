@@ -46,13 +46,24 @@ const lostARace = (error: unknown): boolean =>
   error instanceof ApprovalAlreadyDecidedError;
 
 async function turnFromStore(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
-  const run = await deps.store.getRun(input.runId);
+  // The transcript needs only the run id: it is read alongside the run, a round trip fewer per turn.
+  const [run, transcript] = await Promise.all([
+    deps.store.getRun(input.runId),
+    deps.store.listMessages(input.runId),
+  ]);
   if (!run) throw new RunNotFoundError(input.runId);
   const h = new RunHandle(run, deps, rebaseOnSideWrites(deps.store));
   if (isTerminalRunStatus(run.status) || run.turn > input.turn) return committedOutcome(h, deps, input);
   if (run.turn < input.turn) throw new TurnFenceError(run.runId, input.turn, run.turn);
 
-  const ctx = await loadTurnContext(deps, run, input);
+  // Messages are append-only: a transcript of the run's `messageCount` messages is this revision's. Any other
+  // count means a commit landed between the two reads, and the transcript is read again after the run.
+  const ctx = await loadTurnContext(
+    deps,
+    run,
+    input,
+    transcript.length === run.messageCount ? transcript : undefined,
+  );
   const { definition } = ctx;
   if (!ctx.enabled)
     return endWithOpenCalls(

@@ -67,10 +67,10 @@ describe('requests per turn', () => {
       attempt: firstAttempt('plain'),
     });
 
-    // Assess: run, workflow head, transcript; assistant + pending row, then settle + results + commit + the
+    // Assess: run and transcript together, then the workflow head; assistant + pending row, then settle + results + commit + the
     // next turn's reservation (the reservation this turn spent rode on the previous turn's commit).
     expect(second.next).toBe('continue');
-    expect(reads(sent)).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand']);
+    expect(reads(sent)).toEqual(['GetItemCommand', 'QueryCommand', 'GetItemCommand']);
     expect(transactions(sent)).toHaveLength(2);
     // The tool's own write (notes_append) is the action's, not the runtime's.
     expect(sent.filter((name) => name === 'UpdateItemCommand')).toHaveLength(1);
@@ -119,7 +119,7 @@ describe('requests per turn', () => {
 
     // Assess: the assistant message with the run's end, in one transaction.
     expect(last.next).toBe('done');
-    expect(reads(sent)).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand']);
+    expect(reads(sent)).toEqual(['GetItemCommand', 'QueryCommand', 'GetItemCommand']);
     expect(transactions(sent)).toHaveLength(1);
     expect((await store.getRun(run.runId))?.status).toBe('done');
   });
@@ -302,10 +302,10 @@ describe('requests per turn', () => {
     // Act
     const resumed = await runTurn(deps, { runId: run.runId, turn: waiting.turn, segmentStartTurn: 0 });
 
-    // Assess: run, workflow head, transcript, the approval; no ledger query.
+    // Assess: run and transcript together, the workflow head, the approval; no ledger query.
     expect(parked.awaitingUnrecorded).toBe(true);
     expect(resumed.next).toBe('done');
-    expect(reads(sent)).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand', 'GetItemCommand']);
+    expect(reads(sent)).toEqual(['GetItemCommand', 'QueryCommand', 'GetItemCommand', 'GetItemCommand']);
     expect(await store.listLedger(run.runId)).toEqual([expect.objectContaining({ status: 'completed' })]);
   });
 
@@ -365,5 +365,36 @@ describe('requests per turn', () => {
     expect(rows).toHaveLength(60);
     expect(new Set(rows.map((row) => row.status))).toEqual(new Set(['refused']));
     expect(transactions(sent).length).toBeGreaterThan(4);
+  });
+});
+
+describe('the transcript read alongside the run', () => {
+  it('is read again after the run when a commit landed between the two reads', async () => {
+    // Prepare: a store whose first transcript read misses the last message (as if read before a commit).
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(2));
+    const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    let stale = true;
+    const racing = Object.assign(Object.create(store) as DynamoStore, {
+      listMessages: async (runId: string) => {
+        const messages = await store.listMessages(runId);
+        if (!stale) return messages;
+        stale = false;
+        return messages.slice(0, -1);
+      },
+    });
+    sent.length = 0;
+
+    // Act
+    const second = await runTurn({ ...deps, store: racing }, { ...first, segmentStartTurn: 0 });
+
+    // Assess: the short transcript was not used: read again, and the turn answered the right message.
+    expect(second.next).toBe('continue');
+    expect(reads(sent).filter((name) => name === 'QueryCommand')).toHaveLength(2);
+    const messages = await store.listMessages(run.runId);
+    expect(messages.map((m) => m.seq)).toEqual(messages.map((_, i) => i));
+    expect(messages.filter((m) => m.role === 'assistant')).toHaveLength(2);
   });
 });
