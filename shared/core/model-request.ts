@@ -4,10 +4,11 @@
  */
 import type { TranscriptMessage } from '../schemas/message.ts';
 import { toolSpecOf } from './actions.ts';
-import { reservationPart, reservationUsd } from './budget.ts';
+import { reservationUsd } from './budget.ts';
 import { type RunHandle, type TurnDeps, utcDay } from './engine.ts';
 import type { ModelRequest } from './ports.ts';
 import { type ModelPrice, priceFor, roundUsd } from './pricing.ts';
+import { reservationPart } from './reservation-parts.ts';
 import type { ChangePart } from './staged-change.ts';
 import { systemPromptOf, toModelMessages } from './transcript.ts';
 import type { TurnContext } from './turn-context.ts';

@@ -6,8 +6,6 @@ import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
 import { markModelCalled, type TurnAttempt, unusedAheadReservation } from './attempt.ts';
 import {
-  outstandingReservationPart,
-  releasePart,
   releaseUnbilled,
   reservationUsd,
   reserveBudget,
@@ -22,6 +20,7 @@ import type { TurnOutcome } from './outcome.ts';
 import type { ContentBlock, ModelRequest, ModelResponse } from './ports.ts';
 import { costOf, type ModelPrice, roundUsd } from './pricing.ts';
 import { redactModelContent } from './redaction.ts';
+import { outstandingReservationPart, releasePart } from './reservation-parts.ts';
 import type { DaySpendChange } from './store-port.ts';
 import { contentHashOf, OUTPUT_TOO_LARGE, oversizeReason } from './transcript-limits.ts';
 import type { TurnContext } from './turn-context.ts';
