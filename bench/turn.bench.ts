@@ -9,7 +9,7 @@ import { decideApproval } from '../shared/core/approval-ops.ts';
 import type { TurnDeps } from '../shared/core/engine.ts';
 import { runTurn } from '../shared/core/turn.ts';
 import { createAnthropicModel, startScriptedModelServer } from '../shared/model/index.ts';
-import { driveRun, engineDeps } from '../test/support/engine.ts';
+import { driveRun, engineDeps, firstAttempt } from '../test/support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../test/support/store.ts';
 import { floorLoop } from './floor.ts';
 import { benchStore, type OpCounts, printTable } from './support.ts';
@@ -76,12 +76,15 @@ function add(into: Tally, before: ReturnType<typeof snapshot>, after: ReturnType
   into.toolWrites += after.toolWrites - before.toolWrites;
 }
 
-/** Drives a run turn by turn like the state machine, adding each turn's requests to its kind's tally. */
+/**
+ * Drives a run turn by turn like the state machine, adding each turn's requests to its kind's tally. Each turn
+ * is the first attempt of its entry into Turn, as the state machine reports it (shared/core/attempt.ts).
+ */
 async function driveCounted(deps: TurnDeps, runId: string, tool: Tally, final: Tally) {
   let pointer = { runId, turn: 0, segmentStartTurn: 0 };
   for (;;) {
     const before = snapshot(counts);
-    const outcome = await runTurn(deps, pointer);
+    const outcome = await runTurn(deps, { ...pointer, attempt: firstAttempt(runId) });
     add(outcome.next === 'continue' ? tool : final, before, snapshot(counts));
     if (outcome.next !== 'continue') return;
     pointer = { ...pointer, turn: outcome.turn };
@@ -178,14 +181,23 @@ try {
     const run = await seedRun(store, gated.version, { clock });
     const deps = engineDeps(store, model('gated'), { clock });
     const before = snapshot(counts);
-    const waiting = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    const waiting = await runTurn(deps, {
+      runId: run.runId,
+      turn: 0,
+      segmentStartTurn: 0,
+      attempt: firstAttempt(run.runId),
+    });
     add(gatedTally, before, snapshot(counts));
     // The bench's own look-up of the approval id is not counted (the approval link carries it).
     const [approvalId] = (await store.getRun(run.runId))!.pendingApprovalIds;
     const deciding = snapshot(counts);
+    // As the decision page does: load the approval and its run for the link, then decide with them.
+    const approval = (await store.getApproval(approvalId!))!;
+    const parked = (await store.getRun(approval.runId))!;
     await decideApproval(
       { store, clock },
       { approvalId: approvalId!, approver: 'a@example.com', decision: 'approved' },
+      { approval, run: parked },
     );
     await driveRun(deps, run.runId, { turn: waiting.turn, segmentStartTurn: 0 });
     add(gatedTally, deciding, snapshot(counts));

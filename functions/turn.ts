@@ -1,6 +1,6 @@
 /** `Turn`: one model turn of a run (shared/core/turn.ts). Returns the outcome the state machine routes on. */
 import type { TurnDeps } from '../shared/core/engine.ts';
-import type { TurnOutcome, TurnPointer } from '../shared/core/outcome.ts';
+import type { TurnInput, TurnOutcome } from '../shared/core/outcome.ts';
 import { RunConflictError } from '../shared/core/store-errors.ts';
 import { runTurn } from '../shared/core/turn.ts';
 import { turnDeps } from '../shared/runtime/aws/turn.ts';
@@ -39,7 +39,7 @@ export function createTurnHandler(deps: () => Promise<TurnDeps>, telemetry = han
 }
 
 /** A concurrent write (a cancel, a decision) moved the run: read it again; the fence makes this safe. */
-async function turnWithRetries(deps: TurnDeps, pointer: TurnPointer): Promise<TurnOutcome> {
+async function turnWithRetries(deps: TurnDeps, pointer: TurnInput): Promise<TurnOutcome> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await runTurn(deps, pointer);

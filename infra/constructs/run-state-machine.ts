@@ -116,6 +116,22 @@ const RUN_POINTER = {
   segmentStartTurn: sfn.JsonPath.numberAt('$.segmentStartTurn'),
 };
 
+/**
+ * What `Turn` gets: the pointer, and which attempt of the Turn state it is, from the context object
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html): `State.RetryCount`
+ * (0 on the first attempt of each entry, +1 per retry), `Execution.RedriveCount` (0 until redriven) and
+ * `Execution.Id`. The turn spends the reservation its previous turn made ahead only on a first attempt
+ * (shared/core/attempt.ts).
+ */
+const TURN_PAYLOAD = {
+  ...RUN_POINTER,
+  attempt: {
+    retryCount: sfn.JsonPath.numberAt('$$.State.RetryCount'),
+    redriveCount: sfn.JsonPath.numberAt('$$.Execution.RedriveCount'),
+    executionId: sfn.JsonPath.stringAt('$$.Execution.Id'),
+  },
+};
+
 /** Where the execution log group lives (see `vendedLogGroupName`). */
 export const VENDED_LOGS_PREFIX = '/aws/vendedlogs/states/';
 
@@ -166,7 +182,7 @@ export class RunStateMachine extends Construct {
 
     const turn = this.lambdaTask(names.turn, handlers.turn, {
       timeout: timeouts.turn,
-      payload: RUN_POINTER,
+      payload: TURN_PAYLOAD,
       resultPath: undefined,
     });
     const expire = this.lambdaTask(names.expire, handlers.expire, {

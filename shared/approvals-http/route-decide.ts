@@ -103,7 +103,8 @@ export function decideHandler(deps: AppContext) {
 
     let decided: Awaited<ReturnType<typeof decideApproval>>;
     try {
-      decided = await decideApproval(deps, { approvalId, approver, decision });
+      // The approval and run just loaded serve the decision's first try (no second read of either).
+      decided = await decideApproval(deps, { approvalId, approver, decision }, loaded);
     } catch (error) {
       if (!(error instanceof ApprovalAlreadyDecidedError)) throw error;
       deps.logger.info('approval decision refused', { approvalId, approver, status: error.status });

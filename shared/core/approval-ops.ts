@@ -65,13 +65,23 @@ export type DecisionResult = {
   resumeToken?: string;
 };
 
-/** Records an approver's decision, once. A decided, expired or foreign approval is refused. */
+/**
+ * Records an approver's decision, once. A decided, expired or foreign approval is refused. `loaded` is the
+ * approval and its run as the caller just read them (the decision page checks the link against both): the
+ * first try uses them instead of reading again. Safe with a stale read: the write is conditional on the
+ * approval still pending and on the run's revision, so a decision made meanwhile refuses this one, and a run
+ * that moved is read again.
+ */
 export async function decideApproval(
   deps: Deps,
   args: { approvalId: string; approver: string; decision: 'approved' | 'denied' },
+  loaded?: { approval: Approval; run: Run },
 ): Promise<DecisionResult> {
+  let given = loaded?.approval.approvalId === args.approvalId ? loaded : undefined;
   return withRunRetry(async () => {
-    const approval = await deps.store.getApproval(args.approvalId);
+    const first = given;
+    given = undefined;
+    const approval = first?.approval ?? (await deps.store.getApproval(args.approvalId));
     if (!approval) throw new ApprovalAlreadyDecidedError(args.approvalId, 'unknown');
     if (approval.status !== 'pending')
       throw new ApprovalAlreadyDecidedError(args.approvalId, approval.status);
@@ -79,7 +89,7 @@ export async function decideApproval(
       throw new ApprovalAlreadyDecidedError(args.approvalId, 'not an approver');
     if (Date.parse(approval.expiresAt) <= deps.clock.nowMs())
       throw new ApprovalAlreadyDecidedError(args.approvalId, 'expired');
-    const run = await deps.store.getRun(approval.runId);
+    const run = first?.run.runId === approval.runId ? first.run : await deps.store.getRun(approval.runId);
     if (!run || isTerminalRunStatus(run.status))
       throw new ApprovalAlreadyDecidedError(args.approvalId, 'run ended');
     const decided: Approval = {

@@ -13,6 +13,7 @@ import type { RunHandle, TurnDeps } from './engine.ts';
 import { maxOutputTokensOf } from './output-tokens.ts';
 import type { ModelPort, ModelRequest } from './ports.ts';
 import { type ModelPrice, reservationFor, roundUsd } from './pricing.ts';
+import { releasePart, reservationPart } from './reservation-parts.ts';
 import { DayBudgetExceededError } from './store-errors.ts';
 import type { AuditInput, DaySpendChange } from './store-port.ts';
 
@@ -99,40 +100,15 @@ async function commitReservation(
   budget: Budget,
   { usd, day, waitedMs }: { usd: number; day: string; waitedMs: number },
 ): Promise<void> {
-  const daily = budget.maxUsdPerDay !== undefined;
+  const part = reservationPart(h.run, budget, { turn: h.run.turn, usd, day, waitedMs });
   await h.commit({
-    next: (current) => ({
-      ...current,
-      status: 'running',
-      reservation: { turn: current.turn, usd, day, daily },
-    }),
-    ...(daily
-      ? {
-          daySpend: {
-            owner: h.run.owner,
-            workflowId: h.run.workflowId,
-            day,
-            deltaUsd: usd,
-            reservedDeltaUsd: usd,
-            limitUsd: budget.maxUsdPerDay!,
-          },
-        }
-      : {}),
+    ...part,
+    next: (current) => part.next!({ ...current, status: 'running' }),
     audit: [
       ...(h.run.status !== 'running'
         ? [{ type: 'status_changed' as const, actor: 'system', data: { from: h.run.status, to: 'running' } }]
         : []),
-      {
-        type: 'budget_reserved',
-        actor: 'system',
-        data: {
-          turn: h.run.turn,
-          usd,
-          spentUsd: h.run.costUsd,
-          ceilingUsd: budget.maxUsdPerRun,
-          ...(waitedMs > 0 ? { waitedMs } : {}),
-        },
-      },
+      ...(part.audit ?? []),
     ],
   });
 }
@@ -163,59 +139,6 @@ export function settlementAudit(turn: number, reservedUsd: number, actualUsd: nu
 }
 
 /**
- * A reservation still outstanding when its turn is tried again or its run ends: the call it was made for
- * may have been sent and paid (a crash after the provider answered), so it is counted as spent in full.
- * The day keeps it as spend (no longer as a reservation) and the run's cost includes it.
- */
-export function unsettledSpend(run: Run): { costUsd: number; daySpend?: DaySpendChange } | undefined {
-  const held = run.reservation;
-  if (!held) return undefined;
-  return {
-    costUsd: held.usd,
-    ...(held.daily
-      ? {
-          daySpend: {
-            owner: run.owner,
-            workflowId: run.workflowId,
-            day: held.day,
-            deltaUsd: 0,
-            reservedDeltaUsd: -held.usd,
-          },
-        }
-      : {}),
-  };
-}
-
-/** The audit entry recording an unsettled reservation as spent (none when nothing is outstanding). */
-export function unsettledAudit(run: Run): AuditInput[] {
-  const held = run.reservation;
-  if (!held) return [];
-  return [
-    {
-      type: 'budget_settled',
-      actor: 'system',
-      data: { turn: held.turn, reservedUsd: held.usd, actualUsd: held.usd, unsettled: true },
-    },
-  ];
-}
-
-/** Commits an unsettled reservation found at the start of a model call as spent (see `unsettledSpend`). */
-export async function countUnsettledReservation(h: RunHandle): Promise<void> {
-  const held = h.run.reservation;
-  const spend = unsettledSpend(h.run);
-  if (!held || !spend) return;
-  await h.commit({
-    ...(spend.daySpend ? { daySpend: spend.daySpend } : {}),
-    next: (current) => ({
-      ...current,
-      costUsd: roundUsd(current.costUsd + spend.costUsd),
-      reservation: undefined,
-    }),
-    audit: unsettledAudit(h.run),
-  });
-}
-
-/**
  * The model call failed. A 4xx answer (other than 408) is the provider refusing the request before any
  * output, so nothing was billed and the reservation is given back now; any other failure (a timeout, a
  * broken stream, a 5xx) may have been billed, so the reservation stays and is counted when the turn is
@@ -227,27 +150,7 @@ export async function releaseUnbilled(h: RunHandle, error: unknown): Promise<voi
   const held = h.run.reservation;
   if (!refused || !held) return;
   try {
-    await h.commit({
-      ...(held.daily
-        ? {
-            daySpend: {
-              owner: h.run.owner,
-              workflowId: h.run.workflowId,
-              day: held.day,
-              deltaUsd: -held.usd,
-              reservedDeltaUsd: -held.usd,
-            },
-          }
-        : {}),
-      next: (current) => ({ ...current, reservation: undefined }),
-      audit: [
-        {
-          type: 'budget_settled',
-          actor: 'system',
-          data: { turn: held.turn, reservedUsd: held.usd, actualUsd: 0, refusedStatus: status },
-        },
-      ],
-    });
+    await h.commit(releasePart(h.run, held, { refusedStatus: status }));
   } catch {
     // The reservation stays outstanding and is counted as spent later: conservative, never free.
   }

@@ -6,6 +6,7 @@ import type { TranscriptMessage } from '../schemas/message.ts';
 import { closeOpenCalls } from './closing.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
 import { awaitApprovals, commitTurn, finishRun } from './finish.ts';
+import { nextTurnReservation } from './model-request.ts';
 import type { TurnOutcome } from './outcome.ts';
 import type { ContentBlock, ToolOutcome } from './ports.ts';
 import { answerToolUses } from './tool-calls.ts';
@@ -33,16 +34,20 @@ export async function concludeAssistant(
   }
   if (assistant.stopReason === 'tool_use' && uses.length > 0) {
     const step = await answerToolUses(h, deps, { assistant, definition, grant: ctx.grant, fresh });
-    if (step.awaiting.length > 0) return awaitApprovals(h, deps, input, step.awaiting);
-    return commitTurn(h, deps, input, [
-      userMessage(
-        h.run.runId,
-        assistant.seq + 1,
-        h.run.turn,
-        toolResultContent(assistant, step.outcomes),
-        deps,
-      ),
-    ]);
+    // No call answered: none has a ledger row, and the resuming turn need not read the ledger.
+    if (step.awaiting.length > 0)
+      return awaitApprovals(h, deps, input, step.awaiting, step.outcomes.size === 0);
+    const answer = userMessage(
+      h.run.runId,
+      assistant.seq + 1,
+      h.run.turn,
+      toolResultContent(assistant, step.outcomes),
+      deps,
+    );
+    // The next turn's reservation rides on this commit (attempt.ts): its request is this transcript.
+    return commitTurn(h, deps, input, [answer], () =>
+      nextTurnReservation(h, deps, ctx, [...ctx.messages, answer]),
+    );
   }
   const closing =
     uses.length > 0

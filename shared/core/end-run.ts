@@ -6,11 +6,11 @@
  * the audit entries. Retries when a concurrent write moved the run; a run that already ended is returned.
  */
 import { isTerminalRunStatus, type Run, type StopReason } from '../schemas/run.ts';
-import { unsettledAudit, unsettledSpend } from './budget.ts';
 import { closeOpenCalls } from './closing.ts';
 import { isoAt, RunHandle } from './engine.ts';
 import type { Clock } from './ports.ts';
 import { roundUsd } from './pricing.ts';
+import { unsettledAudit, unsettledSpend } from './reservation-parts.ts';
 import { LedgerConflictError, RunConflictError } from './store-errors.ts';
 import type { AuditInput, RunStore } from './store-port.ts';
 import { toolResultContent, toolUsesOf } from './transcript.ts';

@@ -3,15 +3,16 @@ import type { Approval } from '../schemas/approval.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run, RunStatus, StopReason } from '../schemas/run.ts';
-import { unsettledAudit, unsettledSpend } from './budget.ts';
 import { degradedFrom, mayHaveRefusals } from './degraded.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
-import type { TurnOutcome, TurnPointer } from './outcome.ts';
-import { roundUsd } from './pricing.ts';
+import type { TurnInput, TurnOutcome, TurnPointer } from './outcome.ts';
+import { outstandingReservationPart } from './reservation-parts.ts';
+import { type ChangePart, mergeParts } from './staged-change.ts';
+import { DayBudgetExceededError } from './store-errors.ts';
 import type { AuditInput } from './store-port.ts';
 import { capResultText } from './transcript-limits.ts';
 
-const pointerOf = (h: RunHandle, input: TurnPointer): TurnPointer => ({
+const pointerOf = (h: RunHandle, input: TurnInput): TurnPointer => ({
   runId: h.run.runId,
   turn: h.run.turn,
   segmentStartTurn: input.segmentStartTurn,
@@ -20,17 +21,23 @@ const pointerOf = (h: RunHandle, input: TurnPointer): TurnPointer => ({
 const statusChange = (from: RunStatus, to: RunStatus, data: Record<string, unknown> = {}): AuditInput[] =>
   from === to ? [] : [{ type: 'status_changed', actor: 'system', data: { from, to, ...data } }];
 
-/** Commits a completed turn (its messages) and routes to the next turn, or to a fresh execution. */
+/**
+ * Commits a completed turn (its messages) and routes to the next turn, or to a fresh execution. `reserveNext`
+ * gives the next turn's reservation, made in the same transaction (attempt.ts); not for a fresh execution,
+ * whose first attempt could not tell it from one a crashed invocation used. A day ceiling that refuses it
+ * leaves the turn committed without it: the next turn reserves (and waits, or stops) as it would have.
+ */
 export async function commitTurn(
   h: RunHandle,
   deps: TurnDeps,
-  input: TurnPointer,
+  input: TurnInput,
   messages: TranscriptMessage[],
+  reserveNext?: () => ChangePart | undefined,
 ): Promise<TurnOutcome> {
   const nextTurn = h.run.turn + 1;
   const fresh = nextTurn - input.segmentStartTurn >= deps.config.turnsPerExecution;
   const lastNext = fresh ? 'continue_as_new' : 'continue';
-  await h.commit({
+  const change: ChangePart = {
     messages,
     next: (run) => ({
       ...run,
@@ -44,7 +51,14 @@ export async function commitTurn(
       ...statusChange(h.run.status, 'running'),
       { type: 'turn_committed', actor: 'system', data: { turn: h.run.turn, next: lastNext } },
     ],
-  });
+  };
+  const ahead = fresh ? undefined : reserveNext?.();
+  try {
+    await h.commit(ahead ? mergeParts(change, ahead) : change);
+  } catch (error) {
+    if (!ahead || !(error instanceof DayBudgetExceededError)) throw error;
+    await h.commit(change);
+  }
   return { ...pointerOf(h, input), next: lastNext };
 }
 
@@ -58,8 +72,10 @@ export function secondsUntilExpiry(approvals: Approval[], nowMs: number): number
 export async function awaitApprovals(
   h: RunHandle,
   deps: TurnDeps,
-  input: TurnPointer,
+  input: TurnInput,
   awaiting: Approval[],
+  /** Every call of the message is held for approval: none has a ledger row (schemas/run.ts). */
+  unrecorded = false,
 ): Promise<TurnOutcome> {
   if (h.run.status !== 'awaiting_approval') {
     await h.commit({
@@ -69,6 +85,7 @@ export async function awaitApprovals(
         turn: run.turn + 1,
         lastNext: 'await_approval',
         pendingApprovalIds: awaiting.map((approval) => approval.approvalId),
+        awaitingUnrecorded: unrecorded ? true : undefined,
       }),
       audit: [
         ...statusChange(h.run.status, 'awaiting_approval', {
@@ -109,16 +126,17 @@ export type Ending = {
 export async function finishRun(
   h: RunHandle,
   deps: TurnDeps,
-  input: TurnPointer,
+  input: TurnInput,
   requested: Ending,
 ): Promise<TurnOutcome> {
   // A finished run with refused calls is degraded: `denied`, still delivered (next stays `done`).
   const degraded = requested.status === 'done' ? await refusalsOf(h, deps, requested.transcript) : undefined;
   const ending: Ending = degraded ? { ...requested, status: 'denied' } : requested;
   const delivers = requested.status === 'done';
-  const unsettled = unsettledSpend(h.run);
-  await h.commit({
-    ...(unsettled?.daySpend ? { daySpend: unsettled.daySpend } : {}),
+  // An outstanding reservation may have paid for a call (a crash during it): counted, never free, unless
+  // it was made ahead and this invocation knows no call used it.
+  const outstanding = outstandingReservationPart(h.run, input.attempt);
+  const end: ChangePart = {
     ...(ending.closing ? { messages: [ending.closing] } : {}),
     ...(ending.ledgerSettle?.length ? { ledgerSettle: ending.ledgerSettle } : {}),
     next: (run) => ({
@@ -129,9 +147,6 @@ export async function finishRun(
       lastNext: delivers ? 'done' : 'failed',
       endedAt: isoAt(deps.clock),
       pendingApprovalIds: [],
-      reservation: undefined,
-      // An outstanding reservation may have paid for a call (a crash during it): counted, never free.
-      costUsd: roundUsd(run.costUsd + (unsettled?.costUsd ?? 0)),
       messageCount: run.messageCount + (ending.closing ? 1 : 0),
       // Capped: the run item is rewritten on every commit and must stay under 400 KB.
       ...(ending.resultText !== undefined ? { result: { text: capResultText(ending.resultText) } } : {}),
@@ -139,14 +154,14 @@ export async function finishRun(
       ...(degraded ? { degraded } : {}),
     }),
     audit: [
-      ...unsettledAudit(h.run),
       ...(ending.audit ?? []),
       ...statusChange(h.run.status, ending.status, {
         stopReason: ending.stopReason,
         ...(degraded ? { degraded: true, refused: degraded.count } : {}),
       }),
     ],
-  });
+  };
+  await h.commit(mergeParts(outstanding, end));
   return delivers
     ? { ...pointerOf(h, input), next: 'done' }
     : { ...pointerOf(h, input), next: 'failed', stopReason: ending.stopReason };

@@ -4,10 +4,10 @@
  */
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
-import { toolSpecOf } from './actions.ts';
+import { markModelCalled, type TurnAttempt, unusedAheadReservation } from './attempt.ts';
 import {
-  countUnsettledReservation,
   releaseUnbilled,
+  reservationUsd,
   reserveBudget,
   settlementAudit,
   settlementDaySpend,
@@ -15,12 +15,13 @@ import {
 import { concludeAssistant, lastAssistantText } from './conclude.ts';
 import { isoAt, type RunHandle, type TurnDeps, utcDay } from './engine.ts';
 import { finishRun } from './finish.ts';
+import { planModelCall } from './model-request.ts';
 import type { TurnOutcome } from './outcome.ts';
 import type { ContentBlock, ModelRequest, ModelResponse } from './ports.ts';
-import { costOf, type ModelPrice, priceFor, roundUsd } from './pricing.ts';
+import { costOf, type ModelPrice, roundUsd } from './pricing.ts';
 import { redactModelContent } from './redaction.ts';
+import { outstandingReservationPart, releasePart } from './reservation-parts.ts';
 import type { DaySpendChange } from './store-port.ts';
-import { systemPromptOf, toModelMessages } from './transcript.ts';
 import { contentHashOf, OUTPUT_TOO_LARGE, oversizeReason } from './transcript-limits.ts';
 import type { TurnContext } from './turn-context.ts';
 
@@ -34,47 +35,17 @@ export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext):
       resultText: lastAssistantText(ctx.messages),
     });
   }
-  const model = definition.model.id ?? deps.config.roles[definition.model.role ?? ''];
-  if (!model) {
-    return finishRun(h, deps, input, {
-      status: 'failed',
-      stopReason: 'error',
-      error: {
-        name: 'ModelConfigError',
-        message: `no model is configured for role '${definition.model.role}'`,
-      },
-    });
+  const planned = planModelCall(deps, ctx, ctx.messages);
+  if ('error' in planned) {
+    return finishRun(h, deps, input, { status: 'failed', stopReason: 'error', error: planned.error });
   }
-  const tools = [...ctx.grant.keys()].flatMap((name) => {
-    const action = deps.actions.resolve(name, definition);
-    return action ? [toolSpecOf(action)] : [];
-  });
-  const request: ModelRequest = {
-    model,
-    system: systemPromptOf(definition),
-    messages: toModelMessages(ctx.messages),
-    tools,
-    maxTokens: definition.model.maxTokens,
-    thinking: definition.model.thinking,
-    workflow: definition.name,
-  };
-  let price: ReturnType<typeof priceFor>;
-  try {
-    price = priceFor(model, deps.config.prices);
-  } catch (error) {
-    // Fail closed: a budget that cannot be priced cannot be enforced.
-    return finishRun(h, deps, input, {
-      status: 'failed',
-      stopReason: 'error',
-      error: { name: (error as Error).name, message: (error as Error).message },
-    });
-  }
+  const { request, price } = planned;
 
   const reserved = await reserveTurnBudget(h, deps, ctx, request, price);
   if (reserved.outcome) return reserved.outcome;
   const held = reserved.held;
 
-  const response = await callOrRelease(h, deps, request);
+  const response = await callOrRelease(h, deps, request, input.attempt);
   const cost = costOf(response.usage, price);
   const said = await redactModelContent(
     response.content,
@@ -150,9 +121,11 @@ type TurnReservation =
   | { outcome?: undefined; held: NonNullable<Run['reservation']> };
 
 /**
- * Step 4: counts a reservation left unsettled by an earlier attempt of this turn as spent, then reserves
- * this call's budget: waits for other runs' reservations (bounded), hands over to a fresh execution when
- * they still hold the room, or ends the run `budget_exceeded`.
+ * Step 4. A reservation made ahead by the previous turn's commit pays for this call when this is the first
+ * attempt and it covers the call (attempt.ts); one too small is given back. Any other outstanding reservation
+ * is counted as spent (an earlier attempt may have paid for a call with it). Then this call's budget is
+ * reserved: waits for other runs' reservations (bounded), hands over to a fresh execution when they still
+ * hold the room, or ends the run `budget_exceeded`. What is staged is durable before the call either way.
  */
 async function reserveTurnBudget(
   h: RunHandle,
@@ -162,7 +135,15 @@ async function reserveTurnBudget(
   price: ModelPrice,
 ): Promise<TurnReservation> {
   const { definition, input } = ctx;
-  await countUnsettledReservation(h);
+  const ahead = unusedAheadReservation(h.run, input.attempt);
+  if (ahead && ahead.usd >= reservationUsd(deps.model, request, price)) {
+    await h.flush();
+    return { held: ahead };
+  }
+  // Staged: the reservation's own commit carries it (one transaction).
+  await h.stage(
+    ahead ? releasePart(h.run, ahead, { unused: true, tooSmall: true }) : outstandingReservationPart(h.run),
+  );
   const result = await reserveBudget(h, deps, {
     request,
     price,
@@ -201,8 +182,17 @@ async function reserveTurnBudget(
   };
 }
 
-/** Step 5: the model call; a refusal the provider did not bill gives the reservation back first. */
-async function callOrRelease(h: RunHandle, deps: TurnDeps, request: ModelRequest): Promise<ModelResponse> {
+/**
+ * Step 5: the model call, recorded as made before it starts (attempt.ts); a refusal the provider did not bill
+ * gives the reservation back first.
+ */
+async function callOrRelease(
+  h: RunHandle,
+  deps: TurnDeps,
+  request: ModelRequest,
+  attempt: TurnAttempt | undefined,
+): Promise<ModelResponse> {
+  markModelCalled(attempt);
   try {
     return await deps.model.call(request);
   } catch (error) {

@@ -2,7 +2,8 @@
  * What a turn reads before it acts (DESIGN.md "One turn", steps 1-2), after the run itself (the fence):
  * the run's workflow version (immutable, cached per container by the store), the live policy (the workflow
  * head, read on every turn and never cached: a withdrawn action is refused even mid-run) and the transcript,
- * in parallel. A run resuming from approvals also needs its ledger, read alongside.
+ * in parallel (the transcript is usually read with the run: turn.ts). A run resuming from approvals also needs
+ * its ledger, read alongside.
  */
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
@@ -14,10 +15,10 @@ import type { TurnDeps } from './engine.ts';
 import { WorkflowVersionMissingError } from './errors.ts';
 import { type EffectiveGrant, effectiveGrant } from './gate.ts';
 import { delegatedPolicy, type LiveDelegation, readDelegation } from './live-policy.ts';
-import type { TurnPointer } from './outcome.ts';
+import type { TurnInput } from './outcome.ts';
 
 export type TurnContext = {
-  input: TurnPointer;
+  input: TurnInput;
   definition: WorkflowDefinition;
   grant: EffectiveGrant;
   /** The live policy still lets the workflow run (enabled, not deleted; a job's grant not revoked). */
@@ -30,15 +31,23 @@ export type TurnContext = {
 };
 
 /** Reads what the turn needs for `run` (already read and fenced by the caller). */
-export async function loadTurnContext(deps: TurnDeps, run: Run, input: TurnPointer): Promise<TurnContext> {
+export async function loadTurnContext(
+  deps: TurnDeps,
+  run: Run,
+  input: TurnInput,
+  /** The run's transcript when the caller already read it for this revision. */
+  transcript?: TranscriptMessage[],
+): Promise<TurnContext> {
   const resuming = run.status === 'awaiting_approval';
+  // Waiting on calls none of which has a ledger row: the ledger is known empty for them, and not read.
+  const unrecorded = resuming && run.awaitingUnrecorded === true;
   const delegated = run.trigger.type === 'job';
   const [stored, policy, messages, ledger] = await Promise.all([
     deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion),
     // A delegated job's live policy is its client's grant (live-policy.ts), not a workflow head.
     delegated ? readDelegation(deps, run) : livePolicy(deps, run),
-    deps.store.listMessages(run.runId),
-    resuming ? deps.store.listLedger(run.runId) : undefined,
+    transcript ?? deps.store.listMessages(run.runId),
+    resuming && !unrecorded ? deps.store.listLedger(run.runId) : unrecorded ? [] : undefined,
   ]);
   if (!stored) throw new WorkflowVersionMissingError(run.workflowId, run.workflowVersion);
   // A saved agent workflow's version, or a graph step's child run's derived definition (agent-policy.ts).

@@ -12,7 +12,7 @@ import { RunHandle, type TurnDeps } from './engine.ts';
 import { RunNotFoundError, TurnFenceError } from './errors.ts';
 import { awaitApprovals, secondsUntilExpiry } from './finish.ts';
 import { callModel } from './model-step.ts';
-import type { TurnOutcome, TurnPointer } from './outcome.ts';
+import type { TurnInput, TurnOutcome } from './outcome.ts';
 import { ApprovalAlreadyDecidedError, LedgerConflictError, RunConflictError } from './store-errors.ts';
 import { answerToolUses } from './tool-calls.ts';
 import { toolResultContent } from './transcript.ts';
@@ -25,7 +25,7 @@ import { loadTurnContext } from './turn-context.ts';
  * store, which reuses the persisted assistant message and ledger rows: a paid model call or a dispatch is
  * never repeated because of a conflict.
  */
-export async function runTurn(deps: TurnDeps, input: TurnPointer): Promise<TurnOutcome> {
+export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await turnFromStore(deps, input);
@@ -45,14 +45,25 @@ const lostARace = (error: unknown): boolean =>
   error instanceof LedgerConflictError ||
   error instanceof ApprovalAlreadyDecidedError;
 
-async function turnFromStore(deps: TurnDeps, input: TurnPointer): Promise<TurnOutcome> {
-  const run = await deps.store.getRun(input.runId);
+async function turnFromStore(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
+  // The transcript needs only the run id: it is read alongside the run, a round trip fewer per turn.
+  const [run, transcript] = await Promise.all([
+    deps.store.getRun(input.runId),
+    deps.store.listMessages(input.runId),
+  ]);
   if (!run) throw new RunNotFoundError(input.runId);
   const h = new RunHandle(run, deps, rebaseOnSideWrites(deps.store));
   if (isTerminalRunStatus(run.status) || run.turn > input.turn) return committedOutcome(h, deps, input);
   if (run.turn < input.turn) throw new TurnFenceError(run.runId, input.turn, run.turn);
 
-  const ctx = await loadTurnContext(deps, run, input);
+  // Messages are append-only: a transcript of the run's `messageCount` messages is this revision's. Any other
+  // count means a commit landed between the two reads, and the transcript is read again after the run.
+  const ctx = await loadTurnContext(
+    deps,
+    run,
+    input,
+    transcript.length === run.messageCount ? transcript : undefined,
+  );
   const { definition } = ctx;
   if (!ctx.enabled)
     return endWithOpenCalls(
@@ -104,7 +115,7 @@ async function turnFromStore(deps: TurnDeps, input: TurnPointer): Promise<TurnOu
 }
 
 /** Answers a retried invocation (or a terminal run) from what is committed, changing nothing. */
-async function committedOutcome(h: RunHandle, deps: TurnDeps, input: TurnPointer): Promise<TurnOutcome> {
+async function committedOutcome(h: RunHandle, deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
   const run = h.run;
   const pointer = { runId: run.runId, turn: run.turn, segmentStartTurn: input.segmentStartTurn };
   if (run.status === 'done') return { ...pointer, next: 'done' };

@@ -5,6 +5,14 @@ export const TurnPointerSchema = z.object({
   runId: z.string().min(1),
   turn: z.number().int().nonnegative(),
   segmentStartTurn: z.number().int().nonnegative().default(0),
+  /** Which attempt of the Turn state this is, from the context object (shared/core/attempt.ts). */
+  attempt: z
+    .object({
+      retryCount: z.number().int().nonnegative(),
+      redriveCount: z.number().int().nonnegative(),
+      executionId: z.string().min(1),
+    })
+    .optional(),
 });
 
 export const RequestApprovalEventSchema = z.object({

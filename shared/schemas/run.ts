@@ -104,11 +104,22 @@ export const RunSchema = z.object({
       day: z.string(),
       /** Counted against the workflow's per-day ceiling too (released there when the run ends without the call). */
       daily: z.boolean().default(false),
+      /**
+       * Made by the previous turn's commit, in this execution, for this turn's model call (core/attempt.ts):
+       * only the first attempt of the turn may spend it; any other counts it as spent.
+       */
+      ahead: z.object({ executionId: z.string() }).optional(),
     })
     .optional(),
   modelCalls: z.number().int().nonnegative(),
   messageCount: z.number().int().nonnegative(),
   pendingApprovalIds: z.array(z.string()),
+  /**
+   * Set while the run waits on approvals for a message none of whose calls has a ledger row (every call was
+   * held for approval): the resuming turn reads no ledger. A commit that creates a ledger row drops it
+   * (shared/store/commit.ts), so a resume that dispatched and crashed reads the ledger again.
+   */
+  awaitingUnrecorded: z.literal(true).optional(),
   lastNext: TurnNextSchema.optional(),
   result: z.object({ text: z.string() }).optional(),
   error: z.object({ name: z.string(), message: z.string() }).optional(),

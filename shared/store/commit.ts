@@ -38,6 +38,13 @@ export function runItem(run: Run): Record<string, unknown> {
   };
 }
 
+/** The next run item; a ledger row created drops the "no ledger rows" hint of a waiting run (schemas/run.ts). */
+function withoutStaleHints(change: RunChange): Run {
+  if (!change.ledgerCreate?.length || !change.next.awaitingUnrecorded) return change.next;
+  const { awaitingUnrecorded: _dropped, ...next } = change.next;
+  return next;
+}
+
 export async function commitRunChange(ctx: StoreContext, change: RunChange): Promise<Run> {
   const { run } = change;
   const reopening =
@@ -49,7 +56,7 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
     throw new InvalidTransitionError(run.runId, run.status, change.next.status);
   }
   const { entries: sealed, audit } = sealAuditInputs(run, change.audit ?? [], change.next.updatedAt);
-  const next: Run = { ...change.next, rev: run.rev + 1, audit };
+  const next: Run = { ...withoutStaleHints(change), rev: run.rev + 1, audit };
   const T = ctx.table;
   const items: Labeled[] = [
     {

@@ -6,9 +6,19 @@ import { describe, expect, inject, it } from 'vitest';
 import * as z from 'zod';
 import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
 import { decideApproval } from '../../shared/core/approval-ops.ts';
+import { ApprovalAlreadyDecidedError } from '../../shared/core/store-errors.ts';
 import { runTurn } from '../../shared/core/turn.ts';
 import { DynamoStore } from '../../shared/store/index.ts';
-import { driveRun, engineDeps, ScriptedModel, text, toolUse } from '../support/engine.ts';
+import {
+  CrashError,
+  driveRun,
+  engineDeps,
+  FaultyStore,
+  firstAttempt,
+  ScriptedModel,
+  text,
+  toolUse,
+} from '../support/engine.ts';
 import { minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
 
 /** A store of its own (its own version cache) that counts the DynamoDB requests it sends, by command. */
@@ -39,8 +49,36 @@ const reads = (sent: string[]) => sent.filter((name) => name === 'GetItemCommand
 const transactions = (sent: string[]) => sent.filter((name) => name === 'TransactWriteItemsCommand');
 
 describe('requests per turn', () => {
-  it('a plain turn reads the run, the live policy and the transcript, and writes three transactions', async () => {
-    // Prepare: a first turn reads the version into the container's cache.
+  it('a plain turn reads the run, the live policy and the transcript, and writes two transactions', async () => {
+    // Prepare: a first turn reads the version into the container's cache (and reserves the second's call).
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(2));
+    const attempt = firstAttempt('plain');
+    const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0, attempt });
+    sent.length = 0;
+
+    // Act: the next entry into Turn, first attempt, same execution.
+    const second = await runTurn(deps, {
+      runId: run.runId,
+      turn: first.turn,
+      segmentStartTurn: 0,
+      attempt: firstAttempt('plain'),
+    });
+
+    // Assess: run and transcript together, then the workflow head; assistant + pending row, then settle + results + commit + the
+    // next turn's reservation (the reservation this turn spent rode on the previous turn's commit).
+    expect(second.next).toBe('continue');
+    expect(reads(sent)).toEqual(['GetItemCommand', 'QueryCommand', 'GetItemCommand']);
+    expect(transactions(sent)).toHaveLength(2);
+    // The tool's own write (notes_append) is the action's, not the runtime's.
+    expect(sent.filter((name) => name === 'UpdateItemCommand')).toHaveLength(1);
+    expect((await store.getRun(run.runId))?.reservation).toMatchObject({ turn: second.turn, ahead: {} });
+  });
+
+  it('a plain turn invoked without its attempt reserves its own call: three transactions', async () => {
+    // Prepare
     const { store, sent } = countingStore();
     const { version } = await seedWorkflow(store, minimalWorkflow());
     const run = await seedRun(store, version);
@@ -51,12 +89,10 @@ describe('requests per turn', () => {
     // Act
     const second = await runTurn(deps, { runId: run.runId, turn: first.turn, segmentStartTurn: 0 });
 
-    // Assess: run, workflow head, transcript; reservation, assistant + pending row, settle + results + commit.
+    // Assess: reservation, assistant + pending row, settle + results + commit; nothing reserved ahead.
     expect(second.next).toBe('continue');
-    expect(reads(sent)).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand']);
     expect(transactions(sent)).toHaveLength(3);
-    // The tool's own write (notes_append) is the action's, not the runtime's.
-    expect(sent.filter((name) => name === 'UpdateItemCommand')).toHaveLength(1);
+    expect((await store.getRun(run.runId))?.reservation).toBeUndefined();
   });
 
   it("the final turn reads no ledger when nothing was refused, and stores the answer with the run's end", async () => {
@@ -65,16 +101,26 @@ describe('requests per turn', () => {
     const { version } = await seedWorkflow(store, minimalWorkflow());
     const run = await seedRun(store, version);
     const deps = engineDeps(store, loop(1));
-    const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    const first = await runTurn(deps, {
+      runId: run.runId,
+      turn: 0,
+      segmentStartTurn: 0,
+      attempt: firstAttempt('final'),
+    });
     sent.length = 0;
 
     // Act
-    const last = await runTurn(deps, { runId: run.runId, turn: first.turn, segmentStartTurn: 0 });
+    const last = await runTurn(deps, {
+      runId: run.runId,
+      turn: first.turn,
+      segmentStartTurn: 0,
+      attempt: firstAttempt('final'),
+    });
 
-    // Assess: the reservation, then the assistant message with the run's end.
+    // Assess: the assistant message with the run's end, in one transaction.
     expect(last.next).toBe('done');
-    expect(reads(sent)).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand']);
-    expect(transactions(sent)).toHaveLength(2);
+    expect(reads(sent)).toEqual(['GetItemCommand', 'QueryCommand', 'GetItemCommand']);
+    expect(transactions(sent)).toHaveLength(1);
     expect((await store.getRun(run.runId))?.status).toBe('done');
   });
 
@@ -169,6 +215,136 @@ describe('requests per turn', () => {
     expect(sent).toEqual(['GetItemCommand', 'GetItemCommand', 'TransactWriteItemsCommand']);
   });
 
+  it('a decision given the approval and run its page just loaded reads neither again', async () => {
+    // Prepare
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({
+        gates: { notes_append: 'needs_approval' },
+        approvals: { approvers: ['a@example.com'] },
+      }),
+    );
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(1));
+    await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    const waiting = (await store.getRun(run.runId))!;
+    const approval = (await store.getApproval(waiting.pendingApprovalIds[0]!))!;
+    sent.length = 0;
+
+    // Act
+    const decided = await decideApproval(
+      { store, clock: deps.clock },
+      { approvalId: approval.approvalId, approver: 'a@example.com', decision: 'approved' },
+      { approval, run: waiting },
+    );
+
+    // Assess
+    expect(decided.approval.status).toBe('approved');
+    expect(sent).toEqual(['TransactWriteItemsCommand']);
+  });
+
+  it('a decision given a stale approval (decided meanwhile) is refused, and changes nothing', async () => {
+    // Prepare: the page loaded the approval, then another approver decided it.
+    const { store } = countingStore();
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({
+        gates: { notes_append: 'needs_approval' },
+        approvals: { approvers: ['a@example.com', 'b@example.com'] },
+      }),
+    );
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(1));
+    await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    const waiting = (await store.getRun(run.runId))!;
+    const approval = (await store.getApproval(waiting.pendingApprovalIds[0]!))!;
+    await decideApproval(
+      { store, clock: deps.clock },
+      { approvalId: approval.approvalId, approver: 'b@example.com', decision: 'denied' },
+    );
+
+    // Act
+    const late = decideApproval(
+      { store, clock: deps.clock },
+      { approvalId: approval.approvalId, approver: 'a@example.com', decision: 'approved' },
+      { approval, run: waiting },
+    );
+
+    // Assess
+    await expect(late).rejects.toBeInstanceOf(ApprovalAlreadyDecidedError);
+    expect(await store.getApproval(approval.approvalId)).toMatchObject({
+      status: 'denied',
+      decidedBy: 'b@example.com',
+    });
+  });
+
+  it('a resume whose calls were all held for approval reads no ledger', async () => {
+    // Prepare: a run parked on its only call, approved.
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({
+        gates: { notes_append: 'needs_approval' },
+        approvals: { approvers: ['a@example.com'] },
+      }),
+    );
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(1));
+    const waiting = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    const parked = (await store.getRun(run.runId))!;
+    await decideApproval(
+      { store, clock: deps.clock },
+      { approvalId: parked.pendingApprovalIds[0]!, approver: 'a@example.com', decision: 'approved' },
+    );
+    sent.length = 0;
+
+    // Act
+    const resumed = await runTurn(deps, { runId: run.runId, turn: waiting.turn, segmentStartTurn: 0 });
+
+    // Assess: run and transcript together, the workflow head, the approval; no ledger query.
+    expect(parked.awaitingUnrecorded).toBe(true);
+    expect(resumed.next).toBe('done');
+    expect(reads(sent)).toEqual(['GetItemCommand', 'QueryCommand', 'GetItemCommand', 'GetItemCommand']);
+    expect(await store.listLedger(run.runId)).toEqual([expect.objectContaining({ status: 'completed' })]);
+  });
+
+  it('a resume that crashed after recording its dispatch reads the ledger when tried again', async () => {
+    // Prepare: the resume commits the approved call's pending row, then crashes before running it.
+    const { store } = countingStore();
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({
+        gates: { notes_append: 'needs_approval' },
+        approvals: { approvers: ['a@example.com'] },
+      }),
+    );
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(1));
+    const waiting = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    await decideApproval(
+      { store, clock: deps.clock },
+      {
+        approvalId: (await store.getRun(run.runId))!.pendingApprovalIds[0]!,
+        approver: 'a@example.com',
+        decision: 'approved',
+      },
+    );
+    const crashing = new FaultyStore(store, 'after', (c) => (c.ledgerCreate?.length ?? 0) > 0, 'dispatch');
+    const pointer = { runId: run.runId, turn: waiting.turn, segmentStartTurn: 0 };
+    await expect(runTurn({ ...deps, store: crashing as never }, pointer)).rejects.toThrow(CrashError);
+    const crashed = (await store.getRun(run.runId))!;
+
+    // Act
+    const retried = await runTurn(deps, pointer);
+
+    // Assess: the hint went with the row; the retry found the row and the run went on.
+    expect(crashed.status).toBe('awaiting_approval');
+    expect(crashed.awaitingUnrecorded).toBeUndefined();
+    expect(retried.next).toBe('done');
+    expect(await store.listLedger(run.runId)).toHaveLength(1);
+  });
+
   it('splits merged writes that would not fit one transaction: 60 refused calls in one answer', async () => {
     // Prepare: 60 calls of an action the workflow does not allow (each a refused row and two audit entries).
     const { store, sent } = countingStore();
@@ -189,5 +365,36 @@ describe('requests per turn', () => {
     expect(rows).toHaveLength(60);
     expect(new Set(rows.map((row) => row.status))).toEqual(new Set(['refused']));
     expect(transactions(sent).length).toBeGreaterThan(4);
+  });
+});
+
+describe('the transcript read alongside the run', () => {
+  it('is read again after the run when a commit landed between the two reads', async () => {
+    // Prepare: a store whose first transcript read misses the last message (as if read before a commit).
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, loop(2));
+    const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    let stale = true;
+    const racing = Object.assign(Object.create(store) as DynamoStore, {
+      listMessages: async (runId: string) => {
+        const messages = await store.listMessages(runId);
+        if (!stale) return messages;
+        stale = false;
+        return messages.slice(0, -1);
+      },
+    });
+    sent.length = 0;
+
+    // Act
+    const second = await runTurn({ ...deps, store: racing }, { ...first, segmentStartTurn: 0 });
+
+    // Assess: the short transcript was not used: read again, and the turn answered the right message.
+    expect(second.next).toBe('continue');
+    expect(reads(sent).filter((name) => name === 'QueryCommand')).toHaveLength(2);
+    const messages = await store.listMessages(run.runId);
+    expect(messages.map((m) => m.seq)).toEqual(messages.map((_, i) => i));
+    expect(messages.filter((m) => m.role === 'assistant')).toHaveLength(2);
   });
 });

@@ -15,15 +15,30 @@ type Handler = (input: Record<string, unknown>) => Promise<unknown>;
 let local: LocalDefinition;
 let states: Record<string, Record<string, unknown>>;
 
+/** The `attempt` each Turn was given (the context object's counts), kept apart from its pointer. */
+const turnAttempts: unknown[] = [];
+
 /** Runs the local definition in aws-local-stepfunctions with the given state handlers. */
 function run(input: Pointer, handlers: Record<string, Handler>) {
   const machine = new StateMachine(adaptForAwsLocalStepFunctions(local.definition) as never);
+  const turn = handlers.Turn;
+  const wrapped = turn
+    ? {
+        ...handlers,
+        Turn: async ({ attempt, ...pointer }: Record<string, unknown>) => {
+          turnAttempts.push(attempt);
+          return turn(pointer);
+        },
+      }
+    : handlers;
   return machine.run(input, {
-    overrides: { taskResourceLocalHandlers: handlers as never },
-    // The context object the local stack must provide: the definition reads these three paths.
+    overrides: { taskResourceLocalHandlers: wrapped as never },
+    // The context object the local stack must provide: the definition reads these paths (the local stack
+    // resolves State.RetryCount per attempt: shared/local/sfn/retry-counts.ts).
     context: {
       StateMachine: { Id: 'arn:aws:states:local:000000000000:stateMachine:wf' },
-      Execution: { Id: 'arn:aws:states:local:000000000000:execution:wf:one' },
+      Execution: { Id: 'arn:aws:states:local:000000000000:execution:wf:one', RedriveCount: 0 },
+      State: { RetryCount: 0 },
       Task: { Token: 'token-1' },
     } as never,
   });
@@ -112,6 +127,13 @@ describe('the local definition in aws-local-stepfunctions', () => {
       'Turn {"runId":"run_1","turn":1,"segmentStartTurn":0}',
       'Deliver {"runId":"run_1","turn":2,"segmentStartTurn":0}',
     ]);
+    expect(turnAttempts.slice(-2)).toEqual(
+      Array(2).fill({
+        retryCount: 0,
+        redriveCount: 0,
+        executionId: 'arn:aws:states:local:000000000000:execution:wf:one',
+      }),
+    );
   });
 
   it('expires an approval nobody decides in time and goes back to Turn', async () => {

@@ -47,7 +47,7 @@ describe('RunStateMachine', () => {
     expect(Object.keys(states).sort()).toEqual(Object.values(STATE_NAMES).sort());
   });
 
-  it('starts at Turn, which passes only the run pointer and replaces the state with its result', () => {
+  it('starts at Turn, which passes the run pointer and its attempt (context object) and replaces the state with its result', () => {
     flat.hasResourceProperties(
       'AWS::StepFunctions::StateMachine',
       definitionLike({
@@ -60,6 +60,14 @@ describe('RunStateMachine', () => {
               'runId.$': '$.runId',
               'turn.$': '$.turn',
               'segmentStartTurn.$': '$.segmentStartTurn',
+              // Which attempt of the Turn state: the turn spends a reservation made ahead only on the first
+              // (shared/core/attempt.ts). Context paths as AWS documents them:
+              // https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html
+              attempt: {
+                'retryCount.$': '$$.State.RetryCount',
+                'redriveCount.$': '$$.Execution.RedriveCount',
+                'executionId.$': '$$.Execution.Id',
+              },
             }),
             Next: 'Route',
           }),

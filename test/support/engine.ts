@@ -160,10 +160,18 @@ export function engineDeps(
   };
 }
 
+/** The attempt Step Functions reports on the first attempt of an entry into Turn (no retry, no redrive). */
+export const firstAttempt = (execution: string) => ({
+  retryCount: 0,
+  redriveCount: 0,
+  executionId: `arn:aws:states:local:000000000000:execution:wf:${execution}`,
+});
+
 /**
  * Drives turns the way the state machine does (continue → Turn) until the run waits or ends.
  * Returns every outcome.
  */
+
 export async function driveRun(
   deps: TurnDeps,
   runId: string,
@@ -172,7 +180,9 @@ export async function driveRun(
   const outcomes: TurnOutcome[] = [];
   let pointer = { runId, ...from };
   for (let guard = 0; guard < 100; guard++) {
-    const outcome = await runTurn(deps, pointer);
+    // Each turn is a first attempt of a new entry into Turn, in one execution per segment (core/attempt.ts).
+    const attempt = firstAttempt(`${runId}-from-${pointer.segmentStartTurn}`);
+    const outcome = await runTurn(deps, { ...pointer, attempt });
     outcomes.push(outcome);
     if (outcome.next !== 'continue' && outcome.next !== 'continue_as_new') return outcomes;
     pointer = {

@@ -17,7 +17,13 @@ import {
   stopped,
 } from './execution-record.ts';
 import { type EngineEvent, historyEventsOf, toLocalEvent, transitionsOf } from './history.ts';
-import { buildTaskOverrides, type StartRequest, TASK_TOKEN_PLACEHOLDER } from './tasks.ts';
+import { RetryCounts } from './retry-counts.ts';
+import {
+  buildTaskOverrides,
+  RETRY_COUNT_PLACEHOLDER,
+  type StartRequest,
+  TASK_TOKEN_PLACEHOLDER,
+} from './tasks.ts';
 import { TaskTokens, type WaitInfo } from './tokens.ts';
 import type {
   ExecutionDescription,
@@ -237,17 +243,21 @@ export class LocalStepFunctions {
       return;
     }
     const { executionArn } = record;
+    const retries = new RetryCounts();
     const overrides = buildTaskOverrides(this.#plans, {
       executionArn,
       handlers: this.#handlers,
       tokens: this.#tokens,
       isStopped: () => record.status !== 'RUNNING',
       startExecution: (request) => this.#start(request),
+      retryCount: (stateName) => retries.current(stateName),
     });
     const execution = this.#machine.run(input, {
       context: {
-        Execution: { Id: executionArn, Name: record.name },
+        // Never redriven: RedriveExecution is not emulated (README.md), so 0, as AWS reports before a redrive.
+        Execution: { Id: executionArn, Name: record.name, RedriveCount: 0 },
         StateMachine: { Id: this.stateMachineArn, Name: this.stateMachineArn.split(':').at(-1) },
+        State: { RetryCount: RETRY_COUNT_PLACEHOLDER },
         Task: { Token: TASK_TOKEN_PLACEHOLDER },
       },
       overrides: {
@@ -265,13 +275,18 @@ export class LocalStepFunctions {
       this.#tokens.closeExecution(executionArn, stopped());
       if (record.status === 'RUNNING') Object.assign(record, outcome, { stopDate: this.#now() });
     });
-    const counted = this.#count(record, execution.eventLogs);
+    const counted = this.#count(record, execution.eventLogs, retries);
     void Promise.all([recorded, counted]).finally(() => record.finish());
   }
 
-  async #count(record: ExecutionRecord, events: AsyncGenerator<unknown>): Promise<void> {
+  async #count(
+    record: ExecutionRecord,
+    events: AsyncGenerator<unknown>,
+    retries: RetryCounts,
+  ): Promise<void> {
     for await (const raw of events) {
       const event = raw as EngineEvent;
+      retries.observe(event);
       record.stateTransitions += transitionsOf(event);
       record.historyEvents += historyEventsOf(event, this.#plans);
       try {

@@ -15,6 +15,12 @@ type JsonValue = Parameters<LocalHandlers[string]>[0];
 /** What `$$.Task.Token` resolves to in the context; each callback wait swaps it for its own fresh token. */
 export const TASK_TOKEN_PLACEHOLDER = 'lsfn:task-token-placeholder';
 
+/**
+ * What `$$.State.RetryCount` resolves to in the context (the library has no `State` node); each Task attempt
+ * swaps it for the attempt's own count (retry-counts.ts).
+ */
+export const RETRY_COUNT_PLACEHOLDER = 'lsfn:state-retry-count-placeholder';
+
 export type StartRequest = { stateMachineArn: string; name?: string; input: string };
 
 export type TaskEnvironment = {
@@ -23,6 +29,8 @@ export type TaskEnvironment = {
   tokens: TaskTokens;
   isStopped(): boolean;
   startExecution(request: StartRequest): { executionArn: string; startDate: Date };
+  /** `$$.State.RetryCount` of this attempt of `stateName` (retry-counts.ts). */
+  retryCount(stateName: string): Promise<number>;
 };
 
 /** The `taskResourceLocalHandlers` of one execution. */
@@ -50,7 +58,7 @@ async function runTask(
       retryable: false,
       catchable: false,
     });
-  const wrapped = asObject(input);
+  const wrapped = await withRetryCount(stateName, asObject(input), env);
   const payload = wrapped[WRAPPED.payload];
   switch (plan.kind) {
     case 'function':
@@ -168,10 +176,26 @@ function seconds(value: unknown, field: string): number | undefined {
 }
 
 function withToken(value: unknown, token: string): unknown {
-  if (value === TASK_TOKEN_PLACEHOLDER) return token;
-  if (Array.isArray(value)) return value.map((item) => withToken(item, token));
+  return replacing(value, TASK_TOKEN_PLACEHOLDER, token);
+}
+
+/** The Task's parameters with `$$.State.RetryCount` resolved for this attempt (only when they select it). */
+async function withRetryCount(
+  stateName: string,
+  wrapped: Record<string, unknown>,
+  env: TaskEnvironment,
+): Promise<Record<string, unknown>> {
+  if (!JSON.stringify(wrapped).includes(RETRY_COUNT_PLACEHOLDER)) return wrapped;
+  return asObject(replacing(wrapped, RETRY_COUNT_PLACEHOLDER, await env.retryCount(stateName)));
+}
+
+function replacing(value: unknown, placeholder: string, by: unknown): unknown {
+  if (value === placeholder) return by;
+  if (Array.isArray(value)) return value.map((item) => replacing(item, placeholder, by));
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withToken(item, token)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, replacing(item, placeholder, by)]),
+    );
   }
   return value;
 }

@@ -76,6 +76,32 @@ describe.each(definitionsUnderTest)('LocalStepFunctions runs ($label)', (subject
     expect(sfn.stateTransitions(executionArn)).toBe(6);
   });
 
+  it('gives Turn `$$.State.RetryCount` as AWS does: 0 on each entry, +1 per retry, and RedriveCount 0', async () => {
+    // Prepare: turn 0 fails twice then continues; turn 1 (a new entry into Turn) fails once then is done.
+    const { sfn, fake, startRun } = await start((p, attempt) =>
+      (p.turn === 0 && attempt <= 2) || (p.turn === 1 && attempt === 1)
+        ? { throws: 'ModelRateLimitedError' }
+        : p.turn === 0
+          ? { next: 'continue' }
+          : { next: 'done' },
+    );
+
+    // Act
+    const executionArn = await startRun('run_attempts');
+    const result = await sfn.waitForExecution(executionArn);
+
+    // Assess
+    expect(result.status).toBe('SUCCEEDED');
+    const seen = (retryCount: number) => ({ retryCount, redriveCount: 0, executionId: executionArn });
+    expect(fake.reportedAttempts.map(({ turn, attempt }) => ({ turn, attempt }))).toEqual([
+      { turn: 0, attempt: seen(0) },
+      { turn: 0, attempt: seen(1) },
+      { turn: 0, attempt: seen(2) },
+      { turn: 1, attempt: seen(0) },
+      { turn: 1, attempt: seen(1) },
+    ]);
+  });
+
   it('gives up after the definition’s MaxAttempts and routes to MarkFailed', async () => {
     // Prepare
     const { sfn, fake, startRun } = await start(() => ({ throws: 'ModelOverloadedError' }));

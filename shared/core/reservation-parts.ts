@@ -1,0 +1,144 @@
+/**
+ * The writes of a reservation as parts of a transaction (staged-change.ts): made (now, or ahead by the
+ * previous turn's commit: attempt.ts), given back, or counted as spent. budget.ts decides when.
+ */
+import type { Budget } from '../schemas/budget.ts';
+import type { Run } from '../schemas/run.ts';
+import { type TurnAttempt, unusedAheadReservation } from './attempt.ts';
+import { roundUsd } from './pricing.ts';
+import type { ChangePart } from './staged-change.ts';
+import type { AuditInput, DaySpendChange } from './store-port.ts';
+
+type ReservationSpec = { turn: number; usd: number; day: string; waitedMs?: number; executionId?: string };
+
+/**
+ * The writes of a reservation for the model call of `turn`: the run holds it, the day's counter counts it
+ * (conditionally: the day's ceiling), and the audit records it. With `executionId` it is made ahead, by the
+ * previous turn's commit (attempt.ts).
+ */
+export function reservationPart(run: Run, budget: Budget, spec: ReservationSpec): ChangePart {
+  const { turn, usd, day, waitedMs = 0, executionId } = spec;
+  const daily = budget.maxUsdPerDay !== undefined;
+  return {
+    next: (current) => ({
+      ...current,
+      reservation: { turn, usd, day, daily, ...(executionId ? { ahead: { executionId } } : {}) },
+    }),
+    ...(daily
+      ? {
+          daySpend: {
+            owner: run.owner,
+            workflowId: run.workflowId,
+            day,
+            deltaUsd: usd,
+            reservedDeltaUsd: usd,
+            limitUsd: budget.maxUsdPerDay!,
+          },
+        }
+      : {}),
+    audit: [
+      {
+        type: 'budget_reserved',
+        actor: 'system',
+        data: {
+          turn,
+          usd,
+          spentUsd: run.costUsd,
+          ceilingUsd: budget.maxUsdPerRun,
+          ...(waitedMs > 0 ? { waitedMs } : {}),
+          ...(executionId ? { ahead: true } : {}),
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * The writes that give back a reservation in full: the run no longer holds it and the day's counter drops it.
+ * Only for a reservation no call can have used (refused before any output, or made ahead and never spent).
+ */
+export function releasePart(
+  run: Run,
+  held: NonNullable<Run['reservation']>,
+  data: Record<string, unknown>,
+): ChangePart {
+  return {
+    ...(held.daily
+      ? {
+          daySpend: {
+            owner: run.owner,
+            workflowId: run.workflowId,
+            day: held.day,
+            deltaUsd: -held.usd,
+            reservedDeltaUsd: -held.usd,
+          },
+        }
+      : {}),
+    next: (current) => ({ ...current, reservation: undefined }),
+    audit: [
+      {
+        type: 'budget_settled',
+        actor: 'system',
+        data: { turn: held.turn, reservedUsd: held.usd, actualUsd: 0, ...data },
+      },
+    ],
+  };
+}
+
+/**
+ * What becomes of the reservation still outstanding when a turn reserves again or the run ends: one made ahead
+ * that this invocation knows no call used is given back (attempt.ts); any other may have paid for a call and
+ * is counted as spent (see `unsettledSpend`). Nothing when none is outstanding.
+ */
+export function outstandingReservationPart(run: Run, attempt?: TurnAttempt): ChangePart {
+  const unused = unusedAheadReservation(run, attempt);
+  if (unused) return releasePart(run, unused, { unused: true });
+  const spend = unsettledSpend(run);
+  if (!spend) return {};
+  return {
+    ...(spend.daySpend ? { daySpend: spend.daySpend } : {}),
+    next: (current) => ({
+      ...current,
+      costUsd: roundUsd(current.costUsd + spend.costUsd),
+      reservation: undefined,
+    }),
+    audit: unsettledAudit(run),
+  };
+}
+
+/**
+ * A reservation still outstanding when its turn is tried again or its run ends: the call it was made for
+ * may have been sent and paid (a crash after the provider answered), so it is counted as spent in full.
+ * The day keeps it as spend (no longer as a reservation) and the run's cost includes it.
+ */
+export function unsettledSpend(run: Run): { costUsd: number; daySpend?: DaySpendChange } | undefined {
+  const held = run.reservation;
+  if (!held) return undefined;
+  return {
+    costUsd: held.usd,
+    ...(held.daily
+      ? {
+          daySpend: {
+            owner: run.owner,
+            workflowId: run.workflowId,
+            day: held.day,
+            deltaUsd: 0,
+            reservedDeltaUsd: -held.usd,
+          },
+        }
+      : {}),
+  };
+}
+
+/** The audit entry recording an unsettled reservation as spent (none when nothing is outstanding). */
+export function unsettledAudit(run: Run): AuditInput[] {
+  const held = run.reservation;
+  if (!held) return [];
+  return [
+    {
+      type: 'budget_settled',
+      actor: 'system',
+      data: { turn: held.turn, reservedUsd: held.usd, actualUsd: held.usd, unsettled: true },
+    },
+  ];
+}
