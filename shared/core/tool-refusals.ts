@@ -4,9 +4,9 @@
  * are staged for the turn's next write, which always comes before the turn ends.
  */
 import type { Approval } from '../schemas/approval.ts';
+import { approvalRequestedAudit, newApproval } from './approval-record.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
 import { denialText } from './gate.ts';
-import { approvalRequestedAudit, newApproval } from './approval-record.ts';
 import { argsHashOf, idempotencyKeyFor } from './identity.ts';
 import type { ToolOutcome, ToolUseBlock } from './ports.ts';
 import type { ToolCallContext } from './tool-calls.ts';

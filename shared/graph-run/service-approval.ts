@@ -118,7 +118,11 @@ export async function settleStepApproval(
     call.view,
   );
   if (gate.decision === 'deny')
-    return refuseStep(call, { cause: 'gate', name: 'GateDenied', reason: `denied: ${gate.reason}` }, approval.args);
+    return refuseStep(
+      call,
+      { cause: 'gate', name: 'GateDenied', reason: `denied: ${gate.reason}` },
+      approval.args,
+    );
   return startCall(call, policy, gate.action, gate.input, approval.approvalId);
 }
 
@@ -132,7 +136,8 @@ function refusalOf(approval: Approval): Refusal | undefined {
     };
   if (approval.status === 'undeliverable')
     return { cause: 'undeliverable', name: 'ApprovalDenied', reason: NO_APPROVER };
-  if (approval.status === 'expired') return { cause: 'expired', name: 'ApprovalExpired', reason: NO_DECISION };
+  if (approval.status === 'expired')
+    return { cause: 'expired', name: 'ApprovalExpired', reason: NO_DECISION };
   return undefined;
 }
 

@@ -119,7 +119,10 @@ export async function finishStep(
 
 /** A refusal as the step's outcome: `denied: …` or `expired: …`, never sent. */
 export function refuseStep(call: StepCall, refusal: Refusal, args?: unknown): Promise<GraphNext> {
-  const outcome: ToolOutcome = { content: capRefusal(`${refusal.reason}. This call was not executed.`), isError: true };
+  const outcome: ToolOutcome = {
+    content: capRefusal(`${refusal.reason}. This call was not executed.`),
+    isError: true,
+  };
   return finishStep(call, outcome, { refusal, ...(args === undefined ? {} : { args }) });
 }
 
@@ -146,7 +149,13 @@ function denialAudit(call: StepCall, refusal: Refusal, row: LedgerRow, outcome: 
   const { toolUseId } = call;
   return [
     ...(refusal.cause === 'gate'
-      ? [{ type: 'gate_decision' as const, actor: 'system', data: { toolUseId, tool: row.tool, decision: 'deny' } }]
+      ? [
+          {
+            type: 'gate_decision' as const,
+            actor: 'system',
+            data: { toolUseId, tool: row.tool, decision: 'deny' },
+          },
+        ]
       : []),
     {
       type: 'denial',
@@ -208,7 +217,13 @@ export async function startCall(
     audit: [
       running.audit,
       ...(approvalId === undefined
-        ? [{ type: 'gate_decision' as const, actor: 'system', data: { toolUseId, tool: action.name, decision: 'allow' } }]
+        ? [
+            {
+              type: 'gate_decision' as const,
+              actor: 'system',
+              data: { toolUseId, tool: action.name, decision: 'allow' },
+            },
+          ]
         : []),
       {
         type: 'dispatch',

@@ -73,7 +73,16 @@ async function serviceOnce(
   if (node?.type !== 'service_task') throw new Error(`step ${ref.stepId} is not a service_task`);
   const toolUseId = stepToolUseId(ref.stepId, ref.attempt);
   const view = serviceStepView(definition, node);
-  const call: StepCall = { deps, definition, node, view, handle: new RunHandle(run, deps), steps, ref, toolUseId };
+  const call: StepCall = {
+    deps,
+    definition,
+    node,
+    view,
+    handle: new RunHandle(run, deps),
+    steps,
+    ref,
+    toolUseId,
+  };
   const step = stepOf(call);
   // This attempt already ended (a retried invocation after the settle): only decide again.
   if (step && (step.attempt > ref.attempt || (step.attempt === ref.attempt && isFinishedStep(step.status))))
