@@ -198,8 +198,10 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
 /**
  * The workflow head as a condition of the transaction (a ConditionCheck item: no item is written, and no
  * request is added). A missing head fails the comparison, so a deleted item fails closed too. A head stored
- * before `deleted` existed has no such attribute and counts as not deleted (the schema's default).
+ * before `deleted` existed has no such attribute and counts as not deleted (the schema's default). A
+ * transaction may not touch one item twice; a run commit never writes a workflow head, so this cannot clash.
  * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ConditionCheck.html
+ * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
  */
 function liveHeadCheck(table: string, head: NonNullable<RunChange['liveHead']>): Labeled {
   return {
