@@ -4,13 +4,13 @@
  * outcome with the row settled once. A call that is refused (gate, approver, expiry) is a `refused` row and a
  * `denial` entry, as a turn's refusal is, and the step fails with the reason.
  */
-import type { Action, ActionCatalog } from '../core/actions.ts';
+import type { Action } from '../core/actions.ts';
 import { isoAt, type RunHandle } from '../core/engine.ts';
 import { argsHashOf, idempotencyKeyFor } from '../core/identity.ts';
-import type { Clock, EgressPort, SecretsPort, ToolOutcome } from '../core/ports.ts';
+import type { ToolOutcome } from '../core/ports.ts';
 import type { AuditInput } from '../core/store-port.ts';
-import { capRefusal, capToolResult, contentHashOf } from '../core/transcript-limits.ts';
-import { settleAudit, settledRow, thrownOutcome } from '../core/uncertain.ts';
+import { capRefusal, contentHashOf } from '../core/transcript-limits.ts';
+import { settleAudit, settledRow } from '../core/uncertain.ts';
 import type { GraphDefinition } from '../graph/definition.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
@@ -18,18 +18,10 @@ import type { Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import type { ServiceTaskNode } from './agent-view.ts';
 import { decideNext, mergeSteps } from './decide.ts';
-import type { GraphDefinitionOf, GraphNext, GraphRunStore, StepRef } from './ports.ts';
+import type { GraphNext, StepRef } from './ports.ts';
+import { dispatch, outputOf, type ServiceStepDeps } from './service-dispatch.ts';
 import { type LivePolicy, liveHeadOf } from './service-policy.ts';
 import { moveStep, writesOf } from './step-writes.ts';
-
-export type ServiceStepDeps = {
-  store: GraphRunStore;
-  definitionOf: GraphDefinitionOf;
-  clock: Clock;
-  actions: ActionCatalog;
-  egress: EgressPort;
-  secrets: SecretsPort;
-};
 
 /** One attempt of one service step, as read: what its writes and its next decision need. */
 export type StepCall = {
@@ -243,43 +235,4 @@ export async function startCall(
     settle: pending,
     args: input,
   });
-}
-
-/** Sends the call with the row's Idempotency-Key; a throw is an outcome; the result is redacted and capped. */
-export async function dispatch(
-  deps: ServiceStepDeps,
-  run: Run,
-  action: Action,
-  input: unknown,
-  row: LedgerRow,
-): Promise<ToolOutcome> {
-  let outcome: ToolOutcome;
-  try {
-    outcome = await action.run(input, {
-      idempotencyKey: row.idempotencyKey,
-      egress: deps.egress,
-      secrets: deps.secrets,
-      clock: deps.clock,
-      scope: { runId: run.runId, owner: run.owner, workflowId: run.workflowId },
-    });
-  } catch (error) {
-    outcome = thrownOutcome(error);
-  }
-  return { ...outcome, content: capToolResult(deps.secrets.redact(outcome.content)) };
-}
-
-/**
- * A service step's structured output: the action's JSON answer (an HTTP action's result is its status line
- * and headers, a blank line, then the body: the body is read), or its text as `{ text }`.
- */
-export function outputOf(content: string): unknown {
-  const blank = content.indexOf('\n\n');
-  for (const candidate of [content, blank >= 0 ? content.slice(blank + 2) : undefined]) {
-    if (candidate === undefined) continue;
-    try {
-      const parsed = JSON.parse(candidate) as unknown;
-      if (parsed !== null && typeof parsed === 'object') return parsed;
-    } catch {}
-  }
-  return { text: content };
 }

@@ -22,19 +22,11 @@ import { renderArgs } from './expressions.ts';
 import type { GraphNext, StepRef } from './ports.ts';
 import { runDataOf, stepViews } from './run-data.ts';
 import { requestStepApproval, settleStepApproval, waitsOnApproval } from './service-approval.ts';
-import {
-  decideAfter,
-  dispatch,
-  finishStep,
-  refuseStep,
-  type ServiceStepDeps,
-  type StepCall,
-  startCall,
-  stepOf,
-} from './service-call.ts';
+import { decideAfter, finishStep, refuseStep, type StepCall, startCall, stepOf } from './service-call.ts';
+import { dispatch, type ServiceStepDeps } from './service-dispatch.ts';
 import { assumedPolicy, type LivePolicy, readLivePolicy } from './service-policy.ts';
 
-export { outputOf, type ServiceStepDeps } from './service-call.ts';
+export { outputOf, type ServiceStepDeps } from './service-dispatch.ts';
 
 /** The ledger identity of a step attempt: a crash retry finds the same row; an operator's retry gets a new one. */
 export const stepToolUseId = (stepId: string, attempt: number): string => `step-${stepId}-${attempt}`;
