@@ -193,8 +193,8 @@ try {
   console.log(
     '\nA service step: one Query (run, steps and ledger), one transaction writing the step `running` with its\n' +
       'ledger row `pending` (and the dispatch audit entry) under a ConditionCheck of the live workflow head, the\n' +
-      'call, one transaction settling both. The step\n' +
-      'then decides what is next on the state it committed, so a chain needs no Advance between its steps.',
+      'call, one transaction settling both. The step then decides what is next on the state it committed, so a\n' +
+      'chain needs no Advance between its steps.',
   );
 } finally {
   await stack.stop();
