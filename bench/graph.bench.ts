@@ -61,11 +61,15 @@ const client = new ApiClient(stack.url, { kind: 'api-key', apiKey: stack.apiKey 
  * exists only on DynamoDB Local and is not counted.
  */
 const counts: Record<string, number> = {};
+/** Items inside the transactions, by kind (Put, ConditionCheck …): what the write capacity is billed on. */
+const transactItems: Record<string, number> = {};
 stack.store.ctx.doc.middlewareStack.add(
   (next, context) => async (args) => {
     const name = String(context.commandName);
-    const key = (args.input as { Key?: Record<string, unknown> }).Key;
-    if (JSON.stringify(key) !== JSON.stringify(BARRIER_KEY)) counts[name] = (counts[name] ?? 0) + 1;
+    const input = args.input as { Key?: Record<string, unknown>; TransactItems?: Record<string, unknown>[] };
+    if (JSON.stringify(input.Key) !== JSON.stringify(BARRIER_KEY)) counts[name] = (counts[name] ?? 0) + 1;
+    for (const item of input.TransactItems ?? [])
+      for (const kind of Object.keys(item)) transactItems[kind] = (transactItems[kind] ?? 0) + 1;
     return next(args);
   },
   { step: 'initialize', name: 'benchGraphCounter' },
@@ -82,7 +86,13 @@ async function describeRun(runId: string): Promise<string> {
   });
 }
 
-type Measured = { transitions: number; events: number; requests: number; byCommand: Record<string, number> };
+type Measured = {
+  transitions: number;
+  events: number;
+  requests: number;
+  byCommand: Record<string, number>;
+  items: Record<string, number>;
+};
 
 /**
  * One run: the transitions of its execution, and every DynamoDB request from the start request to the
@@ -91,6 +101,7 @@ type Measured = { transitions: number; events: number; requests: number; byComma
  */
 async function measure(workflowId: string): Promise<Measured> {
   for (const key of Object.keys(counts)) delete counts[key];
+  for (const key of Object.keys(transactItems)) delete transactItems[key];
   const { body } = await client.post<{ run: Run }>(
     `/v1/workflows/${workflowId}/runs`,
     {},
@@ -101,6 +112,7 @@ async function measure(workflowId: string): Promise<Measured> {
   await stack.graphSfn.waitForExecution(executionArn);
   const requests = total();
   const byCommand = { ...counts };
+  const items = { ...transactItems };
   const run = await stack.store.getRun(body.run.runId);
   if (run?.status !== 'done')
     throw new Error(`run ended ${run?.status}: ${await describeRun(body.run.runId)}`);
@@ -109,6 +121,7 @@ async function measure(workflowId: string): Promise<Measured> {
     events: stack.graphSfn.historyEventCount(executionArn),
     requests,
     byCommand,
+    items,
   };
 }
 
@@ -158,6 +171,11 @@ try {
     ]),
   );
   printTable('DynamoDB requests per service step, by command', [perCommand]);
+  const perItem = Object.fromEntries(
+    Object.keys(long.items).map((kind) => [kind, per(one.items[kind] ?? 0, long.items[kind] ?? 0)]),
+  );
+  // The live workflow head rides in the step's `pending` transaction as a ConditionCheck: an item, no request.
+  printTable('Transaction items per service step, by kind (write capacity, not requests)', [perItem]);
   printTable('Whole runs measured', [
     {
       run: '1 service step',
@@ -174,8 +192,9 @@ try {
   ]);
   console.log(
     '\nA service step: one Query (run, steps and ledger), one transaction writing the step `running` with its\n' +
-      'ledger row `pending` (and the dispatch audit entry), the call, one transaction settling both. The step\n' +
-      'then decides what is next on the state it committed, so a chain needs no Advance between its steps.',
+      'ledger row `pending` (and the dispatch audit entry) under a ConditionCheck of the live workflow head, the\n' +
+      'call, one transaction settling both. The step then decides what is next on the state it committed, so a\n' +
+      'chain needs no Advance between its steps.',
   );
 } finally {
   await stack.stop();

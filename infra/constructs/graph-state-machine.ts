@@ -10,6 +10,11 @@
  *                          ├ stop ────► GraphStopped                      (paused, cancelled, nothing to do)
  *                          └ failed / anything else ─► MarkGraphFailed ─► GraphFailed
  *
+ *   In the Map, a service step gated `needs_approval` (docs/graph-workflows.md, "Gated service steps"):
+ *   ServiceTask ─► ServiceWaits ─┬ approval ─► ApproveServiceStep (RequestApproval, task token) ─► ServiceTask
+ *                                │              └ States.Timeout ─► ExpireStepApproval (Expire) ─► ServiceTask
+ *                                └ otherwise ─► ServiceTaskEnded
+ *
  * Step Functions semantics relied on (each checked offline in test/infra/graph-state-machine.test.ts):
  * - Inline Map: iterations run in parallel, at most 40 at once, and their events join the execution's
  *   history (https://docs.aws.amazon.com/step-functions/latest/dg/state-map-inline.html). MaxConcurrency 10.
@@ -47,6 +52,10 @@ export interface GraphStateMachineHandlers {
   readonly service: lambda.IFunction;
   /** `AgentTask`, `HumanTask`: start a child run or a human task with the wait's token (functions/graph-wait.ts). */
   readonly wait: lambda.IFunction;
+  /** `ApproveServiceStep`: a gated service step's approval wait (functions/request-approval.ts, shared). */
+  readonly requestApproval: lambda.IFunction;
+  /** `ExpireStepApproval`: that wait timed out (functions/expire.ts, shared with the run machine). */
+  readonly expire: lambda.IFunction;
   /** `DeliverGraph` (functions/deliver.ts, shared with the run machine). */
   readonly deliver: lambda.IFunction;
   /** `MarkGraphFailed` (functions/mark-failed.ts, shared with the run machine). */
@@ -181,10 +190,11 @@ export class GraphStateMachine extends Construct {
     // whatever ResultPath then does with it. Without this an iteration would end with the wait's answer (a
     // child's text or a form's values, up to 64 KiB each) and a handful of parallel steps would pass the limit.
     const serviceTask = this.lambdaTask(names.serviceTask, handlers.service, timeouts.service, {
-      // Inside the Map a service step only runs; Advance decides once every ready step has ended.
+      // Inside the Map a service step only runs; Advance decides once every ready step has ended. Its answer
+      // says whether it waits on an approval (`$.service`).
       payload: { ...STEP_REF, decide: false },
-      resultPath: sfn.JsonPath.DISCARD,
-      outputPath: ITERATION_OUTPUT,
+      // Not the iteration's end: ServiceWaits reads the answer; ServiceTaskEnded keeps the step id only.
+      resultPath: '$.service',
     });
     const completeStep = this.lambdaTask(names.completeStep, handlers.advance, timeouts.advance, {
       payload: { ...STEP_REF, result: sfn.JsonPath.objectAt('$.result') },
@@ -203,6 +213,7 @@ export class GraphStateMachine extends Construct {
       wait.addCatch(recordError, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
       wait.next(completeStep);
     }
+    serviceTask.next(this.serviceApproval(handlers, timeouts, serviceTask, recordError));
     return new sfn.Choice(this, names.stepType)
       .when(sfn.Condition.stringEquals('$.type', 'service_task'), serviceTask)
       .when(sfn.Condition.stringEquals('$.type', 'agent_task'), agentTask)
@@ -210,6 +221,64 @@ export class GraphStateMachine extends Construct {
       .otherwise(
         new sfn.Fail(this, 'UnknownStepType', { error: 'UnknownStepType', cause: 'No such step type.' }),
       );
+  }
+
+  /**
+   * A gated service step's approval wait, with the approval machinery of agent runs: `RequestApproval` attaches
+   * the wait's token to this step's approval only and sends the signed links; the decision (approval pages)
+   * answers it with SendTaskSuccess; the step then runs again and acts on the decision. `TimeoutSecondsPath`
+   * is what is left of the approval's window; `States.Timeout` is caught (never retried) → `Expire` records it
+   * expired (fail closed) → the step runs again and fails `expired`
+   * (https://docs.aws.amazon.com/step-functions/latest/dg/connect-to-resource.html#connect-wait-token).
+   * No `HeartbeatSeconds`: no worker runs during the wait, so nothing could send heartbeats; the timeout is
+   * the bound (https://docs.aws.amazon.com/step-functions/latest/dg/sfn-stuck-execution.html).
+   */
+  private serviceApproval(
+    handlers: GraphStateMachineHandlers,
+    timeouts: Partial<Record<keyof GraphStateMachineHandlers, Duration>>,
+    serviceTask: sfn.INextable & sfn.IChainable,
+    recordError: tasks.LambdaInvoke,
+  ): sfn.Choice {
+    const names = GRAPH_STATE_NAMES;
+    const approve = new tasks.LambdaInvoke(this, names.approveServiceStep, {
+      lambdaFunction: handlers.requestApproval,
+      integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+      payload: sfn.TaskInput.fromObject({
+        runId: sfn.JsonPath.stringAt('$.runId'),
+        // A graph run has no turns; its service steps' ledger rows and approvals carry turn 0.
+        turn: 0,
+        approvalId: sfn.JsonPath.stringAt('$.service.approvalId'),
+        approvalTimeoutSeconds: sfn.JsonPath.numberAt('$.service.timeoutSeconds'),
+        taskToken: sfn.JsonPath.taskToken,
+      }),
+      taskTimeout: sfn.Timeout.at('$.service.timeoutSeconds'),
+      resultPath: sfn.JsonPath.DISCARD,
+      retryOnServiceExceptions: false,
+    });
+    approve.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CALLBACK_CRASH_RETRY);
+    const expire = this.lambdaTask(names.expireStepApproval, handlers.expire, timeouts.expire, {
+      payload: { runId: sfn.JsonPath.stringAt('$.runId'), turn: 0 },
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    approve.addCatch(expire, { errors: [sfn.Errors.TIMEOUT], resultPath: sfn.JsonPath.DISCARD });
+    for (const task of [approve, expire])
+      task.addCatch(recordError, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+    approve.next(serviceTask);
+    expire.next(serviceTask);
+    // A Choice comparison on a missing field is an uncatchable States.Runtime error: guard each path first.
+    return new sfn.Choice(this, names.serviceWaits)
+      .when(
+        sfn.Condition.and(
+          sfn.Condition.isPresent('$.service.next'),
+          sfn.Condition.stringEquals('$.service.next', GRAPH_NEXT.approval),
+          sfn.Condition.isPresent('$.service.approvalId'),
+          sfn.Condition.isPresent('$.service.timeoutSeconds'),
+          sfn.Condition.isNumeric('$.service.timeoutSeconds'),
+          sfn.Condition.numberGreaterThanEquals('$.service.timeoutSeconds', 1),
+        ),
+        approve,
+      )
+      .otherwise(new sfn.Succeed(this, names.serviceTaskEnded, { outputPath: ITERATION_OUTPUT }));
   }
 
   private waitTask(name: string, fn: lambda.IFunction, timeout: sfn.Timeout | undefined): tasks.LambdaInvoke {

@@ -95,6 +95,10 @@ export const GRAPH_STATE_NAMES = {
   serviceTask: 'ServiceTask',
   agentTask: 'AgentTask',
   humanTask: 'HumanTask',
+  serviceWaits: 'ServiceWaits',
+  approveServiceStep: 'ApproveServiceStep',
+  expireStepApproval: 'ExpireStepApproval',
+  serviceTaskEnded: 'ServiceTaskEnded',
   awaitResume: 'AwaitResume',
   completeStep: 'CompleteStep',
   recordStepError: 'RecordStepError',
@@ -113,6 +117,8 @@ export const GRAPH_NEXT = {
   paused: 'paused',
   failed: 'failed',
   stop: 'stop',
+  /** Inside the Map only: a service step waits on its approval (`ApproveServiceStep`). */
+  approval: 'approval',
 } as const;
 
 /** Which handler each Lambda-backed Task state of the graph machine invokes. */
@@ -123,6 +129,8 @@ export const GRAPH_HANDLER_BY_STATE = {
   [GRAPH_STATE_NAMES.agentTask]: 'graph-wait',
   [GRAPH_STATE_NAMES.humanTask]: 'graph-wait',
   [GRAPH_STATE_NAMES.awaitResume]: 'graph-wait',
+  [GRAPH_STATE_NAMES.approveServiceStep]: 'request-approval',
+  [GRAPH_STATE_NAMES.expireStepApproval]: 'expire',
   [GRAPH_STATE_NAMES.completeStep]: 'graph-advance',
   [GRAPH_STATE_NAMES.recordStepError]: 'graph-advance',
   [GRAPH_STATE_NAMES.deliver]: 'deliver',

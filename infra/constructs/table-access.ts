@@ -15,6 +15,7 @@ const WRITE = 'dynamodb:PutItem';
 const UPDATE = 'dynamodb:UpdateItem';
 const QUERY = 'dynamodb:Query';
 const DELETE = 'dynamodb:DeleteItem';
+const CONDITION_CHECK = 'dynamodb:ConditionCheckItem';
 
 export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // Loads runs, transcripts and the ledger; commits turns; appends notes and day spend (UpdateItem).
@@ -40,8 +41,9 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   mcp: [READ, WRITE, UPDATE, QUERY, DELETE],
   // Graph runs: loads the run with its steps (Query), reads the bound version, commits step changes.
   'graph-advance': [READ, WRITE, QUERY],
-  // A service step: the run with its steps and ledger (Query), the version; pending and settle commits.
-  'graph-service': [READ, WRITE, QUERY],
+  // A service step: the run with its steps and ledger (Query), the version; pending and settle commits; the
+  // workflow head as a ConditionCheck of the commit that lets a call go ahead (the live policy, no read).
+  'graph-service': [READ, WRITE, QUERY, CONDITION_CHECK],
   // Starts a child agent run (its run item, first message, audit) and records the wait on the step.
   'graph-wait': [READ, WRITE, QUERY],
   // External runs: the run, its version and ledger (Query), commits with ledger rows and audit, anchors.

@@ -148,12 +148,15 @@ export class WorkflowRuntime extends Construct {
         advance: fns['graph-advance'].function,
         service: fns['graph-service'].function,
         wait: fns['graph-wait'].function,
+        requestApproval: fns['request-approval'].function,
+        expire: fns.expire.function,
         deliver: fns.deliver.function,
         markFailed: fns['mark-failed'].function,
       },
       taskTimeouts: {
         advance: taskTimeoutFor('graph-advance'),
         service: taskTimeoutFor('graph-service'),
+        expire: taskTimeoutFor('expire'),
         deliver: taskTimeoutFor('deliver'),
         markFailed: taskTimeoutFor('mark-failed'),
       },
@@ -318,6 +321,12 @@ export class WorkflowRuntime extends Construct {
       .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
     fns['graph-wait'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
     this.runStateMachine.grantStartExecution(fns['graph-wait']);
+    // Gated service steps (docs/graph-workflows.md): the approval pages answer a step's approval wait, and
+    // request-approval answers it at once when nothing is pending (a task of this machine: its own policy).
+    this.graphStateMachine.grantTaskResponse(fns['approval-http']);
+    this.graphStateMachine.grantTaskResponseToTaskFunctions('StepApprovalTaskResponse', [
+      fns['request-approval'].role,
+    ]);
     this.graphStateMachine.grantTaskResponseToTaskFunctions('ChildRunEndTaskResponse', [
       fns.deliver.role,
       fns['mark-failed'].role,

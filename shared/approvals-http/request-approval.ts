@@ -104,20 +104,22 @@ function sendNotice(
 }
 
 /**
- * Attaches `taskToken` (replacing an older one), sends every reachable approver of every pending approval
+ * Attaches `taskToken` (replacing an older one) to the run's pending approvals (with `approvalId`, a graph
+ * step's wait: to that one only), sends every reachable approver of every such approval
  * their own signed link, and records one `approval_notified` entry (with the channel) per notice the channel
  * accepted. An approval that no approver could be sent (none reachable, or every send failed) is denied at
  * once as `undeliverable` and its owner told; if nothing is left pending, the wait is answered at once.
  */
 export async function requestApproval(
   deps: RequestApprovalDeps,
-  input: { runId: string; taskToken: string },
+  input: { runId: string; taskToken: string; approvalId?: string | undefined },
 ): Promise<RequestApprovalResult> {
   const logger = deps.logger ?? consoleLogger;
-  const { runId, taskToken } = input;
+  const { runId, taskToken, approvalId } = input;
   // A misconfigured base URL fails here, loudly, not as one failed notice per approver.
   approvalPostUrl(deps.publicBaseUrl, 'apr_0000000000');
-  const attached = await attachTaskToken(deps, runId, taskToken);
+  // A graph step's wait asks for its own approval only (`approvalId`); a turn's wait for all of its run's.
+  const attached = await attachTaskToken(deps, runId, taskToken, approvalId);
   if (attached.length === 0) {
     const answer = await deps.taskTokens.sendSuccess(taskToken, { runId, nothingPending: true });
     logger.info('no approval pending; wait answered at once', { runId, answer });
@@ -186,7 +188,9 @@ export async function requestApproval(
     await sendOwnerNotice(deps.owners?.notifier, notice, logger);
   }
   // Nothing left to wait for: go on at once, so the Turn tells the model no approver could be reached.
-  const stillPending = await pendingApprovals(deps.store, runId);
+  const stillPending = (await pendingApprovals(deps.store, runId)).filter(
+    (approval) => approvalId === undefined || approval.approvalId === approvalId,
+  );
   if (stillPending.length > 0) return { status: 'notified', notified, failed, undeliverable };
   const answer = await deps.taskTokens.sendSuccess(taskToken, { runId, undeliverable });
   return { status: 'undeliverable', undeliverable, answer };

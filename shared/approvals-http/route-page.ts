@@ -9,8 +9,10 @@ import {
   verifyApprovalLink,
 } from '../approvals/index.ts';
 import type { Action } from '../core/actions.ts';
+import { serviceStepView } from '../graph-run/agent-view.ts';
 import type { Approval } from '../schemas/approval.ts';
-import { isAgentVersion } from '../schemas/workflow-record.ts';
+import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import { isAgentVersion, type WorkflowVersion } from '../schemas/workflow-record.ts';
 import type { AppContext } from './app-context.ts';
 import { loadForLink } from './load.ts';
 import { htmlResponse, linkRefused, resultResponse } from './results.ts';
@@ -41,6 +43,14 @@ function publishes(action: Action, args: unknown): boolean {
   }
 }
 
+/** The agent definition the action resolves in: the workflow's, or a graph service step's view of its node. */
+function definitionFor(version: WorkflowVersion, approval: Approval): WorkflowDefinition | undefined {
+  if (isAgentVersion(version)) return version.definition;
+  const graph = version.definition;
+  const node = graph.kind === 'graph' ? graph.nodes.find((n) => n.id === approval.step?.stepId) : undefined;
+  return graph.kind === 'graph' && node?.type === 'service_task' ? serviceStepView(graph, node) : undefined;
+}
+
 /** The action's description and flag from the workflow's catalog; none if it cannot be resolved. */
 async function actionInfo(deps: AppContext, approval: Approval): Promise<ActionInfo> {
   const none = { description: '', irreversible: false, externalPublish: false };
@@ -51,11 +61,12 @@ async function actionInfo(deps: AppContext, approval: Approval): Promise<ActionI
       approval.workflowId,
       approval.workflowVersion,
     );
-    if (!version || !isAgentVersion(version)) return none;
-    const action = deps.actions.resolve(approval.tool, version.definition);
+    const definition = version && definitionFor(version, approval);
+    if (!definition) return none;
+    const action = deps.actions.resolve(approval.tool, definition);
     if (!action) return none;
     // The connector declaration says which of the two it is; the action only knows "at least needs approval".
-    const connector = version.definition.connectors[approval.tool];
+    const connector = definition.connectors[approval.tool];
     return {
       description: action.description,
       irreversible: connector ? connector.irreversible : action.irreversible,
@@ -100,6 +111,7 @@ export function pageHandler(deps: AppContext) {
       ...(info.target ? { target: info.target } : {}),
       args: approval.args as Record<string, unknown>,
       reason: approval.reason,
+      step: approval.step,
       approver: claims.approver,
       expiresAtIso: approval.expiresAt,
       token: c.req.query('t') ?? '',

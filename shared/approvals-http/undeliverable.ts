@@ -7,6 +7,7 @@ import type { Clock } from '../core/ports.ts';
 import { ApprovalAlreadyDecidedError, RunConflictError } from '../core/store-errors.ts';
 import type { RunStore } from '../core/store-port.ts';
 import type { Approval } from '../schemas/approval.ts';
+import { isTerminalRunStatus } from '../schemas/run.ts';
 
 /** Why an approval reached nobody: per approver, `unreachable` (no channel reaches them) or the send error. */
 export type Unreached = { approval: Approval; approvers: { approver: string; why: string }[] };
@@ -22,7 +23,10 @@ export async function denyUndeliverable(
 ): Promise<Approval[]> {
   for (let attempt = 1; ; attempt++) {
     const run = await deps.store.getRun(runId);
-    if (run?.status !== 'awaiting_approval') return [];
+    // A turn's approvals wait with the run `awaiting_approval`; a graph step's with the run still `running`.
+    const stepsOnly = unreached.every((u) => u.approval.step !== undefined);
+    if (!run || (run.status !== 'awaiting_approval' && !(stepsOnly && !isTerminalRunStatus(run.status))))
+      return [];
     const current = await Promise.all(unreached.map((u) => deps.store.getApproval(u.approval.approvalId)));
     const now = isoAt(deps.clock);
     const denied = unreached.flatMap((u, i) =>

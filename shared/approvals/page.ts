@@ -15,6 +15,8 @@ export type ApprovalPageView = {
   args: Record<string, unknown>;
   /** The model's stated reason: its own words, not verified by anyone. */
   reason: string;
+  /** A graph run's service step asks (no model): which step and attempt. */
+  step?: { stepId: string; attempt: number } | undefined;
   approver: string;
   expiresAtIso: string;
   /** The link token (hidden form field `t`). */
@@ -66,10 +68,16 @@ function textArguments(args: Record<string, unknown>): string {
 /** The confirmation page behind an approval link: who asks, what exactly would run, and the decision form. */
 export function renderApprovalPage(view: ApprovalPageView): string {
   checkPostUrl(view.postUrl);
-  const reason =
-    view.reason.trim() === ''
-      ? '<p class="muted">The model gave no reason.</p>'
-      : `<blockquote>${text(view.reason)}</blockquote>`;
+  const reason = view.step
+    ? `<h2>Who asks</h2>
+<p>Step <code>${text(view.step.stepId)}</code> (attempt ${text(String(view.step.attempt))}) of this graph run: its published definition makes this call with arguments templated from the run's data. No model proposed it.</p>`
+    : `<h2>The model's stated reason</h2>
+<p class="muted">Written by the model, not verified. Judge the action by its arguments above.</p>
+${
+  view.reason.trim() === ''
+    ? '<p class="muted">The model gave no reason.</p>'
+    : `<blockquote>${text(view.reason)}</blockquote>`
+}`;
   const body = `
 <div class="card">
 <h1>Approval requested</h1>
@@ -78,6 +86,7 @@ ${warnings(view.flags)}
 <dl>
 <dt>Workflow</dt><dd>${text(view.workflowName)} <span class="muted">(<code>${text(view.workflowId)}</code>, version ${text(String(view.version))})</span></dd>
 <dt>Run</dt><dd><code>${text(view.runId)}</code></dd>
+${view.step ? `<dt>Step</dt><dd><code>${text(view.step.stepId)}</code> (attempt ${text(String(view.step.attempt))})</dd>` : ''}
 <dt>Approver</dt><dd>${text(view.approver)}</dd>
 <dt>Link expires</dt><dd><time datetime="${escapeHtml(view.expiresAtIso)}">${text(formatInstant(view.expiresAtIso))}</time></dd>
 </dl>
@@ -92,8 +101,6 @@ ${view.target ? targetLine(view.target) : ''}
 <pre id="args">${jsonBlock(view.args)}</pre>
 ${textArguments(view.args)}
 <p class="muted">Fingerprint (SHA-256): <code>${argsHash(view.tool, view.args)}</code></p>
-<h2>The model's stated reason</h2>
-<p class="muted">Written by the model, not verified. Judge the action by its arguments above.</p>
 ${reason}
 </div>
 <div class="card">

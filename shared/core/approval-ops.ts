@@ -44,12 +44,25 @@ async function othersPending(store: RunStore, waitingOn: string[], decided: stri
   return approvals.some((approval) => approval?.status === 'pending');
 }
 
-/** Stores the current task token on every pending approval of the run (replacing an older one). */
-export async function attachTaskToken(deps: Deps, runId: string, taskToken: string): Promise<Approval[]> {
+/**
+ * Stores the current task token on every pending approval of the run (replacing an older one). With
+ * `approvalId` (a graph step's approval, whose wait is its own), on that approval only, if it is still pending
+ * and its run has not ended: a graph run stays `running` while one of its steps waits.
+ */
+export async function attachTaskToken(
+  deps: Deps,
+  runId: string,
+  taskToken: string,
+  approvalId?: string,
+): Promise<Approval[]> {
   return withRunRetry(async () => {
     const run = await deps.store.getRun(runId);
-    if (run?.status !== 'awaiting_approval') return [];
-    const pending = await pendingApprovalsOf(deps.store, run);
+    if (approvalId !== undefined) {
+      if (!run || isTerminalRunStatus(run.status) || !run.pendingApprovalIds.includes(approvalId)) return [];
+    } else if (run?.status !== 'awaiting_approval') return [];
+    const pending = (await pendingApprovalsOf(deps.store, run)).filter(
+      (approval) => approvalId === undefined || approval.approvalId === approvalId,
+    );
     if (pending.length === 0) return [];
     const updated = pending.map((approval) => ({ ...approval, taskToken }));
     await new RunHandle(run, deps).commit({
@@ -114,7 +127,10 @@ export async function decideApproval(
         },
       ],
     });
-    const stillPending = await othersPending(deps.store, run.pendingApprovalIds, approval.approvalId);
+    // A graph step's approval has a wait of its own: its decision answers it whatever else is pending.
+    const stillPending =
+      approval.step === undefined &&
+      (await othersPending(deps.store, run.pendingApprovalIds, approval.approvalId));
     return {
       approval: decided,
       ...(!stillPending && decided.taskToken ? { resumeToken: decided.taskToken } : {}),

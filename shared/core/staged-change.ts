@@ -32,6 +32,8 @@ export function mergeParts(first: ChangePart, second: ChangePart): ChangePart {
     ...present,
     ...(daySpend ? { daySpend } : {}),
     ...(first.reopen || second.reopen ? { reopen: true as const } : {}),
+    // One head condition per write: the later part's (it was decided on the fresher read).
+    ...(second.liveHead || first.liveHead ? { liveHead: (second.liveHead ?? first.liveHead)! } : {}),
     ...(nexts.length > 0 ? { next: (run: Run) => nexts.reduce((moved, next) => next(moved), run) } : {}),
   };
 }
@@ -110,6 +112,7 @@ export function partSize(part: ChangePart): { items: number; bytes: number } {
     bytes += valueBytes(entry) + AUDIT_SEAL_BYTES;
   }
   if (part.daySpend) items += 1;
+  if (part.liveHead) items += 1;
   return { items, bytes };
 }
 

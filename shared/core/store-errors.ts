@@ -54,6 +54,17 @@ export class HumanTaskClosedError extends Error {
   }
 }
 
+/**
+ * The live policy moved under a graph step's write: its workflow was disabled or deleted, or a later version
+ * was published (the write's `liveHead` condition failed). Nothing was written; re-read the head and decide.
+ */
+export class WorkflowHeadMovedError extends Error {
+  constructor(workflowId: string, options?: { cause?: unknown }) {
+    super(`workflow ${workflowId} was disabled, deleted or republished since it was checked`, options);
+    this.name = 'WorkflowHeadMovedError';
+  }
+}
+
 /** The per-day budget of a workflow would be exceeded by a reservation. */
 export class DayBudgetExceededError extends Error {
   constructor(workflowId: string, day: string, options?: { cause?: unknown }) {

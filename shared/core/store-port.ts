@@ -57,6 +57,12 @@ export type RunChange = {
    * the status it was read with (a submission is single use: `open` → `submitted` once).
    */
   humanTaskPut?: { task: HumanTask; expectedStatus?: HumanTaskStatus }[];
+  /**
+   * The live policy as a condition of this very write (no read): the workflow head must still be enabled,
+   * not deleted, with this latest version; otherwise nothing is written (WorkflowHeadMovedError). A graph
+   * service step puts it on the write that lets a call go ahead (its `pending` row, its approval request).
+   */
+  liveHead?: { owner: string; workflowId: string; latestVersion: number };
 };
 
 export interface RunStore {
@@ -74,6 +80,6 @@ export interface RunStore {
   getDaySpendDetail(owner: string, workflowId: string, day: string): Promise<DaySpend>;
   /** Seals the run's final audit head into its owner's anchor chain, once (idempotent). */
   anchorRunHead(run: Run, at: string): Promise<unknown>;
-  /** Applies a change atomically; throws RunConflictError, LedgerConflictError, ApprovalAlreadyDecidedError or DayBudgetExceededError. */
+  /** Applies a change atomically; throws RunConflictError, LedgerConflictError, ApprovalAlreadyDecidedError, DayBudgetExceededError or WorkflowHeadMovedError. */
   commit(change: RunChange): Promise<Run>;
 }

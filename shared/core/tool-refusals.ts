@@ -4,9 +4,10 @@
  * are staged for the turn's next write, which always comes before the turn ends.
  */
 import type { Approval } from '../schemas/approval.ts';
+import { approvalRequestedAudit, newApproval } from './approval-record.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
 import { denialText } from './gate.ts';
-import { approvalIdFor, argsHashOf, idempotencyKeyFor } from './identity.ts';
+import { argsHashOf, idempotencyKeyFor } from './identity.ts';
 import type { ToolOutcome, ToolUseBlock } from './ports.ts';
 import type { ToolCallContext } from './tool-calls.ts';
 import { textOf } from './transcript.ts';
@@ -77,48 +78,20 @@ export async function requestApproval(
   approvers: string[],
   timeoutSeconds: number,
 ): Promise<Approval> {
-  const run = h.run;
-  const now = deps.clock.nowMs();
-  const approval: Approval = {
-    schemaVersion: 1,
-    approvalId: approvalIdFor(run.runId, use.id),
-    owner: run.owner,
-    runId: run.runId,
-    workflowId: run.workflowId,
-    workflowName: run.workflowName,
-    workflowVersion: run.workflowVersion,
-    turn: ctx.assistant.turn,
-    toolUseId: use.id,
-    tool: use.name,
-    args: input,
-    argsHash: argsHashOf(use.name, input),
-    reason: textOf(ctx.assistant).slice(0, 4000),
-    approvers,
-    status: 'pending',
-    expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
-    createdAt: new Date(now).toISOString(),
-  };
+  const approval = newApproval(
+    h.run,
+    {
+      toolUseId: use.id,
+      turn: ctx.assistant.turn,
+      tool: use.name,
+      input,
+      approvers,
+      timeoutSeconds,
+      reason: textOf(ctx.assistant),
+    },
+    deps.clock.nowMs(),
+  );
   // Staged: the turn's commit that parks the run on its approvals carries it.
-  await h.stage({
-    approvalCreate: [approval],
-    audit: [
-      {
-        type: 'gate_decision',
-        actor: 'system',
-        data: { toolUseId: use.id, tool: use.name, decision: 'needs_approval' },
-      },
-      {
-        type: 'approval_requested',
-        actor: 'model',
-        data: {
-          approvalId: approval.approvalId,
-          tool: use.name,
-          argsHash: approval.argsHash,
-          approvers,
-          expiresAt: approval.expiresAt,
-        },
-      },
-    ],
-  });
+  await h.stage({ approvalCreate: [approval], audit: approvalRequestedAudit(approval, 'model') });
   return approval;
 }

@@ -8,7 +8,10 @@ import type { Run } from '../schemas/run.ts';
 export type GraphRunItems = { run: Run; steps: GraphStep[]; ledger: LedgerRow[] };
 
 export interface GraphRunStore
-  extends Pick<RunStore, 'commit' | 'getWorkflowVersion' | 'getRun' | 'anchorRunHead'> {
+  extends Pick<
+    RunStore,
+    'commit' | 'getWorkflowVersion' | 'getRun' | 'anchorRunHead' | 'getWorkflowHead' | 'getApproval'
+  > {
   /** The task token of the execution waiting for this run to be resumed, if one is waiting. */
   getResumeToken(runId: string): Promise<string | undefined>;
   putResumeToken(runId: string, token: string): Promise<void>;
@@ -34,6 +37,11 @@ export type GraphNext =
   /** Paused by an operator: the execution waits (AwaitResume) until the run is resumed. */
   | { next: 'paused' }
   | { next: 'failed'; error: { Error: string; Cause: string } }
+  /**
+   * Inside the Map only: the service step waits on its approval (`ApproveServiceStep`, a task-token wait of
+   * `timeoutSeconds`, what is left until the approval expires), then runs again to act on the decision.
+   */
+  | { next: 'approval'; approvalId: string; timeoutSeconds: number }
   | { next: 'stop' };
 
 export type GraphDefinitionOf = (run: Run) => Promise<GraphDefinition>;

@@ -1,45 +1,39 @@
 /**
  * A `service_task` step: one action call under the ledger protocol of the agent kind (shared/core):
- * gate → ledger row `pending` (with the step marked `running`, one write) → dispatch with the row's
- * Idempotency-Key → settle once (with the step's outcome, one write). A retried invocation finds the row:
- * settled → its outcome is reused; `pending` and idempotent → sent again with the same key; `pending` and not
- * idempotent → "outcome unknown", never repeated (the step fails; an operator decides). Then it decides what is
- * next on the state it just committed (decide.ts), so a chain of service steps needs no separate Advance.
+ * gate (on the live policy: service-policy.ts) → ledger row `pending` (with the step marked `running`, one
+ * write) → dispatch with the row's Idempotency-Key → settle once (with the step's outcome, one write). A call
+ * gated `needs_approval` waits for the approval machinery first (service-approval.ts); `deny` is refused and
+ * never called. A retried invocation finds the row: settled → its outcome is reused; `pending` and idempotent →
+ * sent again with the same key; `pending` and not idempotent → "outcome unknown", never repeated (the step
+ * fails; an operator decides). Then it decides what is next on the state it just committed (decide.ts), so a
+ * chain of service steps needs no separate Advance.
  */
-import type { ActionCatalog } from '../core/actions.ts';
-import { isoAt, RunHandle } from '../core/engine.ts';
-import { effectiveGrant, evaluateGate } from '../core/gate.ts';
-import { argsHashOf, idempotencyKeyFor } from '../core/identity.ts';
-import type { Clock, EgressPort, SecretsPort, ToolOutcome } from '../core/ports.ts';
-import { capToolResult } from '../core/transcript-limits.ts';
-import { settleAudit, settledRow, thrownOutcome, UNKNOWN_AFTER_STOP } from '../core/uncertain.ts';
+import { RunHandle } from '../core/engine.ts';
+import { evaluateGate } from '../core/gate.ts';
+import { WorkflowHeadMovedError } from '../core/store-errors.ts';
+import { UNKNOWN_AFTER_STOP } from '../core/uncertain.ts';
 import type { GraphDefinition } from '../graph/definition.ts';
 import { type GraphStep, isFinishedStep } from '../schemas/graph-step.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import { isConflict } from './advance.ts';
 import { serviceStepView } from './agent-view.ts';
-import { decideNext, mergeSteps } from './decide.ts';
 import { renderArgs } from './expressions.ts';
-import type { GraphDefinitionOf, GraphNext, GraphRunStore, StepRef } from './ports.ts';
+import type { GraphNext, StepRef } from './ports.ts';
 import { runDataOf, stepViews } from './run-data.ts';
-import { moveStep, writesOf } from './step-writes.ts';
+import { requestStepApproval, settleStepApproval, waitsOnApproval } from './service-approval.ts';
+import { decideAfter, finishStep, refuseStep, type StepCall, startCall, stepOf } from './service-call.ts';
+import { dispatch, type ServiceStepDeps } from './service-dispatch.ts';
+import { assumedPolicy, type LivePolicy, readLivePolicy } from './service-policy.ts';
 
-export type ServiceStepDeps = {
-  store: GraphRunStore;
-  definitionOf: GraphDefinitionOf;
-  clock: Clock;
-  actions: ActionCatalog;
-  egress: EgressPort;
-  secrets: SecretsPort;
-};
+export { outputOf, type ServiceStepDeps } from './service-dispatch.ts';
 
 /** The ledger identity of a step attempt: a crash retry finds the same row; an operator's retry gets a new one. */
 export const stepToolUseId = (stepId: string, attempt: number): string => `step-${stepId}-${attempt}`;
 
 /**
  * Runs the step; with `decide` (a lone ready step) it then decides what is next, otherwise (inside the Map,
- * where Advance decides once every ready step ended) it answers `stop`.
+ * where Advance decides once every ready step ended) it answers `stop`, or `approval` while it waits on one.
  */
 export async function runServiceStep(
   deps: ServiceStepDeps,
@@ -59,20 +53,8 @@ export async function runServiceStep(
   }
 }
 
-/** Decides what is next after the step, unless it runs inside the Map. */
-function decideAfter(
-  deps: ServiceStepDeps & { decideAfter?: false },
-  run: Run,
-  steps: GraphStep[],
-  definition: GraphDefinition,
-): Promise<GraphNext> {
-  return deps.decideAfter === false
-    ? Promise.resolve({ next: 'stop' })
-    : decideNext(deps, run, steps, definition);
-}
-
 async function serviceOnce(
-  deps: ServiceStepDeps & { decideAfter?: false },
+  deps: StepCall['deps'],
   definition: GraphDefinition,
   run: Run,
   steps: GraphStep[],
@@ -81,162 +63,66 @@ async function serviceOnce(
 ): Promise<GraphNext> {
   const node = definition.nodes.find((candidate) => candidate.id === ref.stepId);
   if (node?.type !== 'service_task') throw new Error(`step ${ref.stepId} is not a service_task`);
-  const step = steps.find((candidate) => candidate.stepId === ref.stepId);
+  const toolUseId = stepToolUseId(ref.stepId, ref.attempt);
+  const view = serviceStepView(definition, node);
+  const call: StepCall = {
+    deps,
+    definition,
+    node,
+    view,
+    handle: new RunHandle(run, deps),
+    steps,
+    ref,
+    toolUseId,
+  };
+  const step = stepOf(call);
   // This attempt already ended (a retried invocation after the settle): only decide again.
   if (step && (step.attempt > ref.attempt || (step.attempt === ref.attempt && isFinishedStep(step.status))))
-    return decideAfter(deps, run, steps, definition);
-  const toolUseId = stepToolUseId(ref.stepId, ref.attempt);
+    return decideAfter(call);
   const row = ledger.find((candidate) => candidate.toolUseId === toolUseId);
-  const handle = new RunHandle(run, deps);
-  const view = serviceStepView(definition, node);
-  const at = () => isoAt(deps.clock);
-  const finish = async (outcome: ToolOutcome, settle: LedgerRow | undefined, args?: unknown) => {
-    const current = steps.find((candidate) => candidate.stepId === ref.stepId);
-    const move = moveStep({
-      runId: run.runId,
-      stepId: ref.stepId,
-      type: 'service_task',
-      current,
-      status: outcome.isError ? 'failed' : 'succeeded',
-      at: at(),
-      fields: {
-        attempt: ref.attempt,
-        ...(args === undefined ? {} : { input: args }),
-        ...(outcome.isError
-          ? {
-              error: {
-                name: outcome.outcomeUnknown ? 'OutcomeUnknown' : 'ActionFailed',
-                message: outcome.content.slice(0, 2000),
-              },
-            }
-          : { output: outputOf(outcome.content) }),
-      },
-      ...(outcome.isError ? { reason: outcome.content } : {}),
-    });
-    const { steps: writes, audit } = writesOf([move]);
-    await handle.commit({
-      steps: writes,
-      ...(settle ? { ledgerSettle: [settledRow(settle, outcome, at())] } : {}),
-      audit: [
-        ...(settle ? [settleAudit({ id: toolUseId }, node.action, outcome, { stepId: ref.stepId })] : []),
-        ...audit,
-      ],
-    });
-    return decideAfter(deps, handle.run, mergeSteps(steps, [move]), definition);
-  };
-
   if (row && row.status !== 'pending')
-    return finish(row.outcome ?? { content: 'No result was recorded.', isError: true }, undefined);
-  const action = deps.actions.resolve(node.action, view);
+    return finishStep(call, row.outcome ?? { content: 'No result was recorded.', isError: true });
   if (row) {
-    if (!row.idempotent || !action) return finish(UNKNOWN_AFTER_STOP, row);
+    const action = deps.actions.resolve(node.action, view);
+    if (!row.idempotent || !action) return finishStep(call, UNKNOWN_AFTER_STOP, { settle: row });
     // Idempotent and pending: send again with the same Idempotency-Key (the row's).
-    return finish(await dispatch(deps, run, action, step?.input, row), row, step?.input);
+    const outcome = await dispatch(deps, run, action, step?.input, row);
+    return finishStep(call, outcome, { settle: row, args: step?.input });
   }
   // Not started yet: no new step starts while paused (inside the Map the answer is ignored; Advance decides).
-  if (run.paused) return { next: 'paused' };
-  const data = runDataOf(run.input, stepViews(definition, steps, run.input));
-  let args: unknown;
-  try {
-    args = await renderArgs(`step ${ref.stepId} args`, node.args, data);
-  } catch (error) {
-    return finish({ content: (error as Error).message, isError: true }, undefined);
-  }
-  const gate = evaluateGate(
-    { name: node.action, input: args },
-    effectiveGrant(view, view, true),
-    deps.actions,
-    view,
-  );
-  if (gate.decision === 'deny')
-    return finish({ content: `Denied: ${gate.reason}.`, isError: true }, undefined, args);
-  if (gate.decision === 'needs_approval')
-    return finish(
-      {
-        content: `Denied: '${node.action}' needs approval, which service steps do not request yet.`,
-        isError: true,
-      },
-      undefined,
-      args,
-    );
-  const pending: LedgerRow = {
-    schemaVersion: 1,
-    runId: run.runId,
-    toolUseId,
-    turn: 0,
-    tool: gate.action.name,
-    argsHash: argsHashOf(gate.action.name, gate.input),
-    idempotent: gate.action.idempotent,
-    idempotencyKey: idempotencyKeyFor(run.runId, ref.attempt, toolUseId),
-    status: 'pending',
-    attempts: 1,
-    createdAt: at(),
-  };
-  const running = moveStep({
-    runId: run.runId,
-    stepId: ref.stepId,
-    type: 'service_task',
-    current: step,
-    status: 'running',
-    at: at(),
-    fields: { attempt: ref.attempt, input: gate.input },
+  if (!waitsOnApproval(step, ref.attempt) && run.paused) return { next: 'paused' };
+  return underLivePolicy(call, async (policy) => {
+    if (waitsOnApproval(step, ref.attempt)) return settleStepApproval(call, policy, step);
+    const data = runDataOf(run.input, stepViews(definition, steps, run.input));
+    let args: unknown;
+    try {
+      args = await renderArgs(`step ${ref.stepId} args`, node.args, data);
+    } catch (error) {
+      return finishStep(call, { content: (error as Error).message, isError: true });
+    }
+    const gate = evaluateGate({ name: node.action, input: args }, policy.grant, deps.actions, view);
+    if (gate.decision === 'deny')
+      return refuseStep(call, { cause: 'gate', name: 'GateDenied', reason: `denied: ${gate.reason}` }, args);
+    if (gate.decision === 'needs_approval') return requestStepApproval(call, policy, gate);
+    return startCall(call, policy, gate.action, gate.input);
   });
-  await handle.commit({
-    steps: [running.write],
-    ledgerCreate: [pending],
-    audit: [
-      running.audit,
-      { type: 'gate_decision', actor: 'system', data: { toolUseId, tool: node.action, decision: 'allow' } },
-      {
-        type: 'dispatch',
-        actor: 'system',
-        data: {
-          toolUseId,
-          tool: pending.tool,
-          argsHash: pending.argsHash,
-          idempotencyKey: pending.idempotencyKey,
-        },
-      },
-    ],
-  });
-  steps = mergeSteps(steps, [running]);
-  return finish(await dispatch(deps, handle.run, gate.action, gate.input, pending), pending, gate.input);
-}
-
-async function dispatch(
-  deps: ServiceStepDeps,
-  run: Run,
-  action: NonNullable<ReturnType<ActionCatalog['resolve']>>,
-  input: unknown,
-  row: LedgerRow,
-): Promise<ToolOutcome> {
-  let outcome: ToolOutcome;
-  try {
-    outcome = await action.run(input, {
-      idempotencyKey: row.idempotencyKey,
-      egress: deps.egress,
-      secrets: deps.secrets,
-      clock: deps.clock,
-      scope: { runId: run.runId, owner: run.owner, workflowId: run.workflowId },
-    });
-  } catch (error) {
-    outcome = thrownOutcome(error);
-  }
-  return { ...outcome, content: capToolResult(deps.secrets.redact(outcome.content)) };
 }
 
 /**
- * A service step's structured output: the action's JSON answer (an HTTP action's result is its status line
- * and headers, a blank line, then the body: the body is read), or its text as `{ text }`.
+ * Acts on the assumed live policy (no read); the write that lets a call go ahead carries the head as its
+ * condition. If the head moved (disabled, deleted, republished), nothing was written: read it and act again.
  */
-export function outputOf(content: string): unknown {
-  const blank = content.indexOf('\n\n');
-  for (const candidate of [content, blank >= 0 ? content.slice(blank + 2) : undefined]) {
-    if (candidate === undefined) continue;
+async function underLivePolicy(
+  call: StepCall,
+  act: (policy: LivePolicy) => Promise<GraphNext>,
+): Promise<GraphNext> {
+  let policy = assumedPolicy(call.handle.run, call.view);
+  for (let round = 1; ; round++) {
     try {
-      const parsed = JSON.parse(candidate) as unknown;
-      if (parsed !== null && typeof parsed === 'object') return parsed;
-    } catch {}
+      return await act(policy);
+    } catch (error) {
+      if (!(error instanceof WorkflowHeadMovedError) || round >= 3) throw error;
+      policy = await readLivePolicy(call.deps, call.handle.run, call.node, call.view);
+    }
   }
-  return { text: content };
 }

@@ -22,7 +22,7 @@ export function localAgentMachine(args: {
   retryMs: number;
 }): LocalStepFunctions {
   const { services, ends, taskTokens } = args;
-  const { store, clock, keyring, url, notifier, owners, logger } = services;
+  const { clock } = services;
   const { definition, functionByState } = args.definition;
   return new LocalStepFunctions({
     definition,
@@ -34,22 +34,33 @@ export function localAgentMachine(args: {
         'turn',
         createTurnHandler(async () => args.turnDeps),
       ),
-      'request-approval': asFunction(
-        'request-approval',
-        createRequestApprovalHandler(async () => ({
-          store,
-          clock,
-          keyring,
-          publicBaseUrl: url,
-          notifier,
-          taskTokens,
-          owners,
-          logger,
-        })),
-      ),
-      expire: asFunction('expire', createExpireHandler(ends.endDeps)),
+      ...approvalFunctions(services, taskTokens, ends),
       'mark-failed': ends.markFailed,
       deliver: ends.deliver,
     },
   });
+}
+
+/**
+ * The approval service's two functions (RequestApproval, Expire): a turn's approval waits on the agent machine
+ * and a gated graph service step's on the graph machine use the same ones (docs/approvals.md).
+ */
+export function approvalFunctions(services: LocalServices, taskTokens: TaskTokensPort, ends: LocalRunEnds) {
+  const { store, clock, keyring, url, notifier, owners, logger } = services;
+  return {
+    'request-approval': asFunction(
+      'request-approval',
+      createRequestApprovalHandler(async () => ({
+        store,
+        clock,
+        keyring,
+        publicBaseUrl: url,
+        notifier,
+        taskTokens,
+        owners,
+        logger,
+      })),
+    ),
+    expire: asFunction('expire', createExpireHandler(ends.endDeps)),
+  };
 }

@@ -13,6 +13,7 @@ import type { ServiceStepDeps } from '../graph-run/service-step.ts';
 import { humanTaskPort } from '../human-tasks/index.ts';
 import type { ExecutionsPort } from '../runs/index.ts';
 import { randomIds } from '../runtime/clock.ts';
+import { approvalFunctions } from './agent-machine.ts';
 import { type LocalHumanTasks, localHumanTasks } from './human-tasks-local.ts';
 import type { LocalRunEnds } from './run-end-local.ts';
 import type { LocalServices } from './services-local.ts';
@@ -82,6 +83,8 @@ export function localGraphMachine(args: {
           answer: (token: string, output: object) => taskTokens.sendSuccess(token, output),
         })),
       ),
+      // A gated service step's approval wait: the same approval service as the agent machine's.
+      ...approvalFunctions(services, taskTokens, ends),
       deliver: ends.deliver,
       'mark-failed': ends.markFailed,
     },

@@ -20,6 +20,8 @@ export const RequestApprovalEventSchema = z.object({
   turn: z.number().int().nonnegative(),
   taskToken: z.string().min(1),
   approvalTimeoutSeconds: z.number().optional(),
+  /** A graph service step's wait: the one approval it waits on (its wait is its own). */
+  approvalId: z.string().min(1).max(64).optional(),
 });
 
 /** MarkFailed gets the whole state: the pointer, and `error` when a Catch routed here. */

@@ -35,5 +35,10 @@ export const ApprovalSchema = z.object({
   /** The current Step Functions task token; replaced when the wait is re-requested. Never in a link. */
   taskToken: z.string().optional(),
   notifiedAt: IsoTimeSchema.optional(),
+  /**
+   * A graph run's `service_task` step that asked (no model did): its wait is its own (a task-token wait per
+   * step), so deciding it resumes that wait even while other steps' approvals are pending.
+   */
+  step: z.object({ stepId: z.string(), attempt: z.number().int().positive() }).optional(),
 });
 export type Approval = z.infer<typeof ApprovalSchema>;

@@ -43,6 +43,8 @@ export const GraphStepSchema = z.object({
    * task's submit, answers it. Never shown by the API.
    */
   taskToken: z.string().max(2048).optional(),
+  /** A `service_task` gated `needs_approval`: the approval this attempt waits on (docs/graph-workflows.md). */
+  approvalId: z.string().optional(),
   startedAt: IsoTimeSchema.optional(),
   endedAt: IsoTimeSchema.optional(),
   updatedAt: IsoTimeSchema,

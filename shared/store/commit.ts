@@ -16,6 +16,7 @@ import {
   LedgerConflictError,
   RunConflictError,
   StoreThrottledError,
+  WorkflowHeadMovedError,
 } from './errors.ts';
 import { indexKeys, keys } from './keys.ts';
 import { messageItems } from './message-items.ts';
@@ -177,6 +178,7 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
     });
     if (guarded && deltaUsd > limitUsd) throw new DayBudgetExceededError(workflowId, day);
   }
+  if (change.liveHead) items.push(liveHeadCheck(T, change.liveHead));
   const transact = items.map((labeled) => labeled.item);
   assertTransactionFits(transact);
   try {
@@ -198,4 +200,27 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
     throw error;
   }
   return next;
+}
+
+/**
+ * The workflow head as a condition of the transaction (a ConditionCheck item: no item is written, and no
+ * request is added). A missing head fails the comparison, so a deleted item fails closed too. A head stored
+ * before `deleted` existed has no such attribute and counts as not deleted (the schema's default). A
+ * transaction may not touch one item twice; a run commit never writes a workflow head, so this cannot clash.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ConditionCheck.html
+ * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
+ */
+function liveHeadCheck(table: string, head: NonNullable<RunChange['liveHead']>): Labeled {
+  return {
+    item: {
+      ConditionCheck: {
+        TableName: table,
+        Key: keys.workflowHead(head.owner, head.workflowId),
+        ConditionExpression:
+          'enabled = :true AND latestVersion = :latest AND (attribute_not_exists(deleted) OR deleted = :false)',
+        ExpressionAttributeValues: { ':true': true, ':false': false, ':latest': head.latestVersion },
+      },
+    },
+    onConditionFailed: () => new WorkflowHeadMovedError(head.workflowId),
+  };
 }

@@ -94,6 +94,23 @@ const graphWorkflow = () => ({
   ],
 });
 
+/** A graph whose one service step is gated `needs_approval` (docs/graph-workflows.md, "Gated service steps"). */
+const gatedGraphWorkflow = () => {
+  const graph = graphWorkflow();
+  return {
+    ...graph,
+    name: 'graph-gated-flow',
+    trigger: { type: 'on_demand' },
+    gates: { refund: 'needs_approval' },
+    approvals: { approvers: [APPROVER], timeoutSeconds: 60 },
+    nodes: graph.nodes.filter((node) => node.id === 'start' || node.id === 'refund' || node.id === 'done'),
+    edges: [
+      { from: 'start', to: 'refund' },
+      { from: 'refund', to: 'done' },
+    ],
+  };
+};
+
 const gated = {
   gates: { notes_append: 'needs_approval' },
   approvals: { approvers: [APPROVER], timeoutSeconds: 60 },
@@ -366,6 +383,50 @@ export async function driveFlow(
   await api('GET', `/v1/runs/${graphRun}/steps`);
   await api('POST', `/v1/runs/${graphRun}/cancel`);
   await fns.invoke('start-run', { owner: OWNER, workflowId: graphId, scheduledTime: '2026-12-01T09:00:00Z' });
+
+  // A gated service step: it asks (approval record, the workflow head as a ConditionCheck), its wait asks
+  // RequestApproval (SNS) for that approval only, the page's approval answers the graph machine's wait, and the
+  // step runs again and calls. A second one expires: Expire, then the step fails closed.
+  const gatedGraphId = await create(gatedGraphWorkflow());
+  for (const decision of ['approve', 'expire'] as const) {
+    const runId = await start(gatedGraphId);
+    runs[`graphGated_${decision}`] = runId;
+    const step = { runId, stepId: 'refund', type: 'service_task', attempt: 1, decide: false };
+    const asked = (await fns.invoke('graph-service', step)) as { approvalId?: string };
+    if (!asked.approvalId) throw new Error('the gated service step asked for no approval');
+    await fns.invoke('request-approval', {
+      runId,
+      turn: 0,
+      approvalId: asked.approvalId,
+      taskToken: `graph-approval-${decision}`,
+    });
+    if (decision === 'approve') {
+      const stepLink = /https:\/\/\S+\/approvals\/\S+/.exec(fake.published.at(-1)?.message ?? '')?.[0];
+      if (!stepLink) throw new Error('no approval link was published for the graph step');
+      const stepPage = (await fns.invoke('approval-http', httpEvent('GET', stepLink))) as Response;
+      const stepForm = readApprovalForm(stepPage.body, stepLink);
+      await fns.invoke(
+        'approval-http',
+        httpEvent('POST', stepForm.action, {
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            origin: new URL(stepLink).origin,
+            'sec-fetch-site': 'same-origin',
+          },
+          body: new URLSearchParams({ t: stepForm.t, nonce: stepForm.nonce, decision: 'approve' }).toString(),
+        }),
+      );
+    } else {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.now() + 120_000);
+      try {
+        await fns.invoke('expire', { runId, turn: 0 });
+      } finally {
+        vi.useRealTimers();
+      }
+    }
+    await fns.invoke('graph-service', step);
+  }
 
   // External runs: the api starts them on the external machine; Start decides and records (shadow), or reads
   // the workflow's credential and calls the engine (live: the egress guard refuses the loopback endpoint, so

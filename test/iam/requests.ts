@@ -7,6 +7,8 @@ import { ACCOUNT } from './template.ts';
 
 /** The functions whose SendTask* calls answer the graph state machine's waits (see `states` below). */
 const GRAPH_TOKEN_SENDERS = new Set(['deliver', 'mark-failed', 'api']);
+/** The approval functions answer a turn's wait (run machine) and a gated service step's (graph machine). */
+const BOTH_MACHINES_TOKEN_SENDERS = new Set(['request-approval', 'approval-http']);
 
 export type IamRequest = {
   fn: string;
@@ -97,7 +99,13 @@ export function iamRequestsFor(call: AwsCallRecord, d: Deployment): IamRequest[]
     case 'states':
       // Task tokens are credentials and are not recorded, so which machine a token answers comes from the
       // function: the graph machine's waits are answered by a child run's end (deliver, mark-failed) and a
-      // resume (api); approvals (request-approval, approval-http) answer the run machine's.
+      // resume (api); approvals (request-approval, approval-http) answer either machine's, so both are checked.
+      if (
+        call.command.startsWith('SendTask') &&
+        BOTH_MACHINES_TOKEN_SENDERS.has(call.fn) &&
+        d.graphStateMachineArn
+      )
+        return [one(call.command, d.stateMachineArn), one(call.command, d.graphStateMachineArn)];
       if (call.command.startsWith('SendTask'))
         return [
           one(

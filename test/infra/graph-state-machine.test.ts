@@ -54,8 +54,12 @@ describe('GraphStateMachine', () => {
     expect(targets[0]).toBe(GRAPH_STATE_NAMES.markFailed);
     expect(route.Default).toBe(GRAPH_STATE_NAMES.markFailed);
     const serialized = JSON.stringify(route.Choices);
-    for (const next of Object.values(GRAPH_NEXT).filter((value) => value !== 'failed'))
+    // `approval` is answered inside the Map only (ServiceWaits); at the top it is unknown → MarkGraphFailed.
+    for (const next of Object.values(GRAPH_NEXT).filter(
+      (value) => value !== 'failed' && value !== 'approval',
+    ))
       expect(serialized).toContain(`"${next}"`);
+    expect(serialized).not.toContain('"approval"');
   });
 
   it('runs ready steps in an Inline Map of at most 10 at once (AWS: at most 40), then Advances again', () => {
@@ -77,6 +81,61 @@ describe('GraphStateMachine', () => {
       expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'RecordStepError' }),
     ]);
     expect(human.Parameters).toMatchObject({ Payload: { 'taskToken.$': '$$.Task.Token' } });
+  });
+
+  it('sends a service step that answers `approval` to its approval wait, and nothing else (guarded paths)', () => {
+    const task = item[GRAPH_STATE_NAMES.serviceTask] as State & Record<string, unknown>;
+    expect(task).toMatchObject({ ResultPath: '$.service', Next: GRAPH_STATE_NAMES.serviceWaits });
+    const waits = item[GRAPH_STATE_NAMES.serviceWaits] as State & { Choices: unknown[]; Default: string };
+    expect(waits.Default).toBe(GRAPH_STATE_NAMES.serviceTaskEnded);
+    expect(waits.Choices).toHaveLength(1);
+    const rule = JSON.stringify(waits.Choices[0]);
+    // A comparison on a missing path is an uncatchable States.Runtime error: every path is checked first.
+    for (const check of [
+      '{"Variable":"$.service.next","IsPresent":true}',
+      '{"Variable":"$.service.next","StringEquals":"approval"}',
+      '{"Variable":"$.service.approvalId","IsPresent":true}',
+      '{"Variable":"$.service.timeoutSeconds","IsPresent":true}',
+      '{"Variable":"$.service.timeoutSeconds","IsNumeric":true}',
+      '{"Variable":"$.service.timeoutSeconds","NumericGreaterThanEquals":1}',
+    ])
+      expect(rule).toContain(check);
+    expect(rule).toContain(`"Next":"${GRAPH_STATE_NAMES.approveServiceStep}"`);
+  });
+
+  it("waits on a gated step's approval for what is left of its window, without heartbeats; States.Timeout → Expire → the step again", () => {
+    const approve = item[GRAPH_STATE_NAMES.approveServiceStep] as State & Record<string, unknown>;
+    expect(approve.Resource).toMatch(/lambda:invoke\.waitForTaskToken$/);
+    expect(approve.TimeoutSecondsPath).toBe('$.service.timeoutSeconds');
+    expect(approve.HeartbeatSeconds).toBeUndefined();
+    expect(approve.HeartbeatSecondsPath).toBeUndefined();
+    expect(approve.Parameters).toMatchObject({
+      FunctionName: expect.anything(),
+      Payload: {
+        'runId.$': '$.runId',
+        turn: 0,
+        'approvalId.$': '$.service.approvalId',
+        'approvalTimeoutSeconds.$': '$.service.timeoutSeconds',
+        'taskToken.$': '$$.Task.Token',
+      },
+    });
+    expect(approve.ResultPath).toBeNull();
+    expect(approve.Next).toBe(GRAPH_STATE_NAMES.serviceTask);
+    // The window's end is the approval's expiry (fail closed), never a crash to retry.
+    expect(JSON.stringify(approve.Retry)).not.toContain('States.Timeout');
+    expect(approve.Catch).toEqual([
+      expect.objectContaining({
+        ErrorEquals: ['States.Timeout'],
+        Next: GRAPH_STATE_NAMES.expireStepApproval,
+      }),
+      expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: GRAPH_STATE_NAMES.recordStepError }),
+    ]);
+    const expire = item[GRAPH_STATE_NAMES.expireStepApproval] as State & Record<string, unknown>;
+    expect(expire).toMatchObject({
+      Parameters: { 'runId.$': '$.runId', turn: 0 },
+      Next: GRAPH_STATE_NAMES.serviceTask,
+    });
+    expect(expire.ResultPath).toBeNull();
   });
 
   it('starts a child agent run on a callback wait with no timeout of its own (the child has its run timeout)', () => {

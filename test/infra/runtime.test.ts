@@ -355,7 +355,7 @@ describe('approvals', () => {
     expect(JSON.parse(composed)).toEqual({ current: { kid: 'k1', secret: reference } });
   });
 
-  it('lets request-approval publish, and both approval functions read the keyring and answer the wait', () => {
+  it('lets request-approval publish, and both approval functions read the keyring and answer the waits of both machines', () => {
     const runtime = synthesized.stack.runtime;
     const signing = `\${${logicalId(runtime.signingKey.secret)}}`;
     const requestApproval = statementsOf(roleId('request-approval'));
@@ -368,11 +368,17 @@ describe('approvals', () => {
     for (const handler of ['request-approval', 'approval-http'] as const) {
       const statements = statementsOf(roleId(handler));
       expect(statements).toContainEqual(expect.objectContaining({ Resource: signing }));
-      expect(statements).toContainEqual({
-        Action: 'states:SendTaskSuccess',
-        Effect: 'Allow',
-        Resource: `\${${logicalId(runtime.runStateMachine.stateMachine)}}`,
-      });
+      // A turn's approval wait (run machine) and a gated service step's (graph machine), and nothing else.
+      const answered = statements
+        .filter((statement) => [statement.Action].flat().includes('states:SendTaskSuccess'))
+        .flatMap((statement) => [statement.Resource].flat());
+      expect(answered.sort()).toEqual(
+        [
+          `\${${logicalId(runtime.runStateMachine.stateMachine)}}`,
+          `\${${logicalId(runtime.graphStateMachine.stateMachine)}}`,
+        ].sort(),
+      );
+      expect(JSON.stringify(statements)).not.toContain('states:SendTaskFailure');
     }
   });
 

@@ -1,0 +1,56 @@
+/** Sending a service step's call: the action with the row's Idempotency-Key, and reading its answer. */
+import type { Action, ActionCatalog } from '../core/actions.ts';
+import type { Clock, EgressPort, SecretsPort, ToolOutcome } from '../core/ports.ts';
+import { capToolResult } from '../core/transcript-limits.ts';
+import { thrownOutcome } from '../core/uncertain.ts';
+import type { LedgerRow } from '../schemas/ledger.ts';
+import type { Run } from '../schemas/run.ts';
+import type { GraphDefinitionOf, GraphRunStore } from './ports.ts';
+
+export type ServiceStepDeps = {
+  store: GraphRunStore;
+  definitionOf: GraphDefinitionOf;
+  clock: Clock;
+  actions: ActionCatalog;
+  egress: EgressPort;
+  secrets: SecretsPort;
+};
+
+/** Sends the call with the row's Idempotency-Key; a throw is an outcome; the result is redacted and capped. */
+export async function dispatch(
+  deps: ServiceStepDeps,
+  run: Run,
+  action: Action,
+  input: unknown,
+  row: LedgerRow,
+): Promise<ToolOutcome> {
+  let outcome: ToolOutcome;
+  try {
+    outcome = await action.run(input, {
+      idempotencyKey: row.idempotencyKey,
+      egress: deps.egress,
+      secrets: deps.secrets,
+      clock: deps.clock,
+      scope: { runId: run.runId, owner: run.owner, workflowId: run.workflowId },
+    });
+  } catch (error) {
+    outcome = thrownOutcome(error);
+  }
+  return { ...outcome, content: capToolResult(deps.secrets.redact(outcome.content)) };
+}
+
+/**
+ * A service step's structured output: the action's JSON answer (an HTTP action's result is its status line
+ * and headers, a blank line, then the body: the body is read), or its text as `{ text }`.
+ */
+export function outputOf(content: string): unknown {
+  const blank = content.indexOf('\n\n');
+  for (const candidate of [content, blank >= 0 ? content.slice(blank + 2) : undefined]) {
+    if (candidate === undefined) continue;
+    try {
+      const parsed = JSON.parse(candidate) as unknown;
+      if (parsed !== null && typeof parsed === 'object') return parsed;
+    } catch {}
+  }
+  return { text: content };
+}
