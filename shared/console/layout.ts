@@ -23,6 +23,8 @@ th{background:#eef1f4;font-weight:600}.denied td{background:#fde8e8}.denied .wha
 pre{white-space:pre-wrap;background:#fff;border:1px solid #e3e6ea;padding:.5rem;margin:.2rem 0}
 form.inline{display:inline}button{cursor:pointer}label{margin-right:.6rem}
 .status{padding:.05rem .4rem;border-radius:.3rem;background:#eef1f4}
+.graph{overflow-x:auto;background:#fff;border:1px solid #e3e6ea;padding:.5rem}
+.legend{list-style:none;display:flex;flex-wrap:wrap;gap:.4rem 1rem;padding:0}.legend svg{vertical-align:middle}
 `;
 
 /** A full console page; `refreshSeconds` makes a live page poll by reloading itself. */
