@@ -39,7 +39,8 @@ export function page(
       : html`<meta http-equiv="refresh" content="${options.refreshSeconds}">`;
   const nav = options.signedIn
     ? html`<a href="/console/workflows">Workflows</a><a href="/console/runs">Runs</a>
-<a href="/console/approvals">Approvals</a>
+<a href="/console/approvals">Approvals</a><a href="/console/human-tasks">Human tasks</a>
+<a href="/console/jobs">Jobs</a><a href="/console/grants">Grants</a>
 <form method="post" action="/console/logout"><button type="submit">Sign out</button></form>`
     : '';
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8">
