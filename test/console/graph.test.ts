@@ -70,10 +70,9 @@ describe('console graph: layout', () => {
 });
 
 describe('console graph: drawing', () => {
-  it('draws every node with its state in words and its fill, pending where no step item exists', async () => {
+  it('draws every node with its state in words and its fill: start succeeded, pending where no step item exists', async () => {
     // Prepare
     const nodes = drawnNodes(refund, [
-      step('start', 'succeeded'),
       step('triage', 'succeeded'),
       step('manager_review', 'waiting'),
     ]);

@@ -19,12 +19,17 @@ type GraphShape = {
   edges: { from: string; to: string; when?: string }[];
 };
 
-/** The drawn nodes: the definition's, in its order, each with its step's state (or pending). */
+/**
+ * The drawn nodes: the definition's, in its order, each with its step's state, or `pending` without a step
+ * item. The start node has no item and has succeeded once the run exists (as the executor reads it,
+ * shared/graph-run/run-data.ts).
+ */
 export function drawnNodes(shape: GraphShape, steps: readonly PublicStep[]): DrawnNode[] {
   const byId = new Map(steps.map((step) => [step.stepId, step]));
   return shape.nodes.map((node) => {
     const step = byId.get(node.id);
-    return { id: node.id, type: node.type, state: step?.status ?? 'pending', attempt: step?.attempt };
+    const state = step?.status ?? (node.type === 'start' ? 'succeeded' : 'pending');
+    return { id: node.id, type: node.type, state, attempt: step?.attempt };
   });
 }
 
