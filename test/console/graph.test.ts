@@ -72,10 +72,7 @@ describe('console graph: layout', () => {
 describe('console graph: drawing', () => {
   it('draws every node with its state in words and its fill: start succeeded, pending where no step item exists', async () => {
     // Prepare
-    const nodes = drawnNodes(refund, [
-      step('triage', 'succeeded'),
-      step('manager_review', 'waiting'),
-    ]);
+    const nodes = drawnNodes(refund, [step('triage', 'succeeded'), step('manager_review', 'waiting')]);
 
     // Act
     const svg = String(await graphSvg(nodes, refund.edges));
