@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { layoutGraph } from '../../shared/console/graph/layout.ts';
 import { legend, STATE_LOOKS } from '../../shared/console/graph/states.ts';
 import { graphSvg } from '../../shared/console/graph/svg.ts';
-import { drawnNodes } from '../../shared/console/pages/graph.ts';
+import { drawnNodes, graphSection } from '../../shared/console/pages/graph.ts';
 import { STEP_STATUSES } from '../../shared/schemas/graph-step.ts';
 
 const refund = parse(
@@ -125,5 +125,26 @@ describe('console graph: drawing', () => {
   it('has a legend naming every step state', async () => {
     const html = String(await legend());
     for (const state of STEP_STATUSES) expect(html).toContain(`</svg> ${state}</li>`);
+  });
+});
+
+describe('console graph: a deleted workflow', () => {
+  it("still shows the run's steps when its workflow version is gone", async () => {
+    // Prepare: the API answers 404 for the version, the steps as they are.
+    const deps = {
+      api: async (_identity: unknown, _method: string, path: string) =>
+        path.endsWith('/steps')
+          ? { status: 200, body: { steps: [step('triage', 'succeeded'), step('review', 'waiting')] } }
+          : { status: 404, body: { error: { code: 'not_found', message: 'workflow not found' } } },
+    } as never;
+    const run = { runId: 'run_abcdef123', workflowId: 'wf_gone', workflowVersion: 2, kind: 'graph' } as never;
+
+    // Act
+    const section = String(await graphSection(deps, { owner: 'alice', principal: 'alice' }, run));
+
+    // Assess
+    expect(section).toContain('The workflow version this run ran is gone');
+    expect(section).toMatch(/<tr data-step="review">[\s\S]*waiting/);
+    expect(section).not.toContain('<svg id="graph"');
   });
 });

@@ -8,7 +8,7 @@ import type { Identity } from '../../api/deps.ts';
 import type { GraphStep } from '../../schemas/graph-step.ts';
 import type { Run } from '../../schemas/run.ts';
 import type { WorkflowVersion } from '../../schemas/workflow-record.ts';
-import { apiGet, type ConsoleDeps } from '../deps.ts';
+import { apiGet, ConsoleApiError, type ConsoleDeps } from '../deps.ts';
 import { legend } from '../graph/states.ts';
 import { type DrawnNode, graphSvg } from '../graph/svg.ts';
 import { when } from '../layout.ts';
@@ -47,21 +47,35 @@ const stepRows = (nodes: readonly DrawnNode[], steps: readonly PublicStep[]) => 
   });
 };
 
+const stepTable = (nodes: readonly DrawnNode[], steps: readonly PublicStep[]) =>
+  html`<table id="steps"><tr><th>Step</th><th>Type</th><th>State</th><th>Attempt</th><th>Started</th><th>Ended</th>
+<th>Child run</th><th>Error</th></tr>${stepRows(nodes, steps)}</table>`;
+
 export async function graphSection(deps: ConsoleDeps, identity: Identity, run: Run) {
   const workflow = encodeURIComponent(run.workflowId);
-  const [{ version }, { steps }] = await Promise.all([
+  const [version, { steps }] = await Promise.all([
     apiGet<{ version: WorkflowVersion }>(
       deps.api,
       identity,
       `/v1/workflows/${workflow}/versions/${run.workflowVersion}`,
+    ).then(
+      (answer) => answer.version,
+      // A deleted workflow's versions are gone; its runs are not: show the steps without the drawing.
+      (error: unknown) => {
+        if (error instanceof ConsoleApiError && error.status === 404) return undefined;
+        throw error;
+      },
     ),
     apiGet<{ steps: PublicStep[] }>(deps.api, identity, `/v1/runs/${encodeURIComponent(run.runId)}/steps`),
   ]);
+  if (version === undefined) {
+    const shape = { nodes: steps.map((step) => ({ id: step.stepId, type: step.type })), edges: [] };
+    return html`<h2>Graph</h2><p class="muted">The workflow version this run ran is gone (the workflow was
+deleted): its steps, without the drawing.</p>${stepTable(drawnNodes(shape, steps), steps)}`;
+  }
   const shape = version.definition as unknown as GraphShape;
   const nodes = drawnNodes(shape, steps);
   return html`<h2>Graph</h2>${run.paused ? html`<p class="bad">Paused: no new step starts until it is resumed.</p>` : ''}
 <div class="graph">${graphSvg(nodes, shape.edges)}</div>${legend()}
-<p class="muted">A dashed arrow has a condition: hover it to read it.</p>
-<table id="steps"><tr><th>Step</th><th>Type</th><th>State</th><th>Attempt</th><th>Started</th><th>Ended</th>
-<th>Child run</th><th>Error</th></tr>${stepRows(nodes, steps)}</table>`;
+<p class="muted">A dashed arrow has a condition: hover it to read it.</p>${stepTable(nodes, steps)}`;
 }
