@@ -16,6 +16,7 @@ import { auditRoutes } from './routes/audit.ts';
 import { eventRoutes } from './routes/events.ts';
 import { grantRoutes } from './routes/grants.ts';
 import { graphRunRoutes } from './routes/graph-runs.ts';
+import { humanTaskRoutes } from './routes/human-tasks.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { localEventRoutes } from './routes/local-events.ts';
 import { mountMcp } from './routes/mcp.ts';
@@ -49,6 +50,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.route('/v1', runRoutes(deps));
   app.route('/v1', graphRunRoutes(deps));
   app.route('/v1/approvals', approvalRoutes(deps));
+  app.route('/v1/human-tasks', humanTaskRoutes(deps));
   app.route('/v1/events', eventRoutes(deps));
   app.route('/v1/audit', auditRoutes(deps));
   app.route('/v1/me', meRoutes(deps));

@@ -151,6 +151,17 @@ export const JOB_OPERATIONS: Operation[] = [
     responses: { '200': { description: 'Found.', schema: 'GrantHistory' } },
     errors: GRANT_NOT_FOUND,
   },
+  {
+    method: 'get',
+    path: '/v1/grants/{clientId}/jobs',
+    operationId: 'listGrantJobs',
+    tag: 'grants',
+    pathParams: ['clientId'],
+    query: ListJobsSchema,
+    summary: 'The jobs the client ran under this grant, newest first: the views its client polls.',
+    responses: { '200': { description: 'A page.', schema: 'JobPage' } },
+    errors: { ...GRANT_NOT_FOUND, '400': 'Invalid query or nextToken.' },
+  },
   ...(['narrow', 'widen'] as const).map(
     (direction): Operation => ({
       method: 'post',

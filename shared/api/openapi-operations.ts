@@ -344,6 +344,16 @@ export const OPERATIONS: Operation[] = [
     errors: { '400': 'Invalid query.' },
   },
   {
+    method: 'get',
+    path: '/v1/human-tasks',
+    operationId: 'listHumanTasks',
+    tag: 'approvals',
+    query: s.ListHumanTasksQuerySchema,
+    summary: "The owner's human tasks (graph human_task steps), newest first (without task tokens or links).",
+    responses: { '200': { description: 'A page.', schema: 'HumanTaskPage' } },
+    errors: { '400': 'Invalid query.' },
+  },
+  {
     method: 'post',
     path: '/v1/events',
     operationId: 'putEvents',

@@ -45,6 +45,7 @@ const OUTPUT_COMPONENTS: Record<string, z.ZodType> = {
   OwnerAuditResponse: s.OwnerAuditResponseSchema,
   Approval: s.PublicApprovalSchema,
   ApprovalPage: s.ApprovalPageSchema,
+  HumanTaskPage: s.HumanTaskPageSchema,
   MeResponse: s.MeResponseSchema,
   PutEventsResponse: s.PutEventsResponseSchema,
   LocalEventsResponse: s.LocalEventsResponseSchema,

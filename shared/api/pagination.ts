@@ -49,6 +49,12 @@ export const tokenShapes = {
   }),
   /** A run's ledger rows (the run is the caller's: checked before the token is). */
   receipts: (runId: string): TokenShape => ({ pk: { equals: `RUN#${runId}` }, sk: { prefix: 'TOOL#' } }),
+  humanTasks: (owner: string): TokenShape => ({
+    pk: { prefix: 'RUN#' },
+    sk: { prefix: 'HTK#' },
+    gsi1pk: { equals: `OWNER#${owner}` },
+    gsi1sk: { prefix: 'HTK#' },
+  }),
   approvals: (owner: string): TokenShape => ({
     pk: { prefix: 'APR#' },
     sk: { equals: 'APR' },

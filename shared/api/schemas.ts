@@ -8,6 +8,7 @@ import { ReceiptSchema } from '../runs/receipts.ts';
 import { AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
 import { GraphStepSchema } from '../schemas/graph-step.ts';
+import { HumanTaskSchema, HumanTaskStatusSchema } from '../schemas/human-task.ts';
 import { TranscriptMessageSchema } from '../schemas/message.ts';
 import { RunSchema, RunStatusSchema } from '../schemas/run.ts';
 import { WorkflowHeadSchema, WorkflowIdSchema, WorkflowVersionSchema } from '../schemas/workflow-record.ts';
@@ -91,6 +92,9 @@ export const ListRunsQuerySchema = ListWorkflowsQuerySchema.extend({
 }).strict();
 export const ListApprovalsQuerySchema = ListWorkflowsQuerySchema.extend({
   status: ApprovalStatusSchema.optional(),
+}).strict();
+export const ListHumanTasksQuerySchema = ListWorkflowsQuerySchema.extend({
+  status: HumanTaskStatusSchema.optional(),
 }).strict();
 
 // ---------------------------------------------------------------- local events
@@ -280,6 +284,9 @@ export const ListReceiptsQuerySchema = ListWorkflowsQuerySchema;
 /** An approval as the API shows it: never with its Step Functions task token. */
 export const PublicApprovalSchema = ApprovalSchema.omit({ taskToken: true });
 export const ApprovalPageSchema = page(PublicApprovalSchema);
+/** A human task as the API shows it: never with its Step Functions task token. */
+export const PublicHumanTaskSchema = HumanTaskSchema.omit({ taskToken: true });
+export const HumanTaskPageSchema = page(PublicHumanTaskSchema);
 /** `GET /v1/me`: who the caller is to the runtime, and where that owner's credential secrets must live. */
 export const MeResponseSchema = z.object({
   /** The owner everything the caller creates belongs to (from verified identity). */

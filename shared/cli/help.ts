@@ -46,12 +46,14 @@ export const HELP: Record<string, CommandHelp> = {
     examples: ['wf workflow delete old-digest'],
   },
   'run start': {
-    usage: 'wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY] [--record DIR]',
+    usage:
+      'wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY] [--record DIR [--record-name NAME]]',
     summary:
-      'Starts a run. --wait follows it to the end (exit 3 when not done). --record DIR (a local stack with ANTHROPIC_API_KEY) also saves the conversation as DIR/<workflow>.fixture.json, to replay offline.',
+      "Starts a run. --wait follows it to the end (exit 3 when not done). --record DIR (a local stack with ANTHROPIC_API_KEY) also saves the conversation as DIR/<workflow>.<NAME>.fixture.json (NAME: --record-name, or a hash of the run's first user message), to replay offline; each input recorded is its own conversation.",
     examples: [
       'wf run start notes-on-demand --input \'{"topic":"x"}\' --wait',
       'wf run start status-digest --record fixtures',
+      'wf run start status-digest --input \'{"team":"web"}\' --record fixtures --record-name web-team',
     ],
   },
   'run list': {

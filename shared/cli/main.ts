@@ -27,7 +27,7 @@ import { helpFor } from './help.ts';
 import { grantCommand, jobCommand } from './jobs.ts';
 import { localUp } from './local-up.ts';
 import { listReceipts } from './receipts.ts';
-import { saveRecording } from './record.ts';
+import { recordName, saveRecording } from './record.ts';
 import { applyDraft, publishWorkflow } from './workflow-versions.ts';
 
 export const USAGE = `wf: the LLM-workflow runtime's command line
@@ -43,7 +43,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf workflow enable WORKFLOW                        its trigger starts runs again
   wf workflow disable WORKFLOW                       no new runs
   wf workflow delete WORKFLOW                        delete it (the name is free again)
-  wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY] [--record DIR]
+  wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY] [--record DIR [--record-name NAME]]
   wf run list [--workflow W] [--status S] [--watch]  runs, newest first; --watch follows them
   wf run show RUN
   wf run transcript RUN
@@ -101,6 +101,7 @@ const OPTIONS = {
   // issue 17 (docs/cli.md): see extra-commands.ts
   fixtures: { type: 'string' },
   record: { type: 'string' },
+  'record-name': { type: 'string' },
   workflow: { type: 'string' },
   watch: { type: 'boolean' },
   out: { type: 'string' },
@@ -254,12 +255,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
           ...(values['idempotency-key'] ? { idempotencyKey: values['idempotency-key'] } : {}),
         };
         if (values.record !== undefined) {
+          const name = recordName(values['record-name']);
           const api = client();
           return await startRunCommand(
             api,
             { ...args, wait: true },
             out,
-            saveRecording(api, values.record, out),
+            saveRecording(api, values.record, out, name),
           );
         }
         return await startRunCommand(client(), args, out);

@@ -1,7 +1,9 @@
 /**
  * `wf run list [--workflow W] [--status S] [--watch]` and `wf run cancel RUN`.
- * `--watch` polls: on a TTY it redraws the list; otherwise it prints a line per new run or status change.
+ * `--watch` polls: on a TTY it redraws the list in place when it changes; otherwise it prints a line per new
+ * run or status change. Ctrl-C stops it (exit 0).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RUN_STATUSES, type Run } from '../schemas/run.ts';
 import type { ApiClient } from './client.ts';
 import { type Colours, statusColour } from './colour.ts';
@@ -30,6 +32,16 @@ async function query(client: ApiClient, args: RunListArgs): Promise<string> {
   return `/v1/runs?${params}`;
 }
 
+/**
+ * What moves a terminal's cursor back to the first line of the previous drawing (`lines` lines up, to the
+ * line's start) and clears from there down: the next drawing then replaces the previous one in place.
+ * ECMA-48 CPL (`ESC [ n F`) and ED (`ESC [ J`).
+ */
+export const redrawFrom = (lines: number) => (lines > 0 ? `\u001b[${lines}F\u001b[J` : '');
+
+const drawing = (c: Colours, runs: readonly Run[]) =>
+  runs.length === 0 ? 'no runs' : runs.map((run) => line(c, run)).join('\n');
+
 export async function runList(
   client: ApiClient,
   args: RunListArgs,
@@ -39,16 +51,22 @@ export async function runList(
   const path = await query(client, args);
   const page = await client.get<{ items: Run[]; nextToken?: string }>(path);
   out.data(page);
-  if (page.items.length === 0) out.line('no runs');
-  for (const run of page.items) out.line(line(c, run));
+  let drawn = drawing(c, page.items);
+  out.line(drawn);
   if (!args.watch) return 0;
   const known = new Map(page.items.map((run) => [run.runId, run.status]));
   while (!args.signal?.aborted) {
-    await new Promise((done) => setTimeout(done, args.intervalMs ?? 1_000));
+    // Ctrl-C (the signal) ends the wait at once rather than after the interval.
+    await sleep(args.intervalMs ?? 1_000, undefined, args.signal ? { signal: args.signal } : {}).catch(
+      () => undefined,
+    );
     if (args.signal?.aborted) break;
     const next = await client.get<{ items: Run[] }>(path);
     if (args.redraw && !out.json) {
-      out.line(`\u001b[2J\u001b[H${next.items.map((run) => line(c, run)).join('\n')}`);
+      // A terminal: replace the list in place, and only when it changed (no flicker between changes).
+      const now = drawing(c, next.items);
+      if (now !== drawn) out.line(`${redrawFrom(drawn.split('\n').length)}${now}`);
+      drawn = now;
       continue;
     }
     for (const run of [...next.items].reverse()) {

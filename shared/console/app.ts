@@ -12,6 +12,9 @@ import { crossSiteReason } from '../approvals-http/same-origin.ts';
 import { ConsoleApiError, type ConsoleDeps } from './deps.ts';
 import { CONSOLE_HEADERS, type Fragment, page } from './layout.ts';
 import { approvalsPage } from './pages/approvals.ts';
+import { grantsPage } from './pages/grants.ts';
+import { humanTasksPage } from './pages/human-tasks.ts';
+import { jobsPage } from './pages/jobs.ts';
 import { signInPage } from './pages/login.ts';
 import { runPage } from './pages/run.ts';
 import { runsPage } from './pages/runs.ts';
@@ -89,7 +92,9 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<Env> {
   });
   app.get('/console', (c) => c.redirect('/console/runs', 303));
   app.get('/console/', (c) => c.redirect('/console/runs', 303));
-  app.get('/console/workflows', async (c) => respond(200, await workflowsPage(deps, c.get('identity'))));
+  app.get('/console/workflows', async (c) =>
+    respond(200, await workflowsPage(deps, c.get('identity'), new URL(c.req.url).searchParams)),
+  );
   app.get('/console/runs', async (c) =>
     respond(200, await runsPage(deps, c.get('identity'), new URL(c.req.url).searchParams)),
   );
@@ -104,6 +109,12 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<Env> {
     return c.redirect(`/console/runs/${runId}`, 303);
   });
   app.get('/console/approvals', async (c) => respond(200, await approvalsPage(deps, c.get('identity'))));
+  const query = (c: Context) => new URL(c.req.url).searchParams;
+  app.get('/console/human-tasks', async (c) =>
+    respond(200, await humanTasksPage(deps, c.get('identity'), query(c))),
+  );
+  app.get('/console/jobs', async (c) => respond(200, await jobsPage(deps, c.get('identity'), query(c))));
+  app.get('/console/grants', async (c) => respond(200, await grantsPage(deps, c.get('identity'))));
   app.all('/console/*', () => respond(404, page('Not found', 'There is no such console page.')));
   return app;
 }

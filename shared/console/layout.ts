@@ -23,6 +23,8 @@ th{background:#eef1f4;font-weight:600}.denied td{background:#fde8e8}.denied .wha
 pre{white-space:pre-wrap;background:#fff;border:1px solid #e3e6ea;padding:.5rem;margin:.2rem 0}
 form.inline{display:inline}button{cursor:pointer}label{margin-right:.6rem}
 .status{padding:.05rem .4rem;border-radius:.3rem;background:#eef1f4}
+.graph{overflow-x:auto;background:#fff;border:1px solid #e3e6ea;padding:.5rem}
+.legend{list-style:none;display:flex;flex-wrap:wrap;gap:.4rem 1rem;padding:0}.legend svg{vertical-align:middle}
 `;
 
 /** A full console page; `refreshSeconds` makes a live page poll by reloading itself. */
@@ -37,7 +39,8 @@ export function page(
       : html`<meta http-equiv="refresh" content="${options.refreshSeconds}">`;
   const nav = options.signedIn
     ? html`<a href="/console/workflows">Workflows</a><a href="/console/runs">Runs</a>
-<a href="/console/approvals">Approvals</a>
+<a href="/console/approvals">Approvals</a><a href="/console/human-tasks">Human tasks</a>
+<a href="/console/jobs">Jobs</a><a href="/console/grants">Grants</a>
 <form method="post" action="/console/logout"><button type="submit">Sign out</button></form>`
     : '';
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8">

@@ -21,11 +21,15 @@ export type WorkflowSummary = {
   nextFireMs: number | undefined;
 };
 
-/** The owner's workflows (first 100) with each one's latest version read. */
-export async function workflowSummaries(deps: ConsoleDeps, identity: Identity): Promise<WorkflowSummary[]> {
-  const { items } = await apiGet<{ items: WorkflowHead[] }>(deps.api, identity, '/v1/workflows?limit=100');
-  return Promise.all(
-    items.map(async (head) => {
+/** A page of the owner's workflows (100 at most) with each one's latest version read. */
+export async function workflowSummaries(
+  deps: ConsoleDeps,
+  identity: Identity,
+  nextToken?: string,
+): Promise<{ summaries: WorkflowSummary[]; nextToken?: string }> {
+  const page = await workflowHeadPage(deps, identity, nextToken);
+  const summaries = await Promise.all(
+    page.items.map(async (head) => {
       const path = `/v1/workflows/${encodeURIComponent(head.workflowId)}`;
       const { version } = await apiGet<{ version: WorkflowVersion }>(deps.api, identity, path);
       const definition = version.definition as { kind?: string; trigger?: Trigger };
@@ -37,6 +41,32 @@ export async function workflowSummaries(deps: ConsoleDeps, identity: Identity): 
       };
     }),
   );
+  return { summaries, ...(page.nextToken ? { nextToken: page.nextToken } : {}) };
+}
+
+type HeadPage = { items: WorkflowHead[]; nextToken?: string };
+
+const workflowHeadPage = (deps: ConsoleDeps, identity: Identity, nextToken: string | undefined) =>
+  apiGet<HeadPage>(
+    deps.api,
+    identity,
+    `/v1/workflows?${new URLSearchParams({ limit: '100', ...(nextToken ? { nextToken } : {}) })}`,
+  );
+
+/** Pages of workflow heads read for a filter's choices, at most (2,000 workflows). */
+const MAX_HEAD_PAGES = 20;
+
+/** The owner's workflow heads, every page (up to {@link MAX_HEAD_PAGES}): the runs filter's choices. */
+export async function allWorkflowHeads(deps: ConsoleDeps, identity: Identity): Promise<WorkflowHead[]> {
+  const heads: WorkflowHead[] = [];
+  let token: string | undefined;
+  for (let page = 0; page < MAX_HEAD_PAGES; page++) {
+    const answer = await workflowHeadPage(deps, identity, token);
+    heads.push(...answer.items);
+    token = answer.nextToken;
+    if (token === undefined) break;
+  }
+  return heads;
 }
 
 /** The next fire of a schedule trigger after `nowMs` (EventBridge Scheduler semantics, shared/triggers). */

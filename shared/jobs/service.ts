@@ -14,6 +14,7 @@ import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import { isoNow, type JobCaller, type JobsDeps } from './deps.ts';
 import { JobNotFoundError, JobRejectedError } from './errors.ts';
 import { getGrantRecord } from './grant-store.ts';
+import { type GrantActor, getGrant } from './grants.ts';
 import { endQueued, promoteQueued, settleJobRun } from './lifecycle.ts';
 import {
   admitJob,
@@ -223,8 +224,27 @@ export async function listJobs(
   input: ListJobsInput = {},
 ): Promise<ListJobsResult> {
   const grant = await authorizeCaller(deps, caller, 'jobs:read');
+  return jobPage(deps, grant.grantId, input);
+}
+
+/**
+ * The jobs of one of the owner's grants, newest first (the owner's console): the same views its client polls.
+ * A foreign or missing client id is the same `not_found`.
+ */
+export async function listGrantJobs(
+  deps: JobsDeps,
+  actor: GrantActor,
+  clientId: string,
+  input: ListJobsInput = {},
+): Promise<ListJobsResult> {
+  const grant = await getGrant(deps, actor, clientId);
+  return jobPage(deps, grant.grantId, input);
+}
+
+/** One page of a grant's jobs as views; `status` filters the page. */
+async function jobPage(deps: JobsDeps, grantId: string, input: ListJobsInput): Promise<ListJobsResult> {
   const query = ListJobsSchema.parse(input);
-  const page = await listJobRecords(deps.store.ctx, grant.grantId, query.limit ?? 20, query.nextToken);
+  const page = await listJobRecords(deps.store.ctx, grantId, query.limit ?? 20, query.nextToken);
   const views = await Promise.all(page.jobs.map((job) => viewOf(deps, job)));
   return {
     jobs: query.status ? views.filter((view) => view.status === query.status) : views,

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptedFixtureError } from './errors.ts';
-import type { ScriptedFixture } from './scripted-fixture.ts';
+import { fixtureKey, type ScriptedFixture } from './scripted-fixture.ts';
 
 export const FIXTURE_SUFFIX = '.fixture.json';
 
@@ -32,11 +32,14 @@ export function readFixtureDirs(dirs: string[]): ScriptedFixture[] {
   return fixtures;
 }
 
-/** Fixtures by name: later directories override earlier ones (a project's own over the examples). */
+/**
+ * Fixtures by name and conversation: later directories override earlier ones (a project's own over the
+ * examples); different recorded conversations of one workflow are all kept.
+ */
 export function mergeFixtures(...lists: ScriptedFixture[][]): ScriptedFixture[] {
-  const byName = new Map<string, ScriptedFixture>();
-  for (const fixture of lists.flat()) byName.set(fixture.name ?? 'default', fixture);
-  return [...byName.values()];
+  const byKey = new Map<string, ScriptedFixture>();
+  for (const fixture of lists.flat()) byKey.set(fixtureKey(fixture), fixture);
+  return [...byKey.values()];
 }
 
 /** How to add a missing fixture: the message a scripted-model "no fixture" error ends with. */

@@ -88,7 +88,7 @@ const clip = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0
  * The task text with what differs on every run masked: instants (ISO 8601 date-times) and run ids. The
  * runtime writes when and how the run was started into the first user message.
  */
-const stable = (text: string) =>
+export const stable = (text: string) =>
   text
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?/g, '<time>')
     .replace(/\brun_[A-Za-z0-9]+/g, '<run>');

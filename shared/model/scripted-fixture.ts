@@ -164,6 +164,13 @@ export const ScriptedFixtureSchema = z
       .regex(/^[A-Za-z0-9_-]+$/)
       .optional()
       .describe('Selects the fixture with the x-scripted-fixture header; required when several are served.'),
+    conversation: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/)
+      .optional()
+      .describe(
+        'One recorded conversation of the workflow (`wf run start --record-name`, or a hash of its first user message): several fixtures may share a name when each has its own conversation, and the server answers with the one whose recorded first user message matches the request.',
+      ),
     turns: z.array(TurnSchema).min(1),
   })
   .describe('A scripted-model fixture (docs/scripted-model.md).');
@@ -179,7 +186,17 @@ export function fixtureJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(ScriptedFixtureSchema, { io: 'input' }) as Record<string, unknown>;
 }
 
-/** Validates fixtures and names them: a lone unnamed fixture is `default`; several need unique names. */
+/** Where a fixture is kept among those served: its name, and its conversation when it has one. */
+export const fixtureKey = (fixture: { name?: string | undefined; conversation?: string | undefined }) =>
+  `${fixture.name ?? 'default'}${fixture.conversation === undefined ? '' : `#${fixture.conversation}`}`;
+
+/** The fixture name a key stands for. */
+export const nameOfKey = (key: string) => key.split('#')[0] ?? key;
+
+/**
+ * Validates fixtures and keys them by name (and conversation): a lone unnamed fixture is `default`; several
+ * need names, unique unless each is a different conversation of the same workflow.
+ */
 export function loadFixtures(input: ScriptedFixture | ScriptedFixture[]): Map<string, ParsedFixture> {
   const list = Array.isArray(input) ? input : [input];
   if (list.length === 0) throw new ScriptedFixtureError('scripted-model: no fixtures given');
@@ -193,9 +210,14 @@ export function loadFixtures(input: ScriptedFixture | ScriptedFixture[]): Map<st
     }
     const name = parsed.data.name ?? (list.length === 1 ? 'default' : undefined);
     if (name === undefined) throw new ScriptedFixtureError(`scripted-model: fixture #${i} needs a name`);
-    if (fixtures.has(name))
-      throw new ScriptedFixtureError(`scripted-model: two fixtures are named "${name}"`);
-    fixtures.set(name, parsed.data);
+    const key = fixtureKey({ name, conversation: parsed.data.conversation });
+    if (fixtures.has(key))
+      throw new ScriptedFixtureError(
+        parsed.data.conversation === undefined
+          ? `scripted-model: two fixtures are named "${name}"`
+          : `scripted-model: two fixtures of "${name}" are conversation "${parsed.data.conversation}"`,
+      );
+    fixtures.set(key, { ...parsed.data, name });
   });
   return fixtures;
 }

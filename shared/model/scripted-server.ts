@@ -17,10 +17,11 @@ import {
 } from './scripted-bedrock.ts';
 import { PromptCache, TooManyBreakpointsError } from './scripted-cache.ts';
 import { checkExpectations, turnIndexOf, type WireRequest } from './scripted-expect.ts';
-import { loadFixtures, type ParsedFixture, type ScriptedFixture } from './scripted-fixture.ts';
+import { loadFixtures, nameOfKey, type ParsedFixture, type ScriptedFixture } from './scripted-fixture.ts';
 import { readBody, recordedHeaders, sendJson } from './scripted-http.ts';
 import { type CacheableRequest, requestTokens } from './scripted-prefix.ts';
 import { bedrockReplies, messagesReplies, type Replies } from './scripted-replies.ts';
+import { pickConversation } from './scripted-select.ts';
 import {
   buildMessage,
   errorBody,
@@ -105,18 +106,21 @@ export async function startScriptedModelServer(
   const cache = new PromptCache(options.now ?? Date.now);
   let served = 0;
 
-  function selectFixture(req: IncomingMessage): [string, ParsedFixture] {
+  /** The fixture keys served under `name`: the fixture itself, or each recorded conversation of it. */
+  const keysOf = (name: string) => [...fixtures.entries()].filter(([key]) => nameOfKey(key) === name);
+
+  function selectFixture(req: IncomingMessage, body: WireRequest): [string, ParsedFixture] {
     const header = req.headers[FIXTURE_HEADER];
     const wanted = Array.isArray(header) ? header[0] : header;
-    const known = [...fixtures.keys()].join(', ');
+    const known = [...new Set([...fixtures.keys()].map(nameOfKey))].join(', ');
     if (wanted === undefined) {
       const only = fixtures.size === 1 ? [...fixtures.entries()][0] : undefined;
       if (only) return only;
       const message = `scripted-model: several fixtures are served (${known}); select one with the ${FIXTURE_HEADER} header`;
       throw new Failure('fixture', message);
     }
-    let fixture = fixtures.get(wanted);
-    if (!fixture && options.reload) {
+    let candidates = keysOf(wanted);
+    if (candidates.length === 0 && options.reload) {
       let more: ScriptedFixture[];
       try {
         more = options.reload();
@@ -124,13 +128,15 @@ export async function startScriptedModelServer(
         throw new Failure('fixture', (error as Error).message);
       }
       if (more.length > 0) fixtures = new Map([...fixtures, ...loadFixtures(more)]);
-      fixture = fixtures.get(wanted);
+      candidates = keysOf(wanted);
     }
-    if (!fixture) {
+    if (candidates.length === 0) {
       const hint = options.missingHint ? `; ${options.missingHint(wanted)}` : '';
       throw new Failure('fixture', `scripted-model: no fixture named "${wanted}" (served: ${known})${hint}`);
     }
-    return [wanted, fixture];
+    const picked = pickConversation(wanted, candidates, body);
+    if ('drift' in picked) throw new Failure('expectation', picked.drift);
+    return [wanted, picked[1]];
   }
 
   /** Answers one model turn (either API); throws `Failure` for what the script does not allow. */
@@ -147,7 +153,7 @@ export async function startScriptedModelServer(
       if (error instanceof TooManyBreakpointsError) throw new Failure('request', error.message);
       throw error;
     }
-    const [name, fixture] = selectFixture(req);
+    const [name, fixture] = selectFixture(req, body);
     const index = turnIndexOf(body);
     record.fixture = name;
     record.turn = index;

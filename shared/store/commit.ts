@@ -136,7 +136,11 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
   }
   for (const write of change.steps ?? []) items.push(stepWriteItem(T, write));
   for (const { task, expectedStatus } of change.humanTaskPut ?? []) {
-    const Item = { ...keys.humanTask(task.runId, task.stepId, task.attempt), ...task };
+    const Item = {
+      ...keys.humanTask(task.runId, task.stepId, task.attempt),
+      ...indexKeys.humanTaskByOwner(task.owner, task.createdAt, task.taskId),
+      ...task,
+    };
     items.push({
       item: {
         Put:

@@ -17,7 +17,7 @@ import { anchorRunHead, getRunAnchor, listOwnerAnchorItems } from './anchors.ts'
 import { getApproval, listApprovals } from './approvals.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import { commitRunChange } from './commit.ts';
-import { getHumanTask, listRunHumanTasks } from './human-tasks.ts';
+import { getHumanTask, listOwnerHumanTasks, listRunHumanTasks } from './human-tasks.ts';
 import { getJobSnapshot, getLiveDelegation } from './job-snapshots.ts';
 import { keys, prefixes } from './keys.ts';
 import { listLedgerPage } from './ledger-page.ts';
@@ -223,6 +223,9 @@ export class DynamoStore implements RunStore, NotesPort {
   }
   listRunHumanTasks(runId: string) {
     return listRunHumanTasks(this.ctx, runId);
+  }
+  listOwnerHumanTasks(query: Parameters<typeof listOwnerHumanTasks>[1]) {
+    return listOwnerHumanTasks(this.ctx, query);
   }
 
   // ---- trigger index (schedules and event patterns across owners, for the local stack)

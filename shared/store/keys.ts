@@ -73,7 +73,7 @@ export const prefixes = {
   signedHead: 'SIGNED#',
 } as const;
 
-/** GSI keys: runs and approvals by owner (gsi1), runs by workflow (gsi2). */
+/** GSI keys: runs, approvals and human tasks by owner (gsi1), runs by workflow (gsi2). */
 export const indexKeys = {
   runByOwner: (owner: string, createdAt: string, runId: string) => ({
     gsi1pk: `OWNER#${owner}`,
@@ -86,5 +86,10 @@ export const indexKeys = {
   approvalByOwner: (owner: string, createdAt: string, approvalId: string) => ({
     gsi1pk: `OWNER#${owner}`,
     gsi1sk: `APR#${createdAt}#${approvalId}`,
+  }),
+  /** The owner's human tasks, newest first (the console's pending-tasks page). */
+  humanTaskByOwner: (owner: string, createdAt: string, taskId: string) => ({
+    gsi1pk: `OWNER#${owner}`,
+    gsi1sk: `HTK#${createdAt}#${taskId}`,
   }),
 } as const;

@@ -3,7 +3,7 @@
  * nothing edited; a missing fixture says how to add one; record against a stand-in for the Anthropic API
  * (the scripted server: the recorder cannot tell), replay offline, and a changed prompt reported as drift.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -108,9 +108,10 @@ describe('wf run start --record, then replay offline', () => {
     await live.wf(['workflow', 'apply', '-f', file]);
 
     const recorded = await live.wf(['run', 'start', 'recorded-notes', '--record', recordings]);
-    const fixturePath = join(recordings, 'recorded-notes.fixture.json');
+    const fixturePath = /recorded 2 turn\(s\) to (.+)$/m.exec(recorded.stdout)?.[1] ?? '';
 
     expect(recorded.code).toBe(0);
+    expect(fixturePath).toMatch(/\/recordings\/recorded-notes\.[0-9a-f]{12}\.fixture\.json$/);
     expect(api.requests.map((r) => r.fixture)).toEqual(['recorded-notes', 'recorded-notes']);
     // The API saw the real key and no fixture header (the proxy strips it).
     expect(api.requests[0]?.headers.authorization).toBe('[redacted]');
@@ -143,5 +144,76 @@ describe('wf run start --record, then replay offline', () => {
 
     expect(drifted.code).toBe(3);
     expect(run.error?.message).toMatch(/drift: system changed since the recording/);
+  });
+});
+
+describe('wf run start --record keeps one conversation per input', () => {
+  const recordings = join(dir, 'several');
+  const file = join(dir, 'several-notes.workflow.yaml');
+
+  it('records two inputs as two conversations and replays each run with its own; another input is drift', async () => {
+    // Arrange: the stand-in API answers every conversation alike; the recordings differ by their task.
+    const api = await startScriptedModelServer({ fixtures: [{ ...apiStandIn, name: 'several-notes' }] });
+    closers.push(() => api.close());
+    const live = await startCliStack([], {
+      anthropicApiKey: 'sk-ant-test',
+      anthropicBaseUrl: api.url,
+      record: true,
+    });
+    stacks.push(live);
+    writeFileSync(file, workflowText('several-notes', 'Save the status with notes_put.'));
+    await live.wf(['workflow', 'apply', '-f', file]);
+
+    // Act: record two inputs, one named; then replay both, and a third input, offline.
+    const alpha = await live.wf([
+      ...['run', 'start', 'several-notes', '--input', '{"team":"alpha"}'],
+      ...['--record', recordings, '--record-name', 'alpha'],
+    ]);
+    const beta = await live.wf([
+      'run',
+      'start',
+      'several-notes',
+      '--input',
+      '{"team":"beta"}',
+      '--record',
+      recordings,
+    ]);
+    const badName = await live.wf([
+      'run',
+      'start',
+      'several-notes',
+      '--record',
+      recordings,
+      '--record-name',
+      '../x',
+    ]);
+    const offline = await startCliStack([], { fixtureDirs: [recordings] });
+    stacks.push(offline);
+    await offline.wf(['workflow', 'apply', '-f', file]);
+    const replays = await Promise.all(
+      ['alpha', 'beta', 'gamma'].map((team) =>
+        offline.wf(['run', 'start', 'several-notes', '--input', JSON.stringify({ team }), '--wait']),
+      ),
+    );
+    const gamma = await runOf(offline, runIdIn(replays[2]!.lines));
+
+    // Assess
+    expect(alpha.code).toBe(0);
+    expect(alpha.stdout).toMatch(/to .*\/several\/several-notes\.alpha\.fixture\.json$/m);
+    expect(beta.stdout).toMatch(/to .*\/several\/several-notes\.[0-9a-f]{12}\.fixture\.json$/m);
+    expect(badName.code).toBe(2);
+    expect(badName.stderr).toMatch(/--record-name must be/);
+    const saved = readdirSync(recordings).sort();
+    expect(saved).toHaveLength(2);
+    const firstUsers = saved.map(
+      (name) =>
+        (JSON.parse(readFileSync(join(recordings, name), 'utf8')) as ScriptedFixture).turns[0]?.expect
+          ?.recorded?.firstUser,
+    );
+    expect(firstUsers.some((text) => text?.includes('alpha'))).toBe(true);
+    expect(firstUsers.some((text) => text?.includes('beta'))).toBe(true);
+    // Each replay passed its conversation's firstUser check: the server picked the right recording.
+    expect(replays.map((result) => result.code)).toEqual([0, 0, 3]);
+    expect(gamma.error?.message).toMatch(/drift: firstUser matches none of the 2 recorded conversations/);
   });
 });

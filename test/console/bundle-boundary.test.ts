@@ -1,6 +1,6 @@
 /**
  * The console is an operator surface (STYLE.md "Operator surfaces stay at the edge"): no Lambda function may
- * bundle it. esbuild resolves each handler's import graph as the deployment's bundling does (@aws-sdk/*
+ * bundle it, nor the graph layout library it draws graph runs with (@dagrejs/dagre). esbuild resolves each handler's import graph as the deployment's bundling does (@aws-sdk/*
  * external) and the graph must hold nothing under shared/console/.
  */
 import { readdirSync } from 'node:fs';
@@ -28,5 +28,7 @@ describe('bundle boundary: the console', () => {
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.some((path) => path.startsWith('functions/'))).toBe(true);
     expect(inputs.filter((path) => path.startsWith('shared/console/'))).toEqual([]);
+    // The graph layout library is the console's alone: no Lambda pays for its bytes.
+    expect(inputs.filter((path) => path.includes('node_modules/@dagrejs/'))).toEqual([]);
   });
 });

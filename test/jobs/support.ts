@@ -46,17 +46,20 @@ export async function startJobsStack(
   options: Partial<LocalStackOptions> & {
     clientIds?: string[];
     foreignClients?: Record<string, string>;
+    /** More owners' keys: key → owner. */
+    ownerKeys?: Record<string, string>;
   } = {},
 ): Promise<JobsStack> {
   const table = await createOwnTable();
   const dataDir = await tempDataDir();
-  const { clientIds = [], foreignClients = {}, ...stackOptions } = options;
+  const { clientIds = [], foreignClients = {}, ownerKeys = {}, ...stackOptions } = options;
   const keys: Record<string, { owner: string; client?: string }> = {
     [`wfl_owner_key_${randomUUID()}`]: { owner: 'local' },
   };
   for (const clientId of clientIds) keys[clientKey(clientId)] = { owner: 'local', client: clientId };
   for (const [clientId, owner] of Object.entries(foreignClients))
     keys[clientKey(clientId)] = { owner, client: clientId };
+  for (const [key, owner] of Object.entries(ownerKeys)) keys[key] = { owner };
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(dataDir, 'api-keys.json'), JSON.stringify({ keys }));
   const e2e = await startE2eStack(table, { dataDir, fixtures, jobSweepIntervalMs: 0, ...stackOptions });

@@ -1,5 +1,5 @@
 /**
- * Delegation grants for owners (docs/jobs.md): create, read, history, narrow, widen, revoke. Every change is
+ * Delegation grants for owners (docs/jobs.md): create, read, history, jobs, narrow, widen, revoke. Every change is
  * a new version in the owner's audit chain, authored by the caller's principal.
  */
 import { Hono } from 'hono';
@@ -11,11 +11,13 @@ import {
   createGrant,
   getGrant,
   getGrantHistory,
+  ListJobsSchema,
+  listGrantJobs,
   listGrants,
   promoteQueued,
   revokeGrant,
 } from '../../jobs/index.ts';
-import { readJsonBody, validate } from '../body.ts';
+import { readJsonBody, validate, validateQuery } from '../body.ts';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { jobsDepsOf } from './jobs.ts';
@@ -45,6 +47,12 @@ export function grantRoutes(deps: ApiDeps & { jobs: NonNullable<ApiDeps['jobs']>
   app.get('/:clientId/history', async (c) =>
     c.json({ versions: await getGrantHistory(grantDeps, actorOf(c), clientIdOf(c.req.param('clientId'))) }),
   );
+  // The jobs the client ran under this grant, for the owner (the console's jobs page).
+  app.get('/:clientId/jobs', async (c) => {
+    const clientId = clientIdOf(c.req.param('clientId'));
+    const query = validateQuery(c, ListJobsSchema);
+    return c.json(await listGrantJobs(jobsDepsOf(deps), actorOf(c), clientId, query));
+  });
   for (const direction of ['narrow', 'widen'] as const) {
     app.post(`/:clientId/${direction}`, async (c) => {
       const body = validate(ChangeGrantSchema, await readJsonBody(c), 'invalid grant change');

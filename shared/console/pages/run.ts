@@ -10,6 +10,7 @@ import type { TranscriptMessage } from '../../schemas/message.ts';
 import { isTerminalRunStatus, type Run } from '../../schemas/run.ts';
 import { apiGet, type ConsoleDeps } from '../deps.ts';
 import { type Fragment, page, usd, when } from '../layout.ts';
+import { graphSection } from './graph.ts';
 import { receipts } from './receipts.ts';
 import { timeline } from './timeline.ts';
 import { transcript } from './transcript.ts';
@@ -46,7 +47,8 @@ export async function runPage(deps: ConsoleDeps, identity: Identity, runId: stri
 ${u.cacheReadInputTokens} cache read, ${u.cacheCreationInputTokens} cache write)</td></tr>
 ${run.result ? html`<tr><th>Result</th><td><pre>${run.result.text}</pre></td></tr>` : ''}
 ${run.error ? html`<tr><th>Error</th><td class="bad">${run.error.name}: ${run.error.message}</td></tr>` : ''}</table>`;
-  const body = html`${summary}<h2>Audit</h2>${verificationLine(audit)}<h2>Timeline</h2>${timeline(audit.entries)}
+  const graph = run.kind === 'graph' ? await graphSection(deps, identity, run) : '';
+  const body = html`${summary}${graph}<h2>Audit</h2>${verificationLine(audit)}<h2>Timeline</h2>${timeline(audit.entries)}
 <h2>Receipts</h2>${receipts(sideEffects.items)}
 <h2>Transcript</h2>${transcript(messages.messages)}`;
   return page(`Run ${run.runId}`, body, { signedIn: true, ...(live ? { refreshSeconds: 3 } : {}) });

@@ -1,8 +1,9 @@
-/** Workflows: kind, trigger and next fire time, enabled, latest version, last run, today's spend vs ceiling. */
+/** Workflows, 100 a page: kind, trigger and next fire time, enabled, latest version, last run, today's spend vs ceiling. */
 import { html } from 'hono/html';
 import type { Identity } from '../../api/deps.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { type Fragment, page, usd, when } from '../layout.ts';
+import { afterOf, nextLink } from '../pager.ts';
 import { type WorkflowSummary, workflowActivity, workflowSummaries } from '../workflow-data.ts';
 
 const triggerText = (summary: WorkflowSummary) => {
@@ -12,8 +13,12 @@ const triggerText = (summary: WorkflowSummary) => {
   return trigger.type === 'event' ? 'event pattern' : trigger.type;
 };
 
-export async function workflowsPage(deps: ConsoleDeps, identity: Identity): Promise<Fragment> {
-  const summaries = await workflowSummaries(deps, identity);
+export async function workflowsPage(
+  deps: ConsoleDeps,
+  identity: Identity,
+  query: URLSearchParams,
+): Promise<Fragment> {
+  const { summaries, nextToken } = await workflowSummaries(deps, identity, afterOf(query));
   const rows = await Promise.all(
     summaries.map(async (summary) => {
       const { head } = summary;
@@ -34,5 +39,5 @@ ${spend.ceilingUsd === null ? 'no ceiling' : usd(spend.ceilingUsd)}</td></tr>`;
       ? html`<p>No workflows yet: <code>wf workflow apply FILE</code> adds one.</p>`
       : html`<table id="workflows"><tr><th>Workflow</th><th>Kind</th><th>Trigger</th><th>Next fire</th>
 <th>Enabled</th><th>Latest</th><th>Last run</th><th>Today's spend</th></tr>${rows}</table>`;
-  return page('Workflows', body, { signedIn: true });
+  return page('Workflows', html`${body}${nextLink('/console/workflows', {}, nextToken)}`, { signedIn: true });
 }
