@@ -3,6 +3,7 @@ import type { Hono } from 'hono';
 import { handle } from 'hono/aws-lambda';
 import { ENV } from '../infra/constructs/env-names.ts';
 import { createApiApp, iamAuthenticator, jwtAuthenticator } from '../shared/api/index.ts';
+import { humanTaskCloser } from '../shared/human-tasks/port.ts';
 import { listedApprovers, parseApproverList } from '../shared/notify/reach.ts';
 import { awsTaskTokens } from '../shared/runtime/aws/approvals.ts';
 import { alertTopicArnsOf, awsEnv } from '../shared/runtime/aws/env.ts';
@@ -25,11 +26,20 @@ function build(): Hono {
   const env = awsEnv();
   const store = awsSigningStore();
   const auditVerifier = awsAuditVerifier();
+  const taskTokens = awsTaskTokens();
   return createApiApp({
     store,
     executions: awsExecutions(),
-    // Graph runs: resume answers the paused execution's wait (human tasks close with h/human-tasks' service).
-    graph: { taskTokens: awsTaskTokens() },
+    // Graph runs: resume answers the paused execution's wait; cancel closes the run's open human tasks.
+    graph: {
+      taskTokens,
+      humanTasks: humanTaskCloser({
+        store,
+        clock: systemClock,
+        taskTokens,
+        logger: handlerTelemetry().logger,
+      }),
+    },
     clock: systemClock,
     ids: randomIds,
     credentialNamePrefix: env[ENV.credentialSecretPrefix],

@@ -76,6 +76,9 @@ export interface GraphStateMachineProps {
 /** What one Map iteration ends with: its step id, never the step's data (see `stepProcessor`). */
 export const ITERATION_OUTPUT = '$.stepId';
 
+/** The answers to a `.waitForTaskToken` wait. */
+export type TaskResponseAction = 'states:SendTaskSuccess' | 'states:SendTaskFailure';
+
 /** The step reference a Map item holds (ids and counters only). */
 const STEP_REF = {
   runId: sfn.JsonPath.stringAt('$.runId'),
@@ -327,11 +330,19 @@ export class GraphStateMachine extends Construct {
     return this.stateMachine.grantStartExecution(grantee);
   }
 
-  /** Grants `SendTaskSuccess` on this state machine (the api: resuming a paused run answers its wait). */
-  public grantTaskResponse(grantee: iam.IGrantable): iam.Grant {
+  /**
+   * Grants answering this state machine's waits: `SendTaskSuccess` (the api resuming a paused run, approval-http
+   * submitting a human task's form) and, when asked, `SendTaskFailure` (the api closing a cancelled run's human
+   * tasks). Both are authorized on the state machine whose execution waits
+   * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html, aws/aws-cdk#8486).
+   */
+  public grantTaskResponse(
+    grantee: iam.IGrantable,
+    actions: readonly TaskResponseAction[] = ['states:SendTaskSuccess'],
+  ): iam.Grant {
     return iam.Grant.addToPrincipal({
       grantee,
-      actions: ['states:SendTaskSuccess'],
+      actions: [...actions],
       resourceArns: [this.stateMachine.stateMachineArn],
     });
   }
@@ -342,12 +353,16 @@ export class GraphStateMachine extends Construct {
    * a dependency cycle (the state machine depends on the functions), so it is a policy of its own. Step
    * Functions authorizes task-token calls against the waiting execution's state machine (aws/aws-cdk#8486).
    */
-  public grantTaskResponseToTaskFunctions(id: string, roles: iam.IRole[]): iam.Policy {
+  public grantTaskResponseToTaskFunctions(
+    id: string,
+    roles: iam.IRole[],
+    actions: readonly TaskResponseAction[] = ['states:SendTaskSuccess'],
+  ): iam.Policy {
     return new iam.Policy(this, id, {
       roles,
       statements: [
         new iam.PolicyStatement({
-          actions: ['states:SendTaskSuccess'],
+          actions: [...actions],
           resources: [this.stateMachine.stateMachineArn],
         }),
       ],

@@ -313,7 +313,6 @@ export class WorkflowRuntime extends Construct {
       this.graphStateMachine.grantStartExecution(fn);
     }
     this.graphStateMachine.grantStopExecution(fns.api);
-    this.graphStateMachine.grantTaskResponse(fns.api);
     fns['graph-service']
       .addEnvironment(ENV.internalHosts, internalHosts)
       .addEnvironment(ENV.credentialSecretPrefix, credentialPrefix)
@@ -331,6 +330,7 @@ export class WorkflowRuntime extends Construct {
       fns.deliver.role,
       fns['mark-failed'].role,
     ]);
+    this.grantHumanTasks(fns, subscribedApprovers);
 
     // External runs: the api and start-run start them on the external machine; the external function calls
     // the engines (the workflow's credential from the owner's secrets, through the egress guard) and ends runs
@@ -365,6 +365,40 @@ export class WorkflowRuntime extends Construct {
       ...(props.alarmTopic === undefined ? {} : { alarmTopic: props.alarmTopic }),
       ...(props.metricsNamespace === undefined ? {} : { metricsNamespace: props.metricsNamespace }),
     });
+  }
+
+  /**
+   * Human tasks of graph runs (docs/graph-workflows.md, "Human tasks on AWS"), the same service as the local
+   * stack's: graph-wait opens the task and sends each assignee a signed link through the approval topic,
+   * approval-http serves the form and answers the wait, the api closes a cancelled run's tasks.
+   */
+  private grantHumanTasks(fns: Record<HandlerName, RuntimeFunction>, subscribedApprovers: string): void {
+    const wait = fns['graph-wait'];
+    wait
+      .addEnvironment(ENV.signingSecretArn, this.signingKey.secretArn)
+      .addEnvironment(ENV.approvalTopicArn, this.approvalNotices.topicArn)
+      .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl)
+      .addEnvironment(ENV.approvers, subscribedApprovers);
+    // secretsmanager:GetSecretValue on the keyring: links and form nonces are signed with it
+    // (https://docs.aws.amazon.com/secretsmanager/latest/userguide/auth-and-access_iam-policies.html).
+    this.signingKey.grantRead(wait);
+    // sns:Publish on the approval topic (and its key through SNS): assignees are reached only through its
+    // filtered subscriptions (https://docs.aws.amazon.com/sns/latest/dg/sns-access-policy-use-cases.html,
+    // https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).
+    this.approvalNotices.grantPublish(wait);
+    // SendTaskSuccess (a child run or a task already over, a resume that came first) and SendTaskFailure (a task
+    // no assignee can be sent, or already expired or closed) on the machine whose wait graph-wait is: a policy of
+    // its own, as the machine depends on the function
+    // (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html).
+    this.graphStateMachine.grantTaskResponseToTaskFunctions(
+      'GraphWaitTaskResponse',
+      [wait.role],
+      ['states:SendTaskSuccess', 'states:SendTaskFailure'],
+    );
+    // approval-http already reads the keyring for the approval pages; a submitted form answers the graph's wait.
+    this.graphStateMachine.grantTaskResponse(fns['approval-http']);
+    // The api's cancel closes the run's open human tasks, failing their waits with HumanTask.Closed.
+    this.graphStateMachine.grantTaskResponse(fns.api, ['states:SendTaskSuccess', 'states:SendTaskFailure']);
   }
 
   /** The API's base URL (no trailing slash). */

@@ -77,13 +77,16 @@ export type OwnerChainVerification =
   | { ok: true; count: number; head: string }
   | { ok: false; firstBrokenSeq: number; index: number; reason: OwnerChainFailureReason; message: string };
 
-/** Verifies an owner's anchors given in stored order (by seq); each run may be anchored once. */
+/**
+ * Verifies an owner's anchors given in stored order (by seq). A run is anchored once per head: it may be
+ * anchored again only at a later head of its chain (a reopened graph run), never at the same or an earlier one.
+ */
 export function verifyOwnerChain(
   anchors: readonly unknown[],
   options: { owner: string },
 ): OwnerChainVerification {
   let prevHash = ownerGenesisHash(options.owner);
-  const runs = new Set<string>();
+  const anchoredSeq = new Map<string, number>();
   for (const [index, raw] of anchors.entries()) {
     const fail = (reason: OwnerChainFailureReason, message: string): OwnerChainVerification => ({
       ok: false,
@@ -101,8 +104,10 @@ export function verifyOwnerChain(
     if (anchorHash(body) !== hash) return fail('hash_mismatch', 'content does not match its hash');
     if (body.prevHash !== prevHash)
       return fail('prev_hash_mismatch', 'prevHash does not link to the previous anchor');
-    if (runs.has(body.runId)) return fail('duplicate_run', `run ${body.runId} is already anchored`);
-    runs.add(body.runId);
+    const earlier = anchoredSeq.get(body.runId);
+    if (earlier !== undefined && body.runHeadSeq <= earlier)
+      return fail('duplicate_run', `run ${body.runId} is already anchored at entry ${earlier}`);
+    anchoredSeq.set(body.runId, body.runHeadSeq);
     prevHash = hash;
   }
   return { ok: true, count: anchors.length, head: prevHash };

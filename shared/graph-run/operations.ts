@@ -6,7 +6,8 @@
  * - retry a failed step: the failed run is reopened, that step alone goes back to pending, and a fresh
  *   execution runs it in its next attempt (nothing downstream had started: a failure halts the run);
  * - cancel (cancelGraphSteps, after shared/runs cancelRun ended the run and stopped its execution): running
- *   child runs are cancelled, waiting human tasks closed, and every unfinished step recorded `cancelled`.
+ *   child runs are cancelled, waiting human tasks closed, every unfinished step recorded `cancelled`, and the
+ *   run's final head anchored again (shared/store/anchors.ts).
  */
 import { isoAt, RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
@@ -74,16 +75,25 @@ export function pauseGraphRun(deps: GraphOperationsDeps, target: Target): Promis
 
 export async function resumeGraphRun(deps: GraphOperationsDeps, target: Target): Promise<Run | undefined> {
   const resumed = await operate(deps, target, async (run) => {
-    if (!run.paused) throw new GraphOperationError('the run is not paused');
+    if (!run.paused) {
+      // Not paused, yet a wait is not known to be answered: an earlier resume cleared the flag and then
+      // failed to answer it (or the execution is answering it itself). Asking again finishes that resume.
+      if (!isTerminalRunStatus(run.status) && (await deps.store.getResumeToken(run.runId))) return run;
+      throw new GraphOperationError('the run is not paused');
+    }
     return new RunHandle(run, deps).commit({
       next: ({ paused: _paused, ...current }) => current,
       audit: [opAudit('resume', target.actor)],
     });
   });
   // The execution stores its token before it checks the flag; this clears the flag before it reads the
-  // token: one of the two always sees the other, so no resume is lost. A closed token is fine.
+  // token: one of the two always sees the other, so no resume is lost. A closed token is fine. The wait is
+  // marked answered only once the answer got through, so a failed answer can be retried by resuming again.
   const token = resumed && (await deps.store.getResumeToken(resumed.runId));
-  if (token) await deps.taskTokens.sendSuccess(token, {});
+  if (token) {
+    await deps.taskTokens.sendSuccess(token, {});
+    await deps.store.settleResumeToken(resumed.runId, token);
+  }
   return resumed;
 }
 
@@ -165,21 +175,29 @@ export async function cancelGraphSteps(
       await deps.humanTasks?.close({ owner: run.owner, runId: run.runId, stepId: step.stepId });
   }
   if (open.length === 0) return;
-  const at = isoAt(deps.clock);
-  const moves = open.map((step) =>
-    moveStep({
-      runId: run.runId,
-      stepId: step.stepId,
-      type: step.type as GraphStep['type'] & 'service_task',
-      current: step,
-      status: 'cancelled',
-      at,
-      fields: { taskToken: undefined },
-      reason: 'the run was cancelled',
-    }),
-  );
-  await new RunHandle(loaded.run, deps).commit({
-    steps: moves.map((move) => move.write),
-    audit: moves.map((move) => move.audit),
+  // Closing a human task committed on the run (its audit entry), so the steps are recorded on a fresh read.
+  await operate(deps, { owner: run.owner, runId: run.runId, actor: 'system' }, async (current, steps) => {
+    const at = isoAt(deps.clock);
+    const moves = steps
+      .filter((step) => step.status === 'running' || step.status === 'waiting')
+      .map((step) =>
+        moveStep({
+          runId: run.runId,
+          stepId: step.stepId,
+          type: step.type as GraphStep['type'] & 'service_task',
+          current: step,
+          status: 'cancelled',
+          at,
+          fields: { taskToken: undefined },
+          reason: 'the run was cancelled',
+        }),
+      );
+    if (moves.length === 0) return;
+    const ended = await new RunHandle(current, deps).commit({
+      steps: moves.map((move) => move.write),
+      audit: moves.map((move) => move.audit),
+    });
+    // The cancel anchored the run when it ended it; these entries came after: anchor the final head.
+    await deps.store.anchorRunHead(ended, isoAt(deps.clock));
   });
 }

@@ -12,9 +12,11 @@ export interface GraphRunStore
     RunStore,
     'commit' | 'getWorkflowVersion' | 'getRun' | 'anchorRunHead' | 'getWorkflowHead' | 'getApproval'
   > {
-  /** The task token of the execution waiting for this run to be resumed, if one is waiting. */
+  /** The task token of the execution waiting for this run to be resumed, unless its wait was answered. */
   getResumeToken(runId: string): Promise<string | undefined>;
   putResumeToken(runId: string, token: string): Promise<void>;
+  /** Marks `token`'s wait answered (only while it is still the stored token). */
+  settleResumeToken(runId: string, token: string): Promise<void>;
   /** The run item and its steps (and ledger rows) in one strongly consistent read. */
   loadGraphRun(runId: string, options?: { ledger?: boolean }): Promise<GraphRunItems | undefined>;
 }

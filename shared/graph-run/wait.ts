@@ -27,8 +27,8 @@ export type GraphWaitDeps = {
   ids: Ids;
   executions: ExecutionsPort;
   humanTasks: HumanTaskPort;
-  /** Answers the wait at once when the child had already ended (a retried wait). */
-  answer?: (token: string, output: object) => Promise<unknown>;
+  /** Answers a wait at once: the child had already ended (a retried wait), or the run was already resumed. */
+  answer: (token: string, output: object) => Promise<unknown>;
 };
 
 export type StepWait = StepRef & { taskToken: string };
@@ -116,7 +116,7 @@ async function startChild(
   }
   await recordWait(deps, run, step, { taskToken: token, childRunId });
   if (isTerminalRunStatus(child.status)) {
-    await deps.answer?.(token, childAnswer(child));
+    await deps.answer(token, childAnswer(child));
     return 'answered';
   }
   if (!child.executionArn) {
@@ -168,7 +168,9 @@ async function requestHuman(
 
 /**
  * `AwaitResume`: a paused run's execution waits here. The token is stored first, then the pause is checked:
- * a resume that came in between is answered at once (resume clears the flag first, then reads the token).
+ * a resume that came in between (or before this state was reached) is answered at once, as resume clears the
+ * flag first, then reads the token: one of the two always sees the other. An answered wait is marked, so a
+ * later resume knows nothing is left waiting.
  */
 export async function awaitResume(
   deps: Pick<GraphWaitDeps, 'store' | 'answer'>,
@@ -177,6 +179,7 @@ export async function awaitResume(
   await deps.store.putResumeToken(wait.runId, wait.taskToken);
   const run = await deps.store.getRun(wait.runId);
   if (run?.paused && !isTerminalRunStatus(run.status)) return 'waiting_for_resume';
-  await deps.answer?.(wait.taskToken, {});
+  await deps.answer(wait.taskToken, {});
+  await deps.store.settleResumeToken(wait.runId, wait.taskToken);
   return 'resumed';
 }

@@ -8,6 +8,10 @@ import { isoAt } from '../core/engine.ts';
 import { type HumanTask, humanTaskId } from '../schemas/human-task.ts';
 import { commitTaskChange } from './commit.ts';
 import type { HumanTaskDeps } from './deps.ts';
+
+/** What closing needs: no keyring and no notifier (the api closes a cancelled run's tasks with this). */
+export type HumanTaskCloseDeps = Pick<HumanTaskDeps, 'store' | 'clock' | 'taskTokens' | 'logger'>;
+
 import { HUMAN_TASK_ERRORS } from './errors.ts';
 
 export type ExpireResult =
@@ -55,7 +59,7 @@ export async function expireHumanTask(
  * `HumanTask.Closed` (an execution already stopped answers `already_closed`). Returns the tasks it closed.
  */
 export async function closeHumanTasks(
-  deps: HumanTaskDeps,
+  deps: HumanTaskCloseDeps,
   input: { runId: string; stepId?: string; reason: string },
 ): Promise<HumanTask[]> {
   const logger = deps.logger ?? consoleLogger;

@@ -1,7 +1,7 @@
 // Forms are read by the graph's one form reader (save check and page alike).
 export { type FormField, formFields, LONG_TEXT_FORMAT, readForm } from '../graph/form.ts';
 export { createHumanTaskApp } from './app.ts';
-export type { ExpireResult } from './close.ts';
+export type { ExpireResult, HumanTaskCloseDeps } from './close.ts';
 export { closeHumanTasks, expireHumanTask } from './close.ts';
 export type { CompleteResult } from './complete.ts';
 export { completeHumanTask } from './complete.ts';
@@ -9,7 +9,7 @@ export type { HumanTaskDeps, HumanTaskStore } from './deps.ts';
 export { formHash } from './deps.ts';
 export { HUMAN_TASK_ERRORS } from './errors.ts';
 export type { GraphHumanTaskPort, GraphHumanTaskRequest } from './port.ts';
-export { humanTaskPort } from './port.ts';
+export { humanTaskCloser, humanTaskPort, lazyHumanTaskPort } from './port.ts';
 export type {
   HumanTaskNode,
   RequestHumanTaskDeps,

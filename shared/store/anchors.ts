@@ -1,7 +1,9 @@
 /**
  * The per-owner anchor chain: once a run's audit chain is final, its head is sealed into the owner's chain
  * (`OWNER#o / ANCHOR#seq`), fenced on the owner's chain head (`ANCHORHEAD`) and marked per run
- * (`ANCHORRUN#runId`) so a retried anchor writes nothing twice. All three in one transaction.
+ * (`ANCHORRUN#runId`, pointing at the run's latest anchor) so a retried anchor writes nothing twice. All three
+ * in one transaction. A run whose chain grew after it was anchored (a graph run reopened by a step retry, a
+ * cancel that closed its steps after the run ended) is anchored again at its later head.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -26,20 +28,22 @@ const markerKey = (owner: string, runId: string) => ({ pk: `OWNER#${owner}`, sk:
 const MAX_ATTEMPTS = 25;
 const backoffMs = (attempt: number) => Math.random() * Math.min(1000, 5 * 2 ** attempt);
 
-/** Anchors the run's current audit head into its owner's chain, once. Returns the anchor. */
+/** Anchors the run's current audit head into its owner's chain, once per head. Returns the anchor. */
 export async function anchorRunHead(ctx: StoreContext, run: Run, at: string): Promise<OwnerAnchor> {
+  const runHeadSeq = Math.max(0, run.audit.seq - 1);
   for (let attempt = 1; ; attempt++) {
     const marker = await getItem(ctx, markerKey(run.owner, run.runId), MarkerSchema);
     if (marker) {
       const existing = await getItem(ctx, keys.ownerAnchor(run.owner, marker.anchorSeq), OwnerAnchorSchema);
-      if (existing) return existing;
+      // This head (or, from a stale read of the run, a later one) is anchored already.
+      if (existing && existing.runHeadSeq >= runHeadSeq) return existing;
     }
     const head = await getItem(ctx, keys.ownerAnchorHead(run.owner), HeadSchema);
     const anchor = sealOwnerAnchor(head?.anchor, {
       owner: run.owner,
       at,
       runId: run.runId,
-      runHeadSeq: Math.max(0, run.audit.seq - 1),
+      runHeadSeq,
       runHead: run.audit.head,
     });
     try {
@@ -69,7 +73,13 @@ export async function anchorRunHead(ctx: StoreContext, run: Run, at: string): Pr
               Put: {
                 TableName: ctx.table,
                 Item: { ...markerKey(run.owner, run.runId), anchorSeq: anchor.seq },
-                ConditionExpression: 'attribute_not_exists(pk)',
+                // Moved on from the anchor read above only: two re-anchors of one head cannot both win.
+                ...(marker
+                  ? {
+                      ConditionExpression: 'anchorSeq = :marked',
+                      ExpressionAttributeValues: { ':marked': marker.anchorSeq },
+                    }
+                  : { ConditionExpression: 'attribute_not_exists(pk)' }),
               },
             },
           ],

@@ -26,7 +26,7 @@ import { listOwnerChangeItems, UNATTRIBUTED } from './owner-changes.ts';
 import { queryPrefix, queryPrefixItems } from './reads.ts';
 import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
 import { listSignedHeadItems, signOwnerHeads } from './signed-heads.ts';
-import { getResumeToken, loadGraphRun, putResumeToken } from './steps.ts';
+import { getResumeToken, loadGraphRun, putResumeToken, settleResumeToken } from './steps.ts';
 import {
   deleteTriggerIndex,
   listTriggerIndex,
@@ -108,6 +108,9 @@ export class DynamoStore implements RunStore, NotesPort {
   }
   putResumeToken(runId: string, token: string) {
     return putResumeToken(this.ctx, runId, token);
+  }
+  settleResumeToken(runId: string, token: string) {
+    return settleResumeToken(this.ctx, runId, token);
   }
   listLedger(runId: string): Promise<LedgerRow[]> {
     return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.ledger, LedgerRowSchema);

@@ -75,10 +75,32 @@ export async function putResumeToken(ctx: StoreContext, runId: string, token: st
   );
 }
 
+/** The token of the run's last AwaitResume wait, unless that wait is known to be answered. */
 export async function getResumeToken(ctx: StoreContext, runId: string): Promise<string | undefined> {
   const response = await ctx.doc.send(
     new GetCommand({ TableName: ctx.table, Key: keys.resumeToken(runId), ConsistentRead: true }),
   );
   const token = response.Item?.token;
-  return typeof token === 'string' ? token : undefined;
+  return typeof token === 'string' && response.Item?.answered !== true ? token : undefined;
+}
+
+/**
+ * Records that `token`'s wait was answered (a resume got through): conditional on the token still being the
+ * stored one, so a newer wait's token is never marked. A Put, not a Delete: graph-wait may only put items.
+ */
+export async function settleResumeToken(ctx: StoreContext, runId: string, token: string): Promise<void> {
+  try {
+    await ctx.doc.send(
+      new PutCommand({
+        TableName: ctx.table,
+        Item: { ...keys.resumeToken(runId), schemaVersion: 1, token, answered: true },
+        ConditionExpression: '#token = :token',
+        ExpressionAttributeNames: { '#token': 'token' },
+        ExpressionAttributeValues: { ':token': token },
+      }),
+    );
+  } catch (error) {
+    // A newer wait replaced the token: it is that wait's to answer.
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+  }
 }

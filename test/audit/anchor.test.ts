@@ -84,6 +84,28 @@ describe('verifyOwnerChain', () => {
     expect(result).toMatchObject({ ok: false, firstBrokenSeq: seq, reason });
   });
 
+  it('accepts a run anchored again at a later head of its chain (a reopened graph run)', () => {
+    // Prepare
+    const [first] = buildOwnerChain('team-a', ['run_1']);
+    const later = buildChain('team-a', 'run_1', 8).at(-1)!;
+    expect(later.seq).toBeGreaterThan(first!.runHeadSeq);
+    const again = sealOwnerAnchor(first, {
+      owner: 'team-a',
+      at: '2025-01-02T01:00:00.000Z',
+      runId: 'run_1',
+      runHeadSeq: later.seq,
+      runHead: later.hash,
+    });
+    // Act / Assess
+    expect(verifyOwnerChain([first, again], { owner: 'team-a' })).toMatchObject({ ok: true, count: 2 });
+    const earlier = sealOwnerAnchor(again, { ...first!, at: '2025-01-02T02:00:00.000Z' });
+    expect(verifyOwnerChain([first, again, earlier], { owner: 'team-a' })).toMatchObject({
+      ok: false,
+      firstBrokenSeq: 2,
+      reason: 'duplicate_run',
+    });
+  });
+
   it('is domain-separated from run chains: a run entry never verifies as an anchor', () => {
     // Act
     const result = verifyOwnerChain(buildChain(), { owner: 'team-a' });

@@ -1,7 +1,8 @@
 /**
  * Operator controls of a graph run on the local stack, through the API (as `wf run …` calls it):
  * - retry: the refund fails (payments answer 503), the run fails; retrying the step re-runs only it (the
- *   triage child run is not run again), in attempt 2, and the run completes with one refund;
+ *   triage child run is not run again), in attempt 2, and the run completes with one refund, its final head
+ *   anchored again;
  * - pause/resume: paused while the manager reviews, the review finishes but the refund does not start; the
  *   execution waits (AwaitResume) until resume, then the run completes;
  * - cancel: a run waiting on its human task is cancelled: the step is `cancelled`, the task closed;
@@ -14,6 +15,7 @@ import { ApiClient, ApiError } from '../../shared/cli/client.ts';
 import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 import {
+  type AuditView,
   applyWorkflowText,
   createOwnTable,
   type E2eStack,
@@ -27,6 +29,8 @@ import {
 import { refundGraph, startRefund, stepsOf } from './support.ts';
 
 const KEY_A = 'wf_test_key_team_a_0123456789abcdef';
+
+type OwnerAudit = { anchors: { entries: { runId: string }[]; verification: { ok: boolean } } };
 const KEY_B = 'wf_test_key_team_b_0123456789abcdef';
 
 /** The HTTP status of a request (the client throws on non-2xx). */
@@ -71,6 +75,8 @@ describe('graph run operations on the local stack', () => {
   });
 
   const post = async (path: string) => (await e2e.client.post<{ run: Run }>(path, {})).body.run;
+  const anchoredAudit = (runId: string) =>
+    e2e.client.get<AuditView & { anchored: boolean }>(`/v1/runs/${runId}/audit`);
   const paid = (customerId: string) => payments.refunds.filter((refund) => refund.customerId === customerId);
 
   it('retrying a failed step re-runs only that step', async () => {
@@ -93,6 +99,14 @@ describe('graph run operations on the local stack', () => {
     expect(after.triage).toMatchObject({ attempt: 1, childRunId: before.triage?.childRunId });
     expect(after.draft_reply?.status).toBe('succeeded');
     expect(paid('c_17')).toHaveLength(1);
+    // Anchored when it failed, and again at its final head once the retried run ended; the owner chain holds both.
+    await eventually('the final head anchored', async () =>
+      (await anchoredAudit(runId)).anchored ? true : undefined,
+    );
+    expect((await anchoredAudit(runId)).verification.ok).toBe(true);
+    const owner = await e2e.client.get<OwnerAudit>('/v1/audit');
+    expect(owner.anchors.verification.ok).toBe(true);
+    expect(owner.anchors.entries.filter((anchor) => anchor.runId === runId)).toHaveLength(2);
   });
 
   it('retrying a step that did not fail is refused with 409 and changes nothing', async () => {
@@ -134,6 +148,8 @@ describe('graph run operations on the local stack', () => {
     expect(run.status).toBe('cancelled');
     expect((await stepsOf(e2e, runId)).manager_review?.status).toBe('cancelled');
     expect(e2e.stack.humanTasks.find(runId, 'manager_review')).toBeUndefined();
+    // The steps were recorded cancelled after the run ended: its final head is the one anchored.
+    expect(await anchoredAudit(runId)).toMatchObject({ verification: { ok: true }, anchored: true });
   });
 
   it("another owner's run is a 404 for every operation, like a missing one", async () => {

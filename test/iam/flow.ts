@@ -346,9 +346,10 @@ export async function driveFlow(
   // Cancelling a running job stops its execution.
   await mcp('cancel_agent_job', { jobId: running?.job.jobId });
   // Graph runs: Advance, a child agent run that answers its step when it ends (deliver, then mark-failed on a
-  // second attempt's child), a service step that reads a credential, a human task where none can be
-  // requested (fails closed), CompleteStep, pause → AwaitResume → resume, retry a step, cancel, and a
-  // scheduled start.
+  // second attempt's child), a service step that reads a credential, a human task (graph-wait signs a link and
+  // publishes it on the approval topic; its page and form submission go through approval-http, which answers
+  // the wait), CompleteStep, pause → AwaitResume → resume, retry a step, cancel, a scheduled start, and a
+  // run cancelled while its human task waits.
   const graphId = await create(graphWorkflow());
   runs.graph = await start(graphId);
   const graphRun = runs.graph;
@@ -359,20 +360,43 @@ export async function driveFlow(
   await loop(child);
   await fns.invoke('deliver', { runId: child, turn: 0 });
   await fns.invoke('graph-service', { ...ref('refund', 'service_task'), decide: false });
-  await fns
-    .invoke('graph-wait', { ...ref('review', 'human_task'), timeoutSeconds: 60, taskToken: 'graph-review-1' })
-    .catch(() => undefined);
+  const requested = await fns.invoke('graph-wait', {
+    ...ref('review', 'human_task'),
+    timeoutSeconds: 60,
+    taskToken: 'graph-review-1',
+  });
+  if ((requested as { started?: string }).started !== 'human_task_requested')
+    throw new Error(`the human task was not requested: ${JSON.stringify(requested)}`);
+  const taskLink = /https:\/\/\S+\/human-tasks\/\S+/.exec(fake.published.at(-1)?.message ?? '')?.[0];
+  if (!taskLink) throw new Error('no human-task link was published');
+  const taskPage = (await fns.invoke('approval-http', httpEvent('GET', taskLink))) as Response;
+  const taskForm = readApprovalForm(taskPage.body, taskLink);
+  const taskSubmitted = (await fns.invoke(
+    'approval-http',
+    httpEvent('POST', taskForm.action, {
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: new URL(taskLink).origin,
+        'sec-fetch-site': 'same-origin',
+      },
+      body: new URLSearchParams({ t: taskForm.t, nonce: taskForm.nonce, 'f.ok': 'on' }).toString(),
+    }),
+  )) as Response;
+  if (taskSubmitted.statusCode !== 200)
+    throw new Error(`the human task submission answered ${taskSubmitted.statusCode}`);
+  // The wait re-driven after the submission (a retried invocation): graph-wait answers it at once.
+  await fns.invoke('graph-wait', {
+    ...ref('review', 'human_task'),
+    timeoutSeconds: 60,
+    taskToken: 'graph-review-again',
+  });
   await fns.invoke('graph-advance', {
     ...ref('triage', 'agent_task'),
     result: { childRunId: child, status: 'denied' },
   });
-  await fns.invoke('graph-advance', {
-    ...ref('review', 'human_task'),
-    error: { Error: 'HumanTasksUnavailableError', Cause: '{"errorMessage":"none"}' },
-  });
+  await fns.invoke('graph-advance', { ...ref('review', 'human_task'), result: { output: { ok: true } } });
   await fns.invoke('graph-advance', { runId: graphRun });
   await api('POST', `/v1/runs/${graphRun}/steps/triage/retry`);
-  await api('POST', `/v1/runs/${graphRun}/steps/review/retry`);
   await api('POST', `/v1/runs/${graphRun}/steps/refund/retry`);
   await fns.invoke('graph-advance', { runId: graphRun });
   await fns.invoke('graph-wait', { ...ref('triage', 'agent_task', 2), taskToken: 'graph-triage-2' });
@@ -380,9 +404,45 @@ export async function driveFlow(
   await api('POST', `/v1/runs/${graphRun}/pause`);
   await fns.invoke('graph-wait', { runId: graphRun, taskToken: 'graph-resume' });
   await api('POST', `/v1/runs/${graphRun}/resume`);
+  // Paused and resumed before the execution reaches AwaitResume: graph-wait answers its own wait at once.
+  await api('POST', `/v1/runs/${graphRun}/pause`);
+  await api('POST', `/v1/runs/${graphRun}/resume`);
+  const early = await fns.invoke('graph-wait', { runId: graphRun, taskToken: 'graph-resume-early' });
+  if ((early as { started?: string }).started !== 'resumed')
+    throw new Error(`AwaitResume after an early resume: ${JSON.stringify(early)}`);
   await api('GET', `/v1/runs/${graphRun}/steps`);
   await api('POST', `/v1/runs/${graphRun}/cancel`);
   await fns.invoke('start-run', { owner: OWNER, workflowId: graphId, scheduledTime: '2026-12-01T09:00:00Z' });
+  // A human task no assignee can be sent (the topic refuses the publish): closed, its wait failed at once.
+  const approvalTopic = fake.published.find((p) => p.message.includes('/human-tasks/'))?.topicArn;
+  if (!approvalTopic) throw new Error('no human-task notice was published');
+  runs.graphUndeliverable = await start(graphId);
+  await fns.invoke('graph-advance', { runId: runs.graphUndeliverable });
+  fake.forbiddenTopics.add(approvalTopic);
+  try {
+    await fns.invoke('graph-wait', {
+      runId: runs.graphUndeliverable,
+      stepId: 'review',
+      type: 'human_task',
+      attempt: 1,
+      timeoutSeconds: 60,
+      taskToken: 'graph-review-undeliverable',
+    });
+  } finally {
+    fake.forbiddenTopics.delete(approvalTopic);
+  }
+  // A run cancelled while its human task waits: the api closes the task and fails its wait (HumanTask.Closed).
+  runs.graphCancelled = await start(graphId);
+  await fns.invoke('graph-advance', { runId: runs.graphCancelled });
+  await fns.invoke('graph-wait', {
+    runId: runs.graphCancelled,
+    stepId: 'review',
+    type: 'human_task',
+    attempt: 1,
+    timeoutSeconds: 60,
+    taskToken: 'graph-review-cancelled',
+  });
+  await api('POST', `/v1/runs/${runs.graphCancelled}/cancel`);
 
   // A gated service step: it asks (approval record, the workflow head as a ConditionCheck), its wait asks
   // RequestApproval (SNS) for that approval only, the page's approval answers the graph machine's wait, and the

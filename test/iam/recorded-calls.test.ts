@@ -19,7 +19,7 @@ import { DOCUMENTED_NEEDS, documentedNeed } from './documented-needs.ts';
 import { type FakeAws, startFakeAws } from './fake-aws.ts';
 import { driveFlow, HOOK_TOKEN_SECRET, OWNER } from './flow.ts';
 import { type Lambdas, lambdas } from './lambdas.ts';
-import { StackPolicies } from './policies.ts';
+import { asList, StackPolicies } from './policies.ts';
 import { type IamRequest, iamRequestsFor } from './requests.ts';
 import { actionMatches, decide, grantedActions } from './simulate.ts';
 import { ALERT_TOPIC, DECLARED_TOPIC, synthForIam } from './stack.ts';
@@ -201,6 +201,57 @@ describe('IAM simulation of the recorded AWS calls', () => {
     expect(await as('bob', resource, own)).toBe('ImplicitlyDenied');
     expect(await as(own, resource, 'bob')).toBe('ImplicitlyDenied');
     expect(await as(own, bobs, own)).toBe('ImplicitlyDenied');
+  });
+
+  it('simulates a human task on AWS as allowed: requested by graph-wait, submitted and closed, and denied without each grant', async () => {
+    const graphMachine = policies.resolved.ref(
+      logicalId(policies.synth.stack.runtime.graphStateMachine.stateMachine),
+    );
+    const signingSecret = policies.resolved.ref(logicalId(policies.synth.stack.runtime.signingKey.secret));
+    const approvalTopic = policies.resolved.ref(
+      logicalId(policies.synth.stack.runtime.approvalNotices.topic),
+    );
+    const needed = [
+      // Signs each assignee's link and publishes it on the approval topic.
+      { fn: 'graph-wait', action: 'secretsmanager:GetSecretValue', resource: signingSecret },
+      { fn: 'graph-wait', action: 'sns:Publish', resource: approvalTopic },
+      // Answers a wait that is already over (submitted: success; undeliverable: failure) at once.
+      { fn: 'graph-wait', action: 'states:SendTaskSuccess', resource: graphMachine },
+      { fn: 'graph-wait', action: 'states:SendTaskFailure', resource: graphMachine },
+      // The form page's submission answers the graph's wait.
+      { fn: 'approval-http', action: 'states:SendTaskSuccess', resource: graphMachine },
+      // Cancelling the run closes the task and fails its wait.
+      { fn: 'api', action: 'states:SendTaskFailure', resource: graphMachine },
+    ] as const;
+    for (const need of needed) {
+      const request = requests.find(
+        (r) => r.fn === need.fn && r.action === need.action && r.resource === need.resource,
+      );
+      expect({ ...need, recorded: request !== undefined }).toEqual({ ...need, recorded: true });
+      const identity = policies.functionIdentity(need.fn);
+      const as = (identityPolicies: typeof identity.policies) =>
+        decide({
+          principal: sessionOf(need.fn),
+          action: need.action,
+          resource: need.resource,
+          context: request!.context,
+          identityPolicies,
+          resourcePolicy: policies.resourcePolicyFor(need.resource),
+        });
+      expect({ ...need, decision: await as(identity.policies) }).toEqual({ ...need, decision: 'Allowed' });
+      // The same call with that grant taken out of the function's policies: the simulation denies it.
+      const without = identity.policies.map(({ name, policy }) => ({
+        name,
+        policy: {
+          ...policy,
+          Statement: policy.Statement.map((statement) => ({
+            ...statement,
+            Action: asList(statement.Action).filter((action) => !actionMatches(action, need.action)),
+          })).filter((statement) => statement.Action.length > 0),
+        },
+      }));
+      expect({ ...need, decision: await as(without) }).toEqual({ ...need, decision: 'ImplicitlyDenied' });
+    }
   });
 
   it('lets the unauthenticated approval pages neither scan nor delete', async () => {

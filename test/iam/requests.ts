@@ -5,10 +5,21 @@
 import type { AwsCallRecord } from '../../shared/runtime/aws-call-recorder.ts';
 import { ACCOUNT } from './template.ts';
 
-/** The functions whose SendTask* calls answer the graph state machine's waits (see `states` below). */
-const GRAPH_TOKEN_SENDERS = new Set(['deliver', 'mark-failed', 'api']);
-/** The approval functions answer a turn's wait (run machine) and a gated service step's (graph machine). */
-const BOTH_MACHINES_TOKEN_SENDERS = new Set(['request-approval', 'approval-http']);
+/**
+ * Which state machines' waits each function's SendTask* calls answer (see `states` below): the graph machine's
+ * are answered by a child run's end (deliver, mark-failed), a resume or a cancel's closed human task (api), and
+ * graph-wait itself; approval-http and request-approval answer both (approvals of turns and of gated service steps,
+ * and human-task submissions), so each of their calls must be allowed on both. Any other answers the run machine's.
+ */
+const TOKEN_MACHINES: Record<string, readonly ('run' | 'graph')[]> = {
+  deliver: ['graph'],
+  'mark-failed': ['graph'],
+  api: ['graph'],
+  'graph-wait': ['graph'],
+  'approval-http': ['run', 'graph'],
+  // A gated graph service step's approval is requested by the same function as a turn's.
+  'request-approval': ['run', 'graph'],
+};
 
 export type IamRequest = {
   fn: string;
@@ -24,7 +35,7 @@ export type Deployment = {
   region: string;
   /** The run state machine: task tokens belong to its executions. */
   stateMachineArn: string;
-  /** The graph state machine (the machine whose waits GRAPH_TOKEN_SENDERS answer). */
+  /** The graph state machine (the machine whose waits the TOKEN_MACHINES `graph` senders answer). */
   graphStateMachineArn?: string;
   /** Tags of secrets by name (from the template, or declared by the test). */
   secretTags: ReadonlyMap<string, Record<string, string>>;
@@ -98,23 +109,14 @@ export function iamRequestsFor(call: AwsCallRecord, d: Deployment): IamRequest[]
     }
     case 'states':
       // Task tokens are credentials and are not recorded, so which machine a token answers comes from the
-      // function: the graph machine's waits are answered by a child run's end (deliver, mark-failed) and a
-      // resume (api); approvals (request-approval, approval-http) answer either machine's, so both are checked.
-      if (
-        call.command.startsWith('SendTask') &&
-        BOTH_MACHINES_TOKEN_SENDERS.has(call.fn) &&
-        d.graphStateMachineArn
-      )
-        return [one(call.command, d.stateMachineArn), one(call.command, d.graphStateMachineArn)];
+      // function (TOKEN_MACHINES).
       if (call.command.startsWith('SendTask'))
-        return [
+        return (TOKEN_MACHINES[call.fn] ?? ['run']).map((machine) =>
           one(
             call.command,
-            GRAPH_TOKEN_SENDERS.has(call.fn) && d.graphStateMachineArn
-              ? d.graphStateMachineArn
-              : d.stateMachineArn,
+            machine === 'graph' && d.graphStateMachineArn ? d.graphStateMachineArn : d.stateMachineArn,
           ),
-        ];
+        );
       return [one(call.command, ids.stateMachineArn ?? ids.executionArn ?? '*')];
     case 'sns':
       return [one(call.command, ids.TopicArn ?? '*')];

@@ -75,7 +75,15 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.credentialRoleArn,
     ENV.approvalBaseUrl,
   ],
-  'graph-wait': [...COMMON, ENV.stateMachineArn],
+  // Human tasks: signed links out through the approval topic, to subscribed approvers only.
+  'graph-wait': [
+    ...COMMON,
+    ENV.stateMachineArn,
+    ENV.signingSecretArn,
+    ENV.approvalTopicArn,
+    ENV.approvalBaseUrl,
+    ENV.approvers,
+  ],
   external: [
     ...COMMON,
     ENV.externalEngines,
@@ -365,6 +373,7 @@ describe('approvals', () => {
       Effect: 'Allow',
       Resource: expect.arrayContaining([`\${${logicalId(runtime.approvalNotices.topic)}}`]),
     });
+    const runMachine = `\${${logicalId(runtime.runStateMachine.stateMachine)}}`;
     for (const handler of ['request-approval', 'approval-http'] as const) {
       const statements = statementsOf(roleId(handler));
       expect(statements).toContainEqual(expect.objectContaining({ Resource: signing }));

@@ -1,6 +1,7 @@
 /**
- * The composition of human tasks: the pages (served by approval-http next to the approval pages) and
- * request-human-task (links out through the approval topic, so only subscribed addresses are reachable).
+ * The composition of human tasks: the pages (served by approval-http next to the approval pages) and the
+ * requests graph-wait makes for a `human_task` step (links out through the approval topic, so only subscribed
+ * addresses are reachable).
  */
 import { ENV } from '../../../infra/constructs/env-names.ts';
 import type { HumanTaskDeps, RequestHumanTaskDeps } from '../../human-tasks/index.ts';
