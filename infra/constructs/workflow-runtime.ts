@@ -313,9 +313,17 @@ export class WorkflowRuntime extends Construct {
       .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
     fns['graph-wait'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
     this.runStateMachine.grantStartExecution(fns['graph-wait']);
+    // An external_task's child run starts on the external machine; the external function ends it and answers
+    // the step's wait (as deliver and mark-failed do for every child run).
+    fns['graph-wait'].addEnvironment(
+      ENV.externalStateMachineArn,
+      this.externalStateMachine.stateMachine.stateMachineArn,
+    );
+    this.externalStateMachine.grantStartExecution(fns['graph-wait']);
     this.graphStateMachine.grantTaskResponseToTaskFunctions('ChildRunEndTaskResponse', [
       fns.deliver.role,
       fns['mark-failed'].role,
+      fns.external.role,
     ]);
 
     // External runs: the api and start-run start them on the external machine; the external function calls

@@ -6,7 +6,7 @@ import type { AwsCallRecord } from '../../shared/runtime/aws-call-recorder.ts';
 import { ACCOUNT } from './template.ts';
 
 /** The functions whose SendTask* calls answer the graph state machine's waits (see `states` below). */
-const GRAPH_TOKEN_SENDERS = new Set(['deliver', 'mark-failed', 'api']);
+const GRAPH_TOKEN_SENDERS = new Set(['deliver', 'mark-failed', 'api', 'external']);
 
 export type IamRequest = {
   fn: string;
@@ -96,8 +96,9 @@ export function iamRequestsFor(call: AwsCallRecord, d: Deployment): IamRequest[]
     }
     case 'states':
       // Task tokens are credentials and are not recorded, so which machine a token answers comes from the
-      // function: the graph machine's waits are answered by a child run's end (deliver, mark-failed) and a
-      // resume (api); approvals (request-approval, approval-http) answer the run machine's.
+      // function: the graph machine's waits are answered by a child run's end (deliver, mark-failed, and the
+      // external function for an external step's child) and a resume (api); approvals (request-approval,
+      // approval-http) answer the run machine's.
       if (call.command.startsWith('SendTask'))
         return [
           one(
