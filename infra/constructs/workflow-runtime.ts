@@ -314,7 +314,10 @@ export class WorkflowRuntime extends Construct {
     fns['graph-wait'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
     this.runStateMachine.grantStartExecution(fns['graph-wait']);
     // An external_task's child run starts on the external machine; the external function ends it and answers
-    // the step's wait (as deliver and mark-failed do for every child run).
+    // the step's wait (as deliver and mark-failed do for every child run). states:StartExecution is authorized
+    // on the stateMachine resource, SendTaskSuccess on the waiting execution's state machine
+    // (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html); both are
+    // checked offline by test/iam/recorded-calls.test.ts.
     fns['graph-wait'].addEnvironment(
       ENV.externalStateMachineArn,
       this.externalStateMachine.stateMachine.stateMachineArn,
