@@ -72,52 +72,89 @@ describe('external_task validation: good nodes', () => {
 const badNodes: [string, (g: Loose) => void, string, string][] = [
   [
     'engine name that is no engine name',
-    (g) => void (g.nodes[2].engine = 'Batch_Runner'),
+    (g) => {
+      g.nodes[2].engine = 'Batch_Runner';
+    },
     'nodes[2].engine',
     'must be an engine name',
   ],
-  ['unknown mode', (g) => void (g.nodes[2].mode = 'dry_run'), 'nodes[2].mode', ''],
-  ['timeout under a minute', (g) => void (g.nodes[2].timeoutSeconds = 5), 'nodes[2].timeoutSeconds', ''],
-  ['unknown field', (g) => void (g.nodes[2].script = 'make'), 'nodes[2]', 'script'],
+  [
+    'unknown mode',
+    (g) => {
+      g.nodes[2].mode = 'dry_run';
+    },
+    'nodes[2].mode',
+    'must be one of "off", "shadow", "report_only", "live"',
+  ],
+  [
+    'timeout under a minute',
+    (g) => {
+      g.nodes[2].timeoutSeconds = 5;
+    },
+    'nodes[2].timeoutSeconds',
+    'must be at least 60',
+  ],
+  [
+    'unknown field',
+    (g) => {
+      g.nodes[2].script = 'make';
+    },
+    'nodes[2]',
+    'script',
+  ],
   [
     'payload template over a step that does not exist',
-    (g) => void (g.nodes[2].payload.branch = '{{ steps.nope.output }}'),
+    (g) => {
+      g.nodes[2].payload.branch = '{{ steps.nope.output }}';
+    },
     'nodes[2].payload.branch',
     "node 'build': 'steps.nope': there is no step 'nope'",
   ],
   [
     'payload template over a step that is not upstream',
-    (g) => void (g.nodes[2].payload.nested = { deep: ['{{ steps.done.status }}'] }),
+    (g) => {
+      g.nodes[2].payload.nested = { deep: ['{{ steps.done.status }}'] };
+    },
     'nodes[2].payload.nested.deep[0]',
     "node 'build': 'steps.done': step 'done' is not upstream of node 'build'",
   ],
   [
     'payload template that does not parse',
-    (g) => void (g.nodes[2].payload.branch = '{{ input.branch + }}'),
+    (g) => {
+      g.nodes[2].payload.branch = '{{ input.branch + }}';
+    },
     'nodes[2].payload.branch',
     "node 'build': template placeholder 1 does not parse",
   ],
   [
     'result schema that is not a JSON Schema',
-    (g) => void (g.nodes[2].output = { type: 'object', properties: { passed: { type: 'yes-no' } } }),
+    (g) => {
+      g.nodes[2].output = { type: 'object', properties: { passed: { type: 'yes-no' } } };
+    },
     'nodes[2].output',
     "node 'build': ",
   ],
   [
     'result schema that is not an object',
-    (g) => void (g.nodes[2].output = { type: 'string' }),
+    (g) => {
+      g.nodes[2].output = { type: 'string' };
+    },
     'nodes[2].output',
     "node 'build': a structured output is a JSON Schema with type 'object'",
   ],
   [
     'credential slot not declared in credRefs',
-    (g) => void (g.nodes[2].credential = 'other_token'),
+    (g) => {
+      g.nodes[2].credential = 'other_token';
+    },
     'nodes[2].credential',
     "node 'build': credential slot 'other_token' is not declared in credRefs",
   ],
   [
     'condition over a field the result schema lacks',
-    (g) => void (g.edges[2].when = 'steps.build.output.passes = true'),
+    (g) => {
+      g.edges[2].when = 'steps.build.output.passes = true';
+    },
     'edges[2].when',
     "'steps.build.output.passes' is not a field of the output schema of 'build'",
   ],
