@@ -75,7 +75,7 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.credentialRoleArn,
     ENV.approvalBaseUrl,
   ],
-  'graph-wait': [...COMMON, ENV.stateMachineArn],
+  'graph-wait': [...COMMON, ENV.stateMachineArn, ENV.externalStateMachineArn],
   external: [
     ...COMMON,
     ENV.externalEngines,
