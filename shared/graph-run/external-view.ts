@@ -6,7 +6,6 @@
  */
 import { type ExternalDefinition, ExternalDefinitionSchema } from '../external/definition.ts';
 import type { GraphDefinition, GraphNode } from '../graph/definition.ts';
-import { kindOf, WorkflowKindError } from '../schemas/any-workflow.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
 
@@ -49,6 +48,7 @@ export function externalDefinitionOf(stored: WorkflowVersion, run: Pick<Run, 'pa
   const graph = stored.definition;
   const node =
     graph.kind === 'graph' ? graph.nodes.find((candidate) => candidate.id === run.parent?.stepId) : undefined;
-  if (node?.type !== 'external_task') throw new WorkflowKindError('external_task node', kindOf(graph));
+  if (node?.type !== 'external_task')
+    throw new Error(`run's parent step ${run.parent.stepId} is not an external_task node of a graph`);
   return externalStepView(graph as GraphDefinition, node);
 }
