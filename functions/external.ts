@@ -1,11 +1,16 @@
 /**
  * The Task states of the external state machine (docs/state-machine.md, "The external machine"): `ExternalStart`,
  * `ExternalObserve` and `ExternalFinish`, told apart by `step`. Each answers the run pointer with `next`
- * (and `waitSeconds` for the Wait's SecondsPath).
+ * (and `waitSeconds` for the Wait's SecondsPath). A graph step's child run that a step ends answers its parent.
  */
 import * as z from 'zod';
 import type { ExternalNext, ExternalRunDeps } from '../shared/external/run/index.ts';
-import { finishExternal, observeExternal, startExternal } from '../shared/external/run/index.ts';
+import {
+  answerParentIfEnded,
+  finishExternal,
+  observeExternal,
+  startExternal,
+} from '../shared/external/run/index.ts';
 import { withConflictRetry } from '../shared/external/run/retry.ts';
 import { externalRunDeps } from '../shared/runtime/aws/external.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
@@ -27,6 +32,8 @@ export function createExternalHandler(deps: () => Promise<ExternalRunDeps>, tele
       async () => {
         const resolved = await deps();
         const next = await withConflictRetry(() => STEPS[step](resolved, runId));
+        // A graph step's child run that this step ended answers the step's wait.
+        await answerParentIfEnded(resolved, next);
         telemetry.logger.info('external step', { step, next: next.next });
         return next;
       },

@@ -4,7 +4,8 @@
  * a graph needs no deploy. Contract: docs/state-machine.md, "The graph machine".
  *
  *   Advance ─► RouteGraph ─┬ service ─► ServiceStep ─► RouteGraph        (one ready service step: the fast path)
- *                          ├ steps ───► RunSteps (Map) ─► Advance        (ready steps in parallel, each by type)
+ *                          ├ steps ───► RunSteps (Map) ─► Advance        (ready steps in parallel, each by type:
+ *                          │                                              service, agent, human, external)
  *                          ├ done ────► DeliverGraph ─► GraphSucceeded
  *                          ├ paused ──► AwaitResume (task token, answered by a resume) ─► Advance
  *                          ├ stop ────► GraphStopped                      (paused, cancelled, nothing to do)
@@ -50,7 +51,10 @@ export interface GraphStateMachineHandlers {
   readonly advance: lambda.IFunction;
   /** `ServiceStep`, `ServiceTask` (functions/graph-service.ts). */
   readonly service: lambda.IFunction;
-  /** `AgentTask`, `HumanTask`: start a child run or a human task with the wait's token (functions/graph-wait.ts). */
+  /**
+   * `AgentTask`, `ExternalTask`, `HumanTask`: start a child run (agent or external) or a human task with the
+   * wait's token (functions/graph-wait.ts).
+   */
   readonly wait: lambda.IFunction;
   /** `ApproveServiceStep`: a gated service step's approval wait (functions/request-approval.ts, shared). */
   readonly requestApproval: lambda.IFunction;
@@ -182,7 +186,10 @@ export class GraphStateMachine extends Construct {
     this.acknowledgeFindings(handlers);
   }
 
-  /** One ready step, by type: a service call, a child agent run or a human task (both waits), then record it. */
+  /**
+   * One ready step, by type: a service call, a child agent run, a child external run or a human task (the last
+   * three are waits), then record it.
+   */
   private stepProcessor(
     handlers: GraphStateMachineHandlers,
     timeouts: Partial<Record<keyof GraphStateMachineHandlers, Duration>>,
@@ -212,7 +219,11 @@ export class GraphStateMachine extends Construct {
     const agentTask = this.waitTask(names.agentTask, handlers.wait, undefined);
     // The human task's own timeout bounds the wait; States.Timeout is caught → its onTimeout path.
     const humanTask = this.waitTask(names.humanTask, handlers.wait, sfn.Timeout.at('$.timeoutSeconds'));
-    for (const wait of [agentTask, humanTask]) {
+    // A child external run: the node's timeout is the child's own deadline (it cancels the engine's execution
+    // and answers); the wait's TimeoutSecondsPath (that plus a margin, shared/graph-run/external-start.ts) is a
+    // backstop whose States.Timeout is caught → RecordStepError, which fails the step and cancels the child.
+    const externalTask = this.waitTask(names.externalTask, handlers.wait, sfn.Timeout.at('$.timeoutSeconds'));
+    for (const wait of [agentTask, humanTask, externalTask]) {
       wait.addCatch(recordError, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
       wait.next(completeStep);
     }
@@ -221,6 +232,7 @@ export class GraphStateMachine extends Construct {
       .when(sfn.Condition.stringEquals('$.type', 'service_task'), serviceTask)
       .when(sfn.Condition.stringEquals('$.type', 'agent_task'), agentTask)
       .when(sfn.Condition.stringEquals('$.type', 'human_task'), humanTask)
+      .when(sfn.Condition.stringEquals('$.type', 'external_task'), externalTask)
       .otherwise(
         new sfn.Fail(this, 'UnknownStepType', { error: 'UnknownStepType', cause: 'No such step type.' }),
       );

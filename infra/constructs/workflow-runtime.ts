@@ -326,9 +326,20 @@ export class WorkflowRuntime extends Construct {
     this.graphStateMachine.grantTaskResponseToTaskFunctions('StepApprovalTaskResponse', [
       fns['request-approval'].role,
     ]);
+    // An external_task's child run starts on the external machine; the external function ends it and answers
+    // the step's wait (as deliver and mark-failed do for every child run). states:StartExecution is authorized
+    // on the stateMachine resource, SendTaskSuccess on the waiting execution's state machine
+    // (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html); both are
+    // checked offline by test/iam/recorded-calls.test.ts.
+    fns['graph-wait'].addEnvironment(
+      ENV.externalStateMachineArn,
+      this.externalStateMachine.stateMachine.stateMachineArn,
+    );
+    this.externalStateMachine.grantStartExecution(fns['graph-wait']);
     this.graphStateMachine.grantTaskResponseToTaskFunctions('ChildRunEndTaskResponse', [
       fns.deliver.role,
       fns['mark-failed'].role,
+      fns.external.role,
     ]);
     this.grantHumanTasks(fns, subscribedApprovers);
 

@@ -1,7 +1,8 @@
 /**
- * Save-time checks of a `kind: external` definition against this deployment: its engine must be registered and
- * enabled (a run could not start otherwise), and it delivers to stored, report or alert (an HTTP destination
- * resolves a connector of an agent definition). Each refusal is a 400 naming the field; nothing is written.
+ * Save-time checks of external work against this deployment: the engine of a `kind: external` definition, and
+ * of every `external_task` node of a graph, must be registered and enabled (a run could not start otherwise);
+ * an external workflow delivers to stored, report or alert (an HTTP destination resolves a connector of an
+ * agent definition). Each refusal is a 400 naming the field (a graph's, the node too); nothing is written.
  */
 import { ExternalEngineUnavailableError } from '../external/index.ts';
 import type { AnyWorkflowDefinition } from '../schemas/any-workflow.ts';
@@ -9,8 +10,13 @@ import type { ApiDeps } from './deps.ts';
 import { invalid } from './errors.ts';
 
 export function checkExternalDefinition(deps: ApiDeps, definition: AnyWorkflowDefinition): void {
+  if (definition.kind === 'graph') {
+    checkGraphEngines(deps, definition.nodes);
+    return;
+  }
   if (definition.kind !== 'external') return;
-  checkEngineEnabled(deps, definition.engine);
+  const problem = engineProblem(deps, definition.engine);
+  if (problem) throw invalid([{ path: 'engine', message: problem }], 'invalid workflow definition');
   if (definition.destination.type === 'http')
     throw invalid(
       [{ path: 'destination.type', message: 'external workflows deliver to stored, report or alert' }],
@@ -18,22 +24,25 @@ export function checkExternalDefinition(deps: ApiDeps, definition: AnyWorkflowDe
     );
 }
 
-/** No registry means no engine is enabled. */
-function checkEngineEnabled(deps: ApiDeps, engine: string): void {
+/** Every external_task node whose engine this deployment does not enable: one issue each. */
+function checkGraphEngines(deps: ApiDeps, nodes: readonly { id: string; type: string; engine?: string }[]) {
+  const issues = nodes.flatMap((node, index) => {
+    if (node.type !== 'external_task' || node.engine === undefined) return [];
+    const problem = engineProblem(deps, node.engine);
+    return problem ? [{ path: `nodes[${index}].engine`, message: `node '${node.id}': ${problem}` }] : [];
+  });
+  if (issues.length > 0) throw invalid(issues, 'invalid workflow definition');
+}
+
+/** Why `engine` cannot run here, or undefined. No registry means no engine is enabled. */
+function engineProblem(deps: ApiDeps, engine: string): string | undefined {
+  if (!deps.externalEngines)
+    return `engine '${engine}' is not enabled in this deployment (no external engines are configured)`;
   try {
-    if (!deps.externalEngines)
-      throw new ExternalEngineUnavailableError(
-        engine,
-        'engine',
-        'disabled',
-        `engine '${engine}' is not enabled in this deployment (no external engines are configured)`,
-      );
     deps.externalEngines.check(engine, 'engine');
+    return undefined;
   } catch (error) {
     if (!(error instanceof ExternalEngineUnavailableError)) throw error;
-    throw invalid(
-      [{ path: 'engine', message: error.message.replace(/^engine: /, '') }],
-      'invalid workflow definition',
-    );
+    return error.message.replace(/^engine: /, '');
   }
 }

@@ -1,15 +1,18 @@
 /**
- * `CompleteStep`: records how an agent or human step's wait ended. The wait's answer (`SendTaskSuccess`) is
- * `{ output }` from a human task's submit, or `{ childRunId, status, text }` from a child agent run's end; a
+ * `CompleteStep`: records how an agent, human or external step's wait ended. The wait's answer
+ * (`SendTaskSuccess`) is `{ output }` from a human task's submit, or `{ childRunId, status, text, … }` from a
+ * child run's end (parent-answer.ts); a
  * `Catch` brings the error instead (`States.Timeout` for a human task → its `onTimeout` path). Conditional on
  * the step still running (or waiting) in this attempt, so a repeated completion changes nothing.
  */
 import { isoAt, RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
+import { requestExternalCancel } from '../external/run/request-cancel.ts';
 import type { GraphNode } from '../graph/definition.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import { isTerminalRunStatus } from '../schemas/run.ts';
 import { isConflict } from './advance.ts';
+import { externalStepOutcome } from './external-outcome.ts';
 import type { GraphDefinitionOf, GraphRunStore, StepRef } from './ports.ts';
 import { moveStep } from './step-writes.ts';
 import { parseStructuredOutput } from './structured-output.ts';
@@ -44,6 +47,11 @@ export function outcomeOf(node: GraphNode, completion: StepCompletion): Outcome 
         error: { name: 'TimedOut', message: 'no one completed the task in time' },
       };
     }
+    if (node.type === 'external_task' && error.Error === 'States.Timeout')
+      return {
+        status: 'failed',
+        error: { name: 'TimedOut', message: 'the external run did not end within the timeout of its step' },
+      };
     return { status: 'failed', error: { name: error.Error ?? 'Error', message: causeText(error.Cause) } };
   }
   const answer = (result ?? {}) as {
@@ -53,6 +61,7 @@ export function outcomeOf(node: GraphNode, completion: StepCompletion): Outcome 
     childRunId?: unknown;
   };
   if (node.type === 'human_task') return { status: 'succeeded', output: answer.output ?? {} };
+  if (node.type === 'external_task') return externalStepOutcome(node, answer);
   if (node.type === 'agent_task') {
     if (answer.status !== 'done')
       return {
@@ -65,6 +74,12 @@ export function outcomeOf(node: GraphNode, completion: StepCompletion): Outcome 
       : { status: 'failed', error: { name: 'InvalidOutput', message: parsed.reason } };
   }
   return { status: 'failed', error: { name: 'UnsupportedStep', message: `${node.type} does not wait` } };
+}
+
+/** Asks the child external run to cancel its engine's execution (its own Observe does it); ended: nothing. */
+async function cancelExternalChild(deps: CompleteStepDeps, childRunId: string): Promise<void> {
+  const child = await deps.store.getRun(childRunId);
+  if (child && !isTerminalRunStatus(child.status)) await requestExternalCancel(deps, child, 'system');
 }
 
 /** Records the completion; returns the step's status after it (or `unchanged`). */
@@ -95,6 +110,9 @@ export async function completeStep(deps: CompleteStepDeps, completion: StepCompl
     });
     try {
       await new RunHandle(loaded.run, deps).commit({ steps: [move.write], audit: [move.audit] });
+      // The wait ended without the child's answer (its backstop timeout): the engine's execution is cancelled.
+      if (node.type === 'external_task' && completion.error && step.childRunId)
+        await cancelExternalChild(deps, step.childRunId);
       return status;
     } catch (error) {
       if (!isConflict(error) || round >= 5) throw error;

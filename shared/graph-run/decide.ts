@@ -10,6 +10,7 @@ import type { GraphDefinition } from '../graph/definition.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import type { Run } from '../schemas/run.ts';
 import { renderPrompt } from './expressions.ts';
+import { externalWaitSeconds, startExternalStep } from './external-start.ts';
 import { planRun } from './plan.ts';
 import type { GraphNext, GraphRunStore, StepRef } from './ports.ts';
 import { runDataOf, stepViews } from './run-data.ts';
@@ -86,6 +87,9 @@ export async function decideNext(
       ...(node?.type === 'human_task'
         ? { timeoutSeconds: secondsLeft(step, node.timeoutSeconds, deps.clock) }
         : {}),
+      ...(node?.type === 'external_task'
+        ? { timeoutSeconds: secondsLeft(step, externalWaitSeconds(node.timeoutSeconds), deps.clock) }
+        : {}),
     };
   });
   if (plan.halt) {
@@ -127,18 +131,21 @@ export async function decideNext(
         attempt,
         timeoutSeconds: node.timeoutSeconds,
       });
-    } else {
-      // external_task is reserved (issue #14): it fails here rather than waiting forever.
-      starts.push(
-        move(id, 'failed', {
+    } else if (node.type === 'external_task') {
+      const started = await startExternalStep(node, attempt, data);
+      starts.push(move(id, started.status, started.fields, started.reason));
+      if (started.status === 'running')
+        refs.push({
+          runId: run.runId,
+          stepId: id,
+          type: node.type,
           attempt,
-          error: { name: 'UnsupportedStep', message: `${node.type} steps cannot run yet` },
-        }),
-      );
+          timeoutSeconds: externalWaitSeconds(node.timeoutSeconds),
+        });
     }
   }
   if (refs.length === 0 && starts.length > 0) {
-    // Only unsupported steps: recorded failed; the next decision fails the run.
+    // Only steps that failed as they started (a template, mode off): the next decision fails the run.
     const fresh = await commit(undefined, starts);
     return decideNext(deps, fresh, mergeSteps(steps, starts), definition);
   }

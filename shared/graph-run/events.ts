@@ -6,7 +6,7 @@ export const GraphPointerSchema = z.object({ runId: z.string().min(1).max(64) })
 export const StepRefSchema = z.object({
   runId: z.string().min(1).max(64),
   stepId: z.string().min(1).max(40),
-  type: z.enum(['service_task', 'agent_task', 'human_task']),
+  type: z.enum(['service_task', 'agent_task', 'human_task', 'external_task']),
   attempt: z.number().int().positive(),
   timeoutSeconds: z.number().int().positive().optional(),
   /** A lone service step decides what is next itself (the fast path); inside the Map, Advance does. */

@@ -1,17 +1,29 @@
 /**
- * A child agent run of a graph step ends (Deliver, MarkFailed, a cancel): the parent step's wait is answered
- * with `{ childRunId, status, text }` through its task token, and `CompleteStep` parses and validates the
- * structured output. A token that is no longer open (the parent was cancelled, the wait replaced) is fine.
+ * A child run of a graph step ends (an agent run: Deliver, MarkFailed, a cancel; an external run: the step that
+ * ended it, Deliver or MarkExternalFailed): the parent step's wait is answered with
+ * `{ childRunId, status, text, stopReason?, error? }` through its task token, and `CompleteStep` parses and
+ * validates the structured output. A token that is no longer open (the parent was cancelled, the wait
+ * replaced) is fine.
  */
 import type { Run } from '../schemas/run.ts';
 import type { GraphRunStore } from './ports.ts';
 
-export type ChildAnswer = { childRunId: string; status: string; text: string };
+export type ChildAnswer = {
+  childRunId: string;
+  status: string;
+  text: string;
+  /** Why the child stopped (`shadow`, `outcome_unknown`, `timeout`, …). */
+  stopReason?: string;
+  /** The child's error message, when it failed. */
+  error?: string;
+};
 
 export const childAnswer = (child: Run): ChildAnswer => ({
   childRunId: child.runId,
   status: child.status,
   text: child.result?.text ?? '',
+  ...(child.stopReason ? { stopReason: child.stopReason } : {}),
+  ...(child.error ? { error: child.error.message.slice(0, 1000) } : {}),
 });
 
 export type ParentAnswerDeps = {

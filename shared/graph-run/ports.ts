@@ -25,9 +25,9 @@ export interface GraphRunStore
 export type StepRef = {
   runId: string;
   stepId: string;
-  type: 'service_task' | 'agent_task' | 'human_task';
+  type: 'service_task' | 'agent_task' | 'human_task' | 'external_task';
   attempt: number;
-  /** human_task: the wait's `TimeoutSeconds` (read by `TimeoutSecondsPath`). */
+  /** human_task, external_task: the wait's `TimeoutSeconds` (read by `TimeoutSecondsPath`). */
   timeoutSeconds?: number | undefined;
 };
 

@@ -1,19 +1,22 @@
 /**
- * The waits of a graph run (`lambda:invoke.waitForTaskToken`): an `agent_task` starts a child agent run, a
- * `human_task` requests a human task. Both store the wait's task token on the step first, so whoever ends the
- * wait (the child run's end, the task's submit) finds it; a retried wait replaces the token.
+ * The waits of a graph run (`lambda:invoke.waitForTaskToken`): an `agent_task` starts a child agent run, an
+ * `external_task` a child external run (external-child.ts), a `human_task` requests a human task. Each stores
+ * the wait's task token on the step first, so whoever ends the wait (the child run's end, the task's submit)
+ * finds it; a retried wait replaces the token.
  */
 import { sha256Hex } from '../audit/index.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';
-import { prepareRun } from '../core/new-run.ts';
 import type { Clock, Ids } from '../core/ports.ts';
 import type { ExecutionsPort } from '../runs/ports.ts';
+import { startExecutionFor } from '../runs/start-run.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { NewRun } from '../store/runs.ts';
 import { isConflict } from './advance.ts';
-import { type AgentTaskNode, agentStepView, type HumanTaskNode } from './agent-view.ts';
+import { agentChildRun } from './agent-child.ts';
+import type { AgentTaskNode, HumanTaskNode } from './agent-view.ts';
 import { renderArgs } from './expressions.ts';
+import { externalChildRun } from './external-child.ts';
 import type { HumanTaskPort } from './human-task-port.ts';
 import { childAnswer } from './parent-answer.ts';
 import type { GraphDefinitionOf, GraphRunStore, StepRef } from './ports.ts';
@@ -47,7 +50,14 @@ export async function startStepWait(deps: GraphWaitDeps, wait: StepWait): Promis
     const definition = await deps.definitionOf(loaded.run);
     const node = definition.nodes.find((candidate) => candidate.id === wait.stepId);
     try {
-      if (node?.type === 'agent_task') return await startChild(deps, loaded.run, step, node, wait.taskToken);
+      if (node?.type === 'agent_task')
+        return await startChild(deps, loaded.run, step, wait.taskToken, (childRunId) =>
+          agentChildRun(deps, definition, loaded.run, step, node, childRunId),
+        );
+      if (node?.type === 'external_task')
+        return await startChild(deps, loaded.run, step, wait.taskToken, (childRunId) =>
+          externalChildRun(deps, definition, loaded.run, step, node, childRunId),
+        );
       if (node?.type === 'human_task') {
         const data = runDataOf(loaded.run.input, stepViews(definition, loaded.steps, loaded.run.input));
         return await requestHuman(deps, loaded.run, step, node, wait, data);
@@ -75,60 +85,32 @@ async function recordWait(deps: GraphWaitDeps, run: Run, step: GraphStep, fields
   });
 }
 
+/**
+ * Creates the step attempt's child run once (its id is derived from the attempt), records the wait, and starts
+ * the child's execution on the state machine of its kind. A child that had already ended answers at once.
+ */
 async function startChild(
   deps: GraphWaitDeps,
   run: Run,
   step: GraphStep,
-  node: AgentTaskNode,
   token: string,
+  prepare: (childRunId: string) => NewRun,
 ) {
   const childRunId = childRunIdFor(run.runId, step.stepId, step.attempt);
   let child = await deps.store.getRun(childRunId);
-  if (!child) {
-    const graph = await deps.definitionOf(run);
-    const prompt = String((step.input as { prompt?: unknown } | undefined)?.prompt ?? '');
-    const prepared = prepareRun({
-      version: {
-        schemaVersion: 1,
-        owner: run.owner,
-        workflowId: run.workflowId,
-        version: run.workflowVersion,
-        definition: agentStepView(graph, node),
-        status: 'published',
-        createdAt: run.createdAt,
-      },
-      trigger: { type: 'on_demand', caller: `graph:${run.runId}` },
-      input: { prompt },
-      clock: deps.clock,
-      ids: { next: () => childRunId },
-      actor: 'system',
-    });
-    const created: NewRun = {
-      ...prepared,
-      run: {
-        ...prepared.run,
-        kind: 'agent',
-        parent: { runId: run.runId, stepId: step.stepId, attempt: step.attempt },
-      },
-      firstMessage: { ...prepared.firstMessage, content: [{ type: 'text', text: prompt }] },
-    };
-    child = (await deps.store.createRun(created)).run;
-  }
+  if (!child) child = (await deps.store.createRun(prepare(childRunId))).run;
   await recordWait(deps, run, step, { taskToken: token, childRunId });
   if (isTerminalRunStatus(child.status)) {
     await deps.answer(token, childAnswer(child));
     return 'answered';
   }
   if (!child.executionArn) {
-    const { executionArn } = await deps.executions.start(childRunId, {
-      runId: childRunId,
-      turn: 0,
-      segmentStartTurn: 0,
-    });
+    // Idempotent by name (the child run id): a retried wait starts the same execution.
+    const { executionArn } = await startExecutionFor(deps.executions, child, childRunId);
     try {
       await deps.store.commit({ run: child, next: { ...child, executionArn } });
     } catch {
-      // The child's first turn moved it first: the arn is a convenience for cancelling, read again later.
+      // The child's first step moved it first: the arn is a convenience for cancelling, read again later.
     }
   }
   return 'child_started';

@@ -4,6 +4,7 @@
  * Field reference: docs/graph-workflows.md.
  */
 import * as z from 'zod';
+import { EngineNameSchema, EXTERNAL_MODES } from '../external/definition.ts';
 import { BudgetSchema } from '../schemas/budget.ts';
 import { ActionNameSchema, WorkflowNameSchema } from '../schemas/common.ts';
 import { ConnectorSchema } from '../schemas/connector.ts';
@@ -104,13 +105,50 @@ export const HumanTaskNodeSchema = z
   })
   .strict();
 
-/** Reserved for external engines (issue #14): refused by validation until an engine can run it. */
+/**
+ * Work handed to a registered external engine as a child run of the external kind (docs/graph-workflows.md,
+ * "external_task"): the payload templated from the run data, the engine's mode, an optional JSON Schema for
+ * its structured result, and how long the step may take. Whether the deployment enables the engine is
+ * checked when the workflow is saved, as for `kind: external` workflows.
+ */
 export const ExternalTaskNodeSchema = z
   .object({
     id: NodeIdSchema,
     type: z.literal('external_task'),
-    engine: z.string().min(1).max(64),
-    payload: z.record(z.string(), z.unknown()).default({}),
+    engine: EngineNameSchema.describe('A registered engine this deployment enables, e.g. http-runtime.'),
+    mode: z
+      .enum(EXTERNAL_MODES)
+      .default('off')
+      .describe(
+        'off: the step fails without dispatching; shadow: record what would be sent, send nothing; report_only: run it, record the result, pass no output on; live: the result is the output.',
+      ),
+    payload: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe(
+        'Sent to the engine as is; string values may be templates. A value that is one whole {{ … }} keeps its type.',
+      ),
+    output: JsonSchemaObjectSchema.optional().describe(
+      "A JSON Schema the engine's result (JSON) must match; it becomes the step's output.",
+    ),
+    resultArtifact: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe("Path of the engine's artifact that is the result; verified before use."),
+    credential: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,63}$/)
+      .optional()
+      .describe('A credRefs slot whose secret the adapter injects into its requests.'),
+    timeoutSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(7 * 24 * 3600)
+      .default(3600)
+      .describe("The child run's deadline: then the engine's execution is cancelled and the step fails."),
   })
   .strict();
 

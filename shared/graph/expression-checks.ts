@@ -17,10 +17,10 @@ export type ExpressionSite = { path: PropertyKey[]; label: string; upstream: Set
 const describe = (error: ExpressionError) =>
   `${error.message} (${error.code}${error.position === undefined ? '' : ` at ${error.position}`})`;
 
-/** The output JSON Schema a step declares: an agent_task's `output`, a human_task's `form`. */
+/** The output JSON Schema a step declares: an agent_task's or external_task's `output`, a human_task's `form`. */
 export function outputSchema(definition: GraphDefinitionShape, id: string): unknown {
   const node = definition.nodes.find((candidate) => candidate.id === id);
-  if (node?.type === 'agent_task') return node.output;
+  if (node?.type === 'agent_task' || node?.type === 'external_task') return node.output;
   if (node?.type === 'human_task') return node.form;
   return undefined;
 }

@@ -1,7 +1,8 @@
 /**
  * Per-node checks: templates and context expressions (over upstream steps only), structured-output schemas and
  * forms (valid JSON Schema, supported field kinds), agent_task allow-sets and gates (the same rules as an agent
- * workflow, action-checks.ts), service_task actions, and external_task (refused until an engine exists).
+ * workflow, action-checks.ts), service_task actions, and external_task payloads, result schemas and credential
+ * slots (whether the deployment enables the engine is a save-time check against the registry: shared/api).
  */
 import {
   allowedActionIssues,
@@ -85,6 +86,26 @@ function agentTaskIssues(
   return issues;
 }
 
+function externalTaskIssues(
+  definition: GraphDefinitionShape,
+  node: Extract<Node, { type: 'external_task' }>,
+  at: PropertyKey[],
+  site: ExpressionSite,
+): CheckIssue[] {
+  const label = nodeLabel(node.id);
+  const issues: CheckIssue[] = [];
+  if (node.credential !== undefined && !(node.credential in definition.credRefs))
+    issues.push({
+      path: [...at, 'credential'],
+      message: `${label}: credential slot '${node.credential}' is not declared in credRefs`,
+    });
+  if (node.output) issues.push(...schemaIssues(node.output, [...at, 'output'], label));
+  for (const { path, text } of templateStrings(node.payload)) {
+    issues.push(...checkTemplate(definition, { ...site, path: [...at, 'payload', ...path] }, text));
+  }
+  return issues;
+}
+
 function serviceTaskIssues(
   definition: GraphDefinitionShape,
   node: Extract<Node, { type: 'service_task' }>,
@@ -134,12 +155,7 @@ export function nodeIssues(
     case 'human_task':
       return humanTaskIssues(definition, node, at, site);
     case 'external_task':
-      return [
-        {
-          path: at,
-          message: `${nodeLabel(node.id)}: external_task nodes cannot run yet: no external engine is registered (external engines are a separate feature)`,
-        },
-      ];
+      return externalTaskIssues(definition, node, at, site);
     default:
       return [];
   }

@@ -50,10 +50,13 @@ export function localExternalMachine(args: {
   /** How long each ObserveWait pauses locally (ms), whatever `waitSeconds` says. */
   observeWaitMs: number;
   wrap?: ((deps: ExternalRunDeps) => ExternalRunDeps) | undefined;
+  /** A graph step's child run that ended answers the step's wait (as on AWS: functions/external.ts). */
+  answerParent?: ExternalRunDeps['answerParent'];
 }): LocalStepFunctions {
   const deps: ExternalRunDeps = {
     store: args.store,
     clock: args.clock,
+    ...(args.answerParent ? { answerParent: args.answerParent } : {}),
     adapterFor: adapterFactory({
       engines: args.engines,
       clock: args.clock,

@@ -120,6 +120,7 @@ export async function startLocalMachines(
     retryIntervalMs: retryMs,
     observeWaitMs: options.externalObserveWaitMs ?? 1000,
     wrap: options.wrapExternalDeps,
+    answerParent: ends.answerParent,
   });
   closers.push(() => externalSfn.close());
 

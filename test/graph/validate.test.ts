@@ -329,15 +329,6 @@ const badGraphs: [string, (graph: Graph) => void, string, string][] = [
     'which no service_task calls',
   ],
   [
-    'external_task',
-    (g) => {
-      g.nodes.push({ id: 'ext', type: 'external_task', engine: 'batch' });
-      g.edges.push({ from: 'triage', to: 'ext', when: 'false' }, { from: 'ext', to: 'done' });
-    },
-    'nodes[7]',
-    "node 'ext': external_task nodes cannot run yet",
-  ],
-  [
     'parallel branches that never join',
     (g) => {
       g.edges[2] = { from: 'triage', to: 'issue_refund' };

@@ -94,22 +94,22 @@ const graphWorkflow = () => ({
   ],
 });
 
-/** A graph whose one service step is gated `needs_approval` (docs/graph-workflows.md, "Gated service steps"). */
-const gatedGraphWorkflow = () => {
-  const graph = graphWorkflow();
-  return {
-    ...graph,
-    name: 'graph-gated-flow',
-    trigger: { type: 'on_demand' },
-    gates: { refund: 'needs_approval' },
-    approvals: { approvers: [APPROVER], timeoutSeconds: 60 },
-    nodes: graph.nodes.filter((node) => node.id === 'start' || node.id === 'refund' || node.id === 'done'),
-    edges: [
-      { from: 'start', to: 'refund' },
-      { from: 'refund', to: 'done' },
-    ],
-  };
-};
+/** A graph whose one step hands work to an engine: a child run of the external kind (shadow: nothing is sent). */
+const externalGraphWorkflow = () => ({
+  kind: 'graph',
+  name: 'graph-external',
+  trigger: { type: 'on_demand' },
+  budget: { maxUsdPerRun: 1 },
+  nodes: [
+    { id: 'start', type: 'start' },
+    { id: 'build', type: 'external_task', engine: 'http-runtime', mode: 'shadow', payload: { job: 'b' } },
+    { id: 'done', type: 'end' },
+  ],
+  edges: [
+    { from: 'start', to: 'build' },
+    { from: 'build', to: 'done' },
+  ],
+});
 
 const gated = {
   gates: { notes_append: 'needs_approval' },
@@ -503,6 +503,20 @@ export async function driveFlow(
     owner: OWNER,
     workflowId: externalShadow,
     scheduledTime: '2026-12-01T09:00:00Z',
+  });
+
+  // A graph's external_task: graph-wait starts the child external run on the external machine; the external
+  // function's Start ends it (shadow) and answers the step's wait on the graph machine; CompleteStep.
+  const externalGraphId = await create(externalGraphWorkflow());
+  runs.externalGraph = await start(externalGraphId);
+  const build = { runId: runs.externalGraph, stepId: 'build', type: 'external_task', attempt: 1 };
+  await fns.invoke('graph-advance', { runId: runs.externalGraph });
+  await fns.invoke('graph-wait', { ...build, timeoutSeconds: 3900, taskToken: 'graph-build-1' });
+  const externalChild = childRunIdFor(runs.externalGraph, 'build', 1);
+  await fns.invoke('external', { runId: externalChild, step: 'start' });
+  await fns.invoke('graph-advance', {
+    ...build,
+    result: { childRunId: externalChild, status: 'done', stopReason: 'shadow' },
   });
 
   // Reads, and the trigger cleanup when workflows are disabled and deleted.

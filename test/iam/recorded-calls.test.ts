@@ -132,6 +132,17 @@ describe('IAM simulation of the recorded AWS calls', () => {
     expect(starts.some((arn) => arn.includes('ExternalStateMachine'))).toBe(true);
   });
 
+  it("records an external_task's child run: graph-wait starts it on the external machine, its end answers the graph's wait", () => {
+    const byFn = (fn: string, action: string) =>
+      requests.filter((r) => r.fn === fn && r.action === action).map((r) => r.resource);
+    expect(
+      byFn('graph-wait', 'states:StartExecution').some((arn) => arn.includes('ExternalStateMachine')),
+    ).toBe(true);
+    expect(byFn('external', 'states:SendTaskSuccess').some((arn) => arn.includes('GraphStateMachine'))).toBe(
+      true,
+    );
+  });
+
   it('allows every recorded call with the policies of the function that made it', async () => {
     const denied: string[] = [];
     for (const request of requests) {

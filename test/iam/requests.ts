@@ -16,6 +16,8 @@ const TOKEN_MACHINES: Record<string, readonly ('run' | 'graph')[]> = {
   'mark-failed': ['graph'],
   api: ['graph'],
   'graph-wait': ['graph'],
+  // An external_task's child run ends in the external function, which answers the graph step's wait.
+  external: ['graph'],
   'approval-http': ['run', 'graph'],
   // A gated graph service step's approval is requested by the same function as a turn's.
   'request-approval': ['run', 'graph'],

@@ -145,6 +145,24 @@ describe('GraphStateMachine', () => {
     expect(agent.Next).toBe(GRAPH_STATE_NAMES.completeStep);
   });
 
+  it("starts a child external run on a callback wait whose TimeoutSecondsPath backstops the child's own deadline", () => {
+    const external = item[GRAPH_STATE_NAMES.externalTask] as State & Record<string, unknown>;
+    expect(external.Resource).toMatch(/lambda:invoke\.waitForTaskToken$/);
+    expect(external.TimeoutSecondsPath).toBe('$.timeoutSeconds');
+    expect(JSON.stringify(external.Retry)).not.toContain('States.Timeout');
+    expect(external.Catch).toEqual([
+      expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: GRAPH_STATE_NAMES.recordStepError }),
+    ]);
+    expect(external.Next).toBe(GRAPH_STATE_NAMES.completeStep);
+    expect(external.Parameters).toMatchObject({ Payload: { 'taskToken.$': '$$.Task.Token' } });
+    const byType = item[GRAPH_STATE_NAMES.stepType] as State & {
+      Choices: { StringEquals?: string; Next: string }[];
+    };
+    expect(byType.Choices).toContainEqual(
+      expect.objectContaining({ StringEquals: 'external_task', Next: GRAPH_STATE_NAMES.externalTask }),
+    );
+  });
+
   it('carries ids and counters only between states (payloads ≤ 256 KB)', () => {
     const service = top[GRAPH_STATE_NAMES.serviceStep] as State & { Parameters: Record<string, unknown> };
     expect(Object.keys(service.Parameters).sort()).toEqual(

@@ -79,6 +79,7 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
   'graph-wait': [
     ...COMMON,
     ENV.stateMachineArn,
+    ENV.externalStateMachineArn,
     ENV.signingSecretArn,
     ENV.approvalTopicArn,
     ENV.approvalBaseUrl,

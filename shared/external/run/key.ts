@@ -17,3 +17,15 @@ export function externalPayloadFor(
   // Both came in as JSON (a workflow file, a request body): JSON values by construction.
   return { ...(definition.payload as { [key: string]: JsonValue }), input: (input ?? null) as JsonValue };
 }
+
+/**
+ * The payload of a run: a graph step's child run (`parent`) sends its input as is, the node's `payload` rendered
+ * from the graph's run data when the step started; any other run the workflow's payload with its input.
+ */
+export function runPayloadFor(
+  definition: Pick<ExternalDefinition, 'payload'>,
+  run: { input?: unknown; parent?: unknown },
+): { [key: string]: JsonValue } {
+  if (run.parent !== undefined) return (run.input ?? {}) as { [key: string]: JsonValue };
+  return externalPayloadFor(definition, run.input);
+}

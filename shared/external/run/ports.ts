@@ -14,6 +14,8 @@ export type ExternalRunDeps = {
    * the deployment no longer enables the engine.
    */
   adapterFor(run: Run, definition: ExternalDefinition): ExternalAdapter;
+  /** A graph step's child run that ended answers its parent step's wait (shared/graph-run/parent-answer.ts). */
+  answerParent?: ((run: Run) => Promise<unknown>) | undefined;
 };
 
 /** What a step hands the state machine: `next` routes the Choice, `waitSeconds` feeds the Wait's SecondsPath. */

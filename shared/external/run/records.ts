@@ -6,10 +6,11 @@
  */
 import { isoAt, RunHandle } from '../../core/engine.ts';
 import type { AuditInput, RunChange } from '../../core/store-port.ts';
+import { externalDefinitionOf } from '../../graph-run/external-view.ts';
 import type { ExternalRun } from '../../schemas/external-run.ts';
 import type { LedgerRow } from '../../schemas/ledger.ts';
 import { isTerminalRunStatus, type Run, type RunStatus, type StopReason } from '../../schemas/run.ts';
-import { type ExternalDefinition, ExternalDefinitionSchema } from '../definition.ts';
+import type { ExternalDefinition } from '../definition.ts';
 import type { ExternalRunDeps } from './ports.ts';
 
 export type LoadedExternalRun = { run: Run & { external: ExternalRun }; definition: ExternalDefinition };
@@ -24,7 +25,8 @@ export async function loadExternalRun(
   if (run.kind !== 'external' || !run.external) throw new Error(`run ${runId} is not an external run`);
   const version = await deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
   if (!version) throw new Error(`workflow version ${run.workflowId}@${run.workflowVersion} is missing`);
-  const definition = ExternalDefinitionSchema.parse(version.definition);
+  // A graph step's child run takes its definition from the graph node its parent pointer names.
+  const definition = externalDefinitionOf(version, run);
   return { run: run as LoadedExternalRun['run'], definition };
 }
 

@@ -12,7 +12,7 @@ import type { ExternalRun } from '../../schemas/external-run.ts';
 import { isTerminalRunStatus, type Run } from '../../schemas/run.ts';
 
 export async function requestExternalCancel(
-  deps: { store: RunStore; clock: Clock },
+  deps: { store: Pick<RunStore, 'commit' | 'getRun'>; clock: Clock },
   run: Run,
   actor: string,
 ): Promise<Run> {

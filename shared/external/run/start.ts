@@ -10,7 +10,7 @@
 import { canonicalJson, sha256Hex } from '../../audit/index.ts';
 import { isoAt } from '../../core/engine.ts';
 import { ExternalConflictError, ExternalRefusedError, ExternalTransportError } from '../errors.ts';
-import { externalPayloadFor } from './key.ts';
+import { runPayloadFor } from './key.ts';
 import { type ExternalNext, ExternalRetryLaterError, type ExternalRunDeps } from './ports.ts';
 import {
   dispatchAudit,
@@ -45,7 +45,7 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
     });
     return { runId, next: 'stop' };
   }
-  const payload = externalPayloadFor(definition, run.input);
+  const payload = runPayloadFor(definition, run);
   const payloadSha256 = sha256Hex(canonicalJson(payload));
   const ledger = await deps.store.listLedger(runId);
   let row = ledger.find((candidate) => candidate.toolUseId === externalCallId('start'));

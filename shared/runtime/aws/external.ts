@@ -10,6 +10,7 @@ import {
 import { pollingOnly } from '../../external/polling-only.ts';
 import { adapterFactory, type ExternalRunDeps } from '../../external/run/index.ts';
 import { systemClock } from '../clock.ts';
+import { awsAnswerParent } from './answer-parent.ts';
 import { awsEnv, hostOf } from './env.ts';
 import { ownerSecrets } from './owner-secrets.ts';
 import { awsSigningStore } from './signing-store.ts';
@@ -31,9 +32,12 @@ export function awsExternalEngines(): ExternalEngineRegistry {
 /** External runs: the registry's adapter for each run, through the egress guard (functions/external.ts). */
 export async function externalRunDeps(): Promise<ExternalRunDeps> {
   const env = awsEnv();
+  const store = awsSigningStore();
   return {
     // An external run ends in this function, which anchors its chain: the signing store (kms:Sign).
-    store: awsSigningStore(),
+    store,
+    // A graph step's child run answers the step's wait (states:SendTaskSuccess on the graph machine).
+    answerParent: awsAnswerParent(store),
     clock: systemClock,
     adapterFor: adapterFactory({
       engines: awsExternalEngines(),
