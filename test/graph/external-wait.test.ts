@@ -72,6 +72,10 @@ describe('an external step on the store', () => {
       ids: randomIds,
       executions,
       humanTasks: unconfiguredHumanTasks,
+      // The child run is started, never answered here: an answer would be a defect of this path.
+      answer: async () => {
+        throw new Error('the external step wait answered its own token');
+      },
     };
 
     // Advance: the step runs with the payload rendered (a whole {{ }} keeps its type); the wait's timeout is a backstop.

@@ -94,6 +94,22 @@ const graphWorkflow = () => ({
   ],
 });
 
+const gatedGraphWorkflow = () => {
+  const graph = graphWorkflow();
+  return {
+    ...graph,
+    name: 'graph-gated-flow',
+    trigger: { type: 'on_demand' },
+    gates: { refund: 'needs_approval' },
+    approvals: { approvers: [APPROVER], timeoutSeconds: 60 },
+    nodes: graph.nodes.filter((node) => node.id === 'start' || node.id === 'refund' || node.id === 'done'),
+    edges: [
+      { from: 'start', to: 'refund' },
+      { from: 'refund', to: 'done' },
+    ],
+  };
+};
+
 /** A graph whose one step hands work to an engine: a child run of the external kind (shadow: nothing is sent). */
 const externalGraphWorkflow = () => ({
   kind: 'graph',

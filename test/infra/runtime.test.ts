@@ -374,7 +374,6 @@ describe('approvals', () => {
       Effect: 'Allow',
       Resource: expect.arrayContaining([`\${${logicalId(runtime.approvalNotices.topic)}}`]),
     });
-    const runMachine = `\${${logicalId(runtime.runStateMachine.stateMachine)}}`;
     for (const handler of ['request-approval', 'approval-http'] as const) {
       const statements = statementsOf(roleId(handler));
       expect(statements).toContainEqual(expect.objectContaining({ Resource: signing }));
