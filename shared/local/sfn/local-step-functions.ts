@@ -36,6 +36,8 @@ import type {
 import { validateExecutionInput, validateExecutionName, validateTaskOutput } from './validation.ts';
 
 const DEFAULT_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:local';
+/** How long `close()` waits for task handlers still running before it returns anyway. */
+const CLOSE_WAIT_MS = 15_000;
 const systemClock: Clock = { nowMs: () => Date.now() };
 
 /** Runs executions of one state machine in the background, with task tokens, as Step Functions would. */
@@ -51,6 +53,8 @@ export class LocalStepFunctions {
   readonly #onEvent: ((event: LocalSfnEvent) => void) | undefined;
   readonly #tokens = new TaskTokens();
   readonly #executions = new Map<string, ExecutionRecord>();
+  /** Task handlers still running: an aborted execution settles at once, its in-flight handler does not. */
+  readonly #inFlight = new Set<Promise<unknown>>();
   #closed = false;
 
   constructor(options: LocalStepFunctionsOptions) {
@@ -66,7 +70,9 @@ export class LocalStepFunctions {
     );
     this.#machine = createMachine(prepared.definition);
     this.#plans = prepared.plans;
-    this.#handlers = options.handlers;
+    this.#handlers = Object.fromEntries(
+      Object.entries(options.handlers).map(([name, handler]) => [name, this.#tracked(handler)]),
+    );
     this.#clock = options.clock ?? systemClock;
     this.#retryIntervalOverrides = { ...options.retryIntervalOverrides };
     this.#waitTimeOverrides = { ...options.waitTimeOverrides };
@@ -195,6 +201,27 @@ export class LocalStepFunctions {
       });
     }
     await Promise.all(records.map((record) => record.done));
+    // A Lambda on AWS finishes its invocation even when its execution is stopped; here that invocation shares the
+    // process with the store and the model server the caller closes next, so wait for it (its own failure was
+    // already reported to the aborted execution, or is moot).
+    // Bounded, so a handler that never returns cannot hold Ctrl-C (a Lambda's own timeout plays this part on AWS).
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([Promise.allSettled([...this.#inFlight]), bound]);
+    clearTimeout(timer);
+  }
+
+  #tracked(handler: Handler): Handler {
+    return (event) => {
+      const invocation = handler(event);
+      this.#inFlight.add(invocation);
+      const forget = () => this.#inFlight.delete(invocation);
+      invocation.then(forget, forget);
+      return invocation;
+    };
   }
 
   #start(request: StartRequest): { executionArn: string; startDate: Date } {

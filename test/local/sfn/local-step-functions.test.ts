@@ -92,6 +92,43 @@ describe('LocalStepFunctions', () => {
     await expect(sfn.startExecution({ input: '{}' })).rejects.toMatchObject({ name: 'LocalSfnClosedError' });
   });
 
+  it('close() returns only after a task handler still running has finished (it shares the process with the store)', async () => {
+    // Prepare: a handler that is mid-invocation when the stack stops.
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const order: string[] = [];
+    const sfn = singleTask(
+      {
+        Resource: 'arn:aws:states:::lambda:invoke',
+        Parameters: { FunctionName: `${FN}h`, 'Payload.$': '$' },
+      },
+      async () => {
+        entered();
+        await held;
+        order.push('handler finished');
+        return {};
+      },
+    );
+    await start(sfn, {});
+    await inside;
+
+    // Act
+    const closed = sfn.close().then(() => order.push('closed'));
+    await new Promise((resolve) => setImmediate(resolve));
+    order.push('released');
+    release();
+    await closed;
+
+    // Assess
+    expect(order).toEqual(['released', 'handler finished', 'closed']);
+  });
+
   it('wraps a handler result as lambda:invoke does, so OutputPath $.Payload selects it', async () => {
     // Prepare
     const sfn = singleTask(
