@@ -29,9 +29,9 @@ export type CostProfile = {
  */
 export const MEASURED_PROFILE: CostProfile = {
   measured:
-    '2026-12-01, npm run bench:cost-profile on the local stack, after the per-turn request reductions',
-  fixed: { transitions: 2, dynamoReads: 8.5, dynamoWrites: 5, readUnits: 7, writeUnits: 37 },
-  perTurn: { transitions: 2, dynamoReads: 3.5, dynamoWrites: 2, readUnits: 4, writeUnits: 16 },
+    '2026-12-01, npm run bench:cost-profile on the local stack, after the next reservation rode on the turn commit',
+  fixed: { transitions: 2, dynamoReads: 10, dynamoWrites: 6, readUnits: 8.5, writeUnits: 36 },
+  perTurn: { transitions: 2, dynamoReads: 3, dynamoWrites: 1, readUnits: 3.5, writeUnits: 17 },
   perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 9 },
-  perGatedTurn: { transitions: 1, dynamoReads: 14.5, dynamoWrites: 3, readUnits: 14, writeUnits: 34 },
+  perGatedTurn: { transitions: 1, dynamoReads: 11, dynamoWrites: 4, readUnits: 11.5, writeUnits: 33 },
 };
