@@ -1,6 +1,5 @@
 /** The HTTP API behind API Gateway (HTTP API): IAM (SigV4) or JWT callers; the owner comes from that identity. */
 import type { Hono } from 'hono';
-import { handle } from 'hono/aws-lambda';
 import { ENV } from '../infra/constructs/env-names.ts';
 import { createApiApp, iamAuthenticator, jwtAuthenticator } from '../shared/api/index.ts';
 import { humanTaskCloser } from '../shared/human-tasks/port.ts';
@@ -11,16 +10,14 @@ import { awsExecutions } from '../shared/runtime/aws/executions.ts';
 import { awsExternalEngines } from '../shared/runtime/aws/external.ts';
 import { awsAuditVerifier, awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
-import { handlerTelemetry, withInvocation } from '../shared/runtime/telemetry.ts';
-import { tracedHandler } from '../shared/runtime/tracing.ts';
+import { honoLambdaHandler } from '../shared/runtime/hono-lambda.ts';
+import { handlerTelemetry } from '../shared/runtime/telemetry.ts';
 import {
   awsEventBusFromEnv,
   awsTriggerSyncFromEnv,
   combineTriggerSyncs,
   localTriggerSync,
 } from '../shared/triggers-sync/index.ts';
-
-let app: Hono | undefined;
 
 function build(): Hono {
   const env = awsEnv();
@@ -57,19 +54,5 @@ function build(): Hono {
   }) as unknown as Hono;
 }
 
-type LambdaEvent = Parameters<ReturnType<typeof handle>>[0];
-type LambdaContext = Parameters<ReturnType<typeof handle>>[1];
-
 // No request fields on the log lines: a caller's path and query are theirs. Reading a run adds its id and owner.
-export const handler = tracedHandler('api', (event: LambdaEvent, context: LambdaContext) => {
-  const telemetry = handlerTelemetry();
-  return withInvocation(
-    telemetry,
-    {},
-    async () => {
-      app ??= build();
-      return handle(app)(event, context);
-    },
-    context,
-  );
-});
+export const handler = honoLambdaHandler('api', build);
