@@ -124,8 +124,11 @@ describe('Workflow versions: draft and published', () => {
       status: 'published',
     });
 
-    await expect(staleReplace).rejects.toBeInstanceOf(WorkflowConflictError);
-    await expect(stalePublish).rejects.toBeInstanceOf(WorkflowConflictError);
+    // Both at once: awaiting one first leaves the other's rejection unhandled while it waits.
+    await Promise.all([
+      expect(staleReplace).rejects.toBeInstanceOf(WorkflowConflictError),
+      expect(stalePublish).rejects.toBeInstanceOf(WorkflowConflictError),
+    ]);
     expect((await h.store.getWorkflowVersion(h.owners.alice, id, 2))!.updatedAt).toBe(
       '2030-01-01T00:00:00.000Z',
     );
