@@ -9,7 +9,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Identity } from '../api/deps.ts';
 import { crossSiteReason } from '../approvals-http/same-origin.ts';
-import { ConsoleApiError, type ConsoleDeps } from './deps.ts';
+import { ConsoleApiError, type ConsoleDeps, upstreamGuarded } from './deps.ts';
+import { errorPage } from './error-page.ts';
 import { CONSOLE_HEADERS, type Fragment, page } from './layout.ts';
 import { approvalsPage } from './pages/approvals.ts';
 import { grantsPage } from './pages/grants.ts';
@@ -44,20 +45,15 @@ async function signInIdentity(deps: ConsoleDeps, key: string): Promise<Identity 
 const respond = async (status: number, body: Fragment) =>
   new Response(await body, { status, headers: CONSOLE_HEADERS });
 
-export function createConsoleApp(deps: ConsoleDeps): Hono<Env> {
+export function createConsoleApp(given: ConsoleDeps): Hono<Env> {
+  const deps = { ...given, api: upstreamGuarded(given.api) };
   const app = new Hono<Env>();
   const sameOrigin = (c: Context) => crossSiteReason(c.req.raw.headers, deps.origin) === undefined;
   const refused = () => respond(403, page('Refused', 'This form did not come from the console.'));
 
   app.onError((error) => {
-    if (error instanceof ConsoleApiError && error.status === 404) {
-      return respond(
-        404,
-        page('Not found', 'There is nothing here, or it is not yours.', { signedIn: true }),
-      );
-    }
-    const message = error instanceof ConsoleApiError ? error.message : 'the console failed to draw this page';
-    return respond(502, page('The API did not answer as expected', message, { signedIn: true }));
+    const answer = errorPage(error);
+    return respond(answer.status, answer.body);
   });
 
   app.use('/console/*', bodyLimit({ maxSize: 4096 }));

@@ -26,16 +26,53 @@ export type ConsoleDeps = {
   keyHint?: string;
 };
 
-/** The API answered something other than success: the page shows it (a 404 as "not found"). */
+type ErrorBody = { error?: { code?: unknown; message?: unknown; fields?: unknown } };
+export type ApiFieldError = { path: string; message: string };
+
+const fieldsOf = (value: unknown): ApiFieldError[] =>
+  Array.isArray(value)
+    ? value.filter(
+        (field): field is ApiFieldError =>
+          typeof field?.path === 'string' && typeof field?.message === 'string',
+      )
+    : [];
+
+/**
+ * The API answered something other than success. The page shows the API's own status, code, message and
+ * fields for a 4xx (the caller's request was refused); a 5xx is the upstream's failure (a 502).
+ */
 export class ConsoleApiError extends Error {
   readonly status: number;
+  readonly code: string | undefined;
+  readonly fields: ApiFieldError[];
   constructor(status: number, body: unknown) {
-    const message = (body as { error?: { message?: string } } | undefined)?.error?.message;
-    super(message ?? `the API answered HTTP ${status}`);
+    const error = (body as ErrorBody | undefined)?.error;
+    super(typeof error?.message === 'string' ? error.message : `the API answered HTTP ${status}`);
     this.name = 'ConsoleApiError';
     this.status = status;
+    this.code = typeof error?.code === 'string' ? error.code : undefined;
+    this.fields = fieldsOf(error?.fields);
   }
 }
+
+/** The API could not be reached at all (a network failure, a signing failure): the console answers 502. */
+export class ConsoleUpstreamError extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : 'the API could not be reached', { cause });
+    this.name = 'ConsoleUpstreamError';
+  }
+}
+
+/** The port with any failure to reach the API marked as such (so it is told apart from a console fault). */
+export const upstreamGuarded =
+  (api: ConsoleApi): ConsoleApi =>
+  async (identity, method, path) => {
+    try {
+      return await api(identity, method, path);
+    } catch (error) {
+      throw new ConsoleUpstreamError(error);
+    }
+  };
 
 /** Calls the API and returns its body, or throws {@link ConsoleApiError}. */
 export async function apiGet<T>(api: ConsoleApi, identity: Identity, path: string): Promise<T> {

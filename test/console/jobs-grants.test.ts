@@ -76,6 +76,16 @@ describe('console: jobs and grants', () => {
     expect(chosen.html).toContain(jobId);
   });
 
+  it("answers a forged page token for a client's jobs with the API's 400, not a 502", async () => {
+    const forged = Buffer.from(JSON.stringify({ pk: 'JOB#someone-else', sk: 'JOB' })).toString('base64url');
+
+    const page = await alice.get(`/console/jobs?client=svc-bot&after=${forged}`);
+
+    expect(page.status).toBe(400);
+    expect(textOf(page.html)).toContain('The API answered HTTP 400 (validation_failed)');
+    expect(page.html).not.toContain(jobId);
+  });
+
   it('shows the owner the grant: allowed actions with gates, limits, expiry, revoked', async () => {
     const page = await alice.get('/console/grants');
 
