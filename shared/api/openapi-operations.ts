@@ -75,7 +75,9 @@ export const OPERATIONS: Operation[] = [
     operationId: 'listWorkflows',
     tag: 'workflows',
     summary: 'List the workflows (not deleted), one page at a time.',
-    query: s.ListWorkflowsQuerySchema,
+    description:
+      "With `include=summary` each item also has `summary`: its latest version's kind and trigger, its newest run, and today's spend (as `GET /v1/workflows/{id}/spend`).",
+    query: s.ListWorkflowHeadsQuerySchema,
     responses: { '200': { description: 'A page.', schema: 'WorkflowPage' } },
     errors: { '400': 'Invalid query.' },
   },

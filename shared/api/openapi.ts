@@ -31,6 +31,8 @@ const OUTPUT_COMPONENTS: Record<string, z.ZodType> = {
   WorkflowResponse: s.WorkflowResponseSchema,
   DaySpendResponse: s.DaySpendResponseSchema,
   VersionResponse: s.VersionResponseSchema,
+  WorkflowSummary: s.WorkflowSummarySchema,
+  WorkflowListItem: s.WorkflowListItemSchema,
   WorkflowPage: s.WorkflowPageSchema,
   Run: RunSchema,
   RunResponse: s.RunResponseSchema,

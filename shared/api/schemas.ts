@@ -5,12 +5,13 @@
 import * as z from 'zod';
 import { AuditEntrySchema, OwnerAnchorSchema, OwnerChangeSchema, SignedHeadSchema } from '../audit/index.ts';
 import { ReceiptSchema } from '../runs/receipts.ts';
-import { AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
+import { AnyWorkflowDefinitionSchema, WORKFLOW_KINDS } from '../schemas/any-workflow.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
 import { GraphStepSchema } from '../schemas/graph-step.ts';
 import { HumanTaskSchema, HumanTaskStatusSchema } from '../schemas/human-task.ts';
 import { TranscriptMessageSchema } from '../schemas/message.ts';
 import { RunSchema, RunStatusSchema } from '../schemas/run.ts';
+import { TriggerSchema } from '../schemas/trigger.ts';
 import { WorkflowHeadSchema, WorkflowIdSchema, WorkflowVersionSchema } from '../schemas/workflow-record.ts';
 import { MAX_VALUE_DEPTH, type StorableLimits, storableProblems } from './storable.ts';
 
@@ -86,6 +87,15 @@ const NextTokenSchema = z.string().min(1).max(4096).describe('The nextToken of t
 export const ListWorkflowsQuerySchema = z
   .object({ limit: LimitSchema.optional(), nextToken: NextTokenSchema.optional() })
   .strict();
+/** `GET /v1/workflows`: the page query, and `include=summary` for each workflow's overview (workflow-summary.ts). */
+export const ListWorkflowHeadsQuerySchema = ListWorkflowsQuerySchema.extend({
+  include: z
+    .enum(['summary'])
+    .optional()
+    .describe(
+      "summary: each item also carries `summary` (kind, trigger, newest run, today's spend), so an overview needs one call a page.",
+    ),
+}).strict();
 export const ListRunsQuerySchema = ListWorkflowsQuerySchema.extend({
   status: RunStatusSchema.optional(),
   workflowId: WorkflowIdSchema.optional(),
@@ -221,7 +231,19 @@ export const DaySpendResponseSchema = z.object({
   ceilingUsd: z.number().nullable(),
 });
 export const VersionResponseSchema = z.object({ version: WorkflowVersionSchema });
-export const WorkflowPageSchema = page(WorkflowHeadSchema);
+/** What an overview shows of a workflow (`GET /v1/workflows?include=summary`), read from its latest version. */
+export const WorkflowSummarySchema = z.object({
+  kind: z.enum(WORKFLOW_KINDS),
+  trigger: TriggerSchema,
+  /** The workflow's newest run (by creation), or null when it has none. */
+  lastRun: z.object({ runId: z.string(), status: RunStatusSchema, createdAt: z.string() }).nullable(),
+  /** As `GET /v1/workflows/{id}/spend` answers. */
+  spend: DaySpendResponseSchema,
+});
+export const WorkflowListItemSchema = WorkflowHeadSchema.extend({
+  summary: WorkflowSummarySchema.optional().describe('Present with `include=summary` only.'),
+});
+export const WorkflowPageSchema = page(WorkflowListItemSchema);
 export const RunResponseSchema = z.object({ run: RunSchema });
 export const RunPageSchema = page(RunSchema);
 /** A graph run's steps as the API shows them (never a wait's task token). */

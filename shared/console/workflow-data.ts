@@ -1,7 +1,7 @@
 /** The signed-in owner's workflows with what the pages show of each: kind, trigger, next fire, spend. */
 import type { Identity } from '../api/deps.ts';
 import type { Run } from '../schemas/run.ts';
-import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
+import type { WorkflowHead } from '../schemas/workflow-record.ts';
 import { nextFireTimes } from '../triggers/schedule.ts';
 import { apiGet, type ConsoleDeps } from './deps.ts';
 
@@ -19,28 +19,42 @@ export type WorkflowSummary = {
   trigger: Trigger | undefined;
   /** The next scheduled fire time (epoch ms), for an enabled schedule trigger. */
   nextFireMs: number | undefined;
+  lastRun: Pick<Run, 'runId' | 'status' | 'createdAt'> | null;
+  spend: DaySpendAnswer;
 };
 
-/** A page of the owner's workflows (100 at most) with each one's latest version read. */
+/** A list item of `GET /v1/workflows?include=summary` (shared/api/workflow-summary.ts). */
+type SummarizedHead = WorkflowHead & {
+  summary: Omit<WorkflowSummary, 'head' | 'nextFireMs' | 'trigger'> & { trigger?: Trigger };
+};
+
+/**
+ * A page of the owner's workflows (100 at most) with what the workflows page shows of each, from ONE API call
+ * (`include=summary`): the page's cost does not grow with the number of workflows.
+ */
 export async function workflowSummaries(
   deps: ConsoleDeps,
   identity: Identity,
   nextToken?: string,
 ): Promise<{ summaries: WorkflowSummary[]; nextToken?: string }> {
-  const page = await workflowHeadPage(deps, identity, nextToken);
-  const summaries = await Promise.all(
-    page.items.map(async (head) => {
-      const path = `/v1/workflows/${encodeURIComponent(head.workflowId)}`;
-      const { version } = await apiGet<{ version: WorkflowVersion }>(deps.api, identity, path);
-      const definition = version.definition as { kind?: string; trigger?: Trigger };
-      return {
-        head,
-        kind: definition.kind ?? 'agent',
-        trigger: definition.trigger,
-        nextFireMs: head.enabled ? nextFire(definition.trigger, deps.clock.nowMs()) : undefined,
-      };
-    }),
+  const query = new URLSearchParams({
+    limit: '100',
+    include: 'summary',
+    ...(nextToken ? { nextToken } : {}),
+  });
+  const page = await apiGet<{ items: SummarizedHead[]; nextToken?: string }>(
+    deps.api,
+    identity,
+    `/v1/workflows?${query}`,
   );
+  const summaries = page.items.map(({ summary, ...head }) => ({
+    head,
+    kind: summary.kind,
+    trigger: summary.trigger,
+    nextFireMs: head.enabled ? nextFire(summary.trigger, deps.clock.nowMs()) : undefined,
+    lastRun: summary.lastRun,
+    spend: summary.spend,
+  }));
   return { summaries, ...(page.nextToken ? { nextToken: page.nextToken } : {}) };
 }
 
@@ -77,14 +91,4 @@ export function nextFire(trigger: Trigger | undefined, nowMs: number): number | 
   } catch {
     return undefined;
   }
-}
-
-/** The workflow's newest run and today's spend. */
-export async function workflowActivity(deps: ConsoleDeps, identity: Identity, workflowId: string) {
-  const id = encodeURIComponent(workflowId);
-  const [runs, spend] = await Promise.all([
-    apiGet<{ items: Run[] }>(deps.api, identity, `/v1/runs?workflowId=${id}&limit=1`),
-    apiGet<DaySpendAnswer>(deps.api, identity, `/v1/workflows/${id}/spend`),
-  ]);
-  return { lastRun: runs.items[0], spend };
 }

@@ -9,9 +9,10 @@ import { readDefinitionBody, validate, validateQuery } from '../body.ts';
 import { type ApiDeps, type ApiEnv, isoNow } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { checkedToken, tokenShapes } from '../pagination.ts';
-import { ListWorkflowsQuerySchema, WorkflowDefinitionBodySchema } from '../schemas.ts';
+import { ListWorkflowHeadsQuerySchema, WorkflowDefinitionBodySchema } from '../schemas.ts';
 import { loadHead, loadVersion, syncTriggers } from '../workflow-access.ts';
 import { checkDefinition } from '../workflow-checks.ts';
+import { withSummaries } from '../workflow-summary.ts';
 import { workflowVersionRoutes } from './workflow-versions.ts';
 
 export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
@@ -36,13 +37,14 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
 
   app.get('/', async (c) => {
     const { owner } = c.get('identity');
-    const query = validateQuery(c, ListWorkflowsQuerySchema);
+    const query = validateQuery(c, ListWorkflowHeadsQuerySchema);
     const nextToken = checkedToken(query.nextToken, tokenShapes.workflows(owner));
     const page = await deps.store.listWorkflows(owner, {
       ...(query.limit !== undefined ? { limit: query.limit } : {}),
       ...(nextToken !== undefined ? { nextToken } : {}),
     });
-    return c.json(page);
+    if (query.include !== 'summary') return c.json(page);
+    return c.json({ ...page, items: await withSummaries(deps, page.items) });
   });
 
   app.get('/:id', async (c) => {

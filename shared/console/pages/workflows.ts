@@ -4,7 +4,7 @@ import type { Identity } from '../../api/deps.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { type Fragment, page, usd, when } from '../layout.ts';
 import { afterOf, nextLink } from '../pager.ts';
-import { type WorkflowSummary, workflowActivity, workflowSummaries } from '../workflow-data.ts';
+import { type WorkflowSummary, workflowSummaries } from '../workflow-data.ts';
 
 const triggerText = (summary: WorkflowSummary) => {
   const trigger = summary.trigger;
@@ -19,21 +19,18 @@ export async function workflowsPage(
   query: URLSearchParams,
 ): Promise<Fragment> {
   const { summaries, nextToken } = await workflowSummaries(deps, identity, afterOf(query));
-  const rows = await Promise.all(
-    summaries.map(async (summary) => {
-      const { head } = summary;
-      const { lastRun, spend } = await workflowActivity(deps, identity, head.workflowId);
-      const over = spend.ceilingUsd !== null && spend.totalUsd >= spend.ceilingUsd;
-      const last = lastRun
-        ? html`<a href="/console/runs/${lastRun.runId}">${lastRun.status}</a> ${when(lastRun.createdAt)}`
-        : html`<span class="muted">none</span>`;
-      return html`<tr><td><a href="/console/runs?workflow=${head.workflowId}">${head.name}</a></td>
+  const rows = summaries.map((summary) => {
+    const { head, lastRun, spend } = summary;
+    const over = spend.ceilingUsd !== null && spend.totalUsd >= spend.ceilingUsd;
+    const last = lastRun
+      ? html`<a href="/console/runs/${lastRun.runId}">${lastRun.status}</a> ${when(lastRun.createdAt)}`
+      : html`<span class="muted">none</span>`;
+    return html`<tr><td><a href="/console/runs?workflow=${head.workflowId}">${head.name}</a></td>
 <td>${summary.kind}</td><td>${triggerText(summary)}</td><td>${when(summary.nextFireMs)}</td>
 <td>${head.enabled ? 'yes' : html`<span class="bad">no</span>`}</td><td>v${head.latestVersion}${head.draftVersion ? ` (draft v${head.draftVersion})` : ''}</td>
 <td>${last}</td><td class="${over ? 'bad' : ''}">${usd(spend.totalUsd)} of
 ${spend.ceilingUsd === null ? 'no ceiling' : usd(spend.ceilingUsd)}</td></tr>`;
-    }),
-  );
+  });
   const body =
     summaries.length === 0
       ? html`<p>No workflows yet: <code>wf workflow apply FILE</code> adds one.</p>`
