@@ -42,7 +42,7 @@ export async function readLivePolicy(
 }
 
 /** The same node in the latest version; gone (or no longer a service step, or another kind) → withdrawn. */
-function liveView(graph: GraphDefinition | undefined, stepId: string): WorkflowDefinition | undefined {
+export function liveView(graph: GraphDefinition | undefined, stepId: string): WorkflowDefinition | undefined {
   const node = graph?.nodes.find((candidate) => candidate.id === stepId);
   return graph && node?.type === 'service_task' ? serviceStepView(graph, node) : undefined;
 }
