@@ -20,7 +20,11 @@ export function signedApi(client: ApiClient): ConsoleApi {
       return await client.request(method, path);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return { status: error.status, body: { error: { code: error.code, message: error.message } } };
+      const fields = error.fields.length > 0 ? { fields: error.fields } : {};
+      return {
+        status: error.status,
+        body: { error: { code: error.code, message: error.message, ...fields } },
+      };
     }
   };
 }

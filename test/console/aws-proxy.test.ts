@@ -6,7 +6,12 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ApiClient } from '../../shared/cli/client.ts';
 import { startAwsConsole } from '../../shared/cli/console-command.ts';
+import { signedApi } from '../../shared/console/aws-proxy.ts';
+import { ConsoleApiError, upstreamGuarded } from '../../shared/console/deps.ts';
+import { errorPage } from '../../shared/console/error-page.ts';
+import { textOf } from './support.ts';
 
 const seen: { method: string; path: string; headers: IncomingHttpHeaders }[] = [];
 const fake = createServer((request, response) => {
@@ -84,5 +89,43 @@ describe('wf console --aws', () => {
       );
       expect(call.headers['x-amz-date']).toMatch(/^\d{8}T\d{6}Z$/);
     }
+  });
+});
+
+describe('wf console --aws: the API refusing', () => {
+  it("passes the API's status, code, message and fields through the signing client; an unreachable API is a 502", async () => {
+    // Prepare: an API that refuses every call with a 409 naming a field, and one that is not listening.
+    const refusing = createServer((_request, response) => {
+      response.writeHead(409, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: {
+            code: 'concurrent_update',
+            message: 'it changed <concurrently>',
+            fields: [{ path: 'run', message: 'stale' }],
+          },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    const api = signedApi(new ApiClient(url, { kind: 'api-key', apiKey: 'k' }));
+    const gone = signedApi(new ApiClient('http://127.0.0.1:9', { kind: 'api-key', apiKey: 'k' }));
+    const identity = { owner: 'o', principal: 'p' };
+
+    // Act
+    const answer = await api(identity, 'POST', '/v1/runs/run_abcdef123/cancel');
+    const page = errorPage(new ConsoleApiError(answer.status, answer.body));
+    const unreachable = await upstreamGuarded(gone)(identity, 'GET', '/v1/runs').catch((error) =>
+      errorPage(error),
+    );
+    refusing.close();
+
+    // Assess
+    expect(page.status).toBe(409);
+    const text = textOf(String(await page.body));
+    expect(text).toContain('HTTP 409 (concurrent_update): it changed <concurrently>');
+    expect(text).toContain('run: stale');
+    expect(String(await page.body)).toContain('&lt;concurrently&gt;');
+    expect((unreachable as ReturnType<typeof errorPage>).status).toBe(502);
   });
 });
