@@ -10,6 +10,7 @@ import type { TaskTokensPort } from '../approvals-http/index.ts';
 import { graphDefinitions } from '../graph-run/definitions.ts';
 import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
 import type { ServiceStepDeps } from '../graph-run/service-step.ts';
+import { humanTaskExpiry } from '../human-tasks/expiry.ts';
 import { humanTaskPort } from '../human-tasks/index.ts';
 import type { ExecutionsPort } from '../runs/index.ts';
 import { randomIds } from '../runtime/clock.ts';
@@ -49,6 +50,8 @@ export function localGraphMachine(args: {
       : (options.humanTasks ??
         humanTaskPort({ store, clock, keyring, taskTokens, publicBaseUrl: url, logger, notifier }));
   const graphDeps = { store, definitionOf, clock };
+  // CompleteStep expires a timed-out task's record, whichever service opened it (the stand-in keeps none).
+  const advanceDeps = { ...graphDeps, humanTasks: humanTaskExpiry({ store, clock }) };
   const serviceDeps: ServiceStepDeps = {
     ...graphDeps,
     actions: services.catalog,
@@ -65,7 +68,7 @@ export function localGraphMachine(args: {
     handlers: {
       'graph-advance': asFunction(
         'graph-advance',
-        createGraphAdvanceHandler(async () => graphDeps),
+        createGraphAdvanceHandler(async () => advanceDeps),
       ),
       'graph-service': asFunction(
         'graph-service',
