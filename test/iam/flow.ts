@@ -459,6 +459,21 @@ export async function driveFlow(
     taskToken: 'graph-review-cancelled',
   });
   await api('POST', `/v1/runs/${runs.graphCancelled}/cancel`);
+  // A human task nobody answers: its wait's timer fires (States.Timeout) and RecordStepError (graph-advance)
+  // records the task expired before the step's onTimeout; the owner's list then shows it expired.
+  runs.graphTimedOut = await start(graphId);
+  const timedOut = { runId: runs.graphTimedOut, stepId: 'review', type: 'human_task', attempt: 1 };
+  await fns.invoke('graph-advance', { runId: runs.graphTimedOut });
+  await fns.invoke('graph-wait', { ...timedOut, timeoutSeconds: 60, taskToken: 'graph-review-timeout' });
+  await fns.invoke('graph-advance', {
+    ...timedOut,
+    error: { Error: 'States.Timeout', Cause: 'The task timed out.' },
+  });
+  const expiredTasks = (await api('GET', '/v1/human-tasks?status=expired')) as unknown as {
+    items: { runId: string }[];
+  };
+  if (!expiredTasks.items.some((task) => task.runId === runs.graphTimedOut))
+    throw new Error('the timed-out human task was not recorded expired');
 
   // A gated service step: it asks (approval record, the workflow head as a ConditionCheck), its wait asks
   // RequestApproval (SNS) for that approval only, the page's approval answers the graph machine's wait, and the
