@@ -5,6 +5,7 @@
 import { createGraphAdvanceHandler } from '../../functions/graph-advance.ts';
 import { createGraphServiceHandler } from '../../functions/graph-service.ts';
 import { createGraphWaitHandler } from '../../functions/graph-wait.ts';
+import { createHumanTaskHandler } from '../../functions/human-task.ts';
 import type { LocalDefinition } from '../../infra/local-definition.ts';
 import type { TaskTokensPort } from '../approvals-http/index.ts';
 import { graphDefinitions } from '../graph-run/definitions.ts';
@@ -82,9 +83,13 @@ export function localGraphMachine(args: {
           ...graphDeps,
           ids: randomIds,
           executions: args.executions(),
-          humanTasks: humanTaskService,
           answer: (token: string, output: object) => taskTokens.sendSuccess(token, output),
         })),
+      ),
+      // As on AWS, a function of its own: the only graph function given the keyring and the notifier.
+      'human-task': asFunction(
+        'human-task',
+        createHumanTaskHandler(async () => ({ ...graphDeps, humanTasks: humanTaskService })),
       ),
       // A gated service step's approval wait: the same approval service as the agent machine's.
       ...approvalFunctions(services, taskTokens, ends),

@@ -12,13 +12,13 @@ import { HumanTaskClosedError } from '../../shared/core/store-errors.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { completeStep } from '../../shared/graph-run/complete-step.ts';
 import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
-import { startStepWait } from '../../shared/graph-run/wait.ts';
+import { startHumanTaskWait } from '../../shared/graph-run/wait.ts';
 import { humanTaskExpiry } from '../../shared/human-tasks/expiry.ts';
 import { completeHumanTask, HUMAN_TASK_ERRORS, humanTaskPort } from '../../shared/human-tasks/index.ts';
 import { inboxNotifier } from '../../shared/notify/index.ts';
 import { humanTaskId } from '../../shared/schemas/human-task.ts';
 import { keyring, PUBLIC_BASE, recordingLogger } from '../approvals-http/support.ts';
-import { FixedClock, randomIds, seedRun, seedWorkflow, testStore } from '../support/store.ts';
+import { FixedClock, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 
 const store = testStore();
 const MANAGER = 'manager@example.com';
@@ -83,14 +83,8 @@ async function waitingReview() {
     logger: recordingLogger(),
   };
   const ref = { runId: run.runId, stepId: 'review', type: 'human_task' as const, attempt: 1 };
-  const started = await startStepWait(
-    {
-      ...graph,
-      ids: randomIds,
-      executions: { start: async () => ({ executionArn: 'unused' }), stop: async () => {} },
-      humanTasks: humanTaskPort({ ...service, notifier: inboxNotifier() }),
-      answer: async () => 'sent',
-    },
+  const started = await startHumanTaskWait(
+    { ...graph, humanTasks: humanTaskPort({ ...service, notifier: inboxNotifier() }) },
     { ...ref, taskToken: 'wait-token-1' },
   );
   expect(started).toBe('human_task_requested');
