@@ -12,7 +12,7 @@ import { HumanTaskClosedError } from '../../shared/core/store-errors.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { completeStep } from '../../shared/graph-run/complete-step.ts';
 import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
-import { startHumanTaskWait } from '../../shared/graph-run/wait.ts';
+import { startHumanTaskWait, startStepWait } from '../../shared/graph-run/wait.ts';
 import { humanTaskExpiry } from '../../shared/human-tasks/expiry.ts';
 import { completeHumanTask, HUMAN_TASK_ERRORS, humanTaskPort } from '../../shared/human-tasks/index.ts';
 import { inboxNotifier } from '../../shared/notify/index.ts';
@@ -160,5 +160,36 @@ describe('a human task whose wait times out', () => {
     });
     expect(status).toBe('failed');
     expect((await store.getHumanTask(s.taskId))?.status).toBe('open');
+  });
+});
+
+describe('who opens a human task', () => {
+  it('graph-wait (child runs) refuses a human_task step and opens nothing: only the human-task function does', async () => {
+    const clock = new FixedClock();
+    const { version } = await seedWorkflow(store, reviewGraph(), { clock });
+    const run = await seedRun(store, version, { clock });
+    const graph = { store, definitionOf: graphDefinitions(store), clock };
+    await advanceGraphRun(graph, run.runId);
+    const wait = {
+      runId: run.runId,
+      stepId: 'review',
+      type: 'human_task' as const,
+      attempt: 1,
+      taskToken: 't',
+    };
+    await expect(
+      startStepWait(
+        {
+          ...graph,
+          ids: { next: (prefix) => `${prefix}_unused` },
+          executions: { start: async () => ({ executionArn: 'unused' }), stop: async () => {} },
+          answer: async () => 'sent',
+        },
+        wait,
+      ),
+    ).rejects.toThrow('step review does not wait on a child run');
+    expect(await store.getHumanTask(humanTaskId(run.runId, 'review', 1))).toBeUndefined();
+    const step = (await store.loadGraphRun(run.runId))!.steps.find((s) => s.stepId === 'review');
+    expect(step?.taskToken).toBeUndefined();
   });
 });
