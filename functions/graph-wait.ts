@@ -1,4 +1,4 @@
-/** `AgentTask` and `HumanTask` of the graph machine: start the wait's child run or human task (shared/graph-run/wait.ts). */
+/** `AgentTask`, `ExternalTask` and `AwaitResume` of the graph machine: start the wait's child run, or pause (shared/graph-run/wait.ts). */
 import { AwaitResumeEventSchema, StepWaitEventSchema } from '../shared/graph-run/events.ts';
 import { awaitResume, type GraphWaitDeps, startStepWait } from '../shared/graph-run/wait.ts';
 import { graphWaitDeps } from '../shared/runtime/aws/graph-wait.ts';

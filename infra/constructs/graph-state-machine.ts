@@ -52,10 +52,15 @@ export interface GraphStateMachineHandlers {
   /** `ServiceStep`, `ServiceTask` (functions/graph-service.ts). */
   readonly service: lambda.IFunction;
   /**
-   * `AgentTask`, `ExternalTask`, `HumanTask`: start a child run (agent or external) or a human task with the
-   * wait's token (functions/graph-wait.ts).
+   * `AgentTask`, `ExternalTask`: start a child run (agent or external) with the wait's token; `AwaitResume`
+   * (functions/graph-wait.ts).
    */
   readonly wait: lambda.IFunction;
+  /**
+   * `HumanTask`: opens a human task with the wait's token and sends the signed links (functions/human-task.ts):
+   * a function of its own, so only it holds the link-signing key.
+   */
+  readonly humanTask: lambda.IFunction;
   /** `ApproveServiceStep`: a gated service step's approval wait (functions/request-approval.ts, shared). */
   readonly requestApproval: lambda.IFunction;
   /** `ExpireStepApproval`: that wait timed out (functions/expire.ts, shared with the run machine). */
@@ -218,7 +223,7 @@ export class GraphStateMachine extends Construct {
     });
     const agentTask = this.waitTask(names.agentTask, handlers.wait, undefined);
     // The human task's own timeout bounds the wait; States.Timeout is caught → its onTimeout path.
-    const humanTask = this.waitTask(names.humanTask, handlers.wait, sfn.Timeout.at('$.timeoutSeconds'));
+    const humanTask = this.waitTask(names.humanTask, handlers.humanTask, sfn.Timeout.at('$.timeoutSeconds'));
     // A child external run: the node's timeout is the child's own deadline (it cancels the engine's execution
     // and answers); the wait's TimeoutSecondsPath (that plus a margin, shared/graph-run/external-start.ts) is a
     // backstop whose States.Timeout is caught → RecordStepError, which fails the step and cancels the child.

@@ -43,6 +43,7 @@ export const HANDLER_NAMES = [
   'graph-advance',
   'graph-service',
   'graph-wait',
+  'human-task',
   'external',
 ] as const;
 
@@ -128,7 +129,7 @@ export const GRAPH_HANDLER_BY_STATE = {
   [GRAPH_STATE_NAMES.serviceStep]: 'graph-service',
   [GRAPH_STATE_NAMES.serviceTask]: 'graph-service',
   [GRAPH_STATE_NAMES.agentTask]: 'graph-wait',
-  [GRAPH_STATE_NAMES.humanTask]: 'graph-wait',
+  [GRAPH_STATE_NAMES.humanTask]: 'human-task',
   [GRAPH_STATE_NAMES.externalTask]: 'graph-wait',
   [GRAPH_STATE_NAMES.awaitResume]: 'graph-wait',
   [GRAPH_STATE_NAMES.approveServiceStep]: 'request-approval',

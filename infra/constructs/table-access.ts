@@ -39,13 +39,16 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   'jobs-sweep': [READ, WRITE, UPDATE, QUERY, DELETE],
   // The jobs MCP server: the same job operations as the api's /v1/jobs (admission, queue, cancel).
   mcp: [READ, WRITE, UPDATE, QUERY, DELETE],
-  // Graph runs: loads the run with its steps (Query), reads the bound version, commits step changes.
+  // Graph runs: loads the run with its steps (Query), reads the bound version, commits step changes; a human
+  // task whose wait timed out is recorded expired (GetItem, then a Put in the step's transaction).
   'graph-advance': [READ, WRITE, QUERY],
   // A service step: the run with its steps and ledger (Query), the version; pending and settle commits; the
   // workflow head as a ConditionCheck of the commit that lets a call go ahead (the live policy, no read).
   'graph-service': [READ, WRITE, QUERY, CONDITION_CHECK],
   // Starts a child agent run (its run item, first message, audit) and records the wait on the step.
   'graph-wait': [READ, WRITE, QUERY],
+  // A human task: the run with its steps (Query), the version; the task record and the wait on the step.
+  'human-task': [READ, WRITE, QUERY],
   // External runs: the run, its version and ledger (Query), commits with ledger rows and audit, anchors.
   external: [READ, WRITE, QUERY],
 };

@@ -142,7 +142,11 @@ export const FUNCTION_SETTINGS: Record<
   },
   'graph-wait': {
     id: 'GraphWait',
-    description: 'Graph runs: starts a child agent run or a human task with the wait task token',
+    description: 'Graph runs: starts a child agent or external run with the wait task token, or pauses',
+  },
+  'human-task': {
+    id: 'HumanTask',
+    description: 'Graph runs: opens a human task with the wait task token and sends the signed links',
   },
 };
 

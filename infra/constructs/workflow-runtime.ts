@@ -121,6 +121,7 @@ export class WorkflowRuntime extends Construct {
       'graph-advance': make('graph-advance'),
       'graph-service': make('graph-service'),
       'graph-wait': make('graph-wait'),
+      'human-task': make('human-task'),
       external: make('external'),
     } satisfies Record<HandlerName, RuntimeFunction>;
     this.functions = fns;
@@ -148,6 +149,7 @@ export class WorkflowRuntime extends Construct {
         advance: fns['graph-advance'].function,
         service: fns['graph-service'].function,
         wait: fns['graph-wait'].function,
+        humanTask: fns['human-task'].function,
         requestApproval: fns['request-approval'].function,
         expire: fns.expire.function,
         deliver: fns.deliver.function,
@@ -380,32 +382,40 @@ export class WorkflowRuntime extends Construct {
 
   /**
    * Human tasks of graph runs (docs/graph-workflows.md, "Human tasks on AWS"), the same service as the local
-   * stack's: graph-wait opens the task and sends each assignee a signed link through the approval topic,
-   * approval-http serves the form and answers the wait, the api closes a cancelled run's tasks.
+   * stack's: the human-task function (the graph machine's `HumanTask` state) opens the task and sends each
+   * assignee a signed link through the approval topic, approval-http serves the form and answers the wait, the
+   * api closes a cancelled run's tasks, graph-advance records a timed-out task expired (table only).
+   * graph-wait (child runs, AwaitResume) holds neither the signing key nor the topic (docs/security.md,
+   * "Human tasks: who holds the signing key").
    */
   private grantHumanTasks(fns: Record<HandlerName, RuntimeFunction>, subscribedApprovers: string): void {
-    const wait = fns['graph-wait'];
-    wait
+    const humanTask = fns['human-task'];
+    humanTask
       .addEnvironment(ENV.signingSecretArn, this.signingKey.secretArn)
       .addEnvironment(ENV.approvalTopicArn, this.approvalNotices.topicArn)
       .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl)
       .addEnvironment(ENV.approvers, subscribedApprovers);
     // secretsmanager:GetSecretValue on the keyring: links and form nonces are signed with it
     // (https://docs.aws.amazon.com/secretsmanager/latest/userguide/auth-and-access_iam-policies.html).
-    this.signingKey.grantRead(wait);
+    this.signingKey.grantRead(humanTask);
     // sns:Publish on the approval topic (and its key through SNS): assignees are reached only through its
     // filtered subscriptions (https://docs.aws.amazon.com/sns/latest/dg/sns-access-policy-use-cases.html,
     // https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).
-    this.approvalNotices.grantPublish(wait);
-    // SendTaskSuccess (a child run or a task already over, a resume that came first) and SendTaskFailure (a task
-    // no assignee can be sent, or already expired or closed) on the machine whose wait graph-wait is: a policy of
-    // its own, as the machine depends on the function
+    this.approvalNotices.grantPublish(humanTask);
+    // SendTaskSuccess (a task already submitted) and SendTaskFailure (a task no assignee can be sent, or already
+    // expired or closed) on the machine whose wait the function is: a policy of its own, as the machine
+    // depends on the function
     // (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html).
     this.graphStateMachine.grantTaskResponseToTaskFunctions(
-      'GraphWaitTaskResponse',
-      [wait.role],
+      'HumanTaskTaskResponse',
+      [humanTask.role],
       ['states:SendTaskSuccess', 'states:SendTaskFailure'],
     );
+    // graph-wait answers its own waits with SendTaskSuccess only: a child run that had already ended, a
+    // resume that came first.
+    this.graphStateMachine.grantTaskResponseToTaskFunctions('GraphWaitTaskResponse', [
+      fns['graph-wait'].role,
+    ]);
     // approval-http already reads the keyring for the approval pages; a submitted form answers the graph's wait.
     this.graphStateMachine.grantTaskResponse(fns['approval-http']);
     // The api's cancel closes the run's open human tasks, failing their waits with HumanTask.Closed.

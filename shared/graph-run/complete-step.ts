@@ -4,6 +4,8 @@
  * child run's end (parent-answer.ts); a
  * `Catch` brings the error instead (`States.Timeout` for a human task → its `onTimeout` path). Conditional on
  * the step still running (or waiting) in this attempt, so a repeated completion changes nothing.
+ * A human task's timeout first records its task `expired` (the human-task service, `HumanTaskExpiryPort`): its
+ * links stop working and listings show it over; a submission recorded before the expiry wins and is the output.
  */
 import { isoAt, RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
@@ -13,11 +15,17 @@ import type { GraphStep } from '../schemas/graph-step.ts';
 import { isTerminalRunStatus } from '../schemas/run.ts';
 import { isConflict } from './advance.ts';
 import { externalStepOutcome } from './external-outcome.ts';
+import { type HumanTaskExpiry, type HumanTaskExpiryPort, isHumanTaskTimeout } from './human-task-port.ts';
 import type { GraphDefinitionOf, GraphRunStore, StepRef } from './ports.ts';
 import { moveStep } from './step-writes.ts';
 import { parseStructuredOutput } from './structured-output.ts';
 
-export type CompleteStepDeps = { store: GraphRunStore; definitionOf: GraphDefinitionOf; clock: Clock };
+export type CompleteStepDeps = {
+  store: GraphRunStore;
+  definitionOf: GraphDefinitionOf;
+  clock: Clock;
+  humanTasks: HumanTaskExpiryPort;
+};
 
 export type StepCompletion = StepRef & {
   result?: unknown;
@@ -35,10 +43,12 @@ function causeText(cause: string | undefined): string {
   return cause.slice(0, 1000);
 }
 
-export function outcomeOf(node: GraphNode, completion: StepCompletion): Outcome {
+export function outcomeOf(node: GraphNode, completion: StepCompletion, expiry?: HumanTaskExpiry): Outcome {
   const { error, result } = completion;
   if (error) {
-    if (node.type === 'human_task' && error.Error === 'States.Timeout') {
+    if (node.type === 'human_task' && isHumanTaskTimeout(error)) {
+      // The form was submitted first, but its answer could not reach the wait before the timer fired.
+      if (expiry?.status === 'submitted') return { status: 'succeeded', output: expiry.output };
       if (node.onTimeout.action === 'continue')
         return { status: 'succeeded', output: node.onTimeout.output, timedOut: true };
       return {
@@ -82,8 +92,22 @@ async function cancelExternalChild(deps: CompleteStepDeps, childRunId: string): 
   if (child && !isTerminalRunStatus(child.status)) await requestExternalCancel(deps, child, 'system');
 }
 
+/**
+ * A human task's wait that timed out: its task (this attempt's) is expired first, whatever the step's state
+ * (a stale attempt's task is as dead as its wait), and before the step moves, so the page refuses from then on.
+ */
+const expireTimedOut = (deps: CompleteStepDeps, completion: StepCompletion) =>
+  completion.type === 'human_task' && isHumanTaskTimeout(completion.error)
+    ? deps.humanTasks.expire({
+        runId: completion.runId,
+        stepId: completion.stepId,
+        attempt: completion.attempt,
+      })
+    : Promise.resolve(undefined);
+
 /** Records the completion; returns the step's status after it (or `unchanged`). */
 export async function completeStep(deps: CompleteStepDeps, completion: StepCompletion): Promise<string> {
+  const expiry = await expireTimedOut(deps, completion);
   for (let round = 1; ; round++) {
     const loaded = await deps.store.loadGraphRun(completion.runId);
     if (!loaded || isTerminalRunStatus(loaded.run.status)) return 'unchanged';
@@ -97,7 +121,7 @@ export async function completeStep(deps: CompleteStepDeps, completion: StepCompl
     const definition = await deps.definitionOf(loaded.run);
     const node = definition.nodes.find((candidate) => candidate.id === completion.stepId);
     if (!node) return 'unchanged';
-    const { status, ...fields } = outcomeOf(node, completion);
+    const { status, ...fields } = outcomeOf(node, completion, expiry);
     const move = moveStep({
       runId: loaded.run.runId,
       stepId: step.stepId,

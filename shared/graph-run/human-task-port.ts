@@ -29,6 +29,29 @@ export interface HumanTaskPort {
   close(args: { owner: string; runId: string; stepId: string }): Promise<void>;
 }
 
+/**
+ * The error a re-requested wait fails with when its task had already expired: a timeout like `States.Timeout`
+ * (shared/human-tasks/errors.ts answers with it).
+ */
+export const HUMAN_TASK_EXPIRED_ERROR = 'HumanTask.Expired';
+
+/** Whether a human task's wait ended by running out of time (its own timer, or a re-request found it expired). */
+export const isHumanTaskTimeout = (error: { Error?: string | undefined } | undefined): boolean =>
+  error?.Error === 'States.Timeout' || error?.Error === HUMAN_TASK_EXPIRED_ERROR;
+
+/** What the task record says once its wait timed out: a submission that won the race is the step's output. */
+export type HumanTaskExpiry =
+  | { status: 'expired' | 'closed' | 'unknown' }
+  | { status: 'submitted'; output: Record<string, unknown> };
+
+/**
+ * The port `CompleteStep` calls when a human task's wait timed out: records the step attempt's task `expired`
+ * (conditional on `open`, audited), so its links stop working and listings show it over. Idempotent.
+ */
+export interface HumanTaskExpiryPort {
+  expire(step: { runId: string; stepId: string; attempt: number }): Promise<HumanTaskExpiry>;
+}
+
 export class HumanTasksUnavailableError extends Error {
   override readonly name = 'HumanTasksUnavailableError';
 }

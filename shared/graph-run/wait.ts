@@ -1,6 +1,7 @@
 /**
  * The waits of a graph run (`lambda:invoke.waitForTaskToken`): an `agent_task` starts a child agent run, an
- * `external_task` a child external run (external-child.ts), a `human_task` requests a human task. Each stores
+ * `external_task` a child external run (external-child.ts) — both in graph-wait —, a `human_task` requests a
+ * human task (in the human-task function, the only one of the two that holds the link-signing key). Each stores
  * the wait's task token on the step first, so whoever ends the wait (the child run's end, the task's submit)
  * finds it; a retried wait replaces the token.
  */
@@ -29,7 +30,6 @@ export type GraphWaitDeps = {
   clock: Clock;
   ids: Ids;
   executions: ExecutionsPort;
-  humanTasks: HumanTaskPort;
   /** Answers a wait at once: the child had already ended (a retried wait), or the run was already resumed. */
   answer: (token: string, output: object) => Promise<unknown>;
 };
@@ -40,7 +40,21 @@ export type StepWait = StepRef & { taskToken: string };
 export const childRunIdFor = (runId: string, stepId: string, attempt: number): string =>
   `run_${sha256Hex('wf-graph-child/v1\n', runId, '\n', stepId, '\n', String(attempt)).slice(0, 32)}`;
 
-export async function startStepWait(deps: GraphWaitDeps, wait: StepWait): Promise<string> {
+/** The step, run and node a wait acts on, while the step still waits in this attempt. */
+type WaitingStep = {
+  run: Run;
+  step: GraphStep;
+  definition: Awaited<ReturnType<GraphDefinitionOf>>;
+  node: Awaited<ReturnType<GraphDefinitionOf>>['nodes'][number] | undefined;
+  steps: GraphStep[];
+};
+
+/** Runs `act` on the waiting step; a write that moved the run meanwhile makes it read and act again. */
+async function onWaitingStep(
+  deps: Pick<GraphWaitDeps, 'store' | 'definitionOf'>,
+  wait: StepWait,
+  act: (waiting: WaitingStep) => Promise<string>,
+): Promise<string> {
   for (let round = 1; ; round++) {
     const loaded = await deps.store.loadGraphRun(wait.runId);
     if (!loaded || isTerminalRunStatus(loaded.run.status)) return 'ended';
@@ -50,26 +64,54 @@ export async function startStepWait(deps: GraphWaitDeps, wait: StepWait): Promis
     const definition = await deps.definitionOf(loaded.run);
     const node = definition.nodes.find((candidate) => candidate.id === wait.stepId);
     try {
-      if (node?.type === 'agent_task')
-        return await startChild(deps, loaded.run, step, wait.taskToken, (childRunId) =>
-          agentChildRun(deps, definition, loaded.run, step, node, childRunId),
-        );
-      if (node?.type === 'external_task')
-        return await startChild(deps, loaded.run, step, wait.taskToken, (childRunId) =>
-          externalChildRun(deps, definition, loaded.run, step, node, childRunId),
-        );
-      if (node?.type === 'human_task') {
-        const data = runDataOf(loaded.run.input, stepViews(definition, loaded.steps, loaded.run.input));
-        return await requestHuman(deps, loaded.run, step, node, wait, data);
-      }
-      throw new Error(`step ${wait.stepId} does not wait`);
+      return await act({ run: loaded.run, step, definition, node, steps: loaded.steps });
     } catch (error) {
       if (!isConflict(error) || round >= 5) throw error;
     }
   }
 }
 
-async function recordWait(deps: GraphWaitDeps, run: Run, step: GraphStep, fields: Partial<GraphStep>) {
+/**
+ * `AgentTask`, `ExternalTask` (graph-wait): starts the step's child run. A human task is not this function's:
+ * `HumanTask` invokes the human-task function (`startHumanTaskWait`), which alone holds the signing key.
+ */
+export function startStepWait(deps: GraphWaitDeps, wait: StepWait): Promise<string> {
+  return onWaitingStep(deps, wait, async ({ run, step, definition, node }) => {
+    if (node?.type === 'agent_task')
+      return startChild(deps, run, step, wait.taskToken, (childRunId) =>
+        agentChildRun(deps, definition, run, step, node, childRunId),
+      );
+    if (node?.type === 'external_task')
+      return startChild(deps, run, step, wait.taskToken, (childRunId) =>
+        externalChildRun(deps, definition, run, step, node, childRunId),
+      );
+    throw new Error(`step ${wait.stepId} does not wait on a child run`);
+  });
+}
+
+/** What a human task's wait needs: the run and its definition, and the human-task service. */
+export type HumanTaskWaitDeps = Pick<GraphWaitDeps, 'store' | 'definitionOf' | 'clock'> & {
+  humanTasks: HumanTaskPort;
+};
+
+/**
+ * `HumanTask` (the human-task function): records the wait on the step, then opens the task and sends the links
+ * through the human-task service.
+ */
+export function startHumanTaskWait(deps: HumanTaskWaitDeps, wait: StepWait): Promise<string> {
+  return onWaitingStep(deps, wait, async ({ run, step, definition, node, steps }) => {
+    if (node?.type !== 'human_task') throw new Error(`step ${wait.stepId} is not a human task`);
+    const data = runDataOf(run.input, stepViews(definition, steps, run.input));
+    return requestHuman(deps, run, step, node, wait, data);
+  });
+}
+
+async function recordWait(
+  deps: Pick<GraphWaitDeps, 'store' | 'clock'>,
+  run: Run,
+  step: GraphStep,
+  fields: Partial<GraphStep>,
+) {
   const move = moveStep({
     runId: run.runId,
     stepId: step.stepId,
@@ -117,7 +159,7 @@ async function startChild(
 }
 
 async function requestHuman(
-  deps: GraphWaitDeps,
+  deps: HumanTaskWaitDeps,
   run: Run,
   step: GraphStep,
   node: HumanTaskNode,

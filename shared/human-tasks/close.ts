@@ -35,11 +35,13 @@ export async function expireHumanTask(
       return { result: { status: 'submitted', taskId, output: task.submission ?? {} } };
     if (task.status !== 'open') return { result: { status: task.status, taskId } };
     const now = isoAt(deps.clock);
+    // The wait's token is dropped with it: that wait is over, and nothing may answer it any more.
+    const { taskToken: _over, ...rest } = task;
     return {
       result: { status: 'expired', taskId },
       writes: [
         {
-          task: { ...task, status: 'expired', closedAt: now, closedReason: 'timeout' },
+          task: { ...rest, status: 'expired', closedAt: now, closedReason: 'timeout' },
           expectedStatus: 'open',
         },
       ],

@@ -5,11 +5,13 @@
 import { createGraphAdvanceHandler } from '../../functions/graph-advance.ts';
 import { createGraphServiceHandler } from '../../functions/graph-service.ts';
 import { createGraphWaitHandler } from '../../functions/graph-wait.ts';
+import { createHumanTaskHandler } from '../../functions/human-task.ts';
 import type { LocalDefinition } from '../../infra/local-definition.ts';
 import type { TaskTokensPort } from '../approvals-http/index.ts';
 import { graphDefinitions } from '../graph-run/definitions.ts';
 import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
 import type { ServiceStepDeps } from '../graph-run/service-step.ts';
+import { humanTaskExpiry } from '../human-tasks/expiry.ts';
 import { humanTaskPort } from '../human-tasks/index.ts';
 import type { ExecutionsPort } from '../runs/index.ts';
 import { randomIds } from '../runtime/clock.ts';
@@ -49,6 +51,8 @@ export function localGraphMachine(args: {
       : (options.humanTasks ??
         humanTaskPort({ store, clock, keyring, taskTokens, publicBaseUrl: url, logger, notifier }));
   const graphDeps = { store, definitionOf, clock };
+  // CompleteStep expires a timed-out task's record, whichever service opened it (the stand-in keeps none).
+  const advanceDeps = { ...graphDeps, humanTasks: humanTaskExpiry({ store, clock }) };
   const serviceDeps: ServiceStepDeps = {
     ...graphDeps,
     actions: services.catalog,
@@ -65,7 +69,7 @@ export function localGraphMachine(args: {
     handlers: {
       'graph-advance': asFunction(
         'graph-advance',
-        createGraphAdvanceHandler(async () => graphDeps),
+        createGraphAdvanceHandler(async () => advanceDeps),
       ),
       'graph-service': asFunction(
         'graph-service',
@@ -79,9 +83,13 @@ export function localGraphMachine(args: {
           ...graphDeps,
           ids: randomIds,
           executions: args.executions(),
-          humanTasks: humanTaskService,
           answer: (token: string, output: object) => taskTokens.sendSuccess(token, output),
         })),
+      ),
+      // As on AWS, a function of its own: the only graph function given the keyring and the notifier.
+      'human-task': asFunction(
+        'human-task',
+        createHumanTaskHandler(async () => ({ ...graphDeps, humanTasks: humanTaskService })),
       ),
       // A gated service step's approval wait: the same approval service as the agent machine's.
       ...approvalFunctions(services, taskTokens, ends),

@@ -11,6 +11,7 @@ import { completeStep } from '../../shared/graph-run/complete-step.ts';
 import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
 import { unconfiguredHumanTasks } from '../../shared/graph-run/human-task-port.ts';
 import { childRunIdFor, startStepWait } from '../../shared/graph-run/wait.ts';
+import { humanTaskExpiry } from '../../shared/human-tasks/expiry.ts';
 import type { ExecutionsPort } from '../../shared/runs/ports.ts';
 import { apiHarness } from '../api/helpers.ts';
 import { randomIds } from '../support/store.ts';
@@ -108,7 +109,11 @@ describe('an external step on the store', () => {
     expect(waiting).toMatchObject({ status: 'waiting', taskToken: 'token-2', childRunId });
 
     // The backstop fires: the step fails TimedOut and the child is asked to cancel (its Observe does it).
-    const status = await completeStep(deps, { ...ref, error: { Error: 'States.Timeout' } });
+    const humanTasks = humanTaskExpiry({ store: h.store, clock: h.clock });
+    const status = await completeStep(
+      { ...deps, humanTasks },
+      { ...ref, error: { Error: 'States.Timeout' } },
+    );
     expect(status).toBe('failed');
     const failed = (await h.store.loadGraphRun(run.runId))!.steps.find((step) => step.stepId === 'build');
     expect(failed).toMatchObject({ status: 'failed', error: { name: 'TimedOut' } });

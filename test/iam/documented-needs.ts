@@ -42,13 +42,13 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
     reason: 'As kms:Decrypt: SNS encrypts the published message with the topic key for the publisher.',
   },
   {
-    fn: 'graph-wait',
+    fn: 'human-task',
     action: 'kms:Decrypt',
     reason:
       "Human-task links go out on the SSE-encrypted approval-notices topic (alias/aws/sns): SNS uses the topic key with kms:GenerateDataKey* and kms:Decrypt on the publisher's behalf (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).",
   },
   {
-    fn: 'graph-wait',
+    fn: 'human-task',
     action: 'kms:GenerateDataKey*',
     reason: 'As kms:Decrypt: the approval-notices topic key.',
   },

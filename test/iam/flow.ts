@@ -362,7 +362,7 @@ export async function driveFlow(
   // Cancelling a running job stops its execution.
   await mcp('cancel_agent_job', { jobId: running?.job.jobId });
   // Graph runs: Advance, a child agent run that answers its step when it ends (deliver, then mark-failed on a
-  // second attempt's child), a service step that reads a credential, a human task (graph-wait signs a link and
+  // second attempt's child), a service step that reads a credential, a human task (human-task signs a link and
   // publishes it on the approval topic; its page and form submission go through approval-http, which answers
   // the wait), CompleteStep, pause → AwaitResume → resume, retry a step, cancel, a scheduled start, and a
   // run cancelled while its human task waits.
@@ -376,7 +376,7 @@ export async function driveFlow(
   await loop(child);
   await fns.invoke('deliver', { runId: child, turn: 0 });
   await fns.invoke('graph-service', { ...ref('refund', 'service_task'), decide: false });
-  const requested = await fns.invoke('graph-wait', {
+  const requested = await fns.invoke('human-task', {
     ...ref('review', 'human_task'),
     timeoutSeconds: 60,
     taskToken: 'graph-review-1',
@@ -400,8 +400,8 @@ export async function driveFlow(
   )) as Response;
   if (taskSubmitted.statusCode !== 200)
     throw new Error(`the human task submission answered ${taskSubmitted.statusCode}`);
-  // The wait re-driven after the submission (a retried invocation): graph-wait answers it at once.
-  await fns.invoke('graph-wait', {
+  // The wait re-driven after the submission (a retried invocation): human-task answers it at once.
+  await fns.invoke('human-task', {
     ...ref('review', 'human_task'),
     timeoutSeconds: 60,
     taskToken: 'graph-review-again',
@@ -436,7 +436,7 @@ export async function driveFlow(
   await fns.invoke('graph-advance', { runId: runs.graphUndeliverable });
   fake.forbiddenTopics.add(approvalTopic);
   try {
-    await fns.invoke('graph-wait', {
+    await fns.invoke('human-task', {
       runId: runs.graphUndeliverable,
       stepId: 'review',
       type: 'human_task',
@@ -450,7 +450,7 @@ export async function driveFlow(
   // A run cancelled while its human task waits: the api closes the task and fails its wait (HumanTask.Closed).
   runs.graphCancelled = await start(graphId);
   await fns.invoke('graph-advance', { runId: runs.graphCancelled });
-  await fns.invoke('graph-wait', {
+  await fns.invoke('human-task', {
     runId: runs.graphCancelled,
     stepId: 'review',
     type: 'human_task',
@@ -459,6 +459,21 @@ export async function driveFlow(
     taskToken: 'graph-review-cancelled',
   });
   await api('POST', `/v1/runs/${runs.graphCancelled}/cancel`);
+  // A human task nobody answers: its wait's timer fires (States.Timeout) and RecordStepError (graph-advance)
+  // records the task expired before the step's onTimeout; the owner's list then shows it expired.
+  runs.graphTimedOut = await start(graphId);
+  const timedOut = { runId: runs.graphTimedOut, stepId: 'review', type: 'human_task', attempt: 1 };
+  await fns.invoke('graph-advance', { runId: runs.graphTimedOut });
+  await fns.invoke('human-task', { ...timedOut, timeoutSeconds: 60, taskToken: 'graph-review-timeout' });
+  await fns.invoke('graph-advance', {
+    ...timedOut,
+    error: { Error: 'States.Timeout', Cause: 'The task timed out.' },
+  });
+  const expiredTasks = (await api('GET', '/v1/human-tasks?status=expired')) as unknown as {
+    items: { runId: string }[];
+  };
+  if (!expiredTasks.items.some((task) => task.runId === runs.graphTimedOut))
+    throw new Error('the timed-out human task was not recorded expired');
 
   // A gated service step: it asks (approval record, the workflow head as a ConditionCheck), its wait asks
   // RequestApproval (SNS) for that approval only, the page's approval answers the graph machine's wait, and the

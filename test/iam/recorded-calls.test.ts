@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../infra/constructs/env-names.ts';
 import { HANDLER_NAMES, type HandlerName } from '../../infra/constructs/state-names.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../shared/model/index.ts';
@@ -214,7 +215,7 @@ describe('IAM simulation of the recorded AWS calls', () => {
     expect(await as(own, bobs, own)).toBe('ImplicitlyDenied');
   });
 
-  it('simulates a human task on AWS as allowed: requested by graph-wait, submitted and closed, and denied without each grant', async () => {
+  it('simulates a human task on AWS as allowed: requested by human-task, submitted, closed and expired, and denied without each grant', async () => {
     const graphMachine = policies.resolved.ref(
       logicalId(policies.synth.stack.runtime.graphStateMachine.stateMachine),
     );
@@ -222,13 +223,18 @@ describe('IAM simulation of the recorded AWS calls', () => {
     const approvalTopic = policies.resolved.ref(
       logicalId(policies.synth.stack.runtime.approvalNotices.topic),
     );
+    const table = requests.find((r) => r.fn === 'graph-advance' && r.action === 'dynamodb:GetItem')!.resource;
     const needed = [
       // Signs each assignee's link and publishes it on the approval topic.
-      { fn: 'graph-wait', action: 'secretsmanager:GetSecretValue', resource: signingSecret },
-      { fn: 'graph-wait', action: 'sns:Publish', resource: approvalTopic },
+      { fn: 'human-task', action: 'secretsmanager:GetSecretValue', resource: signingSecret },
+      { fn: 'human-task', action: 'sns:Publish', resource: approvalTopic },
       // Answers a wait that is already over (submitted: success; undeliverable: failure) at once.
-      { fn: 'graph-wait', action: 'states:SendTaskSuccess', resource: graphMachine },
-      { fn: 'graph-wait', action: 'states:SendTaskFailure', resource: graphMachine },
+      { fn: 'human-task', action: 'states:SendTaskSuccess', resource: graphMachine },
+      { fn: 'human-task', action: 'states:SendTaskFailure', resource: graphMachine },
+      // A timed-out wait: RecordStepError reads the task and puts it expired in a transaction (the flow checks
+      // it ended expired); the same table grants graph-advance commits steps with.
+      { fn: 'graph-advance', action: 'dynamodb:GetItem', resource: table },
+      { fn: 'graph-advance', action: 'dynamodb:PutItem', resource: table },
       // The form page's submission answers the graph's wait.
       { fn: 'approval-http', action: 'states:SendTaskSuccess', resource: graphMachine },
       // Cancelling the run closes the task and fails its wait.
@@ -263,6 +269,29 @@ describe('IAM simulation of the recorded AWS calls', () => {
       }));
       expect({ ...need, decision: await as(without) }).toEqual({ ...need, decision: 'ImplicitlyDenied' });
     }
+  });
+
+  it('gives graph-wait (child runs, AwaitResume) neither the signing key, nor the approval topic, nor SendTaskFailure', async () => {
+    const runtime = policies.synth.stack.runtime;
+    const graphMachine = policies.resolved.ref(logicalId(runtime.graphStateMachine.stateMachine));
+    const denied = [
+      ['secretsmanager:GetSecretValue', policies.resolved.ref(logicalId(runtime.signingKey.secret))],
+      ['sns:Publish', policies.resolved.ref(logicalId(runtime.approvalNotices.topic))],
+      ['states:SendTaskFailure', graphMachine],
+    ] as const;
+    for (const [action, resource] of denied) {
+      const decision = await decide({
+        principal: sessionOf('graph-wait'),
+        action,
+        resource,
+        identityPolicies: policies.functionIdentity('graph-wait').policies,
+        resourcePolicy: policies.resourcePolicyFor(resource),
+      });
+      expect({ action, decision }).toEqual({ action, decision: 'ImplicitlyDenied' });
+    }
+    const env = Object.keys(policies.functionIdentity('graph-wait').environment);
+    expect(env).not.toContain(ENV.signingSecretArn);
+    expect(env).not.toContain(ENV.approvalTopicArn);
   });
 
   it('lets the unauthenticated approval pages neither scan nor delete', async () => {

@@ -7,8 +7,8 @@ import { ACCOUNT } from './template.ts';
 
 /**
  * Which state machines' waits each function's SendTask* calls answer (see `states` below): the graph machine's
- * are answered by a child run's end (deliver, mark-failed), a resume or a cancel's closed human task (api), and
- * graph-wait itself; approval-http and request-approval answer both (approvals of turns and of gated service steps,
+ * are answered by a child run's end (deliver, mark-failed), a resume or a cancel's closed human task (api),
+ * graph-wait itself and the human-task function; approval-http and request-approval answer both (approvals of turns and of gated service steps,
  * and human-task submissions), so each of their calls must be allowed on both. Any other answers the run machine's.
  */
 const TOKEN_MACHINES: Record<string, readonly ('run' | 'graph')[]> = {
@@ -16,6 +16,7 @@ const TOKEN_MACHINES: Record<string, readonly ('run' | 'graph')[]> = {
   'mark-failed': ['graph'],
   api: ['graph'],
   'graph-wait': ['graph'],
+  'human-task': ['graph'],
   // An external_task's child run ends in the external function, which answers the graph step's wait.
   external: ['graph'],
   'approval-http': ['run', 'graph'],

@@ -75,16 +75,9 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.credentialRoleArn,
     ENV.approvalBaseUrl,
   ],
+  'graph-wait': [...COMMON, ENV.stateMachineArn, ENV.externalStateMachineArn],
   // Human tasks: signed links out through the approval topic, to subscribed approvers only.
-  'graph-wait': [
-    ...COMMON,
-    ENV.stateMachineArn,
-    ENV.externalStateMachineArn,
-    ENV.signingSecretArn,
-    ENV.approvalTopicArn,
-    ENV.approvalBaseUrl,
-    ENV.approvers,
-  ],
+  'human-task': [...COMMON, ENV.signingSecretArn, ENV.approvalTopicArn, ENV.approvalBaseUrl, ENV.approvers],
   external: [
     ...COMMON,
     ENV.externalEngines,
