@@ -4,13 +4,14 @@
  * written.
  */
 import { describe, expect, it } from 'vitest';
-import { apiHarness, definition, itemsOf } from './helpers.ts';
+import { apiHarness, definition, itemsOf, ownTableName } from './helpers.ts';
 
 const DECLARED = 'arn:aws:sns:eu-west-1:123456789012:team-oncall';
+const tableName = await ownTableName();
 const FOREIGN = 'arn:aws:sns:eu-west-1:123456789012:someone-elses-topic';
 
 describe('POST /v1/workflows: alert topics', () => {
-  const h = apiHarness({ alertTopicArns: [DECLARED] });
+  const h = apiHarness({ alertTopicArns: [DECLARED], tableName });
 
   it('accepts a declared topic, and an alert without a topic (the default alert topic)', async () => {
     for (const destination of [{ type: 'alert', topicArn: DECLARED }, { type: 'alert' }]) {

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { listedApprovers } from '../../shared/notify/index.ts';
-import { apiHarness, definition, itemsOf } from './helpers.ts';
+import { apiHarness, definition, itemsOf, ownTableName } from './helpers.ts';
 
 // The deployment subscribed only boss@example.com to the approval topic (WF_APPROVERS on AWS).
-const subscribed = () => apiHarness({ approverReach: listedApprovers('sns', ['Boss@Example.com']) });
+const tableName = await ownTableName();
+const subscribed = () =>
+  apiHarness({ approverReach: listedApprovers('sns', ['Boss@Example.com']), tableName });
 
 const gated = (overrides: Record<string, unknown> = {}) =>
   definition({

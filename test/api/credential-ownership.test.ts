@@ -5,10 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
-import { apiHarness, definition, itemsOf } from './helpers.ts';
+import { apiHarness, definition, itemsOf, ownTableName } from './helpers.ts';
 
 const suffix = randomUUID().slice(0, 8);
 const h = apiHarness({
+  tableName: await ownTableName(),
   owners: { alice: `auth0|${suffix}`, bob: `repo:org-${suffix}/x:ref:refs/heads/main` },
 });
 const aliceKey = ownerKey(h.owners.alice);

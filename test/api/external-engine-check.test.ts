@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_ENGINE_FACTORIES } from '../../shared/external/builtins.ts';
 import { createEngineRegistry } from '../../shared/external/index.ts';
-import { apiHarness, itemsOf } from './helpers.ts';
+import { apiHarness, itemsOf, ownTableName } from './helpers.ts';
 
 const external = {
   kind: 'external',
@@ -12,8 +12,10 @@ const external = {
   budget: { maxUsdPerRun: 1 },
 };
 
+const tableName = await ownTableName();
+
 describe('Saving an external workflow checks its engine against the deployment', () => {
-  const h = apiHarness();
+  const h = apiHarness({ tableName });
   const disabled = apiHarness({
     externalEngines: createEngineRegistry(BUILTIN_ENGINE_FACTORIES, {
       'http-runtime': { enabled: false, settings: {} },

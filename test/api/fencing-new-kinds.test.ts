@@ -17,9 +17,10 @@ import { localTriggerSync } from '../../shared/triggers-sync/local.ts';
 import { refundGraph } from '../graph/fixtures.ts';
 import { baseGrant } from '../jobs/support.ts';
 import { FixedClock, randomIds, testStore, uniqueOwner } from '../support/store.ts';
-import { clientFor, RecordingExecutions, testEngineRegistry } from './helpers.ts';
+import { clientFor, ownTableName, RecordingExecutions, testEngineRegistry } from './helpers.ts';
 
-const store = testStore();
+/** A table of this file's own: `snapshotOf` scans it. */
+const store = testStore(await ownTableName());
 const graphStarts: string[] = [];
 const externalStarts: string[] = [];
 /** Records starts of every machine (agent, graph, external) and every stop. */

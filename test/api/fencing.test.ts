@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiHarness, definition, itemsOf } from './helpers.ts';
+import { apiHarness, definition, itemsOf, ownTableName } from './helpers.ts';
 
-const h = apiHarness();
+const h = apiHarness({ tableName: await ownTableName() });
 let foreign: { workflowId: string; name: string; runId: string };
 const missing = { workflowId: 'wf_missing0000000000', runId: 'run_missing0000000000' };
 

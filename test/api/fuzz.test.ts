@@ -18,9 +18,9 @@ import {
 } from '../../shared/api/index.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { brokenText, mutatedBodies, serialize } from './fuzz-arbitraries.ts';
-import { apiHarness, itemsOf } from './helpers.ts';
+import { apiHarness, itemsOf, ownTableName } from './helpers.ts';
 
-const h = apiHarness();
+const h = apiHarness({ tableName: await ownTableName() });
 let workflowId = '';
 
 /** Credential references in the owner's own namespace (others are refused at save time). */

@@ -13,6 +13,7 @@ import type { EventBus } from '../../shared/triggers-sync/event-bus.ts';
 import { localTriggerSync } from '../../shared/triggers-sync/local.ts';
 import type { TriggerSync, TriggerSyncRequest } from '../../shared/triggers-sync/port.ts';
 import { FixedClock, minimalWorkflow, randomIds, testStore, uniqueOwner } from '../support/store.ts';
+import { createOwnTable } from '../support/table.ts';
 
 /** Records every start and stop; each start gets a predictable execution ARN. */
 export class RecordingExecutions implements ExecutionsPort {
@@ -103,13 +104,18 @@ export function apiHarness(
     /** Owner ids of alice and bob (default: unique plain ids). */
     owners?: { alice: string; bob: string };
     approverReach?: ApproverReach;
+    /**
+     * A table of the test file's own (`await ownTableName()`): tests that scan for an owner's items
+     * (`itemsOf`) then read their own file's items, not every item the whole run wrote to the shared table.
+     */
+    tableName?: string;
     /** The deployment's engines (default: `http-runtime` enabled, `batch-runner` registered and disabled). */
     externalEngines?: ExternalEngineRegistry | null;
   } = {},
 ) {
   const store = options.audit
-    ? new DynamoStore(testStore().ctx, { signer: options.audit.signer })
-    : testStore();
+    ? new DynamoStore(testStore(options.tableName).ctx, { signer: options.audit.signer })
+    : testStore(options.tableName);
   const clock = new FixedClock();
   const executions = new RecordingExecutions();
   const sync = new RecordingTriggerSync(localTriggerSync(store));
@@ -156,7 +162,14 @@ export function apiHarness(
 export const definition = (overrides: Record<string, unknown> = {}) =>
   minimalWorkflow({ name: `flow-${randomUUID().slice(0, 8)}`, ...overrides });
 
-/** Every item in the table that belongs to `owner` (by key, index key or owner attribute). */
+/** A fresh table for one test file's harnesses (created on the run's DynamoDB Local). */
+export const ownTableName = async () => (await createOwnTable('wf-api')).tableName;
+
+/**
+ * How many items in the table belong to `owner` (by key, index key or owner attribute). A full scan: give a
+ * harness that counts items a table of its own (`tableName: await ownTableName()`); on the shared table the
+ * scan reads every item the whole run wrote so far (seconds per scan late in the suite).
+ */
 export async function itemsOf(store: DynamoStore, owner: string): Promise<number> {
   let count = 0;
   let startKey: Record<string, unknown> | undefined;

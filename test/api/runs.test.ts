@@ -2,9 +2,9 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { Approval } from '../../shared/schemas/approval.ts';
 import { keys } from '../../shared/store/index.ts';
-import { apiHarness, definition, itemsOf } from './helpers.ts';
+import { apiHarness, definition, itemsOf, ownTableName } from './helpers.ts';
 
-const h = apiHarness();
+const h = apiHarness({ tableName: await ownTableName() });
 
 async function newWorkflow(client = h.alice, overrides: Record<string, unknown> = {}) {
   const created = await client.post('/v1/workflows', definition(overrides));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { apiHarness, itemsOf } from './helpers.ts';
+import { apiHarness, itemsOf, ownTableName } from './helpers.ts';
 
-const h = apiHarness();
+const h = apiHarness({ tableName: await ownTableName() });
 
 const externalWorkflow = {
   kind: 'external',

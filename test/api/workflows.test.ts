@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { apiHarness, definition, itemsOf } from './helpers.ts';
+import { apiHarness, definition, itemsOf, ownTableName } from './helpers.ts';
 
-const h = apiHarness();
+const h = apiHarness({ tableName: await ownTableName() });
 const schedule = { type: 'schedule', expression: 'cron(0 9 ? * MON-FRI *)', timezone: 'Europe/Berlin' };
 
 describe('Workflow routes', () => {

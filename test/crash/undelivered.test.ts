@@ -12,6 +12,8 @@ import {
   applyWorkflowText,
   createOwnTable,
   type E2eStack,
+  eventually,
+  executionsOf,
   getAudit,
   removeDir,
   runEnded,
@@ -45,9 +47,13 @@ budget: { maxUsdPerRun: 1, maxTurns: 2 }
 
 const fixtures = [NAME, `${NAME}-2`].map((name) => ({ name, turns: [{ text: 'All good.' }] }));
 
-/** Deliver sends, then its invocation never returns: the stack is stopped under it, as a kill would leave it. */
+/**
+ * Deliver sends, then its invocation hangs until `hung` settles: the stack is stopped under it, as a kill would
+ * leave it. (The test fails it once the stack aborted its execution, as a killed Lambda's invocation ends:
+ * the stack's stop otherwise waits its full bound, 15 s, for a handler that never returns.)
+ */
 const sendThenHang =
-  (sent: () => void) =>
+  (sent: () => void, hung: Promise<never>) =>
   (deps: DeliverDeps): DeliverDeps => ({
     ...deps,
     destinations: {
@@ -55,7 +61,7 @@ const sendThenHang =
       async http(args) {
         await deps.destinations.http(args);
         sent();
-        return new Promise<string>(() => undefined);
+        return hung;
       },
     },
   });
@@ -97,14 +103,28 @@ describe('A finished run whose delivery was lost', () => {
     const sent = new Promise<void>((resolve) => {
       markSent = resolve;
     });
-    const first = await startE2eStack(table, { ...options, wrapDeliverDeps: sendThenHang(() => markSent()) });
+    let kill: (fault: LambdaFault) => void = () => undefined;
+    const hung = new Promise<never>((_resolve, reject) => {
+      kill = reject;
+    });
+    const first = await startE2eStack(table, {
+      ...options,
+      wrapDeliverDeps: sendThenHang(() => markSent(), hung),
+    });
     stacks.push(first);
     const workflowId = await applyWorkflowText(first, NAME, workflow(remote.origin));
     const runId = await startRun(first, workflowId);
     await sent;
     const lost = await first.stack.store.getRun(runId);
     const sentBefore = remote.received.length;
-    await first.stack.stop();
+    const stopped = first.stack.stop();
+    await eventually(
+      'the stopping stack to abort the run',
+      async () =>
+        (await executionsOf(first, runId)).every((execution) => execution.status === 'ABORTED') || undefined,
+    );
+    kill(new LambdaFault('crash', 'the stack was killed under the invocation'));
+    await stopped;
     stacks.pop();
 
     // Act: start again on the same data; then once more.

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { validateWorkflowDefinition } from '../../shared/workflow-file/index.ts';
-import { apiHarness, itemsOf } from '../api/helpers.ts';
+import { apiHarness, itemsOf, ownTableName } from '../api/helpers.ts';
 
 /* biome-ignore lint/suspicious/noExplicitAny: test fixtures are mutated freely by the cases. */
 type Loose = Record<string, any>;
@@ -176,8 +176,10 @@ const savable = (): Loose => {
   return graph;
 };
 
+const tableName = await ownTableName();
+
 describe("Saving a graph checks each external_task's engine against the deployment", () => {
-  const h = apiHarness();
+  const h = apiHarness({ tableName });
   const none = apiHarness({ externalEngines: null });
 
   it('accepts an enabled engine', async () => {

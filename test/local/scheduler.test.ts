@@ -3,8 +3,13 @@ import { startLocalScheduler } from '../../shared/local/scheduler.ts';
 import type { ExecutionsPort } from '../../shared/runs/index.ts';
 import { localTriggerSync } from '../../shared/triggers-sync/index.ts';
 import { FixedClock, minimalWorkflow, randomIds, seedWorkflow, testStore } from '../support/store.ts';
+import { createOwnTable } from '../support/table.ts';
 
-const store = testStore();
+/**
+ * A table of this file's own: the scheduler starts every due schedule in its table, so on the shared one it
+ * would also start runs of other files' schedule workflows (while those files may be counting their runs).
+ */
+const store = testStore((await createOwnTable()).tableName);
 
 function recordingExecutions(): ExecutionsPort & { started: string[] } {
   const started: string[] = [];

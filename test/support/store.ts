@@ -13,9 +13,9 @@ import { DynamoStore } from '../../shared/store/index.ts';
 import { loadWorkflowText } from '../../shared/workflow-file/index.ts';
 import { validateWorkflowDefinition } from '../../shared/workflow-file/parse.ts';
 
-export function testStore(): DynamoStore {
-  const { endpoint, tableName } = inject('dynamodb');
-  return new DynamoStore({ endpoint, tableName });
+/** A store on the run's shared table, or on `tableName` (a table of the test file's own, see table.ts). */
+export function testStore(tableName = inject('dynamodb').tableName): DynamoStore {
+  return new DynamoStore({ endpoint: inject('dynamodb').endpoint, tableName });
 }
 
 /** A clock tests move by hand. */
