@@ -151,9 +151,12 @@ export async function jobCommand(
         out.data(result);
         return 0;
       }
+      const read = async () => (await client.get<{ job: JobView }>(`/v1/jobs/${enc(job.jobId)}`)).job;
+      // The submit answer never carries a result (docs/jobs.md): a job that already ended is read once for it.
+      if (ENDED.includes(job.status)) job = await read();
       while (!ENDED.includes(job.status)) {
         await sleep(1000);
-        job = (await client.get<{ job: JobView }>(`/v1/jobs/${enc(job.jobId)}`)).job;
+        job = await read();
       }
       printJob(job, out);
       out.data({ job, coalesced: result.coalesced });
