@@ -1,6 +1,7 @@
 /**
  * A representative flow through every deployed function, driven through their real handler modules
- * (lambdas.ts): the API (workflows with each trigger kind, runs, cancel, disable), Turn, RequestApproval, the
+ * (lambdas.ts): the API (runs, cancel, disable) and WorkflowWrite (workflows with each trigger kind, a draft
+ * saved, replaced and published, a published save), Turn, RequestApproval, the
  * approval pages (GET, POST approve), Expire, Deliver (stored, report, alert on the default and on a
  * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event.
  */
