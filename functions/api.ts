@@ -1,13 +1,15 @@
-/** The HTTP API behind API Gateway (HTTP API): IAM (SigV4) or JWT callers; the owner comes from that identity. */
+/**
+ * The HTTP API behind API Gateway (HTTP API): IAM (SigV4) or JWT callers; the owner comes from that identity.
+ * Every `/v1` route but the workflow writes (functions/workflow-write.ts serves those, docs/deploy.md).
+ */
 import type { Hono } from 'hono';
 import { ENV } from '../infra/constructs/env-names.ts';
-import { createApiApp, iamAuthenticator, jwtAuthenticator } from '../shared/api/index.ts';
+import { createApiFunctionApp } from '../shared/api/api-function-app.ts';
+import { iamAuthenticator, jwtAuthenticator } from '../shared/api/auth.ts';
 import { humanTaskCloser } from '../shared/human-tasks/port.ts';
-import { listedApprovers, parseApproverList } from '../shared/notify/reach.ts';
 import { awsTaskTokens } from '../shared/runtime/aws/approvals.ts';
-import { alertTopicArnsOf, awsEnv } from '../shared/runtime/aws/env.ts';
+import { awsEnv } from '../shared/runtime/aws/env.ts';
 import { awsExecutions } from '../shared/runtime/aws/executions.ts';
-import { awsExternalEngines } from '../shared/runtime/aws/external.ts';
 import { awsAuditVerifier, awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
 import { honoLambdaHandler } from '../shared/runtime/hono-lambda.ts';
@@ -24,7 +26,7 @@ function build(): Hono {
   const store = awsSigningStore();
   const auditVerifier = awsAuditVerifier();
   const taskTokens = awsTaskTokens();
-  return createApiApp({
+  return createApiFunctionApp({
     store,
     executions: awsExecutions(),
     // Graph runs: resume answers the paused execution's wait; cancel closes the run's open human tasks.
@@ -42,14 +44,9 @@ function build(): Hono {
     credentialNamePrefix: env[ENV.credentialSecretPrefix],
     authenticator: process.env[ENV.apiAuth] === 'jwt' ? jwtAuthenticator() : iamAuthenticator(),
     // Schedules and rules on AWS, plus the trigger index (what `wf` and the API list as active triggers).
-    alertTopicArns: alertTopicArnsOf(env),
-    // A kind external workflow must name an engine this deployment enables (WF_EXTERNAL_ENGINES).
-    externalEngines: awsExternalEngines(),
     triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(store)),
     // POST /v1/events: owner-stamped events onto the runtime's bus.
     eventBus: awsEventBusFromEnv(),
-    // Approvers must be subscribed to the approval topic (WF_APPROVERS), or a workflow naming them is refused.
-    approverReach: listedApprovers('sns', parseApproverList(env[ENV.approvers])),
     ...(auditVerifier ? { auditVerifier } : {}),
   }) as unknown as Hono;
 }

@@ -1,6 +1,7 @@
 /**
- * `RuntimeApi`: the HTTP API (API Gateway HTTP API). `/v1/{proxy+}` goes to the API function and `/mcp` (the
- * jobs MCP server, docs/jobs.md) to the MCP function, both behind IAM (SigV4) or one JWT authorizer; `/approvals/{proxy+}` goes to the approval function without an authorizer,
+ * `RuntimeApi`: the HTTP API (API Gateway HTTP API). `/v1/{proxy+}` goes to the API function, the
+ * workflow-write routes (shared/api/workflow-write-routes.ts) to the WorkflowWrite function, and `/mcp` (the
+ * jobs MCP server, docs/jobs.md) to the MCP function, all behind IAM (SigV4) or one JWT authorizer; `/approvals/{proxy+}` goes to the approval function without an authorizer,
  * because approval links are protected by their HMAC signature (single use, bound to approver and expiry).
  */
 
@@ -12,6 +13,7 @@ import * as integrations from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { gatewayPath, WORKFLOW_WRITE_ROUTES } from '../../shared/api/workflow-write-routes.ts';
 import { acknowledge } from './nag.ts';
 
 /** Options of a JWT authorizer. */
@@ -79,6 +81,8 @@ export interface ApiThrottle {
 export interface RuntimeApiProps {
   /** Serves `/v1/{proxy+}` (functions/api.ts). */
   readonly apiFunction: lambda.IFunction;
+  /** Serves the workflow-write routes, `POST /v1/workflows` and the version saves (functions/workflow-write.ts). */
+  readonly workflowWriteFunction: lambda.IFunction;
   /** Serves `/mcp`, the jobs MCP server (functions/mcp.ts). */
   readonly mcpFunction: lambda.IFunction;
   /** Serves `/approvals/{proxy+}` and `/human-tasks/{proxy+}` (functions/approval-http.ts). */
@@ -171,6 +175,24 @@ export class RuntimeApi extends Construct {
       integration: new integrations.HttpLambdaIntegration('ApiIntegration', props.apiFunction),
       authorizer,
     });
+    // The routes that parse and validate a workflow definition go to their own function, so the Api bundle
+    // carries no YAML parser, Ajv or JSONata. A route with a method and a full path is a better match than
+    // `ANY /v1/{proxy+}`; a request with another method on the same path falls through to the greedy route, i.e.
+    // the Api function, whose 405 knows these routes
+    // (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-routes.html, "Routing API
+    // requests": exact route and method first, then greedy path variables, then ANY).
+    const writes = new integrations.HttpLambdaIntegration(
+      'WorkflowWriteIntegration',
+      props.workflowWriteFunction,
+    );
+    for (const route of WORKFLOW_WRITE_ROUTES) {
+      this.httpApi.addRoutes({
+        path: gatewayPath(route.path),
+        methods: [route.method as apigw.HttpMethod],
+        integration: writes,
+        authorizer,
+      });
+    }
     this.httpApi.addRoutes({
       path: API_ROUTES.mcp,
       methods: [apigw.HttpMethod.ANY],

@@ -37,6 +37,7 @@ export const HANDLER_NAMES = [
   'mark-failed',
   'approval-http',
   'api',
+  'workflow-write',
   'start-run',
   'jobs-sweep',
   'mcp',

@@ -33,6 +33,10 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // Workflows, versions, runs, listings (queries and the by-owner index); deleting a workflow name;
   // delegated jobs: the admission counter (UpdateItem) and queue entries (DeleteItem), docs/jobs.md.
   api: [READ, WRITE, UPDATE, QUERY, DELETE],
+  // Creates workflows and saves, replaces and publishes versions: reads the head and version, writes them with
+  // the audit entries in one transaction (replacing a draft checks the head as a ConditionCheck), and keeps
+  // the trigger index (each entry put deletes the workflow's entry of the other trigger type).
+  'workflow-write': [READ, WRITE, DELETE, CONDITION_CHECK],
   // Creates the run once per scheduled time or event id.
   'start-run': [READ, WRITE],
   // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries).

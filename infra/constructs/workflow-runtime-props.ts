@@ -121,6 +121,11 @@ export const FUNCTION_SETTINGS: Record<
     timeout: Duration.seconds(29),
   },
   api: { id: 'Api', description: 'Runtime HTTP API (/v1)', timeout: Duration.seconds(29) },
+  'workflow-write': {
+    id: 'WorkflowWrite',
+    description: 'Runtime HTTP API: creating workflows, saving and publishing versions (/v1/workflows)',
+    timeout: Duration.seconds(29),
+  },
   'start-run': { id: 'StartRun', description: 'Starts runs for schedules and events' },
   'jobs-sweep': { id: 'JobsSweep', description: 'Settles and promotes delegated jobs every minute' },
   mcp: { id: 'Mcp', description: 'Delegated jobs MCP server (/mcp)', timeout: Duration.seconds(29) },

@@ -6,6 +6,7 @@
 import { Lazy, RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { ApprovalNotices } from './approval-notices.ts';
 import { ApprovalSigningKey } from './approval-signing-key.ts';
@@ -115,6 +116,7 @@ export class WorkflowRuntime extends Construct {
       'mark-failed': make('mark-failed'),
       'approval-http': make('approval-http'),
       api: make('api'),
+      'workflow-write': make('workflow-write'),
       'start-run': make('start-run'),
       'jobs-sweep': make('jobs-sweep'),
       mcp: make('mcp'),
@@ -181,6 +183,7 @@ export class WorkflowRuntime extends Construct {
     });
     this.api = new RuntimeApi(this, 'Api', {
       apiFunction: fns.api.function,
+      workflowWriteFunction: fns['workflow-write'].function,
       mcpFunction: fns.mcp.function,
       approvalFunction: fns['approval-http'].function,
       ...(props.apiAuth === undefined ? {} : { auth: props.apiAuth }),
@@ -244,8 +247,8 @@ export class WorkflowRuntime extends Construct {
       this.ownerNotices.grantPublish(fn);
     }
 
-    // api: refuses workflows naming an approver the approval topic does not reach.
-    fns.api.addEnvironment(ENV.approvers, subscribedApprovers);
+    // workflow-write: refuses workflows naming an approver the approval topic does not reach.
+    fns['workflow-write'].addEnvironment(ENV.approvers, subscribedApprovers);
 
     // deliver: HTTP destinations may use credentials; alerts go to the alert topic.
     fns.deliver
@@ -276,9 +279,6 @@ export class WorkflowRuntime extends Construct {
       .addEnvironment(ENV.stateMachineArn, stateMachineArn)
       .addEnvironment(ENV.credentialSecretPrefix, credentialPrefix)
       .addEnvironment(ENV.apiAuth, this.api.auth.kind);
-    if (props.alertTopic !== undefined) fns.api.addEnvironment(ENV.alertTopicArn, props.alertTopic.topicArn);
-    if (alertTopics.length > 0)
-      fns.api.addEnvironment(ENV.alertTopicArns, alertTopics.map((topic) => topic.topicArn).join(','));
     for (const [key, value] of Object.entries(this.triggers.environment()))
       fns.api.addEnvironment(key, value);
     this.runStateMachine.grantStartExecution(fns.api);
@@ -286,6 +286,7 @@ export class WorkflowRuntime extends Construct {
     this.triggers.grantManageSchedules(fns.api);
     this.triggers.grantManageRules(fns.api);
     this.triggers.grantPutEvents(fns.api);
+    this.grantWorkflowWrites(fns['workflow-write'], credentialPrefix, [props.alertTopic, ...alertTopics]);
 
     // start-run: starts runs for schedules and events.
     fns['start-run'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
@@ -354,14 +355,14 @@ export class WorkflowRuntime extends Construct {
       this.externalStateMachine.grantStartExecution(fn);
     }
     const engines = JSON.stringify(externalEnginesOf(props));
-    for (const fn of [fns.api, fns.external]) fn.addEnvironment(ENV.externalEngines, engines);
+    for (const fn of [fns['workflow-write'], fns.external]) fn.addEnvironment(ENV.externalEngines, engines);
     fns.external
       .addEnvironment(ENV.credentialSecretPrefix, credentialPrefix)
       .addEnvironment(ENV.credentialRoleArn, this.credentialReader.role.roleArn)
       .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
 
     // Audit: the functions that anchor runs or change workflows sign the owner's chain heads; the api verifies.
-    const auditSigners = [fns.api, fns.deliver, fns['mark-failed'], fns.external];
+    const auditSigners = [fns.api, fns['workflow-write'], fns.deliver, fns['mark-failed'], fns.external];
     this.auditSigningKey = new AuditSigningKey(this, 'AuditSigningKey', {
       signers: auditSigners.map((fn) => fn.role),
       verifiers: [fns.api.role],
@@ -420,6 +421,34 @@ export class WorkflowRuntime extends Construct {
     this.graphStateMachine.grantTaskResponse(fns['approval-http']);
     // The api's cancel closes the run's open human tasks, failing their waits with HumanTask.Closed.
     this.graphStateMachine.grantTaskResponse(fns.api, ['states:SendTaskSuccess', 'states:SendTaskFailure']);
+  }
+
+  /**
+   * The WorkflowWrite function (docs/deploy.md, "Workflow writes"): creates workflows and saves, replaces and
+   * publishes versions, which may create, change or delete the workflow's schedule or event rule. Nothing
+   * else: it starts no runs, answers no waits and puts no events.
+   */
+  private grantWorkflowWrites(
+    fn: RuntimeFunction,
+    credentialPrefix: string,
+    [alertTopic, ...alertTopics]: readonly (sns.ITopic | undefined)[],
+  ): void {
+    // The save-time checks: the owner's credential namespace, the alert topics a destination may name (the
+    // default and the declared ones; names only, no publish), the engines (set with the external function's),
+    // the approvers (set above).
+    fn.addEnvironment(ENV.credentialSecretPrefix, credentialPrefix).addEnvironment(
+      ENV.apiAuth,
+      this.api.auth.kind,
+    );
+    if (alertTopic !== undefined) fn.addEnvironment(ENV.alertTopicArn, alertTopic.topicArn);
+    const declared = alertTopics.flatMap((topic) => (topic ? [topic.topicArn] : []));
+    if (declared.length > 0) fn.addEnvironment(ENV.alertTopicArns, declared.join(','));
+    for (const [key, value] of Object.entries(this.triggers.environment())) fn.addEnvironment(key, value);
+    // scheduler:Create/Update/DeleteSchedule in the group with iam:PassRole of the Scheduler role only, and
+    // events:PutRule/PutTargets/DeleteRule/RemoveTargets on the prefixed rules: the grants and their citations
+    // are in triggers.ts, shared with the api function (enable, disable, delete sync the same triggers).
+    this.triggers.grantManageSchedules(fn);
+    this.triggers.grantManageRules(fn);
   }
 
   /** The API's base URL (no trailing slash). */

@@ -9,7 +9,10 @@ import type { AnyWorkflowDefinition } from '../schemas/any-workflow.ts';
 import type { ApiDeps } from './deps.ts';
 import { invalid } from './errors.ts';
 
-export function checkExternalDefinition(deps: ApiDeps, definition: AnyWorkflowDefinition): void {
+export function checkExternalDefinition(
+  deps: Pick<ApiDeps, 'externalEngines'>,
+  definition: AnyWorkflowDefinition,
+): void {
   if (definition.kind === 'graph') {
     checkGraphEngines(deps, definition.nodes);
     return;
@@ -25,7 +28,10 @@ export function checkExternalDefinition(deps: ApiDeps, definition: AnyWorkflowDe
 }
 
 /** Every external_task node whose engine this deployment does not enable: one issue each. */
-function checkGraphEngines(deps: ApiDeps, nodes: readonly { id: string; type: string; engine?: string }[]) {
+function checkGraphEngines(
+  deps: Pick<ApiDeps, 'externalEngines'>,
+  nodes: readonly { id: string; type: string; engine?: string }[],
+) {
   const issues = nodes.flatMap((node, index) => {
     if (node.type !== 'external_task' || node.engine === undefined) return [];
     const problem = engineProblem(deps, node.engine);
@@ -35,7 +41,7 @@ function checkGraphEngines(deps: ApiDeps, nodes: readonly { id: string; type: st
 }
 
 /** Why `engine` cannot run here, or undefined. No registry means no engine is enabled. */
-function engineProblem(deps: ApiDeps, engine: string): string | undefined {
+function engineProblem(deps: Pick<ApiDeps, 'externalEngines'>, engine: string): string | undefined {
   if (!deps.externalEngines)
     return `engine '${engine}' is not enabled in this deployment (no external engines are configured)`;
   try {

@@ -16,7 +16,7 @@ type Json = Record<string, unknown>;
 const REF = '#/components/schemas/';
 
 const INPUT_COMPONENTS: Record<string, z.ZodType> = {
-  WorkflowDefinition: s.WorkflowDefinitionBodySchema,
+  WorkflowDefinition: s.WorkflowDefinitionShapeSchema,
   StartRunRequest: s.StartRunBodySchema,
   PutEventsRequest: s.PutEventsBodySchema,
   LocalEvent: s.LocalEventEnvelopeBodySchema,

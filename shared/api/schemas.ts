@@ -5,7 +5,11 @@
 import * as z from 'zod';
 import { AuditEntrySchema, OwnerAnchorSchema, OwnerChangeSchema, SignedHeadSchema } from '../audit/index.ts';
 import { ReceiptSchema } from '../runs/receipts.ts';
-import { AnyWorkflowDefinitionSchema, WORKFLOW_KINDS } from '../schemas/any-workflow.ts';
+import {
+  AnyWorkflowDefinitionSchema,
+  StoredWorkflowDefinitionSchema,
+  WORKFLOW_KINDS,
+} from '../schemas/any-workflow.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
 import { GraphStepSchema } from '../schemas/graph-step.ts';
 import { HumanTaskSchema, HumanTaskStatusSchema } from '../schemas/human-task.ts';
@@ -40,9 +44,17 @@ function storable(limits: StorableLimits, at: PropertyKey[] = []) {
 // ---------------------------------------------------------------- requests
 
 /** A workflow definition of any kind as a request body (JSON or YAML), stored as one immutable version. */
-export const WorkflowDefinitionBodySchema = AnyWorkflowDefinitionSchema.superRefine(
-  storable(DEFINITION_LIMITS),
+// Pure: only the workflow-write routes and the OpenAPI document use it; other bundles drop it (and Ajv, JSONata).
+export const WorkflowDefinitionBodySchema = /* @__PURE__ */ AnyWorkflowDefinitionSchema.superRefine(
+  /* @__PURE__ */ storable(DEFINITION_LIMITS),
 );
+
+/**
+ * The same body as the OpenAPI document describes it: the shapes without the graph checks (refinements have no
+ * JSON Schema), so the Api function can serve the document without bundling Ajv and JSONata.
+ * test/api/route-split.test.ts fails if its JSON Schema ever differs from WorkflowDefinitionBodySchema's.
+ */
+export const WorkflowDefinitionShapeSchema = StoredWorkflowDefinitionSchema;
 
 export const StartRunBodySchema = z
   .object({

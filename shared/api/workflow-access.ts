@@ -5,7 +5,11 @@ import type { ApiDeps } from './deps.ts';
 import { notFound } from './errors.ts';
 
 /** The live head of one of `owner`'s workflows; a malformed, foreign, missing or deleted id is the same 404. */
-export async function loadHead(deps: ApiDeps, owner: string, workflowId: string): Promise<WorkflowHead> {
+export async function loadHead(
+  deps: Pick<ApiDeps, 'store'>,
+  owner: string,
+  workflowId: string,
+): Promise<WorkflowHead> {
   if (!WorkflowIdSchema.safeParse(workflowId).success) throw notFound('workflow');
   const head = await deps.store.getWorkflowHead(owner, workflowId);
   if (!head || head.deleted) throw notFound('workflow');
@@ -13,7 +17,7 @@ export async function loadHead(deps: ApiDeps, owner: string, workflowId: string)
 }
 
 export async function loadVersion(
-  deps: ApiDeps,
+  deps: Pick<ApiDeps, 'store'>,
   head: WorkflowHead,
   version: number,
 ): Promise<WorkflowVersion> {
@@ -22,7 +26,11 @@ export async function loadVersion(
   return found;
 }
 
-export const syncTriggers = (deps: ApiDeps, head: WorkflowHead, version: WorkflowVersion) =>
+export const syncTriggers = (
+  deps: Pick<ApiDeps, 'triggerSync'>,
+  head: WorkflowHead,
+  version: WorkflowVersion,
+) =>
   deps.triggerSync.sync({
     owner: head.owner,
     workflowId: head.workflowId,

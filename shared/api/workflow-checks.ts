@@ -23,7 +23,7 @@ function checkStampedPattern(definition: AnyWorkflowDefinition, owner: string): 
  * An alert topic must be one the deployment declares: Deliver may publish to those only (IAM), so a run
  * naming another would end without its alert. Refused at save time, naming the field.
  */
-function checkAlertTopic(deps: ApiDeps, definition: { destination: Destination }): void {
+function checkAlertTopic(deps: DefinitionCheckDeps, definition: { destination: Destination }): void {
   const { destination } = definition;
   if (destination.type !== 'alert' || destination.topicArn === undefined) return;
   const allowed = deps.alertTopicArns ?? [];
@@ -40,13 +40,27 @@ function checkAlertTopic(deps: ApiDeps, definition: { destination: Destination }
 }
 
 /** A definition may refer only to the owner's own credential secrets: a 400 naming each foreign one. */
-function checkCredentialOwnership(deps: ApiDeps, owner: string, definition: AnyWorkflowDefinition): void {
+function checkCredentialOwnership(
+  deps: DefinitionCheckDeps,
+  owner: string,
+  definition: AnyWorkflowDefinition,
+): void {
   const fields = foreignCredentialRefs(deps.credentialNamePrefix ?? 'wf/', owner, definition.credRefs);
   if (fields.length > 0) throw invalid(fields, 'invalid workflow definition');
 }
 
+/** What the save-time checks read: the deployment's alert topics, credential prefix, approvers and engines. */
+export type DefinitionCheckDeps = Pick<
+  ApiDeps,
+  'alertTopicArns' | 'credentialNamePrefix' | 'approverReach' | 'externalEngines'
+>;
+
 /** Every save-time check beyond the schema: each refusal is a 400 naming the field, and nothing is written. */
-export function checkDefinition(deps: ApiDeps, owner: string, definition: AnyWorkflowDefinition): void {
+export function checkDefinition(
+  deps: DefinitionCheckDeps,
+  owner: string,
+  definition: AnyWorkflowDefinition,
+): void {
   checkStampedPattern(definition, owner);
   checkAlertTopic(deps, definition);
   checkCredentialOwnership(deps, owner, definition);

@@ -3,13 +3,16 @@
  * and a transport per request, no session id) with JSON responses (no SSE stream). It is the API's
  * `McpHandler` port: the local stack passes it to the API app; on AWS it is the MCP function (functions/mcp.ts),
  * so the Api function's bundle carries no MCP SDK.
+ *
+ * Built on the SDK's low-level `Server`, not `McpServer`: `McpServer` bundles the SDK's zod v3 compatibility
+ * layer and zod-to-json-schema (~100 KB of the Mcp bundle) to accept zod v3 schemas we never pass. The
+ * listing and the argument checks (tool-calls.ts) answer what `McpServer` answered for our zod v4 schemas.
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ApiError, errorBody, mapDomainError } from '../api/errors.ts';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { JobCaller, JobsDeps } from '../jobs/index.ts';
-import { JOB_TOOLS, type JobTool } from './tools.ts';
+import { callJobTool, listedTools } from './tool-calls.ts';
 
 export const MCP_SERVER_INFO = { name: 'wf-runtime-jobs', version: '1.0.0' } as const;
 
@@ -19,8 +22,12 @@ export async function handleMcpRequest(
   deps: JobsDeps,
   caller: JobCaller,
 ): Promise<Response> {
-  const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } });
-  for (const tool of JOB_TOOLS) registerJobTool(server, tool as JobTool, deps, caller);
+  // listChanged as McpServer declared it: clients saw it in every initialize answer so far.
+  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: true } } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools() }));
+  server.setRequestHandler(CallToolRequestSchema, (call) =>
+    callJobTool(call.params.name, call.params.arguments, deps, caller),
+  );
   // Stateless: no `sessionIdGenerator` (the SDK's stateless mode, no Mcp-Session-Id); each request is answered
   // on its own, by whichever Lambda gets it. JSON responses: every tool answers at once, nothing streams.
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
@@ -30,51 +37,4 @@ export async function handleMcpRequest(
   } finally {
     await server.close();
   }
-}
-
-function registerJobTool(server: McpServer, tool: JobTool, deps: JobsDeps, caller: JobCaller): void {
-  server.registerTool(
-    tool.name,
-    {
-      title: tool.title,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      annotations: { readOnlyHint: tool.readOnly, openWorldHint: false },
-    },
-    async (args: Record<string, unknown>): Promise<CallToolResult> => {
-      try {
-        return toolResult(await tool.run(deps, caller, args));
-      } catch (error) {
-        return toolError(error);
-      }
-    },
-  );
-}
-
-/** The REST answer as structured content, and the same JSON as text for clients that read only text. */
-const toolResult = (result: Record<string, unknown>): CallToolResult => ({
-  structuredContent: result,
-  content: [{ type: 'text', text: JSON.stringify(result) }],
-});
-
-/**
- * A refusal as a tool error carrying the REST error body (`{ error: { code, message, fields } }`): the field
- * at fault is named, and a foreign job id is the same `not_found` as a missing one. Anything unexpected is
- * logged and answered without its message, as the REST API does.
- */
-function toolError(error: unknown): CallToolResult {
-  const known = error instanceof ApiError ? error : mapDomainError(error);
-  if (!known) {
-    const described = error instanceof Error ? { name: error.name, message: error.message } : { error };
-    console.error(JSON.stringify({ level: 'ERROR', message: 'unhandled MCP tool error', error: described }));
-  }
-  const body = known
-    ? errorBody(known.code, known.message, known.fields)
-    : errorBody('internal', 'internal error');
-  const fields = body.error.fields?.map((field) => ` (${field.path}: ${field.message})`).join('') ?? '';
-  return {
-    isError: true,
-    structuredContent: body,
-    content: [{ type: 'text', text: `${body.error.code}: ${body.error.message}${fields}` }],
-  };
 }

@@ -1,10 +1,12 @@
 /**
  * A representative flow through every deployed function, driven through their real handler modules
- * (lambdas.ts): the API (workflows with each trigger kind, runs, cancel, disable), Turn, RequestApproval, the
+ * (lambdas.ts): the API (runs, cancel, disable) and WorkflowWrite (workflows with each trigger kind, a draft
+ * saved, replaced and published, a published save), Turn, RequestApproval, the
  * approval pages (GET, POST approve), Expire, Deliver (stored, report, alert on the default and on a
  * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event.
  */
 import { vi } from 'vitest';
+import { WORKFLOW_WRITE_ROUTES } from '../../shared/api/workflow-write-routes.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { readApprovalForm } from '../../shared/demo/approve.ts';
 import { childRunIdFor } from '../../shared/graph-run/wait.ts';
@@ -20,6 +22,16 @@ export const API = 'https://a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com';
 export const APPROVER = 'ops@example.com';
 
 type Response = { statusCode: number; body: string };
+
+/** The function API Gateway sends a request to: WorkflowWrite for its routes, the Api function otherwise. */
+const apiFunctionFor = (method: string, path: string) =>
+  WORKFLOW_WRITE_ROUTES.some(
+    (route) =>
+      route.method === method &&
+      new RegExp(`^${route.path.replaceAll(/:[A-Za-z]+/g, '[^/]+')}$`).test(path.split('?')[0] ?? ''),
+  )
+    ? 'workflow-write'
+    : 'api';
 
 const workflow = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -139,7 +151,7 @@ export async function driveFlow(
 ): Promise<{ runs: Record<string, string>; deliveries: Record<string, unknown> }> {
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = (await fns.invoke(
-      'api',
+      apiFunctionFor(method, path),
       httpEvent(method, `${API}${path}`, {
         iam: CALLER,
         headers: { 'content-type': 'application/json', ...headers },
@@ -173,6 +185,17 @@ export async function driveFlow(
       trigger: { type: 'schedule', expression: 'cron(0 8 * * ? *)', timezone: 'UTC' },
     }),
   );
+  // Versions (the WorkflowWrite function): a draft, replaced, published (the schedule follows it), then a
+  // published save.
+  const at = (hour: number) => ({ type: 'schedule', expression: `cron(0 ${hour} * * ? *)`, timezone: 'UTC' });
+  await api(
+    'POST',
+    `/v1/workflows/${scheduledId}/versions?draft=true`,
+    workflow('scheduled', { trigger: at(9) }),
+  );
+  await api('PUT', `/v1/workflows/${scheduledId}/versions/2`, workflow('scheduled', { trigger: at(10) }));
+  await api('POST', `/v1/workflows/${scheduledId}/versions/2/publish`);
+  await api('POST', `/v1/workflows/${scheduledId}/versions`, workflow('scheduled', { trigger: at(8) }));
   const eventedId = await create(
     workflow('evented', { trigger: { type: 'event', pattern: { source: ['com.example.tracker'] } } }),
   );

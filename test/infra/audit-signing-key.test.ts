@@ -7,7 +7,7 @@ const { stack, template } = synthRuntime();
 const runtime = stack.runtime;
 const keyId = logicalId(runtime.auditSigningKey.key);
 const roleId = (name: keyof typeof runtime.functions) => logicalId(runtime.functions[name].role);
-const SIGNERS = ['api', 'deliver', 'mark-failed', 'external'] as const;
+const SIGNERS = ['api', 'workflow-write', 'deliver', 'mark-failed', 'external'] as const;
 
 /** The policy statements attached to a role (by its logical id), flattened. */
 function statementsOf(role: string): { Action: string | string[]; Resource: unknown; Effect: string }[] {

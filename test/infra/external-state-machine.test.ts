@@ -112,9 +112,9 @@ describe('ExternalStateMachine', () => {
     expect(states[names.finish]?.Parameters).toEqual({ 'runId.$': '$.runId', step: 'finish' });
   });
 
-  it("gives the external function and the api the deployment's engines", () => {
+  it("gives the external function and workflow-write (the save-time check) the deployment's engines", () => {
     const functions = synthesized.template.findResources('AWS::Lambda::Function');
-    const env = (name: 'external' | 'api'): Record<string, unknown> => {
+    const env = (name: 'external' | 'workflow-write'): Record<string, unknown> => {
       const fn = functions[logicalId(synthesized.stack.runtime.functions[name].function)];
       return (
         (fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined)?.Variables ?? {}
@@ -124,7 +124,7 @@ describe('ExternalStateMachine', () => {
     expect(engines).toEqual({
       'http-runtime': { enabled: true, settings: { endpoint: 'https://engine.internal' } },
     });
-    expect(env('api').WF_EXTERNAL_ENGINES).toBe(env('external').WF_EXTERNAL_ENGINES);
+    expect(env('workflow-write').WF_EXTERNAL_ENGINES).toBe(env('external').WF_EXTERNAL_ENGINES);
   });
 
   it('fails the synth naming the field when an enabled engine has bad settings', () => {

@@ -4,6 +4,7 @@ import { APPROVER_MESSAGE_ATTRIBUTE } from '../../infra/constructs/approval-noti
 import { COMMON_ENV, ENV } from '../../infra/constructs/env-names.ts';
 import { HANDLER_NAMES, type HandlerName } from '../../infra/constructs/state-names.ts';
 import { ANTHROPIC_API_KEY_PLACEHOLDER } from '../../infra/constructs/workflow-runtime.ts';
+import { gatewayPath, WORKFLOW_WRITE_ROUTES } from '../../shared/api/workflow-write-routes.ts';
 import { createTableInput, TABLE_KEYS } from '../../shared/store/table.ts';
 import {
   flatTemplate,
@@ -59,9 +60,21 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.schedulerRoleArn,
     ENV.startRunFunctionArn,
     ENV.auditSigningKeyArn,
-    ENV.approvers,
     ENV.graphStateMachineArn,
     ENV.externalStateMachineArn,
+  ],
+  // The save-time checks (approvers, engines, credential namespace) and the trigger sync; no run, no event.
+  'workflow-write': [
+    ...COMMON,
+    ENV.credentialSecretPrefix,
+    ENV.apiAuth,
+    ENV.eventBusName,
+    ENV.eventRulePrefix,
+    ENV.scheduleGroupName,
+    ENV.schedulerRoleArn,
+    ENV.startRunFunctionArn,
+    ENV.auditSigningKeyArn,
+    ENV.approvers,
     ENV.externalEngines,
   ],
   'jobs-sweep': [...COMMON, ENV.stateMachineArn],
@@ -210,11 +223,18 @@ describe('RuntimeApi', () => {
       RouteKey: 'ANY /human-tasks/{proxy+}',
       AuthorizationType: 'NONE',
     });
-    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 4);
+    for (const route of WORKFLOW_WRITE_ROUTES) {
+      synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: `${route.method} ${gatewayPath(route.path)}`,
+        AuthorizationType: 'AWS_IAM',
+      });
+    }
+    synthesized.template.resourceCountIs('AWS::ApiGatewayV2::Route', 4 + WORKFLOW_WRITE_ROUTES.length);
   });
 
   it.each([
     ['/v1/{proxy+}', 'api'],
+    ...WORKFLOW_WRITE_ROUTES.map((route) => [gatewayPath(route.path), 'workflow-write'] as const),
     ['/mcp', 'mcp'],
     ['/approvals/{proxy+}', 'approval-http'],
     ['/human-tasks/{proxy+}', 'approval-http'],
@@ -273,6 +293,17 @@ describe('Triggers', () => {
       FunctionName: { 'Fn::GetAtt': [fnId('start-run'), 'Arn'] },
       SourceArn: { 'Fn::Join': ['', Match.arrayWith([':rule/', '/wf-*'])] },
     });
+  });
+
+  it('lets the workflow-write function manage schedules and rules, and start, stop or answer nothing', () => {
+    const actions = statementsOf(roleId('workflow-write')).flatMap(
+      (statement) => [statement.Action].flat() as string[],
+    );
+    expect(actions).toEqual(
+      expect.arrayContaining(['scheduler:CreateSchedule', 'events:PutRule', 'events:PutTargets', 'kms:Sign']),
+    );
+    expect(actions.filter((action) => /^(states|sns|secretsmanager|lambda):/.test(action))).toEqual([]);
+    expect(actions).not.toContain('events:PutEvents');
   });
 
   it('lets the mcp function start and stop runs (submit, cancel) and nothing of the schedules or rules', () => {
@@ -561,7 +592,7 @@ describe('owner notices', () => {
     expect(granted.sort()).toEqual(['deliver', 'expire', 'mark-failed', 'request-approval']);
   });
 
-  it('tells those functions the topic and the API URL, and the api the subscribed approvers', () => {
+  it('tells those functions the topic and the API URL, and workflow-write the subscribed approvers', () => {
     const functions = flatTemplate(synthesized.template).findResources('AWS::Lambda::Function');
     const env = (handler: HandlerName) =>
       functions[fnId(handler)]?.Properties.Environment.Variables as Record<string, unknown>;
@@ -569,7 +600,7 @@ describe('owner notices', () => {
       expect(env(handler)[ENV.ownerTopicArn]).toBe(ownerTopic());
       expect(String(env(handler)[ENV.apiUrl])).toMatch(/HttpApi.*ApiEndpoint/);
     }
-    expect(env('api')[ENV.approvers]).toBe('alice@example.com,bob@example.com');
+    expect(env('workflow-write')[ENV.approvers]).toBe('alice@example.com,bob@example.com');
     expect(env('request-approval')[ENV.approvers]).toBe('alice@example.com,bob@example.com');
   });
 });

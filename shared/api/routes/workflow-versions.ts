@@ -8,12 +8,17 @@
 import { type Context, Hono } from 'hono';
 import type { AnyWorkflowDefinition } from '../../schemas/any-workflow.ts';
 import type { WorkflowHead, WorkflowVersion } from '../../schemas/workflow-record.ts';
-import { readDefinitionBody, validate, validateHeader, validateQuery } from '../body.ts';
+import { validate, validateHeader, validateQuery } from '../body.ts';
+import { readDefinitionBody } from '../definition-body.ts';
 import { type ApiDeps, type ApiEnv, isoNow } from '../deps.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
 import { IfMatchSchema, SaveVersionQuerySchema, WorkflowDefinitionBodySchema } from '../schemas.ts';
 import { loadHead, loadVersion, syncTriggers } from '../workflow-access.ts';
-import { checkDefinition } from '../workflow-checks.ts';
+import { checkDefinition, type DefinitionCheckDeps } from '../workflow-checks.ts';
+
+/** What the workflow-write routes use: the store, the clock and ids, the trigger sync and the save-time checks. */
+export type WorkflowWriteDeps = Pick<ApiDeps, 'store' | 'clock' | 'ids' | 'triggerSync'> &
+  DefinitionCheckDeps;
 
 const draftOpen = (head: WorkflowHead) =>
   new ApiError(
@@ -24,7 +29,7 @@ const draftOpen = (head: WorkflowHead) =>
 
 async function readDefinition(
   c: Context<ApiEnv>,
-  deps: ApiDeps,
+  deps: WorkflowWriteDeps,
   head: WorkflowHead,
 ): Promise<AnyWorkflowDefinition> {
   const definition = validate(
@@ -40,7 +45,7 @@ async function readDefinition(
 }
 
 /** The open draft named in the path: 404 when there is no such version, 409 when it is published. */
-async function loadDraft(deps: ApiDeps, head: WorkflowHead, raw: string): Promise<WorkflowVersion> {
+async function loadDraft(deps: WorkflowWriteDeps, head: WorkflowHead, raw: string): Promise<WorkflowVersion> {
   if (!/^[1-9]\d{0,9}$/.test(raw)) throw notFound('version');
   const version = await loadVersion(deps, head, Number(raw));
   if (version.status !== 'draft' || head.draftVersion !== version.version) {
@@ -53,7 +58,7 @@ async function loadDraft(deps: ApiDeps, head: WorkflowHead, raw: string): Promis
   return version;
 }
 
-export function workflowVersionRoutes(deps: ApiDeps): Hono<ApiEnv> {
+export function workflowVersionRoutes(deps: WorkflowWriteDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
   app.post('/:id/versions', async (c) => {

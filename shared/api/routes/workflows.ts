@@ -1,39 +1,21 @@
 /**
- * Workflow routes: create (version 1), list, get (head + latest published definition), get one version,
- * enable, disable, delete. Saving versions (published or draft) and publishing are in workflow-versions.ts.
- * Each change to a head or its latest published version is followed by a trigger sync.
+ * Workflow routes that read or change a head without a new definition: list, get (head + latest published
+ * definition), get one version, enable, disable, delete. Creating a workflow and saving or publishing versions
+ * parse and validate a definition: workflow-writes.ts (their own function on AWS). Each change to a head is
+ * followed by a trigger sync.
  */
 import { Hono } from 'hono';
-import { newWorkflowRecords, type WorkflowHead } from '../../schemas/workflow-record.ts';
-import { readDefinitionBody, validate, validateQuery } from '../body.ts';
+import type { WorkflowHead } from '../../schemas/workflow-record.ts';
+import { validateQuery } from '../body.ts';
 import { type ApiDeps, type ApiEnv, isoNow } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { checkedToken, tokenShapes } from '../pagination.ts';
-import { ListWorkflowHeadsQuerySchema, WorkflowDefinitionBodySchema } from '../schemas.ts';
+import { ListWorkflowHeadsQuerySchema } from '../schemas.ts';
 import { loadHead, loadVersion, syncTriggers } from '../workflow-access.ts';
-import { checkDefinition } from '../workflow-checks.ts';
 import { withSummaries } from '../workflow-summary.ts';
-import { workflowVersionRoutes } from './workflow-versions.ts';
 
 export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-
-  app.post('/', async (c) => {
-    const { owner, principal } = c.get('identity');
-    const definition = validate(
-      WorkflowDefinitionBodySchema,
-      await readDefinitionBody(c),
-      'invalid workflow definition',
-    );
-    checkDefinition(deps, owner, definition);
-    const now = isoNow(deps.clock);
-    const workflowId = deps.ids.next('wf');
-    // Audited with its author in the same transaction (the owner's workflow-change chain).
-    const { head, version } = newWorkflowRecords({ owner, workflowId, definition, now, author: principal });
-    await deps.store.createWorkflow(head, version);
-    await syncTriggers(deps, head, version);
-    return c.json({ workflow: head, version }, 201, { Location: `/v1/workflows/${workflowId}` });
-  });
 
   app.get('/', async (c) => {
     const { owner } = c.get('identity');
@@ -83,6 +65,5 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
     return c.json({ workflow: next });
   });
 
-  app.route('/', workflowVersionRoutes(deps));
   return app;
 }

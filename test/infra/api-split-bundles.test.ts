@@ -1,0 +1,63 @@
+/**
+ * What the HTTP functions' bundles import (esbuild's metafile, the bundler and entry points RuntimeFunction
+ * uses): the Api function carries no YAML parser, Ajv, JSONata or MCP SDK (the workflow writes and /mcp are
+ * other functions), the Mcp function none of the SDK's zod v3 layer. Sizes: `npm run bench:bundles`.
+ */
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
+
+/** The packages (node_modules/<name>, and zod/v3 apart) a function's bundle takes code from, in output bytes. */
+async function packagesOf(handler: string): Promise<Map<string, number>> {
+  const result = await build({
+    entryPoints: [`${REPO_ROOT}functions/${handler}.ts`],
+    absWorkingDir: REPO_ROOT,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    mainFields: ['module', 'main'],
+    external: ['@aws-sdk/*'],
+    define: { 'process.env.WF_TRACING': '"invocations"' },
+    minify: true,
+    write: false,
+    metafile: true,
+    outfile: 'out.mjs',
+    logLevel: 'silent',
+  });
+  const inputs = Object.values(result.metafile.outputs)[0]?.inputs ?? {};
+  const found = new Map<string, number>();
+  for (const [path, input] of Object.entries(inputs)) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(path);
+    if (!match || input.bytesInOutput === 0) continue;
+    const name = match[1] === 'zod' && match[2]!.startsWith('v3/') ? 'zod/v3' : match[1]!;
+    found.set(name, (found.get(name) ?? 0) + input.bytesInOutput);
+  }
+  return found;
+}
+
+describe('HTTP function bundles', () => {
+  it('keeps the YAML parser, Ajv, JSONata and the MCP SDK out of the Api function', async () => {
+    const api = await packagesOf('api');
+    expect(['yaml', 'ajv', 'jsonata', '@modelcontextprotocol/sdk'].filter((name) => api.has(name))).toEqual(
+      [],
+    );
+    expect(api.has('hono')).toBe(true);
+  }, 60_000);
+
+  it('bundles them in the WorkflowWrite function, which validates definitions', async () => {
+    const writes = await packagesOf('workflow-write');
+    expect(['yaml', 'ajv', 'jsonata'].filter((name) => writes.has(name))).toEqual(['yaml', 'ajv', 'jsonata']);
+  }, 60_000);
+
+  it("keeps the MCP SDK's zod v3 layer and zod-to-json-schema out of the Mcp function", async () => {
+    const mcp = await packagesOf('mcp');
+    expect(mcp.has('@modelcontextprotocol/sdk')).toBe(true);
+    // A few hundred bytes of module-level constants survive tree shaking; the layer itself was ~80 KB.
+    const weight = (name: string) => mcp.get(name) ?? 0;
+    expect({ v3: weight('zod/v3') < 1024, toJsonSchema: weight('zod-to-json-schema') < 1024 }).toEqual({
+      v3: true,
+      toJsonSchema: true,
+    });
+  }, 60_000);
+});
