@@ -20,8 +20,9 @@ const CONDITION_CHECK = 'dynamodb:ConditionCheckItem';
 const BATCH_READ = 'dynamodb:BatchGetItem';
 
 export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
-  // Loads runs, transcripts and the ledger; commits turns; appends notes and day spend (UpdateItem).
-  turn: [READ, WRITE, UPDATE, QUERY],
+  // Loads runs, transcripts and the ledger; commits turns; appends notes and day spend (UpdateItem); a resume
+  // from approvals checks the workflow head as a ConditionCheck of its first commit (the live policy, no read).
+  turn: [READ, WRITE, UPDATE, QUERY, CONDITION_CHECK],
   // Stores the task token on the pending approvals.
   'request-approval': [READ, WRITE],
   // Marks due approvals expired.
