@@ -236,7 +236,11 @@ try {
       'requests (reads + transactions)': requests(t),
       ...perTurn({ ...t, turns: RUNS }),
     })),
-    { phase: 'gated turn (all phases)', 'requests (reads + transactions)': requests(gatedTally), ...perTurn(gatedTally) },
+    {
+      phase: 'gated turn (all phases)',
+      'requests (reads + transactions)': requests(gatedTally),
+      ...perTurn(gatedTally),
+    },
   ]);
   printTable(`Time per turn, zero-latency scripted model, DynamoDB Local (${RUNS * TURNS} turns each)`, [
     { loop: 'runtime (gates, ledger, budget, audit, DynamoDB)', 'ms/turn': runtimeMs.toFixed(2) },

@@ -10,10 +10,10 @@
  */
 
 import type { Approval } from '../schemas/approval.ts';
-import type { ApprovalDecision } from './approval-record.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import type { ApprovalDecision } from './approval-record.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
 import { type EffectiveGrant, evaluateGate } from './gate.ts';
 import { approvalIdFor, argsHashOf } from './identity.ts';
