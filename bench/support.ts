@@ -11,7 +11,13 @@ export type OpCounts = {
   byCommand: Record<string, number>;
 };
 
-const READS = new Set(['GetCommand', 'QueryCommand', 'GetItemCommand', 'QueryCommand', 'BatchGetCommand']);
+const READS = new Set([
+  'GetCommand',
+  'QueryCommand',
+  'GetItemCommand',
+  'BatchGetCommand',
+  'BatchGetItemCommand',
+]);
 
 export async function benchStore() {
   const local = await startDynamoDbLocal();

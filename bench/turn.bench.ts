@@ -176,32 +176,53 @@ try {
     }),
   );
   const clock = new FixedClock();
-  const gatedTally = tally();
+  // Per phase, so a change shows where its requests went (a phase is counted once per run).
+  const phases = {
+    'request approval (the turn that parks)': tally(),
+    'page load (approval + run, for the link)': tally(),
+    'decide (conditional write)': tally(),
+    'resume (answer the call, final model call)': tally(),
+  };
+  const [requesting, loading, deciding, resuming] = Object.values(phases) as Tally[];
   for (let i = 0; i < RUNS; i++) {
     const run = await seedRun(store, gated.version, { clock });
     const deps = engineDeps(store, model('gated'), { clock });
-    const before = snapshot(counts);
+    let before = snapshot(counts);
     const waiting = await runTurn(deps, {
       runId: run.runId,
       turn: 0,
       segmentStartTurn: 0,
       attempt: firstAttempt(run.runId),
     });
-    add(gatedTally, before, snapshot(counts));
+    add(requesting!, before, snapshot(counts));
     // The bench's own look-up of the approval id is not counted (the approval link carries it).
     const [approvalId] = (await store.getRun(run.runId))!.pendingApprovalIds;
-    const deciding = snapshot(counts);
     // As the decision page does: load the approval and its run for the link, then decide with them.
-    const approval = (await store.getApproval(approvalId!))!;
-    const parked = (await store.getRun(approval.runId))!;
+    before = snapshot(counts);
+    const { approval, run: parked } = (await store.getApprovalWithRun(approvalId!, run.runId))!;
+    add(loading!, before, snapshot(counts));
+    before = snapshot(counts);
     await decideApproval(
       { store, clock },
       { approvalId: approvalId!, approver: 'a@example.com', decision: 'approved' },
-      { approval, run: parked },
+      { approval, run: parked! },
     );
+    add(deciding!, before, snapshot(counts));
+    before = snapshot(counts);
     await driveRun(deps, run.runId, { turn: waiting.turn, segmentStartTurn: 0 });
-    add(gatedTally, deciding, snapshot(counts));
+    add(resuming!, before, snapshot(counts));
   }
+  const gatedTally = Object.values(phases).reduce(
+    (sum, t) => ({
+      turns: RUNS,
+      reads: sum.reads + t.reads,
+      writes: sum.writes + t.writes,
+      items: sum.items + t.items,
+      toolWrites: sum.toolWrites + t.toolWrites,
+    }),
+    tally(),
+  );
+  const requests = (t: Tally) => ((t.reads + t.writes) / RUNS).toFixed(1);
 
   printTable(`DynamoDB requests per turn (${RUNS} runs of ${TURNS} turns; a transaction is one request)`, [
     { turn: 'plain (1 allowed tool call)', ...perTurn(toolTurns) },
@@ -210,9 +231,15 @@ try {
     { turn: 'floor (1 GetItem + 1 TransactWriteItems)', ...perTurn(floorTally) },
   ]);
   printTable(`Gated turn: request + decide + resume, 2 model calls (${RUNS} runs)`, [
+    ...Object.entries(phases).map(([phase, t]) => ({
+      phase,
+      'requests (reads + transactions)': requests(t),
+      ...perTurn({ ...t, turns: RUNS }),
+    })),
     {
-      'requests (reads + transactions)': ((gatedTally.reads + gatedTally.writes) / RUNS).toFixed(1),
-      ...perTurn({ ...gatedTally, turns: RUNS }),
+      phase: 'gated turn (all phases)',
+      'requests (reads + transactions)': requests(gatedTally),
+      ...perTurn(gatedTally),
     },
   ]);
   printTable(`Time per turn, zero-latency scripted model, DynamoDB Local (${RUNS * TURNS} turns each)`, [

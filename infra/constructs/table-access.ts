@@ -16,10 +16,13 @@ const UPDATE = 'dynamodb:UpdateItem';
 const QUERY = 'dynamodb:Query';
 const DELETE = 'dynamodb:DeleteItem';
 const CONDITION_CHECK = 'dynamodb:ConditionCheckItem';
+/** Reading an approval and its run in one request (shared/store/approvals.ts). */
+const BATCH_READ = 'dynamodb:BatchGetItem';
 
 export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
-  // Loads runs, transcripts and the ledger; commits turns; appends notes and day spend (UpdateItem).
-  turn: [READ, WRITE, UPDATE, QUERY],
+  // Loads runs, transcripts and the ledger; commits turns; appends notes and day spend (UpdateItem); a resume
+  // from approvals checks the workflow head as a ConditionCheck of its first commit (the live policy, no read).
+  turn: [READ, WRITE, UPDATE, QUERY, CONDITION_CHECK],
   // Stores the task token on the pending approvals.
   'request-approval': [READ, WRITE],
   // Marks due approvals expired.
@@ -28,8 +31,8 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   deliver: [READ, WRITE, QUERY],
   // Reads the run's audit chain, records the failure.
   'mark-failed': [READ, WRITE, QUERY],
-  // Reads the approval and the run, records the decision.
-  'approval-http': [READ, WRITE],
+  // Reads the approval and the run (one BatchGetItem when the form names the run), records the decision.
+  'approval-http': [READ, BATCH_READ, WRITE],
   // Workflows, versions, runs, listings (queries and the by-owner index); deleting a workflow name;
   // delegated jobs: the admission counter (UpdateItem) and queue entries (DeleteItem), docs/jobs.md.
   api: [READ, WRITE, UPDATE, QUERY, DELETE],

@@ -16,8 +16,11 @@ export async function loadForLink(
   deps: { store: RunStore; logger: ApprovalLogger },
   claims: ApprovalLinkClaims,
   nowMs: number,
+  /** The run the page's form names (unsigned: only which item to read alongside; the approval's decides). */
+  runIdHint?: string,
 ): Promise<Loaded> {
-  const approval = await deps.store.getApproval(claims.approvalId);
+  const both = await readBoth(deps.store, claims.approvalId, runIdHint);
+  const approval = both?.approval;
   if (approval === undefined) return { ok: false, result: outcome({ kind: 'unknown_approval' }) };
   if (!approval.approvers.includes(claims.approver)) {
     deps.logger.warn('approval link names no approver of this approval', { approvalId: approval.approvalId });
@@ -31,10 +34,17 @@ export async function loadForLink(
     });
     return { ok: false, result: outcome({ kind: 'invalid_link' }) };
   }
-  const run = await deps.store.getRun(approval.runId);
+  const run = both?.run;
   const closed = closedResult(approval, run, nowMs);
   if (closed !== undefined || run === undefined) {
     return { ok: false, result: closed ?? outcome({ kind: 'unknown_approval' }) };
   }
   return { ok: true, approval, run };
+}
+
+/** The approval and its run: one request when the store can batch them and the hint names the run. */
+async function readBoth(store: RunStore, approvalId: string, runIdHint: string | undefined) {
+  if (store.getApprovalWithRun) return store.getApprovalWithRun(approvalId, runIdHint);
+  const approval = await store.getApproval(approvalId);
+  return approval && { approval, run: await store.getRun(approval.runId) };
 }

@@ -46,6 +46,12 @@ async function readForm(c: Context): Promise<Form | undefined> {
   return form;
 }
 
+/** The `run` query parameter of the form action, if it looks like a run id (anything else: no hint). */
+function runHintOf(c: Context): string | undefined {
+  const run = c.req.query('run');
+  return run !== undefined && /^run_[A-Za-z0-9]{6,40}$/.test(run) ? run : undefined;
+}
+
 const DECISIONS = { approve: 'approved', deny: 'denied' } as const;
 
 /** After a refused decision: re-read the record to say who decided, or that it expired or the run ended. */
@@ -98,7 +104,8 @@ export function decideHandler(deps: AppContext) {
       deps.logger.warn('approval form nonce refused', { approvalId, reason: nonce.reason });
       return resultResponse(nonceRefused(nonce.reason));
     }
-    const loaded = await loadForLink(deps, link.claims, nowMs);
+    // The page's form action names the run (`?run=`), so the approval and its run are one read.
+    const loaded = await loadForLink(deps, link.claims, nowMs, runHintOf(c));
     if (!loaded.ok) return resultResponse(loaded.result);
 
     let decided: Awaited<ReturnType<typeof decideApproval>>;

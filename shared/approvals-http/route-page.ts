@@ -117,7 +117,8 @@ export function pageHandler(deps: AppContext) {
       token: c.req.query('t') ?? '',
       // Fresh per render, bound to this approval and approver; stateless, so rendering writes nothing.
       nonce: issueFormNonce({ approvalId, approver: claims.approver, nowMs }, keyring),
-      postUrl: approvalPostUrl(deps.publicBaseUrl, approvalId),
+      // The run rides on the form action, so the decision reads the approval and its run in one request.
+      postUrl: `${approvalPostUrl(deps.publicBaseUrl, approvalId)}?run=${encodeURIComponent(run.runId)}`,
       flags: {
         irreversible: info.irreversible,
         externalPublish: info.externalPublish,

@@ -2,6 +2,7 @@
  * Approvals that no approver could be sent: each is denied at once as `undeliverable` (fail closed), with an
  * `approval_undeliverable` audit entry, instead of a wait that can only end in expiry.
  */
+import { withDecisions } from '../core/approval-record.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { ApprovalAlreadyDecidedError, RunConflictError } from '../core/store-errors.ts';
@@ -37,6 +38,11 @@ export async function denyUndeliverable(
     if (denied.length === 0) return [];
     try {
       await new RunHandle(run, deps).commit({
+        next: (current) =>
+          withDecisions(
+            current,
+            denied.map(({ approval }) => approval),
+          ),
         approvalUpdate: denied.map(({ approval }) => ({ approval, expectedStatus: 'pending' as const })),
         audit: denied.map(({ approval, approvers }) => ({
           type: 'approval_undeliverable' as const,

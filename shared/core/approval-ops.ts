@@ -4,6 +4,7 @@
  */
 import type { Approval } from '../schemas/approval.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
+import { withDecisions } from './approval-record.ts';
 import { isoAt, RunHandle } from './engine.ts';
 import type { Clock } from './ports.ts';
 import { ApprovalAlreadyDecidedError, RunConflictError } from './store-errors.ts';
@@ -113,6 +114,8 @@ export async function decideApproval(
     };
     const handle = new RunHandle(run, deps);
     await handle.commit({
+      // The decision rides on the run item too, so the resuming turn need not read the approval.
+      next: (current) => withDecisions(current, [decided]),
       approvalUpdate: [{ approval: decided, expectedStatus: 'pending' }],
       audit: [
         {
@@ -149,11 +152,10 @@ export async function expireApprovals(deps: Deps, runId: string): Promise<number
     );
     if (due.length === 0) return 0;
     const now = isoAt(deps.clock);
+    const expired = due.map((approval) => ({ ...approval, status: 'expired' as const, decidedAt: now }));
     await new RunHandle(run, deps).commit({
-      approvalUpdate: due.map((approval) => ({
-        approval: { ...approval, status: 'expired' as const, decidedAt: now },
-        expectedStatus: 'pending' as const,
-      })),
+      next: (current) => withDecisions(current, expired),
+      approvalUpdate: expired.map((approval) => ({ approval, expectedStatus: 'pending' as const })),
       audit: due.map((approval) => ({
         type: 'approval_expired' as const,
         actor: 'system',

@@ -68,3 +68,28 @@ export function approvalRequestedAudit(approval: Approval, actor: 'model' | 'sys
     },
   ];
 }
+
+export type ApprovalDecision = NonNullable<Run['approvalDecisions']>[number];
+
+/**
+ * `run` with the decisions on `decided` recorded (replacing older ones for the same approvals), for the commit
+ * that writes those decisions. Only a turn's approvals: a graph step's has a wait of its own and is read there.
+ */
+export function withDecisions(run: Run, decided: readonly Approval[]): Run {
+  const summaries = decided.flatMap((approval): ApprovalDecision[] =>
+    approval.step === undefined && approval.status !== 'pending'
+      ? [
+          {
+            approvalId: approval.approvalId,
+            status: approval.status,
+            argsHash: approval.argsHash,
+            ...(approval.decidedBy ? { decidedBy: approval.decidedBy } : {}),
+          },
+        ]
+      : [],
+  );
+  if (summaries.length === 0) return run;
+  const replaced = new Set(summaries.map((summary) => summary.approvalId));
+  const kept = (run.approvalDecisions ?? []).filter((summary) => !replaced.has(summary.approvalId));
+  return { ...run, approvalDecisions: [...kept, ...summaries] };
+}

@@ -76,6 +76,14 @@ export interface RunStore {
   listMessages(runId: string): Promise<TranscriptMessage[]>;
   listLedger(runId: string): Promise<LedgerRow[]>;
   getApproval(approvalId: string): Promise<Approval | undefined>;
+  /**
+   * An approval and its run, in one request when `runIdHint` names its run (shared/store/approvals.ts).
+   * Optional: without it, callers read the approval, then its run.
+   */
+  getApprovalWithRun?(
+    approvalId: string,
+    runIdHint?: string,
+  ): Promise<{ approval: Approval; run: Run | undefined } | undefined>;
   /** The day's spend counter of a workflow (consistent read); zeros for a day without spend. */
   getDaySpendDetail(owner: string, workflowId: string, day: string): Promise<DaySpend>;
   /** Seals the run's final audit head into its owner's anchor chain, once (idempotent). */

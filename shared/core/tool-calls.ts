@@ -13,6 +13,7 @@ import type { Approval } from '../schemas/approval.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import type { ApprovalDecision } from './approval-record.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
 import { type EffectiveGrant, evaluateGate } from './gate.ts';
 import { approvalIdFor, argsHashOf } from './identity.ts';
@@ -55,6 +56,8 @@ export async function answerToolUses(
   const outcomes = new Map<string, ToolOutcome>();
   const awaiting: Approval[] = [];
   const uses = toolUsesOf(ctx.assistant);
+  // Read before anything is committed: a commit that ends the wait drops them from the run.
+  const decisions = new Map((h.run.approvalDecisions ?? []).map((d) => [d.approvalId, d]));
   const limit = ctx.definition.budget.maxToolCallsPerTurn;
   for (const [index, use] of uses.entries()) {
     const row = ledger.get(use.id);
@@ -64,6 +67,13 @@ export async function answerToolUses(
     }
     if (row) {
       outcomes.set(use.id, await resumePending(h, deps, ctx, use, row));
+      continue;
+    }
+    // A decision recorded on the run (approval-record.ts) answers the call without reading its approval.
+    const decided = decisions.get(approvalIdFor(h.run.runId, use.id));
+    const answered = decided ? await honourDecision(h, deps, ctx, use, decided) : undefined;
+    if (answered) {
+      outcomes.set(use.id, answered);
       continue;
     }
     const approval = ctx.fresh ? undefined : await deps.store.getApproval(approvalIdFor(h.run.runId, use.id));
@@ -128,22 +138,8 @@ async function honourApproval(
     });
     return refuse(h, deps, ctx, use, NO_DECISION, 'expired');
   }
-  if (approval.status === 'denied') {
-    return refuse(
-      h,
-      deps,
-      ctx,
-      use,
-      `an approver (${approval.decidedBy ?? 'unknown'}) denied this call`,
-      'approver_denied',
-    );
-  }
-  if (approval.status === 'expired') {
-    return refuse(h, deps, ctx, use, NO_DECISION, 'expired');
-  }
-  if (approval.status === 'undeliverable') {
-    return refuse(h, deps, ctx, use, NO_APPROVER_REACHED, 'undeliverable');
-  }
+  if (approval.status !== 'approved')
+    return refuseUndecided(h, deps, ctx, use, approval.status, approval.decidedBy);
   // Approved: run exactly what was approved, if it is still what the model asked for and still granted.
   if (approval.tool !== use.name || argsHashOf(use.name, approval.args) !== approval.argsHash) {
     return refuse(
@@ -162,5 +158,47 @@ async function honourApproval(
     ctx.definition,
   );
   if (gate.decision === 'deny') return refuse(h, deps, ctx, use, gate.reason);
+  return dispatch(h, deps, ctx, use, gate.action, gate.input, 'approved');
+}
+
+/** The refusal of a call whose approval ended without approving it: fail closed, and say why. */
+function refuseUndecided(
+  h: RunHandle,
+  deps: TurnDeps,
+  ctx: ToolCallContext,
+  use: ToolUseBlock,
+  status: 'denied' | 'expired' | 'undeliverable',
+  decidedBy: string | undefined,
+): Promise<ToolOutcome> {
+  if (status === 'denied') {
+    const by = decidedBy ?? 'unknown';
+    return refuse(h, deps, ctx, use, `an approver (${by}) denied this call`, 'approver_denied');
+  }
+  if (status === 'undeliverable') {
+    return refuse(h, deps, ctx, use, NO_APPROVER_REACHED, 'undeliverable');
+  }
+  return refuse(h, deps, ctx, use, NO_DECISION, 'expired');
+}
+
+/**
+ * A call answered from the decision recorded on the run, which was read (strongly consistent) with the run
+ * and written in the same transaction as the approval's decision. Sound without reading the approval: every
+ * write of an approval is a commit of its run (approval-ops.ts, undeliverable.ts, this file), and every commit
+ * here is conditional on the revision read, so a change since fails the commit that would dispatch. Approved:
+ * the call as the model asked it is gated again on the live grant and its arguments hashed again; they must
+ * be the ones approved. Undefined (read the approval) when they are not: the record decides, as before.
+ */
+async function honourDecision(
+  h: RunHandle,
+  deps: TurnDeps,
+  ctx: ToolCallContext,
+  use: ToolUseBlock,
+  decided: ApprovalDecision,
+): Promise<ToolOutcome | undefined> {
+  if (decided.status !== 'approved')
+    return refuseUndecided(h, deps, ctx, use, decided.status, decided.decidedBy);
+  const gate = evaluateGate(use, ctx.grant, deps.actions, ctx.definition);
+  if (gate.decision === 'deny') return refuse(h, deps, ctx, use, gate.reason);
+  if (argsHashOf(use.name, gate.input) !== decided.argsHash) return undefined;
   return dispatch(h, deps, ctx, use, gate.action, gate.input, 'approved');
 }

@@ -28,6 +28,11 @@ export type TurnContext = {
   messages: TranscriptMessage[];
   /** The run's ledger when it was read with the rest (a resume from approvals); otherwise read on demand. */
   ledger?: LedgerRow[];
+  /**
+   * The live policy assumed instead of read (a resume from approvals, `assumeHead`): the workflow head enabled,
+   * not deleted, its latest version the run's. The turn's first commit carries it as a condition (turn.ts).
+   */
+  assumedHead?: { owner: string; workflowId: string; latestVersion: number };
 };
 
 /** Reads what the turn needs for `run` (already read and fenced by the caller). */
@@ -37,15 +42,18 @@ export async function loadTurnContext(
   input: TurnInput,
   /** The run's transcript when the caller already read it for this revision. */
   transcript?: TranscriptMessage[],
+  /** Assume the live policy instead of reading it; the caller makes its first commit conditional on it. */
+  assumeHead = false,
 ): Promise<TurnContext> {
   const resuming = run.status === 'awaiting_approval';
   // Waiting on calls none of which has a ledger row: the ledger is known empty for them, and not read.
   const unrecorded = resuming && run.awaitingUnrecorded === true;
   const delegated = run.trigger.type === 'job';
+  const assumed = assumeHead && !delegated;
   const [stored, policy, messages, ledger] = await Promise.all([
     deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion),
     // A delegated job's live policy is its client's grant (live-policy.ts), not a workflow head.
-    delegated ? readDelegation(deps, run) : livePolicy(deps, run),
+    delegated ? readDelegation(deps, run) : assumed ? assumedPolicy(run) : livePolicy(deps, run),
     transcript ?? deps.store.listMessages(run.runId),
     resuming && !unrecorded ? deps.store.listLedger(run.runId) : unrecorded ? [] : undefined,
   ]);
@@ -65,6 +73,9 @@ export async function loadTurnContext(
     enabled: head.enabled,
     messages,
     ...(ledger ? { ledger } : {}),
+    ...(assumed
+      ? { assumedHead: { owner: run.owner, workflowId: run.workflowId, latestVersion: run.workflowVersion } }
+      : {}),
   };
 }
 
@@ -77,6 +88,9 @@ async function livePolicy(deps: TurnDeps, run: Run): Promise<LivePolicy> {
     ? { enabled: true, latestVersion: head.latestVersion }
     : { enabled: false };
 }
+
+/** The policy a resume assumes (see `TurnContext.assumedHead`), checked by its first commit, not read. */
+const assumedPolicy = (run: Run): LivePolicy => ({ enabled: true, latestVersion: run.workflowVersion });
 
 /** The latest version's definition: the run's own when it is the latest, else read (immutable, cached). */
 async function liveDefinition(

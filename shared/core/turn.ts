@@ -13,7 +13,12 @@ import { RunNotFoundError, TurnFenceError } from './errors.ts';
 import { awaitApprovals, secondsUntilExpiry } from './finish.ts';
 import { callModel } from './model-step.ts';
 import type { TurnInput, TurnOutcome } from './outcome.ts';
-import { ApprovalAlreadyDecidedError, LedgerConflictError, RunConflictError } from './store-errors.ts';
+import {
+  ApprovalAlreadyDecidedError,
+  LedgerConflictError,
+  RunConflictError,
+  WorkflowHeadMovedError,
+} from './store-errors.ts';
 import { answerToolUses } from './tool-calls.ts';
 import { toolResultContent } from './transcript.ts';
 import { rebaseOnSideWrites } from './turn-conflict.ts';
@@ -26,10 +31,16 @@ import { loadTurnContext } from './turn-context.ts';
  * never repeated because of a conflict.
  */
 export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
+  let readHead = false;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await turnFromStore(deps, input);
+      return await turnFromStore(deps, input, readHead);
     } catch (error) {
+      // The policy a resume assumed did not hold: nothing was written; again, reading the head this time.
+      if (error instanceof WorkflowHeadMovedError && !readHead) {
+        readHead = true;
+        continue;
+      }
       if (!lostARace(error) || attempt >= 3) throw error;
     }
   }
@@ -45,7 +56,7 @@ const lostARace = (error: unknown): boolean =>
   error instanceof LedgerConflictError ||
   error instanceof ApprovalAlreadyDecidedError;
 
-async function turnFromStore(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
+async function turnFromStore(deps: TurnDeps, input: TurnInput, readHead: boolean): Promise<TurnOutcome> {
   // The transcript needs only the run id: it is read alongside the run, a round trip fewer per turn.
   const [run, transcript] = await Promise.all([
     deps.store.getRun(input.runId),
@@ -58,12 +69,18 @@ async function turnFromStore(deps: TurnDeps, input: TurnInput): Promise<TurnOutc
 
   // Messages are append-only: a transcript of the run's `messageCount` messages is this revision's. Any other
   // count means a commit landed between the two reads, and the transcript is read again after the run.
+  // A resume from approvals assumes the live policy instead of reading it (the common case: the run's version
+  // is the latest, enabled): its first commit carries that as a condition, and every dispatch and model call
+  // of the turn comes after that commit (each is preceded by one). If the head moved, nothing was written and
+  // the turn starts again, reading it (runTurn).
   const ctx = await loadTurnContext(
     deps,
     run,
     input,
     transcript.length === run.messageCount ? transcript : undefined,
+    run.status === 'awaiting_approval' && !readHead,
   );
+  if (ctx.assumedHead) await h.stage({ liveHead: ctx.assumedHead });
   const { definition } = ctx;
   if (!ctx.enabled)
     return endWithOpenCalls(

@@ -14,7 +14,8 @@ export type StoreObserver = {
 };
 
 /**
- * The same store (every method, the same type) with `getRun` and `commit` reported to each observer.
+ * The same store (every method, the same type) with `getRun` (and the run `getApprovalWithRun` returns) and
+ * `commit` reported to each observer.
  *
  * @example
  * const store = observeStore(new DynamoStore({ tableName }), { committed: (change) => count(change) });
@@ -25,6 +26,12 @@ export function observeStore<S extends RunStore>(store: S, ...observers: StoreOb
     if (run) for (const observer of observers) observer.runRead?.(run);
     return run;
   };
+  // The approval pages read a run with its approval in one request: that is a run read too.
+  const getApprovalWithRun = async (approvalId: string, runIdHint?: string) => {
+    const both = await store.getApprovalWithRun?.(approvalId, runIdHint);
+    if (both?.run) for (const observer of observers) observer.runRead?.(both.run);
+    return both;
+  };
   const commit = async (change: RunChange): Promise<Run> => {
     const run = await store.commit(change);
     for (const observer of observers) observer.committed?.(change, run);
@@ -34,6 +41,7 @@ export function observeStore<S extends RunStore>(store: S, ...observers: StoreOb
     get(target, property) {
       if (property === 'getRun') return getRun;
       if (property === 'commit') return commit;
+      if (property === 'getApprovalWithRun' && store.getApprovalWithRun) return getApprovalWithRun;
       const value: unknown = Reflect.get(target, property, target);
       // Bound to the real store, so its private fields keep working.
       return typeof value === 'function' ? value.bind(target) : value;

@@ -120,6 +120,23 @@ export const RunSchema = z.object({
    * (shared/store/commit.ts), so a resume that dispatched and crashed reads the ledger again.
    */
   awaitingUnrecorded: z.literal(true).optional(),
+  /**
+   * The decisions on a turn's pending approvals, written in the same transaction as each decision (or expiry,
+   * or undeliverable denial), so the resuming turn reads them with the run instead of reading each approval.
+   * Every write of an approval is a fenced commit of its run, so this is never older than the approvals it
+   * names. Dropped with `pendingApprovalIds` (shared/store/commit.ts). docs/approvals.md.
+   */
+  approvalDecisions: z
+    .array(
+      z.object({
+        approvalId: z.string(),
+        status: z.enum(['approved', 'denied', 'expired', 'undeliverable']),
+        /** The hash of the exact arguments decided on (tool and args): the resume re-hashes and compares. */
+        argsHash: z.string(),
+        decidedBy: z.string().optional(),
+      }),
+    )
+    .optional(),
   lastNext: TurnNextSchema.optional(),
   result: z.object({ text: z.string() }).optional(),
   error: z.object({ name: z.string(), message: z.string() }).optional(),

@@ -39,10 +39,20 @@ export function runItem(run: Run): Record<string, unknown> {
   };
 }
 
-/** The next run item; a ledger row created drops the "no ledger rows" hint of a waiting run (schemas/run.ts). */
+/**
+ * The next run item; a ledger row created drops the "no ledger rows" hint of a waiting run, and a run no longer
+ * waiting on approvals drops their decisions (schemas/run.ts).
+ */
 function withoutStaleHints(change: RunChange): Run {
-  if (!change.ledgerCreate?.length || !change.next.awaitingUnrecorded) return change.next;
-  const { awaitingUnrecorded: _dropped, ...next } = change.next;
+  let next = change.next;
+  if (change.ledgerCreate?.length && next.awaitingUnrecorded) {
+    const { awaitingUnrecorded: _dropped, ...rest } = next;
+    next = rest;
+  }
+  if (next.approvalDecisions && next.pendingApprovalIds.length === 0) {
+    const { approvalDecisions: _done, ...rest } = next;
+    next = rest;
+  }
   return next;
 }
 

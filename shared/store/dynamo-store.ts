@@ -14,7 +14,7 @@ import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
 import { anchorRunHead, getRunAnchor, listOwnerAnchorItems } from './anchors.ts';
-import { getApproval, listApprovals } from './approvals.ts';
+import { getApproval, getApprovalWithRun, listApprovals } from './approvals.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import { commitRunChange } from './commit.ts';
 import { getHumanTask, listOwnerHumanTasks, listRunHumanTasks } from './human-tasks.ts';
@@ -117,6 +117,9 @@ export class DynamoStore implements RunStore, NotesPort {
   }
   getApproval(approvalId: string) {
     return getApproval(this.ctx, approvalId);
+  }
+  getApprovalWithRun(approvalId: string, runIdHint?: string) {
+    return getApprovalWithRun(this.ctx, approvalId, runIdHint);
   }
   async anchorRunHead(run: Run, at: string) {
     const anchor = await anchorRunHead(this.ctx, run, at);

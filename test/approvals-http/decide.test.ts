@@ -89,6 +89,29 @@ describe('POST /approvals/:approvalId', () => {
     ).toMatchObject({ ok: true });
   });
 
+  it("decides for the approval's own run when the form action names another run", async () => {
+    // Prepare: a second parked run; the form's `run` is only which item to read alongside, never trusted.
+    const s = await approvalScenario(wire);
+    const other = await approvalScenario(wire);
+    const form = await formFor(s);
+
+    // Act
+    const response = await s.app.request(`/approvals/${s.approvalId}?run=${other.run.runId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...form, decision: 'approve' }).toString(),
+    });
+
+    // Assess: this approval decided, on its own run's chain; the other run untouched.
+    expect(response.status).toBe(200);
+    expect(await decisionsIn(s.run.runId)).toHaveLength(1);
+    expect(await decisionsIn(other.run.runId)).toHaveLength(0);
+    expect((await store.getRun(s.run.runId))?.approvalDecisions).toEqual([
+      expect.objectContaining({ approvalId: s.approvalId, status: 'approved' }),
+    ]);
+    expect(await store.getApproval(other.approvalId)).toMatchObject({ status: 'pending' });
+  });
+
   it('denies: records the denial and resumes the execution so the next Turn tells the model', async () => {
     const s = await approvalScenario(wire);
 

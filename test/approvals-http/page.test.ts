@@ -54,7 +54,8 @@ describe('GET /approvals/:approvalId', () => {
     expect(html).toContain(BOSS);
     expect(html).toContain(`datetime="${s.approval.expiresAt}"`);
     expect(html).toContain('Append one line to a run note.');
-    expect(html).toContain(`action="http://127.0.0.1:8787/approvals/${s.approvalId}"`);
+    // The form names the run, so the decision reads the approval and its run in one request.
+    expect(html).toContain(`action="http://127.0.0.1:8787/approvals/${s.approvalId}?run=${s.run.runId}"`);
   });
 
   it('changes nothing: the approval, the run and its audit chain are the same after GET and HEAD', async () => {

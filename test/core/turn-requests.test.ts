@@ -279,7 +279,7 @@ describe('requests per turn', () => {
     });
   });
 
-  it('a resume whose calls were all held for approval reads no ledger', async () => {
+  it('a resume whose calls were all held for approval reads the run and transcript only', async () => {
     // Prepare: a run parked on its only call, approved.
     const { store, sent } = countingStore();
     const { version } = await seedWorkflow(
@@ -302,10 +302,11 @@ describe('requests per turn', () => {
     // Act
     const resumed = await runTurn(deps, { runId: run.runId, turn: waiting.turn, segmentStartTurn: 0 });
 
-    // Assess: run and transcript together, the workflow head, the approval; no ledger query.
+    // Assess: run and transcript together; no ledger query (no row yet), no approval read (its decision rides
+    // on the run item), no workflow head read (a condition of the resume's first commit).
     expect(parked.awaitingUnrecorded).toBe(true);
     expect(resumed.next).toBe('done');
-    expect(reads(sent)).toEqual(['GetItemCommand', 'QueryCommand', 'GetItemCommand', 'GetItemCommand']);
+    expect(reads(sent)).toEqual(['GetItemCommand', 'QueryCommand']);
     expect(await store.listLedger(run.runId)).toEqual([expect.objectContaining({ status: 'completed' })]);
   });
 
