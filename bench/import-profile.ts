@@ -8,9 +8,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SourceMap } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { LOAD } from './import-time.ts';
 
@@ -62,16 +62,22 @@ function groupOfPath(path: string): string {
   if (pkg.startsWith('@anthropic-ai/')) return 'Anthropic SDK';
   if (pkg.startsWith('@aws-lambda-powertools/')) return 'Powertools';
   if (pkg === 'zod' || pkg === 'zod-to-json-schema') return 'zod';
-  if (pkg === 'ajv' || pkg === 'ajv-formats' || pkg === 'fast-uri' || pkg === 'json-schema-traverse') return 'ajv';
+  if (pkg === 'ajv' || pkg === 'ajv-formats' || pkg === 'fast-uri' || pkg === 'json-schema-traverse')
+    return 'ajv';
   if (pkg === '@modelcontextprotocol/sdk') return 'MCP SDK';
   return pkg;
 }
 
 /** CPU milliseconds of `samples` profiled imports of `entry` (the mean), by group. */
-export function importProfile(entry: string, env: Record<string, string>, samples: number): Map<string, number> {
+export function importProfile(
+  entry: string,
+  env: Record<string, string>,
+  samples: number,
+): Map<string, number> {
   const sum = new Map<string, number>();
   for (let i = 0; i < samples; i++) {
-    for (const [group, ms] of profiledImport(entry, env)) sum.set(group, (sum.get(group) ?? 0) + ms / samples);
+    for (const [group, ms] of profiledImport(entry, env))
+      sum.set(group, (sum.get(group) ?? 0) + ms / samples);
   }
   return sum;
 }
@@ -83,7 +89,10 @@ function profiledImport(entry: string, env: Record<string, string>): Map<string,
     execFileSync(process.execPath, ['--input-type=module', '--eval', CHILD, pathToFileURL(entry).href, out], {
       env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', ...env },
     });
-    const { profile, cpuMs } = JSON.parse(readFileSync(out, 'utf8')) as { profile: CpuProfile; cpuMs: number };
+    const { profile, cpuMs } = JSON.parse(readFileSync(out, 'utf8')) as {
+      profile: CpuProfile;
+      cpuMs: number;
+    };
     return attribute(profile, entry, cpuMs);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -141,7 +150,9 @@ function groupOf(
   if (names.has('loadCJSModuleWithModuleLoad')) return 'AWS SDK';
   const caller = stack.find((at) => !isNodeInternal(at.callFrame));
   if (!caller) {
-    const compiling = ['compileSourceTextModule', 'wrapSafe', 'compileFunction'].some((name) => names.has(name));
+    const compiling = ['compileSourceTextModule', 'wrapSafe', 'compileFunction'].some((name) =>
+      names.has(name),
+    );
     return compiling ? 'compile bundle' : 'node loader (resolve, link)';
   }
   if (names.has('wrapModuleLoad') || names.has('Module._load')) return 'AWS SDK';
