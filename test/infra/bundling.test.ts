@@ -89,6 +89,13 @@ describe('RuntimeFunction bundling', () => {
     expect(Buffer.byteLength(code.Expire!)).toBeLessThanOrEqual(750 * 1024);
   });
 
+  it('loads the fetch API at init in Turn, whose every invocation uses it, and not in Expire', () => {
+    // shared/runtime/web-fetch.ts: its error message marks the call's presence.
+    const marker = 'this Node.js has no fetch API';
+    expect(holds('TurnAnthropic', marker)).toBe(true);
+    expect(holds('Expire', marker)).toBe(false);
+  });
+
   it("bundles Turn with the deployment's model provider only", () => {
     // The Bedrock client's base URL override, a string that survives minification.
     expect(holds('TurnAnthropic', 'ANTHROPIC_BEDROCK_BASE_URL')).toBe(false);
