@@ -1,20 +1,23 @@
 /**
  * npm run bench:bundles — size and cold import time of every Lambda bundle, from a fresh synth (or from
  * `--from <cloud assembly dir>`), against the goals of issue #16: ≤ 600 KB and ≤ 150 ms median of 5 fresh
- * processes. `@aws-sdk/*` is not in the bundles (docs/deploy.md, "Function bundles"): the import time
- * includes loading it from node_modules, as Lambda loads it from the runtime. Prints a table; asserts nothing.
+ * processes. The bundles hold the AWS SDK (docs/deploy.md, "Function bundles"); a fresh synth's assembly has
+ * no node_modules, so a bundle that still required a package would fail here rather than borrow the
+ * repository's. `--profile` adds where each import spends its CPU. Prints tables; asserts nothing.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { codeSize, functionBundles } from './bundle-assets.ts';
+import { GROUPS, importProfile } from './import-profile.ts';
 import { importTimes, median } from './import-time.ts';
 import { printTable } from './support.ts';
 
 const MAX_BYTES = 600 * 1024;
 const MAX_IMPORT_MS = 150;
 const SAMPLES = 5;
+const PROFILE_SAMPLES = 3;
 const STACK = process.env.BENCH_STACK ?? 'WfRuntime';
 const repoRoot = new URL('../', import.meta.url).pathname;
 
@@ -30,12 +33,35 @@ function assemblyDir(): { dir: string; cleanup: () => void } {
     cwd: repoRoot,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  // Externals (@aws-sdk/*) resolve from here, as Lambda resolves them from the runtime's node_modules.
-  symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+
+/**
+ * `--profile`: where each bundle's import spends its CPU (bench/import-profile.ts), the mean of 3 profiled
+ * imports, in CPU ms by group; the sampling profiler slows the import, so the total is above the table's.
+ */
+function printProfiles(template: Parameters<typeof functionBundles>[0]): void {
+  const rows = functionBundles(template, dir).map((bundle) => {
+    const groups = importProfile(bundle.entry, bundle.env, PROFILE_SAMPLES);
+    const total = [...groups.values()].reduce((sum, ms) => sum + ms, 0);
+    const row: Record<string, string> = { function: bundle.name, 'cpu ms': total.toFixed(0) };
+    for (const group of GROUPS) {
+      row[group] = (groups.get(group) ?? 0).toFixed(0);
+      groups.delete(group);
+    }
+    const others = [...groups].sort((a, b) => b[1] - a[1]);
+    const otherMs = others.reduce((sum, [, ms]) => sum + ms, 0);
+    row.other = `${otherMs.toFixed(0)}${others[0] ? ` (${others[0][0]} ${others[0][1].toFixed(0)})` : ''}`;
+    return row;
+  });
+  const load = loadavg()[0]!.toFixed(1);
+  printTable(
+    `Import CPU by group, ms (mean of ${PROFILE_SAMPLES} profiled imports; load average ${load})`,
+    rows,
+  );
+}
 
 const { dir, cleanup } = assemblyDir();
 try {
@@ -58,6 +84,7 @@ try {
   });
   const load = loadavg()[0]!.toFixed(1);
   printTable(`Lambda bundles (node ${process.version}, load average ${load} at the end)`, rows);
+  if (process.argv.includes('--profile')) printProfiles(template);
 } finally {
   cleanup();
 }

@@ -8,11 +8,22 @@
 import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 
+/**
+ * \`load(url)\`, as Lambda loads a handler file: a \`.js\` file is CommonJS and is required, a \`.mjs\` file is an
+ * ES module and is imported (https://docs.aws.amazon.com/lambda/latest/dg/nodejs-handler.html#nodejs-commonjs-es-modules).
+ */
+export const LOAD = `
+const { createRequire } = await import('node:module');
+const load = async (url) =>
+  url.endsWith('.mjs') ? import(url) : createRequire(import.meta.url)(new URL(url).pathname);
+`;
+
 const CHILD = `
+${LOAD}
 const url = process.argv[1];
 const started = performance.now();
 const cpu = process.cpuUsage();
-await import(url);
+await load(url);
 const used = process.cpuUsage(cpu);
 const wall = performance.now() - started;
 process.stdout.write(JSON.stringify([wall, (used.user + used.system) / 1000, process.memoryUsage().rss]));

@@ -10,6 +10,7 @@ import { approvalAppDeps } from '../shared/runtime/aws/approval-app.ts';
 import { humanTaskAppDeps } from '../shared/runtime/aws/human-tasks.ts';
 import { handlerTelemetry, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
+import { loadWebFetch } from '../shared/runtime/web-fetch.ts';
 
 let app: Promise<Hono> | undefined;
 
@@ -17,6 +18,9 @@ type LambdaEvent = Parameters<ReturnType<typeof handle>>[0];
 type LambdaContext = Parameters<ReturnType<typeof handle>>[1];
 
 // Never the event on a log line: its path and query carry the signed link token and the form nonce.
+// Every page is a web Response: load the fetch API at init (shared/runtime/web-fetch.ts).
+loadWebFetch();
+
 export const handler = tracedHandler('approval-http', (event: LambdaEvent, context: LambdaContext) =>
   withInvocation(
     handlerTelemetry(),

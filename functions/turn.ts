@@ -13,6 +13,10 @@ import {
   withInvocation,
 } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
+import { loadWebFetch } from '../shared/runtime/web-fetch.ts';
+
+// Every turn calls the model through the SDK's fetch: load it at init (shared/runtime/web-fetch.ts).
+loadWebFetch();
 
 export function createTurnHandler(deps: () => Promise<TurnDeps>, telemetry = handlerTelemetry()) {
   return async (event: unknown, context?: LambdaContextLike): Promise<TurnOutcome> => {

@@ -1,7 +1,7 @@
 /**
  * `RuntimeFunction`: the one place that holds the Lambda defaults of the runtime (Node.js on arm64,
- * minified esbuild ESM bundles with external source maps, X-Ray, a log group with retention, Powertools
- * settings). Bundle sizes and import times: `npm run bench:bundles`; the choices: docs/deploy.md, "Function
+ * minified esbuild CommonJS bundles that include the AWS SDK, external source maps, X-Ray, a log group with
+ * retention, Powertools settings). Bundle sizes and import times: `npm run bench:bundles`; the choices: docs/deploy.md, "Function
  * bundles".
  */
 import { existsSync } from 'node:fs';
@@ -73,10 +73,6 @@ export const RUNTIME_FUNCTION_DEFAULTS = {
   metricsNamespace: 'WfRuntime',
 } as const;
 
-// ESM bundles still meet CommonJS dependencies that call `require`: give them one.
-const ESM_REQUIRE_BANNER =
-  "import { createRequire as __wfCreateRequire } from 'node:module'; const require = __wfCreateRequire(import.meta.url);";
-
 /** A Lambda function of the runtime, bundled from `functions/<handlerName>.ts` with the shared defaults. */
 export class RuntimeFunction extends Construct implements iam.IGrantable {
   /** The Lambda function. */
@@ -136,22 +132,32 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
         ...bundledEnvironment,
       },
       bundling: {
-        format: OutputFormat.ESM,
+        // CommonJS output (index.js, which Lambda loads as CommonJS:
+        // https://docs.aws.amazon.com/lambda/latest/dg/nodejs-handler.html#nodejs-commonjs-es-modules), so the
+        // bundle requires Node's built-ins. An ES module's `import ... from 'node:http'` builds node:http's ESM
+        // facade, which reads every export and so loads Node's internal undici (~45 ms of CPU, measured) even
+        // in functions that never call fetch.
+        format: OutputFormat.CJS,
         // The lowest Node.js line the runtime supports; the bundle runs unchanged on newer ones.
         target: 'node22',
+        // Packages' ES module builds (tree-shaken: e.g. only the DynamoDB commands the code sends). Packages
+        // with an `exports` map resolve through esbuild's `module` condition, which comes first in theirs.
         mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        // An external map beside the bundle, for turning a logged stack into source positions offline. Not
-        // loaded at run time (no --enable-source-maps): Node would read and parse it on every cold start.
-        // Stack traces keep function names (keepNames), with positions in the minified file.
+        // An external map beside the bundle, for turning a logged stack into source positions and names
+        // offline. Not loaded at run time (no --enable-source-maps): Node would read and parse it on every cold
+        // start and on every stack trace.
         sourceMap: true,
         // The mappings, not a copy of every source: a third of the map's size.
         sourcesContent: false,
         minify: true,
-        keepNames: true,
-        // The Lambda Node.js runtime ships AWS SDK v3 and loads it from its own node_modules: bundling the
-        // clients would add ~150-400 KB per function (docs/deploy.md, "Function bundles").
-        externalModules: ['@aws-sdk/*'],
+        // No keepNames: it adds an Object.defineProperty call per named function and class, run at import
+        // (up to 6% of the import's CPU in the larger bundles, measured). Stack traces show minified names;
+        // the source map restores them.
+        keepNames: false,
+        // The AWS SDK is bundled, not taken from the Lambda runtime: the version the tests ran is the one
+        // deployed, and a bundle imports faster than the runtime's CommonJS packages load from node_modules
+        // (docs/deploy.md, "Function bundles", with the measurements).
+        externalModules: [],
         define: definesOf(bundledEnvironment),
       },
     });
