@@ -1,7 +1,7 @@
 /**
  * `node bench/bundle-contents.ts api mcp workflow-write` — what is in each function's bundle: esbuild's
- * metafile of `functions/<name>.ts` bundled as RuntimeFunction bundles it (ESM, node22, minified, `@aws-sdk/*`
- * external, the default tracing define), output bytes per npm package and per repository directory, largest
+ * metafile of `functions/<name>.ts` bundled as RuntimeFunction bundles it (CommonJS, node22, minified, the
+ * AWS SDK included, no keepNames, the default tracing define), output bytes per npm package and per repository directory, largest
  * first. Sizes to compare with `npm run bench:bundles` (which measures the synthesized assets). Asserts nothing.
  */
 import { build } from 'esbuild';
@@ -16,16 +16,15 @@ async function contents(handler: string): Promise<{ bytes: number; parts: [strin
     absWorkingDir: repoRoot,
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    format: 'cjs',
     target: 'node22',
     mainFields: ['module', 'main'],
-    external: ['@aws-sdk/*'],
     define: { 'process.env.WF_TRACING': '"invocations"' },
     minify: true,
-    keepNames: true,
+    keepNames: false,
     write: false,
     metafile: true,
-    outfile: 'index.mjs',
+    outfile: 'index.js',
     logLevel: 'silent',
   });
   const output = Object.values(result.metafile.outputs)[0]!;

@@ -53,7 +53,7 @@ export const GROUPS = [
   'GC',
 ] as const;
 
-function groupOfPath(path: string): string {
+export function groupOfPath(path: string): string {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
   if (pkg === undefined) return /(^|\/)(shared|functions)\//.test(path) ? 'our modules' : path;
   if (/^@(aws-sdk|smithy|aws-crypto)\//.test(pkg) || pkg === 'fast-xml-parser' || pkg === 'tslib') {
