@@ -5,7 +5,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { NotesPort } from '../actions/notes-port.ts';
-import { type AnchorSigner, type AuditEntry, AuditEntrySchema } from '../audit/index.ts';
+import type { AnchorSigner, AuditEntry } from '../audit/index.ts';
 import type { LiveDelegation } from '../core/live-policy.ts';
 import type { DaySpend, RunChange, RunStore } from '../core/store-port.ts';
 import { isGrantWorkflowId } from '../schemas/job.ts';
@@ -15,6 +15,7 @@ import type { Run } from '../schemas/run.ts';
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
 import { anchorRunHead, getRunAnchor, listOwnerAnchorItems } from './anchors.ts';
 import { getApproval, listApprovals } from './approvals.ts';
+import { auditEntriesOf, parseAuditItems } from './audit-items.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import { commitRunChange } from './commit.ts';
 import { getHumanTask, listOwnerHumanTasks, listRunHumanTasks } from './human-tasks.ts';
@@ -205,14 +206,15 @@ export class DynamoStore implements RunStore, NotesPort {
     return listRuns(this.ctx, query);
   }
   /**
-   * The run's audit items as stored (keys removed), NOT schema-checked: for the verifier, which must be able
+   * The run's audit entries as stored (keys removed, either item layout: audit-items.ts), NOT schema-checked: for the verifier, which must be able
    * to name an entry that no longer parses instead of failing the read.
    */
-  listAuditItems(runId: string): Promise<unknown[]> {
-    return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.audit, z.unknown());
+  async listAuditItems(runId: string): Promise<unknown[]> {
+    return auditEntriesOf(await queryPrefixItems(this.ctx, keys.run(runId).pk, prefixes.audit));
   }
-  listAudit(runId: string): Promise<AuditEntry[]> {
-    return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.audit, AuditEntrySchema);
+  /** The run's audit entries in chain order, from items of either layout (audit-items.ts), schema-checked. */
+  async listAudit(runId: string): Promise<AuditEntry[]> {
+    return parseAuditItems(await queryPrefixItems(this.ctx, keys.run(runId).pk, prefixes.audit));
   }
   listApprovals(query: Parameters<typeof listApprovals>[1]) {
     return listApprovals(this.ctx, query);
