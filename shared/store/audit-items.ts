@@ -3,7 +3,9 @@
  *
  * Written: the entries sealed by one transaction go in ONE item, `RUN#r / AUD#<seq of its first entry>`,
  * holding them in chain order under `entries`. DynamoDB's cost of a transaction grows with its items (on AWS a
- * transactional write costs 2 WRU per KB of each item written), so one item instead of one per entry. Each
+ * transactional write costs 2 write units per KB of each item, rounded up per item:
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html), so one item
+ * instead of one per entry. Each
  * entry is still sealed and linked on its own (seal.ts): verification is the same, entry by entry. The entries
  * are split over several items only when one item would pass DynamoDB's 400 KB item limit
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html).
