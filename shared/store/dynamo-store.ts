@@ -7,7 +7,7 @@ import * as z from 'zod';
 import type { NotesPort } from '../actions/notes-port.ts';
 import type { AnchorSigner, AuditEntry } from '../audit/index.ts';
 import type { LiveDelegation } from '../core/live-policy.ts';
-import type { DaySpend, RunChange, RunStore } from '../core/store-port.ts';
+import type { DaySpend, RunChange, RunScope, RunStore } from '../core/store-port.ts';
 import { isGrantWorkflowId } from '../schemas/job.ts';
 import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
@@ -25,6 +25,7 @@ import { listLedgerPage } from './ledger-page.ts';
 import { assembleMessages } from './message-assembly.ts';
 import { listOwnerChangeItems, UNATTRIBUTED } from './owner-changes.ts';
 import { queryPrefix, queryPrefixItems } from './reads.ts';
+import { RunScopes } from './run-scopes.ts';
 import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
 import { listSignedHeadItems, signOwnerHeads } from './signed-heads.ts';
 import { getResumeToken, loadGraphRun, putResumeToken, settleResumeToken } from './steps.ts';
@@ -61,6 +62,8 @@ export class DynamoStore implements RunStore, NotesPort {
    * tests and observers wrap the store in proxies that call its methods with the proxy as `this`.
    */
   private readonly versions = new VersionCache();
+  /** The owner and workflow of runs read in this container (immutable: run-scopes.ts). */
+  private readonly scopes = new RunScopes();
 
   constructor(config: StoreConfig | StoreContext, options: DynamoStoreOptions = {}) {
     this.ctx = 'doc' in config ? config : createStoreContext(config);
@@ -73,8 +76,13 @@ export class DynamoStore implements RunStore, NotesPort {
   }
 
   // ---- RunStore (core port)
-  getRun(runId: string): Promise<Run | undefined> {
-    return getRun(this.ctx, runId);
+  async getRun(runId: string): Promise<Run | undefined> {
+    const run = await getRun(this.ctx, runId);
+    if (run) this.scopes.remember(run);
+    return run;
+  }
+  knownRunScope(runId: string): RunScope | undefined {
+    return this.scopes.get(runId);
   }
   getWorkflowHead(owner: string, workflowId: string): Promise<WorkflowHead | undefined> {
     return getWorkflowHead(this.ctx, owner, workflowId);
