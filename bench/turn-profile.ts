@@ -69,6 +69,27 @@ export function requestRecorder(store: DynamoStore) {
   };
 }
 
+/**
+ * Milliseconds spent in one command while `on`: the tool's own write (notes_append's UpdateItem) is the
+ * action's cost, which the floor (tools answered in memory) does not pay.
+ */
+export function commandTimer(store: DynamoStore, command: string) {
+  const state = { on: false, ms: 0 };
+  store.ctx.doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (!state.on || context.commandName !== command) return next(args);
+      const start = performance.now();
+      try {
+        return await next(args);
+      } finally {
+        state.ms += performance.now() - start;
+      }
+    },
+    { step: 'initialize', name: `benchTimer${command}` },
+  );
+  return state;
+}
+
 /** Prints one turn's requests in the order they went out, with the serial (critical-path) time. */
 export function printRequestProfile(title: string, log: Recorded[], turnMs: number): void {
   let lastEnd = Number.NEGATIVE_INFINITY;

@@ -13,7 +13,7 @@ import { driveRun, engineDeps, firstAttempt } from '../test/support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../test/support/store.ts';
 import { floorLoop } from './floor.ts';
 import { benchStore, type OpCounts, printTable } from './support.ts';
-import { printCpuProfile, printRequestProfile, requestRecorder } from './turn-profile.ts';
+import { commandTimer, printCpuProfile, printRequestProfile, requestRecorder } from './turn-profile.ts';
 
 const TURNS = 10;
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
@@ -48,6 +48,7 @@ const server = await startScriptedModelServer({ fixtures: [loopFixture, gatedFix
 const bench = await benchStore();
 const { store, counts } = bench;
 const recorder = requestRecorder(store);
+const toolWrite = commandTimer(store, 'UpdateItemCommand');
 const model = (fixture: string) =>
   createAnthropicModel({
     apiKey: 'bench',
@@ -144,8 +145,10 @@ try {
   for (let i = 0; i < RUNS; i++) {
     const { runId } = await seedRun(store, version);
     let start = performance.now();
+    toolWrite.on = true;
     await driveCounted(engineDeps(store, model('loop')), runId, toolTurns, finalTurns);
     runtimeTotal += performance.now() - start;
+    toolWrite.on = false;
 
     const before = snapshot(counts);
     const floor = await floorLoop(store, client, { runs: 1, turns: TURNS });
@@ -159,6 +162,7 @@ try {
   }
   const turnsRun = toolTurns.turns + finalTurns.turns;
   const runtimeMs = runtimeTotal / turnsRun;
+  const toolMs = toolWrite.ms / turnsRun;
   const floorMs = floorTotal / floorTally.turns;
   const bareMs = bareTotal / bareTurns;
   const allTurns = {
@@ -223,6 +227,11 @@ try {
     { loop: 'bare SDK, no persistence', 'ms/turn': bareMs.toFixed(2) },
     { loop: 'runtime ÷ floor', 'ms/turn': `${(runtimeMs / floorMs).toFixed(2)}×` },
     { loop: 'runtime overhead over the floor per turn', 'ms/turn': (runtimeMs - floorMs).toFixed(2) },
+    { loop: 'of which the tool’s own write (notes_append UpdateItem)', 'ms/turn': toolMs.toFixed(2) },
+    {
+      loop: 'runtime without the tool’s write ÷ floor (tools answered in memory)',
+      'ms/turn': `${((runtimeMs - toolMs) / floorMs).toFixed(2)}×`,
+    },
   ]);
 
   // Where a plain turn's time goes: its requests in order (turn 3 of a fresh run, a typical plain turn),
