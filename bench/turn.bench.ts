@@ -13,6 +13,7 @@ import { driveRun, engineDeps, firstAttempt } from '../test/support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../test/support/store.ts';
 import { floorLoop } from './floor.ts';
 import { benchStore, type OpCounts, printTable } from './support.ts';
+import { commandTimer, printCpuProfile, printRequestProfile, requestRecorder } from './turn-profile.ts';
 
 const TURNS = 10;
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
@@ -46,6 +47,8 @@ const gatedFixture = {
 const server = await startScriptedModelServer({ fixtures: [loopFixture, gatedFixture] });
 const bench = await benchStore();
 const { store, counts } = bench;
+const recorder = requestRecorder(store);
+const toolWrite = commandTimer(store, 'UpdateItemCommand');
 const model = (fixture: string) =>
   createAnthropicModel({
     apiKey: 'bench',
@@ -142,8 +145,10 @@ try {
   for (let i = 0; i < RUNS; i++) {
     const { runId } = await seedRun(store, version);
     let start = performance.now();
+    toolWrite.on = true;
     await driveCounted(engineDeps(store, model('loop')), runId, toolTurns, finalTurns);
     runtimeTotal += performance.now() - start;
+    toolWrite.on = false;
 
     const before = snapshot(counts);
     const floor = await floorLoop(store, client, { runs: 1, turns: TURNS });
@@ -157,6 +162,7 @@ try {
   }
   const turnsRun = toolTurns.turns + finalTurns.turns;
   const runtimeMs = runtimeTotal / turnsRun;
+  const toolMs = toolWrite.ms / turnsRun;
   const floorMs = floorTotal / floorTally.turns;
   const bareMs = bareTotal / bareTurns;
   const allTurns = {
@@ -248,7 +254,39 @@ try {
     { loop: 'bare SDK, no persistence', 'ms/turn': bareMs.toFixed(2) },
     { loop: 'runtime ÷ floor', 'ms/turn': `${(runtimeMs / floorMs).toFixed(2)}×` },
     { loop: 'runtime overhead over the floor per turn', 'ms/turn': (runtimeMs - floorMs).toFixed(2) },
+    { loop: 'of which the tool’s own write (notes_append UpdateItem)', 'ms/turn': toolMs.toFixed(2) },
+    {
+      loop: 'runtime without the tool’s write ÷ floor (tools answered in memory)',
+      'ms/turn': `${((runtimeMs - toolMs) / floorMs).toFixed(2)}×`,
+    },
   ]);
+
+  // Where a plain turn's time goes: its requests in order (turn 3 of a fresh run, a typical plain turn),
+  // then the CPU of a batch of runs by package/module. After the timings, so profiling does not weigh on them.
+  const profiled = (await seedRun(store, version)).runId;
+  const deps = engineDeps(store, model('loop'));
+  let pointer = { runId: profiled, turn: 0, segmentStartTurn: 0 };
+  for (let turn = 0; turn < 3; turn++) {
+    const outcome = await runTurn(deps, { ...pointer, attempt: firstAttempt(profiled) });
+    pointer = { ...pointer, turn: outcome.turn };
+  }
+  const plain = await recorder.record(() => runTurn(deps, { ...pointer, attempt: firstAttempt(profiled) }));
+  printRequestProfile(
+    'One plain turn (turn 3): DynamoDB requests in the order they went out',
+    plain.log,
+    plain.ms,
+  );
+  const cpuRuns = 5;
+  const runIds = await Promise.all(
+    Array.from({ length: cpuRuns }, async () => (await seedRun(store, version)).runId),
+  );
+  await printCpuProfile(
+    `CPU by where it was spent (${cpuRuns} runs × ${TURNS} turns, sampled)`,
+    cpuRuns * TURNS,
+    async () => {
+      for (const runId of runIds) await driveRun(engineDeps(store, model('loop')), runId);
+    },
+  );
 } finally {
   await server.close();
   await bench.stop();

@@ -65,8 +65,16 @@ export type RunChange = {
   liveHead?: { owner: string; workflowId: string; latestVersion: number };
 };
 
+/** Where a run belongs: fixed when it is created, never changed by any write. */
+export type RunScope = { owner: string; workflowId: string; delegated: boolean };
+
 export interface RunStore {
   getRun(runId: string): Promise<Run | undefined>;
+  /**
+   * The scope of a run this store has read before (cached per container), so a turn can read the run's
+   * workflow head alongside the run; undefined when not known (then the head is read after the run).
+   */
+  knownRunScope?(runId: string): RunScope | undefined;
   getWorkflowHead(owner: string, workflowId: string): Promise<WorkflowHead | undefined>;
   getWorkflowVersion(
     owner: string,

@@ -2,14 +2,14 @@
  * What a turn reads before it acts (DESIGN.md "One turn", steps 1-2), after the run itself (the fence):
  * the run's workflow version (immutable, cached per container by the store), the live policy (the workflow
  * head, read on every turn and never cached: a withdrawn action is refused even mid-run) and the transcript,
- * in parallel (the transcript is usually read with the run: turn.ts). A run resuming from approvals also needs
- * its ledger, read alongside.
+ * in parallel (the transcript, and in a container that has read the run before also the head, are read with
+ * the run: readTurnStart). A run resuming from approvals also needs its ledger, read alongside.
  */
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
-import { isAgentVersion } from '../schemas/workflow-record.ts';
+import { isAgentVersion, type WorkflowHead } from '../schemas/workflow-record.ts';
 import { agentDefinitionOf, childAgentDefinition } from './agent-policy.ts';
 import type { TurnDeps } from './engine.ts';
 import { WorkflowVersionMissingError } from './errors.ts';
@@ -35,6 +35,32 @@ export type TurnContext = {
   assumedHead?: { owner: string; workflowId: string; latestVersion: number };
 };
 
+/** The workflow head as read alongside the run (`undefined` inside: no head, which disables). */
+export type PrefetchedHead = { owner: string; workflowId: string; head: WorkflowHead | undefined };
+
+/**
+ * The turn's first reads, in one round trip: the run (the fence), its transcript (needs only the run id) and,
+ * when this container has read the run before (its owner and workflow never change: the store's
+ * `knownRunScope`), its workflow head. The head is still read on every turn, only no longer after the run.
+ */
+export async function readTurnStart(
+  deps: TurnDeps,
+  runId: string,
+): Promise<{ run: Run | undefined; transcript: TranscriptMessage[]; head?: PrefetchedHead }> {
+  const scope = deps.store.knownRunScope?.(runId);
+  const headScope = scope && !scope.delegated ? scope : undefined;
+  const [run, transcript, head] = await Promise.all([
+    deps.store.getRun(runId),
+    deps.store.listMessages(runId),
+    headScope ? deps.store.getWorkflowHead(headScope.owner, headScope.workflowId) : undefined,
+  ]);
+  return {
+    run,
+    transcript,
+    ...(headScope ? { head: { owner: headScope.owner, workflowId: headScope.workflowId, head } } : {}),
+  };
+}
+
 /** Reads what the turn needs for `run` (already read and fenced by the caller). */
 export async function loadTurnContext(
   deps: TurnDeps,
@@ -44,16 +70,20 @@ export async function loadTurnContext(
   transcript?: TranscriptMessage[],
   /** Assume the live policy instead of reading it; the caller makes its first commit conditional on it. */
   assumeHead = false,
+  /** The workflow head read alongside the run (readTurnStart); used only if it is this run's workflow's. */
+  prefetched?: PrefetchedHead,
 ): Promise<TurnContext> {
   const resuming = run.status === 'awaiting_approval';
   // Waiting on calls none of which has a ledger row: the ledger is known empty for them, and not read.
   const unrecorded = resuming && run.awaitingUnrecorded === true;
   const delegated = run.trigger.type === 'job';
-  const assumed = assumeHead && !delegated;
+  const prefetchedOurs = prefetched?.owner === run.owner && prefetched.workflowId === run.workflowId;
+  // A head already read alongside the run costs nothing more: use it rather than assume it.
+  const assumed = assumeHead && !delegated && !prefetchedOurs;
   const [stored, policy, messages, ledger] = await Promise.all([
     deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion),
     // A delegated job's live policy is its client's grant (live-policy.ts), not a workflow head.
-    delegated ? readDelegation(deps, run) : assumed ? assumedPolicy(run) : livePolicy(deps, run),
+    delegated ? readDelegation(deps, run) : assumed ? assumedPolicy(run) : livePolicy(deps, run, prefetched),
     transcript ?? deps.store.listMessages(run.runId),
     resuming && !unrecorded ? deps.store.listLedger(run.runId) : unrecorded ? [] : undefined,
   ]);
@@ -82,8 +112,9 @@ export async function loadTurnContext(
 type LivePolicy = { enabled: false } | { enabled: true; latestVersion: number };
 
 /** The live policy: one read of the workflow head, on every turn (fail closed: a missing head disables). */
-async function livePolicy(deps: TurnDeps, run: Run): Promise<LivePolicy> {
-  const head = await deps.store.getWorkflowHead(run.owner, run.workflowId);
+async function livePolicy(deps: TurnDeps, run: Run, prefetched?: PrefetchedHead): Promise<LivePolicy> {
+  const ours = prefetched?.owner === run.owner && prefetched.workflowId === run.workflowId;
+  const head = ours ? prefetched.head : await deps.store.getWorkflowHead(run.owner, run.workflowId);
   return head?.enabled === true && !head.deleted
     ? { enabled: true, latestVersion: head.latestVersion }
     : { enabled: false };

@@ -22,7 +22,7 @@ import {
 import { answerToolUses } from './tool-calls.ts';
 import { toolResultContent } from './transcript.ts';
 import { rebaseOnSideWrites } from './turn-conflict.ts';
-import { loadTurnContext } from './turn-context.ts';
+import { loadTurnContext, readTurnStart } from './turn-context.ts';
 
 /**
  * Runs one turn. A write that loses to a side write is re-applied on the fresh run (turn-conflict.ts); one
@@ -57,11 +57,8 @@ const lostARace = (error: unknown): boolean =>
   error instanceof ApprovalAlreadyDecidedError;
 
 async function turnFromStore(deps: TurnDeps, input: TurnInput, readHead: boolean): Promise<TurnOutcome> {
-  // The transcript needs only the run id: it is read alongside the run, a round trip fewer per turn.
-  const [run, transcript] = await Promise.all([
-    deps.store.getRun(input.runId),
-    deps.store.listMessages(input.runId),
-  ]);
+  // The transcript (and, when known, the workflow head) read alongside the run: turn-context.ts.
+  const { run, transcript, head } = await readTurnStart(deps, input.runId);
   if (!run) throw new RunNotFoundError(input.runId);
   const h = new RunHandle(run, deps, rebaseOnSideWrites(deps.store));
   if (isTerminalRunStatus(run.status) || run.turn > input.turn) return committedOutcome(h, deps, input);
@@ -79,6 +76,7 @@ async function turnFromStore(deps: TurnDeps, input: TurnInput, readHead: boolean
     input,
     transcript.length === run.messageCount ? transcript : undefined,
     run.status === 'awaiting_approval' && !readHead,
+    head,
   );
   if (ctx.assumedHead) await h.stage({ liveHead: ctx.assumedHead });
   const { definition } = ctx;

@@ -2,7 +2,8 @@
 import type * as z from 'zod';
 import { ItemCorruptError } from './errors.ts';
 
-const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'expiresAtEpoch'];
+/** Key attributes, stripped before an item's body is parsed. */
+export const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'expiresAtEpoch'];
 
 export function decodeItem<S extends z.ZodType>(schema: S, item: Record<string, unknown>): z.output<S> {
   const body: Record<string, unknown> = {};

@@ -7,6 +7,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { RunChange } from '../core/store-port.ts';
 import { canTransition, type Run } from '../schemas/run.ts';
+import { auditItems } from './audit-items.ts';
 import { isThrottle, type StoreContext } from './client.ts';
 import {
   ApprovalAlreadyDecidedError,
@@ -88,9 +89,9 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
       item: { Put: { TableName: T, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
       onConditionFailed,
     });
-  for (const entry of sealed) {
-    putNew({ ...keys.audit(run.runId, entry.seq), ...entry }, () => new RunConflictError(run.runId, run.rev));
-  }
+  // The step's entries in one item (audit-items.ts), split only past the item size limit.
+  for (const item of auditItems(run.runId, sealed))
+    putNew(item, () => new RunConflictError(run.runId, run.rev));
   // A large message spans several items (message-items.ts); all of them land in this transaction.
   for (const message of change.messages ?? []) {
     for (const item of messageItems(message)) putNew(item, () => new RunConflictError(run.runId, run.rev));

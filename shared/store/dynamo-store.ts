@@ -5,9 +5,9 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { NotesPort } from '../actions/notes-port.ts';
-import { type AnchorSigner, type AuditEntry, AuditEntrySchema } from '../audit/index.ts';
+import type { AnchorSigner, AuditEntry } from '../audit/index.ts';
 import type { LiveDelegation } from '../core/live-policy.ts';
-import type { DaySpend, RunChange, RunStore } from '../core/store-port.ts';
+import type { DaySpend, RunChange, RunScope, RunStore } from '../core/store-port.ts';
 import { isGrantWorkflowId } from '../schemas/job.ts';
 import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
@@ -15,6 +15,7 @@ import type { Run } from '../schemas/run.ts';
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
 import { anchorRunHead, getRunAnchor, listOwnerAnchorItems } from './anchors.ts';
 import { getApproval, getApprovalWithRun, listApprovals } from './approvals.ts';
+import { auditEntriesOf, parseAuditItems } from './audit-items.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import { commitRunChange } from './commit.ts';
 import { getHumanTask, listOwnerHumanTasks, listRunHumanTasks } from './human-tasks.ts';
@@ -24,6 +25,7 @@ import { listLedgerPage } from './ledger-page.ts';
 import { assembleMessages } from './message-assembly.ts';
 import { listOwnerChangeItems, UNATTRIBUTED } from './owner-changes.ts';
 import { queryPrefix, queryPrefixItems } from './reads.ts';
+import { RunScopes } from './run-scopes.ts';
 import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
 import { listSignedHeadItems, signOwnerHeads } from './signed-heads.ts';
 import { getResumeToken, loadGraphRun, putResumeToken, settleResumeToken } from './steps.ts';
@@ -60,6 +62,8 @@ export class DynamoStore implements RunStore, NotesPort {
    * tests and observers wrap the store in proxies that call its methods with the proxy as `this`.
    */
   private readonly versions = new VersionCache();
+  /** The owner and workflow of runs read in this container (immutable: run-scopes.ts). */
+  private readonly scopes = new RunScopes();
 
   constructor(config: StoreConfig | StoreContext, options: DynamoStoreOptions = {}) {
     this.ctx = 'doc' in config ? config : createStoreContext(config);
@@ -72,8 +76,13 @@ export class DynamoStore implements RunStore, NotesPort {
   }
 
   // ---- RunStore (core port)
-  getRun(runId: string): Promise<Run | undefined> {
-    return getRun(this.ctx, runId);
+  async getRun(runId: string): Promise<Run | undefined> {
+    const run = await getRun(this.ctx, runId);
+    if (run) this.scopes.remember(run);
+    return run;
+  }
+  knownRunScope(runId: string): RunScope | undefined {
+    return this.scopes.get(runId);
   }
   getWorkflowHead(owner: string, workflowId: string): Promise<WorkflowHead | undefined> {
     return getWorkflowHead(this.ctx, owner, workflowId);
@@ -208,14 +217,15 @@ export class DynamoStore implements RunStore, NotesPort {
     return listRuns(this.ctx, query);
   }
   /**
-   * The run's audit items as stored (keys removed), NOT schema-checked: for the verifier, which must be able
+   * The run's audit entries as stored (keys removed, either item layout: audit-items.ts), NOT schema-checked: for the verifier, which must be able
    * to name an entry that no longer parses instead of failing the read.
    */
-  listAuditItems(runId: string): Promise<unknown[]> {
-    return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.audit, z.unknown());
+  async listAuditItems(runId: string): Promise<unknown[]> {
+    return auditEntriesOf(await queryPrefixItems(this.ctx, keys.run(runId).pk, prefixes.audit));
   }
-  listAudit(runId: string): Promise<AuditEntry[]> {
-    return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.audit, AuditEntrySchema);
+  /** The run's audit entries in chain order, from items of either layout (audit-items.ts), schema-checked. */
+  async listAudit(runId: string): Promise<AuditEntry[]> {
+    return parseAuditItems(await queryPrefixItems(this.ctx, keys.run(runId).pk, prefixes.audit));
   }
   listApprovals(query: Parameters<typeof listApprovals>[1]) {
     return listApprovals(this.ctx, query);

@@ -6,6 +6,7 @@ import type { AuditInput } from '../core/store-port.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import { type Run, RunSchema, type RunStatus } from '../schemas/run.ts';
 import { TABLE_KEYS } from '../store/table.ts';
+import { auditItems } from './audit-items.ts';
 import type { StoreContext } from './client.ts';
 import { runItem } from './commit.ts';
 import { keys } from './keys.ts';
@@ -56,12 +57,8 @@ export async function createRun(
     ...messageItems(created.firstMessage).map((item) => ({
       Put: { TableName: T, Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
     })),
-    ...entries.map((entry) => ({
-      Put: {
-        TableName: T,
-        Item: { ...keys.audit(run.runId, entry.seq), ...entry },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
+    ...auditItems(run.runId, entries).map((item) => ({
+      Put: { TableName: T, Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
     })),
     ...(idempotency
       ? [

@@ -1,7 +1,6 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { Approval } from '../../shared/schemas/approval.ts';
-import { keys } from '../../shared/store/index.ts';
+import { editStoredAuditEntry } from '../support/audit-items.ts';
 import { apiHarness, definition, itemsOf, ownTableName } from './helpers.ts';
 
 const h = apiHarness({ tableName: await ownTableName() });
@@ -198,15 +197,10 @@ describe('Run routes', () => {
       expect(reply.body.entries.map((entry: { type: string }) => entry.type)).toEqual(['run_created']);
       expect(reply.body.verification).toEqual({ ok: true, count: 1, head: run.audit.head });
 
-      const key = keys.audit(run.runId, 0);
-      const stored = await h.store.ctx.doc.send(new GetCommand({ TableName: h.store.ctx.table, Key: key }));
-      const item = stored.Item!;
-      await h.store.ctx.doc.send(
-        new PutCommand({
-          TableName: h.store.ctx.table,
-          Item: { ...item, data: { ...item.data, workflowVersion: 9 } },
-        }),
-      );
+      await editStoredAuditEntry(h.store, run.runId, 0, (entry) => ({
+        ...entry,
+        data: { ...entry.data, workflowVersion: 9 },
+      }));
       const tampered = await h.alice.get(`/v1/runs/${run.runId}/audit`);
       expect(tampered.body.verification).toMatchObject({
         ok: false,
@@ -217,11 +211,7 @@ describe('Run routes', () => {
     it('names an entry that no longer matches the schema instead of failing the read', async () => {
       const { workflowId } = await newWorkflow();
       const run = (await h.alice.post(`/v1/workflows/${workflowId}/runs`, {})).body.run;
-      const key = keys.audit(run.runId, 0);
-      const stored = await h.store.ctx.doc.send(new GetCommand({ TableName: h.store.ctx.table, Key: key }));
-      await h.store.ctx.doc.send(
-        new PutCommand({ TableName: h.store.ctx.table, Item: { ...stored.Item!, actor: 'someone-else' } }),
-      );
+      await editStoredAuditEntry(h.store, run.runId, 0, (entry) => ({ ...entry, actor: 'someone-else' }));
       const reply = await h.alice.get(`/v1/runs/${run.runId}/audit`);
       expect(reply.status).toBe(200);
       expect(reply.body.verification).toMatchObject({ ok: false, firstBrokenSeq: 0, reason: 'schema' });

@@ -2,13 +2,12 @@
  * `wf run start --wait`, `run show`, `run transcript`, `run receipts`, `audit verify` and `approvals list` against a local
  * stack whose scripted model serves the test's fixtures.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USAGE } from '../../shared/cli/main.ts';
 import { decideThroughPage } from '../../shared/demo/approve.ts';
 import type { Approval } from '../../shared/schemas/approval.ts';
 import type { Run } from '../../shared/schemas/run.ts';
-import { keys } from '../../shared/store/keys.ts';
+import { editStoredAuditEntry } from '../support/audit-items.ts';
 import { type CliStack, eventually, settledRun, startCliStack, type WfResult } from './support.ts';
 import {
   ALL_FIXTURES,
@@ -182,16 +181,11 @@ describe('wf run show / run transcript / audit verify', () => {
     const result = await cli.wf(['run', 'start', 'cli-notes', '--json']);
     const { run } = JSON.parse(result.stdout) as { run: Run };
     await settledRun(cli.client, run.runId);
-    await cli.stack.store.ctx.doc.send(
-      new UpdateCommand({
-        TableName: cli.stack.store.ctx.table,
-        Key: keys.audit(run.runId, 3),
-        // Still a well-formed entry (a malformed one is refused as unreadable before the chain is checked).
-        UpdateExpression: 'SET #at = :at',
-        ExpressionAttributeNames: { '#at': 'at' },
-        ExpressionAttributeValues: { ':at': '2020-01-01T00:00:00.000Z' },
-      }),
-    );
+    // Still a well-formed entry (a malformed one is refused as unreadable before the chain is checked).
+    await editStoredAuditEntry(cli.stack.store, run.runId, 3, (entry) => ({
+      ...entry,
+      at: '2020-01-01T00:00:00.000Z',
+    }));
 
     // Act
     const text = await cli.wf(['audit', 'verify', run.runId]);

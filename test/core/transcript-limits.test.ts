@@ -17,6 +17,7 @@ import {
 } from '../../shared/core/transcript-limits.ts';
 import { BudgetSchema } from '../../shared/schemas/budget.ts';
 import type { TranscriptMessage } from '../../shared/schemas/message.ts';
+import { auditItems } from '../../shared/store/audit-items.ts';
 import { assembleMessages } from '../../shared/store/message-assembly.ts';
 import { messageItems } from '../../shared/store/message-items.ts';
 import {
@@ -46,8 +47,8 @@ const longestId = (index: number) =>
 /** A run item at DynamoDB's own limit: the largest one any commit can carry. */
 const LARGEST_RUN_ITEM_BYTES = DYNAMO_ITEM_LIMIT_BYTES;
 
-function auditItem(type: 'turn_committed' | 'status_changed') {
-  const entry = sealAuditEntry(
+function auditEntry(type: 'turn_committed' | 'status_changed') {
+  return sealAuditEntry(
     {
       schemaVersion: 1,
       owner: 'o'.repeat(128),
@@ -60,17 +61,17 @@ function auditItem(type: 'turn_committed' | 'status_changed') {
     },
     '0'.repeat(64),
   );
-  return { pk: `RUN#${RUN_ID}`, sk: 'AUD#000999999', ...entry };
 }
 
-/** The turn commit of a message, as commitTurn builds it: run item, the message's items, two entries. */
+/** The turn commit of a message, as commitTurn builds it: run item, the message's items, two entries (one item). */
 function turnCommit(stored: TranscriptMessage) {
   const runItem = { Put: { Item: { pad: 'r'.repeat(LARGEST_RUN_ITEM_BYTES - 3) } } };
   return [
     runItem,
     ...messageItems(stored).map((Item) => ({ Put: { Item } })),
-    { Put: { Item: auditItem('status_changed') } },
-    { Put: { Item: auditItem('turn_committed') } },
+    ...auditItems(RUN_ID, [auditEntry('status_changed'), auditEntry('turn_committed')]).map((Item) => ({
+      Put: { Item },
+    })),
   ];
 }
 

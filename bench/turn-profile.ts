@@ -1,0 +1,193 @@
+/**
+ * The per-request and per-CPU-category profile of a plain turn, for `npm run bench:turn`: every DynamoDB
+ * request of one turn in order (its items by kind, its time, and whether it overlapped the one before, i.e.
+ * went out in parallel), then where the process's CPU went over a batch of turns (V8's sampling profiler,
+ * self time by the package or module a function belongs to). Prints tables; asserts nothing.
+ */
+import { Session } from 'node:inspector/promises';
+import type { DynamoStore } from '../shared/store/index.ts';
+import { printTable } from './support.ts';
+
+type Recorded = { command: string; items: string[]; start: number; end: number };
+
+/** The kind of an item by its sort key (`AUD#000000012` → `AUD`, `RUN` → `RUN`, `DAY#…` → `DAY`). */
+function kindOf(key: Record<string, unknown> | undefined): string {
+  // Marshalled (`{ S: 'RUN' }`) or not, depending on the command.
+  const sk = key?.sk as string | { S?: string } | undefined;
+  return String((typeof sk === 'object' ? sk.S : sk) ?? '?').split('#')[0] ?? '?';
+}
+
+function itemsOf(input: Record<string, unknown>): string[] {
+  const actions = (input.TransactItems ?? []) as Record<string, { Item?: never; Key?: never }>[];
+  return actions.map((action) => {
+    const [verb, body] = Object.entries(action)[0] ?? ['?', {}];
+    return `${verb === 'ConditionCheck' ? 'Check' : verb} ${kindOf(body?.Item ?? body?.Key)}`;
+  });
+}
+
+/** Records every request the store sends while `recording` is on. */
+export function requestRecorder(store: DynamoStore) {
+  const log: Recorded[] = [];
+  let recording = false;
+  store.ctx.doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (!recording) return next(args);
+      const input = args.input as Record<string, unknown>;
+      const entry: Recorded = {
+        command: String(context.commandName).replace(/Command$/, ''),
+        items: itemsOf(input),
+        start: performance.now(),
+        end: 0,
+      };
+      if (entry.command === 'Query') {
+        const values = (input.ExpressionAttributeValues ?? {}) as Record<string, { S?: string }>;
+        entry.items = [`${kindOf({ sk: values[':prefix'] })}# prefix`];
+      }
+      if (entry.command === 'GetItem' || entry.command === 'UpdateItem')
+        entry.items = [kindOf(input.Key as never)];
+      try {
+        return await next(args);
+      } finally {
+        entry.end = performance.now();
+        log.push(entry);
+      }
+    },
+    { step: 'initialize', name: 'benchProfileRecorder' },
+  );
+  return {
+    async record<T>(run: () => Promise<T>): Promise<{ value: T; log: Recorded[]; ms: number }> {
+      log.length = 0;
+      recording = true;
+      const start = performance.now();
+      try {
+        const value = await run();
+        return { value, log: [...log].sort((a, b) => a.start - b.start), ms: performance.now() - start };
+      } finally {
+        recording = false;
+      }
+    },
+  };
+}
+
+/**
+ * Milliseconds spent in one command while `on`: the tool's own write (notes_append's UpdateItem) is the
+ * action's cost, which the floor (tools answered in memory) does not pay.
+ */
+export function commandTimer(store: DynamoStore, command: string) {
+  const state = { on: false, ms: 0 };
+  store.ctx.doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (!state.on || context.commandName !== command) return next(args);
+      const start = performance.now();
+      try {
+        return await next(args);
+      } finally {
+        state.ms += performance.now() - start;
+      }
+    },
+    { step: 'initialize', name: `benchTimer${command}` },
+  );
+  return state;
+}
+
+/** Prints one turn's requests in the order they went out, with the serial (critical-path) time. */
+export function printRequestProfile(title: string, log: Recorded[], turnMs: number): void {
+  let lastEnd = Number.NEGATIVE_INFINITY;
+  let waitMs = 0;
+  let roundTrips = 0;
+  const rows = log.map((entry, index) => {
+    const parallel = entry.start < lastEnd;
+    if (!parallel) roundTrips += 1;
+    // Time on the critical path: the part of this request not overlapped by an earlier one.
+    waitMs += Math.max(0, entry.end - Math.max(entry.start, lastEnd));
+    lastEnd = Math.max(lastEnd, entry.end);
+    const counts = new Map<string, number>();
+    for (const item of entry.items) counts.set(item, (counts.get(item) ?? 0) + 1);
+    return {
+      '#': index + 1,
+      request: entry.command,
+      items: [...counts].map(([kind, n]) => (n > 1 ? `${n}× ${kind}` : kind)).join(', '),
+      'transact items': entry.command.startsWith('TransactWrite') ? entry.items.length : '',
+      'serial?': parallel ? 'parallel with previous' : 'serial',
+      ms: (entry.end - entry.start).toFixed(2),
+    };
+  });
+  printTable(title, rows);
+  printTable('That turn: round trips on the critical path and time outside DynamoDB', [
+    { measure: 'requests', value: log.length },
+    { measure: 'serial round trips', value: roundTrips },
+    { measure: 'ms waiting on DynamoDB (critical path)', value: waitMs.toFixed(2) },
+    { measure: 'ms of the turn outside DynamoDB (CPU, model call)', value: (turnMs - waitMs).toFixed(2) },
+    { measure: 'ms the turn took', value: turnMs.toFixed(2) },
+  ]);
+}
+
+type ProfileNode = { id: number; callFrame: { url: string; functionName: string }; hitCount?: number };
+
+/** The bucket a sampled function's self time goes to: by package, or by the runtime's own module. */
+function bucketOf(url: string, functionName: string): string {
+  if (url === '') {
+    if (functionName === '(idle)') return '(idle: waiting on I/O)';
+    if (functionName === '(garbage collector)') return '(garbage collector)';
+    return '(V8 / native)';
+  }
+  const pkg = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
+  if (pkg) {
+    if (pkg.startsWith('@aws-sdk') || pkg.startsWith('@smithy') || pkg === '@aws-crypto')
+      return 'AWS SDK (marshalling, HTTP, signing)';
+    if (pkg === 'zod') return 'zod (parsing)';
+    if (pkg === 'canonicalize') return 'canonical JSON (audit sealing)';
+    if (pkg.startsWith('@anthropic-ai')) return 'Anthropic SDK';
+    return `package ${pkg}`;
+  }
+  if (url.includes('/shared/model/scripted')) return 'scripted model server (the bench’s, not the runtime’s)';
+  if (url.includes('/shared/audit/')) return 'audit sealing (shared/audit)';
+  if (url.includes('/shared/store/')) return 'store (item assembly, shared/store)';
+  if (url.includes('/shared/core/')) return 'core (shared/core)';
+  if (url.includes('/shared/')) return 'other runtime code (shared/)';
+  if (url.startsWith('node:')) return 'Node built-ins (http, crypto, streams)';
+  return 'other';
+}
+
+/** Samples the CPU while `run` drives `turns` turns and prints self time per bucket, per turn. */
+export async function printCpuProfile(title: string, turns: number, run: () => Promise<void>): Promise<void> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  const cpu = process.cpuUsage();
+  await run();
+  const used = process.cpuUsage(cpu);
+  const { profile } = (await session.post('Profiler.stop')) as {
+    profile: {
+      nodes: ProfileNode[];
+      startTime: number;
+      endTime: number;
+      samples: number[];
+      timeDeltas: number[];
+    };
+  };
+  session.disconnect();
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const buckets = new Map<string, number>();
+  for (const [index, id] of profile.samples.entries()) {
+    const node = nodes.get(id);
+    const bucket = node ? bucketOf(node.callFrame.url, node.callFrame.functionName) : 'other';
+    buckets.set(bucket, (buckets.get(bucket) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
+  }
+  const wallMs = (profile.endTime - profile.startTime) / 1000;
+  const rows = [...buckets]
+    .sort((a, b) => b[1] - a[1])
+    .map(([bucket, ms]) => ({
+      'self time in': bucket,
+      'ms/turn': (ms / turns).toFixed(2),
+      share: `${((ms / wallMs) * 100).toFixed(1)}%`,
+    }));
+  rows.push({
+    'self time in': 'process CPU (user + system, all threads)',
+    'ms/turn': ((used.user + used.system) / 1000 / turns).toFixed(2),
+    share: '',
+  });
+  printTable(title, rows);
+}

@@ -1,0 +1,74 @@
+/**
+ * How a run's audit entries are laid out in items (docs/data-model.md, "Audit items").
+ *
+ * Written: the entries sealed by one transaction go in ONE item, `RUN#r / AUD#<seq of its first entry>`,
+ * holding them in chain order under `entries`. DynamoDB's cost of a transaction grows with its items (on AWS a
+ * transactional write costs 2 write units per KB of each item, rounded up per item:
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html), so one item
+ * instead of one per entry. Each
+ * entry is still sealed and linked on its own (seal.ts): verification is the same, entry by entry. The entries
+ * are split over several items only when one item would pass DynamoDB's 400 KB item limit
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html).
+ *
+ * Read: both layouts, in key order. An item of the batch layout has exactly one attribute besides its keys,
+ * `entries`, a list; anything else is one entry as stored before the batch layout (`RUN#r / AUD#<seq>` with the
+ * entry's fields), which a deployed table still holds. The key of an item is not trusted for the order: the
+ * verifier checks each entry's own seq and link, so a reordered, dropped or spliced entry fails there.
+ */
+import { type AuditEntry, AuditEntrySchema } from '../audit/index.ts';
+import { DYNAMO_ITEM_LIMIT_BYTES, itemBytes } from '../core/item-size.ts';
+import { KEY_ATTRIBUTES } from './codec.ts';
+import { ItemCorruptError } from './errors.ts';
+import { keys } from './keys.ts';
+
+/** The items holding `entries` (consecutive, as sealed by one transaction): one unless 400 KB would be passed. */
+export function auditItems(runId: string, entries: readonly AuditEntry[]): Record<string, unknown>[] {
+  const items: Record<string, unknown>[] = [];
+  let group: AuditEntry[] = [];
+  const close = () => {
+    if (group.length > 0) items.push({ ...keys.audit(runId, group[0]!.seq), entries: group });
+    group = [];
+  };
+  for (const entry of entries) {
+    const first = group[0] ?? entry;
+    const grown = { ...keys.audit(runId, first.seq), entries: [...group, entry] };
+    // An entry too large even alone keeps its own item, and the transaction's size check refuses it.
+    if (group.length > 0 && itemBytes(grown) > DYNAMO_ITEM_LIMIT_BYTES) close();
+    group.push(entry);
+  }
+  close();
+  return items;
+}
+
+/**
+ * The entries of raw audit items (keys included, in key order), in either layout, NOT schema-checked: the
+ * verifier must be able to name an entry that no longer parses instead of failing the read.
+ */
+export function auditEntriesOf(items: readonly Record<string, unknown>[]): unknown[] {
+  return items.flatMap((item) => entriesOfItem(item).entries);
+}
+
+/** One item's entries, and whether it is of the batch layout. */
+function entriesOfItem(item: Record<string, unknown>): { entries: unknown[]; batch: boolean } {
+  const body = Object.fromEntries(Object.entries(item).filter(([name]) => !KEY_ATTRIBUTES.includes(name)));
+  const names = Object.keys(body);
+  if (names.length === 1 && names[0] === 'entries' && Array.isArray(body.entries))
+    return { entries: body.entries, batch: true };
+  return { entries: [body], batch: false };
+}
+
+/** The entries of raw audit items, each schema-checked; an unreadable one names its item's key. */
+export function parseAuditItems(items: readonly Record<string, unknown>[]): AuditEntry[] {
+  return items.flatMap((item) => {
+    const { entries, batch } = entriesOfItem(item);
+    return entries.map((entry, index) => {
+      const parsed = AuditEntrySchema.safeParse(entry);
+      if (parsed.success) return parsed.data;
+      const issue = parsed.error.issues[0];
+      const where = [...(batch ? ['entries', index] : []), ...(issue?.path ?? [])].join('.') || '(item)';
+      throw new ItemCorruptError(`${String(item.pk)}/${String(item.sk)}`, `${where}: ${issue?.message}`, {
+        cause: parsed.error,
+      });
+    });
+  });
+}

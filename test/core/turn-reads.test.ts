@@ -1,0 +1,105 @@
+/**
+ * The turn's first reads (shared/core/turn-context.ts, readTurnStart): in a container that has read the run
+ * before, the workflow head goes out alongside the run and its transcript (one round trip, not two), and is
+ * still read on every turn, so a workflow disabled between turns is refused on the very next one.
+ */
+import { describe, expect, it } from 'vitest';
+import type { RunStore } from '../../shared/core/store-port.ts';
+import { runTurn } from '../../shared/core/turn.ts';
+import type { DynamoStore } from '../../shared/store/index.ts';
+import { engineDeps, ScriptedModel, text, toolUse } from '../support/engine.ts';
+import { minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
+
+/** The store with its reads logged as `start <method>` / `end <method>`, in the order they happened. */
+function logged(store: DynamoStore): { store: DynamoStore; log: string[] } {
+  const log: string[] = [];
+  const watched = new Set(['getRun', 'listMessages', 'getWorkflowHead']);
+  const proxy = new Proxy(store, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (!watched.has(String(property))) return value.bind(target);
+      return async (...args: unknown[]) => {
+        log.push(`start ${String(property)}`);
+        try {
+          return await value.apply(target, args);
+        } finally {
+          log.push(`end ${String(property)}`);
+        }
+      };
+    },
+  });
+  return { store: proxy, log };
+}
+
+const twoTurns = () =>
+  new ScriptedModel([
+    { content: [toolUse('a1', 'current_time', {})], stopReason: 'tool_use' },
+    { content: [text('ok')], stopReason: 'end_turn' },
+  ]);
+
+/** Whether the head read started while the run read was still in flight. */
+const headAlongsideRun = (log: string[]) =>
+  log.indexOf('start getWorkflowHead') >= 0 &&
+  log.indexOf('start getWorkflowHead') < log.indexOf('end getRun');
+
+describe('the turn reads the workflow head alongside the run', () => {
+  it('on a later turn in the same container: one round trip for run, transcript and head', async () => {
+    const { store, log } = logged(testStore());
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const run = await seedRun(store, version);
+    const deps = engineDeps(store, twoTurns());
+
+    // A container that has not read the run yet: the head is read after it.
+    const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    expect(headAlongsideRun(log)).toBe(false);
+    expect(log.slice(0, 4).sort()).toEqual(
+      ['end getRun', 'end listMessages', 'start getRun', 'start listMessages'].sort(),
+    );
+
+    log.length = 0;
+    const second = await runTurn(deps, { runId: run.runId, turn: first.turn, segmentStartTurn: 0 });
+
+    expect(second).toMatchObject({ next: 'done' });
+    expect(headAlongsideRun(log)).toBe(true);
+    expect(log.filter((entry) => entry === 'start getWorkflowHead')).toHaveLength(1);
+  });
+
+  it('still refuses a workflow disabled between two turns, on the very next turn', async () => {
+    const { store, log } = logged(testStore());
+    const { head, version } = await seedWorkflow(store, minimalWorkflow());
+    const run = await seedRun(store, version);
+    const model = twoTurns();
+    const deps = engineDeps(store, model);
+    const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    await store.updateWorkflowHead(head, { ...head, enabled: false, updatedAt: new Date().toISOString() });
+
+    log.length = 0;
+    const second = await runTurn(deps, { runId: run.runId, turn: first.turn, segmentStartTurn: 0 });
+
+    expect(headAlongsideRun(log)).toBe(true);
+    expect(second).toMatchObject({ next: 'failed', stopReason: 'policy_denied' });
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('reads the head after the run when the store cannot tell a run’s scope (no knownRunScope)', async () => {
+    const real = testStore();
+    const { version } = await seedWorkflow(real, minimalWorkflow());
+    const run = await seedRun(real, version);
+    const { store: watched, log } = logged(real);
+    // A RunStore without the optional method, as a store of another kind would be.
+    const bare: RunStore = new Proxy(watched, {
+      get: (target, property) =>
+        property === 'knownRunScope' ? undefined : Reflect.get(target, property, target),
+    });
+    const deps = engineDeps(bare as DynamoStore, twoTurns());
+    const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    log.length = 0;
+
+    const second = await runTurn(deps, { runId: run.runId, turn: first.turn, segmentStartTurn: 0 });
+
+    expect(second).toMatchObject({ next: 'done' });
+    expect(headAlongsideRun(log)).toBe(false);
+    expect(log).toContain('start getWorkflowHead');
+  });
+});

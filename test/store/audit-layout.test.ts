@@ -1,0 +1,198 @@
+/**
+ * The audit item layout (shared/store/audit-items.ts): the entries sealed by one transaction are stored in one
+ * item; items of the older layout (one entry per item) still read and verify, alone or followed by new ones;
+ * and tampering with an entry inside a batch item fails verification as it did entry by entry.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type AuditEntry, computeAuditEntryHash, verifyAuditChain } from '../../shared/audit/index.ts';
+import { DYNAMO_ITEM_LIMIT_BYTES, itemBytes } from '../../shared/core/item-size.ts';
+import type { AuditInput } from '../../shared/core/store-port.ts';
+import type { Run } from '../../shared/schemas/run.ts';
+import type { WorkflowVersion } from '../../shared/schemas/workflow-record.ts';
+import { auditEntriesOf, auditItems } from '../../shared/store/audit-items.ts';
+import { type DynamoStore, ItemCorruptError, keys } from '../../shared/store/index.ts';
+import { replaceAuditItems, storedAuditItems } from '../support/audit-items.ts';
+import { minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
+
+let store: DynamoStore;
+beforeAll(() => {
+  store = testStore();
+});
+
+const inputs = (count: number, data: Record<string, unknown> = {}): AuditInput[] =>
+  Array.from({ length: count }, (_, i) => ({
+    type: 'gate_decision',
+    actor: 'system',
+    data: { call: i, ...data },
+  }));
+
+/** A run whose chain holds run_created, then `count` entries committed by ONE transaction. */
+async function runWithCommit(
+  count: number,
+  data?: Record<string, unknown>,
+  version?: WorkflowVersion,
+): Promise<Run> {
+  const run = await seedRun(store, version ?? (await seedWorkflow(store, minimalWorkflow())).version);
+  return store.commit({ run, next: { ...run, status: 'running' }, audit: inputs(count, data) });
+}
+
+const verify = async (run: Run) => {
+  const stored = (await store.getRun(run.runId))!;
+  return verifyAuditChain(await store.listAuditItems(run.runId), {
+    owner: stored.owner,
+    runId: stored.runId,
+    expectedHead: { seq: stored.audit.seq - 1, hash: stored.audit.head },
+  });
+};
+
+/** Rewrites the run's stored items: `edit` gets each item's entries and returns the new ones. */
+async function rewrite(run: Run, edit: (entries: AuditEntry[][]) => AuditEntry[][]) {
+  const items = await storedAuditItems(store, run.runId);
+  const groups = edit(items.map((item) => auditEntriesOf([item]) as AuditEntry[]));
+  await replaceAuditItems(
+    store,
+    run.runId,
+    groups.filter((g) => g.length > 0).map((g) => ({ ...keys.audit(run.runId, g[0]!.seq), entries: g })),
+  );
+}
+
+describe('audit item layout', () => {
+  it('stores the entries of one transaction in one item, readable and verifiable in order', async () => {
+    const run = await runWithCommit(4);
+
+    const items = await storedAuditItems(store, run.runId);
+
+    // run_created (its own transaction), then the four of the commit together.
+    expect(items.map((item) => item.sk)).toEqual([keys.audit(run.runId, 0).sk, keys.audit(run.runId, 1).sk]);
+    expect((items[1]!.entries as AuditEntry[]).map((entry) => entry.seq)).toEqual([1, 2, 3, 4]);
+    expect((await store.listAudit(run.runId)).map((entry) => entry.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(await verify(run)).toMatchObject({ ok: true, count: 5 });
+  });
+
+  it('reads and verifies entries stored one per item (the older layout), alone and followed by new items', async () => {
+    const run = await runWithCommit(3);
+    const entries = await store.listAudit(run.runId);
+    // As a table written before the batch layout holds them: one item per entry, the entry's fields at top level.
+    await replaceAuditItems(
+      store,
+      run.runId,
+      entries.map((entry) => ({ ...keys.audit(run.runId, entry.seq), ...entry })),
+    );
+    expect(await store.listAudit(run.runId)).toEqual(entries);
+    expect(await verify(run)).toMatchObject({ ok: true, count: 4 });
+
+    // The run goes on under the new layout: its next commit adds one item after the old ones.
+    const moved = await store.commit({
+      run: (await store.getRun(run.runId))!,
+      next: { ...run, status: 'cancelled' },
+      audit: inputs(2),
+    });
+    const items = await storedAuditItems(store, run.runId);
+    expect(items).toHaveLength(5);
+    expect(items[4]!.entries).toHaveLength(2);
+    expect((await store.listAudit(run.runId)).map((entry) => entry.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(await verify(moved)).toMatchObject({ ok: true, count: 6 });
+  });
+
+  it('splits the entries of one transaction over several items only past the 400 KB item limit', async () => {
+    // Three entries of ~150 KB: two fit in one item, the third starts another.
+    const run = await runWithCommit(3, { blob: 'b'.repeat(150 * 1024) });
+
+    const items = await storedAuditItems(store, run.runId);
+
+    expect(items.map((item) => (item.entries as AuditEntry[]).map((entry) => entry.seq))).toEqual([
+      [0],
+      [1, 2],
+      [3],
+    ]);
+    for (const item of items) expect(itemBytes(item)).toBeLessThanOrEqual(DYNAMO_ITEM_LIMIT_BYTES);
+    expect(await verify(run)).toMatchObject({ ok: true, count: 4 });
+  });
+
+  it('keeps every group within the limit and every entry in order, whatever the sizes', () => {
+    const sizes = [1, 390, 5, 200, 200, 1, 399, 30];
+    const entries = sizes.map(
+      (kb, seq) =>
+        ({
+          schemaVersion: 1,
+          owner: 'o',
+          runId: 'r',
+          seq,
+          at: '2026-11-30T07:00:00.000Z',
+          type: 'error',
+          actor: 'system',
+          data: { pad: 'x'.repeat(kb * 1000) },
+          prevHash: '0'.repeat(64),
+          hash: '1'.repeat(64),
+        }) satisfies AuditEntry,
+    );
+
+    const items = auditItems('r', entries);
+
+    expect(auditEntriesOf(items)).toEqual(entries);
+    for (const item of items) expect(itemBytes(item)).toBeLessThanOrEqual(DYNAMO_ITEM_LIMIT_BYTES);
+    expect(items.length).toBeLessThan(entries.length);
+  });
+
+  describe('tampering inside a batch item fails verification', () => {
+    type Case = [string, (groups: AuditEntry[][]) => AuditEntry[][], number, string];
+    const reseal = (entry: AuditEntry): AuditEntry => {
+      const { hash: _old, ...body } = entry;
+      return { ...body, hash: computeAuditEntryHash(body) };
+    };
+    const cases: Case[] = [
+      [
+        'edit an entry',
+        ([first, batch]) => [first!, batch!.map((e) => (e.seq === 2 ? { ...e, data: { call: 9 } } : e))],
+        2,
+        'hash_mismatch',
+      ],
+      [
+        'edit an entry and recompute its hash',
+        ([first, batch]) => [
+          first!,
+          batch!.map((e) => (e.seq === 2 ? reseal({ ...e, data: { call: 9 } }) : e)),
+        ],
+        3,
+        'prev_hash_mismatch',
+      ],
+      ['delete an entry', ([first, batch]) => [first!, batch!.filter((e) => e.seq !== 2)], 2, 'seq_gap'],
+      ['delete the last entry', ([first, batch]) => [first!, batch!.slice(0, -1)], 4, 'head_mismatch'],
+      ['delete the whole batch item', ([first]) => [first!], 1, 'head_mismatch'],
+      [
+        'reorder two entries',
+        ([first, batch]) => [first!, [batch![1]!, batch![0]!, ...batch!.slice(2)]],
+        1,
+        'seq_gap',
+      ],
+    ];
+    it.each(cases)('%s', async (_name, edit, firstBrokenSeq, reason) => {
+      const run = await runWithCommit(4);
+      expect(await verify(run)).toMatchObject({ ok: true });
+
+      await rewrite(run, edit);
+
+      expect(await verify(run)).toMatchObject({ ok: false, firstBrokenSeq, reason });
+    });
+
+    it('splice an entry of another run of the same owner', async () => {
+      const { version } = await seedWorkflow(store, minimalWorkflow());
+      const run = await runWithCommit(4, {}, version);
+      const other = await runWithCommit(4, {}, version);
+      const foreign = (await store.listAudit(other.runId))[2]!;
+
+      await rewrite(run, ([first, batch]) => [first!, batch!.map((e) => (e.seq === 2 ? foreign : e))]);
+
+      expect(await verify(run)).toMatchObject({ ok: false, firstBrokenSeq: 2, reason: 'wrong_run' });
+    });
+
+    it('an attribute added beside the entries makes the item unreadable as a batch (schema)', async () => {
+      const run = await runWithCommit(2);
+      const items = await storedAuditItems(store, run.runId);
+      await replaceAuditItems(store, run.runId, [items[0]!, { ...items[1]!, note: 'unhashed' }]);
+
+      expect(await verify(run)).toMatchObject({ ok: false, firstBrokenSeq: 1, reason: 'schema' });
+      await expect(store.listAudit(run.runId)).rejects.toBeInstanceOf(ItemCorruptError);
+    });
+  });
+});
