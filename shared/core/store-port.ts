@@ -65,8 +65,12 @@ export type RunChange = {
   liveHead?: { owner: string; workflowId: string; latestVersion: number };
 };
 
-/** Where a run belongs: fixed when it is created, never changed by any write. */
-export type RunScope = { owner: string; workflowId: string; delegated: boolean };
+/**
+ * Where a run belongs: fixed when it is created, never changed by any write. `parked`: the last state this
+ * container wrote or read was `awaiting_approval`, so the run's next turn is most likely a resume, which checks
+ * the workflow head by a condition of its first commit instead of reading it (turn.ts): no head read ahead.
+ */
+export type RunScope = { owner: string; workflowId: string; delegated: boolean; parked: boolean };
 
 export interface RunStore {
   getRun(runId: string): Promise<Run | undefined>;

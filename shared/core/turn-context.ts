@@ -48,7 +48,8 @@ export async function readTurnStart(
   runId: string,
 ): Promise<{ run: Run | undefined; transcript: TranscriptMessage[]; head?: PrefetchedHead }> {
   const scope = deps.store.knownRunScope?.(runId);
-  const headScope = scope && !scope.delegated ? scope : undefined;
+  // A parked run's next turn is a resume: it checks the head by condition (turn.ts), so it is not read ahead.
+  const headScope = scope && !scope.delegated && !scope.parked ? scope : undefined;
   const [run, transcript, head] = await Promise.all([
     deps.store.getRun(runId),
     deps.store.listMessages(runId),

@@ -149,8 +149,11 @@ export class DynamoStore implements RunStore, NotesPort {
   listSignedHeadItems(owner: string) {
     return listSignedHeadItems(this.ctx, owner);
   }
-  commit(change: RunChange): Promise<Run> {
-    return commitRunChange(this.ctx, change);
+  async commit(change: RunChange): Promise<Run> {
+    const next = await commitRunChange(this.ctx, change);
+    // Its status as this container last wrote it: a parked run's next turn assumes the head (run-scopes.ts).
+    this.scopes.remember(next);
+    return next;
   }
 
   // ---- workflows (each change is audited in its own transaction; the author of a version is `version.author`)

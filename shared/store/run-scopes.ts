@@ -24,12 +24,13 @@ export class RunScopes {
   }
 
   /** Remembers the run's scope. */
-  remember(run: Pick<Run, 'runId' | 'owner' | 'workflowId' | 'trigger'>): void {
+  remember(run: Pick<Run, 'runId' | 'owner' | 'workflowId' | 'trigger' | 'status'>): void {
     this.#entries.delete(run.runId);
     this.#entries.set(run.runId, {
       owner: run.owner,
       workflowId: run.workflowId,
       delegated: run.trigger.type === 'job',
+      parked: run.status === 'awaiting_approval',
     });
     while (this.#entries.size > RUN_SCOPE_CACHE_SIZE) {
       const oldest = this.#entries.keys().next();
