@@ -13,11 +13,7 @@ import { utf8Length } from '../core/byte-caps.ts';
 function significantDigits(value: number | bigint): number {
   // The shortest round-trip form (String), not toPrecision: no binary-float noise digits.
   const text = typeof value === 'bigint' ? value.toString() : String(Math.abs(value));
-  const digits = text
-    .replace(/e.*$/i, '')
-    .replace(/[-.]/g, '')
-    .replace(/^0+/, '')
-    .replace(/0+$/, '');
+  const digits = text.replace(/e.*$/i, '').replace(/[-.]/g, '').replace(/^0+/, '').replace(/0+$/, '');
   return Math.max(digits.length, 1);
 }
 

@@ -27,7 +27,12 @@ import { billedItemBytes } from './item-bytes.ts';
 export type Item = Record<string, unknown>;
 
 /** A global secondary index; only ALL projections are modelled (the run table's, infra/constructs/run-table.ts). */
-export type IndexShape = { name: string; partitionKey: string; sortKey?: string; projection: 'ALL' };
+export type IndexShape = {
+  name: string;
+  partitionKey: string;
+  sortKey?: string | undefined;
+  projection: 'ALL';
+};
 
 export type ReadRequest = {
   kind: 'get' | 'batchGet' | 'query' | 'scan' | 'transactGet';
@@ -76,8 +81,7 @@ export function indexWriteUnits(action: WriteAction, index: IndexShape): number 
   const had = inIndex(before, index);
   const has = inIndex(after, index);
   if (had && has) {
-    if (sameIndexKeys(before!, after!, index))
-      return blocks(Math.max(sizeOf(before), sizeOf(after)), KB);
+    if (sameIndexKeys(before!, after!, index)) return blocks(Math.max(sizeOf(before), sizeOf(after)), KB);
     return blocks(sizeOf(before), KB) + blocks(sizeOf(after), KB);
   }
   if (had) return blocks(sizeOf(before), KB);
