@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiClient } from '../shared/cli/client.ts';
+import { billedItemBytes } from '../shared/cost/item-bytes.ts';
 import { commandClass, readRequest, writeRequest, writeTargets } from '../shared/cost/metered-command.ts';
 import type { CountsPart } from '../shared/cost/profile.ts';
-import { type IndexShape, readUnits, writeUnits } from '../shared/cost/request-units.ts';
+import { type IndexShape, readUnits, type WriteAction, writeUnits } from '../shared/cost/request-units.ts';
 import { decideThroughPage } from '../shared/demo/approve.ts';
 import { BARRIER_KEY } from '../shared/local/durable-commits.ts';
 import { startLocalStack } from '../shared/local/stack.ts';
@@ -89,6 +90,13 @@ const peek = (key: Record<string, unknown>) =>
     .send(new GetCommand({ TableName: stack.store.ctx.table, Key: key, ConsistentRead: true }))
     .then((out) => out.Item);
 let filteredReads = 0;
+const describe = ({ kind, before, after }: WriteAction) =>
+  [
+    kind,
+    `${before ? billedItemBytes(before) : '-'}→${after ? billedItemBytes(after) : '-'} B`,
+    ...INDEXES.filter((index) => after?.[index.partitionKey] !== undefined).map((index) => index.name),
+    String((after ?? before)?.[TABLE_KEYS.sortKey] ?? '?').slice(0, 24),
+  ].join(' ');
 type Capacity = { CapacityUnits?: number } | { CapacityUnits?: number }[] | undefined;
 stack.store.ctx.doc.middlewareStack.add(
   (next, context) => async (args) => {
@@ -116,7 +124,13 @@ stack.store.ctx.doc.middlewareStack.add(
       const after = await Promise.all(targets.map((t) => (t.kind === 'update' ? peek(t.key) : undefined)));
       meter.writes += 1;
       meter.localWriteUnits += local;
-      meter.writeUnits += writeUnits(writeRequest(name, targets, before, after), INDEXES);
+      const request = writeRequest(name, targets, before, after);
+      const units = writeUnits(request, INDEXES);
+      meter.writeUnits += units;
+      // WF_BENCH_TRACE=1: each write request, Local's units beside the rule's, and its items (kind, bytes
+      // before → after, in gsi1/gsi2 after, sort key), to see where the two disagree.
+      if (process.env.WF_BENCH_TRACE)
+        console.log(name, { local, rule: units }, request.actions.map(describe));
     }
     return result;
   },
