@@ -1,9 +1,10 @@
 /**
  * npm run bench:cost-profile — the measured counts behind `wf cost` (shared/cost/profile.ts): per run shape,
- * Step Functions state transitions and DynamoDB requests and request units as DynamoDB Local reports them
- * (`ReturnConsumedCapacity: TOTAL` on every call: units by actual item sizes, indexes included), on the local
- * stack with the synthesized state machine, the real handlers and the scripted model. Prints the shapes, the
- * per-part profile solved from them, and the profile as JSON to paste into shared/cost/profile.ts.
+ * Step Functions state transitions, DynamoDB requests, and request units two ways: as DynamoDB Local reports
+ * them (`ReturnConsumedCapacity: TOTAL`) and by AWS's documented rules from the items each request actually
+ * wrote and read (shared/cost/request-units.ts), on the local stack with the synthesized state machine, the real
+ * handlers and the scripted model. Local bills transactions unlike AWS, so the profile takes AWS's rule. Prints
+ * the shapes, the per-part profile solved from them, and the profile as JSON to paste into shared/cost/profile.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
