@@ -15,7 +15,13 @@ import { ApiClient } from '../shared/cli/client.ts';
 import { billedItemBytes } from '../shared/cost/item-bytes.ts';
 import { commandClass, readRequest, writeRequest, writeTargets } from '../shared/cost/metered-command.ts';
 import type { CountsPart } from '../shared/cost/profile.ts';
-import { type IndexShape, readUnits, type WriteAction, writeUnits } from '../shared/cost/request-units.ts';
+import {
+  type IndexShape,
+  indexWriteUnits,
+  readUnits,
+  type WriteAction,
+  writeUnits,
+} from '../shared/cost/request-units.ts';
 import { decideThroughPage } from '../shared/demo/approve.ts';
 import { BARRIER_KEY } from '../shared/local/durable-commits.ts';
 import { startLocalStack } from '../shared/local/stack.ts';
@@ -73,7 +79,15 @@ const client = new ApiClient(stack.url, { kind: 'api-key', apiKey: stack.apiKey 
 // Units two ways: as DynamoDB Local reports them (`ReturnConsumedCapacity: TOTAL`), and by AWS's documented
 // rules from the items actually read and written (shared/cost/request-units.ts). Local does not bill
 // transactions as AWS does, so the profile is emitted from AWS's rules; Local's column is shown for comparison.
-const meter = { reads: 0, writes: 0, localReadUnits: 0, localWriteUnits: 0, readUnits: 0, writeUnits: 0 };
+const meter = {
+  reads: 0,
+  writes: 0,
+  localReadUnits: 0,
+  localWriteUnits: 0,
+  readUnits: 0,
+  writeUnits: 0,
+  indexWriteUnits: 0,
+};
 const KEY_NAMES = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
 const INDEXES: IndexShape[] = (createTableInput('bench').GlobalSecondaryIndexes ?? []).map((index) => {
   if (index.Projection.ProjectionType !== 'ALL') throw new Error(`${index.IndexName}: only ALL is modelled`);
@@ -128,6 +142,8 @@ stack.store.ctx.doc.middlewareStack.add(
       const request = writeRequest(name, targets, before, after);
       const units = writeUnits(request, INDEXES);
       meter.writeUnits += units;
+      for (const action of request.actions)
+        for (const index of INDEXES) meter.indexWriteUnits += indexWriteUnits(action, index);
       // WF_BENCH_TRACE=1: each write request, Local's units beside the rule's, and its items (kind, bytes
       // before → after, in gsi1/gsi2 after, sort key), to see where the two disagree.
       if (process.env.WF_BENCH_TRACE)
@@ -185,11 +201,12 @@ async function measure(workflowId: string): Promise<Measured & { status: string 
     writeUnits: counts.writeUnits,
     localReadUnits: counts.localReadUnits,
     localWriteUnits: counts.localWriteUnits,
+    indexWriteUnits: counts.indexWriteUnits,
   };
 }
 const decided = new Set<string>();
 
-type Measured = CountsPart & { localReadUnits: number; localWriteUnits: number };
+type Measured = CountsPart & { localReadUnits: number; localWriteUnits: number; indexWriteUnits: number };
 const FIELDS = [
   'transitions',
   'dynamoReads',
@@ -198,6 +215,7 @@ const FIELDS = [
   'writeUnits',
   'localReadUnits',
   'localWriteUnits',
+  'indexWriteUnits',
 ] as const;
 const combine = (f: (field: (typeof FIELDS)[number]) => number): Measured =>
   Object.fromEntries(FIELDS.map((field) => [field, f(field)])) as Measured;
@@ -212,8 +230,14 @@ const columns = (m: Measured) => ({
   'RRU AWS rule': m.readUnits,
   'WRU Local': m.localWriteUnits,
   'WRU AWS rule': m.writeUnits,
+  'of which GSI': m.indexWriteUnits,
 });
-const profilePart = ({ localReadUnits: _r, localWriteUnits: _w, ...part }: Measured): CountsPart => part;
+const profilePart = ({
+  localReadUnits: _r,
+  localWriteUnits: _w,
+  indexWriteUnits: _i,
+  ...part
+}: Measured): CountsPart => part;
 
 try {
   const ids: Record<string, string> = {};
