@@ -1,21 +1,34 @@
 /**
  * npm run bench:cost-profile — the measured counts behind `wf cost` (shared/cost/profile.ts): per run shape,
- * Step Functions state transitions and DynamoDB requests and request units as DynamoDB Local reports them
- * (`ReturnConsumedCapacity: TOTAL` on every call: units by actual item sizes, indexes included), on the local
- * stack with the synthesized state machine, the real handlers and the scripted model. Prints the shapes, the
- * per-part profile solved from them, and the profile as JSON to paste into shared/cost/profile.ts.
+ * Step Functions state transitions, DynamoDB requests, and request units two ways: as DynamoDB Local reports
+ * them (`ReturnConsumedCapacity: TOTAL`) and by AWS's documented rules from the items each request actually
+ * wrote and read (shared/cost/request-units.ts), on the local stack with the synthesized state machine, the real
+ * handlers and the scripted model. Local bills transactions unlike AWS, so the profile takes AWS's rule. Prints
+ * the shapes, the per-part profile solved from them, and the profile as JSON to paste into shared/cost/profile.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiClient } from '../shared/cli/client.ts';
+import { billedItemBytes } from '../shared/cost/item-bytes.ts';
+import { commandClass, readRequest, writeRequest, writeTargets } from '../shared/cost/metered-command.ts';
 import type { CountsPart } from '../shared/cost/profile.ts';
+import {
+  type IndexShape,
+  indexWriteUnits,
+  readUnits,
+  type WriteAction,
+  writeUnits,
+} from '../shared/cost/request-units.ts';
 import { decideThroughPage } from '../shared/demo/approve.ts';
 import { BARRIER_KEY } from '../shared/local/durable-commits.ts';
 import { startLocalStack } from '../shared/local/stack.ts';
 import type { ScriptedFixture } from '../shared/model/index.ts';
 import type { Run } from '../shared/schemas/run.ts';
+import { createStoreContext } from '../shared/store/client.ts';
+import { createTableInput, TABLE_KEYS } from '../shared/store/table.ts';
 import { printTable } from './support.ts';
 
 const append = (line: string) => ({
@@ -63,29 +76,82 @@ const stack = await startLocalStack({
 });
 const client = new ApiClient(stack.url, { kind: 'api-key', apiKey: stack.apiKey });
 
-const READS = /^(Get|BatchGet|Query|Scan|TransactGet)/;
-const meter = { reads: 0, writes: 0, readUnits: 0, writeUnits: 0 };
+// Units two ways: as DynamoDB Local reports them (`ReturnConsumedCapacity: TOTAL`), and by AWS's documented
+// rules from the items actually read and written (shared/cost/request-units.ts). Local does not bill
+// transactions as AWS does, so the profile is emitted from AWS's rules; Local's column is shown for comparison.
+const meter = {
+  reads: 0,
+  writes: 0,
+  localReadUnits: 0,
+  localWriteUnits: 0,
+  readUnits: 0,
+  writeUnits: 0,
+  indexWriteUnits: 0,
+};
+const KEY_NAMES = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
+const INDEXES: IndexShape[] = (createTableInput('bench').GlobalSecondaryIndexes ?? []).map((index) => {
+  if (index.Projection.ProjectionType !== 'ALL') throw new Error(`${index.IndexName}: only ALL is modelled`);
+  const key = (type: string) => index.KeySchema.find((part) => part.KeyType === type)?.AttributeName;
+  return { name: index.IndexName, partitionKey: key('HASH')!, sortKey: key('RANGE'), projection: 'ALL' };
+});
+// A second client on the same DynamoDB Local, outside the meter: it looks at the items a write touches.
+const endpoint = await stack.store.ctx.doc.config.endpoint!();
+const peekContext = createStoreContext({
+  endpoint: `${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}${endpoint.path}`,
+  tableName: stack.store.ctx.table,
+});
+const peek = (key: Record<string, unknown>) =>
+  peekContext.doc
+    .send(new GetCommand({ TableName: stack.store.ctx.table, Key: key, ConsistentRead: true }))
+    .then((out) => out.Item);
+let filteredReads = 0;
+const describe = ({ kind, before, after }: WriteAction) =>
+  [
+    kind,
+    `${before ? billedItemBytes(before) : '-'}→${after ? billedItemBytes(after) : '-'} B`,
+    ...INDEXES.filter((index) => after?.[index.partitionKey] !== undefined).map((index) => index.name),
+    String((after ?? before)?.[TABLE_KEYS.sortKey] ?? '?').slice(0, 24),
+  ].join(' ');
 type Capacity = { CapacityUnits?: number } | { CapacityUnits?: number }[] | undefined;
 stack.store.ctx.doc.middlewareStack.add(
   (next, context) => async (args) => {
-    const name = String(context.commandName).replace(/Command$/, '');
-    const input = args.input as { Key?: { pk?: unknown }; ReturnConsumedCapacity?: string };
+    const name = String(context.commandName);
+    const input = args.input as Record<string, unknown> & { Key?: { pk?: unknown } };
     // The local stack's commit barrier (shared/local/durable-commits.ts) is not a request the runtime makes on AWS.
     if (JSON.stringify(input.Key?.pk) === JSON.stringify(BARRIER_KEY.pk)) return next(args);
+    const kind = commandClass(name);
+    if (kind === 'other') return next(args);
     input.ReturnConsumedCapacity = 'TOTAL';
+    const targets = kind === 'write' ? writeTargets(name, input, KEY_NAMES) : [];
+    const before = await Promise.all(targets.map((t) => peek(t.key)));
     const result = await next(args);
-    const consumed = (result.output as { ConsumedCapacity?: Capacity }).ConsumedCapacity;
-    const units = [consumed ?? []].flat().reduce((sum, part) => sum + (part.CapacityUnits ?? 0), 0);
-    if (READS.test(name)) {
+    const output = result.output as Record<string, unknown> & { ConsumedCapacity?: Capacity };
+    const local = [output.ConsumedCapacity ?? []]
+      .flat()
+      .reduce((sum, part) => sum + (part.CapacityUnits ?? 0), 0);
+    if (kind === 'read') {
       meter.reads += 1;
-      meter.readUnits += units;
+      meter.localReadUnits += local;
+      meter.readUnits += readUnits(readRequest(name, input, output));
+      // A filtered Query reads items it does not return; the rule above cannot size those.
+      if (typeof output.ScannedCount === 'number' && output.ScannedCount !== output.Count) filteredReads += 1;
     } else {
+      const after = await Promise.all(targets.map((t) => (t.kind === 'update' ? peek(t.key) : undefined)));
       meter.writes += 1;
+      meter.localWriteUnits += local;
+      const request = writeRequest(name, targets, before, after);
+      const units = writeUnits(request, INDEXES);
       meter.writeUnits += units;
+      for (const action of request.actions)
+        for (const index of INDEXES) meter.indexWriteUnits += indexWriteUnits(action, index);
+      // WF_BENCH_TRACE=1: each write request, Local's units beside the rule's, and its items (kind, bytes
+      // before → after, in gsi1/gsi2 after, sort key), to see where the two disagree.
+      if (process.env.WF_BENCH_TRACE)
+        console.log(name, { local, rule: units }, request.actions.map(describe));
     }
     return result;
   },
-  { step: 'initialize', name: 'benchConsumedCapacity' },
+  { step: 'initialize', name: 'benchRequestUnits' },
 );
 
 async function until<T>(check: () => Promise<T | undefined>): Promise<T> {
@@ -98,8 +164,8 @@ async function until<T>(check: () => Promise<T | undefined>): Promise<T> {
 }
 
 /** One run of a fixture, approving any gated call through the page; its counts as a whole. */
-async function measure(workflowId: string): Promise<CountsPart & { status: string }> {
-  Object.assign(meter, { reads: 0, writes: 0, readUnits: 0, writeUnits: 0 });
+async function measure(workflowId: string): Promise<Measured & { status: string }> {
+  for (const key of Object.keys(meter) as (keyof typeof meter)[]) meter[key] = 0;
   const { body } = await client.post<{ run: Run }>(
     `/v1/workflows/${workflowId}/runs`,
     {},
@@ -133,17 +199,45 @@ async function measure(workflowId: string): Promise<CountsPart & { status: strin
     dynamoWrites: counts.writes,
     readUnits: counts.readUnits,
     writeUnits: counts.writeUnits,
+    localReadUnits: counts.localReadUnits,
+    localWriteUnits: counts.localWriteUnits,
+    indexWriteUnits: counts.indexWriteUnits,
   };
 }
 const decided = new Set<string>();
 
-const minus = (a: CountsPart, b: CountsPart, k = 1): CountsPart => ({
-  transitions: (a.transitions - b.transitions) / k,
-  dynamoReads: (a.dynamoReads - b.dynamoReads) / k,
-  dynamoWrites: (a.dynamoWrites - b.dynamoWrites) / k,
-  readUnits: (a.readUnits - b.readUnits) / k,
-  writeUnits: (a.writeUnits - b.writeUnits) / k,
+type Measured = CountsPart & { localReadUnits: number; localWriteUnits: number; indexWriteUnits: number };
+const FIELDS = [
+  'transitions',
+  'dynamoReads',
+  'dynamoWrites',
+  'readUnits',
+  'writeUnits',
+  'localReadUnits',
+  'localWriteUnits',
+  'indexWriteUnits',
+] as const;
+const combine = (f: (field: (typeof FIELDS)[number]) => number): Measured =>
+  Object.fromEntries(FIELDS.map((field) => [field, f(field)])) as Measured;
+const minus = (a: Measured, b: Measured, k = 1) => combine((field) => (a[field] - b[field]) / k);
+const mul = (a: Measured, k: number) => combine((field) => a[field] * k);
+/** A row with both unit columns side by side: Local's report, then AWS's rule (the one the profile uses). */
+const columns = (m: Measured) => ({
+  transitions: m.transitions,
+  reads: m.dynamoReads,
+  writes: m.dynamoWrites,
+  'RRU Local': m.localReadUnits,
+  'RRU AWS rule': m.readUnits,
+  'WRU Local': m.localWriteUnits,
+  'WRU AWS rule': m.writeUnits,
+  'of which GSI': m.indexWriteUnits,
 });
+const profilePart = ({
+  localReadUnits: _r,
+  localWriteUnits: _w,
+  indexWriteUnits: _i,
+  ...part
+}: Measured): CountsPart => part;
 
 try {
   const ids: Record<string, string> = {};
@@ -162,35 +256,33 @@ try {
     await measure(ids.r3!),
     await measure(ids.r4!),
   ] as const;
-  printTable('Runs measured (DynamoDB units as DynamoDB Local reports them)', [
-    { run: 'r1: 1 turn, 0 tool calls', ...r1 },
-    { run: 'r2: 3 turns, 2 tool calls', ...r2 },
-    { run: 'r3: 3 turns, 4 tool calls', ...r3 },
-    { run: 'r4: 2 turns, 1 gated call (approved)', ...r4 },
+  printTable("Runs measured (request units: as DynamoDB Local reports them, and by AWS's rule)", [
+    { run: 'r1: 1 turn, 0 tool calls', status: r1.status, ...columns(r1) },
+    { run: 'r2: 3 turns, 2 tool calls', status: r2.status, ...columns(r2) },
+    { run: 'r3: 3 turns, 4 tool calls', status: r3.status, ...columns(r3) },
+    { run: 'r4: 2 turns, 1 gated call (approved)', status: r4.status, ...columns(r4) },
   ]);
+  if (filteredReads > 0)
+    console.log(`note: ${filteredReads} filtered reads (items read but not returned are not sized)`);
   // r1 = F + T; r2 = F + 3T + 2C; r3 = F + 3T + 4C; r4 = F + 2T + C + G.
   const perToolCall = minus(r3, r2, 2);
   const perTurn = minus(minus(r2, r1), mul(perToolCall, 2), 2);
   const fixed = minus(r1, perTurn);
   const perGatedTurn = minus(minus(minus(r4, fixed), mul(perTurn, 2)), perToolCall);
-  printTable('Profile: counts per part of a run', [
-    { part: 'fixed per run (start, final answer, delivery)', ...fixed },
-    { part: 'per model turn', ...perTurn },
-    { part: 'per tool call (allowed)', ...perToolCall },
-    { part: 'per gated call (request, decision, resume)', ...perGatedTurn },
+  printTable('Profile: counts per part of a run (the profile takes the AWS-rule columns)', [
+    { part: 'fixed per run (start, final answer, delivery)', ...columns(fixed) },
+    { part: 'per model turn', ...columns(perTurn) },
+    { part: 'per tool call (allowed)', ...columns(perToolCall) },
+    { part: 'per gated call (request, decision, resume)', ...columns(perGatedTurn) },
   ]);
-  console.log(JSON.stringify({ fixed, perTurn, perToolCall, perGatedTurn }, null, 2));
+  const profile = {
+    fixed: profilePart(fixed),
+    perTurn: profilePart(perTurn),
+    perToolCall: profilePart(perToolCall),
+    perGatedTurn: profilePart(perGatedTurn),
+  };
+  console.log(JSON.stringify(profile, null, 2));
 } finally {
   await stack.stop();
   await rm(dataDir, { recursive: true, force: true });
-}
-
-function mul(a: CountsPart, k: number): CountsPart {
-  return {
-    transitions: a.transitions * k,
-    dynamoReads: a.dynamoReads * k,
-    dynamoWrites: a.dynamoWrites * k,
-    readUnits: a.readUnits * k,
-    writeUnits: a.writeUnits * k,
-  };
 }

@@ -1,7 +1,7 @@
 /**
  * The measured counts behind `wf cost`: what each part of a run costs in Step Functions state transitions and
  * DynamoDB requests and request units, as `npm run bench:cost-profile` measured them on the local stack
- * (the synthesized state machine, the real handlers, DynamoDB Local's consumed capacity by actual item sizes).
+ * (the synthesized state machine, the real handlers; request units by AWS's rules from actual item sizes).
  * Re-run the bench and paste its JSON here when the runtime's requests change.
  */
 
@@ -24,14 +24,16 @@ export type CostProfile = {
 };
 
 /**
- * Measured 2026-12-01 by `npm run bench:cost-profile` (DynamoDB Local consumed capacity; the local stack's commit
- * barrier reads, which AWS does not need, excluded).
+ * Measured 2026-12-02 by `npm run bench:cost-profile`: requests as the local stack made them (the local stack's
+ * commit barrier reads, which AWS does not need, excluded); request units by AWS's documented rules from the
+ * items actually read and written (shared/cost/request-units.ts), not DynamoDB Local's consumed capacity, which
+ * bills transactions differently (it rounds a transaction's items up together and doubles index writes).
  */
 export const MEASURED_PROFILE: CostProfile = {
   measured:
-    '2026-12-01, npm run bench:cost-profile on the local stack, after the next reservation rode on the turn commit',
-  fixed: { transitions: 2, dynamoReads: 10, dynamoWrites: 6, readUnits: 8.5, writeUnits: 36 },
-  perTurn: { transitions: 2, dynamoReads: 3, dynamoWrites: 1, readUnits: 3.5, writeUnits: 17 },
-  perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 9 },
-  perGatedTurn: { transitions: 1, dynamoReads: 11, dynamoWrites: 4, readUnits: 11.5, writeUnits: 33 },
+    "2026-12-02, npm run bench:cost-profile on the local stack, request units by AWS's rule from the items sent and read",
+  fixed: { transitions: 2, dynamoReads: 9.5, dynamoWrites: 6, readUnits: 9.5, writeUnits: 33 },
+  perTurn: { transitions: 2, dynamoReads: 3.5, dynamoWrites: 1, readUnits: 3.5, writeUnits: 18 },
+  perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 13 },
+  perGatedTurn: { transitions: 1, dynamoReads: 9.5, dynamoWrites: 4, readUnits: 10.5, writeUnits: 39 },
 };
