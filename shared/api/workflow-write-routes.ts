@@ -17,3 +17,12 @@ export const WORKFLOW_WRITE_ROUTES: readonly RoutePattern[] = [
 
 /** A Hono path as an API Gateway route path: `/v1/workflows/:id` → `/v1/workflows/{id}`. */
 export const gatewayPath = (path: string): string => path.replaceAll(/:([A-Za-z]+)/g, '{$1}');
+
+const WRITE_ROUTE_PATTERNS = WORKFLOW_WRITE_ROUTES.map((route) => ({
+  method: route.method,
+  regex: new RegExp(`^${route.path.replaceAll(/:[A-Za-z]+/g, '[^/]+')}$`),
+}));
+
+/** Whether WorkflowWrite serves this request on AWS (the local stack names the function it stands in for). */
+export const servedByWorkflowWrite = (method: string, path: string): boolean =>
+  WRITE_ROUTE_PATTERNS.some((route) => route.method === method && route.regex.test(path));

@@ -35,5 +35,5 @@ export const MEASURED_PROFILE: CostProfile = {
   fixed: { transitions: 2, dynamoReads: 9.5, dynamoWrites: 6, readUnits: 9.5, writeUnits: 33 },
   perTurn: { transitions: 2, dynamoReads: 3.5, dynamoWrites: 1, readUnits: 3.5, writeUnits: 18 },
   perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 13 },
-  perGatedTurn: { transitions: 1, dynamoReads: 9.5, dynamoWrites: 4, readUnits: 10.5, writeUnits: 39 },
+  perGatedTurn: { transitions: 1, dynamoReads: 8.5, dynamoWrites: 4, readUnits: 9.5, writeUnits: 41 },
 };

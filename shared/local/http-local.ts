@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { apiKeyAuthenticator, createApiApp, ownersOnly } from '../api/index.ts';
+import { servedByWorkflowWrite } from '../api/workflow-write-routes.ts';
 import { createApprovalApp } from '../approvals-http/index.ts';
 import { localKeyVerifierFromFile } from '../audit-signing/index.ts';
 import { inProcessApi } from '../console/in-process.ts';
@@ -46,7 +47,9 @@ export function localApp(args: {
   // Which Lambda function each route stands in for (the call recorder's function name).
   app.use('/approvals/*', (_c, next) => withFunctionName('approval-http', next));
   app.use('/human-tasks/*', (_c, next) => withFunctionName('approval-http', next));
-  app.use('/v1/*', (_c, next) => withFunctionName('api', next));
+  app.use('/v1/*', (c, next) =>
+    withFunctionName(servedByWorkflowWrite(c.req.method, c.req.path) ? 'workflow-write' : 'api', next),
+  );
   app.use('/local/*', (_c, next) => withFunctionName('api', next));
   app.route(
     '/',

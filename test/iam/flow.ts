@@ -6,7 +6,7 @@
  * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event.
  */
 import { vi } from 'vitest';
-import { WORKFLOW_WRITE_ROUTES } from '../../shared/api/workflow-write-routes.ts';
+import { servedByWorkflowWrite } from '../../shared/api/workflow-write-routes.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { readApprovalForm } from '../../shared/demo/approve.ts';
 import { childRunIdFor } from '../../shared/graph-run/wait.ts';
@@ -25,13 +25,7 @@ type Response = { statusCode: number; body: string };
 
 /** The function API Gateway sends a request to: WorkflowWrite for its routes, the Api function otherwise. */
 const apiFunctionFor = (method: string, path: string) =>
-  WORKFLOW_WRITE_ROUTES.some(
-    (route) =>
-      route.method === method &&
-      new RegExp(`^${route.path.replaceAll(/:[A-Za-z]+/g, '[^/]+')}$`).test(path.split('?')[0] ?? ''),
-  )
-    ? 'workflow-write'
-    : 'api';
+  servedByWorkflowWrite(method, path.split('?')[0] ?? '') ? 'workflow-write' : 'api';
 
 const workflow = (name: string, extra: Record<string, unknown> = {}) => ({
   name,

@@ -82,7 +82,7 @@ afterAll(async () => {
 describe('IAM simulation of the local stack calls', () => {
   it('tags every call with the function the local stack stood in for', () => {
     const callers = new Set(calls.map((call) => call.fn));
-    for (const fn of ['api', 'turn', 'request-approval', 'approval-http', 'deliver'])
+    for (const fn of ['api', 'workflow-write', 'turn', 'request-approval', 'approval-http', 'deliver'])
       expect(callers).toContain(fn);
     expect(callers).not.toContain('unknown');
   });
