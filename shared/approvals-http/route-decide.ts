@@ -137,9 +137,11 @@ export function decideHandler(deps: AppContext) {
         });
       }
     }
-    // Never "the run performs it" for an action that was withdrawn since the request: the Turn will refuse it.
-    const withdrawn =
-      decision === 'approved' && (await grantStateOf(deps.store, decided.approval)) !== 'granted';
-    return resultResponse(outcome({ kind: withdrawn ? 'approved_withdrawn' : decision }));
+    // Never "the run performs it" for an action that was withdrawn since the request (the Turn will refuse
+    // it), nor "it will not run" when that could not be told (a delegated job's grant, a lookup fault).
+    const grant = decision === 'approved' ? await grantStateOf(deps.store, decided.approval) : 'granted';
+    const kind =
+      grant === 'withdrawn' ? 'approved_withdrawn' : grant === 'unknown' ? 'approved_unchecked' : decision;
+    return resultResponse(outcome({ kind }));
   };
 }

@@ -21,6 +21,8 @@ export function renderResultPage(view: ResultPageView): string {
 export type ApprovalOutcome =
   | { kind: 'approved' }
   | { kind: 'approved_withdrawn' }
+  /** Approved, and whether the action is still granted could not be told (a delegated job, a lookup fault). */
+  | { kind: 'approved_unchecked' }
   | { kind: 'denied' }
   | { kind: 'invalid_link' }
   | { kind: 'expired_link' }
@@ -34,6 +36,7 @@ export type ApprovalOutcome =
 export const RESULT_TITLES = {
   approved: 'Approved — the run continues',
   approved_withdrawn: 'Approved — but the action will not run',
+  approved_unchecked: 'Approved',
   denied: 'Denied',
   invalid_link: 'Invalid link',
   expired_link: 'Link expired',
@@ -61,6 +64,12 @@ export function approvalResult(outcome: ApprovalOutcome): { httpStatus: number; 
         200,
         'info',
         'Your approval is recorded, but this action has been withdrawn from the workflow since it was requested (a newer version no longer allows it, or the workflow was disabled). It will not run: the run goes on without it, or ends if the workflow was disabled.',
+      );
+    case 'approved_unchecked':
+      return result(
+        200,
+        'success',
+        'Your approval is recorded. The run checks that this action is still allowed, then performs it; if it was withdrawn since it was requested, it will not run.',
       );
     case 'denied':
       return result(

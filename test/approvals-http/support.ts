@@ -59,7 +59,12 @@ export async function parkRun(clock: FixedClock, approvers: string[] = [BOSS], t
 }
 
 /** A parked run whose wait has a task token and whose approvers were sent links (to an inbox). */
-export async function approvalScenario(wire: SfnWire, approvers: string[] = [BOSS]) {
+/** `pagesStore`: the store the approval pages use (default: the scenario's own), e.g. one whose lookups fail. */
+export async function approvalScenario(
+  wire: SfnWire,
+  approvers: string[] = [BOSS],
+  pagesStore: DynamoStore = store,
+) {
   const clock = new FixedClock();
   const parked = await parkRun(clock, approvers);
   const logger = recordingLogger();
@@ -71,7 +76,7 @@ export async function approvalScenario(wire: SfnWire, approvers: string[] = [BOS
     { runId: parked.run.runId, taskToken },
   );
   const app = createApprovalApp({
-    store,
+    store: pagesStore,
     clock,
     keyring,
     taskTokens,

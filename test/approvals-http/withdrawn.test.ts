@@ -17,7 +17,33 @@ async function disableWorkflow(s: Scenario) {
   await store.updateWorkflowHead(head, { ...head, enabled: false, updatedAt: new Date(0).toISOString() });
 }
 
+/** The scenario's store, except that the workflow head cannot be read (whether the action is granted is unknown). */
+const headLookupFails = new Proxy(store, {
+  get(target, property) {
+    if (property === 'getWorkflowHead') return async () => Promise.reject(new Error('lookup failed'));
+    const value = Reflect.get(target, property, target);
+    return typeof value === 'function' ? value.bind(target) : value;
+  },
+});
+
 describe('Approval pages after the action was withdrawn', () => {
+  it('promises neither way when whether the action is still granted cannot be told', async () => {
+    // Prepare
+    const s = await approvalScenario(wire, [BOSS], headLookupFails);
+
+    // Act
+    const page = await (await s.app.request(s.linkOf(BOSS).path)).text();
+    const decided = await decide(s, 'approve');
+    const result = await decided.text();
+
+    // Assess: recorded, and neither "performs it" nor "it will not run" is promised
+    expect(page).not.toContain(WITHDRAWN);
+    expect(headingOf(result)).toBe(RESULT_TITLES.approved_unchecked);
+    expect(result).not.toContain('It will not run');
+    expect(result).not.toContain('performs it.');
+    expect((await store.getApproval(s.approvalId))?.status).toBe('approved');
+  });
+
   it('says nothing of withdrawal while the action is still granted', async () => {
     // Prepare
     const s = await approvalScenario(wire);
