@@ -1,8 +1,8 @@
 /**
  * Where a bundle's cold import spends its CPU: a fresh Node.js process imports the entry under the V8 sampling
  * profiler (started just before `import()`, stopped after it), and each sample's function is mapped back to its
- * source through the bundle's `index.mjs.map` (or, for modules loaded from node_modules such as the external
- * `@aws-sdk/*`, through its file path) and counted against a package group. Time in the bundle's module scope
+ * source through the bundle's source map (`index.js.map`; or, for a module loaded from node_modules, through
+ * its file path) and counted against a package group. Time in the bundle's module scope
  * itself (the top-level statements of every ESM module esbuild hoisted into one scope, and compiling the
  * file) is its own group; calls made from there (e.g. `z.object(...)`) count against the callee's package.
  */
