@@ -1,6 +1,6 @@
 /**
  * The workflow-write routes behind API Gateway (shared/api/workflow-write-routes.ts): create a workflow, save,
- * replace and publish versions, and the OpenAPI document. Its own function so the Api function bundles no
+ * replace and publish versions (the OpenAPI document is the Api function's). Its own function so the Api function bundles no
  * YAML parser, Ajv or JSONata (docs/deploy.md, "Workflow writes"). Same authorizer and identities as the Api
  * function (`WF_API_AUTH`); the route code is the local stack's.
  */
