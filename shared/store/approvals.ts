@@ -14,12 +14,19 @@ export const getApproval = (ctx: StoreContext, approvalId: string) =>
 
 export type ApprovalWithRun = { approval: Approval; run: Run | undefined };
 
+/** BatchGetItem rounds before falling back to GetItem, and the full-jitter backoff between them. */
+const UNPROCESSED_ROUNDS = 4;
+const unprocessedBackoffMs = (round: number) => Math.random() * Math.min(400, 25 * 2 ** round);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * An approval and its run. With `runIdHint` (which run the caller expects; the approval's own `runId` decides)
  * both are read in one BatchGetItem request, strongly consistent like GetItem (`ConsistentRead` per table:
  * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html). Keys DynamoDB leaves
- * unprocessed are asked again, as that page says to. A hint that names another run is ignored: the approval's
- * run is read on its own. Undefined when the approval does not exist.
+ * unprocessed are asked again after an exponential backoff with jitter, as that page recommends; still
+ * unprocessed after that (a throttled table), the two are read one by one with GetItem, whose throttling the
+ * SDK's own retries handle. A hint that names another run is ignored: the approval's run is read on its own.
+ * Undefined when the approval does not exist.
  */
 export async function getApprovalWithRun(
   ctx: StoreContext,
@@ -31,8 +38,9 @@ export async function getApprovalWithRun(
   const runKey = keys.run(runIdHint);
   const found: Record<string, unknown>[] = [];
   let pending: Record<string, unknown>[] = [approvalKey, runKey];
-  for (let attempt = 1; pending.length > 0; attempt++) {
-    if (attempt > 5) throw new Error('BatchGetItem left keys unprocessed after 5 tries');
+  for (let round = 1; pending.length > 0; round++) {
+    if (round > UNPROCESSED_ROUNDS) return readOneByOne(ctx, approvalId);
+    if (round > 1) await sleep(unprocessedBackoffMs(round));
     const response = await ctx.doc.send(
       new BatchGetCommand({ RequestItems: { [ctx.table]: { Keys: pending, ConsistentRead: true } } }),
     );

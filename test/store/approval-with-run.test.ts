@@ -48,6 +48,34 @@ async function parkedRun(store: DynamoStore) {
 }
 
 describe('getApprovalWithRun', () => {
+  it('reads one by one when BatchGetItem keeps leaving keys unprocessed (a throttled table)', async () => {
+    // Prepare: every BatchGetItem answers nothing and leaves its keys unprocessed
+    const { store, sent } = countingStore();
+    const { run, approvalId } = await parkedRun(store);
+    store.ctx.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'BatchGetItemCommand') return next(args);
+        const input = args.input as { RequestItems: Record<string, unknown> };
+        return {
+          response: {},
+          output: { Responses: {}, UnprocessedKeys: input.RequestItems, $metadata: {} },
+        };
+      },
+      { step: 'initialize', name: 'leaveUnprocessed' },
+    );
+    sent.length = 0;
+
+    // Act
+    const both = await store.getApprovalWithRun(approvalId, run.runId);
+
+    // Assess: a few backed-off rounds, then the approval and its run by GetItem, both found
+    const commands = sent.map((request) => request.command);
+    expect(commands.filter((command) => command === 'BatchGetItemCommand').length).toBe(4);
+    expect(commands.slice(-2)).toEqual(['GetItemCommand', 'GetItemCommand']);
+    expect(both?.approval.approvalId).toBe(approvalId);
+    expect(both?.run?.runId).toBe(run.runId);
+  });
+
   it('reads the approval and the run it names in one strongly consistent request', async () => {
     // Prepare
     const { store, sent } = countingStore();
