@@ -93,21 +93,24 @@ async function cancelExternalChild(deps: CompleteStepDeps, childRunId: string): 
 }
 
 /**
- * A human task's wait that timed out: its task (this attempt's) is expired first, whatever the step's state
- * (a stale attempt's task is as dead as its wait), and before the step moves, so the page refuses from then on.
+ * A human task's wait that ended in an error: its task (this attempt's) is expired first when the wait timed
+ * out, or closed when it failed otherwise, whatever the step's state (a stale attempt's task is as dead as its
+ * wait), and before the step moves, so the page refuses from then on.
  */
-const expireTimedOut = (deps: CompleteStepDeps, completion: StepCompletion) =>
-  completion.type === 'human_task' && isHumanTaskTimeout(completion.error)
-    ? deps.humanTasks.expire({
-        runId: completion.runId,
-        stepId: completion.stepId,
-        attempt: completion.attempt,
-      })
-    : Promise.resolve(undefined);
+async function endDeadTask(
+  deps: CompleteStepDeps,
+  completion: StepCompletion,
+): Promise<HumanTaskExpiry | undefined> {
+  if (completion.type !== 'human_task' || !completion.error) return undefined;
+  const step = { runId: completion.runId, stepId: completion.stepId, attempt: completion.attempt };
+  if (isHumanTaskTimeout(completion.error)) return deps.humanTasks.expire(step);
+  await deps.humanTasks.closeFailed(step, completion.error.Error ?? 'error');
+  return undefined;
+}
 
 /** Records the completion; returns the step's status after it (or `unchanged`). */
 export async function completeStep(deps: CompleteStepDeps, completion: StepCompletion): Promise<string> {
-  const expiry = await expireTimedOut(deps, completion);
+  const expiry = await endDeadTask(deps, completion);
   for (let round = 1; ; round++) {
     const loaded = await deps.store.loadGraphRun(completion.runId);
     if (!loaded || isTerminalRunStatus(loaded.run.status)) return 'unchanged';

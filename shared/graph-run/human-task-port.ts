@@ -50,6 +50,8 @@ export type HumanTaskExpiry =
  */
 export interface HumanTaskExpiryPort {
   expire(step: { runId: string; stepId: string; attempt: number }): Promise<HumanTaskExpiry>;
+  /** The wait failed otherwise: closes the attempt's task if still open (its links stop working). Idempotent. */
+  closeFailed(step: { runId: string; stepId: string; attempt: number }, reason: string): Promise<void>;
 }
 
 export class HumanTasksUnavailableError extends Error {

@@ -57,6 +57,41 @@ export async function expireHumanTask(
 }
 
 /**
+ * Closes the step attempt's open task after its wait failed for another reason than time (the human-task
+ * function failing after it opened the task, a re-request refused): that wait is over, so its token is dropped
+ * and nothing answers it; the page refuses from now on, instead of taking a submission nothing would receive.
+ * Conditional on `open` and audited `human_task_closed`; a submitted or already closed task is left alone.
+ */
+export async function closeFailedWaitTask(
+  deps: Pick<HumanTaskDeps, 'store' | 'clock'>,
+  input: { runId: string; stepId: string; attempt: number; reason: string },
+): Promise<void> {
+  const taskId = humanTaskId(input.runId, input.stepId, input.attempt);
+  await commitTaskChange<void>(deps, input.runId, async () => {
+    const task = await deps.store.getHumanTask(taskId);
+    if (task?.status !== 'open') return { result: undefined };
+    const { taskToken: _over, ...rest } = task;
+    const closedReason = `wait_failed: ${input.reason}`.slice(0, 200);
+    return {
+      result: undefined,
+      writes: [
+        {
+          task: { ...rest, status: 'closed', closedAt: isoAt(deps.clock), closedReason },
+          expectedStatus: 'open',
+        },
+      ],
+      audit: [
+        {
+          type: 'human_task_closed',
+          actor: 'system',
+          data: { taskId, stepId: task.stepId, reason: closedReason },
+        },
+      ],
+    };
+  });
+}
+
+/**
  * Closes every open task of a run, or of one of its steps (`reason`: `run_cancelled`, `run_ended`), then fails each one's wait with
  * `HumanTask.Closed` (an execution already stopped answers `already_closed`). Returns the tasks it closed.
  */

@@ -4,7 +4,7 @@
  * tokens (an expired task's wait is already over).
  */
 import type { HumanTaskExpiryPort } from '../graph-run/human-task-port.ts';
-import { expireHumanTask } from './close.ts';
+import { closeFailedWaitTask, expireHumanTask } from './close.ts';
 import type { HumanTaskDeps } from './deps.ts';
 
 export function humanTaskExpiry(deps: Pick<HumanTaskDeps, 'store' | 'clock'>): HumanTaskExpiryPort {
@@ -15,5 +15,6 @@ export function humanTaskExpiry(deps: Pick<HumanTaskDeps, 'store' | 'clock'>): H
         ? { status: 'submitted', output: expired.output }
         : { status: expired.status };
     },
+    closeFailed: (step, reason) => closeFailedWaitTask(deps, { ...step, reason }),
   };
 }

@@ -152,14 +152,19 @@ describe('a human task whose wait times out', () => {
     expect((await store.getHumanTask(s.taskId))?.status).toBe('expired');
   });
 
-  it('another failure of the wait (closed, undeliverable) expires nothing', async () => {
+  it('another failure of the wait closes the open task (not expired): its links stop working', async () => {
     const s = await waitingReview();
     const status = await completeStep(s.complete, {
       ...s.ref,
-      error: { Error: HUMAN_TASK_ERRORS.undeliverable, Cause: 'nobody' },
+      error: { Error: 'States.TaskFailed', Cause: 'the human-task function failed after opening the task' },
     });
     expect(status).toBe('failed');
-    expect((await store.getHumanTask(s.taskId))?.status).toBe('open');
+    const task = await store.getHumanTask(s.taskId);
+    expect(task).toMatchObject({ status: 'closed', closedReason: 'wait_failed: States.TaskFailed' });
+    expect(task?.taskToken).toBeUndefined();
+    const audit = (await store.listAudit(s.ref.runId)).map((entry) => entry.type);
+    expect(audit).toContain('human_task_closed');
+    expect(audit).not.toContain('human_task_expired');
   });
 });
 
