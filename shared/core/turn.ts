@@ -32,16 +32,18 @@ import { loadTurnContext, readTurnStart } from './turn-context.ts';
  */
 export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
   let readHead = false;
-  for (let attempt = 1; ; attempt++) {
+  for (let races = 1; ; ) {
     try {
       return await turnFromStore(deps, input, readHead);
     } catch (error) {
       // The policy a resume assumed did not hold: nothing was written; again, reading the head this time.
+      // Not a lost race, so it spends none of the three tries races get.
       if (error instanceof WorkflowHeadMovedError && !readHead) {
         readHead = true;
         continue;
       }
-      if (!lostARace(error) || attempt >= 3) throw error;
+      if (!lostARace(error) || races >= 3) throw error;
+      races += 1;
     }
   }
 }

@@ -6,6 +6,8 @@
 import { describe, expect, inject, it } from 'vitest';
 import { decideApproval, expireApprovals } from '../../shared/core/approval-ops.ts';
 import { argsHashOf } from '../../shared/core/identity.ts';
+import { ApprovalAlreadyDecidedError, WorkflowHeadMovedError } from '../../shared/core/store-errors.ts';
+import type { RunChange } from '../../shared/core/store-port.ts';
 import { runTurn } from '../../shared/core/turn.ts';
 import { DynamoStore } from '../../shared/store/index.ts';
 import { engineDeps, ScriptedModel, text, toolUse } from '../support/engine.ts';
@@ -133,6 +135,45 @@ describe('the live policy of a resume', () => {
     expect((await s.store.getRun(s.run.runId))!.stopReason).toBe('policy_denied');
     expect((await s.store.getNoteLines(s.run.runId, 'log')) ?? []).toEqual([]);
     expect(s.model.requests).toHaveLength(1);
+  });
+
+  it('a head that moved costs none of the tries a lost race gets', async () => {
+    // Prepare: approved, then version 2 (still allowing the call) is published, so the resume's assumed
+    // head fails its first commit; after that, the run loses two races.
+    const s = await parked();
+    await decide(s, 'approved');
+    await s.store.addWorkflowVersion(s.head, { ...s.head, latestVersion: 2 }, { ...s.version, version: 2 });
+    let headMoved = false;
+    let races = 0;
+    const racing = new Proxy(s.store, {
+      get(target, property) {
+        if (property === 'commit')
+          return async (change: RunChange) => {
+            if (headMoved && races < 2) {
+              races += 1;
+              // A race the turn itself does not absorb (a run moved by side writes is re-applied inside it).
+              throw new ApprovalAlreadyDecidedError(s.approvalId);
+            }
+            try {
+              return await target.commit(change);
+            } catch (error) {
+              if (error instanceof WorkflowHeadMovedError) headMoved = true;
+              throw error;
+            }
+          };
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+
+    // Act
+    const resumed = await runTurn({ ...s.deps, store: racing }, s.pointer);
+
+    // Assess: the head restart, then two lost races, and the approved call still ran once.
+    expect(headMoved).toBe(true);
+    expect(races).toBe(2);
+    expect(resumed.next).toBe('done');
+    expect(await s.store.getNoteLines(s.run.runId, 'log')).toEqual(['gated']);
   });
 
   it('a version published after the decision without the action withdraws the approved call', async () => {
