@@ -11,7 +11,7 @@ import { ownerPathsOnly, requireIdentity } from './auth.ts';
 import { MAX_BODY_BYTES } from './body-limits.ts';
 import type { ApiEnv, Authenticator } from './deps.ts';
 import { errorBody, handleError } from './errors.ts';
-import type { RoutePattern } from './workflow-write-routes.ts';
+import { type RoutePattern, routeMatcher } from './workflow-write-routes.ts';
 
 /** The body limit and the authenticator, for parts that guard paths outside `/v1` (`/mcp`, `/local`). */
 export type ApiGuards = { limit: MiddlewareHandler<ApiEnv>; authenticated: MiddlewareHandler<ApiEnv> };
@@ -46,12 +46,7 @@ export function composeApiApp(
 
   // Fallbacks, registered last: a path that exists with other methods is a 405 with Allow, anything else a 404.
   const patterns = [...app.routes.filter((route) => route.method !== 'ALL'), ...servedElsewhere].map(
-    (route) => ({
-      method: route.method,
-      regex: new RegExp(
-        `^${route.path.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll(/:[A-Za-z]+/g, '[^/]+')}$`,
-      ),
-    }),
+    routeMatcher,
   );
   const fallback = (c: Context) => {
     const allowed = [...new Set(patterns.filter((p) => p.regex.test(c.req.path)).map((p) => p.method))];

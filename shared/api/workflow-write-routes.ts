@@ -18,10 +18,15 @@ export const WORKFLOW_WRITE_ROUTES: readonly RoutePattern[] = [
 /** A Hono path as an API Gateway route path: `/v1/workflows/:id` → `/v1/workflows/{id}`. */
 export const gatewayPath = (path: string): string => path.replaceAll(/:([A-Za-z]+)/g, '{$1}');
 
-const WRITE_ROUTE_PATTERNS = WORKFLOW_WRITE_ROUTES.map((route) => ({
+/** A Hono route as a matcher of request paths: its literal parts escaped, each `:param` one path segment. */
+export const routeMatcher = (route: RoutePattern): { method: string; regex: RegExp } => ({
   method: route.method,
-  regex: new RegExp(`^${route.path.replaceAll(/:[A-Za-z]+/g, '[^/]+')}$`),
-}));
+  regex: new RegExp(
+    `^${route.path.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll(/:[A-Za-z]+/g, '[^/]+')}$`,
+  ),
+});
+
+const WRITE_ROUTE_PATTERNS = WORKFLOW_WRITE_ROUTES.map(routeMatcher);
 
 /** Whether WorkflowWrite serves this request on AWS (the local stack names the function it stands in for). */
 export const servedByWorkflowWrite = (method: string, path: string): boolean =>
