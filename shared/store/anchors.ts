@@ -10,6 +10,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { type OwnerAnchor, OwnerAnchorSchema, sealOwnerAnchor } from '../audit/index.ts';
 import type { Run } from '../schemas/run.ts';
+import { backOff } from './backoff.ts';
 import type { StoreContext } from './client.ts';
 import { keys, prefixes } from './keys.ts';
 import { getItem, queryPrefix } from './reads.ts';
@@ -26,7 +27,7 @@ const markerKey = (owner: string, runId: string) => ({ pk: `OWNER#${owner}`, sk:
  * inside every anchoring function's timeout; past it, the function fails and Step Functions retries it.
  */
 const MAX_ATTEMPTS = 25;
-const backoffMs = (attempt: number) => Math.random() * Math.min(1000, 5 * 2 ** attempt);
+const BACKOFF = { baseMs: 5, capMs: 1000 };
 
 /** Anchors the run's current audit head into its owner's chain, once per head. Returns the anchor. */
 export async function anchorRunHead(ctx: StoreContext, run: Run, at: string): Promise<OwnerAnchor> {
@@ -89,7 +90,7 @@ export async function anchorRunHead(ctx: StoreContext, run: Run, at: string): Pr
     } catch (error) {
       // Another run of the same owner anchored first (or this one did, concurrently): wait, then read again.
       if (!(error instanceof TransactionCanceledException) || attempt >= MAX_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
+      await backOff(attempt, BACKOFF);
     }
   }
 }

@@ -2,6 +2,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Approval, ApprovalSchema, type ApprovalStatus } from '../schemas/approval.ts';
 import { type Run, RunSchema } from '../schemas/run.ts';
+import { backOff } from './backoff.ts';
 import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
 import { keys } from './keys.ts';
@@ -16,8 +17,7 @@ export type ApprovalWithRun = { approval: Approval; run: Run | undefined };
 
 /** BatchGetItem rounds before falling back to GetItem, and the full-jitter backoff between them. */
 const UNPROCESSED_ROUNDS = 4;
-const unprocessedBackoffMs = (round: number) => Math.random() * Math.min(400, 25 * 2 ** round);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const UNPROCESSED_BACKOFF = { baseMs: 25, capMs: 400 };
 
 /**
  * An approval and its run. With `runIdHint` (which run the caller expects; the approval's own `runId` decides)
@@ -40,7 +40,7 @@ export async function getApprovalWithRun(
   let pending: Record<string, unknown>[] = [approvalKey, runKey];
   for (let round = 1; pending.length > 0; round++) {
     if (round > UNPROCESSED_ROUNDS) return readOneByOne(ctx, approvalId);
-    if (round > 1) await sleep(unprocessedBackoffMs(round));
+    if (round > 1) await backOff(round, UNPROCESSED_BACKOFF);
     const response = await ctx.doc.send(
       new BatchGetCommand({ RequestItems: { [ctx.table]: { Keys: pending, ConsistentRead: true } } }),
     );
