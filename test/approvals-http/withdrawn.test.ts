@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RESULT_TITLES } from '../../shared/approvals/index.ts';
+import { withStoreOverrides } from '../support/store-overrides.ts';
 import { type SfnWire, startSfnWire } from './sfn-wire.ts';
 import { approvalScenario, BOSS, decide, headingOf, nonceOf, type Scenario, store } from './support.ts';
 
@@ -18,12 +19,8 @@ async function disableWorkflow(s: Scenario) {
 }
 
 /** The scenario's store, except that the workflow head cannot be read (whether the action is granted is unknown). */
-const headLookupFails = new Proxy(store, {
-  get(target, property) {
-    if (property === 'getWorkflowHead') return async () => Promise.reject(new Error('lookup failed'));
-    const value = Reflect.get(target, property, target);
-    return typeof value === 'function' ? value.bind(target) : value;
-  },
+const headLookupFails = withStoreOverrides(store, {
+  getWorkflowHead: async () => Promise.reject(new Error('lookup failed')),
 });
 
 describe('Approval pages after the action was withdrawn', () => {

@@ -12,6 +12,7 @@ import { runTurn } from '../../shared/core/turn.ts';
 import { DynamoStore } from '../../shared/store/index.ts';
 import { engineDeps, ScriptedModel, text, toolUse } from '../support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
+import { withStoreOverrides } from '../support/store-overrides.ts';
 
 /** A store of its own that records the DynamoDB commands it sends. */
 function countingStore() {
@@ -145,24 +146,19 @@ describe('the live policy of a resume', () => {
     await s.store.addWorkflowVersion(s.head, { ...s.head, latestVersion: 2 }, { ...s.version, version: 2 });
     let headMoved = false;
     let races = 0;
-    const racing = new Proxy(s.store, {
-      get(target, property) {
-        if (property === 'commit')
-          return async (change: RunChange) => {
-            if (headMoved && races < 2) {
-              races += 1;
-              // A race the turn itself does not absorb (a run moved by side writes is re-applied inside it).
-              throw new ApprovalAlreadyDecidedError(s.approvalId);
-            }
-            try {
-              return await target.commit(change);
-            } catch (error) {
-              if (error instanceof WorkflowHeadMovedError) headMoved = true;
-              throw error;
-            }
-          };
-        const value = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const racing = withStoreOverrides(s.store, {
+      commit: async (change: RunChange) => {
+        if (headMoved && races < 2) {
+          races += 1;
+          // A race the turn itself does not absorb (a run moved by side writes is re-applied inside it).
+          throw new ApprovalAlreadyDecidedError(s.approvalId);
+        }
+        try {
+          return await s.store.commit(change);
+        } catch (error) {
+          if (error instanceof WorkflowHeadMovedError) headMoved = true;
+          throw error;
+        }
       },
     });
 
