@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TurnDeps } from '../../shared/core/engine.ts';
-import type { RunChange, RunStore } from '../../shared/core/store-port.ts';
+import type { RunChange } from '../../shared/core/store-port.ts';
 import { LambdaFault } from '../../shared/local/sfn/index.ts';
 import { type FakeRemote, fakeRemote } from '../actions/support.ts';
+import { withStoreOverrides } from '../support/store-overrides.ts';
 import {
   applyWorkflowText,
   createOwnTable,
@@ -98,21 +99,18 @@ const fixtures = [
 function killBeforeSettle(faults: Record<string, 'crash' | 'timeout'>, thrown: string[]) {
   return (deps: TurnDeps): TurnDeps => {
     const pending = new Map(Object.entries(faults));
-    const store = new Proxy(deps.store, {
-      get(target, property, receiver) {
-        if (property !== 'commit') return Reflect.get(target, property, receiver);
-        return async (change: RunChange) => {
-          for (const row of change.ledgerSettle ?? []) {
-            const kind = pending.get(row.tool);
-            if (kind === undefined) continue;
-            pending.delete(row.tool);
-            thrown.push(`${kind}:${row.tool}`);
-            throw new LambdaFault(kind, `killed before settling ${row.tool}`);
-          }
-          return target.commit(change);
-        };
+    const store = withStoreOverrides(deps.store, {
+      commit: async (change: RunChange) => {
+        for (const row of change.ledgerSettle ?? []) {
+          const kind = pending.get(row.tool);
+          if (kind === undefined) continue;
+          pending.delete(row.tool);
+          thrown.push(`${kind}:${row.tool}`);
+          throw new LambdaFault(kind, `killed before settling ${row.tool}`);
+        }
+        return deps.store.commit(change);
       },
-    }) as RunStore;
+    });
     return { ...deps, store };
   };
 }

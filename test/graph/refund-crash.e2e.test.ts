@@ -13,23 +13,21 @@ import type { ServiceStepDeps } from '../../shared/graph-run/service-step.ts';
 import { LambdaFault } from '../../shared/local/sfn/index.ts';
 import { applyWorkflowText, runEnded } from '../e2e/support.ts';
 import { graphStackForSuite } from '../support/graph-stack.ts';
+import { withStoreOverrides } from '../support/store-overrides.ts';
 import { refundGraph, startRefund, stepsOf } from './support.ts';
 
 /** Kills the service step on its next settle commits of `issue_refund`, one per listed fault. */
 function killBeforeSettle(faults: ('crash' | 'timeout')[], thrown: string[]) {
   return (deps: ServiceStepDeps): ServiceStepDeps => {
-    const store = new Proxy(deps.store, {
-      get(target, property, receiver) {
-        if (property !== 'commit') return Reflect.get(target, property, receiver);
-        return async (change: RunChange) => {
-          const settling = (change.ledgerSettle ?? []).some((row) => row.tool === 'issue_refund');
-          const fault = settling ? faults.shift() : undefined;
-          if (fault) {
-            thrown.push(fault);
-            throw new LambdaFault(fault, 'killed between the refund call and its settle');
-          }
-          return target.commit(change);
-        };
+    const store = withStoreOverrides(deps.store, {
+      commit: async (change: RunChange) => {
+        const settling = (change.ledgerSettle ?? []).some((row) => row.tool === 'issue_refund');
+        const fault = settling ? faults.shift() : undefined;
+        if (fault) {
+          thrown.push(fault);
+          throw new LambdaFault(fault, 'killed between the refund call and its settle');
+        }
+        return deps.store.commit(change);
       },
     });
     return { ...deps, store };

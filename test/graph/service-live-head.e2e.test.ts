@@ -23,6 +23,7 @@ import {
   startE2eStack,
   tempDataDir,
 } from '../e2e/support.ts';
+import { withStoreOverrides } from '../support/store-overrides.ts';
 import { gatedGraph, startGated, stepApproval } from './gated-support.ts';
 import { stepsOf } from './support.ts';
 
@@ -30,15 +31,12 @@ import { stepsOf } from './support.ts';
 let beforeWrite: (() => Promise<void>) | undefined;
 const killSwitchBetweenReadAndWrite = (deps: ServiceStepDeps): ServiceStepDeps => ({
   ...deps,
-  store: new Proxy(deps.store, {
-    get(target, property, receiver) {
-      if (property !== 'commit') return Reflect.get(target, property, receiver);
-      return async (change: RunChange) => {
-        const hook = change.liveHead ? beforeWrite : undefined;
-        beforeWrite = undefined;
-        await hook?.();
-        return target.commit(change);
-      };
+  store: withStoreOverrides(deps.store, {
+    commit: async (change: RunChange) => {
+      const hook = change.liveHead ? beforeWrite : undefined;
+      beforeWrite = undefined;
+      await hook?.();
+      return deps.store.commit(change);
     },
   }),
 });
