@@ -67,7 +67,11 @@ export async function attachTaskToken(
     if (pending.length === 0) return [];
     const updated = pending.map((approval) => ({ ...approval, taskToken }));
     await new RunHandle(run, deps).commit({
-      approvalUpdate: updated.map((approval) => ({ approval, expectedStatus: 'pending' as const })),
+      approvalUpdate: pending.map((read, i) => ({
+        approval: updated[i]!,
+        expectedStatus: 'pending' as const,
+        expectedTaskToken: read.taskToken ?? null,
+      })),
     });
     return updated;
   });
@@ -116,7 +120,11 @@ export async function decideApproval(
     await handle.commit({
       // The decision rides on the run item too, so the resuming turn need not read the approval.
       next: (current) => withDecisions(current, [decided]),
-      approvalUpdate: [{ approval: decided, expectedStatus: 'pending' }],
+      // Fenced on the token as read too: the approval and the run may have been read apart (a BatchGetItem is
+      // no snapshot), and a token attached in between must not be dropped, or the run would not be resumed.
+      approvalUpdate: [
+        { approval: decided, expectedStatus: 'pending', expectedTaskToken: approval.taskToken ?? null },
+      ],
       audit: [
         {
           type: 'approval_decided',
@@ -155,7 +163,11 @@ export async function expireApprovals(deps: Deps, runId: string): Promise<number
     const expired = due.map((approval) => ({ ...approval, status: 'expired' as const, decidedAt: now }));
     await new RunHandle(run, deps).commit({
       next: (current) => withDecisions(current, expired),
-      approvalUpdate: expired.map((approval) => ({ approval, expectedStatus: 'pending' as const })),
+      approvalUpdate: expired.map((approval, i) => ({
+        approval,
+        expectedStatus: 'pending' as const,
+        expectedTaskToken: due[i]!.taskToken ?? null,
+      })),
       audit: due.map((approval) => ({
         type: 'approval_expired' as const,
         actor: 'system',

@@ -42,8 +42,17 @@ export type RunChange = {
   /** Rows that must currently be `pending`; each is settled exactly once. */
   ledgerSettle?: LedgerRow[];
   approvalCreate?: Approval[];
-  /** Approval updates, each conditional on the approval's current status. */
-  approvalUpdate?: { approval: Approval; expectedStatus: ApprovalStatus }[];
+  /**
+   * Approval updates, each conditional on the approval's current status and, with `expectedTaskToken`, on the
+   * task token it was read with (`null`: none). A token attached since the read fails the update as a
+   * RunConflictError (read again), so a decision made from a stale read cannot drop the token that resumes the
+   * run, nor hand back an old one.
+   */
+  approvalUpdate?: {
+    approval: Approval;
+    expectedStatus: ApprovalStatus;
+    expectedTaskToken?: string | null;
+  }[];
   daySpend?: DaySpendChange;
   /** Graph step items, each conditional on the status and attempt it was read in (schemas/graph-step.ts). */
   steps?: StepWrite[];

@@ -127,24 +127,7 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
       () => new ApprovalAlreadyDecidedError(approval.approvalId, 'exists'),
     );
   }
-  for (const { approval, expectedStatus } of change.approvalUpdate ?? []) {
-    items.push({
-      item: {
-        Put: {
-          TableName: T,
-          Item: {
-            ...keys.approval(approval.approvalId),
-            ...indexKeys.approvalByOwner(approval.owner, approval.createdAt, approval.approvalId),
-            ...approval,
-          },
-          ConditionExpression: '#status = :expected',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':expected': expectedStatus },
-        },
-      },
-      onConditionFailed: () => new ApprovalAlreadyDecidedError(approval.approvalId),
-    });
-  }
+  for (const update of change.approvalUpdate ?? []) items.push(approvalUpdateItem(T, run, update));
   for (const write of change.steps ?? []) items.push(stepWriteItem(T, write));
   for (const { task, expectedStatus } of change.humanTaskPut ?? []) {
     const Item = {
@@ -237,5 +220,46 @@ function liveHeadCheck(table: string, head: NonNullable<RunChange['liveHead']>):
       },
     },
     onConditionFailed: () => new WorkflowHeadMovedError(head.workflowId),
+  };
+}
+
+/**
+ * An approval replaced, conditional on the status it was read with and, when given, on its task token as read.
+ * A failed status check is a decided approval; with a token check the failure may also be a token attached
+ * since the read, which is no refusal: the caller reads again (RunConflictError) and then sees which it was.
+ */
+function approvalUpdateItem(
+  T: string,
+  run: Run,
+  update: NonNullable<RunChange['approvalUpdate']>[number],
+): Labeled {
+  const { approval, expectedStatus, expectedTaskToken } = update;
+  const tokenCheck =
+    expectedTaskToken === undefined
+      ? ''
+      : expectedTaskToken === null
+        ? ' AND attribute_not_exists(taskToken)'
+        : ' AND taskToken = :token';
+  return {
+    item: {
+      Put: {
+        TableName: T,
+        Item: {
+          ...keys.approval(approval.approvalId),
+          ...indexKeys.approvalByOwner(approval.owner, approval.createdAt, approval.approvalId),
+          ...approval,
+        },
+        ConditionExpression: `#status = :expected${tokenCheck}`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':expected': expectedStatus,
+          ...(typeof expectedTaskToken === 'string' ? { ':token': expectedTaskToken } : {}),
+        },
+      },
+    },
+    onConditionFailed: () =>
+      expectedTaskToken === undefined
+        ? new ApprovalAlreadyDecidedError(approval.approvalId)
+        : new RunConflictError(run.runId, run.rev),
   };
 }
