@@ -28,7 +28,8 @@ export const credentialRefOf = (spec: CredentialRefSpec, owner: string): Credent
  * the check holds in a fresh process too (the secrets port only knows values it has resolved); a
  * credential that cannot be loaded fails the check closed. Each part is also checked URL-decoded and, when
  * it is JSON, re-serialised, so a differently escaped value is still found. A part carrying the redaction
- * marker is refused too: a credential was already cut out of what the model proposed.
+ * marker is refused too: a credential was already cut out of what the model proposed. Only the run owner's
+ * credentials count: another owner's value in this request is not refused (the refusal would confirm a guess).
  */
 export async function credentialProblem(
   ctx: CredentialContext,
@@ -43,7 +44,7 @@ export async function credentialProblem(
     }
   }
   for (const part of parts.flatMap(variants)) {
-    if (ctx.secrets.redact(part) !== part) return CREDENTIAL_IN_REQUEST;
+    if (ctx.secrets.redact(ctx.scope.owner, part) !== part) return CREDENTIAL_IN_REQUEST;
     if (part.includes(REDACTED)) return `${CREDENTIAL_IN_REQUEST} (a redacted credential is in it)`;
   }
   return undefined;

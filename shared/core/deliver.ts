@@ -17,7 +17,8 @@ import type { RunStore } from './store-port.ts';
 
 /** Where results go besides the store; adapters implement what a deployment supports. */
 export interface DestinationsPort {
-  alert(args: { topicArn?: string; subject: string; message: string }): Promise<string>;
+  /** `owner`: the run's owner, whose credential values are redacted from the message (theirs only). */
+  alert(args: { owner: string; topicArn?: string; subject: string; message: string }): Promise<string>;
   http(args: {
     run: Run;
     definition: WorkflowDefinition;
@@ -92,6 +93,7 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
     try {
       if (destination.type === 'alert') {
         detail = await deps.destinations.alert({
+          owner: run.owner,
           ...(destination.topicArn ? { topicArn: destination.topicArn } : {}),
           subject: (destination.subject ?? `${version.definition.name}: run ${run.status}`).slice(0, 100),
           message: renderReport(run, version.definition, destination.subject, actions),

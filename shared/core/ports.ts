@@ -113,8 +113,13 @@ export type CredentialRef = { owner: string; secret: string; field?: string };
 /** Resolves a credential reference to its value at dispatch time, server-side. */
 export interface SecretsPort {
   resolve(ref: CredentialRef): Promise<string>;
-  /** Replaces every secret value resolved so far (and its base64, hex and URL-encoded forms) with a marker. */
-  redact(text: string): string;
+  /**
+   * Replaces every secret value resolved so far for `owner` (and its base64, hex and URL-encoded forms) with
+   * a marker. Only that owner's: a port serves many owners, and redacting (or, in the credential check,
+   * refusing) another owner's value in this owner's text would tell them it is someone's secret. The caller
+   * passes the run's owner; a port never infers it.
+   */
+  redact(owner: string, text: string): string;
 }
 
 /**

@@ -9,12 +9,12 @@
 import type { CredentialRefSpec } from '../schemas/credentials.ts';
 import type { ContentBlock, SecretsPort } from './ports.ts';
 
-function redactValue(input: unknown, secrets: SecretsPort): unknown {
-  if (typeof input === 'string') return secrets.redact(input);
-  if (Array.isArray(input)) return input.map((item) => redactValue(item, secrets));
+function redactValue(input: unknown, redact: (text: string) => string): unknown {
+  if (typeof input === 'string') return redact(input);
+  if (Array.isArray(input)) return input.map((item) => redactValue(item, redact));
   if (input !== null && typeof input === 'object') {
     return Object.fromEntries(
-      Object.entries(input).map(([key, inner]) => [secrets.redact(key), redactValue(inner, secrets)]),
+      Object.entries(input).map(([key, inner]) => [redact(key), redactValue(inner, redact)]),
     );
   }
   return input;
@@ -40,9 +40,10 @@ export async function redactModelContent(
         .catch(() => undefined),
     ),
   );
+  const redact = (text: string) => secrets.redact(owner, text);
   return content.map((block) => {
-    if (block.type === 'text') return { ...block, text: secrets.redact(block.text) };
-    if (block.type === 'tool_use') return { ...block, input: redactValue(block.input, secrets) };
+    if (block.type === 'text') return { ...block, text: redact(block.text) };
+    if (block.type === 'tool_use') return { ...block, input: redactValue(block.input, redact) };
     return block;
   });
 }

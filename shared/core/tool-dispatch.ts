@@ -112,7 +112,7 @@ async function runAndSettle(
     outcome = thrownOutcome(error);
   }
   // Cut by UTF-8 bytes, the unit DynamoDB counts: see transcript-limits.ts. The unknown marker is kept.
-  outcome = { ...outcome, content: capToolResult(deps.secrets.redact(outcome.content)) };
+  outcome = { ...outcome, content: capToolResult(deps.secrets.redact(h.run.owner, outcome.content)) };
   // Staged: the next dispatch's pending row or the turn's commit carries the settle (one transaction).
   await h.stage({
     ledgerSettle: [settledRow(row, outcome, isoAt(deps.clock))],

@@ -1,6 +1,6 @@
 /**
  * Credentials from a local secrets file (the local stand-in for Secrets Manager), through the same port,
- * the same owner check and the same redaction: `{ "wf/<ownerKey>/site-token": "value",
+ * the same owner check and the same per-owner redaction: `{ "wf/<ownerKey>/site-token": "value",
  * "wf/<ownerKey>/json-secret": { "token": "value" } }`. The file is re-read after `maxAgeMs` (like the TTL of
  * the Secrets Manager adapter), and at once when a name is not found (a secret just added).
  */
@@ -9,7 +9,7 @@ import type { CredentialRef, SecretsPort } from '../core/ports.ts';
 import { CredentialError } from './errors.ts';
 import { extractSecretValue } from './extract.ts';
 import { assertOwnerSecret } from './owner-check.ts';
-import { Redactor } from './redactor.ts';
+import { OwnerRedactors } from './owner-redactors.ts';
 import { ttlCache } from './ttl-cache.ts';
 
 export type FileSecretsOptions = {
@@ -24,7 +24,7 @@ export type FileSecretsOptions = {
 export const SECRET_CACHE_TTL_MS = 5 * 60_000;
 
 export function fileSecrets(path: string, options: FileSecretsOptions = {}): SecretsPort {
-  const redactor = new Redactor();
+  const redactors = new OwnerRedactors();
   const namePrefix = options.namePrefix ?? 'wf/';
   const file = ttlCache(
     async (): Promise<Record<string, unknown>> => {
@@ -49,9 +49,9 @@ export function fileSecrets(path: string, options: FileSecretsOptions = {}): Sec
       if (stored === undefined)
         throw new CredentialError(ref.secret, `is not in the local secrets file ${path}`);
       const value = extractSecretValue(ref, typeof stored === 'string' ? stored : JSON.stringify(stored));
-      redactor.add(value);
+      redactors.add(ref.owner, value);
       return value;
     },
-    redact: (text) => redactor.redact(text),
+    redact: (owner, text) => redactors.redact(owner, text),
   };
 }

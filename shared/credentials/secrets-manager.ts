@@ -10,7 +10,7 @@ import type { CredentialRef, SecretsPort } from '../core/ports.ts';
 import { CredentialError } from './errors.ts';
 import { extractSecretValue } from './extract.ts';
 import { assertOwnerSecret } from './owner-check.ts';
-import { Redactor } from './redactor.ts';
+import { OwnerRedactors } from './owner-redactors.ts';
 
 export type SecretsManagerOptions = {
   /** The client that reads on behalf of `owner` (its role session); the same client for all in tests. */
@@ -22,7 +22,7 @@ export type SecretsManagerOptions = {
 };
 
 export function secretsManagerSecrets(options: SecretsManagerOptions): SecretsPort {
-  const redactor = new Redactor();
+  const redactors = new OwnerRedactors();
   // Keyed by owner and secret id: one owner's cached read is never served to another.
   const cache = new Map<string, { value: string; at: number }>();
   const ttl = options.ttlMs ?? 5 * 60_000;
@@ -45,9 +45,9 @@ export function secretsManagerSecrets(options: SecretsManagerOptions): SecretsPo
         cache.set(key, { value: raw, at: now() });
       }
       const value = extractSecretValue(ref, raw);
-      redactor.add(value);
+      redactors.add(ref.owner, value);
       return value;
     },
-    redact: (text) => redactor.redact(text),
+    redact: (owner, text) => redactors.redact(owner, text),
   };
 }

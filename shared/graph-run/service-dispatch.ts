@@ -36,7 +36,7 @@ export async function dispatch(
   } catch (error) {
     outcome = thrownOutcome(error);
   }
-  return { ...outcome, content: capToolResult(deps.secrets.redact(outcome.content)) };
+  return { ...outcome, content: capToolResult(deps.secrets.redact(run.owner, outcome.content)) };
 }
 
 /**

@@ -28,7 +28,7 @@ export function destinations(deps: {
   clock: Clock;
 }): DestinationsPort {
   return {
-    async alert({ topicArn, subject, message }) {
+    async alert({ owner, topicArn, subject, message }) {
       const target = topicArn ?? deps.defaultTopicArn;
       if (!deps.sns || !target)
         throw new DeliveryRefusedError('no SNS topic is configured for alert destinations');
@@ -45,14 +45,14 @@ export function destinations(deps: {
           new PublishCommand({
             TopicArn: target,
             Subject: snsSubject(subject),
-            Message: deps.secrets.redact(message),
+            Message: deps.secrets.redact(owner, message),
           }),
         );
         return `sns message ${response.MessageId ?? '?'}`;
       } catch (error) {
         const { name, message: text } = error as { name?: string; message?: string };
         throw new DeliveryRefusedError(
-          `publishing to ${target} failed: ${name ?? 'Error'}: ${deps.secrets.redact(String(text ?? '')).slice(0, 300)}`,
+          `publishing to ${target} failed: ${name ?? 'Error'}: ${deps.secrets.redact(owner, String(text ?? '')).slice(0, 300)}`,
         );
       }
     },
@@ -84,9 +84,9 @@ export function destinations(deps: {
       });
       if (outcome.isError)
         throw new DeliveryRefusedError(
-          `delivery to '${action}' failed: ${deps.secrets.redact(outcome.content).slice(0, 500)}`,
+          `delivery to '${action}' failed: ${deps.secrets.redact(run.owner, outcome.content).slice(0, 500)}`,
         );
-      return deps.secrets.redact(outcome.content).slice(0, 500);
+      return deps.secrets.redact(run.owner, outcome.content).slice(0, 500);
     },
   };
 }

@@ -38,7 +38,10 @@ describe('Adapter: http-runtime', () => {
         payload: { task: 'x' },
         payload_sha256: started.execution.payloadSha256,
       });
-      expect(harness.context.secrets.redact(`token ${ENGINE_TOKEN}`)).toBe('token [REDACTED]');
+      expect(harness.context.secrets.redact('owner-test', `token ${ENGINE_TOKEN}`)).toBe('token [REDACTED]');
+      expect(harness.context.secrets.redact('owner-other', `token ${ENGINE_TOKEN}`)).toBe(
+        `token ${ENGINE_TOKEN}`,
+      );
     });
 
     it('refuses before sending anything when the owner credential cannot be loaded', async () => {

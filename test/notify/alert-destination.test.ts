@@ -58,8 +58,8 @@ describe('Function: snsSubject', () => {
 
 describe('Method: alert', () => {
   it('publishes to the default topic and to a declared one, with a valid subject', async () => {
-    await alerts.alert({ subject: `Run\ndone ${'z'.repeat(120)}`, message: 'body' });
-    await alerts.alert({ topicArn: DECLARED, subject: 'ok', message: 'body' });
+    await alerts.alert({ owner: 'owner-test', subject: `Run\ndone ${'z'.repeat(120)}`, message: 'body' });
+    await alerts.alert({ owner: 'owner-test', topicArn: DECLARED, subject: 'ok', message: 'body' });
     expect(fake.published.slice(-2).map((p) => [p.topicArn, p.subject.length <= 99])).toEqual([
       [DEFAULT, true],
       [DECLARED, true],
@@ -69,14 +69,19 @@ describe('Method: alert', () => {
   it('refuses a topic the deployment does not declare, without publishing', async () => {
     const count = fake.published.length;
     await expect(
-      alerts.alert({ topicArn: 'arn:aws:sns:eu-west-1:123456789012:other', subject: 's', message: 'm' }),
+      alerts.alert({
+        owner: 'owner-test',
+        topicArn: 'arn:aws:sns:eu-west-1:123456789012:other',
+        subject: 's',
+        message: 'm',
+      }),
     ).rejects.toThrow(/destination.topicArn .* is not an alert topic this deployment declares/);
     expect(fake.published.length).toBe(count);
   });
 
   it('turns a failed publish into a refusal that names the error', async () => {
     fake.forbiddenTopics.add(DECLARED);
-    const attempt = alerts.alert({ topicArn: DECLARED, subject: 's', message: 'm' });
+    const attempt = alerts.alert({ owner: 'owner-test', topicArn: DECLARED, subject: 's', message: 'm' });
     await expect(attempt).rejects.toBeInstanceOf(DeliveryRefusedError);
     await expect(attempt).rejects.toThrow(/publishing to .*team-oncall failed: AuthorizationError/);
     fake.forbiddenTopics.delete(DECLARED);

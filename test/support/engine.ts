@@ -69,7 +69,7 @@ export const noSecrets: SecretsPort = {
   resolve: async () => {
     throw new Error('no secrets in this test');
   },
-  redact: (value) => value,
+  redact: (_owner, value) => value,
 };
 
 export class CrashError extends Error {
