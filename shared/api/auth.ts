@@ -24,10 +24,25 @@ const IamEnvSchema = z.object({
 });
 
 /**
- * The owner of an IAM caller: `<account>:<kind>:<name>`, where kind is `user`, `role` (an assumed role; the
- * session name is dropped, so every session of a role is one owner) or `federated-user`, and the root user is
- * `<account>:root`. IAM paths are dropped (names are unique per account); `=` and `,` in names are written
- * `=3D` and `=2C`. Undefined when the ARN is not an IAM caller of `accountId`.
+ * A federated user (`sts:GetFederationToken`) is named by its caller: `Name` is whatever the IAM user calling
+ * GetFederationToken passes, and neither the ARN (`arn:aws:sts::<account>:federated-user/<Name>`) nor the
+ * user id (`<account>:<Name>`) says which IAM user that was
+ * (https://docs.aws.amazon.com/STS/latest/APIReference/API_GetFederationToken.html, parameter `Name`;
+ * https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html, `aws:userid`). So any
+ * IAM user allowed GetFederationToken could pick another federated user's name and be that owner: such
+ * callers are refused (403), never mapped to an owner.
+ */
+export const FEDERATED_USER_REFUSED =
+  'federated users (sts:GetFederationToken) are not accepted: their name is chosen by whoever requests the token, so it cannot identify an owner; sign requests as an IAM role or user';
+
+const isFederatedUserArn = (userArn: string) => /^arn:aws[a-z-]*:sts::\d{12}:federated-user\//.test(userArn);
+
+/**
+ * The owner of an IAM caller: `<account>:<kind>:<name>`, where kind is `user` or `role` (an assumed role; the
+ * session name is dropped, so every session of a role is one owner), and the root user is `<account>:root`.
+ * IAM paths are dropped (names are unique per account); `=` and `,` in names are written `=3D` and `=2C`.
+ * Undefined when the ARN is not an IAM caller of `accountId`, and for a federated user (its name is the
+ * caller's choice: see FEDERATED_USER_REFUSED).
  */
 export function ownerFromIamArn(accountId: string, userArn: string): string | undefined {
   const match = /^arn:aws[a-z-]*:(iam|sts)::(\d{12}):(.+)$/.exec(userArn);
@@ -40,7 +55,6 @@ export function ownerFromIamArn(accountId: string, userArn: string): string | un
   if (service === 'iam' && resource === 'root') return validOwner(`${account}:root`);
   if (service === 'sts' && head === 'assumed-role') [kind, name] = ['role', segments[1]];
   else if (service === 'iam' && (head === 'user' || head === 'role')) [kind, name] = [head, segments.at(-1)];
-  else if (service === 'sts' && head === 'federated-user') [kind, name] = ['federated-user', segments[1]];
   else return undefined;
   if (!name || segments.length < 2) return undefined;
   return validOwner(`${account}:${kind}:${name.replaceAll('=', '=3D').replaceAll(',', '=2C')}`);
@@ -53,6 +67,8 @@ export function iamAuthenticator(): Authenticator {
       const parsed = IamEnvSchema.safeParse(env);
       if (!parsed.success) return undefined;
       const { accountId, userArn } = parsed.data.event.requestContext.authorizer.iam;
+      // Fail closed with the reason: a 401 would suggest signing again, which cannot help.
+      if (isFederatedUserArn(userArn)) throw new ApiError(403, 'forbidden', FEDERATED_USER_REFUSED);
       const owner = ownerFromIamArn(accountId, userArn);
       return owner ? { owner, principal: principalOf(userArn) } : undefined;
     },

@@ -4,6 +4,7 @@ import {
   AuthConfigError,
   apiKeyAuthenticator,
   createApiApp,
+  FEDERATED_USER_REFUSED,
   iamAuthenticator,
   jwtAuthenticator,
   ownerFromIamArn,
@@ -31,7 +32,6 @@ describe('iamAuthenticator', () => {
     ['arn:aws:iam::123456789012:user/alice', '123456789012:user:alice'],
     ['arn:aws:iam::123456789012:user/division/team/alice', '123456789012:user:alice'],
     ['arn:aws:iam::123456789012:root', '123456789012:root'],
-    ['arn:aws:sts::123456789012:federated-user/bob', '123456789012:federated-user:bob'],
     ['arn:aws-cn:sts::123456789012:assumed-role/Ops,Team=1/s', '123456789012:role:Ops=2CTeam=3D1'],
   ])('normalizes %s to the owner %s', (arn, owner) => {
     expect(ownerFromIamArn('123456789012', arn)).toBe(owner);
@@ -47,6 +47,55 @@ describe('iamAuthenticator', () => {
     ['an incomplete assumed-role ARN', '123456789012', 'arn:aws:sts::123456789012:assumed-role'],
   ])('refuses %s', (_label, account, arn) => {
     expect(iamAuthenticator().authenticate(request, iamEvent(account, arn))).toBeUndefined();
+  });
+
+  it('refuses a federated user (its name is whatever GetFederationToken was given) with 403 saying why', () => {
+    // Prepare: bob's IAM user may call sts:GetFederationToken and names the token after alice.
+    const arn = 'arn:aws:sts::123456789012:federated-user/alice';
+
+    // Act
+    const attempt = () => iamAuthenticator().authenticate(request, iamEvent('123456789012', arn));
+
+    // Assess
+    expect(ownerFromIamArn('123456789012', arn)).toBeUndefined();
+    expect(attempt).toThrow(FEDERATED_USER_REFUSED);
+    expect(attempt).toThrow(expect.objectContaining({ status: 403, code: 'forbidden' }));
+  });
+
+  it('answers a federated user 403 at the API, and nothing is created', async () => {
+    // Prepare
+    const app = createApiApp({
+      store: testStore(),
+      executions: new RecordingExecutions(),
+      clock: new FixedClock(),
+      ids: randomIds,
+      authenticator: iamAuthenticator(),
+      triggerSync: new RecordingTriggerSync(),
+    });
+    const account = String(randomInt(1e11, 1e12 - 1));
+    const client = clientFor(app, undefined);
+    const federated = iamEvent(account, `arn:aws:sts::${account}:federated-user/someone`);
+    const definition = {
+      name: 'federated-flow',
+      model: { id: 'claude-sonnet-5-5' },
+      prompt: { system: 's' },
+      allowedActions: [],
+      trigger: { type: 'on_demand' },
+      budget: { maxUsdPerRun: 1 },
+    };
+
+    // Act
+    const created = await client.post('/v1/workflows', definition, { env: federated });
+    const listed = await client.get('/v1/workflows', { env: federated });
+
+    // Assess
+    expect(created).toMatchObject({
+      status: 403,
+      body: { error: { code: 'forbidden', message: FEDERATED_USER_REFUSED } },
+    });
+    expect(listed.status).toBe(403);
+    const asUser = iamEvent(account, `arn:aws:iam::${account}:user/someone`);
+    expect((await client.get('/v1/workflows', { env: asUser })).body.items).toEqual([]);
   });
 
   it('refuses a request without an IAM authorizer context (e.g. the local server)', () => {
