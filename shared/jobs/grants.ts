@@ -4,6 +4,7 @@
  * owner cannot be granted by another (the same refusal whether or not it exists, so ids cannot be probed).
  */
 import type { Clock, Ids } from '../core/ports.ts';
+import { foreignCredentialRefs } from '../credentials/owner-check.ts';
 import type { StoreContext } from '../store/client.ts';
 import { GrantChangeError } from './errors.ts';
 import { directionProblem, grantProblems } from './grant-rules.ts';
@@ -11,7 +12,13 @@ import { getGrantRecord, listGrantVersions, listOwnerGrants, putGrantRecord } fr
 import type { GrantRecord } from './records.ts';
 import type { GrantSpec, GrantView } from './schemas.ts';
 
-export type GrantDeps = { store: { ctx: StoreContext }; clock: Clock; ids: Ids };
+export type GrantDeps = {
+  store: { ctx: StoreContext };
+  clock: Clock;
+  ids: Ids;
+  /** Prefix of credential secret names; an owner's are `<prefix><ownerKey>/<name>`. @default 'wf/' */
+  credentialNamePrefix?: string | undefined;
+};
 /** The owner acting, from verified identity: `principal` is recorded as the author. */
 export type GrantActor = { owner: string; principal: string };
 
@@ -26,8 +33,15 @@ const view = (record: GrantRecord): GrantView => ({
   updatedBy: record.updatedBy,
 });
 
-function checkValid(grant: GrantSpec) {
-  const problems = grantProblems(grant);
+/**
+ * A grant is a source of jobs run as its owner, so like a workflow it may name only the owner's own credential
+ * secrets (the same refusal and message as a workflow save, the field under `grant.`).
+ */
+function checkValid(deps: GrantDeps, owner: string, grant: GrantSpec) {
+  const foreign = foreignCredentialRefs(deps.credentialNamePrefix ?? 'wf/', owner, grant.credRefs).map(
+    (problem) => ({ ...problem, path: `grant.${problem.path}` }),
+  );
+  const problems = [...grantProblems(grant), ...foreign];
   if (problems.length > 0) throw new GrantChangeError('invalid', problems[0]!.message, problems[0]!.path);
 }
 
@@ -43,7 +57,7 @@ export async function createGrant(
   actor: GrantActor,
   input: { clientId: string; grant: GrantSpec },
 ): Promise<GrantView> {
-  checkValid(input.grant);
+  checkValid(deps, actor.owner, input.grant);
   const previous = await getGrantRecord(deps.store.ctx, input.clientId);
   if (previous && previous.owner !== actor.owner)
     throw new GrantChangeError('conflict', 'this client id cannot be granted; use another', 'clientId');
@@ -82,7 +96,7 @@ export async function changeGrant(
     throw new GrantChangeError('conflict', 'the grant is revoked; create it again', 'clientId');
   if (input.expectedVersion !== undefined && input.expectedVersion !== current.version)
     throw new GrantChangeError('conflict', `the grant is at version ${current.version}`, 'expectedVersion');
-  checkValid(input.grant);
+  checkValid(deps, actor.owner, input.grant);
   const problem = directionProblem(current.grant, input.grant, direction);
   if (problem) throw new GrantChangeError('invalid', problem.message, problem.field);
   const next: GrantRecord = {

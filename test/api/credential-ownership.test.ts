@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
+import { baseGrant } from '../jobs/support.ts';
 import { apiHarness, definition, itemsOf, ownTableName } from './helpers.ts';
 
 const suffix = randomUUID().slice(0, 8);
@@ -60,6 +61,62 @@ describe('credRefs at save time', () => {
     expect(reply.status).toBe(400);
     expect(reply.body.error.fields[0].path).toBe('credRefs.token.secret');
     expect((await h.alice.get(`/v1/workflows/${id}`)).body.workflow.latestVersion).toBe(1);
+  });
+});
+
+describe('grant credRefs at save time', () => {
+  const grantWith = (secret: string) => baseGrant({ credRefs: { token: { secret } } });
+
+  it("accepts a grant whose credRefs are the owner's own secrets", async () => {
+    const reply = await h.alice.post('/v1/grants', {
+      clientId: `own-${suffix}`,
+      grant: grantWith(`wf/${aliceKey}/token`),
+    });
+    expect(reply.status).toBe(201);
+  });
+
+  it.each([
+    ["another owner's secret", () => `wf/${bobKey}/token`],
+    [
+      "another owner's secret by ARN",
+      () => `arn:aws:secretsmanager:eu-west-1:123456789012:secret:wf/${bobKey}/t-AbCdEf`,
+    ],
+    ['an unscoped secret', () => 'wf/token'],
+  ])('refuses %s with 400 naming grant.credRefs.<slot>.secret, writing nothing', async (_label, secret) => {
+    // Prepare
+    const before = await itemsOf(h.store, h.owners.alice);
+    const clientId = `foreign-${randomUUID().slice(0, 8)}`;
+
+    // Act
+    const reply = await h.alice.post('/v1/grants', { clientId, grant: grantWith(secret()) });
+
+    // Assess
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('validation_failed');
+    expect(reply.body.error.fields).toEqual([
+      { path: 'grant.credRefs.token.secret', message: expect.stringContaining(`'wf/${aliceKey}/<name>'`) },
+    ]);
+    expect(await itemsOf(h.store, h.owners.alice)).toBe(before);
+    expect((await h.alice.get(`/v1/grants/${clientId}`)).status).toBe(404);
+  });
+
+  it('refuses a widening that adds a foreign secret, leaving the grant as it was', async () => {
+    // Prepare
+    const clientId = `widen-${suffix}`;
+    expect((await h.alice.post('/v1/grants', { clientId, grant: baseGrant() })).status).toBe(201);
+
+    // Act
+    const reply = await h.alice.post(`/v1/grants/${clientId}/widen`, {
+      grant: grantWith(`wf/${bobKey}/token`),
+    });
+
+    // Assess
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.fields[0].path).toBe('grant.credRefs.token.secret');
+    expect((await h.alice.get(`/v1/grants/${clientId}`)).body.grant).toMatchObject({
+      version: 1,
+      grant: { credRefs: {} },
+    });
   });
 });
 

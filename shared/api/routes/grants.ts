@@ -29,7 +29,12 @@ const clientIdOf = (value: string | undefined): string => {
 
 export function grantRoutes(deps: ApiDeps & { jobs: NonNullable<ApiDeps['jobs']> }): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  const grantDeps = { store: deps.store, clock: deps.clock, ids: deps.ids };
+  const grantDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    ids: deps.ids,
+    credentialNamePrefix: deps.credentialNamePrefix,
+  };
   const actorOf = (c: { get(key: 'identity'): { owner: string; principal: string } }) => {
     const { owner, principal } = c.get('identity');
     return { owner, principal };
