@@ -1,7 +1,7 @@
 /**
- * Redaction of secret values: every value resolved through a SecretsPort is remembered, and its raw,
- * base64 (standard and URL-safe), hex and URL-encoded forms are replaced by a marker wherever text leaves
- * an action (tool results, transcripts, logs, audit entries).
+ * Redaction of secret values: every value resolved through a SecretsPort is remembered (one Redactor per
+ * owner: owner-redactors.ts), and its raw, base64 (standard and URL-safe), hex and URL-encoded forms are
+ * replaced by a marker wherever text leaves an action (tool results, transcripts, logs, audit entries).
  */
 export const REDACTED = '[REDACTED]';
 
