@@ -19,7 +19,7 @@
  * - Cost: a Query sums the sizes of the items it read and rounds up to 4 KB once
  *   (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html), where a
  *   GetItem of the run and a Query of the messages were rounded apart (and each costs a unit even when empty):
- *   ceil((run + messages) / 4 KB) <= ceil(run / 4 KB) + ceil(messages / 4 KB). Notes (notes_set/notes_append,
+ *   ceil((run + messages) / 4 KB) <= ceil(run / 4 KB) + ceil(messages / 4 KB). Notes (notes_put/notes_append,
  *   up to an item each) and a graph run's resume token sort inside the range and are read and billed too: at
  *   most ceil(their bytes / 4 KB) more, nothing more while they fit in the slack of that rounding.
  *
