@@ -67,7 +67,7 @@ export async function readTurnStart(
 }
 
 /** The run and its transcript: one request when the store can, else two in parallel. */
-export async function readRunAndTranscript(
+async function readRunAndTranscript(
   store: RunStore,
   runId: string,
 ): Promise<{ run: Run | undefined; transcript: TranscriptMessage[] }> {
