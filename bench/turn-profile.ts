@@ -17,6 +17,18 @@ function kindOf(key: Record<string, unknown> | undefined): string {
   return String((typeof sk === 'object' ? sk.S : sk) ?? '?').split('#')[0] ?? '?';
 }
 
+/**
+ * What a Query read, by its key condition: a prefix (`TOOL# prefix`) or a range of the run's partition
+ * (`MSG#…RUN range`: the run with its transcript, shared/store/run-with-messages.ts).
+ */
+function queryLabel(input: Record<string, unknown>): string {
+  const values = (input.ExpressionAttributeValues ?? {}) as Record<string, string | { S?: string }>;
+  const text = (value: string | { S?: string } | undefined) =>
+    String((typeof value === 'object' ? value.S : value) ?? '?');
+  if (values[':from'] !== undefined) return `${text(values[':from'])}…${text(values[':to'])} range`;
+  return `${kindOf({ sk: values[':prefix'] })}# prefix`;
+}
+
 function itemsOf(input: Record<string, unknown>): string[] {
   const actions = (input.TransactItems ?? []) as Record<string, { Item?: never; Key?: never }>[];
   return actions.map((action) => {
@@ -39,10 +51,7 @@ export function requestRecorder(store: DynamoStore) {
         start: performance.now(),
         end: 0,
       };
-      if (entry.command === 'Query') {
-        const values = (input.ExpressionAttributeValues ?? {}) as Record<string, { S?: string }>;
-        entry.items = [`${kindOf({ sk: values[':prefix'] })}# prefix`];
-      }
+      if (entry.command === 'Query') entry.items = [queryLabel(input)];
       if (entry.command === 'GetItem' || entry.command === 'UpdateItem')
         entry.items = [kindOf(input.Key as never)];
       try {

@@ -78,10 +78,13 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
       await deps.store.anchorRunHead(run, isoAt(deps.clock));
       return run;
     }
-    const version = await deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
+    // The version and the ledger each need only the run: one round trip for both, not one after the other.
+    const [version, ledger] = await Promise.all([
+      deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion),
+      deps.store.listLedger(run.runId),
+    ]);
     if (!version) throw new Error(`workflow version ${run.workflowId}@${run.workflowVersion} is missing`);
     const destination: Destination = version.definition.destination;
-    const ledger = await deps.store.listLedger(run.runId);
     const actions = ledger.map(
       (row) => `${row.tool}: ${row.outcomeUnknown ? 'outcome unknown (may have taken effect)' : row.status}`,
     );

@@ -5,6 +5,7 @@
  * dispatched) so the transcript stays valid, gives an outstanding reservation back to the day, and records
  * the audit entries. Retries when a concurrent write moved the run; a run that already ended is returned.
  */
+import type { TranscriptMessage } from '../schemas/message.ts';
 import { isTerminalRunStatus, type Run, type StopReason } from '../schemas/run.ts';
 import { closeOpenCalls } from './closing.ts';
 import { isoAt, RunHandle } from './engine.ts';
@@ -33,14 +34,14 @@ export async function endRun(
   ending: RunEnding,
 ): Promise<Run | undefined> {
   for (let attempt = 1; ; attempt++) {
-    const run = await deps.store.getRun(ending.runId);
+    const { run, transcript } = await readRunForEnding(deps.store, ending.runId);
     if (!run || (ending.accept && !ending.accept(run))) return undefined;
     if (isTerminalRunStatus(run.status)) {
       // Ended before (by its turn, or a retried call): nothing more is written, so anchor its final head.
       await deps.store.anchorRunHead(run, isoAt(deps.clock));
       return run;
     }
-    const messages = await deps.store.listMessages(run.runId);
+    const messages = transcript ?? (await deps.store.listMessages(run.runId));
     const last = messages.at(-1);
     const open = last?.role === 'assistant' && toolUsesOf(last).length > 0 ? last : undefined;
     // Answered from the ledger: stored results, "outcome unknown" (settled now) for dispatched calls that
@@ -101,4 +102,18 @@ export async function endRun(
       if (!raced || attempt >= 5) throw error;
     }
   }
+}
+
+/**
+ * The run and, where the store reads both in one request (`getRunWithMessages`), its transcript: used only
+ * when it holds the run's `messageCount` messages (append-only), i.e. is this revision's; otherwise (a commit
+ * landed between the two, or a store without that read) the transcript is read after the run, as before.
+ */
+async function readRunForEnding(
+  store: RunStore,
+  runId: string,
+): Promise<{ run: Run | undefined; transcript?: TranscriptMessage[] }> {
+  if (!store.getRunWithMessages) return { run: await store.getRun(runId) };
+  const { run, messages } = await store.getRunWithMessages(runId);
+  return { run, ...(run && messages.length === run.messageCount ? { transcript: messages } : {}) };
 }

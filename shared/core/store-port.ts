@@ -95,6 +95,13 @@ export interface RunStore {
     version: number,
   ): Promise<WorkflowVersion | undefined>;
   listMessages(runId: string): Promise<TranscriptMessage[]>;
+  /**
+   * The run (undefined when there is none) and its transcript, read together in one strongly consistent request
+   * where the store can (shared/store/run-with-messages.ts). Not a snapshot: a commit may land between the
+   * two, so callers check the transcript against the run's `messageCount`. Optional: without it, callers
+   * read the run and `listMessages` in parallel.
+   */
+  getRunWithMessages?(runId: string): Promise<{ run: Run | undefined; messages: TranscriptMessage[] }>;
   listLedger(runId: string): Promise<LedgerRow[]>;
   getApproval(approvalId: string): Promise<Approval | undefined>;
   /**

@@ -3,7 +3,8 @@
  * the run's workflow version (immutable, cached per container by the store), the live policy (the workflow
  * head, read on every turn and never cached: a withdrawn action is refused even mid-run) and the transcript,
  * in parallel (the transcript, and in a container that has read the run before also the head, are read with
- * the run: readTurnStart). A run resuming from approvals also needs its ledger, read alongside.
+ * the run: readTurnStart; the run and transcript in one Query where the store can). A run resuming from
+ * approvals also needs its ledger, read alongside.
  */
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
@@ -16,6 +17,7 @@ import { WorkflowVersionMissingError } from './errors.ts';
 import { type EffectiveGrant, effectiveGrant } from './gate.ts';
 import { delegatedPolicy, type LiveDelegation, readDelegation } from './live-policy.ts';
 import type { TurnInput } from './outcome.ts';
+import type { RunStore } from './store-port.ts';
 
 export type TurnContext = {
   input: TurnInput;
@@ -42,6 +44,9 @@ export type PrefetchedHead = { owner: string; workflowId: string; head: Workflow
  * The turn's first reads, in one round trip: the run (the fence), its transcript (needs only the run id) and,
  * when this container has read the run before (its owner and workflow never change: the store's
  * `knownRunScope`), its workflow head. The head is still read on every turn, only no longer after the run.
+ * The run and transcript are one request where the store offers it (`getRunWithMessages`: they share a
+ * partition), else two in parallel. Either way they may straddle a commit: the caller uses the transcript only
+ * when it holds the run's `messageCount` messages (turn.ts).
  */
 export async function readTurnStart(
   deps: TurnDeps,
@@ -50,9 +55,8 @@ export async function readTurnStart(
   const scope = deps.store.knownRunScope?.(runId);
   // A parked run's next turn is a resume: it checks the head by condition (turn.ts), so it is not read ahead.
   const headScope = scope && !scope.delegated && !scope.parked ? scope : undefined;
-  const [run, transcript, head] = await Promise.all([
-    deps.store.getRun(runId),
-    deps.store.listMessages(runId),
+  const [{ run, transcript }, head] = await Promise.all([
+    readRunAndTranscript(deps.store, runId),
     headScope ? deps.store.getWorkflowHead(headScope.owner, headScope.workflowId) : undefined,
   ]);
   return {
@@ -60,6 +64,19 @@ export async function readTurnStart(
     transcript,
     ...(headScope ? { head: { owner: headScope.owner, workflowId: headScope.workflowId, head } } : {}),
   };
+}
+
+/** The run and its transcript: one request when the store can, else two in parallel. */
+async function readRunAndTranscript(
+  store: RunStore,
+  runId: string,
+): Promise<{ run: Run | undefined; transcript: TranscriptMessage[] }> {
+  if (store.getRunWithMessages) {
+    const { run, messages } = await store.getRunWithMessages(runId);
+    return { run, transcript: messages };
+  }
+  const [run, transcript] = await Promise.all([store.getRun(runId), store.listMessages(runId)]);
+  return { run, transcript };
 }
 
 /** Reads what the turn needs for `run` (already read and fenced by the caller). */

@@ -14,8 +14,8 @@ export type StoreObserver = {
 };
 
 /**
- * The same store (every method, the same type) with `getRun` (and the run `getApprovalWithRun` returns) and
- * `commit` reported to each observer.
+ * The same store (every method, the same type) with `getRun` (and the run `getApprovalWithRun` or
+ * `getRunWithMessages` returns) and `commit` reported to each observer.
  *
  * @example
  * const store = observeStore(new DynamoStore({ tableName }), { committed: (change) => count(change) });
@@ -32,6 +32,15 @@ export function observeStore<S extends RunStore>(store: S, ...observers: StoreOb
     if (both?.run) for (const observer of observers) observer.runRead?.(both.run);
     return both;
   };
+  // A turn reads its run with the transcript in one request: that is a run read too.
+  const readBoth = store.getRunWithMessages?.bind(store);
+  const getRunWithMessages =
+    readBoth &&
+    (async (runId: string) => {
+      const read = await readBoth(runId);
+      if (read.run) for (const observer of observers) observer.runRead?.(read.run);
+      return read;
+    });
   const commit = async (change: RunChange): Promise<Run> => {
     const run = await store.commit(change);
     for (const observer of observers) observer.committed?.(change, run);
@@ -42,6 +51,7 @@ export function observeStore<S extends RunStore>(store: S, ...observers: StoreOb
       if (property === 'getRun') return getRun;
       if (property === 'commit') return commit;
       if (property === 'getApprovalWithRun' && store.getApprovalWithRun) return getApprovalWithRun;
+      if (property === 'getRunWithMessages' && getRunWithMessages) return getRunWithMessages;
       const value: unknown = Reflect.get(target, property, target);
       // Bound to the real store, so its private fields keep working.
       return typeof value === 'function' ? value.bind(target) : value;

@@ -26,6 +26,7 @@ import { assembleMessages } from './message-assembly.ts';
 import { listOwnerChangeItems, UNATTRIBUTED } from './owner-changes.ts';
 import { queryPrefix, queryPrefixItems } from './reads.ts';
 import { RunScopes } from './run-scopes.ts';
+import { getRunWithMessages, type RunWithMessages } from './run-with-messages.ts';
 import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
 import { listSignedHeadItems, signOwnerHeads } from './signed-heads.ts';
 import { getResumeToken, loadGraphRun, putResumeToken, settleResumeToken } from './steps.ts';
@@ -80,6 +81,12 @@ export class DynamoStore implements RunStore, NotesPort {
     const run = await getRun(this.ctx, runId);
     if (run) this.scopes.remember(run);
     return run;
+  }
+  /** The run and its transcript in one Query (run-with-messages.ts). */
+  async getRunWithMessages(runId: string): Promise<RunWithMessages> {
+    const read = await getRunWithMessages(this.ctx, runId);
+    if (read.run) this.scopes.remember(read.run);
+    return read;
   }
   knownRunScope(runId: string): RunScope | undefined {
     return this.scopes.get(runId);

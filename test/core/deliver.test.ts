@@ -8,6 +8,7 @@ import { actionCatalogFor } from '../../shared/runtime/engine-deps.ts';
 import { type SnsWire, startSnsWire } from '../notify/sns-wire.ts';
 import { driveRun, engineDeps, noSecrets, ScriptedModel, text, toolUse } from '../support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
+import { withStoreOverrides } from '../support/store-overrides.ts';
 
 const store = testStore();
 const clock = new FixedClock();
@@ -81,6 +82,34 @@ describe('deliverResult', () => {
     const again = await deliverResult(deps(), runId);
     expect(again?.rev).toBe(delivered?.rev);
     expect((await store.listAudit(runId)).filter((entry) => entry.type === 'delivered')).toHaveLength(1);
+  });
+
+  it('reads the workflow version and the ledger in one round trip, not one after the other', async () => {
+    // Prepare: a fresh store (nothing cached) whose version and ledger reads log when they start and end.
+    const runId = await finishedRun({ destination: { type: 'report' } });
+    const fresh = testStore();
+    const log: string[] = [];
+    const logged =
+      <A extends unknown[], R>(name: string, read: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        log.push(`start ${name}`);
+        try {
+          return await read(...args);
+        } finally {
+          log.push(`end ${name}`);
+        }
+      };
+    const watched = withStoreOverrides(fresh, {
+      getWorkflowVersion: logged('version', fresh.getWorkflowVersion.bind(fresh)),
+      listLedger: logged('ledger', fresh.listLedger.bind(fresh)),
+    });
+
+    // Act
+    const delivered = await deliverResult({ ...deps(), store: watched }, runId);
+
+    // Assess: both out before either came back.
+    expect(delivered?.delivery?.status).toBe('delivered');
+    expect(log.slice(0, 2).sort()).toEqual(['start ledger', 'start version']);
   });
 
   it('publishes an alert to SNS', async () => {

@@ -1,7 +1,8 @@
 /**
- * The turn's first reads (shared/core/turn-context.ts, readTurnStart): in a container that has read the run
- * before, the workflow head goes out alongside the run and its transcript (one round trip, not two), and is
- * still read on every turn, so a workflow disabled between turns is refused on the very next one.
+ * The turn's first reads (shared/core/turn-context.ts, readTurnStart): the run and its transcript in one Query
+ * (getRunWithMessages) where the store has it, else two parallel reads; in a container that has read the run
+ * before, the workflow head goes out alongside them (one round trip, not two), and is still read on every
+ * turn, so a workflow disabled between turns is refused on the very next one.
  */
 import { describe, expect, it } from 'vitest';
 import type { RunStore } from '../../shared/core/store-port.ts';
@@ -13,7 +14,7 @@ import { minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/st
 /** The store with its reads logged as `start <method>` / `end <method>`, in the order they happened. */
 function logged(store: DynamoStore): { store: DynamoStore; log: string[] } {
   const log: string[] = [];
-  const watched = new Set(['getRun', 'listMessages', 'getWorkflowHead']);
+  const watched = new Set(['getRun', 'listMessages', 'getRunWithMessages', 'getWorkflowHead']);
   const proxy = new Proxy(store, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
@@ -38,10 +39,18 @@ const twoTurns = () =>
     { content: [text('ok')], stopReason: 'end_turn' },
   ]);
 
-/** Whether the head read started while the run read was still in flight. */
-const headAlongsideRun = (log: string[]) =>
-  log.indexOf('start getWorkflowHead') >= 0 &&
-  log.indexOf('start getWorkflowHead') < log.indexOf('end getRun');
+/** Whether the head read started while the run read (alone or with the transcript) was still in flight. */
+function headAlongsideRun(log: string[]): boolean {
+  const runEnd = log.findIndex((entry) => entry === 'end getRun' || entry === 'end getRunWithMessages');
+  return log.indexOf('start getWorkflowHead') >= 0 && log.indexOf('start getWorkflowHead') < runEnd;
+}
+
+/** The store without its optional one-request read, as a store of another kind would be. */
+const withoutRunWithMessages = <S extends object>(store: S): S =>
+  new Proxy(store, {
+    get: (target, property) =>
+      property === 'getRunWithMessages' ? undefined : Reflect.get(target, property, target),
+  });
 
 describe('the turn reads the workflow head alongside the run', () => {
   it('on a later turn in the same container: one round trip for run, transcript and head', async () => {
@@ -50,12 +59,10 @@ describe('the turn reads the workflow head alongside the run', () => {
     const run = await seedRun(store, version);
     const deps = engineDeps(store, twoTurns());
 
-    // A container that has not read the run yet: the head is read after it.
+    // A container that has not read the run yet: the run and transcript in one read, the head after it.
     const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
     expect(headAlongsideRun(log)).toBe(false);
-    expect(log.slice(0, 4).sort()).toEqual(
-      ['end getRun', 'end listMessages', 'start getRun', 'start listMessages'].sort(),
-    );
+    expect(log.slice(0, 2)).toEqual(['start getRunWithMessages', 'end getRunWithMessages']);
 
     log.length = 0;
     const second = await runTurn(deps, { runId: run.runId, turn: first.turn, segmentStartTurn: 0 });
@@ -101,5 +108,23 @@ describe('the turn reads the workflow head alongside the run', () => {
     expect(second).toMatchObject({ next: 'done' });
     expect(headAlongsideRun(log)).toBe(false);
     expect(log).toContain('start getWorkflowHead');
+  });
+
+  it('a store without getRunWithMessages: the run and transcript in parallel, the head alongside later', async () => {
+    const real = testStore();
+    const { version } = await seedWorkflow(real, minimalWorkflow());
+    const run = await seedRun(real, version);
+    const { store: watched, log } = logged(real);
+    const deps = engineDeps(withoutRunWithMessages(watched), twoTurns());
+
+    const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+    const firstReads = log.slice(0, 4);
+    log.length = 0;
+    const second = await runTurn(deps, { runId: run.runId, turn: first.turn, segmentStartTurn: 0 });
+
+    expect(firstReads.slice(0, 2).sort()).toEqual(['start getRun', 'start listMessages']);
+    expect(second).toMatchObject({ next: 'done' });
+    expect(headAlongsideRun(log)).toBe(true);
+    expect(log).not.toContain('start getRunWithMessages');
   });
 });

@@ -20,6 +20,7 @@ import {
   toolUse,
 } from '../support/engine.ts';
 import { minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
+import { withStoreOverrides } from '../support/store-overrides.ts';
 
 /** A store of its own (its own version cache) that counts the DynamoDB requests it sends, by command. */
 function countingStore() {
@@ -49,7 +50,7 @@ const reads = (sent: string[]) => sent.filter((name) => name === 'GetItemCommand
 const transactions = (sent: string[]) => sent.filter((name) => name === 'TransactWriteItemsCommand');
 
 describe('requests per turn', () => {
-  it('a plain turn reads the run, the live policy and the transcript, and writes two transactions', async () => {
+  it('a plain turn reads the run with its transcript (one Query) and the live policy, and writes two transactions', async () => {
     // Prepare: a first turn reads the version into the container's cache (and reserves the second's call).
     const { store, sent } = countingStore();
     const { version } = await seedWorkflow(store, minimalWorkflow());
@@ -67,14 +68,54 @@ describe('requests per turn', () => {
       attempt: firstAttempt('plain'),
     });
 
-    // Assess: run and transcript together, then the workflow head; assistant + pending row, then settle + results + commit + the
-    // next turn's reservation (the reservation this turn spent rode on the previous turn's commit).
+    // Assess: the run and its transcript in one Query, the workflow head alongside; assistant + pending row, then
+    // settle + results + commit + the next turn's reservation (the reservation this turn spent rode on the
+    // previous turn's commit).
     expect(second.next).toBe('continue');
-    expect(reads(sent)).toEqual(['GetItemCommand', 'QueryCommand', 'GetItemCommand']);
+    expect(reads(sent).sort()).toEqual(['GetItemCommand', 'QueryCommand']);
     expect(transactions(sent)).toHaveLength(2);
     // The tool's own write (notes_append) is the action's, not the runtime's.
     expect(sent.filter((name) => name === 'UpdateItemCommand')).toHaveLength(1);
     expect((await store.getRun(run.runId))?.reservation).toMatchObject({ turn: second.turn, ahead: {} });
+  });
+
+  it('reads the run with its transcript in one request: one read fewer than two reads would take', async () => {
+    /** The reads of a later plain turn, with the store as it is or without its one-request read. */
+    async function plainTurnReads(oneRequest: boolean) {
+      const { store, sent } = countingStore();
+      const { version } = await seedWorkflow(store, minimalWorkflow());
+      const run = await seedRun(store, version);
+      const used = oneRequest
+        ? store
+        : new Proxy(store, {
+            get: (target, property) =>
+              property === 'getRunWithMessages' ? undefined : Reflect.get(target, property, target),
+          });
+      const deps = engineDeps(used, loop(2));
+      const first = await runTurn(deps, {
+        runId: run.runId,
+        turn: 0,
+        segmentStartTurn: 0,
+        attempt: firstAttempt('r'),
+      });
+      sent.length = 0;
+      const second = await runTurn(deps, {
+        runId: run.runId,
+        turn: first.turn,
+        segmentStartTurn: 0,
+        attempt: firstAttempt('r'),
+      });
+      expect(second.next).toBe('continue');
+      return reads(sent).sort();
+    }
+
+    // Act
+    const twoReads = await plainTurnReads(false);
+    const oneQuery = await plainTurnReads(true);
+
+    // Assess: GetItem run + Query transcript + GetItem head, against Query run-and-transcript + GetItem head.
+    expect(twoReads).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand']);
+    expect(oneQuery).toEqual(['GetItemCommand', 'QueryCommand']);
   });
 
   it('a plain turn invoked without its attempt reserves its own call: three transactions', async () => {
@@ -119,7 +160,7 @@ describe('requests per turn', () => {
 
     // Assess: the assistant message with the run's end, in one transaction.
     expect(last.next).toBe('done');
-    expect(reads(sent)).toEqual(['GetItemCommand', 'QueryCommand', 'GetItemCommand']);
+    expect(reads(sent).sort()).toEqual(['GetItemCommand', 'QueryCommand']);
     expect(transactions(sent)).toHaveLength(1);
     expect((await store.getRun(run.runId))?.status).toBe('done');
   });
@@ -302,11 +343,11 @@ describe('requests per turn', () => {
     // Act
     const resumed = await runTurn(deps, { runId: run.runId, turn: waiting.turn, segmentStartTurn: 0 });
 
-    // Assess: run and transcript together; no ledger query (no row yet), no approval read (its decision rides
-    // on the run item), no workflow head read (a condition of the resume's first commit).
+    // Assess: run and transcript in one Query; no ledger query (no row yet), no approval read (its decision
+    // rides on the run item), no workflow head read (a condition of the resume's first commit).
     expect(parked.awaitingUnrecorded).toBe(true);
     expect(resumed.next).toBe('done');
-    expect(reads(sent)).toEqual(['GetItemCommand', 'QueryCommand']);
+    expect(reads(sent)).toEqual(['QueryCommand']);
     expect(await store.listLedger(run.runId)).toEqual([expect.objectContaining({ status: 'completed' })]);
   });
 
@@ -371,19 +412,20 @@ describe('requests per turn', () => {
 
 describe('the transcript read alongside the run', () => {
   it('is read again after the run when a commit landed between the two reads', async () => {
-    // Prepare: a store whose first transcript read misses the last message (as if read before a commit).
+    // Prepare: a store whose first read of run and transcript misses the last message (a Query is not a
+    // snapshot: a commit can land while it pages).
     const { store, sent } = countingStore();
     const { version } = await seedWorkflow(store, minimalWorkflow());
     const run = await seedRun(store, version);
     const deps = engineDeps(store, loop(2));
     const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
     let stale = true;
-    const racing = Object.assign(Object.create(store) as DynamoStore, {
-      listMessages: async (runId: string) => {
-        const messages = await store.listMessages(runId);
-        if (!stale) return messages;
+    const racing = withStoreOverrides(store, {
+      getRunWithMessages: async (runId: string) => {
+        const read = await store.getRunWithMessages(runId);
+        if (!stale) return read;
         stale = false;
-        return messages.slice(0, -1);
+        return { ...read, messages: read.messages.slice(0, -1) };
       },
     });
     sent.length = 0;
@@ -391,7 +433,8 @@ describe('the transcript read alongside the run', () => {
     // Act
     const second = await runTurn({ ...deps, store: racing }, { ...first, segmentStartTurn: 0 });
 
-    // Assess: the short transcript was not used: read again, and the turn answered the right message.
+    // Assess: the short transcript was not used: read again (the one Query, then listMessages), and the turn
+    // answered the right message.
     expect(second.next).toBe('continue');
     expect(reads(sent).filter((name) => name === 'QueryCommand')).toHaveLength(2);
     const messages = await store.listMessages(run.runId);

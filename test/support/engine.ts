@@ -90,6 +90,14 @@ export abstract class ForwardingStore implements RunStore {
   getWorkflowVersion = (owner: string, id: string, version: number) =>
     this.inner.getWorkflowVersion(owner, id, version);
   listMessages = (runId: string) => this.inner.listMessages(runId);
+  /** Forwarded (the turn's one-request read, when `inner` has it), so wrapped stores read as the real one does. */
+  getRunWithMessages = (runId: string) =>
+    this.inner.getRunWithMessages
+      ? this.inner.getRunWithMessages(runId)
+      : Promise.all([this.inner.getRun(runId), this.inner.listMessages(runId)]).then(([run, messages]) => ({
+          run,
+          messages,
+        }));
   listLedger = (runId: string) => this.inner.listLedger(runId);
   getApproval = (id: string) => this.inner.getApproval(id);
   getDaySpendDetail = (owner: string, id: string, day: string) =>

@@ -1,0 +1,68 @@
+/**
+ * A run and its transcript in one Query (the turn's first read, shared/core/turn-context.ts). The run item and
+ * its messages share the run's partition, and in sort-key order (keys.ts) the partition holds
+ * `AUD#… < HTK#… < MSG#… < NOTE#… < RESUME < RUN < STEP#… < TOOL#…`: `sk BETWEEN 'MSG#' AND 'RUN'` reads the
+ * messages (with their continuation parts), then any notes and a graph run's resume token, then the run item,
+ * last. Audit items, human tasks, steps and ledger rows are outside the range and never read.
+ *
+ * What it relies on (AWS docs):
+ * - Strongly consistent: `ConsistentRead` on a Query of the table returns every write acknowledged before it
+ *   (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadConsistency.html).
+ * - Paged: one Query returns at most 1 MB; a `LastEvaluatedKey` means more, read from it as
+ *   `ExclusiveStartKey` until none is returned
+ *   (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Query.Pagination.html). Items come in
+ *   sort-key order, so a transcript over 1 MB puts the run item on the last page.
+ * - Not a snapshot: a Query is read-committed, not isolated from a transaction committing meanwhile
+ *   (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-isolation),
+ *   and pages are separate reads. The caller checks the transcript against the run's `messageCount`
+ *   (messages are append-only) and reads it again when they differ, as it did with two parallel reads.
+ * - Cost: a Query sums the sizes of the items it read and rounds up to 4 KB once
+ *   (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html), where a
+ *   GetItem of the run and a Query of the messages were rounded apart (and each costs a unit even when empty):
+ *   ceil((run + messages) / 4 KB) <= ceil(run / 4 KB) + ceil(messages / 4 KB). Notes (notes_put/notes_append,
+ *   up to an item each) and a graph run's resume token sort inside the range and are read and billed too: at
+ *   most ceil(their bytes / 4 KB) more, nothing more while they fit in the slack of that rounding.
+ *
+ * Notes and the resume token are dropped by key in code, not by a FilterExpression: a filter cannot name a key
+ * attribute (the sort key is the only thing that tells them apart), and it would save no read units anyway,
+ * since it applies after the items are read and after the 1 MB limit
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Query.FilterExpression.html).
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { TranscriptMessage } from '../schemas/message.ts';
+import { type Run, RunSchema } from '../schemas/run.ts';
+import type { StoreContext } from './client.ts';
+import { decodeItem } from './codec.ts';
+import { keys, prefixes } from './keys.ts';
+import { assembleMessages } from './message-assembly.ts';
+
+export type RunWithMessages = { run: Run | undefined; messages: TranscriptMessage[] };
+
+export async function getRunWithMessages(ctx: StoreContext, runId: string): Promise<RunWithMessages> {
+  const { pk, sk: runSk } = keys.run(runId);
+  const messageItems: Record<string, unknown>[] = [];
+  let runItem: Record<string, unknown> | undefined;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const response = await ctx.doc.send(
+      new QueryCommand({
+        TableName: ctx.table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': pk, ':from': prefixes.message, ':to': runSk },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of response.Items ?? []) {
+      const sk = String(item.sk);
+      if (sk === runSk) runItem = item;
+      else if (sk.startsWith(prefixes.message)) messageItems.push(item);
+      // NOTE#… and RESUME sort between the messages and the run: not the turn's.
+    }
+    startKey = response.LastEvaluatedKey;
+  } while (startKey);
+  return {
+    run: runItem ? decodeItem(RunSchema, runItem) : undefined,
+    messages: assembleMessages(messageItems),
+  };
+}
