@@ -1,8 +1,9 @@
 /**
  * What anchoring the runs' heads into their owner's chain cost in a bench (bench/load.bench.ts): the anchor
  * transactions sent and how many were cancelled (lost the chain head), the pending registrations of a group
- * commit (shared/store/anchor-group.ts), and the anchor calls that gave up (each fails its Deliver invocation,
- * which Step Functions retries). Counted on the store's client and around `anchorRunHead`; asserts nothing.
+ * commit (shared/store/anchor-group.ts), and Deliver's anchor calls that ran out of attempts (each fails its
+ * Deliver: TransactionCanceledException is not among the errors its Retry names, so the Catch goes to
+ * MarkFailed, which anchors the head again). Counted on the store's client and around `anchorRunHead`.
  */
 import type { DeliverDeps } from '../shared/core/deliver.ts';
 import type { DynamoStore } from '../shared/store/index.ts';

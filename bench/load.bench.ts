@@ -2,9 +2,10 @@
  * npm run bench:load — RUNS runs × 5 turns started at once on the local stack (the synthesized state machine,
  * the real handlers, DynamoDB Local, the scripted model through the SDK). Prints completed runs, errors,
  * throttles and turn latency (p50, p95, max): the time from one turn's commit to the next one's, the first from
- * the run's creation, read from the runs' audit entries. Then what anchoring the 200 endings of one owner cost
- * (bench/anchor-traffic.ts): the anchor calls that gave up (each fails its Deliver invocation, which Step
- * Functions retries), the transactions, and the owner chain's verification. Prints tables; asserts nothing.
+ * the run's creation, read from the runs' audit entries. Then what anchoring the endings of one owner cost
+ * (bench/anchor-traffic.ts): Deliver's anchor calls that ran out of attempts (each fails its Deliver, whose
+ * Catch goes to MarkFailed, which anchors the head again), the transactions, and the owner chain's
+ * verification. Prints tables; asserts nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -149,7 +150,7 @@ try {
   printTable('Anchoring the run endings into the owner chain', [
     {
       'anchor calls': traffic.calls,
-      'calls out of attempts (Deliver retried)': traffic.failedCalls,
+      'out of attempts (Deliver failed)': traffic.failedCalls,
       'anchor txns': traffic.anchorTransactions,
       'anchor txns cancelled': traffic.anchorCancelled,
       'register txns': traffic.registerTransactions,
