@@ -9,11 +9,14 @@
  * is still the one the run read (`marked`), and every transaction that moves a marker deletes that run's
  * pending item at the same or an earlier head (or fails, if a later head is pending). So while a pending item
  * exists its run is not anchored at that head, and a group conditions each marker on `marked`, as a run
- * anchoring alone conditions it on the marker it read.
+ * anchoring alone conditions it on the marker it read. (A pending item that is stale all the same, from an older
+ * writer, would cancel every group that includes it: anchor-repair.ts repairs it.)
  */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { type OwnerAnchor, type OwnerAnchorInput, sealOwnerAnchor } from '../audit/index.ts';
+import { repairPendingAnchor, stalePendingOf } from './anchor-repair.ts';
 import type { StoreContext } from './client.ts';
 import { keys, prefixes } from './keys.ts';
 import { queryPrefix } from './reads.ts';
@@ -129,7 +132,19 @@ export async function commitPendingGroup(
     ...ordered.flatMap((p, i) => groupActions(ctx, anchors[i]!, p)),
   ];
   assertTransactionFits(actions);
-  await ctx.doc.send(new TransactWriteCommand({ TransactItems: actions }));
+  try {
+    await ctx.doc.send(new TransactWriteCommand({ TransactItems: actions }));
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      const indexes = (i: number) => ({
+        marker: 2 + ITEMS_PER_ANCHOR * i,
+        pending: 3 + ITEMS_PER_ANCHOR * i,
+      });
+      for (const stale of stalePendingOf(error, ordered, indexes))
+        await repairPendingAnchor(ctx, owner, stale);
+    }
+    throw error;
+  }
   return anchors;
 }
 

@@ -3,12 +3,15 @@
  * is anchored in a few rounds, each head once, and a head registered by a run that then crashed is anchored
  * by its own retry or by the owner's next group. Counted on the store's client: attempts and transactions.
  */
+
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { verifyOwnerChain } from '../../shared/audit/index.ts';
+import { type OwnerAnchor, sealOwnerAnchor, verifyOwnerChain } from '../../shared/audit/index.ts';
 import { RunHandle } from '../../shared/core/engine.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 import { listPendingAnchors, registerPendingAnchor } from '../../shared/store/anchor-group.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
+import { keys } from '../../shared/store/keys.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 
 const at = new Date(new FixedClock().nowMs()).toISOString();
@@ -154,12 +157,7 @@ describe('Owner anchor chain: group commit', () => {
     const plain = testStore();
     const [crashed, loser, winner] = await runsOfOneOwner(plain, 3);
     await registerPendingAnchor(plain.ctx, headOf(crashed!), undefined);
-    let raced = false;
-    const { store, counts } = countedStore(async () => {
-      if (raced) return;
-      raced = true;
-      await plain.anchorRunHead(winner!, at);
-    });
+    const { store, counts } = losingFirstRound(plain, winner!);
 
     // Act
     const anchor = await store.anchorRunHead(loser!, at);
@@ -200,6 +198,45 @@ describe('Owner anchor chain: group commit', () => {
     await assertChain(store, run!.owner, [run!]);
   });
 
+  it('repairs a pending head whose run an older writer anchored meanwhile, instead of stalling every group', async () => {
+    // Prepare: `stuck` registered its head, then a writer without group commit anchored that head (its pending
+    // item stays: every group that includes it fails on its marker). `loser` then loses a round to `winner`.
+    const plain = testStore();
+    const [stuck, loser, winner] = await runsOfOneOwner(plain, 3);
+    await registerPendingAnchor(plain.ctx, headOf(stuck!), undefined);
+    await anchorWithoutGroupCommit(plain, stuck!, undefined);
+    const { store, counts } = losingFirstRound(plain, winner!);
+
+    // Act
+    const anchor = await store.anchorRunHead(loser!, at);
+
+    // Assess: the stale item went (its head was anchored), the loser anchored within a few attempts, once each.
+    expect(anchor.runId).toBe(loser!.runId);
+    expect(counts.attempts.get(loser!.runId)).toBeLessThanOrEqual(4);
+    await assertChain(plain, stuck!.owner, [stuck!, loser!, winner!]);
+  });
+
+  it('repairs a pending later head whose run an older writer anchored at an earlier head: it is still anchored', async () => {
+    // Prepare: a reopened run registered its later head; a writer without group commit anchored its earlier head.
+    const plain = testStore();
+    const [run, loser, winner] = await runsOfOneOwner(plain, 3);
+    const grown = await new RunHandle(run!, { store: plain, clock: new FixedClock() }).commit({
+      audit: [{ type: 'graph_operation', actor: 'owner:test', data: { operation: 'retry_step' } }],
+    });
+    await registerPendingAnchor(plain.ctx, headOf(grown), undefined);
+    await anchorWithoutGroupCommit(plain, run!, undefined);
+    const { store } = losingFirstRound(plain, winner!);
+
+    // Act
+    await store.anchorRunHead(loser!, at);
+
+    // Assess: the later head was anchored after the earlier one; the chain verifies, nothing waits.
+    expect(await plain.getRunAnchor(run!.owner, run!.runId)).toMatchObject({ runHead: grown.audit.head });
+    const items = await plain.listOwnerAnchorItems(run!.owner);
+    expect(verifyOwnerChain(items, { owner: run!.owner })).toMatchObject({ ok: true, count: 4 });
+    expect(await listPendingAnchors(plain.ctx, run!.owner)).toEqual([]);
+  });
+
   it('lets a stale call anchor nothing while a later head of its run waits: a group anchors the later one', async () => {
     // Prepare: the later head of a reopened run is registered (its call lost a round, then crashed).
     const store = testStore();
@@ -218,6 +255,41 @@ describe('Owner anchor chain: group commit', () => {
     expect(await store.anchorRunHead(other!, at)).toMatchObject({ seq: 1 });
   });
 });
+
+/** A run's head anchored the way a writer without group commit did: no pending item deleted with it. */
+async function anchorWithoutGroupCommit(store: DynamoStore, run: Run, head: OwnerAnchor | undefined) {
+  const anchor = sealOwnerAnchor(head, headOf(run));
+  await store.ctx.doc.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: store.ctx.table,
+            Item: { ...keys.ownerAnchor(run.owner, anchor.seq), ...anchor },
+          },
+        },
+        { Put: { TableName: store.ctx.table, Item: { ...keys.ownerAnchorHead(run.owner), anchor } } },
+        {
+          Put: {
+            TableName: store.ctx.table,
+            Item: { ...keys.ownerAnchorRun(run.owner, run.runId), anchorSeq: anchor.seq },
+          },
+        },
+      ],
+    }),
+  );
+  return anchor;
+}
+
+/** A store whose first anchor transaction loses the head to `winner` (anchored through `plain`). */
+function losingFirstRound(plain: DynamoStore, winner: Run) {
+  let raced = false;
+  return countedStore(async () => {
+    if (raced) return;
+    raced = true;
+    await plain.anchorRunHead(winner, at);
+  });
+}
 
 const headOf = (run: Run) => ({
   owner: run.owner,
