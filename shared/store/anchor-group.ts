@@ -41,6 +41,17 @@ export type PendingAnchor = z.infer<typeof PendingSchema>;
 export const ITEMS_PER_ANCHOR = 3;
 export const MAX_GROUP = Math.floor((TRANSACTION_MAX_ITEMS - 1) / ITEMS_PER_ANCHOR);
 
+/**
+ * Whether a waiting run whose head is at `position` among the pending ones (in key order) tries to commit a
+ * group now. The first MAX_GROUP all would commit the same group (theirs plus the others of the first
+ * MAX_GROUP), so they try: one wins and all of them are anchored. The rest wait for their turn rather than
+ * send full transactions bound to lose; past FOLLOWER_PATIENCE attempts they try too, so heads of runs that
+ * crashed after registering (first in key order, with nobody left to commit them) never hold the others up.
+ */
+export const leadsGroup = (position: number, attempt: number) =>
+  position < MAX_GROUP || attempt > FOLLOWER_PATIENCE;
+const FOLLOWER_PATIENCE = 8;
+
 /** The condition on a run's marker: unchanged since it was read (`marked`), or still absent. */
 export const markerCondition = (marked: number | undefined) =>
   marked === undefined

@@ -18,6 +18,7 @@ import {
 import type { Run } from '../schemas/run.ts';
 import {
   commitPendingGroup,
+  leadsGroup,
   listPendingAnchors,
   markerCondition,
   registerPendingAnchor,
@@ -61,17 +62,20 @@ export async function anchorRunHead(ctx: StoreContext, run: Run, at: string): Pr
     const head = (await getItem(ctx, keys.ownerAnchorHead(run.owner), HeadSchema))?.anchor;
     let alone = false;
     try {
-      if (grouping) {
-        const pending = await listPendingAnchors(ctx, run.owner);
-        // Its own head (or a later one, registered by a fresher call) waits: anchor it with every other one.
-        if (pending.some((p) => p.runId === run.runId && p.runHeadSeq >= input.runHeadSeq))
-          return (await commitPendingGroup(ctx, run.owner, head, pending, run.runId))[0]!;
+      if (!grouping) {
+        alone = true;
+        return await anchorAlone(ctx, head, input, marker?.anchorSeq);
+      }
+      const pending = await listPendingAnchors(ctx, run.owner);
+      // Its own head (or a later one, registered by a fresher call) waits: anchor it with the others.
+      const position = pending.findIndex((p) => p.runId === run.runId && p.runHeadSeq >= input.runHeadSeq);
+      if (position >= 0 && leadsGroup(position, attempt))
+        return (await commitPendingGroup(ctx, run.owner, head, pending, run.runId))[0]!;
+      if (position < 0) {
         // Not waiting any more: most likely a group anchored it since the marker was read. Read again.
         grouping = false;
         continue;
       }
-      alone = true;
-      return await anchorAlone(ctx, head, input, marker?.anchorSeq);
     } catch (error) {
       // Another run of the same owner won the head (or this one did, concurrently): wait, then read again.
       if (!(error instanceof TransactionCanceledException) || attempt >= MAX_ATTEMPTS) throw error;
