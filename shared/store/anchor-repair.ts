@@ -36,15 +36,16 @@ export async function repairPendingAnchor(ctx: StoreContext, owner: string, pend
   const anchor = await getItem(ctx, keys.ownerAnchor(owner, marker.anchorSeq), OwnerAnchorSchema);
   if (anchor === undefined) return;
   const key = keys.ownerAnchorPending(owner, pending.runId);
+  // A Put, not an Update, of the item as it is with the marker as it is now: the functions that anchor may put
+  // and delete items, never update them (infra/constructs/table-access.ts).
   const repair =
     anchor.runHeadSeq >= pending.runHeadSeq
       ? { Delete: { TableName: ctx.table, Key: key, ...unchanged(pending) } }
       : {
-          Update: {
+          Put: {
             TableName: ctx.table,
-            Key: key,
-            UpdateExpression: 'SET marked = :now',
-            ...withValue(unchanged(pending), ':now', marker.anchorSeq),
+            Item: { ...key, ...pending, marked: marker.anchorSeq },
+            ...unchanged(pending),
           },
         };
   try {
@@ -68,11 +69,6 @@ export async function repairPendingAnchor(ctx: StoreContext, owner: string, pend
     if (!(error instanceof TransactionCanceledException)) throw error;
   }
 }
-
-const withValue = (condition: ReturnType<typeof unchanged>, name: string, value: number) => ({
-  ...condition,
-  ExpressionAttributeValues: { ...condition.ExpressionAttributeValues, [name]: value },
-});
 
 /**
  * The pending items of a cancelled group that look stale: the condition on their run's marker failed while
