@@ -2,8 +2,8 @@
  * Group commit of the owner anchor chain. Runs of one owner that end together contend for the chain head
  * (`ANCHORHEAD`) and only one wins each round. A run that loses registers its head as a pending item in the
  * owner's partition (`ANCHORPENDING#runId`: its own item, so registering contends with nobody), and whoever
- * wins the head next anchors every pending head it finds in one transaction, each sealed onto the previous
- * one (the chain's format is unchanged: one entry per run head), and deletes their pending items with them.
+ * wins the head next anchors the pending heads it finds (up to 33) in one transaction, each sealed onto the
+ * previous one (the chain's format is unchanged: one entry per run head), and deletes their pending items.
  *
  * Why no head is anchored twice: a pending item is written only while its run's marker (`ANCHORRUN#runId`)
  * is still the one the run read (`marked`), and every transaction that moves a marker deletes that run's
@@ -38,8 +38,8 @@ export type PendingAnchor = z.infer<typeof PendingSchema>;
  * 100 actions per TransactWriteItems (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html),
  * so 1 + 3 × 33. Each item is under 1 KB, far below the 4 MB aggregate (checked before sending all the same).
  */
-export const ITEMS_PER_ANCHOR = 3;
-export const MAX_GROUP = Math.floor((TRANSACTION_MAX_ITEMS - 1) / ITEMS_PER_ANCHOR);
+const ITEMS_PER_ANCHOR = 3;
+const MAX_GROUP = Math.floor((TRANSACTION_MAX_ITEMS - 1) / ITEMS_PER_ANCHOR);
 
 /**
  * Whether a waiting run whose head is at `position` among the pending ones (in key order) tries to commit a
