@@ -2,16 +2,21 @@
  * npm run bench:load — RUNS runs × 5 turns started at once on the local stack (the synthesized state machine,
  * the real handlers, DynamoDB Local, the scripted model through the SDK). Prints completed runs, errors,
  * throttles and turn latency (p50, p95, max): the time from one turn's commit to the next one's, the first from
- * the run's creation, read from the runs' audit entries. Prints tables; asserts nothing.
+ * the run's creation, read from the runs' audit entries. Then what anchoring the endings of one owner cost
+ * (bench/anchor-traffic.ts): Deliver's anchor calls that ran out of attempts (each fails its Deliver, whose
+ * Catch goes to MarkFailed, which anchors the head again), the transactions, and the owner chain's
+ * verification. Prints tables; asserts nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { verifyOwnerChain } from '../shared/audit/index.ts';
 import { ApiClient, ApiError } from '../shared/cli/client.ts';
 import { startLocalStack } from '../shared/local/stack.ts';
 import type { ScriptedFixture } from '../shared/model/index.ts';
 import type { Run } from '../shared/schemas/run.ts';
+import { countAnchorTransactions, countingAnchorCalls, noAnchorTraffic } from './anchor-traffic.ts';
 import { printTable } from './support.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
@@ -40,6 +45,7 @@ budget: { maxUsdPerRun: 5, maxTurns: 20 }
 `;
 
 const dataDir = await mkdtemp(join(tmpdir(), 'wf-bench-load-'));
+const traffic = noAnchorTraffic();
 const stack = await startLocalStack({
   dataDir,
   inMemory: true,
@@ -47,7 +53,9 @@ const stack = await startLocalStack({
   schedulerIntervalMs: 0,
   fixtures: [fixture],
   print: () => undefined,
+  wrapDeliverDeps: countingAnchorCalls(traffic),
 });
+countAnchorTransactions(stack.store, traffic);
 const client = new ApiClient(stack.url, { kind: 'api-key', apiKey: stack.apiKey });
 
 const quantile = (sorted: number[], q: number) =>
@@ -135,6 +143,20 @@ try {
       'p95 / p50': (p95 / p50).toFixed(2),
       'all started ms': Math.round(startedMs),
       'all ended ms': Math.round(wallMs),
+    },
+  ]);
+  const chain = await stack.store.listOwnerAnchorItems(stack.owner);
+  const verified = verifyOwnerChain(chain, { owner: stack.owner });
+  printTable('Anchoring the run endings into the owner chain', [
+    {
+      'anchor calls': traffic.calls,
+      'out of attempts (Deliver failed)': traffic.failedCalls,
+      'anchor txns': traffic.anchorTransactions,
+      'anchor txns cancelled': traffic.anchorCancelled,
+      'register txns': traffic.registerTransactions,
+      'register txns cancelled': traffic.registerCancelled,
+      'chain anchors': chain.length,
+      'chain verifies': verified.ok ? 'yes' : `no: ${verified.message}`,
     },
   ]);
   if (errors.length > 0) {

@@ -27,15 +27,19 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   'request-approval': [READ, WRITE],
   // Marks due approvals expired.
   expire: [READ, WRITE],
-  // Reads the ledger for the report, records the delivery and anchors the run's audit head.
-  deliver: [READ, WRITE, QUERY],
-  // Reads the run's audit chain, records the failure.
-  'mark-failed': [READ, WRITE, QUERY],
+  // Reads the ledger for the report, records the delivery and anchors the run's audit head. Anchoring
+  // (shared/store/anchors.ts, anchor-group.ts) deletes the run's pending anchor in the anchor's transaction;
+  // a run that lost the owner chain's head registers its head (a ConditionCheck of its marker) and finds the
+  // owner's pending heads (Query).
+  deliver: [READ, WRITE, QUERY, DELETE, CONDITION_CHECK],
+  // Reads the run's audit chain, records the failure; anchors the run's head as Deliver does.
+  'mark-failed': [READ, WRITE, QUERY, DELETE, CONDITION_CHECK],
   // Reads the approval and the run (one BatchGetItem when the form names the run), records the decision.
   'approval-http': [READ, BATCH_READ, WRITE],
   // Workflows, versions, runs, listings (queries and the by-owner index); deleting a workflow name;
-  // delegated jobs: the admission counter (UpdateItem) and queue entries (DeleteItem), docs/jobs.md.
-  api: [READ, WRITE, UPDATE, QUERY, DELETE],
+  // delegated jobs: the admission counter (UpdateItem) and queue entries (DeleteItem), docs/jobs.md; a cancel
+  // anchors the run's head as Deliver does.
+  api: [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // Creates workflows and saves, replaces and publishes versions: reads the head and version, writes them with
   // the audit entries in one transaction (replacing a draft checks the head as a ConditionCheck), and keeps
   // the trigger index (each entry put deletes the workflow's entry of the other trigger type).
@@ -56,6 +60,7 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   'graph-wait': [READ, WRITE, QUERY],
   // A human task: the run with its steps (Query), the version; the task record and the wait on the step.
   'human-task': [READ, WRITE, QUERY],
-  // External runs: the run, its version and ledger (Query), commits with ledger rows and audit, anchors.
-  external: [READ, WRITE, QUERY],
+  // External runs: the run, its version and ledger (Query), commits with ledger rows and audit, anchors (as
+  // Deliver does).
+  external: [READ, WRITE, QUERY, DELETE, CONDITION_CHECK],
 };

@@ -3,13 +3,26 @@
  * (`OWNER#o / ANCHOR#seq`), fenced on the owner's chain head (`ANCHORHEAD`) and marked per run
  * (`ANCHORRUN#runId`, pointing at the run's latest anchor) so a retried anchor writes nothing twice. All three
  * in one transaction. A run whose chain grew after it was anchored (a graph run reopened by a step retry, a
- * cancel that closed its steps after the run ended) is anchored again at its later head.
+ * cancel that closed its steps after the run ended) is anchored again at its later head. A run that loses the
+ * head to another run of its owner joins a group commit (anchor-group.ts) instead of queueing for the head.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { type OwnerAnchor, OwnerAnchorSchema, sealOwnerAnchor } from '../audit/index.ts';
+import {
+  type OwnerAnchor,
+  type OwnerAnchorInput,
+  OwnerAnchorSchema,
+  sealOwnerAnchor,
+} from '../audit/index.ts';
 import type { Run } from '../schemas/run.ts';
+import {
+  commitPendingGroup,
+  leadsGroup,
+  listPendingAnchors,
+  markerCondition,
+  registerPendingAnchor,
+} from './anchor-group.ts';
 import { backOff } from './backoff.ts';
 import type { StoreContext } from './client.ts';
 import { keys, prefixes } from './keys.ts';
@@ -17,12 +30,11 @@ import { getItem, queryPrefix } from './reads.ts';
 
 const HeadSchema = z.object({ anchor: OwnerAnchorSchema });
 const MarkerSchema = z.object({ anchorSeq: z.number().int().nonnegative() });
-const markerKey = (owner: string, runId: string) => ({ pk: `OWNER#${owner}`, sk: `ANCHORRUN#${runId}` });
 
 /**
- * Runs of one owner that end at the same moment contend for the chain head, and each round only one wins.
- * Retrying at once makes them collide again (a burst of 40 endings failed half its anchors after 8 attempts);
- * exponential backoff with full jitter spreads them out
+ * Runs of one owner that end at the same moment contend for the chain head, and each round only one wins; a
+ * loser's head is anchored by the next group commit, so a burst needs a few rounds, not one per run. Between
+ * rounds, exponential backoff with full jitter spreads the contenders out
  * (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/). Worst case under 20 s of waiting,
  * inside every anchoring function's timeout; past it, the function fails and Step Functions retries it.
  */
@@ -31,68 +43,112 @@ const BACKOFF = { baseMs: 5, capMs: 1000 };
 
 /** Anchors the run's current audit head into its owner's chain, once per head. Returns the anchor. */
 export async function anchorRunHead(ctx: StoreContext, run: Run, at: string): Promise<OwnerAnchor> {
-  const runHeadSeq = Math.max(0, run.audit.seq - 1);
+  const input: OwnerAnchorInput = {
+    owner: run.owner,
+    at,
+    runId: run.runId,
+    runHeadSeq: Math.max(0, run.audit.seq - 1),
+    runHead: run.audit.head,
+  };
+  // Set once this run lost a round: from then on it looks for pending heads (its own among them) to anchor.
+  let grouping = false;
   for (let attempt = 1; ; attempt++) {
-    const marker = await getItem(ctx, markerKey(run.owner, run.runId), MarkerSchema);
+    const marker = await getItem(ctx, keys.ownerAnchorRun(run.owner, run.runId), MarkerSchema);
     if (marker) {
       const existing = await getItem(ctx, keys.ownerAnchor(run.owner, marker.anchorSeq), OwnerAnchorSchema);
-      // This head (or, from a stale read of the run, a later one) is anchored already.
-      if (existing && existing.runHeadSeq >= runHeadSeq) return existing;
+      // This head (or, from a stale read of the run, a later one) is anchored already: by this run or a group.
+      if (existing && existing.runHeadSeq >= input.runHeadSeq) return existing;
     }
-    const head = await getItem(ctx, keys.ownerAnchorHead(run.owner), HeadSchema);
-    const anchor = sealOwnerAnchor(head?.anchor, {
-      owner: run.owner,
-      at,
-      runId: run.runId,
-      runHeadSeq,
-      runHead: run.audit.head,
-    });
+    const head = (await getItem(ctx, keys.ownerAnchorHead(run.owner), HeadSchema))?.anchor;
+    let alone = false;
     try {
-      await ctx.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: ctx.table,
-                Item: { ...keys.ownerAnchor(run.owner, anchor.seq), ...anchor },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Put: {
-                TableName: ctx.table,
-                Item: { ...keys.ownerAnchorHead(run.owner), anchor },
-                ...(head
-                  ? {
-                      ConditionExpression: 'anchor.seq = :seq',
-                      ExpressionAttributeValues: { ':seq': head.anchor.seq },
-                    }
-                  : { ConditionExpression: 'attribute_not_exists(pk)' }),
-              },
-            },
-            {
-              Put: {
-                TableName: ctx.table,
-                Item: { ...markerKey(run.owner, run.runId), anchorSeq: anchor.seq },
-                // Moved on from the anchor read above only: two re-anchors of one head cannot both win.
-                ...(marker
-                  ? {
-                      ConditionExpression: 'anchorSeq = :marked',
-                      ExpressionAttributeValues: { ':marked': marker.anchorSeq },
-                    }
-                  : { ConditionExpression: 'attribute_not_exists(pk)' }),
-              },
-            },
-          ],
-        }),
-      );
-      return anchor;
+      if (!grouping) {
+        alone = true;
+        return await anchorAlone(ctx, head, input, marker?.anchorSeq);
+      }
+      const pending = await listPendingAnchors(ctx, run.owner);
+      // Its own head (or a later one, registered by a fresher call) waits: anchor it with the others.
+      const position = pending.findIndex((p) => p.runId === run.runId && p.runHeadSeq >= input.runHeadSeq);
+      if (position >= 0 && leadsGroup(position, attempt))
+        return (await commitPendingGroup(ctx, run.owner, head, pending, run.runId))[0]!;
+      if (position < 0) {
+        // Not waiting any more: most likely a group anchored it since the marker was read. Read again.
+        grouping = false;
+        continue;
+      }
     } catch (error) {
-      // Another run of the same owner anchored first (or this one did, concurrently): wait, then read again.
+      // Another run of the same owner won the head (or this one did, concurrently): wait, then read again.
       if (!(error instanceof TransactionCanceledException) || attempt >= MAX_ATTEMPTS) throw error;
-      await backOff(attempt, BACKOFF);
+      if (alone) await registerQuietly(ctx, input, marker?.anchorSeq);
+      grouping = true;
     }
+    await backOff(attempt, BACKOFF);
   }
+}
+
+/**
+ * Registers the head for the next group commit. Cancelled when the marker moved (the next read finds this head
+ * anchored) or a later head of the run waits already (a group anchors that one): either way, read again.
+ */
+async function registerQuietly(ctx: StoreContext, input: OwnerAnchorInput, marked: number | undefined) {
+  try {
+    await registerPendingAnchor(ctx, input, marked);
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+  }
+}
+
+/**
+ * The uncontended path, as many requests as before group commit: the anchor, the head moved on from `head`,
+ * the marker moved on from `marked` (two re-anchors of one head cannot both win), and the run's pending item
+ * at this or an earlier head deleted with them (it would otherwise be anchored twice); if a later head of the
+ * run is pending, this stale head is not anchored (cancelled: a group anchors the later one).
+ */
+async function anchorAlone(
+  ctx: StoreContext,
+  head: OwnerAnchor | undefined,
+  input: OwnerAnchorInput,
+  marked: number | undefined,
+): Promise<OwnerAnchor> {
+  const anchor = sealOwnerAnchor(head, input);
+  await ctx.doc.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: ctx.table,
+            Item: { ...keys.ownerAnchor(input.owner, anchor.seq), ...anchor },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Put: {
+            TableName: ctx.table,
+            Item: { ...keys.ownerAnchorHead(input.owner), anchor },
+            ...(head
+              ? { ConditionExpression: 'anchor.seq = :seq', ExpressionAttributeValues: { ':seq': head.seq } }
+              : { ConditionExpression: 'attribute_not_exists(pk)' }),
+          },
+        },
+        {
+          Put: {
+            TableName: ctx.table,
+            Item: { ...keys.ownerAnchorRun(input.owner, input.runId), anchorSeq: anchor.seq },
+            ...markerCondition(marked),
+          },
+        },
+        {
+          Delete: {
+            TableName: ctx.table,
+            Key: keys.ownerAnchorPending(input.owner, input.runId),
+            ConditionExpression: 'attribute_not_exists(pk) OR runHeadSeq <= :seq',
+            ExpressionAttributeValues: { ':seq': input.runHeadSeq },
+          },
+        },
+      ],
+    }),
+  );
+  return anchor;
 }
 
 /** The owner's anchors in order, as stored (not schema-checked: the verifier names a broken one). */
@@ -105,6 +161,6 @@ export async function getRunAnchor(
   owner: string,
   runId: string,
 ): Promise<OwnerAnchor | undefined> {
-  const marker = await getItem(ctx, markerKey(owner, runId), MarkerSchema);
+  const marker = await getItem(ctx, keys.ownerAnchorRun(owner, runId), MarkerSchema);
   return marker ? getItem(ctx, keys.ownerAnchor(owner, marker.anchorSeq), OwnerAnchorSchema) : undefined;
 }

@@ -47,6 +47,16 @@ export const keys = {
     sk: `ANCHOR#${pad(seq, 9)}`,
   }),
   ownerAnchorHead: (owner: string): ItemKey => ({ pk: `OWNER#${owner}`, sk: 'ANCHORHEAD' }),
+  /** Marks a run anchored: points at its latest anchor. */
+  ownerAnchorRun: (owner: string, runId: string): ItemKey => ({
+    pk: `OWNER#${owner}`,
+    sk: `ANCHORRUN#${runId}`,
+  }),
+  /** A run head waiting to be anchored by the owner's next group commit (shared/store/anchor-group.ts). */
+  ownerAnchorPending: (owner: string, runId: string): ItemKey => ({
+    pk: `OWNER#${owner}`,
+    sk: `ANCHORPENDING#${runId}`,
+  }),
   ownerChange: (owner: string, seq: number): ItemKey => ({
     pk: `OWNER#${owner}`,
     sk: `CHANGE#${pad(seq, 9)}`,
@@ -69,6 +79,7 @@ export const prefixes = {
   step: 'STEP#',
   humanTask: 'HTK#',
   ownerAnchor: 'ANCHOR#',
+  ownerAnchorPending: 'ANCHORPENDING#',
   ownerChange: 'CHANGE#',
   signedHead: 'SIGNED#',
 } as const;

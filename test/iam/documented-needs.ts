@@ -83,6 +83,12 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
     reason:
       "Delegated jobs: a client's submission takes its job number from the grant's counter, an atomic ADD (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/WorkingWithItems.html#WorkingWithItems.AtomicCounters). This flow's api function is IAM-authorized, so no JWT client can call its /v1/jobs; the same submission through the mcp function records the call (flow.ts), and test/jobs drives /v1/jobs on the local stack.",
   },
+  ...['deliver', 'mark-failed', 'api', 'external'].map((fn) => ({
+    fn,
+    action: 'dynamodb:ConditionCheckItem',
+    reason:
+      "Anchoring a run's head (shared/store/anchors.ts): a run that loses the owner chain's head to another run of the owner registers its head for the group commit, conditional on its marker (a ConditionCheck, shared/store/anchor-group.ts). Only under contention, which this flow does not make; test/store/anchor-group.test.ts drives it.",
+  })),
 ];
 
 /** The documented need for `action` of `fn`, if any. */
