@@ -84,7 +84,11 @@ function filterPolicyErrors(subscriptions: sns.CfnSubscription[]): string[] {
 
 /** Validates every function and subscription under `scope` against the limits above. */
 export class DeployLimits implements IValidation {
-  constructor(private readonly scope: IConstruct) {}
+  private readonly scope: IConstruct;
+
+  constructor(scope: IConstruct) {
+    this.scope = scope;
+  }
 
   validate(): string[] {
     const all = this.scope.node.findAll();

@@ -14,7 +14,7 @@ describe('Construct: DeployLimits', () => {
   });
 
   it('refuses approvers whose joined list would pass 4 KB of a function environment, naming the variable', () => {
-    // ~26 bytes an approver: 150 of them are ~3.9 KB in WF_APPROVERS alone.
+    // ~26 bytes an approver: 150 of them are ~3.9 KB in WF_APPROVERS alone, beside the Api's ~2.1 KB.
     expect(() => synthRuntime({ approvers: approvers(150) })).toThrow(
       new RegExp(
         `environment variables take about \\d+ bytes; Lambda allows ${LAMBDA_ENVIRONMENT_BYTES}.*WF_APPROVERS`,
