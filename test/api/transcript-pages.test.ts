@@ -43,7 +43,7 @@ async function appendMessages(runId: string, contents: TranscriptMessage['conten
     const batch = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
     let unprocessed: Record<string, unknown> | undefined = { [h.store.ctx.table]: batch };
     while (unprocessed && Object.keys(unprocessed).length > 0) {
-      const answer = await h.store.ctx.doc.send(
+      const answer: { UnprocessedItems?: Record<string, unknown> | undefined } = await h.store.ctx.doc.send(
         // biome-ignore lint/suspicious/noExplicitAny: the batch is rebuilt from UnprocessedItems as is.
         new BatchWriteCommand({ RequestItems: unprocessed as any }),
       );
