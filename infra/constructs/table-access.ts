@@ -32,8 +32,11 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // a run that lost the owner chain's head registers its head (a ConditionCheck of its marker) and finds the
   // owner's pending heads (Query).
   deliver: [READ, WRITE, QUERY, DELETE, CONDITION_CHECK],
-  // Reads the run's audit chain, records the failure; anchors the run's head as Deliver does.
-  'mark-failed': [READ, WRITE, QUERY, DELETE, CONDITION_CHECK],
+  // Reads the run's audit chain, records the failure; anchors the run's head as Deliver does. A run that still
+  // holds a budget reservation with a day ceiling (every tool turn of a `maxUsdPerDay` workflow or grant
+  // reserves the next turn ahead) gives it back to the day in the same transaction: the day counter's ADD is an
+  // Update action (UpdateItem), and so is the graph machine's MarkGraphFailed, the same function.
+  'mark-failed': [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // Reads the approval and the run (one BatchGetItem when the form names the run), records the decision.
   'approval-http': [READ, BATCH_READ, WRITE],
   // Workflows, versions, runs, listings (queries and the by-owner index); deleting a workflow name;
@@ -55,7 +58,8 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   'graph-advance': [READ, WRITE, QUERY],
   // A service step: the run with its steps and ledger (Query), the version; pending and settle commits; the
   // workflow head as a ConditionCheck of the commit that lets a call go ahead (the live policy, no read).
-  'graph-service': [READ, WRITE, QUERY, CONDITION_CHECK],
+  // A step may run a built-in action: notes_put is a PutItem, notes_append an UpdateItem (list_append).
+  'graph-service': [READ, WRITE, UPDATE, QUERY, CONDITION_CHECK],
   // Starts a child agent run (its run item, first message, audit) and records the wait on the step.
   'graph-wait': [READ, WRITE, QUERY],
   // A human task: the run with its steps (Query), the version; the task record and the wait on the step.

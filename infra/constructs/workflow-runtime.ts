@@ -12,6 +12,7 @@ import { ApprovalNotices } from './approval-notices.ts';
 import { ApprovalSigningKey } from './approval-signing-key.ts';
 import { AuditSigningKey } from './audit-signing-key.ts';
 import { CredentialReader } from './credential-reader.ts';
+import { DeployLimits } from './deploy-limits.ts';
 import { ENV } from './env-names.ts';
 import { ExternalStateMachine, externalEnginesOf } from './external-state-machine.ts';
 import { GraphStateMachine } from './graph-state-machine.ts';
@@ -203,6 +204,8 @@ export class WorkflowRuntime extends Construct {
       ...(props.ownerNotices === undefined ? {} : { owners: props.ownerNotices }),
     });
     this.approvalBaseUrl = props.approvalBaseUrl?.replace(/\/+$/, '') ?? `${this.api.endpoint}/approvals`;
+    // Environment sizes and filter policies a deploy would be refused for, refused at synth (deploy-limits.ts).
+    this.node.addValidation(new DeployLimits(this));
 
     const stateMachineArn = this.runStateMachine.stateMachine.stateMachineArn;
     // Lazy: approvers added later with approvalNotices.addApprover are reachable too.

@@ -232,9 +232,14 @@ export const OPERATIONS: Operation[] = [
     operationId: 'getRunTranscript',
     tag: 'runs',
     pathParams: ['id'],
-    summary: 'The messages of a run, in order.',
-    responses: { '200': { description: 'Found.', schema: 'TranscriptResponse' } },
-    errors: NOT_FOUND,
+    query: s.TranscriptQuerySchema,
+    summary: 'The messages of a run, in order, a page at a time.',
+    description:
+      'Each page holds whole messages up to 1,000,000 bytes as sent (a Lambda response is at most 6 MB) and ' +
+      '`limit` messages; follow `nextToken`. A message larger than a page comes as `messagePart`, one part a ' +
+      'page. A transcript that fits one page is answered as before, without `nextToken`. docs/api.md.',
+    responses: { '200': { description: 'One page, in order.', schema: 'TranscriptResponse' } },
+    errors: { ...NOT_FOUND, '400': 'nextToken or limit invalid.' },
   },
   {
     method: 'get',

@@ -49,6 +49,8 @@ export const tokenShapes = {
   }),
   /** A run's ledger rows (the run is the caller's: checked before the token is). */
   receipts: (runId: string): TokenShape => ({ pk: { equals: `RUN#${runId}` }, sk: { prefix: 'TOOL#' } }),
+  /** Where a run's next transcript page starts (shared/api/routes/transcript.ts). */
+  transcript: (runId: string): TokenShape => ({ pk: { equals: `RUN#${runId}` }, sk: { prefix: 'MSG#' } }),
   humanTasks: (owner: string): TokenShape => ({
     pk: { prefix: 'RUN#' },
     sk: { prefix: 'HTK#' },

@@ -263,10 +263,32 @@ export const RunStepsResponseSchema = z.object({
   runId: z.string(),
   steps: z.array(GraphStepSchema.omit({ taskToken: true })),
 });
+/** One part of a message too large for a page (shared/runs/message-parts.ts); join them with `more`/`continued`. */
+export const TranscriptMessagePartSchema = TranscriptMessageSchema.omit({ content: true }).extend({
+  part: z.number().int().nonnegative().describe('Which part this is, from 0.'),
+  parts: z.number().int().positive().describe('How many parts the message was cut into.'),
+  content: z
+    .array(z.looseObject({ type: z.string() }))
+    .describe(
+      "The message's blocks in this part: a block cut at the part's end has `more: true` and its text goes on " +
+        "in the next part's first block, `{ type: 'continued', text }`; a tool_use carries `inputJson` (its " +
+        'input as JSON text) instead of `input` when it was too large for a part.',
+    ),
+});
+/**
+ * `GET /v1/runs/{id}/transcript`: one page, at most 1,000,000 bytes of messages as sent (a sixth of a Lambda
+ * response: shared/runs/transcript-page.ts).
+ */
 export const TranscriptResponseSchema = z.object({
   runId: z.string(),
-  messages: z.array(TranscriptMessageSchema),
+  messages: z.array(TranscriptMessageSchema).describe('Whole messages, in order.'),
+  messagePart: TranscriptMessagePartSchema.optional().describe(
+    'Present instead of messages when the next message alone is larger than a page: one part of it.',
+  ),
+  nextToken: z.string().optional().describe('Absent on the last page.'),
 });
+/** `GET /v1/runs/{id}/transcript`: `limit` messages at most (default: as many as fit the page's bytes). */
+export const TranscriptQuerySchema = ListWorkflowsQuerySchema;
 export const AuditVerificationSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), count: z.number().int(), head: z.string() }),
   z.object({

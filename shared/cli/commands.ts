@@ -1,8 +1,8 @@
 /** The `wf` commands. Each talks to the HTTP API and returns an exit status; output goes through `out`. */
 import { readFileSync } from 'node:fs';
 import canonicalize from 'canonicalize';
+import { readWholeTranscript, type TranscriptPageBody } from '../runs/transcript-reader.ts';
 import type { Approval } from '../schemas/approval.ts';
-import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
 import { parseWorkflowText } from '../workflow-file/index.ts';
@@ -175,7 +175,9 @@ export async function showRun(
 }
 
 export async function showTranscript(client: ApiClient, runId: string, out: Output): Promise<number> {
-  const body = await client.get<{ messages: TranscriptMessage[] }>(`/v1/runs/${runId}/transcript`);
+  // Paged by the API (each page within a Lambda response); the CLI reads them all.
+  const messages = await readWholeTranscript(runId, (path) => client.get<TranscriptPageBody>(path));
+  const body = { runId, messages };
   out.data(body);
   for (const message of body.messages) {
     for (const block of message.content) {

@@ -23,6 +23,7 @@ import { getJobSnapshot, getLiveDelegation } from './job-snapshots.ts';
 import { keys, prefixes } from './keys.ts';
 import { listLedgerPage } from './ledger-page.ts';
 import { assembleMessages } from './message-assembly.ts';
+import { readMessageRange } from './message-range.ts';
 import { listOwnerChangeItems, UNATTRIBUTED } from './owner-changes.ts';
 import { queryPrefix, queryPrefixItems } from './reads.ts';
 import { RunScopes } from './run-scopes.ts';
@@ -243,6 +244,10 @@ export class DynamoStore implements RunStore, NotesPort {
   /** One page of the run's ledger rows (the receipts listing). */
   listLedgerPage(query: Parameters<typeof listLedgerPage>[1]) {
     return listLedgerPage(this.ctx, query);
+  }
+  /** The run's messages from `from.seq` on, as far as a transcript page needs (message-range.ts). */
+  readMessageRange(runId: string, from: Parameters<typeof readMessageRange>[2]) {
+    return readMessageRange(this.ctx, runId, from);
   }
   getHumanTask(taskId: string) {
     return getHumanTask(this.ctx, taskId);

@@ -133,6 +133,23 @@ const externalGraphWorkflow = () => ({
   ],
 });
 
+/** A graph whose service step is a built-in action: notes_append, an UpdateItem on the run's note. */
+const notesGraphWorkflow = () => ({
+  kind: 'graph',
+  name: 'graph-notes',
+  trigger: { type: 'on_demand' },
+  budget: { maxUsdPerRun: 1 },
+  nodes: [
+    { id: 'start', type: 'start' },
+    { id: 'note', type: 'service_task', action: 'notes_append', args: { name: 'log', line: 'from a step' } },
+    { id: 'done', type: 'end' },
+  ],
+  edges: [
+    { from: 'start', to: 'note' },
+    { from: 'note', to: 'done' },
+  ],
+});
+
 const gated = {
   gates: { notes_append: 'needs_approval' },
   approvals: { approvers: [APPROVER], timeoutSeconds: 60 },
@@ -296,6 +313,41 @@ export async function driveFlow(
     await loop(runs[kind]);
     await fns.invoke('deliver', { runId: runs[kind], turn: 0 });
   }
+
+  // A day-capped workflow (`budget.maxUsdPerDay`): the tool turn, told its attempt as the state machine tells
+  // it, reserves the next turn ahead in its commit, so the run holds a reservation the day counts. MarkFailed
+  // gives it back to the day: a `daySpend` Update in its TransactWriteItems, which IAM authorizes as
+  // dynamodb:UpdateItem (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
+  const dayCappedId = await create(
+    workflow('day-capped', {
+      budget: { maxUsdPerRun: 1, maxTurns: 4, maxUsdPerDay: 5 },
+      trigger: { type: 'schedule', expression: 'cron(0 7 * * ? *)', timezone: 'UTC' },
+    }),
+  );
+  runs.dayCapped = await start(dayCappedId);
+  const toolTurn = (await fns.invoke('turn', {
+    runId: runs.dayCapped,
+    turn: 0,
+    segmentStartTurn: 0,
+    attempt: { retryCount: 0, redriveCount: 0, executionId: 'exec-day-capped' },
+  })) as { next: string };
+  if (toolTurn.next !== 'continue') throw new Error(`the day-capped tool turn answered ${toolTurn.next}`);
+  const reserved = (await api('GET', `/v1/runs/${runs.dayCapped}`)).run as unknown as {
+    reservation?: { daily?: boolean };
+  };
+  if (reserved.reservation?.daily !== true)
+    throw new Error('the day-capped run holds no daily reservation after its tool turn');
+  await fns.invoke('mark-failed', {
+    runId: runs.dayCapped,
+    error: { Error: 'States.TaskFailed', Cause: '{"errorMessage":"the model call failed"}' },
+  });
+  // Its schedule starts a run too: whatever a run's creation writes for a day-capped workflow, start-run's
+  // grants are simulated against it.
+  await fns.invoke('start-run', {
+    owner: OWNER,
+    workflowId: dayCappedId,
+    scheduledTime: '2026-12-01T07:00:00Z',
+  });
 
   // MarkFailed, start-run from a schedule and from an event.
   runs.failed = await start(destinationIds.stored!);
@@ -566,6 +618,24 @@ export async function driveFlow(
     ...build,
     result: { childRunId: externalChild, status: 'done', stopReason: 'shadow' },
   });
+
+  // A graph service step that runs a built-in action (notes_append): graph-service appends the line.
+  const notesGraphId = await create(notesGraphWorkflow());
+  runs.graphNotes = await start(notesGraphId);
+  await fns.invoke('graph-advance', { runId: runs.graphNotes });
+  await fns.invoke('graph-service', {
+    runId: runs.graphNotes,
+    stepId: 'note',
+    type: 'service_task',
+    attempt: 1,
+    decide: false,
+  });
+  const noteSteps = (await api('GET', `/v1/runs/${runs.graphNotes}/steps`)) as unknown as {
+    steps: { stepId: string; status: string }[];
+  };
+  const noteStep = noteSteps.steps.find((step) => step.stepId === 'note');
+  if (noteStep?.status !== 'succeeded')
+    throw new Error(`the notes_append step did not succeed: ${JSON.stringify(noteStep)}`);
 
   // Reads, and the trigger cleanup when workflows are disabled and deleted.
   await api('GET', '/v1/workflows');

@@ -42,6 +42,42 @@ const sessionOf = (fn: HandlerName) => {
   return `arn:aws:sts::${ACCOUNT}:assumed-role/${role}/${fn}`;
 };
 
+/**
+ * Each need was recorded (the flow drives it), is allowed with the function's policies, and is denied by the
+ * simulation with that action taken out of them: the grant is what lets the call through on AWS.
+ */
+async function expectNeeded(needed: readonly { fn: HandlerName; action: string; resource: string }[]) {
+  for (const need of needed) {
+    const request = requests.find(
+      (r) => r.fn === need.fn && r.action === need.action && r.resource === need.resource,
+    );
+    expect({ ...need, recorded: request !== undefined }).toEqual({ ...need, recorded: true });
+    const identity = policies.functionIdentity(need.fn);
+    const as = (identityPolicies: typeof identity.policies) =>
+      decide({
+        principal: sessionOf(need.fn),
+        action: need.action,
+        resource: need.resource,
+        context: request!.context,
+        identityPolicies,
+        resourcePolicy: policies.resourcePolicyFor(need.resource),
+      });
+    expect({ ...need, decision: await as(identity.policies) }).toEqual({ ...need, decision: 'Allowed' });
+    // The same call with that grant taken out of the function's policies: the simulation denies it.
+    const without = identity.policies.map(({ name, policy }) => ({
+      name,
+      policy: {
+        ...policy,
+        Statement: policy.Statement.map((statement) => ({
+          ...statement,
+          Action: asList(statement.Action).filter((action) => !actionMatches(action, need.action)),
+        })).filter((statement) => statement.Action.length > 0),
+      },
+    }));
+    expect({ ...need, decision: await as(without) }).toEqual({ ...need, decision: 'ImplicitlyDenied' });
+  }
+}
+
 /** Each distinct IAM request once (the same call made twice is one check). */
 function distinct(all: IamRequest[]): IamRequest[] {
   const seen = new Map<string, IamRequest>();
@@ -240,35 +276,18 @@ describe('IAM simulation of the recorded AWS calls', () => {
       // Cancelling the run closes the task and fails its wait.
       { fn: 'api', action: 'states:SendTaskFailure', resource: graphMachine },
     ] as const;
-    for (const need of needed) {
-      const request = requests.find(
-        (r) => r.fn === need.fn && r.action === need.action && r.resource === need.resource,
-      );
-      expect({ ...need, recorded: request !== undefined }).toEqual({ ...need, recorded: true });
-      const identity = policies.functionIdentity(need.fn);
-      const as = (identityPolicies: typeof identity.policies) =>
-        decide({
-          principal: sessionOf(need.fn),
-          action: need.action,
-          resource: need.resource,
-          context: request!.context,
-          identityPolicies,
-          resourcePolicy: policies.resourcePolicyFor(need.resource),
-        });
-      expect({ ...need, decision: await as(identity.policies) }).toEqual({ ...need, decision: 'Allowed' });
-      // The same call with that grant taken out of the function's policies: the simulation denies it.
-      const without = identity.policies.map(({ name, policy }) => ({
-        name,
-        policy: {
-          ...policy,
-          Statement: policy.Statement.map((statement) => ({
-            ...statement,
-            Action: asList(statement.Action).filter((action) => !actionMatches(action, need.action)),
-          })).filter((statement) => statement.Action.length > 0),
-        },
-      }));
-      expect({ ...need, decision: await as(without) }).toEqual({ ...need, decision: 'ImplicitlyDenied' });
-    }
+    await expectNeeded(needed);
+  });
+
+  it('simulates the Update actions of MarkFailed and graph-service as allowed, and denied without UpdateItem', async () => {
+    const table = requests.find((r) => r.fn === 'mark-failed' && r.action === 'dynamodb:GetItem')!.resource;
+    await expectNeeded([
+      // A day-capped run failed after a tool turn: its commit gives the reservation made ahead back to the
+      // day, an Update action of the transaction (flow.ts, "day-capped").
+      { fn: 'mark-failed', action: 'dynamodb:UpdateItem', resource: table },
+      // A graph service step running the notes_append built-in (flow.ts, "graph-notes").
+      { fn: 'graph-service', action: 'dynamodb:UpdateItem', resource: table },
+    ]);
   });
 
   it('gives graph-wait (child runs, AwaitResume) neither the signing key, nor the approval topic, nor SendTaskFailure', async () => {

@@ -1,4 +1,4 @@
-/** Run routes: start on demand (idempotent by Idempotency-Key), get, list, transcript, audit, cancel. */
+/** Run routes: start on demand (idempotent by Idempotency-Key), get, list, transcript (paged), audit, cancel. */
 import { Hono } from 'hono';
 import { AuditEntrySchema, verifyAuditChain } from '../../audit/index.ts';
 import { ItemCorruptError } from '../../core/store-errors.ts';
@@ -16,7 +16,9 @@ import {
   ListReceiptsQuerySchema,
   ListRunsQuerySchema,
   StartRunBodySchema,
+  TranscriptQuerySchema,
 } from '../schemas.ts';
+import { readTranscriptPage } from './transcript.ts';
 
 const RUN_ID = /^run_[A-Za-z0-9]{6,40}$/;
 
@@ -99,7 +101,7 @@ export function runRoutes(deps: ApiDeps): Hono<ApiEnv> {
 
   app.get('/runs/:id/transcript', async (c) => {
     const run = await loadRun(deps, c.get('identity').owner, c.req.param('id'));
-    return c.json({ runId: run.runId, messages: await deps.store.listMessages(run.runId) });
+    return c.json(await readTranscriptPage(deps, run.runId, validateQuery(c, TranscriptQuerySchema)));
   });
 
   app.get('/runs/:id/audit', async (c) => {

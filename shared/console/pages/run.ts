@@ -6,7 +6,7 @@ import { html } from 'hono/html';
 import type { Identity } from '../../api/deps.ts';
 import type { AuditEntry } from '../../audit/index.ts';
 import type { Receipt } from '../../runs/receipts.ts';
-import type { TranscriptMessage } from '../../schemas/message.ts';
+import type { TranscriptPageBody } from '../../runs/transcript-reader.ts';
 import { isTerminalRunStatus, type Run } from '../../schemas/run.ts';
 import { apiGet, type ConsoleDeps } from '../deps.ts';
 import { type Fragment, page, usd, when } from '../layout.ts';
@@ -25,12 +25,22 @@ linked${audit.anchored ? ' and anchored in the owner chain' : ''}.</p>`
     : html`<p id="verification" class="bad">Audit chain BROKEN at entry ${audit.verification.firstBrokenSeq ?? '?'}:
 ${audit.verification.message ?? 'unknown reason'}</p>`;
 
-export async function runPage(deps: ConsoleDeps, identity: Identity, runId: string): Promise<Fragment> {
+/**
+ * One run's page; `transcriptToken` (the `transcript` query parameter) shows a later page of its transcript,
+ * which the API pages so each answer fits a Lambda response (shared/runs/transcript-page.ts).
+ */
+export async function runPage(
+  deps: ConsoleDeps,
+  identity: Identity,
+  runId: string,
+  transcriptToken?: string,
+): Promise<Fragment> {
   const path = `/v1/runs/${encodeURIComponent(runId)}`;
   const { run } = await apiGet<{ run: Run }>(deps.api, identity, path);
+  const transcriptQuery = transcriptToken ? `?nextToken=${encodeURIComponent(transcriptToken)}` : '';
   const [audit, messages, sideEffects] = await Promise.all([
     apiGet<AuditAnswer>(deps.api, identity, `${path}/audit`),
-    apiGet<{ messages: TranscriptMessage[] }>(deps.api, identity, `${path}/transcript`),
+    apiGet<TranscriptPageBody>(deps.api, identity, `${path}/transcript${transcriptQuery}`),
     apiGet<{ items: Receipt[] }>(deps.api, identity, `${path}/receipts?limit=100`),
   ]);
   const live = !isTerminalRunStatus(run.status);
@@ -50,6 +60,6 @@ ${run.error ? html`<tr><th>Error</th><td class="bad">${run.error.name}: ${run.er
   const graph = run.kind === 'graph' ? await graphSection(deps, identity, run) : '';
   const body = html`${summary}${graph}<h2>Audit</h2>${verificationLine(audit)}<h2>Timeline</h2>${timeline(audit.entries)}
 <h2>Receipts</h2>${receipts(sideEffects.items)}
-<h2>Transcript</h2>${transcript(messages.messages)}`;
+<h2>Transcript</h2>${transcript(messages, run.runId, transcriptToken !== undefined)}`;
   return page(`Run ${run.runId}`, body, { signedIn: true, ...(live ? { refreshSeconds: 3 } : {}) });
 }

@@ -1,0 +1,129 @@
+/**
+ * A transcript message too large for one page of `GET /v1/runs/{id}/transcript` (transcript-page.ts) is
+ * sent as parts, each within the page's byte bound. The parts follow the convention the store uses for a
+ * message spread over items (shared/store/message-items.ts): blocks are kept whole where they fit; a block
+ * that does not is cut along its text into a fragment marked `more: true`, and the rest opens the next part
+ * as `{ type: 'continued', text }`; a `tool_use` too large for a part travels as `inputJson` (its input as
+ * JSON text), which can be cut like any string. `joinMessageParts` puts the message back exactly.
+ */
+import type { TranscriptMessage } from '../schemas/message.ts';
+import { encodedBytes, encodedCharBytes } from './response-bytes.ts';
+
+export type PartBlock = Record<string, unknown> & { type: string };
+
+/** One part of a message: the message's fields, which part this is (from 0) of how many, and its blocks. */
+export type MessagePart = Omit<TranscriptMessage, 'content'> & {
+  part: number;
+  parts: number;
+  content: PartBlock[];
+};
+
+/** A fragment smaller than this is not worth cutting: the block moves to the next part whole. */
+const MIN_FRAGMENT_BYTES = 1024;
+
+/** The string field a block is cut along (the store's convention, shared/store/message-items.ts). */
+function splittableField(block: PartBlock): string | undefined {
+  switch (block.type) {
+    case 'text':
+    case 'continued':
+      return 'text';
+    case 'tool_result':
+      return 'content';
+    case 'thinking':
+      return 'thinking';
+    case 'redacted_thinking':
+      return 'data';
+    case 'tool_use':
+      return 'inputJson' in block ? 'inputJson' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The longest prefix of `value` (in UTF-16 units, never inside a character) costing at most `bytes`. */
+function prefixWithin(value: string, bytes: number): number {
+  let used = 0;
+  let units = 0;
+  for (const char of value) {
+    used += encodedCharBytes(char);
+    if (used > bytes) break;
+    units += char.length;
+  }
+  return units;
+}
+
+/** `message` as parts of at most `bound` bytes each, as sent (response-bytes.ts); one part if it fits. */
+export function splitMessage(message: TranscriptMessage, bound: number): MessagePart[] {
+  const { content, ...fields } = message;
+  // Sized with the largest part numbers it could carry.
+  const room = bound - encodedBytes({ ...fields, part: 99_999, parts: 99_999, content: [] });
+  const parts: PartBlock[][] = [[]];
+  let current = parts[0]!;
+  let used = 0;
+  const nextPart = () => {
+    current = [];
+    parts.push(current);
+    used = 0;
+  };
+  for (const block of content) {
+    let pending: PartBlock = { ...block };
+    for (;;) {
+      const size = encodedBytes(pending) + 1;
+      if (used + size <= room) {
+        current.push(pending);
+        used += size;
+        break;
+      }
+      if (pending.type === 'tool_use' && 'input' in pending && size > room) {
+        const { input, ...rest } = pending;
+        pending = { ...rest, inputJson: JSON.stringify(input ?? null) };
+        continue;
+      }
+      const field = splittableField(pending);
+      const space = room - used - (encodedBytes({ ...pending, [field ?? '']: '', more: true }) + 1);
+      if (field !== undefined && space >= MIN_FRAGMENT_BYTES) {
+        const value = String(pending[field]);
+        const cut = prefixWithin(value, space);
+        current.push({ ...pending, [field]: value.slice(0, cut), more: true });
+        pending = { type: 'continued', text: value.slice(cut) };
+        nextPart();
+        continue;
+      }
+      if (current.length === 0)
+        throw new RangeError(
+          `message ${message.seq}: a ${pending.type} block cannot be cut to ${bound} bytes`,
+        );
+      nextPart();
+    }
+  }
+  return parts.map((blocks, part) => ({ ...fields, part, parts: parts.length, content: blocks }));
+}
+
+/** The message `parts` (all of them, in order) were cut from; a missing or foreign part is an error. */
+export function joinMessageParts(parts: readonly MessagePart[]): TranscriptMessage {
+  const head = parts[0];
+  if (!head || parts.length !== head.parts || parts.some((p, i) => p.part !== i || p.seq !== head.seq))
+    throw new RangeError(`message parts are incomplete or out of order (seq ${head?.seq})`);
+  const content: PartBlock[] = [];
+  for (const raw of parts.flatMap((part) => part.content)) {
+    const block = { ...raw };
+    const last = content.at(-1);
+    if (block.type === 'continued') {
+      const field = last?.more === true ? splittableField(last) : undefined;
+      if (!last || field === undefined) throw new RangeError('a continued fragment follows no cut block');
+      last[field] = `${String(last[field])}${String(block.text)}`;
+      if (block.more === true) last.more = true;
+      else delete last.more;
+      continue;
+    }
+    if (last?.more === true) throw new RangeError('a cut block was not continued');
+    content.push(block);
+  }
+  const { part: _part, parts: _parts, content: _content, ...fields } = head;
+  const blocks = content.map((block) => {
+    if (block.type !== 'tool_use' || !('inputJson' in block)) return block;
+    const { inputJson, ...rest } = block;
+    return { ...rest, input: JSON.parse(String(inputJson)) as unknown };
+  });
+  return { ...fields, content: blocks as TranscriptMessage['content'] };
+}

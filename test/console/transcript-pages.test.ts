@@ -1,0 +1,91 @@
+/**
+ * The run page shows the transcript a page at a time, as the API gives it (each page a Lambda response at
+ * most: docs/api.md): "Later messages" carries the page token on, a message larger than a page is shown a
+ * part a page, and the last page has no link.
+ */
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_COOKIE, createConsoleApp } from '../../shared/console/app.ts';
+import type { ConsoleApi } from '../../shared/console/deps.ts';
+import { sessionTable } from '../../shared/local/sessions.ts';
+import { messageItems } from '../../shared/store/message-items.ts';
+import { apiHarness, definition } from '../api/helpers.ts';
+
+const ORIGIN = 'http://127.0.0.1:8787';
+const h = apiHarness();
+
+async function aliceConsole() {
+  const api: ConsoleApi = async (_identity, method, path) => {
+    const reply = await h.alice.call(method, path);
+    return { status: reply.status, body: reply.body };
+  };
+  const app = createConsoleApp({
+    api,
+    login: async (key) => (key === 'alice' ? { owner: h.owners.alice, principal: 'alice' } : undefined),
+    sessions: sessionTable(h.clock),
+    clock: h.clock,
+    origin: ORIGIN,
+  });
+  const signIn = await app.request('/console/login', {
+    method: 'POST',
+    body: 'key=alice',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
+  });
+  const cookie = `${CONSOLE_COOKIE}=${/wf_console=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1]}`;
+  return async (path: string) => {
+    const response = await app.request(path, { headers: { cookie } });
+    expect(response.status).toBe(200);
+    return response.text();
+  };
+}
+
+const laterHref = (html: string) =>
+  /<a id="transcript-next" href="([^"]+)"/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+
+describe('console run page: transcript pages', () => {
+  let get: (path: string) => Promise<string>;
+  let runId: string;
+  beforeAll(async () => {
+    get = await aliceConsole();
+    const { workflowId } = (await h.alice.post('/v1/workflows', definition())).body.workflow;
+    runId = (await h.alice.post(`/v1/workflows/${workflowId}/runs`, { input: 'hello' })).body.run.runId;
+    // Two answers of 700 KB (two cannot share a 1 MB page), the second too large for a page of its own as sent.
+    const texts = ['a'.repeat(700_000), '"quoted"'.repeat(150_000)];
+    const items = texts.flatMap((text, i) =>
+      messageItems({
+        schemaVersion: 1,
+        runId,
+        seq: i + 1,
+        turn: 0,
+        role: 'assistant',
+        content: [{ type: 'text', text: `answer ${i + 1}: ${text}` }],
+        createdAt: '2026-12-02T00:00:00.000Z',
+      }),
+    );
+    for (let i = 0; i < items.length; i += 25)
+      await h.store.ctx.doc.send(
+        new BatchWriteCommand({
+          RequestItems: {
+            [h.store.ctx.table]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })),
+          },
+        }),
+      );
+  }, 60_000);
+
+  it('pages on with "Later messages" until the last page, a large message a part a page', async () => {
+    const headings: string[] = [];
+    let path: string | undefined = `/console/runs/${runId}`;
+    while (path) {
+      const html = await get(path);
+      expect(Buffer.byteLength(html)).toBeLessThan(6 * 1024 * 1024);
+      headings.push(...[...html.matchAll(/<h3>([^<]+)<\/h3>/g)].map((m) => m[1]!));
+      path = laterHref(html);
+    }
+    expect(headings[0]).toBe('user · turn 0');
+    expect(headings[1]).toBe('assistant · turn 0');
+    expect(headings.slice(2).every((heading) => /^assistant · turn 0 · part \d+ of \d+$/.test(heading))).toBe(
+      true,
+    );
+    expect(headings.length).toBeGreaterThan(3);
+  });
+});
