@@ -17,7 +17,8 @@ import { firstUserText, systemText, turnIndexOf, type WireRequest } from './scri
 import type { ScriptedFixture } from './scripted-fixture.ts';
 import { readBody } from './scripted-http.ts';
 
-const HOP_BY_HOP = new Set([
+/** Hop-by-hop headers, and the local stack's own two (recording-headers.ts): never sent to the API. */
+const NOT_FORWARDED = new Set([
   'host',
   'connection',
   'content-length',
@@ -96,7 +97,7 @@ export async function startRecordingProxy(options: { upstream: string }): Promis
     const raw = await readBody(req);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers))
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = String(value);
+      if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = String(value);
     const answer = await fetch(`${upstream}${req.url ?? '/'}`, {
       method: req.method ?? 'POST',
       headers,
