@@ -9,7 +9,7 @@ import { ENV } from '../infra/constructs/env-names.ts';
 import { iamAuthenticator, jwtAuthenticator } from '../shared/api/auth.ts';
 import { createWorkflowWriteApp } from '../shared/api/workflow-write-app.ts';
 import { listedApprovers, parseApproverList } from '../shared/notify/reach.ts';
-import { alertTopicArnsOf, awsEnv } from '../shared/runtime/aws/env.ts';
+import { alertTopicArnsOf, alertTopicOwnersOf, awsEnv } from '../shared/runtime/aws/env.ts';
 import { awsExternalEngines } from '../shared/runtime/aws/external.ts';
 import { awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
@@ -34,6 +34,7 @@ function build(): Hono {
     // The save-time checks: declared alert topics, the owner's credential namespace, subscribed approvers
     // (WF_APPROVERS) and the engines this deployment enables (WF_EXTERNAL_ENGINES).
     alertTopicArns: alertTopicArnsOf(env),
+    alertTopicOwners: alertTopicOwnersOf(env),
     credentialNamePrefix: env[ENV.credentialSecretPrefix],
     approverReach: listedApprovers('sns', parseApproverList(env[ENV.approvers])),
     externalEngines: awsExternalEngines(),

@@ -65,6 +65,11 @@ export const ENV = {
    * publishes to them; api refuses any other topic when a workflow is saved). Absent when none are declared.
    */
   alertTopicArns: 'WF_ALERT_TOPIC_ARNS',
+  /**
+   * The declared alert topics only some owners may name, as JSON `[{"topicArn": …, "owners": […]}]`
+   * (deliver and workflow-write check it; shared/notify/alert-topics.ts). Absent when none is restricted.
+   */
+  alertTopicOwners: 'WF_ALERT_TOPIC_OWNERS',
 } as const;
 
 /** Environment variables set on every function by `RuntimeFunction`. */

@@ -1,4 +1,5 @@
 /** The runtime's CDK constructs. */
+export * from './alert-topics.ts';
 export * from './approval-notices.ts';
 export * from './approval-signing-key.ts';
 export * from './audit-signing-key.ts';

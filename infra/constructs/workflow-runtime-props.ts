@@ -6,6 +6,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { EnginesConfig } from '../../shared/external/index.ts';
+import type { AlertTopicDeclaration } from './alert-topics.ts';
 import type { OwnerSubscription } from './owner-notices.ts';
 import type { ApiAuth, ApiThrottle } from './runtime-api.ts';
 import { type PowertoolsLogLevel, RUNTIME_FUNCTION_DEFAULTS } from './runtime-function.ts';
@@ -60,9 +61,11 @@ export interface WorkflowRuntimeProps {
   readonly alertTopic?: sns.ITopic;
   /**
    * Further topics an `alert` destination may name in `destination.topicArn` (Deliver gets publish rights on
-   * each; the API refuses any other topic when a workflow is saved). @default - none: alerts go to `alertTopic`
+   * each; the API refuses any other topic when a workflow is saved). A topic alone is every owner's;
+   * `{ topic, owners }` is only those owners' (another owner's workflow naming it is refused when saved, and
+   * its run's alert when delivered). @default - none: alerts go to `alertTopic`
    */
-  readonly alertTopics?: readonly sns.ITopic[];
+  readonly alertTopics?: readonly AlertTopicDeclaration[];
   /** Topic notified by alarms (customer managed key or unencrypted). @default - alarms without actions */
   readonly alarmTopic?: sns.ITopic;
   /** Retention of all log groups. @default logs.RetentionDays.ONE_MONTH */

@@ -8,6 +8,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { resolveAlertTopics } from './alert-topics.ts';
 import { ApprovalNotices } from './approval-notices.ts';
 import { ApprovalSigningKey } from './approval-signing-key.ts';
 import { AuditSigningKey } from './audit-signing-key.ts';
@@ -262,13 +263,20 @@ export class WorkflowRuntime extends Construct {
       fns.deliver.addEnvironment(ENV.alertTopicArn, props.alertTopic.topicArn);
       props.alertTopic.grantPublish(fns.deliver);
     }
-    // Topics a workflow may name in destination.topicArn: Deliver may publish there, the API checks the name.
-    const alertTopics = props.alertTopics ?? [];
+    // Topics a workflow may name in destination.topicArn: Deliver may publish there, the API checks the name;
+    // both check a topic declared for some owners against the run's or the caller's owner.
+    const { topics: alertTopics, ownersJson: alertTopicOwners } = resolveAlertTopics(
+      this,
+      props.alertTopics ?? [],
+      props.alertTopic,
+    );
     if (alertTopics.length > 0) {
       const arns = alertTopics.map((topic) => topic.topicArn).join(',');
       fns.deliver.addEnvironment(ENV.alertTopicArns, arns);
       for (const topic of alertTopics) topic.grantPublish(fns.deliver);
     }
+    for (const fn of [fns.deliver, fns['workflow-write']])
+      if (alertTopicOwners !== undefined) fn.addEnvironment(ENV.alertTopicOwners, alertTopicOwners);
 
     // approval-http: verifies links, resumes the waiting execution.
     fns['approval-http']

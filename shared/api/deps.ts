@@ -8,6 +8,7 @@ import type { ExternalEngineRegistry } from '../external/index.ts';
 import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
 import type { JobCaller, JobsDeps, ModelCatalog, RetryPolicy } from '../jobs/index.ts';
 import { DEFAULT_MODEL_CONFIG } from '../model/resolve.ts';
+import type { AlertTopicOwners } from '../notify/alert-topics.ts';
 import type { ApproverReach } from '../notify/reach.ts';
 import type { ExecutionsPort } from '../runs/index.ts';
 import type { DynamoStore } from '../store/index.ts';
@@ -44,6 +45,11 @@ export type ApiDeps = {
    * (and grants Deliver publish on). Any other topic is refused when a workflow is saved. Default: none.
    */
   alertTopicArns?: readonly string[];
+  /**
+   * The declared topics only some owners may name (`alertTopics` entries with `owners`): another owner's
+   * `destination.topicArn` naming one is refused as an undeclared topic is. Default: none restricted.
+   */
+  alertTopicOwners?: AlertTopicOwners;
   /** Credential secrets are named `<prefix><ownerKey>/…`; definitions referring elsewhere are refused. @default 'wf/' */
   credentialNamePrefix?: string;
   /**

@@ -3,6 +3,7 @@
  * is a 400 naming the field, and nothing is written.
  */
 import { foreignCredentialRefs } from '../credentials/owner-check.ts';
+import { alertTopicsFor, mayUseAlertTopic } from '../notify/alert-topics.ts';
 import type { AnyWorkflowDefinition } from '../schemas/any-workflow.ts';
 import type { Destination } from '../schemas/destination.ts';
 import { type EventPattern, stampedPatternSizeIssue } from '../triggers/index.ts';
@@ -20,21 +21,28 @@ function checkStampedPattern(definition: AnyWorkflowDefinition, owner: string): 
 }
 
 /**
- * An alert topic must be one the deployment declares: Deliver may publish to those only (IAM), so a run
- * naming another would end without its alert. Refused at save time, naming the field.
+ * An alert topic must be one the deployment declares for this owner: Deliver may publish to declared topics
+ * only (IAM), and a topic declared for some owners is theirs (alert-topics.ts). Refused at save time, naming
+ * the field; a topic declared for other owners answers exactly as an undeclared one, and the refusal lists
+ * only the topics this owner may name (never another owner's).
  */
-function checkAlertTopic(deps: DefinitionCheckDeps, definition: { destination: Destination }): void {
+function checkAlertTopic(
+  deps: DefinitionCheckDeps,
+  owner: string,
+  definition: { destination: Destination },
+): void {
   const { destination } = definition;
   if (destination.type !== 'alert' || destination.topicArn === undefined) return;
-  const allowed = deps.alertTopicArns ?? [];
-  if (allowed.includes(destination.topicArn)) return;
+  const policy = { declared: deps.alertTopicArns ?? [], owners: deps.alertTopicOwners };
+  if (mayUseAlertTopic(policy, owner, destination.topicArn)) return;
+  const allowed = alertTopicsFor(policy, owner);
   throw invalid([
     {
       path: 'destination.topicArn',
       message:
         allowed.length === 0
-          ? 'this deployment declares no alert topics: omit topicArn to use the default alert topic'
-          : `must be one of the alert topics this deployment declares: ${allowed.join(', ')}`,
+          ? 'this deployment declares no alert topics for you: omit topicArn to use the default alert topic'
+          : `must be one of the alert topics this deployment declares for you: ${allowed.join(', ')}`,
     },
   ]);
 }
@@ -52,7 +60,7 @@ function checkCredentialOwnership(
 /** What the save-time checks read: the deployment's alert topics, credential prefix, approvers and engines. */
 export type DefinitionCheckDeps = Pick<
   ApiDeps,
-  'alertTopicArns' | 'credentialNamePrefix' | 'approverReach' | 'externalEngines'
+  'alertTopicArns' | 'alertTopicOwners' | 'credentialNamePrefix' | 'approverReach' | 'externalEngines'
 >;
 
 /** Every save-time check beyond the schema: each refusal is a 400 naming the field, and nothing is written. */
@@ -62,7 +70,7 @@ export function checkDefinition(
   definition: AnyWorkflowDefinition,
 ): void {
   checkStampedPattern(definition, owner);
-  checkAlertTopic(deps, definition);
+  checkAlertTopic(deps, owner, definition);
   checkCredentialOwnership(deps, owner, definition);
   checkApproversReachable(definition, deps.approverReach);
   checkExternalDefinition(deps, definition);

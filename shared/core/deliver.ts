@@ -17,7 +17,10 @@ import type { RunStore } from './store-port.ts';
 
 /** Where results go besides the store; adapters implement what a deployment supports. */
 export interface DestinationsPort {
-  /** `owner`: the run's owner, whose credential values are redacted from the message (theirs only). */
+  /**
+   * Publishes the run's report for `owner`'s run: the topic must be one this owner may use, the message
+   * carries the owner attribute, and only the owner's credential values are redacted from it.
+   */
   alert(args: { owner: string; topicArn?: string; subject: string; message: string }): Promise<string>;
   http(args: {
     run: Run;

@@ -41,6 +41,7 @@ export function planModelCall(
     maxTokens: definition.model.maxTokens,
     thinking: definition.model.thinking,
     workflow: definition.name,
+    runId: ctx.input.runId,
   };
   try {
     return { request, price: priceFor(model, deps.config.prices) };

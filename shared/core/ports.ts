@@ -55,6 +55,8 @@ export type ModelRequest = {
   thinking: ThinkingLevel;
   /** The workflow asking: context for routing adapters (the scripted server picks its fixture by it). */
   workflow?: string;
+  /** The run asking: the local recording proxy keeps each run's conversation apart by it. */
+  runId?: string;
 };
 
 /** Token usage as reported by the Messages API. */

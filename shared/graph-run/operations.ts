@@ -45,7 +45,8 @@ async function operate<T>(
   change: (run: Run, steps: GraphStep[]) => Promise<T>,
 ): Promise<T | undefined> {
   for (let round = 1; ; round++) {
-    const loaded = await deps.store.loadGraphRun(target.runId);
+    // The owner is checked on the first page: a foreign run costs what a missing one does (steps.ts).
+    const loaded = await deps.store.loadGraphRun(target.runId, { owner: target.owner });
     if (!loaded || loaded.run.owner !== target.owner) return undefined;
     if (loaded.run.kind !== 'graph') throw new GraphOperationError(`run ${target.runId} is not a graph run`);
     try {

@@ -17,8 +17,14 @@ export interface GraphRunStore
   putResumeToken(runId: string, token: string): Promise<void>;
   /** Marks `token`'s wait answered (only while it is still the stored token). */
   settleResumeToken(runId: string, token: string): Promise<void>;
-  /** The run item and its steps (and ledger rows) in one strongly consistent read. */
-  loadGraphRun(runId: string, options?: { ledger?: boolean }): Promise<GraphRunItems | undefined>;
+  /**
+   * The run item and its steps (and ledger rows) in one strongly consistent read. With `owner`, undefined for
+   * another owner's run after its first page, as for a missing one (the same number of requests).
+   */
+  loadGraphRun(
+    runId: string,
+    options?: { ledger?: boolean; owner?: string },
+  ): Promise<GraphRunItems | undefined>;
 }
 
 /** One step to run, as the state machine carries it (ids and counters only: 256 KB payload limit). */

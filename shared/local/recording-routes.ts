@@ -1,7 +1,8 @@
 /**
- * `GET /local/runs/{id}/recording`: the conversation the recording proxy kept for a run's workflow, as a
- * scripted-model fixture (`wf run start --record DIR` writes it). Owner-fenced like the API: a foreign run
- * and a missing one answer the same 404.
+ * `GET /local/runs/{id}/recording`: the conversation the recording proxy kept for this run (keyed by the run
+ * id, never by the workflow's name, which another owner may use too), as a scripted-model fixture
+ * (`wf run start --record DIR` writes it). Owner-fenced like the API: a foreign run and a missing one answer
+ * the same 404.
  */
 import { Hono } from 'hono';
 import type { Authenticator } from '../api/deps.ts';
@@ -37,7 +38,7 @@ export function recordingRoutes(deps: {
         },
         409,
       );
-    const fixture = deps.recorder.fixtureOf(run.workflowName);
+    const fixture = deps.recorder.fixtureOfRun(run.runId);
     if (!fixture) return c.json(notFound(`a recording of ${run.workflowName}`), 404);
     return c.json({ fixture });
   });

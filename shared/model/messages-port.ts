@@ -20,6 +20,8 @@ export type MessagesModelOptions = {
   /** Base URL, e.g. a scripted server's `url`. Defaults to the provider's own endpoint. */
   baseURL?: string;
   defaultHeaders?: Record<string, string>;
+  /** Headers of one request, from the request (the recording proxy's run header, model-router.ts). */
+  requestHeaders?: (request: ModelRequest) => Record<string, string>;
   /** SDK-level retries. Default 0: Step Functions owns retries (on the named errors). */
   maxRetries?: number;
   /** Per-request timeout in milliseconds (default `DEFAULT_MODEL_TIMEOUT_MS`). */
@@ -63,11 +65,13 @@ export function messagesModel(
       check(request);
       const style = styleOf(request);
       const params = toCreateParams(request, style);
+      const headers = options.requestHeaders?.(request);
+      const perRequest = headers ? { headers } : undefined;
       let message: Anthropic.Message;
       try {
         message = streaming
-          ? await client.messages.stream(params).finalMessage()
-          : await client.messages.create({ ...params, stream: false });
+          ? await client.messages.stream(params, perRequest).finalMessage()
+          : await client.messages.create({ ...params, stream: false }, perRequest);
       } catch (error) {
         throw toModelError(error);
       }

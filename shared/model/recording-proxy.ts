@@ -1,28 +1,46 @@
 /**
  * A recording proxy in front of the Anthropic Messages API (`wf run start --record`, docs/local-development.md).
  * The local stack points the SDK's base URL at it; it forwards each request unchanged (minus the fixture
- * header that names the workflow), answers with the upstream's answer, and keeps the conversation per
- * workflow, so it can be written out as a scripted-model fixture and replayed offline.
+ * header that names the workflow and the header that names the run), answers with the upstream's answer, and
+ * keeps the conversation per run, so it can be written out as a scripted-model fixture and replayed offline.
+ * Per run, not per workflow name: names are unique per owner only, so keying by name served one owner's
+ * conversation (system prompt, input, answers) to another owner's run of a workflow with the same name. A
+ * request without a run header is forwarded and not recorded.
  * Recorded on the wire rather than at the model port: the fixture then holds exactly what the API said
  * (content blocks, stop reason, usage) and the request fields it checks are the ones the SDK sent.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FIXTURE_HEADER, RECORDING_RUN_HEADER } from './recording-headers.ts';
 import { messageOfSse, type RecordedMessage } from './recording-sse.ts';
 import { firstUserText, systemText, turnIndexOf, type WireRequest } from './scripted-expect.ts';
 import type { ScriptedFixture } from './scripted-fixture.ts';
 import { readBody } from './scripted-http.ts';
 
-const FIXTURE_HEADER = 'x-scripted-fixture';
-const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'accept-encoding', 'transfer-encoding']);
+/** Hop-by-hop headers, and the local stack's own two (recording-headers.ts): never sent to the API. */
+const NOT_FORWARDED = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'accept-encoding',
+  'transfer-encoding',
+  FIXTURE_HEADER,
+  RECORDING_RUN_HEADER,
+]);
 const MAX_TURNS = 200;
+/** The runs whose conversations are kept (the oldest recorded is dropped first): a local stack's memory. */
+const MAX_RUNS = 100;
 
 type RecordedTurn = { request: WireRequest; message: RecordedMessage };
+type Conversation = { workflow: string; turns: RecordedTurn[] };
 
 export type RecordingProxy = {
   url: string;
-  /** The latest conversation of `workflow` as a fixture, or undefined when none was recorded. */
-  fixtureOf(workflow: string): ScriptedFixture | undefined;
+  /**
+   * The conversation of run `runId` as a fixture named after its workflow, or undefined when none was
+   * recorded for that run (only that run's own requests are ever in it).
+   */
+  fixtureOfRun(runId: string): ScriptedFixture | undefined;
   close(): Promise<void>;
 };
 
@@ -72,14 +90,14 @@ export function fixtureOfTurns(name: string, turns: RecordedTurn[]): ScriptedFix
 
 export async function startRecordingProxy(options: { upstream: string }): Promise<RecordingProxy> {
   const upstream = options.upstream.replace(/\/+$/, '');
-  const conversations = new Map<string, RecordedTurn[]>();
+  /** By run id, in the order runs were first recorded. */
+  const conversations = new Map<string, Conversation>();
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const raw = await readBody(req);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers))
-      if (value !== undefined && !HOP_BY_HOP.has(name) && name !== FIXTURE_HEADER)
-        headers[name] = String(value);
+      if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = String(value);
     const answer = await fetch(`${upstream}${req.url ?? '/'}`, {
       method: req.method ?? 'POST',
       headers,
@@ -87,8 +105,15 @@ export async function startRecordingProxy(options: { upstream: string }): Promis
     });
     const text = await answer.text();
     const workflow = req.headers[FIXTURE_HEADER];
-    if (answer.ok && typeof workflow === 'string' && req.url?.split('?')[0] === '/v1/messages')
-      record(workflow, JSON.parse(raw) as WireRequest, text, answer.headers.get('content-type') ?? '');
+    const runId = req.headers[RECORDING_RUN_HEADER];
+    if (
+      answer.ok &&
+      typeof workflow === 'string' &&
+      typeof runId === 'string' &&
+      runId !== '' &&
+      req.url?.split('?')[0] === '/v1/messages'
+    )
+      record(runId, workflow, JSON.parse(raw) as WireRequest, text, answer.headers.get('content-type') ?? '');
     const replyHeaders: Record<string, string> = {};
     for (const name of ['content-type', 'request-id', 'retry-after', 'x-should-retry']) {
       const value = answer.headers.get(name);
@@ -98,16 +123,21 @@ export async function startRecordingProxy(options: { upstream: string }): Promis
     res.end(text);
   }
 
-  function record(workflow: string, request: WireRequest, text: string, contentType: string) {
+  function record(runId: string, workflow: string, request: WireRequest, text: string, contentType: string) {
     const message = contentType.includes('event-stream')
       ? messageOfSse(text)
       : (JSON.parse(text) as RecordedMessage);
     const index = turnIndexOf(request);
-    // Turn 0 starts a new conversation: the latest run of a workflow is the one kept.
-    const turns = index === 0 ? [] : (conversations.get(workflow) ?? []);
     if (index > MAX_TURNS) return;
+    const known = conversations.get(runId);
+    // Turn 0 (again: a retried first turn) starts the run's conversation over.
+    const turns = index === 0 || !known ? [] : known.turns;
     turns[index] = { request, message };
-    conversations.set(workflow, turns.slice(0, index + 1));
+    if (!known && conversations.size >= MAX_RUNS) {
+      const oldest = conversations.keys().next().value;
+      if (oldest !== undefined) conversations.delete(oldest);
+    }
+    conversations.set(runId, { workflow, turns: turns.slice(0, index + 1) });
   }
 
   const server = createServer((req, res) => {
@@ -129,9 +159,11 @@ export async function startRecordingProxy(options: { upstream: string }): Promis
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    fixtureOf(workflow) {
-      const turns = conversations.get(workflow);
-      return turns?.length ? fixtureOfTurns(workflow, turns) : undefined;
+    fixtureOfRun(runId) {
+      const conversation = conversations.get(runId);
+      return conversation?.turns.length
+        ? fixtureOfTurns(conversation.workflow, conversation.turns)
+        : undefined;
     },
     close: () =>
       new Promise<void>((resolve) => {

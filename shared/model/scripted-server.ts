@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FIXTURE_HEADER } from './recording-headers.ts';
 import {
   type BedrockRoute,
   bedrockRequestProblems,
@@ -31,8 +32,8 @@ import {
   type WireMessage,
 } from './scripted-wire.ts';
 
-/** The header that selects a fixture when several are served. */
-export const FIXTURE_HEADER = 'x-scripted-fixture';
+/** The header that selects a fixture when several are served (recording-headers.ts). */
+export { FIXTURE_HEADER };
 
 export type ScriptedModelServerOptions = {
   fixtures: ScriptedFixture | ScriptedFixture[];

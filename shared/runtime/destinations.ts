@@ -5,7 +5,12 @@
  * closed and says so.
  *
  * An alert goes to the deployment's default alert topic, or to `destination.topicArn` when that is one of the
- * topics the deployment declares (`alertTopics`: Deliver may publish to those only). Any failure to publish
+ * topics the deployment declares (`alertTopics`: Deliver may publish to those only) for the run's owner (a
+ * topic declared for other owners is refused here too: the definition may predate the declaration). Every
+ * alert carries the run's owner as the `owner` message attribute, like an owner notice, so a subscription's
+ * filter policy can take one owner's alerts only
+ * (https://docs.aws.amazon.com/sns/latest/dg/sns-message-attributes.html,
+ * https://docs.aws.amazon.com/sns/latest/dg/sns-subscription-filter-policies.html). Any failure to publish
  * (IAM, a missing topic, a KMS key policy) is final once the SDK's own retries are spent: the run records a
  * refused delivery saying why, instead of failing Deliver until the state machine gives up with no record.
  */
@@ -15,6 +20,8 @@ import { DeliveryRefusedError, type DestinationsPort } from '../core/deliver.ts'
 import { effectiveGrant, evaluateGate, gateOf } from '../core/gate.ts';
 import { idempotencyKeyFor } from '../core/identity.ts';
 import type { Clock, EgressPort, SecretsPort } from '../core/ports.ts';
+import { type AlertTopicOwners, mayUseAlertTopic } from '../notify/alert-topics.ts';
+import { OWNER_ATTRIBUTE } from '../notify/sns-owner.ts';
 import { snsSubject } from '../notify/sns-subject.ts';
 
 export function destinations(deps: {
@@ -22,6 +29,8 @@ export function destinations(deps: {
   defaultTopicArn?: string;
   /** Topics a workflow may name in `destination.topicArn` (besides the default). @default none */
   allowedTopicArns?: readonly string[];
+  /** Declared topics only some owners may name (alert-topics.ts). @default none: each is every owner's */
+  topicOwners?: AlertTopicOwners;
   catalog: ActionCatalog;
   egress: EgressPort;
   secrets: SecretsPort;
@@ -32,13 +41,17 @@ export function destinations(deps: {
       const target = topicArn ?? deps.defaultTopicArn;
       if (!deps.sns || !target)
         throw new DeliveryRefusedError('no SNS topic is configured for alert destinations');
+      const declared = [
+        ...(deps.defaultTopicArn === undefined ? [] : [deps.defaultTopicArn]),
+        ...(deps.allowedTopicArns ?? []),
+      ];
+      // The same refusal for a topic declared for other owners as for an undeclared one: it names no owner.
       if (
         topicArn !== undefined &&
-        topicArn !== deps.defaultTopicArn &&
-        !deps.allowedTopicArns?.includes(topicArn)
+        !mayUseAlertTopic({ declared, owners: deps.topicOwners }, owner, topicArn)
       )
         throw new DeliveryRefusedError(
-          `destination.topicArn ${topicArn} is not an alert topic this deployment declares (alertTopics)`,
+          `destination.topicArn ${topicArn} is not an alert topic this deployment declares for this owner (alertTopics)`,
         );
       try {
         const response = await deps.sns.send(
@@ -46,6 +59,7 @@ export function destinations(deps: {
             TopicArn: target,
             Subject: snsSubject(subject),
             Message: deps.secrets.redact(owner, message),
+            MessageAttributes: { [OWNER_ATTRIBUTE]: { DataType: 'String', StringValue: owner } },
           }),
         );
         return `sns message ${response.MessageId ?? '?'}`;

@@ -4,12 +4,16 @@
  * after the workflow, through either SDK. Every source uses a real SDK.
  */
 import { maxOutputTokensOf } from '../core/output-tokens.ts';
-import type { ModelPort } from '../core/ports.ts';
+import type { ModelPort, ModelRequest } from '../core/ports.ts';
 import { ModelConfigError } from '../model/errors.ts';
 import { createAnthropicModel, createBedrockModel, type StaticAwsCredentials } from '../model/index.ts';
+import { FIXTURE_HEADER, RECORDING_RUN_HEADER } from '../model/recording-headers.ts';
 
 export type ModelSource =
-  /** `recording`: name the workflow in the fixture header, for the recording proxy at `baseURL`. */
+  /**
+   * `recording`: name the workflow in the fixture header and the run in the run header, for the recording
+   * proxy at `baseURL` (it keeps one conversation per run: shared/model/recording-proxy.ts).
+   */
   | { kind: 'anthropic'; apiKey: string; baseURL?: string; recording?: boolean }
   | { kind: 'bedrock'; region: string; baseURL?: string; credentials?: StaticAwsCredentials }
   /** `via` picks the SDK (and so the wire API) the scripted server is spoken to with. Default `anthropic`. */
@@ -39,13 +43,22 @@ function perWorkflow(make: (workflow: string) => ModelPort): ModelPort {
   };
 }
 
+/**
+ * The recording proxy's headers of one request: the fixture (workflow) name the recording is saved under, and
+ * the run it belongs to. Without a run id nothing is recorded (the proxy keys conversations by run only).
+ */
+function recordingHeaders(request: ModelRequest): Record<string, string> {
+  return {
+    [FIXTURE_HEADER]: request.workflow ?? 'default',
+    ...(request.runId ? { [RECORDING_RUN_HEADER]: request.runId } : {}),
+  };
+}
+
 export function modelFor(source: ModelSource): ModelPort {
   if (source.kind === 'anthropic') {
     const options = { apiKey: source.apiKey, ...(source.baseURL ? { baseURL: source.baseURL } : {}) };
     if (!source.recording) return createAnthropicModel(options);
-    return perWorkflow((workflow) =>
-      createAnthropicModel({ ...options, defaultHeaders: { 'x-scripted-fixture': workflow } }),
-    );
+    return createAnthropicModel({ ...options, requestHeaders: recordingHeaders });
   }
   if (source.kind === 'bedrock') {
     return createBedrockModel({
@@ -55,7 +68,7 @@ export function modelFor(source: ModelSource): ModelPort {
     });
   }
   return perWorkflow((fixture) => {
-    const common = { baseURL: source.baseURL, defaultHeaders: { 'x-scripted-fixture': fixture } };
+    const common = { baseURL: source.baseURL, defaultHeaders: { [FIXTURE_HEADER]: fixture } };
     return source.via === 'bedrock'
       ? createBedrockModel({ region: 'us-east-1', credentials: SCRIPTED_AWS_CREDENTIALS, ...common })
       : createAnthropicModel({ apiKey: 'scripted', ...common });

@@ -116,8 +116,8 @@ export class DynamoStore implements RunStore, NotesPort {
   listMessages(runId: string): Promise<TranscriptMessage[]> {
     return queryPrefixItems(this.ctx, keys.run(runId).pk, prefixes.message).then(assembleMessages);
   }
-  /** A graph run with its steps (and ledger rows) in one Query (steps.ts). */
-  loadGraphRun(runId: string, options?: { ledger?: boolean }) {
+  /** A graph run with its steps (and ledger rows) in one Query; with `owner`, only that owner's (steps.ts). */
+  loadGraphRun(runId: string, options?: { ledger?: boolean; owner?: string }) {
     return loadGraphRun(this.ctx, runId, options);
   }
   getResumeToken(runId: string) {

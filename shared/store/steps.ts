@@ -35,15 +35,21 @@ export type GraphRunItems = { run: Run; steps: GraphStep[]; ledger: LedgerRow[] 
 /**
  * The run item, its steps and (with `ledger`) its ledger rows: one Query over the sort-key range from `RUN`
  * to the end of `STEP#` (or of `TOOL#`), which holds exactly those items (keys.ts). Undefined for no run.
+ *
+ * With `owner`, undefined too for another owner's run, decided on the first page: `RUN` is the range's lower
+ * bound, so the run item is the first item of the first page when it exists. A foreign run then costs the
+ * same one request as a missing id, whatever the size of its steps, and none of its steps is decoded (the
+ * number of round trips would otherwise tell a foreign run from a missing one).
  */
 export async function loadGraphRun(
   ctx: StoreContext,
   runId: string,
-  options: { ledger?: boolean } = {},
+  options: { ledger?: boolean; owner?: string } = {},
 ): Promise<GraphRunItems | undefined> {
   const pk = keys.run(runId).pk;
   const upper = options.ledger ? `${prefixes.ledger.slice(0, -1)}$` : `${prefixes.step.slice(0, -1)}$`;
   const items: Record<string, unknown>[] = [];
+  let run: Run | undefined;
   let startKey: Record<string, unknown> | undefined;
   do {
     const response = await ctx.doc.send(
@@ -55,14 +61,20 @@ export async function loadGraphRun(
         ExclusiveStartKey: startKey,
       }),
     );
-    items.push(...(response.Items ?? []));
+    const page = response.Items ?? [];
+    if (run === undefined) {
+      // The first page: no run item first means no run (the range starts at `RUN`).
+      const first = page[0];
+      if (first?.sk !== 'RUN') return undefined;
+      run = decodeItem(RunSchema, first);
+      if (options.owner !== undefined && run.owner !== options.owner) return undefined;
+      items.push(...page.slice(1));
+    } else items.push(...page);
     startKey = response.LastEvaluatedKey;
   } while (startKey);
-  const runItem = items.find((item) => item.sk === 'RUN');
-  if (!runItem) return undefined;
   const of = (prefix: string) => items.filter((item) => String(item.sk).startsWith(prefix));
   return {
-    run: decodeItem(RunSchema, runItem),
+    run,
     steps: of(prefixes.step).map((item) => decodeItem(GraphStepSchema, item)),
     ledger: of(prefixes.ledger).map((item) => decodeItem(LedgerRowSchema, item)),
   };

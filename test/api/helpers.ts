@@ -99,6 +99,8 @@ export function apiHarness(
   options: {
     local?: boolean;
     alertTopicArns?: string[];
+    /** Declared topics only some owners may name. */
+    alertTopicOwners?: Record<string, string[]>;
     eventBus?: EventBus;
     audit?: { signer: AnchorSigner; verifier: AnchorVerifier };
     /** Owner ids of alice and bob (default: unique plain ids). */
@@ -137,6 +139,7 @@ export function apiHarness(
     triggerSync: sync,
     ...(options.audit ? { auditVerifier: options.audit.verifier } : {}),
     ...(options.alertTopicArns ? { alertTopicArns: options.alertTopicArns } : {}),
+    ...(options.alertTopicOwners ? { alertTopicOwners: options.alertTopicOwners } : {}),
     ...(options.local === false ? {} : { local: { events: true as const } }),
     ...(options.eventBus ? { eventBus: options.eventBus } : {}),
     ...(options.approverReach ? { approverReach: options.approverReach } : {}),

@@ -55,10 +55,11 @@ async function finishedRun(workflow: Record<string, unknown>) {
   return run.runId;
 }
 
-const deps = () => ({
+const deps = (topics: Pick<Parameters<typeof destinations>[0], 'allowedTopicArns' | 'topicOwners'> = {}) => ({
   store,
   clock,
   destinations: destinations({
+    ...topics,
     sns: sns.client,
     defaultTopicArn: TOPIC,
     // The receiver stands for an internal service (an unsafe call outside would need approval).
@@ -121,10 +122,32 @@ describe('deliverResult', () => {
     expect(call?.params.get('TopicArn')).toBe(TOPIC);
     expect(call?.params.get('Subject')).toBe('Digest ready');
     expect(call?.params.get('Message')).toContain('The digest is ready.');
+    // The run's owner, for subscription filter policies (before the fix: no attribute at all).
+    expect(call?.params.get('MessageAttributes.entry.1.Name')).toBe('owner');
+    expect(call?.params.get('MessageAttributes.entry.1.Value.StringValue')).toBe(
+      (await store.getRun(runId))?.owner,
+    );
     expect(delivered?.delivery).toMatchObject({
       destination: 'alert',
       status: 'delivered',
       detail: expect.stringMatching(/^sns message /),
+    });
+  });
+
+  it('refuses an alert to a topic since declared for other owners: recorded, nothing published', async () => {
+    const theirs = 'arn:aws:sns:eu-central-1:123456789012:other-team';
+    // Saved while the topic was every owner's; the deployment has since restricted it to another owner.
+    const runId = await finishedRun({ destination: { type: 'alert', topicArn: theirs } });
+    const before = sns.calls.length;
+    const delivered = await deliverResult(
+      deps({ allowedTopicArns: [theirs], topicOwners: { [theirs]: ['someone-else'] } }),
+      runId,
+    );
+    expect(sns.calls.length).toBe(before);
+    expect(delivered?.delivery).toMatchObject({
+      destination: 'alert',
+      status: 'refused',
+      detail: expect.stringContaining('is not an alert topic this deployment declares for this owner'),
     });
   });
 

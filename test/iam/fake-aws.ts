@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 
 export type FakeAws = {
   url: string;
-  /** SNS messages published, with their topic. */
-  published: { topicArn: string; subject: string; message: string }[];
+  /** SNS messages published, with their topic and String message attributes (name → value). */
+  published: { topicArn: string; subject: string; message: string; attributes: Record<string, string> }[];
   /** Secret values by name (a request by ARN matches the name inside the ARN). */
   secrets: Map<string, string>;
   /** Topics whose Publish is refused with `AuthorizationError` (what IAM answers on AWS). */
@@ -67,10 +67,16 @@ export async function startFakeAws(): Promise<FakeAws> {
         `<ErrorResponse><Error><Type>Sender</Type><Code>AuthorizationError</Code><Message>User is not authorized to perform: SNS:Publish on resource: ${topicArn}</Message></Error><RequestId>r</RequestId></ErrorResponse>`,
       );
     }
+    const attributes: Record<string, string> = {};
+    // The query protocol's map encoding: MessageAttributes.entry.N.Name / .Value.StringValue.
+    for (let n = 1; form.has(`MessageAttributes.entry.${n}.Name`); n++)
+      attributes[form.get(`MessageAttributes.entry.${n}.Name`) ?? ''] =
+        form.get(`MessageAttributes.entry.${n}.Value.StringValue`) ?? '';
     fake.published.push({
       topicArn,
       subject: form.get('Subject') ?? '',
       message: form.get('Message') ?? '',
+      attributes,
     });
     response.writeHead(200, { 'content-type': 'text/xml' });
     response.end(

@@ -2,6 +2,10 @@
  * The `alert` destination on SNS, through the real SDK against a loopback stand-in: the subject is made valid
  * for Publish (ASCII, no control characters, under 100 characters), undeclared topics are refused without a
  * call, and a failed publish becomes a refusal that says why (so Deliver records it instead of failing).
+ * Owners: every alert carries the run's owner as the `owner` message attribute (before the fix it carried
+ * none, so no subscription could take one owner's alerts only), and a topic declared for some owners is
+ * refused for another owner's run at delivery, as an undeclared one is (before the fix any owner's run
+ * published to it).
  */
 import { SNSClient } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +19,9 @@ import { FixedClock, testStore } from '../support/store.ts';
 
 const DEFAULT = 'arn:aws:sns:eu-west-1:123456789012:wf-alerts';
 const DECLARED = 'arn:aws:sns:eu-west-1:123456789012:team-oncall';
+/** Declared for alice's team only. */
+const ALICES = 'arn:aws:sns:eu-west-1:123456789012:alice-team';
+const owner = '123456789012:role:carol';
 let fake: FakeAws;
 let alerts: ReturnType<typeof destinations>;
 
@@ -28,7 +35,8 @@ beforeAll(async () => {
       maxAttempts: 1,
     }),
     defaultTopicArn: DEFAULT,
-    allowedTopicArns: [DECLARED],
+    allowedTopicArns: [DECLARED, ALICES],
+    topicOwners: { [ALICES]: ['alice'] },
     catalog: createActionCatalog({ notes: testStore() }),
     egress: noEgress,
     secrets: noSecrets,
@@ -58,8 +66,8 @@ describe('Function: snsSubject', () => {
 
 describe('Method: alert', () => {
   it('publishes to the default topic and to a declared one, with a valid subject', async () => {
-    await alerts.alert({ owner: 'owner-test', subject: `Run\ndone ${'z'.repeat(120)}`, message: 'body' });
-    await alerts.alert({ owner: 'owner-test', topicArn: DECLARED, subject: 'ok', message: 'body' });
+    await alerts.alert({ owner, subject: `Run\ndone ${'z'.repeat(120)}`, message: 'body' });
+    await alerts.alert({ owner, topicArn: DECLARED, subject: 'ok', message: 'body' });
     expect(fake.published.slice(-2).map((p) => [p.topicArn, p.subject.length <= 99])).toEqual([
       [DEFAULT, true],
       [DECLARED, true],
@@ -70,7 +78,7 @@ describe('Method: alert', () => {
     const count = fake.published.length;
     await expect(
       alerts.alert({
-        owner: 'owner-test',
+        owner,
         topicArn: 'arn:aws:sns:eu-west-1:123456789012:other',
         subject: 's',
         message: 'm',
@@ -79,9 +87,30 @@ describe('Method: alert', () => {
     expect(fake.published.length).toBe(count);
   });
 
+  it("carries the run's owner as the owner message attribute, on the default and a declared topic", async () => {
+    await alerts.alert({ owner: 'alice', subject: 's', message: 'm' });
+    await alerts.alert({ owner: 'bob', topicArn: DECLARED, subject: 's', message: 'm' });
+    expect(fake.published.slice(-2).map((p) => [p.topicArn, p.attributes])).toEqual([
+      [DEFAULT, { owner: 'alice' }],
+      [DECLARED, { owner: 'bob' }],
+    ]);
+  });
+
+  it('publishes to a topic declared for some owners for those owners only', async () => {
+    await alerts.alert({ owner: 'alice', topicArn: ALICES, subject: 's', message: 'm' });
+    expect(fake.published.at(-1)).toMatchObject({ topicArn: ALICES, attributes: { owner: 'alice' } });
+    const count = fake.published.length;
+    await expect(
+      alerts.alert({ owner: 'bob', topicArn: ALICES, subject: 's', message: 'm' }),
+    ).rejects.toThrow(
+      /destination.topicArn .*alice-team is not an alert topic this deployment declares for this owner/,
+    );
+    expect(fake.published.length).toBe(count);
+  });
+
   it('turns a failed publish into a refusal that names the error', async () => {
     fake.forbiddenTopics.add(DECLARED);
-    const attempt = alerts.alert({ owner: 'owner-test', topicArn: DECLARED, subject: 's', message: 'm' });
+    const attempt = alerts.alert({ owner, topicArn: DECLARED, subject: 's', message: 'm' });
     await expect(attempt).rejects.toBeInstanceOf(DeliveryRefusedError);
     await expect(attempt).rejects.toThrow(/publishing to .*team-oncall failed: AuthorizationError/);
     fake.forbiddenTopics.delete(DECLARED);

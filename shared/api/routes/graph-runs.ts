@@ -36,8 +36,10 @@ export function graphRunRoutes(deps: ApiDeps) {
   app.get('/runs/:id/steps', async (c) => {
     const runId = c.req.param('id');
     if (!RUN_ID.test(runId)) throw notFound('run');
-    const loaded = await deps.store.loadGraphRun(runId);
-    if (!loaded || loaded.run.owner !== c.get('identity').owner) throw notFound('run');
+    const owner = c.get('identity').owner;
+    // The owner is checked on the first page: a foreign run costs what a missing one does (steps.ts).
+    const loaded = await deps.store.loadGraphRun(runId, { owner });
+    if (!loaded || loaded.run.owner !== owner) throw notFound('run');
     return c.json({ runId, steps: loaded.steps.map(publicStep) });
   });
 

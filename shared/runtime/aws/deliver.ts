@@ -5,7 +5,7 @@ import { systemClock } from '../clock.ts';
 import { destinations } from '../destinations.ts';
 import { awsCatalog } from './catalog.ts';
 import { awsEgress } from './egress.ts';
-import { alertTopicArnsOf, awsEnv } from './env.ts';
+import { alertTopicArnsOf, alertTopicOwnersOf, awsEnv } from './env.ts';
 import { awsSns } from './notices.ts';
 import { ownerSecrets } from './owner-secrets.ts';
 import { awsSigningStore } from './signing-store.ts';
@@ -21,6 +21,7 @@ export async function deliverDeps(): Promise<DeliverDeps> {
       sns: awsSns(),
       ...(alertTopic ? { defaultTopicArn: alertTopic } : {}),
       allowedTopicArns: alertTopicArnsOf(env),
+      topicOwners: alertTopicOwnersOf(env),
       catalog: awsCatalog(store),
       egress: awsEgress(),
       secrets: ownerSecrets(),

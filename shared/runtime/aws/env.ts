@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import { ENV } from '../../../infra/constructs/env-names.ts';
+import { type AlertTopicOwners, parseAlertTopicOwners } from '../../notify/alert-topics.ts';
 
 const EnvSchema = z.object({
   [ENV.tableName]: z.string().min(1),
@@ -19,6 +20,7 @@ const EnvSchema = z.object({
   [ENV.approvalBaseUrl]: z.string().optional(),
   [ENV.alertTopicArn]: z.string().optional(),
   [ENV.alertTopicArns]: z.string().optional(),
+  [ENV.alertTopicOwners]: z.string().optional(),
   [ENV.signingSecretArn]: z.string().optional(),
   [ENV.approvalTopicArn]: z.string().optional(),
   [ENV.auditSigningKeyArn]: z.string().optional(),
@@ -42,6 +44,11 @@ export function alertTopicArnsOf(env: AwsEnv): string[] {
   const listed = (env[ENV.alertTopicArns] ?? '').split(',').filter((arn) => arn !== '');
   const fallback = env[ENV.alertTopicArn];
   return fallback ? [...new Set([fallback, ...listed])] : listed;
+}
+
+/** The declared alert topics only some owners may name (throws on a malformed value: fail closed). */
+export function alertTopicOwnersOf(env: AwsEnv): AlertTopicOwners {
+  return parseAlertTopicOwners(env[ENV.alertTopicOwners]);
 }
 
 /** A host that the egress guard must never reach: the runtime's own endpoints. */
