@@ -13,7 +13,13 @@ import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiClient } from '../shared/cli/client.ts';
 import { billedItemBytes } from '../shared/cost/item-bytes.ts';
-import { commandClass, readRequest, writeRequest, writeTargets } from '../shared/cost/metered-command.ts';
+import {
+  commandClass,
+  readRequest,
+  writeOutcome,
+  writeRequest,
+  writeTargets,
+} from '../shared/cost/metered-command.ts';
 import type { CountsPart } from '../shared/cost/profile.ts';
 import {
   type IndexShape,
@@ -87,6 +93,9 @@ const meter = {
   readUnits: 0,
   writeUnits: 0,
   indexWriteUnits: 0,
+  failedWrites: 0,
+  failedWriteUnits: 0,
+  canceledTransactions: 0,
 };
 const KEY_NAMES = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
 const INDEXES: IndexShape[] = (createTableInput('bench').GlobalSecondaryIndexes ?? []).map((index) => {
@@ -124,7 +133,33 @@ stack.store.ctx.doc.middlewareStack.add(
     input.ReturnConsumedCapacity = 'TOTAL';
     const targets = kind === 'write' ? writeTargets(name, input, KEY_NAMES) : [];
     const before = await Promise.all(targets.map((t) => peek(t.key)));
-    const result = await next(args);
+    let result: Awaited<ReturnType<typeof next>>;
+    try {
+      result = await next(args);
+    } catch (error) {
+      // A write that failed its condition is still billed (request-units.ts); a canceled transaction is a
+      // request whose units AWS does not document, counted apart. Other failures are not metered.
+      const outcome = kind === 'write' ? writeOutcome(error) : 'unbilled';
+      if (outcome === 'conditionFailed') {
+        meter.writes += 1;
+        meter.failedWrites += 1;
+        const units = writeUnits(writeRequest(name, targets, before, [], outcome), INDEXES);
+        meter.writeUnits += units;
+        meter.failedWriteUnits += units;
+        if (process.env.WF_BENCH_TRACE) console.log(name, 'condition failed', { rule: units });
+      } else if (outcome === 'canceled') {
+        meter.writes += 1;
+        meter.canceledTransactions += 1;
+        if (process.env.WF_BENCH_TRACE) {
+          const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+          const items = targets.map(
+            (t, i) => `${t.kind} ${String(t.key[TABLE_KEYS.sortKey])} ${reasons[i]?.Code}`,
+          );
+          console.log(name, 'canceled', items);
+        }
+      }
+      throw error;
+    }
     const output = result.output as Record<string, unknown> & { ConsumedCapacity?: Capacity };
     const local = [output.ConsumedCapacity ?? []]
       .flat()
@@ -202,11 +237,23 @@ async function measure(workflowId: string): Promise<Measured & { status: string 
     localReadUnits: counts.localReadUnits,
     localWriteUnits: counts.localWriteUnits,
     indexWriteUnits: counts.indexWriteUnits,
+    failedWrites: counts.failedWrites,
+    failedWriteUnits: counts.failedWriteUnits,
+    canceledTransactions: counts.canceledTransactions,
   };
 }
 const decided = new Set<string>();
 
-type Measured = CountsPart & { localReadUnits: number; localWriteUnits: number; indexWriteUnits: number };
+type Measured = CountsPart & {
+  localReadUnits: number;
+  localWriteUnits: number;
+  indexWriteUnits: number;
+  /** Single-item writes whose condition failed, and their units (in dynamoWrites and writeUnits). */
+  failedWrites: number;
+  failedWriteUnits: number;
+  /** Canceled TransactWriteItems: in dynamoWrites, their units in none of the columns (AWS states no rule). */
+  canceledTransactions: number;
+};
 const FIELDS = [
   'transitions',
   'dynamoReads',
@@ -216,6 +263,9 @@ const FIELDS = [
   'localReadUnits',
   'localWriteUnits',
   'indexWriteUnits',
+  'failedWrites',
+  'failedWriteUnits',
+  'canceledTransactions',
 ] as const;
 const combine = (f: (field: (typeof FIELDS)[number]) => number): Measured =>
   Object.fromEntries(FIELDS.map((field) => [field, f(field)])) as Measured;
@@ -231,11 +281,16 @@ const columns = (m: Measured) => ({
   'WRU Local': m.localWriteUnits,
   'WRU AWS rule': m.writeUnits,
   'of which GSI': m.indexWriteUnits,
+  'failed cond. writes (WRU)': `${m.failedWrites} (${m.failedWriteUnits})`,
+  'canceled tx': m.canceledTransactions,
 });
 const profilePart = ({
   localReadUnits: _r,
   localWriteUnits: _w,
   indexWriteUnits: _i,
+  failedWrites: _f,
+  failedWriteUnits: _fu,
+  canceledTransactions: _c,
   ...part
 }: Measured): CountsPart => part;
 
