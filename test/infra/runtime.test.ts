@@ -169,6 +169,18 @@ describe('WorkflowRuntime functions', () => {
     });
   });
 
+  it("holds the Turn function's V8 old space to half its memory (docs/deploy.md, Turn memory)", () => {
+    synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('model turn'),
+      MemorySize: 256,
+      Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--max-old-space-size=128' }) },
+    });
+    const others = Object.values(synthesized.template.findResources('AWS::Lambda::Function')).filter(
+      (fn) => !String(fn.Properties.Description ?? '').includes('model turn'),
+    );
+    for (const fn of others) expect(fn.Properties.Environment?.Variables?.NODE_OPTIONS).toBeUndefined();
+  });
+
   it('attaches no managed policy to any role', () => {
     for (const role of Object.values(synthesized.template.findResources('AWS::IAM::Role'))) {
       expect(role.Properties.ManagedPolicyArns).toBeUndefined();
