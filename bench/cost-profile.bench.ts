@@ -13,15 +13,10 @@ import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiClient } from '../shared/cli/client.ts';
 import { billedItemBytes } from '../shared/cost/item-bytes.ts';
-import { commandClass, readRequest, writeRequest, writeTargets } from '../shared/cost/metered-command.ts';
+import { commandClass } from '../shared/cost/metered-command.ts';
 import type { CountsPart } from '../shared/cost/profile.ts';
-import {
-  type IndexShape,
-  indexWriteUnits,
-  readUnits,
-  type WriteAction,
-  writeUnits,
-} from '../shared/cost/request-units.ts';
+import { createRequestMeter, type MeterTrace } from '../shared/cost/request-meter.ts';
+import type { IndexShape, WriteAction } from '../shared/cost/request-units.ts';
 import { decideThroughPage } from '../shared/demo/approve.ts';
 import { BARRIER_KEY } from '../shared/local/durable-commits.ts';
 import { startLocalStack } from '../shared/local/stack.ts';
@@ -79,15 +74,6 @@ const client = new ApiClient(stack.url, { kind: 'api-key', apiKey: stack.apiKey 
 // Units two ways: as DynamoDB Local reports them (`ReturnConsumedCapacity: TOTAL`), and by AWS's documented
 // rules from the items actually read and written (shared/cost/request-units.ts). Local does not bill
 // transactions as AWS does, so the profile is emitted from AWS's rules; Local's column is shown for comparison.
-const meter = {
-  reads: 0,
-  writes: 0,
-  localReadUnits: 0,
-  localWriteUnits: 0,
-  readUnits: 0,
-  writeUnits: 0,
-  indexWriteUnits: 0,
-};
 const KEY_NAMES = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
 const INDEXES: IndexShape[] = (createTableInput('bench').GlobalSecondaryIndexes ?? []).map((index) => {
   if (index.Projection.ProjectionType !== 'ALL') throw new Error(`${index.IndexName}: only ALL is modelled`);
@@ -104,7 +90,6 @@ const peek = (key: Record<string, unknown>) =>
   peekContext.doc
     .send(new GetCommand({ TableName: stack.store.ctx.table, Key: key, ConsistentRead: true }))
     .then((out) => out.Item);
-let filteredReads = 0;
 const describe = ({ kind, before, after }: WriteAction) =>
   [
     kind,
@@ -112,44 +97,28 @@ const describe = ({ kind, before, after }: WriteAction) =>
     ...INDEXES.filter((index) => after?.[index.partitionKey] !== undefined).map((index) => index.name),
     String((after ?? before)?.[TABLE_KEYS.sortKey] ?? '?').slice(0, 24),
   ].join(' ');
-type Capacity = { CapacityUnits?: number } | { CapacityUnits?: number }[] | undefined;
+// WF_BENCH_TRACE=1: each write request, Local's units beside the rule's, and its items (kind, bytes before →
+// after, in gsi1/gsi2 after, sort key), to see where the two disagree; failed and canceled writes too.
+const trace = (entry: MeterTrace) =>
+  console.log(entry.commandName, entry.outcome, { local: entry.local, rule: entry.units }, [
+    ...(entry.request?.actions.map(describe) ?? []),
+    ...(entry.reasons ?? []),
+  ]);
+const meter = createRequestMeter({
+  keyNames: KEY_NAMES,
+  indexes: INDEXES,
+  peek,
+  ...(process.env.WF_BENCH_TRACE ? { trace } : {}),
+});
+let filteredReads = 0;
 stack.store.ctx.doc.middlewareStack.add(
   (next, context) => async (args) => {
     const name = String(context.commandName);
     const input = args.input as Record<string, unknown> & { Key?: { pk?: unknown } };
     // The local stack's commit barrier (shared/local/durable-commits.ts) is not a request the runtime makes on AWS.
     if (JSON.stringify(input.Key?.pk) === JSON.stringify(BARRIER_KEY.pk)) return next(args);
-    const kind = commandClass(name);
-    if (kind === 'other') return next(args);
-    input.ReturnConsumedCapacity = 'TOTAL';
-    const targets = kind === 'write' ? writeTargets(name, input, KEY_NAMES) : [];
-    const before = await Promise.all(targets.map((t) => peek(t.key)));
-    const result = await next(args);
-    const output = result.output as Record<string, unknown> & { ConsumedCapacity?: Capacity };
-    const local = [output.ConsumedCapacity ?? []]
-      .flat()
-      .reduce((sum, part) => sum + (part.CapacityUnits ?? 0), 0);
-    if (kind === 'read') {
-      meter.reads += 1;
-      meter.localReadUnits += local;
-      meter.readUnits += readUnits(readRequest(name, input, output));
-      // A filtered Query reads items it does not return; the rule above cannot size those.
-      if (typeof output.ScannedCount === 'number' && output.ScannedCount !== output.Count) filteredReads += 1;
-    } else {
-      const after = await Promise.all(targets.map((t) => (t.kind === 'update' ? peek(t.key) : undefined)));
-      meter.writes += 1;
-      meter.localWriteUnits += local;
-      const request = writeRequest(name, targets, before, after);
-      const units = writeUnits(request, INDEXES);
-      meter.writeUnits += units;
-      for (const action of request.actions)
-        for (const index of INDEXES) meter.indexWriteUnits += indexWriteUnits(action, index);
-      // WF_BENCH_TRACE=1: each write request, Local's units beside the rule's, and its items (kind, bytes
-      // before → after, in gsi1/gsi2 after, sort key), to see where the two disagree.
-      if (process.env.WF_BENCH_TRACE)
-        console.log(name, { local, rule: units }, request.actions.map(describe));
-    }
-    return result;
+    if (commandClass(name) !== 'other') input.ReturnConsumedCapacity = 'TOTAL';
+    return meter.measure(name, input, () => next(args));
   },
   { step: 'initialize', name: 'benchRequestUnits' },
 );
@@ -165,7 +134,8 @@ async function until<T>(check: () => Promise<T | undefined>): Promise<T> {
 
 /** One run of a fixture, approving any gated call through the page; its counts as a whole. */
 async function measure(workflowId: string): Promise<Measured & { status: string }> {
-  for (const key of Object.keys(meter) as (keyof typeof meter)[]) meter[key] = 0;
+  filteredReads += meter.counts().filteredReads;
+  meter.reset();
   const { body } = await client.post<{ run: Run }>(
     `/v1/workflows/${workflowId}/runs`,
     {},
@@ -190,7 +160,7 @@ async function measure(workflowId: string): Promise<Measured & { status: string 
   await stack.sfn.waitForExecution(execution.executionArn);
   finished = true;
   await approving;
-  const counts = { ...meter };
+  const counts = meter.counts();
   const { run: done } = await client.get<{ run: Run }>(`/v1/runs/${runId}`);
   return {
     status: done.status,
@@ -202,11 +172,23 @@ async function measure(workflowId: string): Promise<Measured & { status: string 
     localReadUnits: counts.localReadUnits,
     localWriteUnits: counts.localWriteUnits,
     indexWriteUnits: counts.indexWriteUnits,
+    failedWrites: counts.failedWrites,
+    failedWriteUnits: counts.failedWriteUnits,
+    canceledTransactions: counts.canceledTransactions,
   };
 }
 const decided = new Set<string>();
 
-type Measured = CountsPart & { localReadUnits: number; localWriteUnits: number; indexWriteUnits: number };
+type Measured = CountsPart & {
+  localReadUnits: number;
+  localWriteUnits: number;
+  indexWriteUnits: number;
+  /** Single-item writes whose condition failed, and their units (in dynamoWrites and writeUnits). */
+  failedWrites: number;
+  failedWriteUnits: number;
+  /** Canceled TransactWriteItems: in dynamoWrites, their units in none of the columns (AWS states no rule). */
+  canceledTransactions: number;
+};
 const FIELDS = [
   'transitions',
   'dynamoReads',
@@ -216,6 +198,9 @@ const FIELDS = [
   'localReadUnits',
   'localWriteUnits',
   'indexWriteUnits',
+  'failedWrites',
+  'failedWriteUnits',
+  'canceledTransactions',
 ] as const;
 const combine = (f: (field: (typeof FIELDS)[number]) => number): Measured =>
   Object.fromEntries(FIELDS.map((field) => [field, f(field)])) as Measured;
@@ -231,11 +216,16 @@ const columns = (m: Measured) => ({
   'WRU Local': m.localWriteUnits,
   'WRU AWS rule': m.writeUnits,
   'of which GSI': m.indexWriteUnits,
+  'failed cond. writes (WRU)': `${m.failedWrites} (${m.failedWriteUnits})`,
+  'canceled tx': m.canceledTransactions,
 });
 const profilePart = ({
   localReadUnits: _r,
   localWriteUnits: _w,
   indexWriteUnits: _i,
+  failedWrites: _f,
+  failedWriteUnits: _fu,
+  canceledTransactions: _c,
   ...part
 }: Measured): CountsPart => part;
 
@@ -262,6 +252,7 @@ try {
     { run: 'r3: 3 turns, 4 tool calls', status: r3.status, ...columns(r3) },
     { run: 'r4: 2 turns, 1 gated call (approved)', status: r4.status, ...columns(r4) },
   ]);
+  filteredReads += meter.counts().filteredReads;
   if (filteredReads > 0)
     console.log(`note: ${filteredReads} filtered reads (items read but not returned are not sized)`);
   // r1 = F + T; r2 = F + 3T + 2C; r3 = F + 3T + 4C; r4 = F + 2T + C + G.

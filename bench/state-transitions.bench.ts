@@ -201,7 +201,7 @@ try {
     row('gated, approved through the page', 'Turn, Route, RequestApproval', gatedTurn(approved)),
     row('gated, denied through the page', 'Turn, Route, RequestApproval', gatedTurn(denied)),
     row('gated, no decision (timeout)', 'Turn, Route, RequestApproval, Expire', gatedTurn(expired)),
-    row('once per run (start and end)', 'Deliver, Succeeded', fixed),
+    row('once per run (start and end)', 'Deliver (ends the execution)', fixed),
   ]);
   printTable('Whole runs measured (transitions per execution)', [
     { run: '1 plain turn (final answer)', transitions: plain1.transitions, 'history events': plain1.events },

@@ -5,7 +5,7 @@
  *
  *   ExternalStart ─► RouteExternal ─┬ wait ───► ObserveWait (SecondsPath) ─► ExternalObserve ─► RouteExternal
  *                                   ├ finish ─► ExternalFinish ─► RouteExternal    (verify the result artifact)
- *                                   ├ deliver ► DeliverExternal ─► ExternalSucceeded      (mode live only)
+ *                                   ├ deliver ► DeliverExternal (End)      (mode live only)
  *                                   ├ stop ───► ExternalStopped   (shadow, report_only, ended by the handler)
  *                                   └ missing / anything else ─► MarkExternalFailed ─► ExternalFailed
  *
@@ -139,7 +139,8 @@ export class ExternalStateMachine extends Construct {
     start.next(route);
     observe.next(route);
     finish.next(route);
-    deliver.next(new sfn.Succeed(this, names.succeeded));
+    // DeliverExternal ends the execution itself (`End: true`): one billed transition fewer than a Succeed state
+    // after it (state-names.ts, "Terminal tasks").
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       logGroupName: vendedLogGroupName(this),

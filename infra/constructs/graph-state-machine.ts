@@ -6,7 +6,7 @@
  *   Advance ─► RouteGraph ─┬ service ─► ServiceStep ─► RouteGraph        (one ready service step: the fast path)
  *                          ├ steps ───► RunSteps (Map) ─► Advance        (ready steps in parallel, each by type:
  *                          │                                              service, agent, human, external)
- *                          ├ done ────► DeliverGraph ─► GraphSucceeded
+ *                          ├ done ────► DeliverGraph (End)
  *                          ├ paused ──► AwaitResume (task token, answered by a resume) ─► Advance
  *                          ├ stop ────► GraphStopped                      (paused, cancelled, nothing to do)
  *                          └ failed / anything else ─► MarkGraphFailed ─► GraphFailed
@@ -174,7 +174,8 @@ export class GraphStateMachine extends Construct {
       .otherwise(markFailed);
     advance.next(route);
     serviceStep.next(route);
-    deliver.next(new sfn.Succeed(this, names.succeeded));
+    // DeliverGraph ends the execution itself (`End: true`): one billed transition fewer than a Succeed state
+    // after it (state-names.ts, "Terminal tasks").
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       logGroupName: vendedLogGroupName(this),

@@ -250,8 +250,8 @@ export class RunStateMachine extends Construct {
     turn.next(route);
     requestApproval.next(turn);
     expire.next(turn);
-    deliver.next(new sfn.Succeed(this, names.succeeded));
-    continueAsNew.next(new sfn.Succeed(this, names.continuedAsNew));
+    // Deliver and ContinueAsNew end the execution themselves (`End: true`, no Succeed state after them): see
+    // TERMINAL_TASKS_NOTE in state-names.ts for the AWS semantics this relies on.
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       logGroupName: vendedLogGroupName(this),

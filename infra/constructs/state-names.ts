@@ -12,9 +12,7 @@ export const STATE_NAMES = {
   deliver: 'Deliver',
   markFailed: 'MarkFailed',
   continueAsNew: 'ContinueAsNew',
-  succeeded: 'Succeeded',
   failed: 'Failed',
-  continuedAsNew: 'ContinuedAsNew',
 } as const;
 
 export type StateName = (typeof STATE_NAMES)[keyof typeof STATE_NAMES];
@@ -107,7 +105,6 @@ export const GRAPH_STATE_NAMES = {
   recordStepError: 'RecordStepError',
   deliver: 'DeliverGraph',
   markFailed: 'MarkGraphFailed',
-  succeeded: 'GraphSucceeded',
   stopped: 'GraphStopped',
   failed: 'GraphFailed',
 } as const;
@@ -150,7 +147,6 @@ export const EXTERNAL_STATE_NAMES = {
   finish: 'ExternalFinish',
   deliver: 'DeliverExternal',
   markFailed: 'MarkExternalFailed',
-  succeeded: 'ExternalSucceeded',
   stopped: 'ExternalStopped',
   failed: 'ExternalFailed',
 } as const;
@@ -174,3 +170,30 @@ export const EXTERNAL_HANDLER_BY_STATE = {
 
 /** Start's "no usable answer / retry later" (shared/external/run/ports.ts): retried with the same key. */
 export const EXTERNAL_RETRY_LATER_ERRORS = ['ExternalRetryLaterError'] as const;
+
+/**
+ * The Task states that end an execution (`End: true`): `Deliver` and `ContinueAsNew` of the run machine,
+ * `DeliverGraph`, `DeliverExternal`. No Succeed state follows them, because:
+ * - Standard workflows bill state transitions: "Step Functions counts a state transition each time a step of
+ *   your workflow is executed" (https://aws.amazon.com/step-functions/pricing/). A Succeed state after the
+ *   last task was one more transition per execution.
+ * - A Task may be terminal. `End`: "Designates this state as a terminal state (ends the execution) if set to
+ *   true … Some state types, such as Choice, or terminal states, such as Succeed and Fail, don't support or use
+ *   the End field"; the execution goes on "until the system reaches a terminal state (a state with
+ *   "Type": "Succeed", "Type": "Fail", or "End": true)"
+ *   (https://docs.aws.amazon.com/step-functions/latest/dg/statemachine-structure.html). It ends SUCCEEDED
+ *   with the task's output, here its input (`ResultPath: null`), as the Succeed state passing its input on did
+ *   (https://docs.aws.amazon.com/step-functions/latest/dg/state-succeed.html). A Choice cannot be terminal,
+ *   so the `stop` branches keep their Succeed states (GraphStopped, ExternalStopped).
+ * - Upgrades are safe: "Running executions will continue to use the previous definition and roleArn"
+ *   (https://docs.aws.amazon.com/step-functions/latest/apireference/API_UpdateStateMachine.html): an execution
+ *   started with the Succeed state still ends through it; a continue-as-new starts its fresh execution on the
+ *   new definition with the same pointer.
+ * Checked offline (test/infra: no Succeed state after these tasks, each has `End: true` and no `Next`) and on
+ * the local stack (test/local/sfn: runs end SUCCEEDED with the terminal task as the last state entered).
+ */
+export const TERMINAL_TASKS = {
+  run: [STATE_NAMES.deliver, STATE_NAMES.continueAsNew],
+  graph: [GRAPH_STATE_NAMES.deliver],
+  external: [EXTERNAL_STATE_NAMES.deliver],
+} as const;

@@ -94,15 +94,27 @@ export interface WorkflowRuntimeProps {
 /** Per-handler function settings: construct id, description, memory and timeout. */
 export const FUNCTION_SETTINGS: Record<
   HandlerName,
-  { id: string; description: string; memorySize?: number; timeout?: Duration }
+  {
+    id: string;
+    description: string;
+    memorySize?: number;
+    timeout?: Duration;
+    /** Extra environment variables of this function (the table name is added to them). */
+    environment?: Readonly<Record<string, string>>;
+  }
 > = {
   turn: {
     id: 'Turn',
     description: 'One model turn of a run (state Turn)',
-    // Measured (docs/deploy.md, "Turn memory"): a turn spends ~17 ms of CPU around a model call of seconds
-    // (+~117 ms of wall time at 256 MB, 0.145 vCPU), and 200 turns in one process fit a 128 MB V8 heap. Turn
-    // is billed mostly for waiting on the model: 256 MB halves the GB-seconds of 512 MB.
+    // From measurement (`npm run bench:turn-memory`, docs/deploy.md "Turn memory"): the synthesized bundle is
+    // ~107 MB resident after its import, and with V8's old space held to half the memory (below) the worst
+    // run within the limits (200 turns; a ~4 MB, ~1M-token transcript) peaks under 200 MB. Rule: memory ≥
+    // 1.25 × that peak. 128 MB cannot hold the import; 256 MB keeps ≥ 20% headroom. Lambda takes any value of
+    // 128–10,240 MB in 1 MB steps (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
     memorySize: 256,
+    // V8 sizes its heap from the memory it sees; held to half the function's memory it collects before the
+    // sandbox fills (unbounded, the same 200 turns reach ~325 MB of uncollected garbage).
+    environment: { NODE_OPTIONS: '--max-old-space-size=128' },
     // A model call may take up to 10 minutes (shared/model); tools dispatch after it.
     timeout: Duration.minutes(15),
   },

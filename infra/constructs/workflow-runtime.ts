@@ -96,7 +96,7 @@ export class WorkflowRuntime extends Construct {
         handlerName,
         ...settings,
         logRemovalPolicy: removalPolicy,
-        environment: { [ENV.tableName]: this.table.tableName },
+        environment: { ...settings.environment, [ENV.tableName]: this.table.tableName },
         // Turn bundles only the deployment's model provider (shared/runtime/aws/model.ts).
         ...(handlerName === 'turn'
           ? { bundledEnvironment: { [ENV.modelProvider]: this.modelProvider } }

@@ -62,17 +62,45 @@ export function writeTargets(commandName: string, input: Input, keyNames: readon
 }
 
 /**
+ * How a write request ended, from what the SDK threw (`undefined`: nothing). `conditionFailed`: a single-item
+ * write whose condition was false, billed by AWS (request-units.ts). `canceled`: a TransactWriteItems that
+ * DynamoDB canceled (a condition, a conflict); AWS documents no capacity rule for it, so a meter counts the
+ * request and keeps its units apart. `unbilled`: anything else (validation, throttling, a network error).
+ */
+export type WriteOutcome = 'written' | 'conditionFailed' | 'canceled' | 'unbilled';
+
+export function writeOutcome(error: unknown): WriteOutcome {
+  if (error === undefined) return 'written';
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === 'ConditionalCheckFailedException') return 'conditionFailed';
+  if (name === 'TransactionCanceledException') return 'canceled';
+  return 'unbilled';
+}
+
+/**
  * The write request to price, from its targets and the items as stored before and after it (same order).
- * A Put's item after is the one it sent; a check writes nothing.
+ * A Put's item after is the one it sent; a check writes nothing. A `conditionFailed` write wrote nothing: its
+ * `after` is the item it would have written (a Put's; an Update's is not known).
  */
 export function writeRequest(
   commandName: string,
   targets: readonly WriteTarget[],
   before: readonly (Item | undefined)[],
   after: readonly (Item | undefined)[],
+  outcome: 'written' | 'conditionFailed' = 'written',
 ): WriteRequest {
+  const transactional = bare(commandName) === 'TransactWrite';
+  if (outcome === 'conditionFailed') {
+    if (transactional || targets.length !== 1)
+      throw new Error(`${commandName}: only a single-item write fails its condition alone`);
+    return {
+      transactional,
+      conditionFailed: true,
+      actions: targets.map((t, index) => ({ kind: t.kind, before: before[index], after: t.put })),
+    };
+  }
   return {
-    transactional: bare(commandName) === 'TransactWrite',
+    transactional,
     actions: targets.map((t, index) => ({
       kind: t.kind,
       before: before[index],

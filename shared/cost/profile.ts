@@ -28,11 +28,16 @@ export type CostProfile = {
  * commit barrier reads, which AWS does not need, excluded); request units by AWS's documented rules from the
  * items actually read and written (shared/cost/request-units.ts), not DynamoDB Local's consumed capacity, which
  * bills transactions differently (it rounds a transaction's items up together and doubles index writes).
+ * Failed requests are metered as AWS bills them (shared/cost/request-meter.ts): a single-item write whose
+ * condition failed costs its write units (none happened); a canceled transaction is a request whose units AWS
+ * does not document (one per run: turn 0's first commit loses to the start path recording the execution ARN,
+ * and the turn retries), counted in `dynamoWrites` only. The run ends with `Deliver` (End: true, no Succeed
+ * state): 1 fixed transition.
  */
 export const MEASURED_PROFILE: CostProfile = {
   measured:
-    "2026-12-02, npm run bench:cost-profile on the local stack, request units by AWS's rule from the items sent and read",
-  fixed: { transitions: 2, dynamoReads: 9.5, dynamoWrites: 6, readUnits: 9.5, writeUnits: 33 },
+    "2026-12-02, npm run bench:cost-profile on the local stack, request units by AWS's rule from the items sent and read, failed writes metered",
+  fixed: { transitions: 1, dynamoReads: 9.5, dynamoWrites: 7, readUnits: 9.5, writeUnits: 33 },
   perTurn: { transitions: 2, dynamoReads: 3.5, dynamoWrites: 1, readUnits: 3.5, writeUnits: 18 },
   perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 13 },
   perGatedTurn: { transitions: 1, dynamoReads: 8.5, dynamoWrites: 4, readUnits: 9.5, writeUnits: 41 },

@@ -16,6 +16,16 @@
  * so each of its items costs twice; a ConditionCheck is an item of the transaction too and is counted as a
  * transactional write of the checked item (TransactWriteItems reports write capacity only; the higher reading).
  *
+ * Failed conditional writes (read-write-operations.html, same page): "`PutItem`, `UpdateItem`, and `DeleteItem`
+ * operations allow conditional writes … If the expression evaluates to false, DynamoDB still consumes write
+ * capacity units from the table. The amount of consumed write capacity units depends on the size of the item.
+ * This item can be an existing item in the table or a new one you're attempting to create or update" (existing
+ * 300 KB, new 310 KB: 310 KB). So a failed one costs the larger of the stored item and the item it would have
+ * written, at least 1 WRU, and nothing on the indexes (nothing was written). An Update's would-be item is not
+ * known without evaluating its expression: the stored item is taken (a lower bound for an update that grows
+ * it). The page states no such rule for a canceled TransactWriteItems; `writeOutcome` (metered-command.ts)
+ * keeps those apart.
+ *
  * Indexes (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.ThroughputConsiderations.Writes):
  * a write adds, per global secondary index, a put of the projected item if it now has the index's keys, a
  * delete if it had them and no longer does, one write if they are unchanged, and a delete + a put if they
@@ -49,7 +59,15 @@ export type WriteAction = {
   after?: Item | undefined;
 };
 
-export type WriteRequest = { transactional: boolean; actions: readonly WriteAction[] };
+export type WriteRequest = {
+  transactional: boolean;
+  actions: readonly WriteAction[];
+  /**
+   * A single-item conditional write whose condition was false: nothing was written; `after` is the item it
+   * would have written (a Put's), if known.
+   */
+  conditionFailed?: boolean;
+};
 
 const KB = 1024;
 const blocks = (bytes: number, size: number) => Math.max(1, Math.ceil(bytes / size));
@@ -91,6 +109,13 @@ export function indexWriteUnits(action: WriteAction, index: IndexShape): number 
 
 /** Write request units of one write request, base table and indexes. */
 export function writeUnits(request: WriteRequest, indexes: readonly IndexShape[]): number {
+  if (request.conditionFailed) {
+    if (request.transactional) throw new Error('writeUnits: a transaction is canceled, not condition-failed');
+    return request.actions.reduce(
+      (sum, action) => sum + blocks(Math.max(sizeOf(action.before), sizeOf(action.after)), KB),
+      0,
+    );
+  }
   const factor = request.transactional ? 2 : 1;
   let units = 0;
   for (const action of request.actions) {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { billedItemBytes, numberBytes } from '../../shared/cost/item-bytes.ts';
-import { commandClass, readRequest, writeRequest, writeTargets } from '../../shared/cost/metered-command.ts';
+import {
+  commandClass,
+  readRequest,
+  writeOutcome,
+  writeRequest,
+  writeTargets,
+} from '../../shared/cost/metered-command.ts';
 import { type IndexShape, readUnits, writeUnits } from '../../shared/cost/request-units.ts';
 
 /** An item of exactly `bytes` billed bytes: `pk` (2 + 1) and `d` (1 + the padding). */
@@ -157,5 +163,77 @@ describe('Function: writeTargets / writeRequest / readRequest (command inputs an
     );
     expect(request.items).toHaveLength(2);
     expect(readUnits(request)).toBe(2);
+  });
+});
+
+describe('failed conditional writes (read-write-operations.html: "DynamoDB still consumes write capacity units")', () => {
+  const keyNames = ['pk', 'sk'];
+  const conditionFailed = Object.assign(new Error('The conditional request failed'), {
+    name: 'ConditionalCheckFailedException',
+  });
+  const canceled = Object.assign(new Error('Transaction cancelled'), {
+    name: 'TransactionCanceledException',
+  });
+
+  it('tells a failed condition and a canceled transaction from errors AWS does not bill', () => {
+    expect(writeOutcome(undefined)).toBe('written');
+    expect(writeOutcome(conditionFailed)).toBe('conditionFailed');
+    expect(writeOutcome(canceled)).toBe('canceled');
+    expect(writeOutcome(Object.assign(new Error('x'), { name: 'ValidationException' }))).toBe('unbilled');
+    expect(writeOutcome(new Error('socket hang up'))).toBe('unbilled');
+  });
+
+  it("bills the larger of the stored item and the one it would have written (AWS's 300 KB / 310 KB example)", () => {
+    const item = sized(310 * KB, { sk: 'RUN' });
+    const [target] = writeTargets('PutCommand', { Item: item }, keyNames);
+    const request = writeRequest('PutCommand', [target!], [sized(300 * KB)], [], 'conditionFailed');
+    expect(writeUnits(request, [])).toBe(310);
+  });
+
+  it('bills a failed write of an absent item 1 WRU, and writes nothing to the indexes', () => {
+    const item = sized(600, { sk: 'IDEM', gsi1pk: 'o', gsi1sk: 's' });
+    const put = writeRequest(
+      'PutCommand',
+      writeTargets('PutCommand', { Item: item }, keyNames),
+      [undefined],
+      [],
+      'conditionFailed',
+    );
+    expect(writeUnits(put, [GSI1])).toBe(1);
+    const key = { pk: 'R#1', sk: 'RUN' };
+    const update = writeRequest(
+      'UpdateCommand',
+      writeTargets('UpdateCommand', { Key: key }, keyNames),
+      [undefined],
+      [],
+      'conditionFailed',
+    );
+    expect(writeUnits(update, [GSI1])).toBe(1);
+  });
+
+  it('bills a failed Update or Delete by the stored item (2.5 KB: 3 WRU)', () => {
+    const key = { pk: 'R#1', sk: 'RUN' };
+    const stored = sized(2.5 * KB, { gsi1pk: 'o', gsi1sk: 's' });
+    for (const command of ['UpdateCommand', 'DeleteCommand']) {
+      const request = writeRequest(
+        command,
+        writeTargets(command, { Key: key }, keyNames),
+        [stored],
+        [],
+        'conditionFailed',
+      );
+      expect(writeUnits(request, [GSI1])).toBe(3);
+    }
+  });
+
+  it('refuses to price a canceled transaction as a failed single write', () => {
+    const targets = writeTargets(
+      'TransactWriteItemsCommand',
+      { TransactItems: [{ Update: { Key: { pk: 'a', sk: 'b' } } }] },
+      keyNames,
+    );
+    expect(() =>
+      writeRequest('TransactWriteItemsCommand', targets, [undefined], [], 'conditionFailed'),
+    ).toThrow(/single-item/);
   });
 });

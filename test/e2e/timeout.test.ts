@@ -170,8 +170,8 @@ describe('Approval timeout (no decision)', () => {
     expect(audit.entries.filter((entry) => entry.type === 'approval_notified')).toHaveLength(1);
     expect(audit.entries.some((entry) => entry.type === 'approval_decided')).toBe(false);
     expect(audit.verification.ok).toBe(true);
-    // Turn, Route, RequestApproval, Expire, Turn, Route, Deliver, Succeeded.
-    expect(e2e.stack.sfn.stateTransitions(execution!.executionArn)).toBe(8);
+    // Turn, Route, RequestApproval, Expire, Turn, Route, Deliver (which ends the execution).
+    expect(e2e.stack.sfn.stateTransitions(execution!.executionArn)).toBe(7);
   });
 
   it('refuses a late POST of the page form (and a fresh link for the expired approval) with 410, changing nothing', async () => {

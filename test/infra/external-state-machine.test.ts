@@ -83,10 +83,11 @@ describe('ExternalStateMachine', () => {
     expect(JSON.stringify(deliverRule)).toContain(`"StringEquals":"${EXTERNAL_NEXT.deliver}"`);
   });
 
-  it('loops Observe back to the route; Start and Finish go there too; Deliver ends in success', () => {
+  it('loops Observe back to the route; Start and Finish go there too; Deliver ends the execution', () => {
     for (const task of [names.start, names.observe, names.finish])
       expect(states[task]?.Next).toBe(names.route);
-    expect(states[names.deliver]?.Next).toBe(names.succeeded);
+    expect(states[names.deliver]).toMatchObject({ End: true });
+    expect(states[names.deliver]).not.toHaveProperty('Next');
     expect(states[names.markFailed]?.Next).toBe(names.failed);
   });
 

@@ -26,6 +26,8 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.anthropicSecretArn,
     ENV.approvalBaseUrl,
     ENV.internalHosts,
+    // V8's old space held to half the memory (docs/deploy.md, "Turn memory").
+    'NODE_OPTIONS',
   ],
   'request-approval': [
     ...COMMON,
@@ -145,7 +147,8 @@ describe('WorkflowRuntime functions', () => {
     const variables = fn?.Properties.Environment.Variables as Record<string, unknown>;
     expect(Object.keys(variables).sort()).toEqual([...EXPECTED_ENV[handler]].sort());
     // No NODE_OPTIONS=--enable-source-maps: Node would read and parse the source map on every cold start.
-    expect(variables).not.toHaveProperty('NODE_OPTIONS');
+    // Turn's NODE_OPTIONS only holds its V8 old space (next test).
+    expect(String(variables.NODE_OPTIONS ?? '')).not.toContain('--enable-source-maps');
     expect(variables).toMatchObject({
       [COMMON_ENV.powertoolsServiceName]: 'wf-runtime',
       [COMMON_ENV.powertoolsLogLevel]: 'INFO',
@@ -167,6 +170,18 @@ describe('WorkflowRuntime functions', () => {
       Timeout: 900,
       MemorySize: 256,
     });
+  });
+
+  it("holds the Turn function's V8 old space to half its memory (docs/deploy.md, Turn memory)", () => {
+    synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('model turn'),
+      MemorySize: 256,
+      Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--max-old-space-size=128' }) },
+    });
+    const others = Object.values(synthesized.template.findResources('AWS::Lambda::Function')).filter(
+      (fn) => !String(fn.Properties.Description ?? '').includes('model turn'),
+    );
+    for (const fn of others) expect(fn.Properties.Environment?.Variables?.NODE_OPTIONS).toBeUndefined();
   });
 
   it('attaches no managed policy to any role', () => {

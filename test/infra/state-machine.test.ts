@@ -155,19 +155,19 @@ describe('RunStateMachine', () => {
     ]);
   });
 
-  it('ends in Succeeded after Deliver and in Failed after MarkFailed', () => {
+  it('ends with Deliver itself (End, no Succeed state after it) and in Failed after MarkFailed', () => {
     flat.hasResourceProperties(
       'AWS::StepFunctions::StateMachine',
       definitionLike({
         States: Match.objectLike({
-          Deliver: Match.objectLike({ Resource: fnArn('deliver'), Next: 'Succeeded' }),
-          Succeeded: { Type: 'Succeed' },
+          Deliver: Match.objectLike({ Resource: fnArn('deliver'), End: true }),
           MarkFailed: Match.objectLike({ Resource: fnArn('mark-failed'), Next: 'Failed' }),
           Failed: Match.objectLike({ Type: 'Fail' }),
         }),
       }),
     );
     expect(states.Deliver?.ResultPath).toBeNull();
+    expect(states.Deliver).not.toHaveProperty('Next');
   });
 
   it('gives MarkFailed the whole state, so runId and a caught error reach it on every path', () => {
@@ -193,12 +193,12 @@ describe('RunStateMachine', () => {
                 'AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$': '$$.Execution.Id',
               },
             }),
-            Next: 'ContinuedAsNew',
+            End: true,
           }),
-          ContinuedAsNew: { Type: 'Succeed' },
         }),
       }),
     );
+    expect(states.ContinueAsNew).not.toHaveProperty('Next');
   });
 
   it.each(Object.keys(HANDLER_BY_STATE))(

@@ -91,7 +91,6 @@ describe.each(definitionsUnderTest)('Approvals on task tokens ($label)', (subjec
       'Turn',
       'Route',
       'Deliver',
-      'Succeeded',
     ]);
     await expect(late).rejects.toBeInstanceOf(TaskTimedOut);
   });

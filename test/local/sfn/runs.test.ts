@@ -49,11 +49,11 @@ describe.each(definitionsUnderTest)('LocalStepFunctions runs ($label)', (subject
       'Turn',
       'Route',
       'Deliver',
-      'Succeeded',
     ]);
-    expect(sfn.stateTransitions(executionArn)).toBe(8);
-    // AWS: 1 start + 3 × 5 Lambda task events + 3 × 2 Choice + 5 Deliver + 2 Succeed + 1 end.
-    expect(sfn.historyEventCount(executionArn)).toBe(30);
+    // Deliver ends the execution (End: true): no Succeed state after it, one transition fewer.
+    expect(sfn.stateTransitions(executionArn)).toBe(7);
+    // AWS: 1 start + 3 × 5 Lambda task events + 3 × 2 Choice + 5 Deliver + 1 end.
+    expect(sfn.historyEventCount(executionArn)).toBe(28);
   });
 
   it('retries a handler that throws a retryable error name, per the definition’s Retry', async () => {
@@ -72,8 +72,8 @@ describe.each(definitionsUnderTest)('LocalStepFunctions runs ($label)', (subject
     expect(
       events.filter((event) => event.type === 'StateRetried' && event.stateName === 'Turn'),
     ).toHaveLength(2);
-    // Turn, its 2 retries, Route, Deliver, Succeeded.
-    expect(sfn.stateTransitions(executionArn)).toBe(6);
+    // Turn, its 2 retries, Route, Deliver (which ends the execution).
+    expect(sfn.stateTransitions(executionArn)).toBe(5);
   });
 
   it('gives Turn `$$.State.RetryCount` as AWS does: 0 on each entry, +1 per retry, and RedriveCount 0', async () => {
@@ -169,7 +169,8 @@ describe.each(definitionsUnderTest)('LocalStepFunctions runs ($label)', (subject
 
     // Assess
     expect(first.status).toBe('SUCCEEDED');
-    expect(statesEntered(events, firstArn).at(-1)).toBe('ContinuedAsNew');
+    // ContinueAsNew ends the first execution itself (End: true).
+    expect(statesEntered(events, firstArn).at(-1)).toBe('ContinueAsNew');
     expect(JSON.parse(second.input)).toMatchObject({ runId: 'run_long', turn: 2, segmentStartTurn: 2 });
     expect(fake.eventsOf('turn').at(-1)).toEqual(pointer('run_long', 2));
     expect(second.status).toBe('SUCCEEDED');

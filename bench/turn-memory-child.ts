@@ -1,0 +1,61 @@
+/**
+ * The child process of `npm run bench:turn-memory`: a fresh Node.js process that loads the Turn handler (the
+ * synthesized bundle, or functions/turn.ts) as Lambda would and invokes it turn after turn, as the state
+ * machine would in one warm container, until the run leaves the loop. It prints one line,
+ * `RESULT {json}`: peak resident memory (`process.resourceUsage().maxRSS`, KiB) after the import and at the
+ * end, and the turns run. Everything else on stdout is the handler's own logging.
+ *
+ * argv: <handler file URL> <runId> [--no-invoke]
+ */
+import { createRequire } from 'node:module';
+
+type Handler = (event: unknown, context: unknown) => Promise<{ next: string; turn: number; runId: string }>;
+
+/** As Lambda loads a handler file: `.mjs` imported, `.js` required, TypeScript (source mode) imported. */
+async function load(url: string): Promise<{ handler: Handler }> {
+  if (url.endsWith('.js')) return createRequire(import.meta.url)(new URL(url).pathname);
+  return import(url);
+}
+
+const [url, runId, flag] = process.argv.slice(2);
+if (!url || !runId) throw new Error('usage: turn-memory-child <handler url> <runId> [--no-invoke]');
+const { handler } = await load(url);
+const afterImportKb = process.resourceUsage().maxRSS;
+
+let turns = 0;
+let next = 'not invoked';
+if (flag !== '--no-invoke') {
+  let pointer = { runId, turn: 0, segmentStartTurn: 0 };
+  for (;;) {
+    const context = {
+      awsRequestId: `bench-${turns}`,
+      functionName: 'Turn',
+      functionVersion: '$LATEST',
+      memoryLimitInMB: '256',
+      invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:Turn',
+      getRemainingTimeInMillis: () => 900_000,
+    };
+    const attempt = {
+      retryCount: 0,
+      redriveCount: 0,
+      executionId: 'arn:aws:states:us-east-1:0:execution:b:1',
+    };
+    const outcome = await handler({ ...pointer, attempt }, context);
+    turns += 1;
+    next = outcome.next;
+    if (next !== 'continue') break;
+    pointer = { runId: outcome.runId, turn: outcome.turn, segmentStartTurn: 0 };
+  }
+}
+const memory = process.memoryUsage();
+console.log(
+  `RESULT ${JSON.stringify({
+    afterImportKb,
+    peakKb: process.resourceUsage().maxRSS,
+    rssAtEnd: memory.rss,
+    heapUsedAtEnd: memory.heapUsed,
+    turns,
+    next,
+  })}`,
+);
+process.exit(0);
