@@ -156,7 +156,8 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
     const { item, guarded } = daySpendUpdate(T, change.daySpend);
     const { workflowId, day, deltaUsd, limitUsd } = change.daySpend;
     items.push({ item, onConditionFailed: () => new DayBudgetExceededError(workflowId, day) });
-    if (guarded && deltaUsd > (limitUsd ?? Number.POSITIVE_INFINITY)) throw new DayBudgetExceededError(workflowId, day);
+    if (guarded && deltaUsd > (limitUsd ?? Number.POSITIVE_INFINITY))
+      throw new DayBudgetExceededError(workflowId, day);
   }
   if (change.liveHead) items.push(liveHeadCheck(T, change.liveHead));
   const transact = items.map((labeled) => labeled.item);

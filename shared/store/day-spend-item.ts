@@ -12,7 +12,10 @@ type TransactItem = NonNullable<
 >[number];
 
 /** The Update item; `guarded` says whether it carries the ceiling's condition. */
-export function daySpendUpdate(table: string, change: DaySpendChange): { item: TransactItem; guarded: boolean } {
+export function daySpendUpdate(
+  table: string,
+  change: DaySpendChange,
+): { item: TransactItem; guarded: boolean } {
   const { owner, workflowId, day, deltaUsd, reservedDeltaUsd = 0, limitUsd } = change;
   const guarded = deltaUsd > 0 && limitUsd !== undefined;
   return {
@@ -23,7 +26,9 @@ export function daySpendUpdate(table: string, change: DaySpendChange): { item: T
         Key: keys.daySpend(owner, workflowId, day),
         // `reservedUsd` is the part of `spentUsd` still reserved: what a waiting run may expect back.
         UpdateExpression: 'ADD spentUsd :delta, reservedUsd :reserved SET schemaVersion = :v',
-        ...(guarded ? { ConditionExpression: 'attribute_not_exists(spentUsd) OR spentUsd <= :headroom' } : {}),
+        ...(guarded
+          ? { ConditionExpression: 'attribute_not_exists(spentUsd) OR spentUsd <= :headroom' }
+          : {}),
         ExpressionAttributeValues: {
           ':delta': deltaUsd,
           ':reserved': reservedDeltaUsd,

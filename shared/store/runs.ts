@@ -106,7 +106,9 @@ async function createOnce(
       return { run: stored, created: true };
     } catch (error) {
       const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
-      const failed = reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
+      const failed = reasons.flatMap((reason, index) =>
+        reason.Code === 'ConditionalCheckFailed' ? [index] : [],
+      );
       // A conflict with another transaction in flight (not a failed condition) is worth another try.
       const conflictOnly =
         reasons.some((reason) => reason.Code === 'TransactionConflict') && failed.length === 0;

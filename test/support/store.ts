@@ -99,7 +99,11 @@ export async function seedRun(
 /** What a creator reserves turn 0 from: the real catalog, the default prices and roles. */
 export const testPlanning = (store: DynamoStore): FirstTurnPlanning => ({
   config: { prices: DEFAULT_PRICES, roles: DEFAULT_MODEL_CONFIG.roles },
-  actions: createActionCatalog({ notes: store, httpBuiltins: httpBuiltins(), connectorAction: connectorActions() }),
+  actions: createActionCatalog({
+    notes: store,
+    httpBuiltins: httpBuiltins(),
+    connectorAction: connectorActions(),
+  }),
 });
 
 export const minimalWorkflow = (overrides: Record<string, unknown> = {}) => ({
