@@ -4,6 +4,7 @@
  */
 
 import { canonicalJson, sha256Hex } from '../audit/index.ts';
+import { type FirstTurnPlanning, reserveFirstTurn } from '../core/first-reservation.ts';
 import { prepareRun } from '../core/new-run.ts';
 import type { Clock, Ids } from '../core/ports.ts';
 import { RunConflictError } from '../core/store-errors.ts';
@@ -11,12 +12,20 @@ import { kindOf } from '../schemas/any-workflow.ts';
 import type { Run, TriggerProvenance } from '../schemas/run.ts';
 import { isAgentVersion } from '../schemas/workflow-record.ts';
 import type { DynamoStore, Idempotency, NewRun } from '../store/index.ts';
+import { firstTurnPlanning } from './first-turn.ts';
 import type { ExecutionsPort } from './ports.ts';
 
 /** Idempotency markers are kept for a week; a key reused after that starts a new run. */
 export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
 
-export type StartRunDeps = { store: DynamoStore; executions: ExecutionsPort; clock: Clock; ids: Ids };
+export type StartRunDeps = {
+  store: DynamoStore;
+  executions: ExecutionsPort;
+  clock: Clock;
+  ids: Ids;
+  /** What turn 0's reservation is estimated from (first-turn.ts); default: the engine's defaults. */
+  firstTurn?: FirstTurnPlanning;
+};
 
 export class WorkflowNotRunnableError extends Error {
   readonly reason: 'not_found' | 'disabled' | 'not_runnable_kind' | 'mode_off';
@@ -77,7 +86,7 @@ export async function startRun(
   // An external workflow in mode `off` is saved but not run (docs/external-engines.md, modes).
   if (version.definition.kind === 'external' && version.definition.mode === 'off')
     throw new WorkflowNotRunnableError(request.workflowId, 'mode_off', "its mode is 'off'");
-  const prepared = prepareRun({
+  const created = prepareRun({
     version,
     trigger: request.trigger,
     input: request.input,
@@ -85,6 +94,10 @@ export async function startRun(
     ids: deps.ids,
     actor: request.actor,
   });
+  // An agent run reserves its turn 0 with its creation (core/first-reservation.ts); other kinds have no turns.
+  const prepared = isAgentVersion(version)
+    ? reserveFirstTurn(created, version.definition, deps.firstTurn ?? firstTurnPlanning(), deps.clock)
+    : created;
   const idempotency: Idempotency | undefined = request.idempotency && {
     ...request.idempotency,
     requestHash: sha256Hex(
