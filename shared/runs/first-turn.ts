@@ -6,8 +6,11 @@
  */
 import { createActionCatalog } from '../actions/catalog.ts';
 import { connectorActions } from '../actions/connectors/factory.ts';
-import { httpBuiltins } from '../actions/http/builtins.ts';
+import { FetchUrlInput, fetchUrlDescription } from '../actions/http/fetch-url-spec.ts';
+import { httpRequestAction } from '../actions/http/http-request.ts';
+import { DEFAULT_MAX_TEXT_CHARS } from '../actions/http/response-text.ts';
 import type { NotesPort } from '../actions/notes-port.ts';
+import type { Action } from '../core/actions.ts';
 import type { FirstTurnPlanning } from '../core/first-reservation.ts';
 import { DEFAULT_PRICES } from '../core/pricing.ts';
 import { DEFAULT_MODEL_CONFIG } from '../model/resolve.ts';
@@ -21,6 +24,16 @@ const SPECS_ONLY: NotesPort = {
   append: () => Promise.reject(new Error('the planning catalog describes actions; it runs none')),
 };
 
+/** `fetch_url` as the default catalog offers it (fetch-url.ts), described only. */
+const FETCH_URL_SPEC: Action = {
+  name: 'fetch_url',
+  description: fetchUrlDescription(DEFAULT_MAX_TEXT_CHARS),
+  input: FetchUrlInput,
+  idempotent: true,
+  irreversible: false,
+  run: () => Promise.reject(new Error('the planning catalog describes actions; it runs none')),
+};
+
 /** The planning of a deployment whose Turn runs with `models` and the default action catalog. */
 export function firstTurnPlanning(
   models: FirstTurnPlanning['config'] = DEFAULT_MODEL_CATALOG,
@@ -29,7 +42,11 @@ export function firstTurnPlanning(
     config: models,
     actions: createActionCatalog({
       notes: SPECS_ONLY,
-      httpBuiltins: httpBuiltins(),
+      // fetch_url described without its HTML parser (fetch-url-spec.ts); http_request as it is.
+      httpBuiltins: {
+        fetch_url: FETCH_URL_SPEC,
+        http_request: (definition) => httpRequestAction(definition),
+      },
       connectorAction: connectorActions(),
     }),
   };
