@@ -5,9 +5,10 @@
  * state's first attempt and counts the retries of that entry; a new entry starts again at 0.
  *
  * It decides one thing: whether the reservation the previous turn committed for this turn ("ahead", in the
- * same transaction as its commit) may pay for this turn's model call, or may already have paid for one. Only
- * the first attempt of the entry, in the execution that made the reservation, never redriven, that has not
- * called the model yet, knows that no invocation of this turn used it. Every other case (a retry after a
+ * same transaction as its commit; for turn 0, the run's creation: first-reservation.ts) may pay for this
+ * turn's model call, or may already have paid for one. Only the first attempt of the entry, in the execution
+ * that made the reservation (for turn 0, the run's first execution, named after the run), never redriven, that
+ * has not called the model yet, knows that no invocation of this turn used it. Every other case (a retry after a
  * crash that may have followed a paid call, a redrive, an execution started by a restart, a re-entry after
  * a lost race) counts the reservation as spent and reserves again: never free.
  */
@@ -50,5 +51,20 @@ export function unusedAheadReservation(
 ): NonNullable<Run['reservation']> | undefined {
   const held = run.reservation;
   if (!held?.ahead || held.turn !== run.turn || !isFirstAttempt(attempt)) return undefined;
-  return held.ahead.executionId === attempt.executionId ? held : undefined;
+  const ahead = held.ahead;
+  const ours =
+    'executionId' in ahead
+      ? ahead.executionId === attempt.executionId
+      : isExecutionNamed(attempt.executionId, ahead.executionName);
+  return ours ? held : undefined;
 }
+
+/**
+ * Whether the execution `executionId` (its ARN, `$$.Execution.Id`) is the one named `name`. A Standard
+ * execution's ARN ends in `:<execution name>` (`arn:<partition>:states:<region>:<account>:execution:<state
+ * machine>:<name>`, https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html), and a
+ * name never holds a colon (https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html),
+ * so the suffix after the last colon is the whole name: `<runId>-restart-…` is never `<runId>`.
+ */
+export const isExecutionNamed = (executionId: string, name: string): boolean =>
+  executionId.slice(executionId.lastIndexOf(':') + 1) === name;

@@ -28,7 +28,11 @@ const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 8_000;
 
 /** What the call of `request` can cost at most on `model`: input bound plus effective max_tokens of output. */
-export function reservationUsd(model: ModelPort, request: ModelRequest, price: ModelPrice): number {
+export function reservationUsd(
+  model: Pick<ModelPort, 'maxOutputTokens'>,
+  request: ModelRequest,
+  price: ModelPrice,
+): number {
   const maxTokens = model.maxOutputTokens?.(request) ?? maxOutputTokensOf(request);
   // The port may only raise what the workflow asked for (thinking), never lower the bound below it.
   return reservationFor({ ...request, maxTokens: Math.max(maxTokens, request.maxTokens) }, price);

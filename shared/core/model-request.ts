@@ -15,8 +15,8 @@ import type { TurnContext } from './turn-context.ts';
 
 /** The request of a model call over `messages` with only the effective tools, and its price. */
 export function planModelCall(
-  deps: TurnDeps,
-  ctx: TurnContext,
+  deps: { config: Pick<TurnDeps['config'], 'prices' | 'roles'>; actions: TurnDeps['actions'] },
+  ctx: Pick<TurnContext, 'definition' | 'grant'>,
   messages: TranscriptMessage[],
 ): { request: ModelRequest; price: ModelPrice } | { error: { name: string; message: string } } {
   const { definition } = ctx;

@@ -138,6 +138,8 @@ async function reserveTurnBudget(
   const ahead = unusedAheadReservation(h.run, input.attempt);
   if (ahead && ahead.usd >= reservationUsd(deps.model, request, price)) {
     await h.flush();
+    // Turn 0 spending what its run's creation reserved: the run starts with the call's answer (its next write).
+    if (h.run.status !== 'running') await h.stage(startRunning(h.run.status));
     return { held: ahead };
   }
   // Staged: the reservation's own commit carries it (one transaction).
@@ -200,5 +202,11 @@ async function callOrRelease(
     throw error;
   }
 }
+
+/** A pending run moving to running, with its audit entry. */
+const startRunning = (from: Run['status']) => ({
+  next: (current: Run): Run => ({ ...current, status: 'running' }),
+  audit: [{ type: 'status_changed' as const, actor: 'system', data: { from, to: 'running' } }],
+});
 
 const withDaySpend = (change: DaySpendChange | undefined) => (change ? { daySpend: change } : {});

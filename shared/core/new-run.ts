@@ -5,11 +5,18 @@ import { ZERO_USAGE } from '../schemas/common.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run, TriggerProvenance } from '../schemas/run.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
+import type { FirstReservation } from './first-reservation.ts';
 import type { Clock, Ids } from './ports.ts';
 import type { AuditInput } from './store-port.ts';
 import { triggerContextText } from './transcript.ts';
 
-export type PreparedRun = { run: Run; firstMessage: TranscriptMessage; audit: AuditInput[] };
+export type PreparedRun = {
+  run: Run;
+  firstMessage: TranscriptMessage;
+  audit: AuditInput[];
+  /** Turn 0's budget reservation, written with the run (first-reservation.ts); absent, turn 0 reserves. */
+  firstReservation?: FirstReservation;
+};
 
 export function prepareRun(args: {
   version: WorkflowVersion;

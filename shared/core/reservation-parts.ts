@@ -9,7 +9,16 @@ import { roundUsd } from './pricing.ts';
 import type { ChangePart } from './staged-change.ts';
 import type { AuditInput, DaySpendChange } from './store-port.ts';
 
-type ReservationSpec = { turn: number; usd: number; day: string; waitedMs?: number; executionId?: string };
+type ReservationSpec = {
+  turn: number;
+  usd: number;
+  day: string;
+  waitedMs?: number;
+  /** Made ahead by the previous turn's commit, in this execution (attempt.ts). */
+  executionId?: string;
+  /** Made ahead by the run's creation, for its first execution, of this name (first-reservation.ts). */
+  executionName?: string;
+};
 
 /**
  * The writes of a reservation for the model call of `turn`: the run holds it, the day's counter counts it
@@ -17,13 +26,11 @@ type ReservationSpec = { turn: number; usd: number; day: string; waitedMs?: numb
  * previous turn's commit (attempt.ts).
  */
 export function reservationPart(run: Run, budget: Budget, spec: ReservationSpec): ChangePart {
-  const { turn, usd, day, waitedMs = 0, executionId } = spec;
+  const { turn, usd, day, waitedMs = 0, executionId, executionName } = spec;
   const daily = budget.maxUsdPerDay !== undefined;
+  const ahead = executionId ? { executionId } : executionName ? { executionName } : undefined;
   return {
-    next: (current) => ({
-      ...current,
-      reservation: { turn, usd, day, daily, ...(executionId ? { ahead: { executionId } } : {}) },
-    }),
+    next: (current) => ({ ...current, reservation: { turn, usd, day, daily, ...(ahead ? { ahead } : {}) } }),
     ...(daily
       ? {
           daySpend: {
@@ -46,7 +53,8 @@ export function reservationPart(run: Run, budget: Budget, spec: ReservationSpec)
           spentUsd: run.costUsd,
           ceilingUsd: budget.maxUsdPerRun,
           ...(waitedMs > 0 ? { waitedMs } : {}),
-          ...(executionId ? { ahead: true } : {}),
+          ...(ahead ? { ahead: true } : {}),
+          ...(executionName ? { atCreation: true } : {}),
         },
       },
     ],

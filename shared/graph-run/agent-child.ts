@@ -4,16 +4,18 @@
  * the step started. When it ends, its answer goes to the step's wait (parent-answer.ts).
  */
 
+import { type FirstTurnPlanning, reserveFirstTurn } from '../core/first-reservation.ts';
 import { prepareRun } from '../core/new-run.ts';
 import type { Clock } from '../core/ports.ts';
 import type { GraphDefinition } from '../graph/definition.ts';
+import { firstTurnPlanning } from '../runs/first-turn.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import type { Run } from '../schemas/run.ts';
 import type { NewRun } from '../store/runs.ts';
 import { type AgentTaskNode, agentStepView } from './agent-view.ts';
 
 export function agentChildRun(
-  deps: { clock: Clock },
+  deps: { clock: Clock; firstTurn?: FirstTurnPlanning | undefined },
   graph: GraphDefinition,
   run: Run,
   step: GraphStep,
@@ -21,13 +23,14 @@ export function agentChildRun(
   childRunId: string,
 ): NewRun {
   const prompt = String((step.input as { prompt?: unknown } | undefined)?.prompt ?? '');
+  const definition = agentStepView(graph, node);
   const prepared = prepareRun({
     version: {
       schemaVersion: 1,
       owner: run.owner,
       workflowId: run.workflowId,
       version: run.workflowVersion,
-      definition: agentStepView(graph, node),
+      definition,
       status: 'published',
       createdAt: run.createdAt,
     },
@@ -37,7 +40,7 @@ export function agentChildRun(
     ids: { next: () => childRunId },
     actor: 'system',
   });
-  return {
+  const child: NewRun = {
     ...prepared,
     run: {
       ...prepared.run,
@@ -46,4 +49,6 @@ export function agentChildRun(
     },
     firstMessage: { ...prepared.firstMessage, content: [{ type: 'text', text: prompt }] },
   };
+  // The child's turn 0 reserves with its creation, from the node's view (core/first-reservation.ts).
+  return reserveFirstTurn(child, definition, deps.firstTurn ?? firstTurnPlanning(), deps.clock);
 }

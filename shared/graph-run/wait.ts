@@ -7,6 +7,7 @@
  */
 import { sha256Hex } from '../audit/index.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';
+import type { FirstTurnPlanning } from '../core/first-reservation.ts';
 import type { Clock, Ids } from '../core/ports.ts';
 import type { ExecutionsPort } from '../runs/ports.ts';
 import { startExecutionFor } from '../runs/start-run.ts';
@@ -30,6 +31,8 @@ export type GraphWaitDeps = {
   clock: Clock;
   ids: Ids;
   executions: ExecutionsPort;
+  /** What a child agent run's turn 0 reservation is estimated from (runs/first-turn.ts); default: the engine's. */
+  firstTurn?: FirstTurnPlanning;
   /** Answers a wait at once: the child had already ended (a retried wait), or the run was already resumed. */
   answer: (token: string, output: object) => Promise<unknown>;
 };

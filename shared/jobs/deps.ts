@@ -1,4 +1,5 @@
 /** What the job operations are built from: the run store and executions (as for runs), time, ids, models. */
+import type { FirstTurnPlanning } from '../core/first-reservation.ts';
 import type { Clock, Ids } from '../core/ports.ts';
 import type { ExecutionsPort } from '../runs/ports.ts';
 import type { DynamoStore } from '../store/index.ts';
@@ -12,6 +13,8 @@ export type JobsDeps = {
   ids: Ids;
   /** The deployment's prices and roles: a model without a price is refused at submission. */
   models: ModelCatalog;
+  /** What turn 0's reservation is estimated from (runs/first-turn.ts); default: `models` and the catalog. */
+  firstTurn?: FirstTurnPlanning;
   /** @default DEFAULT_RETRY_POLICY */
   retry?: RetryPolicy;
 };

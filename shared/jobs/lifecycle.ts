@@ -4,7 +4,9 @@
  * sweep repeats what a crash may have left half done: it is safe to run any number of times.
  */
 import { canonicalJson, sha256Hex } from '../audit/index.ts';
+import { reserveFirstTurn } from '../core/first-reservation.ts';
 import { prepareRun } from '../core/new-run.ts';
+import { firstTurnPlanning } from '../runs/first-turn.ts';
 import { launchRun } from '../runs/start-run.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
@@ -42,7 +44,7 @@ export const jobVersion = (job: JobRecord): WorkflowVersion => ({
 export async function startJobRun(deps: JobsDeps, job: JobRecord): Promise<void> {
   if (job.state !== 'starting') return;
   const attempt = job.runsStarted + 1;
-  const prepared = prepareRun({
+  const created = prepareRun({
     version: jobVersion(job),
     trigger: {
       type: 'job',
@@ -57,6 +59,13 @@ export async function startJobRun(deps: JobsDeps, job: JobRecord): Promise<void>
     ids: deps.ids,
     actor: `client:${job.clientId}`,
   });
+  // Turn 0's reservation from the job's snapshot: the live grant can only narrow its tools.
+  const prepared = reserveFirstTurn(
+    created,
+    job.definition,
+    deps.firstTurn ?? firstTurnPlanning(deps.models),
+    deps.clock,
+  );
   const { run } = await launchRun(deps, prepared, {
     scope: `job:${job.jobId}`,
     key: `run-${attempt}`,

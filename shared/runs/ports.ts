@@ -4,7 +4,8 @@ import type { TurnPointer } from '../core/outcome.ts';
 export interface ExecutionsPort {
   /**
    * Starts an execution for a run. `name` makes the start idempotent: a second start with the same name
-   * and input is the same execution (Step Functions' own semantics).
+   * and input is the same execution (Step Functions' own semantics). Throws `ExecutionNotStartedError` only
+   * when the start was refused so that no execution of that name exists; any other error may have started it.
    */
   start(name: string, pointer: TurnPointer): Promise<{ executionArn: string }>;
   /** Stops a running execution; an already-finished one is not an error. */
@@ -19,4 +20,15 @@ export interface ExecutionsPort {
 export interface GraphExecutionsPort {
   /** Idempotent by `name`, as `ExecutionsPort.start`. */
   start(name: string, pointer: { runId: string }): Promise<{ executionArn: string }>;
+}
+
+/** The start was refused (an invalid name or input, a missing state machine, a limit): no execution exists. */
+export class ExecutionNotStartedError extends Error {
+  override readonly name = 'ExecutionNotStartedError';
+  constructor(executionName: string, options: { cause: unknown }) {
+    super(
+      `execution ${executionName} was not started: ${(options.cause as Error)?.message ?? options.cause}`,
+      options,
+    );
+  }
 }

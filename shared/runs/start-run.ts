@@ -4,19 +4,30 @@
  */
 
 import { canonicalJson, sha256Hex } from '../audit/index.ts';
+import { type FirstTurnPlanning, reserveFirstTurn } from '../core/first-reservation.ts';
 import { prepareRun } from '../core/new-run.ts';
 import type { Clock, Ids } from '../core/ports.ts';
+import { releasePart } from '../core/reservation-parts.ts';
+import { RunHandle } from '../core/run-handle.ts';
 import { RunConflictError } from '../core/store-errors.ts';
 import { kindOf } from '../schemas/any-workflow.ts';
 import type { Run, TriggerProvenance } from '../schemas/run.ts';
 import { isAgentVersion } from '../schemas/workflow-record.ts';
 import type { DynamoStore, Idempotency, NewRun } from '../store/index.ts';
-import type { ExecutionsPort } from './ports.ts';
+import { firstTurnPlanning } from './first-turn.ts';
+import { ExecutionNotStartedError, type ExecutionsPort } from './ports.ts';
 
 /** Idempotency markers are kept for a week; a key reused after that starts a new run. */
 export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
 
-export type StartRunDeps = { store: DynamoStore; executions: ExecutionsPort; clock: Clock; ids: Ids };
+export type StartRunDeps = {
+  store: DynamoStore;
+  executions: ExecutionsPort;
+  clock: Clock;
+  ids: Ids;
+  /** What turn 0's reservation is estimated from (first-turn.ts); default: the engine's defaults. */
+  firstTurn?: FirstTurnPlanning;
+};
 
 export class WorkflowNotRunnableError extends Error {
   readonly reason: 'not_found' | 'disabled' | 'not_runnable_kind' | 'mode_off';
@@ -77,7 +88,7 @@ export async function startRun(
   // An external workflow in mode `off` is saved but not run (docs/external-engines.md, modes).
   if (version.definition.kind === 'external' && version.definition.mode === 'off')
     throw new WorkflowNotRunnableError(request.workflowId, 'mode_off', "its mode is 'off'");
-  const prepared = prepareRun({
+  const created = prepareRun({
     version,
     trigger: request.trigger,
     input: request.input,
@@ -85,6 +96,10 @@ export async function startRun(
     ids: deps.ids,
     actor: request.actor,
   });
+  // An agent run reserves its turn 0 with its creation (core/first-reservation.ts); other kinds have no turns.
+  const prepared = isAgentVersion(version)
+    ? reserveFirstTurn(created, version.definition, deps.firstTurn ?? firstTurnPlanning(), deps.clock)
+    : created;
   const idempotency: Idempotency | undefined = request.idempotency && {
     ...request.idempotency,
     requestHash: sha256Hex(
@@ -112,7 +127,14 @@ export async function launchRun(
   if (run.executionArn) return { run, created };
   // Starting is idempotent by execution name, so a retried trigger that finds the run unstarted may start it.
   // The executor by kind: a graph run on the graph state machine, an agent run on the run state machine.
-  const { executionArn } = await startExecutionFor(deps.executions, run);
+  let executionArn: string;
+  try {
+    ({ executionArn } = await startExecutionFor(deps.executions, run));
+  } catch (error) {
+    if (created && !idempotency && error instanceof ExecutionNotStartedError)
+      await releaseFirstTurn(deps, run);
+    throw error;
+  }
   try {
     const stored = await deps.store.commit({ run, next: { ...run, executionArn } });
     return { run: stored, created };
@@ -123,6 +145,22 @@ export async function launchRun(
     // Advance reads the run again and decides the same).
     const fresh = (await deps.store.getRun(run.runId)) ?? run;
     return { run: run.kind === 'graph' ? await recordArn(deps, fresh, executionArn) : fresh, created };
+  }
+}
+
+/**
+ * Gives back turn 0's reservation of a run this call created without an idempotency key and whose first
+ * execution was refused: no trigger can find the run to start it again, and no execution named after it
+ * exists, so nothing can spend it. (With a key, a retried trigger may be starting that execution: it stays.)
+ * Best effort: a failed release leaves it counted, never free.
+ */
+async function releaseFirstTurn(deps: StartRunDeps, run: Run): Promise<void> {
+  const held = run.reservation;
+  if (!held?.ahead || !('executionName' in held.ahead) || held.turn !== run.turn) return;
+  try {
+    await new RunHandle(run, deps).commit(releasePart(run, held, { unused: true, notStarted: true }));
+  } catch {
+    // Counted as reserved on its day: the conservative side.
   }
 }
 

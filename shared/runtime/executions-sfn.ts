@@ -2,12 +2,37 @@
 import {
   ExecutionAlreadyExists,
   ExecutionDoesNotExist,
+  ExecutionLimitExceeded,
+  InvalidArn,
+  InvalidExecutionInput,
+  InvalidName,
   type SFNClient,
   StartExecutionCommand,
+  StateMachineDeleting,
+  StateMachineDoesNotExist,
   StopExecutionCommand,
+  ValidationException,
 } from '@aws-sdk/client-sfn';
-import { checkExecutionName } from '../runs/execution-name.ts';
-import type { ExecutionsPort } from '../runs/ports.ts';
+import { checkExecutionName, ExecutionNameError } from '../runs/execution-name.ts';
+import { ExecutionNotStartedError, type ExecutionsPort } from '../runs/ports.ts';
+
+/**
+ * StartExecution's documented errors other than ExecutionAlreadyExists
+ * (https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html#API_StartExecution_Errors):
+ * the request was refused, no execution was created. A name refused here never reached the service. Anything
+ * else (a throttle, a 5xx, a timeout) may have started it, and is passed on as it is.
+ */
+const refusedStart = (error: unknown): boolean =>
+  error instanceof ExecutionNameError ||
+  [
+    ExecutionLimitExceeded,
+    InvalidArn,
+    InvalidExecutionInput,
+    InvalidName,
+    StateMachineDeleting,
+    StateMachineDoesNotExist,
+    ValidationException,
+  ].some((refusal) => error instanceof refusal);
 
 /** The ARN of execution `name` of a state machine (what StartExecution would have returned). */
 export const executionArnOf = (stateMachineArn: string, name: string): string =>
@@ -62,7 +87,7 @@ export function sfnExecutions(
         // The same name was started before (a retried trigger): that execution is the run's.
         if (error instanceof ExecutionAlreadyExists)
           return { executionArn: executionArnOf(stateMachineArn, name) };
-        throw error;
+        throw refusedStart(error) ? new ExecutionNotStartedError(name, { cause: error }) : error;
       }
     },
     async stop(executionArn, cause) {

@@ -17,9 +17,13 @@ export const RUN_STATUSES = [
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
-/** Allowed status transitions, as data. `running → running` is a committed turn. */
+/**
+ * Allowed status transitions, as data. `running → running` is a committed turn. A pending run's turn 0 that
+ * spends the reservation its creation made writes nothing before its model call, so its first write both
+ * starts the run and may park or end it (`pending → awaiting_approval | done`, through `running` in its audit).
+ */
 export const RUN_TRANSITIONS = {
-  pending: ['running', 'failed', 'denied', 'cancelled'],
+  pending: ['running', 'awaiting_approval', 'done', 'failed', 'denied', 'cancelled'],
   running: ['running', 'awaiting_approval', 'done', 'failed', 'denied', 'cancelled'],
   awaiting_approval: ['running', 'failed', 'denied', 'cancelled'],
   done: [],
@@ -105,10 +109,14 @@ export const RunSchema = z.object({
       /** Counted against the workflow's per-day ceiling too (released there when the run ends without the call). */
       daily: z.boolean().default(false),
       /**
-       * Made by the previous turn's commit, in this execution, for this turn's model call (core/attempt.ts):
-       * only the first attempt of the turn may spend it; any other counts it as spent.
+       * Made ahead for this turn's model call (core/attempt.ts): by the previous turn's commit, in the execution
+       * `executionId`; or, for turn 0, by the run's creation, for its first execution, named `executionName`
+       * (core/first-reservation.ts). Only the first attempt of the turn in that execution may spend it; any
+       * other counts it as spent.
        */
-      ahead: z.object({ executionId: z.string() }).optional(),
+      ahead: z
+        .union([z.object({ executionId: z.string() }), z.object({ executionName: z.string() })])
+        .optional(),
     })
     .optional(),
   modelCalls: z.number().int().nonnegative(),

@@ -9,6 +9,7 @@ import type { RunChange } from '../core/store-port.ts';
 import { canTransition, type Run } from '../schemas/run.ts';
 import { auditItems } from './audit-items.ts';
 import { isThrottle, type StoreContext } from './client.ts';
+import { daySpendUpdate } from './day-spend-item.ts';
 import {
   ApprovalAlreadyDecidedError,
   DayBudgetExceededError,
@@ -152,29 +153,11 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
     });
   }
   if (change.daySpend) {
-    const { owner, workflowId, day, deltaUsd, reservedDeltaUsd = 0, limitUsd } = change.daySpend;
-    const guarded = deltaUsd > 0 && limitUsd !== undefined;
-    items.push({
-      item: {
-        Update: {
-          TableName: T,
-          Key: keys.daySpend(owner, workflowId, day),
-          // `reservedUsd` is the part of `spentUsd` still reserved: what a waiting run may expect back.
-          UpdateExpression: 'ADD spentUsd :delta, reservedUsd :reserved SET schemaVersion = :v',
-          ...(guarded
-            ? { ConditionExpression: 'attribute_not_exists(spentUsd) OR spentUsd <= :headroom' }
-            : {}),
-          ExpressionAttributeValues: {
-            ':delta': deltaUsd,
-            ':reserved': reservedDeltaUsd,
-            ':v': 1,
-            ...(guarded ? { ':headroom': limitUsd - deltaUsd } : {}),
-          },
-        },
-      },
-      onConditionFailed: () => new DayBudgetExceededError(workflowId, day),
-    });
-    if (guarded && deltaUsd > limitUsd) throw new DayBudgetExceededError(workflowId, day);
+    const { item, guarded } = daySpendUpdate(T, change.daySpend);
+    const { workflowId, day, deltaUsd, limitUsd } = change.daySpend;
+    items.push({ item, onConditionFailed: () => new DayBudgetExceededError(workflowId, day) });
+    if (guarded && deltaUsd > (limitUsd ?? Number.POSITIVE_INFINITY))
+      throw new DayBudgetExceededError(workflowId, day);
   }
   if (change.liveHead) items.push(liveHeadCheck(T, change.liveHead));
   const transact = items.map((labeled) => labeled.item);

@@ -2,13 +2,14 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import type { AuditInput } from '../core/store-port.ts';
-import type { TranscriptMessage } from '../schemas/message.ts';
+import type { PreparedRun } from '../core/new-run.ts';
 import { type Run, RunSchema, type RunStatus } from '../schemas/run.ts';
 import { TABLE_KEYS } from '../store/table.ts';
 import { auditItems } from './audit-items.ts';
 import type { StoreContext } from './client.ts';
 import { runItem } from './commit.ts';
+import { daySpendUpdate } from './day-spend-item.ts';
+import { DayBudgetExceededError } from './errors.ts';
 import { keys } from './keys.ts';
 import { messageItems } from './message-items.ts';
 import { getItem, type Page, queryIndexPage } from './reads.ts';
@@ -37,21 +38,40 @@ export type Idempotency = {
 
 const IdempotencyItemSchema = z.object({ runId: z.string(), requestHash: z.string() });
 
-export type NewRun = { run: Run; firstMessage: TranscriptMessage; audit: AuditInput[] };
+export type NewRun = PreparedRun;
 
 /**
  * Writes a new run, its first transcript message and its first audit entries in one transaction, with an
- * optional idempotency marker. A repeated key with the same request returns the existing run instead.
+ * optional idempotency marker and turn 0's budget reservation (core/first-reservation.ts: the run item holds it,
+ * the day's counter counts it). A repeated key with the same request returns the existing run instead. A
+ * reservation the day's ceiling refuses never fails the creation: the run is created without it, and turn 0
+ * reserves for itself (and stops the run `budget_exceeded`, visibly, when the day has no room).
  */
 export async function createRun(
   ctx: StoreContext,
   created: NewRun,
   idempotency?: Idempotency,
 ): Promise<{ run: Run; created: boolean }> {
-  const { run } = created;
-  const { entries, audit } = sealAuditInputs(run, created.audit, run.createdAt);
+  try {
+    return await createOnce(ctx, created, idempotency);
+  } catch (error) {
+    if (!(error instanceof DayBudgetExceededError) || !created.firstReservation) throw error;
+    const { firstReservation: _refused, ...without } = created;
+    return createOnce(ctx, without, idempotency);
+  }
+}
+
+async function createOnce(
+  ctx: StoreContext,
+  created: NewRun,
+  idempotency: Idempotency | undefined,
+): Promise<{ run: Run; created: boolean }> {
+  const first = created.firstReservation;
+  const run: Run = first ? { ...created.run, reservation: first.reservation } : created.run;
+  const { entries, audit } = sealAuditInputs(run, [...created.audit, ...(first?.audit ?? [])], run.createdAt);
   const stored: Run = { ...run, audit };
   const T = ctx.table;
+  const daySpend = first?.daySpend ? daySpendUpdate(T, first.daySpend).item : undefined;
   const transact = [
     { Put: { TableName: T, Item: runItem(stored), ConditionExpression: 'attribute_not_exists(pk)' } },
     ...messageItems(created.firstMessage).map((item) => ({
@@ -76,6 +96,8 @@ export async function createRun(
           },
         ]
       : []),
+    // Last: its index in the cancellation reasons tells a refusal of the day's ceiling from the rest.
+    ...(daySpend ? [daySpend] : []),
   ];
   assertTransactionFits(transact);
   for (let attempt = 1; ; attempt++) {
@@ -83,12 +105,17 @@ export async function createRun(
       await ctx.doc.send(new TransactWriteCommand({ TransactItems: transact }));
       return { run: stored, created: true };
     } catch (error) {
+      const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
+      const failed = reasons.flatMap((reason, index) =>
+        reason.Code === 'ConditionalCheckFailed' ? [index] : [],
+      );
       // A conflict with another transaction in flight (not a failed condition) is worth another try.
       const conflictOnly =
-        error instanceof TransactionCanceledException &&
-        (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict') &&
-        !(error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+        reasons.some((reason) => reason.Code === 'TransactionConflict') && failed.length === 0;
       if (conflictOnly && attempt < 4) continue;
+      // Only the day's counter refused: the day's ceiling (createRun creates the run without the reservation).
+      if (daySpend && failed.length === 1 && failed[0] === transact.length - 1)
+        throw new DayBudgetExceededError(run.workflowId, first!.reservation.day);
       return await settleCreateFailure(ctx, run, idempotency, error);
     }
   }

@@ -194,8 +194,12 @@ describe('Run routes', () => {
       const run = (await h.alice.post(`/v1/workflows/${workflowId}/runs`, {})).body.run;
       const reply = await h.alice.get(`/v1/runs/${run.runId}/audit`);
       expect(reply.status).toBe(200);
-      expect(reply.body.entries.map((entry: { type: string }) => entry.type)).toEqual(['run_created']);
-      expect(reply.body.verification).toEqual({ ok: true, count: 1, head: run.audit.head });
+      // Turn 0's reservation is made with the run (core/first-reservation.ts).
+      expect(reply.body.entries.map((entry: { type: string }) => entry.type)).toEqual([
+        'run_created',
+        'budget_reserved',
+      ]);
+      expect(reply.body.verification).toEqual({ ok: true, count: 2, head: run.audit.head });
 
       await editStoredAuditEntry(h.store, run.runId, 0, (entry) => ({
         ...entry,

@@ -51,7 +51,8 @@ async function setUp(model: (real: ModelPort) => ModelPort, maxUsdPerDay = 5) {
     minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay } }),
   );
   const clock = new FixedClock();
-  const run = await seedRun(store, version, { clock });
+  // Turn 0 reserves for itself (a run created without turn 0's reservation): these are the turns' own.
+  const run = await seedRun(store, version, { clock, firstTurn: false });
   const deps = engineDeps(store, model(modelOn(server)), { clock });
   const turn0 = await runTurn(deps, {
     runId: run.runId,

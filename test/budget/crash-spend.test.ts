@@ -8,7 +8,7 @@ import type { ModelPort, ModelRequest } from '../../shared/core/ports.ts';
 import { roundUsd } from '../../shared/core/pricing.ts';
 import { runTurn } from '../../shared/core/turn.ts';
 import { modelOn, scripted } from '../model/helpers.ts';
-import { CrashError, engineDeps } from '../support/engine.ts';
+import { CrashError, engineDeps, firstAttempt } from '../support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 
 const store = testStore();
@@ -52,8 +52,10 @@ describe('spend after a crash during the model call', () => {
     const pointer = { runId: run.runId, turn: 0, segmentStartTurn: 0 };
 
     // Act: the Turn crashes, Step Functions runs it again.
-    await expect(runTurn(deps, pointer)).rejects.toThrow(CrashError);
-    const outcome = await runTurn(deps, pointer);
+    // Its first attempt spends the reservation the run's creation made; the retry counts that one as spent.
+    const first = firstAttempt(run.runId);
+    await expect(runTurn(deps, { ...pointer, attempt: first })).rejects.toThrow(CrashError);
+    const outcome = await runTurn(deps, { ...pointer, attempt: { ...first, retryCount: 1 } });
 
     // Assess
     expect(outcome.next).toBe('done');

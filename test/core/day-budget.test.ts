@@ -76,7 +76,11 @@ describe('per-day ceiling', () => {
       store,
       minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 0.02 } }),
     );
-    const [a, b] = await Promise.all([seedRun(store, version), seedRun(store, version)]);
+    // Turn 0 reserves for itself (runs created without turn 0's reservation): its wait is what is tested.
+    const [a, b] = await Promise.all([
+      seedRun(store, version, { firstTurn: false }),
+      seedRun(store, version, { firstTurn: false }),
+    ]);
     let answer: (response: ModelResponse) => void = () => {};
     let called: () => void = () => {};
     const inCall = new Promise<void>((resolve) => {
@@ -130,7 +134,8 @@ describe('per-day ceiling', () => {
       minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 } }),
     );
     const clock = new FixedClock();
-    const run = await seedRun(store, version, { clock });
+    // Turn 0 reserves for itself (a run created without turn 0's reservation) just before the call.
+    const run = await seedRun(store, version, { clock, firstTurn: false });
     const failing = {
       call: async () =>
         Promise.reject(
@@ -165,7 +170,8 @@ describe('per-day ceiling', () => {
       minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 } }),
     );
     const clock = new FixedClock();
-    const run = await seedRun(store, version, { clock });
+    // Turn 0 reserves for itself (a run created without turn 0's reservation) just before the call.
+    const run = await seedRun(store, version, { clock, firstTurn: false });
     const broken = {
       call: async () =>
         Promise.reject(Object.assign(new Error('stream broke off'), { name: 'ModelConnectionError' })),
@@ -200,16 +206,14 @@ describe('per-day ceiling', () => {
       minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: ceiling } }),
     );
     const clock = new FixedClock();
-    const [first, second] = await Promise.all([
-      seedRun(store, version, { clock }),
-      seedRun(store, version, { clock }),
-    ]);
     const overrun = new ScriptedModel([
       { content: [text('ok')], stopReason: 'end_turn', usage: { inputTokens: 0, outputTokens: 20_000 } },
     ]);
 
-    // Act
+    // Act: the second run is created (and reserves, or not) after the first run's overrun.
+    const first = await seedRun(store, version, { clock });
     await driveRun(engineDeps(store, overrun, { clock }), first!.runId);
+    const second = await seedRun(store, version, { clock });
     const secondOutcomes = await driveRun(engineDeps(store, overrun, { clock }), second!.runId);
 
     // Assess

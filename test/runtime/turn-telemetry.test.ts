@@ -93,7 +93,9 @@ async function scenario() {
   });
   const handler = createTurnHandler(async () => deps, telemetry);
   const { version } = await seedWorkflow(store, workflowFile(echo.port, owner), { clock, owner });
-  const run = await seedRun(store, version, { clock });
+  // Invoked without its attempt (as before the state machine passed it): created without turn 0's reservation,
+  // which such an invocation could not spend (core/attempt.ts) and would count as model spend.
+  const run = await seedRun(store, version, { clock, firstTurn: false });
   return { handler, run };
 }
 

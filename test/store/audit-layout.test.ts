@@ -32,7 +32,10 @@ async function runWithCommit(
   data?: Record<string, unknown>,
   version?: WorkflowVersion,
 ): Promise<Run> {
-  const run = await seedRun(store, version ?? (await seedWorkflow(store, minimalWorkflow())).version);
+  // Created without turn 0's reservation, so run_created is the creation's only entry.
+  const run = await seedRun(store, version ?? (await seedWorkflow(store, minimalWorkflow())).version, {
+    firstTurn: false,
+  });
   return store.commit({ run, next: { ...run, status: 'running' }, audit: inputs(count, data) });
 }
 

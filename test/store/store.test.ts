@@ -78,7 +78,8 @@ describe('DynamoStore against DynamoDB Local', () => {
       expect(run.status).toBe('pending');
       expect((await store.listMessages(run.runId)).map((m) => m.role)).toEqual(['user']);
       const audit = await store.listAudit(run.runId);
-      expect(audit.map((entry) => entry.type)).toEqual(['run_created']);
+      // Turn 0's reservation is made with the run (core/first-reservation.ts).
+      expect(audit.map((entry) => entry.type)).toEqual(['run_created', 'budget_reserved']);
       expect(verifyAuditChain(audit, { owner: run.owner, runId: run.runId }).ok).toBe(true);
     });
 
@@ -122,7 +123,7 @@ describe('DynamoStore against DynamoDB Local', () => {
       const stored = await store.getRun(run.runId);
       expect(stored?.rev).toBe(1);
       const audit = await store.listAudit(run.runId);
-      expect(audit).toHaveLength(2);
+      expect(audit).toHaveLength(3); // run_created, budget_reserved, the winner's
       expect(verifyAuditChain(audit, { owner: run.owner, runId: run.runId }).ok).toBe(true);
     });
 

@@ -188,8 +188,10 @@ export async function driveRun(
   const outcomes: TurnOutcome[] = [];
   let pointer = { runId, ...from };
   for (let guard = 0; guard < 100; guard++) {
-    // Each turn is a first attempt of a new entry into Turn, in one execution per segment (core/attempt.ts).
-    const attempt = firstAttempt(`${runId}-from-${pointer.segmentStartTurn}`);
+    // Each turn is a first attempt of a new entry into Turn, in one execution per segment (core/attempt.ts):
+    // the first named after the run (as launchRun names it), each continued one after its first turn.
+    const segment = pointer.segmentStartTurn;
+    const attempt = firstAttempt(segment === 0 ? runId : `${runId}-from-${segment}`);
     const outcome = await runTurn(deps, { ...pointer, attempt });
     outcomes.push(outcome);
     if (outcome.next !== 'continue' && outcome.next !== 'continue_as_new') return outcomes;

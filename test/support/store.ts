@@ -1,10 +1,15 @@
 /** Test support: a DynamoStore on the run's DynamoDB Local, and seeded workflows and runs. */
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
+import { connectorActions, createActionCatalog, httpBuiltins } from '../../shared/actions/index.ts';
+import { type FirstTurnPlanning, reserveFirstTurn } from '../../shared/core/first-reservation.ts';
 import { prepareRun } from '../../shared/core/new-run.ts';
 import type { Clock, Ids, WaitingClock } from '../../shared/core/ports.ts';
+import { DEFAULT_PRICES } from '../../shared/core/pricing.ts';
+import { DEFAULT_MODEL_CONFIG } from '../../shared/model/resolve.ts';
 import type { TriggerProvenance } from '../../shared/schemas/run.ts';
 import {
+  isAgentVersion,
   newWorkflowRecords,
   type WorkflowHead,
   type WorkflowVersion,
@@ -65,22 +70,41 @@ function failWith(errors: unknown): never {
   throw new Error(`test workflow is invalid: ${JSON.stringify(errors)}`);
 }
 
+/**
+ * A run created as a run's creator creates it: with turn 0's budget reservation (core/first-reservation.ts)
+ * made from the real action catalog and the default prices and roles, unless `firstTurn` is false (a run
+ * created before the reservation moved to creation, or by a creator without the planning).
+ */
 export async function seedRun(
   store: DynamoStore,
   version: WorkflowVersion,
-  opts: { clock?: Clock; input?: unknown; trigger?: TriggerProvenance } = {},
+  opts: { clock?: Clock; input?: unknown; trigger?: TriggerProvenance; firstTurn?: boolean } = {},
 ) {
+  const clock = opts.clock ?? new FixedClock();
   const prepared = prepareRun({
     version,
     trigger: opts.trigger ?? { type: 'on_demand', caller: 'test' },
     input: opts.input,
-    clock: opts.clock ?? new FixedClock(),
+    clock,
     ids: randomIds,
     actor: 'owner:test',
   });
-  const { run } = await store.createRun(prepared);
+  const agent = opts.firstTurn !== false && isAgentVersion(version) ? version : undefined;
+  const { run } = await store.createRun(
+    agent ? reserveFirstTurn(prepared, agent.definition, testPlanning(store), clock) : prepared,
+  );
   return run;
 }
+
+/** What a creator reserves turn 0 from: the real catalog, the default prices and roles. */
+export const testPlanning = (store: DynamoStore): FirstTurnPlanning => ({
+  config: { prices: DEFAULT_PRICES, roles: DEFAULT_MODEL_CONFIG.roles },
+  actions: createActionCatalog({
+    notes: store,
+    httpBuiltins: httpBuiltins(),
+    connectorAction: connectorActions(),
+  }),
+});
 
 export const minimalWorkflow = (overrides: Record<string, unknown> = {}) => ({
   name: 'test-flow',

@@ -3,19 +3,16 @@
  * text (html-text.ts), other text types pass through, binary bodies are refused; the text is capped
  * (default 20,000 characters, said in the result when cut). Idempotent: a GET may be repeated.
  */
-import * as z from 'zod';
+import type * as z from 'zod';
 import type { Action } from '../../core/actions.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import { credentialProblem } from '../credential-check.ts';
 import { egressFailure, failed, succeeded } from '../outcome.ts';
+import { FetchUrlInput, fetchUrlDescription } from './fetch-url-spec.ts';
 import { htmlToText } from './html-text.ts';
 import { bodyKind, capText, DEFAULT_MAX_TEXT_CHARS, mediaTypeOf } from './response-text.ts';
-import { HttpUrlInput } from './url.ts';
 
-/** Input of `fetch_url`. */
-export const FetchUrlInput = z
-  .object({ url: HttpUrlInput.describe('Absolute http(s) URL of the page.') })
-  .strict();
+export { FetchUrlInput };
 
 /** Characters of an error page's text shown with an HTTP error. */
 const ERROR_PAGE_CHARS = 1_000;
@@ -31,9 +28,7 @@ export function fetchUrlAction(definition: WorkflowDefinition, options: FetchUrl
   const maxChars = options.maxTextChars ?? DEFAULT_MAX_TEXT_CHARS;
   return {
     name: 'fetch_url',
-    description:
-      'Read a web page or text document (GET). HTML comes back as readable text with headings, paragraphs, ' +
-      `list items and links; at most ${maxChars} characters. Binary files are not supported.`,
+    description: fetchUrlDescription(maxChars),
     input: FetchUrlInput,
     idempotent: true,
     irreversible: false,
