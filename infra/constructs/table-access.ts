@@ -47,8 +47,10 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // the audit entries in one transaction (replacing a draft checks the head as a ConditionCheck), and keeps
   // the trigger index (each entry put deletes the workflow's entry of the other trigger type).
   'workflow-write': [READ, WRITE, DELETE, CONDITION_CHECK],
-  // Creates the run once per scheduled time or event id.
-  'start-run': [READ, WRITE],
+  // Creates the run once per scheduled time or event id, with turn 0's budget reservation: a workflow with a
+  // day ceiling adds the reservation to the day's counter in the creation's transaction, an Update action
+  // (UpdateItem; shared/core/first-reservation.ts). Graph children need none: their view has no day ceiling.
+  'start-run': [READ, WRITE, UPDATE],
   // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries).
   'jobs-sweep': [READ, WRITE, UPDATE, QUERY, DELETE],
   // The jobs MCP server: the same job operations as the api's /v1/jobs (admission, queue, cancel).

@@ -16,7 +16,8 @@ import type { TurnContext } from './turn-context.ts';
 /** The request of a model call over `messages` with only the effective tools, and its price. */
 export function planModelCall(
   deps: { config: Pick<TurnDeps['config'], 'prices' | 'roles'>; actions: TurnDeps['actions'] },
-  ctx: Pick<TurnContext, 'definition' | 'grant'>,
+  // `input` absent: a plan made when the run is created (first-reservation.ts), priced, never sent.
+  ctx: Pick<TurnContext, 'definition' | 'grant'> & { input?: Pick<TurnContext['input'], 'runId'> },
   messages: TranscriptMessage[],
 ): { request: ModelRequest; price: ModelPrice } | { error: { name: string; message: string } } {
   const { definition } = ctx;
@@ -41,7 +42,7 @@ export function planModelCall(
     maxTokens: definition.model.maxTokens,
     thinking: definition.model.thinking,
     workflow: definition.name,
-    runId: ctx.input.runId,
+    ...(ctx.input ? { runId: ctx.input.runId } : {}),
   };
   try {
     return { request, price: priceFor(model, deps.config.prices) };

@@ -77,12 +77,6 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
       'Owner notices: publishing to the SSE-encrypted owner-notices topic (alias/aws/sns) needs kms:Decrypt and kms:GenerateDataKey* on its key, used by SNS for the publisher (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).',
   },
   { fn: 'expire', action: 'kms:GenerateDataKey*', reason: 'As kms:Decrypt: the owner-notices topic key.' },
-  {
-    fn: 'api',
-    action: 'dynamodb:UpdateItem',
-    reason:
-      "Delegated jobs: a client's submission takes its job number from the grant's counter, an atomic ADD (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/WorkingWithItems.html#WorkingWithItems.AtomicCounters). This flow's api function is IAM-authorized, so no JWT client can call its /v1/jobs; the same submission through the mcp function records the call (flow.ts), and test/jobs drives /v1/jobs on the local stack.",
-  },
   ...['deliver', 'mark-failed', 'api', 'external'].map((fn) => ({
     fn,
     action: 'dynamodb:ConditionCheckItem',
