@@ -5,9 +5,13 @@
  * (a loopback server reads the signature).
  */
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { defaultProvider as sdkDefaultChain } from '@aws-sdk/credential-provider-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   defaultProvider,
@@ -40,6 +44,39 @@ describe('Lambda credentials (the bundles’ default credential provider)', () =
       secretAccessKey: ROLE.AWS_SECRET_ACCESS_KEY,
       sessionToken: ROLE.AWS_SESSION_TOKEN,
     });
+  });
+
+  it("gives what the SDK's whole default chain gives in Lambda's environment: the chain tries the environment first", async () => {
+    // Lambda's environment: the role's variables, no AWS_PROFILE. A shared credentials file with other keys
+    // (which Lambda does not have) shows the chain does not get past its first link.
+    setRoleEnvironment();
+    vi.stubEnv('AWS_PROFILE', undefined);
+    const dir = mkdtempSync(join(tmpdir(), 'wf-credentials-'));
+    try {
+      const file = join(dir, 'credentials');
+      writeFileSync(file, '[default]\naws_access_key_id = AKIAFROMFILE\naws_secret_access_key = from-file\n');
+      vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', file);
+      vi.stubEnv('AWS_CONFIG_FILE', join(dir, 'config'));
+      vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
+      const sdkChainCall = sdkDefaultChain();
+      const keys = ({
+        accessKeyId,
+        secretAccessKey,
+        sessionToken,
+      }: Awaited<ReturnType<typeof sdkChainCall>>) => ({
+        accessKeyId,
+        secretAccessKey,
+        sessionToken,
+      });
+      expect(keys(await sdkChainCall())).toEqual(keys(await defaultProvider()()));
+      expect(keys(await defaultProvider()())).toEqual({
+        accessKeyId: ROLE.AWS_ACCESS_KEY_ID,
+        secretAccessKey: ROLE.AWS_SECRET_ACCESS_KEY,
+        sessionToken: ROLE.AWS_SESSION_TOKEN,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads the variables on each call, as the SDK re-resolves identities', async () => {
