@@ -1,7 +1,7 @@
 /**
  * Functions that only read workflow definitions bundle none of the save-time checks: no croner, no trigger
  * expression or event-pattern validation (schemas/trigger-checks.ts), while WorkflowWrite, which saves
- * definitions, keeps them. esbuild's metafile of each handler bundled as RuntimeFunction bundles it (CommonJS,
+ * definitions, keeps them; the Api function bundles no local event bus. esbuild's metafile of each handler bundled as RuntimeFunction bundles it (CommonJS,
  * the module build, the Lambda aliases). Sizes: `npm run bench:bundles`.
  */
 import { build } from 'esbuild';
@@ -47,6 +47,19 @@ describe('read-path bundles', () => {
     },
     60_000,
   );
+
+  it("keeps the local stack's event bus (pattern matcher, ipaddr.js) out of the Api function", async () => {
+    // On AWS, POST /v1/events puts events on EventBridge; the local bus is passed in by the local stack only.
+    const inputs = await inputsOf('api');
+    expect(
+      inputs.filter((path) =>
+        /node_modules\/ipaddr\.js\/|shared\/api\/routes\/local-events\.ts|shared\/triggers\/event-pattern\.ts/.test(
+          path,
+        ),
+      ),
+    ).toEqual([]);
+    expect(inputs).toContain('shared/api/routes/events.ts');
+  }, 60_000);
 
   it('bundles them in WorkflowWrite, which saves definitions', async () => {
     const found = saveTimeChecks(await inputsOf('workflow-write'));
