@@ -1,10 +1,11 @@
 /**
  * `node bench/bundle-contents.ts api mcp workflow-write` — what is in each function's bundle: esbuild's
  * metafile of `functions/<name>.ts` bundled as RuntimeFunction bundles it (CommonJS, node22, minified, the
- * AWS SDK included, no keepNames, the default tracing define), output bytes per npm package and per repository directory, largest
+ * AWS SDK included with the Lambda credential alias, no keepNames, the default tracing define), output bytes per npm package and per repository directory, largest
  * first. Sizes to compare with `npm run bench:bundles` (which measures the synthesized assets). Asserts nothing.
  */
 import { build } from 'esbuild';
+import { LAMBDA_BUNDLE_ALIASES } from '../infra/constructs/runtime-function.ts';
 import { printTable } from './support.ts';
 
 const repoRoot = new URL('../', import.meta.url).pathname;
@@ -19,6 +20,7 @@ async function contents(handler: string): Promise<{ bytes: number; parts: [strin
     format: 'cjs',
     target: 'node22',
     mainFields: ['module', 'main'],
+    alias: { ...LAMBDA_BUNDLE_ALIASES },
     define: { 'process.env.WF_TRACING': '"invocations"' },
     minify: true,
     keepNames: false,

@@ -19,6 +19,16 @@ import { acknowledge } from './nag.ts';
 /** The repository root: `projectRoot` of the bundles and home of `functions/` and `package-lock.json`. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/**
+ * Modules the Lambda bundles take in place of a package (esbuild `alias`): the AWS SDK's default credential
+ * chain becomes the execution role's credentials from the environment, the only link of the chain that runs in
+ * Lambda (shared/runtime/aws/lambda-credentials.ts says why and cites AWS). Local mode, the CLI and the tests
+ * import the package itself.
+ */
+export const LAMBDA_BUNDLE_ALIASES: Readonly<Record<string, string>> = {
+  '@aws-sdk/credential-provider-node': join(REPO_ROOT, 'shared/runtime/aws/lambda-credentials.ts'),
+};
+
 /** Powertools log levels accepted by `POWERTOOLS_LOG_LEVEL`. */
 export type PowertoolsLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -159,6 +169,9 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
         // (docs/deploy.md, "Function bundles", with the measurements).
         externalModules: [],
         define: definesOf(bundledEnvironment),
+        esbuildArgs: {
+          '--alias': Object.entries(LAMBDA_BUNDLE_ALIASES).map(([name, path]) => `${name}=${path}`),
+        },
       },
     });
     this.grantPrincipal = this.function.grantPrincipal;

@@ -14,7 +14,6 @@ import { grantRoutes } from './routes/grants.ts';
 import { graphRunRoutes } from './routes/graph-runs.ts';
 import { humanTaskRoutes } from './routes/human-tasks.ts';
 import { jobRoutes } from './routes/jobs.ts';
-import { localEventRoutes } from './routes/local-events.ts';
 import { mountMcp } from './routes/mcp.ts';
 import { meRoutes } from './routes/me.ts';
 import { runRoutes } from './routes/runs.ts';
@@ -49,7 +48,7 @@ export function apiRoutesPart(deps: ApiDeps): ApiPart {
       if (deps.mcp) mountMcp(app, withJobs, deps.mcp, [limit, authenticated]);
       if (deps.local?.events) {
         app.use('/local/events', limit, authenticated, ownerPathsOnly());
-        app.route('/local', localEventRoutes(deps));
+        app.route('/local', deps.local.events.routes(deps));
       }
     },
     fallbackPaths: deps.local?.events ? ['/local/events'] : [],

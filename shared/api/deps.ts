@@ -14,6 +14,7 @@ import type { ExecutionsPort } from '../runs/index.ts';
 import type { DynamoStore } from '../store/index.ts';
 import type { EventBus } from '../triggers-sync/event-bus.ts';
 import type { TriggerSync } from '../triggers-sync/port.ts';
+import type { LocalEventBus } from './routes/local-events.ts';
 
 /**
  * Who is calling: `owner` fences every read and write; `principal` is recorded as the actor. A delegated-jobs
@@ -79,8 +80,12 @@ export type ApiDeps = {
     taskTokens: { sendSuccess(token: string, output: object): Promise<unknown> };
     humanTasks?: HumanTaskPort;
   };
-  /** The local stack's extras: `POST /local/events`, and `POST /v1/events` delivered on the local bus. */
-  local?: { events: true };
+  /**
+   * The local stack's extras: `POST /local/events`, and `POST /v1/events` delivered on the local bus
+   * (`localEventBus`, routes/local-events.ts). Passed in, not imported, so the Api function's bundle carries no
+   * local pattern matcher; the local stack passes it.
+   */
+  local?: { events: LocalEventBus };
 };
 
 /** One MCP request of an authenticated jobs client. */

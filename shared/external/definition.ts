@@ -9,6 +9,7 @@ import { WorkflowNameSchema } from '../schemas/common.ts';
 import { CredRefsSchema } from '../schemas/credentials.ts';
 import { DestinationSchema } from '../schemas/destination.ts';
 import { TriggerSchema } from '../schemas/trigger.ts';
+import { CheckedTriggerSchema } from '../schemas/trigger-checks.ts';
 
 /**
  * `off`: runs are refused. `shadow`: everything up to dispatch is decided and recorded (the exact payload and
@@ -22,7 +23,8 @@ export const EngineNameSchema = z
   .string()
   .regex(/^[a-z][a-z0-9-]{0,39}$/, 'must be an engine name: lowercase letters, digits and -, at most 40');
 
-export const ExternalDefinitionSchema = z
+/** The fields of an external definition, without refinements (so the saved variant can extend it). */
+const ExternalDefinitionFieldsSchema = z
   .object({
     $schema: z
       .string()
@@ -67,19 +69,39 @@ export const ExternalDefinitionSchema = z
     budget: BudgetSchema,
     credRefs: CredRefsSchema.default({}),
   })
-  .strict()
-  .superRefine((definition, ctx) => {
-    if (definition.credential !== undefined && !(definition.credential in definition.credRefs))
-      ctx.addIssue({
-        code: 'custom',
-        path: ['credential'],
-        message: `credential slot '${definition.credential}' is not declared in credRefs`,
-      });
-    if (definition.observe.initialIntervalSeconds > definition.observe.maxIntervalSeconds)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['observe', 'initialIntervalSeconds'],
-        message: 'must not exceed observe.maxIntervalSeconds',
-      });
-  });
+  .strict();
+
+/** The cross-field checks of an external definition, run whenever one is parsed. */
+function externalDefinitionIssues(
+  definition: z.output<typeof ExternalDefinitionFieldsSchema>,
+  ctx: z.RefinementCtx,
+): void {
+  if (definition.credential !== undefined && !(definition.credential in definition.credRefs))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['credential'],
+      message: `credential slot '${definition.credential}' is not declared in credRefs`,
+    });
+  if (definition.observe.initialIntervalSeconds > definition.observe.maxIntervalSeconds)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['observe', 'initialIntervalSeconds'],
+      message: 'must not exceed observe.maxIntervalSeconds',
+    });
+}
+
+/**
+ * An external definition read back (a stored version): every check but the trigger's save-time ones, which it
+ * passed when it was saved (schemas/trigger-checks.ts).
+ */
+export const ExternalDefinitionShapeSchema =
+  ExternalDefinitionFieldsSchema.superRefine(externalDefinitionIssues);
+
+const savedExternalDefinitionSchema = () =>
+  ExternalDefinitionFieldsSchema.extend({ trigger: CheckedTriggerSchema }).superRefine(
+    externalDefinitionIssues,
+  );
+
+/** An external definition being saved: the shape and the trigger's save-time checks (pure: readers drop it). */
+export const ExternalDefinitionSchema = /* @__PURE__ */ savedExternalDefinitionSchema();
 export type ExternalDefinition = z.output<typeof ExternalDefinitionSchema>;

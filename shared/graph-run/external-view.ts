@@ -4,7 +4,7 @@
  * the graph (its credRefs, trigger and budget), so a graph step and a `kind: external` workflow share the same
  * executor, ledger rows, audit entries and cancel. The child never sees or changes the graph.
  */
-import { type ExternalDefinition, ExternalDefinitionSchema } from '../external/definition.ts';
+import { type ExternalDefinition, ExternalDefinitionShapeSchema } from '../external/definition.ts';
 import type { GraphDefinition, GraphNode } from '../graph/definition.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
@@ -44,7 +44,7 @@ export function externalStepView(graph: GraphDefinition, node: ExternalTaskNode)
  * the view of the node its parent pointer names, from the graph version the run is bound to.
  */
 export function externalDefinitionOf(stored: WorkflowVersion, run: Pick<Run, 'parent'>): ExternalDefinition {
-  if (!run.parent) return ExternalDefinitionSchema.parse(stored.definition);
+  if (!run.parent) return ExternalDefinitionShapeSchema.parse(stored.definition);
   const graph = stored.definition;
   const node =
     graph.kind === 'graph' ? graph.nodes.find((candidate) => candidate.id === run.parent?.stepId) : undefined;

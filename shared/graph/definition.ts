@@ -19,6 +19,7 @@ import {
 } from '../schemas/gate.ts';
 import { ModelSpecSchema } from '../schemas/model-spec.ts';
 import { TriggerSchema } from '../schemas/trigger.ts';
+import { CheckedTriggerSchema } from '../schemas/trigger-checks.ts';
 import { validateGraph } from './validate.ts';
 
 /** Node ids are identifiers so that conditions and templates can name them: `steps.triage.output.amount`. */
@@ -202,9 +203,13 @@ export const GraphDefinitionShapeSchema = z
 /** The fields of a graph definition, parsed, before the graph-level checks. */
 export type GraphDefinitionShape = z.output<typeof GraphDefinitionShapeSchema>;
 
+const savedGraphDefinitionSchema = () =>
+  GraphDefinitionShapeSchema.extend({ trigger: CheckedTriggerSchema }).superRefine(validateGraph);
+
 /**
- * A graph workflow definition: the fields, then the graph-level validation (validate.ts). In zod 4 a
- * `.superRefine` keeps the schema a ZodObject, so it stays a member of the `kind` discriminated union.
+ * A graph workflow definition being saved: the fields with the trigger's save-time checks
+ * (schemas/trigger-checks.ts), then the graph-level validation (validate.ts). In zod 4 a `.superRefine` keeps
+ * the schema a ZodObject, so it stays a member of the `kind` discriminated union.
  */
-export const GraphDefinitionSchema = /* @__PURE__ */ GraphDefinitionShapeSchema.superRefine(validateGraph);
+export const GraphDefinitionSchema = /* @__PURE__ */ savedGraphDefinitionSchema();
 export type GraphDefinition = z.output<typeof GraphDefinitionSchema>;

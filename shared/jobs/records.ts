@@ -11,7 +11,7 @@ import * as z from 'zod';
 import { IsoTimeSchema, OwnerIdSchema } from '../schemas/common.ts';
 import { ClientIdSchema, GrantIdSchema, JobIdSchema } from '../schemas/job.ts';
 import { StopReasonSchema } from '../schemas/run.ts';
-import { WorkflowDefinitionSchema } from '../schemas/workflow.ts';
+import { AgentDefinitionShapeSchema } from '../schemas/workflow.ts';
 import { GrantSpecSchema, JobConstraintsSchema, JobRetrySchema } from './schemas.ts';
 
 const pad = (value: number, width: number) => String(value).padStart(width, '0');
@@ -81,7 +81,7 @@ export const JobRecordSchema = z.object({
   idempotencyKey: z.string().optional(),
   constraints: JobConstraintsSchema,
   /** The agent definition the job runs: the grant snapshot ∩ the request, resolved at admission. */
-  definition: WorkflowDefinitionSchema,
+  definition: AgentDefinitionShapeSchema,
   runId: z.string().optional(),
   /** Runs of earlier attempts, oldest first. */
   previousRunIds: z.array(z.string()).default([]),

@@ -5,7 +5,7 @@
 import { canonicalJson, sha256Hex } from '../audit/index.ts';
 import { type PriceTable, priceFor } from '../core/pricing.ts';
 import { MODEL_ROLES } from '../schemas/model-spec.ts';
-import { type WorkflowDefinition, WorkflowDefinitionSchema } from '../schemas/workflow.ts';
+import { AgentDefinitionShapeSchema, type WorkflowDefinition } from '../schemas/workflow.ts';
 import { JobRejectedError } from './errors.ts';
 import type { GrantRecord } from './records.ts';
 import type { GrantSpec, JobConstraints, SubmitJobRequest } from './schemas.ts';
@@ -25,11 +25,14 @@ export function grantGateOf(grant: GrantSpec, name: string): 'allow' | 'needs_ap
   return gate === undefined ? 'allow' : typeof gate === 'string' ? gate : gate.mode;
 }
 
-/** The agent definition a grant gives a job using `tools` with `model` and `maxTurns`. */
+/**
+ * The agent definition a grant gives a job using `tools` with `model` and `maxTurns`. Its trigger is on demand,
+ * which has no save-time checks, so the shape's checks are all of them.
+ */
 export function definitionFor(grant: GrantSpec, tools: string[], model: string, maxTurns: number) {
   const pick = <T>(record: Record<string, T>) =>
     Object.fromEntries(Object.entries(record).filter(([name]) => tools.includes(name)));
-  return WorkflowDefinitionSchema.safeParse({
+  return AgentDefinitionShapeSchema.safeParse({
     name: grant.name,
     model: isRole(model) ? { role: model } : { id: model },
     prompt: { system: grant.system ?? DEFAULT_JOB_SYSTEM },

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { apiKeyAuthenticator, createApiApp, ownersOnly } from '../api/index.ts';
+import { localEventBus } from '../api/routes/local-events.ts';
 import { servedByWorkflowWrite } from '../api/workflow-write-routes.ts';
 import { createApprovalApp } from '../approvals-http/index.ts';
 import { localKeyVerifierFromFile } from '../audit-signing/index.ts';
@@ -77,7 +78,7 @@ export function localApp(args: {
     authenticator: inProcess.authenticator,
     triggerSync: localTriggerSync(store),
     auditVerifier: localKeyVerifierFromFile(args.auditPublicKeyPath),
-    local: { events: true },
+    local: { events: localEventBus },
     jobs: { models: machines.models, ...(options.jobRetry ? { retry: options.jobRetry } : {}) },
     graph: { taskTokens, humanTasks: machines.humanTaskService },
     externalEngines: machines.engines,

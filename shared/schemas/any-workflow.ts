@@ -4,9 +4,9 @@
  * union; code that runs one kind narrows with `asAgentVersion` and friends, and refuses the others.
  */
 import * as z from 'zod';
-import { ExternalDefinitionSchema } from '../external/definition.ts';
+import { ExternalDefinitionSchema, ExternalDefinitionShapeSchema } from '../external/definition.ts';
 import { GraphDefinitionSchema, GraphDefinitionShapeSchema } from '../graph/definition.ts';
-import { type WorkflowDefinition, WorkflowDefinitionSchema } from './workflow.ts';
+import { AgentDefinitionShapeSchema, type WorkflowDefinition, WorkflowDefinitionSchema } from './workflow.ts';
 
 export const WORKFLOW_KINDS = ['agent', 'graph', 'external'] as const;
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
@@ -19,15 +19,16 @@ export const AnyWorkflowDefinitionSchema = /* @__PURE__ */ z.discriminatedUnion(
 ]);
 
 /**
- * A definition read back from a stored version. It passed AnyWorkflowDefinitionSchema when it was saved, so a
- * graph's shape is parsed but its graph-level validation (JSONata, Ajv) is not run again: a read costs no
- * compile, a rule added later never makes an old version unreadable, and functions that only read versions
- * do not bundle JSONata and Ajv (the `@__PURE__` unions let esbuild drop what they do not use).
+ * A definition read back from a stored version. It passed AnyWorkflowDefinitionSchema when it was saved, so
+ * its shape is parsed but the save-time checks are not run again (a graph's graph-level validation with
+ * JSONata and Ajv, a trigger's expression, time zone and pattern checks): a read costs no compile, a rule
+ * added later never makes an old version unreadable, and functions that only read versions bundle none of
+ * JSONata, Ajv, croner or the pattern validator (the `@__PURE__` schemas let esbuild drop what they do not use).
  */
 export const StoredWorkflowDefinitionSchema = z.discriminatedUnion('kind', [
-  WorkflowDefinitionSchema,
+  AgentDefinitionShapeSchema,
   GraphDefinitionShapeSchema,
-  ExternalDefinitionSchema,
+  ExternalDefinitionShapeSchema,
 ]);
 export type AnyWorkflowDefinition = z.output<typeof AnyWorkflowDefinitionSchema>;
 export type AnyWorkflowDefinitionInput = z.input<typeof AnyWorkflowDefinitionSchema>;

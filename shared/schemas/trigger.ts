@@ -1,11 +1,10 @@
-/** `trigger`: a schedule (cron / rate with a time zone), an EventBridge event pattern, or on demand. */
+/**
+ * `trigger`: a schedule (cron / rate with a time zone), an EventBridge event pattern, or on demand. This module
+ * holds the shapes, which every stored definition is read with; the save-time checks (the expression, the time
+ * zone, the pattern and its size) are in trigger-checks.ts, so functions that only read definitions (a turn, a
+ * run start) bundle neither croner nor the pattern validator.
+ */
 import * as z from 'zod';
-import {
-  MAX_EVENT_PATTERN_CHARS,
-  patternOwnerIssues,
-  validateEventPattern,
-  validateScheduleExpression,
-} from '../triggers/index.ts';
 
 export const ScheduleTriggerSchema = z
   .object({
@@ -16,13 +15,7 @@ export const ScheduleTriggerSchema = z
       .describe('EventBridge Scheduler expression: cron(m h dom mon dow year) or rate(n unit).'),
     timezone: z.string().default('UTC').describe('IANA time zone, e.g. Europe/Berlin.'),
   })
-  .strict()
-  .superRefine((trigger, ctx) => {
-    const result = validateScheduleExpression(trigger.expression, trigger.timezone);
-    if (!result.ok)
-      for (const error of result.errors)
-        ctx.addIssue({ code: 'custom', path: [error.field], message: error.message });
-  });
+  .strict();
 
 export const EventTriggerSchema = z
   .object({
@@ -31,28 +24,7 @@ export const EventTriggerSchema = z
       .record(z.string(), z.unknown())
       .describe('An EventBridge event pattern, matched against events on the bus.'),
   })
-  .strict()
-  .superRefine((trigger, ctx) => {
-    const result = validateEventPattern(trigger.pattern);
-    const issues = [...(result.ok ? [] : result.errors), ...patternOwnerIssues(trigger.pattern)];
-    for (const error of issues) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['pattern', ...(error.path ? error.path.split('.') : [])],
-        message: error.message,
-      });
-    }
-    // The rule's pattern adds the owner stamp (checked with the owner when saved); over the quota as written
-    // can never fit. https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html
-    const length = JSON.stringify(trigger.pattern).length;
-    if (length > MAX_EVENT_PATTERN_CHARS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['pattern'],
-        message: `the pattern is ${length} characters; EventBridge accepts at most ${MAX_EVENT_PATTERN_CHARS}, owner stamp included`,
-      });
-    }
-  });
+  .strict();
 
 export const OnDemandTriggerSchema = z.object({ type: z.literal('on_demand') }).strict();
 

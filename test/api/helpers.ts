@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyAuthenticator, createApiApp } from '../../shared/api/index.ts';
+import { localEventBus } from '../../shared/api/routes/local-events.ts';
 import type { AnchorSigner, AnchorVerifier } from '../../shared/audit/index.ts';
 import type { TurnPointer } from '../../shared/core/outcome.ts';
 import { BUILTIN_ENGINE_FACTORIES } from '../../shared/external/builtins.ts';
@@ -140,7 +141,7 @@ export function apiHarness(
     ...(options.audit ? { auditVerifier: options.audit.verifier } : {}),
     ...(options.alertTopicArns ? { alertTopicArns: options.alertTopicArns } : {}),
     ...(options.alertTopicOwners ? { alertTopicOwners: options.alertTopicOwners } : {}),
-    ...(options.local === false ? {} : { local: { events: true as const } }),
+    ...(options.local === false ? {} : { local: { events: localEventBus } }),
     ...(options.eventBus ? { eventBus: options.eventBus } : {}),
     ...(options.approverReach ? { approverReach: options.approverReach } : {}),
     ...(options.externalEngines === null

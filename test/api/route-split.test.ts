@@ -11,6 +11,7 @@ import * as z from 'zod';
 import { createApiFunctionApp } from '../../shared/api/api-function-app.ts';
 import { createApiApp } from '../../shared/api/app.ts';
 import type { ApiDeps, ApiEnv } from '../../shared/api/deps.ts';
+import { localEventBus } from '../../shared/api/routes/local-events.ts';
 import { WorkflowDefinitionBodySchema, WorkflowDefinitionShapeSchema } from '../../shared/api/schemas.ts';
 import { createWorkflowWriteApp } from '../../shared/api/workflow-write-app.ts';
 import { WORKFLOW_WRITE_ROUTES } from '../../shared/api/workflow-write-routes.ts';
@@ -18,7 +19,7 @@ import { WORKFLOW_WRITE_ROUTES } from '../../shared/api/workflow-write-routes.ts
 // Building the apps reads no port: listing and fallback requests never reach the store.
 const deps = {
   authenticator: { authenticate: () => ({ owner: 'alice', principal: 'alice' }) },
-  local: { events: true },
+  local: { events: localEventBus },
   mcp: async () => new Response(null, { status: 204 }),
 } as unknown as ApiDeps;
 

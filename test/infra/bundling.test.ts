@@ -10,6 +10,8 @@ import { RuntimeFunction } from '../../infra/constructs/runtime-function.ts';
 let outdir: string;
 /** Bundle code (index.js) by function id. */
 const code: Record<string, string> = {};
+/** The source files each bundle holds code from (its index.js.map's `sources`), by function id. */
+const sources: Record<string, string[]> = {};
 let expireDir: string;
 
 beforeAll(() => {
@@ -42,6 +44,7 @@ beforeAll(() => {
     const logicalId = stack.getLogicalId(fn.function.node.defaultChild as never);
     const asset = template.Resources[logicalId]!.Metadata['aws:asset:path']!;
     code[id] = readFileSync(join(outdir, asset, 'index.js'), 'utf8');
+    sources[id] = JSON.parse(readFileSync(join(outdir, asset, 'index.js.map'), 'utf8')).sources;
     if (id === 'Expire') expireDir = join(outdir, asset);
   }
 }, 240_000);
@@ -76,9 +79,13 @@ describe('RuntimeFunction bundling', () => {
   });
 
   it('keeps a handler to what its path uses: Expire has no model SDK, no HTTP client, no KMS, no zod locales', () => {
-    // KMS's service name (TrentService). STS is not checked: the SDK's credential chain holds a nested STS
-    // client, loaded only for web-identity credentials (never in Lambda, whose credentials are in the environment).
-    for (const absent of ['api.anthropic.com', 'llhttp', 'TrentService']) {
+    // KMS's and STS's service names (TrentService, AWSSecurityTokenServiceV20110615).
+    for (const absent of [
+      'api.anthropic.com',
+      'llhttp',
+      'TrentService',
+      'AWSSecurityTokenServiceV20110615',
+    ]) {
       expect(holds('Expire', absent), absent).toBe(false);
     }
     // zod's Hebrew locale message for an invalid input (zod/v4/locales/he.js).
@@ -101,6 +108,46 @@ describe('RuntimeFunction bundling', () => {
     expect(holds('TurnAnthropic', 'ANTHROPIC_BEDROCK_BASE_URL')).toBe(false);
     expect(holds('TurnBedrock', 'ANTHROPIC_BEDROCK_BASE_URL')).toBe(true);
     expect(holds('TurnAnthropic', 'api.anthropic.com')).toBe(true);
+  });
+});
+
+describe('RuntimeFunction credentials', () => {
+  /** Sources of the default chain's other links: SSO, ini files, process, web identity, container/IMDS, login. */
+  const chainLink =
+    /node_modules\/(@aws-sdk\/(credential-provider-(?!env\/)[^/]+|nested-clients|token-providers)|@smithy\/credential-provider-imds)\//;
+
+  it('takes the credentials Lambda sets in the environment and bundles no other link of the default chain', () => {
+    for (const id of ['Expire', 'TurnAnthropic']) {
+      expect(
+        sources[id]!.filter((source) => chainLink.test(source)),
+        id,
+      ).toEqual([]);
+      expect(
+        sources[id]!.some((source) => source.endsWith('shared/runtime/aws/lambda-credentials.ts')),
+        id,
+      ).toBe(true);
+      // SSO's and SSO OIDC's service names, the web-identity and container-credential variables.
+      for (const absent of [
+        'SWBPortalService',
+        'AWSSSOOIDCService',
+        'AWS_WEB_IDENTITY_TOKEN_FILE',
+        'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+      ]) {
+        expect(holds(id, absent), `${id}: ${absent}`).toBe(false);
+      }
+    }
+  });
+
+  it('keeps the STS client where owner sessions use it (Turn reads owner secrets with an AssumeRole session)', () => {
+    expect(
+      sources.TurnAnthropic!.some((source) =>
+        source.endsWith('@aws-sdk/client-sts/dist-es/commands/AssumeRoleCommand.js'),
+      ),
+    ).toBe(true);
+    expect(holds('TurnAnthropic', 'AWSSecurityTokenServiceV20110615')).toBe(true);
+    expect(
+      sources.TurnAnthropic!.some((source) => source.endsWith('shared/credentials/owner-sessions.ts')),
+    ).toBe(true);
   });
 });
 

@@ -9,14 +9,13 @@ import { readJsonBody } from '../body.ts';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { ownedPutEvents } from './event-intake.ts';
-import { deliverLocally } from './local-events.ts';
 
 export function eventRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.post('/', async (c) => {
     const { entries, events } = ownedPutEvents(deps, await readJsonBody(c), c.get('identity').owner);
     if (deps.local?.events) {
-      const runs = await deliverLocally(deps, events);
+      const runs = await deps.local.events.deliver(deps, events);
       return c.json({ FailedEntryCount: 0, Entries: events.map((event) => ({ EventId: event.id })), runs });
     }
     if (!deps.eventBus) throw new ApiError(501, 'not_configured', 'this deployment has no event bus');

@@ -74,7 +74,7 @@ export async function deliverLocally(deps: ApiDeps, events: EventEnvelope[]): Pr
   return runs;
 }
 
-export function localEventRoutes(deps: ApiDeps): Hono<ApiEnv> {
+function localEventRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.post('/events', async (c) => {
     const events = ownedLocalEvents(deps, await readJsonBody(c), c.get('identity').owner);
@@ -83,3 +83,7 @@ export function localEventRoutes(deps: ApiDeps): Hono<ApiEnv> {
   });
   return app;
 }
+
+/** The local event bus as the API takes it (`ApiDeps.local.events`): the `/local` routes and the delivery. */
+export type LocalEventBus = { routes: typeof localEventRoutes; deliver: typeof deliverLocally };
+export const localEventBus: LocalEventBus = { routes: localEventRoutes, deliver: deliverLocally };
