@@ -54,7 +54,8 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries).
   'jobs-sweep': [READ, WRITE, UPDATE, QUERY, DELETE],
   // The jobs MCP server: the same job operations as the api's /v1/jobs (admission, queue, cancel).
-  mcp: [READ, WRITE, UPDATE, QUERY, DELETE],
+  // A cancel anchors the run's head as Deliver does (a pending anchor under contention: ConditionCheckItem).
+  mcp: [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // Graph runs: loads the run with its steps (Query), reads the bound version, commits step changes; a human
   // task whose wait timed out is recorded expired (GetItem, then a Put in the step's transaction).
   'graph-advance': [READ, WRITE, QUERY],

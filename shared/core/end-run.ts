@@ -34,7 +34,7 @@ export async function endRun(
   ending: RunEnding,
 ): Promise<Run | undefined> {
   for (let attempt = 1; ; attempt++) {
-    const { run, transcript } = await readRunForEnding(deps.store, ending.runId);
+    const { run, transcript } = await readRunForEnding(deps.store, ending.runId, ending.accept !== undefined);
     if (!run || (ending.accept && !ending.accept(run))) return undefined;
     if (isTerminalRunStatus(run.status)) {
       // Ended before (by its turn, or a retried call): nothing more is written, so anchor its final head.
@@ -108,12 +108,16 @@ export async function endRun(
  * The run and, where the store reads both in one request (`getRunWithMessages`), its transcript: used only
  * when it holds the run's `messageCount` messages (append-only), i.e. is this revision's; otherwise (a commit
  * landed between the two, or a store without that read) the transcript is read after the run, as before.
+ * An ending that must first accept the run (a caller's cancel: its own runs only) reads the run alone: the
+ * transcript is read after the check, so another owner's run costs the one request a missing id does, and none
+ * of its messages are read.
  */
 async function readRunForEnding(
   store: RunStore,
   runId: string,
+  checksOwner: boolean,
 ): Promise<{ run: Run | undefined; transcript?: TranscriptMessage[] }> {
-  if (!store.getRunWithMessages) return { run: await store.getRun(runId) };
+  if (checksOwner || !store.getRunWithMessages) return { run: await store.getRun(runId) };
   const { run, messages } = await store.getRunWithMessages(runId);
   return { run, ...(run && messages.length === run.messageCount ? { transcript: messages } : {}) };
 }

@@ -21,8 +21,10 @@ export async function cancelRun(
   args: { owner: string; runId: string; actor: string },
 ): Promise<Run | undefined> {
   const before = await deps.store.getRun(args.runId);
+  // Another owner's run answers as a missing one does, after the same single read.
+  if (!before || before.owner !== args.owner) return undefined;
   // An external run is cancelled through its engine by its own execution (shared/external/run/request-cancel.ts).
-  if (before?.kind === 'external' && before.owner === args.owner && !isTerminalRunStatus(before.status))
+  if (before.kind === 'external' && !isTerminalRunStatus(before.status))
     return requestExternalCancel(deps, before, args.actor);
   const run = await endRun(deps, {
     runId: args.runId,
@@ -34,7 +36,7 @@ export async function cancelRun(
     accept: (candidate) => candidate.owner === args.owner,
   });
   // Stop the execution only when this call ended the run (a finished run has no execution to stop).
-  if (run?.status === 'cancelled' && before?.status !== 'cancelled' && run.executionArn) {
+  if (run?.status === 'cancelled' && before.status !== 'cancelled' && run.executionArn) {
     await deps.executions.stop(run.executionArn, 'cancelled by owner');
   }
   // A graph run: running child runs are cancelled too, waiting human tasks closed, open steps `cancelled`.

@@ -6,6 +6,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { markRunFailed } from '../../shared/core/mark-failed.ts';
 import { runTurn } from '../../shared/core/turn.ts';
+import { cancelRun } from '../../shared/runs/cancel-run.ts';
 import { DynamoStore } from '../../shared/store/index.ts';
 import { engineDeps, ScriptedModel, text, toolUse } from '../support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
@@ -85,5 +86,44 @@ describe('ending a run reads the run and its transcript together', () => {
     const messages = await store.listMessages(runId);
     expect(messages).toHaveLength(ended?.messageCount ?? -1);
     expect(messages.at(-1)?.role).toBe('user');
+  });
+});
+
+describe("cancelling another owner's run", () => {
+  it('costs the one read a missing id costs, and reads none of its messages', async () => {
+    // Prepare: bob's run with a transcript over 1 MB (several pages of messages)
+    const { store, sent } = countingStore();
+    const runId = await runningAfterOneCall(store);
+    const run = (await store.getRun(runId))!;
+    const big = 'x'.repeat(300_000);
+    const handle = await store.commit({
+      run,
+      next: { ...run, messageCount: run.messageCount + 4 },
+      messages: [0, 1, 2, 3].map((i) => ({
+        schemaVersion: 1 as const,
+        runId,
+        seq: run.messageCount + i,
+        turn: run.turn,
+        role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+        content: [{ type: 'text' as const, text: big }],
+        createdAt: run.createdAt,
+      })),
+    });
+    expect(handle.messageCount).toBe(run.messageCount + 4);
+    const deps = { store, executions: { stop: async () => {} } as never, clock: new FixedClock() };
+    sent.length = 0;
+
+    // Act
+    const foreign = await cancelRun(deps, { owner: 'someone-else', runId, actor: 'user:someone-else' });
+    const foreignRequests = [...sent];
+    sent.length = 0;
+    const missing = await cancelRun(deps, { owner: 'someone-else', runId: 'run_missing', actor: 'x' });
+
+    // Assess: both undefined, after the same single GetItem; the run is untouched
+    expect(foreign).toBeUndefined();
+    expect(missing).toBeUndefined();
+    expect(foreignRequests).toEqual(['GetItem']);
+    expect(sent).toEqual(['GetItem']);
+    expect((await store.getRun(runId))?.status).toBe('running');
   });
 });

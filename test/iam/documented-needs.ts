@@ -77,7 +77,7 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
       'Owner notices: publishing to the SSE-encrypted owner-notices topic (alias/aws/sns) needs kms:Decrypt and kms:GenerateDataKey* on its key, used by SNS for the publisher (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).',
   },
   { fn: 'expire', action: 'kms:GenerateDataKey*', reason: 'As kms:Decrypt: the owner-notices topic key.' },
-  ...['deliver', 'mark-failed', 'api', 'external'].map((fn) => ({
+  ...['deliver', 'mark-failed', 'api', 'mcp', 'external'].map((fn) => ({
     fn,
     action: 'dynamodb:ConditionCheckItem',
     reason:
