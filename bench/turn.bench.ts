@@ -5,6 +5,7 @@
  * same run) and against the bare SDK with no persistence. Prints tables; asserts nothing.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { requestApproval } from '../shared/approvals-http/index.ts';
 import { decideApproval } from '../shared/core/approval-ops.ts';
 import type { TurnDeps } from '../shared/core/engine.ts';
 import { runTurn } from '../shared/core/turn.ts';
@@ -185,11 +186,17 @@ try {
   // Per phase, so a change shows where its requests went (a phase is counted once per run).
   const phases = {
     'request approval (the turn that parks)': tally(),
+    'RequestApproval (task token, links sent, audited)': tally(),
     'page load (approval + run, for the link)': tally(),
     'decide (conditional write)': tally(),
     'resume (answer the call, final model call)': tally(),
   };
-  const [requesting, loading, deciding, resuming] = Object.values(phases) as Tally[];
+  const [requesting, notifying, loading, deciding, resuming] = Object.values(phases) as Tally[];
+  // The RequestApproval function's work, as on AWS: the task token stored, a link sent to each approver (an
+  // in-memory channel: SNS is no DynamoDB request), the notices audited.
+  const approvalChannel = { channel: 'bench', reaches: () => true, notify: async () => {} };
+  const taskTokens = { sendSuccess: async () => 'sent' as const, sendFailure: async () => 'sent' as const };
+  const benchKeyring = { current: { kid: 'bench', secret: 'bench-approval-secret-0123456789abcdef' } };
   for (let i = 0; i < RUNS; i++) {
     const run = await seedRun(store, gated.version, { clock });
     const deps = engineDeps(store, model('gated'), { clock });
@@ -201,6 +208,20 @@ try {
       attempt: firstAttempt(run.runId),
     });
     add(requesting!, before, snapshot(counts));
+    before = snapshot(counts);
+    await requestApproval(
+      {
+        store,
+        clock,
+        keyring: benchKeyring,
+        publicBaseUrl: 'http://127.0.0.1:8787',
+        notifier: approvalChannel,
+        taskTokens,
+        logger: { info: () => {}, warn: () => {}, error: () => {} },
+      },
+      { runId: run.runId, taskToken: `bench-token-${i}` },
+    );
+    add(notifying!, before, snapshot(counts));
     // The bench's own look-up of the approval id is not counted (the approval link carries it).
     const [approvalId] = (await store.getRun(run.runId))!.pendingApprovalIds;
     // As the decision page does: load the approval and its run for the link, then decide with them.
@@ -236,18 +257,21 @@ try {
     { turn: 'all turns (average)', ...perTurn(allTurns) },
     { turn: 'floor (1 GetItem + 1 TransactWriteItems)', ...perTurn(floorTally) },
   ]);
-  printTable(`Gated turn: request + decide + resume, 2 model calls (${RUNS} runs)`, [
-    ...Object.entries(phases).map(([phase, t]) => ({
-      phase,
-      'requests (reads + transactions)': requests(t),
-      ...perTurn({ ...t, turns: RUNS }),
-    })),
-    {
-      phase: 'gated turn (all phases)',
-      'requests (reads + transactions)': requests(gatedTally),
-      ...perTurn(gatedTally),
-    },
-  ]);
+  printTable(
+    `Gated turn: request (the parking turn and RequestApproval) + decide + resume, 2 model calls (${RUNS} runs)`,
+    [
+      ...Object.entries(phases).map(([phase, t]) => ({
+        phase,
+        'requests (reads + transactions)': requests(t),
+        ...perTurn({ ...t, turns: RUNS }),
+      })),
+      {
+        phase: 'gated turn (all phases)',
+        'requests (reads + transactions)': requests(gatedTally),
+        ...perTurn(gatedTally),
+      },
+    ],
+  );
   printTable(`Time per turn, zero-latency scripted model, DynamoDB Local (${RUNS * TURNS} turns each)`, [
     { loop: 'runtime (gates, ledger, budget, audit, DynamoDB)', 'ms/turn': runtimeMs.toFixed(2) },
     { loop: 'durable floor (bare SDK + 1 GetItem + 1 TransactWriteItems)', 'ms/turn': floorMs.toFixed(2) },

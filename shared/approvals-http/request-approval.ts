@@ -12,7 +12,7 @@ import {
   keyringSourceOf,
   signApprovalLink,
 } from '../approvals/index.ts';
-import { attachTaskToken, pendingApprovals } from '../core/approval-ops.ts';
+import { attachTaskTokenToRun, pendingApprovals } from '../core/approval-ops.ts';
 import { RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { RunConflictError } from '../core/store-errors.ts';
@@ -25,6 +25,7 @@ import {
   sendOwnerNotice,
 } from '../notify/index.ts';
 import type { Approval } from '../schemas/approval.ts';
+import type { Run } from '../schemas/run.ts';
 import { type ApprovalLogger, consoleLogger } from './deps.ts';
 import type { TaskTokenAnswer, TaskTokensPort } from './task-tokens.ts';
 import { denyUndeliverable, type Unreached } from './undeliverable.ts';
@@ -61,9 +62,15 @@ export type RequestApprovalResult =
   | { status: 'not_waiting'; answer: TaskTokenAnswer };
 
 /** Appends entries to the run's chain in a fenced commit that changes nothing else; retried on a lost race. */
-async function appendAudit(deps: RequestApprovalDeps, runId: string, audit: AuditInput[]): Promise<void> {
+async function appendAudit(
+  deps: RequestApprovalDeps,
+  runId: string,
+  audit: AuditInput[],
+  known?: Run,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const run = await deps.store.getRun(runId);
+    // The run as the token's commit left it, on the first try: a write meanwhile fails the fence, then re-read.
+    const run = attempt === 1 && known ? known : await deps.store.getRun(runId);
     if (run === undefined) return;
     try {
       await new RunHandle(run, deps).commit({ audit });
@@ -119,7 +126,12 @@ export async function requestApproval(
   // A misconfigured base URL fails here, loudly, not as one failed notice per approver.
   approvalPostUrl(deps.publicBaseUrl, 'apr_0000000000');
   // A graph step's wait asks for its own approval only (`approvalId`); a turn's wait for all of its run's.
-  const attached = await attachTaskToken(deps, runId, taskToken, approvalId);
+  const { approvals: attached, run: attachedRun } = await attachTaskTokenToRun(
+    deps,
+    runId,
+    taskToken,
+    approvalId,
+  );
   if (attached.length === 0) {
     const answer = await deps.taskTokens.sendSuccess(taskToken, { runId, nothingPending: true });
     logger.info('no approval pending; wait answered at once', { runId, answer });
@@ -168,6 +180,7 @@ export async function requestApproval(
         actor: 'system',
         data: { approvalId, approver, channel: deps.notifier.channel },
       })),
+      attachedRun,
     );
   }
   logger.info('approval notices sent', { runId, channel: deps.notifier.channel, notified, failed });

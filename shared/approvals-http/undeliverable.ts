@@ -22,6 +22,8 @@ export async function denyUndeliverable(
   runId: string,
   unreached: readonly Unreached[],
 ): Promise<Approval[]> {
+  // Every approval reached someone: nothing to deny, nothing to read.
+  if (unreached.length === 0) return [];
   for (let attempt = 1; ; attempt++) {
     const run = await deps.store.getRun(runId);
     // A turn's approvals wait with the run `awaiting_approval`; a graph step's with the run still `running`.

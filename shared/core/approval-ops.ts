@@ -56,24 +56,39 @@ export async function attachTaskToken(
   taskToken: string,
   approvalId?: string,
 ): Promise<Approval[]> {
+  return (await attachTaskTokenToRun(deps, runId, taskToken, approvalId)).approvals;
+}
+
+/**
+ * `attachTaskToken`, with the run as its commit left it (undefined when nothing was attached), so a caller's
+ * next write to the run (RequestApproval's audit of the notices) need not read it again.
+ */
+export async function attachTaskTokenToRun(
+  deps: Deps,
+  runId: string,
+  taskToken: string,
+  approvalId?: string,
+): Promise<{ approvals: Approval[]; run?: Run }> {
   return withRunRetry(async () => {
     const run = await deps.store.getRun(runId);
     if (approvalId !== undefined) {
-      if (!run || isTerminalRunStatus(run.status) || !run.pendingApprovalIds.includes(approvalId)) return [];
-    } else if (run?.status !== 'awaiting_approval') return [];
+      if (!run || isTerminalRunStatus(run.status) || !run.pendingApprovalIds.includes(approvalId))
+        return { approvals: [] };
+    } else if (run?.status !== 'awaiting_approval') return { approvals: [] };
     const pending = (await pendingApprovalsOf(deps.store, run)).filter(
       (approval) => approvalId === undefined || approval.approvalId === approvalId,
     );
-    if (pending.length === 0) return [];
+    if (pending.length === 0) return { approvals: [] };
     const updated = pending.map((approval) => ({ ...approval, taskToken }));
-    await new RunHandle(run, deps).commit({
+    const handle = new RunHandle(run, deps);
+    await handle.commit({
       approvalUpdate: pending.map((read, i) => ({
         approval: updated[i]!,
         expectedStatus: 'pending' as const,
         expectedTaskToken: read.taskToken ?? null,
       })),
     });
-    return updated;
+    return { approvals: updated, run: handle.run };
   });
 }
 
