@@ -53,9 +53,9 @@ export function unusedAheadReservation(
   if (!held?.ahead || held.turn !== run.turn || !isFirstAttempt(attempt)) return undefined;
   const ahead = held.ahead;
   const ours =
-    'executionId' in ahead
-      ? ahead.executionId === attempt.executionId
-      : isExecutionNamed(attempt.executionId, ahead.executionName);
+    'executionName' in ahead
+      ? isExecutionNamed(attempt.executionId, ahead.executionName)
+      : ahead.executionId === attempt.executionId;
   return ours ? held : undefined;
 }
 

@@ -28,7 +28,11 @@ type ReservationSpec = {
 export function reservationPart(run: Run, budget: Budget, spec: ReservationSpec): ChangePart {
   const { turn, usd, day, waitedMs = 0, executionId, executionName } = spec;
   const daily = budget.maxUsdPerDay !== undefined;
-  const ahead = executionId ? { executionId } : executionName ? { executionName } : undefined;
+  const ahead = executionId
+    ? { executionId }
+    : executionName
+      ? { executionName, executionId: '' as const }
+      : undefined;
   return {
     next: (current) => ({ ...current, reservation: { turn, usd, day, daily, ...(ahead ? { ahead } : {}) } }),
     ...(daily

@@ -115,7 +115,13 @@ export const RunSchema = z.object({
        * other counts it as spent.
        */
       ahead: z
-        .union([z.object({ executionId: z.string() }), z.object({ executionName: z.string() })])
+        .union([
+          // `executionId: ''` beside the name: the previous release reads `ahead` as `{ executionId }` only
+          // (a missing one fails its parse), and an empty id is never its execution, so its Turn counts this
+          // reservation as spent and reserves again: an upgrade or a rollback over-counts, never fails a run.
+          z.object({ executionName: z.string(), executionId: z.literal('').optional() }),
+          z.object({ executionId: z.string() }),
+        ])
         .optional(),
     })
     .optional(),

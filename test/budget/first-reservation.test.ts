@@ -83,7 +83,7 @@ describe("turn 0's reservation made by the run's creation", () => {
       usd: expect.any(Number),
       day: DAY,
       daily: true,
-      ahead: { executionName: run.runId },
+      ahead: { executionName: run.runId, executionId: '' },
     });
     expect(stored.reservation!.usd).toBeGreaterThan(0);
     expect(await store.getDaySpendDetail(version.owner, version.workflowId, DAY)).toEqual({
