@@ -7,6 +7,7 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { handle } from 'hono/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readAllSteps, type StepsPageBody } from '../../shared/runs/step-reader.ts';
 import type { GraphStep } from '../../shared/schemas/graph-step.ts';
 import { keys } from '../../shared/store/keys.ts';
 import { httpEvent } from '../iam/lambdas.ts';
@@ -18,8 +19,6 @@ const LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024;
 
 /** JSON-looking text: every quote costs 4 bytes once the page is the `body` string of the Lambda result. */
 const jsonText = (bytes: number) => '{"key":"value","n":1}\n'.repeat(Math.ceil(bytes / 22)).slice(0, bytes);
-
-type StepsBody = { runId: string; steps: GraphStep[]; nextToken?: string };
 
 async function startRun() {
   const { workflowId } = (await h.alice.post('/v1/workflows', definition())).body.workflow;
@@ -86,17 +85,13 @@ describe('GET /v1/runs/{id}/steps over 6 MB', () => {
 
   it('gives every page within a Lambda response, and the pages joined are the stored steps', async () => {
     const sizes: number[] = [];
-    const steps: GraphStep[] = [];
-    let token: string | undefined;
-    do {
-      const query = token ? `?nextToken=${encodeURIComponent(token)}` : '';
-      const { result, bytes } = await lambdaGet(`/v1/runs/${runId}/steps${query}`);
+    // As the CLI and the console read them (step-reader.ts): following nextToken.
+    const steps = await readAllSteps(runId, async (path) => {
+      const { result, bytes } = await lambdaGet(path);
       expect(result.statusCode).toBe(200);
       sizes.push(bytes);
-      const page = JSON.parse(result.body) as StepsBody;
-      steps.push(...page.steps);
-      token = page.nextToken;
-    } while (token);
+      return JSON.parse(result.body) as StepsPageBody;
+    });
     expect(steps).toEqual(shown(stored));
     expect(sizes.length).toBeGreaterThan(1);
     expect(Math.max(...sizes)).toBeLessThan(LAMBDA_RESPONSE_BYTES);
