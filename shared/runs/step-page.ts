@@ -10,10 +10,25 @@ import type { GraphStep } from '../schemas/graph-step.ts';
 import { encodedBytes } from './response-bytes.ts';
 import { TRANSCRIPT_PAGE_BYTES } from './transcript-page.ts';
 
-/** What one page's steps may cost, escaped as sent: as a transcript page, room for the console's escaping. */
-export const STEP_PAGE_BYTES = TRANSCRIPT_PAGE_BYTES;
+/** What one page of a listing may cost, escaped as sent: as a transcript page, room for the console's escaping. */
+export const LISTING_PAGE_BYTES = TRANSCRIPT_PAGE_BYTES;
+export const STEP_PAGE_BYTES = LISTING_PAGE_BYTES;
 
 export type StepPage<S> = { steps: S[]; more: boolean };
+
+/**
+ * The first of `items` (shown as sent) whose cost as sent fits `bytes`, at least one: how many of them a
+ * page holds. Any listing whose items can be large pages this way (steps here, human tasks).
+ */
+export function fittingCount(items: readonly unknown[], bytes: number): number {
+  let used = 0;
+  for (const [index, item] of items.entries()) {
+    // Each item after the first also costs its comma in the array.
+    used += encodedBytes(item) + (index > 0 ? 1 : 0);
+    if (index > 0 && used > bytes) return index;
+  }
+  return items.length;
+}
 
 /**
  * The steps of the page out of `steps` (read in order, `more`: the run has steps after them), as `show`
@@ -25,15 +40,7 @@ export function stepPage<S>(
   show: (step: GraphStep) => S,
   bytes = STEP_PAGE_BYTES,
 ): StepPage<S> {
-  const page: S[] = [];
-  let used = 0;
-  for (const step of steps) {
-    const shown = show(step);
-    // Each step after the first also costs its comma in the array.
-    const cost = encodedBytes(shown) + (page.length > 0 ? 1 : 0);
-    if (page.length > 0 && used + cost > bytes) return { steps: page, more: true };
-    page.push(shown);
-    used += cost;
-  }
-  return { steps: page, more };
+  const shown = steps.map(show);
+  const count = fittingCount(shown, bytes);
+  return { steps: shown.slice(0, count), more: more || count < shown.length };
 }
