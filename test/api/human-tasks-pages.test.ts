@@ -1,7 +1,7 @@
 /**
  * `GET /v1/human-tasks` stays under Lambda's 6 MB response limit
  * (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html): a task shows up to 20 context
- * values of 4,000 characters, so 25 such tasks pass it; a page keeps the tasks that fit, and following
+ * values of 4,000 characters, and one DynamoDB Query page (1 MB stored) of such tasks passes it; a page keeps the tasks that fit, and following
  * `nextToken` gives every task once, newest first.
  */
 import { handle } from 'hono/aws-lambda';
@@ -13,8 +13,12 @@ import { apiHarness, ownTableName } from './helpers.ts';
 
 const h = apiHarness({ tableName: await ownTableName() });
 const LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024;
-/** A context value at its bound, all quotes: each costs 4 bytes once escaped inside the Lambda result. */
-const QUOTES = '"'.repeat(3999);
+/**
+ * A context value at its bound (4,000 characters as JSON), shown whole: control characters, stored as one
+ * byte each and costing 7 once escaped inside the Lambda result, so DynamoDB's 1 MB Query page alone does
+ * not keep the answer under 6 MB.
+ */
+const CONTROLS = '\u0001'.repeat(666);
 
 async function seedTasks(count: number): Promise<string[]> {
   const clock = new FixedClock();
@@ -41,11 +45,10 @@ async function seedTasks(count: number): Promise<string[]> {
       formHash: 'a'.repeat(64),
       context: Array.from({ length: 20 }, (_, n) => ({
         path: `steps.s${n}.output`,
-        value: QUOTES,
-        truncated: true as const,
+        value: CONTROLS,
       })),
       status: 'open',
-      createdAt: `2026-12-01T08:${String(i).padStart(2, '0')}:00.000Z`,
+      createdAt: `2026-12-01T${String(8 + Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00.000Z`,
       expiresAt: '2026-12-02T00:00:00.000Z',
       taskToken: 'secret-task-token',
     };
@@ -67,7 +70,7 @@ async function lambdaGet(path: string) {
 describe('GET /v1/human-tasks with large tasks', () => {
   let newestFirst: string[];
   beforeAll(async () => {
-    newestFirst = await seedTasks(25);
+    newestFirst = await seedTasks(80);
   }, 120_000);
 
   it('gives every page within a Lambda response, and every task once, newest first', async () => {
@@ -87,7 +90,7 @@ describe('GET /v1/human-tasks with large tasks', () => {
     expect(sizes.length).toBeGreaterThan(1);
     expect(Math.max(...sizes)).toBeLessThan(LAMBDA_RESPONSE_BYTES);
     console.log(
-      `[human-tasks] 25 tasks, ${sizes.length} pages, largest Lambda result ${Math.max(...sizes)} bytes`,
+      `[human-tasks] 80 tasks, ${sizes.length} pages, largest Lambda result ${Math.max(...sizes)} bytes`,
     );
   });
 });
