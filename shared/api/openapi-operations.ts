@@ -284,10 +284,15 @@ export const OPERATIONS: Operation[] = [
     operationId: 'listRunSteps',
     tag: 'runs',
     pathParams: ['id'],
+    query: s.StepsQuerySchema,
     summary:
       "A graph run's steps: status, attempt, input, output, error and timings (steps not started are absent).",
-    responses: { '200': { description: 'The steps.', schema: 'RunStepsResponse' } },
-    errors: { ...NOT_FOUND },
+    description:
+      'A page at a time: whole steps up to 1,000,000 bytes as sent (a Lambda response is at most 6 MB) and ' +
+      '`limit` steps; follow `nextToken`. A run whose steps fit one page is answered as before, without ' +
+      '`nextToken`. docs/api.md.',
+    responses: { '200': { description: 'One page of steps, in step-id order.', schema: 'RunStepsResponse' } },
+    errors: { ...NOT_FOUND, '400': 'nextToken or limit invalid.' },
   },
   {
     method: 'post',

@@ -51,6 +51,8 @@ export const tokenShapes = {
   receipts: (runId: string): TokenShape => ({ pk: { equals: `RUN#${runId}` }, sk: { prefix: 'TOOL#' } }),
   /** Where a run's next transcript page starts (shared/api/routes/transcript.ts). */
   transcript: (runId: string): TokenShape => ({ pk: { equals: `RUN#${runId}` }, sk: { prefix: 'MSG#' } }),
+  /** Where a graph run's next steps page starts (the run is the caller's: checked before). */
+  steps: (runId: string): TokenShape => ({ pk: { equals: `RUN#${runId}` }, sk: { prefix: 'STEP#' } }),
   humanTasks: (owner: string): TokenShape => ({
     pk: { prefix: 'RUN#' },
     sk: { prefix: 'HTK#' },

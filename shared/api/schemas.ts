@@ -262,7 +262,13 @@ export const RunPageSchema = page(RunSchema);
 export const RunStepsResponseSchema = z.object({
   runId: z.string(),
   steps: z.array(GraphStepSchema.omit({ taskToken: true })),
+  nextToken: z
+    .string()
+    .optional()
+    .describe('Present when the run has more steps: pass it back for the next page.'),
 });
+/** `GET /v1/runs/{id}/steps`: `limit` steps at most, and the token of the page before. */
+export const StepsQuerySchema = ListWorkflowsQuerySchema;
 /** One part of a message too large for a page (shared/runs/message-parts.ts); join them with `more`/`continued`. */
 export const TranscriptMessagePartSchema = TranscriptMessageSchema.omit({ content: true }).extend({
   part: z.number().int().nonnegative().describe('Which part this is, from 0.'),

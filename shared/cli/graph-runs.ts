@@ -1,4 +1,5 @@
 /** `wf run steps|pause|resume|cancel|retry-step`: a graph run's steps and the operator controls (docs/cli.md). */
+import { readAllSteps, type StepsPageBody } from '../runs/step-reader.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import type { Run } from '../schemas/run.ts';
 import type { ApiClient } from './client.ts';
@@ -10,9 +11,9 @@ const stepLine = (step: Omit<GraphStep, 'taskToken'>): string =>
   (step.error ? `  ${step.error.name}: ${step.error.message.slice(0, 120)}` : '');
 
 export async function showSteps(client: ApiClient, runId: string, out: Output): Promise<number> {
-  const body = await client.get<{ runId: string; steps: Omit<GraphStep, 'taskToken'>[] }>(
-    `/v1/runs/${runId}/steps`,
-  );
+  // The API pages steps under Lambda's 6 MB: every page, shown as one answer.
+  const steps = await readAllSteps(runId, (path) => client.get<StepsPageBody>(path));
+  const body = { runId, steps };
   out.data(body);
   out.line(`${runId}: ${body.steps.length} step(s) started`);
   for (const step of body.steps) out.line(stepLine(step));

@@ -39,6 +39,7 @@ import {
   SubmitJobSchema,
 } from './schemas.ts';
 import { jobView } from './view.ts';
+import { fittingJobs } from './view-page.ts';
 
 export type { JobCaller, JobsDeps };
 
@@ -246,8 +247,8 @@ async function jobPage(deps: JobsDeps, grantId: string, input: ListJobsInput): P
   const query = ListJobsSchema.parse(input);
   const page = await listJobRecords(deps.store.ctx, grantId, query.limit ?? 20, query.nextToken);
   const views = await Promise.all(page.jobs.map((job) => viewOf(deps, job)));
-  return {
-    jobs: query.status ? views.filter((view) => view.status === query.status) : views,
-    ...(page.nextToken ? { nextToken: page.nextToken } : {}),
-  };
+  const shown = page.jobs
+    .map((job, index) => ({ job, view: views[index] as JobView }))
+    .filter(({ view }) => !query.status || view.status === query.status);
+  return fittingJobs(grantId, shown, page.nextToken);
 }

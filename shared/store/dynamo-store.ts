@@ -30,6 +30,7 @@ import { RunScopes } from './run-scopes.ts';
 import { getRunWithMessages, type RunWithMessages } from './run-with-messages.ts';
 import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
 import { listSignedHeadItems, signOwnerHeads } from './signed-heads.ts';
+import { readStepRange } from './step-range.ts';
 import { getResumeToken, loadGraphRun, putResumeToken, settleResumeToken } from './steps.ts';
 import {
   deleteTriggerIndex,
@@ -119,6 +120,10 @@ export class DynamoStore implements RunStore, NotesPort {
   /** A graph run with its steps (and ledger rows) in one Query; with `owner`, only that owner's (steps.ts). */
   loadGraphRun(runId: string, options?: { ledger?: boolean; owner?: string }) {
     return loadGraphRun(this.ctx, runId, options);
+  }
+  /** A graph run's steps after one, as far as a page needs (step-range.ts); the run is the caller's. */
+  readStepRange(runId: string, from: Parameters<typeof readStepRange>[2]) {
+    return readStepRange(this.ctx, runId, from);
   }
   getResumeToken(runId: string) {
     return getResumeToken(this.ctx, runId);

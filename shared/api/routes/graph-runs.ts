@@ -11,16 +11,15 @@ import {
   resumeGraphRun,
   retryGraphStep,
 } from '../../graph-run/operations.ts';
-import type { GraphStep } from '../../schemas/graph-step.ts';
 import type { Run } from '../../schemas/run.ts';
+import { validateQuery } from '../body.ts';
 import { type ApiDeps, type ApiEnv, actorOf } from '../deps.ts';
 import { notFound } from '../errors.ts';
+import { StepsQuerySchema } from '../schemas.ts';
+import { readStepsPage } from './steps-page.ts';
 
 const RUN_ID = /^run_[A-Za-z0-9]{6,40}$/;
 const STEP_ID = /^[a-z][a-z0-9_]{0,39}$/;
-
-/** A step as the API shows it: never the wait's task token (a credential). */
-export const publicStep = ({ taskToken: _token, ...step }: GraphStep) => step;
 
 export function graphRunRoutes(deps: ApiDeps) {
   const app = new Hono<ApiEnv>();
@@ -36,11 +35,10 @@ export function graphRunRoutes(deps: ApiDeps) {
   app.get('/runs/:id/steps', async (c) => {
     const runId = c.req.param('id');
     if (!RUN_ID.test(runId)) throw notFound('run');
-    const owner = c.get('identity').owner;
-    // The owner is checked on the first page: a foreign run costs what a missing one does (steps.ts).
-    const loaded = await deps.store.loadGraphRun(runId, { owner });
-    if (!loaded || loaded.run.owner !== owner) throw notFound('run');
-    return c.json({ runId, steps: loaded.steps.map(publicStep) });
+    // The owner is checked on every page, first: a foreign run costs the one read a missing one does.
+    const run = await deps.store.getRun(runId);
+    if (!run || run.owner !== c.get('identity').owner) throw notFound('run');
+    return c.json(await readStepsPage(deps, runId, validateQuery(c, StepsQuerySchema)));
   });
 
   for (const [verb, operate] of [

@@ -5,7 +5,7 @@
  */
 import { html } from 'hono/html';
 import type { Identity } from '../../api/deps.ts';
-import type { GraphStep } from '../../schemas/graph-step.ts';
+import { type PublicStep, readAllSteps, type StepsPageBody } from '../../runs/step-reader.ts';
 import type { Run } from '../../schemas/run.ts';
 import type { WorkflowVersion } from '../../schemas/workflow-record.ts';
 import { apiGet, ConsoleApiError, type ConsoleDeps } from '../deps.ts';
@@ -13,7 +13,6 @@ import { legend } from '../graph/states.ts';
 import { type DrawnNode, graphSvg } from '../graph/svg.ts';
 import { when } from '../layout.ts';
 
-type PublicStep = Omit<GraphStep, 'taskToken'>;
 type GraphShape = {
   nodes: { id: string; type: string }[];
   edges: { from: string; to: string; when?: string }[];
@@ -53,7 +52,7 @@ const stepTable = (nodes: readonly DrawnNode[], steps: readonly PublicStep[]) =>
 
 export async function graphSection(deps: ConsoleDeps, identity: Identity, run: Run) {
   const workflow = encodeURIComponent(run.workflowId);
-  const [version, { steps }] = await Promise.all([
+  const [version, steps] = await Promise.all([
     apiGet<{ version: WorkflowVersion }>(
       deps.api,
       identity,
@@ -66,7 +65,8 @@ export async function graphSection(deps: ConsoleDeps, identity: Identity, run: R
         throw error;
       },
     ),
-    apiGet<{ steps: PublicStep[] }>(deps.api, identity, `/v1/runs/${encodeURIComponent(run.runId)}/steps`),
+    // Every page: the table shows no input or output, so all steps fit one console page.
+    readAllSteps(run.runId, (path) => apiGet<StepsPageBody>(deps.api, identity, path)),
   ]);
   if (version === undefined) {
     const shape = { nodes: steps.map((step) => ({ id: step.stepId, type: step.type })), edges: [] };

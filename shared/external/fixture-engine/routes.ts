@@ -120,7 +120,7 @@ function dispatch(state: EngineState, request: FixtureRequest): FixtureAnswer {
     }
     return json(200, currentStatus(existing));
   }
-  const script = state.scriptFor(key);
+  const script = echoed(state.scriptFor(key), request.headers);
   if (script.refuse !== undefined) return json(script.refuse, { error: 'refused by script' });
   const execution: Execution = {
     key,
@@ -134,6 +134,26 @@ function dispatch(state: EngineState, request: FixtureRequest): FixtureAnswer {
   };
   state.executions.set(key, execution);
   return json(201, { key, incarnation: execution.incarnation, payload_sha256: digest, state: 'accepted' });
+}
+
+/** The script with `{echo}` replaced by the header its `echoHeader` names (state.ts). */
+function echoed(script: ExecutionScript, headers: Record<string, string>): ExecutionScript {
+  if (script.echoHeader === undefined) return script;
+  const value = headers[script.echoHeader] ?? '';
+  const fill = (text: string) => text.replaceAll('{echo}', () => value);
+  return {
+    ...script,
+    ...(script.summary === undefined ? {} : { summary: fill(script.summary) }),
+    ...(script.artifacts === undefined
+      ? {}
+      : {
+          artifacts: script.artifacts.map((artifact) =>
+            typeof artifact.content === 'string'
+              ? { ...artifact, content: fill(artifact.content) }
+              : artifact,
+          ),
+        }),
+  };
 }
 
 function parse(text: string): unknown {

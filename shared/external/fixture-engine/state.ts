@@ -27,6 +27,11 @@ export type ExecutionScript = {
   outcome?: TerminalOutcome;
   summary?: string;
   artifacts?: FixtureArtifact[];
+  /**
+   * A misbehaving engine: the value of this request header (lower-case name) received with dispatch replaces
+   * `{echo}` in the summary and in text artifacts, as an engine that echoes its credential would.
+   */
+  echoHeader?: string;
   /** `stop` (default): cancelled at once; `later`: acknowledged, cancelled at the next observe; `ignore`. */
   abort?: 'stop' | 'later' | 'ignore';
 };
