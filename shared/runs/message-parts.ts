@@ -7,6 +7,7 @@
  * JSON text), which can be cut like any string. `joinMessageParts` puts the message back exactly.
  */
 import type { TranscriptMessage } from '../schemas/message.ts';
+import { MIN_FRAGMENT_BYTES, splittableField } from '../store/message-items.ts';
 import { encodedBytes, encodedCharBytes } from './response-bytes.ts';
 
 export type PartBlock = Record<string, unknown> & { type: string };
@@ -17,28 +18,6 @@ export type MessagePart = Omit<TranscriptMessage, 'content'> & {
   parts: number;
   content: PartBlock[];
 };
-
-/** A fragment smaller than this is not worth cutting: the block moves to the next part whole. */
-const MIN_FRAGMENT_BYTES = 1024;
-
-/** The string field a block is cut along (the store's convention, shared/store/message-items.ts). */
-function splittableField(block: PartBlock): string | undefined {
-  switch (block.type) {
-    case 'text':
-    case 'continued':
-      return 'text';
-    case 'tool_result':
-      return 'content';
-    case 'thinking':
-      return 'thinking';
-    case 'redacted_thinking':
-      return 'data';
-    case 'tool_use':
-      return 'inputJson' in block ? 'inputJson' : undefined;
-    default:
-      return undefined;
-  }
-}
 
 /** The longest prefix of `value` (in UTF-16 units, never inside a character) costing at most `bytes`. */
 function prefixWithin(value: string, bytes: number): number {

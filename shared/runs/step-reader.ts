@@ -3,6 +3,7 @@
  * `nextToken` (the API pages steps under Lambda's 6 MB, shared/runs/step-page.ts).
  */
 import type { GraphStep } from '../schemas/graph-step.ts';
+import { walkPages } from './page-walk.ts';
 
 export type PublicStep = Omit<GraphStep, 'taskToken'>;
 export type StepsPageBody = { runId: string; steps: PublicStep[]; nextToken?: string };
@@ -13,12 +14,6 @@ export async function readAllSteps(
   get: (path: string) => Promise<StepsPageBody>,
 ): Promise<PublicStep[]> {
   const steps: PublicStep[] = [];
-  let token: string | undefined;
-  do {
-    const query = token === undefined ? '' : `?nextToken=${encodeURIComponent(token)}`;
-    const page = await get(`/v1/runs/${encodeURIComponent(runId)}/steps${query}`);
-    steps.push(...page.steps);
-    token = page.nextToken;
-  } while (token !== undefined);
+  await walkPages(`/v1/runs/${encodeURIComponent(runId)}/steps`, get, (page) => steps.push(...page.steps));
   return steps;
 }

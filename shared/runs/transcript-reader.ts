@@ -4,6 +4,7 @@
  */
 import type { TranscriptMessage } from '../schemas/message.ts';
 import { joinMessageParts, type MessagePart } from './message-parts.ts';
+import { walkPages } from './page-walk.ts';
 
 export type TranscriptPageBody = {
   messages: TranscriptMessage[];
@@ -18,10 +19,7 @@ export async function readWholeTranscript(
 ): Promise<TranscriptMessage[]> {
   const messages: TranscriptMessage[] = [];
   let parts: MessagePart[] = [];
-  let token: string | undefined;
-  do {
-    const query = token === undefined ? '' : `?nextToken=${encodeURIComponent(token)}`;
-    const page = await get(`/v1/runs/${encodeURIComponent(runId)}/transcript${query}`);
+  await walkPages(`/v1/runs/${encodeURIComponent(runId)}/transcript`, get, (page) => {
     messages.push(...page.messages);
     if (page.messagePart) {
       parts.push(page.messagePart);
@@ -30,8 +28,7 @@ export async function readWholeTranscript(
         parts = [];
       }
     }
-    token = page.nextToken;
-  } while (token !== undefined);
+  });
   if (parts.length > 0)
     throw new RangeError(`message ${parts[0]?.seq}: the transcript ended inside its parts`);
   return messages;

@@ -16,7 +16,7 @@ import { keys } from './keys.ts';
 /** What one message item is filled up to: under the 400 KB limit, with room for the estimate's slack. */
 export const MESSAGE_ITEM_BUDGET_BYTES = 380_000;
 /** A fragment smaller than this is not worth cutting: the block moves to the next part whole. */
-const MIN_FRAGMENT_BYTES = 1024;
+export const MIN_FRAGMENT_BYTES = 1024;
 
 type StoredBlock = Record<string, unknown>;
 
