@@ -1,35 +1,16 @@
 /**
  * `node bench/bundle-contents.ts api mcp workflow-write` — what is in each function's bundle: esbuild's
- * metafile of `functions/<name>.ts` bundled as RuntimeFunction bundles it (CommonJS, node22, minified, the
- * AWS SDK included with the Lambda credential alias, no keepNames, the default tracing define), output bytes per npm package and per repository directory, largest
- * first. Sizes to compare with `npm run bench:bundles` (which measures the synthesized assets). Asserts nothing.
+ * metafile of `functions/<name>.ts` bundled as RuntimeFunction bundles it (test/support/lambda-bundle.ts),
+ * output bytes per npm package and per repository directory, largest first. Sizes to compare with
+ * `npm run bench:bundles` (which measures the synthesized assets). Asserts nothing.
  */
-import { build } from 'esbuild';
-import { LAMBDA_BUNDLE_ALIASES } from '../infra/constructs/runtime-function.ts';
+import { lambdaBundle } from '../test/support/lambda-bundle.ts';
 import { printTable } from './support.ts';
 
-const repoRoot = new URL('../', import.meta.url).pathname;
 const TOP = 15;
 
 async function contents(handler: string): Promise<{ bytes: number; parts: [string, number][] }> {
-  const result = await build({
-    entryPoints: [`${repoRoot}functions/${handler}.ts`],
-    absWorkingDir: repoRoot,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node22',
-    mainFields: ['module', 'main'],
-    alias: { ...LAMBDA_BUNDLE_ALIASES },
-    define: { 'process.env.WF_TRACING': '"invocations"' },
-    minify: true,
-    keepNames: false,
-    write: false,
-    metafile: true,
-    outfile: 'index.js',
-    logLevel: 'silent',
-  });
-  const output = Object.values(result.metafile.outputs)[0]!;
+  const output = await lambdaBundle(handler);
   const parts = new Map<string, number>();
   for (const [path, input] of Object.entries(output.inputs)) {
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];

@@ -4,10 +4,9 @@
  * values of 4,000 characters, and one DynamoDB Query page (1 MB stored) of such tasks passes it; a page keeps the tasks that fit, and following
  * `nextToken` gives every task once, newest first.
  */
-import { handle } from 'hono/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type HumanTask, humanTaskId } from '../../shared/schemas/human-task.ts';
-import { httpEvent } from '../iam/lambdas.ts';
+import { lambdaGet as lambdaGetOf } from '../support/lambda-pages.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
 import { apiHarness, ownTableName } from './helpers.ts';
 
@@ -58,14 +57,8 @@ async function seedTasks(count: number): Promise<string[]> {
   return ids.reverse();
 }
 
-async function lambdaGet(path: string) {
-  const event = httpEvent('GET', `https://api.example.com${path}`, {
-    headers: { authorization: `Bearer ${h.keys.alice}` },
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: an API Gateway v2 event built by the IAM harness.
-  const result = (await handle(h.app)(event as any, {} as any)) as { statusCode: number; body: string };
-  return { result, bytes: Buffer.byteLength(JSON.stringify(result)) };
-}
+/** The API behind the Lambda adapter, as API Gateway invokes it: the result whose size Lambda limits. */
+const lambdaGet = (path: string) => lambdaGetOf(h.app, h.keys.alice, path);
 
 describe('GET /v1/human-tasks with large tasks', () => {
   let newestFirst: string[];

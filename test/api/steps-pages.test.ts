@@ -4,13 +4,11 @@
  * GET /v1/runs/{id}/steps a page at a time, each page's Lambda result under 6 MB as the Lambda adapter
  * (hono/aws-lambda) builds it, and the pages put back together are the stored steps (no task token).
  */
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { handle } from 'hono/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readAllSteps, type StepsPageBody } from '../../shared/runs/step-reader.ts';
 import type { GraphStep } from '../../shared/schemas/graph-step.ts';
 import { keys } from '../../shared/store/keys.ts';
-import { httpEvent } from '../iam/lambdas.ts';
+import { lambdaGet as lambdaGetOf, putItems } from '../support/lambda-pages.ts';
 import { apiHarness, definition, ownTableName } from './helpers.ts';
 
 const h = apiHarness({ tableName: await ownTableName() });
@@ -43,30 +41,13 @@ const stepOf = (runId: string, i: number, size: number): GraphStep => ({
 /** Writes the steps as the store keeps them (keys.ts), 25 a batch. */
 async function putSteps(steps: GraphStep[]) {
   const items = steps.map((step) => ({ ...keys.step(step.runId, step.stepId), ...step }));
-  for (let i = 0; i < items.length; i += 25) {
-    const batch = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-    let unprocessed: Record<string, unknown> | undefined = { [h.store.ctx.table]: batch };
-    while (unprocessed && Object.keys(unprocessed).length > 0) {
-      const answer: { UnprocessedItems?: Record<string, unknown> | undefined } = await h.store.ctx.doc.send(
-        // biome-ignore lint/suspicious/noExplicitAny: the batch is rebuilt from UnprocessedItems as is.
-        new BatchWriteCommand({ RequestItems: unprocessed as any }),
-      );
-      unprocessed = answer.UnprocessedItems;
-    }
-  }
+  await putItems(h.store, items);
 }
 
 const shown = (steps: GraphStep[]) => steps.map(({ taskToken: _token, ...step }) => step);
 
 /** The API behind the Lambda adapter, as API Gateway invokes it: the result whose size Lambda limits. */
-async function lambdaGet(path: string) {
-  const event = httpEvent('GET', `https://api.example.com${path}`, {
-    headers: { authorization: `Bearer ${h.keys.alice}` },
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: an API Gateway v2 event built by the IAM harness.
-  const result = (await handle(h.app)(event as any, {} as any)) as { statusCode: number; body: string };
-  return { result, bytes: Buffer.byteLength(JSON.stringify(result)) };
-}
+const lambdaGet = (path: string) => lambdaGetOf(h.app, h.keys.alice, path);
 
 describe('GET /v1/runs/{id}/steps over 6 MB', () => {
   let runId: string;

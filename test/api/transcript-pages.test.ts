@@ -3,13 +3,11 @@
  * is read through GET /v1/runs/{id}/transcript a page at a time, each page's Lambda result under 6 MB as the
  * Lambda adapter (hono/aws-lambda) builds it, and the pages put back together are the stored transcript.
  */
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { handle } from 'hono/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readWholeTranscript, type TranscriptPageBody } from '../../shared/runs/transcript-reader.ts';
 import type { TranscriptMessage } from '../../shared/schemas/message.ts';
 import { messageItems } from '../../shared/store/message-items.ts';
-import { httpEvent } from '../iam/lambdas.ts';
+import { lambdaGet as lambdaGetOf, putItems } from '../support/lambda-pages.ts';
 import { apiHarness, definition, ownTableName } from './helpers.ts';
 
 const h = apiHarness({ tableName: await ownTableName() });
@@ -39,28 +37,11 @@ async function appendMessages(runId: string, contents: TranscriptMessage['conten
       createdAt: '2026-12-02T00:00:00.000Z',
     }),
   );
-  for (let i = 0; i < items.length; i += 25) {
-    const batch = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-    let unprocessed: Record<string, unknown> | undefined = { [h.store.ctx.table]: batch };
-    while (unprocessed && Object.keys(unprocessed).length > 0) {
-      const answer: { UnprocessedItems?: Record<string, unknown> | undefined } = await h.store.ctx.doc.send(
-        // biome-ignore lint/suspicious/noExplicitAny: the batch is rebuilt from UnprocessedItems as is.
-        new BatchWriteCommand({ RequestItems: unprocessed as any }),
-      );
-      unprocessed = answer.UnprocessedItems;
-    }
-  }
+  await putItems(h.store, items);
 }
 
 /** The API behind the Lambda adapter, as API Gateway invokes it: the result whose size Lambda limits. */
-async function lambdaGet(path: string) {
-  const event = httpEvent('GET', `https://api.example.com${path}`, {
-    headers: { authorization: `Bearer ${h.keys.alice}` },
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: an API Gateway v2 event built by the IAM harness.
-  const result = (await handle(h.app)(event as any, {} as any)) as { statusCode: number; body: string };
-  return { result, bytes: Buffer.byteLength(JSON.stringify(result)) };
-}
+const lambdaGet = (path: string) => lambdaGetOf(h.app, h.keys.alice, path);
 
 describe('GET /v1/runs/{id}/transcript over 6 MB', () => {
   let runId: string;

@@ -3,13 +3,13 @@
  * most: docs/api.md): "Later messages" carries the page token on, a message larger than a page is shown a
  * part a page, and the last page has no link.
  */
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_COOKIE, createConsoleApp } from '../../shared/console/app.ts';
 import type { ConsoleApi } from '../../shared/console/deps.ts';
 import { sessionTable } from '../../shared/local/sessions.ts';
 import { messageItems } from '../../shared/store/message-items.ts';
 import { apiHarness, definition } from '../api/helpers.ts';
+import { putItems } from '../support/lambda-pages.ts';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 const h = apiHarness();
@@ -62,14 +62,7 @@ describe('console run page: transcript pages', () => {
         createdAt: '2026-12-02T00:00:00.000Z',
       }),
     );
-    for (let i = 0; i < items.length; i += 25)
-      await h.store.ctx.doc.send(
-        new BatchWriteCommand({
-          RequestItems: {
-            [h.store.ctx.table]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })),
-          },
-        }),
-      );
+    await putItems(h.store, items);
   }, 60_000);
 
   it('pages on with "Later messages" until the last page, a large message a part a page', async () => {

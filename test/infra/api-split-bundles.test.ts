@@ -3,29 +3,12 @@
  * uses): the Api function carries no YAML parser, Ajv, JSONata or MCP SDK (the workflow writes and /mcp are
  * other functions), the Mcp function none of the SDK's zod v3 layer. Sizes: `npm run bench:bundles`.
  */
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
+import { lambdaBundle } from '../support/lambda-bundle.ts';
 
 /** The packages (node_modules/<name>, and zod/v3 apart) a function's bundle takes code from, in output bytes. */
 async function packagesOf(handler: string): Promise<Map<string, number>> {
-  const result = await build({
-    entryPoints: [`${REPO_ROOT}functions/${handler}.ts`],
-    absWorkingDir: REPO_ROOT,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    mainFields: ['module', 'main'],
-    external: ['@aws-sdk/*'],
-    define: { 'process.env.WF_TRACING': '"invocations"' },
-    minify: true,
-    write: false,
-    metafile: true,
-    outfile: 'out.mjs',
-    logLevel: 'silent',
-  });
-  const inputs = Object.values(result.metafile.outputs)[0]?.inputs ?? {};
+  const { inputs } = await lambdaBundle(handler);
   const found = new Map<string, number>();
   for (const [path, input] of Object.entries(inputs)) {
     const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(path);

@@ -4,29 +4,12 @@
  * definitions, keeps them; the Api function bundles no local event bus. esbuild's metafile of each handler bundled as RuntimeFunction bundles it (CommonJS,
  * the module build, the Lambda aliases). Sizes: `npm run bench:bundles`.
  */
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { LAMBDA_BUNDLE_ALIASES, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
+import { lambdaBundle } from '../support/lambda-bundle.ts';
 
 /** The repository files and packages a function's bundle holds code from. */
 async function inputsOf(handler: string): Promise<string[]> {
-  const result = await build({
-    entryPoints: [`${REPO_ROOT}functions/${handler}.ts`],
-    absWorkingDir: REPO_ROOT,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node22',
-    mainFields: ['module', 'main'],
-    alias: { ...LAMBDA_BUNDLE_ALIASES },
-    define: { 'process.env.WF_TRACING': '"invocations"', 'process.env.WF_MODEL_PROVIDER': '"anthropic"' },
-    minify: true,
-    write: false,
-    metafile: true,
-    outfile: 'index.js',
-    logLevel: 'silent',
-  });
-  const inputs = Object.values(result.metafile.outputs)[0]?.inputs ?? {};
+  const { inputs } = await lambdaBundle(handler, { WF_MODEL_PROVIDER: 'anthropic' });
   return Object.entries(inputs)
     .filter(([, input]) => input.bytesInOutput > 0)
     .map(([path]) => path);
