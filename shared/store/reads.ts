@@ -28,22 +28,30 @@ export async function queryPrefix<S extends z.ZodType>(
 }
 
 /** The raw items (keys included) of a partition whose sort key starts with `prefix`, in key order. */
-export async function queryPrefixItems(
+export function queryPrefixItems(
   ctx: StoreContext,
   pk: string,
   prefix: string,
+): Promise<Record<string, unknown>[]> {
+  return queryAllItems(ctx, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+  });
+}
+
+/**
+ * Every item a strongly consistent Query of the table's key returns, in key order: pages through
+ * `LastEvaluatedKey` (one Query answers at most 1 MB).
+ */
+export async function queryAllItems(
+  ctx: StoreContext,
+  query: { KeyConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> },
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const response = await ctx.doc.send(
-      new QueryCommand({
-        TableName: ctx.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
+      new QueryCommand({ TableName: ctx.table, ...query, ConsistentRead: true, ExclusiveStartKey: startKey }),
     );
     items.push(...(response.Items ?? []));
     startKey = response.LastEvaluatedKey;

@@ -28,39 +28,25 @@
  * since it applies after the items are read and after the 1 MB limit
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Query.FilterExpression.html).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import { type Run, RunSchema } from '../schemas/run.ts';
 import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
 import { keys, prefixes } from './keys.ts';
 import { assembleMessages } from './message-assembly.ts';
+import { queryAllItems } from './reads.ts';
 
 export type RunWithMessages = { run: Run | undefined; messages: TranscriptMessage[] };
 
 export async function getRunWithMessages(ctx: StoreContext, runId: string): Promise<RunWithMessages> {
   const { pk, sk: runSk } = keys.run(runId);
-  const messageItems: Record<string, unknown>[] = [];
-  let runItem: Record<string, unknown> | undefined;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const response = await ctx.doc.send(
-      new QueryCommand({
-        TableName: ctx.table,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': pk, ':from': prefixes.message, ':to': runSk },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of response.Items ?? []) {
-      const sk = String(item.sk);
-      if (sk === runSk) runItem = item;
-      else if (sk.startsWith(prefixes.message)) messageItems.push(item);
-      // NOTE#… and RESUME sort between the messages and the run: not the turn's.
-    }
-    startKey = response.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAllItems(ctx, {
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': pk, ':from': prefixes.message, ':to': runSk },
+  });
+  // NOTE#… and RESUME sort between the messages and the run: not the turn's.
+  const runItem = items.find((item) => item.sk === runSk);
+  const messageItems = items.filter((item) => String(item.sk).startsWith(prefixes.message));
   return {
     run: runItem ? decodeItem(RunSchema, runItem) : undefined,
     messages: assembleMessages(messageItems),

@@ -4,7 +4,7 @@
  * enumerates it across owners to tick schedules and match events; on AWS, Scheduler and EventBridge hold the
  * same information. Only enabled, not deleted workflows are indexed.
  */
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { OwnerIdSchema } from '../schemas/common.ts';
 import { EventTriggerSchema, ScheduleTriggerSchema } from '../schemas/trigger.ts';
@@ -12,6 +12,7 @@ import { WorkflowIdSchema } from '../schemas/workflow-record.ts';
 import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
 import type { ItemKey } from './keys.ts';
+import { queryAllItems } from './reads.ts';
 
 export const TRIGGER_INDEX_TYPES = ['schedule', 'event'] as const;
 export type TriggerIndexType = (typeof TRIGGER_INDEX_TYPES)[number];
@@ -73,20 +74,9 @@ export async function listTriggerIndex(
   ctx: StoreContext,
   type: TriggerIndexType,
 ): Promise<TriggerIndexEntry[]> {
-  const entries: TriggerIndexEntry[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const response = await ctx.doc.send(
-      new QueryCommand({
-        TableName: ctx.table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': `TRIGGERS#${type}` },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of response.Items ?? []) entries.push(decodeItem(TriggerIndexEntrySchema, item));
-    startKey = response.LastEvaluatedKey;
-  } while (startKey);
-  return entries;
+  const items = await queryAllItems(ctx, {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': `TRIGGERS#${type}` },
+  });
+  return items.map((item) => decodeItem(TriggerIndexEntrySchema, item));
 }
