@@ -1,5 +1,6 @@
 /** The payloads the graph state machine hands its Lambda tasks (docs/state-machine.md, "The graph machine"). */
 import * as z from 'zod';
+import { TaskTokenSchema } from '../schemas/common.ts';
 
 export const GraphPointerSchema = z.object({ runId: z.string().min(1).max(64) });
 
@@ -14,7 +15,7 @@ export const StepRefSchema = z.object({
 });
 
 /** A callback task's payload: the step and the task token the wait is answered with. */
-export const StepWaitEventSchema = StepRefSchema.extend({ taskToken: z.string().min(1).max(1024) });
+export const StepWaitEventSchema = StepRefSchema.extend({ taskToken: TaskTokenSchema });
 
 /** After a wait: the output it was answered with, or the error that ended it (a Catch). */
 export const StepCompleteEventSchema = StepRefSchema.extend({
@@ -23,4 +24,4 @@ export const StepCompleteEventSchema = StepRefSchema.extend({
 });
 
 /** `AwaitResume`: the paused run and the wait's task token. */
-export const AwaitResumeEventSchema = GraphPointerSchema.extend({ taskToken: z.string().min(1).max(1024) });
+export const AwaitResumeEventSchema = GraphPointerSchema.extend({ taskToken: TaskTokenSchema });

@@ -1,5 +1,6 @@
 /** The payloads the state machine hands to the handlers (docs/state-machine.md): ids and counters only. */
 import * as z from 'zod';
+import { TaskTokenSchema } from '../schemas/common.ts';
 
 export const TurnPointerSchema = z.object({
   runId: z.string().min(1),
@@ -18,7 +19,7 @@ export const TurnPointerSchema = z.object({
 export const RequestApprovalEventSchema = z.object({
   runId: z.string().min(1),
   turn: z.number().int().nonnegative(),
-  taskToken: z.string().min(1),
+  taskToken: TaskTokenSchema,
   approvalTimeoutSeconds: z.number().optional(),
   /** A graph service step's wait: the one approval it waits on (its wait is its own). */
   approvalId: z.string().min(1).max(64).optional(),

@@ -27,6 +27,13 @@ export const WorkflowNameSchema = z
     'must be a slug: lowercase letters, digits and -, at most 63 characters',
   );
 
+/**
+ * A Step Functions task token: 1 to 2,048 characters (`SendTaskSuccess`' `taskToken`,
+ * https://docs.aws.amazon.com/step-functions/latest/apireference/API_SendTaskSuccess.html). The local runner's
+ * tokens are ~60 characters; AWS's are far longer, so no schema may cap them below AWS's own limit.
+ */
+export const TaskTokenSchema = z.string().min(1).max(2048);
+
 export const IsoTimeSchema = z.iso.datetime({ offset: true });
 
 export const UsageSchema = z.object({

@@ -3,7 +3,7 @@
  * (`RUN#<runId>` / `STEP#<nodeId>`). A node without an item is `pending`, attempt 0. docs/graph-workflows.md.
  */
 import * as z from 'zod';
-import { IsoTimeSchema, SCHEMA_VERSION } from './common.ts';
+import { IsoTimeSchema, SCHEMA_VERSION, TaskTokenSchema } from './common.ts';
 
 export const STEP_STATUSES = [
   'pending',
@@ -42,7 +42,7 @@ export const GraphStepSchema = z.object({
    * The Step Functions task token of the wait (agent and human steps): the child run's end, or the human
    * task's submit, answers it. Never shown by the API.
    */
-  taskToken: z.string().max(2048).optional(),
+  taskToken: TaskTokenSchema.optional(),
   /** A `service_task` gated `needs_approval`: the approval this attempt waits on (docs/graph-workflows.md). */
   approvalId: z.string().optional(),
   startedAt: IsoTimeSchema.optional(),
