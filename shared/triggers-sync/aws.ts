@@ -41,6 +41,28 @@ export type AwsTriggerSyncClients = {
 
 const errorName = (error: unknown) => (error as { name?: unknown } | undefined)?.name;
 
+type TargetsOutput = {
+  FailedEntryCount?: number;
+  FailedEntries?: { TargetId?: string; ErrorCode?: string; ErrorMessage?: string }[];
+};
+
+/**
+ * `PutTargets` and `RemoveTargets` answer 200 even when a target failed, naming it in `FailedEntries`
+ * (https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutTargets.html,
+ * https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_RemoveTargets.html): an enabled rule without
+ * its target would start nothing while the sync reported success, so a failed entry fails the sync.
+ */
+export class TargetsFailedError extends Error {
+  override readonly name = 'TargetsFailedError';
+}
+
+function requireEveryTarget(output: unknown, call: 'PutTargets' | 'RemoveTargets'): void {
+  const { FailedEntryCount = 0, FailedEntries = [] } = (output ?? {}) as TargetsOutput;
+  if (FailedEntryCount === 0) return;
+  const entries = FailedEntries.map((entry) => `${entry.TargetId ?? '?'}: ${entry.ErrorCode ?? 'unknown'}`);
+  throw new TargetsFailedError(`${call} failed for ${FailedEntryCount} target(s) (${entries.join(', ')})`);
+}
+
 /** Schedules and rules for workflows, through the given clients. */
 export function awsTriggerSync(config: AwsTriggerSyncConfig, clients: AwsTriggerSyncClients): TriggerSync {
   const ignoreNotFound = async (send: Promise<unknown>) => {
@@ -77,12 +99,17 @@ export function awsTriggerSync(config: AwsTriggerSyncConfig, clients: AwsTrigger
       );
     }
     await clients.events.send(new PutRuleCommand(input));
-    await clients.events.send(new PutTargetsCommand(targetsInput(config, request)));
+    requireEveryTarget(
+      await clients.events.send(new PutTargetsCommand(targetsInput(config, request))),
+      'PutTargets',
+    );
   };
   const deleteRule = async (workflowId: string) => {
     // A rule with targets cannot be deleted: remove the target first.
     await ignoreNotFound(
-      clients.events.send(new RemoveTargetsCommand(removeTargetsInput(config, workflowId))),
+      clients.events
+        .send(new RemoveTargetsCommand(removeTargetsInput(config, workflowId)))
+        .then((output) => requireEveryTarget(output, 'RemoveTargets')),
     );
     await ignoreNotFound(clients.events.send(new DeleteRuleCommand(deleteRuleInput(config, workflowId))));
   };

@@ -38,14 +38,14 @@ const request = (overrides: Partial<TriggerSyncRequest> = {}): TriggerSyncReques
 
 type Sent = { command: string; input: unknown };
 /** A recording port: every command the adapter sends, with scripted failures by command name. */
-function recording(failures: Record<string, string> = {}) {
+function recording(failures: Record<string, string> = {}, answers: Record<string, unknown> = {}) {
   const sent: Sent[] = [];
   const send = async (command: { constructor: { name: string }; input: unknown }) => {
     const name = command.constructor.name;
     sent.push({ command: name, input: command.input });
     const failure = failures[name];
     if (failure) throw Object.assign(new Error(failure), { name: failure });
-    return {};
+    return answers[name] ?? {};
   };
   const clients: AwsTriggerSyncClients = { scheduler: { send }, events: { send } };
   return { sent, clients };
@@ -158,6 +158,31 @@ describe('awsTriggerSync', () => {
     await expect(failure).rejects.toBeInstanceOf(TriggerSyncError);
     await expect(failure).rejects.toMatchObject({ cause: { name: 'ValidationException' } });
   });
+
+  it.each([
+    ['PutTargetsCommand', eventTrigger, false],
+    ['RemoveTargetsCommand', scheduleTrigger, false],
+    ['RemoveTargetsCommand', eventTrigger, true],
+  ] as const)(
+    'fails the sync when %s answers 200 with a failed entry (%o, deleted: %s)',
+    async (command, trigger, deleted) => {
+      const failedEntry = {
+        FailedEntryCount: 1,
+        FailedEntries: [
+          { TargetId: 'start-run', ErrorCode: 'ConcurrentModificationException', ErrorMessage: 'busy' },
+        ],
+      };
+      const { clients } = recording({}, { [command]: failedEntry });
+      const failure = awsTriggerSync(config, clients).sync(request({ trigger, deleted }));
+      await expect(failure).rejects.toBeInstanceOf(TriggerSyncError);
+      await expect(failure).rejects.toMatchObject({
+        cause: {
+          name: 'TargetsFailedError',
+          message: expect.stringContaining('start-run: ConcurrentModificationException'),
+        },
+      });
+    },
+  );
 
   it('names a rule by a digest when prefix and workflow id exceed 64 characters, always fitting', async () => {
     const { sent, clients } = recording();
