@@ -35,7 +35,12 @@ export function timeZoneProblem(timeZone: string): string | undefined {
     return `${JSON.stringify(timeZone)} is a UTC offset; use an IANA time zone name such as Europe/Berlin or Etc/GMT-1`;
   }
   try {
-    formatter(timeZone);
+    // `Intl` matches names regardless of case; EventBridge Scheduler is handed the name as written, and IANA
+    // names are case-sensitive elsewhere (java.time, tzdata files), so only the IANA spelling is taken.
+    const spelled = formatter(timeZone).resolvedOptions().timeZone;
+    if (spelled !== timeZone && spelled.toLowerCase() === timeZone.toLowerCase()) {
+      return `${JSON.stringify(timeZone)}: write the time zone as IANA spells it, ${JSON.stringify(spelled)}`;
+    }
     return undefined;
   } catch {
     return `unknown time zone ${JSON.stringify(timeZone)}; use an IANA name such as America/New_York`;

@@ -94,6 +94,8 @@ describe('validateScheduleExpression', () => {
     ['UTC+1', 'is a UTC offset'],
     ['Mars/Olympus', 'unknown time zone "Mars/Olympus"'],
     ['', 'the time zone is empty'],
+    ['europe/berlin', 'write the time zone as IANA spells it, "Europe/Berlin"'],
+    ['utc', 'write the time zone as IANA spells it, "UTC"'],
   ])('refuses the time zone %j', (timezone, message) => {
     const result = validateScheduleExpression('rate(5 minutes)', timezone);
     expect(result.ok ? [] : result.errors).toEqual([
