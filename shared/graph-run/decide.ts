@@ -11,6 +11,7 @@ import type { GraphStep } from '../schemas/graph-step.ts';
 import type { Run } from '../schemas/run.ts';
 import { renderPrompt } from './expressions.ts';
 import { externalWaitSeconds, startExternalStep } from './external-start.ts';
+import { humanTaskWindowEnd } from './human-window.ts';
 import { planRun } from './plan.ts';
 import type { GraphNext, GraphRunStore, StepRef } from './ports.ts';
 import { runDataOf, stepViews } from './run-data.ts';
@@ -85,7 +86,7 @@ export async function decideNext(
       type: step.type as StepRef['type'],
       attempt: step.attempt,
       ...(node?.type === 'human_task'
-        ? { timeoutSeconds: secondsLeft(step, node.timeoutSeconds, deps.clock) }
+        ? { timeoutSeconds: humanSecondsLeft(step, node.timeoutSeconds, deps.clock) }
         : {}),
       ...(node?.type === 'external_task'
         ? { timeoutSeconds: secondsLeft(step, externalWaitSeconds(node.timeoutSeconds), deps.clock) }
@@ -187,8 +188,14 @@ export function mergeSteps(steps: readonly GraphStep[], moves: readonly StepMove
   return [...byId.values()];
 }
 
-/** A re-driven human task waits only what is left of its window (at least 1 s: then it times out at once). */
+/** A re-driven external step waits only what is left of its window (at least 1 s: then it times out at once). */
 export function secondsLeft(step: GraphStep, timeoutSeconds: number, clock: Clock): number {
   const started = step.startedAt ? Date.parse(step.startedAt) : clock.nowMs();
   return Math.max(1, Math.ceil((started + timeoutSeconds * 1000 - clock.nowMs()) / 1000));
+}
+
+/** A re-driven human task waits what is left of the window its first wait recorded (a full one if none did). */
+function humanSecondsLeft(step: GraphStep, timeoutSeconds: number, clock: Clock): number {
+  const end = Date.parse(humanTaskWindowEnd(step, timeoutSeconds, clock.nowMs()));
+  return Math.max(1, Math.ceil((end - clock.nowMs()) / 1000));
 }

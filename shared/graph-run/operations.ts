@@ -114,7 +114,15 @@ export async function retryGraphStep(
       current: step,
       status: 'pending',
       at: isoAt(deps.clock),
-      fields: { error: undefined, taskToken: undefined, endedAt: undefined, childRunId: undefined },
+      // A new attempt: its own start, input and (a human task's) window.
+      fields: {
+        error: undefined,
+        taskToken: undefined,
+        endedAt: undefined,
+        childRunId: undefined,
+        startedAt: undefined,
+        input: undefined,
+      },
       reason: `retried by ${target.actor}`,
     });
     const next = await new RunHandle(run, deps).commit({

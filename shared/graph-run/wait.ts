@@ -20,6 +20,7 @@ import type { AgentTaskNode, HumanTaskNode } from './agent-view.ts';
 import { renderArgs } from './expressions.ts';
 import { externalChildRun } from './external-child.ts';
 import type { HumanTaskPort } from './human-task-port.ts';
+import { humanTaskWindowEnd } from './human-window.ts';
 import { childAnswer } from './parent-answer.ts';
 import type { GraphDefinitionOf, GraphRunStore, StepRef } from './ports.ts';
 import { runDataOf, stepViews } from './run-data.ts';
@@ -172,9 +173,7 @@ async function requestHuman(
   const context: Record<string, unknown> = {};
   for (const path of node.context)
     context[path] = await renderArgs(`step ${step.stepId} context`, `{{ ${path} }}`, data);
-  // The window opened when the step started (a re-driven wait keeps it).
-  const started = step.startedAt ? Date.parse(step.startedAt) : deps.clock.nowMs();
-  const expiresAt = new Date(started + node.timeoutSeconds * 1000).toISOString();
+  const expiresAt = humanTaskWindowEnd(step, node.timeoutSeconds, deps.clock.nowMs());
   await recordWait(deps, run, step, { taskToken: wait.taskToken, input: { context, expiresAt } });
   await deps.humanTasks.request({
     owner: run.owner,
