@@ -26,7 +26,7 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  *   only link of the chain that runs in Lambda (shared/runtime/aws/lambda-credentials.ts says why and cites AWS).
  * - `yaml` (WorkflowWrite's YAML bodies) is taken from the package's ES module build, the same sources as the
  *   CommonJS build its `exports` map gives Node: esbuild then tree-shakes it and hoists its ~60 modules into
- *   the bundle's scope instead of one CommonJS wrapper each (112 → 95 KB). The one difference, a warning
+ *   the bundle's scope instead of one CommonJS wrapper each (112 → 96 KB). The one difference, a warning
  *   written with `console.warn` instead of `process.emitWarning`, is never reached by the options the API
  *   parses with (test/api/yaml-builds.test.ts compares the two builds' results and errors).
  */
