@@ -53,12 +53,16 @@ export const GROUPS = [
   'GC',
 ] as const;
 
+/**
+ * Packages bundled only as the AWS SDK's own dependencies: its XML parser and tslib, and the LRU cache of the
+ * DynamoDB client's endpoint cache (`@aws-sdk/endpoint-cache` → mnemonist → obliterator).
+ */
+const SDK_DEPENDENCIES = ['fast-xml-parser', 'tslib', 'mnemonist', 'obliterator'];
+
 export function groupOfPath(path: string): string {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
   if (pkg === undefined) return /(^|\/)(shared|functions)\//.test(path) ? 'our modules' : path;
-  if (/^@(aws-sdk|smithy|aws-crypto)\//.test(pkg) || pkg === 'fast-xml-parser' || pkg === 'tslib') {
-    return 'AWS SDK';
-  }
+  if (/^@(aws-sdk|smithy|aws-crypto)\//.test(pkg) || SDK_DEPENDENCIES.includes(pkg)) return 'AWS SDK';
   if (pkg.startsWith('@anthropic-ai/')) return 'Anthropic SDK';
   if (pkg.startsWith('@aws-lambda-powertools/')) return 'Powertools';
   if (pkg === 'zod' || pkg === 'zod-to-json-schema') return 'zod';

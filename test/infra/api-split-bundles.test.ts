@@ -1,7 +1,8 @@
 /**
  * What the HTTP functions' bundles import (esbuild's metafile, the bundler and entry points RuntimeFunction
  * uses): the Api function carries no YAML parser, Ajv, JSONata or MCP SDK (the workflow writes and /mcp are
- * other functions), the Mcp function none of the SDK's zod v3 layer. Sizes: `npm run bench:bundles`.
+ * other functions), the Mcp function none of the SDK's zod v3 layer; WorkflowWrite takes `yaml` from its ES module
+ * build. Sizes: `npm run bench:bundles`.
  */
 import { describe, expect, it } from 'vitest';
 import { lambdaBundle } from '../support/lambda-bundle.ts';
@@ -31,6 +32,13 @@ describe('HTTP function bundles', () => {
   it('bundles them in the WorkflowWrite function, which validates definitions', async () => {
     const writes = await packagesOf('workflow-write');
     expect(['yaml', 'ajv', 'jsonata'].filter((name) => writes.has(name))).toEqual(['yaml', 'ajv', 'jsonata']);
+  }, 60_000);
+
+  it("takes YAML from the package's ES module build, tree-shaken, not its CommonJS build", async () => {
+    const { inputs } = await lambdaBundle('workflow-write');
+    const yamlFiles = Object.keys(inputs).filter((path) => path.includes('node_modules/yaml/'));
+    expect(yamlFiles.length).toBeGreaterThan(0);
+    expect(yamlFiles.filter((path) => !path.includes('node_modules/yaml/browser/'))).toEqual([]);
   }, 60_000);
 
   it("keeps the MCP SDK's zod v3 layer and zod-to-json-schema out of the Mcp function", async () => {
