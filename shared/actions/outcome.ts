@@ -25,6 +25,11 @@ export function egressFailure(error: unknown, options: { hideDetail?: boolean } 
   if (!(error instanceof EgressError)) throw error;
   const detail = options.hideDetail ? '' : ` (${error.message})`;
   const { delivery } = error;
+  if (error.reason === 'redirect_off_origin') {
+    return failed(
+      `The request was answered with a redirect that was not followed, so nothing was sent to its target: ${error.reason}${detail}.`,
+    );
+  }
   if (!delivery.sent) return failed(`The request was not sent: ${error.reason}${detail}.`);
   if (SAFE_METHODS.has(delivery.method.toUpperCase())) {
     return failed(

@@ -21,12 +21,27 @@ function hostOf(url: string | URL): string | undefined {
   }
 }
 
+/** True when `url`'s host is one of the operator's internal hosts. */
+function isInternal(url: string | URL, policy: PublishPolicy): boolean {
+  const host = hostOf(url);
+  return (
+    host !== undefined && (policy.internalHosts ?? []).some((internal) => internal.toLowerCase() === host)
+  );
+}
+
 /** True when `method` to `url` sends something outside the deployment under `policy`. */
 export function sendsOutside(method: string, url: string | URL, policy: PublishPolicy = {}): boolean {
   if (!UNSAFE_METHODS.has(method.toUpperCase())) return false;
-  const host = hostOf(url);
-  if (host === undefined) return true;
-  return !(policy.internalHosts ?? []).some((internal) => internal.toLowerCase() === host);
+  return !isInternal(url, policy);
+}
+
+/**
+ * Where a redirect may take a request that sends something, besides its own origin: the classification
+ * (and any approval) was for the URL the call named, so an internal call may only move among the internal
+ * hosts, and a call outside the deployment nowhere else (the egress guard refuses: `redirect_off_origin`).
+ */
+export function sendingRedirectHosts(url: string | URL, policy: PublishPolicy = {}): string[] {
+  return isInternal(url, policy) ? [...(policy.internalHosts ?? [])] : [];
 }
 
 /** The operator's internal hosts from a comma-separated setting (`WF_INTERNAL_HOSTS`); blanks dropped. */

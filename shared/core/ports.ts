@@ -139,6 +139,11 @@ export type EgressRequest = {
   credentialHeaders?: BoundCredentialHeader[];
   /** Hosts this action may reach, on top of the guard's own address checks. */
   allowedHosts?: string[];
+  /**
+   * A request that sends something (a method other than GET/HEAD/OPTIONS, or a body) is never redirected
+   * off its origin, except to these exact host names (an internal call among the internal hosts).
+   */
+  unsafeRedirectHosts?: string[];
 };
 
 export type EgressResponse = { status: number; headers: Record<string, string>; body: string; url: string };

@@ -37,6 +37,7 @@ export const DENY_REASONS = [
   'dns_failure',
   'too_many_redirects',
   'invalid_redirect',
+  'redirect_off_origin',
 ] as const;
 export type DenyReason = (typeof DENY_REASONS)[number];
 

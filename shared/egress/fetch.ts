@@ -18,13 +18,29 @@ import { exchange } from './exchange.ts';
 import { type BoundCredential, bindCredentials, headersForHop, sanitizeHeaders } from './headers.ts';
 import { capBody, type Deadline, markSent, startDeadline, toEgressError } from './limits.ts';
 import { type EgressPolicy, type ResolvedPolicy, resolvePolicy } from './policy.ts';
-import { BODY_HEADERS, type Hop, nextHop, REDIRECT_STATUSES } from './redirect.ts';
+import {
+  BODY_HEADERS,
+  checkSendingRedirect,
+  type Hop,
+  nextHop,
+  REDIRECT_STATUSES,
+  sendsSomething,
+} from './redirect.ts';
 import { encodeBody } from './request-body.ts';
 import { decodedBody } from './response-body.ts';
 import { checkTarget, parseTarget, redactUrl } from './url.ts';
 
+/** Request options the guard reads beyond `fetch`'s own. */
+export type GuardRequestInit = RequestInit & {
+  /**
+   * Exact host names a redirect of a request that sends something (a method other than GET, HEAD and
+   * OPTIONS, or a body) may lead to besides the request's own origin. Default none (redirect.ts).
+   */
+  unsafeRedirectHosts?: readonly string[];
+};
+
 /** `fetch` options plus the policy and the credential headers bound to their origins. */
-export type GuardedFetchInit = RequestInit & {
+export type GuardedFetchInit = GuardRequestInit & {
   policy?: EgressPolicy;
   credentialHeaders?: BoundCredentialHeader[];
 };
@@ -51,7 +67,7 @@ export async function guardedFetch(url: string | URL, init: GuardedFetchInit = {
 /** `guardedFetch` for an already resolved policy and bound credentials. */
 export async function fetchWithPolicy(
   url: string | URL,
-  init: RequestInit,
+  init: GuardRequestInit,
   policy: ResolvedPolicy,
   credentials: readonly BoundCredential[],
 ): Promise<Response> {
@@ -69,6 +85,7 @@ export async function fetchWithPolicy(
     url: redactUrl(first.url),
   });
   let hop: Hop = { url: first.url, method, body: init.body };
+  const sending = sendsSomething(method, init.body);
   try {
     for (let redirects = 0; ; redirects++) {
       const target = parseTarget(hop.url);
@@ -128,6 +145,7 @@ export async function fetchWithPolicy(
         });
       }
       const next = nextHop(hop, status, location);
+      if (sending) checkSendingRedirect({ url: first.url, method }, next.url, init.unsafeRedirectHosts ?? []);
       if (next.bodyDropped) for (const name of BODY_HEADERS) headers.delete(name);
       // Fetch spec: a cross-origin redirect drops Authorization (credential headers are per hop anyway).
       if (next.url.origin !== target.url.origin) headers.delete('authorization');

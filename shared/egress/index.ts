@@ -22,7 +22,7 @@ export {
   type LimitReason,
   type NetworkReason,
 } from './errors.ts';
-export { ALLOWED_METHODS, type GuardedFetchInit, guardedFetch } from './fetch.ts';
+export { ALLOWED_METHODS, type GuardedFetchInit, type GuardRequestInit, guardedFetch } from './fetch.ts';
 export {
   FORBIDDEN_REQUEST_HEADER_PREFIXES,
   FORBIDDEN_REQUEST_HEADERS,

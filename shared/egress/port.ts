@@ -3,7 +3,7 @@
  * `allowedHosts` narrow the policy's (intersection), and the decoded body text is returned within the cap.
  */
 import type { EgressPort, EgressRequest, EgressResponse } from '../core/ports.ts';
-import { fetchWithPolicy } from './fetch.ts';
+import { fetchWithPolicy, type GuardRequestInit } from './fetch.ts';
 import { bindCredentials } from './headers.ts';
 import { type EgressPolicy, narrowPolicy, resolvePolicy } from './policy.ts';
 
@@ -14,9 +14,10 @@ export function createEgress(policy: EgressPolicy = {}): EgressPort {
     async request(request: EgressRequest): Promise<EgressResponse> {
       const effective =
         request.allowedHosts === undefined ? resolved : narrowPolicy(resolved, request.allowedHosts);
-      const init: RequestInit = { method: request.method };
+      const init: GuardRequestInit = { method: request.method };
       if (request.headers !== undefined) init.headers = request.headers;
       if (request.body !== undefined) init.body = request.body;
+      if (request.unsafeRedirectHosts !== undefined) init.unsafeRedirectHosts = request.unsafeRedirectHosts;
       const response = await fetchWithPolicy(
         request.url,
         init,

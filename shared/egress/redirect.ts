@@ -3,6 +3,7 @@
  * and body per the fetch spec. Every hop is then checked from scratch by the caller.
  */
 import { EgressDeniedError } from './errors.ts';
+import { normalizeHost } from './hosts.ts';
 import { redactUrl } from './url.ts';
 
 /** Statuses the guard follows. */
@@ -46,4 +47,33 @@ export function nextHop(current: Hop, status: number, location: string): Hop & {
     });
   }
   return { url, method: current.method, body: current.body, bodyDropped: false };
+}
+
+/** Methods that only read (RFC 9110 §9.2.1 safe methods; the guard refuses TRACE). */
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** True when a request sends something: a method that is not a read, or any body. */
+export function sendsSomething(method: string, body: BodyInit | null | undefined): boolean {
+  return !READ_METHODS.has(method) || body != null;
+}
+
+/**
+ * A request that sends something was checked (and, when it publishes, approved) for its own destination:
+ * no redirect may carry it, its body or its caller headers (even as the GET a 301/302/303 makes of it) to
+ * another origin, unless the caller names the new host in `hosts` (exact names: an internal call may move
+ * among the deployment's internal hosts). Throws `redirect_off_origin` naming the Location's host.
+ */
+export function checkSendingRedirect(
+  first: { url: URL; method: string },
+  next: URL,
+  hosts: readonly string[],
+): void {
+  if (next.origin === first.url.origin) return;
+  const host = normalizeHost(next.hostname);
+  if (hosts.some((allowed) => normalizeHost(allowed) === host)) return;
+  throw new EgressDeniedError('redirect_off_origin', {
+    host: next.hostname,
+    url: redactUrl(next),
+    detail: `a ${first.method} to ${first.url.origin} is not followed to another origin`,
+  });
 }

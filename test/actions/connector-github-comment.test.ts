@@ -89,7 +89,8 @@ describe('github_create_comment connector', () => {
   it('never follows a redirect off the API host, so the token stays with GitHub', async () => {
     const before = remote.received.length;
     const outcome = await runParsed(comment, { number: 307, body: 'hello' }, context());
-    expect(outcome).toMatchObject({ isError: true, content: expect.stringContaining('host_not_allowed') });
+    // A POST is never redirected off its origin (redirect_off_origin), before the host allow-list is asked.
+    expect(outcome).toMatchObject({ isError: true, content: expect.stringContaining('redirect_off_origin') });
     expect(remote.received.slice(before).map((r) => r.path)).toEqual([
       '/repos/example-org/example-repo/issues/307/comments',
     ]);

@@ -167,7 +167,7 @@ describe('http connector', () => {
     const before = remote.received.length;
     const outcome = await runParsed(hop, {}, actionContext({ ports: [remote.port], secrets: secrets() }));
     expect(outcome).toEqual({
-      content: expect.stringContaining('The request was not sent: host_not_allowed'),
+      content: expect.stringContaining('redirect that was not followed, so nothing was sent to its target'),
       isError: true,
     });
     expect(remote.received.slice(before).map((r) => r.path)).toEqual(['/hop']);

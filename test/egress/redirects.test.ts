@@ -229,6 +229,78 @@ describe('guardedFetch redirects', () => {
     },
   );
 
+  it.each([
+    [307, 'POST'],
+    [308, 'PUT'],
+    [302, 'PUT'],
+    [302, 'POST'],
+    [303, 'DELETE'],
+    [301, 'PATCH'],
+  ])(
+    'never follows a %i after %s to another origin: nothing reaches the Location host',
+    async (status, method) => {
+      // Prepare: A redirects to B, another host on another port.
+      const b = await server();
+      const a = await server((_req, res) => redirect(res, `http://b.test:${b.port}/collect`, status));
+      const resolve = scriptedResolver({ 'a.test': ['127.0.0.1'], 'b.test': ['127.0.0.1'] });
+
+      // Act
+      const error = await guardedFetch(`http://a.test:${a.port}/hook`, {
+        method,
+        body: 'confidential',
+        policy: { resolve, allowLoopbackPorts: [a.port, b.port] },
+      }).catch((e: unknown) => e);
+
+      // Assess
+      expect(error).toMatchObject({
+        name: 'EgressDeniedError',
+        reason: 'redirect_off_origin',
+        host: 'b.test',
+        delivery: { sent: false },
+      });
+      expect(a.requests).toHaveLength(1);
+      expect(b.sockets()).toBe(0);
+    },
+  );
+
+  it('refuses a sending request on another port of the same host, and follows it to a named host', async () => {
+    const b = await server((_req, res) => res.end('landed'));
+    const a = await server((req, res) =>
+      redirect(res, req.url === '/port' ? `http://a.test:${b.port}/` : `http://b.test:${b.port}/`, 307),
+    );
+    const resolve = scriptedResolver({ 'a.test': ['127.0.0.1'], 'b.test': ['127.0.0.1'] });
+    const policy: EgressPolicy = { resolve, allowLoopbackPorts: [a.port, b.port] };
+
+    const otherPort = await guardedFetch(`http://a.test:${a.port}/port`, {
+      method: 'POST',
+      body: 'x',
+      policy,
+      unsafeRedirectHosts: ['b.test'],
+    }).catch((e: unknown) => e);
+    const named = await guardedFetch(`http://a.test:${a.port}/named`, {
+      method: 'POST',
+      body: 'x',
+      policy,
+      unsafeRedirectHosts: ['B.test'],
+    });
+
+    expect(otherPort).toMatchObject({ reason: 'redirect_off_origin', host: 'a.test' });
+    expect(await named.text()).toBe('landed');
+    expect(b.requests).toEqual([expect.objectContaining({ method: 'POST', body: 'x' })]);
+  });
+
+  it('still follows a read (GET, or OPTIONS without a body) to another origin', async () => {
+    const b = await server((req, res) => res.end(`b got ${req.method}`));
+    const a = await server((_req, res) => redirect(res, `${b.origin}/`, 307));
+    const policy: EgressPolicy = { allowLoopbackPorts: [a.port, b.port] };
+
+    const get = await guardedFetch(`${a.origin}/`, { policy });
+    const options = await guardedFetch(`${a.origin}/`, { method: 'OPTIONS', policy });
+
+    expect(await get.text()).toBe('b got GET');
+    expect(await options.text()).toBe('b got OPTIONS');
+  });
+
   it('keeps a connection pinned to the first checked answer of a rebinding resolver', async () => {
     // Prepare: first answer is allowed (loopback port), every later answer is private.
     const a = await server((_req, res) => res.end('pinned'));

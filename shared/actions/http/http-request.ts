@@ -10,7 +10,7 @@ import type { Action } from '../../core/actions.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import { credentialProblem } from '../credential-check.ts';
 import { egressFailure, failed } from '../outcome.ts';
-import { type PublishPolicy, sendsOutside } from '../publish-policy.ts';
+import { type PublishPolicy, sendingRedirectHosts, sendsOutside } from '../publish-policy.ts';
 import { DEFAULT_MAX_TEXT_CHARS, httpResultText } from './response-text.ts';
 import { HttpUrlInput } from './url.ts';
 
@@ -114,6 +114,8 @@ export function httpRequestAction(definition: WorkflowDefinition, options: HttpR
           url: input.url,
           headers,
           ...(body === undefined ? {} : { body }),
+          // A POST classified (or approved) for this URL's host is not redirected anywhere else.
+          unsafeRedirectHosts: sendingRedirectHosts(input.url, options.publish),
         });
         return httpResultText(response, maxChars);
       } catch (error) {
