@@ -1,6 +1,7 @@
 /**
  * Running an allowed call under the ledger: the row is durably `pending` before the dispatch starts (its
- * commit also carries what the turn staged), the outcome is redacted and capped, and the settle is staged
+ * commit also carries what the turn staged), the outcome is redacted of every credential of the workflow
+ * (redacted-dispatch.ts) and capped, and the settle is staged
  * for the turn's next write (the next call's pending row, or the turn's commit). A settle happens once:
  * the store refuses to settle a row that is no longer `pending`.
  */
@@ -9,9 +10,9 @@ import type { Action } from './actions.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
 import { approvalIdFor, argsHashOf, idempotencyKeyFor } from './identity.ts';
 import type { ToolOutcome, ToolUseBlock } from './ports.ts';
+import { runRedacted } from './redacted-dispatch.ts';
 import type { ToolCallContext } from './tool-calls.ts';
-import { capToolResult } from './transcript-limits.ts';
-import { settleAudit, settledRow, thrownOutcome, UNKNOWN_AFTER_STOP } from './uncertain.ts';
+import { settleAudit, settledRow, UNKNOWN_AFTER_STOP } from './uncertain.ts';
 
 export async function resumePending(
   h: RunHandle,
@@ -92,27 +93,23 @@ export async function dispatch(
 async function runAndSettle(
   h: RunHandle,
   deps: TurnDeps,
-  _ctx: ToolCallContext,
+  ctx: ToolCallContext,
   use: ToolUseBlock,
   action: Action,
   input: unknown,
   row: LedgerRow,
   rerun: boolean,
 ): Promise<ToolOutcome> {
-  let outcome: ToolOutcome;
-  try {
-    outcome = await action.run(input, {
+  const scope = { credRefs: ctx.definition.credRefs, secrets: deps.secrets, owner: h.run.owner };
+  const outcome = await runRedacted(scope, rerun, () =>
+    action.run(input, {
       idempotencyKey: row.idempotencyKey,
       egress: deps.egress,
       secrets: deps.secrets,
       clock: deps.clock,
       scope: { runId: h.run.runId, owner: h.run.owner, workflowId: h.run.workflowId },
-    });
-  } catch (error) {
-    outcome = thrownOutcome(error);
-  }
-  // Cut by UTF-8 bytes, the unit DynamoDB counts: see transcript-limits.ts. The unknown marker is kept.
-  outcome = { ...outcome, content: capToolResult(deps.secrets.redact(h.run.owner, outcome.content)) };
+    }),
+  );
   // Staged: the next dispatch's pending row or the turn's commit carries the settle (one transaction).
   await h.stage({
     ledgerSettle: [settledRow(row, outcome, isoAt(deps.clock))],

@@ -231,7 +231,8 @@ export async function startCall(
     ],
   });
   call.steps = mergeSteps(call.steps, [running]);
-  return finishStep(call, await dispatch(call.deps, call.handle.run, action, input, pending), {
+  const redaction = { credRefs: call.definition.credRefs, rerun: false };
+  return finishStep(call, await dispatch(call.deps, call.handle.run, action, input, pending, redaction), {
     settle: pending,
     args: input,
   });

@@ -1,8 +1,8 @@
 /** Sending a service step's call: the action with the row's Idempotency-Key, and reading its answer. */
 import type { Action, ActionCatalog } from '../core/actions.ts';
 import type { Clock, EgressPort, SecretsPort, ToolOutcome } from '../core/ports.ts';
-import { capToolResult } from '../core/transcript-limits.ts';
-import { thrownOutcome } from '../core/uncertain.ts';
+import { runRedacted } from '../core/redacted-dispatch.ts';
+import type { CredentialRefSpec } from '../schemas/credentials.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { Run } from '../schemas/run.ts';
 import type { GraphDefinitionOf, GraphRunStore } from './ports.ts';
@@ -16,27 +16,29 @@ export type ServiceStepDeps = {
   secrets: SecretsPort;
 };
 
-/** Sends the call with the row's Idempotency-Key; a throw is an outcome; the result is redacted and capped. */
+/**
+ * Sends the call with the row's Idempotency-Key once every credential of the graph is loaded for redaction
+ * (redacted-dispatch.ts: the call is not made when one cannot be); a throw is an outcome; the result is
+ * redacted and capped. `rerun` marks a repeat of a row an earlier invocation may have sent.
+ */
 export async function dispatch(
   deps: ServiceStepDeps,
   run: Run,
   action: Action,
   input: unknown,
   row: LedgerRow,
+  redaction: { credRefs: Record<string, CredentialRefSpec>; rerun: boolean },
 ): Promise<ToolOutcome> {
-  let outcome: ToolOutcome;
-  try {
-    outcome = await action.run(input, {
+  const scope = { credRefs: redaction.credRefs, secrets: deps.secrets, owner: run.owner };
+  return runRedacted(scope, redaction.rerun, () =>
+    action.run(input, {
       idempotencyKey: row.idempotencyKey,
       egress: deps.egress,
       secrets: deps.secrets,
       clock: deps.clock,
       scope: { runId: run.runId, owner: run.owner, workflowId: run.workflowId },
-    });
-  } catch (error) {
-    outcome = thrownOutcome(error);
-  }
-  return { ...outcome, content: capToolResult(deps.secrets.redact(run.owner, outcome.content)) };
+    }),
+  );
 }
 
 /**

@@ -86,7 +86,10 @@ async function serviceOnce(
     const action = deps.actions.resolve(node.action, view);
     if (!row.idempotent || !action) return finishStep(call, UNKNOWN_AFTER_STOP, { settle: row });
     // Idempotent and pending: send again with the same Idempotency-Key (the row's).
-    const outcome = await dispatch(deps, run, action, step?.input, row);
+    const outcome = await dispatch(deps, run, action, step?.input, row, {
+      credRefs: definition.credRefs,
+      rerun: true,
+    });
     return finishStep(call, outcome, { settle: row, args: step?.input });
   }
   // Not started yet: no new step starts while paused (inside the Map the answer is ignored; Advance decides).

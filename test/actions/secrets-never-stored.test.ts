@@ -5,6 +5,8 @@
  * model then tries to send the value out with http_request and fetch_url, and finally writes it into its
  * answer. Afterwards every stored item of the run, its approval, its audit entries, everything sent to the
  * model, and all log output are scanned for the value in raw, base64, base64url, hex and URL-encoded forms.
+ * The echo also carries another slot's value, which the connector never resolved: the approved call runs
+ * first in its turn, before any model call, so only resolving every slot before a dispatch redacts it.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,15 +25,18 @@ import { FixedClock, randomIds, seedRun, seedWorkflow, testStore } from '../supp
 import { type FakeRemote, fakeRemote } from './support.ts';
 
 const SECRET = 'wf-must-show-7c41e9a0b3d5f862+Kx/Qv=Zr71LmNp';
-const FORMS: Record<string, string> = {
-  raw: SECRET,
-  base64: Buffer.from(SECRET).toString('base64'),
-  'base64 unpadded': Buffer.from(SECRET).toString('base64').replace(/=+$/, ''),
-  base64url: Buffer.from(SECRET).toString('base64url'),
-  hex: Buffer.from(SECRET).toString('hex'),
-  'hex upper': Buffer.from(SECRET).toString('hex').toUpperCase(),
-  'URL-encoded': encodeURIComponent(SECRET),
-};
+/** Slot b's value: no connector uses it, yet the echo server's answer carries it. */
+const OTHER = 'wf-must-show-other-5e8d2c91f0a4b7+Yp/Tz=Wq38';
+const formsOf = (label: string, value: string): Record<string, string> => ({
+  [`${label}raw`]: value,
+  [`${label}base64`]: Buffer.from(value).toString('base64'),
+  [`${label}base64 unpadded`]: Buffer.from(value).toString('base64').replace(/=+$/, ''),
+  [`${label}base64url`]: Buffer.from(value).toString('base64url'),
+  [`${label}hex`]: Buffer.from(value).toString('hex'),
+  [`${label}hex upper`]: Buffer.from(value).toString('hex').toUpperCase(),
+  [`${label}URL-encoded`]: encodeURIComponent(value),
+});
+const FORMS: Record<string, string> = { ...formsOf('', SECRET), ...formsOf('slot b ', OTHER) };
 
 /** Every form of the secret found in `haystack` (names). */
 const occurrences = (haystack: string): string[] =>
@@ -68,6 +73,7 @@ trigger: { type: on_demand }
 budget: { maxUsdPerRun: 1, maxTurns: 6 }
 credRefs:
   echo_token: { secret: wf/owner-must-show/echo-token }
+  other_token: { secret: wf/owner-must-show/other-token }
 `;
 
 const store = testStore();
@@ -89,6 +95,9 @@ beforeAll(async () => {
           hex: bytes.toString('hex'),
           url: encodeURIComponent(token),
         },
+        // Another slot's value, which this connector never resolved (a shared service's debug page).
+        other: OTHER,
+        otherHex: Buffer.from(OTHER).toString('hex'),
       }),
     };
   });
@@ -140,7 +149,10 @@ describe('a credential used by a connector', () => {
   it('appears in no stored item, audit entry, model request or log line, in any encoding', async () => {
     // Prepare
     const secretsPath = join(mkdtempSync(join(tmpdir(), 'wf-must-show-')), 'secrets.json');
-    writeFileSync(secretsPath, JSON.stringify({ 'wf/owner-must-show/echo-token': SECRET }));
+    writeFileSync(
+      secretsPath,
+      JSON.stringify({ 'wf/owner-must-show/echo-token': SECRET, 'wf/owner-must-show/other-token': OTHER }),
+    );
     const clock = new FixedClock();
     const model = new ScriptedModel([
       {
@@ -206,6 +218,8 @@ describe('a credential used by a connector', () => {
     expect(echo.received[0]?.headers.authorization).toBe(`Bearer ${SECRET}`);
     const echoed = results(model.requests[1]!.messages.at(-1)!.content);
     expect(echoed.a1).toContain('"authorization":"Bearer [REDACTED]"');
+    // The approved call ran first in a fresh container, before any model call: slot b is redacted too.
+    expect(echoed.a1).toContain('"other":"[REDACTED]","otherHex":"[REDACTED]"');
     const refused = results(model.requests[2]!.messages.at(-1)!.content);
     expect(refused.h1).toMatch(
       /^Refused: this request contains a credential value; credentials are injected by the runtime/,
