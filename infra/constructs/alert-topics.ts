@@ -29,20 +29,28 @@ const MAX_OWNERS_JSON = 2048;
 const isOwned = (declared: AlertTopicDeclaration): declared is OwnedAlertTopic =>
   'topic' in declared && 'owners' in declared;
 
-/** The declared topics, and the owners value of WF_ALERT_TOPIC_OWNERS (undefined: none is restricted). */
+/**
+ * The declared topics, the owners value of WF_ALERT_TOPIC_OWNERS (undefined: none is restricted), and the
+ * topics several owners share (the default, each topic alone, each declared for two or more owners), whose
+ * subscriptions must filter on the owner (alert-subscriptions.ts).
+ */
 export function resolveAlertTopics(
   scope: Construct,
   declared: readonly AlertTopicDeclaration[],
   defaultTopic: sns.ITopic | undefined,
-): { topics: sns.ITopic[]; ownersJson: string | undefined } {
+): { topics: sns.ITopic[]; ownersJson: string | undefined; shared: sns.ITopic[] } {
   const topics: sns.ITopic[] = [];
+  const shared: sns.ITopic[] = defaultTopic === undefined ? [] : [defaultTopic];
   const owned: { topicArn: string; owners: string[] }[] = [];
   for (const entry of declared) {
     const topic = isOwned(entry) ? entry.topic : entry;
     if (topics.some((known) => known.topicArn === topic.topicArn))
       throw new Error(`alertTopics: ${describe(topic)} is declared twice; declare each topic once.`);
     topics.push(topic);
-    if (!isOwned(entry)) continue;
+    if (!isOwned(entry)) {
+      shared.push(topic);
+      continue;
+    }
     if (defaultTopic !== undefined && topic.topicArn === defaultTopic.topicArn)
       throw new Error(
         `alertTopics: ${describe(topic)} is the default alertTopic, which every owner's alerts use; it cannot be restricted to some owners.`,
@@ -56,15 +64,17 @@ export function resolveAlertTopics(
         throw new Error(
           `alertTopics: owner '${owner}' of ${describe(topic)} is not an owner id; use the id the API reports (wf whoami).`,
         );
-    owned.push({ topicArn: topic.topicArn, owners: [...new Set(entry.owners)] });
+    const owners = [...new Set(entry.owners)];
+    if (owners.length > 1) shared.push(topic);
+    owned.push({ topicArn: topic.topicArn, owners });
   }
-  if (owned.length === 0) return { topics, ownersJson: undefined };
+  if (owned.length === 0) return { topics, ownersJson: undefined, shared };
   const ownerChars = JSON.stringify(owned.map((entry) => entry.owners)).length;
   if (ownerChars > MAX_OWNERS_JSON)
     throw new Error(
       `alertTopics: the owner lists take ${ownerChars} characters; at most ${MAX_OWNERS_JSON} fit a function's environment (Lambda's 4 KB).`,
     );
-  return { topics, ownersJson: Stack.of(scope).toJsonString(owned) };
+  return { topics, ownersJson: Stack.of(scope).toJsonString(owned), shared };
 }
 
 const describe = (topic: sns.ITopic): string =>

@@ -8,6 +8,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { AlertSubscriptionCheck } from './alert-subscriptions.ts';
 import { resolveAlertTopics } from './alert-topics.ts';
 import { ApprovalNotices } from './approval-notices.ts';
 import { ApprovalSigningKey } from './approval-signing-key.ts';
@@ -265,11 +266,13 @@ export class WorkflowRuntime extends Construct {
     }
     // Topics a workflow may name in destination.topicArn: Deliver may publish there, the API checks the name;
     // both check a topic declared for some owners against the run's or the caller's owner.
-    const { topics: alertTopics, ownersJson: alertTopicOwners } = resolveAlertTopics(
-      this,
-      props.alertTopics ?? [],
-      props.alertTopic,
-    );
+    const {
+      topics: alertTopics,
+      ownersJson: alertTopicOwners,
+      shared: sharedAlertTopics,
+    } = resolveAlertTopics(this, props.alertTopics ?? [], props.alertTopic);
+    // A subscription in this app that would receive several owners' reports is refused at synth.
+    this.node.addValidation(new AlertSubscriptionCheck(this, sharedAlertTopics));
     if (alertTopics.length > 0) {
       const arns = alertTopics.map((topic) => topic.topicArn).join(',');
       fns.deliver.addEnvironment(ENV.alertTopicArns, arns);

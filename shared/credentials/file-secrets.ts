@@ -24,7 +24,8 @@ export type FileSecretsOptions = {
 export const SECRET_CACHE_TTL_MS = 5 * 60_000;
 
 export function fileSecrets(path: string, options: FileSecretsOptions = {}): SecretsPort {
-  const redactors = new OwnerRedactors();
+  const nowMs = options.nowMs ?? (() => performance.timeOrigin + performance.now());
+  const redactors = new OwnerRedactors({ nowMs });
   const namePrefix = options.namePrefix ?? 'wf/';
   const file = ttlCache(
     async (): Promise<Record<string, unknown>> => {
@@ -38,18 +39,19 @@ export function fileSecrets(path: string, options: FileSecretsOptions = {}): Sec
     {
       maxAgeMs: options.maxAgeMs ?? SECRET_CACHE_TTL_MS,
       minRefreshIntervalMs: 0,
-      nowMs: options.nowMs ?? (() => performance.timeOrigin + performance.now()),
+      nowMs,
     },
   );
   return {
     async resolve(ref: CredentialRef) {
       assertOwnerSecret(namePrefix, ref);
+      redactors.admit(ref);
       let stored = (await file.get())[ref.secret];
       if (stored === undefined) stored = (await file.refresh())[ref.secret];
       if (stored === undefined)
         throw new CredentialError(ref.secret, `is not in the local secrets file ${path}`);
       const value = extractSecretValue(ref, typeof stored === 'string' ? stored : JSON.stringify(stored));
-      redactors.add(ref.owner, value);
+      redactors.add(ref, value);
       return value;
     },
     redact: (owner, text) => redactors.redact(owner, text),

@@ -4,6 +4,7 @@ export * from './owner-check.ts';
 export * from './owner-key.ts';
 export * from './owner-redactors.ts';
 export * from './owner-sessions.ts';
+export * from './recent-owners.ts';
 export * from './redactor.ts';
 export * from './secrets-manager.ts';
 export * from './ttl-cache.ts';

@@ -11,12 +11,14 @@
  * - RoleSessionName: 2-64 characters of `[\w+=,.@-]`:
  *   https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRole.html
  *
- * Sessions are cached per owner until five minutes before they expire.
+ * Sessions are cached per owner until five minutes before they expire, for the most recent
+ * `MAX_CACHED_OWNERS` owners (recent-owners.ts).
  */
 import { createHash } from 'node:crypto';
 import { AssumeRoleCommand, type STSClient } from '@aws-sdk/client-sts';
 import { CredentialError } from './errors.ts';
 import { OWNER_TAG_KEY, ownerKey } from './owner-key.ts';
+import { RecentOwners } from './recent-owners.ts';
 
 /** Session lifetime asked for (the minimum AssumeRole allows is 900 s). */
 export const OWNER_SESSION_SECONDS = 900;
@@ -35,6 +37,8 @@ export type OwnerSessionsOptions = {
   /** The credential-reader role. */
   roleArn: string;
   nowMs: () => number;
+  /** @default MAX_CACHED_OWNERS */
+  maxOwners?: number;
 };
 
 /** A session name that says which owner, within the 64-character limit, for CloudTrail. */
@@ -43,7 +47,7 @@ export const sessionNameFor = (owner: string): string =>
 
 /** Credentials of the owner's tagged role session, cached per owner. */
 export function ownerSessions(options: OwnerSessionsOptions): (owner: string) => Promise<SessionCredentials> {
-  const sessions = new Map<string, Promise<SessionCredentials>>();
+  const sessions = new RecentOwners<Promise<SessionCredentials>>(options.maxOwners);
   const assume = async (owner: string): Promise<SessionCredentials> => {
     const response = await options.sts.send(
       new AssumeRoleCommand({
@@ -68,13 +72,11 @@ export function ownerSessions(options: OwnerSessionsOptions): (owner: string) =>
     if (cached) {
       const session = await cached.catch(() => undefined);
       if (session && session.expiration.getTime() - REFRESH_MARGIN_MS > options.nowMs()) return session;
-      if (sessions.get(owner) === cached) sessions.delete(owner);
+      sessions.deleteIf(owner, cached);
     }
     const pending = assume(owner);
     sessions.set(owner, pending);
-    pending.catch(() => {
-      if (sessions.get(owner) === pending) sessions.delete(owner);
-    });
+    pending.catch(() => sessions.deleteIf(owner, pending));
     return pending;
   };
 }

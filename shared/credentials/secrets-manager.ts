@@ -22,14 +22,25 @@ export type SecretsManagerOptions = {
 };
 
 export function secretsManagerSecrets(options: SecretsManagerOptions): SecretsPort {
-  const redactors = new OwnerRedactors();
-  // Keyed by owner and secret id: one owner's cached read is never served to another.
+  const now = options.nowMs ?? (() => performance.timeOrigin + performance.now());
+  const redactors = new OwnerRedactors({ nowMs: now });
+  // Keyed by owner and secret id: one owner's cached read is never served to another. Oldest read first, so
+  // a read past the TTL is dropped from the front (the cache holds only reads of the last TTL).
   const cache = new Map<string, { value: string; at: number }>();
   const ttl = options.ttlMs ?? 5 * 60_000;
-  const now = options.nowMs ?? (() => performance.timeOrigin + performance.now());
+  const remember = (key: string, value: string) => {
+    for (const [old, entry] of cache) {
+      if (now() - entry.at < ttl) break;
+      cache.delete(old);
+    }
+    cache.delete(key);
+    cache.set(key, { value, at: now() });
+  };
   return {
     async resolve(ref: CredentialRef) {
       assertOwnerSecret(options.namePrefix, ref);
+      // Before the read: a value this port could not hold for redaction is not fetched, let alone handed out.
+      redactors.admit(ref);
       const key = JSON.stringify([ref.owner, ref.secret]);
       const cached = cache.get(key);
       let raw = cached && now() - cached.at < ttl ? cached.value : undefined;
@@ -42,10 +53,11 @@ export function secretsManagerSecrets(options: SecretsManagerOptions): SecretsPo
           throw new CredentialError(ref.secret, `could not be read (${(cause as Error).name})`, { cause });
         }
         if (raw === undefined) throw new CredentialError(ref.secret, 'has no string value');
-        cache.set(key, { value: raw, at: now() });
+        remember(key, raw);
       }
       const value = extractSecretValue(ref, raw);
-      redactors.add(ref.owner, value);
+      // Every hand-out, cached or read, is recorded: the redactor holds a value as long as it may be in use.
+      redactors.add(ref, value);
       return value;
     },
     redact: (owner, text) => redactors.redact(owner, text),

@@ -1,13 +1,13 @@
 /**
  * A transcript message too large for one page of `GET /v1/runs/{id}/transcript` (transcript-page.ts) is
- * sent as parts, each within the page's byte bound. The parts follow the convention the store uses for a
- * message spread over items (shared/store/message-items.ts): blocks are kept whole where they fit; a block
+ * sent as parts, each within the page's byte bound, cut by the store's splitter (shared/store/message-split.ts)
+ * sized in bytes as sent instead of item bytes: blocks are kept whole where they fit; a block
  * that does not is cut along its text into a fragment marked `more: true`, and the rest opens the next part
  * as `{ type: 'continued', text }`; a `tool_use` too large for a part travels as `inputJson` (its input as
  * JSON text), which can be cut like any string. `joinMessageParts` puts the message back exactly.
  */
 import type { TranscriptMessage } from '../schemas/message.ts';
-import { MIN_FRAGMENT_BYTES, splittableField } from '../store/message-items.ts';
+import { splitBlocks, splittableField } from '../store/message-split.ts';
 import { encodedBytes, encodedCharBytes } from './response-bytes.ts';
 
 export type PartBlock = Record<string, unknown> & { type: string };
@@ -36,45 +36,14 @@ export function splitMessage(message: TranscriptMessage, bound: number): Message
   const { content, ...fields } = message;
   // Sized with the largest part numbers it could carry.
   const room = bound - encodedBytes({ ...fields, part: 99_999, parts: 99_999, content: [] });
-  const parts: PartBlock[][] = [[]];
-  let current = parts[0]!;
-  let used = 0;
-  const nextPart = () => {
-    current = [];
-    parts.push(current);
-    used = 0;
-  };
-  for (const block of content) {
-    let pending: PartBlock = { ...block };
-    for (;;) {
-      const size = encodedBytes(pending) + 1;
-      if (used + size <= room) {
-        current.push(pending);
-        used += size;
-        break;
-      }
-      if (pending.type === 'tool_use' && 'input' in pending && size > room) {
-        const { input, ...rest } = pending;
-        pending = { ...rest, inputJson: JSON.stringify(input ?? null) };
-        continue;
-      }
-      const field = splittableField(pending);
-      const space = room - used - (encodedBytes({ ...pending, [field ?? '']: '', more: true }) + 1);
-      if (field !== undefined && space >= MIN_FRAGMENT_BYTES) {
-        const value = String(pending[field]);
-        const cut = prefixWithin(value, space);
-        current.push({ ...pending, [field]: value.slice(0, cut), more: true });
-        pending = { type: 'continued', text: value.slice(cut) };
-        nextPart();
-        continue;
-      }
-      if (current.length === 0)
-        throw new RangeError(
-          `message ${message.seq}: a ${pending.type} block cannot be cut to ${bound} bytes`,
-        );
-      nextPart();
-    }
-  }
+  const parts = splitBlocks(content, {
+    blockBytes: (block) => encodedBytes(block) + 1,
+    prefixUnits: prefixWithin,
+    room: () => room,
+    wholeRoom: room,
+    tooLarge: (block) =>
+      new RangeError(`message ${message.seq}: a ${String(block.type)} block cannot be cut to ${bound} bytes`),
+  }) as PartBlock[][];
   return parts.map((blocks, part) => ({ ...fields, part, parts: parts.length, content: blocks }));
 }
 

@@ -6,7 +6,7 @@
 import { ItemCorruptError } from '../core/store-errors.ts';
 import { type TranscriptMessage, TranscriptMessageSchema } from '../schemas/message.ts';
 import { decodeItem } from './codec.ts';
-import { splittableField } from './message-items.ts';
+import { splittableField } from './message-split.ts';
 
 const PART_SK = /^MSG#(\d{6})#(\d{4})$/;
 

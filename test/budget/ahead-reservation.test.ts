@@ -6,60 +6,32 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isFirstAttempt, markModelCalled, unusedAheadReservation } from '../../shared/core/attempt.ts';
-import type { ModelPort, ModelRequest } from '../../shared/core/ports.ts';
+import type { ModelPort } from '../../shared/core/ports.ts';
 import { roundUsd } from '../../shared/core/pricing.ts';
 import { runTurn } from '../../shared/core/turn.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 import { modelOn, scripted } from '../model/helpers.ts';
 import { CrashError, engineDeps, firstAttempt } from '../support/engine.ts';
-import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
+import { FixedClock, seedRun, testStore } from '../support/store.ts';
+import {
+  crashingAfterAnswer,
+  DAY,
+  daySpend,
+  loopThenDone,
+  seedCappedWorkflow,
+  turnZero,
+} from './reservation-fixtures.ts';
 
 const store = testStore();
-const DAY = '2026-11-30';
-const USAGE = { input_tokens: 400, output_tokens: 300 };
-
-const loopThenDone = {
-  turns: [
-    {
-      response: {
-        content: [{ type: 'tool_use' as const, name: 'notes_append', input: { name: 'log', line: 'x' } }],
-        usage: USAGE,
-      },
-    },
-    { response: { content: [{ type: 'text' as const, text: 'done' }], usage: USAGE } },
-  ],
-};
-
-/** The real adapter; the call number `crashOn` crashes the Turn after the scripted server answered it. */
-function crashingAfterAnswer(real: ModelPort, crashOn: number): ModelPort & { calls: number } {
-  return {
-    calls: 0,
-    maxOutputTokens: (request) => real.maxOutputTokens!(request),
-    async call(request: ModelRequest) {
-      this.calls++;
-      const response = await real.call(request);
-      if (this.calls === crashOn) throw new CrashError('after the provider answered');
-      return response;
-    },
-  };
-}
 
 async function setUp(model: (real: ModelPort) => ModelPort, maxUsdPerDay = 5) {
   const server = await scripted(loopThenDone);
-  const { head, version } = await seedWorkflow(
-    store,
-    minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay } }),
-  );
+  const { head, version } = await seedCappedWorkflow(store, maxUsdPerDay);
   const clock = new FixedClock();
   // Turn 0 reserves for itself (a run created without turn 0's reservation): these are the turns' own.
   const run = await seedRun(store, version, { clock, firstTurn: false });
   const deps = engineDeps(store, model(modelOn(server)), { clock });
-  const turn0 = await runTurn(deps, {
-    runId: run.runId,
-    turn: 0,
-    segmentStartTurn: 0,
-    attempt: firstAttempt('one'),
-  });
+  const turn0 = await runTurn(deps, turnZero(run.runId, firstAttempt('one')));
   return { server, head, version, run, deps, turn0 };
 }
 
@@ -71,7 +43,7 @@ describe('the reservation made ahead by the previous commit', () => {
     // Prepare
     const { server, version, run, deps, turn0 } = await setUp((real) => real);
     const held = (await store.getRun(run.runId))!.reservation;
-    const dayAhead = await store.getDaySpendDetail(version.owner, version.workflowId, DAY);
+    const dayAhead = await daySpend(store, version);
 
     // Act
     const turn1 = await runTurn(deps, { ...turn0, attempt: firstAttempt('one') });
@@ -84,7 +56,7 @@ describe('the reservation made ahead by the previous commit', () => {
     const ended = (await store.getRun(run.runId))!;
     const assistants = (await store.listMessages(run.runId)).filter((m) => m.role === 'assistant');
     expect(ended.costUsd).toBe(roundUsd(assistants.reduce((sum, m) => sum + (m.costUsd ?? 0), 0)));
-    expect(await store.getDaySpendDetail(version.owner, version.workflowId, DAY)).toEqual({
+    expect(await daySpend(store, version)).toEqual({
       totalUsd: ended.costUsd,
       reservedUsd: 0,
     });
@@ -116,7 +88,7 @@ describe('the reservation made ahead by the previous commit', () => {
     const answered = roundUsd(assistants.reduce((sum, m) => sum + (m.costUsd ?? 0), 0));
     expect(ended.costUsd).toBe(roundUsd(answered + held.usd));
     expect(ended.costUsd).toBeGreaterThanOrEqual(roundUsd(answered + assistants.at(-1)!.costUsd!));
-    expect(await store.getDaySpendDetail(version.owner, version.workflowId, DAY)).toEqual({
+    expect(await daySpend(store, version)).toEqual({
       totalUsd: ended.costUsd,
       reservedUsd: 0,
     });
@@ -141,7 +113,7 @@ describe('the reservation made ahead by the previous commit', () => {
     const ended = (await store.getRun(run.runId))!;
     expect(ended.costUsd).toBe(spentBefore);
     expect(ended.reservation).toBeUndefined();
-    expect(await store.getDaySpendDetail(version.owner, version.workflowId, DAY)).toEqual({
+    expect(await daySpend(store, version)).toEqual({
       totalUsd: spentBefore,
       reservedUsd: 0,
     });

@@ -4,58 +4,36 @@
  */
 import { describe, expect, it } from 'vitest';
 import { costSoFar } from '../../shared/cli/progress.ts';
-import type { ModelPort, ModelRequest } from '../../shared/core/ports.ts';
 import { roundUsd } from '../../shared/core/pricing.ts';
 import { runTurn } from '../../shared/core/turn.ts';
 import { modelOn, scripted } from '../model/helpers.ts';
 import { CrashError, engineDeps, firstAttempt } from '../support/engine.ts';
-import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
+import { FixedClock, seedRun, testStore } from '../support/store.ts';
+import {
+  crashingAfterAnswer,
+  daySpend,
+  loopThenDone,
+  seedCappedWorkflow,
+  turnZero,
+} from './reservation-fixtures.ts';
 
 const store = testStore();
-const DAY = '2026-11-30';
-
-/** The real adapter, but the first call crashes the Turn after the scripted server has answered it. */
-function crashingAfterAnswer(real: ModelPort): ModelPort & { calls: number } {
-  return {
-    calls: 0,
-    maxOutputTokens: (request) => real.maxOutputTokens!(request),
-    async call(request: ModelRequest) {
-      this.calls++;
-      const response = await real.call(request);
-      if (this.calls === 1) throw new CrashError('after the provider answered');
-      return response;
-    },
-  };
-}
 
 describe('spend after a crash during the model call', () => {
   it('counts the crashed call: spend recorded ≥ calls made × their cost', async () => {
     // Prepare
-    const server = await scripted({
-      turns: [
-        {
-          response: {
-            content: [{ type: 'text', text: 'done' }],
-            usage: { input_tokens: 400, output_tokens: 300 },
-          },
-        },
-      ],
-    });
+    const server = await scripted({ turns: [loopThenDone.turns[1]!] });
     const model = crashingAfterAnswer(modelOn(server));
-    const { version } = await seedWorkflow(
-      store,
-      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 } }),
-    );
+    const { version } = await seedCappedWorkflow(store);
     const clock = new FixedClock();
     const run = await seedRun(store, version, { clock });
     const deps = engineDeps(store, model, { clock });
-    const pointer = { runId: run.runId, turn: 0, segmentStartTurn: 0 };
 
     // Act: the Turn crashes, Step Functions runs it again.
     // Its first attempt spends the reservation the run's creation made; the retry counts that one as spent.
     const first = firstAttempt(run.runId);
-    await expect(runTurn(deps, { ...pointer, attempt: first })).rejects.toThrow(CrashError);
-    const outcome = await runTurn(deps, { ...pointer, attempt: { ...first, retryCount: 1 } });
+    await expect(runTurn(deps, turnZero(run.runId, first))).rejects.toThrow(CrashError);
+    const outcome = await runTurn(deps, turnZero(run.runId, { ...first, retryCount: 1 }));
 
     // Assess
     expect(outcome.next).toBe('done');
@@ -65,7 +43,7 @@ describe('spend after a crash during the model call', () => {
     expect(perCall).toBeGreaterThan(0);
     const ended = await store.getRun(run.runId);
     expect(ended!.costUsd).toBeGreaterThanOrEqual(roundUsd(server.requests.length * perCall));
-    const day = await store.getDaySpendDetail(version.owner, version.workflowId, DAY);
+    const day = await daySpend(store, version);
     expect(day).toEqual({ totalUsd: ended!.costUsd, reservedUsd: 0 });
     const settlements = (await store.listAudit(run.runId)).filter((e) => e.type === 'budget_settled');
     expect(settlements.map((e) => e.data)).toEqual([

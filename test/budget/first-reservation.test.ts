@@ -16,32 +16,11 @@ import { asAgentVersion } from '../../shared/schemas/workflow-record.ts';
 import { IdempotencyConflictError } from '../../shared/store/index.ts';
 import { modelOn, scripted } from '../model/helpers.ts';
 import { driveRun, engineDeps, firstAttempt } from '../support/engine.ts';
-import {
-  FixedClock,
-  minimalWorkflow,
-  randomIds,
-  seedRun,
-  seedWorkflow,
-  testPlanning,
-  testStore,
-} from '../support/store.ts';
+import { FixedClock, randomIds, seedRun, testPlanning, testStore } from '../support/store.ts';
 import { withStoreOverrides } from '../support/store-overrides.ts';
+import { DAY, daySpend, loopThenDone, seedCappedWorkflow, turnZero } from './reservation-fixtures.ts';
 
 const store = testStore();
-const DAY = '2026-11-30';
-const USAGE = { input_tokens: 400, output_tokens: 300 };
-
-const loopThenDone = {
-  turns: [
-    {
-      response: {
-        content: [{ type: 'tool_use' as const, name: 'notes_append', input: { name: 'log', line: 'x' } }],
-        usage: USAGE,
-      },
-    },
-    { response: { content: [{ type: 'text' as const, text: 'done' }], usage: USAGE } },
-  ],
-};
 
 /** The store, counting run commits (each one TransactWriteItems request), and how many came before a call. */
 function counting() {
@@ -67,10 +46,7 @@ const auditOf = async (runId: string) => store.listAudit(runId);
 describe("turn 0's reservation made by the run's creation", () => {
   it('is written with the run, its first message and the day counter, in one transaction', async () => {
     // Prepare
-    const { version } = await seedWorkflow(
-      store,
-      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 } }),
-    );
+    const { version } = await seedCappedWorkflow(store);
 
     // Act
     const run = await seedRun(store, version);
@@ -86,7 +62,7 @@ describe("turn 0's reservation made by the run's creation", () => {
       ahead: { executionName: run.runId, executionId: '' },
     });
     expect(stored.reservation!.usd).toBeGreaterThan(0);
-    expect(await store.getDaySpendDetail(version.owner, version.workflowId, DAY)).toEqual({
+    expect(await daySpend(store, version)).toEqual({
       totalUsd: stored.reservation!.usd,
       reservedUsd: stored.reservation!.usd,
     });
@@ -98,10 +74,7 @@ describe("turn 0's reservation made by the run's creation", () => {
 
   it('is counted once for a repeated trigger, and not at all for a creation that fails', async () => {
     // Prepare
-    const { version } = await seedWorkflow(
-      store,
-      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 } }),
-    );
+    const { version } = await seedCappedWorkflow(store);
     const clock = new FixedClock();
     const create = (input: string) =>
       store.createRun(
@@ -130,7 +103,7 @@ describe("turn 0's reservation made by the run's creation", () => {
     expect(first.created).toBe(true);
     expect(repeated).toMatchObject({ created: false, run: { runId: first.run.runId } });
     expect(conflicting).toBeInstanceOf(IdempotencyConflictError);
-    expect(await store.getDaySpendDetail(version.owner, version.workflowId, DAY)).toEqual({
+    expect(await daySpend(store, version)).toEqual({
       totalUsd: first.run.reservation!.usd,
       reservedUsd: first.run.reservation!.usd,
     });
@@ -139,10 +112,7 @@ describe("turn 0's reservation made by the run's creation", () => {
   it('lets turn 0 call the model with no write before it: two writes for a turn with one tool call', async () => {
     // Prepare: the same run shape created with and without turn 0's reservation.
     const [server, oldServer] = [await scripted(loopThenDone), await scripted(loopThenDone)];
-    const { version } = await seedWorkflow(
-      store,
-      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 } }),
-    );
+    const { version } = await seedCappedWorkflow(store);
     const clock = new FixedClock();
     const reserved = await seedRun(store, version, { clock });
     const old = await seedRun(store, version, { clock, firstTurn: false });
@@ -152,21 +122,11 @@ describe("turn 0's reservation made by the run's creation", () => {
     // Act
     const turn0 = await runTurn(
       engineDeps(withCreation.counted, withCreation.watch(modelOn(server)), { clock }),
-      {
-        runId: reserved.runId,
-        turn: 0,
-        segmentStartTurn: 0,
-        attempt: firstAttempt(reserved.runId),
-      },
+      turnZero(reserved.runId, firstAttempt(reserved.runId)),
     );
     const oldTurn0 = await runTurn(
       engineDeps(withoutIt.counted, withoutIt.watch(modelOn(oldServer)), { clock }),
-      {
-        runId: old.runId,
-        turn: 0,
-        segmentStartTurn: 0,
-        attempt: firstAttempt(old.runId),
-      },
+      turnZero(old.runId, firstAttempt(old.runId)),
     );
 
     // Assess
@@ -191,10 +151,7 @@ describe("turn 0's reservation made by the run's creation", () => {
   it('ends a run with one answer in one write (pending to done), its spend settled to the cent', async () => {
     // Prepare
     const server = await scripted({ turns: [loopThenDone.turns[1]!] });
-    const { version } = await seedWorkflow(
-      store,
-      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 } }),
-    );
+    const { version } = await seedCappedWorkflow(store);
     const clock = new FixedClock();
     const run = await seedRun(store, version, { clock });
     const { counted, watch, seen } = counting();
@@ -209,7 +166,7 @@ describe("turn 0's reservation made by the run's creation", () => {
     const assistant = (await store.listMessages(run.runId)).find((message) => message.role === 'assistant')!;
     expect(ended).toMatchObject({ status: 'done', costUsd: assistant.costUsd });
     expect(ended.reservation).toBeUndefined();
-    expect(await store.getDaySpendDetail(version.owner, version.workflowId, DAY)).toEqual({
+    expect(await daySpend(store, version)).toEqual({
       totalUsd: assistant.costUsd,
       reservedUsd: 0,
     });
@@ -236,29 +193,23 @@ describe("turn 0's reservation made by the run's creation", () => {
   ])('is counted as spent, never free, by %s', async (_label, attemptOf) => {
     // Prepare
     const server = await scripted({ turns: [loopThenDone.turns[1]!] });
-    const { version } = await seedWorkflow(
-      store,
-      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 } }),
-    );
+    const { version } = await seedCappedWorkflow(store);
     const clock = new FixedClock();
     const run = await seedRun(store, version, { clock });
     const held = run.reservation!;
-    const attempt = attemptOf(run.runId);
 
     // Act
-    const outcome = await runTurn(engineDeps(store, modelOn(server), { clock }), {
-      runId: run.runId,
-      turn: 0,
-      segmentStartTurn: 0,
-      ...(attempt ? { attempt } : {}),
-    });
+    const outcome = await runTurn(
+      engineDeps(store, modelOn(server), { clock }),
+      turnZero(run.runId, attemptOf(run.runId)),
+    );
 
     // Assess: the creation's reservation counted as spent in full, and the call paid from a fresh one.
     expect(outcome.next).toBe('done');
     const ended = (await store.getRun(run.runId))!;
     const assistant = (await store.listMessages(run.runId)).find((message) => message.role === 'assistant')!;
     expect(ended.costUsd).toBe(roundUsd(held.usd + assistant.costUsd!));
-    expect(await store.getDaySpendDetail(version.owner, version.workflowId, DAY)).toEqual({
+    expect(await daySpend(store, version)).toEqual({
       totalUsd: ended.costUsd,
       reservedUsd: 0,
     });
@@ -283,14 +234,11 @@ describe("turn 0's reservation made by the run's creation", () => {
         ],
       },
     ]);
-    const { version } = await seedWorkflow(
-      store,
-      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 0.21 } }),
-    );
+    const { version } = await seedCappedWorkflow(store, 0.21);
     const clock = new FixedClock();
     const first = await seedRun(store, version, { clock });
     await driveRun(engineDeps(store, modelOn(server), { clock }), first.runId);
-    const spent = await store.getDaySpendDetail(version.owner, version.workflowId, DAY);
+    const spent = await daySpend(store, version);
 
     // Act
     const second = await seedRun(store, version, { clock });
@@ -308,6 +256,6 @@ describe("turn 0's reservation made by the run's creation", () => {
     const types = (await auditOf(second.runId)).map((entry) => entry.type);
     expect(types).toContain('budget_exceeded');
     expect(types).not.toContain('budget_reserved');
-    expect(await store.getDaySpendDetail(version.owner, version.workflowId, DAY)).toEqual(spent);
+    expect(await daySpend(store, version)).toEqual(spent);
   });
 });

@@ -159,4 +159,22 @@ describe('ownerSessions', () => {
     fail = false;
     expect((await sessionFor('alice')).accessKeyId).toBe('ASIA1');
   });
+
+  it('keeps the sessions of the most recent owners only: an evicted one is assumed again', async () => {
+    // Prepare
+    const { calls, sts } = recordingSts();
+    const sessionFor = ownerSessions({ sts, roleArn: ROLE_ARN, nowMs: () => clock.nowMs(), maxOwners: 2 });
+    await sessionFor('alice');
+    await sessionFor('bob');
+
+    // Act: carol's session pushes out alice's, the least recently used.
+    await sessionFor('carol');
+    await sessionFor('bob');
+    await sessionFor('alice');
+
+    // Assess
+    expect(calls.map((call) => call.RoleSessionName)).toEqual(
+      ['alice', 'bob', 'carol', 'alice'].map(sessionNameFor),
+    );
+  });
 });

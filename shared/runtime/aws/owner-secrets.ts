@@ -9,6 +9,7 @@ import { ENV } from '../../../infra/constructs/env-names.ts';
 import type { SecretsPort } from '../../core/ports.ts';
 import { OWNER_TAG_KEY, ownerKey } from '../../credentials/owner-key.ts';
 import { ownerSessions } from '../../credentials/owner-sessions.ts';
+import { RecentOwners } from '../../credentials/recent-owners.ts';
 import { secretsManagerSecrets } from '../../credentials/secrets-manager.ts';
 import { recordAwsCallsFromEnv as recorded } from '../aws-call-recorder.ts';
 import { systemClock } from '../clock.ts';
@@ -26,7 +27,8 @@ export function ownerSecrets(): SecretsPort {
   const reader = roleArn
     ? { roleArn, sessionFor: ownerSessions({ sts: awsClient(new STSClient({})), roleArn, nowMs }) }
     : undefined;
-  const ownerClients = new Map<string, SecretsManagerClient>();
+  // Rebuilt on demand: only the most recent owners' clients are kept (recent-owners.ts).
+  const ownerClients = new RecentOwners<SecretsManagerClient>();
   secrets = secretsManagerSecrets({
     namePrefix: env[ENV.credentialSecretPrefix],
     nowMs,
