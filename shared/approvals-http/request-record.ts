@@ -16,7 +16,7 @@ import { ApprovalAlreadyDecidedError, RunConflictError } from '../core/store-err
 import type { AuditInput, RunStore } from '../core/store-port.ts';
 import type { Approval } from '../schemas/approval.ts';
 import { isTerminalRunStatus } from '../schemas/run.ts';
-import { readWaiting, type WaitScope, type Waiting } from './waiting.ts';
+import { readWaiting, type Waiting, type WaitScope } from './waiting.ts';
 
 /** Why an approval reached nobody: per approver, `unreachable` (no channel reaches them) or the send error. */
 export type Unreached = { approval: Approval; approvers: { approver: string; why: string }[] };
@@ -70,12 +70,18 @@ export async function recordRequest(
     const { run } = state;
     if (!run || isTerminalRunStatus(run.status)) return { pending: [], denied: [] };
     const mine = state.approvals.filter(
-      (approval) => tokenRead.has(approval.approvalId) && approval.taskToken === tokenRead.get(approval.approvalId),
+      (approval) =>
+        tokenRead.has(approval.approvalId) && approval.taskToken === tokenRead.get(approval.approvalId),
     );
     const decidedAt = isoAt(deps.clock);
     const denied: Unreached[] = mine.flatMap((approval) => {
       const unreached = outcome.unreached.get(approval.approvalId);
-      const record = { ...approval, taskToken: outcome.taskToken, status: 'undeliverable' as const, decidedAt };
+      const record = {
+        ...approval,
+        taskToken: outcome.taskToken,
+        status: 'undeliverable' as const,
+        decidedAt,
+      };
       return unreached ? [{ approval: record, approvers: unreached.approvers }] : [];
     });
     const attached = mine
@@ -86,7 +92,11 @@ export async function recordRequest(
     if (written.length === 0 && audit.length === 0) return { pending: [], denied: [] };
     try {
       await new RunHandle(run, deps).commit({
-        next: (current) => withDecisions(current, denied.map((d) => d.approval)),
+        next: (current) =>
+          withDecisions(
+            current,
+            denied.map((d) => d.approval),
+          ),
         approvalUpdate: written.map((approval) => ({
           approval,
           expectedStatus: 'pending' as const,

@@ -94,14 +94,20 @@ export async function getRunWithApprovals(
       getRun(ctx, runId),
       ...ids.map((id) => getApproval(ctx, id)),
     ]);
-    return { run: run as Run | undefined, approvals: ownApprovals(approvals as (Approval | undefined)[], runId) };
+    return {
+      run: run as Run | undefined,
+      approvals: ownApprovals(approvals as (Approval | undefined)[], runId),
+    };
   }
   const runItem = itemOf(found, runKey);
   const approvals = ids.map((id) => {
     const item = itemOf(found, keys.approval(id));
     return item ? decodeItem(ApprovalSchema, item) : undefined;
   });
-  return { run: runItem ? decodeItem(RunSchema, runItem) : undefined, approvals: ownApprovals(approvals, runId) };
+  return {
+    run: runItem ? decodeItem(RunSchema, runItem) : undefined,
+    approvals: ownApprovals(approvals, runId),
+  };
 }
 
 const ownApprovals = (approvals: (Approval | undefined)[], runId: string): Approval[] =>
