@@ -14,12 +14,17 @@ export function createRequestApprovalHandler(
 ) {
   return async (event: unknown, context?: LambdaContextLike): Promise<{ status: string }> => {
     // The event holds the task token: only the run id goes on the log lines.
-    const { runId, turn, taskToken, approvalId } = RequestApprovalEventSchema.parse(event);
+    const { runId, turn, taskToken, approvalId, turnOutcome } = RequestApprovalEventSchema.parse(event);
     return withInvocation(
       telemetry,
       { runId, turn },
       async () => {
-        const result = await requestApproval(await deps(), { runId, taskToken, approvalId });
+        const result = await requestApproval(await deps(), {
+          runId,
+          taskToken,
+          approvalId,
+          approvalIds: turnOutcome?.approvalIds,
+        });
         return { status: result.status };
       },
       context,

@@ -205,6 +205,11 @@ export class RunStateMachine extends Construct {
         // Lets the handler bound link expiry by the wait, and local runners time the wait (local-definition.ts).
         approvalTimeoutSeconds: sfn.JsonPath.numberAt('$.approvalTimeoutSeconds'),
         taskToken: sfn.JsonPath.taskToken,
+        // The Turn's outcome as a whole (ids and counters only), for the approval ids it carries. `$` is there
+        // in every state, while a path to a field a state lacks (one an earlier release's Turn wrote) fails
+        // the task with States.ParameterPathFailure, which would end the run in MarkFailed
+        // (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html).
+        turnOutcome: sfn.JsonPath.entirePayload,
       }),
       taskTimeout: sfn.Timeout.at('$.approvalTimeoutSeconds'),
       resultPath: sfn.JsonPath.DISCARD,

@@ -16,15 +16,16 @@ const UPDATE = 'dynamodb:UpdateItem';
 const QUERY = 'dynamodb:Query';
 const DELETE = 'dynamodb:DeleteItem';
 const CONDITION_CHECK = 'dynamodb:ConditionCheckItem';
-/** Reading an approval and its run in one request (shared/store/approvals.ts). */
+/** Reading a run and its approvals in one request (shared/store/approvals.ts). */
 const BATCH_READ = 'dynamodb:BatchGetItem';
 
 export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // Loads runs, transcripts and the ledger; commits turns; appends notes and day spend (UpdateItem); a resume
   // from approvals checks the workflow head as a ConditionCheck of its first commit (the live policy, no read).
   turn: [READ, WRITE, UPDATE, QUERY, CONDITION_CHECK],
-  // Stores the task token on the pending approvals.
-  'request-approval': [READ, WRITE],
+  // Reads the run and its pending approvals (one BatchGetItem when the state names them; a state from an
+  // earlier release: the run first, by GetItem), stores the task token on them with the notices' audit.
+  'request-approval': [READ, BATCH_READ, WRITE],
   // Marks due approvals expired.
   expire: [READ, WRITE],
   // Reads the ledger for the report, records the delivery and anchors the run's audit head. Anchoring

@@ -1,8 +1,10 @@
 /**
- * What the `request-approval` Lambda does when the execution parks on `waitForTaskToken`: store the task
- * token on the run's pending approvals, send each reachable approver a signed link, audit each notice handed
- * to a channel that reaches its approver (never the link). An approval that reaches nobody is denied at once
- * (`undeliverable`), its owner is told, and the wait is answered so the run goes on without the call.
+ * What the `request-approval` Lambda does when the execution parks on `waitForTaskToken`: read the run and the
+ * pending approvals of the wait (one request when the state names them), send each reachable approver a signed
+ * link, then store the task token, audit each notice handed to a channel that reaches its approver (never the
+ * link) and deny at once (`undeliverable`) an approval that reached nobody, in one commit (request-record.ts).
+ * When nothing is left pending (everything was decided or denied), the wait is answered at once and the run
+ * goes on without waiting.
  */
 import {
   approvalPostUrl,
@@ -12,11 +14,8 @@ import {
   keyringSourceOf,
   signApprovalLink,
 } from '../approvals/index.ts';
-import { attachTaskTokenToRun, pendingApprovals } from '../core/approval-ops.ts';
-import { RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
-import { RunConflictError } from '../core/store-errors.ts';
-import type { AuditInput, RunStore } from '../core/store-port.ts';
+import type { RunStore } from '../core/store-port.ts';
 import {
   approvalEndedNotice,
   argsPreview,
@@ -25,10 +24,10 @@ import {
   sendOwnerNotice,
 } from '../notify/index.ts';
 import type { Approval } from '../schemas/approval.ts';
-import type { Run } from '../schemas/run.ts';
 import { type ApprovalLogger, consoleLogger } from './deps.ts';
+import { type Recorded, recordRequest, type Sent, type Unreached } from './request-record.ts';
 import type { TaskTokenAnswer, TaskTokensPort } from './task-tokens.ts';
-import { denyUndeliverable, type Unreached } from './undeliverable.ts';
+import { readWaiting, type WaitScope } from './waiting.ts';
 
 /** Dependencies of `requestApproval`. */
 export type RequestApprovalDeps = {
@@ -46,8 +45,6 @@ export type RequestApprovalDeps = {
   logger?: ApprovalLogger;
 };
 
-type Sent = { approvalId: string; approver: string };
-
 export type RequestApprovalResult =
   | {
       status: 'notified';
@@ -58,28 +55,11 @@ export type RequestApprovalResult =
     }
   /** Every pending approval reached nobody: all denied as undeliverable, and the wait answered at once. */
   | { status: 'undeliverable'; undeliverable: string[]; answer: TaskTokenAnswer }
-  /** Nothing was pending (decided before the token arrived, or the run moved on): the wait was answered at once. */
-  | { status: 'not_waiting'; answer: TaskTokenAnswer };
-
-/** Appends entries to the run's chain in a fenced commit that changes nothing else; retried on a lost race. */
-async function appendAudit(
-  deps: RequestApprovalDeps,
-  runId: string,
-  audit: AuditInput[],
-  known?: Run,
-): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    // The run as the token's commit left it, on the first try: a write meanwhile fails the fence, then re-read.
-    const run = attempt === 1 && known ? known : await deps.store.getRun(runId);
-    if (run === undefined) return;
-    try {
-      await new RunHandle(run, deps).commit({ audit });
-      return;
-    } catch (error) {
-      if (!(error instanceof RunConflictError) || attempt >= 5) throw error;
-    }
-  }
-}
+  /**
+   * Nothing was pending (decided before the token arrived, or the run moved on), or everything was decided
+   * while the notices went out (`notified`): the wait was answered at once.
+   */
+  | { status: 'not_waiting'; answer: TaskTokenAnswer; notified?: Sent[] };
 
 /** Signs this approver's link and hands the notice to the channel. */
 function sendNotice(
@@ -111,36 +91,13 @@ function sendNotice(
 }
 
 /**
- * Attaches `taskToken` (replacing an older one) to the run's pending approvals (with `approvalId`, a graph
- * step's wait: to that one only), sends every reachable approver of every such approval
- * their own signed link, and records one `approval_notified` entry (with the channel) per notice the channel
- * accepted. An approval that no approver could be sent (none reachable, or every send failed) is denied at
- * once as `undeliverable` and its owner told; if nothing is left pending, the wait is answered at once.
+ * Sends every reachable approver of every pending approval of the wait their own signed link. Returns the
+ * notices the channel accepted, the ones it refused, and the live approvals nobody could be sent.
  */
-export async function requestApproval(
-  deps: RequestApprovalDeps,
-  input: { runId: string; taskToken: string; approvalId?: string | undefined },
-): Promise<RequestApprovalResult> {
-  const logger = deps.logger ?? consoleLogger;
-  const { runId, taskToken, approvalId } = input;
-  // A misconfigured base URL fails here, loudly, not as one failed notice per approver.
-  approvalPostUrl(deps.publicBaseUrl, 'apr_0000000000');
-  // A graph step's wait asks for its own approval only (`approvalId`); a turn's wait for all of its run's.
-  const { approvals: attached, run: attachedRun } = await attachTaskTokenToRun(
-    deps,
-    runId,
-    taskToken,
-    approvalId,
-  );
-  if (attached.length === 0) {
-    const answer = await deps.taskTokens.sendSuccess(taskToken, { runId, nothingPending: true });
-    logger.info('no approval pending; wait answered at once', { runId, answer });
-    return { status: 'not_waiting', answer };
-  }
-
+async function sendNotices(deps: RequestApprovalDeps, runId: string, approvals: Approval[]) {
   const nowMs = deps.clock.nowMs();
   // A link that is dead on arrival helps nobody; the wait's timeout expires the approval.
-  const live = attached.filter((approval) => Date.parse(approval.expiresAt) > nowMs);
+  const live = approvals.filter((approval) => Date.parse(approval.expiresAt) > nowMs);
   const unreached = new Map<string, Unreached>(
     live.map((approval) => [approval.approvalId, { approval, approvers: [] }]),
   );
@@ -155,7 +112,6 @@ export async function requestApproval(
   const settled = await Promise.allSettled(
     due.map(({ approval, approver }) => sendNotice(deps, keyring as Keyring, runId, approval, approver)),
   );
-
   const notified: Sent[] = [];
   const failed: (Sent & { error: string })[] = [];
   settled.forEach((result, i) => {
@@ -170,41 +126,73 @@ export async function requestApproval(
     failed.push({ ...sent, error });
     unreached.get(approval.approvalId)?.approvers.push({ approver, why: error });
   });
+  return { notified, failed, unreached };
+}
 
-  if (notified.length > 0) {
-    await appendAudit(
-      deps,
-      runId,
-      notified.map(({ approvalId, approver }) => ({
-        type: 'approval_notified' as const,
-        actor: 'system',
-        data: { approvalId, approver, channel: deps.notifier.channel },
-      })),
-      attachedRun,
-    );
-  }
-  logger.info('approval notices sent', { runId, channel: deps.notifier.channel, notified, failed });
-  const denied = await denyUndeliverable(deps, runId, [...unreached.values()]);
-  if (denied.length === 0) return { status: 'notified', notified, failed, undeliverable: [] };
-
-  const undeliverable = denied.map((approval) => approval.approvalId);
+/** Logs and tells each owner of the approvals denied as undeliverable. */
+async function tellUndeliverable(deps: RequestApprovalDeps, runId: string, denied: Recorded['denied']) {
+  const logger = deps.logger ?? consoleLogger;
   logger.error('approval undeliverable: no approver could be reached; the call is denied', {
     runId,
     channel: deps.notifier.channel,
-    undeliverable: [...unreached.values()].map((u) => ({
-      approvalId: u.approval.approvalId,
-      approvers: u.approvers,
-    })),
+    undeliverable: denied.map((u) => ({ approvalId: u.approval.approvalId, approvers: u.approvers })),
   });
-  for (const approval of denied) {
+  for (const { approval } of denied) {
     const notice = approvalEndedNotice(approval, 'approval_undeliverable', deps.owners?.apiBaseUrl ?? '');
-    await sendOwnerNotice(deps.owners?.notifier, notice, logger);
+    await sendOwnerNotice(deps.owners?.notifier, notice, deps.logger ?? consoleLogger);
   }
-  // Nothing left to wait for: go on at once, so the Turn tells the model no approver could be reached.
-  const stillPending = (await pendingApprovals(deps.store, runId)).filter(
-    (approval) => approvalId === undefined || approval.approvalId === approvalId,
-  );
-  if (stillPending.length > 0) return { status: 'notified', notified, failed, undeliverable };
-  const answer = await deps.taskTokens.sendSuccess(taskToken, { runId, undeliverable });
-  return { status: 'undeliverable', undeliverable, answer };
+}
+
+/**
+ * Sends every reachable approver of every pending approval of the run's wait (with `approvalId`, a graph
+ * step's wait: that approval only) their own signed link, then stores `taskToken` on those approvals (replacing
+ * an older one), records one `approval_notified` entry (with the channel) per notice the channel accepted, and
+ * denies as `undeliverable` an approval no approver could be sent (none reachable, or every send failed), its
+ * owner told, all in one commit. If nothing is left pending, the wait is answered at once.
+ * `approvalIds` (from the state) only says which approvals to read with the run; the run's own list decides.
+ */
+export async function requestApproval(
+  deps: RequestApprovalDeps,
+  input: {
+    runId: string;
+    taskToken: string;
+    approvalId?: string | undefined;
+    approvalIds?: readonly string[] | undefined;
+  },
+): Promise<RequestApprovalResult> {
+  const logger = deps.logger ?? consoleLogger;
+  const { runId, taskToken } = input;
+  const scope: WaitScope = { approvalId: input.approvalId, approvalIds: input.approvalIds };
+  // A misconfigured base URL fails here, loudly, not as one failed notice per approver.
+  approvalPostUrl(deps.publicBaseUrl, 'apr_0000000000');
+  const waiting = await readWaiting(deps.store, runId, scope);
+  if (waiting.approvals.length === 0) {
+    const answer = await deps.taskTokens.sendSuccess(taskToken, { runId, nothingPending: true });
+    logger.info('no approval pending; wait answered at once', { runId, answer });
+    return { status: 'not_waiting', answer };
+  }
+
+  const { notified, failed, unreached } = await sendNotices(deps, runId, waiting.approvals);
+  logger.info('approval notices sent', { runId, channel: deps.notifier.channel, notified, failed });
+  const recorded = await recordRequest(deps, runId, scope, waiting, {
+    taskToken,
+    channel: deps.notifier.channel,
+    notified,
+    unreached,
+  });
+  if (recorded.denied.length > 0) await tellUndeliverable(deps, runId, recorded.denied);
+  const undeliverable = recorded.denied.map((d) => d.approval.approvalId);
+  if (recorded.pending.length > 0) return { status: 'notified', notified, failed, undeliverable };
+
+  // Nothing left to wait for: go on at once, so the Turn reads the decisions (or that nobody was reached).
+  if (undeliverable.length > 0) {
+    const answer = await deps.taskTokens.sendSuccess(taskToken, { runId, undeliverable });
+    return { status: 'undeliverable', undeliverable, answer };
+  }
+  const answer = await deps.taskTokens.sendSuccess(taskToken, { runId, nothingPending: true });
+  logger.info('every approval was decided before the token was stored; wait answered at once', {
+    runId,
+    answer,
+  });
+  return { status: 'not_waiting', answer, notified };
 }

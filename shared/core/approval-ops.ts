@@ -1,6 +1,7 @@
 /**
- * Approval operations outside a turn: attaching the Step Functions task token, deciding (once), and
- * expiring on timeout (fail closed). Each is a fenced commit with its audit entry.
+ * Approval operations outside a turn: deciding (once) and expiring on timeout (fail closed). Each is a fenced
+ * commit with its audit entry. Attaching the Step Functions task token is RequestApproval's
+ * (shared/approvals-http/request-record.ts).
  */
 import type { Approval } from '../schemas/approval.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
@@ -43,53 +44,6 @@ async function othersPending(store: RunStore, waitingOn: string[], decided: stri
   const others = waitingOn.filter((id) => id !== decided);
   const approvals = await Promise.all(others.map((id) => store.getApproval(id)));
   return approvals.some((approval) => approval?.status === 'pending');
-}
-
-/**
- * Stores the current task token on every pending approval of the run (replacing an older one). With
- * `approvalId` (a graph step's approval, whose wait is its own), on that approval only, if it is still pending
- * and its run has not ended: a graph run stays `running` while one of its steps waits.
- */
-export async function attachTaskToken(
-  deps: Deps,
-  runId: string,
-  taskToken: string,
-  approvalId?: string,
-): Promise<Approval[]> {
-  return (await attachTaskTokenToRun(deps, runId, taskToken, approvalId)).approvals;
-}
-
-/**
- * `attachTaskToken`, with the run as its commit left it (undefined when nothing was attached), so a caller's
- * next write to the run (RequestApproval's audit of the notices) need not read it again.
- */
-export async function attachTaskTokenToRun(
-  deps: Deps,
-  runId: string,
-  taskToken: string,
-  approvalId?: string,
-): Promise<{ approvals: Approval[]; run?: Run }> {
-  return withRunRetry(async () => {
-    const run = await deps.store.getRun(runId);
-    if (approvalId !== undefined) {
-      if (!run || isTerminalRunStatus(run.status) || !run.pendingApprovalIds.includes(approvalId))
-        return { approvals: [] };
-    } else if (run?.status !== 'awaiting_approval') return { approvals: [] };
-    const pending = (await pendingApprovalsOf(deps.store, run)).filter(
-      (approval) => approvalId === undefined || approval.approvalId === approvalId,
-    );
-    if (pending.length === 0) return { approvals: [] };
-    const updated = pending.map((approval) => ({ ...approval, taskToken }));
-    const handle = new RunHandle(run, deps);
-    await handle.commit({
-      approvalUpdate: pending.map((read, i) => ({
-        approval: updated[i]!,
-        expectedStatus: 'pending' as const,
-        expectedTaskToken: read.taskToken ?? null,
-      })),
-    });
-    return { approvals: updated, run: handle.run };
-  });
 }
 
 export type DecisionResult = {

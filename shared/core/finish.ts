@@ -102,6 +102,7 @@ export async function awaitApprovals(
     ...pointerOf(h, input),
     next: 'await_approval',
     approvalTimeoutSeconds: secondsUntilExpiry(awaiting, deps.clock.nowMs()),
+    approvalIds: awaiting.map((approval) => approval.approvalId),
   };
 }
 

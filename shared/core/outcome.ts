@@ -11,6 +11,15 @@ export type TurnInput = TurnPointer & { attempt?: TurnAttempt | undefined };
 export type TurnOutcome =
   | (TurnPointer & { next: 'continue' })
   | (TurnPointer & { next: 'continue_as_new' })
-  | (TurnPointer & { next: 'await_approval'; approvalTimeoutSeconds: number })
+  | (TurnPointer & {
+      next: 'await_approval';
+      approvalTimeoutSeconds: number;
+      /**
+       * The approvals the run waits on (ids only, at most one per tool call of a message): RequestApproval reads
+       * them with the run in one request instead of reading the run first to learn them. A hint, not the list:
+       * the run's `pendingApprovalIds` decides. Absent in a state from an earlier release.
+       */
+      approvalIds?: string[];
+    })
   | (TurnPointer & { next: 'done' })
   | (TurnPointer & { next: 'failed'; stopReason: StopReason });

@@ -112,6 +112,15 @@ export interface RunStore {
     approvalId: string,
     runIdHint?: string,
   ): Promise<{ approval: Approval; run: Run | undefined } | undefined>;
+  /**
+   * A run and those of `approvalIds` that exist and are its approvals, in one request where the store can
+   * (shared/store/approvals.ts). Not a snapshot: writers fence on the run's revision and each approval's status
+   * and task token. Optional: without it, callers read the run, then the approvals.
+   */
+  getRunWithApprovals?(
+    runId: string,
+    approvalIds: readonly string[],
+  ): Promise<{ run: Run | undefined; approvals: Approval[] }>;
   /** The day's spend counter of a workflow (consistent read); zeros for a day without spend. */
   getDaySpendDetail(owner: string, workflowId: string, day: string): Promise<DaySpend>;
   /** Seals the run's final audit head into its owner's anchor chain, once (idempotent). */

@@ -146,6 +146,7 @@ async function committedOutcome(h: RunHandle, deps: TurnDeps, input: TurnInput):
       ...pointer,
       next: 'await_approval',
       approvalTimeoutSeconds: approvals.length ? secondsUntilExpiry(approvals, deps.clock.nowMs()) : 1,
+      approvalIds: run.pendingApprovalIds,
     };
   }
   return { ...pointer, next: run.lastNext === 'continue_as_new' ? 'continue_as_new' : 'continue' };

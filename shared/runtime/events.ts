@@ -1,5 +1,6 @@
 /** The payloads the state machine hands to the handlers (docs/state-machine.md): ids and counters only. */
 import * as z from 'zod';
+import { MAX_TOOL_USES_PER_MESSAGE } from '../core/transcript-limits.ts';
 import { TaskTokenSchema } from '../schemas/common.ts';
 
 export const TurnPointerSchema = z.object({
@@ -23,6 +24,16 @@ export const RequestApprovalEventSchema = z.object({
   approvalTimeoutSeconds: z.number().optional(),
   /** A graph service step's wait: the one approval it waits on (its wait is its own). */
   approvalId: z.string().min(1).max(64).optional(),
+  /**
+   * The Turn's outcome that routed here (the whole state, `$`: present whatever release wrote it). Its
+   * `approvalIds` say which approvals to read with the run; a state from an earlier release has none, and
+   * the run is read first to learn them.
+   */
+  turnOutcome: z
+    .object({
+      approvalIds: z.array(z.string().min(1).max(64)).max(MAX_TOOL_USES_PER_MESSAGE).optional(),
+    })
+    .optional(),
 });
 
 /** MarkFailed gets the whole state: the pointer, and `error` when a Catch routed here. */

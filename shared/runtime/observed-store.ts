@@ -14,8 +14,8 @@ export type StoreObserver = {
 };
 
 /**
- * The same store (every method, the same type) with `getRun` (and the run `getApprovalWithRun` or
- * `getRunWithMessages` returns) and `commit` reported to each observer.
+ * The same store (every method, the same type) with `getRun` (and the run `getApprovalWithRun`,
+ * `getRunWithApprovals` or `getRunWithMessages` returns) and `commit` reported to each observer.
  *
  * @example
  * const store = observeStore(new DynamoStore({ tableName }), { committed: (change) => count(change) });
@@ -30,6 +30,12 @@ export function observeStore<S extends RunStore>(store: S, ...observers: StoreOb
   const getApprovalWithRun = async (approvalId: string, runIdHint?: string) => {
     const both = await store.getApprovalWithRun?.(approvalId, runIdHint);
     if (both?.run) for (const observer of observers) observer.runRead?.(both.run);
+    return both;
+  };
+  // RequestApproval reads a run with its approvals in one request: that is a run read too.
+  const getRunWithApprovals = async (runId: string, approvalIds: readonly string[]) => {
+    const both = await store.getRunWithApprovals!(runId, approvalIds);
+    if (both.run) for (const observer of observers) observer.runRead?.(both.run);
     return both;
   };
   // A turn reads its run with the transcript in one request: that is a run read too.
@@ -52,6 +58,7 @@ export function observeStore<S extends RunStore>(store: S, ...observers: StoreOb
       if (property === 'commit') return commit;
       if (property === 'getApprovalWithRun' && store.getApprovalWithRun) return getApprovalWithRun;
       if (property === 'getRunWithMessages' && getRunWithMessages) return getRunWithMessages;
+      if (property === 'getRunWithApprovals' && store.getRunWithApprovals) return getRunWithApprovals;
       const value: unknown = Reflect.get(target, property, target);
       // Bound to the real store, so its private fields keep working.
       return typeof value === 'function' ? value.bind(target) : value;

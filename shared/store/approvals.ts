@@ -18,14 +18,44 @@ export type ApprovalWithRun = { approval: Approval; run: Run | undefined };
 /** BatchGetItem rounds before falling back to GetItem, and the full-jitter backoff between them. */
 const UNPROCESSED_ROUNDS = 4;
 const UNPROCESSED_BACKOFF = { baseMs: 25, capMs: 400 };
+/** Keys one BatchGetItem request may ask for ("as many as 100 items": the API page cited below). */
+const BATCH_GET_MAX_KEYS = 100;
+
+/**
+ * The items of `itemKeys` that exist, read in BatchGetItem requests (at most 100 keys each), strongly consistent
+ * like GetItem (`ConsistentRead` per table:
+ * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html). Keys DynamoDB leaves
+ * unprocessed (throttling, or the 16 MB a response holds) are asked again after an exponential backoff with
+ * jitter, as that page recommends. Undefined when some are still unprocessed after that (a throttled table):
+ * the caller reads one by one with GetItem, whose throttling the SDK's own retries handle.
+ */
+async function batchGetItems(
+  ctx: StoreContext,
+  itemKeys: { pk: string; sk: string }[],
+): Promise<Record<string, unknown>[] | undefined> {
+  const found: Record<string, unknown>[] = [];
+  for (let start = 0; start < itemKeys.length; start += BATCH_GET_MAX_KEYS) {
+    let pending: Record<string, unknown>[] = itemKeys.slice(start, start + BATCH_GET_MAX_KEYS);
+    for (let round = 1; pending.length > 0; round++) {
+      if (round > UNPROCESSED_ROUNDS) return undefined;
+      if (round > 1) await backOff(round, UNPROCESSED_BACKOFF);
+      const response = await ctx.doc.send(
+        new BatchGetCommand({ RequestItems: { [ctx.table]: { Keys: pending, ConsistentRead: true } } }),
+      );
+      found.push(...(response.Responses?.[ctx.table] ?? []));
+      pending = (response.UnprocessedKeys?.[ctx.table]?.Keys ?? []) as Record<string, unknown>[];
+    }
+  }
+  return found;
+}
+
+const itemOf = (found: Record<string, unknown>[], key: { pk: string; sk: string }) =>
+  found.find((i) => i.pk === key.pk && i.sk === key.sk);
 
 /**
  * An approval and its run. With `runIdHint` (which run the caller expects; the approval's own `runId` decides)
- * both are read in one BatchGetItem request, strongly consistent like GetItem (`ConsistentRead` per table:
- * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html). Keys DynamoDB leaves
- * unprocessed are asked again after an exponential backoff with jitter, as that page recommends; still
- * unprocessed after that (a throttled table), the two are read one by one with GetItem, whose throttling the
- * SDK's own retries handle. A hint that names another run is ignored: the approval's run is read on its own.
+ * both are read in one BatchGetItem request (`batchGetItems`); still unprocessed after its retries, one by one.
+ * A hint that names another run is ignored: the approval's run is read on its own.
  * Undefined when the approval does not exist.
  */
 export async function getApprovalWithRun(
@@ -36,25 +66,52 @@ export async function getApprovalWithRun(
   if (runIdHint === undefined) return readOneByOne(ctx, approvalId);
   const approvalKey = keys.approval(approvalId);
   const runKey = keys.run(runIdHint);
-  const found: Record<string, unknown>[] = [];
-  let pending: Record<string, unknown>[] = [approvalKey, runKey];
-  for (let round = 1; pending.length > 0; round++) {
-    if (round > UNPROCESSED_ROUNDS) return readOneByOne(ctx, approvalId);
-    if (round > 1) await backOff(round, UNPROCESSED_BACKOFF);
-    const response = await ctx.doc.send(
-      new BatchGetCommand({ RequestItems: { [ctx.table]: { Keys: pending, ConsistentRead: true } } }),
-    );
-    found.push(...(response.Responses?.[ctx.table] ?? []));
-    pending = (response.UnprocessedKeys?.[ctx.table]?.Keys ?? []) as Record<string, unknown>[];
-  }
-  const item = (key: { pk: string; sk: string }) => found.find((i) => i.pk === key.pk && i.sk === key.sk);
-  const approvalItem = item(approvalKey);
+  const found = await batchGetItems(ctx, [approvalKey, runKey]);
+  if (found === undefined) return readOneByOne(ctx, approvalId);
+  const approvalItem = itemOf(found, approvalKey);
   if (!approvalItem) return undefined;
   const approval = decodeItem(ApprovalSchema, approvalItem);
   if (approval.runId !== runIdHint) return { approval, run: await getRun(ctx, approval.runId) };
-  const runItem = item(runKey);
+  const runItem = itemOf(found, runKey);
   return { approval, run: runItem ? decodeItem(RunSchema, runItem) : undefined };
 }
+
+/**
+ * A run and the approvals of `approvalIds` that exist and belong to it (in the order asked), read together:
+ * one BatchGetItem request for up to 99 approvals (`batchGetItems`). Not a snapshot: a commit may land between
+ * the items, so a writer fences on the run's revision and on each approval's status and task token.
+ */
+export async function getRunWithApprovals(
+  ctx: StoreContext,
+  runId: string,
+  approvalIds: readonly string[],
+): Promise<{ run: Run | undefined; approvals: Approval[] }> {
+  const ids = [...new Set(approvalIds)];
+  const runKey = keys.run(runId);
+  const found = await batchGetItems(ctx, [runKey, ...ids.map((id) => keys.approval(id))]);
+  if (found === undefined) {
+    const [run, ...approvals] = await Promise.all([
+      getRun(ctx, runId),
+      ...ids.map((id) => getApproval(ctx, id)),
+    ]);
+    return {
+      run: run as Run | undefined,
+      approvals: ownApprovals(approvals as (Approval | undefined)[], runId),
+    };
+  }
+  const runItem = itemOf(found, runKey);
+  const approvals = ids.map((id) => {
+    const item = itemOf(found, keys.approval(id));
+    return item ? decodeItem(ApprovalSchema, item) : undefined;
+  });
+  return {
+    run: runItem ? decodeItem(RunSchema, runItem) : undefined,
+    approvals: ownApprovals(approvals, runId),
+  };
+}
+
+const ownApprovals = (approvals: (Approval | undefined)[], runId: string): Approval[] =>
+  approvals.filter((approval): approval is Approval => approval?.runId === runId);
 
 async function readOneByOne(ctx: StoreContext, approvalId: string): Promise<ApprovalWithRun | undefined> {
   const approval = await getApproval(ctx, approvalId);

@@ -14,7 +14,7 @@ import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
 import { anchorRunHead, getRunAnchor, listOwnerAnchorItems } from './anchors.ts';
-import { getApproval, getApprovalWithRun, listApprovals } from './approvals.ts';
+import { getApproval, getApprovalWithRun, getRunWithApprovals, listApprovals } from './approvals.ts';
 import { auditEntriesOf, parseAuditItems } from './audit-items.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import { commitRunChange } from './commit.ts';
@@ -142,6 +142,9 @@ export class DynamoStore implements RunStore, NotesPort {
   }
   getApprovalWithRun(approvalId: string, runIdHint?: string) {
     return getApprovalWithRun(this.ctx, approvalId, runIdHint);
+  }
+  getRunWithApprovals(runId: string, approvalIds: readonly string[]) {
+    return getRunWithApprovals(this.ctx, runId, approvalIds);
   }
   async anchorRunHead(run: Run, at: string) {
     const anchor = await anchorRunHead(this.ctx, run, at);

@@ -1,7 +1,8 @@
 /**
- * What the RequestApproval function asks of DynamoDB for a run parked on one approval, every approver reached:
- * the run and its approval read once, the token stored, the notices audited (the audit's commit starts from
- * the run as the token's commit left it; nothing is read to deny when nobody was unreached).
+ * What the RequestApproval function asks of DynamoDB for a run parked on one approval, every approver reached.
+ * With the approval ids the parking turn put in the state: the run and its approval in one BatchGetItem, then
+ * one transaction (the token stored, the notices audited). With a state from an earlier release (no ids): the
+ * run first, to learn them, then the approval, then the same one transaction.
  */
 import { describe, expect, it } from 'vitest';
 import { requestApproval } from '../../shared/approvals-http/index.ts';
@@ -17,38 +18,49 @@ store.ctx.doc.middlewareStack.add(
   { step: 'initialize', name: 'requestCounter' },
 );
 
-describe('RequestApproval', () => {
-  it('reads the run and its approval once and writes twice: the token, then the audited notices', async () => {
-    // Prepare
-    const clock = new FixedClock();
-    const parked = await parkRun(clock, [BOSS]);
-    const notices: string[] = [];
-    sent.length = 0;
+async function requestFor(withIds: boolean) {
+  const clock = new FixedClock();
+  const parked = await parkRun(clock, [BOSS]);
+  const approvalIds = parked.waiting.next === 'await_approval' ? parked.waiting.approvalIds : undefined;
+  const notices: string[] = [];
+  sent.length = 0;
+  const result = await requestApproval(
+    {
+      store,
+      clock,
+      keyring,
+      publicBaseUrl: PUBLIC_BASE,
+      notifier: { channel: 'test', reaches: () => true, notify: async (n) => void notices.push(n.approver) },
+      taskTokens: { sendSuccess: async () => 'sent', sendFailure: async () => 'sent' },
+      logger: recordingLogger(),
+    },
+    { runId: parked.run.runId, taskToken: 'token-1', ...(withIds ? { approvalIds } : {}) },
+  );
+  return { parked, approvalIds, notices, result, requests: [...sent] };
+}
 
+describe('RequestApproval', () => {
+  it('with the approval ids from the state: reads the run and its approval in one request, writes once', async () => {
     // Act
-    const result = await requestApproval(
-      {
-        store,
-        clock,
-        keyring,
-        publicBaseUrl: PUBLIC_BASE,
-        notifier: {
-          channel: 'test',
-          reaches: () => true,
-          notify: async (n) => void notices.push(n.approver),
-        },
-        taskTokens: { sendSuccess: async () => 'sent', sendFailure: async () => 'sent' },
-        logger: recordingLogger(),
-      },
-      { runId: parked.run.runId, taskToken: 'token-1' },
-    );
+    const { parked, approvalIds, notices, result, requests } = await requestFor(true);
+
+    // Assess
+    expect(approvalIds).toEqual([parked.approval.approvalId]);
+    expect(result.status).toBe('notified');
+    expect(notices).toEqual([BOSS]);
+    expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
+    const audit = (await store.listAuditItems(parked.run.runId)) as { type: string }[];
+    expect(audit.map((entry) => entry.type)).toContain('approval_notified');
+    expect((await store.getApproval(parked.approval.approvalId))?.taskToken).toBe('token-1');
+  });
+
+  it('with a state from an earlier release (no ids): reads the run, then its approval, and writes once', async () => {
+    // Act
+    const { parked, result, requests } = await requestFor(false);
 
     // Assess
     expect(result.status).toBe('notified');
-    expect(notices).toEqual([BOSS]);
-    expect(sent).toEqual(['GetItem', 'GetItem', 'TransactWriteItems', 'TransactWriteItems']);
-    const audit = (await store.listAuditItems(parked.run.runId)) as { type: string }[];
-    expect(audit.map((entry) => entry.type)).toContain('approval_notified');
+    expect(requests).toEqual(['GetItem', 'GetItem', 'TransactWriteItems']);
     expect((await store.getApproval(parked.approval.approvalId))?.taskToken).toBe('token-1');
   });
 });

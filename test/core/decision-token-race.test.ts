@@ -4,9 +4,29 @@
  * (or with an old one): the run would not be resumed until its wait timed out.
  */
 import { describe, expect, it } from 'vitest';
-import { attachTaskToken, decideApproval } from '../../shared/core/approval-ops.ts';
-import { BOSS, parkRun, store } from '../approvals-http/support.ts';
+import { requestApproval } from '../../shared/approvals-http/index.ts';
+import { decideApproval } from '../../shared/core/approval-ops.ts';
+import { BOSS, keyring, PUBLIC_BASE, parkRun, recordingLogger, store } from '../approvals-http/support.ts';
 import { FixedClock } from '../support/store.ts';
+
+/** Attaches `taskToken` to the run's wait as RequestApproval does (a link sent to every approver). */
+async function attachTaskToken(
+  deps: { store: typeof store; clock: FixedClock },
+  runId: string,
+  taskToken: string,
+) {
+  await requestApproval(
+    {
+      ...deps,
+      keyring,
+      publicBaseUrl: PUBLIC_BASE,
+      notifier: { channel: 'test', reaches: () => true, notify: async () => {} },
+      taskTokens: { sendSuccess: async () => 'sent', sendFailure: async () => 'sent' },
+      logger: recordingLogger(),
+    },
+    { runId, taskToken },
+  );
+}
 
 async function parkedRun() {
   const clock = new FixedClock();

@@ -250,10 +250,12 @@ export async function driveFlow(
   // Approved: turn → request-approval (SNS) → page GET → POST approve (SendTaskSuccess) → turn → deliver.
   runs.approved = await start(gatedId);
   const waiting = await loop(runs.approved);
+  // As the run machine passes it: the whole Turn outcome, whose approval ids are read with the run (BatchGetItem).
   await fns.invoke('request-approval', {
     runId: runs.approved,
     turn: waiting.turn,
     taskToken: 'token-approved',
+    turnOutcome: waiting,
   });
   const link = /https:\/\/\S+\/approvals\/\S+/.exec(fake.published.at(-1)?.message ?? '')?.[0];
   if (!link) throw new Error('no approval link was published');
@@ -283,6 +285,7 @@ export async function driveFlow(
   // Expired: the wait times out, Expire denies, the run goes on.
   runs.expired = await start(gatedId);
   const parked = await loop(runs.expired);
+  // A state from an earlier release carries no approval ids: the run is read first (GetItem).
   await fns.invoke('request-approval', {
     runId: runs.expired,
     turn: parked.turn,

@@ -163,7 +163,9 @@ describe('the local definition in aws-local-stepfunctions', () => {
     await execution.result;
     expect(calls).toEqual([
       'Turn',
-      'RequestApproval {"runId":"run_2","turn":1,"approvalTimeoutSeconds":1,"taskToken":"token-1"}',
+      // The whole state as `turnOutcome`: this Turn returns no `approvalIds` (as an earlier release's did),
+      // and the task still runs (a path to the missing field would have failed it).
+      'RequestApproval {"runId":"run_2","turn":1,"approvalTimeoutSeconds":1,"taskToken":"token-1","turnOutcome":{"runId":"run_2","turn":1,"segmentStartTurn":0,"next":"await_approval","approvalTimeoutSeconds":1}}',
       'Expire {"runId":"run_2","turn":1,"segmentStartTurn":0}',
       'Turn',
     ]);

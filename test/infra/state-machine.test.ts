@@ -137,6 +137,7 @@ describe('RunStateMachine', () => {
                 'turn.$': '$.turn',
                 'approvalTimeoutSeconds.$': '$.approvalTimeoutSeconds',
                 'taskToken.$': '$$.Task.Token',
+                'turnOutcome.$': '$',
               },
             }),
             TimeoutSecondsPath: '$.approvalTimeoutSeconds',

@@ -135,3 +135,25 @@ describe('getApprovalWithRun', () => {
     expect(bare).toBeUndefined();
   });
 });
+
+describe('getRunWithApprovals', () => {
+  it("reads a run with its approvals, strongly consistent, 100 keys a request, never another run's", async () => {
+    // Prepare: two parked runs; ask for run A with B's approval, A's own, and ids that name nothing
+    const { store, sent } = countingStore();
+    const a = await parkedRun(store);
+    const b = await parkedRun(store);
+    const missing = Array.from({ length: 119 }, (_, i) => `apr_missing${String(i).padStart(6, '0')}`);
+    sent.length = 0;
+
+    // Act
+    const both = await store.getRunWithApprovals(a.run.runId, [b.approvalId, a.approvalId, ...missing]);
+
+    // Assess: 122 keys in two requests, both consistent; only A's approval comes back
+    expect(sent).toEqual([
+      { command: 'BatchGetItemCommand', consistent: true },
+      { command: 'BatchGetItemCommand', consistent: true },
+    ]);
+    expect(both.run?.runId).toBe(a.run.runId);
+    expect(both.approvals.map((approval) => approval.approvalId)).toEqual([a.approvalId]);
+  });
+});

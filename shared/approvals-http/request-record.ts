@@ -1,0 +1,114 @@
+/**
+ * RequestApproval's one write, made after the notices went out: the task token on every pending approval of the
+ * wait, one `approval_notified` entry per notice the channel accepted, and the approvals nobody could be sent
+ * denied as `undeliverable` (fail closed), all in one fenced commit of the run.
+ *
+ * Links go out before the token is stored, so an approver can decide first. That is safe: the decision is
+ * fenced on the token it read (approval-ops.ts), so it either lands before this commit (it finds no token and
+ * resumes nothing; this commit then fails its condition, reads again, sees the approval decided and leaves it,
+ * and the caller answers the wait itself when nothing is left pending) or after it (it reads this token and
+ * resumes the run with it). Test: test/approvals-http/request-decision-race.test.ts.
+ */
+import { withDecisions } from '../core/approval-record.ts';
+import { isoAt, RunHandle } from '../core/engine.ts';
+import type { Clock } from '../core/ports.ts';
+import { ApprovalAlreadyDecidedError, RunConflictError } from '../core/store-errors.ts';
+import type { AuditInput, RunStore } from '../core/store-port.ts';
+import type { Approval } from '../schemas/approval.ts';
+import { isTerminalRunStatus } from '../schemas/run.ts';
+import { readWaiting, type Waiting, type WaitScope } from './waiting.ts';
+
+/** Why an approval reached nobody: per approver, `unreachable` (no channel reaches them) or the send error. */
+export type Unreached = { approval: Approval; approvers: { approver: string; why: string }[] };
+
+/** A notice handed to the channel: which approval, which approver. */
+export type Sent = { approvalId: string; approver: string };
+
+/** What the notices came to, for the commit. */
+export type RequestOutcome = {
+  taskToken: string;
+  channel: string;
+  notified: Sent[];
+  /** Live approvals no approver could be sent, by id: denied as undeliverable if still pending. */
+  unreached: ReadonlyMap<string, Unreached>;
+};
+
+/** What the commit recorded: the approvals still waiting (on this token), and those denied as undeliverable. */
+export type Recorded = { pending: Approval[]; denied: Unreached[] };
+
+const notifiedAudit = (outcome: RequestOutcome): AuditInput[] =>
+  outcome.notified.map(({ approvalId, approver }) => ({
+    type: 'approval_notified' as const,
+    actor: 'system',
+    data: { approvalId, approver, channel: outcome.channel },
+  }));
+
+const undeliverableAudit = (denied: Unreached[]): AuditInput[] =>
+  denied.map(({ approval, approvers }) => ({
+    type: 'approval_undeliverable' as const,
+    actor: 'system',
+    data: { approvalId: approval.approvalId, tool: approval.tool, approvers },
+  }));
+
+/**
+ * Commits `outcome` against the run and approvals as `first` read them; when another write got there first
+ * (a decision, an expiry, a turn), reads them again (one request) and commits what still applies, up to five
+ * times. Only approvals still holding the token they were first read with are written: a different one means
+ * a newer wait (a retried RequestApproval) owns them. Nothing is written to an ended run (its audit head may be
+ * sealed into its owner's anchor chain).
+ */
+export async function recordRequest(
+  deps: { store: RunStore; clock: Clock },
+  runId: string,
+  scope: WaitScope,
+  first: Waiting,
+  outcome: RequestOutcome,
+): Promise<Recorded> {
+  const tokenRead = new Map(first.approvals.map((approval) => [approval.approvalId, approval.taskToken]));
+  let state = first;
+  for (let attempt = 1; ; attempt++) {
+    const { run } = state;
+    if (!run || isTerminalRunStatus(run.status)) return { pending: [], denied: [] };
+    const mine = state.approvals.filter(
+      (approval) =>
+        tokenRead.has(approval.approvalId) && approval.taskToken === tokenRead.get(approval.approvalId),
+    );
+    const decidedAt = isoAt(deps.clock);
+    const denied: Unreached[] = mine.flatMap((approval) => {
+      const unreached = outcome.unreached.get(approval.approvalId);
+      const record = {
+        ...approval,
+        taskToken: outcome.taskToken,
+        status: 'undeliverable' as const,
+        decidedAt,
+      };
+      return unreached ? [{ approval: record, approvers: unreached.approvers }] : [];
+    });
+    const attached = mine
+      .filter((approval) => !outcome.unreached.has(approval.approvalId))
+      .map((approval) => ({ ...approval, taskToken: outcome.taskToken }));
+    const written = [...attached, ...denied.map((d) => d.approval)];
+    const audit = [...notifiedAudit(outcome), ...undeliverableAudit(denied)];
+    if (written.length === 0 && audit.length === 0) return { pending: [], denied: [] };
+    try {
+      await new RunHandle(run, deps).commit({
+        next: (current) =>
+          withDecisions(
+            current,
+            denied.map((d) => d.approval),
+          ),
+        approvalUpdate: written.map((approval) => ({
+          approval,
+          expectedStatus: 'pending' as const,
+          expectedTaskToken: tokenRead.get(approval.approvalId) ?? null,
+        })),
+        audit,
+      });
+      return { pending: attached, denied };
+    } catch (error) {
+      const raced = error instanceof RunConflictError || error instanceof ApprovalAlreadyDecidedError;
+      if (!raced || attempt >= 5) throw error;
+    }
+    state = await readWaiting(deps.store, runId, scope, [...tokenRead.keys()]);
+  }
+}
