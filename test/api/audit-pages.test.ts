@@ -256,19 +256,32 @@ describe('GET /v1/audit over 6 MB', () => {
 });
 
 describe('GET /v1/audit pages verified from their checkpoints', () => {
-  it('names an entry changed on a later page, on that page and in the chain joined', async () => {
-    // Prepare: carol's chain over several pages; change 30's content altered, its hash kept.
-    const carol = `owner-pages-${Date.now()}`;
-    const { changes } = await seedOwnerChains(carol, { changes: 40, anchors: 0, bytes: 80_000 });
-    const altered = { ...changes[30]!, author: 'mallory' };
-    await putItems(h.store, [{ ...keys.ownerChange(carol, 30), ...altered }]);
-    const audit = await Promise.all([]).then(() =>
-      readOwnerAudit(async (path) => {
-        const { result } = await lambdaGetOf(appOf(carol), 'carol-key', path);
-        return JSON.parse(result.body) as OwnerAuditPage;
-      }),
-    );
-    expect(audit.pages).toBeGreaterThan(1);
-    expect(audit.changes.verification).toMatchObject({ ok: false, firstBrokenSeq: 30, reason: 'hash_mismatch' });
+  it('names an entry changed on a later page, on its page and in the chains joined', async () => {
+    // Prepare: alice's chains (seeded above) span several pages; change 30's content altered, its hash kept.
+    const owner = h.owners.alice;
+    const [change] = (await h.store.auditRanges.owner(owner, 'changes', 30, 1)).entries as OwnerChange[];
+    await putItems(h.store, [{ ...keys.ownerChange(owner, 30), ...change!, author: 'mallory' }]);
+    const pages: OwnerAuditPage[] = [];
+
+    // Act
+    const audit = await readOwnerAudit(async (path) => {
+      const page = JSON.parse((await lambdaGetOf(h.app, h.keys.alice, path)).result.body) as OwnerAuditPage;
+      pages.push(page);
+      return page;
+    });
+
+    // Assess: the page holding it fails from its checkpoint (not the first page), and so does the chain joined.
+    const broken = pages.findIndex((page) => !page.changes.verification.ok);
+    expect(broken).toBeGreaterThan(0);
+    expect(pages[broken]!.changes.from.seq).toBeGreaterThan(0);
+    expect(pages[broken]!.changes.verification).toMatchObject({
+      firstBrokenSeq: 30,
+      reason: 'hash_mismatch',
+    });
+    expect(audit.changes.verification).toMatchObject({
+      ok: false,
+      firstBrokenSeq: 30,
+      reason: 'hash_mismatch',
+    });
   });
 });
