@@ -247,9 +247,15 @@ export const OPERATIONS: Operation[] = [
     operationId: 'getRunAudit',
     tag: 'runs',
     pathParams: ['id'],
-    summary: 'The audit chain of a run and its verification.',
-    responses: { '200': { description: 'Found.', schema: 'AuditResponse' } },
-    errors: NOT_FOUND,
+    query: s.AuditQuerySchema,
+    summary: 'The audit chain of a run and its verification, a page at a time.',
+    description:
+      'Each page holds whole entries up to 1,000,000 bytes as sent (a Lambda response is at most 6 MB) and is ' +
+      "verified from `from`: the genesis hash on the first page, the previous page's last hash after (the token " +
+      'carries it, and is valid only for this run). The last page must also end at the head recorded on the run, ' +
+      'and carries the anchor. Follow `nextToken`; a chain that fits one page is answered in one. docs/api.md.',
+    responses: { '200': { description: 'One page, in order.', schema: 'AuditResponse' } },
+    errors: { ...NOT_FOUND, '400': "nextToken invalid (another run's token included)." },
   },
   {
     method: 'get',
@@ -329,12 +335,20 @@ export const OPERATIONS: Operation[] = [
     path: '/v1/audit',
     operationId: 'getOwnerAudit',
     tag: 'audit',
-    summary: "The caller's workflow-change chain, anchor chain and signed heads, each verified.",
+    query: s.AuditQuerySchema,
+    summary:
+      "The caller's workflow-change chain, anchor chain and signed heads, each verified, a page at a time.",
     description:
       'Changes carry their authenticated author. Signed heads are checked with the deployment public key ' +
-      '(KMS on AWS, the local key file locally); a rewritten table fails with head_mismatch. docs/security.md.',
-    responses: { '200': { description: 'The chains and their verification.', schema: 'OwnerAuditResponse' } },
-    errors: {},
+      '(KMS on AWS, the local key file locally); a rewritten table fails with head_mismatch. A page holds up to ' +
+      '1,000,000 bytes of entries as sent (a Lambda response is at most 6 MB): the changes, then the anchors, ' +
+      'then the signed heads; each chain on a page is verified from its `from` checkpoint, each signed head ' +
+      'against the entries at its signed seqs; the last page gives the newest signed head and `unsigned`. ' +
+      'Follow `nextToken` (valid only for this owner). docs/api.md, docs/security.md.',
+    responses: {
+      '200': { description: 'One page of the chains and their verification.', schema: 'OwnerAuditResponse' },
+    },
+    errors: { '400': "nextToken invalid (another owner's token included)." },
   },
   {
     method: 'get',
@@ -362,6 +376,10 @@ export const OPERATIONS: Operation[] = [
     tag: 'approvals',
     query: s.ListHumanTasksQuerySchema,
     summary: "The owner's human tasks (graph human_task steps), newest first (without task tokens or links).",
+    description:
+      'A page holds at most `limit` tasks and, as they are sent, at most 1,000,000 bytes of them (a task shows ' +
+      'up to 20 context values of 4,000 characters; a Lambda response is at most 6 MB), always one: a page ' +
+      'can hold fewer than `limit` with `nextToken` set. Follow `nextToken`. docs/api.md.',
     responses: { '200': { description: 'A page.', schema: 'HumanTaskPage' } },
     errors: { '400': 'Invalid query.' },
   },

@@ -51,6 +51,10 @@ export const tokenShapes = {
   receipts: (runId: string): TokenShape => ({ pk: { equals: `RUN#${runId}` }, sk: { prefix: 'TOOL#' } }),
   /** Where a run's next transcript page starts (shared/api/routes/transcript.ts). */
   transcript: (runId: string): TokenShape => ({ pk: { equals: `RUN#${runId}` }, sk: { prefix: 'MSG#' } }),
+  /** Where a run's next audit page starts, and the hash it links from (audit-cursors.ts). */
+  runAudit: (runId: string): TokenShape => ({ pk: { equals: `RUN#${runId}` }, sk: { prefix: 'AUD#' } }),
+  /** Where the owner's next audit page starts (audit-cursors.ts): bound to the owner's partition. */
+  ownerAudit: (owner: string): TokenShape => ({ pk: { equals: `OWNER#${owner}` }, sk: { prefix: 'AUDIT#' } }),
   /** Where a graph run's next steps page starts (the run is the caller's: checked before). */
   steps: (runId: string): TokenShape => ({ pk: { equals: `RUN#${runId}` }, sk: { prefix: 'STEP#' } }),
   humanTasks: (owner: string): TokenShape => ({

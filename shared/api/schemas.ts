@@ -305,14 +305,30 @@ export const AuditVerificationSchema = z.discriminatedUnion('ok', [
     message: z.string(),
   }),
 ]);
+/** `GET /v1/runs/{id}/audit` and `GET /v1/audit`: only the token of the page to read (the first without one). */
+export const AuditQuerySchema = z.object({ nextToken: NextTokenSchema.optional() }).strict();
+/** Where a page of a chain is verified from: its first entry's seq and the hash of the entry before it. */
+export const CheckpointSchema = z
+  .object({ seq: z.number().int(), prevHash: z.string() })
+  .describe(
+    "The page's first entry is seq `seq` and must link to `prevHash`: the chain's genesis hash on the first page, the previous page's last hash after.",
+  );
+/**
+ * `GET /v1/runs/{id}/audit`: one page of the run's chain, at most 1,000,000 bytes of entries as sent (a Lambda
+ * response is at most 6 MB: shared/api/routes/run-audit.ts), verified from its checkpoint.
+ */
 export const AuditResponseSchema = z.object({
   runId: z.string(),
   entries: z.array(AuditEntrySchema),
-  verification: AuditVerificationSchema,
+  from: CheckpointSchema,
+  verification: AuditVerificationSchema.describe(
+    'The entries of this page, linked from `from`; on the last page they must also end at the head recorded on the run.',
+  ),
   /** The run's anchor in its owner's chain, once the run has ended and its chain is final. */
-  anchor: OwnerAnchorSchema.nullable(),
+  anchor: OwnerAnchorSchema.nullable().describe('On the last page (null before it).'),
   /** The verified chain ends exactly at the anchored head. */
-  anchored: z.boolean(),
+  anchored: z.boolean().describe('On the last page: the chain ends exactly at the anchored head.'),
+  nextToken: z.string().optional().describe('Absent on the last page.'),
 });
 /** A verification outcome of an owner-level chain (workflow changes or anchors). */
 export const OwnerChainVerificationSchema = AuditVerificationSchema;
@@ -320,9 +336,14 @@ export const OwnerChainVerificationSchema = AuditVerificationSchema;
 export const SignedHeadVerificationSchema = z.discriminatedUnion('ok', [
   z.object({
     ok: z.literal(true),
-    count: z.number().int(),
-    newest: SignedHeadSchema.nullable(),
-    unsigned: z.object({ anchors: z.number().int(), changes: z.number().int() }),
+    count: z.number().int().describe('The signed heads of this page that verified.'),
+    newest: SignedHeadSchema.nullable()
+      .optional()
+      .describe("On the last page: the owner's newest signed head, verified."),
+    unsigned: z
+      .object({ anchors: z.number().int(), changes: z.number().int() })
+      .optional()
+      .describe('On the last page: the entries of each chain after the newest signed head.'),
   }),
   z.object({ ok: z.literal(false), index: z.number().int(), reason: z.string(), message: z.string() }),
 ]);
@@ -332,9 +353,18 @@ export const SignedHeadVerificationSchema = z.discriminatedUnion('ok', [
  */
 export const OwnerAuditResponseSchema = z.object({
   owner: z.string(),
-  changes: z.object({ entries: z.array(OwnerChangeSchema), verification: OwnerChainVerificationSchema }),
-  anchors: z.object({ entries: z.array(OwnerAnchorSchema), verification: OwnerChainVerificationSchema }),
+  changes: z.object({
+    entries: z.array(OwnerChangeSchema),
+    from: CheckpointSchema,
+    verification: OwnerChainVerificationSchema,
+  }),
+  anchors: z.object({
+    entries: z.array(OwnerAnchorSchema),
+    from: CheckpointSchema,
+    verification: OwnerChainVerificationSchema,
+  }),
   signedHeads: z.object({ entries: z.array(SignedHeadSchema), verification: SignedHeadVerificationSchema }),
+  nextToken: z.string().optional().describe('Absent on the last page.'),
 });
 /** `GET /v1/runs/{id}/receipts`: one page of the run's side effects, in ledger order. */
 export const ReceiptPageSchema = z.object({

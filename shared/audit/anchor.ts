@@ -80,27 +80,31 @@ export type OwnerChainVerification =
 /**
  * Verifies an owner's anchors given in stored order (by seq). A run is anchored once per head: it may be
  * anchored again only at a later head of its chain (a reopened graph run), never at the same or an earlier one.
+ * With `start`, verifies a range from a checkpoint (a page of the chain); a run anchored twice is then found
+ * only when both anchors are in the range (a client verifying the whole chain finds every one).
  */
 export function verifyOwnerChain(
   anchors: readonly unknown[],
-  options: { owner: string },
+  options: { owner: string; start?: { seq: number; prevHash: string } },
 ): OwnerChainVerification {
-  let prevHash = ownerGenesisHash(options.owner);
+  const startSeq = options.start?.seq ?? 0;
+  let prevHash = options.start?.prevHash ?? ownerGenesisHash(options.owner);
   const anchoredSeq = new Map<string, number>();
   for (const [index, raw] of anchors.entries()) {
+    const seq = startSeq + index;
     const fail = (reason: OwnerChainFailureReason, message: string): OwnerChainVerification => ({
       ok: false,
-      firstBrokenSeq: index,
+      firstBrokenSeq: seq,
       index,
       reason,
-      message: `seq ${index}: ${message}`,
+      message: `seq ${seq}: ${message}`,
     });
     const parsed = OwnerAnchorSchema.safeParse(raw);
     if (!parsed.success)
       return fail('schema', `does not match the schema: ${parsed.error.issues[0]?.message}`);
     const { hash, ...body } = parsed.data;
     if (body.owner !== options.owner) return fail('wrong_owner', `belongs to owner ${body.owner}`);
-    if (body.seq !== index) return fail('seq_gap', `anchor has seq ${body.seq}, expected ${index}`);
+    if (body.seq !== seq) return fail('seq_gap', `anchor has seq ${body.seq}, expected ${seq}`);
     if (anchorHash(body) !== hash) return fail('hash_mismatch', 'content does not match its hash');
     if (body.prevHash !== prevHash)
       return fail('prev_hash_mismatch', 'prevHash does not link to the previous anchor');

@@ -51,5 +51,10 @@ export {
 } from './signed-head.ts';
 export type { AuditChainFailureReason, AuditChainVerification, VerifyAuditChainOptions } from './verify.ts';
 export { verifyAuditChain } from './verify.ts';
-export type { SignedChains, SignedHeadFailureReason, SignedHeadVerification } from './verify-signed.ts';
-export { verifySignedHeads } from './verify-signed.ts';
+export type {
+  ChainEntries,
+  SignedChains,
+  SignedHeadFailureReason,
+  SignedHeadVerification,
+} from './verify-signed.ts';
+export { checkSignedHeads, newerHead, signedSummary, verifySignedHeads } from './verify-signed.ts';

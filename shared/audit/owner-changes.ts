@@ -111,19 +111,24 @@ export type OwnerChangeVerification =
   | { ok: true; count: number; head: string }
   | { ok: false; firstBrokenSeq: number; index: number; reason: OwnerChangeFailureReason; message: string };
 
-/** Verifies an owner's changes given in stored order (by seq) and names the first broken one. */
+/**
+ * Verifies an owner's changes given in stored order (by seq) and names the first broken one. With `start`,
+ * verifies a range from a checkpoint (a page of the chain: the seq of its first change and the hash before it).
+ */
 export function verifyOwnerChanges(
   changes: readonly unknown[],
-  options: { owner: string },
+  options: { owner: string; start?: { seq: number; prevHash: string } },
 ): OwnerChangeVerification {
-  let prevHash = ownerChangeGenesisHash(options.owner);
+  const startSeq = options.start?.seq ?? 0;
+  let prevHash = options.start?.prevHash ?? ownerChangeGenesisHash(options.owner);
   for (const [index, raw] of changes.entries()) {
+    const seq = startSeq + index;
     const fail = (reason: OwnerChangeFailureReason, message: string): OwnerChangeVerification => ({
       ok: false,
-      firstBrokenSeq: index,
+      firstBrokenSeq: seq,
       index,
       reason,
-      message: `change ${index}: ${message}`,
+      message: `change ${seq}: ${message}`,
     });
     const parsed = OwnerChangeSchema.safeParse(raw);
     if (!parsed.success) {
@@ -135,7 +140,7 @@ export function verifyOwnerChanges(
     }
     const { hash, ...body } = parsed.data;
     if (body.owner !== options.owner) return fail('wrong_owner', `belongs to owner ${body.owner}`);
-    if (body.seq !== index) return fail('seq_gap', `change has seq ${body.seq}, expected ${index}`);
+    if (body.seq !== seq) return fail('seq_gap', `change has seq ${body.seq}, expected ${seq}`);
     let computed: string;
     try {
       computed = changeHash(body);

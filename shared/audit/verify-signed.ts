@@ -25,37 +25,51 @@ export type SignedHeadVerification =
     }
   | { ok: false; index: number; reason: SignedHeadFailureReason; message: string };
 
-/** The stored chains a signed head must agree with (as stored, in seq order). */
-export type SignedChains = { anchors: readonly unknown[]; changes: readonly unknown[] };
+/**
+ * The stored chains a signed head must agree with, by seq: each whole chain as stored, in seq order, or (for a
+ * page of signed heads) the stored entries at the seqs the heads name.
+ */
+export type SignedChains = { anchors: ChainEntries; changes: ChainEntries };
+/** A chain's entries by seq: the whole chain (index = seq), or the entries read at some seqs. */
+export type ChainEntries = readonly unknown[] | ReadonlyMap<number, unknown>;
 
-const hashAt = (items: readonly unknown[], seq: number): unknown =>
-  (items[seq] as { hash?: unknown } | undefined)?.hash;
+const entryAt = (entries: ChainEntries, seq: number): unknown =>
+  entries instanceof Map ? entries.get(seq) : (entries as readonly unknown[])[seq];
 
-function pointMismatch(items: readonly unknown[], point: ChainPoint, chain: string): string | undefined {
+function pointMismatch(entries: ChainEntries, point: ChainPoint, chain: string): string | undefined {
   if (point === null) return undefined;
-  if (items.length <= point.seq) return `the ${chain} chain ends before the signed seq ${point.seq}`;
-  if (hashAt(items, point.seq) !== point.hash)
+  const entry = entryAt(entries, point.seq) as { hash?: unknown } | undefined;
+  if (entry === undefined) return `the ${chain} chain has no entry at the signed seq ${point.seq}`;
+  if (entry.hash !== point.hash)
     return `the ${chain} chain's entry ${point.seq} differs from the signed head`;
   return undefined;
 }
 
 const order = (head: SignedHead) => [head.anchors?.seq ?? -1, head.changes?.seq ?? -1] as const;
 
+/** The newer of two signed heads: the one covering more anchors, then more changes. */
+export function newerHead(best: SignedHead | null, head: SignedHead): SignedHead {
+  if (best === null) return head;
+  const [a, c] = order(head);
+  const [bestA, bestC] = order(best);
+  return a > bestA || (a === bestA && c > bestC) ? head : best;
+}
+
 /**
- * Verifies every signed head of an owner: its signature (with the verifier's public key, never a key from
- * the table) and that the stored chains still hold the signed hashes at the signed seqs. A table rewritten
- * consistently (entries changed and every hash recomputed) still verifies as a chain, but no longer matches
- * the signed hash. Fails closed: chains with entries and no signed head fail.
+ * Checks each signed head record: its schema, owner, signature (with the verifier's public key, never a key
+ * from the table) and that the stored chains hold the signed hashes at the signed seqs. `firstIndex` is the
+ * first record's position in the owner's signed heads (a page names its records by their position overall).
  */
-export async function verifySignedHeads(
+export async function checkSignedHeads(
   records: readonly unknown[],
   chains: SignedChains,
-  options: { owner: string; verifier: AnchorVerifier },
-): Promise<SignedHeadVerification> {
+  options: { owner: string; verifier: AnchorVerifier; firstIndex?: number },
+): Promise<{ ok: true; heads: SignedHead[] } | Extract<SignedHeadVerification, { ok: false }>> {
   const heads: SignedHead[] = [];
-  for (const [index, raw] of records.entries()) {
-    const fail = (reason: SignedHeadFailureReason, message: string): SignedHeadVerification => ({
-      ok: false,
+  for (const [position, raw] of records.entries()) {
+    const index = (options.firstIndex ?? 0) + position;
+    const fail = (reason: SignedHeadFailureReason, message: string) => ({
+      ok: false as const,
       index,
       reason,
       message: `signed head ${index}: ${message}`,
@@ -79,13 +93,19 @@ export async function verifySignedHeads(
     if (mismatch) return fail('head_mismatch', mismatch);
     heads.push(head);
   }
-  const newest = heads.reduce<SignedHead | null>((best, head) => {
-    if (best === null) return head;
-    const [a, c] = order(head);
-    const [bestA, bestC] = order(best);
-    return a > bestA || (a === bestA && c > bestC) ? head : best;
-  }, null);
-  const total = chains.anchors.length + chains.changes.length;
+  return { ok: true, heads };
+}
+
+/**
+ * What the newest signed head leaves unsigned of chains of `lengths` entries. Fails closed: chains with
+ * entries and no signed head fail.
+ */
+export function signedSummary(
+  newest: SignedHead | null,
+  count: number,
+  lengths: { anchors: number; changes: number },
+): SignedHeadVerification {
+  const total = lengths.anchors + lengths.changes;
   if (newest === null && total > 0) {
     return {
       ok: false,
@@ -94,13 +114,36 @@ export async function verifySignedHeads(
       message: `${total} chain entries and no signed head: the chains cannot be checked against a signature`,
     };
   }
+  // A head signed after the chains were read may cover more than they held: nothing is unsigned then.
+  const after = (length: number, point: ChainPoint | undefined) =>
+    Math.max(0, length - ((point?.seq ?? -1) + 1));
   return {
     ok: true,
-    count: heads.length,
+    count,
     newest,
     unsigned: {
-      anchors: chains.anchors.length - ((newest?.anchors?.seq ?? -1) + 1),
-      changes: chains.changes.length - ((newest?.changes?.seq ?? -1) + 1),
+      anchors: after(lengths.anchors, newest?.anchors),
+      changes: after(lengths.changes, newest?.changes),
     },
   };
+}
+
+/**
+ * Verifies every signed head of an owner: its signature (with the verifier's public key, never a key from
+ * the table) and that the stored chains still hold the signed hashes at the signed seqs. A table rewritten
+ * consistently (entries changed and every hash recomputed) still verifies as a chain, but no longer matches
+ * the signed hash. Fails closed: chains with entries and no signed head fail.
+ */
+export async function verifySignedHeads(
+  records: readonly unknown[],
+  chains: { anchors: readonly unknown[]; changes: readonly unknown[] },
+  options: { owner: string; verifier: AnchorVerifier },
+): Promise<SignedHeadVerification> {
+  const checked = await checkSignedHeads(records, chains, options);
+  if (!checked.ok) return checked;
+  const newest = checked.heads.reduce<SignedHead | null>(newerHead, null);
+  return signedSummary(newest, checked.heads.length, {
+    anchors: chains.anchors.length,
+    changes: chains.changes.length,
+  });
 }

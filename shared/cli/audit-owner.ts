@@ -1,7 +1,7 @@
 /**
- * `wf audit verify --owner`: reads the caller's owner-level chains (`GET /v1/audit`) and verifies them HERE,
- * not only on the server: the workflow-change chain, the anchor chain, and the signed heads with a public key
- * the operator holds (`--public-key FILE`; locally the stack's key file by default).
+ * `wf audit verify --owner`: reads the caller's owner-level chains (`GET /v1/audit`, every page) and verifies
+ * them HERE, not only on the server: the workflow-change chain, the anchor chain, and the signed heads with a
+ * public key the operator holds (`--public-key FILE`; locally the stack's key file by default).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import {
@@ -11,15 +11,9 @@ import {
   verifySignedHeads,
 } from '../audit/index.ts';
 import { heldPublicKeyVerifier, localSigningKeyFiles } from '../audit-signing/index.ts';
+import { type OwnerAuditPage, readOwnerAudit } from '../runs/audit-reader.ts';
 import type { ApiClient } from './client.ts';
 import type { Output } from './commands.ts';
-
-type OwnerAudit = {
-  owner: string;
-  changes: { entries: unknown[]; verification: { ok: boolean } };
-  anchors: { entries: unknown[]; verification: { ok: boolean } };
-  signedHeads: { entries: unknown[]; verification: SignedHeadVerification };
-};
 
 /** The public key to check signatures with: the flag, else the local stack's key file when it exists. */
 export function auditPublicKeyPath(flags: { publicKey?: string; dataDir?: string; aws?: boolean }) {
@@ -36,7 +30,8 @@ export async function verifyOwnerAudit(
   options: { publicKeyPath?: string },
   out: Output,
 ): Promise<number> {
-  const body = await client.get<OwnerAudit>('/v1/audit');
+  // Every page: a busy owner's chains pass one Lambda response (the API pages them), verified here whole.
+  const body = await readOwnerAudit((path) => client.get<OwnerAuditPage>(path));
   const { owner } = body;
   const changes = verifyOwnerChanges(body.changes.entries, { owner });
   const anchors = verifyOwnerChain(body.anchors.entries, { owner });

@@ -1,6 +1,7 @@
 /** The `wf` commands. Each talks to the HTTP API and returns an exit status; output goes through `out`. */
 import { readFileSync } from 'node:fs';
 import canonicalize from 'canonicalize';
+import { type RunAuditPage, readRunAudit } from '../runs/audit-reader.ts';
 import { readWholeTranscript, type TranscriptPageBody } from '../runs/transcript-reader.ts';
 import type { Approval } from '../schemas/approval.ts';
 import type { Run } from '../schemas/run.ts';
@@ -192,12 +193,7 @@ export async function showTranscript(client: ApiClient, runId: string, out: Outp
 }
 
 export async function verifyAudit(client: ApiClient, runId: string, out: Output): Promise<number> {
-  const body = await client.get<{
-    entries: unknown[];
-    verification: { ok: boolean; count?: number; firstBrokenSeq?: number; message?: string };
-    anchor?: { seq: number } | null;
-    anchored?: boolean;
-  }>(`/v1/runs/${runId}/audit`);
+  const body = await readRunAudit(runId, (path) => client.get<RunAuditPage>(path));
   out.data(body.verification);
   if (body.verification.ok) {
     out.line(`audit chain verified: ${body.verification.count} entries`);

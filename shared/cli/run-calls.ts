@@ -1,12 +1,12 @@
 /** The calls a run refused (denied by a gate or an approver, approval expired, …), from its audit chain. */
-import type { AuditEntry } from '../audit/index.ts';
+import { type RunAuditPage, readRunAudit } from '../runs/audit-reader.ts';
 import type { ApiClient } from './client.ts';
 import type { Colours } from './colour.ts';
 
 export type RefusedCall = { seq: number; tool: string; cause: string; reason: string };
 
 export async function refusedCalls(client: ApiClient, runId: string): Promise<RefusedCall[]> {
-  const { entries } = await client.get<{ entries: AuditEntry[] }>(`/v1/runs/${runId}/audit`);
+  const { entries } = await readRunAudit(runId, (path) => client.get<RunAuditPage>(path));
   return entries
     .filter((entry) => entry.type === 'denial')
     .map((entry) => ({

@@ -1,6 +1,6 @@
 /** Follows a run until it ends, printing progress lines as its audit chain grows. */
-import type { AuditEntry } from '../audit/index.ts';
 import { isDeliverable } from '../core/degraded.ts';
+import { type RunAuditPage, readRunAudit } from '../runs/audit-reader.ts';
 import type { Run } from '../schemas/run.ts';
 import type { ApiClient } from './client.ts';
 import { costSoFar, describeAuditEntry } from './progress.ts';
@@ -24,7 +24,7 @@ export async function watchRun(client: ApiClient, runId: string, options: WatchO
   for (;;) {
     // The run first: its audit entries are written with it, so the entries read next include all it shows.
     const { run } = await client.get<{ run: Run }>(`/v1/runs/${runId}`);
-    const { entries } = await client.get<{ entries: AuditEntry[] }>(`/v1/runs/${runId}/audit`);
+    const { entries } = await readRunAudit(runId, (path) => client.get<RunAuditPage>(path));
     for (const entry of entries.slice(seen)) {
       const line = describeAuditEntry(entry);
       if (line)

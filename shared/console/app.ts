@@ -95,7 +95,16 @@ export function createConsoleApp(given: ConsoleDeps): Hono<Env> {
     respond(200, await runsPage(deps, c.get('identity'), new URL(c.req.url).searchParams)),
   );
   app.get('/console/runs/:id', async (c) =>
-    respond(200, await runPage(deps, c.get('identity'), c.req.param('id'), c.req.query('transcript'))),
+    respond(
+      200,
+      await runPage(
+        deps,
+        c.get('identity'),
+        c.req.param('id'),
+        c.req.query('transcript'),
+        c.req.query('audit'),
+      ),
+    ),
   );
   app.post('/console/runs/:id/cancel', async (c) => {
     if (!sameOrigin(c)) return refused();

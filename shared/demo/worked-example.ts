@@ -16,6 +16,7 @@ import type { Usage } from '../core/ports.ts';
 import { ensureLocalFiles, ensureLocalSecret, localFiles } from '../local/files.ts';
 import { startLocalStack } from '../local/stack.ts';
 import type { ScriptedFixture } from '../model/index.ts';
+import { type RunAuditPage, readRunAudit } from '../runs/audit-reader.ts';
 import { isAgentDefinition } from '../schemas/any-workflow.ts';
 import type { Run } from '../schemas/run.ts';
 import { loadWorkflowText } from '../workflow-file/index.ts';
@@ -148,12 +149,9 @@ export async function runWorkedExample(options: WorkedExampleOptions): Promise<W
         }
       },
     });
-    const audit = await client.get<{
-      entries: { type: string; data: { usage?: Usage } }[];
-      verification: { ok: boolean; count?: number; message?: string };
-    }>(`/v1/runs/${run.runId}/audit`);
+    const audit = await readRunAudit(run.runId, (path) => client.get<RunAuditPage>(path));
     const modelCalls = audit.entries.flatMap((entry) =>
-      entry.type === 'model_call' && entry.data.usage ? [entry.data.usage] : [],
+      entry.type === 'model_call' && entry.data.usage ? [entry.data.usage as Usage] : [],
     );
     print('');
     print(`run ${run.runId}: ${run.status} (${run.stopReason}) after ${run.modelCalls} model call(s)`);

@@ -16,6 +16,15 @@ import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.t
 import { anchorRunHead, getRunAnchor, listOwnerAnchorItems } from './anchors.ts';
 import { getApproval, getApprovalWithRun, getRunWithApprovals, listApprovals } from './approvals.ts';
 import { auditEntriesOf, parseAuditItems } from './audit-items.ts';
+import {
+  type AuditRangeStart,
+  type OwnerChain,
+  readAuditRange,
+  readNewestSignedHead,
+  readOwnerChainHashes,
+  readOwnerChainRange,
+  readSignedHeadRange,
+} from './audit-ranges.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import { commitRunChange } from './commit.ts';
 import { getHumanTask, listOwnerHumanTasks, listRunHumanTasks } from './human-tasks.ts';
@@ -165,6 +174,18 @@ export class DynamoStore implements RunStore, NotesPort {
   listSignedHeadItems(owner: string) {
     return listSignedHeadItems(this.ctx, owner);
   }
+  /** The audit chains a page at a time, reading about what a page returns (audit-ranges.ts). */
+  readonly auditRanges = {
+    run: (runId: string, start: AuditRangeStart, bytes: number) =>
+      readAuditRange(this.ctx, runId, start, bytes),
+    owner: (owner: string, chain: OwnerChain, seq: number, bytes: number) =>
+      readOwnerChainRange(this.ctx, owner, chain, seq, bytes),
+    signedHeads: (owner: string, from: Parameters<typeof readSignedHeadRange>[2]) =>
+      readSignedHeadRange(this.ctx, owner, from),
+    newestSignedHead: (owner: string) => readNewestSignedHead(this.ctx, owner),
+    hashesAt: (owner: string, seqs: Record<OwnerChain, readonly number[]>) =>
+      readOwnerChainHashes(this.ctx, owner, seqs),
+  };
   async commit(change: RunChange): Promise<Run> {
     const next = await commitRunChange(this.ctx, change);
     // Its status as this container last wrote it: a parked run's next turn assumes the head (run-scopes.ts).

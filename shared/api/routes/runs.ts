@@ -1,8 +1,5 @@
-/** Run routes: start on demand (idempotent by Idempotency-Key), get, list, transcript (paged), audit, cancel. */
+/** Run routes: start on demand (idempotent by Idempotency-Key), get, list, transcript and audit (paged), cancel. */
 import { Hono } from 'hono';
-import { AuditEntrySchema, verifyAuditChain } from '../../audit/index.ts';
-import { ItemCorruptError } from '../../core/store-errors.ts';
-import { type TranscriptBindingFailure, verifyTranscriptBinding } from '../../core/transcript-binding.ts';
 import { cancelRun, idempotencyFor, startRun } from '../../runs/index.ts';
 import { receiptOf } from '../../runs/receipts.ts';
 import type { Run, TriggerProvenance } from '../../schemas/run.ts';
@@ -12,12 +9,14 @@ import { type ApiDeps, type ApiEnv, actorOf } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { checkedToken, tokenShapes } from '../pagination.ts';
 import {
+  AuditQuerySchema,
   IdempotencyKeySchema,
   ListReceiptsQuerySchema,
   ListRunsQuerySchema,
   StartRunBodySchema,
   TranscriptQuerySchema,
 } from '../schemas.ts';
+import { readRunAuditPage } from './run-audit.ts';
 import { readTranscriptPage } from './transcript.ts';
 
 const RUN_ID = /^run_[A-Za-z0-9]{6,40}$/;
@@ -28,25 +27,6 @@ async function loadRun(deps: ApiDeps, owner: string, runId: string): Promise<Run
   const run = await deps.store.getRun(runId);
   if (!run || run.owner !== owner) throw notFound('run');
   return run;
-}
-
-/** The chain's verification, or the first entry whose transcript binding fails (see transcript-binding.ts). */
-async function bindTranscript<T extends { ok: true }>(
-  deps: ApiDeps,
-  runId: string,
-  entries: unknown[],
-  chain: T,
-): Promise<T | TranscriptBindingFailure> {
-  try {
-    const binding = verifyTranscriptBinding(
-      entries.map((entry) => AuditEntrySchema.parse(entry)),
-      await deps.store.listMessages(runId),
-    );
-    return binding.ok ? chain : binding;
-  } catch (error) {
-    if (!(error instanceof ItemCorruptError)) throw error;
-    return { ok: false, firstBrokenSeq: 0, reason: 'transcript_mismatch', message: error.message };
-  }
 }
 
 export function runRoutes(deps: ApiDeps): Hono<ApiEnv> {
@@ -105,24 +85,10 @@ export function runRoutes(deps: ApiDeps): Hono<ApiEnv> {
   });
 
   app.get('/runs/:id/audit', async (c) => {
-    let run = await loadRun(deps, c.get('identity').owner, c.req.param('id'));
-    let entries = await deps.store.listAuditItems(run.runId);
-    // The run item records the chain's head. An entry written between the two reads is not tampering:
-    // read again until the run and its entries agree (a truncated chain keeps disagreeing, and shows).
-    for (let attempt = 0; attempt < 5 && entries.length !== run.audit.seq; attempt++) {
-      run = await loadRun(deps, c.get('identity').owner, run.runId);
-      entries = await deps.store.listAuditItems(run.runId);
-    }
-    const chain = verifyAuditChain(entries, {
-      owner: run.owner,
-      runId: run.runId,
-      ...(run.audit.seq > 0 ? { expectedHead: { seq: run.audit.seq - 1, hash: run.audit.head } } : {}),
-    });
-    // The chain holds hashes of the transcript as stored: an edited message breaks the entry that bound it.
-    const verification = chain.ok ? await bindTranscript(deps, run.runId, entries, chain) : chain;
-    const anchor = await deps.store.getRunAnchor(run.owner, run.runId);
-    const anchored = verification.ok && anchor !== undefined && anchor.runHead === verification.head;
-    return c.json({ runId: run.runId, entries, verification, anchor: anchor ?? null, anchored });
+    const { owner } = c.get('identity');
+    const run = await loadRun(deps, owner, c.req.param('id'));
+    const { nextToken } = validateQuery(c, AuditQuerySchema);
+    return c.json(await readRunAuditPage(deps, run, nextToken, () => loadRun(deps, owner, run.runId)));
   });
 
   app.get('/runs/:id/receipts', async (c) => {

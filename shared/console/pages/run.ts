@@ -16,31 +16,54 @@ import { timeline } from './timeline.ts';
 import { transcript } from './transcript.ts';
 
 type Verification = { ok: true; count: number } | { ok: false; firstBrokenSeq?: number; message?: string };
-type AuditAnswer = { entries: AuditEntry[]; verification: Verification; anchored: boolean };
+type AuditAnswer = {
+  entries: AuditEntry[];
+  from: { seq: number };
+  verification: Verification;
+  anchored: boolean;
+  nextToken?: string;
+};
 
-const verificationLine = (audit: AuditAnswer) =>
-  audit.verification.ok
-    ? html`<p id="verification" class="ok">Audit chain verified: ${audit.verification.count} entries, hashes
-linked${audit.anchored ? ' and anchored in the owner chain' : ''}.</p>`
-    : html`<p id="verification" class="bad">Audit chain BROKEN at entry ${audit.verification.firstBrokenSeq ?? '?'}:
+const verificationLine = (audit: AuditAnswer) => {
+  if (!audit.verification.ok)
+    return html`<p id="verification" class="bad">Audit chain BROKEN at entry ${audit.verification.firstBrokenSeq ?? '?'}:
 ${audit.verification.message ?? 'unknown reason'}</p>`;
+  const { count } = audit.verification;
+  // One page of a chain too long for one answer: the entries it verified, linked from the page before.
+  if (audit.nextToken !== undefined || audit.from.seq > 0)
+    return html`<p id="verification" class="ok">Audit entries ${audit.from.seq} to ${audit.from.seq + count - 1}
+verified: hashes linked${audit.from.seq > 0 ? ' from the previous page' : ''}${audit.anchored ? ', ending at the head anchored in the owner chain' : ''}.</p>`;
+  return html`<p id="verification" class="ok">Audit chain verified: ${count} entries, hashes
+linked${audit.anchored ? ' and anchored in the owner chain' : ''}.</p>`;
+};
+
+/** Links to the first and the next page of a chain the API pages (shared/api/routes/run-audit.ts). */
+const auditLinks = (audit: AuditAnswer, runId: string) =>
+  html`${audit.from.seq > 0 ? html`<p><a href="/console/runs/${runId}">First audit entries</a></p>` : ''}${
+    audit.nextToken
+      ? html`<p><a id="audit-next" href="/console/runs/${runId}?audit=${encodeURIComponent(audit.nextToken)}"
+>Later audit entries</a></p>`
+      : ''
+  }`;
 
 /**
  * One run's page; `transcriptToken` (the `transcript` query parameter) shows a later page of its transcript,
- * which the API pages so each answer fits a Lambda response (shared/runs/transcript-page.ts).
+ * `auditToken` (`audit`) a later page of its audit chain: the API pages both so each answer fits a Lambda
+ * response (shared/runs/transcript-page.ts, shared/api/routes/run-audit.ts).
  */
 export async function runPage(
   deps: ConsoleDeps,
   identity: Identity,
   runId: string,
   transcriptToken?: string,
+  auditToken?: string,
 ): Promise<Fragment> {
   const path = `/v1/runs/${encodeURIComponent(runId)}`;
   const { run } = await apiGet<{ run: Run }>(deps.api, identity, path);
-  const transcriptQuery = transcriptToken ? `?nextToken=${encodeURIComponent(transcriptToken)}` : '';
+  const query = (token: string | undefined) => (token ? `?nextToken=${encodeURIComponent(token)}` : '');
   const [audit, messages, sideEffects] = await Promise.all([
-    apiGet<AuditAnswer>(deps.api, identity, `${path}/audit`),
-    apiGet<TranscriptPageBody>(deps.api, identity, `${path}/transcript${transcriptQuery}`),
+    apiGet<AuditAnswer>(deps.api, identity, `${path}/audit${query(auditToken)}`),
+    apiGet<TranscriptPageBody>(deps.api, identity, `${path}/transcript${query(transcriptToken)}`),
     apiGet<{ items: Receipt[] }>(deps.api, identity, `${path}/receipts?limit=100`),
   ]);
   const live = !isTerminalRunStatus(run.status);
@@ -58,7 +81,7 @@ ${u.cacheReadInputTokens} cache read, ${u.cacheCreationInputTokens} cache write)
 ${run.result ? html`<tr><th>Result</th><td><pre>${run.result.text}</pre></td></tr>` : ''}
 ${run.error ? html`<tr><th>Error</th><td class="bad">${run.error.name}: ${run.error.message}</td></tr>` : ''}</table>`;
   const graph = run.kind === 'graph' ? await graphSection(deps, identity, run) : '';
-  const body = html`${summary}${graph}<h2>Audit</h2>${verificationLine(audit)}<h2>Timeline</h2>${timeline(audit.entries)}
+  const body = html`${summary}${graph}<h2>Audit</h2>${verificationLine(audit)}<h2>Timeline</h2>${timeline(audit.entries)}${auditLinks(audit, run.runId)}
 <h2>Receipts</h2>${receipts(sideEffects.items)}
 <h2>Transcript</h2>${transcript(messages, run.runId, transcriptToken !== undefined)}`;
   return page(`Run ${run.runId}`, body, { signedIn: true, ...(live ? { refreshSeconds: 3 } : {}) });
