@@ -2,6 +2,8 @@
  * Deliver: sends a finished run's result to the workflow's destination, once (the run records the
  * delivery, so a retried Deliver changes nothing). `stored` keeps the result on the run; `report` adds a
  * Markdown report; `alert` publishes to SNS; `http` posts through a connector, the egress guard and the gate.
+ * An alert or HTTP delivery first reads the live policy (delivery-policy.ts): a workflow disabled or deleted
+ * since the run ended gets a refused delivery, recorded, and nothing is sent.
  */
 
 import { sha256Hex } from '../audit/index.ts';
@@ -10,6 +12,7 @@ import type { Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import { asAgentVersion } from '../schemas/workflow-record.ts';
 import { isDeliverable } from './degraded.ts';
+import { deliveryPolicy } from './delivery-policy.ts';
 import { isoAt, RunHandle } from './engine.ts';
 import type { Clock } from './ports.ts';
 import { RunConflictError } from './store-errors.ts';
@@ -25,6 +28,8 @@ export interface DestinationsPort {
   http(args: {
     run: Run;
     definition: WorkflowDefinition;
+    /** The latest version's definition, whose gate caps the run's (delivery-policy.ts); undefined: withdrawn. */
+    live: WorkflowDefinition | undefined;
     action: string;
     payload: Record<string, unknown>;
   }): Promise<string>;
@@ -96,7 +101,13 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
     let refused = false;
     if (destination.type === 'report')
       report = renderReport(run, version.definition, destination.title, actions);
+    // The live policy, read just before anything leaves the store (fail closed: delivery-policy.ts).
+    const policy =
+      destination.type === 'alert' || destination.type === 'http'
+        ? await deliveryPolicy(deps.store, run, version)
+        : undefined;
     try {
+      if (policy?.enabled === false) throw new DeliveryRefusedError(policy.reason);
       if (destination.type === 'alert') {
         detail = await deps.destinations.alert({
           owner: run.owner,
@@ -110,6 +121,7 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
           run,
           // An HTTP destination resolves its connector and gate in an agent definition.
           definition: asAgentVersion(version).definition,
+          live: policy?.enabled ? policy.live : undefined,
           action: destination.action,
           payload: {
             runId: run.runId,

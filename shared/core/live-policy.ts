@@ -6,7 +6,26 @@
  */
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import type { WorkflowHead } from '../schemas/workflow-record.ts';
 import { type EffectiveGrant, effectiveGrant } from './gate.ts';
+
+/**
+ * What a workflow head lets run: its latest version while the workflow is enabled and not deleted; undefined
+ * (nothing may run) otherwise, a missing head included (fail closed). Every kind's live policy starts here: an
+ * agent turn (turn-context.ts), a graph service step (graph-run/service-policy.ts), an external run
+ * (external/run/live-policy.ts) and a delivery (deliver.ts).
+ */
+export function liveVersionOf(head: WorkflowHead | undefined): number | undefined {
+  return head?.enabled === true && !head.deleted ? head.latestVersion : undefined;
+}
+
+/**
+ * The write condition that the run's workflow head still says what was read or assumed: enabled, not deleted,
+ * `latestVersion` its latest (store `RunChange.liveHead`: a ConditionCheck in the same transaction, no request).
+ */
+export const liveHeadCondition = (run: Pick<Run, 'owner' | 'workflowId'>, latestVersion: number) => ({
+  liveHead: { owner: run.owner, workflowId: run.workflowId, latestVersion },
+});
 
 /** A client's live grant as the gate needs it: revoked, or which actions it allows with which gates. */
 export type LiveDelegation =

@@ -15,7 +15,7 @@ import { agentDefinitionOf, childAgentDefinition } from './agent-policy.ts';
 import type { TurnDeps } from './engine.ts';
 import { WorkflowVersionMissingError } from './errors.ts';
 import { type EffectiveGrant, effectiveGrant } from './gate.ts';
-import { delegatedPolicy, type LiveDelegation, readDelegation } from './live-policy.ts';
+import { delegatedPolicy, type LiveDelegation, liveVersionOf, readDelegation } from './live-policy.ts';
 import type { TurnInput } from './outcome.ts';
 import type { RunStore } from './store-port.ts';
 
@@ -133,9 +133,8 @@ type LivePolicy = { enabled: false } | { enabled: true; latestVersion: number };
 async function livePolicy(deps: TurnDeps, run: Run, prefetched?: PrefetchedHead): Promise<LivePolicy> {
   const ours = prefetched?.owner === run.owner && prefetched.workflowId === run.workflowId;
   const head = ours ? prefetched.head : await deps.store.getWorkflowHead(run.owner, run.workflowId);
-  return head?.enabled === true && !head.deleted
-    ? { enabled: true, latestVersion: head.latestVersion }
-    : { enabled: false };
+  const latestVersion = liveVersionOf(head);
+  return latestVersion === undefined ? { enabled: false } : { enabled: true, latestVersion };
 }
 
 /** The policy a resume assumes (see `TurnContext.assumedHead`), checked by its first commit, not read. */

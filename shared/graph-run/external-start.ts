@@ -2,7 +2,9 @@
  * Starting an external step (Advance): its payload is rendered from the run data now and kept on the step, so
  * every retry of the wait creates the child run with the same input, and so the same payload and key reach the
  * engine. A node in mode `off` fails at once and nothing is created (as a `kind: external` run in mode off is
- * refused before anything is written).
+ * refused before anything is written). Nothing here reaches the engine: the child run's own Start, Observe and
+ * Finish check the graph workflow's live policy before each side effect (external/run/live-policy.ts: the same
+ * node of the latest graph version caps the node's mode; disabled, deleted or gone → the child ends `denied`).
  */
 import type { GraphStep } from '../schemas/graph-step.ts';
 import { renderArgs } from './expressions.ts';

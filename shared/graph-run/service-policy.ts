@@ -6,6 +6,7 @@
  * or republished mid-run fails that write; only then is the head read and the gate decided on what it says.
  */
 import { type EffectiveGrant, effectiveGrant } from '../core/gate.ts';
+import { liveHeadCondition, liveVersionOf } from '../core/live-policy.ts';
 import type { RunStore } from '../core/store-port.ts';
 import type { GraphDefinition } from '../graph/definition.ts';
 import type { Run } from '../schemas/run.ts';
@@ -28,17 +29,17 @@ export async function readLivePolicy(
   node: ServiceTaskNode,
   view: WorkflowDefinition,
 ): Promise<LivePolicy> {
-  const head = await deps.store.getWorkflowHead(run.owner, run.workflowId);
   // Fail closed: a missing, disabled or deleted workflow grants nothing.
-  if (head?.enabled !== true || head.deleted) return { grant: new Map() };
+  const latestVersion = liveVersionOf(await deps.store.getWorkflowHead(run.owner, run.workflowId));
+  if (latestVersion === undefined) return { grant: new Map() };
   const live =
-    head.latestVersion === run.workflowVersion
+    latestVersion === run.workflowVersion
       ? view
       : liveView(
-          await deps.definitionOf({ ...run, workflowVersion: head.latestVersion }).catch(() => undefined),
+          await deps.definitionOf({ ...run, workflowVersion: latestVersion }).catch(() => undefined),
           node.id,
         );
-  return { grant: effectiveGrant(view, live, true), latestVersion: head.latestVersion };
+  return { grant: effectiveGrant(view, live, true), latestVersion };
 }
 
 /** The same node in the latest version; gone (or no longer a service step, or another kind) → withdrawn. */
@@ -49,7 +50,5 @@ export function liveView(graph: GraphDefinition | undefined, stepId: string): Wo
 
 /** The condition a write carries for `policy` (none when the workflow may not run: nothing goes ahead then). */
 export function liveHeadOf(run: Run, policy: LivePolicy) {
-  return policy.latestVersion === undefined
-    ? {}
-    : { liveHead: { owner: run.owner, workflowId: run.workflowId, latestVersion: policy.latestVersion } };
+  return policy.latestVersion === undefined ? {} : liveHeadCondition(run, policy.latestVersion);
 }

@@ -23,6 +23,7 @@ import {
 } from './queue-store.ts';
 import type { JobRecord } from './records.ts';
 import { DEFAULT_RETRY_POLICY, dispositionOf } from './retry.ts';
+import { attemptDefinition, tallyWith } from './spend.ts';
 
 /** Run idempotency markers of jobs are kept as long as those of API starts. */
 const RUN_MARKER_TTL_SECONDS = 7 * 24 * 3600;
@@ -35,7 +36,7 @@ export const jobVersion = (job: JobRecord): WorkflowVersion => ({
   owner: job.owner,
   workflowId: job.grantId,
   version: job.number,
-  definition: job.definition,
+  definition: attemptDefinition(job),
   status: 'published',
   createdAt: job.createdAt,
 });
@@ -62,7 +63,7 @@ export async function startJobRun(deps: JobsDeps, job: JobRecord): Promise<void>
   // Turn 0's reservation from the job's snapshot: the live grant can only narrow its tools.
   const prepared = reserveFirstTurn(
     created,
-    job.definition,
+    attemptDefinition(job),
     deps.firstTurn ?? firstTurnPlanning(deps.models),
     deps.clock,
   );
@@ -153,20 +154,34 @@ export async function settleJobRun(deps: JobsDeps, run: Run): Promise<void> {
     const dispatched = (await deps.store.listLedger(run.runId)).filter(
       (row) => row.status !== 'refused',
     ).length;
-    const disposition = dispositionOf(run, job, dispatched, deps.retry ?? DEFAULT_RETRY_POLICY);
+    // The attempt's spend joins the job's tally in the write that settles it (spend.ts).
+    const tally = tallyWith(job, run);
+    const disposition = dispositionOf(
+      run,
+      { ...job, ...tally },
+      dispatched,
+      deps.retry ?? DEFAULT_RETRY_POLICY,
+    );
     const now = isoNow(deps.clock);
     const { runId: _runId, retry: _retry, ...rest } = job;
-    const carried = { ...rest, previousRunIds: [...job.previousRunIds, run.runId], updatedAt: now };
+    const carried = {
+      ...rest,
+      ...tally,
+      previousRunIds: [...job.previousRunIds, run.runId],
+      updatedAt: now,
+    };
     if (disposition.kind === 'final') {
+      const stopReason = disposition.stopReason ?? run.stopReason;
       await releaseSlot(
         deps.store.ctx,
         {
           ...job,
+          ...tally,
           state: 'ended',
           attemptsMade: job.attemptsMade + 1,
           final: {
             status: run.status as 'done' | 'failed' | 'denied' | 'cancelled',
-            ...(run.stopReason ? { stopReason: run.stopReason } : {}),
+            ...(stopReason ? { stopReason } : {}),
             ...(run.error
               ? {
                   error: {

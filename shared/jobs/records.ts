@@ -90,6 +90,12 @@ export const JobRecordSchema = z.object({
   /** Runs started in all, capacity retries included: the next run's idempotency scope. */
   runsStarted: z.number().int().nonnegative().default(0),
   capacityWaits: z.number().int().nonnegative().default(0),
+  /**
+   * The cost (USD) and model calls of the job's settled attempts, added as each attempt settles (spend.ts): the
+   * next attempt gets what is left of `maxUsdPerJob` and `maxTurns`. Absent on records from before the tally.
+   */
+  spentUsd: z.number().nonnegative().optional(),
+  turnsUsed: z.number().int().nonnegative().optional(),
   notBefore: IsoTimeSchema.optional(),
   retry: JobRetrySchema.optional(),
   cancelRequested: z.boolean().default(false),

@@ -5,8 +5,9 @@
  * A fresh attempt is a fresh run; it is only made when the failed run dispatched no tool call, so a retry
  * can never repeat a side effect (the ledger of one run does not cover the next).
  */
-import type { Run } from '../schemas/run.ts';
+import type { Run, StopReason } from '../schemas/run.ts';
 import type { JobRecord } from './records.ts';
+import { exhausted, remainingSpend, settledSpend } from './spend.ts';
 
 /** Errors that mean "no capacity now": the provider's rate limit or overload. */
 export const CAPACITY_ERRORS: readonly string[] = ['ModelRateLimitedError', 'ModelOverloadedError'];
@@ -41,10 +42,14 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 };
 
 export type Disposition =
-  | { kind: 'final'; note?: string }
+  /** `stopReason`: the job's, when it is not its last run's (its budget spent: `budget_exceeded`). */
+  | { kind: 'final'; note?: string; stopReason?: StopReason }
   | { kind: 'capacity' | 'backoff'; delayMs: number; reason: string };
 
-/** What to do with `job` now that its run `run` ended; `dispatched` counts the run's ledger rows. */
+/**
+ * What to do with `job` now that its run `run` ended; `dispatched` counts the run's ledger rows. `job` carries
+ * its tally with this attempt's spend added (spend.ts): a job with nothing left is not tried again.
+ */
 export function dispositionOf(
   run: Run,
   job: JobRecord,
@@ -56,6 +61,14 @@ export function dispositionOf(
   const reason = `${name}: ${run.error?.message ?? ''}`.slice(0, 1000);
   if (dispatched > 0)
     return { kind: 'final', note: 'not retried: the failed attempt had dispatched tool calls' };
+  const retryable = CAPACITY_ERRORS.includes(name) || TRANSIENT_ERRORS.includes(name);
+  const left = remainingSpend(job);
+  if (retryable && exhausted(left))
+    return {
+      kind: 'final',
+      stopReason: 'budget_exceeded',
+      note: `not retried: the job's budget is spent ($${settledSpend(job).usd} of $${job.constraints.budget.maxUsdPerJob}, ${settledSpend(job).turns} of ${job.constraints.maxTurns} turns)`,
+    };
   if (CAPACITY_ERRORS.includes(name)) {
     if (job.capacityWaits >= policy.maxCapacityWaits)
       return { kind: 'final', note: `gave up after ${job.capacityWaits} capacity waits` };

@@ -188,8 +188,11 @@ export const JobViewSchema = z.object({
   runId: z.string().optional(),
   result: z.object({ text: z.string() }).optional(),
   stopReason: StopReasonSchema.optional(),
+  /** Model calls over all the job's attempts (at most `constraints.maxTurns`). */
   turns: z.number().int().nonnegative(),
+  /** The token usage of the current (or last) attempt's run. */
   usage: UsageSchema,
+  /** The job's cost over all its attempts, USD (at most `constraints.budget.maxUsdPerJob`). */
   costUsd: z.number().nonnegative(),
   /** Capped at 1,000 characters. */
   error: z.object({ name: z.string(), message: z.string().max(1000) }).optional(),

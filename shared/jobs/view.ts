@@ -1,4 +1,5 @@
 /** A job as its client polls it: the job record joined with its run (status, result, usage, cost). */
+import { roundUsd } from '../core/pricing.ts';
 import { ZERO_USAGE } from '../schemas/common.ts';
 import type { Run } from '../schemas/run.ts';
 import type { JobRecord } from './records.ts';
@@ -12,6 +13,19 @@ function statusOf(job: JobRecord, run: Run | undefined): JobStatus {
   if (!run || run.status === 'pending') return 'running';
   // A run that ended but whose job is not settled yet reads as its run.
   return run.status;
+}
+
+/**
+ * The job's model calls and cost over all its attempts: its settled tally (spend.ts) and, while an attempt
+ * holds the slot, that attempt's run so far. A record from before the tally shows its run's alone.
+ */
+function totalsOf(job: JobRecord, run: Run | undefined): { turns: number; costUsd: number } {
+  if (job.spentUsd === undefined) return { turns: run?.modelCalls ?? 0, costUsd: run?.costUsd ?? 0 };
+  const current = run && job.state !== 'ended' && run.runId === job.runId ? run : undefined;
+  return {
+    turns: (job.turnsUsed ?? 0) + (current?.modelCalls ?? 0),
+    costUsd: roundUsd(job.spentUsd + (current?.costUsd ?? 0)),
+  };
 }
 
 /** The view of `job`; `run` is its current (or last) run, `position` its queue position when queued. */
@@ -33,9 +47,8 @@ export function jobView(job: JobRecord, run: Run | undefined, position: number |
     ...(run ? { runId: run.runId } : {}),
     ...(run?.result && status !== 'queued' ? { result: run.result } : {}),
     ...(stopReason ? { stopReason } : {}),
-    turns: run?.modelCalls ?? 0,
+    ...totalsOf(job, run),
     usage: run?.usage ?? { ...ZERO_USAGE },
-    costUsd: run?.costUsd ?? 0,
     ...(error ? { error: { name: error.name, message: error.message.slice(0, MAX_ERROR_CHARS) } } : {}),
     attempts: { made: job.attemptsMade, max: job.constraints.maxAttempts, capacityWaits: job.capacityWaits },
     ...(job.retry && status === 'queued' ? { retry: job.retry } : {}),

@@ -70,18 +70,28 @@ export function destinations(deps: {
         );
       }
     },
-    async http({ run, definition, action, payload }) {
+    async http({ run, definition, live, action, payload }) {
       const own = gateOf(definition, action);
       // A `deny` gate on the destination's connector denies delivery, whether or not the model may call it.
       if (own.mode === 'deny')
         throw new DeliveryRefusedError(`delivery to '${action}' was denied: its gate is 'deny'`);
-      const grant = effectiveGrant(definition, definition, true);
-      // The destination connector need not be in allowedActions (the model never calls it), but its gate applies.
-      if (!grant.has(action)) grant.set(action, own);
-      const gate = evaluateGate({ name: action, input: payload }, grant, deps.catalog, {
-        ...definition,
-        allowedActions: [...definition.allowedActions, action],
+      // The destination connector need not be in allowedActions (the model never calls it), but its gate
+      // applies: the run's version's ∩ the live policy's (the latest version's), the stricter winning.
+      const withDestination = (of: typeof definition) => ({
+        ...of,
+        allowedActions: [...of.allowedActions, action],
       });
+      const grant = effectiveGrant(withDestination(definition), live && withDestination(live), true);
+      if (!grant.has(action))
+        throw new DeliveryRefusedError(
+          `delivery to '${action}' was denied: the workflow's latest version denies or no longer has it`,
+        );
+      const gate = evaluateGate(
+        { name: action, input: payload },
+        grant,
+        deps.catalog,
+        withDestination(definition),
+      );
       if (gate.decision !== 'allow') {
         throw new DeliveryRefusedError(
           gate.decision === 'deny'

@@ -11,7 +11,13 @@ const ArtifactEntrySchema = z.object({ path: z.string(), size: z.number().int(),
 
 export const ExternalRunSchema = z.object({
   engine: z.string(),
+  /** The mode the run may still use: stamped at creation, lowered if a later version's is stricter. */
   mode: z.enum(['off', 'shadow', 'report_only', 'live']),
+  /**
+   * The workflow's latest version when the run last read its live policy (set only once a later version was
+   * published): later steps assume it is still the latest (shared/external/run/live-policy.ts).
+   */
+  liveVersion: z.number().int().positive().optional(),
   /** The idempotent admission key: derived from the run id only, so every retry of Start sends the same. */
   key: z.string(),
   /** The exact payload decided for the engine (sent, or in `shadow` only recorded). */

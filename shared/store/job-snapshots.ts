@@ -6,6 +6,7 @@
 
 import type { LiveDelegation } from '../core/live-policy.ts';
 import { type GrantRecord, GrantRecordSchema, JobRecordSchema, jobKeys } from '../jobs/records.ts';
+import { attemptDefinition } from '../jobs/spend.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
 import type { StoreContext } from './client.ts';
@@ -25,7 +26,9 @@ export async function getJobSnapshot(
     owner,
     workflowId: grantId,
     version: number,
-    definition: job.definition,
+    // The attempt's budget is what the job has left (jobs/spend.ts): fixed while the attempt runs, since the
+    // tally changes only when an attempt settles, after its run ended.
+    definition: attemptDefinition(job),
     // A job's snapshot is final from admission on: as a published version is.
     status: 'published',
     createdAt: job.createdAt,

@@ -42,7 +42,11 @@ afterAll(async () => {
 });
 
 async function finishedRun(workflow: Record<string, unknown>) {
-  const { version } = await seedWorkflow(store, minimalWorkflow(workflow));
+  return (await finishedRunOf(workflow)).runId;
+}
+
+async function finishedRunOf(workflow: Record<string, unknown>) {
+  const { head, version } = await seedWorkflow(store, minimalWorkflow(workflow));
   const run = await seedRun(store, version);
   await driveRun(
     engineDeps(
@@ -52,8 +56,16 @@ async function finishedRun(workflow: Record<string, unknown>) {
     ),
     run.runId,
   );
-  return run.runId;
+  return { runId: run.runId, head, version };
 }
+
+/** A connector posting to the receiver (started in beforeAll, hence a function). */
+const resultsHook = () => ({
+  kind: 'http',
+  description: 'Receives run results.',
+  method: 'POST',
+  url: `${receiver.url}/results`,
+});
 
 const deps = (topics: Pick<Parameters<typeof destinations>[0], 'allowedTopicArns' | 'topicOwners'> = {}) => ({
   store,
@@ -312,5 +324,69 @@ describe('deliverResult: degraded runs', () => {
     expect(renderReport(run!, version.definition, undefined, [])).toContain(
       '## Refused (1): this run is degraded',
     );
+  });
+});
+
+describe('deliverResult: the live policy', () => {
+  it.each([
+    ['an alert', () => ({ destination: { type: 'alert', subject: 'Digest ready' } })],
+    [
+      'an HTTP destination',
+      () => ({
+        connectors: { results_hook: resultsHook() },
+        destination: { type: 'http', action: 'results_hook' },
+      }),
+    ],
+  ])('sends nothing to %s of a workflow disabled since its run ended', async (_label, workflow) => {
+    // Prepare: the run is done; then its workflow is disabled.
+    const { runId, head } = await finishedRunOf(workflow());
+    await store.updateWorkflowHead(head, { ...head, enabled: false, updatedAt: new Date().toISOString() });
+    const published = sns.calls.length;
+    const received = receiver.bodies.length;
+
+    // Act
+    const delivered = await deliverResult(deps(), runId);
+
+    // Assess: nothing left the store; the refusal is on the run and in its audit chain.
+    expect(sns.calls.length).toBe(published);
+    expect(receiver.bodies).toHaveLength(received);
+    expect(delivered?.delivery).toMatchObject({
+      status: 'refused',
+      detail: expect.stringContaining('was disabled or deleted before its result was delivered'),
+    });
+    expect((await store.listAudit(runId)).at(-1)).toMatchObject({
+      type: 'error',
+      data: { name: 'DeliveryRefusedError' },
+    });
+  });
+
+  it("refuses an HTTP delivery whose connector a later version's gate denies", async () => {
+    // Prepare: version 2 gates the destination's connector `deny`; the run is bound to version 1.
+    const workflow = {
+      connectors: { results_hook: resultsHook() },
+      destination: { type: 'http', action: 'results_hook' },
+    };
+    const { runId, head, version } = await finishedRunOf(workflow);
+    const denying = minimalWorkflow({ ...workflow, gates: { results_hook: 'deny' } });
+    await store.addWorkflowVersion(
+      head,
+      { ...head, latestVersion: 2 },
+      {
+        ...version,
+        version: 2,
+        definition: { ...version.definition, ...denying } as typeof version.definition,
+      },
+    );
+    const received = receiver.bodies.length;
+
+    // Act
+    const delivered = await deliverResult(deps(), runId);
+
+    // Assess
+    expect(receiver.bodies).toHaveLength(received);
+    expect(delivered?.delivery).toMatchObject({
+      status: 'refused',
+      detail: expect.stringContaining("the workflow's latest version denies or no longer has it"),
+    });
   });
 });

@@ -12,8 +12,9 @@ const job = (overrides: Partial<JobRecord> = {}) =>
     attemptsMade: 0,
     capacityWaits: 0,
     cancelRequested: false,
-    constraints: { maxAttempts: 3 },
+    previousRunIds: [],
     ...overrides,
+    constraints: { maxAttempts: 3, maxTurns: 5, budget: { maxUsdPerJob: 1 }, ...overrides.constraints },
   }) as JobRecord;
 
 describe('Function: dispositionOf', () => {
@@ -41,6 +42,34 @@ describe('Function: dispositionOf', () => {
     ['a run that dispatched calls is never re-run', failedRun('ModelServerError'), job(), 1, 'final'],
     ['a cancelled job is final', failedRun('ModelServerError'), job({ cancelRequested: true }), 0, 'final'],
     ['a done run is final', { status: 'done' } as Run, job(), 0, 'final'],
+    [
+      'a job whose cost ceiling is spent is not retried',
+      failedRun('ModelServerError'),
+      job({ spentUsd: 1 }),
+      0,
+      'final',
+    ],
+    [
+      'a job whose turns are spent is not retried',
+      failedRun('ModelServerError'),
+      job({ spentUsd: 0.2, turnsUsed: 5 }),
+      0,
+      'final',
+    ],
+    [
+      'a job with budget left is retried',
+      failedRun('ModelServerError'),
+      job({ spentUsd: 0.9, turnsUsed: 4 }),
+      0,
+      'backoff',
+    ],
+    [
+      'a job with earlier attempts and no tally counts them as all spent',
+      failedRun('ModelRateLimitedError'),
+      job({ previousRunIds: ['run_old'] }),
+      0,
+      'final',
+    ],
   ])('%s', (_name, run, record, dispatched, kind) => {
     expect(dispositionOf(run, record, dispatched, DEFAULT_RETRY_POLICY).kind).toBe(kind);
   });
@@ -59,6 +88,12 @@ describe('Function: dispositionOf', () => {
   });
 });
 
+/**
+ * A failed attempt of `job-pricey` counts its turn-0 reservation as spent (core/end-run.ts): $0.306096 with
+ * the grant's model and limits, about 0.9 of this ceiling. Three attempts before the fix: $0.918288.
+ */
+const PRICEY_CEILING = 0.34;
+
 describe('Retry disposition on the local stack', () => {
   let e2e: JobsStack;
   const fails = (name: string, status: number): ScriptedFixture =>
@@ -66,8 +101,8 @@ describe('Retry disposition on the local stack', () => {
   const caller = (clientId: string) => ({ clientId, owner: 'local', principal: `client:${clientId}` });
 
   beforeAll(async () => {
-    e2e = await startJobsStack([fails('job-busy', 429), fails('job-broken', 500)], {
-      clientIds: ['busy-bot', 'broken-bot'],
+    e2e = await startJobsStack([fails('job-busy', 429), fails('job-broken', 500), fails('job-pricey', 500)], {
+      clientIds: ['busy-bot', 'broken-bot', 'pricey-bot'],
       // Capacity waits long (the job is seen waiting), backoff short (the attempts run out in the test).
       jobRetry: { ...DEFAULT_RETRY_POLICY, capacityWaitMs: 3_600_000, backoffBaseMs: 1, backoffMaxMs: 1 },
       jobSweepIntervalMs: 100,
@@ -77,6 +112,10 @@ describe('Retry disposition on the local stack', () => {
       ['broken-bot', 'job-broken'],
     ] as const)
       await call(e2e.stack, e2e.stack.apiKey, 'POST', '/v1/grants', { clientId, grant: baseGrant({ name }) });
+    await call(e2e.stack, e2e.stack.apiKey, 'POST', '/v1/grants', {
+      clientId: 'pricey-bot',
+      grant: baseGrant({ name: 'job-pricey', maxUsdPerJob: PRICEY_CEILING }),
+    });
   });
   afterAll(() => e2e.close());
 
@@ -112,5 +151,30 @@ describe('Retry disposition on the local stack', () => {
     const ref = parseJobId(ended.jobId)!;
     const record = await getJobRecord(e2e.stack.store.ctx, ref.grantId, ref.number);
     expect(new Set([...record!.previousRunIds, record!.runId]).size).toBe(3);
+  });
+
+  it("keeps all of a job's attempts under its cost ceiling, then ends it budget_exceeded", async () => {
+    // Prepare: each attempt fails after reserving its model call, and a failed call's reservation counts as
+    // spent (core/end-run.ts): about 0.9 of the ceiling per attempt, three attempts allowed. The second
+    // attempt is given what is left, too little for its first model call.
+    const submitted = await call(e2e.stack, clientKey('pricey-bot'), 'POST', '/v1/jobs', { prompt: 'Try.' });
+
+    // Act
+    const ended = await pollJob(e2e.stack, caller('pricey-bot'), submitted.body.job.jobId);
+
+    // Assess: the runs of all its attempts together cost at most the job's ceiling.
+    const { getJobRecord } = await import('../../shared/jobs/queue-store.ts');
+    const { parseJobId } = await import('../../shared/schemas/job.ts');
+    const ref = parseJobId(ended.jobId)!;
+    const record = await getJobRecord(e2e.stack.store.ctx, ref.grantId, ref.number);
+    const runIds = [...new Set([...record!.previousRunIds, record!.runId!])];
+    const runs = await Promise.all(runIds.map((runId) => e2e.stack.store.getRun(runId)));
+    const total = runs.reduce((sum, run) => sum + (run?.costUsd ?? 0), 0);
+    expect(total).toBeLessThanOrEqual(PRICEY_CEILING);
+    expect(ended).toMatchObject({
+      status: 'failed',
+      stopReason: 'budget_exceeded',
+      costUsd: Math.round(total * 1e6) / 1e6,
+    });
   });
 });

@@ -2,13 +2,14 @@
  * Cancelling an external execution: the ledger row `external-cancel` is written `pending`, `adapter.cancel`
  * is called, and its three facts — requested, acknowledged, stopped — are recorded apart on the run, in the
  * settled row and in the audit chain. Then the run ends (`cancelled` for an owner's cancel, `failed`/`timeout`
- * when the run's deadline passed). A retry finds the row settled and only ends the run.
+ * when the run's deadline passed, `denied`/`policy_denied` when its live policy no longer allows it). A retry finds the row settled and only ends the run.
  */
 import { isoAt } from '../../core/engine.ts';
 import type { StopReason } from '../../schemas/run.ts';
 import type { ExternalDefinition } from '../definition.ts';
 import type { ExternalRunDeps } from './ports.ts';
 import {
+  deniedEnding,
   dispatchAudit,
   endExternalRun,
   externalAudit,
@@ -23,7 +24,7 @@ import {
 export async function cancelExternal(
   deps: ExternalRunDeps,
   loaded: LoadedExternalRun,
-  why: { status: 'cancelled' | 'failed'; stopReason: StopReason; message: string },
+  why: { status: 'cancelled' | 'failed' | 'denied'; stopReason: StopReason; message: string },
 ): Promise<void> {
   let { run } = loaded;
   const definition: ExternalDefinition = loaded.definition;
@@ -73,9 +74,15 @@ export async function cancelExternal(
       },
     )) as typeof run;
   }
-  await endExternalRun(deps, run, {
-    status: why.status,
-    stopReason: why.stopReason,
-    ...(why.status === 'failed' ? { error: { name: 'RunTimedOut', message: why.message } } : {}),
-  });
+  await endExternalRun(
+    deps,
+    run,
+    why.status === 'denied'
+      ? deniedEnding(why.message)
+      : {
+          status: why.status,
+          stopReason: why.stopReason,
+          ...(why.status === 'failed' ? { error: { name: 'RunTimedOut', message: why.message } } : {}),
+        },
+  );
 }

@@ -2,13 +2,16 @@
  * `ExternalFinish`: the engine reported success. The result artifact (`resultArtifact`) is opened through the
  * adapter, which verifies path, size and SHA-256 against the engine's manifest before handing out a byte; a
  * mismatch rejects it and the run ends `failed` keeping the evidence (on the run and in the audit chain).
- * A verified artifact becomes the run's result; then by mode: `live` → Deliver to the destination,
- * `report_only` → the result and artifact are recorded, nothing is published.
+ * A verified artifact becomes the run's result; the run ends `done` under its live policy (live-policy.ts:
+ * disabled, deleted or withdrawn since → `denied`, `policy_denied`, the result kept, nothing delivered), then
+ * by mode: `live` → Deliver to the destination, `report_only` → the result and artifact are recorded, nothing
+ * is published.
  */
 import { isoAt } from '../../core/engine.ts';
 import { ArtifactRejectedError, IncarnationMismatchError } from '../errors.ts';
+import { underLivePolicy } from './live-policy.ts';
 import type { ExternalNext, ExternalRunDeps } from './ports.ts';
-import { endExternalRun, externalAudit, loadExternalRun } from './records.ts';
+import { deniedEnding, endExternalRun, externalAudit, loadExternalRun } from './records.ts';
 
 /** The most of an artifact kept as the run's result text (the run item stays far below 400 KB). */
 export const MAX_RESULT_BYTES = 64 * 1024;
@@ -22,7 +25,7 @@ export async function finishExternal(deps: ExternalRunDeps, runId: string): Prom
     return { runId, next: deliver ? 'deliver' : 'stop' };
   }
   const { run, definition } = loaded;
-  const { key, incarnation, mode } = run.external;
+  const { key, incarnation } = run.external;
   if (incarnation === undefined) throw new Error(`run ${runId}: finishing before the engine admitted it`);
   const summary = run.external.outcome?.summary ?? '';
   let result = { text: summary };
@@ -65,14 +68,30 @@ export async function finishExternal(deps: ExternalRunDeps, runId: string): Prom
       throw error;
     }
   }
-  await endExternalRun(deps, run, {
-    status: 'done',
-    result,
-    ...(artifact ? { patch: { artifact } } : {}),
-    audit: [
-      ...(artifact ? [externalAudit('artifact_verified', { key, ...artifact })] : []),
-      ...(mode === 'report_only' ? [externalAudit('reported', { key, published: false })] : []),
-    ],
-  });
-  return { runId, next: mode === 'live' ? 'deliver' : 'stop' };
+  const verified = artifact ? [externalAudit('artifact_verified', { key, ...artifact })] : [];
+  // Ended `done` only under the live policy (live-policy.ts); in the mode it leaves (a later version's may be
+  // stricter), which decides whether the result is delivered.
+  const ended = await underLivePolicy(deps.store, run, ({ policy, patch, audit, condition }) =>
+    endExternalRun(deps, run, {
+      status: 'done',
+      result,
+      patch: { ...patch, ...(artifact ? { artifact } : {}) },
+      audit: [
+        ...audit,
+        ...verified,
+        ...(policy.mode === 'live' ? [] : [externalAudit('reported', { key, published: false })]),
+      ],
+      ...condition,
+    }),
+  );
+  if (!ended.allowed) {
+    // The work is done and its result kept as evidence; nothing is delivered.
+    await endExternalRun(
+      deps,
+      run,
+      deniedEnding(ended.reason, { result, ...(artifact ? { patch: { artifact } } : {}), audit: verified }),
+    );
+    return { runId, next: 'stop' };
+  }
+  return { runId, next: ended.policy.mode === 'live' ? 'deliver' : 'stop' };
 }

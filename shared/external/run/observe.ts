@@ -6,14 +6,18 @@
  *   unknown in a row, then the run ends stop reason `outcome_unknown` — the work may or may not have happened;
  * - terminal succeeded: `finish` (the artifact); failed / cancelled: the run ends so, with the summary;
  * - another incarnation: refused, never adopted — the run ends `failed` with the refusal recorded.
+ * Each observe's record is written under the live policy (live-policy.ts: a condition on the workflow head, no
+ * extra request): once the workflow is disabled, deleted or republished in mode `off`, the next observe cancels
+ * the engine's execution (cancel.ts) and ends the run `denied`, stop reason `policy_denied`.
  */
 import { isoAt } from '../../core/engine.ts';
 import type { Observation } from '../contract.ts';
 import { ExternalNotFoundError, IncarnationMismatchError } from '../errors.ts';
 import { nextWaitSeconds } from './backoff.ts';
 import { cancelExternal } from './cancel.ts';
+import { underLivePolicy } from './live-policy.ts';
 import type { ExternalNext, ExternalRunDeps } from './ports.ts';
-import { endExternalRun, externalAudit, loadExternalRun, updateExternal } from './records.ts';
+import { deniedEnding, endExternalRun, externalAudit, loadExternalRun, updateExternal } from './records.ts';
 
 export async function observeExternal(deps: ExternalRunDeps, runId: string): Promise<ExternalNext> {
   const loaded = await loadExternalRun(deps, runId);
@@ -67,12 +71,23 @@ export async function observeExternal(deps: ExternalRunDeps, runId: string): Pro
   if (observation.state === 'terminal') {
     const outcome = { outcome: observation.outcome, summary: observation.summary.slice(0, 2000) };
     if (observation.outcome === 'succeeded') {
-      await updateExternal(
-        deps,
-        run,
-        { observes, last, outcome, unknownSince: undefined },
-        { audit: [externalAudit('terminal', { key, ...outcome })] },
+      const recorded = await underLivePolicy(deps.store, run, ({ patch, audit, condition }) =>
+        updateExternal(
+          deps,
+          run,
+          { ...patch, observes, last, outcome, unknownSince: undefined },
+          { audit: [...audit, externalAudit('terminal', { key, ...outcome })], ...condition },
+        ),
       );
+      if (!recorded.allowed) {
+        // Nothing left to cancel: the work is done, but nothing of it goes further.
+        await endExternalRun(
+          deps,
+          run,
+          deniedEnding(recorded.reason, { patch: { observes, last, outcome } }),
+        );
+        return { runId, next: 'stop' };
+      }
       return { runId, next: 'finish' };
     }
     await endExternalRun(deps, run, {
@@ -114,7 +129,23 @@ export async function observeExternal(deps: ExternalRunDeps, runId: string): Pro
     deadlineMs: Date.parse(run.deadlineAt),
     unknownDeadlineMs,
   });
-  await updateExternal(deps, run, { observes, last, intervalSeconds: waitSeconds, unknownSince });
+  const recorded = await underLivePolicy(deps.store, run, ({ patch, audit, condition }) =>
+    updateExternal(
+      deps,
+      run,
+      { ...patch, observes, last, intervalSeconds: waitSeconds, unknownSince },
+      { audit, ...condition },
+    ),
+  );
+  if (!recorded.allowed) {
+    // The workflow was disabled, deleted or withdrawn while its work runs: stop the work, end the run denied.
+    await cancelExternal(deps, loaded, {
+      status: 'denied',
+      stopReason: 'policy_denied',
+      message: recorded.reason,
+    });
+    return { runId, next: 'stop' };
+  }
   return { runId, next: 'wait', waitSeconds };
 }
 

@@ -64,14 +64,25 @@ export async function updateExternal(
 }
 
 export type ExternalEnding = {
-  status: 'done' | 'failed' | 'cancelled';
+  status: 'done' | 'failed' | 'cancelled' | 'denied';
   stopReason?: StopReason;
   error?: { name: string; message: string };
   result?: { text: string };
   patch?: Partial<ExternalRun>;
   audit?: AuditInput[];
   ledgerSettle?: LedgerRow[];
+  /** The live policy's head condition (live-policy.ts): the run ends so only while it holds. */
+  liveHead?: RunChange['liveHead'];
 };
+
+/** The ending of a run its live policy no longer allows: denied, nothing more sent (like an agent turn's). */
+export const deniedEnding = (reason: string, extra: Partial<ExternalEnding> = {}): ExternalEnding => ({
+  ...extra,
+  status: 'denied',
+  stopReason: 'policy_denied',
+  error: { name: 'policy_denied', message: reason.slice(0, 1000) },
+  audit: [...(extra.audit ?? []), externalAudit('policy_denied', { reason: reason.slice(0, 500) })],
+});
 
 /** Ends the run (one commit: status, stop reason, result or error, the external record, audit); anchors its head. */
 export async function endExternalRun(
@@ -82,6 +93,7 @@ export async function endExternalRun(
   const handle = new RunHandle(run, deps);
   const ended = await handle.commit({
     ...(ending.ledgerSettle ? { ledgerSettle: ending.ledgerSettle } : {}),
+    ...(ending.liveHead ? { liveHead: ending.liveHead } : {}),
     next: (current) => ({
       ...current,
       status: ending.status,

@@ -1,18 +1,23 @@
 /**
  * `ExternalStart`: decides the key (from the run id) and the exact payload, records both on the run and in
- * its audit chain, then by mode:
+ * its audit chain under the live policy (live-policy.ts: a workflow disabled, deleted or republished in mode
+ * `off` since the run was created ends it `denied`, stop reason `policy_denied`, nothing sent), then by mode
+ * (the stricter of the run's and a later version's):
  * - `shadow`: nothing is dispatched; the run ends `done` with stop reason `shadow`;
  * - `report_only`, `live`: the ledger row `external-start` is written `pending`, then `adapter.start`, then
  *   the row settles once with the execution (incarnation, deduplicated) the engine admitted.
  * A retried invocation (a crash after the engine accepted) finds the row `pending` and starts again with the
- * same key and payload: the engine answers the existing execution (`deduplicated`), never a second one.
+ * same key and payload: the engine answers the existing execution (`deduplicated`), never a second one; that
+ * second send reads the live policy first (no write precedes it), and a refusal ends the run denied.
  */
 import { canonicalJson, sha256Hex } from '../../audit/index.ts';
 import { isoAt } from '../../core/engine.ts';
 import { ExternalConflictError, ExternalRefusedError, ExternalTransportError } from '../errors.ts';
 import { runPayloadFor } from './key.ts';
+import { readExternalPolicy, underLivePolicy } from './live-policy.ts';
 import { type ExternalNext, ExternalRetryLaterError, type ExternalRunDeps } from './ports.ts';
 import {
+  deniedEnding,
   dispatchAudit,
   endExternalRun,
   externalAudit,
@@ -29,7 +34,8 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
   if (!loaded) return { runId, next: 'stop' };
   let { run } = loaded;
   const { definition } = loaded;
-  const { mode, key } = run.external;
+  const { key } = run.external;
+  let { mode } = run.external;
   const at = () => isoAt(deps.clock);
   if (run.external.cancelRequested && run.status === 'pending') {
     // Cancelled before anything was decided or sent: nothing to ask the engine.
@@ -37,7 +43,8 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
     return { runId, next: 'stop' };
   }
   if (mode === 'off') {
-    // Refused when the run was asked for (start-run); a run created before a change to `off` stops here.
+    // Refused when the run was asked for (start-run): only a run stamped `off` by an older version gets here
+    // (a later version in mode `off` is the live policy's refusal, below: the run ends denied).
     await endExternalRun(deps, run, {
       status: 'failed',
       stopReason: 'error',
@@ -59,25 +66,49 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
     };
   }
   if (run.status === 'pending') {
-    // The decision, recorded before anything can be sent (in shadow mode, instead of sending it).
-    const decided = externalAudit('decided', {
-      mode,
-      engine: run.external.engine,
-      key,
-      payloadSha256,
-      payload,
+    // The decision, recorded before anything can be sent (in shadow mode, instead of sending it), by a write
+    // that lands only under the live policy (live-policy.ts): a disabled or deleted workflow sends nothing.
+    const pending = run;
+    const decision = await underLivePolicy(deps.store, pending, ({ policy, patch, audit, condition }) => {
+      const decided = externalAudit('decided', {
+        mode: policy.mode,
+        engine: pending.external.engine,
+        key,
+        payloadSha256,
+        payload,
+      });
+      row = policy.mode === 'shadow' ? undefined : pendingCall(pending, 'start', payloadSha256, at());
+      return updateExternal(
+        deps,
+        pending,
+        { ...patch, payload, payloadSha256 },
+        {
+          status: 'running',
+          audit: [...audit, decided, ...(row ? [dispatchAudit(row)] : [])],
+          ...(row ? { ledgerCreate: [row] } : {}),
+          ...condition,
+        },
+      );
     });
-    row = mode === 'shadow' ? undefined : pendingCall(run, 'start', payloadSha256, at());
-    run = (await updateExternal(
-      deps,
-      run,
-      { payload, payloadSha256 },
-      {
-        status: 'running',
-        audit: [decided, ...(row ? [dispatchAudit(row)] : [])],
-        ...(row ? { ledgerCreate: [row] } : {}),
-      },
-    )) as typeof run;
+    if (!decision.allowed) {
+      await endExternalRun(deps, run, deniedEnding(decision.reason));
+      return { runId, next: 'stop' };
+    }
+    run = decision.value as typeof run;
+    mode = decision.policy.mode;
+  } else if (row) {
+    // A retried Start (the row written, the outcome of sending unknown): sent again only if the policy holds.
+    const policy = await readExternalPolicy(deps.store, run);
+    if (!policy.allowed || policy.mode === 'shadow') {
+      const reason = policy.allowed ? `the workflow's latest version is in mode shadow` : policy.reason;
+      const settled = settledCall(row, { notSentAgain: reason, outcomeUnknown: true }, true, at());
+      await endExternalRun(
+        deps,
+        run,
+        deniedEnding(reason, { ledgerSettle: [settled], audit: [settleAudit(settled)] }),
+      );
+      return { runId, next: 'stop' };
+    }
   }
   if (mode === 'shadow') {
     await endExternalRun(deps, run, {
