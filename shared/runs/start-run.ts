@@ -11,7 +11,7 @@ import { releasePart } from '../core/reservation-parts.ts';
 import { RunHandle } from '../core/run-handle.ts';
 import { RunConflictError } from '../core/store-errors.ts';
 import { kindOf } from '../schemas/any-workflow.ts';
-import type { Run, TriggerProvenance } from '../schemas/run.ts';
+import { isTerminalRunStatus, type Run, type TriggerProvenance } from '../schemas/run.ts';
 import { isAgentVersion } from '../schemas/workflow-record.ts';
 import type { DynamoStore, Idempotency, NewRun } from '../store/index.ts';
 import { firstTurnPlanning } from './first-turn.ts';
@@ -116,7 +116,9 @@ export async function startRun(
 
 /**
  * Creates a prepared run (once: a repeated idempotency marker returns the existing run) and starts its
- * execution with the run pointer only. Shared by every kind of trigger, delegated jobs included.
+ * execution with the run pointer only. Shared by every kind of trigger, delegated jobs included. The execution
+ * is named after the run, so its ARN is known without being written (execution-arn.ts): nothing is written
+ * after the start, and turn 0's first commit cannot lose a race to a write of the ARN.
  */
 export async function launchRun(
   deps: StartRunDeps,
@@ -124,8 +126,10 @@ export async function launchRun(
   idempotency: Idempotency | undefined,
 ): Promise<{ run: Run; created: boolean }> {
   const { run, created } = await deps.store.createRun(prepared, idempotency);
-  if (run.executionArn) return { run, created };
-  // Starting is idempotent by execution name, so a retried trigger that finds the run unstarted may start it.
+  // A recorded ARN: the previous release's mark of a started run. An ended run has nothing to start.
+  if (run.executionArn || (!created && isTerminalRunStatus(run.status))) return { run, created };
+  // Starting is idempotent by execution name, so a retried trigger that finds the run unended may start it
+  // again: the same execution when it runs, `ExecutionAlreadyExists` (answered with its ARN) once it moved on.
   // The executor by kind: a graph run on the graph state machine, an agent run on the run state machine.
   let executionArn: string;
   try {
@@ -135,6 +139,8 @@ export async function launchRun(
       await releaseFirstTurn(deps, run);
     throw error;
   }
+  // The ARN the port derives for the run's name is the one started: nothing to record.
+  if (deps.executions.arnOf?.(run.kind, run.runId) === executionArn) return { run, created };
   try {
     const stored = await deps.store.commit({ run, next: { ...run, executionArn } });
     return { run: stored, created };
