@@ -11,7 +11,7 @@ import { releasePart } from '../core/reservation-parts.ts';
 import { RunHandle } from '../core/run-handle.ts';
 import { RunConflictError } from '../core/store-errors.ts';
 import { kindOf } from '../schemas/any-workflow.ts';
-import { isTerminalRunStatus, type Run, type TriggerProvenance } from '../schemas/run.ts';
+import type { Run, TriggerProvenance } from '../schemas/run.ts';
 import { isAgentVersion } from '../schemas/workflow-record.ts';
 import type { DynamoStore, Idempotency, NewRun } from '../store/index.ts';
 import { firstTurnPlanning } from './first-turn.ts';
@@ -126,10 +126,11 @@ export async function launchRun(
   idempotency: Idempotency | undefined,
 ): Promise<{ run: Run; created: boolean }> {
   const { run, created } = await deps.store.createRun(prepared, idempotency);
-  // A recorded ARN: the previous release's mark of a started run. An ended run has nothing to start.
-  if (run.executionArn || (!created && isTerminalRunStatus(run.status))) return { run, created };
-  // Starting is idempotent by execution name, so a retried trigger that finds the run unended may start it
-  // again: the same execution when it runs, `ExecutionAlreadyExists` (answered with its ARN) once it moved on.
+  // A recorded ARN is the previous release's mark of a started run, and a run that left `pending` was moved
+  // by its execution: nothing to start. A pending run found again by a retried trigger may never have been
+  // started (its trigger failed in between): starting is idempotent by execution name, so it is started again,
+  // the same execution if it runs (`ExecutionAlreadyExists`, answered with its ARN, if it ended).
+  if (run.executionArn || run.status !== 'pending') return { run, created };
   // The executor by kind: a graph run on the graph state machine, an agent run on the run state machine.
   let executionArn: string;
   try {
