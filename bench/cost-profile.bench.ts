@@ -181,9 +181,9 @@ const decided = new Set<string>();
 
 /**
  * Each shape run SAMPLES times, every count the median of its runs. A run's requests are not always the same
- * on the local stack: the execution starts in process at once, so turn 0 may read the run before StartRun has
- * recorded the execution ARN on it, and its first commit then loses that race (a canceled transaction, a read
- * and the write again). One such run among four single ones skewed the solved profile (negative parts).
+ * on the local stack (stop 22: turn 0's first commit lost a race to StartRun recording the execution ARN, which
+ * is no longer written; a gated run's page and decision race its resume), and one odd run among four single
+ * ones skewed the solved profile (negative parts).
  */
 const SAMPLES = 3;
 async function measureMedian(workflowId: string): Promise<Measured & { status: string }> {

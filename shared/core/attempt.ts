@@ -67,4 +67,8 @@ export function unusedAheadReservation(
  * so the suffix after the last colon is the whole name: `<runId>-restart-…` is never `<runId>`.
  */
 export const isExecutionNamed = (executionId: string, name: string): boolean =>
-  executionId.slice(executionId.lastIndexOf(':') + 1) === name;
+  executionNameOf(executionId) === name;
+
+/** The name of the execution whose ARN is `executionId` (see isExecutionNamed). */
+export const executionNameOf = (executionId: string): string =>
+  executionId.slice(executionId.lastIndexOf(':') + 1);

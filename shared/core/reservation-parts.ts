@@ -4,7 +4,7 @@
  */
 import type { Budget } from '../schemas/budget.ts';
 import type { Run } from '../schemas/run.ts';
-import { type TurnAttempt, unusedAheadReservation } from './attempt.ts';
+import { executionNameOf, type TurnAttempt, unusedAheadReservation } from './attempt.ts';
 import { roundUsd } from './pricing.ts';
 import type { ChangePart } from './staged-change.ts';
 import type { AuditInput, DaySpendChange } from './store-port.ts';
@@ -28,11 +28,12 @@ type ReservationSpec = {
 export function reservationPart(run: Run, budget: Budget, spec: ReservationSpec): ChangePart {
   const { turn, usd, day, waitedMs = 0, executionId, executionName } = spec;
   const daily = budget.maxUsdPerDay !== undefined;
-  const ahead = executionId
-    ? { executionId }
-    : executionName
-      ? { executionName, executionId: '' as const }
-      : undefined;
+  // Held by the execution's name, not its ARN (~60–90 bytes fewer on the run item, which every commit rewrites:
+  // docs/data-model.md "Run item size"). The reservation is made and spent by Turn states of the one run state
+  // machine, whose execution names are unique (API_StartExecution), so the name says which execution as the ARN
+  // does (attempt.ts isExecutionNamed). `executionId: ''` keeps the form the previous release parses.
+  const name = executionId ? executionNameOf(executionId) : executionName;
+  const ahead = name ? { executionName: name, executionId: '' as const } : undefined;
   return {
     next: (current) => ({ ...current, reservation: { turn, usd, day, daily, ...(ahead ? { ahead } : {}) } }),
     ...(daily

@@ -29,17 +29,18 @@ export type CostProfile = {
  * AWS's documented rules from the items actually read and written (shared/cost/request-units.ts), not DynamoDB
  * Local's consumed capacity, which bills transactions differently (it rounds a transaction's items up together
  * and doubles index writes). Failed requests are metered as AWS bills them (shared/cost/request-meter.ts): a
- * single-item write whose condition failed costs its write units (none happened); a canceled transaction is a
- * request whose units AWS does not document (one per run on the local stack: turn 0's first commit loses to the
- * start path recording the execution ARN, and the turn retries), counted in `dynamoWrites` only. A turn reads
- * its run and transcript in one Query; turn 0's budget reservation is written with the run's creation; the run
- * ends with `Deliver` (End: true, no Succeed state): 1 fixed transition.
+ * single-item write whose condition failed costs its write units, a canceled transaction is counted in
+ * `dynamoWrites` only (none happened: the start path no longer writes the execution ARN, so turn 0's first
+ * commit no longer loses a race to it). A turn reads its run and transcript in one Query; turn 0's budget
+ * reservation is written with the run's creation; the run ends with `Deliver` (End: true, no Succeed state): 1
+ * fixed transition. The run item stays under 1 KB in a plain run (docs/data-model.md "Run item size"): a
+ * commit costs 4 WRU for it (table and both indexes), not 8.
  */
 export const MEASURED_PROFILE: CostProfile = {
   measured:
-    "2026-12-02, npm run bench:cost-profile on the local stack (median of 3 runs per shape), request units by AWS's rule from the items sent and read, failed writes metered",
-  fixed: { transitions: 1, dynamoReads: 10, dynamoWrites: 6, readUnits: 10, writeUnits: 31 },
-  perTurn: { transitions: 2, dynamoReads: 2, dynamoWrites: 1, readUnits: 2, writeUnits: 20 },
+    "2026-12-02, npm run bench:cost-profile on the local stack (median of 3 runs per shape), request units by AWS's rule from the items sent and read, failed writes metered, run item under 1 KB",
+  fixed: { transitions: 1, dynamoReads: 9, dynamoWrites: 4, readUnits: 9, writeUnits: 23 },
+  perTurn: { transitions: 2, dynamoReads: 2, dynamoWrites: 1, readUnits: 2, writeUnits: 12 },
   perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 13 },
-  perGatedTurn: { transitions: 1, dynamoReads: 8, dynamoWrites: 4, readUnits: 9, writeUnits: 43 },
+  perGatedTurn: { transitions: 1, dynamoReads: 7, dynamoWrites: 4, readUnits: 7.5, writeUnits: 47 },
 };

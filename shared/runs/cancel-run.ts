@@ -5,6 +5,7 @@ import { requestExternalCancel } from '../external/run/request-cancel.ts';
 import { cancelGraphSteps, type GraphOperationsDeps } from '../graph-run/operations.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { DynamoStore } from '../store/index.ts';
+import { runExecutionArn } from './execution-arn.ts';
 import type { ExecutionsPort } from './ports.ts';
 
 export type CancelRunDeps = {
@@ -36,8 +37,9 @@ export async function cancelRun(
     accept: (candidate) => candidate.owner === args.owner,
   });
   // Stop the execution only when this call ended the run (a finished run has no execution to stop).
-  if (run?.status === 'cancelled' && before.status !== 'cancelled' && run.executionArn) {
-    await deps.executions.stop(run.executionArn, 'cancelled by owner');
+  const executionArn = run && runExecutionArn(deps.executions, run);
+  if (run?.status === 'cancelled' && before.status !== 'cancelled' && executionArn) {
+    await deps.executions.stop(executionArn, 'cancelled by owner');
   }
   // A graph run: running child runs are cancelled too, waiting human tasks closed, open steps `cancelled`.
   if (run?.status === 'cancelled' && run.kind === 'graph' && deps.graph) {

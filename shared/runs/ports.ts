@@ -1,5 +1,6 @@
 /** Ports of the run service: starting and stopping executions of the run state machine. */
 import type { TurnPointer } from '../core/outcome.ts';
+import type { Run } from '../schemas/run.ts';
 
 export interface ExecutionsPort {
   /**
@@ -10,6 +11,15 @@ export interface ExecutionsPort {
   start(name: string, pointer: TurnPointer): Promise<{ executionArn: string }>;
   /** Stops a running execution; an already-finished one is not an error. */
   stop(executionArn: string, cause: string): Promise<void>;
+  /**
+   * The ARN execution `name` of the state machine for runs of `kind` has, or would have once started: on Step
+   * Functions it is deterministic (`arn:<partition>:states:<region>:<account>:execution:<state machine>:<name>`,
+   * https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html), so a run's first
+   * execution, named after the run, is known at creation and never stored (shared/runs/execution-arn.ts).
+   * Undefined for a kind without a state machine here; absent on ports that cannot say, which then record the
+   * ARN that `start` returned on the run, as before.
+   */
+  arnOf?(kind: Run['kind'], name: string): string | undefined;
   /** Executions of the graph state machine (graph runs); absent where none is configured. */
   graph?: GraphExecutionsPort;
   /** Executions of the external state machine (external runs, input `{ runId }`); absent where none is configured. */

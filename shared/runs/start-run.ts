@@ -116,7 +116,9 @@ export async function startRun(
 
 /**
  * Creates a prepared run (once: a repeated idempotency marker returns the existing run) and starts its
- * execution with the run pointer only. Shared by every kind of trigger, delegated jobs included.
+ * execution with the run pointer only. Shared by every kind of trigger, delegated jobs included. The execution
+ * is named after the run, so its ARN is known without being written (execution-arn.ts): nothing is written
+ * after the start, and turn 0's first commit cannot lose a race to a write of the ARN.
  */
 export async function launchRun(
   deps: StartRunDeps,
@@ -124,8 +126,11 @@ export async function launchRun(
   idempotency: Idempotency | undefined,
 ): Promise<{ run: Run; created: boolean }> {
   const { run, created } = await deps.store.createRun(prepared, idempotency);
-  if (run.executionArn) return { run, created };
-  // Starting is idempotent by execution name, so a retried trigger that finds the run unstarted may start it.
+  // A recorded ARN is the previous release's mark of a started run, and a run that left `pending` was moved
+  // by its execution: nothing to start. A pending run found again by a retried trigger may never have been
+  // started (its trigger failed in between): starting is idempotent by execution name, so it is started again,
+  // the same execution if it runs (`ExecutionAlreadyExists`, answered with its ARN, if it ended).
+  if (run.executionArn || run.status !== 'pending') return { run, created };
   // The executor by kind: a graph run on the graph state machine, an agent run on the run state machine.
   let executionArn: string;
   try {
@@ -135,6 +140,8 @@ export async function launchRun(
       await releaseFirstTurn(deps, run);
     throw error;
   }
+  // The ARN the port derives for the run's name is the one started: nothing to record.
+  if (deps.executions.arnOf?.(run.kind, run.runId) === executionArn) return { run, created };
   try {
     const stored = await deps.store.commit({ run, next: { ...run, executionArn } });
     return { run: stored, created };

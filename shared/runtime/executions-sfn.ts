@@ -90,6 +90,15 @@ export function sfnExecutions(
         throw refusedStart(error) ? new ExecutionNotStartedError(name, { cause: error }) : error;
       }
     },
+    arnOf(kind, name) {
+      const machine =
+        kind === 'graph'
+          ? graphStateMachineArn
+          : kind === 'external'
+            ? externalStateMachineArn
+            : stateMachineArn;
+      return machine === undefined ? undefined : executionArnOf(machine, name);
+    },
     async stop(executionArn, cause) {
       try {
         await client.send(new StopExecutionCommand({ executionArn, cause, error: 'Cancelled' }));

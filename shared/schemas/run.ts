@@ -109,10 +109,11 @@ export const RunSchema = z.object({
       /** Counted against the workflow's per-day ceiling too (released there when the run ends without the call). */
       daily: z.boolean().default(false),
       /**
-       * Made ahead for this turn's model call (core/attempt.ts): by the previous turn's commit, in the execution
-       * `executionId`; or, for turn 0, by the run's creation, for its first execution, named `executionName`
-       * (core/first-reservation.ts). Only the first attempt of the turn in that execution may spend it; any
-       * other counts it as spent.
+       * Made ahead for this turn's model call (core/attempt.ts), in the execution named `executionName`: by the
+       * previous turn's commit, in its own execution; or, for turn 0, by the run's creation, for its first
+       * execution, named after the run (core/first-reservation.ts). Only the first attempt of the turn in that
+       * execution may spend it; any other counts it as spent. Items written before this release may hold the
+       * execution's ARN instead (`{ executionId }`), read as before.
        */
       ahead: z
         .union([

@@ -16,13 +16,19 @@ import type { TriggerSync, TriggerSyncRequest } from '../../shared/triggers-sync
 import { FixedClock, minimalWorkflow, randomIds, testStore, uniqueOwner } from '../support/store.ts';
 import { createOwnTable } from '../support/table.ts';
 
-/** Records every start and stop; each start gets a predictable execution ARN. */
+/** Records every start and stop; each start gets a predictable execution ARN, derived as Step Functions' is. */
 export class RecordingExecutions implements ExecutionsPort {
   readonly starts: { name: string; pointer: TurnPointer }[] = [];
   readonly stops: { executionArn: string; cause: string }[] = [];
   async start(name: string, pointer: TurnPointer) {
     this.starts.push({ name, pointer });
     return { executionArn: `arn:aws:states:local:000000000000:execution:wf-runs:${name}` };
+  }
+  /** Agent runs only: this port starts no graph or external executions. */
+  arnOf(kind: 'agent' | 'graph' | 'external' | undefined, name: string) {
+    return kind === undefined || kind === 'agent'
+      ? `arn:aws:states:local:000000000000:execution:wf-runs:${name}`
+      : undefined;
   }
   async stop(executionArn: string, cause: string) {
     this.stops.push({ executionArn, cause });

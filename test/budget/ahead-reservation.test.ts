@@ -49,7 +49,8 @@ describe('the reservation made ahead by the previous commit', () => {
     const turn1 = await runTurn(deps, { ...turn0, attempt: firstAttempt('one') });
 
     // Assess
-    expect(held).toMatchObject({ turn: 1, ahead: { executionId: firstAttempt('one').executionId } });
+    // Held by the execution's name (the previous release's parse needs `executionId`, empty here)
+    expect(held).toMatchObject({ turn: 1, ahead: { executionName: 'one', executionId: '' } });
     expect(dayAhead.reservedUsd).toBe(held!.usd);
     expect(turn1.next).toBe('done');
     expect(server.requests).toHaveLength(2);
@@ -162,5 +163,20 @@ describe('attempt.ts', () => {
     expect(unusedAheadReservation(run(ahead), undefined)).toBeUndefined();
     expect(unusedAheadReservation(run({ ...ahead, turn: 0 }), attempt)).toBeUndefined();
     expect(unusedAheadReservation(run({ ...ahead, ahead: undefined }), attempt)).toBeUndefined();
+  });
+
+  it('matches a reservation held by name to its execution’s ARN, and one held by ARN (previous release) as before', () => {
+    // Prepare
+    const arn = (name: string) => `arn:aws:states:eu-west-1:123456789012:execution:wf-runs:${name}`;
+    const byName = { ...ahead, ahead: { executionName: 'seg-2', executionId: '' as const } };
+    const byArn = { ...ahead, ahead: { executionId: arn('seg-2') } };
+    const first = (name: string) => ({ ...attempt, executionId: arn(name) });
+
+    // Assess
+    expect(unusedAheadReservation(run(byName), first('seg-2'))).toEqual(byName);
+    expect(unusedAheadReservation(run(byName), first('seg-20'))).toBeUndefined();
+    expect(unusedAheadReservation(run(byName), first('x-seg-2'))).toBeUndefined();
+    expect(unusedAheadReservation(run(byArn), first('seg-2'))).toEqual(byArn);
+    expect(unusedAheadReservation(run(byArn), first('seg-3'))).toBeUndefined();
   });
 });

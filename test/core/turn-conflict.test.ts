@@ -195,7 +195,10 @@ describe('a cancel racing a turn', () => {
         outcome: { outcomeUnknown: true },
       });
       expect(ledger.find((row) => row.tool === 'current_time')).toBeUndefined();
-      expect(executions.stops).toHaveLength(run.executionArn ? 1 : 0);
+      // The run's execution: the recorded one, else its first, named after the run (shared/runs/execution-arn.ts).
+      expect(executions.stops.map((stop) => stop.executionArn)).toEqual([
+        run.executionArn ?? executions.arnOf(run.kind, run.runId),
+      ]);
     },
   );
 });

@@ -11,6 +11,7 @@ import {
   resumeGraphRun,
   retryGraphStep,
 } from '../../graph-run/operations.ts';
+import { withExecutionArn } from '../../runs/execution-arn.ts';
 import type { Run } from '../../schemas/run.ts';
 import { validateQuery } from '../body.ts';
 import { type ApiDeps, type ApiEnv, actorOf } from '../deps.ts';
@@ -29,7 +30,7 @@ export function graphRunRoutes(deps: ApiDeps) {
   };
   const respond = (run: Run | undefined) => {
     if (!run) throw notFound('run');
-    return { run };
+    return { run: withExecutionArn(deps.executions, run) };
   };
 
   app.get('/runs/:id/steps', async (c) => {

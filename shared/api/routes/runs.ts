@@ -1,6 +1,6 @@
 /** Run routes: start on demand (idempotent by Idempotency-Key), get, list, transcript and audit (paged), cancel. */
 import { Hono } from 'hono';
-import { cancelRun, idempotencyFor, startRun } from '../../runs/index.ts';
+import { cancelRun, idempotencyFor, startRun, withExecutionArn } from '../../runs/index.ts';
 import { receiptOf } from '../../runs/receipts.ts';
 import type { Run, TriggerProvenance } from '../../schemas/run.ts';
 import { WorkflowIdSchema } from '../../schemas/workflow-record.ts';
@@ -55,7 +55,10 @@ export function runRoutes(deps: ApiDeps): Hono<ApiEnv> {
       actor: actorOf(identity),
     });
     // A repeated identical start is the same run: 200 instead of 201.
-    return created ? c.json({ run }, 201, { Location: `/v1/runs/${run.runId}` }) : c.json({ run }, 200);
+    const shown = withExecutionArn(deps.executions, run);
+    return created
+      ? c.json({ run: shown }, 201, { Location: `/v1/runs/${run.runId}` })
+      : c.json({ run: shown }, 200);
   });
 
   app.get('/runs', async (c) => {
@@ -72,11 +75,12 @@ export function runRoutes(deps: ApiDeps): Hono<ApiEnv> {
       ...(query.limit !== undefined ? { limit: query.limit } : {}),
       ...(nextToken !== undefined ? { nextToken } : {}),
     });
-    return c.json(page);
+    return c.json({ ...page, items: page.items.map((run) => withExecutionArn(deps.executions, run)) });
   });
 
   app.get('/runs/:id', async (c) => {
-    return c.json({ run: await loadRun(deps, c.get('identity').owner, c.req.param('id')) });
+    const run = await loadRun(deps, c.get('identity').owner, c.req.param('id'));
+    return c.json({ run: withExecutionArn(deps.executions, run) });
   });
 
   app.get('/runs/:id/transcript', async (c) => {
@@ -113,7 +117,7 @@ export function runRoutes(deps: ApiDeps): Hono<ApiEnv> {
     if (!RUN_ID.test(runId)) throw notFound('run');
     const run = await cancelRun(deps, { owner: identity.owner, runId, actor: actorOf(identity) });
     if (!run) throw notFound('run');
-    return c.json({ run });
+    return c.json({ run: withExecutionArn(deps.executions, run) });
   });
 
   return app;
