@@ -16,7 +16,7 @@ const UPDATE = 'dynamodb:UpdateItem';
 const QUERY = 'dynamodb:Query';
 const DELETE = 'dynamodb:DeleteItem';
 const CONDITION_CHECK = 'dynamodb:ConditionCheckItem';
-/** Reading a run and its approvals in one request (shared/store/approvals.ts). */
+/** Reading several items in one request: a run and its approvals (shared/store/approvals.ts), audit entries (audit-ranges.ts). */
 const BATCH_READ = 'dynamodb:BatchGetItem';
 
 export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
@@ -42,8 +42,9 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   'approval-http': [READ, BATCH_READ, WRITE],
   // Workflows, versions, runs, listings (queries and the by-owner index); deleting a workflow name;
   // delegated jobs: the admission counter (UpdateItem) and queue entries (DeleteItem), docs/jobs.md; a cancel
-  // anchors the run's head as Deliver does.
-  api: [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
+  // anchors the run's head as Deliver does. `GET /v1/audit` checks each signed head on a page against the chain
+  // entries it signs, read together (BatchGetItem, shared/store/audit-ranges.ts).
+  api: [READ, BATCH_READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // Creates workflows and saves, replaces and publishes versions: reads the head and version, writes them with
   // the audit entries in one transaction (replacing a draft checks the head as a ConditionCheck), and keeps
   // the trigger index (each entry put deletes the workflow's entry of the other trigger type).
@@ -68,7 +69,7 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   'graph-wait': [READ, WRITE, QUERY],
   // A human task: the run with its steps (Query), the version; the task record and the wait on the step.
   'human-task': [READ, WRITE, QUERY],
-  // External runs: the run, its version and ledger (Query), commits with ledger rows and audit, anchors (as
-  // Deliver does).
+  // External runs: the run, its version and ledger (Query), commits with ledger rows and audit, each fenced on
+  // the workflow's live head (a ConditionCheck, shared/external/run/live-policy.ts), anchors (as Deliver does).
   external: [READ, WRITE, QUERY, DELETE, CONDITION_CHECK],
 };

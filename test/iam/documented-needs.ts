@@ -77,7 +77,8 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
       'Owner notices: publishing to the SSE-encrypted owner-notices topic (alias/aws/sns) needs kms:Decrypt and kms:GenerateDataKey* on its key, used by SNS for the publisher (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).',
   },
   { fn: 'expire', action: 'kms:GenerateDataKey*', reason: 'As kms:Decrypt: the owner-notices topic key.' },
-  ...['deliver', 'mark-failed', 'api', 'mcp', 'external'].map((fn) => ({
+  // External's own commits check the live head (recorded by the flow), so its anchoring need is not listed.
+  ...['deliver', 'mark-failed', 'api', 'mcp'].map((fn) => ({
     fn,
     action: 'dynamodb:ConditionCheckItem',
     reason:
