@@ -36,3 +36,31 @@ export function isThrottle(error: unknown): boolean {
     name,
   );
 }
+
+/** Node's codes for a connection that dropped or never came (the SDK retries these as transient). */
+const DROPPED_CONNECTION = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'];
+/** Cancellation reasons that say "busy", not "refused": no condition failed, nothing was wrong with the items. */
+const BUSY_REASONS = ['TransactionConflict', 'ThrottlingError', 'None'];
+
+/**
+ * A store call that failed only because DynamoDB (or the way to it) was busy or briefly away, after the SDK's
+ * own retries: throttling, DynamoDB's 5xx (InternalServerError, ServiceUnavailable: "OK to retry"), a
+ * timeout, a dropped connection, or a transaction cancelled only by conflicts with other transactions in
+ * flight. The request may be sent again as it was; nothing about it was wrong.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling
+ */
+export function isTransientStoreFault(error: unknown): boolean {
+  if (error === null || typeof error !== 'object') return false;
+  const fault = error as {
+    name?: string;
+    code?: string;
+    $fault?: string;
+    CancellationReasons?: { Code?: string }[];
+  };
+  if (isThrottle(error) || fault.name === 'TimeoutError' || fault.$fault === 'server') return true;
+  if (fault.code !== undefined && DROPPED_CONNECTION.includes(fault.code)) return true;
+  if (fault.name !== 'TransactionCanceledException') return false;
+  const codes = (fault.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+  return codes.some((code) => code !== 'None') && codes.every((code) => BUSY_REASONS.includes(code));
+}
