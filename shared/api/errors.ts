@@ -13,6 +13,7 @@ import {
   AlreadyExistsError,
   IdempotencyConflictError,
   InvalidPageTokenError,
+  isStoreFault,
   isThrottle,
   isTransientStoreFault,
   RunConflictError,
@@ -126,7 +127,7 @@ export function mapDomainError(error: unknown): ApiError | undefined {
       'the workflow was saved but its trigger could not be updated; retry by enabling the workflow again',
     );
   }
-  if (error instanceof StoreThrottledError || isThrottle(error)) {
+  if (error instanceof StoreThrottledError || (isStoreFault(error) && isThrottle(error))) {
     return new ApiError(503, 'throttled', 'the service is busy; retry shortly', {
       headers: { 'Retry-After': '1' },
     });

@@ -23,11 +23,38 @@ export function createStoreContext(config: StoreConfig): StoreContext {
         ? { region: config.region }
         : {}),
   });
+  markStoreFaults(client);
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
   return { doc, table: config.tableName };
 }
+
+/** Set on every error a store call ends with, so the API can tell DynamoDB's faults from other services'. */
+const STORE_FAULT = Symbol.for('wf.store-fault');
+
+/**
+ * Marks what a call on this client finally throws (outermost middleware: after the SDK's retries). Errors are
+ * marked, not wrapped: the store's own handlers still see the SDK's classes (TransactionCanceledException).
+ */
+function markStoreFaults(client: DynamoDBClient): void {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        if (error !== null && typeof error === 'object' && Object.isExtensible(error))
+          Object.defineProperty(error, STORE_FAULT, { value: true });
+        throw error;
+      }
+    },
+    { step: 'initialize', priority: 'high', name: 'markStoreFaults' },
+  );
+}
+
+/** Did this error come out of a store call (a DynamoDB request, or the connection to it)? */
+export const isStoreFault = (error: unknown): boolean =>
+  error !== null && typeof error === 'object' && STORE_FAULT in error;
 
 /** Maps SDK throttling to a named, retryable error; anything else passes through. */
 export function isThrottle(error: unknown): boolean {
@@ -43,7 +70,7 @@ const DROPPED_CONNECTION = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'];
 const BUSY_REASONS = ['TransactionConflict', 'ThrottlingError', 'None'];
 
 /**
- * A store call that failed only because DynamoDB (or the way to it) was busy or briefly away, after the SDK's
+ * A store call (never another service's) that failed only because DynamoDB (or the way to it) was busy or briefly away, after the SDK's
  * own retries: throttling, DynamoDB's 5xx (InternalServerError, ServiceUnavailable: "OK to retry"), a
  * timeout, a dropped connection, or a transaction cancelled only by conflicts with other transactions in
  * flight. The request may be sent again as it was; nothing about it was wrong.
@@ -51,7 +78,7 @@ const BUSY_REASONS = ['TransactionConflict', 'ThrottlingError', 'None'];
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling
  */
 export function isTransientStoreFault(error: unknown): boolean {
-  if (error === null || typeof error !== 'object') return false;
+  if (!isStoreFault(error)) return false;
   const fault = error as {
     name?: string;
     code?: string;

@@ -75,4 +75,18 @@ describe('a store that is busy or briefly away', () => {
     expect((await startRunWith(invalid)).status).toBe(500);
     expect((await startRunWith(cancelled('None', 'ValidationError'))).status).toBe(500);
   });
+
+  it("still answers 500 for another service's fault (only the store's are known to be retryable)", async () => {
+    const start = h.executions.start;
+    h.executions.start = async () => {
+      throw new InternalServerError({ ...meta, message: 'not the store' });
+    };
+    try {
+      const created = await h.alice.post('/v1/workflows', definition());
+      const reply = await h.alice.post(`/v1/workflows/${created.body.workflow.workflowId}/runs`, {});
+      expect(reply.status).toBe(500);
+    } finally {
+      h.executions.start = start;
+    }
+  });
 });
