@@ -70,12 +70,12 @@ const DROPPED_CONNECTION = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'];
 const BUSY_REASONS = ['TransactionConflict', 'ThrottlingError', 'None'];
 
 /**
- * A store call (never another service's) that failed only because DynamoDB (or the way to it) was busy or briefly away, after the SDK's
- * own retries: throttling, DynamoDB's 5xx (InternalServerError, ServiceUnavailable: "OK to retry"), a
+ * A store call (never another service's) that failed only because DynamoDB, or the way to it, was busy or
+ * briefly away, after the SDK's own retries: throttling, DynamoDB's 5xx (InternalServerError, ServiceUnavailable: "OK to retry"), a
  * timeout, a dropped connection, or a transaction cancelled only by conflicts with other transactions in
  * flight. The request may be sent again as it was; nothing about it was wrong.
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html
- * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html
  */
 export function isTransientStoreFault(error: unknown): boolean {
   if (!isStoreFault(error)) return false;

@@ -141,8 +141,9 @@ const seed = {
 const scale = Number(process.env.FUZZ_SCALE ?? 1);
 /**
  * A hang guard, not a speed check: each property's work is bounded (CPU for the parsers and schemas, a few
- * store calls per body), but on a shared 2-core machine under load 24+ it took over 60 s (3.5x its time at
- * load 12), which failed the suite without a finding.
+ * store calls per body), but its wall time follows the machine's load. On the shared 2-core machine at load
+ * ~27, 'POST /v1/workflows' bad bodies took 13 s alone and ~22 s per 250 bodies in a combined run (66 s at
+ * FUZZ_SCALE=3): the old 60 s left too little room, and a timeout failed the suite without a finding.
  */
 const timeout = 180_000 * scale;
 beforeEach(() => {
