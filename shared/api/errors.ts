@@ -13,6 +13,9 @@ import {
   AlreadyExistsError,
   IdempotencyConflictError,
   InvalidPageTokenError,
+  isStoreFault,
+  isThrottle,
+  isTransientStoreFault,
   RunConflictError,
   StoreThrottledError,
   WorkflowConflictError,
@@ -124,9 +127,17 @@ export function mapDomainError(error: unknown): ApiError | undefined {
       'the workflow was saved but its trigger could not be updated; retry by enabling the workflow again',
     );
   }
-  if (error instanceof StoreThrottledError) {
+  if (error instanceof StoreThrottledError || (isStoreFault(error) && isThrottle(error))) {
     return new ApiError(503, 'throttled', 'the service is busy; retry shortly', {
       headers: { 'Retry-After': '1' },
+    });
+  }
+  // DynamoDB busy or briefly unreachable after the SDK's retries: the caller may retry as it is (with the
+  // same Idempotency-Key for a start), which a 500 would not tell it.
+  if (isTransientStoreFault(error)) {
+    return new ApiError(503, 'unavailable', 'the store is briefly unavailable; retry shortly', {
+      headers: { 'Retry-After': '1' },
+      cause: error,
     });
   }
   return undefined;
@@ -136,6 +147,9 @@ export function mapDomainError(error: unknown): ApiError | undefined {
 export function handleError(error: Error, c: Context): Response {
   const known = error instanceof ApiError ? error : mapDomainError(error);
   if (known) {
+    // A store fault answered 503 is still the operator's to see (a run of them is an outage, not load).
+    if (known.code === 'unavailable')
+      console.warn(JSON.stringify({ level: 'WARN', message: 'store unavailable', error: describe(error) }));
     for (const [name, value] of Object.entries(known.headers)) c.header(name, value);
     return c.json(errorBody(known.code, known.message, known.fields), known.status);
   }

@@ -1,0 +1,92 @@
+/**
+ * A busy or briefly unreachable DynamoDB (after the SDK's own retries) is a 503 with Retry-After, not a 500:
+ * the caller may send the same request again. Other store errors stay 500s. The faults are thrown by the
+ * store's own SDK client (a middleware on its stack), for the transaction that creates a workflow or a run.
+ */
+import {
+  InternalServerError,
+  ProvisionedThroughputExceededException,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { apiHarness, definition } from './helpers.ts';
+
+const h = apiHarness();
+let fault: Error | undefined;
+h.store.ctx.doc.middlewareStack.add(
+  (next, context) => async (args) => {
+    if (fault && context.commandName === 'TransactWriteItemsCommand') throw fault;
+    return next(args);
+  },
+  { step: 'initialize', name: 'injectStoreFault' },
+);
+afterEach(() => {
+  fault = undefined;
+});
+
+const meta = { $metadata: {} };
+const dropped = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+const timedOut = () => Object.assign(new Error('request timed out'), { name: 'TimeoutError' });
+const cancelled = (...codes: string[]) =>
+  new TransactionCanceledException({
+    ...meta,
+    message: 'Transaction cancelled',
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
+
+async function startRunWith(error: Error) {
+  fault = undefined;
+  const created = await h.alice.post('/v1/workflows', definition());
+  expect(created.status).toBe(201);
+  fault = error;
+  return h.alice.post(`/v1/workflows/${created.body.workflow.workflowId}/runs`, { input: { n: 1 } });
+}
+
+describe('a store that is busy or briefly away', () => {
+  it.each([
+    ['DynamoDB 500 (InternalServerError)', () => new InternalServerError({ ...meta, message: 'internal' })],
+    ['a timeout', timedOut],
+    ['a dropped connection', dropped],
+    ['transaction conflicts only', () => cancelled('None', 'TransactionConflict')],
+  ])('%s answers a run start with 503 unavailable and Retry-After', async (_name, make) => {
+    const reply = await startRunWith(make());
+    expect({
+      status: reply.status,
+      code: reply.body.error.code,
+      retryAfter: reply.headers.get('retry-after'),
+    }).toEqual({ status: 503, code: 'unavailable', retryAfter: '1' });
+  });
+
+  it('answers a throttled workflow creation with 503 throttled and Retry-After', async () => {
+    fault = new ProvisionedThroughputExceededException({ ...meta, message: 'slow down' });
+    const reply = await h.alice.post('/v1/workflows', definition());
+    expect({
+      status: reply.status,
+      code: reply.body.error.code,
+      retryAfter: reply.headers.get('retry-after'),
+    }).toEqual({ status: 503, code: 'throttled', retryAfter: '1' });
+  });
+
+  it('still answers 500 for a store error that retrying would not cure', async () => {
+    const invalid = Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+      name: 'ValidationException',
+      $fault: 'client',
+    });
+    expect((await startRunWith(invalid)).status).toBe(500);
+    expect((await startRunWith(cancelled('None', 'ValidationError'))).status).toBe(500);
+  });
+
+  it("still answers 500 for another service's fault (only the store's are known to be retryable)", async () => {
+    const start = h.executions.start;
+    h.executions.start = async () => {
+      throw new InternalServerError({ ...meta, message: 'not the store' });
+    };
+    try {
+      const created = await h.alice.post('/v1/workflows', definition());
+      const reply = await h.alice.post(`/v1/workflows/${created.body.workflow.workflowId}/runs`, {});
+      expect(reply.status).toBe(500);
+    } finally {
+      h.executions.start = start;
+    }
+  });
+});
