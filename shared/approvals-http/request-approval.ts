@@ -147,7 +147,7 @@ export async function requestApproval(
   const due: { approval: Approval; approver: string }[] = [];
   for (const approval of live) {
     for (const approver of new Set(approval.approvers)) {
-      if (deps.notifier.reaches(approver)) due.push({ approval, approver });
+      if (deps.notifier.reaches(approver, approval.owner)) due.push({ approval, approver });
       else unreached.get(approval.approvalId)!.approvers.push({ approver, why: 'unreachable' });
     }
   }
