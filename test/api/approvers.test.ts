@@ -61,7 +61,8 @@ describe('Workflows API: approvers must be declared for the saving owner', () =>
 
   it("refuses bob's graph naming alice's approver as a human_task assignee (nodes[i].assignees[j])", async () => {
     const h = declared();
-    const graph = { ...refundGraph(), approvals: { approvers: ['shared@example.com'], timeoutSeconds: 600 } };
+    const graph = refundGraph();
+    graph.approvals = { approvers: ['shared@example.com'], timeoutSeconds: 600 };
     graph.nodes[2].assignees = ['shared@example.com', 'carol@example.com'];
 
     const reply = await h.bob.post('/v1/workflows', graph);
