@@ -8,7 +8,7 @@ import type { Hono } from 'hono';
 import { ENV } from '../infra/constructs/env-names.ts';
 import { iamAuthenticator, jwtAuthenticator } from '../shared/api/auth.ts';
 import { createWorkflowWriteApp } from '../shared/api/workflow-write-app.ts';
-import { listedApprovers, parseApproverList } from '../shared/notify/reach.ts';
+import { awsApproverReach } from '../shared/runtime/aws/approver-reach.ts';
 import { alertTopicArnsOf, alertTopicOwnersOf, awsEnv } from '../shared/runtime/aws/env.ts';
 import { awsExternalEngines } from '../shared/runtime/aws/external.ts';
 import { awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
@@ -31,12 +31,12 @@ function build(): Hono {
     authenticator: process.env[ENV.apiAuth] === 'jwt' ? jwtAuthenticator() : iamAuthenticator(),
     // A saved or published version's schedule or event rule on AWS, plus the trigger index.
     triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(store)),
-    // The save-time checks: declared alert topics, the owner's credential namespace, subscribed approvers
-    // (WF_APPROVERS) and the engines this deployment enables (WF_EXTERNAL_ENGINES).
+    // The save-time checks: declared alert topics, the owner's credential namespace, the approvers declared
+    // for the caller's owner (WF_APPROVER_OWNERS) and the engines this deployment enables (WF_EXTERNAL_ENGINES).
     alertTopicArns: alertTopicArnsOf(env),
     alertTopicOwners: alertTopicOwnersOf(env),
     credentialNamePrefix: env[ENV.credentialSecretPrefix],
-    approverReach: listedApprovers('sns', parseApproverList(env[ENV.approvers])),
+    approverReach: awsApproverReach(env),
     externalEngines: awsExternalEngines(),
   }) as unknown as Hono;
 }

@@ -1,13 +1,14 @@
 /**
  * Reads the app's settings from CDK context (`-c key=value` or cdk.json), validated, into construct props.
- * Keys: stackName, modelProvider, approvers (comma-separated), ownerNotices (JSON object owner → email, or
- * owner → [emails]), apiAuth (iam | jwt) with jwtIssuer and jwtAudience (comma-separated), eventBusName,
+ * Keys: stackName, modelProvider, approvers (JSON object owner → [approver emails], `*` for every owner),
+ * ownerNotices (JSON object owner → email, or owner → [emails]), apiAuth (iam | jwt) with jwtIssuer and jwtAudience (comma-separated), eventBusName,
  * internalHosts (comma-separated), removalPolicy (retain | destroy), externalEngines (JSON object: engine →
  * { enabled, settings }; docs/external-engines.md). See docs/deploy.md.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
 import type { EnginesConfig } from '../shared/external/index.ts';
+import type { ApproverDeclaration } from './constructs/approval-notices.ts';
 import type { OwnerSubscription } from './constructs/owner-notices.ts';
 import { ApiAuth } from './constructs/runtime-api.ts';
 import type { ModelProvider, WorkflowRuntimeProps } from './constructs/workflow-runtime.ts';
@@ -45,7 +46,7 @@ export function settingsFromContext(node: Node): { stackName: string; runtime: W
       `context apiAuth '${auth}' is unknown; use -c apiAuth=iam or jwt (with jwtIssuer, jwtAudience).`,
     );
   }
-  const approvers = list('approvers');
+  const approvers = approversFrom(node.tryGetContext('approvers'));
   const ownerNotices = ownerNoticesFrom(node.tryGetContext('ownerNotices'));
   const eventBusName = get('eventBusName');
   const internalHosts = list('internalHosts');
@@ -106,4 +107,42 @@ function ownerNoticesFrom(value: unknown): OwnerSubscription[] | undefined {
     const list = Array.isArray(emails) ? emails : [emails];
     return list.map((email) => (typeof email === 'string' ? { owner, email } : fail()));
   });
+}
+
+/**
+ * `approvers`: `{"<owner id>": ["carol@example.com", …]}` (or one address), `"*"` as the owner for an approver
+ * every owner may name, as an object or its JSON text. The comma-separated list of earlier versions declared
+ * approvers for every owner: it is refused with the upgrade step, never read as "everyone".
+ */
+function approversFrom(value: unknown): ApproverDeclaration[] | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const example = `-c 'approvers={"123456789012:role:team-a":["carol@example.com"]}'`;
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new Error(
+        `context approvers must map owner ids to approver emails, e.g. ${example}; approvers are declared per ` +
+          'owner (a plain list of addresses is no longer accepted: docs/deploy.md "Approvers per owner"; ' +
+          'use "*" as the owner for an approver every owner may name).',
+      );
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error(`context approvers must be a JSON object of owner id → [emails], e.g. ${example}.`);
+  const owners = new Map<string, string[]>();
+  for (const [owner, emails] of Object.entries(parsed)) {
+    for (const email of Array.isArray(emails) ? emails : [emails]) {
+      if (typeof email !== 'string')
+        throw new Error(`context approvers: owner '${owner}' must map to email addresses, e.g. ${example}.`);
+      const address = email.trim().toLowerCase();
+      owners.set(address, [...(owners.get(address) ?? []), owner]);
+    }
+  }
+  // Declared for every owner ('*') as well as for some: every owner is what was asked.
+  return [...owners].map(([email, declared]) => ({
+    email,
+    owners: declared.includes('*') ? ['*'] : declared,
+  }));
 }

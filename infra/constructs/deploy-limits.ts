@@ -4,7 +4,7 @@
  *
  * - Lambda: "4 KB, for all environment variables associated with the function, in aggregate"
  *   (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html). Joined lists live in them:
- *   `WF_APPROVERS` (every subscribed approver), `WF_ALERT_TOPIC_ARNS`, `WF_INTERNAL_HOSTS`.
+ *   `WF_APPROVER_OWNERS` (every subscribed approver and the owners declared for them), `WF_ALERT_TOPIC_ARNS`, `WF_INTERNAL_HOSTS`.
  * - SNS: each subscription with a filter policy counts against "200 filter policies per topic" by default
  *   (https://docs.aws.amazon.com/sns/latest/dg/subscription-filter-policy-constraints.html); the approval topic
  *   has one per approver, the owner-notices topic one per address.

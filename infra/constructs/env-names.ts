@@ -26,10 +26,11 @@ export const ENV = {
    */
   approvalBaseUrl: 'WF_APPROVAL_BASE_URL',
   /**
-   * Approver emails subscribed to the approval topic, comma-separated (request-approval: only these are sent
-   * links; api: a workflow naming anyone else is refused at save time).
+   * Approver emails subscribed to the approval topic and the owners each is declared for, JSON
+   * `{"carol@example.com": ["<owner id>", …]}` (`*`: every owner). request-approval and human-task send links
+   * only to an approver declared for the run's owner; workflow-write refuses a workflow naming anyone else.
    */
-  approvers: 'WF_APPROVERS',
+  approverOwners: 'WF_APPROVER_OWNERS',
   /** ARN of the owner-notices SNS topic: failed, denied and expired runs (turn-ending handlers, request-approval). */
   ownerTopicArn: 'WF_OWNER_TOPIC_ARN',
   /** Base URL of the HTTP API, no trailing slash: owner notices link `<url>/v1/runs/<id>` (same functions). */

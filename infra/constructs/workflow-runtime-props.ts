@@ -7,6 +7,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { EnginesConfig } from '../../shared/external/index.ts';
 import type { AlertTopicDeclaration } from './alert-topics.ts';
+import type { ApproverDeclaration } from './approval-notices.ts';
 import type { OwnerSubscription } from './owner-notices.ts';
 import type { ApiAuth, ApiThrottle } from './runtime-api.ts';
 import { type PowertoolsLogLevel, RUNTIME_FUNCTION_DEFAULTS } from './runtime-function.ts';
@@ -33,10 +34,13 @@ export interface WorkflowRuntimeProps {
    */
   readonly bedrockModelArns?: readonly string[];
   /**
-   * Approver email addresses subscribed to approval notices. Only these can be named as approvers: the API
-   * refuses a workflow naming anyone else. @default - none
+   * Approvers (and human-task assignees), each declared for the owners whose workflows may name them:
+   * `[{ email: 'carol@example.com', owners: ['<owner id>'] }]`; `owners: ['*']` is every owner, deliberately.
+   * Each is subscribed to approval notices for those owners only: the API refuses a workflow naming an approver
+   * not declared for its owner, and request-approval sends such a notice to nobody (docs/security.md,
+   * "Approvers per owner"). @default - none
    */
-  readonly approvers?: readonly string[];
+  readonly approvers?: readonly ApproverDeclaration[];
   /** Owners and the addresses that hear of their failed, denied and expired runs. @default - none */
   readonly ownerNotices?: readonly OwnerSubscription[];
   /** What happens to the table and the log groups when they leave the stack. @default RemovalPolicy.RETAIN */

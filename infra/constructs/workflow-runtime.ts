@@ -210,8 +210,8 @@ export class WorkflowRuntime extends Construct {
     this.node.addValidation(new DeployLimits(this));
 
     const stateMachineArn = this.runStateMachine.stateMachine.stateMachineArn;
-    // Lazy: approvers added later with approvalNotices.addApprover are reachable too.
-    const subscribedApprovers = Lazy.string({ produce: () => this.approvalNotices.approvers.join(',') });
+    // Lazy: approvers added later with approvalNotices.addApprover are reachable too, for their owners only.
+    const subscribedApprovers = Lazy.string({ produce: () => this.approvalNotices.approverOwnersJson });
 
     // turn: the model, the workflows' credentials; the approval URL is also the runtime's own host, which the
     // egress guard of turn and deliver must never reach.
@@ -234,7 +234,7 @@ export class WorkflowRuntime extends Construct {
       .addEnvironment(ENV.signingSecretArn, this.signingKey.secretArn)
       .addEnvironment(ENV.approvalTopicArn, this.approvalNotices.topicArn)
       .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl)
-      .addEnvironment(ENV.approvers, subscribedApprovers);
+      .addEnvironment(ENV.approverOwners, subscribedApprovers);
     this.signingKey.grantRead(fns['request-approval']);
     this.approvalNotices.grantPublish(fns['request-approval']);
     this.runStateMachine.grantTaskResponseToTaskFunction(
@@ -252,8 +252,8 @@ export class WorkflowRuntime extends Construct {
       this.ownerNotices.grantPublish(fn);
     }
 
-    // workflow-write: refuses workflows naming an approver the approval topic does not reach.
-    fns['workflow-write'].addEnvironment(ENV.approvers, subscribedApprovers);
+    // workflow-write: refuses workflows naming an approver the approval topic does not reach for the owner.
+    fns['workflow-write'].addEnvironment(ENV.approverOwners, subscribedApprovers);
 
     // deliver: HTTP destinations may use credentials; alerts go to the alert topic.
     fns.deliver
@@ -409,7 +409,7 @@ export class WorkflowRuntime extends Construct {
       .addEnvironment(ENV.signingSecretArn, this.signingKey.secretArn)
       .addEnvironment(ENV.approvalTopicArn, this.approvalNotices.topicArn)
       .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl)
-      .addEnvironment(ENV.approvers, subscribedApprovers);
+      .addEnvironment(ENV.approverOwners, subscribedApprovers);
     // secretsmanager:GetSecretValue on the keyring: links and form nonces are signed with it
     // (https://docs.aws.amazon.com/secretsmanager/latest/userguide/auth-and-access_iam-policies.html).
     this.signingKey.grantRead(humanTask);

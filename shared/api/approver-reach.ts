@@ -1,7 +1,9 @@
 /**
- * Save-time check of approvers: every approver a workflow names must be deliverable by this deployment, or
- * an approval request would reach nobody and be denied at run time. On AWS that is the approver list the
- * CDK subscribed to the approval topic; locally every approver is deliverable (the inbox and the terminal).
+ * Save-time check of approvers: every approver (and human-task assignee) a workflow names must be declared for
+ * the saving owner, or the save is refused. On AWS that is the approvers the CDK subscribed to the approval
+ * topic for this owner (`approvers: [{ email, owners }]`); an approver declared only for other owners is refused
+ * exactly like one declared for nobody, so a refusal never says whom other owners use. Locally every approver
+ * is deliverable (the inbox lists each owner only their own links). `requestApproval` checks again at send time.
  */
 import type { ApproverReach } from '../notify/reach.ts';
 import type { AnyWorkflowDefinition } from '../schemas/any-workflow.ts';
@@ -37,29 +39,37 @@ function approverLists(definition: AnyWorkflowDefinition): ApproverList[] {
   return lists;
 }
 
-/** One field error per approver that `reach` cannot deliver to, naming its path. */
-export function unreachableApprovers(definition: AnyWorkflowDefinition, reach: ApproverReach): FieldError[] {
+/** One field error per approver that `reach` cannot deliver to for `owner`, naming its path. */
+export function unreachableApprovers(
+  definition: AnyWorkflowDefinition,
+  reach: ApproverReach,
+  owner: string,
+): FieldError[] {
   const lists = approverLists(definition);
   return lists.flatMap(([path, approvers]) =>
     approvers.flatMap((approver, i) =>
-      reach.reaches(approver)
+      reach.reaches(approver, owner)
         ? []
         : [
             {
               path: `${path}[${i}]`,
               message:
-                `approver '${approver}' cannot be sent approval requests by this deployment (channel ` +
-                `${reach.channel}: not a subscribed approver); add the address to the deployment's approvers ` +
-                '(CDK context approvers) and deploy, or name a subscribed approver',
+                `approver '${approver}' cannot be sent requests for this owner by this deployment (channel ` +
+                `${reach.channel}: not an approver declared for this owner); the operator declares approvers ` +
+                'per owner (CDK context approvers: {"<owner id>": ["<email>"]}) and deploys, or name one declared for you',
             },
           ],
     ),
   );
 }
 
-/** Throws a 400 naming each undeliverable approver's field; nothing is written. */
-export function checkApproversReachable(definition: AnyWorkflowDefinition, reach: ApproverReach | undefined) {
+/** Throws a 400 naming each approver's field not declared for `owner`; nothing is written. */
+export function checkApproversReachable(
+  definition: AnyWorkflowDefinition,
+  reach: ApproverReach | undefined,
+  owner: string,
+) {
   if (reach === undefined) return;
-  const fields = unreachableApprovers(definition, reach);
+  const fields = unreachableApprovers(definition, reach, owner);
   if (fields.length > 0) throw invalid(fields, 'undeliverable approvers');
 }

@@ -84,15 +84,44 @@ const JwtEnvSchema = z.object({
 });
 
 /**
+ * The scope that proves, in a machine token, which owner the client acts for: `wf-jobs/owner:<owner id>`, a
+ * custom scope of the resource server `wf-jobs` that the operator (whoever administers the user pool, never an
+ * owner of this API) allows on the client's app client. Cognito puts the granted custom scopes of a
+ * client-credentials token in its `scope` claim, space-separated, as `<resource server identifier>/<scope
+ * name>` (https://docs.aws.amazon.com/cognito/latest/developerguide/cognito-user-pools-define-resource-servers.html;
+ * scope names: https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_ResourceServerScopeType.html,
+ * no `/` in them, so an owner id containing `/` cannot be proven this way).
+ */
+export const CLIENT_OWNER_SCOPE_PREFIX = 'wf-jobs/owner:';
+
+/** The one owner a machine token's scopes prove, or '' (none, or more than one: which is never guessed). */
+function provenOwner(scope: unknown, prefix: string): string {
+  if (typeof scope !== 'string') return '';
+  const owners = new Set(
+    scope
+      .split(' ')
+      .filter((each) => each.startsWith(prefix))
+      .map((each) => each.slice(prefix.length)),
+  );
+  const [owner] = owners;
+  return owners.size === 1 && owner !== undefined && validOwner(owner) ? owner : '';
+}
+
+/**
  * Callers with a token the JWT authorizer verified; the owner is `ownerClaim` (default `sub`). A machine
  * token (OAuth client credentials: its `sub` is its client id, as Cognito issues them, see
  * https://docs.aws.amazon.com/cognito/latest/developerguide/amazon-cognito-user-pools-using-the-access-token.html)
  * is a delegated-jobs client (docs/jobs.md): `client` is its `clientClaim` (default `client_id`) and its owner
- * is the one that granted it, looked up by the job routes; it may use nothing else.
+ * is the one its token proves (`clientOwnerScopePrefix` + owner id in `scope`, set by the identity provider's
+ * operator), '' when it proves none: a grant applies only to a token proving the grant's owner. It may use
+ * nothing but the job routes.
  */
-export function jwtAuthenticator(options: { ownerClaim?: string; clientClaim?: string } = {}): Authenticator {
+export function jwtAuthenticator(
+  options: { ownerClaim?: string; clientClaim?: string; clientOwnerScopePrefix?: string } = {},
+): Authenticator {
   const ownerClaim = options.ownerClaim ?? 'sub';
   const clientClaim = options.clientClaim ?? 'client_id';
+  const scopePrefix = options.clientOwnerScopePrefix ?? CLIENT_OWNER_SCOPE_PREFIX;
   return {
     authenticate(_request, env) {
       const parsed = JwtEnvSchema.safeParse(env);
@@ -102,7 +131,9 @@ export function jwtAuthenticator(options: { ownerClaim?: string; clientClaim?: s
       const client = claims[clientClaim];
       if (typeof client === 'string' && client !== '' && client === sub) {
         const valid = ClientIdSchema.safeParse(client);
-        return valid.success ? { owner: '', principal: principalOf(`client:${client}`), client } : undefined;
+        if (!valid.success) return undefined;
+        const owner = provenOwner(claims.scope, scopePrefix);
+        return { owner, principal: principalOf(`client:${client}`), client };
       }
       const owner = claims[ownerClaim];
       if (typeof sub !== 'string' || sub === '' || typeof owner !== 'string') return undefined;

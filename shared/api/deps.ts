@@ -54,8 +54,8 @@ export type ApiDeps = {
   /** Credential secrets are named `<prefix><ownerKey>/…`; definitions referring elsewhere are refused. @default 'wf/' */
   credentialNamePrefix?: string;
   /**
-   * Which approvers this deployment can send approval requests to: a workflow naming another is refused at
-   * save time. AWS: the subscribed list (`WF_APPROVERS`). Undefined: every approver (the local inbox).
+   * Which approvers this deployment can send requests to, for which owners: a workflow naming one not declared
+   * for its owner is refused at save time. AWS: `WF_APPROVER_OWNERS`. Undefined: every approver (the local inbox).
    */
   approverReach?: ApproverReach;
   /** Delegated jobs (`/v1/jobs`, `/v1/grants`): the deployment's models and retry waits. Absent: no job routes. */

@@ -120,7 +120,11 @@ export const JOB_OPERATIONS: Operation[] = [
     responses: {
       '201': { description: 'Granted (version 1, or the next after a revocation).', schema: 'GrantResponse' },
     },
-    errors: { ...BODY, '409': 'The client is already granted, or cannot be granted by this owner.' },
+    errors: {
+      ...BODY,
+      '409':
+        "This owner already granted the client (narrow, widen or revoke it); another owner's grant of the same id is never seen.",
+    },
   },
   {
     method: 'get',

@@ -72,6 +72,6 @@ export function checkDefinition(
   checkStampedPattern(definition, owner);
   checkAlertTopic(deps, owner, definition);
   checkCredentialOwnership(deps, owner, definition);
-  checkApproversReachable(definition, deps.approverReach);
+  checkApproversReachable(definition, deps.approverReach, owner);
   checkExternalDefinition(deps, definition);
 }

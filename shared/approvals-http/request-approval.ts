@@ -104,7 +104,7 @@ async function sendNotices(deps: RequestApprovalDeps, runId: string, approvals: 
   const due: { approval: Approval; approver: string }[] = [];
   for (const approval of live) {
     for (const approver of new Set(approval.approvers)) {
-      if (deps.notifier.reaches(approver)) due.push({ approval, approver });
+      if (deps.notifier.reaches(approver, approval.owner)) due.push({ approval, approver });
       else unreached.get(approval.approvalId)!.approvers.push({ approver, why: 'unreachable' });
     }
   }

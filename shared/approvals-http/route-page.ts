@@ -102,6 +102,7 @@ export function pageHandler(deps: AppContext) {
     const { approval, run } = loaded;
     const [info, grant] = await Promise.all([actionInfo(deps, approval), grantStateOf(deps.store, approval)]);
     const html = renderApprovalPage({
+      owner: approval.owner,
       workflowName: approval.workflowName,
       workflowId: approval.workflowId,
       version: approval.workflowVersion,

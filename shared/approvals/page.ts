@@ -3,6 +3,8 @@ import { argsHash } from './link.ts';
 
 /** Everything the approval page shows. All strings are untrusted and escaped on output. */
 export type ApprovalPageView = {
+  /** The owner whose run asks: an approver serving several owners must see whose call they decide. */
+  owner: string;
   workflowName: string;
   workflowId: string;
   version: string | number;
@@ -81,9 +83,10 @@ ${
   const body = `
 <div class="card">
 <h1>Approval requested</h1>
-<p>A workflow run wants to perform an action that needs your approval. Nothing happens until you decide.</p>
+<p>A workflow run of owner <strong>${text(view.owner)}</strong> wants to perform an action that needs your approval. Nothing happens until you decide.</p>
 ${warnings(view.flags)}
 <dl>
+<dt>Owner (who asks)</dt><dd id="owner"><code>${text(view.owner)}</code></dd>
 <dt>Workflow</dt><dd>${text(view.workflowName)} <span class="muted">(<code>${text(view.workflowId)}</code>, version ${text(String(view.version))})</span></dd>
 <dt>Run</dt><dd><code>${text(view.runId)}</code></dd>
 ${view.step ? `<dt>Step</dt><dd><code>${text(view.step.stepId)}</code> (attempt ${text(String(view.step.attempt))})</dd>` : ''}
@@ -114,5 +117,5 @@ ${reason}
 </div>
 </form>
 </div>`;
-  return page(`Approval requested: ${view.tool} (${view.workflowName})`, body);
+  return page(`Approval requested by ${view.owner}: ${view.tool} (${view.workflowName})`, body);
 }

@@ -23,9 +23,23 @@ export function clientFrom(flags: ClientFlags, env: NodeJS.ProcessEnv = process.
   return new ApiClient(url, { kind: 'api-key', apiKey });
 }
 
-function localApiKey(dataDir: string): string | undefined {
+/**
+ * The owner API key of the local stack's keys file, when it holds exactly one (client keys are the jobs
+ * clients', never the CLI's). With several owner keys the CLI would act as whichever owner happens to be
+ * listed first, so it refuses to guess and asks for --api-key / WF_API_KEY.
+ */
+export function localApiKey(dataDir: string): string | undefined {
   const path = join(dataDir, 'api-keys.json');
   if (!existsSync(path)) return undefined;
-  const keys = JSON.parse(readFileSync(path, 'utf8')) as { keys?: Record<string, { owner: string }> };
-  return Object.keys(keys.keys ?? {})[0];
+  const keys = JSON.parse(readFileSync(path, 'utf8')) as {
+    keys?: Record<string, { owner: string; client?: string }>;
+  };
+  const ownerKeys = Object.entries(keys.keys ?? {}).filter(([, entry]) => entry.client === undefined);
+  if (ownerKeys.length > 1) {
+    const owners = [...new Set(ownerKeys.map(([, entry]) => entry.owner))].join(', ');
+    throw new Error(
+      `${path} holds ${ownerKeys.length} owner keys (owners: ${owners}): pass --api-key or set WF_API_KEY to say which to use`,
+    );
+  }
+  return ownerKeys[0]?.[0];
 }

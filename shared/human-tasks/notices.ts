@@ -32,7 +32,7 @@ export async function sendNotices(
 ): Promise<Sent> {
   const failed: Sent['failed'] = [];
   const due = task.assignees.filter((assignee) => {
-    if (deps.notifier.reaches(assignee)) return true;
+    if (deps.notifier.reaches(assignee, task.owner)) return true;
     failed.push({ assignee, error: 'unreachable' });
     return false;
   });

@@ -10,6 +10,8 @@ import { type FieldErrors, inputName } from './submission.ts';
 
 export type HumanTaskPageView = {
   title: string;
+  /** The owner whose run asks: an assignee serving several owners must see whose form they fill in. */
+  owner: string;
   workflowName: string;
   runId: string;
   stepId: string;
@@ -103,8 +105,9 @@ export function renderHumanTaskPage(view: HumanTaskPageView): string {
   const body = `
 <div class="card">
 <h1>${text(view.title)}</h1>
-<p>A workflow run is waiting for you to fill in this form. Nothing happens until you submit it.</p>
+<p>A workflow run of owner <strong>${text(view.owner)}</strong> is waiting for you to fill in this form. Nothing happens until you submit it.</p>
 <dl>
+<dt>Owner (who asks)</dt><dd id="owner"><code>${text(view.owner)}</code></dd>
 <dt>Workflow</dt><dd>${text(view.workflowName)}</dd>
 <dt>Run</dt><dd><code>${text(view.runId)}</code> <span class="muted">step <code>${text(view.stepId)}</code></span></dd>
 <dt>Assignee</dt><dd>${text(view.assignee)}</dd>
@@ -122,5 +125,5 @@ ${view.fields.map((field) => fieldHtml(field, view)).join('\n')}
 <div class="actions"><button class="submit" type="submit">Submit</button></div>
 </form>
 </div>`;
-  return page(`Task: ${view.title} (${view.workflowName})`, body);
+  return page(`Task for ${view.owner}: ${view.title} (${view.workflowName})`, body);
 }

@@ -27,6 +27,7 @@ export function taskPage(
   const { task, assignee } = render;
   return renderHumanTaskPage({
     title: task.title,
+    owner: task.owner,
     workflowName: task.workflowName,
     runId: task.runId,
     stepId: task.stepId,

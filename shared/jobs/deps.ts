@@ -20,9 +20,9 @@ export type JobsDeps = {
 };
 
 /**
- * The authenticated caller of the job operations: a client identity (an API key's `client` locally, a JWT
- * client id on AWS). `owner`, when the credential names one (local API keys do), must be the grant's owner.
+ * A delegated-jobs client: its id and the owner its credential proves (a local client key's owner, a JWT's
+ * owner scope; '' when none). A grant applies only when it is that owner's grant of that client id.
  */
-export type JobCaller = { clientId: string; owner?: string | undefined; principal: string };
+export type JobCaller = { clientId: string; owner: string; principal: string };
 
 export const isoNow = (clock: Clock): string => new Date(clock.nowMs()).toISOString();

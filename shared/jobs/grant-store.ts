@@ -1,7 +1,9 @@
 /**
- * Grants in the table: the live head per client (`CLIENT#<clientId> / GRANT`) and every version
- * (`GRANT#<grantId> / GRANTV#<v>`), written with their owner-change audit entry in one transaction
- * (shared/store/owner-changes.ts), fenced on the version they replace.
+ * Grants in the table: the live head per owner and client (`CLIENT#<owner>#<clientId> / GRANT`) and every
+ * version (`GRANT#<grantId> / GRANTV#<v>`), written with their owner-change audit entry in one transaction
+ * (shared/store/owner-changes.ts), fenced on the version they replace. A head written before grants were per
+ * owner (`CLIENT#<clientId> / GRANT`) is read for its own owner only, and moved to the per-owner key by the
+ * grant's next change (deleted there in the same transaction).
  */
 import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -14,8 +16,27 @@ import { TABLE_KEYS } from '../store/table.ts';
 import { GrantChangeError } from './errors.ts';
 import { type GrantRecord, GrantRecordSchema, grantIndexKeys, jobKeys } from './records.ts';
 
-export const getGrantRecord = (ctx: StoreContext, clientId: string): Promise<GrantRecord | undefined> =>
-  getItem(ctx, jobKeys.grantHead(clientId), GrantRecordSchema);
+/** A live grant and where it is stored: `legacy`, under the key of before grants were per owner. */
+export type GrantHead = { record: GrantRecord; legacy: boolean };
+
+/** `owner`'s live grant of `clientId`; another owner's grant of the same client id is never read. */
+export async function getGrantHead(
+  ctx: StoreContext,
+  owner: string,
+  clientId: string,
+): Promise<GrantHead | undefined> {
+  const record = await getItem(ctx, jobKeys.grantHead(owner, clientId), GrantRecordSchema);
+  if (record) return { record, legacy: false };
+  const legacy = await getItem(ctx, jobKeys.legacyGrantHead(clientId), GrantRecordSchema);
+  return legacy?.owner === owner ? { record: legacy, legacy: true } : undefined;
+}
+
+/** `owner`'s live grant of `clientId`, wherever it is stored. */
+export const getGrantRecord = async (
+  ctx: StoreContext,
+  owner: string,
+  clientId: string,
+): Promise<GrantRecord | undefined> => (await getGrantHead(ctx, owner, clientId))?.record;
 
 /** Every version of a grant, oldest first. */
 export const listGrantVersions = (ctx: StoreContext, grantId: string): Promise<GrantRecord[]> =>
@@ -43,10 +64,13 @@ export async function listOwnerGrants(ctx: StoreContext, owner: string): Promise
   return items;
 }
 
-/** Every grant's id and client, for the sweep (the all-grants index: eventually consistent). */
-export async function listAllGrants(ctx: StoreContext): Promise<{ grantId: string; clientId: string }[]> {
+/** A grant as the sweep finds it. */
+export type GrantRef = { owner: string; grantId: string; clientId: string };
+
+/** Every grant's owner, id and client, for the sweep (the all-grants index: eventually consistent). */
+export async function listAllGrants(ctx: StoreContext): Promise<GrantRef[]> {
   const index = TABLE_KEYS.byWorkflow;
-  const ids: { grantId: string; clientId: string }[] = [];
+  const ids: GrantRef[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const response = await ctx.doc.send(
@@ -60,25 +84,32 @@ export async function listAllGrants(ctx: StoreContext): Promise<{ grantId: strin
       }),
     );
     for (const item of response.Items ?? [])
-      if (typeof item.grantId === 'string' && typeof item.clientId === 'string')
-        ids.push({ grantId: item.grantId, clientId: item.clientId });
+      if (
+        typeof item.owner === 'string' &&
+        typeof item.grantId === 'string' &&
+        typeof item.clientId === 'string'
+      )
+        ids.push({ owner: item.owner, grantId: item.grantId, clientId: item.clientId });
     startKey = response.LastEvaluatedKey;
   } while (startKey);
   return ids;
 }
 
 /**
- * Writes `next` as the client's live grant and as version `next.version`, with its audit entry, in one
- * transaction: conditional on the head being `previous` (or absent, for a first grant).
+ * Writes `next` as the owner's live grant of the client and as version `next.version`, with its audit entry,
+ * in one transaction: conditional on the head being `previous` (or absent, for a first grant). A `previous`
+ * under the legacy key is deleted in the same transaction (fenced on its version): the grant moves.
  */
 export async function putGrantRecord(
   ctx: StoreContext,
-  previous: GrantRecord | undefined,
+  head_: GrantHead | undefined,
   next: GrantRecord,
   type: OwnerChangeType,
 ): Promise<void> {
+  const previous = head_ && !head_.legacy ? head_.record : undefined;
+  const legacy = head_?.legacy ? head_.record : undefined;
   const head = {
-    ...jobKeys.grantHead(next.clientId),
+    ...jobKeys.grantHead(next.owner, next.clientId),
     ...next,
     ...grantIndexKeys(next.owner, next.clientId, next.grantId),
   };
@@ -105,6 +136,19 @@ export async function putGrantRecord(
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
+      ...(legacy
+        ? [
+            {
+              Delete: {
+                TableName: ctx.table,
+                Key: jobKeys.legacyGrantHead(legacy.clientId),
+                ConditionExpression: '#owner = :owner AND #version = :version',
+                ExpressionAttributeNames: { '#owner': 'owner', '#version': 'version' },
+                ExpressionAttributeValues: { ':owner': legacy.owner, ':version': legacy.version },
+              },
+            },
+          ]
+        : []),
     ],
     {
       owner: next.owner,

@@ -1,14 +1,22 @@
 /**
  * Grant operations for owners: create, narrow, widen, revoke, read. Every change is a new version, audited
- * in the owner's change chain with its author. A client belongs to one owner: a client id granted by one
- * owner cannot be granted by another (the same refusal whether or not it exists, so ids cannot be probed).
+ * in the owner's change chain with its author. Grants are per owner (stored under the owner and the client
+ * id): another owner's grant of the same client id is never read, so creating one answers the same whether
+ * or not another owner granted that id (nothing to probe), and takes nothing from anyone (nothing to squat). A
+ * grant applies only to a caller whose credential proves its owner (service.ts `authorizeCaller`).
  */
 import type { Clock, Ids } from '../core/ports.ts';
 import { foreignCredentialRefs } from '../credentials/owner-check.ts';
 import type { StoreContext } from '../store/client.ts';
 import { GrantChangeError } from './errors.ts';
 import { directionProblem, grantProblems } from './grant-rules.ts';
-import { getGrantRecord, listGrantVersions, listOwnerGrants, putGrantRecord } from './grant-store.ts';
+import {
+  type GrantHead,
+  getGrantHead,
+  listGrantVersions,
+  listOwnerGrants,
+  putGrantRecord,
+} from './grant-store.ts';
 import type { GrantRecord } from './records.ts';
 import type { GrantSpec, GrantView } from './schemas.ts';
 
@@ -45,10 +53,10 @@ function checkValid(deps: GrantDeps, owner: string, grant: GrantSpec) {
   if (problems.length > 0) throw new GrantChangeError('invalid', problems[0]!.message, problems[0]!.path);
 }
 
-async function ownGrant(deps: GrantDeps, actor: GrantActor, clientId: string): Promise<GrantRecord> {
-  const record = await getGrantRecord(deps.store.ctx, clientId);
-  if (!record || record.owner !== actor.owner) throw new GrantChangeError('not_found', 'grant not found');
-  return record;
+async function ownGrant(deps: GrantDeps, actor: GrantActor, clientId: string): Promise<GrantHead> {
+  const head = await getGrantHead(deps.store.ctx, actor.owner, clientId);
+  if (!head) throw new GrantChangeError('not_found', 'grant not found');
+  return head;
 }
 
 /** Grants `clientId` (again, after a revocation: a new version of the same grant). */
@@ -58,9 +66,8 @@ export async function createGrant(
   input: { clientId: string; grant: GrantSpec },
 ): Promise<GrantView> {
   checkValid(deps, actor.owner, input.grant);
-  const previous = await getGrantRecord(deps.store.ctx, input.clientId);
-  if (previous && previous.owner !== actor.owner)
-    throw new GrantChangeError('conflict', 'this client id cannot be granted; use another', 'clientId');
+  const head = await getGrantHead(deps.store.ctx, actor.owner, input.clientId);
+  const previous = head?.record;
   if (previous && !previous.revoked)
     throw new GrantChangeError(
       'conflict',
@@ -79,7 +86,7 @@ export async function createGrant(
     updatedAt: now,
     updatedBy: actor.principal,
   };
-  await putGrantRecord(deps.store.ctx, previous, next, 'grant_created');
+  await putGrantRecord(deps.store.ctx, head, next, 'grant_created');
   return view(next);
 }
 
@@ -91,7 +98,8 @@ export async function changeGrant(
   direction: 'narrow' | 'widen',
   input: { grant: GrantSpec; expectedVersion?: number | undefined },
 ): Promise<GrantView> {
-  const current = await ownGrant(deps, actor, clientId);
+  const head = await ownGrant(deps, actor, clientId);
+  const current = head.record;
   if (current.revoked)
     throw new GrantChangeError('conflict', 'the grant is revoked; create it again', 'clientId');
   if (input.expectedVersion !== undefined && input.expectedVersion !== current.version)
@@ -108,7 +116,7 @@ export async function changeGrant(
   };
   await putGrantRecord(
     deps.store.ctx,
-    current,
+    head,
     next,
     direction === 'narrow' ? 'grant_narrowed' : 'grant_widened',
   );
@@ -117,7 +125,8 @@ export async function changeGrant(
 
 /** Revokes the grant: queued jobs never start, running ones end at their next turn. */
 export async function revokeGrant(deps: GrantDeps, actor: GrantActor, clientId: string): Promise<GrantView> {
-  const current = await ownGrant(deps, actor, clientId);
+  const head = await ownGrant(deps, actor, clientId);
+  const current = head.record;
   if (current.revoked) return view(current);
   const next: GrantRecord = {
     ...current,
@@ -126,12 +135,12 @@ export async function revokeGrant(deps: GrantDeps, actor: GrantActor, clientId: 
     updatedAt: new Date(deps.clock.nowMs()).toISOString(),
     updatedBy: actor.principal,
   };
-  await putGrantRecord(deps.store.ctx, current, next, 'grant_revoked');
+  await putGrantRecord(deps.store.ctx, head, next, 'grant_revoked');
   return view(next);
 }
 
 export async function getGrant(deps: GrantDeps, actor: GrantActor, clientId: string): Promise<GrantView> {
-  return view(await ownGrant(deps, actor, clientId));
+  return view((await ownGrant(deps, actor, clientId)).record);
 }
 
 /** The grant's versions, oldest first: who changed what, when. */
@@ -140,8 +149,8 @@ export async function getGrantHistory(
   actor: GrantActor,
   clientId: string,
 ): Promise<GrantView[]> {
-  const current = await ownGrant(deps, actor, clientId);
-  return (await listGrantVersions(deps.store.ctx, current.grantId)).map(view);
+  const { record } = await ownGrant(deps, actor, clientId);
+  return (await listGrantVersions(deps.store.ctx, record.grantId)).map(view);
 }
 
 export async function listGrants(deps: GrantDeps, actor: GrantActor): Promise<GrantView[]> {

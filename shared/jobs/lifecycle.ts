@@ -11,7 +11,7 @@ import { launchRun } from '../runs/start-run.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
 import { isoNow, type JobsDeps } from './deps.ts';
-import { getGrantRecord, listAllGrants } from './grant-store.ts';
+import { type GrantRef, getGrantRecord, listAllGrants } from './grant-store.ts';
 import {
   activeNumbers,
   claimSlot,
@@ -103,12 +103,13 @@ export async function endQueued(
  * Promotes queued jobs of a grant, oldest first, while the live grant has free slots. A revoked (or
  * missing) grant ends its queued jobs `denied` instead: they never start.
  */
-export async function promoteQueued(deps: JobsDeps, grantId: string, clientId: string): Promise<number> {
+export async function promoteQueued(deps: JobsDeps, ref: GrantRef): Promise<number> {
+  const { owner, grantId, clientId } = ref;
   let promoted = 0;
   for (let round = 0; round < 1000; round++) {
     const numbers = await queuedNumbers(deps.store.ctx, grantId, QUEUE_WINDOW);
     if (numbers.length === 0) return promoted;
-    const grant = await getGrantRecord(deps.store.ctx, clientId);
+    const grant = await getGrantRecord(deps.store.ctx, owner, clientId);
     const nowMs = deps.clock.nowMs();
     let moved = false;
     for (const n of numbers) {
@@ -214,7 +215,7 @@ export async function settleJobRun(deps: JobsDeps, run: Run): Promise<void> {
       );
     }
   }
-  await promoteQueued(deps, grantId, clientId);
+  await promoteQueued(deps, { owner: run.owner, grantId, clientId });
 }
 
 /** Settles the job of run `runId` if it is a job's run (Deliver and MarkFailed call this when a run ends). */
@@ -230,7 +231,8 @@ export async function settleJobOfRun(deps: JobsDeps, runId: string): Promise<voi
 export async function sweepJobs(deps: JobsDeps): Promise<{ grants: number; promoted: number }> {
   const grants = await listAllGrants(deps.store.ctx);
   let promoted = 0;
-  for (const { grantId, clientId } of grants) {
+  for (const ref of grants) {
+    const { grantId } = ref;
     for (const n of await activeNumbers(deps.store.ctx, grantId)) {
       const job = await getJobRecord(deps.store.ctx, grantId, n);
       if (!job) continue;
@@ -240,7 +242,7 @@ export async function sweepJobs(deps: JobsDeps): Promise<{ grants: number; promo
         if (run && isTerminalRunStatus(run.status)) await settleJobRun(deps, run);
       }
     }
-    promoted += await promoteQueued(deps, grantId, clientId);
+    promoted += await promoteQueued(deps, ref);
   }
   return { grants: grants.length, promoted };
 }

@@ -1,6 +1,8 @@
 /**
  * The stored items of delegated jobs (single table, docs/data-model.md "Delegated jobs"):
- * - `CLIENT#<clientId> / GRANT`: the client's live grant (its owner, version, revoked flag);
+ * - `CLIENT#<owner>#<clientId> / GRANT`: an owner's live grant of a client (version, revoked flag): per owner, so
+ *   a client id is no namespace owners share (nothing to squat or probe); `CLIENT#<clientId> / GRANT` is the
+ *   head written before grants were per owner, still read for its own owner and moved on its next change;
  * - `GRANT#<grantId> / GRANTV#<v>`: every version of it, as it was;
  * - `GRANT#<grantId> / SLOTS`: the admission counter (`running`, `queued`, `nextNumber`);
  * - `GRANT#<grantId> / JOB#<n>`: job n (request, snapshot, state, attempts);
@@ -17,7 +19,9 @@ import { GrantSpecSchema, JobConstraintsSchema, JobRetrySchema } from './schemas
 const pad = (value: number, width: number) => String(value).padStart(width, '0');
 
 export const jobKeys = {
-  grantHead: (clientId: string) => ({ pk: `CLIENT#${clientId}`, sk: 'GRANT' }),
+  grantHead: (owner: string, clientId: string) => ({ pk: `CLIENT#${owner}#${clientId}`, sk: 'GRANT' }),
+  /** Before grants were per owner (no `#` in owner or client ids, so the two never meet). */
+  legacyGrantHead: (clientId: string) => ({ pk: `CLIENT#${clientId}`, sk: 'GRANT' }),
   grantVersion: (grantId: string, version: number) => ({
     pk: `GRANT#${grantId}`,
     sk: `GRANTV#${pad(version, 6)}`,

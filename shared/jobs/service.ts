@@ -52,10 +52,11 @@ export async function authorizeCaller(
   caller: JobCaller,
   scope: JobScope,
 ): Promise<GrantRecord> {
-  const grant = await getGrantRecord(deps.store.ctx, caller.clientId);
-  // An owner named by the credential must be the grant's: a key of one owner never acts on another's grant.
-  if (!grant || (caller.owner !== undefined && caller.owner !== grant.owner))
-    throw new JobRejectedError('not_granted', 'client', 'this client has no delegation grant');
+  // Only the grant of the owner the credential proves: a credential proving no owner gets none, and another
+  // owner's grant of the same client id is never read (the same answer whether it exists or not).
+  const grant =
+    caller.owner === '' ? undefined : await getGrantRecord(deps.store.ctx, caller.owner, caller.clientId);
+  if (!grant) throw new JobRejectedError('not_granted', 'client', 'this client has no delegation grant');
   if (grant.revoked) throw new JobRejectedError('not_granted', 'client', "this client's grant was revoked");
   if (!grant.grant.scopes.includes(scope))
     throw new JobRejectedError('scope_missing', 'scope', `the grant does not include the scope '${scope}'`);
@@ -171,7 +172,7 @@ export async function submitJob(
     if (!other) throw new Error('the job this submission coalesced with is gone; retry');
     return { job: other, coalesced: outcome === 'coalesce' };
   }
-  await promoteQueued(deps, grant.grantId, grant.clientId);
+  await promoteQueued(deps, grant);
   const stored = await getJobRecord(ctx, grant.grantId, number);
   // The answer to a new submission is its id and state, never its result (docs/jobs.md): a job fast enough to
   // finish before this read would otherwise answer differently from a slow one.

@@ -7,8 +7,8 @@ export type { OwnerNotice, OwnerNoticeKind, OwnerNotifier } from './owner-notice
 export { OWNER_NOTICE_KINDS, ownerNoticeBody, ownerNoticeSubject } from './owner-notice.ts';
 export { approvalEndedNotice, runEndedNotice, runUrlFor } from './owner-notices-from.ts';
 export { type OwnerNoticeDeps, sendOwnerNotice } from './owner-send.ts';
-export type { ApproverReach } from './reach.ts';
-export { everyApprover, listedApprovers, parseApproverList } from './reach.ts';
-export { APPROVER_ATTRIBUTE, approverAttributeValue, snsNotifier } from './sns.ts';
+export type { ApproverOwners, ApproverReach } from './reach.ts';
+export { ANY_OWNER, declaredApprovers, everyApprover, parseApproverOwners } from './reach.ts';
+export { APPROVER_ATTRIBUTE, ApproverNotDeclaredError, approverAttributeValue, snsNotifier } from './sns.ts';
 export { NOTICE_KIND_ATTRIBUTE, OWNER_ATTRIBUTE, snsOwnerNotifier } from './sns-owner.ts';
 export { SNS_SUBJECT_MAX, snsSubject } from './sns-subject.ts';

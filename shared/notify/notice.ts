@@ -2,7 +2,10 @@
 
 /** One notice to one approver. `url` is the signed link: a credential, never logged or audited. */
 export type ApprovalNotice = {
-  /** The owner of the run: the local inbox shows each owner only their own notices. */
+  /**
+   * The owner of the run, which asks: the notice and the page name it, so an approver serving several owners
+   * can tell whose call they decide. The local inbox shows each owner only their own notices.
+   */
   owner: string;
   /** The approver, or for a human task the assignee. */
   approver: string;
@@ -26,7 +29,8 @@ export type ApprovalNotice = {
  */
 export interface Notifier {
   readonly channel: string;
-  reaches(approver: string): boolean;
+  /** Whether a notice from `owner`'s run can reach `approver` (declared for that owner, on AWS). */
+  reaches(approver: string, owner: string): boolean;
   notify(notice: ApprovalNotice): Promise<void>;
 }
 
@@ -53,11 +57,12 @@ export function argsPreview(args: unknown, maxChars = 300): string {
 
 /** The subject line: printable ASCII only, no line breaks, under 100 characters (SNS's email subject rules). */
 export function noticeSubject(
-  notice: Pick<ApprovalNotice, 'tool' | 'workflowName'> & { subject?: 'human_task' },
+  notice: Pick<ApprovalNotice, 'tool' | 'workflowName' | 'owner'> & { subject?: 'human_task' },
 ): string {
   const ascii = (value: string) => value.replace(/[^\x20-\x7e]/g, '?').trim();
   const what = notice.subject === 'human_task' ? 'Task for you' : 'Approval needed';
-  const subject = `${what}: ${ascii(notice.tool)} (${ascii(notice.workflowName)})`;
+  // The owner first: a long workflow name is what gets cut, never who asks.
+  const subject = `[${ascii(notice.owner)}] ${what}: ${ascii(notice.tool)} (${ascii(notice.workflowName)})`;
   return subject.length <= 99 ? subject : `${subject.slice(0, 96)}...`;
 }
 
@@ -65,8 +70,9 @@ export function noticeSubject(
 export function noticeBody(notice: ApprovalNotice): string {
   if (notice.subject === 'human_task') return humanTaskBody(notice);
   return [
-    `A workflow run needs your approval before it performs an action.`,
+    `A workflow run of owner ${visible(notice.owner)} needs your approval before it performs an action.`,
     '',
+    `Owner:      ${visible(notice.owner)} (who asks)`,
     `Workflow:   ${visible(notice.workflowName)}`,
     `Run:        ${visible(notice.runId)}`,
     `Action:     ${visible(notice.tool)}`,
@@ -85,8 +91,9 @@ export function noticeBody(notice: ApprovalNotice): string {
 /** The plain-text body of a human task notice: what is asked, until when, and the link for this assignee only. */
 function humanTaskBody(notice: ApprovalNotice): string {
   return [
-    'A workflow run is waiting for you to fill in a form.',
+    `A workflow run of owner ${visible(notice.owner)} is waiting for you to fill in a form.`,
     '',
+    `Owner:      ${visible(notice.owner)} (who asks)`,
     `Task:       ${visible(notice.tool)}`,
     `Workflow:   ${visible(notice.workflowName)}`,
     `Run:        ${visible(notice.runId)}`,

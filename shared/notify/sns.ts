@@ -1,5 +1,7 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { type ApprovalNotice, type Notifier, noticeBody, noticeSubject } from './notice.ts';
+import type { ApproverReach } from './reach.ts';
+import { OWNER_ATTRIBUTE } from './sns-owner.ts';
 
 /**
  * The message attribute email subscriptions filter on (`{"approver": ["alice@example.com"]}`): its value
@@ -10,17 +12,27 @@ export const APPROVER_ATTRIBUTE = 'approver';
 /** The attribute value that routes a notice to one approver's subscription. */
 export const approverAttributeValue = (approver: string): string => approver.trim().toLowerCase();
 
+/** A notice refused before it was sent: its approver is not declared for the owner whose run asks. */
+export class ApproverNotDeclaredError extends Error {
+  override readonly name = 'ApproverNotDeclaredError';
+  constructor() {
+    super("the approver is not declared for this run's owner; nothing was sent");
+  }
+}
+
 /**
- * Publishes one SNS message per notice (one per approver) to the approval-notices topic. `subscribed` is the
- * approver list the CDK subscribed (`WF_APPROVERS`): SNS accepts a publish for anyone and silently drops what
- * no subscription's filter matches, so only those addresses count as reachable.
+ * Publishes one SNS message per notice (one per approver) to the approval-notices topic. `declared` is what the
+ * CDK subscribed and for which owners (`WF_APPROVER_OWNERS`): SNS accepts a publish for anyone and silently
+ * drops what no subscription's filter matches, so only those count as reachable. A notice for an approver not
+ * declared for its owner is refused here too (whoever calls `notify`), and each message carries the `owner`
+ * attribute the subscriptions also filter on.
  */
-export function snsNotifier(client: SNSClient, topicArn: string, subscribed: readonly string[]): Notifier {
-  const listed = new Set(subscribed.map(approverAttributeValue));
+export function snsNotifier(client: SNSClient, topicArn: string, declared: ApproverReach): Notifier {
   return {
     channel: 'sns',
-    reaches: (approver) => listed.has(approverAttributeValue(approver)),
+    reaches: (approver, owner) => declared.reaches(approver, owner),
     async notify(notice: ApprovalNotice): Promise<void> {
+      if (!declared.reaches(notice.approver, notice.owner)) throw new ApproverNotDeclaredError();
       await client.send(
         new PublishCommand({
           TopicArn: topicArn,
@@ -31,6 +43,7 @@ export function snsNotifier(client: SNSClient, topicArn: string, subscribed: rea
               DataType: 'String',
               StringValue: approverAttributeValue(notice.approver),
             },
+            [OWNER_ATTRIBUTE]: { DataType: 'String', StringValue: notice.owner },
           },
         }),
       );

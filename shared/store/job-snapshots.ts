@@ -35,14 +35,15 @@ export async function getJobSnapshot(
   };
 }
 
-/** The live grant a job's run is checked against: the client's grant head (one read). */
+/**
+ * The live grant a job's run is checked against: the run owner's grant head of the client (one read; a second
+ * for a head stored before grants were per owner, shared/jobs/grant-store.ts).
+ */
 export async function getLiveDelegation(ctx: StoreContext, run: Run): Promise<LiveDelegation | undefined> {
   if (run.trigger.type !== 'job') return undefined;
-  const grant: GrantRecord | undefined = await getItem(
-    ctx,
-    jobKeys.grantHead(run.trigger.clientId),
-    GrantRecordSchema,
-  );
+  const grant: GrantRecord | undefined =
+    (await getItem(ctx, jobKeys.grantHead(run.owner, run.trigger.clientId), GrantRecordSchema)) ??
+    (await getItem(ctx, jobKeys.legacyGrantHead(run.trigger.clientId), GrantRecordSchema));
   // Another owner's grant, or the client granted anew under another grant id, is no grant of this run.
   if (!grant || grant.owner !== run.owner || grant.grantId !== run.trigger.grantId) return undefined;
   if (grant.revoked) return { revoked: true };

@@ -1,10 +1,11 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { OwnerChange } from '../../shared/audit/index.ts';
-import { listedApprovers } from '../../shared/notify/index.ts';
+import { declaredApprovers } from '../../shared/notify/index.ts';
 import { keys } from '../../shared/store/index.ts';
 import { WorkflowConflictError } from '../../shared/store/workflows.ts';
 import { refundGraph } from '../graph/fixtures.ts';
+import { uniqueOwner } from '../support/store.ts';
 import { apiHarness, definition } from './helpers.ts';
 
 const put = (client: ReturnType<typeof apiHarness>['alice'], path: string, value: unknown) =>
@@ -190,7 +191,9 @@ describe('Workflow versions: graph drafts get the save-time checks', () => {
   });
 
   it('saves a graph draft and refuses one whose human_task assignee the deployment cannot reach', async () => {
-    const h = apiHarness({ approverReach: listedApprovers('sns', ['manager@example.com']) });
+    const owners = { alice: uniqueOwner(), bob: uniqueOwner() };
+    const reach = declaredApprovers('sns', { 'manager@example.com': [owners.alice] });
+    const h = apiHarness({ owners, approverReach: reach });
     const graph = refundGraph();
     const id = (await h.alice.post('/v1/workflows', graph)).body.workflow.workflowId as string;
     graph.nodes[2].assignees = ['eve@example.com'];

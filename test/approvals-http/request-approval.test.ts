@@ -6,6 +6,7 @@ import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import { decideApproval } from '../../shared/core/approval-ops.ts';
 import { type ApprovalNotice, inboxNotifier, type Notifier, snsNotifier } from '../../shared/notify/index.ts';
+import { forEveryOwner } from '../notify/fixtures.ts';
 import { type SnsWire, startSnsWire } from '../notify/sns-wire.ts';
 import { driveRun } from '../support/engine.ts';
 import { FixedClock } from '../support/store.ts';
@@ -138,7 +139,7 @@ describe('requestApproval', () => {
     sns.calls.length = 0;
     const { deps } = depsWith(
       clock,
-      snsNotifier(sns.client, 'arn:aws:sns:eu-west-1:123456789012:notices', [BOSS, OPS]),
+      snsNotifier(sns.client, 'arn:aws:sns:eu-west-1:123456789012:notices', forEveryOwner(BOSS, OPS)),
     );
 
     await requestApproval(deps, { runId: run.runId, taskToken: 'task-token-sns' });
@@ -236,7 +237,7 @@ describe('requestApproval: approvers the channel cannot reach', () => {
     const clock = new FixedClock();
     const { run, approval } = await parkRun(clock, [BOSS, OPS]);
     sns.calls.length = 0;
-    const { deps } = depsWith(clock, snsNotifier(sns.client, TOPIC, [BOSS]));
+    const { deps } = depsWith(clock, snsNotifier(sns.client, TOPIC, forEveryOwner(BOSS)));
 
     const result = await requestApproval(deps, { runId: run.runId, taskToken: 't-half' });
 
@@ -254,7 +255,10 @@ describe('requestApproval: approvers the channel cannot reach', () => {
     const { run, approval } = await parkRun(clock, [BOSS, OPS]);
     sns.calls.length = 0;
     const owners = inboxNotifier();
-    const { deps, logger } = depsWith(clock, snsNotifier(sns.client, TOPIC, ['someone@example.com']));
+    const { deps, logger } = depsWith(
+      clock,
+      snsNotifier(sns.client, TOPIC, forEveryOwner('someone@example.com')),
+    );
 
     const result = await requestApproval(
       { ...deps, owners: { notifier: owners, apiBaseUrl: 'https://api.example.com' } },
@@ -302,7 +306,7 @@ describe('requestApproval: approvers the channel cannot reach', () => {
   it('the run goes on at once: the model is told no approver could be reached and the run ends denied (degraded)', async () => {
     const clock = new FixedClock();
     const parked = await parkRun(clock, [OPS]);
-    const { deps } = depsWith(clock, snsNotifier(sns.client, TOPIC, [BOSS]));
+    const { deps } = depsWith(clock, snsNotifier(sns.client, TOPIC, forEveryOwner(BOSS)));
     await requestApproval(deps, { runId: parked.run.runId, taskToken: 't-run' });
 
     const rest = await driveRun(parked.deps, parked.run.runId, {

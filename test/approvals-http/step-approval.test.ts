@@ -12,6 +12,7 @@ import { newApproval } from '../../shared/core/approval-record.ts';
 import { RunHandle } from '../../shared/core/run-handle.ts';
 import { inboxNotifier, type Notifier, snsNotifier } from '../../shared/notify/index.ts';
 import type { Approval } from '../../shared/schemas/approval.ts';
+import { forEveryOwner } from '../notify/fixtures.ts';
 import { type SnsWire, startSnsWire } from '../notify/sns-wire.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
 import { type SfnWire, startSfnWire } from './sfn-wire.ts';
@@ -117,7 +118,10 @@ describe('requestApproval and decideApproval for graph step approvals', () => {
   it('denies a step approval nobody can be sent at once, and answers its wait', async () => {
     const clock = new FixedClock();
     const { run, pay, notify } = await twoStepApprovals(clock);
-    const deps = depsWith(clock, snsNotifier(sns.client, 'arn:aws:sns:eu-west-1:123456789012:t', []));
+    const deps = depsWith(
+      clock,
+      snsNotifier(sns.client, 'arn:aws:sns:eu-west-1:123456789012:t', forEveryOwner()),
+    );
 
     const result = await requestApproval(deps, {
       runId: run.runId,

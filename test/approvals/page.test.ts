@@ -11,6 +11,7 @@ const XSS = '<script>alert("x")</script>';
 
 function view(patch: Partial<ApprovalPageView> = {}): ApprovalPageView {
   return {
+    owner: '123456789012:role:team-a',
     workflowName: 'Weekly digest',
     workflowId: 'wf_digest',
     version: 7,
@@ -45,10 +46,13 @@ function renderedArgs(html: string): unknown {
 }
 
 describe('renderApprovalPage', () => {
-  it('shows the workflow, run, action, expiry and approver', () => {
+  it('shows the owner that asks, the workflow, run, action, expiry and approver', () => {
     // Act
     const html = renderApprovalPage(view());
     // Assess
+    expect(html).toContain(
+      '<dt>Owner (who asks)</dt><dd id="owner"><code>123456789012:role:team-a</code></dd>',
+    );
     for (const expected of [
       'Weekly digest',
       'wf_digest',

@@ -139,7 +139,8 @@ describe('the approval page in Chromium', () => {
     expect(seen.status).toBe(200);
     expect(seen.csp).toContain("default-src 'none'");
     expect(page.h1).toBe('Approval requested');
-    expect(page.title).toBe('Approval requested: post_to_site (morning-news)');
+    // The title names the owner that asks first (the local stack's owner), then the action and workflow.
+    expect(page.title).toMatch(/^Approval requested by \S+: post_to_site \(morning-news\)$/);
     expect(page.action).toBe('post_to_site');
     expect(page.text).toContain('Publish a post on the team site. Visible to everyone who reads the site.');
     expect(page.text).toMatch(/Fingerprint \(SHA-256\): [0-9a-f]{64}/);

@@ -38,4 +38,20 @@ describe('human-task notice size', () => {
     expect(noticeSubject(notice).length).toBeLessThan(100);
     expect(body).not.toContain('€'.repeat(301));
   });
+
+  it('names the owner whose run asks, in the subject and the body', () => {
+    const notice = {
+      owner: '123456789012:role:ops',
+      approver: 'carol@example.com',
+      subject: 'human_task' as const,
+      workflowName: 'refunds',
+      runId: 'run_1',
+      tool: 'Approve a refund',
+      argsPreview: '{}',
+      expiresAt: '2026-12-08T12:00:00.000Z',
+      url: 'https://approve.example.com/human-tasks/htk_1?t=x',
+    };
+    expect(noticeSubject(notice)).toBe('[123456789012:role:ops] Task for you: Approve a refund (refunds)');
+    expect(noticeBody(notice)).toContain('Owner:      123456789012:role:ops (who asks)');
+  });
 });

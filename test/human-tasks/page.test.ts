@@ -65,6 +65,8 @@ describe('GET /human-tasks/:id', () => {
     for (const [name, value] of Object.entries(APPROVAL_PAGE_HEADERS))
       expect(response.headers.get(name)).toBe(value);
     expect(headingOf(html)).toBe('Manager review &lt;refund&gt;');
+    // Whose form it is: an assignee serving several owners must tell one owner's task from another's.
+    expect(html).toContain(`<dt>Owner (who asks)</dt><dd id="owner"><code>${s.run.owner}</code></dd>`);
     expect(html).toContain('<select id="f-decision" name="f.decision" required>');
     expect(html).toContain('<option value="0">approve</option><option value="1">reject</option>');
     expect(html).toMatch(/<textarea id="f-note" name="f.note" maxlength="500">/);

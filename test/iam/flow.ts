@@ -392,7 +392,8 @@ export async function driveFlow(
     const response = (await fns.invoke(
       'mcp',
       httpEvent('POST', `${API}/mcp`, {
-        jwt: { sub: 'ci-bot', client_id: 'ci-bot' },
+        // The owner scope the user pool's operator allows on ci-bot's app client: its grant is OWNER's.
+        jwt: { sub: 'ci-bot', client_id: 'ci-bot', scope: `wf-jobs/owner:${OWNER}` },
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
         body: JSON.stringify({
           jsonrpc: '2.0',

@@ -27,8 +27,8 @@ export function synthForIam(): SynthesizedRuntime {
       // The flow's HTTP destination and actions stand for internal services on loopback: their POSTs run
       // without approval, so the credential they use is resolved (and its grant exercised).
       internalHosts: ['127.0.0.1'],
-      // The flow's approver must be subscribed, or the API refuses its workflow (undeliverable approver).
-      approvers: ['ops@example.com'],
+      // The flow's approver must be declared for its owner (flow.ts OWNER), or the API refuses its workflow.
+      approvers: [{ email: 'ops@example.com', owners: ['123456789012:user:alice'] }],
       // Owner notices go out too (failed, denied, expired runs), so their publishes are simulated.
       ownerNotices: [{ owner: '123456789012:role:wf-iam-test', email: 'owner@example.com' }],
       // External runs: an engine the egress guard refuses (loopback), so no request leaves the process.

@@ -56,12 +56,37 @@ describe('RuntimeFunction', () => {
 });
 
 describe('ApprovalNotices', () => {
+  const team = (email: string, owners: string[] = ['team-a']) => ({ email, owners });
   it.each([
-    [['not-an-email'], /approver 'not-an-email' is not an email address/],
-    [['a@example.com, b@example.com'], /is not an email address; pass one address per entry/],
-    [['a@example.com', 'A@example.com'], /approver 'a@example.com' is listed twice/],
+    [[team('not-an-email')], /approver 'not-an-email' is not an email address/],
+    [[team('a@example.com, b@example.com')], /is not an email address; pass one address per entry/],
+    [[team('a@example.com'), team('A@example.com')], /approver 'a@example.com' is listed twice/],
+    [[team('a@example.com', [])], /approver 'a@example.com' lists no owners/],
+    [[team('a@example.com', ['*', 'team-a'])], /'\*' \(every owner\) stands alone/],
+    [[team('a@example.com', ['team a'])], /owner 'team a' of approver 'a@example.com' is not an owner id/],
   ])('rejects approvers %o', (approvers, message) => {
     expect(() => new ApprovalNotices(newStack(), 'Notices', { approvers })).toThrow(message);
+  });
+
+  it('refuses a bare address (the declaration before approvers were per owner), naming the upgrade', () => {
+    const approvers = ['carol@example.com'] as unknown as { email: string; owners: string[] }[];
+    expect(() => new ApprovalNotices(newStack(), 'Notices', { approvers })).toThrow(
+      /approver 'carol@example.com' names no owners; .*owners: \['<owner id>'\]/,
+    );
+  });
+
+  it("filters each subscription on its approver and its declared owners ('*': on the approver only)", () => {
+    const stack = newStack();
+    new ApprovalNotices(stack, 'Notices', {
+      approvers: [team('Carol@Example.com', ['team-a', 'team-b']), team('shared@example.com', ['*'])],
+    });
+    const policies = Object.values(Template.fromStack(stack).findResources('AWS::SNS::Subscription')).map(
+      (resource) => [resource.Properties.Endpoint, resource.Properties.FilterPolicy],
+    );
+    expect(policies).toEqual([
+      ['carol@example.com', { approver: ['carol@example.com'], owner: ['team-a', 'team-b'] }],
+      ['shared@example.com', { approver: ['shared@example.com'] }],
+    ]);
   });
 });
 
@@ -236,7 +261,7 @@ describe('WorkflowRuntime', () => {
     const app = fastApp();
     const stack = new Stack(app, 'Embedding');
     new WorkflowRuntime(stack, 'Runtime', {
-      approvers: ['ops@example.com'],
+      approvers: [{ email: 'ops@example.com', owners: ['team-a'] }],
       eventBusName: 'team-events',
       credentialSecretPrefix: 'team/',
       removalPolicy: RemovalPolicy.DESTROY,
@@ -250,14 +275,18 @@ describe('settingsFromContext', () => {
     const app = fastApp();
     app.node.setContext('stackName', 'Team');
     app.node.setContext('modelProvider', 'bedrock');
-    app.node.setContext('approvers', 'a@example.com, b@example.com');
+    app.node.setContext('approvers', '{"team-a": ["a@example.com", "B@example.com"], "*": "b@example.com"}');
     app.node.setContext('removalPolicy', 'destroy');
     const settings = settingsFromContext(app.node);
     expect(settings).toMatchObject({
       stackName: 'Team',
       runtime: {
         modelProvider: 'bedrock',
-        approvers: ['a@example.com', 'b@example.com'],
+        approvers: [
+          { email: 'a@example.com', owners: ['team-a'] },
+          // Every owner ('*') covers team-a's declaration too.
+          { email: 'b@example.com', owners: ['*'] },
+        ],
         removalPolicy: RemovalPolicy.DESTROY,
       },
     });
@@ -267,6 +296,12 @@ describe('settingsFromContext', () => {
     ['modelProvider', 'openai', /context modelProvider 'openai' is unknown/],
     ['removalPolicy', 'snapshot', /context removalPolicy 'snapshot' is unknown/],
     ['apiAuth', 'cognito', /context apiAuth 'cognito' is unknown/],
+    // The comma list of earlier versions declared approvers for every owner: refused with the upgrade step.
+    [
+      'approvers',
+      'a@example.com, b@example.com',
+      /context approvers must map owner ids to approver emails.*per owner/,
+    ],
   ])('rejects %s=%s', (key, value, message) => {
     const app = fastApp();
     app.node.setContext(key, value);

@@ -6,7 +6,11 @@ import {
 } from '../../infra/constructs/deploy-limits.ts';
 import { synthRuntime } from './synth.ts';
 
-const approvers = (count: number) => Array.from({ length: count }, (_, i) => `approver-${i}@example.com`);
+const approvers = (count: number) =>
+  Array.from({ length: count }, (_, i) => ({
+    email: `approver-${i}@example.com`,
+    owners: [`123456789012:role:team-${i % 5}`],
+  }));
 
 describe('Construct: DeployLimits', () => {
   it('lets the default stack and a realistic approver list synthesize', () => {
@@ -14,10 +18,10 @@ describe('Construct: DeployLimits', () => {
   });
 
   it('refuses approvers whose joined list would pass 4 KB of a function environment, naming the variable', () => {
-    // ~26 bytes an approver: 150 of them are ~3.9 KB in WF_APPROVERS alone, beside the Api's ~2.1 KB.
-    expect(() => synthRuntime({ approvers: approvers(150) })).toThrow(
+    // ~58 bytes an approver and their owner: 70 of them are ~4 KB in WF_APPROVER_OWNERS alone.
+    expect(() => synthRuntime({ approvers: approvers(70) })).toThrow(
       new RegExp(
-        `environment variables take about \\d+ bytes; Lambda allows ${LAMBDA_ENVIRONMENT_BYTES}.*WF_APPROVERS`,
+        `environment variables take about \\d+ bytes; Lambda allows ${LAMBDA_ENVIRONMENT_BYTES}.*WF_APPROVER_OWNERS`,
       ),
     );
   });

@@ -34,7 +34,7 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.signingSecretArn,
     ENV.approvalTopicArn,
     ENV.approvalBaseUrl,
-    ENV.approvers,
+    ENV.approverOwners,
     ENV.ownerTopicArn,
     ENV.apiUrl,
   ],
@@ -76,7 +76,7 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.schedulerRoleArn,
     ENV.startRunFunctionArn,
     ENV.auditSigningKeyArn,
-    ENV.approvers,
+    ENV.approverOwners,
     ENV.externalEngines,
   ],
   'jobs-sweep': [...COMMON, ENV.stateMachineArn],
@@ -92,7 +92,13 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
   ],
   'graph-wait': [...COMMON, ENV.stateMachineArn, ENV.externalStateMachineArn],
   // Human tasks: signed links out through the approval topic, to subscribed approvers only.
-  'human-task': [...COMMON, ENV.signingSecretArn, ENV.approvalTopicArn, ENV.approvalBaseUrl, ENV.approvers],
+  'human-task': [
+    ...COMMON,
+    ENV.signingSecretArn,
+    ENV.approvalTopicArn,
+    ENV.approvalBaseUrl,
+    ENV.approverOwners,
+  ],
   external: [
     ...COMMON,
     ENV.externalEngines,
@@ -114,7 +120,10 @@ const statementsOf = (role: string) =>
 
 beforeAll(() => {
   synthesized = synthRuntime({
-    approvers: ['Alice@Example.com', 'bob@example.com'],
+    approvers: [
+      { email: 'Alice@Example.com', owners: ['team-b'] },
+      { email: 'bob@example.com', owners: ['*'] },
+    ],
     ownerNotices: [
       { owner: '123456789012:role:ci', email: 'ops@example.com' },
       { owner: 'team-b', email: 'Ops@Example.com' },
@@ -615,7 +624,9 @@ describe('owner notices', () => {
       expect(env(handler)[ENV.ownerTopicArn]).toBe(ownerTopic());
       expect(String(env(handler)[ENV.apiUrl])).toMatch(/HttpApi.*ApiEndpoint/);
     }
-    expect(env('workflow-write')[ENV.approvers]).toBe('alice@example.com,bob@example.com');
-    expect(env('request-approval')[ENV.approvers]).toBe('alice@example.com,bob@example.com');
+    const declared = '{"alice@example.com":["team-b"],"bob@example.com":["*"]}';
+    expect(env('workflow-write')[ENV.approverOwners]).toBe(declared);
+    expect(env('request-approval')[ENV.approverOwners]).toBe(declared);
+    expect(env('human-task')[ENV.approverOwners]).toBe(declared);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepJobs } from '../../shared/jobs/index.ts';
 import { admitJob, claimSlot, getJobRecord, nextJobNumber } from '../../shared/jobs/queue-store.ts';
-import type { JobRecord } from '../../shared/jobs/records.ts';
+import { type JobRecord, jobKeys } from '../../shared/jobs/records.ts';
 import { definitionFor } from '../../shared/jobs/resolve.ts';
 import { GrantSpecSchema } from '../../shared/jobs/schemas.ts';
 import { jobIdOf } from '../../shared/schemas/job.ts';
@@ -22,7 +22,7 @@ describe('Function: sweepJobs', () => {
           await import('@aws-sdk/lib-dynamodb')
         ).GetCommand({
           TableName: e2e.stack.store.ctx.table,
-          Key: { pk: 'CLIENT#crash-bot', sk: 'GRANT' },
+          Key: jobKeys.grantHead(e2e.stack.owner, 'crash-bot'),
         }),
       )
     ).Item as { grantId: string; version: number };

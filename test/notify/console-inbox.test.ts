@@ -15,7 +15,7 @@ describe('consoleNotifier', () => {
     await consoleNotifier((text) => out.push(text)).notify(notice());
 
     expect(out).toHaveLength(1);
-    expect(out[0]).toContain('Approval needed: notes_append (release-notes)');
+    expect(out[0]).toContain('[team-a] Approval needed: notes_append (release-notes)');
     expect(out[0]).toContain('https://approve.example.com/approvals/apr_0123456789?t=eyJhcHByb3Zh.c2ln');
     expect(out[0]).toContain('Expires:    2026-11-30T07:10:00.000Z');
     expect(out[0]).toContain('Approver:   Boss@Example.com');

@@ -1,4 +1,4 @@
-import type { ApprovalNotice, OwnerNotice } from '../../shared/notify/index.ts';
+import { type ApprovalNotice, declaredApprovers, type OwnerNotice } from '../../shared/notify/index.ts';
 
 /** A notice as requestApproval builds it. */
 export const notice = (overrides: Partial<ApprovalNotice> = {}): ApprovalNotice => ({
@@ -25,3 +25,7 @@ export const ownerNotice = (overrides: Partial<OwnerNotice> = {}): OwnerNotice =
   runUrl: 'https://api.example.com/v1/runs/run_abc123',
   ...overrides,
 });
+
+/** An SNS reach declaring each of `approvers` for every owner (`*`), as tests of other concerns need. */
+export const forEveryOwner = (...approvers: string[]) =>
+  declaredApprovers('sns', Object.fromEntries(approvers.map((approver) => [approver, ['*']])));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { snsNotifier, snsOwnerNotifier } from '../../shared/notify/index.ts';
-import { notice, ownerNotice } from './fixtures.ts';
+import { declaredApprovers, snsNotifier, snsOwnerNotifier } from '../../shared/notify/index.ts';
+import { forEveryOwner, notice, ownerNotice } from './fixtures.ts';
 import { type SnsWire, startSnsWire } from './sns-wire.ts';
 
 let wire: SnsWire;
@@ -17,8 +17,8 @@ const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:wf-approval-notices';
 const OWNER_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:wf-owner-notices';
 
 describe('snsNotifier', () => {
-  it('publishes one awsQuery Publish to the topic with subject, body, link and the approver attribute', async () => {
-    await snsNotifier(wire.client, TOPIC, ['boss@example.com']).notify(notice());
+  it('publishes one awsQuery Publish to the topic with subject, body, link and the approver and owner attributes', async () => {
+    await snsNotifier(wire.client, TOPIC, forEveryOwner('boss@example.com')).notify(notice());
 
     expect(wire.calls).toHaveLength(1);
     const { params, contentType } = wire.calls[0]!;
@@ -26,8 +26,9 @@ describe('snsNotifier', () => {
     expect(params.get('Action')).toBe('Publish');
     expect(params.get('Version')).toBe('2010-03-31');
     expect(params.get('TopicArn')).toBe(TOPIC);
-    expect(params.get('Subject')).toBe('Approval needed: notes_append (release-notes)');
+    expect(params.get('Subject')).toBe('[team-a] Approval needed: notes_append (release-notes)');
     const message = params.get('Message')!;
+    expect(message).toContain('Owner:      team-a (who asks)');
     expect(message).toContain('https://approve.example.com/approvals/apr_0123456789?t=eyJhcHByb3Zh.c2ln');
     expect(message).toContain('Workflow:   release-notes');
     expect(message).toContain('Run:        run_abc123');
@@ -37,24 +38,27 @@ describe('snsNotifier', () => {
     expect(params.get('MessageAttributes.entry.1.Value.DataType')).toBe('String');
     // Lower-cased, as the subscriptions' filter policies list the approvers.
     expect(params.get('MessageAttributes.entry.1.Value.StringValue')).toBe('boss@example.com');
+    // The run's owner, exactly: the subscription accepts only the owners the approver was declared for.
+    expect(params.get('MessageAttributes.entry.2.Name')).toBe('owner');
+    expect(params.get('MessageAttributes.entry.2.Value.StringValue')).toBe('team-a');
   });
 
   it('keeps the subject within SNS rules: printable ASCII, one line, under 100 characters', async () => {
-    await snsNotifier(wire.client, TOPIC, ['boss@example.com']).notify(
+    await snsNotifier(wire.client, TOPIC, forEveryOwner('boss@example.com')).notify(
       notice({ workflowName: `Release ✨ notes\n${'x'.repeat(200)}` }),
     );
 
     const subject = wire.calls[0]!.params.get('Subject')!;
     expect(subject.length).toBeLessThan(100);
     expect(subject).toMatch(/^[\x20-\x7e]+$/);
-    expect(subject.startsWith('Approval needed: notes_append (Release ? notes?')).toBe(true);
+    expect(subject.startsWith('[team-a] Approval needed: notes_append (Release ? notes?')).toBe(true);
   });
 
   it('rejects when SNS answers an error, so the caller knows the approver was not told', async () => {
     wire.failWith = { status: 400, code: 'InvalidParameter' };
 
     await expect(
-      snsNotifier(wire.client, TOPIC, ['boss@example.com']).notify(notice()),
+      snsNotifier(wire.client, TOPIC, forEveryOwner('boss@example.com')).notify(notice()),
     ).rejects.toMatchObject({
       name: 'InvalidParameterException',
     });
@@ -62,13 +66,33 @@ describe('snsNotifier', () => {
 });
 
 describe('snsNotifier reach', () => {
-  it('reaches only the subscribed approvers, compared as the filter policies compare them', () => {
-    const notifier = snsNotifier(wire.client, TOPIC, ['Boss@Example.com ', 'ops@example.com']);
+  it('reaches only the declared approvers, each for their owners, compared as the filter policies compare them', () => {
+    const notifier = snsNotifier(
+      wire.client,
+      TOPIC,
+      declaredApprovers('sns', { 'Boss@Example.com ': ['team-a'], 'ops@example.com': ['*'] }),
+    );
 
-    expect(notifier.reaches('boss@example.com')).toBe(true);
-    expect(notifier.reaches(' OPS@example.com')).toBe(true);
-    expect(notifier.reaches('eve@example.com')).toBe(false);
-    expect(snsNotifier(wire.client, TOPIC, []).reaches('boss@example.com')).toBe(false);
+    expect(notifier.reaches('boss@example.com', 'team-a')).toBe(true);
+    expect(notifier.reaches('boss@example.com', 'team-b')).toBe(false);
+    expect(notifier.reaches(' OPS@example.com', 'team-b')).toBe(true);
+    expect(notifier.reaches('eve@example.com', 'team-a')).toBe(false);
+    expect(
+      snsNotifier(wire.client, TOPIC, declaredApprovers('sns', {})).reaches('boss@example.com', 'team-a'),
+    ).toBe(false);
+  });
+
+  it("refuses to publish a notice to an approver not declared for the notice's owner, whoever calls it", async () => {
+    const notifier = snsNotifier(
+      wire.client,
+      TOPIC,
+      declaredApprovers('sns', { 'boss@example.com': ['team-a'] }),
+    );
+
+    await expect(notifier.notify(notice({ owner: 'team-b' }))).rejects.toMatchObject({
+      name: 'ApproverNotDeclaredError',
+    });
+    expect(wire.calls).toEqual([]);
   });
 });
 

@@ -69,7 +69,7 @@ export function grantRoutes(deps: ApiDeps & { jobs: NonNullable<ApiDeps['jobs']>
   app.post('/:clientId/revoke', async (c) => {
     const grant = await revokeGrant(grantDeps, actorOf(c), clientIdOf(c.req.param('clientId')));
     // Queued jobs of a revoked grant never start: end them now rather than at the next sweep.
-    await promoteQueued(jobsDepsOf(deps), grant.grantId, grant.clientId);
+    await promoteQueued(jobsDepsOf(deps), { owner: actorOf(c).owner, ...grant });
     return c.json({ grant });
   });
   return app;

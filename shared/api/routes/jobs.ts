@@ -28,7 +28,8 @@ export function jobCallerOf(identity: Identity): JobCaller {
     );
   return {
     clientId: identity.client,
-    owner: identity.owner === '' ? undefined : identity.owner,
+    // '' when the credential proves no owner: no grant applies (not_granted).
+    owner: identity.owner,
     principal: identity.principal,
   };
 }

@@ -24,7 +24,7 @@ const EnvSchema = z.object({
   [ENV.signingSecretArn]: z.string().optional(),
   [ENV.approvalTopicArn]: z.string().optional(),
   [ENV.auditSigningKeyArn]: z.string().optional(),
-  [ENV.approvers]: z.string().optional(),
+  [ENV.approverOwners]: z.string().optional(),
   [ENV.ownerTopicArn]: z.string().optional(),
   [ENV.apiUrl]: z.string().optional(),
 });

@@ -5,11 +5,11 @@
  */
 import { ENV } from '../../../infra/constructs/env-names.ts';
 import type { HumanTaskDeps, RequestHumanTaskDeps } from '../../human-tasks/index.ts';
-import { parseApproverList } from '../../notify/reach.ts';
 import { snsNotifier } from '../../notify/sns.ts';
 import { systemClock } from '../clock.ts';
 import { handlerTelemetry } from '../telemetry.ts';
 import { awsKeyring, awsPublicBaseUrl, awsTaskTokens } from './approvals.ts';
+import { awsApproverReach } from './approver-reach.ts';
 import { awsEnv } from './env.ts';
 import { awsSns } from './notices.ts';
 import { awsStore } from './store.ts';
@@ -31,6 +31,6 @@ export async function requestHumanTaskDeps(): Promise<RequestHumanTaskDeps> {
   if (!topic) throw new Error(`${ENV.approvalTopicArn} is not set: task notices have nowhere to go`);
   return {
     ...(await humanTaskAppDeps()),
-    notifier: snsNotifier(awsSns(), topic, parseApproverList(env[ENV.approvers])),
+    notifier: snsNotifier(awsSns(), topic, awsApproverReach(env)),
   };
 }

@@ -1,11 +1,11 @@
 /** The composition of request-approval: signed links out through the approval topic, owner notices. */
 import { ENV } from '../../../infra/constructs/env-names.ts';
 import type { RequestApprovalDeps } from '../../approvals-http/request-approval.ts';
-import { parseApproverList } from '../../notify/reach.ts';
 import { snsNotifier } from '../../notify/sns.ts';
 import { systemClock } from '../clock.ts';
 import { handlerTelemetry } from '../telemetry.ts';
 import { awsKeyring, awsPublicBaseUrl, awsTaskTokens } from './approvals.ts';
+import { awsApproverReach } from './approver-reach.ts';
 import { awsEnv } from './env.ts';
 import { awsOwnerNotices, awsSns } from './notices.ts';
 import { awsStore } from './store.ts';
@@ -20,7 +20,7 @@ export async function requestApprovalDeps(): Promise<RequestApprovalDeps> {
     clock: systemClock,
     keyring: await awsKeyring(),
     publicBaseUrl: awsPublicBaseUrl(),
-    notifier: snsNotifier(awsSns(), topic, parseApproverList(env[ENV.approvers])),
+    notifier: snsNotifier(awsSns(), topic, awsApproverReach(env)),
     taskTokens: awsTaskTokens(),
     ...(owners ? { owners } : {}),
     logger: handlerTelemetry().logger,
