@@ -1,7 +1,7 @@
 /**
  * What DynamoDB (and the document client's marshaller) can store, checked before anything is written, so an
  * unstorable value is a 400 naming the field instead of a 500 from the SDK: nesting depth, numbers the
- * marshaller refuses or DynamoDB cannot represent, empty, prototype-polluting or `constructor` field names,
+ * marshaller refuses or DynamoDB cannot represent, empty or prototype-polluting field names,
  * lone UTF-16 surrogates, and item size. The walk is iterative, so no input can overflow the stack.
  */
 import { type FieldError, formatPath } from '../workflow-file/errors.ts';
@@ -79,9 +79,7 @@ export function storableProblems(
         for (const [key, child] of Object.entries(current)) {
           if (key === '') add(path, 'has an empty field name, which cannot be stored');
           else if (key === '__proto__') add([...path, key], "'__proto__' is not allowed as a field name");
-          // The document client's marshaller picks a value's DynamoDB type by `value.constructor.name`: an
-          // own `constructor` field (`{"constructor": "x"}`) makes it refuse the item (a 500) or misread it.
-          else if (key === 'constructor') add([...path, key], "'constructor' is not allowed as a field name");
+          // A `constructor` field is stored as it is (shared/store/own-constructor-keys.ts).
           else if (!wellFormed(key)) add(path, 'has a field name that is not valid Unicode text');
           else if (key.length > MAX_FIELD_NAME_CHARS)
             add(path, `has a field name longer than ${MAX_FIELD_NAME_CHARS} characters`);

@@ -1,6 +1,7 @@
 /** DynamoDB document client construction, once per container. */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { storeOwnConstructorFields } from './own-constructor-keys.ts';
 
 export type StoreConfig = {
   tableName: string;
@@ -27,6 +28,7 @@ export function createStoreContext(config: StoreConfig): StoreContext {
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
+  storeOwnConstructorFields(doc);
   return { doc, table: config.tableName };
 }
 
