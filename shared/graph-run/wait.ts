@@ -9,6 +9,7 @@ import { sha256Hex } from '../audit/index.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';
 import type { FirstTurnPlanning } from '../core/first-reservation.ts';
 import type { Clock, Ids } from '../core/ports.ts';
+import { RunConflictError } from '../core/store-errors.ts';
 import type { ExecutionsPort } from '../runs/ports.ts';
 import { startExecutionFor } from '../runs/start-run.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
@@ -150,13 +151,18 @@ async function startChild(
     await deps.answer(token, childAnswer(child));
     return 'answered';
   }
-  if (!child.executionArn) {
+  // Only a pending child can be unstarted (its execution is what moves it); an earlier release recorded the ARN.
+  if (!child.executionArn && child.status === 'pending') {
     // Idempotent by name (the child run id): a retried wait starts the same execution.
     const { executionArn } = await startExecutionFor(deps.executions, child, childRunId);
+    // Named after the child run, its ARN is derived (shared/runs/execution-arn.ts): nothing to record, and no
+    // write to race the child's first commit.
+    if (deps.executions.arnOf?.(child.kind, child.runId) === executionArn) return 'child_started';
     try {
       await deps.store.commit({ run: child, next: { ...child, executionArn } });
-    } catch {
+    } catch (error) {
       // The child's first step moved it first: the arn is a convenience for cancelling, read again later.
+      if (!(error instanceof RunConflictError)) throw error;
     }
   }
   return 'child_started';

@@ -42,8 +42,12 @@ const graph = {
 describe('an external step on the store', () => {
   const h = apiHarness();
 
-  it('starts one child external run per attempt; the backstop timeout fails the step and cancels the child', async () => {
-    const saved = await h.alice.post('/v1/workflows', graph);
+  /** A graph run whose `build` step is an external task, with executions that record each start. */
+  async function externalStepRun(derivedArns = false) {
+    const saved = await h.alice.post('/v1/workflows', {
+      ...graph,
+      name: `${graph.name}${derivedArns ? '-derived' : ''}`,
+    });
     expect(saved.status).toBe(201);
     const version = await h.store.getWorkflowVersion(h.owners.alice, saved.body.workflow.workflowId, 1);
     const prepared = prepareRun({
@@ -57,6 +61,9 @@ describe('an external step on the store', () => {
     const { run } = await h.store.createRun(prepared);
     const starts: { name: string; runId: string }[] = [];
     const executions: ExecutionsPort = {
+      ...(derivedArns
+        ? { arnOf: (_kind: unknown, name: string) => `arn:aws:states:local:0:execution:external:${name}` }
+        : {}),
       start: async () => ({ executionArn: 'arn:agent' }),
       stop: async () => undefined,
       external: {
@@ -79,6 +86,11 @@ describe('an external step on the store', () => {
       },
     };
 
+    return { run, deps, starts };
+  }
+
+  it('starts one child external run per attempt; the backstop timeout fails the step and cancels the child', async () => {
+    const { run, deps, starts } = await externalStepRun();
     // Advance: the step runs with the payload rendered (a whole {{ }} keeps its type); the wait's timeout is a backstop.
     const next = await advanceGraphRun(deps, run.runId);
     expect(next).toEqual({
@@ -119,5 +131,24 @@ describe('an external step on the store', () => {
     expect(failed).toMatchObject({ status: 'failed', error: { name: 'TimedOut' } });
     expect(failed?.taskToken).toBeUndefined();
     expect((await h.store.getRun(childRunId))?.external?.cancelRequested).toMatchObject({ by: 'system' });
+  });
+
+  it("records no ARN for a child its port derives the ARN of: no write after the start to race the child's first commit", async () => {
+    const { run, deps, starts } = await externalStepRun(true);
+    await advanceGraphRun(deps, run.runId);
+    const ref = { runId: run.runId, stepId: 'build', type: 'external_task' as const, attempt: 1 };
+    const childRunId = childRunIdFor(run.runId, 'build', 1);
+    expect(await startStepWait(deps, { ...ref, taskToken: 'token-1' })).toBe('child_started');
+    const child = await h.store.getRun(childRunId);
+    const created = child?.rev;
+    expect(child?.executionArn).toBeUndefined();
+    expect(child?.rev).toBe(created);
+    // A retried wait finds the child still pending: started again by the same name (idempotent), nothing written.
+    expect(await startStepWait(deps, { ...ref, taskToken: 'token-2' })).toBe('child_started');
+    expect(starts).toEqual([
+      { name: childRunId, runId: childRunId },
+      { name: childRunId, runId: childRunId },
+    ]);
+    expect((await h.store.getRun(childRunId))?.rev).toBe(created);
   });
 });
