@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { exceedsDepth, storableIssues } from '../../shared/api/index.ts';
+import { refundGraph } from '../graph/fixtures.ts';
 import { baseGrant } from '../jobs/support.ts';
 import { nested } from './fuzz-arbitraries.ts';
 import { apiHarness, definition } from './helpers.ts';
@@ -106,4 +107,22 @@ describe('a grant with a constructor field', () => {
       expect((await h.alice.get(`/v1/grants/${clientId}`)).body.grant.version).toBe(1);
     },
   );
+});
+
+describe('a human-task form with a constructor field', () => {
+  const h = apiHarness();
+
+  // The task record copies its form from the saved graph: the definition's check is the form's.
+  it('is refused when the graph is saved (400 naming the field), so no task record can carry it', async () => {
+    const graph = refundGraph();
+    graph.nodes[2].form.properties.constructor = { type: 'string' };
+
+    const reply = await h.alice.post('/v1/workflows', graph);
+
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.fields).toContainEqual({
+      path: 'nodes[2].form.properties.constructor',
+      message: expect.stringContaining("'constructor' is not allowed"),
+    });
+  });
 });
