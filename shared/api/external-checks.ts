@@ -1,8 +1,8 @@
 /**
  * Save-time checks of external work against this deployment: the engine of a `kind: external` definition, and
- * of every `external_task` node of a graph, must be registered and enabled (a run could not start otherwise);
- * an external workflow delivers to stored, report or alert (an HTTP destination resolves a connector of an
- * agent definition). Each refusal is a 400 naming the field (a graph's, the node too); nothing is written.
+ * of every `external_task` node of a graph, must be registered and enabled (a run could not start otherwise).
+ * Each refusal is a 400 naming the field (a graph's, the node too); nothing is written. (An external or graph
+ * workflow's http destination is the definition schema's to refuse: schemas/destination.ts.)
  */
 import { ExternalEngineUnavailableError } from '../external/index.ts';
 import type { AnyWorkflowDefinition } from '../schemas/any-workflow.ts';
@@ -20,11 +20,6 @@ export function checkExternalDefinition(
   if (definition.kind !== 'external') return;
   const problem = engineProblem(deps, definition.engine);
   if (problem) throw invalid([{ path: 'engine', message: problem }], 'invalid workflow definition');
-  if (definition.destination.type === 'http')
-    throw invalid(
-      [{ path: 'destination.type', message: 'external workflows deliver to stored, report or alert' }],
-      'invalid workflow definition',
-    );
 }
 
 /** Every external_task node whose engine this deployment does not enable: one issue each. */

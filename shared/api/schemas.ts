@@ -17,7 +17,7 @@ import { TranscriptMessageSchema } from '../schemas/message.ts';
 import { RunSchema, RunStatusSchema } from '../schemas/run.ts';
 import { TriggerSchema } from '../schemas/trigger.ts';
 import { WorkflowHeadSchema, WorkflowIdSchema, WorkflowVersionSchema } from '../schemas/workflow-record.ts';
-import { MAX_VALUE_DEPTH, type StorableLimits, storableProblems } from './storable.ts';
+import { MAX_VALUE_DEPTH, refineStorable, type StorableLimits } from './storable.ts';
 
 // ---------------------------------------------------------------- limits
 
@@ -33,20 +33,12 @@ export const RUN_INPUT_LIMITS: StorableLimits = {
   indented: true,
 };
 
-/** Adds a storability check to a schema, reporting each problem at its path. */
-function storable(limits: StorableLimits, at: PropertyKey[] = []) {
-  return (value: unknown, ctx: z.RefinementCtx) => {
-    for (const problem of storableProblems(value, limits, at))
-      ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
-  };
-}
-
 // ---------------------------------------------------------------- requests
 
 /** A workflow definition of any kind as a request body (JSON or YAML), stored as one immutable version. */
 // Pure: only the workflow-write routes and the OpenAPI document use it; other bundles drop it (and Ajv, JSONata).
 export const WorkflowDefinitionBodySchema = /* @__PURE__ */ AnyWorkflowDefinitionSchema.superRefine(
-  /* @__PURE__ */ storable(DEFINITION_LIMITS),
+  /* @__PURE__ */ refineStorable(DEFINITION_LIMITS),
 );
 
 /**
@@ -62,7 +54,7 @@ export const StartRunBodySchema = z
   })
   .strict()
   .superRefine((body, ctx) => {
-    if (body.input !== undefined) storable(RUN_INPUT_LIMITS, ['input'])(body.input, ctx);
+    if (body.input !== undefined) refineStorable(RUN_INPUT_LIMITS, ['input'])(body.input, ctx);
   });
 
 /** `Idempotency-Key` header of a run start: printable ASCII without spaces. */
@@ -160,7 +152,7 @@ export const PutEventsEntryBodySchema = z
         const detail = parseJsonObject(text);
         if (!detail)
           ctx.addIssue({ code: 'custom', message: 'must be a JSON object as a string, e.g. "{}"' });
-        else storable(DETAIL_LIMITS)(detail, ctx);
+        else refineStorable(DETAIL_LIMITS)(detail, ctx);
       }),
     Resources: ResourcesSchema.optional(),
     Time: z
@@ -208,7 +200,7 @@ export const LocalEventEnvelopeBodySchema = z
     detail: z.record(z.string(), z.unknown()),
   })
   .strict()
-  .superRefine((event, ctx) => storable(DETAIL_LIMITS, ['detail'])(event.detail, ctx));
+  .superRefine((event, ctx) => refineStorable(DETAIL_LIMITS, ['detail'])(event.detail, ctx));
 
 export const LocalEventsBodySchema = z.union([PutEventsBodySchema, LocalEventEnvelopeBodySchema]);
 

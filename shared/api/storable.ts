@@ -4,6 +4,7 @@
  * marshaller refuses or DynamoDB cannot represent, empty or prototype-polluting field names,
  * lone UTF-16 surrogates, and item size. The walk is iterative, so no input can overflow the stack.
  */
+import type * as z from 'zod';
 import { type FieldError, formatPath } from '../workflow-file/errors.ts';
 
 /** DynamoDB allows 32 levels of nesting in an item; values sit one or two levels down, so they get fewer. */
@@ -98,6 +99,14 @@ export function storableProblems(
     }
   }
   return issues;
+}
+
+/** A zod refinement adding each problem of the value at its path (for `.superRefine` on a request schema). */
+export function refineStorable(limits: StorableLimits, at: PropertyKey[] = []) {
+  return (value: unknown, ctx: z.RefinementCtx): void => {
+    for (const problem of storableProblems(value, limits, at))
+      ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
+  };
 }
 
 /** Depth of the deepest container path, counted without recursion and stopping once `limit` is passed. */

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { BudgetSchema } from '../schemas/budget.ts';
 import { WorkflowNameSchema } from '../schemas/common.ts';
 import { CredRefsSchema } from '../schemas/credentials.ts';
-import { DestinationSchema } from '../schemas/destination.ts';
+import { agentOnlyDestinationIssues, DestinationSchema } from '../schemas/destination.ts';
 import { TriggerSchema } from '../schemas/trigger.ts';
 import { CheckedTriggerSchema } from '../schemas/trigger-checks.ts';
 
@@ -98,10 +98,15 @@ export const ExternalDefinitionShapeSchema =
   ExternalDefinitionFieldsSchema.superRefine(externalDefinitionIssues);
 
 const savedExternalDefinitionSchema = () =>
-  ExternalDefinitionFieldsSchema.extend({ trigger: CheckedTriggerSchema }).superRefine(
-    externalDefinitionIssues,
-  );
+  ExternalDefinitionFieldsSchema.extend({ trigger: CheckedTriggerSchema }).superRefine((definition, ctx) => {
+    externalDefinitionIssues(definition, ctx);
+    for (const issue of agentOnlyDestinationIssues(definition.destination, 'external'))
+      ctx.addIssue({ code: 'custom', ...issue });
+  });
 
-/** An external definition being saved: the shape and the trigger's save-time checks (pure: readers drop it). */
+/**
+ * An external definition being saved: the shape, the trigger's save-time checks and no http destination
+ * (pure: readers drop it).
+ */
 export const ExternalDefinitionSchema = /* @__PURE__ */ savedExternalDefinitionSchema();
 export type ExternalDefinition = z.output<typeof ExternalDefinitionSchema>;

@@ -4,13 +4,8 @@
  * The rules, with an example error for each: docs/graph-workflows.md, "Validation".
  */
 import type * as z from 'zod';
-import {
-  addIssues,
-  type CheckIssue,
-  connectorIssues,
-  destinationIssues,
-  gateIssues,
-} from '../schemas/action-checks.ts';
+import { addIssues, type CheckIssue, connectorIssues, gateIssues } from '../schemas/action-checks.ts';
+import { agentOnlyDestinationIssues } from '../schemas/destination.ts';
 import { branchIssues } from './branches.ts';
 import type { GraphDefinitionShape } from './definition.ts';
 import { checkExpression } from './expression-checks.ts';
@@ -50,7 +45,7 @@ function workflowIssues(definition: GraphDefinitionShape): CheckIssue[] {
   );
   const issues = [
     ...connectorIssues(definition.connectors, definition.credRefs),
-    ...destinationIssues(definition.destination, definition.connectors),
+    ...agentOnlyDestinationIssues(definition.destination, 'graph'),
     ...gateIssues({
       gates: definition.gates,
       approvals: definition.approvals,

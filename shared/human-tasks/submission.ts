@@ -4,6 +4,7 @@
  * Only declared fields are read; anything else in the body is ignored.
  */
 
+import { MAX_VALUE_DEPTH, storableProblems } from '../api/storable.ts';
 import { type FormField, formFields } from '../graph/form.ts';
 import { compileSchema, type ErrorObject, type ValidateFunction } from '../json-schema/index.ts';
 
@@ -83,7 +84,11 @@ export function readSubmission(
       continue;
     }
     const value = readValue(field, posted[0]);
-    if (value instanceof FieldError) errors[field.name] = value.message;
+    // A number the JSON Schema allows may still be one DynamoDB cannot hold (1e20, 1e-200): the recorded
+    // submission would be a 500, so it is this field's error.
+    const unstorable =
+      value instanceof FieldError ? value : storableProblems(value, { maxDepth: MAX_VALUE_DEPTH })[0];
+    if (unstorable) errors[field.name] = unstorable.message;
     else if (value !== undefined) values[field.name] = value;
   }
   const validate = validatorFor(form);

@@ -3,6 +3,7 @@
  * the MCP tools: one zod schema per concept, so both surfaces validate and describe the same input.
  */
 import * as z from 'zod';
+import { MAX_VALUE_DEPTH, refineStorable, type StorableLimits } from '../api/storable.ts';
 import { ActionNameSchema, IsoTimeSchema, UsageSchema, WorkflowNameSchema } from '../schemas/common.ts';
 import { ConnectorSchema } from '../schemas/connector.ts';
 import { CredRefsSchema } from '../schemas/credentials.ts';
@@ -87,12 +88,24 @@ export const GrantSpecSchema = z
 export type GrantSpec = z.output<typeof GrantSpecSchema>;
 export type GrantSpecInput = z.input<typeof GrantSpecSchema>;
 
+/**
+ * A grant is stored whole in its record and each history version: like a workflow version, well under
+ * DynamoDB's 400 KB item limit, and only with field names the document client can marshal (a connector
+ * input property, gate or connector named `constructor` was a 500).
+ */
+const GRANT_LIMITS: StorableLimits = { maxDepth: MAX_VALUE_DEPTH, maxBytes: 350_000 };
+const storableGrant = refineStorable(GRANT_LIMITS, ['grant']);
+
 /** `POST /v1/grants`: grant a client. */
-export const CreateGrantSchema = z.object({ clientId: ClientIdSchema, grant: GrantSpecSchema }).strict();
+export const CreateGrantSchema = z
+  .object({ clientId: ClientIdSchema, grant: GrantSpecSchema })
+  .strict()
+  .superRefine((body, ctx) => storableGrant(body.grant, ctx));
 /** `POST /v1/grants/{clientId}/narrow|widen`: the whole new grant, fenced on the version it replaces. */
 export const ChangeGrantSchema = z
   .object({ grant: GrantSpecSchema, expectedVersion: z.number().int().positive().optional() })
-  .strict();
+  .strict()
+  .superRefine((body, ctx) => storableGrant(body.grant, ctx));
 
 /** A stored grant as the owner reads it. */
 export const GrantViewSchema = z.object({

@@ -29,3 +29,21 @@ export const DestinationSchema = z.discriminatedUnion('type', [
     .strict(),
 ]);
 export type Destination = z.infer<typeof DestinationSchema>;
+
+/**
+ * Deliver resolves an `http` destination's connector and gate in an agent definition (shared/core/deliver.ts),
+ * so only agent workflows may declare one; a graph's or an external workflow's would fail at delivery. The
+ * save-time issue of the other kinds, at `destination.type`.
+ */
+export function agentOnlyDestinationIssues(
+  destination: Destination,
+  kind: 'graph' | 'external',
+): { path: PropertyKey[]; message: string }[] {
+  if (destination.type !== 'http') return [];
+  return [
+    {
+      path: ['destination', 'type'],
+      message: `${kind} workflows deliver to stored, report or alert (an http destination needs an agent workflow)`,
+    },
+  ];
+}

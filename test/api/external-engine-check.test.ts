@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_ENGINE_FACTORIES } from '../../shared/external/builtins.ts';
 import { createEngineRegistry } from '../../shared/external/index.ts';
+import { validateWorkflowDefinition } from '../../shared/workflow-file/index.ts';
+import { refundGraph } from '../graph/fixtures.ts';
 import { apiHarness, itemsOf, ownTableName } from './helpers.ts';
 
 const external = {
@@ -69,5 +71,40 @@ describe('Saving an external workflow with an HTTP destination', () => {
     });
     expect(reply.status).toBe(400);
     expect(reply.body.error.fields[0].path).toBe('destination.type');
+  });
+
+  it('is refused by the workflow file check too (wf validate agrees with the API)', () => {
+    const result = validateWorkflowDefinition({
+      ...external,
+      destination: { type: 'http', action: 'notify_hook' },
+    });
+    expect(result.ok ? [] : result.errors).toEqual([
+      { path: 'destination.type', message: expect.stringContaining('stored, report or alert') },
+    ]);
+  });
+});
+
+describe('Saving a graph workflow with an HTTP destination', () => {
+  const h = apiHarness({ tableName });
+  // Deliver resolves an HTTP destination's connector and gate in an agent definition: a graph's threw at
+  // delivery (WorkflowKindError), so the run never recorded a delivery.
+  it('is refused naming destination.type, and nothing is written', async () => {
+    const graph = refundGraph();
+    graph.connectors.notify_hook = {
+      kind: 'http',
+      description: 'Tell the team.',
+      method: 'POST',
+      url: 'http://127.0.0.1:4010/hook',
+    };
+    graph.destination = { type: 'http', action: 'notify_hook' };
+    const before = await itemsOf(h.store, h.owners.alice);
+
+    const reply = await h.alice.post('/v1/workflows', graph);
+
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.fields).toEqual([
+      { path: 'destination.type', message: expect.stringContaining('stored, report or alert') },
+    ]);
+    expect(await itemsOf(h.store, h.owners.alice)).toBe(before);
   });
 });

@@ -194,6 +194,21 @@ describe('POST /human-tasks/:id', () => {
     expect(fixed.status).toBe(200);
   });
 
+  it.each([
+    ['1e20', 'is too large to store exactly'],
+    ['1e-200', 'is too small to store'],
+  ])(
+    'a number DynamoDB cannot store (%s) is a field error, not a 500; nothing is recorded',
+    async (amount, message) => {
+      const s = await scenario();
+      const before = await s.snapshot();
+      const { response, html } = await s.submit({ decision: '0', reference: 'abc', amount });
+      expect(response.status).toBe(422);
+      expect(html).toContain(`<p class="error" id="e-amount">${message}`);
+      expect(await s.snapshot()).toEqual(before);
+    },
+  );
+
   it('a missing required field is named', async () => {
     const s = await scenario();
     const { response, html } = await s.submit({ decision: '0' });
