@@ -23,7 +23,7 @@ import {
 } from './queue-store.ts';
 import type { JobRecord } from './records.ts';
 import { DEFAULT_RETRY_POLICY, dispositionOf } from './retry.ts';
-import { attemptDefinition, tallyWith } from './spend.ts';
+import { attemptDefinition, exhausted, remainingSpend, settledSpend, tallyWith } from './spend.ts';
 
 /** Run idempotency markers of jobs are kept as long as those of API starts. */
 const RUN_MARKER_TTL_SECONDS = 7 * 24 * 3600;
@@ -125,6 +125,21 @@ export async function promoteQueued(deps: JobsDeps, ref: GrantRef): Promise<numb
         continue;
       }
       if (job.notBefore && Date.parse(job.notBefore) > nowMs) continue;
+      // A retry queued before the job's tally existed counts its attempts as all they were given: when nothing
+      // is left, it ends here instead of starting a run with no budget.
+      if (job.previousRunIds.length > 0 && exhausted(remainingSpend(job))) {
+        const spent = settledSpend(job);
+        await endQueued(deps, job, {
+          status: 'failed',
+          stopReason: 'budget_exceeded',
+          error: {
+            name: 'JobBudgetSpent',
+            message: `not retried: the job's budget is spent ($${spent.usd} of $${job.constraints.budget.maxUsdPerJob}, ${spent.turns} of ${job.constraints.maxTurns} turns)`,
+          },
+        });
+        moved = true;
+        continue;
+      }
       const now = isoNow(deps.clock);
       const { notBefore: _notBefore, ...rest } = job;
       const next: JobRecord = { ...rest, state: 'starting', updatedAt: now };

@@ -14,22 +14,23 @@ describe('Function: sweepJobs', () => {
   });
   afterAll(() => e2e.close());
 
-  it('starts a job a crash left holding a slot without a run, and promotes what waits behind it', async () => {
-    const caller = await grantClient(e2e.stack, 'crash-bot', baseGrant({ concurrency: 1 }));
+  /** A grant for `clientId` (concurrency 1) and a maker of its queued jobs, admitted as the API would. */
+  async function queueOf(clientId: string) {
+    const caller = await grantClient(e2e.stack, clientId, baseGrant({ concurrency: 1 }));
     const grant = (
       await e2e.stack.store.ctx.doc.send(
         new (
           await import('@aws-sdk/lib-dynamodb')
         ).GetCommand({
           TableName: e2e.stack.store.ctx.table,
-          Key: jobKeys.grantHead(e2e.stack.owner, 'crash-bot'),
+          Key: jobKeys.grantHead(e2e.stack.owner, clientId),
         }),
       )
     ).Item as { grantId: string; version: number };
     const spec = GrantSpecSchema.parse(baseGrant({ concurrency: 1 }));
     const definition = definitionFor(spec, ['current_time'], 'claude-sonnet-5-5', 2);
     if (!definition.success) throw new Error('bad definition');
-    const make = async (prompt: string): Promise<JobRecord> => {
+    const make = async (prompt: string, overrides: Partial<JobRecord> = {}): Promise<JobRecord> => {
       const number = await nextJobNumber(e2e.stack.store.ctx, grant.grantId);
       const now = new Date().toISOString();
       const job: JobRecord = {
@@ -37,7 +38,7 @@ describe('Function: sweepJobs', () => {
         jobId: jobIdOf(grant.grantId, number),
         number,
         owner: 'local',
-        clientId: 'crash-bot',
+        clientId,
         grantId: grant.grantId,
         state: 'queued',
         prompt,
@@ -59,10 +60,16 @@ describe('Function: sweepJobs', () => {
         cancelRequested: false,
         createdAt: now,
         updatedAt: now,
+        ...overrides,
       };
       expect(await admitJob(e2e.stack.store.ctx, job, 10, 0)).toBe('admitted');
       return job;
     };
+    return { caller, grant, make };
+  }
+
+  it('starts a job a crash left holding a slot without a run, and promotes what waits behind it', async () => {
+    const { caller, grant, make } = await queueOf('crash-bot');
     // Prepare: job 1 took the only slot and the process died before creating its run; job 2 waits.
     const first = await make('first');
     const second = await make('second');
@@ -76,5 +83,25 @@ describe('Function: sweepJobs', () => {
     expect((await pollJob(e2e.stack, caller, second.jobId)).status).toBe('done');
     const stored = await getJobRecord(e2e.stack.store.ctx, grant.grantId, first.number);
     expect(stored).toMatchObject({ state: 'ended', runsStarted: 1, attemptsMade: 1 });
+  });
+
+  it('ends a retry queued before the job tally existed, its budget counted spent, without starting a run', async () => {
+    const { grant, make } = await queueOf('legacy-bot');
+    // A record of the previous release: one attempt made, queued for its retry, no `spentUsd` tally.
+    const legacy = await make('legacy', {
+      previousRunIds: ['run_previous_attempt'],
+      attemptsMade: 1,
+      runsStarted: 1,
+    });
+
+    await sweepJobs(e2e.stack.jobs);
+
+    const stored = await getJobRecord(e2e.stack.store.ctx, grant.grantId, legacy.number);
+    expect(stored).toMatchObject({
+      state: 'ended',
+      runsStarted: 1,
+      final: { status: 'failed', stopReason: 'budget_exceeded' },
+    });
+    expect(stored?.runId).toBeUndefined();
   });
 });
