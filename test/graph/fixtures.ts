@@ -99,3 +99,29 @@ export const serviceNode = (id: string): Loose => ({
   action: 'http_request',
   args: { url: 'http://127.0.0.1:4010/ping', method: 'GET' },
 });
+
+/** A graph with one `review` human task for `assignee` (a 60 s timeout unless given), between start and end. */
+export const reviewGraph = (name: string, assignee: string, review: Loose = {}): Loose => ({
+  kind: 'graph',
+  name,
+  trigger: { type: 'on_demand' },
+  budget: { maxUsdPerRun: 1 },
+  approvals: { approvers: [assignee] },
+  nodes: [
+    { id: 'start', type: 'start' },
+    {
+      id: 'review',
+      type: 'human_task',
+      title: 'Review',
+      assignees: [assignee],
+      form: { type: 'object', properties: { approve: { type: 'boolean' } }, required: ['approve'] },
+      timeoutSeconds: 60,
+      ...review,
+    },
+    { id: 'done', type: 'end' },
+  ],
+  edges: [
+    { from: 'start', to: 'review' },
+    { from: 'review', to: 'done' },
+  ],
+});

@@ -19,34 +19,15 @@ import { inboxNotifier } from '../../shared/notify/index.ts';
 import { humanTaskId } from '../../shared/schemas/human-task.ts';
 import { keyring, PUBLIC_BASE, recordingLogger } from '../approvals-http/support.ts';
 import { FixedClock, seedRun, seedWorkflow, testStore } from '../support/store.ts';
+import { reviewGraph as reviewGraphOf } from './fixtures.ts';
 
 const store = testStore();
 const MANAGER = 'manager@example.com';
 
-const reviewGraph = () => ({
-  kind: 'graph',
-  name: 'review-timeout',
-  trigger: { type: 'on_demand' },
-  budget: { maxUsdPerRun: 1 },
-  approvals: { approvers: [MANAGER] },
-  nodes: [
-    { id: 'start', type: 'start' },
-    {
-      id: 'review',
-      type: 'human_task',
-      title: 'Review',
-      assignees: [MANAGER],
-      form: { type: 'object', properties: { approve: { type: 'boolean' } }, required: ['approve'] },
-      timeoutSeconds: 60,
-      onTimeout: { action: 'continue', output: { approve: false, note: 'timed out' } },
-    },
-    { id: 'done', type: 'end' },
-  ],
-  edges: [
-    { from: 'start', to: 'review' },
-    { from: 'review', to: 'done' },
-  ],
-});
+const reviewGraph = () =>
+  reviewGraphOf('review-timeout', MANAGER, {
+    onTimeout: { action: 'continue', output: { approve: false, note: 'timed out' } },
+  });
 
 /** Task tokens whose answers can be made to fail (Step Functions unreachable, or the wait already over). */
 function tokens() {

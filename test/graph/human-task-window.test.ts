@@ -16,34 +16,13 @@ import { inboxNotifier } from '../../shared/notify/index.ts';
 import { humanTaskId } from '../../shared/schemas/human-task.ts';
 import { keyring, PUBLIC_BASE, recordingLogger } from '../approvals-http/support.ts';
 import { FixedClock, seedRun, seedWorkflow, testStore } from '../support/store.ts';
+import { reviewGraph as reviewGraphOf } from './fixtures.ts';
 
 const store = testStore();
 const MANAGER = 'manager@example.com';
 const TIMEOUT_SECONDS = 60;
 
-const reviewGraph = () => ({
-  kind: 'graph',
-  name: 'review-window',
-  trigger: { type: 'on_demand' },
-  budget: { maxUsdPerRun: 1 },
-  approvals: { approvers: [MANAGER] },
-  nodes: [
-    { id: 'start', type: 'start' },
-    {
-      id: 'review',
-      type: 'human_task',
-      title: 'Review',
-      assignees: [MANAGER],
-      form: { type: 'object', properties: { approve: { type: 'boolean' } }, required: ['approve'] },
-      timeoutSeconds: TIMEOUT_SECONDS,
-    },
-    { id: 'done', type: 'end' },
-  ],
-  edges: [
-    { from: 'start', to: 'review' },
-    { from: 'review', to: 'done' },
-  ],
-});
+const reviewGraph = () => reviewGraphOf('review-window', MANAGER, { timeoutSeconds: TIMEOUT_SECONDS });
 
 async function graphRun() {
   const clock = new FixedClock();
