@@ -38,9 +38,9 @@ export type CostProfile = {
  */
 export const MEASURED_PROFILE: CostProfile = {
   measured:
-    "2026-12-02, npm run bench:cost-profile on the local stack (median of 3 runs per shape), request units by AWS's rule from the items sent and read, failed writes metered, run item under 1 KB",
+    "2026-12-02, npm run bench:cost-profile on the local stack (median of 3 runs per shape), request units by AWS's rule from the items sent and read, failed writes metered, run item under 1 KB, RequestApproval in one read and one write",
   fixed: { transitions: 1, dynamoReads: 9, dynamoWrites: 4, readUnits: 9, writeUnits: 23 },
   perTurn: { transitions: 2, dynamoReads: 2, dynamoWrites: 1, readUnits: 2, writeUnits: 12 },
   perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 13 },
-  perGatedTurn: { transitions: 1, dynamoReads: 7, dynamoWrites: 4, readUnits: 7.5, writeUnits: 47 },
+  perGatedTurn: { transitions: 1, dynamoReads: 5, dynamoWrites: 3, readUnits: 7, writeUnits: 43 },
 };
