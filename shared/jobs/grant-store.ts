@@ -11,25 +11,13 @@ import { definitionHash, type OwnerChangeType } from '../audit/index.ts';
 import type { StoreContext } from '../store/client.ts';
 import { decodeItem } from '../store/codec.ts';
 import { transactWithChange } from '../store/owner-changes.ts';
-import { getItem, queryPrefix } from '../store/reads.ts';
+import { queryPrefix } from '../store/reads.ts';
 import { TABLE_KEYS } from '../store/table.ts';
 import { GrantChangeError } from './errors.ts';
+import { type GrantHead, getGrantHead } from './grant-head.ts';
 import { type GrantRecord, GrantRecordSchema, grantIndexKeys, jobKeys } from './records.ts';
 
-/** A live grant and where it is stored: `legacy`, under the key of before grants were per owner. */
-export type GrantHead = { record: GrantRecord; legacy: boolean };
-
-/** `owner`'s live grant of `clientId`; another owner's grant of the same client id is never read. */
-export async function getGrantHead(
-  ctx: StoreContext,
-  owner: string,
-  clientId: string,
-): Promise<GrantHead | undefined> {
-  const record = await getItem(ctx, jobKeys.grantHead(owner, clientId), GrantRecordSchema);
-  if (record) return { record, legacy: false };
-  const legacy = await getItem(ctx, jobKeys.legacyGrantHead(clientId), GrantRecordSchema);
-  return legacy?.owner === owner ? { record: legacy, legacy: true } : undefined;
-}
+export { type GrantHead, getGrantHead } from './grant-head.ts';
 
 /** `owner`'s live grant of `clientId`, wherever it is stored. */
 export const getGrantRecord = async (

@@ -5,7 +5,8 @@
  */
 
 import type { LiveDelegation } from '../core/live-policy.ts';
-import { type GrantRecord, GrantRecordSchema, JobRecordSchema, jobKeys } from '../jobs/records.ts';
+import { getGrantHead } from '../jobs/grant-head.ts';
+import { JobRecordSchema, jobKeys } from '../jobs/records.ts';
 import { attemptDefinition } from '../jobs/spend.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
@@ -41,9 +42,7 @@ export async function getJobSnapshot(
  */
 export async function getLiveDelegation(ctx: StoreContext, run: Run): Promise<LiveDelegation | undefined> {
   if (run.trigger.type !== 'job') return undefined;
-  const grant: GrantRecord | undefined =
-    (await getItem(ctx, jobKeys.grantHead(run.owner, run.trigger.clientId), GrantRecordSchema)) ??
-    (await getItem(ctx, jobKeys.legacyGrantHead(run.trigger.clientId), GrantRecordSchema));
+  const grant = (await getGrantHead(ctx, run.owner, run.trigger.clientId))?.record;
   // Another owner's grant, or the client granted anew under another grant id, is no grant of this run.
   if (!grant || grant.owner !== run.owner || grant.grantId !== run.trigger.grantId) return undefined;
   if (grant.revoked) return { revoked: true };
