@@ -36,7 +36,12 @@ import {
 } from '../../shared/runs/audit-reader.ts';
 import { auditItems } from '../../shared/store/audit-items.ts';
 import { keys } from '../../shared/store/keys.ts';
-import { lambdaGet as lambdaGetOf, putItems } from '../support/lambda-pages.ts';
+import {
+  jsonText,
+  LAMBDA_RESPONSE_BYTES,
+  lambdaGet as lambdaGetOf,
+  putItems,
+} from '../support/lambda-pages.ts';
 import { apiHarness, definition, ownTableName } from './helpers.ts';
 
 const keyFiles = ensureLocalSigningKey(mkdtempSync(join(tmpdir(), 'wf-audit-pages-')));
@@ -46,10 +51,6 @@ const h = apiHarness({
   tableName: await ownTableName(),
   audit: { signer: localKeySigner(readFileSync(keyFiles.privateKey, 'utf8')), verifier },
 });
-/** Lambda's synchronous response limit, counted as the function's JSON result. */
-const LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024;
-/** JSON-looking text: every quote costs 4 bytes once the page is the `body` string of the Lambda result. */
-const jsonText = (bytes: number) => '{"key":"value","n":1}\n'.repeat(Math.ceil(bytes / 22)).slice(0, bytes);
 const AT = '2026-12-02T00:00:00.000Z';
 
 /** The API behind the Lambda adapter, as API Gateway invokes it, recording each result's size. */

@@ -6,12 +6,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type HumanTask, humanTaskId } from '../../shared/schemas/human-task.ts';
-import { lambdaGet as lambdaGetOf } from '../support/lambda-pages.ts';
+import { LAMBDA_RESPONSE_BYTES, lambdaGet as lambdaGetOf } from '../support/lambda-pages.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
 import { apiHarness, ownTableName } from './helpers.ts';
 
 const h = apiHarness({ tableName: await ownTableName() });
-const LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024;
 /**
  * A context value at its bound (4,000 characters as JSON), shown whole: control characters, stored as one
  * byte each and costing 7 once escaped inside the Lambda result, so DynamoDB's 1 MB Query page alone does

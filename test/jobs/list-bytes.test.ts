@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitJob } from '../../shared/jobs/index.ts';
 import { encodedBytes } from '../../shared/runs/response-bytes.ts';
+import { LAMBDA_RESPONSE_BYTES } from '../support/lambda-pages.ts';
 import {
   baseGrant,
   call,
@@ -19,7 +20,6 @@ import {
   textFixture,
 } from './support.ts';
 
-const LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024;
 const JOBS = 15;
 
 describe('GET /v1/jobs with large results', () => {
