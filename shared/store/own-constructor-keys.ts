@@ -31,13 +31,21 @@ export function withConstructorFieldsAsMaps(value: unknown): unknown {
     return copy ?? value;
   }
   if (!isPlainObject(value)) return value;
-  let changed = hasOwnConstructor(value);
-  const entries = Object.entries(value).map(([key, child]) => {
+  // Every write passes here: nothing is allocated unless a field below changed.
+  let changes: Map<string, unknown> | undefined;
+  for (const key of Object.keys(value)) {
+    const child = value[key];
     const next = withConstructorFieldsAsMaps(child);
-    if (next !== child) changed = true;
-    return [key, next] as const;
-  });
-  if (!changed) return value;
+    if (next !== child) {
+      changes ??= new Map();
+      changes.set(key, next);
+    }
+  }
+  if (changes === undefined && !hasOwnConstructor(value)) return value;
+  // Rebuilt from entries (data properties), never by assignment: a `__proto__` field stays a field.
+  const entries = Object.entries(value).map(
+    ([key, child]) => [key, changes?.has(key) ? changes.get(key) : child] as const,
+  );
   return hasOwnConstructor(value) ? new Map(entries) : Object.fromEntries(entries);
 }
 
