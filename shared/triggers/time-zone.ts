@@ -38,8 +38,15 @@ export function timeZoneProblem(timeZone: string): string | undefined {
     // `Intl` matches names regardless of case; EventBridge Scheduler is handed the name as written, and IANA
     // names are case-sensitive elsewhere (java.time, tzdata files), so only the IANA spelling is taken.
     const spelled = formatter(timeZone).resolvedOptions().timeZone;
-    if (spelled !== timeZone && spelled.toLowerCase() === timeZone.toLowerCase()) {
+    if (spelled === timeZone) return undefined;
+    if (spelled.toLowerCase() === timeZone.toLowerCase()) {
       return `${JSON.stringify(timeZone)}: write the time zone as IANA spells it, ${JSON.stringify(spelled)}`;
+    }
+    // An alias (`US/Pacific`, `Etc/UTC`) resolves to another zone, so the comparison above cannot judge its case.
+    // Every part of every IANA name starts with a capital letter or a digit, so a part that starts in lower case
+    // (`us/pacific`, `etc/utc`, `est5edt`) is not IANA's spelling.
+    if (timeZone.split('/').some((part) => /^[a-z]/.test(part))) {
+      return `${JSON.stringify(timeZone)}: write the time zone as IANA spells it (it is ${JSON.stringify(spelled)} under its current name)`;
     }
     return undefined;
   } catch {
