@@ -42,7 +42,9 @@ export function withConstructorFieldsAsMaps(value: unknown): unknown {
     }
   }
   if (changes === undefined && !hasOwnConstructor(value)) return value;
-  // Rebuilt from entries (data properties), never by assignment: a `__proto__` field stays a field.
+  // Rebuilt from entries (data properties), never by assignment, so no field can set a prototype here. A
+  // `__proto__` field does not survive the document client either way (its marshaller and unmarshaller both drop
+  // it), which is why the API refuses that name (api/storable.ts).
   const entries = Object.entries(value).map(
     ([key, child]) => [key, changes?.has(key) ? changes.get(key) : child] as const,
   );
