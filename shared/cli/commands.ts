@@ -194,7 +194,20 @@ export async function showTranscript(client: ApiClient, runId: string, out: Outp
 
 export async function verifyAudit(client: ApiClient, runId: string, out: Output): Promise<number> {
   const body = await readRunAudit(runId, (path) => client.get<RunAuditPage>(path));
-  out.data(body.verification);
+  const unanchored = body.verification.ok && body.anchor !== null && !body.anchored;
+  // `--json` gives the same verdict as the exit status: a chain that verifies but no longer matches its anchor
+  // in the owner's chain (rewritten after the run ended) is not ok.
+  out.data(
+    unanchored
+      ? {
+          ok: false,
+          reason: 'anchor_mismatch',
+          message: `the chain does not match its anchor in the owner's chain (seq ${body.anchor!.seq})`,
+          count: body.verification.ok ? body.verification.count : 0,
+          anchor: body.anchor,
+        }
+      : { ...body.verification, anchor: body.anchor, anchored: body.anchored },
+  );
   if (body.verification.ok) {
     out.line(`audit chain verified: ${body.verification.count} entries`);
     out.line(

@@ -24,7 +24,8 @@ export function startingFixture(name: string, actions: string[]) {
 }
 
 export function fixtureInit(file: string, options: { out?: string; force?: boolean }, out: Output): number {
-  if (!existsSync(file)) throw new UsageError(`no workflow file ${file}`);
+  // A missing file is an error (exit 1), as for `wf workflow apply`, not a usage mistake.
+  if (!existsSync(file)) throw new Error(`no workflow file ${file}`);
   const parsed = parseWorkflowText(readFileSync(file, 'utf8'));
   if (!parsed.ok) {
     out.data({ ok: false, file, errors: parsed.errors });

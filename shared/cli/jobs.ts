@@ -16,7 +16,8 @@ function readGrantFile(file: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+    // A file that cannot be read is an error (exit 1), as for `wf workflow apply`, not a usage mistake.
+    throw new Error(`cannot read ${file}: ${(error as Error).message}`);
   }
   return /\.ya?ml$/.test(file) ? parseYaml(text) : JSON.parse(text);
 }

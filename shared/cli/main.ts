@@ -56,7 +56,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
   wf audit show RUN                                  a run's audit chain, entry by entry
   wf fixture init WORKFLOW_FILE [--out FILE]          a starting scripted-model fixture (offline runs)
-  wf approvals list [--status pending|approved|denied|expired]
+  wf approvals list [--status pending|approved|denied|expired|undeliverable]
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
   wf grant create|narrow|widen CLIENT -f GRANT_FILE [--expected-version N]   delegate jobs to a client
   wf grant revoke|show|history CLIENT | wf grant list

@@ -54,6 +54,9 @@ describe('wf fixture init, then an offline run', () => {
     expect(run.lines.at(-1)).toMatch(/status-digest v1 {2}done \(end_turn\)/);
     // A second init does not overwrite what the team may have edited.
     expect((await wf(['fixture', 'init', file])).stderr).toMatch(/exists: pass --force/);
+    // A missing file is an error (exit 1, as docs/cli.md's exit statuses say), not a usage mistake (2).
+    const missing = await wf(['fixture', 'init', join(project, 'nowhere.workflow.yaml')]);
+    expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('no workflow file')]);
   });
 
   it('a workflow without a fixture fails saying how to add one', async () => {

@@ -41,6 +41,9 @@ describe('wf grant and wf job', () => {
       `${job.jobId}: stopped nothing; now done`,
     );
 
+    const unreadable = await asOwner(['grant', 'narrow', 'ci-bot', '-f', '/nonexistent/grant.yaml']);
+    expect([unreadable.code, unreadable.stderr]).toEqual([1, expect.stringContaining('cannot read')]);
+
     const refused = await asClient(['job', 'submit', '--prompt', 'x', '--tools', 'http_request']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('tools[0]');
