@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../shared/cli/main.ts';
 import { AWS_PRICES_US_EAST_1 } from '../../shared/cost/aws-prices.ts';
@@ -125,6 +126,16 @@ describe('Command: wf cost', () => {
     expect(out).toContainEqual(
       expect.stringMatching(/^model tokens, apart \(claude-sonnet-5-5 from the model price table/),
     );
+  });
+
+  it("prints exactly the sample docs/cli.md shows for `wf cost` with no options", async () => {
+    const doc = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+    const sample = /With no options:\n\n```text\n([\s\S]*?)\n```/.exec(doc)?.[1];
+    const out: string[] = [];
+    const io = { stdout: (text: string) => out.push(text), stderr: (text: string) => out.push(text), env: {} };
+
+    expect(await main(['cost'], io)).toBe(0);
+    expect(out.join('\n').trimEnd()).toBe(sample);
   });
 
   it('exits 2 naming the flag for a bad shape', async () => {
