@@ -9,11 +9,9 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type AuditEntry,
-  appendAuditEntry,
   type OwnerAnchor,
   type OwnerChange,
   sealOwnerAnchor,
@@ -34,8 +32,8 @@ import {
   readOwnerAudit,
   readRunAudit,
 } from '../../shared/runs/audit-reader.ts';
-import { auditItems } from '../../shared/store/audit-items.ts';
 import { keys } from '../../shared/store/keys.ts';
+import { growRunChain } from '../support/audit-chain.ts';
 import {
   jsonText,
   LAMBDA_RESPONSE_BYTES,
@@ -63,43 +61,13 @@ function lambdaReader<T>(key: string, sizes: number[]) {
   };
 }
 
-/** Grows a run's chain by `count` entries of `bytes` of text each, stored as the store stores them. */
-async function growRunChain(runId: string, count: number, bytes: number): Promise<AuditEntry[]> {
-  const stored = await h.store.listAudit(runId);
-  let head = stored.at(-1)!;
-  const added: AuditEntry[] = [];
-  for (let i = 0; i < count; i++) {
-    head = appendAuditEntry(head, {
-      owner: head.owner,
-      runId,
-      at: AT,
-      type: 'status_changed',
-      actor: 'system',
-      data: { note: jsonText(bytes), i },
-    });
-    added.push(head);
-  }
-  // Ten entries a transaction: pages start in the middle of an item.
-  for (let i = 0; i < added.length; i += 10)
-    await putItems(h.store, auditItems(runId, added.slice(i, i + 10)));
-  await h.store.ctx.doc.send(
-    new UpdateCommand({
-      TableName: h.store.ctx.table,
-      Key: keys.run(runId),
-      UpdateExpression: 'SET audit = :audit',
-      ExpressionAttributeValues: { ':audit': { seq: head.seq + 1, head: head.hash } },
-    }),
-  );
-  return [...stored, ...added];
-}
-
 describe('GET /v1/runs/{id}/audit over 6 MB', () => {
   let runId: string;
   let stored: AuditEntry[];
   beforeAll(async () => {
     const { workflowId } = (await h.bob.post('/v1/workflows', definition())).body.workflow;
     runId = (await h.bob.post(`/v1/workflows/${workflowId}/runs`, { input: 'hello' })).body.run.runId;
-    stored = await growRunChain(runId, 120, 30_000);
+    stored = await growRunChain(h.store, runId, 120, 30_000, AT);
   }, 120_000);
 
   it('gives every page within a Lambda response; the pages, each verified from its checkpoint, join into the chain', async () => {
