@@ -41,7 +41,7 @@ describe('wf grant and wf job', () => {
       `${job.jobId}: stopped nothing; now done`,
     );
 
-    const unreadable = await asOwner(['grant', 'narrow', 'ci-bot', '-f', '/nonexistent/grant.yaml']);
+    const unreadable = await asOwner(['grant', 'narrow', 'cli-bot', '-f', '/nonexistent/grant.yaml']);
     expect([unreadable.code, unreadable.stderr]).toEqual([1, expect.stringContaining('cannot read')]);
 
     const refused = await asClient(['job', 'submit', '--prompt', 'x', '--tools', 'http_request']);
@@ -67,5 +67,14 @@ describe('wf grant and wf job', () => {
     ]);
     expect((await asOwner(['grant', 'list'])).stdout).toContain('cli-bot  v3  REVOKED');
     expect((await asClient(['job', 'list'])).code).toBe(1);
+  });
+
+  it('takes the grant docs/jobs.md shows (examples/ci-bot.grant.yaml) as it is', async () => {
+    const example = new URL('../../examples/ci-bot.grant.yaml', import.meta.url).pathname;
+    const created = await asOwner(['grant', 'create', 'ci-bot', '-f', example]);
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    expect(created.stdout).toMatch(
+      /^ci-bot {2}v1 {2}actions: fetch_url, current_time, notes_append {2}models: balanced, fast {2}concurrency 3, queue 50/,
+    );
   });
 });
