@@ -128,11 +128,15 @@ describe('Command: wf cost', () => {
     );
   });
 
-  it("prints exactly the sample docs/cli.md shows for `wf cost` with no options", async () => {
+  it('prints exactly the sample docs/cli.md shows for `wf cost` with no options', async () => {
     const doc = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
     const sample = /With no options:\n\n```text\n([\s\S]*?)\n```/.exec(doc)?.[1];
     const out: string[] = [];
-    const io = { stdout: (text: string) => out.push(text), stderr: (text: string) => out.push(text), env: {} };
+    const io = {
+      stdout: (text: string) => out.push(text),
+      stderr: (text: string) => out.push(text),
+      env: {},
+    };
 
     expect(await main(['cost'], io)).toBe(0);
     expect(out.join('\n').trimEnd()).toBe(sample);
