@@ -7,7 +7,7 @@
  */
 import type { ApproverReach } from '../notify/reach.ts';
 import type { AnyWorkflowDefinition } from '../schemas/any-workflow.ts';
-import type { ApprovalDefaults, Gate, GateMode } from '../schemas/gate.ts';
+import type { Gate, GateMode } from '../schemas/gate.ts';
 import type { FieldError } from '../workflow-file/errors.ts';
 import { invalid } from './errors.ts';
 
@@ -22,7 +22,7 @@ const gateApprovers = (at: string, gates: Record<string, GateMode | Gate>): Appr
 
 /** What an agent's gates name: approval defaults and per-gate approvers (a workflow's, or a grant's jobs'). */
 type GatedSpec = {
-  approvals?: ApprovalDefaults | undefined;
+  approvals?: { approvers: readonly string[] } | undefined;
   gates?: Record<string, GateMode | Gate> | undefined;
 };
 
