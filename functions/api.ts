@@ -8,6 +8,7 @@ import { createApiFunctionApp } from '../shared/api/api-function-app.ts';
 import { iamAuthenticator, jwtAuthenticator } from '../shared/api/auth.ts';
 import { humanTaskCloser } from '../shared/human-tasks/port.ts';
 import { awsTaskTokens } from '../shared/runtime/aws/approvals.ts';
+import { awsApproverReach } from '../shared/runtime/aws/approver-reach.ts';
 import { awsEnv } from '../shared/runtime/aws/env.ts';
 import { awsExecutions } from '../shared/runtime/aws/executions.ts';
 import { awsAuditVerifier, awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
@@ -42,6 +43,9 @@ function build(): Hono {
     clock: systemClock,
     ids: randomIds,
     credentialNamePrefix: env[ENV.credentialSecretPrefix],
+    // Grants: the approvers their gates name must be declared for the caller's owner (WF_APPROVER_OWNERS), as
+    // WorkflowWrite checks a workflow's.
+    approverReach: awsApproverReach(env),
     authenticator: process.env[ENV.apiAuth] === 'jwt' ? jwtAuthenticator() : iamAuthenticator(),
     // Schedules and rules on AWS, plus the trigger index (what `wf` and the API list as active triggers).
     triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(store)),

@@ -252,8 +252,10 @@ export class WorkflowRuntime extends Construct {
       this.ownerNotices.grantPublish(fn);
     }
 
-    // workflow-write: refuses workflows naming an approver the approval topic does not reach for the owner.
-    fns['workflow-write'].addEnvironment(ENV.approverOwners, subscribedApprovers);
+    // workflow-write and api: refuse workflows (and delegation grants) naming an approver the approval topic does
+    // not reach for the owner.
+    for (const fn of [fns['workflow-write'], fns.api])
+      fn.addEnvironment(ENV.approverOwners, subscribedApprovers);
 
     // deliver: HTTP destinations may use credentials; alerts go to the alert topic.
     fns.deliver

@@ -20,6 +20,18 @@ const gateApprovers = (at: string, gates: Record<string, GateMode | Gate>): Appr
       : [],
   );
 
+/** What an agent's gates name: approval defaults and per-gate approvers (a workflow's, or a grant's jobs'). */
+type GatedSpec = {
+  approvals?: { approvers: readonly string[] } | undefined;
+  gates?: Record<string, GateMode | Gate> | undefined;
+};
+
+/** The approval defaults and gate approvers of `spec`, each path under `at` (`grant.` for a grant). */
+const gatedApprovers = (spec: GatedSpec, at = ''): ApproverList[] => [
+  ...(spec.approvals ? [[`${at}approvals.approvers`, spec.approvals.approvers] as const] : []),
+  ...gateApprovers(`${at}gates`, spec.gates ?? {}),
+];
+
 /**
  * Every list of people the deployment must reach for a definition: approval defaults and gate approvers, and in
  * a graph each agent_task's gate approvers and each human_task's assignees (they get signed links the same way).
@@ -27,10 +39,7 @@ const gateApprovers = (at: string, gates: Record<string, GateMode | Gate>): Appr
 function approverLists(definition: AnyWorkflowDefinition): ApproverList[] {
   // An external workflow names no approvers: its engine does the work.
   if (definition.kind === 'external') return [];
-  const lists: ApproverList[] = [
-    ...(definition.approvals ? [['approvals.approvers', definition.approvals.approvers] as const] : []),
-    ...gateApprovers('gates', definition.gates ?? {}),
-  ];
+  const lists = gatedApprovers(definition);
   if (definition.kind !== 'graph') return lists;
   definition.nodes.forEach((node, index) => {
     if (node.type === 'agent_task') lists.push(...gateApprovers(`nodes[${index}].gates`, node.gates));
@@ -45,7 +54,22 @@ export function unreachableApprovers(
   reach: ApproverReach,
   owner: string,
 ): FieldError[] {
-  const lists = approverLists(definition);
+  return unreachableIn(approverLists(definition), reach, owner);
+}
+
+/**
+ * The same, for a delegation grant (its jobs gate actions as a workflow does): paths under `grant.`, the same
+ * words as a workflow's refusal.
+ */
+export function unreachableGrantApprovers(
+  grant: GatedSpec,
+  reach: ApproverReach,
+  owner: string,
+): FieldError[] {
+  return unreachableIn(gatedApprovers(grant, 'grant.'), reach, owner);
+}
+
+function unreachableIn(lists: ApproverList[], reach: ApproverReach, owner: string): FieldError[] {
   return lists.flatMap(([path, approvers]) =>
     approvers.flatMap((approver, i) =>
       reach.reaches(approver, owner)

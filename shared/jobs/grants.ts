@@ -5,8 +5,10 @@
  * or not another owner granted that id (nothing to probe), and takes nothing from anyone (nothing to squat). A
  * grant applies only to a caller whose credential proves its owner (service.ts `authorizeCaller`).
  */
+import { unreachableGrantApprovers } from '../api/approver-reach.ts';
 import type { Clock, Ids } from '../core/ports.ts';
 import { foreignCredentialRefs } from '../credentials/owner-check.ts';
+import type { ApproverReach } from '../notify/reach.ts';
 import type { StoreContext } from '../store/client.ts';
 import { GrantChangeError } from './errors.ts';
 import { directionProblem, grantProblems } from './grant-rules.ts';
@@ -26,6 +28,11 @@ export type GrantDeps = {
   ids: Ids;
   /** Prefix of credential secret names; an owner's are `<prefix><ownerKey>/<name>`. @default 'wf/' */
   credentialNamePrefix?: string | undefined;
+  /**
+   * Who the deployment's approval channel reaches, for which owners: a grant's approvers are checked as a
+   * workflow's are (shared/api/approver-reach.ts). Absent: every approver is reachable (the local inbox).
+   */
+  approverReach?: ApproverReach | undefined;
 };
 /** The owner acting, from verified identity: `principal` is recorded as the author. */
 export type GrantActor = { owner: string; principal: string };
@@ -43,13 +50,15 @@ const view = (record: GrantRecord): GrantView => ({
 
 /**
  * A grant is a source of jobs run as its owner, so like a workflow it may name only the owner's own credential
- * secrets (the same refusal and message as a workflow save, the field under `grant.`).
+ * secrets and approvers declared for its owner (the same refusals and messages as a workflow save, the field
+ * under `grant.`). Checked before anything is read or written.
  */
 function checkValid(deps: GrantDeps, owner: string, grant: GrantSpec) {
   const foreign = foreignCredentialRefs(deps.credentialNamePrefix ?? 'wf/', owner, grant.credRefs).map(
     (problem) => ({ ...problem, path: `grant.${problem.path}` }),
   );
-  const problems = [...grantProblems(grant), ...foreign];
+  const unreachable = deps.approverReach ? unreachableGrantApprovers(grant, deps.approverReach, owner) : [];
+  const problems = [...grantProblems(grant), ...foreign, ...unreachable];
   if (problems.length > 0) throw new GrantChangeError('invalid', problems[0]!.message, problems[0]!.path);
 }
 

@@ -13,14 +13,23 @@ export type InboxNotifier = Notifier &
     clear(): void;
   };
 
-/** Keeps up to `max` notices of each kind (default 200; the oldest are dropped): a local stack must not grow. */
+/**
+ * Keeps up to `max` notices of each kind per owner (default 200; that owner's oldest are dropped): a local stack
+ * must not grow, and one owner's burst of notices must not push another owner's live links out.
+ */
 export function inboxNotifier(options: { max?: number } = {}): InboxNotifier {
   const max = options.max ?? 200;
   const kept: ApprovalNotice[] = [];
   const owners: OwnerNotice[] = [];
-  const keep = <T>(list: T[], item: T) => {
+  const keep = <T extends { owner: string }>(list: T[], item: T) => {
     list.push(item);
-    if (list.length > max) list.splice(0, list.length - max);
+    let excess = list.filter((other) => other.owner === item.owner).length - max;
+    for (let i = 0; excess > 0 && i < list.length; ) {
+      if (list[i]!.owner === item.owner) {
+        list.splice(i, 1);
+        excess--;
+      } else i++;
+    }
   };
   return {
     channel: 'inbox',

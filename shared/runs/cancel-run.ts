@@ -21,9 +21,10 @@ export async function cancelRun(
   deps: CancelRunDeps,
   args: { owner: string; runId: string; actor: string },
 ): Promise<Run | undefined> {
-  const before = await deps.store.getRun(args.runId);
-  // Another owner's run answers as a missing one does, after the same single read.
-  if (!before || before.owner !== args.owner) return undefined;
+  // Another owner's run answers as a missing one does, after the same single read, and is not reported to
+  // the invocation's telemetry (owner-scoped read: observed-store.ts).
+  const before = await deps.store.getOwnRun(args.owner, args.runId);
+  if (!before) return undefined;
   // An external run is cancelled through its engine by its own execution (shared/external/run/request-cancel.ts).
   if (before.kind === 'external' && !isTerminalRunStatus(before.status))
     return requestExternalCancel(deps, before, args.actor);

@@ -7,15 +7,21 @@ import type { Run } from '../schemas/run.ts';
 
 /** Callbacks of `observeStore`; they run after the store call succeeded and must not throw. */
 export type StoreObserver = {
-  /** A run was read: its owner and ids are now known to the invocation. */
+  /**
+   * A run was read: its owner and ids are now known to the invocation. `getRun` reports every run it finds, so
+   * a caller that then checks the owner (an API route) reads with `getOwnRun` instead, which reports only the
+   * caller's own runs.
+   */
   runRead?(run: Run): void;
   /** A change was committed (`run` is the committed item). Never called for a refused change. */
   committed?(change: RunChange, run: Run): void;
 };
 
+type OwnRunRead = (owner: string, runId: string) => Promise<Run | undefined>;
+
 /**
- * The same store (every method, the same type) with `getRun` (and the run `getApprovalWithRun`,
- * `getRunWithApprovals` or `getRunWithMessages` returns) and `commit` reported to each observer.
+ * The same store (every method, the same type) with `getRun`, `getOwnRun` (and the run
+ * `getApprovalWithRun`, `getRunWithApprovals` or `getRunWithMessages` returns) and `commit` reported to each observer.
  *
  * @example
  * const store = observeStore(new DynamoStore({ tableName }), { committed: (change) => count(change) });
@@ -52,9 +58,19 @@ export function observeStore<S extends RunStore>(store: S, ...observers: StoreOb
     for (const observer of observers) observer.committed?.(change, run);
     return run;
   };
+  // An owner-scoped read reports only the caller's own run: a foreign id adds to the logs what a missing one does.
+  const readOwn = (store as { getOwnRun?: OwnRunRead }).getOwnRun?.bind(store);
+  const getOwnRun =
+    readOwn &&
+    (async (owner: string, runId: string) => {
+      const run = await readOwn(owner, runId);
+      if (run) for (const observer of observers) observer.runRead?.(run);
+      return run;
+    });
   return new Proxy(store, {
     get(target, property) {
       if (property === 'getRun') return getRun;
+      if (property === 'getOwnRun' && getOwnRun) return getOwnRun;
       if (property === 'commit') return commit;
       if (property === 'getApprovalWithRun' && store.getApprovalWithRun) return getApprovalWithRun;
       if (property === 'getRunWithMessages' && getRunWithMessages) return getRunWithMessages;

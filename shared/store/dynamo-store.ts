@@ -93,6 +93,14 @@ export class DynamoStore implements RunStore, NotesPort {
     if (run) this.scopes.remember(run);
     return run;
   }
+  /**
+   * One of `owner`'s runs: undefined for another owner's run exactly as for a missing id. Callers that check
+   * the owner read through this, so an observed store (observed-store.ts) reports only a run the caller may see.
+   */
+  async getOwnRun(owner: string, runId: string): Promise<Run | undefined> {
+    const run = await this.getRun(runId);
+    return run?.owner === owner ? run : undefined;
+  }
   /** The run and its transcript in one Query (run-with-messages.ts). */
   async getRunWithMessages(runId: string): Promise<RunWithMessages> {
     const read = await getRunWithMessages(this.ctx, runId);

@@ -56,6 +56,7 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.stateMachineArn,
     ENV.credentialSecretPrefix,
     ENV.apiAuth,
+    ENV.approverOwners,
     ENV.eventBusName,
     ENV.eventRulePrefix,
     ENV.scheduleGroupName,

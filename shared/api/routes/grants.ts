@@ -34,6 +34,8 @@ export function grantRoutes(deps: ApiDeps & { jobs: NonNullable<ApiDeps['jobs']>
     clock: deps.clock,
     ids: deps.ids,
     credentialNamePrefix: deps.credentialNamePrefix,
+    // The approvers a grant's gates name must be declared for its owner, as a workflow's (approver-reach.ts).
+    approverReach: deps.approverReach,
   };
   const actorOf = (c: { get(key: 'identity'): { owner: string; principal: string } }) => {
     const { owner, principal } = c.get('identity');

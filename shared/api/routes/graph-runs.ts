@@ -36,9 +36,10 @@ export function graphRunRoutes(deps: ApiDeps) {
   app.get('/runs/:id/steps', async (c) => {
     const runId = c.req.param('id');
     if (!RUN_ID.test(runId)) throw notFound('run');
-    // The owner is checked on every page, first: a foreign run costs the one read a missing one does.
-    const run = await deps.store.getRun(runId);
-    if (!run || run.owner !== c.get('identity').owner) throw notFound('run');
+    // The owner is checked on every page, first: a foreign run costs the one read a missing one does, and is
+    // not reported to the invocation's telemetry (owner-scoped read: observed-store.ts).
+    const run = await deps.store.getOwnRun(c.get('identity').owner, runId);
+    if (!run) throw notFound('run');
     return c.json(await readStepsPage(deps, runId, validateQuery(c, StepsQuerySchema)));
   });
 

@@ -21,11 +21,14 @@ import { readTranscriptPage } from './transcript.ts';
 
 const RUN_ID = /^run_[A-Za-z0-9]{6,40}$/;
 
-/** One of `owner`'s runs; a malformed, foreign or missing id is the same 404. */
+/**
+ * One of `owner`'s runs; a malformed, foreign or missing id is the same 404. Read owner-scoped, so a foreign
+ * run reaches no log key or trace annotation of this invocation (observed-store.ts).
+ */
 async function loadRun(deps: ApiDeps, owner: string, runId: string): Promise<Run> {
   if (!RUN_ID.test(runId)) throw notFound('run');
-  const run = await deps.store.getRun(runId);
-  if (!run || run.owner !== owner) throw notFound('run');
+  const run = await deps.store.getOwnRun(owner, runId);
+  if (!run) throw notFound('run');
   return run;
 }
 
