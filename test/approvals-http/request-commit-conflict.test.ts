@@ -31,8 +31,10 @@ function conflictingStore(conflicts: number) {
 }
 
 describe('RequestApproval: its commit conflicts after the links went out', () => {
-  it.each([1, 7])('stores the token after %i conflicting commits: the run still waits', async (conflicts) => {
+  // One conflict was always read again and merged; seven in a row used to end the task (five commits at most).
+  it('stores the token after 7 conflicting commits in a row: the run still waits', async () => {
     // Prepare
+    const conflicts = 7;
     const clock = new FixedClock();
     const { run, approval } = await parkRun(clock);
     const { wrapped, commits } = conflictingStore(conflicts);
