@@ -16,6 +16,7 @@ import { ApprovalAlreadyDecidedError, RunConflictError } from '../core/store-err
 import type { AuditInput, RunStore } from '../core/store-port.ts';
 import type { Approval } from '../schemas/approval.ts';
 import { isTerminalRunStatus } from '../schemas/run.ts';
+import { backOff } from '../store/backoff.ts';
 import { readWaiting, type Waiting, type WaitScope } from './waiting.ts';
 
 /** Why an approval reached nobody: per approver, `unreachable` (no channel reaches them) or the send error. */
@@ -51,11 +52,21 @@ const undeliverableAudit = (denied: Unreached[]): AuditInput[] =>
   }));
 
 /**
+ * Commits made before giving up on a run that keeps changing. The links are out by then: a conflict that ends
+ * the task sends the run to MarkFailed (or, past the state machine's own Retry on it, re-sends the links), so
+ * the commit waits it out: with the backoff below, about 3 s on average and 7 s at most of waiting in all,
+ * well inside the function's timeout (30 s, RUNTIME_FUNCTION_DEFAULTS).
+ */
+export const RECORD_ATTEMPTS = 12;
+/** Backoff between those commits: full jitter up to min(1 s, 25 ms × 2^attempt) (store/backoff.ts). */
+const RECORD_BACKOFF = { baseMs: 25, capMs: 1000 };
+
+/**
  * Commits `outcome` against the run and approvals as `first` read them; when another write got there first
- * (a decision, an expiry, a turn), reads them again (one request) and commits what still applies, up to five
- * times. Only approvals still holding the token they were first read with are written: a different one means
- * a newer wait (a retried RequestApproval) owns them. Nothing is written to an ended run (its audit head may be
- * sealed into its owner's anchor chain).
+ * (a decision, an expiry, a turn, another step of a graph run), waits a jittered moment, reads them again (one
+ * request) and commits what still applies, up to RECORD_ATTEMPTS times. Only approvals still holding the token
+ * they were first read with are written: a different one means a newer wait (a retried RequestApproval) owns
+ * them. Nothing is written to an ended run (its audit head may be sealed into its owner's anchor chain).
  */
 export async function recordRequest(
   deps: { store: RunStore; clock: Clock },
@@ -107,8 +118,9 @@ export async function recordRequest(
       return { pending: attached, denied };
     } catch (error) {
       const raced = error instanceof RunConflictError || error instanceof ApprovalAlreadyDecidedError;
-      if (!raced || attempt >= 5) throw error;
+      if (!raced || attempt >= RECORD_ATTEMPTS) throw error;
     }
+    await backOff(attempt, RECORD_BACKOFF);
     state = await readWaiting(deps.store, runId, scope, [...tokenRead.keys()]);
   }
 }

@@ -60,8 +60,9 @@ export type EgressErrorContext = { host?: string; address?: string; url?: string
  * Whether the failed request may have reached its receiver: `false` when it never left (refused by the
  * guard, DNS failure, no connection: nothing was written to a socket), `true` once a connection to the
  * destination was open, so the request may have been received and acted on although no complete answer
- * came back (a timeout, a reset, an oversized response). A redirect answer is an answer: only the hop in
- * flight decides.
+ * came back (a timeout, a reset, an oversized response). A redirect answer is an answer that the first request
+ * was received: a failure after it (a redirect refused or not followed, a later hop that never connects) is
+ * `sent: true` with the first request's method.
  */
 export type RequestDelivery = { sent: false } | { sent: true; method: string };
 
@@ -72,7 +73,7 @@ export class EgressError extends Error {
   readonly address: string | undefined;
   readonly url: string | undefined;
   readonly detail: string | undefined;
-  /** Set by the guard when the error ends a request that had a connection open (see RequestDelivery). */
+  /** Set by the guard when the error ends a request that had a connection open or was answered (see RequestDelivery). */
   delivery: RequestDelivery = { sent: false };
 
   constructor(reason: EgressReason, message: string, context: EgressErrorContext = {}, cause?: unknown) {

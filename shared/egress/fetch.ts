@@ -86,6 +86,10 @@ export async function fetchWithPolicy(
   });
   let hop: Hop = { url: first.url, method, body: init.body };
   const sending = sendsSomething(method, init.body);
+  // Once the first request was answered (a redirect is an answer) its receiver got it: whatever fails after
+  // that (a refused or failed redirect, a later hop) ends a request that was sent, with the first request's
+  // method, the one whose effect is in question (a later hop is the same method, or a GET made of it).
+  let answered = false;
   try {
     for (let redirects = 0; ; redirects++) {
       const target = parseTarget(hop.url);
@@ -120,6 +124,7 @@ export async function fetchWithPolicy(
         const mapped = toEgressError(error, deadline.signal, context);
         throw connected ? markSent(mapped, hop.method) : mapped;
       }
+      answered = true;
       const location = headerValue(response, 'location');
       const status = response.statusCode ?? 0;
       if (init.redirect === 'manual' || !REDIRECT_STATUSES.has(status) || location === null) {
@@ -132,6 +137,7 @@ export async function fetchWithPolicy(
           context,
           redirects > 0,
           hop.method,
+          method,
         );
       }
       release();
@@ -153,7 +159,7 @@ export async function fetchWithPolicy(
     }
   } catch (error) {
     deadline.clear();
-    throw error;
+    throw answered ? markSent(error, method) : error;
   }
 }
 
@@ -166,6 +172,7 @@ function finalResponse(
   context: EgressErrorContext,
   redirected: boolean,
   method: string,
+  sentMethod: string,
 ): Response {
   const done = once(() => {
     deadline.clear();
@@ -183,14 +190,14 @@ function finalResponse(
     if (tooLong)
       throw markSent(
         new EgressLimitError('response_too_large', { ...context, detail: `content-length ${length}` }),
-        method,
+        sentMethod,
       );
-    throw markSent(new EgressNetworkError({ ...context, detail: `invalid status ${status}` }), method);
+    throw markSent(new EgressNetworkError({ ...context, detail: `invalid status ${status}` }), sentMethod);
   }
   const bodyless = NULL_BODY_STATUSES.has(status) || method === 'HEAD';
   const body = bodyless
     ? null
-    : capBody(decodedBody(response), policy.maxResponseBytes, deadline.signal, context, done, method);
+    : capBody(decodedBody(response), policy.maxResponseBytes, deadline.signal, context, done, sentMethod);
   if (body === null) done();
   const result = new Response(body, {
     status,

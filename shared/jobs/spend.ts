@@ -4,7 +4,8 @@
  * keeps the tally of its settled attempts (`spentUsd`, `turnsUsed`), added in the same write that settles an
  * attempt (lifecycle.ts); no attempt starts when nothing is left. Fail closed: a spend that is not known counts
  * as all the attempt had (a run ended with a reservation outstanding, or a record with earlier attempts but
- * no tally, from before the tally existed).
+ * no tally, from before the tally existed; the attempt such a record was running keeps the budget it was
+ * admitted with: attemptDefinition).
  */
 import { roundUsd } from '../core/pricing.ts';
 import type { Run } from '../schemas/run.ts';
@@ -58,10 +59,17 @@ export function tallyWith(
   return { spentUsd: roundUsd(spent.usd + attempt.usd), turnsUsed: spent.turns + attempt.turns };
 }
 
-/** The definition an attempt runs: the job's snapshot, its run's ceiling and turn cap what the job has left. */
+/**
+ * The definition an attempt runs: the job's snapshot, its run's ceiling and turn cap what the job has left.
+ * An attempt already running on a record with no tally was admitted before the tally existed (a new attempt
+ * of such a record with earlier attempts never starts: promoteQueued ends it, its budget counted spent), with
+ * the snapshot's own budget: it keeps that budget to its end, instead of reading "nothing left" at its next
+ * turn. Its spend joins the tally when it settles (tallyWith).
+ */
 export function attemptDefinition(
-  job: JobBudgetView & { definition: WorkflowDefinition },
+  job: JobBudgetView & Pick<JobRecord, 'runId'> & { definition: WorkflowDefinition },
 ): WorkflowDefinition {
+  if (job.spentUsd === undefined && job.runId !== undefined) return job.definition;
   const left = remainingSpend(job);
   return {
     ...job.definition,

@@ -23,6 +23,7 @@ import type { Clock, EgressPort, SecretsPort } from '../core/ports.ts';
 import { type AlertTopicOwners, mayUseAlertTopic } from '../notify/alert-topics.ts';
 import { OWNER_ATTRIBUTE } from '../notify/sns-owner.ts';
 import { snsSubject } from '../notify/sns-subject.ts';
+import type { WorkflowDefinition } from '../schemas/workflow.ts';
 
 export function destinations(deps: {
   sns?: Pick<SNSClient, 'send'>;
@@ -75,8 +76,12 @@ export function destinations(deps: {
       // A `deny` gate on the destination's connector denies delivery, whether or not the model may call it.
       if (own.mode === 'deny')
         throw new DeliveryRefusedError(`delivery to '${action}' was denied: its gate is 'deny'`);
+      const withdrawn = liveDestinationRefusal(live, action);
+      if (withdrawn !== undefined)
+        throw new DeliveryRefusedError(`delivery to '${action}' was denied: ${withdrawn}`);
       // The destination connector need not be in allowedActions (the model never calls it), but its gate
-      // applies: the run's version's ∩ the live policy's (the latest version's), the stricter winning.
+      // applies: the run's version's ∩ the live policy's (the latest version's, which must still deliver to
+      // it: liveDestinationRefusal above), the stricter winning.
       const withDestination = (of: typeof definition) => ({
         ...of,
         allowedActions: [...of.allowedActions, action],
@@ -113,4 +118,23 @@ export function destinations(deps: {
       return deps.secrets.redact(run.owner, outcome.content).slice(0, 500);
     },
   };
+}
+
+/**
+ * Why the latest version no longer delivers to `action`, or undefined when it still does: its destination must
+ * be this same `http` connector, which it still declares. A latest version that dropped the connector, or sends
+ * its results elsewhere (`stored`, `report`, `alert`, another connector), withdrew the delivery, as removing an
+ * action from `allowedActions` withdraws it from running runs; the gates of both versions then still apply.
+ */
+function liveDestinationRefusal(live: WorkflowDefinition | undefined, action: string): string | undefined {
+  if (live === undefined) return "the workflow's latest version is not an agent workflow that delivers to it";
+  const { destination } = live;
+  if (destination.type !== 'http' || destination.action !== action) {
+    const now = destination.type === 'http' ? `connector '${destination.action}'` : `'${destination.type}'`;
+    return `the workflow's latest version no longer delivers to it (its destination is ${now})`;
+  }
+  // Own keys only: a name such as 'constructor' must not find Object.prototype's.
+  if (!Object.hasOwn(live.connectors ?? {}, action))
+    return `the workflow's latest version no longer delivers to it (it no longer declares the connector)`;
+  return undefined;
 }

@@ -60,12 +60,14 @@ describe('http_request redirects', () => {
       // Act
       const outcome = await action.run(input, ctx);
 
-      // Assess: a readable refusal naming the Location's host; nothing reached it
+      // Assess: the POST reached hooks.corp (it answered), so its effect is unknown, never "nothing was
+      // sent"; the refusal names the Location's host, and nothing reached it.
       expect(outcome).toEqual({
         content: expect.stringMatching(
-          /^The request was answered with a redirect that was not followed.*redirect_off_origin.*host anywhere\.example/,
+          /^Outcome unknown: the POST request was sent to its target and answered with a redirect that was not followed: redirect_off_origin.*host anywhere\.example.*It may have taken effect/,
         ),
         isError: true,
+        outcomeUnknown: true,
       });
       expect(redirecting.requests).toHaveLength(1);
       expect(receiver.sockets()).toBe(0);
@@ -99,11 +101,43 @@ describe('http_request redirects', () => {
 
       const outcome = await action.run(input, ctx);
 
-      expect(outcome).toMatchObject({ isError: true, content: expect.stringContaining('host audit.corp') });
+      expect(outcome).toMatchObject({
+        isError: true,
+        outcomeUnknown: true,
+        content: expect.stringMatching(/^Outcome unknown: the PUT request was sent.*host audit\.corp/),
+      });
       expect(redirecting.requests).toHaveLength(1);
       expect(receiver.sockets()).toBe(0);
     },
   );
+
+  it('a POST its origin keeps redirecting to itself was sent: too_many_redirects is outcome unknown', async () => {
+    const looping = await startServer((_req, res) => {
+      res.writeHead(307, { location: '/again' });
+      res.end();
+    });
+    servers.push(looping);
+    const ctx = actionContext({
+      ports: [looping.port],
+      secrets: secretsFile({}),
+      policy: { maxRedirects: 2, resolve: scriptedResolver({ 'hooks.corp': ['127.0.0.1'] }) },
+    });
+
+    const outcome = await runParsed(
+      action,
+      { method: 'POST', url: `http://hooks.corp:${looping.port}/x`, body: 'order' },
+      ctx,
+    );
+
+    expect(outcome).toEqual({
+      content: expect.stringMatching(
+        /^Outcome unknown: the POST request was sent to its target and answered with a redirect that was not followed: too_many_redirects/,
+      ),
+      isError: true,
+      outcomeUnknown: true,
+    });
+    expect(looping.requests).toHaveLength(3);
+  });
 
   it('fetch_url (a read) still follows a redirect to another host', async () => {
     const { receiver, redirecting, ctx } = await setup(307, 'anywhere.example');

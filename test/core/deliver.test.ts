@@ -59,12 +59,20 @@ async function finishedRunOf(workflow: Record<string, unknown>) {
   return { runId: run.runId, head, version };
 }
 
-/** A connector posting to the receiver (started in beforeAll, hence a function). */
+/**
+ * A connector posting to the receiver (started in beforeAll, hence a function) whose input takes the
+ * delivery's payload: a refusal in a test using it is the policy's, not the input schema's.
+ */
 const resultsHook = () => ({
   kind: 'http',
   description: 'Receives run results.',
   method: 'POST',
   url: `${receiver.url}/results`,
+  input: {
+    type: 'object',
+    properties: { runId: { type: 'string' }, workflow: { type: 'string' }, result: { type: 'string' } },
+    required: ['result'],
+  },
 });
 
 const deps = (topics: Pick<Parameters<typeof destinations>[0], 'allowedTopicArns' | 'topicOwners'> = {}) => ({
@@ -357,6 +365,38 @@ describe('deliverResult: the live policy', () => {
     expect((await store.listAudit(runId)).at(-1)).toMatchObject({
       type: 'error',
       data: { name: 'DeliveryRefusedError' },
+    });
+  });
+
+  it.each([
+    ['drops the connector (and stores its results)', { connectors: {}, destination: { type: 'stored' } }],
+    ['keeps the connector but stores its results', { destination: { type: 'stored' } }],
+  ])('refuses an HTTP delivery when a later version %s: nothing is sent', async (_label, change) => {
+    // Prepare: the run is bound to version 1, which posts its result to results_hook; version 2 does not.
+    const workflow = {
+      connectors: { results_hook: resultsHook() },
+      destination: { type: 'http', action: 'results_hook' },
+    };
+    const { runId, head, version } = await finishedRunOf(workflow);
+    await store.addWorkflowVersion(
+      head,
+      { ...head, latestVersion: 2 },
+      {
+        ...version,
+        version: 2,
+        definition: { ...version.definition, ...change } as typeof version.definition,
+      },
+    );
+    const received = receiver.bodies.length;
+
+    // Act
+    const delivered = await deliverResult(deps(), runId);
+
+    // Assess: the latest version withdrew the delivery, as removing an action withdraws it from a run.
+    expect(receiver.bodies).toHaveLength(received);
+    expect(delivered?.delivery).toMatchObject({
+      status: 'refused',
+      detail: expect.stringContaining("the workflow's latest version no longer delivers to it"),
     });
   });
 

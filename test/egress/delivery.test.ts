@@ -1,7 +1,7 @@
 /**
  * `EgressError.delivery`: whether a failed request may have been received. Never left (guard refusal, no
- * listener, a redirect to where nothing listens) → `sent: false`; a connection was open (hang, reset,
- * oversized answer) → `sent: true` with the hop's method.
+ * listener) → `sent: false`; a connection was open (hang, reset, oversized answer) or the request was answered
+ * with a redirect (whatever then fails) → `sent: true` with the request's method.
  */
 import { once } from 'node:events';
 import net from 'node:net';
@@ -67,9 +67,9 @@ describe('EgressError.delivery', () => {
     });
   });
 
-  it('counts a redirect answer as an answer: the next hop that never connects is sent:false', async () => {
+  it('counts a redirect answer as receipt: a next hop that never connects is sent:true with the first method', async () => {
     const error = await failureOf(`${redirecting.origin}/x`);
     expect(redirecting.requests).toHaveLength(1);
-    expect(error).toMatchObject({ reason: 'network', delivery: { sent: false } });
+    expect(error).toMatchObject({ reason: 'network', delivery: { sent: true, method: 'POST' } });
   });
 });

@@ -256,7 +256,7 @@ describe('guardedFetch redirects', () => {
         name: 'EgressDeniedError',
         reason: 'redirect_off_origin',
         host: 'b.test',
-        delivery: { sent: false },
+        delivery: { sent: true, method },
       });
       expect(a.requests).toHaveLength(1);
       expect(b.sockets()).toBe(0);
