@@ -33,6 +33,20 @@ const agentNode = (id: string) => `  - id: ${id}
     prompt: "Step ${id}: {{ input.message }}"
     limits: { maxTurns: 1 }`;
 
+/** One agent step `a`, with a day ceiling besides the run's. */
+const dayCappedGraph = (name: string, maxUsdPerDay: number) => `kind: graph
+name: ${name}
+trigger: { type: on_demand }
+budget: { maxUsdPerRun: ${CEILING}, maxUsdPerDay: ${maxUsdPerDay} }
+nodes:
+  - { id: start, type: start }
+${agentNode('a')}
+  - { id: done, type: end }
+edges:
+  - { from: start, to: a }
+  - { from: a, to: done }
+`;
+
 /** Two agent steps, `a` then `b` (`parallel`: both right after start, joined at the end). */
 const twoStepGraph = (name: string, parallel: boolean) => `kind: graph
 name: ${name}
@@ -58,7 +72,7 @@ ${
 
 describe('a graph run under its budget', () => {
   const suite = graphStackForSuite({
-    fixtures: ['gb-seq-a', 'gb-seq-b', 'gb-par-a', 'gb-par-b'].map(costlyAnswer),
+    fixtures: ['gb-seq-a', 'gb-seq-b', 'gb-par-a', 'gb-par-b', 'gb-day-a'].map(costlyAnswer),
   });
 
   const childrenOf = async (runId: string) => {
@@ -113,5 +127,32 @@ describe('a graph run under its budget', () => {
     expect(run.status).toBe('failed');
     expect(totalOf(children)).toBeLessThanOrEqual(CEILING);
     expect((await e2e.stack.store.getGraphSpendDetail(runId)).reservedUsd).toBe(0);
+  });
+
+  it("counts the children on the graph workflow's day: the day's ceiling refuses a later run's child", async () => {
+    const { e2e } = suite;
+    const workflowId = await applyWorkflowText(e2e, 'gb-day', dayCappedGraph('gb-day', 2.5));
+    const first = await runEnded(e2e, await startRefund(e2e, workflowId, 'one'), 60_000);
+    const second = await runEnded(e2e, await startRefund(e2e, workflowId, 'two'), 60_000);
+    const [spent, refused] = [
+      (await childrenOf(first.runId)).children.a,
+      (await childrenOf(second.runId)).children.a,
+    ];
+
+    expect(first.status).toBe('done');
+    expect(spent?.costUsd).toBeGreaterThan(1.4);
+    // Settled $1.45 plus a reservation of $1.51 passes the day's $2.50, though each graph run is under its $2.
+    expect(refused).toMatchObject({ status: 'failed', stopReason: 'budget_exceeded', modelCalls: 0 });
+    const refusal = (await getAudit(e2e, refused!.runId)).entries.find(
+      (entry) => entry.type === 'budget_exceeded',
+    );
+    expect(refusal?.data).toMatchObject({ scope: 'day', ceilingUsd: 2.5 });
+    expect(second.status).toBe('failed');
+    // The day's counter is the graph workflow's (the children carry its owner and workflowId).
+    const day = new Date().toISOString().slice(0, 10);
+    expect(await e2e.stack.store.getDaySpendDetail(first.owner, workflowId, day)).toEqual({
+      totalUsd: spent!.costUsd,
+      reservedUsd: 0,
+    });
   });
 });
