@@ -11,7 +11,7 @@ import { agentChildRun } from '../../shared/graph-run/agent-child.ts';
 import type { AgentTaskNode } from '../../shared/graph-run/agent-view.ts';
 import type { GraphStep } from '../../shared/schemas/graph-step.ts';
 import type { Run } from '../../shared/schemas/run.ts';
-import { driveRun, engineDeps, ScriptedModel, text } from '../support/engine.ts';
+import { driveRun, engineDeps, ScriptedModel, text, toolUse } from '../support/engine.ts';
 import { FixedClock, randomIds, seedRun, seedWorkflow, testPlanning, testStore } from '../support/store.ts';
 import { ceilingLine, totalCost } from './support.ts';
 
@@ -32,7 +32,8 @@ const oneStepGraph = (ceiling: number) => ({
       model: { id: 'claude-sonnet-5-5', maxTokens: 4096 },
       system: 'Answer.',
       prompt: 'Work.',
-      limits: { maxTurns: 1 },
+      allowedActions: ['notes_append'],
+      limits: { maxTurns: 2 },
     },
     { id: 'done', type: 'end' },
   ],
@@ -92,6 +93,33 @@ describe("a graph run's ceiling over its children", () => {
     expect(counter.totalUsd).toBeGreaterThanOrEqual(0.85 * ceiling);
     expect(done + stopped).toBe(10);
     expect(stopped).toBeGreaterThan(0);
+  });
+
+  it("settles a child's tool turn and the reservation its commit made ahead on the graph counter", async () => {
+    // Prepare: turn 0 calls a tool, so its commit reserves turn 1 ahead (merged with turn 0's settlement).
+    const { clock, parent, child } = await graphRun(1);
+    const run = await child(1);
+    const usage = { inputTokens: 100, outputTokens: 300 };
+    const model = new ScriptedModel([
+      { content: [toolUse('t1', 'notes_append', { name: 'log', line: 'x' })], stopReason: 'tool_use', usage },
+      { content: [text('done')], stopReason: 'end_turn', usage },
+    ]);
+
+    // Act
+    await driveRun(engineDeps(store, model, { clock }), run.runId);
+
+    // Assess: two calls, each reserved then settled at its cost; the counter is the child's spend, no more.
+    const final = (await store.getRun(run.runId))!;
+    expect(final).toMatchObject({ status: 'done', modelCalls: 2 });
+    const reserved = (await store.listAudit(run.runId)).filter((entry) => entry.type === 'budget_reserved');
+    expect(reserved.map((entry) => [entry.data.turn, entry.data.ahead, entry.data.graphCeilingUsd])).toEqual([
+      [0, true, 1],
+      [1, true, 1],
+    ]);
+    expect(await store.getGraphSpendDetail(parent.runId)).toEqual({
+      totalUsd: final.costUsd,
+      reservedUsd: 0,
+    });
   });
 
   it('counts a reservation as spent when its child is ended from outside (a paid call is never free)', async () => {
