@@ -47,8 +47,7 @@ type Prepared = { run: Run; firstMessage: TranscriptMessage };
 /**
  * Turn 0's reservation for a new agent run whose turns use `definition`, or undefined when turn 0 must reserve
  * for itself: the model or its price is unknown, or the call alone would pass the run's, the day's or (a graph
- * child) the graph run's ceiling
- * (turn 0 then stops the run `budget_exceeded`, visibly, as before). Pure.
+ * child) the graph run's ceiling (turn 0 then stops the run `budget_exceeded`, visibly, as before). Pure.
  */
 export function firstTurnReservation(
   prepared: Prepared,
