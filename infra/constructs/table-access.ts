@@ -51,7 +51,7 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   'workflow-write': [READ, WRITE, DELETE, CONDITION_CHECK],
   // Creates the run once per scheduled time or event id, with turn 0's budget reservation: a workflow with a
   // day ceiling adds the reservation to the day's counter in the creation's transaction, an Update action
-  // (UpdateItem; shared/core/first-reservation.ts). Graph children need none: their view has no day ceiling.
+  // (UpdateItem; shared/core/first-reservation.ts).
   'start-run': [READ, WRITE, UPDATE],
   // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries).
   'jobs-sweep': [READ, WRITE, UPDATE, QUERY, DELETE],
@@ -65,8 +65,10 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // workflow head as a ConditionCheck of the commit that lets a call go ahead (the live policy, no read).
   // A step may run a built-in action: notes_put is a PutItem, notes_append an UpdateItem (list_append).
   'graph-service': [READ, WRITE, UPDATE, QUERY, CONDITION_CHECK],
-  // Starts a child agent run (its run item, first message, audit) and records the wait on the step.
-  'graph-wait': [READ, WRITE, QUERY],
+  // Starts a child agent run (its run item, first message, audit) and records the wait on the step. The child's
+  // creation makes turn 0's reservation: an ADD on the graph run's spend counter (the graph's maxUsdPerRun over
+  // all its children) and, with a maxUsdPerDay, on the day's counter: Update actions (UpdateItem).
+  'graph-wait': [READ, WRITE, UPDATE, QUERY],
   // A human task: the run with its steps (Query), the version; the task record and the wait on the step.
   'human-task': [READ, WRITE, QUERY],
   // External runs: the run, its version and ledger (Query), commits with ledger rows and audit, each fenced on

@@ -13,9 +13,18 @@ import type { RunHandle, TurnDeps } from './engine.ts';
 import { maxOutputTokensOf } from './output-tokens.ts';
 import type { ModelPort, ModelRequest } from './ports.ts';
 import { type ModelPrice, reservationFor, roundUsd } from './pricing.ts';
-import { releasePart, reservationPart } from './reservation-parts.ts';
-import { DayBudgetExceededError } from './store-errors.ts';
-import type { AuditInput, DaySpendChange } from './store-port.ts';
+import {
+  counterChanges,
+  releasePart,
+  reservationPart,
+  type SpendCounterChanges,
+} from './reservation-parts.ts';
+import {
+  type DayBudgetExceededError,
+  GraphBudgetExceededError,
+  isSpendCeilingRefusal,
+} from './store-errors.ts';
+import type { AuditInput } from './store-port.ts';
 
 /**
  * Default bound of one turn's wait for other runs' reservations (ms of the clock), see `reserveBudget`.
@@ -39,17 +48,24 @@ export function reservationUsd(
 }
 
 export type Reserved = { kind: 'reserved'; usd: number };
-export type Refused = { kind: 'refused'; scope: 'run' | 'day'; usd: number; detail: Record<string, unknown> };
+export type Refused = {
+  kind: 'refused';
+  /** `graph`: the graph run's ceiling, all its child runs together (a graph step's child run). */
+  scope: 'run' | 'day' | 'graph';
+  usd: number;
+  detail: Record<string, unknown>;
+};
 /** Other runs' reservations still hold the room this one needs after the bounded wait: try again later. */
 export type Blocked = { kind: 'blocked'; usd: number; waitedMs: number };
 
 type ReserveInput = { request: ModelRequest; price: ModelPrice; budget: Budget; day: string };
 
 /**
- * Reserves the budget of this turn's model call. A per-day refusal is looked at: when the day's settled
- * spend plus this need fits under the ceiling, the room is held by other runs' reservations, which are
- * settled or released as their calls end, so the turn waits (jittered exponential backoff on the clock)
- * and tries again, for at most `config.budgetWaitMs`. Fail closed: any other error propagates.
+ * Reserves the budget of this turn's model call. A refusal by a spend counter (the workflow's day, or a graph
+ * child's graph run) is looked at: when the counter's settled spend plus this need fits under its ceiling, the
+ * room is held by other runs' reservations, which are settled or released as their calls end, so the turn
+ * waits (jittered exponential backoff on the clock) and tries again, for at most `config.budgetWaitMs`.
+ * Fail closed: any other error propagates.
  */
 export async function reserveBudget(
   h: RunHandle,
@@ -69,28 +85,55 @@ export async function reserveBudget(
   const bound = deps.config.budgetWaitMs ?? DEFAULT_BUDGET_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     const waitedMs = deps.clock.nowMs() - started;
+    let refusedBy: DayBudgetExceededError | GraphBudgetExceededError;
     try {
       await commitReservation(h, budget, { usd, day, waitedMs });
       return { kind: 'reserved', usd };
     } catch (error) {
-      if (!(error instanceof DayBudgetExceededError) || budget.maxUsdPerDay === undefined) throw error;
+      if (!isSpendCeilingRefusal(error)) throw error;
+      refusedBy = error;
     }
     // The refused transaction carried what the turn staged (a resume's answer and settles): it is not held
     // back through the wait.
     await h.flush();
-    const spend = await deps.store.getDaySpendDetail(h.run.owner, h.run.workflowId, day);
-    const settled = roundUsd(spend.totalUsd - spend.reservedUsd);
-    if (roundUsd(settled + usd) > budget.maxUsdPerDay) {
-      return {
-        kind: 'refused',
-        scope: 'day',
-        usd,
-        detail: { day, ceilingUsd: budget.maxUsdPerDay, settledUsd: settled, waitedMs },
-      };
-    }
+    const refused = await ceilingRefusal(h, deps, refusedBy, { budget, day, usd, waitedMs });
+    if (refused) return refused;
     if (waitedMs >= bound) return { kind: 'blocked', usd, waitedMs };
     await deps.clock.sleep(Math.min(backoffMs(attempt), bound - waitedMs));
   }
+}
+
+/**
+ * The refusal of a counter that has no room even once every outstanding reservation on it is settled: its
+ * settled spend plus `usd` passes its ceiling. Undefined when other runs' reservations hold the room (wait).
+ * A refusal by a counter this run has no ceiling on cannot be explained, so it propagates (fail closed).
+ */
+async function ceilingRefusal(
+  h: RunHandle,
+  deps: TurnDeps,
+  error: DayBudgetExceededError | GraphBudgetExceededError,
+  { budget, day, usd, waitedMs }: { budget: Budget; day: string; usd: number; waitedMs: number },
+): Promise<Refused | undefined> {
+  const graphCeiling = h.run.parent?.maxUsdPerRun;
+  if (error instanceof GraphBudgetExceededError) {
+    if (!h.run.parent || graphCeiling === undefined) throw error;
+    const spend = await deps.store.getGraphSpendDetail(h.run.parent.runId);
+    const settled = roundUsd(spend.totalUsd - spend.reservedUsd);
+    if (roundUsd(settled + usd) <= graphCeiling) return undefined;
+    const detail = {
+      graphRunId: h.run.parent.runId,
+      ceilingUsd: graphCeiling,
+      settledUsd: settled,
+      waitedMs,
+    };
+    return { kind: 'refused', scope: 'graph', usd, detail };
+  }
+  if (budget.maxUsdPerDay === undefined) throw error;
+  const spend = await deps.store.getDaySpendDetail(h.run.owner, h.run.workflowId, day);
+  const settled = roundUsd(spend.totalUsd - spend.reservedUsd);
+  if (roundUsd(settled + usd) <= budget.maxUsdPerDay) return undefined;
+  const detail = { day, ceilingUsd: budget.maxUsdPerDay, settledUsd: settled, waitedMs };
+  return { kind: 'refused', scope: 'day', usd, detail };
 }
 
 /** Equal jitter: half the exponential step fixed, half random, so waiting runs do not retry in lockstep. */
@@ -118,18 +161,16 @@ async function commitReservation(
 }
 
 /**
- * The day-spend change that settles a reservation with the call's actual cost. Unconditional: a cost above
- * the reservation is counted in full (never clipped), and the next reservation of any run sees it.
+ * The counter changes (the day's, a graph child's graph run's) that settle a reservation with the call's actual
+ * cost. Unconditional: a cost above the reservation is counted in full (never clipped), and the next
+ * reservation of any run sees it.
  */
-export function settlementDaySpend(run: Run, held: NonNullable<Run['reservation']>, costUsd: number) {
-  if (!held.daily) return undefined;
-  return {
-    owner: run.owner,
-    workflowId: run.workflowId,
-    day: held.day,
-    deltaUsd: roundUsd(costUsd - held.usd),
-    reservedDeltaUsd: -held.usd,
-  } satisfies DaySpendChange;
+export function settlementCounters(
+  run: Run,
+  held: NonNullable<Run['reservation']>,
+  costUsd: number,
+): SpendCounterChanges {
+  return counterChanges(run, held, roundUsd(costUsd - held.usd), -held.usd);
 }
 
 /** The audit entry of a settlement; `overrunUsd` flags a call that cost more than was reserved. */

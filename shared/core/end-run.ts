@@ -54,6 +54,7 @@ export async function endRun(
     try {
       await handle.commit({
         ...(unsettled?.daySpend ? { daySpend: unsettled.daySpend } : {}),
+        ...(unsettled?.graphSpend ? { graphSpend: unsettled.graphSpend } : {}),
         ...(closing && closing.settle.length > 0 ? { ledgerSettle: closing.settle } : {}),
         ...(open && closing
           ? {

@@ -8,7 +8,7 @@ import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
 import type { TurnInput, TurnOutcome, TurnPointer } from './outcome.ts';
 import { outstandingReservationPart } from './reservation-parts.ts';
 import { type ChangePart, mergeParts } from './staged-change.ts';
-import { DayBudgetExceededError } from './store-errors.ts';
+import { isSpendCeilingRefusal } from './store-errors.ts';
 import type { AuditInput } from './store-port.ts';
 import { capResultText } from './transcript-limits.ts';
 
@@ -56,7 +56,7 @@ export async function commitTurn(
   try {
     await h.commit(ahead ? mergeParts(change, ahead) : change);
   } catch (error) {
-    if (!ahead || !(error instanceof DayBudgetExceededError)) throw error;
+    if (!ahead || !isSpendCeilingRefusal(error)) throw error;
     await h.commit(change);
   }
   return { ...pointerOf(h, input), next: lastNext };

@@ -22,7 +22,7 @@ import { effectiveGrant } from './gate.ts';
 import { planModelCall } from './model-request.ts';
 import type { Clock, ModelPort } from './ports.ts';
 import { reservationPart } from './reservation-parts.ts';
-import type { AuditInput, DaySpendChange } from './store-port.ts';
+import type { AuditInput, DaySpendChange, GraphSpendChange } from './store-port.ts';
 
 /** What a run's creator supplies to reserve turn 0: the engine's prices and roles, the action catalog. */
 export type FirstTurnPlanning = {
@@ -37,6 +37,8 @@ export type FirstReservation = {
   reservation: NonNullable<Run['reservation']>;
   /** The day's counter, conditional on the day's ceiling; refused, the run is created without the reservation. */
   daySpend?: DaySpendChange;
+  /** A graph child's graph run counter, conditional on the graph's ceiling; refused, the same. */
+  graphSpend?: GraphSpendChange;
   audit: AuditInput[];
 };
 
@@ -44,8 +46,8 @@ type Prepared = { run: Run; firstMessage: TranscriptMessage };
 
 /**
  * Turn 0's reservation for a new agent run whose turns use `definition`, or undefined when turn 0 must reserve
- * for itself: the model or its price is unknown, or the call alone would pass the run's or the day's ceiling
- * (turn 0 then stops the run `budget_exceeded`, visibly, as before). Pure.
+ * for itself: the model or its price is unknown, or the call alone would pass the run's, the day's or (a graph
+ * child) the graph run's ceiling (turn 0 then stops the run `budget_exceeded`, visibly, as before). Pure.
  */
 export function firstTurnReservation(
   prepared: Prepared,
@@ -59,12 +61,17 @@ export function firstTurnReservation(
   if ('error' in planned) return undefined;
   const usd = reservationUsd(planning.model ?? {}, planned.request, planned.price);
   const budget = definition.budget;
-  if (usd > budget.maxUsdPerRun || (budget.maxUsdPerDay !== undefined && usd > budget.maxUsdPerDay))
-    return undefined;
+  const ceilings = [budget.maxUsdPerRun, budget.maxUsdPerDay, run.parent?.maxUsdPerRun];
+  if (ceilings.some((ceiling) => ceiling !== undefined && usd > ceiling)) return undefined;
   const day = new Date(clock.nowMs()).toISOString().slice(0, 10);
   const part = reservationPart(run, budget, { turn: 0, usd, day, executionName: run.runId });
   const reservation = part.next!(run).reservation!;
-  return { reservation, ...(part.daySpend ? { daySpend: part.daySpend } : {}), audit: part.audit ?? [] };
+  return {
+    reservation,
+    ...(part.daySpend ? { daySpend: part.daySpend } : {}),
+    ...(part.graphSpend ? { graphSpend: part.graphSpend } : {}),
+    audit: part.audit ?? [],
+  };
 }
 
 /** `prepared` with turn 0's reservation (none without `planning`: turn 0 then reserves, as before). */

@@ -10,7 +10,7 @@ import {
   reservationUsd,
   reserveBudget,
   settlementAudit,
-  settlementDaySpend,
+  settlementCounters,
 } from './budget.ts';
 import { concludeAssistant, lastAssistantText } from './conclude.ts';
 import { isoAt, type RunHandle, type TurnDeps, utcDay } from './engine.ts';
@@ -21,7 +21,6 @@ import type { ContentBlock, ModelRequest, ModelResponse } from './ports.ts';
 import { costOf, type ModelPrice, roundUsd } from './pricing.ts';
 import { redactModelContent } from './redaction.ts';
 import { outstandingReservationPart, releasePart } from './reservation-parts.ts';
-import type { DaySpendChange } from './store-port.ts';
 import { contentHashOf, OUTPUT_TOO_LARGE, oversizeReason } from './transcript-limits.ts';
 import type { TurnContext } from './turn-context.ts';
 
@@ -93,8 +92,8 @@ export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext):
       messageCount: current.messageCount + 1,
       reservation: undefined,
     }),
-    // Counted in full even above the reservation: never clipped (settlementDaySpend).
-    ...withDaySpend(settlementDaySpend(h.run, held, cost)),
+    // Counted in full even above the reservation: never clipped (settlementCounters).
+    ...settlementCounters(h.run, held, cost),
     audit: [
       {
         type: 'model_call',
@@ -208,5 +207,3 @@ const startRunning = (from: Run['status']) => ({
   next: (current: Run): Run => ({ ...current, status: 'running' }),
   audit: [{ type: 'status_changed' as const, actor: 'system', data: { from, to: 'running' } }],
 });
-
-const withDaySpend = (change: DaySpendChange | undefined) => (change ? { daySpend: change } : {});

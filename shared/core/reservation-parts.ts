@@ -1,13 +1,15 @@
 /**
  * The writes of a reservation as parts of a transaction (staged-change.ts): made (now, or ahead by the
  * previous turn's commit: attempt.ts), given back, or counted as spent. budget.ts decides when.
+ * A reservation is counted on up to two spend counters besides its run: the workflow's day (`maxUsdPerDay`)
+ * and, for a graph step's child run, its graph run's (the graph's `maxUsdPerRun`, all children together).
  */
 import type { Budget } from '../schemas/budget.ts';
 import type { Run } from '../schemas/run.ts';
 import { executionNameOf, type TurnAttempt, unusedAheadReservation } from './attempt.ts';
 import { roundUsd } from './pricing.ts';
 import type { ChangePart } from './staged-change.ts';
-import type { AuditInput, DaySpendChange } from './store-port.ts';
+import type { AuditInput, DaySpendChange, GraphSpendChange } from './store-port.ts';
 
 type ReservationSpec = {
   turn: number;
@@ -28,6 +30,10 @@ type ReservationSpec = {
 export function reservationPart(run: Run, budget: Budget, spec: ReservationSpec): ChangePart {
   const { turn, usd, day, waitedMs = 0, executionId, executionName } = spec;
   const daily = budget.maxUsdPerDay !== undefined;
+  // A graph child counts on its graph run's counter, conditionally: all the graph's children together stay
+  // under the graph's ceiling, including children reserving at the same time (one conditional ADD each).
+  const graphCeiling = run.parent?.maxUsdPerRun;
+  const graph = run.parent !== undefined && graphCeiling !== undefined;
   // Held by the execution's name, not its ARN (~60–90 bytes fewer on the run item, which every commit rewrites:
   // docs/data-model.md "Run item size"). The reservation is made and spent by Turn states of the one run state
   // machine, whose execution names are unique (API_StartExecution), so the name says which execution as the ARN
@@ -35,7 +41,10 @@ export function reservationPart(run: Run, budget: Budget, spec: ReservationSpec)
   const name = executionId ? executionNameOf(executionId) : executionName;
   const ahead = name ? { executionName: name, executionId: '' as const } : undefined;
   return {
-    next: (current) => ({ ...current, reservation: { turn, usd, day, daily, ...(ahead ? { ahead } : {}) } }),
+    next: (current) => ({
+      ...current,
+      reservation: { turn, usd, day, daily, ...(graph ? { graph } : {}), ...(ahead ? { ahead } : {}) },
+    }),
     ...(daily
       ? {
           daySpend: {
@@ -48,6 +57,16 @@ export function reservationPart(run: Run, budget: Budget, spec: ReservationSpec)
           },
         }
       : {}),
+    ...(graph
+      ? {
+          graphSpend: {
+            graphRunId: run.parent!.runId,
+            deltaUsd: usd,
+            reservedDeltaUsd: usd,
+            limitUsd: graphCeiling,
+          },
+        }
+      : {}),
     audit: [
       {
         type: 'budget_reserved',
@@ -57,6 +76,7 @@ export function reservationPart(run: Run, budget: Budget, spec: ReservationSpec)
           usd,
           spentUsd: run.costUsd,
           ceilingUsd: budget.maxUsdPerRun,
+          ...(graph ? { graphCeilingUsd: graphCeiling } : {}),
           ...(waitedMs > 0 ? { waitedMs } : {}),
           ...(ahead ? { ahead: true } : {}),
           ...(executionName ? { atCreation: true } : {}),
@@ -76,17 +96,7 @@ export function releasePart(
   data: Record<string, unknown>,
 ): ChangePart {
   return {
-    ...(held.daily
-      ? {
-          daySpend: {
-            owner: run.owner,
-            workflowId: run.workflowId,
-            day: held.day,
-            deltaUsd: -held.usd,
-            reservedDeltaUsd: -held.usd,
-          },
-        }
-      : {}),
+    ...counterChanges(run, held, -held.usd, -held.usd),
     next: (current) => ({ ...current, reservation: undefined }),
     audit: [
       {
@@ -110,6 +120,7 @@ export function outstandingReservationPart(run: Run, attempt?: TurnAttempt): Cha
   if (!spend) return {};
   return {
     ...(spend.daySpend ? { daySpend: spend.daySpend } : {}),
+    ...(spend.graphSpend ? { graphSpend: spend.graphSpend } : {}),
     next: (current) => ({
       ...current,
       costUsd: roundUsd(current.costUsd + spend.costUsd),
@@ -124,21 +135,30 @@ export function outstandingReservationPart(run: Run, attempt?: TurnAttempt): Cha
  * may have been sent and paid (a crash after the provider answered), so it is counted as spent in full.
  * The day keeps it as spend (no longer as a reservation) and the run's cost includes it.
  */
-export function unsettledSpend(run: Run): { costUsd: number; daySpend?: DaySpendChange } | undefined {
+export function unsettledSpend(run: Run): ({ costUsd: number } & SpendCounterChanges) | undefined {
   const held = run.reservation;
   if (!held) return undefined;
+  return { costUsd: held.usd, ...counterChanges(run, held, 0, -held.usd) };
+}
+
+/** The changes of the spend counters a reservation is counted on. */
+export type SpendCounterChanges = { daySpend?: DaySpendChange; graphSpend?: GraphSpendChange };
+
+/**
+ * The changes of the counters `held` is counted on (`daily`: the workflow's day; `graph`: the graph run's),
+ * unconditional: `deltaUsd` of the total, `reservedDeltaUsd` of its reserved part.
+ */
+export function counterChanges(
+  run: Run,
+  held: Pick<NonNullable<Run['reservation']>, 'day' | 'daily' | 'graph'>,
+  deltaUsd: number,
+  reservedDeltaUsd: number,
+): SpendCounterChanges {
+  const { owner, workflowId } = run;
   return {
-    costUsd: held.usd,
-    ...(held.daily
-      ? {
-          daySpend: {
-            owner: run.owner,
-            workflowId: run.workflowId,
-            day: held.day,
-            deltaUsd: 0,
-            reservedDeltaUsd: -held.usd,
-          },
-        }
+    ...(held.daily ? { daySpend: { owner, workflowId, day: held.day, deltaUsd, reservedDeltaUsd } } : {}),
+    ...(held.graph && run.parent
+      ? { graphSpend: { graphRunId: run.parent.runId, deltaUsd, reservedDeltaUsd } }
       : {}),
   };
 }

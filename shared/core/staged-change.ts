@@ -8,7 +8,7 @@
 import type { Run } from '../schemas/run.ts';
 import { valueBytes } from './item-size.ts';
 import { roundUsd } from './pricing.ts';
-import type { DaySpendChange, RunChange } from './store-port.ts';
+import type { DaySpendChange, GraphSpendChange, RunChange } from './store-port.ts';
 
 /** A change without its fence: what to write besides the run item, and how the run item moves. */
 export type ChangePart = Omit<RunChange, 'run' | 'next'> & { next?: (run: Run) => Run };
@@ -16,6 +16,7 @@ export type ChangePart = Omit<RunChange, 'run' | 'next'> & { next?: (run: Run) =
 /** Both parts as one: lists concatenated in order, `next` composed (first, then second). */
 export function mergeParts(first: ChangePart, second: ChangePart): ChangePart {
   const daySpend = mergeDaySpend(first.daySpend, second.daySpend);
+  const graphSpend = mergeGraphSpend(first.graphSpend, second.graphSpend);
   const nexts = [first.next, second.next].filter((next) => next !== undefined);
   const lists = {
     audit: [...(first.audit ?? []), ...(second.audit ?? [])],
@@ -31,6 +32,7 @@ export function mergeParts(first: ChangePart, second: ChangePart): ChangePart {
   return {
     ...present,
     ...(daySpend ? { daySpend } : {}),
+    ...(graphSpend ? { graphSpend } : {}),
     ...(first.reopen || second.reopen ? { reopen: true as const } : {}),
     // One head condition per write: the later part's (it was decided on the fresher read).
     ...(second.liveHead || first.liveHead ? { liveHead: (second.liveHead ?? first.liveHead)! } : {}),
@@ -38,10 +40,16 @@ export function mergeParts(first: ChangePart, second: ChangePart): ChangePart {
   };
 }
 
-/** True when the two parts can share one transaction: one day's counter at most, and within the bound. */
+/**
+ * True when the two parts can share one transaction: one day's counter and one graph run's counter at most,
+ * and within the bound.
+ */
 export function canMerge(first: ChangePart, second: ChangePart): boolean {
   const [a, b] = [first.daySpend, second.daySpend];
-  return (!a || !b || sameDay(a, b)) && fitTogether(first, second);
+  const [g, h] = [first.graphSpend, second.graphSpend];
+  return (
+    (!a || !b || sameDay(a, b)) && (!g || !h || g.graphRunId === h.graphRunId) && fitTogether(first, second)
+  );
 }
 
 const sameDay = (a: DaySpendChange, b: DaySpendChange) =>
@@ -60,6 +68,20 @@ function mergeDaySpend(a?: DaySpendChange, b?: DaySpendChange): DaySpendChange |
     owner: a.owner,
     workflowId: a.workflowId,
     day: a.day,
+    deltaUsd: roundUsd(a.deltaUsd + b.deltaUsd),
+    reservedDeltaUsd: roundUsd((a.reservedDeltaUsd ?? 0) + (b.reservedDeltaUsd ?? 0)),
+    ...(limitUsd !== undefined ? { limitUsd } : {}),
+  };
+}
+
+/** One update of a graph run's counter from two, guarded as `mergeDaySpend` guards the day's. */
+function mergeGraphSpend(a?: GraphSpendChange, b?: GraphSpendChange): GraphSpendChange | undefined {
+  if (!a || !b) return a ?? b;
+  if (a.graphRunId !== b.graphRunId)
+    throw new Error("two graph runs' spend changes cannot share a transaction");
+  const limitUsd = b.limitUsd ?? a.limitUsd;
+  return {
+    graphRunId: a.graphRunId,
     deltaUsd: roundUsd(a.deltaUsd + b.deltaUsd),
     reservedDeltaUsd: roundUsd((a.reservedDeltaUsd ?? 0) + (b.reservedDeltaUsd ?? 0)),
     ...(limitUsd !== undefined ? { limitUsd } : {}),
@@ -112,6 +134,7 @@ export function partSize(part: ChangePart): { items: number; bytes: number } {
     bytes += valueBytes(entry) + AUDIT_SEAL_BYTES;
   }
   if (part.daySpend) items += 1;
+  if (part.graphSpend) items += 1;
   if (part.liveHead) items += 1;
   return { items, bytes };
 }

@@ -73,6 +73,20 @@ export class DayBudgetExceededError extends Error {
   }
 }
 
+/** A graph run's ceiling (`budget.maxUsdPerRun`, all its child runs together) would be exceeded by a reservation. */
+export class GraphBudgetExceededError extends Error {
+  constructor(graphRunId: string, options?: { cause?: unknown }) {
+    super(`the budget of graph run ${graphRunId} (all its child runs together) is exhausted`, options);
+    this.name = 'GraphBudgetExceededError';
+  }
+}
+
+/** A reservation refused by a spend counter's ceiling: the workflow's day, or a graph child's graph run. */
+export const isSpendCeilingRefusal = (
+  error: unknown,
+): error is DayBudgetExceededError | GraphBudgetExceededError =>
+  error instanceof DayBudgetExceededError || error instanceof GraphBudgetExceededError;
+
 /** Something that must be unique already exists (a workflow name, an item). */
 export class AlreadyExistsError extends Error {
   constructor(what: string, options?: { cause?: unknown }) {

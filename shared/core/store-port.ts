@@ -31,6 +31,22 @@ export type DaySpendChange = {
 /** A workflow's day: `totalUsd` (settled spend plus outstanding reservations) and the reserved part. */
 export type DaySpend = { totalUsd: number; reservedUsd: number };
 
+/**
+ * A change of a graph run's spend counter: what all its child agent runs together have spent and reserved,
+ * against the graph's `budget.maxUsdPerRun` (docs/security.md "A graph run's ceiling"). Moved like the day's
+ * counter, by the children's reservations, settlements and releases.
+ */
+export type GraphSpendChange = {
+  /** The graph run (the child's `parent.runId`). */
+  graphRunId: string;
+  /** Change of the total: the children's settled spend plus their outstanding reservations. */
+  deltaUsd: number;
+  /** Change of the outstanding reservations within that total. */
+  reservedDeltaUsd?: number;
+  /** When set, a positive delta is refused if it would take the total past this. */
+  limitUsd?: number;
+};
+
 export type RunChange = {
   /** The run as last read: the write is fenced on its `rev`. */
   run: Run;
@@ -54,6 +70,8 @@ export type RunChange = {
     expectedTaskToken?: string | null;
   }[];
   daySpend?: DaySpendChange;
+  /** A graph child's reservation, settlement or release, on its graph run's spend counter. */
+  graphSpend?: GraphSpendChange;
   /** Graph step items, each conditional on the status and attempt it was read in (schemas/graph-step.ts). */
   steps?: StepWrite[];
   /**
@@ -123,8 +141,10 @@ export interface RunStore {
   ): Promise<{ run: Run | undefined; approvals: Approval[] }>;
   /** The day's spend counter of a workflow (consistent read); zeros for a day without spend. */
   getDaySpendDetail(owner: string, workflowId: string, day: string): Promise<DaySpend>;
+  /** A graph run's spend counter (its child runs' spend, consistent read); zeros before any child reserved. */
+  getGraphSpendDetail(graphRunId: string): Promise<DaySpend>;
   /** Seals the run's final audit head into its owner's anchor chain, once (idempotent). */
   anchorRunHead(run: Run, at: string): Promise<unknown>;
-  /** Applies a change atomically; throws RunConflictError, LedgerConflictError, ApprovalAlreadyDecidedError, DayBudgetExceededError or WorkflowHeadMovedError. */
+  /** Applies a change atomically; throws RunConflictError, LedgerConflictError, ApprovalAlreadyDecidedError, DayBudgetExceededError, GraphBudgetExceededError or WorkflowHeadMovedError. */
   commit(change: RunChange): Promise<Run>;
 }

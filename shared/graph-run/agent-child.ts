@@ -45,7 +45,13 @@ export function agentChildRun(
     run: {
       ...prepared.run,
       kind: 'agent',
-      parent: { runId: run.runId, stepId: step.stepId, attempt: step.attempt },
+      // The graph's ceiling over all its children (retries included), on the graph run's spend counter.
+      parent: {
+        runId: run.runId,
+        stepId: step.stepId,
+        attempt: step.attempt,
+        maxUsdPerRun: graph.budget.maxUsdPerRun,
+      },
     },
     firstMessage: { ...prepared.firstMessage, content: [{ type: 'text', text: prompt }] },
   };

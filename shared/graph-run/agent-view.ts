@@ -30,7 +30,11 @@ export function serviceStepView(graph: GraphDefinition, node: ServiceTaskNode): 
 
 /**
  * The definition of an agent step's child run: the node's model, system prompt, allowed actions, gates and
- * limits; the graph's connectors, credRefs and approvals; at most the graph's per-run budget.
+ * limits; the graph's connectors, credRefs and approvals; at most the graph's per-run budget, and the graph's
+ * per-day ceiling. The child carries the graph's owner and workflowId, so its reservations count on the graph
+ * workflow's day counter (`maxUsdPerDay`: all runs of the workflow together, children included). The graph's
+ * `maxUsdPerRun` also caps all of one graph run's children together: the child's `parent.maxUsdPerRun`
+ * (agent-child.ts), enforced on the graph run's spend counter (core/reservation-parts.ts).
  */
 export function agentStepView(graph: GraphDefinition, node: AgentTaskNode): WorkflowDefinition {
   const maxUsd = Math.min(node.limits.maxUsd ?? graph.budget.maxUsdPerRun, graph.budget.maxUsdPerRun);
@@ -47,6 +51,7 @@ export function agentStepView(graph: GraphDefinition, node: AgentTaskNode): Work
     destination: { type: 'stored' },
     budget: {
       maxUsdPerRun: maxUsd,
+      ...(graph.budget.maxUsdPerDay === undefined ? {} : { maxUsdPerDay: graph.budget.maxUsdPerDay }),
       maxTurns: node.limits.maxTurns,
       maxToolCallsPerTurn: graph.budget.maxToolCallsPerTurn,
       runTimeoutSeconds: graph.budget.runTimeoutSeconds,

@@ -67,17 +67,21 @@ export function outcomeOf(node: GraphNode, completion: StepCompletion, expiry?: 
   const answer = (result ?? {}) as {
     output?: unknown;
     status?: unknown;
+    stopReason?: unknown;
     text?: unknown;
     childRunId?: unknown;
   };
   if (node.type === 'human_task') return { status: 'succeeded', output: answer.output ?? {} };
   if (node.type === 'external_task') return externalStepOutcome(node, answer);
   if (node.type === 'agent_task') {
-    if (answer.status !== 'done')
+    if (answer.status !== 'done') {
+      // Why it stopped (`budget_exceeded`: the graph's or the day's ceiling refused its call) is the operator's cue.
+      const why = typeof answer.stopReason === 'string' ? ` (${answer.stopReason})` : '';
       return {
         status: 'failed',
-        error: { name: 'ChildRunEnded', message: `the child run ended ${String(answer.status)}` },
+        error: { name: 'ChildRunEnded', message: `the child run ended ${String(answer.status)}${why}` },
       };
+    }
     const parsed = parseStructuredOutput(String(answer.text ?? ''), node.output);
     return parsed.ok
       ? { status: 'succeeded', output: parsed.output }

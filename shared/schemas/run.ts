@@ -81,7 +81,16 @@ export const RunSchema = z.object({
   external: ExternalRunSchema.optional(),
   /** A child agent run of a graph step: the step that waits for it (its task token is on the step item). */
   parent: z
-    .object({ runId: z.string(), stepId: z.string(), attempt: z.number().int().positive() })
+    .object({
+      runId: z.string(),
+      stepId: z.string(),
+      attempt: z.number().int().positive(),
+      /**
+       * The graph's `budget.maxUsdPerRun`: the ceiling of all the graph run's child runs together, enforced on
+       * the graph run's spend counter (core/reservation-parts.ts). Absent on children created before it existed.
+       */
+      maxUsdPerRun: z.number().positive().optional(),
+    })
     .optional(),
   /** A graph run an operator paused: no new step starts until it is resumed (running steps finish). */
   paused: z.literal(true).optional(),
@@ -108,6 +117,8 @@ export const RunSchema = z.object({
       day: z.string(),
       /** Counted against the workflow's per-day ceiling too (released there when the run ends without the call). */
       daily: z.boolean().default(false),
+      /** Counted against the parent graph run's spend counter too (a graph child with `parent.maxUsdPerRun`). */
+      graph: z.literal(true).optional(),
       /**
        * Made ahead for this turn's model call (core/attempt.ts), in the execution named `executionName`: by the
        * previous turn's commit, in its own execution; or, for turn 0, by the run's creation, for its first

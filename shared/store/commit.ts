@@ -1,7 +1,8 @@
 /**
  * `commit`: the one write primitive for a run. It moves the run item from the revision that was read to
  * the next one and, in the same DynamoDB transaction, writes the messages, ledger rows, approvals, day
- * spend and sealed audit entries that belong to that step. Any failed condition cancels all of it.
+ * spend, graph run spend and sealed audit entries that belong to that step. Any failed condition cancels all
+ * of it.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -9,10 +10,11 @@ import type { RunChange } from '../core/store-port.ts';
 import { canTransition, type Run } from '../schemas/run.ts';
 import { auditItems } from './audit-items.ts';
 import { isThrottle, type StoreContext } from './client.ts';
-import { daySpendUpdate } from './day-spend-item.ts';
+import { daySpendUpdate, graphSpendUpdate } from './day-spend-item.ts';
 import {
   ApprovalAlreadyDecidedError,
   DayBudgetExceededError,
+  GraphBudgetExceededError,
   HumanTaskClosedError,
   InvalidTransitionError,
   LedgerConflictError,
@@ -158,6 +160,13 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
     items.push({ item, onConditionFailed: () => new DayBudgetExceededError(workflowId, day) });
     if (guarded && deltaUsd > (limitUsd ?? Number.POSITIVE_INFINITY))
       throw new DayBudgetExceededError(workflowId, day);
+  }
+  if (change.graphSpend) {
+    const { item, guarded } = graphSpendUpdate(T, change.graphSpend);
+    const { graphRunId, deltaUsd, limitUsd } = change.graphSpend;
+    items.push({ item, onConditionFailed: () => new GraphBudgetExceededError(graphRunId) });
+    if (guarded && deltaUsd > (limitUsd ?? Number.POSITIVE_INFINITY))
+      throw new GraphBudgetExceededError(graphRunId);
   }
   if (change.liveHead) items.push(liveHeadCheck(T, change.liveHead));
   const transact = items.map((labeled) => labeled.item);

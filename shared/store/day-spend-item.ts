@@ -1,29 +1,47 @@
 /**
- * The update of a workflow's day-spend counter inside a transaction: a run's commit (commit.ts) and a run's
- * creation with turn 0's reservation (runs.ts). A positive change with a limit is conditional: the day's total
- * after it stays at most the limit.
+ * The updates of the spend counters inside a transaction: a workflow's day (`SPEND#…/DAY#…`) and a graph run's
+ * (`RUN#<graph run>/BUDGET`, its child runs together), by a run's commit (commit.ts) and a run's creation with
+ * turn 0's reservation (runs.ts). A positive change with a limit is conditional: the total after it stays at
+ * most the limit.
  */
 import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { DaySpendChange } from '../core/store-port.ts';
-import { keys } from './keys.ts';
+import type { DaySpendChange, GraphSpendChange } from '../core/store-port.ts';
+import { type ItemKey, keys } from './keys.ts';
 
 type TransactItem = NonNullable<
   ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
 >[number];
 
-/** The Update item; `guarded` says whether it carries the ceiling's condition. */
+type CounterChange = Pick<DaySpendChange, 'deltaUsd' | 'reservedDeltaUsd' | 'limitUsd'>;
+
+/** The Update item of a workflow's day; `guarded` says whether it carries the ceiling's condition. */
 export function daySpendUpdate(
   table: string,
   change: DaySpendChange,
 ): { item: TransactItem; guarded: boolean } {
-  const { owner, workflowId, day, deltaUsd, reservedDeltaUsd = 0, limitUsd } = change;
+  return counterUpdate(table, keys.daySpend(change.owner, change.workflowId, change.day), change);
+}
+
+/** The Update item of a graph run's counter; `guarded` as for the day's. */
+export function graphSpendUpdate(
+  table: string,
+  change: GraphSpendChange,
+): { item: TransactItem; guarded: boolean } {
+  return counterUpdate(table, keys.graphSpend(change.graphRunId), change);
+}
+
+function counterUpdate(
+  table: string,
+  Key: ItemKey,
+  { deltaUsd, reservedDeltaUsd = 0, limitUsd }: CounterChange,
+): { item: TransactItem; guarded: boolean } {
   const guarded = deltaUsd > 0 && limitUsd !== undefined;
   return {
     guarded,
     item: {
       Update: {
         TableName: table,
-        Key: keys.daySpend(owner, workflowId, day),
+        Key,
         // `reservedUsd` is the part of `spentUsd` still reserved: what a waiting run may expect back.
         UpdateExpression: 'ADD spentUsd :delta, reservedUsd :reserved SET schemaVersion = :v',
         ...(guarded

@@ -314,13 +314,16 @@ export class DynamoStore implements RunStore, NotesPort {
   async getDaySpend(owner: string, workflowId: string, day: string): Promise<number> {
     return (await this.getDaySpendDetail(owner, workflowId, day)).totalUsd;
   }
-  async getDaySpendDetail(owner: string, workflowId: string, day: string): Promise<DaySpend> {
+  getDaySpendDetail(owner: string, workflowId: string, day: string): Promise<DaySpend> {
+    return this.spendCounter(keys.daySpend(owner, workflowId, day));
+  }
+  /** A graph run's spend counter: its child runs together (store/day-spend-item.ts). */
+  getGraphSpendDetail(graphRunId: string): Promise<DaySpend> {
+    return this.spendCounter(keys.graphSpend(graphRunId));
+  }
+  private async spendCounter(Key: Record<string, string>): Promise<DaySpend> {
     const response = await this.ctx.doc.send(
-      new GetCommand({
-        TableName: this.ctx.table,
-        Key: keys.daySpend(owner, workflowId, day),
-        ConsistentRead: true,
-      }),
+      new GetCommand({ TableName: this.ctx.table, Key, ConsistentRead: true }),
     );
     return {
       totalUsd: Number(response.Item?.spentUsd ?? 0),

@@ -38,6 +38,12 @@ export const keys = {
     pk: `SPEND#${owner}#${workflowId}`,
     sk: `DAY#${day}`,
   }),
+  /**
+   * A graph run's spend counter: its child runs' spend and reservations together, against the graph's
+   * `maxUsdPerRun`. In the graph run's partition, sorting between `AUD#` and `HTK#`: outside every range read
+   * (the turn's `MSG#`…`RUN`, the graph's `RUN`…`TOOL#`).
+   */
+  graphSpend: (graphRunId: string): ItemKey => ({ pk: `RUN#${graphRunId}`, sk: 'BUDGET' }),
   idempotency: (owner: string, scope: string, key: string): ItemKey => ({
     pk: `IDEM#${owner}#${scope}#${key}`,
     sk: 'IDEM',

@@ -8,8 +8,8 @@ import { TABLE_KEYS } from '../store/table.ts';
 import { auditItems } from './audit-items.ts';
 import type { StoreContext } from './client.ts';
 import { runItem } from './commit.ts';
-import { daySpendUpdate } from './day-spend-item.ts';
-import { DayBudgetExceededError } from './errors.ts';
+import { daySpendUpdate, graphSpendUpdate } from './day-spend-item.ts';
+import { DayBudgetExceededError, GraphBudgetExceededError, isSpendCeilingRefusal } from './errors.ts';
 import { keys } from './keys.ts';
 import { messageItems } from './message-items.ts';
 import { getItem, type Page, queryIndexPage } from './reads.ts';
@@ -43,9 +43,10 @@ export type NewRun = PreparedRun;
 /**
  * Writes a new run, its first transcript message and its first audit entries in one transaction, with an
  * optional idempotency marker and turn 0's budget reservation (core/first-reservation.ts: the run item holds it,
- * the day's counter counts it). A repeated key with the same request returns the existing run instead. A
- * reservation the day's ceiling refuses never fails the creation: the run is created without it, and turn 0
- * reserves for itself (and stops the run `budget_exceeded`, visibly, when the day has no room).
+ * the day's counter and a graph child's graph run counter count it). A repeated key with the same request
+ * returns the existing run instead. A reservation a ceiling refuses never fails the creation: the run is
+ * created without it, and turn 0 reserves for itself (and stops the run `budget_exceeded`, visibly, when the
+ * day or the graph run has no room).
  */
 export async function createRun(
   ctx: StoreContext,
@@ -55,7 +56,7 @@ export async function createRun(
   try {
     return await createOnce(ctx, created, idempotency);
   } catch (error) {
-    if (!(error instanceof DayBudgetExceededError) || !created.firstReservation) throw error;
+    if (!isSpendCeilingRefusal(error) || !created.firstReservation) throw error;
     const { firstReservation: _refused, ...without } = created;
     return createOnce(ctx, without, idempotency);
   }
@@ -71,7 +72,11 @@ async function createOnce(
   const { entries, audit } = sealAuditInputs(run, [...created.audit, ...(first?.audit ?? [])], run.createdAt);
   const stored: Run = { ...run, audit };
   const T = ctx.table;
-  const daySpend = first?.daySpend ? daySpendUpdate(T, first.daySpend).item : undefined;
+  // Last, in this order: their indexes in the cancellation reasons tell a ceiling's refusal from the rest.
+  const counters = [
+    ...(first?.daySpend ? [daySpendUpdate(T, first.daySpend).item] : []),
+    ...(first?.graphSpend ? [graphSpendUpdate(T, first.graphSpend).item] : []),
+  ];
   const transact = [
     { Put: { TableName: T, Item: runItem(stored), ConditionExpression: 'attribute_not_exists(pk)' } },
     ...messageItems(created.firstMessage).map((item) => ({
@@ -96,8 +101,7 @@ async function createOnce(
           },
         ]
       : []),
-    // Last: its index in the cancellation reasons tells a refusal of the day's ceiling from the rest.
-    ...(daySpend ? [daySpend] : []),
+    ...counters,
   ];
   assertTransactionFits(transact);
   for (let attempt = 1; ; attempt++) {
@@ -113,9 +117,12 @@ async function createOnce(
       const conflictOnly =
         reasons.some((reason) => reason.Code === 'TransactionConflict') && failed.length === 0;
       if (conflictOnly && attempt < 4) continue;
-      // Only the day's counter refused: the day's ceiling (createRun creates the run without the reservation).
-      if (daySpend && failed.length === 1 && failed[0] === transact.length - 1)
-        throw new DayBudgetExceededError(run.workflowId, first!.reservation.day);
+      // Only counters refused: a ceiling (createRun creates the run without the reservation).
+      const firstCounter = transact.length - counters.length;
+      if (counters.length > 0 && failed.length > 0 && failed.every((index) => index >= firstCounter))
+        throw first?.daySpend && failed[0] === firstCounter
+          ? new DayBudgetExceededError(run.workflowId, first.reservation.day)
+          : new GraphBudgetExceededError(run.parent?.runId ?? run.runId);
       return await settleCreateFailure(ctx, run, idempotency, error);
     }
   }

@@ -102,6 +102,7 @@ export abstract class ForwardingStore implements RunStore {
   getApproval = (id: string) => this.inner.getApproval(id);
   getDaySpendDetail = (owner: string, id: string, day: string) =>
     this.inner.getDaySpendDetail(owner, id, day);
+  getGraphSpendDetail = (graphRunId: string) => this.inner.getGraphSpendDetail(graphRunId);
   anchorRunHead = (run: Parameters<RunStore['anchorRunHead']>[0], at: string) =>
     this.inner.anchorRunHead(run, at);
   abstract commit(change: RunChange): ReturnType<RunStore['commit']>;
