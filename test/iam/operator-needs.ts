@@ -37,4 +37,17 @@ export const OPERATOR_NEEDS: readonly OperatorNeed[] = [
       "(https://docs.aws.amazon.com/bedrock/latest/userguide/model-access.html). Subscribing is an operator's " +
       'decision (prices, EULA), so the Turn role gets no Marketplace rights and docs/deploy.md has the step.',
   },
+  {
+    topic: "Upgrade: the pre-upgrade check lists the notice topics' subscriptions",
+    actions: ['sns:ListSubscriptionsByTopic'],
+    documented: [
+      'infra/upgrade/check-subscriptions.ts',
+      'sns:ListSubscriptionsByTopic',
+      'continue-update-rollback',
+    ],
+    reason:
+      "A subscription SNS deleted (unsubscribed, or unconfirmed for 48 h) fails CloudFormation's update of it with " +
+      'NotFound and rolls the upgrade back (aws-cloudformation-resource-providers-sns, UpdateHandler ' +
+      'checkSubscriptionExists). The operator lists the topics before upgrading; no function needs to.',
+  },
 ];
