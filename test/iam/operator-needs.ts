@@ -50,4 +50,15 @@ export const OPERATOR_NEEDS: readonly OperatorNeed[] = [
       'NotFound and rolls the upgrade back (aws-cloudformation-resource-providers-sns, UpdateHandler ' +
       'checkSubscriptionExists). The operator lists the topics before upgrading; no function needs to.',
   },
+  {
+    topic: "Prerequisite: the account's Lambda concurrency quota covers the stack's floor",
+    actions: ['lambda:GetAccountSettings'],
+    documented: [
+      'aws lambda get-account-settings --query AccountLimit.ConcurrentExecutions',
+      'TooManyRequestsException',
+    ],
+    reason:
+      'New accounts start with a reduced concurrency quota (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html); ' +
+      'below the floor (test/infra/concurrency-floor.test.ts) invocations are throttled. The operator reads it once.',
+  },
 ];
