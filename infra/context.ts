@@ -3,18 +3,20 @@
  * Keys: stackName, modelProvider, approvers (JSON object owner → [approver emails], `*` for every owner),
  * ownerNotices (JSON object owner → email, or owner → [emails]), apiAuth (iam | jwt) with jwtIssuer and jwtAudience (comma-separated), eventBusName,
  * internalHosts (comma-separated), removalPolicy (retain | destroy), externalEngines (JSON object: engine →
- * { enabled, settings }; docs/external-engines.md). See docs/deploy.md.
+ * { enabled, settings }; docs/external-engines.md), credentialSecretPrefix and metricsNamespace (derived from the
+ * stack name when unset: infra/constructs/deployment-names.ts). See docs/deploy.md.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
 import type { EnginesConfig } from '../shared/external/index.ts';
 import type { ApproverDeclaration } from './constructs/approval-notices.ts';
+import { DEFAULT_STACK_NAME } from './constructs/deployment-names.ts';
 import type { OwnerSubscription } from './constructs/owner-notices.ts';
 import { ApiAuth } from './constructs/runtime-api.ts';
 import type { ModelProvider, WorkflowRuntimeProps } from './constructs/workflow-runtime.ts';
 
 /** The stack name when the context sets none. */
-export const DEFAULT_STACK_NAME = 'WfRuntime';
+export { DEFAULT_STACK_NAME };
 
 /** The stack name and runtime props the context asks for. */
 export function settingsFromContext(node: Node): { stackName: string; runtime: WorkflowRuntimeProps } {
@@ -51,6 +53,9 @@ export function settingsFromContext(node: Node): { stackName: string; runtime: W
   const eventBusName = get('eventBusName');
   const internalHosts = list('internalHosts');
   const externalEngines = jsonObjectFrom(node.tryGetContext('externalEngines'), 'externalEngines');
+  // Unset: derived from the stack name, so a second stack in the account gets its own (deployment-names.ts).
+  const credentialSecretPrefix = get('credentialSecretPrefix');
+  const metricsNamespace = get('metricsNamespace');
   const runtime: WorkflowRuntimeProps = {
     ...(provider === undefined ? {} : { modelProvider: provider as ModelProvider }),
     ...(approvers === undefined ? {} : { approvers }),
@@ -58,6 +63,8 @@ export function settingsFromContext(node: Node): { stackName: string; runtime: W
     ...(eventBusName === undefined ? {} : { eventBusName }),
     ...(internalHosts === undefined ? {} : { internalHosts }),
     ...(externalEngines === undefined ? {} : { externalEngines: externalEngines as EnginesConfig }),
+    ...(credentialSecretPrefix === undefined ? {} : { credentialSecretPrefix }),
+    ...(metricsNamespace === undefined ? {} : { metricsNamespace }),
     ...(removal === undefined
       ? {}
       : { removalPolicy: removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN }),

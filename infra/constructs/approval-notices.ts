@@ -12,7 +12,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { OwnerIdSchema } from '../../shared/schemas/common.ts';
-import { EMAIL, grantNoticePublish } from './notice-topic.ts';
+import { EMAIL, grantNoticePublish, scopeFilterToAttributes } from './notice-topic.ts';
 // The run's owner id, as on owner notices: a subscription accepts it only for the approver's declared owners.
 import { OWNER_MESSAGE_ATTRIBUTE } from './owner-notices.ts';
 
@@ -107,13 +107,15 @@ export class ApprovalNotices extends Construct {
       unique[0] === EVERY_OWNER
         ? {}
         : { [OWNER_MESSAGE_ATTRIBUTE]: sns.SubscriptionFilter.stringFilter({ allowlist: unique }) };
-    this.topic.addSubscription(
-      new subscriptions.EmailSubscription(address, {
-        filterPolicy: {
-          [APPROVER_MESSAGE_ATTRIBUTE]: sns.SubscriptionFilter.stringFilter({ allowlist: [address] }),
-          ...byOwner,
-        },
-      }),
+    scopeFilterToAttributes(
+      this.topic.addSubscription(
+        new subscriptions.EmailSubscription(address, {
+          filterPolicy: {
+            [APPROVER_MESSAGE_ATTRIBUTE]: sns.SubscriptionFilter.stringFilter({ allowlist: [address] }),
+            ...byOwner,
+          },
+        }),
+      ),
     );
     return address;
   }

@@ -25,3 +25,16 @@ export function grantNoticePublish(
   );
   return grant;
 }
+
+/**
+ * Sets `FilterPolicyScope: MessageAttributes` (SNS's default) on the subscription explicitly. The CDK leaves it
+ * out for an attribute filter policy, and a later update that adds or removes a filter policy on such a
+ * subscription fails with "FilterPolicyScope: Invalid value [null]" (https://github.com/aws/aws-cdk/issues/24804,
+ * https://github.com/aws-cloudformation/cloudformation-coverage-roadmap/issues/1840); stated, it stays put
+ * (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-sns-subscription.html).
+ */
+export function scopeFilterToAttributes(subscription: sns.Subscription): sns.Subscription {
+  const resource = subscription.node.defaultChild as sns.CfnSubscription;
+  resource.filterPolicyScope = 'MessageAttributes';
+  return subscription;
+}

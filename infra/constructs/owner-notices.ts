@@ -9,7 +9,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { EMAIL, grantNoticePublish } from './notice-topic.ts';
+import { EMAIL, grantNoticePublish, scopeFilterToAttributes } from './notice-topic.ts';
 
 /** The message attribute (String, the run's owner id exactly as the API identifies it) subscriptions filter on. */
 export const OWNER_MESSAGE_ATTRIBUTE = 'owner';
@@ -65,12 +65,14 @@ export class OwnerNotices extends Construct {
     // (https://docs.aws.amazon.com/sns/latest/dg/sns-subscription-filter-policies.html): a notice for
     // another owner, or one without an `owner` attribute, never reaches this address.
     for (const [address, owners] of byEmail) {
-      this.topic.addSubscription(
-        new subscriptions.EmailSubscription(address, {
-          filterPolicy: {
-            [OWNER_MESSAGE_ATTRIBUTE]: sns.SubscriptionFilter.stringFilter({ allowlist: owners }),
-          },
-        }),
+      scopeFilterToAttributes(
+        this.topic.addSubscription(
+          new subscriptions.EmailSubscription(address, {
+            filterPolicy: {
+              [OWNER_MESSAGE_ATTRIBUTE]: sns.SubscriptionFilter.stringFilter({ allowlist: owners }),
+            },
+          }),
+        ),
       );
     }
   }

@@ -2,7 +2,7 @@
  * `RunStateMachine`: the Standard state machine of docs/state-machine.md (the contract), built once here;
  * the deployed stack and the local runner (via infra/local-definition.ts) run this same definition.
  */
-import { Aws, Duration, Fn, Names, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -18,6 +18,7 @@ import {
   ROUTE_NEXT,
   STATE_NAMES,
 } from './state-names.ts';
+import { vendedLogGroupNameFor } from './vended-logs.ts';
 
 export {
   ENGINE_RETRYABLE_ERRORS,
@@ -136,20 +137,12 @@ const TURN_PAYLOAD = {
 export const VENDED_LOGS_PREFIX = '/aws/vendedlogs/states/';
 
 /**
- * `/aws/vendedlogs/states/<stack>-<path><hash>-<stack uuid>`. Step Functions adds every logging state machine's
- * log group to the account's CloudWatch Logs resource policy, which is limited to 5120 characters; groups under
- * `/aws/vendedlogs/` avoid it (https://docs.aws.amazon.com/step-functions/latest/dg/bp-cwl.html). The stack name
- * and construct path keep two stacks (or two state machines) in one account apart; the stack's own UUID keeps a
- * stack re-created under the same name from colliding with a group the old one retained.
+ * `/aws/vendedlogs/states/<stack>-<path><hash>-<stack uuid>`: Step Functions adds every logging state machine's
+ * log group to the account's CloudWatch Logs resource policy unless it is under `/aws/vendedlogs/`
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/bp-cwl.html; vended-logs.ts).
  */
 export function vendedLogGroupName(scope: Construct): string {
-  const unique = Names.uniqueResourceName(scope, {
-    maxLength: 200,
-    separator: '-',
-    allowedSpecialCharacters: '-_',
-  });
-  const stackUuid = Fn.select(2, Fn.split('/', Aws.STACK_ID));
-  return Fn.join('', [VENDED_LOGS_PREFIX, unique, '-', stackUuid]);
+  return vendedLogGroupNameFor(scope, 'states');
 }
 
 /** The run state machine: `Turn` → `Route` → approvals, delivery, failure, continue-as-new. */

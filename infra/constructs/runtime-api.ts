@@ -15,6 +15,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { gatewayPath, WORKFLOW_WRITE_ROUTES } from '../../shared/api/workflow-write-routes.ts';
 import { acknowledge } from './nag.ts';
+import { vendedLogGroupNameFor } from './vended-logs.ts';
 
 /** Options of a JWT authorizer. */
 export interface JwtAuthOptions {
@@ -135,7 +136,10 @@ export class RuntimeApi extends Construct {
       createDefaultStage: false,
       ...(props.apiName === undefined ? {} : { apiName: props.apiName }),
     });
+    // Under /aws/vendedlogs/: access logging would otherwise add this group to the account's CloudWatch Logs
+    // resource policy (5120 characters, shared by every stack in the account; vended-logs.ts).
     this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', {
+      logGroupName: vendedLogGroupNameFor(this, 'apigateway'),
       retention: props.accessLogRetention ?? logs.RetentionDays.ONE_MONTH,
       ...(props.accessLogRemovalPolicy === undefined ? {} : { removalPolicy: props.accessLogRemovalPolicy }),
     });

@@ -51,7 +51,11 @@ export interface WorkflowRuntimeProps {
   readonly apiThrottle?: ApiThrottle;
   /** Name of the custom event bus. @default - unique per stack, derived from the stack name and construct path */
   readonly eventBusName?: string;
-  /** Secrets that workflows may reference as credRefs must have names starting with this. @default 'wf/' */
+  /**
+   * Secrets that workflows may reference as credRefs must have names starting with this; the credential-reader
+   * role reads only `<prefix><ownerKey>/*`. Give each deployment in one account and Region its own, none a prefix
+   * of another's. @default - 'wf/' in the stack `WfRuntime`, `wf-<stack name>/` in any other (deployment-names.ts)
+   */
   readonly credentialSecretPrefix?: string;
   /**
    * Host names that are part of this deployment (internal services). A POST, PUT, PATCH or DELETE from an action
@@ -78,7 +82,8 @@ export interface WorkflowRuntimeProps {
   readonly logLevel?: PowertoolsLogLevel;
   /**
    * CloudWatch namespace of the metrics the functions emit (`POWERTOOLS_METRICS_NAMESPACE`); the dashboard and
-   * alarms read it. Give each deployment in one account and region its own. @default 'WfRuntime'
+   * alarms read it. Give each deployment in one account and region its own.
+   * @default - 'WfRuntime' in the stack `WfRuntime`, `WfRuntime/<stack name>` in any other (deployment-names.ts)
    */
   readonly metricsNamespace?: string;
   /**

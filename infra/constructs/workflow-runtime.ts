@@ -15,6 +15,7 @@ import { ApprovalSigningKey } from './approval-signing-key.ts';
 import { AuditSigningKey } from './audit-signing-key.ts';
 import { CredentialReader } from './credential-reader.ts';
 import { DeployLimits } from './deploy-limits.ts';
+import { deploymentNames } from './deployment-names.ts';
 import { ENV } from './env-names.ts';
 import { ExternalStateMachine, externalEnginesOf } from './external-state-machine.ts';
 import { GraphStateMachine } from './graph-state-machine.ts';
@@ -87,7 +88,8 @@ export class WorkflowRuntime extends Construct {
     this.modelProvider = props.modelProvider ?? 'anthropic';
     validateWorkflowRuntimeProps(id, props, this.modelProvider);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    const credentialPrefix = props.credentialSecretPrefix ?? 'wf/';
+    // The credential prefix and metrics namespace are this deployment's alone (deployment-names.ts).
+    const { credentialSecretPrefix: credentialPrefix, metricsNamespace } = deploymentNames(this, props);
 
     this.table = new RunTable(this, 'Table', { removalPolicy });
     const functionScope = new Construct(this, 'Functions');
@@ -104,7 +106,7 @@ export class WorkflowRuntime extends Construct {
           : {}),
         ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
         ...(props.logLevel === undefined ? {} : { logLevel: props.logLevel }),
-        ...(props.metricsNamespace === undefined ? {} : { metricsNamespace: props.metricsNamespace }),
+        metricsNamespace,
         ...(props.traceAwsCalls === undefined ? {} : { traceAwsCalls: props.traceAwsCalls }),
       };
       const fn = new RuntimeFunction(functionScope, fnId, fnProps);
@@ -393,7 +395,7 @@ export class WorkflowRuntime extends Construct {
       functions: Object.fromEntries(Object.entries(fns).map(([name, fn]) => [name, fn.function])),
       httpApi: this.api.httpApi,
       ...(props.alarmTopic === undefined ? {} : { alarmTopic: props.alarmTopic }),
-      ...(props.metricsNamespace === undefined ? {} : { metricsNamespace: props.metricsNamespace }),
+      metricsNamespace,
     });
   }
 

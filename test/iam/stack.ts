@@ -27,6 +27,9 @@ export function synthForIam(): SynthesizedRuntime {
       // The flow's HTTP destination and actions stand for internal services on loopback: their POSTs run
       // without approval, so the credential they use is resolved (and its grant exercised).
       internalHosts: ['127.0.0.1'],
+      // The flow's secrets are named under `wf/` (the local stack's prefix); a stack not named WfRuntime would
+      // otherwise derive its own (`wf-WfTest/`, infra/constructs/deployment-names.ts).
+      credentialSecretPrefix: 'wf/',
       // The flow's approver must be declared for its owner (flow.ts OWNER), or the API refuses its workflow.
       approvers: [{ email: 'ops@example.com', owners: ['123456789012:user:alice'] }],
       // Owner notices go out too (failed, denied, expired runs), so their publishes are simulated.

@@ -69,7 +69,8 @@ describe('Observability reads the emitted metrics', () => {
   it('every function writes to one namespace and service', () => {
     expect(env.length).toBeGreaterThanOrEqual(8);
     for (const variables of env) {
-      expect(variables.POWERTOOLS_METRICS_NAMESPACE).toBe('WfRuntime');
+      // The stack WfTest's own namespace (infra/constructs/deployment-names.ts).
+      expect(variables.POWERTOOLS_METRICS_NAMESPACE).toBe('WfRuntime/WfTest');
       expect(variables.POWERTOOLS_SERVICE_NAME).toBe('wf-runtime');
     }
   });

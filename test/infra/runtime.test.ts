@@ -162,7 +162,8 @@ describe('WorkflowRuntime functions', () => {
     expect(variables).toMatchObject({
       [COMMON_ENV.powertoolsServiceName]: 'wf-runtime',
       [COMMON_ENV.powertoolsLogLevel]: 'INFO',
-      [COMMON_ENV.powertoolsMetricsNamespace]: 'WfRuntime',
+      // A stack not named WfRuntime gets a namespace of its own (infra/constructs/deployment-names.ts).
+      [COMMON_ENV.powertoolsMetricsNamespace]: 'WfRuntime/WfTest',
       // The Tracer is bundled only with traceAwsCalls (shared/runtime/tracing.ts).
       [COMMON_ENV.tracing]: 'invocations',
     });
