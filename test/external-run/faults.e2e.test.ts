@@ -35,7 +35,7 @@ import {
  * Crashes the Start task once, right after the engine accepted the dispatch (before the settle); with
  * `observeFails`, every Observe of that run throws a plain error (a step failing for good: no Retry matches).
  */
-function crashAfterAccept(state: { armed: boolean; crashed: number; observeFails?: string }) {
+function crashAfterAccept(state: { armed: boolean; crashed: number; observeFails?: string | undefined }) {
   return (deps: ExternalRunDeps): ExternalRunDeps => ({
     ...deps,
     adapterFor(run, definition) {
@@ -78,7 +78,10 @@ const admitted = (h: ExternalStack, runId: string) =>
 describe('external runs when things go wrong', () => {
   let h: ExternalStack;
   const clock = new ShiftClock();
-  const crash: { armed: boolean; crashed: number; observeFails?: string } = { armed: false, crashed: 0 };
+  const crash: { armed: boolean; crashed: number; observeFails?: string | undefined } = {
+    armed: false,
+    crashed: 0,
+  };
   let workflowId: string;
   beforeAll(async () => {
     h = await startExternalStack({ clock, wrapExternalDeps: crashAfterAccept(crash) });
