@@ -1,11 +1,13 @@
 /**
  * The Task states of the external state machine (docs/state-machine.md, "The external machine"): `ExternalStart`,
- * `ExternalObserve` and `ExternalFinish`, told apart by `step`. Each answers the run pointer with `next`
+ * `ExternalObserve`, `ExternalFinish` and `AbandonExternal` (a step failed for good: cancel the engine's
+ * execution, then end the run), told apart by `step`. Each answers the run pointer with `next`
  * (and `waitSeconds` for the Wait's SecondsPath). A graph step's child run that a step ends answers its parent.
  */
 import * as z from 'zod';
 import type { ExternalNext, ExternalRunDeps } from '../shared/external/run/index.ts';
 import {
+  abandonExternal,
   answerParentIfEnded,
   finishExternal,
   observeExternal,
@@ -13,25 +15,36 @@ import {
 } from '../shared/external/run/index.ts';
 import { withConflictRetry } from '../shared/external/run/retry.ts';
 import { externalRunDeps } from '../shared/runtime/aws/external.ts';
+import { stepErrorOf } from '../shared/runtime/step-error.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
 
 export const ExternalStepEventSchema = z.object({
   runId: z.string().regex(/^run_[A-Za-z0-9]{6,40}$/),
-  step: z.enum(['start', 'observe', 'finish']),
+  step: z.enum(['start', 'observe', 'finish', 'abandon']),
+  /** `abandon` only: the state the failure left, with the Catch's error at `error` when a Catch led there. */
+  state: z.optional(
+    z.object({
+      error: z.optional(z.object({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })),
+    }),
+  ),
 });
 
 const STEPS = { start: startExternal, observe: observeExternal, finish: finishExternal } as const;
 
 export function createExternalHandler(deps: () => Promise<ExternalRunDeps>, telemetry = handlerTelemetry()) {
   return async (event: unknown, context?: LambdaContextLike): Promise<ExternalNext> => {
-    const { runId, step } = ExternalStepEventSchema.parse(event);
+    const { runId, step, state } = ExternalStepEventSchema.parse(event);
     return withInvocation(
       telemetry,
       { runId },
       async () => {
         const resolved = await deps();
-        const next = await withConflictRetry(() => STEPS[step](resolved, runId));
+        const next = await withConflictRetry(() =>
+          step === 'abandon'
+            ? abandonExternal(resolved, runId, stepErrorOf(state?.error))
+            : STEPS[step](resolved, runId),
+        );
         // A graph step's child run that this step ended answers the step's wait.
         await answerParentIfEnded(resolved, next);
         telemetry.logger.info('external step', { step, next: next.next });

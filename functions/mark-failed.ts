@@ -12,19 +12,10 @@ import { awsOwnerNotices } from '../shared/runtime/aws/notices.ts';
 import { awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
 import { systemClock } from '../shared/runtime/clock.ts';
 import { MarkFailedEventSchema } from '../shared/runtime/events.ts';
+import { stepErrorOf } from '../shared/runtime/step-error.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
 import type { Run } from '../shared/schemas/run.ts';
-
-/** Lambda errors arrive with a JSON `Cause`; keep its message, not its stack. */
-function causeMessage(cause: string | undefined): string {
-  if (!cause) return 'the run failed';
-  try {
-    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
-    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
-  } catch {}
-  return cause.slice(0, 1000);
-}
 
 export function createMarkFailedHandler(
   deps: () => {
@@ -45,7 +36,7 @@ export function createMarkFailedHandler(
         const { owners, answerParent, ...core } = deps();
         const run = await markRunFailed(core, {
           runId,
-          ...(error ? { error: { name: error.Error ?? 'Error', message: causeMessage(error.Cause) } } : {}),
+          ...(error ? { error: stepErrorOf(error) } : {}),
         });
         telemetry.logger.info('execution failure recorded', { error: error?.Error, status: run?.status });
         if (run?.parent && answerParent) await answerParent(run);

@@ -7,7 +7,12 @@
  *                                   ├ finish ─► ExternalFinish ─► RouteExternal    (verify the result artifact)
  *                                   ├ deliver ► DeliverExternal (End)      (mode live only)
  *                                   ├ stop ───► ExternalStopped   (shadow, report_only, ended by the handler)
- *                                   └ missing / anything else ─► MarkExternalFailed ─► ExternalFailed
+ *                                   └ missing / anything else ─► AbandonExternal ─► MarkExternalFailed ─► ExternalFailed
+ *
+ * Start, Observe and Finish are caught to AbandonExternal (shared/external/run/abandon.ts): the engine's
+ * execution is asked to cancel before the run ends, so a failed run never leaves its engine working unasked.
+ * AbandonExternal itself is caught to MarkExternalFailed (the run ends even if the store fails it); Deliver
+ * runs after the run ended `done` (nothing left to cancel) and is caught to MarkExternalFailed directly.
  *
  * Step Functions semantics relied on (each checked offline in test/infra/external-state-machine.test.ts):
  * - Wait `SecondsPath`: "a time, in seconds, to wait … specified using a path from the state's input data. You
@@ -22,6 +27,10 @@
  *   and `JitterStrategy` bound them; a Catch routes what is left, here to MarkExternalFailed
  *   (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html). Retrying a crashed
  *   Start is safe: the key comes from the run id, so the engine answers the same execution (deduplicated).
+ * - AbandonExternal's `Parameters` take the whole state as `state.$: "$"` (a key ending in `.$` takes its value
+ *   from a path of the input: https://docs.aws.amazon.com/step-functions/latest/dg/input-output-inputpath-params.html),
+ *   and `ResultPath: null` "passes the original input to the output", so MarkExternalFailed still reads the
+ *   Catch's `$.error` (https://docs.aws.amazon.com/step-functions/latest/dg/input-output-resultpath.html).
  * - A Standard execution lasts at most one year and holds at most 25,000 history events
  *   (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html). The run's deadline (budget
  *   `runTimeoutSeconds`) ends the loop long before a year, and Observe spreads its rounds so that one execution
@@ -108,6 +117,15 @@ export class ExternalStateMachine extends Construct {
         cause: 'The run failed; its record holds the reason.',
       }),
     );
+    // The whole state goes along (`state`): the Catch's error is at `$.error`, absent when the route's default
+    // led here. Its answer is discarded, so MarkExternalFailed gets that same state.
+    const abandon = this.lambdaTask(names.abandon, handlers.external, timeouts.external, {
+      runId: sfn.JsonPath.stringAt('$.runId'),
+      step: 'abandon',
+      state: sfn.JsonPath.objectAt('$'),
+    });
+    abandon.addCatch(markFailed, { errors: [sfn.Errors.ALL], resultPath: '$.abandonError' });
+    abandon.next(markFailed);
     const start = this.lambdaTask(names.start, handlers.external, timeouts.external, step('start'));
     start.addRetry(EXTERNAL_RETRY_LATER);
     const observe = this.lambdaTask(names.observe, handlers.external, timeouts.external, step('observe'));
@@ -117,13 +135,14 @@ export class ExternalStateMachine extends Construct {
       turn: 0,
       segmentStartTurn: 0,
     });
-    for (const task of [start, observe, finish, deliver])
-      task.addCatch(markFailed, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+    for (const task of [start, observe, finish])
+      task.addCatch(abandon, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+    deliver.addCatch(markFailed, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
 
     const wait = new sfn.Wait(this, names.wait, { time: sfn.WaitTime.secondsPath('$.waitSeconds') });
     wait.next(observe);
     const route = new sfn.Choice(this, names.route)
-      .when(sfn.Condition.not(sfn.Condition.isPresent('$.next')), markFailed)
+      .when(sfn.Condition.not(sfn.Condition.isPresent('$.next')), abandon)
       .when(
         sfn.Condition.and(
           sfn.Condition.stringEquals('$.next', EXTERNAL_NEXT.wait),
@@ -135,7 +154,7 @@ export class ExternalStateMachine extends Construct {
       .when(sfn.Condition.stringEquals('$.next', EXTERNAL_NEXT.finish), finish)
       .when(sfn.Condition.stringEquals('$.next', EXTERNAL_NEXT.deliver), deliver)
       .when(sfn.Condition.stringEquals('$.next', EXTERNAL_NEXT.stop), new sfn.Succeed(this, names.stopped))
-      .otherwise(markFailed);
+      .otherwise(abandon);
     start.next(route);
     observe.next(route);
     finish.next(route);
@@ -173,8 +192,10 @@ export class ExternalStateMachine extends Construct {
       payloadResponseOnly: true,
       // MarkExternalFailed takes the whole state (runId, and `error` when a Catch led there).
       ...(payload === undefined ? {} : { payload: sfn.TaskInput.fromObject(payload) }),
-      // The steps answer the run pointer with `next`; Deliver's and MarkFailed's answers are discarded.
-      ...(payload === undefined || 'turn' in payload ? { resultPath: sfn.JsonPath.DISCARD } : {}),
+      // The steps answer the run pointer with `next`; Deliver's, Abandon's and MarkFailed's are discarded.
+      ...(payload === undefined || 'turn' in payload || payload.step === 'abandon'
+        ? { resultPath: sfn.JsonPath.DISCARD }
+        : {}),
       ...(timeout === undefined ? {} : { taskTimeout: sfn.Timeout.duration(timeout) }),
       retryOnServiceExceptions: false,
     });

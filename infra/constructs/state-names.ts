@@ -146,6 +146,7 @@ export const EXTERNAL_STATE_NAMES = {
   observe: 'ExternalObserve',
   finish: 'ExternalFinish',
   deliver: 'DeliverExternal',
+  abandon: 'AbandonExternal',
   markFailed: 'MarkExternalFailed',
   stopped: 'ExternalStopped',
   failed: 'ExternalFailed',
@@ -165,6 +166,7 @@ export const EXTERNAL_HANDLER_BY_STATE = {
   [EXTERNAL_STATE_NAMES.observe]: 'external',
   [EXTERNAL_STATE_NAMES.finish]: 'external',
   [EXTERNAL_STATE_NAMES.deliver]: 'deliver',
+  [EXTERNAL_STATE_NAMES.abandon]: 'external',
   [EXTERNAL_STATE_NAMES.markFailed]: 'mark-failed',
 } as const satisfies Record<string, HandlerName>;
 

@@ -36,8 +36,12 @@ export type WaitReason = (typeof WAIT_REASONS)[number];
 export const TERMINAL_OUTCOMES = ['succeeded', 'failed', 'cancelled'] as const;
 export type TerminalOutcome = (typeof TERMINAL_OUTCOMES)[number];
 
-/** Why we do not know the state: the engine could not be reached, or answered with nothing we can read. */
-export const UNKNOWN_CAUSES = ['transport', 'engine_error', 'malformed_response'] as const;
+/**
+ * Why we do not know the state: the engine could not be reached, answered with nothing we can read, or
+ * refused to answer (`refused`: a 4xx other than 404 on a status read, an egress or credential refusal) —
+ * a refusal to say is not a verdict about the work.
+ */
+export const UNKNOWN_CAUSES = ['transport', 'engine_error', 'malformed_response', 'refused'] as const;
 export type UnknownCause = (typeof UNKNOWN_CAUSES)[number];
 
 /** One observation of an execution, stamped with the adapter's clock. */

@@ -6,11 +6,14 @@
  * node_modules/jsonata/jsonata.js and its changelog for 2.2). They replace the older "timebox" pattern of
  * JSONata's test suite (https://github.com/jsonata-js/jsonata/blob/master/test/run-test-suite.js, which hooks
  * `expr.assign('__evaluate_entry' / '__evaluate_exit', …)` to count depth and check the clock), doing the same
- * check at every evaluation step. On top: the input and the result are size-capped, and functions that make a
+ * check at every evaluation step. Those checks run between steps, so what one step makes is bounded too
+ * (expression-bounds.ts: the allocating built-ins and `&` size their result before making it, and all calls of
+ * one evaluation share a cap). On top: the input and the result are size-capped, and functions that make a
  * result depend on anything but the run data ($now, $millis, $random) or escape static checks ($eval) are
  * refused at compile time, so re-evaluating a condition after a crash gives the same answer.
  */
 import jsonata from 'jsonata';
+import { bindBounds, boundedBindings, jsonSizeWithin, RESERVED_PREFIX } from './expression-bounds.ts';
 
 export const EXPRESSION_LIMITS = {
   maxSourceChars: 2000,
@@ -63,7 +66,8 @@ function forbiddenCall(node: unknown): { name: string; position?: number } | und
   if (typeof node !== 'object' || node === null) return undefined;
   const { type, value, position } = node as { type?: unknown; value?: unknown; position?: unknown };
   const named = type === 'variable' && typeof value === 'string';
-  if (named && (FORBIDDEN_FUNCTIONS as readonly string[]).includes(value)) {
+  const reserved = named && value.startsWith(RESERVED_PREFIX);
+  if (reserved || (named && (FORBIDDEN_FUNCTIONS as readonly string[]).includes(value))) {
     return typeof position === 'number' ? { name: value, position } : { name: value };
   }
   for (const child of Object.values(node)) {
@@ -97,6 +101,8 @@ export function compileExpression(source: string): Result<CompiledExpression> {
   if (forbidden) {
     return fail('GRAPH_FORBIDDEN_FUNCTION', `$${forbidden.name}() is not allowed here`, forbidden.position);
   }
+  // After the checks, which read the expression as written: `&` becomes a bounded call (expression-bounds.ts).
+  bindBounds(run);
   return { ok: true, value: { source, ast, run } };
 }
 
@@ -116,14 +122,16 @@ export async function evaluateExpression(
   }
   let value: unknown;
   try {
-    value = await expression.run.evaluate(data);
+    value = await expression.run.evaluate(data, await boundedBindings());
   } catch (thrown) {
     return { ok: false, error: toExpressionError(thrown) };
   }
   if (typeof value === 'function')
     return fail('GRAPH_RESULT_FUNCTION', 'the expression evaluates to a function');
-  // JSONata sequences are arrays with extra flags; a JSON round trip makes the result plain data.
-  const size = jsonBytes(value);
+  // JSONata sequences are arrays with extra flags; a JSON round trip makes the result plain data. Sized by a
+  // walk that stops at the cap first: a result sharing sub-objects could serialize to gigabytes.
+  const within = jsonSizeWithin(value, EXPRESSION_LIMITS.maxResultBytes);
+  const size = within === undefined ? Number.POSITIVE_INFINITY : jsonBytes(value);
   if (size > EXPRESSION_LIMITS.maxResultBytes) {
     return fail(
       'GRAPH_RESULT_TOO_LARGE',

@@ -196,7 +196,7 @@ export async function settleJobRun(deps: JobsDeps, run: Run): Promise<void> {
           state: 'ended',
           attemptsMade: job.attemptsMade + 1,
           final: {
-            status: run.status as 'done' | 'failed' | 'denied' | 'cancelled',
+            status: disposition.status ?? (run.status as 'done' | 'failed' | 'denied' | 'cancelled'),
             ...(stopReason ? { stopReason } : {}),
             ...(run.error
               ? {

@@ -85,26 +85,40 @@ const slotsUpdate = (
   };
 };
 
-const putJob = (
-  ctx: StoreContext,
-  job: JobRecord,
-  expected?: { state: JobRecord['state']; runId?: string },
-) => ({
+/** What a job's write expects of the stored job: its state, its run, and (when given) its cancel request. */
+type Expected = { state: JobRecord['state']; runId?: string; cancelRequested?: boolean };
+
+const putJob = (ctx: StoreContext, job: JobRecord, expected?: Expected) => ({
   Put: {
     TableName: T(ctx),
     Item: { ...jobKeys.job(job.grantId, job.number), ...job },
-    ...(expected
-      ? {
-          ConditionExpression: `#state = :state${expected.runId ? ' AND #runId = :runId' : ''}`,
-          ExpressionAttributeNames: { '#state': 'state', ...(expected.runId ? { '#runId': 'runId' } : {}) },
-          ExpressionAttributeValues: {
-            ':state': expected.state,
-            ...(expected.runId ? { ':runId': expected.runId } : {}),
-          },
-        }
-      : { ConditionExpression: 'attribute_not_exists(pk)' }),
+    ...(expected ? expectedCondition(expected) : { ConditionExpression: 'attribute_not_exists(pk)' }),
   },
 });
+
+function expectedCondition(expected: Expected) {
+  const cancel = expected.cancelRequested;
+  return {
+    ConditionExpression: [
+      '#state = :state',
+      ...(expected.runId ? ['#runId = :runId'] : []),
+      // A record from before the field reads as false (records.ts default).
+      ...(cancel === undefined
+        ? []
+        : [`(${cancel ? '' : 'attribute_not_exists(#cancel) OR '}#cancel = :cancel)`]),
+    ].join(' AND '),
+    ExpressionAttributeNames: {
+      '#state': 'state',
+      ...(expected.runId ? { '#runId': 'runId' } : {}),
+      ...(cancel === undefined ? {} : { '#cancel': 'cancelRequested' }),
+    },
+    ExpressionAttributeValues: {
+      ':state': expected.state,
+      ...(expected.runId ? { ':runId': expected.runId } : {}),
+      ...(cancel === undefined ? {} : { ':cancel': cancel }),
+    },
+  };
+}
 
 /** Releases the coalescing marker of `job`, if it still holds it. */
 const releaseRequest = (ctx: StoreContext, job: JobRecord): TransactItem => ({
@@ -258,7 +272,11 @@ export async function updateActiveJob(
   return (await transact(ctx, [putJob(ctx, next, expected)])).ok;
 }
 
-/** Gives the slot back: the job ends (`next.state` ended) or goes back to the queue for a retry. */
+/**
+ * Gives the slot back: the job ends (`next.state` ended) or goes back to the queue for a retry. Only while
+ * its cancel request is as `next` read it: a cancel marked since (markCancelRequested) fails this write, and
+ * the settle that follows reads the mark (false: nothing written).
+ */
 export async function releaseSlot(
   ctx: StoreContext,
   next: JobRecord,
@@ -267,7 +285,7 @@ export async function releaseSlot(
   const again = next.state === 'queued';
   const result = await transact(ctx, [
     slotsUpdate(ctx, next.grantId, again ? { running: -1, queued: 1 } : { running: -1, held: -1 }),
-    putJob(ctx, next, expected),
+    putJob(ctx, next, { ...expected, cancelRequested: next.cancelRequested }),
     { Delete: { TableName: T(ctx), Key: jobKeys.active(next.grantId, next.number) } },
     again
       ? {
@@ -279,6 +297,35 @@ export async function releaseSlot(
       : releaseRequest(ctx, next),
   ]);
   return result.ok;
+}
+
+/**
+ * Marks a running job's cancel request (its client cancelled it), only while it still runs `job.runId`, so the
+ * settle of that run ends the job cancelled instead of queueing a retry (retry.ts). Answers whether the mark
+ * landed (false: the job moved on meanwhile; read it again).
+ */
+export async function markCancelRequested(ctx: StoreContext, job: JobRecord, at: string): Promise<boolean> {
+  try {
+    await ctx.doc.send(
+      new UpdateCommand({
+        TableName: T(ctx),
+        Key: jobKeys.job(job.grantId, job.number),
+        UpdateExpression: 'SET #cancel = :yes, #updatedAt = :at',
+        ConditionExpression: '#state = :running AND #runId = :runId',
+        ExpressionAttributeNames: {
+          '#cancel': 'cancelRequested',
+          '#updatedAt': 'updatedAt',
+          '#state': 'state',
+          '#runId': 'runId',
+        },
+        ExpressionAttributeValues: { ':yes': true, ':at': at, ':running': 'running', ':runId': job.runId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
 }
 
 /** Ends a job that is still queued (cancelled, or refused by a revoked grant). */

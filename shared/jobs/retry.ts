@@ -42,8 +42,11 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 };
 
 export type Disposition =
-  /** `stopReason`: the job's, when it is not its last run's (its budget spent: `budget_exceeded`). */
-  | { kind: 'final'; note?: string; stopReason?: StopReason }
+  /**
+   * `stopReason`: the job's, when it is not its last run's (its budget spent: `budget_exceeded`); `status`
+   * likewise (`cancelled`: its client cancelled it while the failed run would have been retried).
+   */
+  | { kind: 'final'; note?: string; stopReason?: StopReason; status?: 'cancelled' }
   | { kind: 'capacity' | 'backoff'; delayMs: number; reason: string };
 
 /**
@@ -56,7 +59,21 @@ export function dispositionOf(
   dispatched: number,
   policy: RetryPolicy,
 ): Disposition {
-  if (job.cancelRequested || run.status !== 'failed' || run.stopReason !== 'error') return { kind: 'final' };
+  const disposition = retryDisposition(run, job, dispatched, policy);
+  // A cancel that raced the failure (the run had failed before the cancel reached it): the job would have
+  // tried again, so it is the cancel that ends it.
+  if (job.cancelRequested && disposition.kind !== 'final')
+    return {
+      kind: 'final',
+      status: 'cancelled',
+      stopReason: 'cancelled',
+      note: 'not retried: the job was cancelled by its client',
+    };
+  return disposition;
+}
+
+function retryDisposition(run: Run, job: JobRecord, dispatched: number, policy: RetryPolicy): Disposition {
+  if (run.status !== 'failed' || run.stopReason !== 'error') return { kind: 'final' };
   const name = run.error?.name ?? '';
   const reason = `${name}: ${run.error?.message ?? ''}`.slice(0, 1000);
   if (dispatched > 0)

@@ -22,6 +22,7 @@ import {
   getJobRecord,
   getRequestPointer,
   listJobRecords,
+  markCancelRequested,
   nextJobNumber,
   queuePosition,
 } from './queue-store.ts';
@@ -206,6 +207,10 @@ export async function cancelJob(deps: JobsDeps, caller: JobCaller, jobId: string
       return { job: await viewOf(deps, after ?? job), stopped: 'queued' };
     }
     if (!job.runId) continue; // starting: its run is being created; look again
+    // Marked on the job first, conditional on it still running this run: if the run has already failed and a
+    // settle is about to queue a retry, that settle (or the one below) ends the job cancelled instead.
+    if (!job.cancelRequested && !(await markCancelRequested(deps.store.ctx, job, isoNow(deps.clock))))
+      continue;
     const run: Run | undefined = await cancelRun(deps, {
       owner: job.owner,
       runId: job.runId,

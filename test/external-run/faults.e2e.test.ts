@@ -5,6 +5,9 @@
  * - a crash of the Start task after the engine accepted is retried by the state machine with the same key
  *   and payload: the engine deduplicates it, one execution;
  * - cancelling calls the engine's cancel and records requested, acknowledged and stopped apart;
+ * - a refused status read (403) is `unknown`, never a verdict; refused until the unknown deadline, the engine's
+ *   execution is cancelled before the run ends `outcome_unknown`;
+ * - a step that fails for good (the machine's Catch) cancels the engine's execution before the run ends;
  * - the run's deadline cancels the engine's execution and ends the run `timeout`;
  * - an engine that disappears keeps the run observing `unknown` until the unknown deadline, then the run ends
  *   stop reason `outcome_unknown` (last: it closes the engine).
@@ -28,8 +31,11 @@ import {
   startExternalStack,
 } from './support.ts';
 
-/** Crashes the Start task once, right after the engine accepted the dispatch (before the settle). */
-function crashAfterAccept(state: { armed: boolean; crashed: number }) {
+/**
+ * Crashes the Start task once, right after the engine accepted the dispatch (before the settle); with
+ * `observeFails`, every Observe of that run throws a plain error (a step failing for good: no Retry matches).
+ */
+function crashAfterAccept(state: { armed: boolean; crashed: number; observeFails?: string | undefined }) {
   return (deps: ExternalRunDeps): ExternalRunDeps => ({
     ...deps,
     adapterFor(run, definition) {
@@ -44,9 +50,23 @@ function crashAfterAccept(state: { armed: boolean; crashed: number }) {
         }
         return started;
       };
+      adapter.observe = async (key, incarnation) => {
+        if (state.observeFails === run.runId) throw new Error('the observe step broke');
+        return inner.observe(key, incarnation);
+      };
       return adapter;
     },
   });
+}
+
+/** Whether the run's audit chain records the engine's cancel before the run's final status. */
+async function cancelledBeforeEnding(h: ExternalStack, runId: string): Promise<boolean> {
+  const { entries } = await auditOf(h, runId);
+  const cancelled = entries.findIndex(
+    (entry) => entry.type === 'external_execution' && entry.data.event === 'cancel_stopped',
+  );
+  const ended = entries.findIndex((entry) => entry.type === 'status_changed' && entry.data.to === 'failed');
+  return cancelled >= 0 && ended > cancelled;
 }
 
 const admitted = (h: ExternalStack, runId: string) =>
@@ -58,7 +78,10 @@ const admitted = (h: ExternalStack, runId: string) =>
 describe('external runs when things go wrong', () => {
   let h: ExternalStack;
   const clock = new ShiftClock();
-  const crash = { armed: false, crashed: 0 };
+  const crash: { armed: boolean; crashed: number; observeFails?: string | undefined } = {
+    armed: false,
+    crashed: 0,
+  };
   let workflowId: string;
   beforeAll(async () => {
     h = await startExternalStack({ clock, wrapExternalDeps: crashAfterAccept(crash) });
@@ -167,8 +190,66 @@ describe('external runs when things go wrong', () => {
     expect(h.engine.execution(executionKeyFor(runId))?.cancel).toBe('done');
   });
 
+  it('a 4xx on one status read is unknown, not a verdict: the run keeps observing and finishes', async () => {
+    h.engine.script('*', { running: 2, artifacts: [{ path: 'result.json', content: '{"ok":2}' }] });
+    h.engine.fault({ kind: 'status', status: 403 }, { route: 'status', times: 1 });
+    const statusReads = h.engine.count('status');
+    const runId = await startExternalRun(h, workflowId);
+    const run = await externalRunEnded(h, runId);
+    h.engine.clearFaults();
+    expect(run).toMatchObject({ status: 'done', result: { text: '{"ok":2}' } });
+    expect(h.engine.count('status') - statusReads).toBeGreaterThan(1); // the refused read, then more
+    expect(h.engine.execution(executionKeyFor(runId))?.cancel).toBe('none');
+  });
+
+  it('a status read refused for good ends outcome_unknown after cancelling the execution', async () => {
+    h.engine.script('*', { running: 100_000, abort: 'stop' });
+    const runId = await startExternalRun(h, workflowId);
+    await admitted(h, runId);
+    h.engine.fault({ kind: 'status', status: 403 }, { route: 'status' });
+    await eventually('observes to answer unknown', async () => {
+      const run = await getRun(h, runId);
+      return run.external?.unknownSince ? run : undefined;
+    });
+    expect((await getRun(h, runId)).status).toBe('running');
+    expect((await getRun(h, runId)).external?.last?.detail).toContain('refused');
+    clock.offsetMs += 61_000; // past observe.unknownDeadlineSeconds (60)
+    const run = await externalRunEnded(h, runId);
+    h.engine.clearFaults();
+    expect(run).toMatchObject({ status: 'failed', stopReason: 'outcome_unknown' });
+    expect(run.error?.message).toContain("the engine's execution was cancelled");
+    expect(h.engine.execution(executionKeyFor(runId))?.cancel).toBe('done');
+    expect(run.external?.cancel).toMatchObject({ requested: true, acknowledged: true, stopped: true });
+    const rows = await ledgerOf(h, runId);
+    expect(rows.map((row) => [row.toolUseId, row.status])).toEqual([
+      ['external-cancel', 'completed'],
+      ['external-start', 'completed'],
+    ]);
+    expect(await cancelledBeforeEnding(h, runId)).toBe(true);
+  });
+
+  it("a step that fails for good cancels the engine's execution before the run ends failed", async () => {
+    h.engine.clearFaults().script('*', { running: 100_000, abort: 'stop' });
+    const runId = await startExternalRun(h, workflowId);
+    await admitted(h, runId);
+    crash.observeFails = runId;
+    const run = await externalRunEnded(h, runId);
+    crash.observeFails = undefined;
+    expect(run).toMatchObject({ status: 'failed', stopReason: 'error', error: { name: 'Error' } });
+    expect(run.error?.message).toContain('the observe step broke');
+    expect(run.error?.message).toContain("the engine's execution was cancelled");
+    expect(h.engine.execution(executionKeyFor(runId))?.cancel).toBe('done');
+    const rows = await ledgerOf(h, runId);
+    expect(rows.map((row) => [row.toolUseId, row.status])).toEqual([
+      ['external-cancel', 'completed'],
+      ['external-start', 'completed'],
+    ]);
+    expect(await cancelledBeforeEnding(h, runId)).toBe(true);
+    expect((await auditOf(h, runId)).verification.ok).toBe(true);
+  });
+
   it('an engine that disappears ends the run outcome_unknown after the unknown deadline', async () => {
-    h.engine.script('*', { running: 100_000 });
+    h.engine.clearFaults().script('*', { running: 100_000 });
     const runId = await startExternalRun(h, workflowId);
     await admitted(h, runId);
     await h.engine.close();

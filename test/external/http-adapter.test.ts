@@ -127,6 +127,20 @@ describe('Adapter: http-runtime', () => {
       expect(seen).toMatchObject({ state: 'unknown', cause: 'malformed_response' });
     });
 
+    it.each([400, 401, 403, 409, 429])(
+      'reports a status read answered %i as unknown, never a verdict',
+      async (status) => {
+        harness = await fixtureHarness();
+        const { execution } = await harness.adapter.start('k1', {});
+        harness.engine.fault({ kind: 'status', status }, { route: 'status', times: 1 });
+        const seen = await harness.adapter.observe('k1', execution.incarnation);
+        expect(seen).toMatchObject({ state: 'unknown', cause: status === 429 ? 'engine_error' : 'refused' });
+        expect(await harness.adapter.observe('k1', execution.incarnation)).not.toMatchObject({
+          state: 'unknown',
+        });
+      },
+    );
+
     it('reports an engine that forgot the execution on restart as not found', async () => {
       harness = await fixtureHarness();
       const { execution } = await harness.adapter.start('k1', {});

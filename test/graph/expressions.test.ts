@@ -28,6 +28,7 @@ describe('compileExpression', () => {
     ['$random() > 0.5', 'GRAPH_FORBIDDEN_FUNCTION'],
     ['$eval("1+1") = 2', 'GRAPH_FORBIDDEN_FUNCTION'],
     ['x'.repeat(2001), 'GRAPH_TOO_LONG'],
+    ['$__concat("a", "b")', 'GRAPH_FORBIDDEN_FUNCTION'],
   ])('refuses %j with %s, as data', (source, code) => {
     const result = compileExpression(source);
     expect(result.ok).toBe(false);
@@ -48,6 +49,38 @@ describe('evaluateExpression bounds', () => {
   it('refuses a result over the size cap', async () => {
     const result = await evaluateExpression(compiled('$pad("", 70000, "x")'), {});
     expect(result).toMatchObject({ ok: false, error: { code: 'GRAPH_RESULT_TOO_LARGE' } });
+  });
+  // Before: each of these was one evaluation step, past JSONata's between-step checks (the doubling took 15 s
+  // and 2.4 GB, then a RangeError; a graph function has 512 MB).
+  it.each([
+    [
+      'a string doubled by &',
+      `($s := "${'x'.repeat(100)}"; ${Array(24).fill('$s := $s & $s').join('; ')}; $length($s))`,
+    ],
+    ['a huge $pad', '$pad("x", 200000000)'],
+    [
+      '$string of an object sharing sub-objects',
+      `($o := {"k": "v"}; ${Array(40).fill('$o := {"l": $o, "r": $o}').join('; ')}; $string($o))`,
+    ],
+    ['a huge $replace', '$replace($pad("", 100000, "a"), "a", $pad("", 1000, "b"))'],
+  ])('refuses %s before making it, with a bound code', async (_name, source) => {
+    const result = await evaluateExpression(compiled(source), {});
+    expect(result).toMatchObject({ ok: false, error: { code: 'GRAPH_VALUE_TOO_LARGE' } });
+  });
+  it('refuses a result sharing sub-objects without serializing it', async () => {
+    const source = `($o := {"k": "v"}; ${Array(40).fill('$o := {"l": $o, "r": $o}').join('; ')}; $o)`;
+    const result = await evaluateExpression(compiled(source), {});
+    expect(result).toMatchObject({ ok: false, error: { code: 'GRAPH_RESULT_TOO_LARGE' } });
+  });
+  it('keeps & as JSONata joins values, and partial application of a bounded built-in', async () => {
+    expect(await evaluateExpression(compiled('"a" & 1 & true & {"x": 1} & nothing'), {})).toEqual({
+      ok: true,
+      value: 'a1true{"x":1}',
+    });
+    expect(await evaluateExpression(compiled('$pad(?, 4, "-")("ab")'), {})).toEqual({
+      ok: true,
+      value: 'ab--',
+    });
   });
   it('refuses run data over the size cap', async () => {
     const result = await evaluateExpression(compiled('input'), { input: 'x'.repeat(600_000) });

@@ -4,7 +4,15 @@ import { describe, expect, it } from 'vitest';
 import * as graph from '../../shared/graph/index.ts';
 
 /** Modules whose exports are the graph module's own business (the save check's parts). */
-const INTERNAL = ['branches', 'expression-checks', 'form-field', 'index', 'node-checks', 'structure'];
+const INTERNAL = [
+  'branches',
+  'expression-bounds',
+  'expression-checks',
+  'form-field',
+  'index',
+  'node-checks',
+  'structure',
+];
 /** Exports of public modules that are internal all the same (used only inside shared/graph). */
 const NOT_PUBLIC = [
   'outputSchema',

@@ -1,7 +1,8 @@
 /**
  * The external state machine's serialized shape (docs/state-machine.md, "The external machine"): the states of
  * the contract, Start → Route → ObserveWait (SecondsPath, guarded) → Observe loop, Finish, Deliver only from
- * `deliver`, every Task caught to MarkExternalFailed, Start retried with the same key on "retry later" and on
+ * `deliver`, Start/Observe/Finish caught to AbandonExternal (cancel the engine's execution) and on to
+ * MarkExternalFailed, Start retried with the same key on "retry later" and on
  * crashes, the Wait and Retry/Catch rules checked offline (infra/asl-rules.ts), and the local runner's view.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -68,14 +69,14 @@ describe('ExternalStateMachine', () => {
     const toWait = route.Choices.filter((choice) => choice.Next === names.wait);
     expect(toWait).toHaveLength(1);
     expect(JSON.stringify(toWait[0])).toContain('"IsNumeric":true');
-    expect(route.Default).toBe(names.markFailed);
+    expect(route.Default).toBe(names.abandon);
   });
 
-  it('routes every value of $.next; a missing one first, to MarkExternalFailed', () => {
+  it('routes every value of $.next; a missing one first, to AbandonExternal', () => {
     const route = states[names.route] as State & { Choices: { Next: string }[] };
     expect(route.Choices[0]).toMatchObject({
       Not: { Variable: '$.next', IsPresent: true },
-      Next: names.markFailed,
+      Next: names.abandon,
     });
     const serialized = JSON.stringify(route.Choices);
     for (const next of Object.values(EXTERNAL_NEXT)) expect(serialized).toContain(`"${next}"`);
@@ -91,11 +92,25 @@ describe('ExternalStateMachine', () => {
     expect(states[names.markFailed]?.Next).toBe(names.failed);
   });
 
-  it('catches every error of every task to MarkExternalFailed with the error at $.error', () => {
-    for (const task of [names.start, names.observe, names.finish, names.deliver])
+  it('catches every error of Start, Observe and Finish to AbandonExternal with the error at $.error', () => {
+    for (const task of [names.start, names.observe, names.finish])
       expect(states[task]?.Catch).toEqual([
-        { ErrorEquals: ['States.ALL'], Next: names.markFailed, ResultPath: '$.error' },
+        { ErrorEquals: ['States.ALL'], Next: names.abandon, ResultPath: '$.error' },
       ]);
+    // Deliver runs after the run ended done: nothing left to cancel.
+    expect(states[names.deliver]?.Catch).toEqual([
+      { ErrorEquals: ['States.ALL'], Next: names.markFailed, ResultPath: '$.error' },
+    ]);
+  });
+
+  it('AbandonExternal gets the whole state, keeps it for MarkExternalFailed, and is itself caught there', () => {
+    expect(states[names.abandon]).toMatchObject({
+      Type: 'Task',
+      Parameters: { 'runId.$': '$.runId', step: 'abandon', 'state.$': '$' },
+      ResultPath: null,
+      Next: names.markFailed,
+      Catch: [{ ErrorEquals: ['States.ALL'], Next: names.markFailed, ResultPath: '$.abandonError' }],
+    });
   });
 
   it('retries Start on "retry later" and on crashes (the same key: the engine deduplicates), bounded', () => {

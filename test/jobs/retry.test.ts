@@ -74,6 +74,20 @@ describe('Function: dispositionOf', () => {
     expect(dispositionOf(run, record, dispatched, DEFAULT_RETRY_POLICY).kind).toBe(kind);
   });
 
+  it('ends a job whose client cancelled it cancelled, instead of retrying its failed run', () => {
+    const cancelled = job({ cancelRequested: true });
+    expect(dispositionOf(failedRun('ModelServerError'), cancelled, 0, DEFAULT_RETRY_POLICY)).toEqual({
+      kind: 'final',
+      status: 'cancelled',
+      stopReason: 'cancelled',
+      note: 'not retried: the job was cancelled by its client',
+    });
+    // A verdict that was final anyway stands.
+    expect(dispositionOf(failedRun('ModelBadRequestError'), cancelled, 0, DEFAULT_RETRY_POLICY)).toEqual({
+      kind: 'final',
+    });
+  });
+
   it('doubles the backoff per attempt, up to its ceiling', () => {
     const delays = [0, 1, 2, 8].map((made) => {
       const disposition = dispositionOf(

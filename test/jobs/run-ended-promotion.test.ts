@@ -7,8 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createJobsSweepHandler } from '../../functions/jobs-sweep.ts';
+import { markRunFailed } from '../../shared/core/mark-failed.ts';
 import { DEFAULT_PRICES } from '../../shared/core/pricing.ts';
 import {
+  cancelJob,
   createGrant,
   GrantSpecSchema,
   getJob,
@@ -17,8 +19,10 @@ import {
   submitJob,
   sweepRequestOf,
 } from '../../shared/jobs/index.ts';
+import { getJobRecord, markCancelRequested, releaseSlot } from '../../shared/jobs/queue-store.ts';
 import { DEFAULT_MODEL_CONFIG } from '../../shared/model/resolve.ts';
 import { handlerTelemetry } from '../../shared/runtime/telemetry.ts';
+import { parseJobId } from '../../shared/schemas/job.ts';
 import { RecordingExecutions } from '../api/helpers.ts';
 import { FixedClock, randomIds, testStore, uniqueOwner } from '../support/store.ts';
 import { baseGrant } from './support.ts';
@@ -60,6 +64,17 @@ async function endRun(deps: JobsDeps, runId: string) {
   await deps.store.commit({
     run: running,
     next: { ...running, status: 'done', endedAt: new Date(deps.clock.nowMs()).toISOString() },
+  });
+}
+
+/** Ends a job's run `failed` with a transient model error as MarkFailed does; its job is not settled yet. */
+async function failRun(deps: JobsDeps, runId: string) {
+  const run = await deps.store.getRun(runId);
+  if (!run) throw new Error(`no run ${runId}`);
+  await deps.store.commit({ run, next: { ...run, status: 'running' } });
+  await markRunFailed(deps, {
+    runId,
+    error: { name: 'ModelServerError', message: 'the model server failed' },
   });
 }
 
@@ -122,6 +137,50 @@ describe('Function: jobs-sweep handler, on a run-ended event', () => {
     expect((await getJob(deps, caller, first.jobId)).status).toBe('running');
     expect((await getJob(deps, caller, second.jobId)).status).toBe('queued');
     expect(executions.starts.length).toBe(starts);
+  });
+});
+
+describe('Function: cancelJob, racing the settle of a failed run', () => {
+  it('ends the job cancelled, never queued for a retry, when its run failed transiently before the cancel', async () => {
+    const { deps, executions, handler } = harness();
+    const { caller, first, second } = await busyClient(deps);
+    const runId = (await getJob(deps, caller, first.jobId)).runId!;
+    await failRun(deps, runId); // a retryable failure; its job is not settled yet
+    const starts = executions.starts.length;
+
+    const cancelled = await cancelJob(deps, caller, first.jobId);
+    await handler(runEnded(runId, 'FAILED')); // the settle that was racing the cancel
+    await handler(scheduled);
+
+    expect(cancelled.job).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
+    const job = await getJob(deps, caller, first.jobId);
+    expect(job).toMatchObject({ status: 'cancelled', stopReason: 'cancelled', runId });
+    expect(job.error?.message).toContain('not retried: the job was cancelled by its client');
+    expect(job.retry).toBeUndefined();
+    // Its slot went to the queued second job; the cancelled one holds none and never starts again.
+    expect((await getJob(deps, caller, second.jobId)).status).toBe('running');
+    expect(executions.starts.length).toBe(starts + 1);
+  });
+});
+
+describe('Function: releaseSlot, after a cancel was marked', () => {
+  it('writes nothing for a settle that read the job before the mark (it would have dropped the cancel)', async () => {
+    const { deps } = harness();
+    const { caller, first } = await busyClient(deps);
+    const { grantId, number } = parseJobId(first.jobId)!;
+    const before = (await getJobRecord(deps.store.ctx, grantId, number))!;
+    await failRun(deps, (await getJob(deps, caller, first.jobId)).runId!);
+
+    expect(await markCancelRequested(deps.store.ctx, before, before.updatedAt)).toBe(true);
+    const requeued = await releaseSlot(
+      deps.store.ctx,
+      { ...before, state: 'queued' },
+      { state: 'running', runId: before.runId! },
+    );
+
+    expect(requeued).toBe(false);
+    const after = await getJobRecord(deps.store.ctx, grantId, number);
+    expect(after).toMatchObject({ state: 'running', cancelRequested: true });
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * `observe` and `cancel` of the HTTP runtime adapter. No usable answer is `unknown` (observe) or an
- * unconfirmed cancellation (cancel), never a verdict; another incarnation is refused, never adopted.
+ * unconfirmed cancellation (cancel), never a verdict — a refusal to answer a status read (a 4xx other than
+ * 404) included; another incarnation is refused, never adopted.
  */
 import type { Clock } from '../../core/ports.ts';
 import type { CancelFacts, Observation } from '../contract.ts';
@@ -19,12 +20,7 @@ export async function observeExecution(
   const { engine } = client;
   try {
     const response = await client.send(key, { method: 'GET', path: paths.status(key) });
-    if (response.status !== 200) {
-      const error = answerError(engine, key, response);
-      // 429/503: the engine could not answer now, which says nothing about the work.
-      if (!(error instanceof ExternalRefusedError && error.retryable)) throw error;
-      throw new ExternalTransportError(engine, key, 'engine_error', error.message, true, error);
-    }
+    if (response.status !== 200) throw answerError(engine, key, response);
     const status = client.json(key, response, ExecutionStatusSchema);
     if (status.key !== key) {
       throw new ExternalTransportError(engine, key, 'malformed_response', `status of ${status.key}`, true);
@@ -32,8 +28,16 @@ export async function observeExecution(
     requireIncarnation(engine, key, incarnation, status.incarnation);
     return toObservation(status, clock.nowMs());
   } catch (error) {
-    if (!(error instanceof ExternalTransportError)) throw error;
-    return { observedAtMs: clock.nowMs(), state: 'unknown', cause: error.kind, detail: error.message };
+    if (error instanceof ExternalTransportError)
+      return { observedAtMs: clock.nowMs(), state: 'unknown', cause: error.kind, detail: error.message };
+    // A refusal to answer (429/503 "later", 400/401/403…, egress or credential refused) says nothing about the
+    // work: `unknown`, observed again until the unknown deadline. Only 404 (ExternalNotFoundError) and another
+    // incarnation are answers about the execution.
+    if (error instanceof ExternalRefusedError) {
+      const cause = error.retryable ? 'engine_error' : 'refused';
+      return { observedAtMs: clock.nowMs(), state: 'unknown', cause, detail: error.message };
+    }
+    throw error;
   }
 }
 

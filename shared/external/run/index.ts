@@ -1,4 +1,5 @@
 /** Running external work (`kind: external`): the Start / Observe / Finish steps of the external state machine. */
+export { abandonExternal } from './abandon.ts';
 export { adapterFactory } from './adapter-for.ts';
 export { MAX_OBSERVES, nextWaitSeconds } from './backoff.ts';
 export { finishExternal } from './finish.ts';

@@ -2,8 +2,9 @@
  * `ExternalObserve`: one observe of the execution, then what is next. Before observing, an owner's cancel
  * request or a passed run deadline cancels the engine's execution (cancel.ts). Answers:
  * - accepted, running, waiting: keep observing after the backoff (backoff.ts);
- * - unknown (no usable answer): keep observing until `observe.unknownDeadlineSeconds` since the first
- *   unknown in a row, then the run ends stop reason `outcome_unknown` — the work may or may not have happened;
+ * - unknown (no usable answer, a refusal to answer included): keep observing until
+ *   `observe.unknownDeadlineSeconds` since the first unknown in a row, then the engine is asked to cancel the
+ *   execution and the run ends stop reason `outcome_unknown` — the work may or may not have happened;
  * - terminal succeeded: `finish` (the artifact); failed / cancelled: the run ends so, with the summary;
  * - another incarnation: refused, never adopted — the run ends `failed` with the refusal recorded.
  * Each observe's record is written under the live policy (live-policy.ts: a condition on the workflow head, no
@@ -14,7 +15,7 @@ import { isoAt } from '../../core/engine.ts';
 import type { Observation } from '../contract.ts';
 import { ExternalNotFoundError, IncarnationMismatchError } from '../errors.ts';
 import { nextWaitSeconds } from './backoff.ts';
-import { cancelExternal } from './cancel.ts';
+import { cancelExternal, cancelNote } from './cancel.ts';
 import { underLivePolicy } from './live-policy.ts';
 import type { ExternalNext, ExternalRunDeps } from './ports.ts';
 import { deniedEnding, endExternalRun, externalAudit, loadExternalRun, updateExternal } from './records.ts';
@@ -26,18 +27,17 @@ export async function observeExternal(deps: ExternalRunDeps, runId: string): Pro
   const nowMs = deps.clock.nowMs();
   const { key, incarnation } = run.external;
   if (run.external.cancelRequested) {
-    await cancelExternal(deps, loaded, {
-      status: 'cancelled',
-      stopReason: 'cancelled',
-      message: 'the run was cancelled',
-    });
+    await cancelExternal(deps, loaded, { status: 'cancelled', stopReason: 'cancelled' });
     return { runId, next: 'stop' };
   }
   if (nowMs >= Date.parse(run.deadlineAt)) {
     await cancelExternal(deps, loaded, {
       status: 'failed',
       stopReason: 'timeout',
-      message: `the run passed its deadline (${run.deadlineAt}) before the engine finished`,
+      error: {
+        name: 'RunTimedOut',
+        message: `the run passed its deadline (${run.deadlineAt}) before the engine finished`,
+      },
     });
     return { runId, next: 'stop' };
   }
@@ -47,6 +47,8 @@ export async function observeExternal(deps: ExternalRunDeps, runId: string): Pro
     observation = await deps.adapterFor(run, definition).observe(key, incarnation);
   } catch (error) {
     if (error instanceof IncarnationMismatchError || error instanceof ExternalNotFoundError) {
+      // Nothing of ours left to cancel: the engine no longer holds the incarnation we started (a cancel
+      // naming it is refused), and the recreated one is never adopted.
       const refusal =
         error instanceof IncarnationMismatchError
           ? { event: 'incarnation_refused', expected: error.expected, actual: error.actual }
@@ -107,17 +109,18 @@ export async function observeExternal(deps: ExternalRunDeps, runId: string): Pro
     ? Date.parse(unknownSince) + definition.observe.unknownDeadlineSeconds * 1000
     : undefined;
   if (unknownDeadlineMs !== undefined && nowMs >= unknownDeadlineMs) {
-    await endExternalRun(deps, run, {
-      // Not a failure: the engine stopped answering; the work may or may not have happened.
+    // Not a failure: the engine stopped answering; the work may or may not have happened. It may still run:
+    // the engine is asked to cancel it first (cancel.ts), and the error says whether that was confirmed.
+    await cancelExternal(deps, loaded, (facts) => ({
       status: 'failed',
       stopReason: 'outcome_unknown',
       error: {
         name: 'OutcomeUnknown',
-        message: `the engine gave no usable answer since ${unknownSince} (${last.detail ?? 'unknown'}); the work may or may not have happened`,
+        message: `the engine gave no usable answer since ${unknownSince} (${last.detail ?? 'unknown'}); the work may or may not have happened${cancelNote(facts)}`,
       },
       patch: { observes, last, unknownSince },
       audit: [externalAudit('outcome_unknown', { key, unknownSince, cause: last.detail ?? null })],
-    });
+    }));
     return { runId, next: 'stop' };
   }
   const waitSeconds = nextWaitSeconds({
@@ -139,11 +142,7 @@ export async function observeExternal(deps: ExternalRunDeps, runId: string): Pro
   );
   if (!recorded.allowed) {
     // The workflow was disabled, deleted or withdrawn while its work runs: stop the work, end the run denied.
-    await cancelExternal(deps, loaded, {
-      status: 'denied',
-      stopReason: 'policy_denied',
-      message: recorded.reason,
-    });
+    await cancelExternal(deps, loaded, deniedEnding(recorded.reason));
     return { runId, next: 'stop' };
   }
   return { runId, next: 'wait', waitSeconds };

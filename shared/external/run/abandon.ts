@@ -1,0 +1,38 @@
+/**
+ * `AbandonExternal`: a step of the external machine failed for good (its Catch, or a step answer the route
+ * does not know). Before the run ends, the engine's execution is asked to cancel (cancel.ts: the
+ * `external-cancel` row and its three facts), so a run that ends never leaves its engine working unasked;
+ * then the run ends `failed`, stop reason `error`, with the step's error and what became of the execution
+ * (stopped, or asked but not confirmed: "it may still run"). MarkExternalFailed follows (owner notice, the
+ * parent graph step's answer); it finds the run ended. A run that already ended is left alone.
+ */
+
+import { cancelExternal, cancelNote } from './cancel.ts';
+import type { ExternalNext, ExternalRunDeps } from './ports.ts';
+import { externalAudit, loadExternalRun } from './records.ts';
+
+export type StepFailure = { name: string; message: string };
+
+export async function abandonExternal(
+  deps: ExternalRunDeps,
+  runId: string,
+  failure: StepFailure = { name: 'Error', message: 'the run failed' },
+): Promise<ExternalNext> {
+  const loaded = await loadExternalRun(deps, runId);
+  if (!loaded) return { runId, next: 'stop' };
+  const { key } = loaded.run.external;
+  await cancelExternal(deps, loaded, (facts) => ({
+    status: 'failed',
+    stopReason: 'error',
+    error: { name: failure.name, message: `${failure.message}${cancelNote(facts)}`.slice(0, 1000) },
+    audit: [
+      {
+        type: 'error',
+        actor: 'system',
+        data: { name: failure.name, message: failure.message.slice(0, 1000) },
+      },
+      externalAudit('abandoned', { key, cancelled: facts?.stopped ?? false }),
+    ],
+  }));
+  return { runId, next: 'stop' };
+}

@@ -1,0 +1,251 @@
+/**
+ * Bounds inside one evaluation step. JSONata's guardrails (`timeout`, `stack`, `sequence`) are checked between
+ * steps, so one built-in call could allocate without limit before the next check: `$pad("x", 200000000)`, or
+ * `$s := $s & $s` doubling a string to gigabytes (a count can come from untrusted step output). Here:
+ * - the built-ins whose result can be far larger than their arguments (`$pad`, `$join`, `$string`, `$replace`
+ *   and `$clone`, which the transform operator uses) and the `&` operator (rewritten in the AST into a call of
+ *   a bounded concatenation) check the size of what they would make before making it: at most
+ *   `maxValueChars` characters (or array items) per value;
+ * - every built-in call's result counts towards `maxProducedUnits` per evaluation (characters of a string,
+ *   items of an array), checked after each step, so many bounded values cannot add up to an unbounded heap;
+ * - sizes of objects (which may share sub-objects, so serializing them can be exponential) are measured by a
+ *   walk that stops at the limit, never by serializing first.
+ * Each refusal is an error as data: `GRAPH_VALUE_TOO_LARGE` or `GRAPH_PRODUCED_TOO_MUCH`.
+ */
+import jsonata from 'jsonata';
+
+export const VALUE_BOUNDS = {
+  /** The longest string (characters) or array (items) one step may make. */
+  maxValueChars: 1_000_000,
+  /** Characters and array items all built-in calls of one evaluation may make together. */
+  maxProducedUnits: 4_000_000,
+} as const;
+
+/** The variables the bounds bind; an expression may not name them (compile check in expressions.ts). */
+export const RESERVED_PREFIX = '__';
+const CONCAT = '__concat';
+const STATE = '__bounds';
+
+type NativeFunction = {
+  _jsonata_function: true;
+  implementation: (...args: never[]) => unknown;
+  signature?: unknown;
+};
+type BoundsState = { produced: number };
+
+const tooLarge = (what: string, size: number | string) => ({
+  code: 'GRAPH_VALUE_TOO_LARGE',
+  message: `${what} would be ${size} long, over the ${VALUE_BOUNDS.maxValueChars} an expression may make`,
+});
+
+/**
+ * The size of `value` as JSON text, in characters, walking shared sub-objects each time they are reached (as
+ * JSON.stringify would), stopping as soon as it passes `limit`: undefined then. `indent` counts prettified
+ * whitespace per nesting level.
+ */
+export function jsonSizeWithin(value: unknown, limit: number, indent = 0): number | undefined {
+  let size = 0;
+  const visit = (node: unknown, depth: number): boolean => {
+    if (size > limit) return false;
+    if (typeof node === 'string') size += node.length + 2;
+    else if (typeof node === 'number' || typeof node === 'boolean' || node === null)
+      size += String(node).length;
+    else if (Array.isArray(node)) {
+      size += 2 + node.length * (1 + indent * (depth + 1));
+      for (const item of node) if (!visit(item, depth + 1)) return false;
+    } else if (typeof node === 'object') {
+      for (const [key, item] of Object.entries(node)) {
+        size += key.length + 4 + indent * (depth + 1);
+        if (!visit(item, depth + 1)) return false;
+      }
+      size += 2;
+    }
+    return size <= limit;
+  };
+  return visit(value, 0) ? size : undefined;
+}
+
+/** The length a value counts for: characters of a string, items of an array, else nothing. */
+const lengthOf = (value: unknown): number =>
+  typeof value === 'string' || Array.isArray(value) ? value.length : 0;
+
+/** JSONata's own built-ins, read once from a bare expression (`$pad` evaluates to its definition). */
+const builtins = new Map<string, NativeFunction>();
+async function builtin(name: string): Promise<NativeFunction> {
+  let found = builtins.get(name);
+  if (!found) {
+    found = (await jsonata(`$${name}`).evaluate({})) as NativeFunction;
+    builtins.set(name, found);
+  }
+  return found;
+}
+
+/** A replacement of a built-in: the same signature, so JSONata validates arguments as before. */
+const like = (original: NativeFunction, implementation: NativeFunction['implementation']): NativeFunction =>
+  original.signature === undefined
+    ? { _jsonata_function: true, implementation }
+    : { _jsonata_function: true, implementation, signature: original.signature };
+
+/** The string JSONata's `$string` would make of `value`, refused before making it when too large. */
+function boundedString(string: NativeFunction, self: unknown, value: unknown, prettify?: boolean): string {
+  if (typeof value !== 'string' && value !== undefined) {
+    const size = jsonSizeWithin(value, VALUE_BOUNDS.maxValueChars, prettify ? 2 : 0);
+    if (size === undefined) throw tooLarge('$string() of this value', 'more than that');
+  }
+  return (string.implementation as (v: unknown, p?: boolean) => string).call(self, value, prettify);
+}
+
+/** Counts `length` occurrences of `pattern` in `str` (at most `limit`) and the longest match. */
+function matchesOf(str: string, pattern: unknown, limit: number): { count: number; longest: number } {
+  let count = 0;
+  let longest = 0;
+  if (typeof pattern === 'string') {
+    if (pattern === '') return { count: 0, longest: 0 };
+    for (
+      let at = str.indexOf(pattern);
+      at >= 0 && count < limit;
+      at = str.indexOf(pattern, at + pattern.length)
+    )
+      count++;
+    return { count, longest: pattern.length };
+  }
+  // A JSONata regex is a function answering the first match and `next()` for the following ones.
+  type Match = { match: string; next: () => Match | undefined } | undefined;
+  for (let match = (pattern as (s: string) => Match)(str); match && count < limit; match = match.next()) {
+    count++;
+    longest = Math.max(longest, match.match.length);
+  }
+  return { count, longest };
+}
+
+/** The bindings of one evaluation: the bounded built-ins, the bounded `&`, and the produced-units tally. */
+export async function boundedBindings(): Promise<Record<string, unknown>> {
+  const [pad, join, string, replace, clone] = (await Promise.all(
+    ['pad', 'join', 'string', 'replace', 'clone'].map(builtin),
+  )) as [NativeFunction, NativeFunction, NativeFunction, NativeFunction, NativeFunction];
+  const max = VALUE_BOUNDS.maxValueChars;
+  const state: BoundsState = { produced: 0 };
+  return {
+    [STATE]: state,
+    // Parameter names matter: JSONata reads them to partially apply a built-in (`$pad(?, 10)`).
+    pad: like(pad, function (this: unknown, str: string, width: number, char?: string) {
+      if (Math.abs(width) > max) throw tooLarge('$pad()', Math.abs(width));
+      return (pad.implementation as (...a: unknown[]) => unknown).call(this, str, width, char);
+    }),
+    join: like(join, function (this: unknown, strs: string[] | string, separator?: string) {
+      const parts = Array.isArray(strs) ? strs : [strs];
+      const size =
+        parts.reduce((sum, part) => sum + lengthOf(part), 0) + (separator ?? '').length * parts.length;
+      if (size > max) throw tooLarge('$join()', size);
+      return (join.implementation as (...a: unknown[]) => unknown).call(this, strs, separator);
+    }),
+    string: like(string, function (this: unknown, arg: unknown, prettify?: boolean) {
+      return boundedString(string, this, arg, prettify);
+    }),
+    replace: like(
+      replace,
+      function (this: unknown, str: string, pattern: unknown, replacement: unknown, limit?: number) {
+        if (typeof str !== 'string')
+          return (replace.implementation as (...a: unknown[]) => unknown).call(
+            this,
+            str,
+            pattern,
+            replacement,
+            limit,
+          );
+        // A function's answers cannot be sized before they are made: only text replacements are allowed.
+        if (typeof replacement !== 'string')
+          throw {
+            code: 'GRAPH_FORBIDDEN_FUNCTION',
+            message: '$replace() with a function replacement is not allowed here',
+          };
+        const { count, longest } = matchesOf(str, pattern, limit ?? Number.POSITIVE_INFINITY);
+        // `$n` in the replacement inserts a matched group, at most the whole match.
+        const references = replacement.split('$').length - 1;
+        const size = str.length + count * (replacement.length + references * longest);
+        if (size > max) throw tooLarge('$replace()', size);
+        return (replace.implementation as (...a: unknown[]) => unknown).call(
+          this,
+          str,
+          pattern,
+          replacement,
+          limit,
+        );
+      },
+    ),
+    clone: like(clone, function (this: unknown, arg: unknown) {
+      if (jsonSizeWithin(arg, max) === undefined) throw tooLarge('the transformed value', 'more than that');
+      return (clone.implementation as (...a: unknown[]) => unknown).call(this, arg);
+    }),
+    // `a & b`, rewritten (boundConcatenation): JSONata's own rule — each side as `$string` makes it — sized first.
+    [CONCAT]: {
+      _jsonata_function: true,
+      implementation(this: unknown, lhs: unknown, rhs: unknown) {
+        const left = lhs === undefined ? '' : boundedString(string, this, lhs);
+        const right = rhs === undefined ? '' : boundedString(string, this, rhs);
+        if (left.length + right.length > max)
+          throw tooLarge('a string joined with &', left.length + right.length);
+        return left.concat(right);
+      },
+    },
+  };
+}
+
+/**
+ * Counts what each built-in call made towards `maxProducedUnits` (called by JSONata after every step; the
+ * tally is the evaluation's own, bound as `$__bounds`). Lambdas are not counted at their call: what they make
+ * is counted at the built-in calls inside them.
+ */
+async function afterStep(
+  expr: { type?: string; procedure?: { type?: string; value?: unknown } },
+  _input: unknown,
+  environment: { lookup(name: string): unknown },
+  result: unknown,
+): Promise<void> {
+  if (expr.type !== 'function' && expr.type !== 'apply') return;
+  const { procedure } = expr;
+  if (expr.type === 'function') {
+    if (procedure?.type !== 'variable' || typeof procedure.value !== 'string') return;
+    const callee = environment.lookup(procedure.value) as Partial<NativeFunction> | undefined;
+    if (callee?._jsonata_function !== true) return;
+  }
+  const made = lengthOf(result);
+  if (made === 0) return;
+  if (made > VALUE_BOUNDS.maxValueChars) throw tooLarge('a value', made);
+  const state = environment.lookup(STATE) as BoundsState | undefined;
+  if (!state) return;
+  state.produced += made;
+  if (state.produced > VALUE_BOUNDS.maxProducedUnits)
+    throw {
+      code: 'GRAPH_PRODUCED_TOO_MUCH',
+      message: `the expression made more than ${VALUE_BOUNDS.maxProducedUnits} characters and items in all`,
+    };
+}
+
+type Node = Record<string, unknown>;
+
+/** Rewrites every `a & b` of the AST in place into `$__concat(a, b)` and installs the per-step count. */
+export function bindBounds(expression: jsonata.Expression): void {
+  const rewrite = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) rewrite(item);
+      return;
+    }
+    if (typeof node !== 'object' || node === null) return;
+    for (const child of Object.values(node)) rewrite(child);
+    const binary = node as Node;
+    if (binary.type === 'binary' && binary.value === '&') {
+      const { lhs, rhs, position } = binary;
+      delete binary.lhs;
+      delete binary.rhs;
+      Object.assign(binary, {
+        type: 'function',
+        value: '(',
+        procedure: { type: 'variable', value: CONCAT, position },
+        arguments: [lhs, rhs],
+      });
+    }
+  };
+  rewrite(expression.ast());
+  expression.assign(Symbol.for('jsonata.__evaluate_exit') as unknown as string, afterStep);
+}
