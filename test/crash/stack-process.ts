@@ -2,6 +2,7 @@
  * The local stack in a process of its own, for the crash test to SIGKILL (with its DynamoDB Local, which is
  * in the same process group). Configuration in `WF_CRASH_STACK` (JSON); prints `READY <json>` once it serves.
  */
+import { flushCompileCache } from 'node:module';
 import { startLocalStack } from '../../shared/local/stack.ts';
 
 type Config = {
@@ -29,6 +30,9 @@ const ready = {
   resumed: stack.resumed,
   delivered: stack.delivered,
 };
+// The compile cache (NODE_COMPILE_CACHE, set by support.ts) is written at exit, and a life ends in SIGKILL:
+// write it now, so the next life loads the stack's modules compiled.
+flushCompileCache();
 process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
 // Served until killed (or stopped politely on SIGTERM).
 process.once('SIGTERM', () => {

@@ -15,7 +15,15 @@ export const ALERT_TOPIC = `arn:aws:sns:${REGION}:${ACCOUNT}:wf-alerts`;
 export const DECLARED_TOPIC = `arn:aws:sns:${REGION}:${ACCOUNT}:team-oncall`;
 export const UNDECLARED_TOPIC = `arn:aws:sns:${REGION}:${ACCOUNT}:someone-elses-topic`;
 
+let synthesized: SynthesizedRuntime | undefined;
+
+/** The IAM check's stack, synthesized once per process and shared by its callers: read it, never add to it. */
 export function synthForIam(): SynthesizedRuntime {
+  synthesized ??= synthesizeForIam();
+  return synthesized;
+}
+
+function synthesizeForIam(): SynthesizedRuntime {
   const app = fastApp();
   const env = { account: ACCOUNT, region: REGION };
   const topics = new Stack(app, 'Topics', { env });

@@ -4,12 +4,18 @@
  * other functions), the Mcp function none of the SDK's zod v3 layer; WorkflowWrite takes `yaml` from its ES module
  * build. Sizes: `npm run bench:bundles`.
  */
-import { describe, expect, it } from 'vitest';
-import { lambdaBundle } from '../support/lambda-bundle.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type LambdaBundle, lambdaBundles } from '../support/lambda-bundle.ts';
+
+// The three HTTP functions, bundled in one esbuild call (see lambdaBundles).
+let bundles: Record<string, LambdaBundle>;
+beforeAll(async () => {
+  bundles = await lambdaBundles(['api', 'workflow-write', 'mcp']);
+}, 120_000);
 
 /** The packages (node_modules/<name>, and zod/v3 apart) a function's bundle takes code from, in output bytes. */
-async function packagesOf(handler: string): Promise<Map<string, number>> {
-  const { inputs } = await lambdaBundle(handler);
+function packagesOf(handler: string): Map<string, number> {
+  const { inputs } = bundles[handler]!;
   const found = new Map<string, number>();
   for (const [path, input] of Object.entries(inputs)) {
     const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(path);
@@ -21,28 +27,28 @@ async function packagesOf(handler: string): Promise<Map<string, number>> {
 }
 
 describe('HTTP function bundles', () => {
-  it('keeps the YAML parser, Ajv, JSONata and the MCP SDK out of the Api function', async () => {
-    const api = await packagesOf('api');
+  it('keeps the YAML parser, Ajv, JSONata and the MCP SDK out of the Api function', () => {
+    const api = packagesOf('api');
     expect(['yaml', 'ajv', 'jsonata', '@modelcontextprotocol/sdk'].filter((name) => api.has(name))).toEqual(
       [],
     );
     expect(api.has('hono')).toBe(true);
-  }, 60_000);
+  });
 
-  it('bundles them in the WorkflowWrite function, which validates definitions', async () => {
-    const writes = await packagesOf('workflow-write');
+  it('bundles them in the WorkflowWrite function, which validates definitions', () => {
+    const writes = packagesOf('workflow-write');
     expect(['yaml', 'ajv', 'jsonata'].filter((name) => writes.has(name))).toEqual(['yaml', 'ajv', 'jsonata']);
-  }, 60_000);
+  });
 
-  it("takes YAML from the package's ES module build, tree-shaken, not its CommonJS build", async () => {
-    const { inputs } = await lambdaBundle('workflow-write');
+  it("takes YAML from the package's ES module build, tree-shaken, not its CommonJS build", () => {
+    const { inputs } = bundles['workflow-write']!;
     const yamlFiles = Object.keys(inputs).filter((path) => path.includes('node_modules/yaml/'));
     expect(yamlFiles.length).toBeGreaterThan(0);
     expect(yamlFiles.filter((path) => !path.includes('node_modules/yaml/browser/'))).toEqual([]);
-  }, 60_000);
+  });
 
-  it("keeps the MCP SDK's zod v3 layer and zod-to-json-schema out of the Mcp function", async () => {
-    const mcp = await packagesOf('mcp');
+  it("keeps the MCP SDK's zod v3 layer and zod-to-json-schema out of the Mcp function", () => {
+    const mcp = packagesOf('mcp');
     expect(mcp.has('@modelcontextprotocol/sdk')).toBe(true);
     // A few hundred bytes of module-level constants survive tree shaking; the layer itself was ~80 KB.
     const weight = (name: string) => mcp.get(name) ?? 0;
@@ -50,5 +56,5 @@ describe('HTTP function bundles', () => {
       v3: true,
       toJsonSchema: true,
     });
-  }, 60_000);
+  });
 });

@@ -1,9 +1,9 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../infra/constructs/env-names.ts';
-import { logicalId, synthRuntime } from './synth.ts';
+import { defaultRuntime, logicalId } from './synth.ts';
 
-const { stack, template } = synthRuntime();
+const { stack, template } = defaultRuntime();
 const runtime = stack.runtime;
 const keyId = logicalId(runtime.auditSigningKey.key);
 const roleId = (name: keyof typeof runtime.functions) => logicalId(runtime.functions[name].role);

@@ -11,7 +11,7 @@ import { GRAPH_STATE_NAMES } from '../../infra/constructs/state-names.ts';
 import { MAX_RESULT_TEXT_BYTES } from '../../shared/core/transcript-limits.ts';
 import { GraphDefinitionSchema } from '../../shared/graph/definition.ts';
 import { MAX_TASK_FORM_BYTES } from '../../shared/human-tasks/route-submit.ts';
-import { flatTemplate, logicalId, synthRuntime } from './synth.ts';
+import { defaultRuntime, flatTemplate, logicalId } from './synth.ts';
 
 type State = Record<string, unknown> & { Type: string };
 type Machine = { States: Record<string, State>; StartAt: string };
@@ -22,7 +22,7 @@ const TOKEN_AND_REF_BYTES = 1024 + 512;
 
 let item: Record<string, State>;
 beforeAll(() => {
-  const synthesized = synthRuntime();
+  const synthesized = defaultRuntime();
   const machines = flatTemplate(synthesized.template).findResources('AWS::StepFunctions::StateMachine');
   const machine = machines[logicalId(synthesized.stack.runtime.graphStateMachine.stateMachine)];
   const definition = JSON.parse(machine?.Properties.DefinitionString as string) as Machine;

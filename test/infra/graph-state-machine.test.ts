@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { aslProblems } from '../../infra/asl-rules.ts';
 import { GRAPH_HANDLER_BY_STATE, GRAPH_NEXT, GRAPH_STATE_NAMES } from '../../infra/constructs/state-names.ts';
 import { synthesizeLocalDefinitions } from '../../infra/local-definition.ts';
-import { flatTemplate, logicalId, type SynthesizedRuntime, synthRuntime } from './synth.ts';
+import { defaultRuntime, flatTemplate, logicalId, type SynthesizedRuntime } from './synth.ts';
 
 type State = Record<string, unknown> & { Type: string };
 type Machine = { States: Record<string, State>; StartAt: string };
@@ -19,7 +19,7 @@ let top: Record<string, State>;
 let item: Record<string, State>;
 
 beforeAll(() => {
-  synthesized = synthRuntime();
+  synthesized = defaultRuntime();
   const machines = flatTemplate(synthesized.template).findResources('AWS::StepFunctions::StateMachine');
   const machine = machines[logicalId(synthesized.stack.runtime.graphStateMachine.stateMachine)];
   definition = JSON.parse(machine?.Properties.DefinitionString as string) as Machine;

@@ -6,11 +6,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENDED_EXECUTION_STATUSES, EXECUTION_STATUS_CHANGE } from '../../infra/constructs/jobs-sweep.ts';
-import { logicalId, type SynthesizedRuntime, synthRuntime } from './synth.ts';
+import { defaultRuntime, logicalId, type SynthesizedRuntime } from './synth.ts';
 
 let synthesized: SynthesizedRuntime;
 beforeAll(() => {
-  synthesized = synthRuntime();
+  synthesized = defaultRuntime();
 });
 
 describe('JobsSweep: the run-ended rule', () => {

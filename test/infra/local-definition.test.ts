@@ -7,7 +7,7 @@ import {
   localFunctionArn,
   synthesizeLocalDefinition,
 } from '../../infra/local-definition.ts';
-import { flatTemplate, logicalId, synthRuntime } from './synth.ts';
+import { defaultRuntime, flatTemplate, logicalId } from './synth.ts';
 
 type Pointer = { runId: string; turn: number; segmentStartTurn: number };
 type Handler = (input: Record<string, unknown>) => Promise<unknown>;
@@ -86,7 +86,7 @@ describe('synthesizeLocalDefinition', () => {
   });
 
   it('is the deployed definition with only the function ARNs and partition substituted', () => {
-    const deployed = synthRuntime();
+    const deployed = defaultRuntime();
     const [machine] = Object.values(
       flatTemplate(deployed.template).findResources('AWS::StepFunctions::StateMachine'),
     );

@@ -6,7 +6,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { RUNTIME_METRICS, SERVICE_DIMENSION } from '../../infra/constructs/metric-names.ts';
-import { flattenIntrinsics, synthRuntime } from './synth.ts';
+import { defaultRuntime, flattenIntrinsics, synthRuntime } from './synth.ts';
 
 /** Resources as `Template.findResources` returns them. */
 type Resources = ReturnType<Template['findResources']>;
@@ -61,7 +61,7 @@ function expectEmittable(read: Read, namespace: string, service: string) {
 }
 
 describe('Observability reads the emitted metrics', () => {
-  const { template } = synthRuntime();
+  const { template } = defaultRuntime();
   const env = functionEnvironments(template.findResources('AWS::Lambda::Function'));
   const namespace = env[0]!.POWERTOOLS_METRICS_NAMESPACE!;
   const service = env[0]!.POWERTOOLS_SERVICE_NAME!;

@@ -11,7 +11,7 @@ import {
 } from '../../infra/constructs/run-state-machine.ts';
 import type { HandlerName } from '../../infra/constructs/state-names.ts';
 import { WorkflowRuntimeStack } from '../../infra/workflow-runtime-stack.ts';
-import { fastApp, flatTemplate, logicalId, type SynthesizedRuntime, synthRuntime } from './synth.ts';
+import { defaultRuntime, fastApp, flatTemplate, logicalId, type SynthesizedRuntime } from './synth.ts';
 
 type State = Record<string, unknown> & { Type: string };
 
@@ -25,7 +25,7 @@ const definitionLike = (pattern: Record<string, unknown>) => ({
 });
 
 beforeAll(() => {
-  synthesized = synthRuntime();
+  synthesized = defaultRuntime();
   flat = flatTemplate(synthesized.template);
   const machines = flat.findResources('AWS::StepFunctions::StateMachine');
   const machine = machines[logicalId(synthesized.stack.runtime.runStateMachine.stateMachine)];
@@ -319,10 +319,10 @@ describe('RunStateMachine execution log group', () => {
   const stackUuid = { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] };
 
   it('lives under /aws/vendedlogs/states/ (CloudWatch Logs resource policy size limit)', () => {
-    const [name, uuid] = logGroupNameParts(new WorkflowRuntimeStack(fastApp(), 'WfLogs'));
+    const [name, uuid] = logGroupNameParts(defaultRuntime().stack);
     expect(VENDED_LOGS_PREFIX).toBe('/aws/vendedlogs/states/');
     // CloudWatch Logs allows [.-_/#A-Za-z0-9] in log group names; the stack name comes first.
-    expect(name).toMatch(/^\/aws\/vendedlogs\/states\/WfLogs-[A-Za-z0-9_-]+-$/);
+    expect(name).toMatch(/^\/aws\/vendedlogs\/states\/WfTest-[A-Za-z0-9_-]+-$/);
     expect(uuid).toEqual(stackUuid);
   });
 

