@@ -10,11 +10,11 @@
  *
  * Re-runnable: a file already on `shared/zod.ts` has no classic receivers left and is untouched, so it can
  * be run again after merging code written against classic zod. With no arguments it rewrites every file of
- * shared/ and functions/ that imports 'zod'. Anything it cannot rewrite is printed (file:line and the code)
+ * shared/ and functions/ (a file that calls an imported schema's methods without importing zod gets the import). Anything it cannot rewrite is printed (file:line and the code)
  * and left as it was, for a hand fix; `npm run typecheck` then finds it. Format afterwards with
  * `npx biome check --write <files>`.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
@@ -25,41 +25,41 @@ const RUNTIME_DIRS = ['shared', 'functions'];
 /** What a chain built so far is: a schema expression and the checks still to attach to it. */
 type Built = { base: string; checks: string[] };
 
-/** Methods that add a check: `x.m(args)` → `x.check(z.f(args))`, with the namespace written as `Z_`. */
+/** Methods that add a check: `x.m(args)` → `x.check(z.f(args))`, with the namespace written as `\u0001`. */
 const CHECK_METHODS: Record<string, (kind: Kind, args: string[]) => string> = {
-  min: (kind, a) => `Z_${kind === 'number' ? 'gte' : 'minLength'}(${a.join(', ')})`,
-  max: (kind, a) => `Z_${kind === 'number' ? 'lte' : 'maxLength'}(${a.join(', ')})`,
-  gte: (_, a) => `Z_gte(${a.join(', ')})`,
-  lte: (_, a) => `Z_lte(${a.join(', ')})`,
-  gt: (_, a) => `Z_gt(${a.join(', ')})`,
-  lt: (_, a) => `Z_lt(${a.join(', ')})`,
-  length: (_, a) => `Z_length(${a.join(', ')})`,
-  nonempty: (_, a) => `Z_minLength(${['1', ...a].join(', ')})`,
-  int: (_, a) => `Z_int(${a.join(', ')})`,
-  positive: (_, a) => `Z_positive(${a.join(', ')})`,
-  nonnegative: (_, a) => `Z_nonnegative(${a.join(', ')})`,
-  negative: (_, a) => `Z_negative(${a.join(', ')})`,
-  nonpositive: (_, a) => `Z_nonpositive(${a.join(', ')})`,
-  multipleOf: (_, a) => `Z_multipleOf(${a.join(', ')})`,
-  regex: (_, a) => `Z_regex(${a.join(', ')})`,
-  includes: (_, a) => `Z_includes(${a.join(', ')})`,
-  startsWith: (_, a) => `Z_startsWith(${a.join(', ')})`,
-  endsWith: (_, a) => `Z_endsWith(${a.join(', ')})`,
-  lowercase: (_, a) => `Z_lowercase(${a.join(', ')})`,
-  uppercase: (_, a) => `Z_uppercase(${a.join(', ')})`,
-  trim: () => 'Z_trim()',
-  toLowerCase: () => 'Z_toLowerCase()',
-  toUpperCase: () => 'Z_toUpperCase()',
-  url: (_, a) => `Z_url(${a.join(', ')})`,
-  email: (_, a) => `Z_email(${a.join(', ')})`,
-  uuid: (_, a) => `Z_uuid(${a.join(', ')})`,
-  datetime: (_, a) => `Z_iso.datetime(${a.join(', ')})`,
-  date: (_, a) => `Z_iso.date(${a.join(', ')})`,
-  refine: (_, a) => `Z_refine(${a.join(', ')})`,
-  superRefine: (_, a) => `Z_superRefine(${a.join(', ')})`,
-  overwrite: (_, a) => `Z_overwrite(${a.join(', ')})`,
-  describe: (_, a) => `Z_describe(${a.join(', ')})`,
-  meta: (_, a) => `Z_meta(${a.join(', ')})`,
+  min: (kind, a) => `\u0001${kind === 'number' ? 'gte' : 'minLength'}(${a.join(', ')})`,
+  max: (kind, a) => `\u0001${kind === 'number' ? 'lte' : 'maxLength'}(${a.join(', ')})`,
+  gte: (_, a) => `\u0001gte(${a.join(', ')})`,
+  lte: (_, a) => `\u0001lte(${a.join(', ')})`,
+  gt: (_, a) => `\u0001gt(${a.join(', ')})`,
+  lt: (_, a) => `\u0001lt(${a.join(', ')})`,
+  length: (_, a) => `\u0001length(${a.join(', ')})`,
+  nonempty: (_, a) => `\u0001minLength(${['1', ...a].join(', ')})`,
+  int: (_, a) => `\u0001int(${a.join(', ')})`,
+  positive: (_, a) => `\u0001positive(${a.join(', ')})`,
+  nonnegative: (_, a) => `\u0001nonnegative(${a.join(', ')})`,
+  negative: (_, a) => `\u0001negative(${a.join(', ')})`,
+  nonpositive: (_, a) => `\u0001nonpositive(${a.join(', ')})`,
+  multipleOf: (_, a) => `\u0001multipleOf(${a.join(', ')})`,
+  regex: (_, a) => `\u0001regex(${a.join(', ')})`,
+  includes: (_, a) => `\u0001includes(${a.join(', ')})`,
+  startsWith: (_, a) => `\u0001startsWith(${a.join(', ')})`,
+  endsWith: (_, a) => `\u0001endsWith(${a.join(', ')})`,
+  lowercase: (_, a) => `\u0001lowercase(${a.join(', ')})`,
+  uppercase: (_, a) => `\u0001uppercase(${a.join(', ')})`,
+  trim: () => '\u0001trim()',
+  toLowerCase: () => '\u0001toLowerCase()',
+  toUpperCase: () => '\u0001toUpperCase()',
+  url: (_, a) => `\u0001url(${a.join(', ')})`,
+  email: (_, a) => `\u0001email(${a.join(', ')})`,
+  uuid: (_, a) => `\u0001uuid(${a.join(', ')})`,
+  datetime: (_, a) => `\u0001iso.datetime(${a.join(', ')})`,
+  date: (_, a) => `\u0001iso.date(${a.join(', ')})`,
+  refine: (_, a) => `\u0001refine(${a.join(', ')})`,
+  superRefine: (_, a) => `\u0001superRefine(${a.join(', ')})`,
+  overwrite: (_, a) => `\u0001overwrite(${a.join(', ')})`,
+  describe: (_, a) => `\u0001describe(${a.join(', ')})`,
+  meta: (_, a) => `\u0001meta(${a.join(', ')})`,
   check: (_, a) => a.join(', '),
 };
 
@@ -85,6 +85,17 @@ const WRAP_METHODS: Record<string, string> = {
   nonoptional: 'nonoptional',
 };
 
+/** Methods mini schemas have too. */
+const KEPT_METHODS = new Set([
+  'parse',
+  'safeParse',
+  'parseAsync',
+  'safeParseAsync',
+  'register',
+  'clone',
+  'brand',
+]);
+
 type Kind = 'string' | 'number' | 'array' | 'object' | 'other';
 
 /** The receiver's kind, from the classic interface that declares the method. */
@@ -103,28 +114,37 @@ function kindOf(declaration: ts.Declaration): Kind {
 const isClassicDeclaration = (declaration: ts.Declaration) =>
   /node_modules\/zod\/(v4\/classic|v4\/index|index)/.test(declaration.getSourceFile().fileName);
 
+function zodPath(sf: ts.SourceFile): string {
+  const path = relative(dirname(sf.fileName), ZOD_MODULE);
+  return path.startsWith('.') ? path : `./${path}`;
+}
+
 function runtimeFiles(): string[] {
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith('.ts') && /from 'zod'/.test(readFileSync(path, 'utf8'))) files.push(path);
+      else if (entry.name.endsWith('.ts')) files.push(path);
     }
   };
   for (const dir of RUNTIME_DIRS) walk(join(ROOT, dir));
   return files;
 }
 
-const targets = (process.argv.length > 2 ? process.argv.slice(2).map((f) => resolve(f)) : runtimeFiles()).filter(
-  (f) => f !== ZOD_MODULE,
-);
-const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, {
-  ...ts.sys,
-  onUnRecoverableConfigFileDiagnostic: (d) => {
-    throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+const targets = (
+  process.argv.length > 2 ? process.argv.slice(2).map((f) => resolve(f)) : runtimeFiles()
+).filter((f) => f !== ZOD_MODULE);
+const config = ts.getParsedCommandLineOfConfigFile(
+  join(ROOT, 'tsconfig.json'),
+  {},
+  {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => {
+      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    },
   },
-});
+);
 if (!config) throw new Error('tsconfig.json did not parse');
 const program = ts.createProgram({ rootNames: targets, options: config.options });
 const checker = program.getTypeChecker();
@@ -161,9 +181,10 @@ function rewriteFile(sf: ts.SourceFile): string {
       ns = statement.importClause.namedBindings.name.text;
     }
   }
-  if (!ns) return text;
-  if (text.includes('Z_')) throw new Error(`${sf.fileName} holds Z_, the codemod's placeholder`);
-  const zns = ns;
+  // A file without zod may still call a schema's methods (an imported schema's .pick()): it gets the import.
+  const imported = ns !== undefined;
+  if (text.includes('\u0001')) throw new Error(`${sf.fileName} holds U+0001, the codemod's placeholder`);
+  const zns = ns ?? 'z';
   const where = (node: ts.Node) =>
     `${relative(ROOT, sf.fileName)}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}`;
 
@@ -172,7 +193,15 @@ function rewriteFile(sf: ts.SourceFile): string {
   /** Comments in [from, to) outside the given kept ranges, so a rewrite does not drop them. */
   const commentsBetween = (from: number, to: number): string => {
     const found: string[] = [];
-    const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, text, undefined, from, to - from);
+    const scanner = ts.createScanner(
+      ts.ScriptTarget.Latest,
+      false,
+      ts.LanguageVariant.Standard,
+      text,
+      undefined,
+      from,
+      to - from,
+    );
     for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
       if (kind === ts.SyntaxKind.SingleLineCommentTrivia) found.push(`${scanner.getTokenText()}\n`);
       else if (kind === ts.SyntaxKind.MultiLineCommentTrivia) found.push(`${scanner.getTokenText()} `);
@@ -184,46 +213,54 @@ function rewriteFile(sf: ts.SourceFile): string {
     if (!ts.isPropertyAccessExpression(call.expression)) return undefined;
     const symbol = checker.getSymbolAtLocation(call.expression.name);
     const declaration = symbol?.declarations?.[0];
+    // A schema's method (declared in an interface), not a function of the namespace (z.string()).
     if (!declaration || !isClassicDeclaration(declaration)) return undefined;
+    if (!ts.isMethodSignature(declaration) && !ts.isPropertySignature(declaration)) return undefined;
     return { name: call.expression.name.text, kind: kindOf(declaration) };
   }
 
   function build(node: ts.Node): Built {
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
       const method = classicMethod(node);
-      if (method && !['parse', 'safeParse', 'parseAsync', 'safeParseAsync', 'register', 'clone'].includes(method.name)) {
+      if (method && !KEPT_METHODS.has(method.name)) {
         const receiver = node.expression.expression;
         const inner = build(receiver);
         const args = node.arguments.map((a) => emit(a));
         const lost =
           commentsBetween(receiver.end, node.arguments[0]?.getStart(sf) ?? node.end) +
           commentsBetween(node.arguments.at(-1)?.end ?? node.end, node.end);
-        const rewritten = rewriteMethod(method, inner, args, node);
+        const rewritten = rewriteMethod(method, inner, args);
         if (rewritten) return lost ? { base: `${lost}${render(rewritten)}`, checks: [] } : rewritten;
         unhandled.push(`${where(node)} .${method.name}(): ${node.getText(sf).split('\n')[0]}`);
+        return { base: `${render(inner)}.${method.name}(${args.join(', ')})`, checks: [] };
       }
     }
     return { base: spliced(node), checks: [] };
   }
 
-  function rewriteMethod(method: { name: string; kind: Kind }, inner: Built, args: string[], node: ts.Node): Built | undefined {
+  function rewriteMethod(
+    method: { name: string; kind: Kind },
+    inner: Built,
+    args: string[],
+  ): Built | undefined {
     const { name, kind } = method;
     const check = CHECK_METHODS[name];
     if (check) return { base: inner.base, checks: [...inner.checks, check(kind, args)] };
     const wrap = WRAP_METHODS[name];
-    if (wrap) return { base: `Z_${wrap}(${[render(inner), ...args].join(', ')})`, checks: [] };
-    if (name === 'transform') return { base: `Z_pipe(${render(inner)}, Z_transform(${args.join(', ')}))`, checks: [] };
-    if (name === 'merge') return { base: `Z_extend(${render(inner)}, ${args[0]}.shape)`, checks: [] };
-    if (name === 'or') return { base: `Z_union([${render(inner)}, ${args[0]}])`, checks: [] };
-    if (name === 'and') return { base: `Z_intersection(${render(inner)}, ${args[0]})`, checks: [] };
+    if (wrap) return { base: `\u0001${wrap}(${[render(inner), ...args].join(', ')})`, checks: [] };
+    if (name === 'transform')
+      return { base: `\u0001pipe(${render(inner)}, \u0001transform(${args.join(', ')}))`, checks: [] };
+    if (name === 'merge') return { base: `\u0001extend(${render(inner)}, ${args[0]}.shape)`, checks: [] };
+    if (name === 'or') return { base: `\u0001union([${render(inner)}, ${args[0]}])`, checks: [] };
+    if (name === 'and') return { base: `\u0001intersection(${render(inner)}, ${args[0]})`, checks: [] };
     if (name === 'strict' || name === 'passthrough' || name === 'loose') {
-      const object = /^(\w+)\.object\(/.exec(inner.base);
+      const object = /^\w+\s*\.object\(/.exec(inner.base);
       const into = name === 'strict' ? 'strictObject' : 'looseObject';
-      if (object && inner.checks.length === 0) return { base: inner.base.replace(/^\w+\.object\(/, `Z_${into}(`), checks: [] };
-      const catchall = name === 'strict' ? 'Z_never()' : 'Z_unknown()';
-      return { base: `Z_catchall(${render(inner)}, ${catchall})`, checks: [] };
+      if (object && inner.checks.length === 0)
+        return { base: inner.base.replace(/^\w+\s*\.object\(/, `\u0001${into}(`), checks: [] };
+      const catchall = name === 'strict' ? '\u0001never()' : '\u0001unknown()';
+      return { base: `\u0001catchall(${render(inner)}, ${catchall})`, checks: [] };
     }
-    void node;
     return undefined;
   }
 
@@ -244,7 +281,10 @@ function rewriteFile(sf: ts.SourceFile): string {
 
   function emit(node: ts.Node): string {
     // `z.ZodType<X>` in a type, `z.ZodError` as a value: the mini and core names.
-    if ((ts.isQualifiedName(node) || ts.isPropertyAccessExpression(node)) && node.getText(sf).startsWith(`${zns}.`)) {
+    if (
+      (ts.isQualifiedName(node) || ts.isPropertyAccessExpression(node)) &&
+      node.getText(sf).startsWith(`${zns}.`)
+    ) {
       const right = ts.isQualifiedName(node) ? node.right.text : node.name.text;
       const left = ts.isQualifiedName(node) ? node.left : node.expression;
       if (ts.isIdentifier(left) && left.text === zns) {
@@ -253,14 +293,22 @@ function rewriteFile(sf: ts.SourceFile): string {
         if (/^Zod[A-Z]/.test(right) && !right.startsWith('ZodMini')) return `${zns}.ZodMini${right.slice(3)}`;
       }
     }
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && node.moduleSpecifier.text === 'zod') {
-      let path = relative(dirname(sf.fileName), ZOD_MODULE);
-      if (!path.startsWith('.')) path = `./${path}`;
-      return node.getText(sf).replace(/'zod'/, `'${path}'`);
+    if (
+      ts.isImportDeclaration(node) &&
+      ts.isStringLiteral(node.moduleSpecifier) &&
+      node.moduleSpecifier.text === 'zod'
+    ) {
+      return node.getText(sf).replace(/'zod'/, `'${zodPath(sf)}'`);
     }
     return render(build(node));
   }
 
-  // Every `Z_` is a template's (the file had none): the namespace's name.
-  return (text.slice(0, sf.getStart(sf)) + spliced(sf)).replaceAll('Z_', `${zns}.`);
+  const rewritten = text.slice(0, sf.getStart(sf)) + spliced(sf);
+  if (rewritten === text) return text;
+  // Every `\u0001` is a template's (the file had none): the namespace's name.
+  const output = rewritten.replaceAll('\u0001', `${zns}.`);
+  if (imported) return output;
+  const firstImport = sf.statements.find(ts.isImportDeclaration);
+  const at = firstImport ? firstImport.getStart(sf) : sf.getStart(sf);
+  return `${output.slice(0, at)}import * as z from '${zodPath(sf)}';\n${output.slice(at)}`;
 }
