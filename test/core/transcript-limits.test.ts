@@ -98,7 +98,7 @@ describe('byte caps', () => {
 });
 
 describe('worst-case item sizes from the schema limits', () => {
-  const maxCalls = BudgetSchema.shape.maxToolCallsPerTurn.unwrap().maxValue ?? Number.NaN;
+  const maxCalls = BudgetSchema.shape.maxToolCallsPerTurn._zod.def.innerType._zod.bag.maximum ?? Number.NaN;
 
   /** The largest user message a turn can commit: every answered call at its cap, in 3-byte characters. */
   function worstUserMessage(): TranscriptMessage {
