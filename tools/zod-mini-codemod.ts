@@ -225,9 +225,10 @@ function rewriteFile(sf: ts.SourceFile): string {
       if (method && !KEPT_METHODS.has(method.name)) {
         const receiver = node.expression.expression;
         const inner = build(receiver);
-        const args = node.arguments.map((a) => emit(a));
+        // An argument keeps its leading comments (a `/* @__PURE__ */` annotation lets esbuild drop the call).
+        const args = node.arguments.map((a) => commentsBetween(a.pos, a.getStart(sf)) + emit(a));
         const lost =
-          commentsBetween(receiver.end, node.arguments[0]?.getStart(sf) ?? node.end) +
+          commentsBetween(receiver.end, node.arguments[0]?.pos ?? node.end) +
           commentsBetween(node.arguments.at(-1)?.end ?? node.end, node.end);
         const rewritten = rewriteMethod(method, inner, args);
         if (rewritten) return lost ? { base: `${lost}${render(rewritten)}`, checks: [] } : rewritten;
