@@ -246,9 +246,9 @@ function rewriteFile(sf: ts.SourceFile): string {
   ): Built | undefined {
     const { name, kind } = method;
     const check = CHECK_METHODS[name];
-    if (check) return { base: inner.base, checks: [...inner.checks, check(kind, args)] };
+    if (check) return { base: inner.base, checks: [...inner.checks, pure() + check(kind, args)] };
     const wrap = WRAP_METHODS[name];
-    if (wrap) return { base: `\u0001${wrap}(${[render(inner), ...args].join(', ')})`, checks: [] };
+    if (wrap) return { base: `${pure()}\u0001${wrap}(${[render(inner), ...args].join(', ')})`, checks: [] };
     if (name === 'transform')
       return { base: `\u0001pipe(${render(inner)}, \u0001transform(${args.join(', ')}))`, checks: [] };
     if (name === 'merge') return { base: `\u0001extend(${render(inner)}, ${args[0]}.shape)`, checks: [] };
@@ -280,7 +280,27 @@ function rewriteFile(sf: ts.SourceFile): string {
     return out + text.slice(cursor, node.end);
   }
 
+  /**
+   * Inside a call annotated `/* @__PURE__ *\/`, the zod calls written for it are annotated too: its arguments
+   * are evaluated even when esbuild drops the call, and esbuild does not apply zod's own `@__NO_SIDE_EFFECTS__`
+   * to a call through the namespace (`z.superRefine(...)`), so an unused schema would stay in the bundle.
+   */
+  let pureDepth = 0;
+  const pure = () => (pureDepth > 0 ? '/* @__PURE__ */ ' : '');
+
   function emit(node: ts.Node): string {
+    if (text.slice(node.pos, node.getStart(sf)).includes('@__PURE__')) {
+      pureDepth += 1;
+      try {
+        return emitNode(node);
+      } finally {
+        pureDepth -= 1;
+      }
+    }
+    return emitNode(node);
+  }
+
+  function emitNode(node: ts.Node): string {
     // `z.ZodType<X>` in a type, `z.ZodError` as a value: the mini and core names.
     if (
       (ts.isQualifiedName(node) || ts.isPropertyAccessExpression(node)) &&

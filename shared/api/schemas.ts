@@ -39,7 +39,7 @@ export const RUN_INPUT_LIMITS: StorableLimits = {
 /** A workflow definition of any kind as a request body (JSON or YAML), stored as one immutable version. */
 // Pure: only the workflow-write routes and the OpenAPI document use it; other bundles drop it (and Ajv, JSONata).
 export const WorkflowDefinitionBodySchema = /* @__PURE__ */ AnyWorkflowDefinitionSchema.check(
-  z.superRefine(/* @__PURE__ */ refineStorable(DEFINITION_LIMITS)),
+  /* @__PURE__ */ z.superRefine(/* @__PURE__ */ refineStorable(DEFINITION_LIMITS)),
 );
 
 /**
