@@ -3,7 +3,7 @@
  * `ExternalObserve` and `ExternalFinish`, told apart by `step`. Each answers the run pointer with `next`
  * (and `waitSeconds` for the Wait's SecondsPath). A graph step's child run that a step ends answers its parent.
  */
-import * as z from 'zod';
+
 import type { ExternalNext, ExternalRunDeps } from '../shared/external/run/index.ts';
 import {
   answerParentIfEnded,
@@ -15,9 +15,10 @@ import { withConflictRetry } from '../shared/external/run/retry.ts';
 import { externalRunDeps } from '../shared/runtime/aws/external.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
+import * as z from '../shared/zod.ts';
 
 export const ExternalStepEventSchema = z.object({
-  runId: z.string().regex(/^run_[A-Za-z0-9]{6,40}$/),
+  runId: z.string().check(z.regex(/^run_[A-Za-z0-9]{6,40}$/)),
   step: z.enum(['start', 'observe', 'finish']),
 });
 
