@@ -11,7 +11,8 @@ describe('shared/external contract purity', () => {
     const text = source(file);
     for (const specifier of imports(text)) {
       expect(
-        ['../zod.ts', '../core/ports.ts'].includes(specifier ?? '') || /^\.\/[a-z-]+\.ts$/.test(specifier ?? ''),
+        ['../zod.ts', '../core/ports.ts'].includes(specifier ?? '') ||
+          /^\.\/[a-z-]+\.ts$/.test(specifier ?? ''),
       ).toBe(true);
     }
     expect(text).not.toMatch(/process\.env|Date\.now\(|@aws-sdk|node:/);
