@@ -21,7 +21,9 @@ import { minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/st
 
 const store = testStore();
 const EURO = '€'; // 3 UTF-8 bytes
-const MAX_CALLS = BudgetSchema.shape.maxToolCallsPerTurn._zod.def.innerType._zod.bag.maximum ?? 0;
+// The schema's own limit, as its JSON Schema states it.
+const MAX_CALLS =
+  (z.toJSONSchema(BudgetSchema.shape.maxToolCallsPerTurn) as { maximum?: number }).maximum ?? 0;
 
 /** An action whose result is far over the cap, in 3-byte characters, distinct per call. */
 const hugeResult: Action = {
