@@ -10,9 +10,10 @@
  *
  * Re-runnable: a file already on `shared/zod.ts` has no classic receivers left and is untouched, so it can
  * be run again after merging code written against classic zod. With no arguments it rewrites every file of
- * shared/ and functions/ (a file that calls an imported schema's methods without importing zod gets the import). Anything it cannot rewrite is printed (file:line and the code)
- * and left as it was, for a hand fix; `npm run typecheck` then finds it. Format afterwards with
- * `npx biome check --write <files>`.
+ * shared/ and functions/ (a file that calls an imported schema's methods without importing zod gets the
+ * import). Anything it cannot rewrite is printed (file:line and the code) and left as it was, for a hand fix;
+ * `npm run typecheck` then finds it. Format afterwards with `npx biome check --write <files>`. Tests may be
+ * passed by name (their classic schemas then move to mini too).
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
