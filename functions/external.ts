@@ -4,7 +4,7 @@
  * execution, then end the run), told apart by `step`. Each answers the run pointer with `next`
  * (and `waitSeconds` for the Wait's SecondsPath). A graph step's child run that a step ends answers its parent.
  */
-import * as z from 'zod';
+
 import type { ExternalNext, ExternalRunDeps } from '../shared/external/run/index.ts';
 import {
   abandonExternal,
@@ -18,9 +18,10 @@ import { externalRunDeps } from '../shared/runtime/aws/external.ts';
 import { stepErrorOf } from '../shared/runtime/step-error.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
+import * as z from '../shared/zod.ts';
 
 export const ExternalStepEventSchema = z.object({
-  runId: z.string().regex(/^run_[A-Za-z0-9]{6,40}$/),
+  runId: z.string().check(z.regex(/^run_[A-Za-z0-9]{6,40}$/)),
   step: z.enum(['start', 'observe', 'finish', 'abandon']),
   /** `abandon` only: the state the failure left, with the Catch's error at `error` when a Catch led there. */
   state: z.optional(

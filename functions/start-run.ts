@@ -2,7 +2,7 @@
  * The target of EventBridge Scheduler schedules and EventBridge rules: creates the run once per scheduled
  * time or event id, and starts its execution. A duplicate delivery returns the run already started.
  */
-import * as z from 'zod';
+
 import { idempotencyFor, type StartRunDeps, startRun } from '../shared/runs/index.ts';
 import { awsExecutions } from '../shared/runtime/aws/executions.ts';
 import { awsStore } from '../shared/runtime/aws/store.ts';
@@ -16,24 +16,23 @@ import {
 import { tracedHandler } from '../shared/runtime/tracing.ts';
 import type { TriggerProvenance } from '../shared/schemas/run.ts';
 import { eventOwnerOf } from '../shared/triggers/index.ts';
+import * as z from '../shared/zod.ts';
 
 const ScheduledSchema = z.object({
-  owner: z.string().min(1),
-  workflowId: z.string().min(1),
-  scheduledTime: z.string().min(1),
-  scheduleName: z.string().optional(),
+  owner: z.string().check(z.minLength(1)),
+  workflowId: z.string().check(z.minLength(1)),
+  scheduledTime: z.string().check(z.minLength(1)),
+  scheduleName: z.optional(z.string()),
 });
 const EventSchema = z.object({
-  owner: z.string().min(1),
-  workflowId: z.string().min(1),
-  event: z
-    .object({
-      id: z.string().min(1),
-      source: z.string(),
-      'detail-type': z.string(),
-      detail: z.unknown().optional(),
-    })
-    .loose(),
+  owner: z.string().check(z.minLength(1)),
+  workflowId: z.string().check(z.minLength(1)),
+  event: z.looseObject({
+    id: z.string().check(z.minLength(1)),
+    source: z.string(),
+    'detail-type': z.string(),
+    detail: z.optional(z.unknown()),
+  }),
 });
 export const StartRunEventSchema = z.union([ScheduledSchema, EventSchema]);
 

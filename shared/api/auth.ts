@@ -6,9 +6,9 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
-import * as z from 'zod';
 import { OwnerIdSchema } from '../schemas/common.ts';
 import { ClientIdSchema } from '../schemas/job.ts';
+import * as z from '../zod.ts';
 import type { ApiEnv, Authenticator, Identity } from './deps.ts';
 import { ApiError, AuthConfigError } from './errors.ts';
 
@@ -148,20 +148,16 @@ export function jwtAuthenticator(
  * An entry with `client` is a delegated-jobs client of that owner (docs/jobs.md): it may use the job routes
  * only, under the grant its owner gave that client id.
  */
-export const ApiKeysFileSchema = z
-  .object({
-    keys: z.record(
-      z.string().min(16, 'API keys must be at least 16 characters').max(256),
-      z
-        .object({
-          owner: OwnerIdSchema,
-          principal: z.string().min(1).max(256).optional(),
-          client: ClientIdSchema.optional(),
-        })
-        .strict(),
-    ),
-  })
-  .strict();
+export const ApiKeysFileSchema = z.strictObject({
+  keys: z.record(
+    z.string().check(z.minLength(16, 'API keys must be at least 16 characters'), z.maxLength(256)),
+    z.strictObject({
+      owner: OwnerIdSchema,
+      principal: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+      client: z.optional(ClientIdSchema),
+    }),
+  ),
+});
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 

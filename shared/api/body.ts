@@ -3,8 +3,8 @@
  * validation into `validation_failed` field errors. Workflow definitions (JSON or YAML): definition-body.ts.
  */
 import type { Context } from 'hono';
-import type * as z from 'zod';
 import { fieldErrors } from '../workflow-file/errors.ts';
+import type * as z from '../zod.ts';
 import { ApiError, invalid } from './errors.ts';
 import { MAX_BODY_DEPTH } from './schemas.ts';
 import { exceedsDepth } from './storable.ts';
@@ -57,14 +57,14 @@ export async function readJsonBody(c: Context, options: { optional?: boolean } =
 }
 
 /** Validates with a schema; failures become a 400 naming every offending field. */
-export function validate<S extends z.ZodType>(schema: S, value: unknown, message?: string): z.output<S> {
+export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, message?: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw invalid(fieldErrors(parsed.error), message);
   return parsed.data;
 }
 
 /** Validates the query string (every parameter given once) with a strict schema. */
-export function validateQuery<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
+export function validateQuery<S extends z.ZodMiniType>(c: Context, schema: S): z.output<S> {
   const all = c.req.queries();
   const query: Record<string, string> = {};
   for (const [name, values] of Object.entries(all)) {
@@ -75,7 +75,7 @@ export function validateQuery<S extends z.ZodType>(c: Context, schema: S): z.out
 }
 
 /** Validates a request header, if present; failures name the header. */
-export function validateHeader<S extends z.ZodType>(
+export function validateHeader<S extends z.ZodMiniType>(
   c: Context,
   name: string,
   schema: S,

@@ -1,5 +1,5 @@
 /** The delegated-jobs operations (docs/jobs.md) as data for openapi.ts, with their component schemas. */
-import * as zod from 'zod';
+
 import {
   CancelJobResultSchema,
   ChangeGrantSchema,
@@ -11,16 +11,17 @@ import {
   SubmitJobResultSchema,
   SubmitJobSchema,
 } from '../jobs/schemas.ts';
+import * as zod from '../zod.ts';
 import type { Operation } from './openapi-operations.ts';
 import * as s from './schemas.ts';
 
-export const JOB_INPUT_COMPONENTS: Record<string, zod.ZodType> = {
+export const JOB_INPUT_COMPONENTS: Record<string, zod.ZodMiniType> = {
   SubmitJobRequest: SubmitJobSchema,
   CreateGrantRequest: CreateGrantSchema,
   ChangeGrantRequest: ChangeGrantSchema,
 };
 
-export const JOB_OUTPUT_COMPONENTS: Record<string, zod.ZodType> = {
+export const JOB_OUTPUT_COMPONENTS: Record<string, zod.ZodMiniType> = {
   Job: JobViewSchema,
   JobResponse: zod.object({ job: JobViewSchema }),
   SubmitJobResponse: SubmitJobResultSchema,

@@ -1,5 +1,5 @@
 /** The API's operations as data: what openapi.ts turns into paths. Kept next to the routes they describe. */
-import type * as z from 'zod';
+import type * as z from '../zod.ts';
 import { JOB_OPERATIONS } from './openapi-jobs.ts';
 import * as s from './schemas.ts';
 
@@ -12,8 +12,8 @@ export type Operation = {
   description?: string;
   tag: 'workflows' | 'runs' | 'audit' | 'approvals' | 'events' | 'local' | 'meta' | 'jobs' | 'grants';
   pathParams?: string[];
-  query?: z.ZodObject;
-  headers?: { name: string; schema: z.ZodType; description: string }[];
+  query?: z.ZodMiniObject;
+  headers?: { name: string; schema: z.ZodMiniType; description: string }[];
   body?: { schema: string; mediaTypes: string[]; required: boolean };
   responses: Record<string, { description: string; schema?: string }>;
   errors: Record<string, string>;

@@ -3,11 +3,12 @@
  * (`z.toJSONSchema`; JSON Schema 2020-12 is OpenAPI 3.1's dialect). Served at `GET /v1/openapi.json`;
  * `docs/openapi.json` is written by write-openapi.ts and a test fails when it is stale.
  */
-import * as z from 'zod';
+
 import { AuditEntrySchema } from '../audit/index.ts';
 import { TranscriptMessageSchema } from '../schemas/message.ts';
 import { RunSchema } from '../schemas/run.ts';
 import { WorkflowHeadSchema, WorkflowVersionSchema } from '../schemas/workflow-record.ts';
+import * as z from '../zod.ts';
 import { JOB_INPUT_COMPONENTS, JOB_OUTPUT_COMPONENTS } from './openapi-jobs.ts';
 import { OPERATIONS, type Operation } from './openapi-operations.ts';
 import * as s from './schemas.ts';
@@ -15,7 +16,7 @@ import * as s from './schemas.ts';
 type Json = Record<string, unknown>;
 const REF = '#/components/schemas/';
 
-const INPUT_COMPONENTS: Record<string, z.ZodType> = {
+const INPUT_COMPONENTS: Record<string, z.ZodMiniType> = {
   WorkflowDefinition: s.WorkflowDefinitionShapeSchema,
   StartRunRequest: s.StartRunBodySchema,
   PutEventsRequest: s.PutEventsBodySchema,
@@ -23,7 +24,7 @@ const INPUT_COMPONENTS: Record<string, z.ZodType> = {
   LocalEventsRequest: s.LocalEventsBodySchema,
   ...JOB_INPUT_COMPONENTS,
 };
-const OUTPUT_COMPONENTS: Record<string, z.ZodType> = {
+const OUTPUT_COMPONENTS: Record<string, z.ZodMiniType> = {
   Error: s.ErrorResponseSchema,
   WorkflowHead: WorkflowHeadSchema,
   WorkflowVersion: WorkflowVersionSchema,
@@ -54,7 +55,7 @@ const OUTPUT_COMPONENTS: Record<string, z.ZodType> = {
   ...JOB_OUTPUT_COMPONENTS,
 };
 
-const toJson = (schema: z.ZodType, io: 'input' | 'output') =>
+const toJson = (schema: z.ZodMiniType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
 
 /** Rewrites zod's shared-definition refs (`…/__shared#/$defs/x`) to components (`Shared_x`). */
@@ -114,7 +115,7 @@ function operation(op: Operation): Json {
   }
   if (op.query) {
     for (const [name, schema] of Object.entries(op.query.shape)) {
-      const json = rewriteRefs(toJson(schema as z.ZodType, 'input')) as Json;
+      const json = rewriteRefs(toJson(schema as z.ZodMiniType, 'input')) as Json;
       parameters.push({
         name,
         in: 'query',

@@ -4,8 +4,9 @@
  * marshaller refuses or DynamoDB cannot represent, empty or prototype-polluting field names,
  * lone UTF-16 surrogates, and item size. The walk is iterative, so no input can overflow the stack.
  */
-import type * as z from 'zod';
+
 import { type FieldError, formatPath } from '../workflow-file/errors.ts';
+import type * as z from '../zod.ts';
 
 /** DynamoDB allows 32 levels of nesting in an item; values sit one or two levels down, so they get fewer. */
 export const MAX_VALUE_DEPTH = 24;
@@ -103,7 +104,7 @@ export function storableProblems(
 
 /** A zod refinement adding each problem of the value at its path (for `.superRefine` on a request schema). */
 export function refineStorable(limits: StorableLimits, at: PropertyKey[] = []) {
-  return (value: unknown, ctx: z.RefinementCtx): void => {
+  return (value: unknown, ctx: z.core.$RefinementCtx): void => {
     for (const problem of storableProblems(value, limits, at))
       ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
   };

@@ -3,9 +3,10 @@
  * trigger, newest run, today's spend), so the console draws its workflows page from one API call a page rather
  * than three per workflow. Every read is of the caller's own listed heads (their owner), read in parallel.
  */
-import type * as z from 'zod';
+
 import { kindOf } from '../schemas/any-workflow.ts';
 import type { WorkflowHead } from '../schemas/workflow-record.ts';
+import type * as z from '../zod.ts';
 import type { ApiDeps } from './deps.ts';
 import { daySpendOf } from './routes/workflow-spend.ts';
 import type { WorkflowSummarySchema } from './schemas.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { KeyringError } from './errors.ts';
 
 /** One HMAC key: an id that travels in tokens (URL-safe, no dot) and a secret of at least 32 characters. */
@@ -8,19 +8,24 @@ export type SigningKey = { kid: string; secret: string };
 export type Keyring = { current: SigningKey; previous?: readonly SigningKey[] };
 
 const SigningKeySchema = z.strictObject({
-  kid: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'kid must be 1-64 characters of A-Z a-z 0-9 _ -'),
+  kid: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'kid must be 1-64 characters of A-Z a-z 0-9 _ -')),
   // 32 characters of a random base64 or hex string is at least 192 bits; shorter is a configuration mistake.
-  secret: z.string().min(32, 'secret must be at least 32 characters (e.g. `openssl rand -base64 48`)'),
+  secret: z
+    .string()
+    .check(z.minLength(32, 'secret must be at least 32 characters (e.g. `openssl rand -base64 48`)')),
 });
 
 /** The JSON shape of the keyring secret: `{ "current": { "kid", "secret" }, "previous": [ … ] }`. */
 export const KeyringSchema = z
-  .strictObject({ current: SigningKeySchema, previous: z.array(SigningKeySchema).optional() })
-  .superRefine((keyring, ctx) => {
-    const kids = [keyring.current, ...(keyring.previous ?? [])].map((key) => key.kid);
-    const duplicate = kids.find((kid, i) => kids.indexOf(kid) !== i);
-    if (duplicate !== undefined) ctx.addIssue({ code: 'custom', message: `kid ${duplicate} is used twice` });
-  });
+  .strictObject({ current: SigningKeySchema, previous: z.optional(z.array(SigningKeySchema)) })
+  .check(
+    z.superRefine((keyring, ctx) => {
+      const kids = [keyring.current, ...(keyring.previous ?? [])].map((key) => key.kid);
+      const duplicate = kids.find((kid, i) => kids.indexOf(kid) !== i);
+      if (duplicate !== undefined)
+        ctx.addIssue({ code: 'custom', message: `kid ${duplicate} is used twice` });
+    }),
+  );
 
 /** Parses the keyring from its Secrets Manager string; throws `KeyringError` naming what is wrong, never a secret. */
 export function parseKeyring(json: string): Keyring {

@@ -3,7 +3,7 @@
  * the POST follows a recent render of this subject's page for this holder; single use is the store's.
  */
 import { randomBytes } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { ApprovalLinkError } from './errors.ts';
 import type { Keyring } from './keyring.ts';
 import { openToken, signToken } from './signed-token.ts';
@@ -18,13 +18,13 @@ const nonceSchema = (subject: LinkSubject) =>
   z.strictObject({
     v: z.literal(1),
     kid: z.string(),
-    [SUBJECTS[subject].id]: z.string().min(1).max(256),
-    [SUBJECTS[subject].holder]: z.string().min(1).max(256),
-    iat: z.number().int().nonnegative(),
-    n: z.string().min(1),
-  }) as unknown as z.ZodType<Record<string, unknown>>;
+    [SUBJECTS[subject].id]: z.string().check(z.minLength(1), z.maxLength(256)),
+    [SUBJECTS[subject].holder]: z.string().check(z.minLength(1), z.maxLength(256)),
+    iat: z.number().check(z.int(), z.nonnegative()),
+    n: z.string().check(z.minLength(1)),
+  }) as unknown as z.ZodMiniType<Record<string, unknown>>;
 
-const SCHEMAS: Record<LinkSubject, z.ZodType<Record<string, unknown>>> = {
+const SCHEMAS: Record<LinkSubject, z.ZodMiniType<Record<string, unknown>>> = {
   approval: nonceSchema('approval'),
   human_task: nonceSchema('human_task'),
 };

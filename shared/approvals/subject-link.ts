@@ -2,7 +2,7 @@
  * Signed links for any subject (approval, human task): `base64url(canonicalJSON(claims)).base64url(HMAC)`,
  * with the subject's MAC domain and claim names. The approval-specific wrappers are in link.ts.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { ApprovalLinkError } from './errors.ts';
 import type { Keyring } from './keyring.ts';
 import { openToken, signToken } from './signed-token.ts';
@@ -24,20 +24,20 @@ export type SubjectLinkVerification =
   | { ok: true; claims: SubjectLinkClaims & { kid: string } }
   | { ok: false; reason: SubjectLinkFailure };
 
-const schemas = new Map<LinkSubject, z.ZodType<Record<string, unknown>>>();
+const schemas = new Map<LinkSubject, z.ZodMiniType<Record<string, unknown>>>();
 
-function claimsSchema(subject: LinkSubject): z.ZodType<Record<string, unknown>> {
+function claimsSchema(subject: LinkSubject): z.ZodMiniType<Record<string, unknown>> {
   const cached = schemas.get(subject);
   if (cached) return cached;
   const spec = SUBJECTS[subject];
   const schema = z.strictObject({
     v: z.literal(1),
     kid: z.string(),
-    [spec.id]: z.string().min(1).max(256),
-    [spec.holder]: z.string().min(1).max(256),
-    exp: z.number().int().nonnegative(),
-    [spec.hash]: z.string().regex(/^[0-9a-f]{64}$/),
-  }) as unknown as z.ZodType<Record<string, unknown>>;
+    [spec.id]: z.string().check(z.minLength(1), z.maxLength(256)),
+    [spec.holder]: z.string().check(z.minLength(1), z.maxLength(256)),
+    exp: z.number().check(z.int(), z.nonnegative()),
+    [spec.hash]: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+  }) as unknown as z.ZodMiniType<Record<string, unknown>>;
   schemas.set(subject, schema);
   return schema;
 }

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { canonicalJson, sha256Hex } from './canonical.ts';
 import { HexHashSchema } from './entry.ts';
 import { AuditEntryError } from './errors.ts';
@@ -11,12 +11,12 @@ export const OWNER_GENESIS_DOMAIN = 'wf-audit-owner/v1/genesis\n';
 /** One link of an owner's chain: the final head of one run's audit chain. */
 export const OwnerAnchorSchema = z.strictObject({
   schemaVersion: z.literal(1),
-  owner: z.string().min(1),
-  seq: z.number().int().nonnegative(),
+  owner: z.string().check(z.minLength(1)),
+  seq: z.number().check(z.int(), z.nonnegative()),
   at: z.iso.datetime({ offset: true }),
-  runId: z.string().min(1),
+  runId: z.string().check(z.minLength(1)),
   /** The seq of the run's last entry: with it a truncated run chain is detected, not only an altered one. */
-  runHeadSeq: z.number().int().nonnegative(),
+  runHeadSeq: z.number().check(z.int(), z.nonnegative()),
   runHead: HexHashSchema,
   prevHash: HexHashSchema,
   hash: HexHashSchema,
@@ -54,7 +54,7 @@ export function sealOwnerAnchor(head: OwnerAnchor | undefined, input: OwnerAncho
     runHead: input.runHead,
     prevHash: head === undefined ? ownerGenesisHash(input.owner) : head.hash,
   };
-  const parsed = OwnerAnchorSchema.omit({ hash: true }).safeParse(body);
+  const parsed = z.omit(OwnerAnchorSchema, { hash: true }).safeParse(body);
   if (!parsed.success) {
     throw new AuditEntryError(`owner anchor does not match the schema: ${parsed.error.issues[0]?.message}`, {
       issues: parsed.error.issues,

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 /**
  * Every kind of audit entry, with what it records. The chain is append-only: a later fact never edits an
@@ -69,13 +69,17 @@ const typeNames = Object.keys(AUDIT_ENTRY_TYPES) as [AuditEntryType, ...AuditEnt
  */
 export const AuditActorSchema = z
   .string()
-  .regex(
-    /^(?:system|model|(?:approver|assignee|owner|client):\S+)$/,
-    'actor must be system, model, approver:<id>, assignee:<id>, owner:<id> or client:<id>',
+  .check(
+    z.regex(
+      /^(?:system|model|(?:approver|assignee|owner|client):\S+)$/,
+      'actor must be system, model, approver:<id>, assignee:<id>, owner:<id> or client:<id>',
+    ),
   );
 
 /** A lower-case hex SHA-256 digest. */
-export const HexHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex SHA-256 digest');
+export const HexHashSchema = z
+  .string()
+  .check(z.regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex SHA-256 digest'));
 
 /**
  * One sealed audit entry. Strict: a field added in storage is a schema failure rather than silently
@@ -83,9 +87,9 @@ export const HexHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lower
  */
 export const AuditEntrySchema = z.strictObject({
   schemaVersion: z.literal(1),
-  owner: z.string().min(1),
-  runId: z.string().min(1),
-  seq: z.number().int().nonnegative(),
+  owner: z.string().check(z.minLength(1)),
+  runId: z.string().check(z.minLength(1)),
+  seq: z.number().check(z.int(), z.nonnegative()),
   at: z.iso.datetime({ offset: true }),
   type: z.enum(typeNames),
   actor: AuditActorSchema,
@@ -101,4 +105,4 @@ export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 export type UnsealedAuditEntry = Omit<AuditEntry, 'prevHash' | 'hash'>;
 
 /** The schema of an entry before sealing. */
-export const UnsealedAuditEntrySchema = AuditEntrySchema.omit({ prevHash: true, hash: true });
+export const UnsealedAuditEntrySchema = z.omit(AuditEntrySchema, { prevHash: true, hash: true });

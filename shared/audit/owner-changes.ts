@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { canonicalJson, sha256Hex } from './canonical.ts';
 import { HexHashSchema } from './entry.ts';
 import { AuditEntryError } from './errors.ts';
@@ -38,14 +38,14 @@ const changeTypes = Object.keys(OWNER_CHANGE_TYPES) as [OwnerChangeType, ...Owne
  */
 export const OwnerChangeSchema = z.strictObject({
   schemaVersion: z.literal(1),
-  owner: z.string().min(1),
-  seq: z.number().int().nonnegative(),
+  owner: z.string().check(z.minLength(1)),
+  seq: z.number().check(z.int(), z.nonnegative()),
   at: z.iso.datetime({ offset: true }),
   type: z.enum(changeTypes),
-  author: z.string().min(1).max(512),
-  workflowId: z.string().min(1),
+  author: z.string().check(z.minLength(1), z.maxLength(512)),
+  workflowId: z.string().check(z.minLength(1)),
   /** The version the change made or acted on (the new version, or the latest one). */
-  version: z.number().int().positive(),
+  version: z.number().check(z.int(), z.positive()),
   data: z.record(z.string(), z.unknown()),
   prevHash: HexHashSchema,
   hash: HexHashSchema,
@@ -78,7 +78,7 @@ export function sealOwnerChange(head: OwnerChange | undefined, input: OwnerChang
       owner: input.owner,
     });
   }
-  const parsed = OwnerChangeSchema.omit({ hash: true }).safeParse({
+  const parsed = z.omit(OwnerChangeSchema, { hash: true }).safeParse({
     ...input,
     schemaVersion: 1,
     seq: head === undefined ? 0 : head.seq + 1,

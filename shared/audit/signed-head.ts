@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { canonicalJson } from './canonical.ts';
 import { HexHashSchema } from './entry.ts';
 
@@ -8,16 +8,16 @@ export const SIGNED_HEAD_DOMAIN = 'wf-audit-signed-head/v1\n';
 export const SIGNED_HEAD_ALGORITHM = 'ECDSA_SHA_256';
 
 /** Where a chain stood when it was signed: its last entry's seq and hash, or `null` while it was empty. */
-export const ChainPointSchema = z
-  .strictObject({ seq: z.number().int().nonnegative(), hash: HexHashSchema })
-  .nullable();
+export const ChainPointSchema = z.nullable(
+  z.strictObject({ seq: z.number().check(z.int(), z.nonnegative()), hash: HexHashSchema }),
+);
 /** A chain point. */
 export type ChainPoint = z.infer<typeof ChainPointSchema>;
 
 /** What is signed: the heads of an owner's anchor chain and workflow-change chain at one moment. */
 export const SignedHeadBodySchema = z.strictObject({
   schemaVersion: z.literal(1),
-  owner: z.string().min(1),
+  owner: z.string().check(z.minLength(1)),
   signedAt: z.iso.datetime({ offset: true }),
   anchors: ChainPointSchema,
   changes: ChainPointSchema,
@@ -26,8 +26,8 @@ export const SignedHeadBodySchema = z.strictObject({
 export type SignedHeadBody = z.infer<typeof SignedHeadBodySchema>;
 
 /** A signed head as exported: the body, the signing key's id, the algorithm and the base64 signature. */
-export const SignedHeadSchema = SignedHeadBodySchema.extend({
-  keyId: z.string().min(1),
+export const SignedHeadSchema = z.extend(SignedHeadBodySchema, {
+  keyId: z.string().check(z.minLength(1)),
   algorithm: z.literal(SIGNED_HEAD_ALGORITHM),
   signature: z.base64(),
 });

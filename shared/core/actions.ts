@@ -1,6 +1,7 @@
 /** The action contract: what the engine offers, gates and dispatches. Implementations live in shared/actions. */
-import * as z from 'zod';
+
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
+import * as z from '../zod.ts';
 import type { ActionContext, ToolOutcome, ToolSpec } from './ports.ts';
 
 export type RunScope = { runId: string; owner: string; workflowId: string };
@@ -9,7 +10,7 @@ export type Action = {
   name: string;
   description: string;
   /** One schema gives the model its JSON Schema and the dispatcher its parse. */
-  input: z.ZodType;
+  input: z.ZodMiniType;
   /** Set when the action was declared with a JSON Schema (connectors); otherwise derived from `input`. */
   jsonSchema?: Record<string, unknown>;
   /** Safe to run again with the same Idempotency-Key. */

@@ -4,16 +4,17 @@
  * validated once, when the registry is built; an unknown or disabled engine is an
  * `ExternalEngineUnavailableError` naming the field, which a workflow save turns into a 400.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import type { ExternalAdapter } from './contract.ts';
 import { EngineNameSchema } from './definition.ts';
 import { ExternalEngineUnavailableError } from './errors.ts';
 import type { AdapterContext } from './ports.ts';
 
 /** The deployment's configuration of one engine. Engines are off unless enabled. */
-export const EngineConfigSchema = z
-  .object({ enabled: z.boolean().default(false), settings: z.record(z.string(), z.unknown()).default({}) })
-  .strict();
+export const EngineConfigSchema = z.strictObject({
+  enabled: z._default(z.boolean(), false),
+  settings: z._default(z.record(z.string(), z.unknown()), {}),
+});
 
 /** The deployment's configuration of every engine, by name (`externalEngines` in CDK props and local config). */
 export const EnginesConfigSchema = z.record(EngineNameSchema, EngineConfigSchema);
@@ -22,7 +23,7 @@ export type EnginesConfig = z.input<typeof EnginesConfigSchema>;
 /** Builds one engine's adapter from its validated settings. `engine` is its registry name. */
 export interface ExternalAdapterFactory<S = unknown> {
   readonly engine: string;
-  readonly settings: z.ZodType<S>;
+  readonly settings: z.ZodMiniType<S>;
   create(settings: S, context: AdapterContext): ExternalAdapter;
 }
 

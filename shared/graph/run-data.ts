@@ -2,7 +2,7 @@
  * The run data conditions and templates read: `{ input, steps: { <nodeId>: { status, output, timedOut? } } }`.
  * Step statuses move `pending → running → waiting → succeeded | failed | skipped | cancelled`.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 export const STEP_STATUSES = [
   'pending',
@@ -23,9 +23,9 @@ export const IN_PROGRESS_STATUSES: readonly StepStatus[] = ['running', 'waiting'
 export const StepDataSchema = z.object({
   status: StepStatusSchema,
   /** The structured output: an agent_task's `output`, a human task's form submission, a service call result. */
-  output: z.unknown().optional(),
+  output: z.optional(z.unknown()),
   /** Set on a human_task that timed out and continued with its `onTimeout.output`. */
-  timedOut: z.boolean().optional(),
+  timedOut: z.optional(z.boolean()),
 });
 export type StepData = z.infer<typeof StepDataSchema>;
 

@@ -3,9 +3,10 @@
  * problem, each with a path naming the node (`nodes[3]`, the id in the message) or edge (`edges[2].when`).
  * The rules, with an example error for each: docs/graph-workflows.md, "Validation".
  */
-import type * as z from 'zod';
+
 import { addIssues, type CheckIssue, connectorIssues, gateIssues } from '../schemas/action-checks.ts';
 import { agentOnlyDestinationIssues } from '../schemas/destination.ts';
+import type * as z from '../zod.ts';
 import { branchIssues } from './branches.ts';
 import type { GraphDefinitionShape } from './definition.ts';
 import { checkExpression } from './expression-checks.ts';
@@ -85,6 +86,6 @@ export function graphIssues(definition: GraphDefinitionShape): CheckIssue[] {
 }
 
 /** The `.superRefine` of GraphDefinitionSchema. */
-export function validateGraph(definition: GraphDefinitionShape, ctx: z.RefinementCtx): void {
+export function validateGraph(definition: GraphDefinitionShape, ctx: z.core.$RefinementCtx): void {
   addIssues(ctx, graphIssues(definition));
 }

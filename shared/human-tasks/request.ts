@@ -6,7 +6,6 @@
  * that is already over answers the wait at once.
  */
 
-import type * as z from 'zod';
 import { type Keyring, keyringSourceOf, pagePostUrl } from '../approvals/index.ts';
 import { consoleLogger } from '../approvals-http/deps.ts';
 import type { TaskTokenAnswer } from '../approvals-http/task-tokens.ts';
@@ -16,6 +15,7 @@ import type { HumanTaskNodeSchema } from '../graph/definition.ts';
 import type { Notifier } from '../notify/index.ts';
 import { SCHEMA_VERSION } from '../schemas/common.ts';
 import { type ContextValue, type HumanTask, humanTaskId } from '../schemas/human-task.ts';
+import type * as z from '../zod.ts';
 import { commitTaskChange, runIsLive } from './commit.ts';
 import { snapshotContext } from './context.ts';
 import { formHash, type HumanTaskDeps } from './deps.ts';

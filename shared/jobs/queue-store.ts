@@ -7,6 +7,7 @@
  * (a transaction touching an item another transaction is writing is cancelled with `TransactionConflict`:
  * retried here with jittered backoff; a failed condition is `ConditionalCheckFailed` at its item's index).
  */
+
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
@@ -18,6 +19,7 @@ import {
 import type { StoreContext } from '../store/client.ts';
 import { decodeToken, encodeToken, getItem, InvalidPageTokenError } from '../store/reads.ts';
 import { TABLE_KEYS } from '../store/table.ts';
+import * as z from '../zod.ts';
 import { type JobRecord, JobRecordSchema, jobKeys, jobPrefixes } from './records.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -178,7 +180,7 @@ export async function admitJob(
   throw new Error(`job admission failed: ${result.codes.join(',')}`);
 }
 
-const PointerSchemaShape = JobRecordSchema.pick({ jobId: true, number: true, requestHash: true });
+const PointerSchemaShape = z.pick(JobRecordSchema, { jobId: true, number: true, requestHash: true });
 
 /** The job a coalescing marker or an Idempotency-Key points at. */
 export const getRequestPointer = (ctx: StoreContext, grantId: string, hash: string) =>

@@ -9,11 +9,12 @@
  * - `GRANT#<grantId> / Q#<n>` while queued, `ACTIVE#<n>` while holding a slot, `REQ#<hash>` while coalescible,
  *   `IDEM#<key>` for an Idempotency-Key (a week).
  */
-import * as z from 'zod';
+
 import { IsoTimeSchema, OwnerIdSchema } from '../schemas/common.ts';
 import { ClientIdSchema, GrantIdSchema, JobIdSchema } from '../schemas/job.ts';
 import { StopReasonSchema } from '../schemas/run.ts';
 import { AgentDefinitionShapeSchema } from '../schemas/workflow.ts';
+import * as z from '../zod.ts';
 import { GrantSpecSchema, JobConstraintsSchema, JobRetrySchema } from './schemas.ts';
 
 const pad = (value: number, width: number) => String(value).padStart(width, '0');
@@ -49,7 +50,7 @@ export const GrantRecordSchema = z.object({
   owner: OwnerIdSchema,
   clientId: ClientIdSchema,
   grantId: GrantIdSchema,
-  version: z.number().int().positive(),
+  version: z.number().check(z.int(), z.positive()),
   revoked: z.boolean(),
   grant: GrantSpecSchema,
   createdAt: IsoTimeSchema,
@@ -60,9 +61,9 @@ export type GrantRecord = z.infer<typeof GrantRecordSchema>;
 
 /** The admission counter of a grant. */
 export const SlotsSchema = z.object({
-  running: z.number().int().default(0),
-  queued: z.number().int().default(0),
-  nextNumber: z.number().int().default(0),
+  running: z._default(z.number().check(z.int()), 0),
+  queued: z._default(z.number().check(z.int()), 0),
+  nextNumber: z._default(z.number().check(z.int()), 0),
 });
 
 /**
@@ -75,44 +76,44 @@ export const JOB_STATES = ['queued', 'starting', 'running', 'ended'] as const;
 export const JobRecordSchema = z.object({
   schemaVersion: z.literal(1),
   jobId: JobIdSchema,
-  number: z.number().int().positive(),
+  number: z.number().check(z.int(), z.positive()),
   owner: OwnerIdSchema,
   clientId: ClientIdSchema,
   grantId: GrantIdSchema,
   state: z.enum(JOB_STATES),
   prompt: z.string(),
   requestHash: z.string(),
-  idempotencyKey: z.string().optional(),
+  idempotencyKey: z.optional(z.string()),
   constraints: JobConstraintsSchema,
   /** The agent definition the job runs: the grant snapshot ∩ the request, resolved at admission. */
   definition: AgentDefinitionShapeSchema,
-  runId: z.string().optional(),
+  runId: z.optional(z.string()),
   /** Runs of earlier attempts, oldest first. */
-  previousRunIds: z.array(z.string()).default([]),
+  previousRunIds: z._default(z.array(z.string()), []),
   /** Attempts that counted (a capacity wait does not). */
-  attemptsMade: z.number().int().nonnegative(),
+  attemptsMade: z.number().check(z.int(), z.nonnegative()),
   /** Runs started in all, capacity retries included: the next run's idempotency scope. */
-  runsStarted: z.number().int().nonnegative().default(0),
-  capacityWaits: z.number().int().nonnegative().default(0),
+  runsStarted: z._default(z.number().check(z.int(), z.nonnegative()), 0),
+  capacityWaits: z._default(z.number().check(z.int(), z.nonnegative()), 0),
   /**
    * The cost (USD) and model calls of the job's settled attempts, added as each attempt settles (spend.ts): the
    * next attempt gets what is left of `maxUsdPerJob` and `maxTurns`. Absent on records from before the tally.
    */
-  spentUsd: z.number().nonnegative().optional(),
-  turnsUsed: z.number().int().nonnegative().optional(),
-  notBefore: IsoTimeSchema.optional(),
-  retry: JobRetrySchema.optional(),
-  cancelRequested: z.boolean().default(false),
-  final: z
-    .object({
+  spentUsd: z.optional(z.number().check(z.nonnegative())),
+  turnsUsed: z.optional(z.number().check(z.int(), z.nonnegative())),
+  notBefore: z.optional(IsoTimeSchema),
+  retry: z.optional(JobRetrySchema),
+  cancelRequested: z._default(z.boolean(), false),
+  final: z.optional(
+    z.object({
       status: z.enum(['done', 'failed', 'denied', 'cancelled']),
-      stopReason: StopReasonSchema.optional(),
-      error: z.object({ name: z.string(), message: z.string() }).optional(),
-    })
-    .optional(),
+      stopReason: z.optional(StopReasonSchema),
+      error: z.optional(z.object({ name: z.string(), message: z.string() })),
+    }),
+  ),
   createdAt: IsoTimeSchema,
-  startedAt: IsoTimeSchema.optional(),
-  endedAt: IsoTimeSchema.optional(),
+  startedAt: z.optional(IsoTimeSchema),
+  endedAt: z.optional(IsoTimeSchema),
   updatedAt: IsoTimeSchema,
 });
 export type JobRecord = z.infer<typeof JobRecordSchema>;

@@ -2,7 +2,7 @@
  * The shapes of delegated agent jobs, shared by the REST routes (shared/api/routes/jobs.ts, grants.ts) and
  * the MCP tools: one zod schema per concept, so both surfaces validate and describe the same input.
  */
-import * as z from 'zod';
+
 import { MAX_VALUE_DEPTH, refineStorable, type StorableLimits } from '../api/storable.ts';
 import { ActionNameSchema, IsoTimeSchema, UsageSchema, WorkflowNameSchema } from '../schemas/common.ts';
 import { ConnectorSchema } from '../schemas/connector.ts';
@@ -10,6 +10,7 @@ import { CredRefsSchema } from '../schemas/credentials.ts';
 import { ApprovalDefaultsSchema, GATE_MODES, GateSchema } from '../schemas/gate.ts';
 import { ClientIdSchema, GrantIdSchema, JobIdSchema } from '../schemas/job.ts';
 import { StopReasonSchema } from '../schemas/run.ts';
+import * as z from '../zod.ts';
 
 export { ClientIdSchema, GrantIdSchema, JobIdSchema };
 
@@ -21,7 +22,7 @@ export type JobScope = z.infer<typeof JobScopeSchema>;
 /** A model a grant allows: an explicit id or a role (fast, balanced, deep). */
 export const GrantModelSchema = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9.:_-]{1,127}$/, 'must be a model id such as claude-sonnet-4-5, or a role');
+  .check(z.regex(/^[a-z0-9][a-z0-9.:_-]{1,127}$/, 'must be a model id such as claude-sonnet-4-5, or a role'));
 
 export const MAX_PROMPT_CHARS = 100_000;
 
@@ -29,62 +30,46 @@ export const MAX_PROMPT_CHARS = 100_000;
  * A delegation grant: what one client may delegate on its owner's behalf. Actions come from the owner's
  * built-ins and the connectors defined here, each with its gate; every job is bounded by the limits.
  */
-export const GrantSpecSchema = z
-  .object({
-    name: WorkflowNameSchema.describe(
-      "The jobs' agent name (the model is told it; scripted fixtures match it).",
+export const GrantSpecSchema = z.strictObject({
+  name: WorkflowNameSchema.check(
+    z.describe("The jobs' agent name (the model is told it; scripted fixtures match it)."),
+  ),
+  system: z
+    .optional(z.string().check(z.minLength(1), z.maxLength(100_000)))
+    .check(z.describe("The jobs' system prompt; a neutral default when absent.")),
+  actions: z
+    .array(ActionNameSchema)
+    .check(z.maxLength(64), z.describe('Actions the client may give its jobs.')),
+  gates: z
+    ._default(z.record(z.string(), z.union([z.enum(GATE_MODES), GateSchema])), {})
+    .check(z.describe('Per action: allow, needs_approval or deny (unlisted: allow).')),
+  approvals: z.optional(ApprovalDefaultsSchema).check(z.describe('Default approvers and approval timeout.')),
+  connectors: z._default(z.record(ActionNameSchema, ConnectorSchema), {}),
+  credRefs: z._default(CredRefsSchema, {}),
+  models: z
+    .array(GrantModelSchema)
+    .check(
+      z.minLength(1),
+      z.maxLength(20),
+      z.describe('Allowed model ids or roles; the first is the default.'),
     ),
-    system: z
-      .string()
-      .min(1)
-      .max(100_000)
-      .optional()
-      .describe("The jobs' system prompt; a neutral default when absent."),
-    actions: z.array(ActionNameSchema).max(64).describe('Actions the client may give its jobs.'),
-    gates: z
-      .record(z.string(), z.union([z.enum(GATE_MODES), GateSchema]))
-      .default({})
-      .describe('Per action: allow, needs_approval or deny (unlisted: allow).'),
-    approvals: ApprovalDefaultsSchema.optional().describe('Default approvers and approval timeout.'),
-    connectors: z.record(ActionNameSchema, ConnectorSchema).default({}),
-    credRefs: CredRefsSchema.default({}),
-    models: z
-      .array(GrantModelSchema)
-      .min(1)
-      .max(20)
-      .describe('Allowed model ids or roles; the first is the default.'),
-    maxTurns: z.number().int().min(1).max(200).describe('Model calls per job, at most.'),
-    maxUsdPerJob: z.number().positive().max(1000).describe('Cost ceiling of one job (USD).'),
-    maxUsdPerDay: z
-      .number()
-      .positive()
-      .max(100_000)
-      .optional()
-      .describe("Ceiling of all the client's jobs per UTC day."),
-    concurrency: z.number().int().min(1).max(50).describe('Jobs running at once; more wait queued.'),
-    maxQueued: z
-      .number()
-      .int()
-      .min(0)
-      .max(1000)
-      .default(100)
-      .describe('Jobs waiting at once; more are refused.'),
-    maxAttempts: z
-      .number()
-      .int()
-      .min(1)
-      .max(10)
-      .default(3)
-      .describe('Attempts of a job that fails transiently.'),
-    jobTimeoutSeconds: z
-      .number()
-      .int()
-      .min(60)
-      .max(7 * 24 * 3600)
-      .default(3600),
-    scopes: z.array(JobScopeSchema).min(1).describe('jobs:submit, jobs:read, jobs:cancel.'),
-  })
-  .strict();
+  maxTurns: z.number().check(z.int(), z.gte(1), z.lte(200), z.describe('Model calls per job, at most.')),
+  maxUsdPerJob: z.number().check(z.positive(), z.lte(1000), z.describe('Cost ceiling of one job (USD).')),
+  maxUsdPerDay: z
+    .optional(z.number().check(z.positive(), z.lte(100_000)))
+    .check(z.describe("Ceiling of all the client's jobs per UTC day.")),
+  concurrency: z
+    .number()
+    .check(z.int(), z.gte(1), z.lte(50), z.describe('Jobs running at once; more wait queued.')),
+  maxQueued: z
+    ._default(z.number().check(z.int(), z.gte(0), z.lte(1000)), 100)
+    .check(z.describe('Jobs waiting at once; more are refused.')),
+  maxAttempts: z
+    ._default(z.number().check(z.int(), z.gte(1), z.lte(10)), 3)
+    .check(z.describe('Attempts of a job that fails transiently.')),
+  jobTimeoutSeconds: z._default(z.number().check(z.int(), z.gte(60), z.lte(7 * 24 * 3600)), 3600),
+  scopes: z.array(JobScopeSchema).check(z.minLength(1), z.describe('jobs:submit, jobs:read, jobs:cancel.')),
+});
 export type GrantSpec = z.output<typeof GrantSpecSchema>;
 export type GrantSpecInput = z.input<typeof GrantSpecSchema>;
 
@@ -98,20 +83,21 @@ const storableGrant = refineStorable(GRANT_LIMITS, ['grant']);
 
 /** `POST /v1/grants`: grant a client. */
 export const CreateGrantSchema = z
-  .object({ clientId: ClientIdSchema, grant: GrantSpecSchema })
-  .strict()
-  .superRefine((body, ctx) => storableGrant(body.grant, ctx));
+  .strictObject({ clientId: ClientIdSchema, grant: GrantSpecSchema })
+  .check(z.superRefine((body, ctx) => storableGrant(body.grant, ctx)));
 /** `POST /v1/grants/{clientId}/narrow|widen`: the whole new grant, fenced on the version it replaces. */
 export const ChangeGrantSchema = z
-  .object({ grant: GrantSpecSchema, expectedVersion: z.number().int().positive().optional() })
-  .strict()
-  .superRefine((body, ctx) => storableGrant(body.grant, ctx));
+  .strictObject({
+    grant: GrantSpecSchema,
+    expectedVersion: z.optional(z.number().check(z.int(), z.positive())),
+  })
+  .check(z.superRefine((body, ctx) => storableGrant(body.grant, ctx)));
 
 /** A stored grant as the owner reads it. */
 export const GrantViewSchema = z.object({
   clientId: ClientIdSchema,
   grantId: GrantIdSchema,
-  version: z.number().int().positive(),
+  version: z.number().check(z.int(), z.positive()),
   revoked: z.boolean(),
   grant: GrantSpecSchema,
   createdAt: IsoTimeSchema,
@@ -121,31 +107,33 @@ export const GrantViewSchema = z.object({
 export type GrantView = z.infer<typeof GrantViewSchema>;
 
 /** `POST /v1/jobs` (and the MCP tool `submit_agent_job`): a task under the caller's grant. */
-export const SubmitJobSchema = z
-  .object({
-    prompt: z
-      .string()
-      .max(MAX_PROMPT_CHARS)
-      .refine((text) => text.trim().length > 0, 'must not be empty')
-      .describe('The task, as the agent should read it.'),
-    tools: z
-      .array(ActionNameSchema)
-      .max(64)
-      .refine((names) => new Set(names).size === names.length, 'must not list a tool twice')
-      .optional()
-      .describe("A subset of the grant's actions; default: all of them."),
-    model: GrantModelSchema.optional().describe("One of the grant's models; default: its first."),
-    maxTurns: z.number().int().min(1).max(200).optional().describe("Model calls, at most the grant's."),
-    dryRun: z.boolean().default(false).describe('Resolve the constraints and queue nothing.'),
-  })
-  .strict();
+export const SubmitJobSchema = z.strictObject({
+  prompt: z.string().check(
+    z.maxLength(MAX_PROMPT_CHARS),
+    z.refine((text) => text.trim().length > 0, 'must not be empty'),
+    z.describe('The task, as the agent should read it.'),
+  ),
+  tools: z
+    .optional(
+      z.array(ActionNameSchema).check(
+        z.maxLength(64),
+        z.refine((names) => new Set(names).size === names.length, 'must not list a tool twice'),
+      ),
+    )
+    .check(z.describe("A subset of the grant's actions; default: all of them.")),
+  model: z.optional(GrantModelSchema).check(z.describe("One of the grant's models; default: its first.")),
+  maxTurns: z
+    .optional(z.number().check(z.int(), z.gte(1), z.lte(200)))
+    .check(z.describe("Model calls, at most the grant's.")),
+  dryRun: z._default(z.boolean(), false).check(z.describe('Resolve the constraints and queue nothing.')),
+});
 export type SubmitJobInput = z.input<typeof SubmitJobSchema>;
 export type SubmitJobRequest = z.output<typeof SubmitJobSchema>;
 
 /** `GET /v1/jobs/{id}`, `DELETE /v1/jobs/{id}` (and `get_agent_job`, `cancel_agent_job`). */
-export const JobRefSchema = z
-  .object({ jobId: z.string().min(1).max(80).describe('The job id (job_…).') })
-  .strict();
+export const JobRefSchema = z.strictObject({
+  jobId: z.string().check(z.minLength(1), z.maxLength(80), z.describe('The job id (job_…).')),
+});
 
 export const JOB_STATUSES = [
   'queued',
@@ -160,24 +148,22 @@ export const JobStatusSchema = z.enum(JOB_STATUSES);
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 
 /** `GET /v1/jobs` (and `list_agent_jobs`): the caller's jobs, newest first. */
-export const ListJobsSchema = z
-  .object({
-    status: JobStatusSchema.optional(),
-    limit: z.coerce.number().int().min(1).max(100).optional(),
-    nextToken: z.string().max(200).optional(),
-  })
-  .strict();
+export const ListJobsSchema = z.strictObject({
+  status: z.optional(JobStatusSchema),
+  limit: z.optional(z.coerce.number().check(z.int(), z.gte(1), z.lte(100))),
+  nextToken: z.optional(z.string().check(z.maxLength(200))),
+});
 export type ListJobsInput = z.input<typeof ListJobsSchema>;
 
 /** The constraints a job runs under: what a dry run answers, and what a job keeps as its snapshot. */
 export const JobConstraintsSchema = z.object({
   tools: z.array(z.object({ name: z.string(), gate: z.enum(GATE_MODES) })),
   model: z.string(),
-  maxTurns: z.number().int().positive(),
-  budget: z.object({ maxUsdPerJob: z.number(), maxUsdPerDay: z.number().optional() }),
-  timeoutSeconds: z.number().int().positive(),
-  maxAttempts: z.number().int().positive(),
-  grantVersion: z.number().int().positive(),
+  maxTurns: z.number().check(z.int(), z.positive()),
+  budget: z.object({ maxUsdPerJob: z.number(), maxUsdPerDay: z.optional(z.number()) }),
+  timeoutSeconds: z.number().check(z.int(), z.positive()),
+  maxAttempts: z.number().check(z.int(), z.positive()),
+  grantVersion: z.number().check(z.int(), z.positive()),
 });
 export type JobConstraints = z.infer<typeof JobConstraintsSchema>;
 
@@ -185,7 +171,7 @@ export type JobConstraints = z.infer<typeof JobConstraintsSchema>;
 export const JobRetrySchema = z.object({
   /** `capacity`: rate limit or overload, waiting without using an attempt; `backoff`: a failed attempt. */
   disposition: z.enum(['capacity', 'backoff']),
-  reason: z.string().max(1000),
+  reason: z.string().check(z.maxLength(1000)),
   nextAttemptAt: IsoTimeSchema,
 });
 
@@ -194,28 +180,28 @@ export const JobViewSchema = z.object({
   jobId: JobIdSchema,
   status: JobStatusSchema,
   /** 1 for the next job to start; only while queued. */
-  queuePosition: z.number().int().positive().optional(),
+  queuePosition: z.optional(z.number().check(z.int(), z.positive())),
   createdAt: IsoTimeSchema,
-  startedAt: IsoTimeSchema.optional(),
-  endedAt: IsoTimeSchema.optional(),
-  runId: z.string().optional(),
-  result: z.object({ text: z.string() }).optional(),
-  stopReason: StopReasonSchema.optional(),
+  startedAt: z.optional(IsoTimeSchema),
+  endedAt: z.optional(IsoTimeSchema),
+  runId: z.optional(z.string()),
+  result: z.optional(z.object({ text: z.string() })),
+  stopReason: z.optional(StopReasonSchema),
   /** Model calls over all the job's attempts (at most `constraints.maxTurns`). */
-  turns: z.number().int().nonnegative(),
+  turns: z.number().check(z.int(), z.nonnegative()),
   /** The token usage of the current (or last) attempt's run. */
   usage: UsageSchema,
   /** The job's cost over all its attempts, USD (at most `constraints.budget.maxUsdPerJob`). */
-  costUsd: z.number().nonnegative(),
+  costUsd: z.number().check(z.nonnegative()),
   /** Capped at 1,000 characters. */
-  error: z.object({ name: z.string(), message: z.string().max(1000) }).optional(),
+  error: z.optional(z.object({ name: z.string(), message: z.string().check(z.maxLength(1000)) })),
   /** Attempts used (of `max`); capacity waits (rate limit, overload) use none and are counted apart. */
   attempts: z.object({
-    made: z.number().int().nonnegative(),
-    max: z.number().int().positive(),
-    capacityWaits: z.number().int().nonnegative(),
+    made: z.number().check(z.int(), z.nonnegative()),
+    max: z.number().check(z.int(), z.positive()),
+    capacityWaits: z.number().check(z.int(), z.nonnegative()),
   }),
-  retry: JobRetrySchema.optional(),
+  retry: z.optional(JobRetrySchema),
   constraints: JobConstraintsSchema,
 });
 export type JobView = z.infer<typeof JobViewSchema>;
@@ -236,6 +222,6 @@ export type CancelJobResult = z.infer<typeof CancelJobResultSchema>;
 
 export const ListJobsResultSchema = z.object({
   jobs: z.array(JobViewSchema),
-  nextToken: z.string().optional(),
+  nextToken: z.optional(z.string()),
 });
 export type ListJobsResult = z.infer<typeof ListJobsResultSchema>;

@@ -6,15 +6,15 @@
  * https://docs.aws.amazon.com/step-functions/latest/dg/eventbridge-integration.html). Anything unreadable
  * falls back to the whole sweep: the slower answer, never a skipped one.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 const StatusChangeSchema = z.object({
   source: z.literal('aws.states'),
   'detail-type': z.literal('Step Functions Execution Status Change'),
-  detail: z.object({ input: z.string().max(262_144) }),
+  detail: z.object({ input: z.string().check(z.maxLength(262_144)) }),
 });
 
-const RunPointerInputSchema = z.object({ runId: z.string().regex(/^run_[A-Za-z0-9_-]{1,60}$/) });
+const RunPointerInputSchema = z.object({ runId: z.string().check(z.regex(/^run_[A-Za-z0-9_-]{1,60}$/)) });
 
 export type SweepRequest = { kind: 'run_ended'; runId: string } | { kind: 'all' };
 

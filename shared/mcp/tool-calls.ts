@@ -4,9 +4,9 @@
  * SDK's error wording, and results or refusals as tool results (isError) carrying the REST error body.
  */
 import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import * as z from 'zod';
 import { ApiError, errorBody, mapDomainError } from '../api/errors.ts';
 import type { JobCaller, JobsDeps } from '../jobs/index.ts';
+import * as z from '../zod.ts';
 import { JOB_TOOLS, type JobTool } from './tools.ts';
 
 let listing: Tool[] | undefined;

@@ -4,7 +4,7 @@
  * answers: as `structuredContent` and as a text rendering. The caller is the verified identity, never an
  * argument.
  */
-import type * as z from 'zod';
+
 import {
   cancelJob,
   getJob,
@@ -16,9 +16,10 @@ import {
   SubmitJobSchema,
   submitJob,
 } from '../jobs/index.ts';
+import type * as z from '../zod.ts';
 
 /** One MCP tool: its name, what a model reads about it, its input schema and what it does. */
-export type JobTool<S extends z.ZodObject = z.ZodObject> = {
+export type JobTool<S extends z.ZodMiniObject = z.ZodMiniObject> = {
   name: string;
   title: string;
   description: string;
@@ -28,7 +29,7 @@ export type JobTool<S extends z.ZodObject = z.ZodObject> = {
   run(deps: JobsDeps, caller: JobCaller, args: z.output<S>): Promise<Record<string, unknown>>;
 };
 
-const tool = <S extends z.ZodObject>(definition: JobTool<S>): JobTool<S> => definition;
+const tool = <S extends z.ZodMiniObject>(definition: JobTool<S>): JobTool<S> => definition;
 
 export const JOB_TOOLS = [
   tool({

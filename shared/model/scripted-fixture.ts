@@ -2,7 +2,7 @@
  * The fixture format of the scripted Messages-API server (docs/scripted-model.md): which response
  * each model turn gets, what the request for that turn must look like, and scripted API errors.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { ScriptedFixtureError } from './errors.ts';
 
 const TextBlockSchema = z.strictObject({ type: z.literal('text'), text: z.string() });
@@ -10,18 +10,16 @@ const TextBlockSchema = z.strictObject({ type: z.literal('text'), text: z.string
 const ToolUseBlockSchema = z.strictObject({
   type: z.literal('tool_use'),
   id: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Tool-use id; when omitted: toolu_<fixture>_<turn>_<block index>.'),
-  name: z.string().min(1),
-  input: z.record(z.string(), z.unknown()).default({}).describe('The tool input object.'),
+    .optional(z.string().check(z.minLength(1)))
+    .check(z.describe('Tool-use id; when omitted: toolu_<fixture>_<turn>_<block index>.')),
+  name: z.string().check(z.minLength(1)),
+  input: z._default(z.record(z.string(), z.unknown()), {}).check(z.describe('The tool input object.')),
 });
 
 const ThinkingBlockSchema = z.strictObject({
   type: z.literal('thinking'),
   thinking: z.string(),
-  signature: z.string().default('scripted-signature'),
+  signature: z._default(z.string(), 'scripted-signature'),
 });
 
 const RedactedThinkingBlockSchema = z.strictObject({
@@ -38,13 +36,15 @@ const ResponseBlockSchema = z.discriminatedUnion('type', [
 
 const UsageSchema = z
   .strictObject({
-    input_tokens: z.number().int().nonnegative().optional(),
-    output_tokens: z.number().int().nonnegative().optional(),
-    cache_creation_input_tokens: z.number().int().nonnegative().optional(),
-    cache_read_input_tokens: z.number().int().nonnegative().optional(),
+    input_tokens: z.optional(z.number().check(z.int(), z.nonnegative())),
+    output_tokens: z.optional(z.number().check(z.int(), z.nonnegative())),
+    cache_creation_input_tokens: z.optional(z.number().check(z.int(), z.nonnegative())),
+    cache_read_input_tokens: z.optional(z.number().check(z.int(), z.nonnegative())),
   })
-  .describe(
-    'Reported usage. Without any input count stated, the input is split by the prompt-cache accounting; with one, missing input is the whole request and missing cache counts are 0. Missing output is estimated (1 token per 4 characters).',
+  .check(
+    z.describe(
+      'Reported usage. Without any input count stated, the input is split by the prompt-cache accounting; with one, missing input is the whole request and missing cache counts are 0. Missing output is estimated (1 token per 4 characters).',
+    ),
   );
 
 const StopReasonSchema = z.enum([
@@ -59,121 +59,133 @@ const StopReasonSchema = z.enum([
 
 const ResponseSchema = z.strictObject({
   content: z.array(ResponseBlockSchema),
-  stop_reason: StopReasonSchema.optional().describe(
-    'Defaults to tool_use when the content has a tool_use block, else end_turn.',
-  ),
-  usage: UsageSchema.optional(),
+  stop_reason: z
+    .optional(StopReasonSchema)
+    .check(z.describe('Defaults to tool_use when the content has a tool_use block, else end_turn.')),
+  usage: z.optional(UsageSchema),
 });
 
 const ToolResultExpectSchema = z
   .strictObject({
-    toolUseId: z.string().optional().describe('The tool_use id whose result is checked.'),
-    toolName: z.string().optional().describe('Or: the most recent result of a call to this tool.'),
-    contains: z.string().optional().describe('The tool_result content must contain this substring.'),
-    isError: z.boolean().optional().describe('is_error must equal this (absent counts as false).'),
+    toolUseId: z.optional(z.string()).check(z.describe('The tool_use id whose result is checked.')),
+    toolName: z.optional(z.string()).check(z.describe('Or: the most recent result of a call to this tool.')),
+    contains: z
+      .optional(z.string())
+      .check(z.describe('The tool_result content must contain this substring.')),
+    isError: z.optional(z.boolean()).check(z.describe('is_error must equal this (absent counts as false).')),
   })
-  .refine((value) => (value.toolUseId === undefined) !== (value.toolName === undefined), {
-    message: 'give exactly one of toolUseId and toolName',
-  });
+  .check(
+    z.refine((value) => (value.toolUseId === undefined) !== (value.toolName === undefined), {
+      message: 'give exactly one of toolUseId and toolName',
+    }),
+  );
 
 const RecordedRequestSchema = z
   .strictObject({
-    model: z.string().optional(),
-    system: z.string().optional().describe('The system prompt text as recorded.'),
+    model: z.optional(z.string()),
+    system: z.optional(z.string()).check(z.describe('The system prompt text as recorded.')),
     tools: z
-      .array(z.string())
-      .optional()
-      .describe('The tool names offered, as recorded (order-insensitive).'),
-    firstUser: z.string().optional().describe('The text of the first user message (the task) as recorded.'),
+      .optional(z.array(z.string()))
+      .check(z.describe('The tool names offered, as recorded (order-insensitive).')),
+    firstUser: z
+      .optional(z.string())
+      .check(z.describe('The text of the first user message (the task) as recorded.')),
   })
-  .describe(
-    'The request as recorded (`wf run start --record`): a replayed request that differs in one of these fields is drift, reported by field name.',
+  .check(
+    z.describe(
+      'The request as recorded (`wf run start --record`): a replayed request that differs in one of these fields is drift, reported by field name.',
+    ),
   );
 
 const ExpectSchema = z
   .strictObject({
-    tools: z.array(z.string()).optional().describe('Exact set of tool names offered (order-insensitive).'),
-    toolsInclude: z.array(z.string()).optional().describe('Tool names that must be offered.'),
-    toolsExclude: z.array(z.string()).optional().describe('Tool names that must not be offered.'),
-    toolResults: z.array(ToolResultExpectSchema).optional(),
-    systemContains: z.string().optional().describe('The system prompt must contain this substring.'),
+    tools: z
+      .optional(z.array(z.string()))
+      .check(z.describe('Exact set of tool names offered (order-insensitive).')),
+    toolsInclude: z.optional(z.array(z.string())).check(z.describe('Tool names that must be offered.')),
+    toolsExclude: z.optional(z.array(z.string())).check(z.describe('Tool names that must not be offered.')),
+    toolResults: z.optional(z.array(ToolResultExpectSchema)),
+    systemContains: z
+      .optional(z.string())
+      .check(z.describe('The system prompt must contain this substring.')),
     lastUserContains: z
-      .string()
-      .optional()
-      .describe(
-        'The text of the last user message (text blocks and tool_result contents) must contain this.',
+      .optional(z.string())
+      .check(
+        z.describe(
+          'The text of the last user message (text blocks and tool_result contents) must contain this.',
+        ),
       ),
-    model: z.string().optional().describe('The request model must equal this.'),
-    recorded: RecordedRequestSchema.optional(),
+    model: z.optional(z.string()).check(z.describe('The request model must equal this.')),
+    recorded: z.optional(RecordedRequestSchema),
   })
-  .describe('Checks on the request of this turn; a mismatch is an HTTP 400 and a recorded failure.');
+  .check(z.describe('Checks on the request of this turn; a mismatch is an HTTP 400 and a recorded failure.'));
 
 const ErrorSchema = z
   .strictObject({
-    status: z.number().int().min(400).max(599),
+    status: z.number().check(z.int(), z.gte(400), z.lte(599)),
     type: z
-      .string()
-      .optional()
-      .describe('API error type; defaults from the status (429 → rate_limit_error …).'),
-    message: z.string().optional(),
+      .optional(z.string())
+      .check(z.describe('API error type; defaults from the status (429 → rate_limit_error …).')),
+    message: z.optional(z.string()),
     times: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe(
-        'Fail only the first n attempts of this turn (per conversation state); later ones are served.',
+      .optional(z.number().check(z.int(), z.positive()))
+      .check(
+        z.describe(
+          'Fail only the first n attempts of this turn (per conversation state); later ones are served.',
+        ),
       ),
     inStream: z
-      .boolean()
-      .optional()
-      .describe('For streaming requests: answer 200, then send the error as an SSE `error` event.'),
+      .optional(z.boolean())
+      .check(z.describe('For streaming requests: answer 200, then send the error as an SSE `error` event.')),
   })
-  .describe('A scripted API error for this turn.');
+  .check(z.describe('A scripted API error for this turn.'));
 
 const TurnSchema = z
   .strictObject({
-    expect: ExpectSchema.optional(),
+    expect: z.optional(ExpectSchema),
     text: z
-      .string()
-      .optional()
-      .describe('Shorthand: an end_turn response with this text and estimated usage.'),
-    response: ResponseSchema.optional(),
-    error: ErrorSchema.optional(),
+      .optional(z.string())
+      .check(z.describe('Shorthand: an end_turn response with this text and estimated usage.')),
+    response: z.optional(ResponseSchema),
+    error: z.optional(ErrorSchema),
   })
-  .superRefine((turn, ctx) => {
-    const served = turn.text !== undefined || turn.response !== undefined;
-    if (turn.text !== undefined && turn.response !== undefined) {
-      ctx.addIssue({ code: 'custom', message: 'give either text or response, not both' });
-    }
-    const alwaysFails = turn.error !== undefined && turn.error.times === undefined;
-    if (!served && !alwaysFails) {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'a turn needs text or response (unless its error has no times)',
-      });
-    }
-  });
+  .check(
+    z.superRefine((turn, ctx) => {
+      const served = turn.text !== undefined || turn.response !== undefined;
+      if (turn.text !== undefined && turn.response !== undefined) {
+        ctx.addIssue({ code: 'custom', message: 'give either text or response, not both' });
+      }
+      const alwaysFails = turn.error !== undefined && turn.error.times === undefined;
+      if (!served && !alwaysFails) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'a turn needs text or response (unless its error has no times)',
+        });
+      }
+    }),
+  );
 
 /** A scripted conversation: turn i answers the request that holds i assistant messages. */
 export const ScriptedFixtureSchema = z
   .strictObject({
-    $schema: z.string().optional(),
+    $schema: z.optional(z.string()),
     name: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]+$/)
-      .optional()
-      .describe('Selects the fixture with the x-scripted-fixture header; required when several are served.'),
-    conversation: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,64}$/)
-      .optional()
-      .describe(
-        'One recorded conversation of the workflow (`wf run start --record-name`, or a hash of its first user message): several fixtures may share a name when each has its own conversation, and the server answers with the one whose recorded first user message matches the request.',
+      .optional(z.string().check(z.regex(/^[A-Za-z0-9_-]+$/)))
+      .check(
+        z.describe(
+          'Selects the fixture with the x-scripted-fixture header; required when several are served.',
+        ),
       ),
-    turns: z.array(TurnSchema).min(1),
+    conversation: z
+      .optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/)))
+      .check(
+        z.describe(
+          'One recorded conversation of the workflow (`wf run start --record-name`, or a hash of its first user message): several fixtures may share a name when each has its own conversation, and the server answers with the one whose recorded first user message matches the request.',
+        ),
+      ),
+    turns: z.array(TurnSchema).check(z.minLength(1)),
   })
-  .describe('A scripted-model fixture (docs/scripted-model.md).');
+  .check(z.describe('A scripted-model fixture (docs/scripted-model.md).'));
 
 export type ScriptedFixture = z.input<typeof ScriptedFixtureSchema>;
 export type ParsedFixture = z.output<typeof ScriptedFixtureSchema>;

@@ -5,7 +5,7 @@
  * is saved or published (shared/api/workflow-checks.ts) and again when a run delivers
  * (shared/runtime/destinations.ts): a definition saved before the declaration changed is refused then.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 /** Topic ARN → the owners that may use it; a declared topic missing here is open to every owner. */
 export type AlertTopicOwners = Readonly<Record<string, readonly string[]>>;
@@ -31,7 +31,10 @@ export function alertTopicsFor(policy: AlertTopicPolicy, owner: string): string[
 }
 
 const AlertTopicOwnersSchema = z.array(
-  z.object({ topicArn: z.string().min(1), owners: z.array(z.string().min(1)).min(1) }),
+  z.object({
+    topicArn: z.string().check(z.minLength(1)),
+    owners: z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
+  }),
 );
 
 /**

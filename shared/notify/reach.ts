@@ -6,7 +6,7 @@
  * reach everyone (the inbox lists each owner only their own links). The API refuses a workflow naming an
  * approver not reachable for its owner; `requestApproval` and the human-task requests notify only reachable ones.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { approverAttributeValue } from './sns.ts';
 
 /** An approver declared for every owner (`owners: ['*']`): the operator's explicit choice, never a default. */
@@ -39,7 +39,10 @@ export function declaredApprovers(channel: string, declared: ApproverOwners): Ap
   };
 }
 
-const ApproverOwnersSchema = z.record(z.string().min(1), z.array(z.string().min(1)).min(1));
+const ApproverOwnersSchema = z.record(
+  z.string().check(z.minLength(1)),
+  z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
+);
 
 /**
  * The `WF_APPROVER_OWNERS` value (JSON: `{"carol@example.com": ["<owner id>", …]}`, written by the CDK

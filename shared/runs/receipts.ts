@@ -5,9 +5,10 @@
  * before it was stored: shared/core/redaction.ts), and what a repeat of the same call does under the ledger
  * rules (docs/security.md, "The ledger").
  */
-import * as z from 'zod';
+
 import { canonicalJson, sha256Hex } from '../audit/index.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
+import * as z from '../zod.ts';
 
 export const RECEIPT_STATUSES = ['pending', 'completed', 'failed', 'outcome_unknown', 'refused'] as const;
 
@@ -25,19 +26,18 @@ export const DUPLICATE_BEHAVIOURS = [
 
 export const ReceiptSchema = z.object({
   toolUseId: z.string(),
-  turn: z.number().int(),
+  turn: z.number().check(z.int()),
   action: z.string(),
-  argsHash: z.string().describe('SHA-256 of canonicalJSON({ tool, args }).'),
+  argsHash: z.string().check(z.describe('SHA-256 of canonicalJSON({ tool, args }).')),
   idempotent: z.boolean(),
-  idempotencyKey: z.string().describe('Sent as the Idempotency-Key header by HTTP actions.'),
+  idempotencyKey: z.string().check(z.describe('Sent as the Idempotency-Key header by HTTP actions.')),
   status: z.enum(RECEIPT_STATUSES),
-  attempts: z.number().int(),
+  attempts: z.number().check(z.int()),
   createdAt: z.string(),
-  settledAt: z.string().optional(),
+  settledAt: z.optional(z.string()),
   outcomeDigest: z
-    .string()
-    .optional()
-    .describe('SHA-256 of canonicalJSON(outcome) as stored (redacted); absent while pending.'),
+    .optional(z.string())
+    .check(z.describe('SHA-256 of canonicalJSON(outcome) as stored (redacted); absent while pending.')),
   onDuplicate: z.enum(DUPLICATE_BEHAVIOURS),
 });
 export type Receipt = z.infer<typeof ReceiptSchema>;

@@ -4,7 +4,7 @@
  * same messages). Each check returns issues with a path relative to the definition; the caller adds them to its
  * zod context (`addIssues`).
  */
-import type * as z from 'zod';
+import type * as z from '../zod.ts';
 import { isBuiltinActionName } from './builtin-actions.ts';
 import type { Connector } from './connector.ts';
 import type { Destination } from './destination.ts';
@@ -122,6 +122,6 @@ export function destinationIssues(destination: Destination, connectors: Connecto
 }
 
 /** Adds issues to a zod refinement context. */
-export function addIssues(ctx: z.RefinementCtx, issues: CheckIssue[]): void {
+export function addIssues(ctx: z.core.$RefinementCtx, issues: CheckIssue[]): void {
   for (const issue of issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
 }

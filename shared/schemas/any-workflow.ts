@@ -3,9 +3,10 @@
  * workflow.ts), `graph` (a fixed SOP, shared/graph/), `external` (work handed to an engine, shared/external/). Stored versions, the API and workflow files take this
  * union; code that runs one kind narrows with `asAgentVersion` and friends, and refuses the others.
  */
-import * as z from 'zod';
+
 import { ExternalDefinitionSchema, ExternalDefinitionShapeSchema } from '../external/definition.ts';
 import { GraphDefinitionSchema, GraphDefinitionShapeSchema } from '../graph/definition.ts';
+import * as z from '../zod.ts';
 import { AgentDefinitionShapeSchema, type WorkflowDefinition, WorkflowDefinitionSchema } from './workflow.ts';
 
 export const WORKFLOW_KINDS = ['agent', 'graph', 'external'] as const;

@@ -1,5 +1,5 @@
 /** Approvals: one record per gated call, decided once. */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION } from './common.ts';
 
 /**
@@ -12,13 +12,13 @@ export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 
 export const ApprovalSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
-  approvalId: z.string().regex(/^apr_[A-Za-z0-9]{10,40}$/),
+  approvalId: z.string().check(z.regex(/^apr_[A-Za-z0-9]{10,40}$/)),
   owner: OwnerIdSchema,
   runId: z.string(),
   workflowId: z.string(),
   workflowName: z.string(),
-  workflowVersion: z.number().int().positive(),
-  turn: z.number().int().nonnegative(),
+  workflowVersion: z.number().check(z.int(), z.positive()),
+  turn: z.number().check(z.int(), z.nonnegative()),
   toolUseId: z.string(),
   tool: z.string(),
   /** The exact arguments that will run if approved (secrets are never part of them). */
@@ -26,19 +26,19 @@ export const ApprovalSchema = z.object({
   argsHash: z.string(),
   /** The model's stated reason: the text it wrote before the call. Not verified. */
   reason: z.string(),
-  approvers: z.array(z.string()).min(1),
+  approvers: z.array(z.string()).check(z.minLength(1)),
   status: ApprovalStatusSchema,
   expiresAt: IsoTimeSchema,
   createdAt: IsoTimeSchema,
-  decidedAt: IsoTimeSchema.optional(),
-  decidedBy: z.string().optional(),
+  decidedAt: z.optional(IsoTimeSchema),
+  decidedBy: z.optional(z.string()),
   /** The current Step Functions task token; replaced when the wait is re-requested. Never in a link. */
-  taskToken: z.string().optional(),
-  notifiedAt: IsoTimeSchema.optional(),
+  taskToken: z.optional(z.string()),
+  notifiedAt: z.optional(IsoTimeSchema),
   /**
    * A graph run's `service_task` step that asked (no model did): its wait is its own (a task-token wait per
    * step), so deciding it resumes that wait even while other steps' approvals are pending.
    */
-  step: z.object({ stepId: z.string(), attempt: z.number().int().positive() }).optional(),
+  step: z.optional(z.object({ stepId: z.string(), attempt: z.number().check(z.int(), z.positive()) })),
 });
 export type Approval = z.infer<typeof ApprovalSchema>;

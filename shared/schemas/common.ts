@@ -1,5 +1,5 @@
 /** Small shared schema pieces: identifiers, names and timestamps. */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 /**
  * Owner (tenant) id: always from verified identity, never from a request body. `|` and `/` are allowed for
@@ -8,23 +8,29 @@ import * as z from 'zod';
  */
 export const OwnerIdSchema = z
   .string()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9._:@+=|/-]+$/, 'may contain letters, digits and . _ : @ + = | / - only');
+  .check(
+    z.minLength(1),
+    z.maxLength(128),
+    z.regex(/^[A-Za-z0-9._:@+=|/-]+$/, 'may contain letters, digits and . _ : @ + = | / - only'),
+  );
 
 /** Action / tool names as the Messages API accepts them, kept to lower snake case. */
 export const ActionNameSchema = z
   .string()
-  .regex(
-    /^[a-z][a-z0-9_]{0,63}$/,
-    'must be lower snake case: a letter, then letters, digits or _ (at most 64)',
+  .check(
+    z.regex(
+      /^[a-z][a-z0-9_]{0,63}$/,
+      'must be lower snake case: a letter, then letters, digits or _ (at most 64)',
+    ),
   );
 
 export const WorkflowNameSchema = z
   .string()
-  .regex(
-    /^[a-z0-9][a-z0-9-]{0,62}$/,
-    'must be a slug: lowercase letters, digits and -, at most 63 characters',
+  .check(
+    z.regex(
+      /^[a-z0-9][a-z0-9-]{0,62}$/,
+      'must be a slug: lowercase letters, digits and -, at most 63 characters',
+    ),
   );
 
 /**
@@ -32,15 +38,15 @@ export const WorkflowNameSchema = z
  * https://docs.aws.amazon.com/step-functions/latest/apireference/API_SendTaskSuccess.html). The local runner's
  * tokens are ~60 characters; AWS's are far longer, so no schema may cap them below AWS's own limit.
  */
-export const TaskTokenSchema = z.string().min(1).max(2048);
+export const TaskTokenSchema = z.string().check(z.minLength(1), z.maxLength(2048));
 
 export const IsoTimeSchema = z.iso.datetime({ offset: true });
 
 export const UsageSchema = z.object({
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  cacheCreationInputTokens: z.number().int().nonnegative(),
-  cacheReadInputTokens: z.number().int().nonnegative(),
+  inputTokens: z.number().check(z.int(), z.nonnegative()),
+  outputTokens: z.number().check(z.int(), z.nonnegative()),
+  cacheCreationInputTokens: z.number().check(z.int(), z.nonnegative()),
+  cacheReadInputTokens: z.number().check(z.int(), z.nonnegative()),
 });
 export type UsageTotals = z.infer<typeof UsageSchema>;
 

@@ -2,18 +2,19 @@
  * Named HTTP actions and integration verbs, declared in the workflow file as connectors.
  * Each becomes one action the model may call (if listed in `allowedActions`).
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
-const description = z.string().min(1).max(1024);
+const description = z.string().check(z.minLength(1), z.maxLength(1024));
 const credentialSlot = z
   .string()
-  .regex(/^[a-z][a-z0-9_]{0,63}$/, 'must name a slot of credRefs')
-  .describe('The credRefs slot whose secret is injected server-side.');
+  .check(
+    z.regex(/^[a-z][a-z0-9_]{0,63}$/, 'must name a slot of credRefs'),
+    z.describe('The credRefs slot whose secret is injected server-side.'),
+  );
 
-const HttpUrlSchema = z
-  .string()
-  .max(2048)
-  .refine((value) => {
+const HttpUrlSchema = z.string().check(
+  z.maxLength(2048),
+  z.refine((value) => {
     try {
       const url = new URL(value.replaceAll(/\{[a-z_][a-z0-9_]*\}/g, 'x'));
       return (
@@ -22,106 +23,95 @@ const HttpUrlSchema = z
     } catch {
       return false;
     }
-  }, 'must be an http(s) URL without user info; path parameters look like {name}');
+  }, 'must be an http(s) URL without user info; path parameters look like {name}'),
+);
 
 /** A small JSON Schema subset for a named action's input (object with typed properties). */
-export const ActionInputSchemaSchema = z
-  .object({
-    type: z.literal('object'),
-    properties: z.record(
-      z.string(),
-      z.object({
-        type: z.enum(['string', 'number', 'integer', 'boolean', 'object', 'array']),
-        description: z.string().max(1024).optional(),
-        maxLength: z.number().int().positive().optional(),
-        enum: z.array(z.union([z.string(), z.number()])).optional(),
-      }),
-    ),
-    required: z.array(z.string()).default([]),
-  })
-  .strict();
+export const ActionInputSchemaSchema = z.strictObject({
+  type: z.literal('object'),
+  properties: z.record(
+    z.string(),
+    z.object({
+      type: z.enum(['string', 'number', 'integer', 'boolean', 'object', 'array']),
+      description: z.optional(z.string().check(z.maxLength(1024))),
+      maxLength: z.optional(z.number().check(z.int(), z.positive())),
+      enum: z.optional(z.array(z.union([z.string(), z.number()]))),
+    }),
+  ),
+  required: z._default(z.array(z.string()), []),
+});
 export type ActionInputJsonSchema = z.infer<typeof ActionInputSchemaSchema>;
 
 const flags = {
-  idempotent: z.boolean().default(false).describe('Safe to repeat with the same Idempotency-Key.'),
-  irreversible: z.boolean().default(false).describe('Irreversible actions always need approval.'),
-  externalPublish: z.boolean().default(false).describe('Publishing outside the team always needs approval.'),
+  idempotent: z
+    ._default(z.boolean(), false)
+    .check(z.describe('Safe to repeat with the same Idempotency-Key.')),
+  irreversible: z
+    ._default(z.boolean(), false)
+    .check(z.describe('Irreversible actions always need approval.')),
+  externalPublish: z
+    ._default(z.boolean(), false)
+    .check(z.describe('Publishing outside the team always needs approval.')),
 };
 
-export const HttpConnectorSchema = z
-  .object({
-    kind: z.literal('http'),
-    description,
-    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
-    url: HttpUrlSchema.describe('Target URL; {param} placeholders are filled from the input, URL-encoded.'),
-    input: ActionInputSchemaSchema.default({ type: 'object', properties: {}, required: [] }),
-    body: z
-      .enum(['json', 'none'])
-      .default('json')
-      .describe('json: the input (minus path params) as a JSON body.'),
-    credential: z
-      .object({
-        slot: credentialSlot,
-        header: z
-          .string()
-          .regex(/^[A-Za-z0-9-]{1,64}$/)
-          .default('Authorization'),
-        format: z.string().includes('{secret}').max(256).default('Bearer {secret}'),
-      })
-      .strict()
-      .optional(),
-    ...flags,
-  })
-  .strict();
+export const HttpConnectorSchema = z.strictObject({
+  kind: z.literal('http'),
+  description,
+  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+  url: HttpUrlSchema.check(
+    z.describe('Target URL; {param} placeholders are filled from the input, URL-encoded.'),
+  ),
+  input: z._default(ActionInputSchemaSchema, { type: 'object', properties: {}, required: [] }),
+  body: z
+    ._default(z.enum(['json', 'none']), 'json')
+    .check(z.describe('json: the input (minus path params) as a JSON body.')),
+  credential: z.optional(
+    z.strictObject({
+      slot: credentialSlot,
+      header: z._default(z.string().check(z.regex(/^[A-Za-z0-9-]{1,64}$/)), 'Authorization'),
+      format: z._default(z.string().check(z.includes('{secret}'), z.maxLength(256)), 'Bearer {secret}'),
+    }),
+  ),
+  ...flags,
+});
 
-export const SignedWebhookConnectorSchema = z
-  .object({
-    kind: z.literal('signed_webhook'),
-    description: description.default('POST a JSON payload to a webhook, signed with HMAC-SHA256.'),
-    url: HttpUrlSchema,
-    credential: z.object({ slot: credentialSlot }).strict().describe('The HMAC signing key.'),
-    signatureHeader: z
-      .string()
-      .regex(/^[A-Za-z0-9-]{1,64}$/)
-      .default('X-Signature-256'),
-    ...flags,
-    externalPublish: z.boolean().default(true),
-  })
-  .strict();
+export const SignedWebhookConnectorSchema = z.strictObject({
+  kind: z.literal('signed_webhook'),
+  description: z._default(description, 'POST a JSON payload to a webhook, signed with HMAC-SHA256.'),
+  url: HttpUrlSchema,
+  credential: z.strictObject({ slot: credentialSlot }).check(z.describe('The HMAC signing key.')),
+  signatureHeader: z._default(z.string().check(z.regex(/^[A-Za-z0-9-]{1,64}$/)), 'X-Signature-256'),
+  ...flags,
+  externalPublish: z._default(z.boolean(), true),
+});
 
-export const SlackWebhookConnectorSchema = z
-  .object({
-    kind: z.literal('slack_webhook'),
-    description: description.default('Post a message to a Slack channel through an incoming webhook.'),
-    credential: z.object({ slot: credentialSlot }).strict().describe('The webhook URL (a secret).'),
-    ...flags,
-    externalPublish: z.boolean().default(true),
-  })
-  .strict();
+export const SlackWebhookConnectorSchema = z.strictObject({
+  kind: z.literal('slack_webhook'),
+  description: z._default(description, 'Post a message to a Slack channel through an incoming webhook.'),
+  credential: z.strictObject({ slot: credentialSlot }).check(z.describe('The webhook URL (a secret).')),
+  ...flags,
+  externalPublish: z._default(z.boolean(), true),
+});
 
 const githubBase = {
-  repo: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be owner/name'),
-  credential: z.object({ slot: credentialSlot }).strict().describe('A GitHub token with issues:write.'),
-  apiBaseUrl: HttpUrlSchema.default('https://api.github.com'),
+  repo: z.string().check(z.regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be owner/name')),
+  credential: z.strictObject({ slot: credentialSlot }).check(z.describe('A GitHub token with issues:write.')),
+  apiBaseUrl: z._default(HttpUrlSchema, 'https://api.github.com'),
   ...flags,
-  externalPublish: z.boolean().default(true),
+  externalPublish: z._default(z.boolean(), true),
 };
 
-export const GithubCreateIssueConnectorSchema = z
-  .object({
-    kind: z.literal('github_create_issue'),
-    description: description.default('Create a GitHub issue.'),
-    ...githubBase,
-  })
-  .strict();
+export const GithubCreateIssueConnectorSchema = z.strictObject({
+  kind: z.literal('github_create_issue'),
+  description: z._default(description, 'Create a GitHub issue.'),
+  ...githubBase,
+});
 
-export const GithubCreateCommentConnectorSchema = z
-  .object({
-    kind: z.literal('github_create_comment'),
-    description: description.default('Comment on a GitHub issue or pull request.'),
-    ...githubBase,
-  })
-  .strict();
+export const GithubCreateCommentConnectorSchema = z.strictObject({
+  kind: z.literal('github_create_comment'),
+  description: z._default(description, 'Comment on a GitHub issue or pull request.'),
+  ...githubBase,
+});
 
 export const ConnectorSchema = z.discriminatedUnion('kind', [
   HttpConnectorSchema,

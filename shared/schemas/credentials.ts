@@ -1,5 +1,5 @@
 /** `credRefs`: named references to Secrets Manager secrets. Never values. */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 /** Shapes of well-known raw credentials, refused where a reference is expected. */
 const RAW_SECRET_PATTERNS: readonly [RegExp, string][] = [
@@ -34,15 +34,14 @@ export function rawSecretReason(value: string): string | undefined {
   return undefined;
 }
 
-const SecretIdSchema = z
-  .string()
-  .min(1)
-  .max(2048)
-  .regex(
+const SecretIdSchema = z.string().check(
+  z.minLength(1),
+  z.maxLength(2048),
+  z.regex(
     /^(arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+|[A-Za-z0-9/_+=.@-]{1,512})$/,
     'must be a Secrets Manager secret name or ARN',
-  )
-  .superRefine((value, ctx) => {
+  ),
+  z.superRefine((value, ctx) => {
     const reason = rawSecretReason(value);
     if (reason) {
       ctx.addIssue({
@@ -50,7 +49,8 @@ const SecretIdSchema = z
         message: `looks like ${reason}, not a reference: store the value in Secrets Manager and give its name or ARN`,
       });
     }
-  });
+  }),
+);
 
 function refusedValueMessage(input: unknown): string | undefined {
   if (typeof input !== 'string') return undefined;
@@ -58,21 +58,21 @@ function refusedValueMessage(input: unknown): string | undefined {
   return `must be a reference { secret: <Secrets Manager name or ARN> }, not a value${reason ? ` (this looks like ${reason})` : ''}`;
 }
 
-export const CredentialRefSchema = z
-  .object(
-    {
-      secret: SecretIdSchema.describe(
-        'Secrets Manager secret name or ARN (locally: a key of the secrets file).',
-      ),
-      field: z.string().min(1).max(128).optional().describe('For JSON secrets: the field holding the value.'),
-    },
-    { error: (issue) => (issue.code === 'invalid_type' ? refusedValueMessage(issue.input) : undefined) },
-  )
-  .strict();
+export const CredentialRefSchema = z.strictObject(
+  {
+    secret: SecretIdSchema.check(
+      z.describe('Secrets Manager secret name or ARN (locally: a key of the secrets file).'),
+    ),
+    field: z
+      .optional(z.string().check(z.minLength(1), z.maxLength(128)))
+      .check(z.describe('For JSON secrets: the field holding the value.')),
+  },
+  { error: (issue) => (issue.code === 'invalid_type' ? refusedValueMessage(issue.input) : undefined) },
+);
 export type CredentialRefSpec = z.infer<typeof CredentialRefSchema>;
 
 /** `credRefs`: slot name → reference to a secret. */
 export const CredRefsSchema = z.record(
-  z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'credential slot names are lower snake case'),
+  z.string().check(z.regex(/^[a-z][a-z0-9_]{0,63}$/, 'credential slot names are lower snake case')),
   CredentialRefSchema,
 );

@@ -1,32 +1,36 @@
 /** `destination`: where a finished run's result goes. */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 export const DestinationSchema = z.discriminatedUnion('type', [
   z
-    .object({ type: z.literal('stored') })
-    .strict()
-    .describe('Keep the result on the run (always done).'),
+    .strictObject({ type: z.literal('stored') })
+    .check(z.describe('Keep the result on the run (always done).')),
   z
-    .object({ type: z.literal('report'), title: z.string().min(1).max(200).optional() })
-    .strict()
-    .describe('Store a Markdown report of the run: result, actions taken, cost.'),
-  z
-    .object({
-      type: z.literal('alert'),
-      topicArn: z
-        .string()
-        .regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+(\.fifo)?$/, 'must be an SNS topic ARN')
-        .optional()
-        .describe('Defaults to the runtime notice topic.'),
-      subject: z.string().min(1).max(100).optional(),
+    .strictObject({
+      type: z.literal('report'),
+      title: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
     })
-    .strict(),
-  z
-    .object({
-      type: z.literal('http'),
-      action: z.string().describe('A connector of this workflow that receives the result.'),
-    })
-    .strict(),
+    .check(z.describe('Store a Markdown report of the run: result, actions taken, cost.')),
+  z.strictObject({
+    type: z.literal('alert'),
+    topicArn: z
+      .optional(
+        z
+          .string()
+          .check(
+            z.regex(
+              /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+(\.fifo)?$/,
+              'must be an SNS topic ARN',
+            ),
+          ),
+      )
+      .check(z.describe('Defaults to the runtime notice topic.')),
+    subject: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+  }),
+  z.strictObject({
+    type: z.literal('http'),
+    action: z.string().check(z.describe('A connector of this workflow that receives the result.')),
+  }),
 ]);
 export type Destination = z.infer<typeof DestinationSchema>;
 

@@ -4,10 +4,14 @@
  * outcome, the verified (or rejected) result artifact and the cancellation facts. Field reference:
  * docs/external-engines.md, "Running external work and modes".
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { IsoTimeSchema } from './common.ts';
 
-const ArtifactEntrySchema = z.object({ path: z.string(), size: z.number().int(), sha256: z.string() });
+const ArtifactEntrySchema = z.object({
+  path: z.string(),
+  size: z.number().check(z.int()),
+  sha256: z.string(),
+});
 
 export const ExternalRunSchema = z.object({
   engine: z.string(),
@@ -17,51 +21,60 @@ export const ExternalRunSchema = z.object({
    * The workflow's latest version when the run last read its live policy (set only once a later version was
    * published): later steps assume it is still the latest (shared/external/run/live-policy.ts).
    */
-  liveVersion: z.number().int().positive().optional(),
+  liveVersion: z.optional(z.number().check(z.int(), z.positive())),
   /** The idempotent admission key: derived from the run id only, so every retry of Start sends the same. */
   key: z.string(),
   /** The exact payload decided for the engine (sent, or in `shadow` only recorded). */
-  payload: z.unknown().optional(),
-  payloadSha256: z.string().optional(),
+  payload: z.optional(z.unknown()),
+  payloadSha256: z.optional(z.string()),
   /** The life of the execution the engine admitted; any other is refused, never adopted. */
-  incarnation: z.string().optional(),
+  incarnation: z.optional(z.string()),
   /** Set when Start admitted the execution (the `external-start` ledger row settled). */
-  startedAt: IsoTimeSchema.optional(),
+  startedAt: z.optional(IsoTimeSchema),
   /** Observe calls made so far (bounds the execution's history: docs/state-machine.md). */
-  observes: z.number().int().nonnegative().default(0),
+  observes: z._default(z.number().check(z.int(), z.nonnegative()), 0),
   /** The next wait between observes, seconds (exponential backoff up to `observe.maxIntervalSeconds`). */
-  intervalSeconds: z.number().int().positive().optional(),
+  intervalSeconds: z.optional(z.number().check(z.int(), z.positive())),
   /** Since when every observe answered `unknown` (reset by any known answer). */
-  unknownSince: IsoTimeSchema.optional(),
+  unknownSince: z.optional(IsoTimeSchema),
   /** The last observation, as the engine (or the transport) gave it. */
-  last: z.object({ state: z.string(), at: IsoTimeSchema, detail: z.string().max(500).optional() }).optional(),
+  last: z.optional(
+    z.object({
+      state: z.string(),
+      at: IsoTimeSchema,
+      detail: z.optional(z.string().check(z.maxLength(500))),
+    }),
+  ),
   /** The engine's terminal answer. */
-  outcome: z
-    .object({ outcome: z.enum(['succeeded', 'failed', 'cancelled']), summary: z.string().max(2000) })
-    .optional(),
+  outcome: z.optional(
+    z.object({
+      outcome: z.enum(['succeeded', 'failed', 'cancelled']),
+      summary: z.string().check(z.maxLength(2000)),
+    }),
+  ),
   /** The result artifact, verified against the engine's manifest. */
-  artifact: ArtifactEntrySchema.optional(),
+  artifact: z.optional(ArtifactEntrySchema),
   /** A result artifact that disagreed with the manifest: rejected, with the evidence. */
-  rejectedArtifact: z
-    .object({
+  rejectedArtifact: z.optional(
+    z.object({
       reason: z.string(),
-      expected: ArtifactEntrySchema.optional(),
-      received: z
-        .object({ path: z.string(), size: z.number().nullable(), sha256: z.string().nullable() })
-        .optional(),
-    })
-    .optional(),
+      expected: z.optional(ArtifactEntrySchema),
+      received: z.optional(
+        z.object({ path: z.string(), size: z.nullable(z.number()), sha256: z.nullable(z.string()) }),
+      ),
+    }),
+  ),
   /** An owner asked to cancel: the observe loop calls the engine's cancel at its next step. */
-  cancelRequested: z.object({ at: IsoTimeSchema, by: z.string() }).optional(),
+  cancelRequested: z.optional(z.object({ at: IsoTimeSchema, by: z.string() })),
   /** The engine's answer to cancel: three separate facts. */
-  cancel: z
-    .object({
+  cancel: z.optional(
+    z.object({
       requested: z.boolean(),
       acknowledged: z.boolean(),
       stopped: z.boolean(),
-      detail: z.string().max(500).optional(),
+      detail: z.optional(z.string().check(z.maxLength(500))),
       at: IsoTimeSchema,
-    })
-    .optional(),
+    }),
+  ),
 });
 export type ExternalRun = z.infer<typeof ExternalRunSchema>;

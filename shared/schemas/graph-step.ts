@@ -2,7 +2,7 @@
  * The state of one step (node) of a graph run: one item per node that has left `pending`, next to the run item
  * (`RUN#<runId>` / `STEP#<nodeId>`). A node without an item is `pending`, attempt 0. docs/graph-workflows.md.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { IsoTimeSchema, SCHEMA_VERSION, TaskTokenSchema } from './common.ts';
 
 export const STEP_STATUSES = [
@@ -28,25 +28,25 @@ export const GraphStepSchema = z.object({
   type: z.string(),
   status: StepStatusSchema,
   /** 1 on the first start; an operator's retry of a failed step starts the next attempt. */
-  attempt: z.number().int().nonnegative(),
+  attempt: z.number().check(z.int(), z.nonnegative()),
   /** What the step was given: a service step's resolved arguments, an agent step's prompt. */
-  input: z.unknown().optional(),
+  input: z.optional(z.unknown()),
   /** The structured output later nodes and conditions read as `steps.<id>.output`. */
-  output: z.unknown().optional(),
+  output: z.optional(z.unknown()),
   /** A human task that ran out of time and took its `continue` path. */
-  timedOut: z.literal(true).optional(),
-  error: z.object({ name: z.string(), message: z.string().max(2000) }).optional(),
+  timedOut: z.optional(z.literal(true)),
+  error: z.optional(z.object({ name: z.string(), message: z.string().check(z.maxLength(2000)) })),
   /** The child agent run of an `agent_task` (its parent pointer names this step). */
-  childRunId: z.string().optional(),
+  childRunId: z.optional(z.string()),
   /**
    * The Step Functions task token of the wait (agent and human steps): the child run's end, or the human
    * task's submit, answers it. Never shown by the API.
    */
-  taskToken: TaskTokenSchema.optional(),
+  taskToken: z.optional(TaskTokenSchema),
   /** A `service_task` gated `needs_approval`: the approval this attempt waits on (docs/graph-workflows.md). */
-  approvalId: z.string().optional(),
-  startedAt: IsoTimeSchema.optional(),
-  endedAt: IsoTimeSchema.optional(),
+  approvalId: z.optional(z.string()),
+  startedAt: z.optional(IsoTimeSchema),
+  endedAt: z.optional(IsoTimeSchema),
   updatedAt: IsoTimeSchema,
 });
 export type GraphStep = z.infer<typeof GraphStepSchema>;

@@ -3,7 +3,7 @@
  * form rendered from `form` (a JSON Schema); the first valid submission wins (a conditional write) and becomes
  * the step's output. Docs: docs/human-tasks.md.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION } from './common.ts';
 
 /**
@@ -16,15 +16,15 @@ export type HumanTaskStatus = z.infer<typeof HumanTaskStatusSchema>;
 
 /** `htk_<run id without run_>_<step id>_<attempt>`: one per step attempt, so a re-request finds its record. */
 export const HUMAN_TASK_ID = /^htk_([A-Za-z0-9]{6,40})_([a-z][a-z0-9_]{0,39})_([1-9][0-9]{0,3})$/;
-export const HumanTaskIdSchema = z.string().regex(HUMAN_TASK_ID);
+export const HumanTaskIdSchema = z.string().check(z.regex(HUMAN_TASK_ID));
 
 /** One value of the run context the node declares (`context` paths), as it was when the task was requested. */
 export const ContextValueSchema = z.object({
   path: z.string(),
   /** The value at `path`, or absent when the path selects nothing. */
-  value: z.unknown().optional(),
+  value: z.optional(z.unknown()),
   /** The value was larger than the page shows; `value` is then a shortened preview (a string). */
-  truncated: z.literal(true).optional(),
+  truncated: z.optional(z.literal(true)),
 });
 export type ContextValue = z.infer<typeof ContextValueSchema>;
 
@@ -34,30 +34,30 @@ export const HumanTaskSchema = z.object({
   owner: OwnerIdSchema,
   runId: z.string(),
   stepId: z.string(),
-  attempt: z.number().int().min(1),
+  attempt: z.number().check(z.int(), z.gte(1)),
   workflowId: z.string(),
   workflowName: z.string(),
-  workflowVersion: z.number().int().positive(),
+  workflowVersion: z.number().check(z.int(), z.positive()),
   title: z.string(),
-  assignees: z.array(z.string()).min(1),
+  assignees: z.array(z.string()).check(z.minLength(1)),
   /** The form as a JSON Schema object (validated at save time; submissions are validated against it). */
   form: z.record(z.string(), z.unknown()),
   /** SHA-256 of canonicalJSON({ stepId, form }): links are bound to exactly this form. */
-  formHash: z.string().regex(/^[0-9a-f]{64}$/),
+  formHash: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
   context: z.array(ContextValueSchema),
   status: HumanTaskStatusSchema,
   createdAt: IsoTimeSchema,
   expiresAt: IsoTimeSchema,
   /** The current Step Functions task token; replaced when the wait is re-requested. Never in a link. */
-  taskToken: z.string().optional(),
-  notifiedAt: IsoTimeSchema.optional(),
+  taskToken: z.optional(z.string()),
+  notifiedAt: z.optional(IsoTimeSchema),
   /** The validated submission: the step's structured output. */
-  submission: z.record(z.string(), z.unknown()).optional(),
-  submittedBy: z.string().optional(),
-  submittedAt: IsoTimeSchema.optional(),
+  submission: z.optional(z.record(z.string(), z.unknown())),
+  submittedBy: z.optional(z.string()),
+  submittedAt: z.optional(IsoTimeSchema),
   /** When it became expired or closed, and why (closed: `run_cancelled`, `run_ended`, `undeliverable`). */
-  closedAt: IsoTimeSchema.optional(),
-  closedReason: z.string().optional(),
+  closedAt: z.optional(IsoTimeSchema),
+  closedReason: z.optional(z.string()),
 });
 export type HumanTask = z.infer<typeof HumanTaskSchema>;
 

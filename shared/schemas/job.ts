@@ -3,15 +3,17 @@
  * saved workflow: its run's `workflowId` is the client's grant id (so per-day spend is per client) and its
  * `workflowVersion` the job's number within that grant (the store resolves it to the job's snapshot).
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 /** A delegation grant's stable id, one per client: `grant_…`. */
-export const GrantIdSchema = z.string().regex(/^grant_[A-Za-z0-9]{6,40}$/, 'must be a grant id (grant_…)');
+export const GrantIdSchema = z
+  .string()
+  .check(z.regex(/^grant_[A-Za-z0-9]{6,40}$/, 'must be a grant id (grant_…)'));
 
 /** A job id: `job_<number>g<grant suffix>`, so a job is found under its client's grant with one read. */
 export const JobIdSchema = z
   .string()
-  .regex(/^job_[1-9][0-9]{0,9}g[A-Za-z0-9]{6,40}$/, 'must be a job id (job_…)');
+  .check(z.regex(/^job_[1-9][0-9]{0,9}g[A-Za-z0-9]{6,40}$/, 'must be a job id (job_…)'));
 
 /**
  * A client identity: an API key's `client` locally, a JWT client id (`client_id`) on AWS. Same character
@@ -19,9 +21,11 @@ export const JobIdSchema = z
  */
 export const ClientIdSchema = z
   .string()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9._:@+=|/-]+$/, 'may contain letters, digits and . _ : @ + = | / - only');
+  .check(
+    z.minLength(1),
+    z.maxLength(128),
+    z.regex(/^[A-Za-z0-9._:@+=|/-]+$/, 'may contain letters, digits and . _ : @ + = | / - only'),
+  );
 
 /** The run provenance of a job: which client submitted it, under which grant version, which attempt. */
 export const JobTriggerSchema = z.object({
@@ -29,8 +33,8 @@ export const JobTriggerSchema = z.object({
   jobId: JobIdSchema,
   clientId: ClientIdSchema,
   grantId: GrantIdSchema,
-  grantVersion: z.number().int().positive(),
-  attempt: z.number().int().positive(),
+  grantVersion: z.number().check(z.int(), z.positive()),
+  attempt: z.number().check(z.int(), z.positive()),
 });
 export type JobTrigger = z.infer<typeof JobTriggerSchema>;
 

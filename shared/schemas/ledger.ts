@@ -1,5 +1,5 @@
 /** The tool-execution ledger: one row per tool_use, written `pending` before any dispatch. */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { IsoTimeSchema, SCHEMA_VERSION } from './common.ts';
 
 export const LEDGER_STATUSES = ['pending', 'completed', 'failed', 'refused'] as const;
@@ -10,7 +10,7 @@ export const ToolOutcomeSchema = z.object({
   content: z.string(),
   isError: z.boolean(),
   /** The call may have taken effect: sent (or dispatched) and never answered. See docs/security.md "The ledger". */
-  outcomeUnknown: z.literal(true).optional(),
+  outcomeUnknown: z.optional(z.literal(true)),
 });
 
 /**
@@ -23,17 +23,17 @@ export const LedgerRowSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   runId: z.string(),
   toolUseId: z.string(),
-  turn: z.number().int().nonnegative(),
+  turn: z.number().check(z.int(), z.nonnegative()),
   tool: z.string(),
   argsHash: z.string(),
   idempotent: z.boolean(),
   idempotencyKey: z.string(),
   status: LedgerStatusSchema,
-  attempts: z.number().int().nonnegative(),
-  outcome: ToolOutcomeSchema.optional(),
+  attempts: z.number().check(z.int(), z.nonnegative()),
+  outcome: z.optional(ToolOutcomeSchema),
   /** Set with status `failed` when the outcome is unknown (see above): the model was told it may have happened. */
-  outcomeUnknown: z.literal(true).optional(),
+  outcomeUnknown: z.optional(z.literal(true)),
   createdAt: IsoTimeSchema,
-  settledAt: IsoTimeSchema.optional(),
+  settledAt: z.optional(IsoTimeSchema),
 });
 export type LedgerRow = z.infer<typeof LedgerRowSchema>;

@@ -1,5 +1,5 @@
 /** Transcript messages, stored one item each, in order. */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { IsoTimeSchema, SCHEMA_VERSION, UsageSchema } from './common.ts';
 
 const ContentBlockSchema = z.discriminatedUnion('type', [
@@ -9,7 +9,7 @@ const ContentBlockSchema = z.discriminatedUnion('type', [
     type: z.literal('tool_result'),
     tool_use_id: z.string(),
     content: z.string(),
-    is_error: z.boolean().optional(),
+    is_error: z.optional(z.boolean()),
   }),
   z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() }),
   z.object({ type: z.literal('redacted_thinking'), data: z.string() }),
@@ -18,15 +18,15 @@ const ContentBlockSchema = z.discriminatedUnion('type', [
 export const TranscriptMessageSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   runId: z.string(),
-  seq: z.number().int().nonnegative(),
-  turn: z.number().int().nonnegative(),
+  seq: z.number().check(z.int(), z.nonnegative()),
+  turn: z.number().check(z.int(), z.nonnegative()),
   role: z.enum(['user', 'assistant']),
-  content: z.array(ContentBlockSchema).min(1),
+  content: z.array(ContentBlockSchema).check(z.minLength(1)),
   /** Assistant messages only: the model's stop reason, usage and cost for this call. */
-  stopReason: z.string().optional(),
-  usage: UsageSchema.optional(),
-  costUsd: z.number().nonnegative().optional(),
-  model: z.string().optional(),
+  stopReason: z.optional(z.string()),
+  usage: z.optional(UsageSchema),
+  costUsd: z.optional(z.number().check(z.nonnegative())),
+  model: z.optional(z.string()),
   createdAt: IsoTimeSchema,
 });
 export type TranscriptMessage = z.infer<typeof TranscriptMessageSchema>;

@@ -1,5 +1,5 @@
 /** Runs: one execution of one workflow version, with statuses, stop reasons, provenance, usage and cost. */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION, UsageSchema } from './common.ts';
 import { ExternalRunSchema } from './external-run.ts';
 import { GrantIdSchema, JobTriggerSchema } from './job.ts';
@@ -59,7 +59,7 @@ export type StopReason = z.infer<typeof StopReasonSchema>;
 export const TriggerProvenanceSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('schedule'), scheduleName: z.string(), scheduledTime: IsoTimeSchema }),
   z.object({ type: z.literal('event'), eventId: z.string(), source: z.string(), detailType: z.string() }),
-  z.object({ type: z.literal('on_demand'), caller: z.string(), idempotencyKey: z.string().optional() }),
+  z.object({ type: z.literal('on_demand'), caller: z.string(), idempotencyKey: z.optional(z.string()) }),
   /** A delegated job (docs/jobs.md): its client, grant version and attempt. */
   JobTriggerSchema,
 ]);
@@ -71,54 +71,54 @@ export type TurnNext = z.infer<typeof TurnNextSchema>;
 
 export const RunSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
-  runId: z.string().regex(/^run_[A-Za-z0-9]{6,40}$/),
+  runId: z.string().check(z.regex(/^run_[A-Za-z0-9]{6,40}$/)),
   /**
    * What runs it: absent or `agent` (a Turn loop), `graph` (the graph state machine), `external` (an engine,
    * through the external state machine).
    */
-  kind: z.enum(['agent', 'graph', 'external']).optional(),
+  kind: z.optional(z.enum(['agent', 'graph', 'external'])),
   /** An external run: mode, key, payload, execution, observations, artifact, cancel facts. */
-  external: ExternalRunSchema.optional(),
+  external: z.optional(ExternalRunSchema),
   /** A child agent run of a graph step: the step that waits for it (its task token is on the step item). */
-  parent: z
-    .object({
+  parent: z.optional(
+    z.object({
       runId: z.string(),
       stepId: z.string(),
-      attempt: z.number().int().positive(),
+      attempt: z.number().check(z.int(), z.positive()),
       /**
        * The graph's `budget.maxUsdPerRun`: the ceiling of all the graph run's child runs together, enforced on
        * the graph run's spend counter (core/reservation-parts.ts). Absent on children created before it existed.
        */
-      maxUsdPerRun: z.number().positive().optional(),
-    })
-    .optional(),
+      maxUsdPerRun: z.optional(z.number().check(z.positive())),
+    }),
+  ),
   /** A graph run an operator paused: no new step starts until it is resumed (running steps finish). */
-  paused: z.literal(true).optional(),
+  paused: z.optional(z.literal(true)),
   owner: OwnerIdSchema,
   /** The saved workflow, or for a delegated job its client's grant (`grant_…`, see schemas/job.ts). */
   workflowId: z.union([WorkflowIdSchema, GrantIdSchema]),
   workflowName: z.string(),
-  workflowVersion: z.number().int().positive(),
+  workflowVersion: z.number().check(z.int(), z.positive()),
   status: RunStatusSchema,
-  stopReason: StopReasonSchema.optional(),
+  stopReason: z.optional(StopReasonSchema),
   /** Number of committed turns; the state machine's fence. */
-  turn: z.number().int().nonnegative(),
+  turn: z.number().check(z.int(), z.nonnegative()),
   /** Optimistic-concurrency counter: every write to the run item is conditional on it. */
-  rev: z.number().int().nonnegative(),
+  rev: z.number().check(z.int(), z.nonnegative()),
   trigger: TriggerProvenanceSchema,
-  input: z.unknown().optional(),
+  input: z.optional(z.unknown()),
   usage: UsageSchema,
-  costUsd: z.number().nonnegative(),
+  costUsd: z.number().check(z.nonnegative()),
   /** A budget reservation for the model call of `turn`, if one is outstanding. */
-  reservation: z
-    .object({
-      turn: z.number().int(),
-      usd: z.number().nonnegative(),
+  reservation: z.optional(
+    z.object({
+      turn: z.number().check(z.int()),
+      usd: z.number().check(z.nonnegative()),
       day: z.string(),
       /** Counted against the workflow's per-day ceiling too (released there when the run ends without the call). */
-      daily: z.boolean().default(false),
+      daily: z._default(z.boolean(), false),
       /** Counted against the parent graph run's spend counter too (a graph child with `parent.maxUsdPerRun`). */
-      graph: z.literal(true).optional(),
+      graph: z.optional(z.literal(true)),
       /**
        * Made ahead for this turn's model call (core/attempt.ts), in the execution named `executionName`: by the
        * previous turn's commit, in its own execution; or, for turn 0, by the run's creation, for its first
@@ -126,83 +126,83 @@ export const RunSchema = z.object({
        * execution may spend it; any other counts it as spent. Items written before this release may hold the
        * execution's ARN instead (`{ executionId }`), read as before.
        */
-      ahead: z
-        .union([
+      ahead: z.optional(
+        z.union([
           // `executionId: ''` beside the name: the previous release reads `ahead` as `{ executionId }` only
           // (a missing one fails its parse), and an empty id is never its execution, so its Turn counts this
           // reservation as spent and reserves again: an upgrade or a rollback over-counts, never fails a run.
-          z.object({ executionName: z.string(), executionId: z.literal('').optional() }),
+          z.object({ executionName: z.string(), executionId: z.optional(z.literal('')) }),
           z.object({ executionId: z.string() }),
-        ])
-        .optional(),
-    })
-    .optional(),
-  modelCalls: z.number().int().nonnegative(),
-  messageCount: z.number().int().nonnegative(),
+        ]),
+      ),
+    }),
+  ),
+  modelCalls: z.number().check(z.int(), z.nonnegative()),
+  messageCount: z.number().check(z.int(), z.nonnegative()),
   pendingApprovalIds: z.array(z.string()),
   /**
    * Set while the run waits on approvals for a message none of whose calls has a ledger row (every call was
    * held for approval): the resuming turn reads no ledger. A commit that creates a ledger row drops it
    * (shared/store/commit.ts), so a resume that dispatched and crashed reads the ledger again.
    */
-  awaitingUnrecorded: z.literal(true).optional(),
+  awaitingUnrecorded: z.optional(z.literal(true)),
   /**
    * The decisions on a turn's pending approvals, written in the same transaction as each decision (or expiry,
    * or undeliverable denial), so the resuming turn reads them with the run instead of reading each approval.
    * Every write of an approval is a fenced commit of its run, so this is never older than the approvals it
    * names. Dropped with `pendingApprovalIds` (shared/store/commit.ts). docs/approvals.md.
    */
-  approvalDecisions: z
-    .array(
+  approvalDecisions: z.optional(
+    z.array(
       z.object({
         approvalId: z.string(),
         status: z.enum(['approved', 'denied', 'expired', 'undeliverable']),
         /** The hash of the exact arguments decided on (tool and args): the resume re-hashes and compares. */
         argsHash: z.string(),
-        decidedBy: z.string().optional(),
+        decidedBy: z.optional(z.string()),
       }),
-    )
-    .optional(),
-  lastNext: TurnNextSchema.optional(),
-  result: z.object({ text: z.string() }).optional(),
-  error: z.object({ name: z.string(), message: z.string() }).optional(),
-  executionArn: z.string().optional(),
+    ),
+  ),
+  lastNext: z.optional(TurnNextSchema),
+  result: z.optional(z.object({ text: z.string() })),
+  error: z.optional(z.object({ name: z.string(), message: z.string() })),
+  executionArn: z.optional(z.string()),
   /**
    * Set when the run finished its work (`end_turn`) but a call the model asked for was refused on the way (a
    * `deny` gate, an approver's denial, an expired approval, a withdrawn action): the run then ends `denied`, not
    * `done`, and its destination is told it is degraded.
    */
-  degraded: z
-    .object({
+  degraded: z.optional(
+    z.object({
       refused: z
         .array(
           z.object({
             tool: z.string(),
             toolUseId: z.string(),
-            turn: z.number().int().nonnegative(),
-            reason: z.string().max(300),
+            turn: z.number().check(z.int(), z.nonnegative()),
+            reason: z.string().check(z.maxLength(300)),
           }),
         )
-        .max(100),
+        .check(z.maxLength(100)),
       /** How many calls were refused in all (the list keeps the first 100). */
-      count: z.number().int().positive(),
-    })
-    .optional(),
+      count: z.number().check(z.int(), z.positive()),
+    }),
+  ),
   /** Set once the result was delivered to the workflow's destination (Deliver is idempotent on it). */
-  delivery: z
-    .object({
+  delivery: z.optional(
+    z.object({
       destination: z.string(),
       /** `refused`: the destination refused it for good (denied, misconfigured, failed); see `detail`. */
       status: z.enum(['delivered', 'refused']),
       at: IsoTimeSchema,
-      report: z.string().optional(),
-      detail: z.string().optional(),
-    })
-    .optional(),
-  audit: z.object({ seq: z.number().int().nonnegative(), head: z.string() }),
+      report: z.optional(z.string()),
+      detail: z.optional(z.string()),
+    }),
+  ),
+  audit: z.object({ seq: z.number().check(z.int(), z.nonnegative()), head: z.string() }),
   createdAt: IsoTimeSchema,
   updatedAt: IsoTimeSchema,
-  endedAt: IsoTimeSchema.optional(),
+  endedAt: z.optional(IsoTimeSchema),
   deadlineAt: IsoTimeSchema,
 });
 export type Run = z.infer<typeof RunSchema>;

@@ -4,29 +4,27 @@
  * zone, the pattern and its size) are in trigger-checks.ts, so functions that only read definitions (a turn, a
  * run start) bundle neither croner nor the pattern validator.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
-export const ScheduleTriggerSchema = z
-  .object({
-    type: z.literal('schedule'),
-    expression: z
-      .string()
-      .max(256)
-      .describe('EventBridge Scheduler expression: cron(m h dom mon dow year) or rate(n unit).'),
-    timezone: z.string().default('UTC').describe('IANA time zone, e.g. Europe/Berlin.'),
-  })
-  .strict();
+export const ScheduleTriggerSchema = z.strictObject({
+  type: z.literal('schedule'),
+  expression: z
+    .string()
+    .check(
+      z.maxLength(256),
+      z.describe('EventBridge Scheduler expression: cron(m h dom mon dow year) or rate(n unit).'),
+    ),
+  timezone: z._default(z.string(), 'UTC').check(z.describe('IANA time zone, e.g. Europe/Berlin.')),
+});
 
-export const EventTriggerSchema = z
-  .object({
-    type: z.literal('event'),
-    pattern: z
-      .record(z.string(), z.unknown())
-      .describe('An EventBridge event pattern, matched against events on the bus.'),
-  })
-  .strict();
+export const EventTriggerSchema = z.strictObject({
+  type: z.literal('event'),
+  pattern: z
+    .record(z.string(), z.unknown())
+    .check(z.describe('An EventBridge event pattern, matched against events on the bus.')),
+});
 
-export const OnDemandTriggerSchema = z.object({ type: z.literal('on_demand') }).strict();
+export const OnDemandTriggerSchema = z.strictObject({ type: z.literal('on_demand') });
 
 export const TriggerSchema = z.discriminatedUnion('type', [
   ScheduleTriggerSchema,

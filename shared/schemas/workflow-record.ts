@@ -2,12 +2,14 @@
  * Stored workflows: a mutable head (enabled flag, latest published version, open draft) and numbered versions.
  * A version is a draft (replaceable in place) until published; a published version is immutable.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { kindOf, StoredWorkflowDefinitionSchema, WorkflowKindError } from './any-workflow.ts';
 import { IsoTimeSchema, OwnerIdSchema, SCHEMA_VERSION } from './common.ts';
 import type { WorkflowDefinition } from './workflow.ts';
 
-export const WorkflowIdSchema = z.string().regex(/^wf_[A-Za-z0-9]{6,40}$/, 'must be a workflow id (wf_…)');
+export const WorkflowIdSchema = z
+  .string()
+  .check(z.regex(/^wf_[A-Za-z0-9]{6,40}$/, 'must be a workflow id (wf_…)'));
 
 /** The mutable head of a workflow: the live policy every turn checks. */
 export const WorkflowHeadSchema = z.object({
@@ -16,11 +18,11 @@ export const WorkflowHeadSchema = z.object({
   workflowId: WorkflowIdSchema,
   name: z.string(),
   enabled: z.boolean(),
-  deleted: z.boolean().default(false),
+  deleted: z._default(z.boolean(), false),
   /** The latest published version: runs start on it and triggers follow it. */
-  latestVersion: z.number().int().positive(),
+  latestVersion: z.number().check(z.int(), z.positive()),
   /** The open draft (always `latestVersion + 1`), if any; at most one per workflow. Absent on older heads. */
-  draftVersion: z.number().int().positive().optional(),
+  draftVersion: z.optional(z.number().check(z.int(), z.positive())),
   createdAt: IsoTimeSchema,
   updatedAt: IsoTimeSchema,
 });
@@ -37,20 +39,20 @@ export const WorkflowVersionSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   owner: OwnerIdSchema,
   workflowId: WorkflowIdSchema,
-  version: z.number().int().positive(),
+  version: z.number().check(z.int(), z.positive()),
   definition: StoredWorkflowDefinitionSchema,
   createdAt: IsoTimeSchema,
   /**
    * Who saved this version: the authenticated principal (IAM principal ARN, JWT subject, local API key
    * principal). Absent on versions saved before authors were recorded.
    */
-  author: z.string().min(1).max(512).optional(),
-  status: z.enum(VERSION_STATUSES).default('published'),
+  author: z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
+  status: z._default(z.enum(VERSION_STATUSES), 'published'),
   /** When a draft was last replaced (the fence of the next replace or publish). */
-  updatedAt: IsoTimeSchema.optional(),
+  updatedAt: z.optional(IsoTimeSchema),
   /** When and by whom a draft was published; absent on versions published when saved. */
-  publishedAt: IsoTimeSchema.optional(),
-  publishedBy: z.string().min(1).max(512).optional(),
+  publishedAt: z.optional(IsoTimeSchema),
+  publishedBy: z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
 });
 export type WorkflowVersion = z.infer<typeof WorkflowVersionSchema>;
 

@@ -1,5 +1,5 @@
 /** The workflow definition: what a team saves and versions. Field reference: docs/workflow-file.md. */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import {
   addIssues,
   allowedActionIssues,
@@ -21,60 +21,65 @@ import { CheckedTriggerSchema } from './trigger-checks.ts';
 export const MAX_SYSTEM_PROMPT_CHARS = 100_000;
 export const MAX_KNOWLEDGE_CHARS = 200_000;
 
-export const PromptSchema = z
-  .object({
-    system: z
-      .string()
-      .min(1, 'must not be empty')
-      .max(MAX_SYSTEM_PROMPT_CHARS, `is too long: the limit is ${MAX_SYSTEM_PROMPT_CHARS} characters`)
-      .describe('The system prompt / persona.'),
-    knowledge: z
-      .array(z.object({ title: z.string().min(1).max(200), text: z.string().min(1) }).strict())
-      .max(50)
-      .default([])
-      .describe('Knowledge snippets injected after the system prompt.'),
-  })
-  .strict();
+export const PromptSchema = z.strictObject({
+  system: z
+    .string()
+    .check(
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(MAX_SYSTEM_PROMPT_CHARS, `is too long: the limit is ${MAX_SYSTEM_PROMPT_CHARS} characters`),
+      z.describe('The system prompt / persona.'),
+    ),
+  knowledge: z
+    ._default(
+      z
+        .array(
+          z.strictObject({
+            title: z.string().check(z.minLength(1), z.maxLength(200)),
+            text: z.string().check(z.minLength(1)),
+          }),
+        )
+        .check(z.maxLength(50)),
+      [],
+    )
+    .check(z.describe('Knowledge snippets injected after the system prompt.')),
+});
 
 /** The fields of an agent definition, without refinements (so the saved variant can extend it). */
-const AgentDefinitionFieldsSchema = z
-  .object({
-    $schema: z
-      .string()
-      .optional()
-      .describe('Editor hint: the JSON Schema of this file. Ignored by the runtime.'),
-    kind: z
-      .literal('agent')
-      .optional()
-      .describe('The kind of workflow: agent (the default) is a Claude tool loop; see also kind: graph.'),
-    name: WorkflowNameSchema,
-    description: z.string().max(2000).optional(),
-    model: ModelSpecSchema,
-    prompt: PromptSchema,
-    allowedActions: z
-      .array(ActionNameSchema)
-      .max(64)
-      .describe('The allow-set: only these are offered to the model.'),
-    connectors: z
-      .record(ActionNameSchema, ConnectorSchema)
-      .default({})
-      .describe('Named HTTP actions and integration verbs this workflow defines.'),
-    gates: z
-      .record(z.string(), z.union([z.enum(GATE_MODES), GateSchema]))
-      .default({})
-      .describe('Per action: allow, needs_approval or deny. Unlisted allowed actions default to allow.'),
-    approvals: ApprovalDefaultsSchema.optional().describe('Default approvers and approval timeout.'),
-    trigger: TriggerSchema,
-    destination: DestinationSchema.default({ type: 'stored' }),
-    budget: BudgetSchema,
-    credRefs: CredRefsSchema.default({}),
-  })
-  .strict();
+const AgentDefinitionFieldsSchema = z.strictObject({
+  $schema: z
+    .optional(z.string())
+    .check(z.describe('Editor hint: the JSON Schema of this file. Ignored by the runtime.')),
+  kind: z
+    .optional(z.literal('agent'))
+    .check(
+      z.describe('The kind of workflow: agent (the default) is a Claude tool loop; see also kind: graph.'),
+    ),
+  name: WorkflowNameSchema,
+  description: z.optional(z.string().check(z.maxLength(2000))),
+  model: ModelSpecSchema,
+  prompt: PromptSchema,
+  allowedActions: z
+    .array(ActionNameSchema)
+    .check(z.maxLength(64), z.describe('The allow-set: only these are offered to the model.')),
+  connectors: z
+    ._default(z.record(ActionNameSchema, ConnectorSchema), {})
+    .check(z.describe('Named HTTP actions and integration verbs this workflow defines.')),
+  gates: z
+    ._default(z.record(z.string(), z.union([z.enum(GATE_MODES), GateSchema])), {})
+    .check(
+      z.describe('Per action: allow, needs_approval or deny. Unlisted allowed actions default to allow.'),
+    ),
+  approvals: z.optional(ApprovalDefaultsSchema).check(z.describe('Default approvers and approval timeout.')),
+  trigger: TriggerSchema,
+  destination: z._default(DestinationSchema, { type: 'stored' }),
+  budget: BudgetSchema,
+  credRefs: z._default(CredRefsSchema, {}),
+});
 
 /** The cross-field checks of an agent definition, run whenever one is parsed. */
 function agentDefinitionIssues(
   definition: z.output<typeof AgentDefinitionFieldsSchema>,
-  ctx: z.RefinementCtx,
+  ctx: z.core.$RefinementCtx,
 ): void {
   const offered = new Set(definition.allowedActions);
   addIssues(ctx, allowedActionIssues(definition.allowedActions, definition.connectors, ['allowedActions']));
@@ -117,10 +122,14 @@ function agentDefinitionIssues(
  * An agent definition read back (a stored version, a job record, a delegated job's on-demand definition): every
  * check but the trigger's save-time ones, which it passed when it was saved (trigger-checks.ts).
  */
-export const AgentDefinitionShapeSchema = AgentDefinitionFieldsSchema.superRefine(agentDefinitionIssues);
+export const AgentDefinitionShapeSchema = AgentDefinitionFieldsSchema.check(
+  z.superRefine(agentDefinitionIssues),
+);
 
 const savedAgentDefinitionSchema = () =>
-  AgentDefinitionFieldsSchema.extend({ trigger: CheckedTriggerSchema }).superRefine(agentDefinitionIssues);
+  z
+    .extend(AgentDefinitionFieldsSchema, { trigger: CheckedTriggerSchema })
+    .check(z.superRefine(agentDefinitionIssues));
 
 /**
  * An agent definition being saved: the shape and the trigger's save-time checks. Pure: functions that only read

@@ -14,8 +14,8 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { type OwnerAnchor, type OwnerAnchorInput, sealOwnerAnchor } from '../audit/index.ts';
+import * as z from '../zod.ts';
 import { repairPendingAnchor, stalePendingOf } from './anchor-repair.ts';
 import type { StoreContext } from './client.ts';
 import { keys, prefixes } from './keys.ts';
@@ -23,12 +23,12 @@ import { queryPrefix } from './reads.ts';
 import { assertTransactionFits, TRANSACTION_MAX_ITEMS } from './transaction-limits.ts';
 
 const PendingSchema = z.object({
-  runId: z.string().min(1),
-  runHeadSeq: z.number().int().nonnegative(),
+  runId: z.string().check(z.minLength(1)),
+  runHeadSeq: z.number().check(z.int(), z.nonnegative()),
   runHead: z.string(),
   at: z.string(),
   /** The run's marker (its latest anchor's seq) when it registered; absent if it had none. */
-  marked: z.number().int().nonnegative().optional(),
+  marked: z.optional(z.number().check(z.int(), z.nonnegative())),
 });
 /** A run head waiting for the owner's next group commit. */
 export type PendingAnchor = z.infer<typeof PendingSchema>;

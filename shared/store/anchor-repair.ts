@@ -8,14 +8,14 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { OwnerAnchorSchema } from '../audit/index.ts';
+import * as z from '../zod.ts';
 import type { PendingAnchor } from './anchor-group.ts';
 import type { StoreContext } from './client.ts';
 import { keys } from './keys.ts';
 import { getItem } from './reads.ts';
 
-const MarkerSchema = z.object({ anchorSeq: z.number().int().nonnegative() });
+const MarkerSchema = z.object({ anchorSeq: z.number().check(z.int(), z.nonnegative()) });
 
 /** The condition that the pending item is still the one a group read. */
 const unchanged = (pending: PendingAnchor) => ({

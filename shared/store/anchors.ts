@@ -8,7 +8,6 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import {
   type OwnerAnchor,
   type OwnerAnchorInput,
@@ -16,6 +15,7 @@ import {
   sealOwnerAnchor,
 } from '../audit/index.ts';
 import type { Run } from '../schemas/run.ts';
+import * as z from '../zod.ts';
 import {
   commitPendingGroup,
   leadsGroup,
@@ -29,7 +29,7 @@ import { keys, prefixes } from './keys.ts';
 import { getItem, queryPrefix } from './reads.ts';
 
 const HeadSchema = z.object({ anchor: OwnerAnchorSchema });
-const MarkerSchema = z.object({ anchorSeq: z.number().int().nonnegative() });
+const MarkerSchema = z.object({ anchorSeq: z.number().check(z.int(), z.nonnegative()) });
 
 /**
  * Runs of one owner that end at the same moment contend for the chain head, and each round only one wins; a

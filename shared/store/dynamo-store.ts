@@ -3,7 +3,6 @@
  * needs. One table; keys and access patterns in docs/data-model.md.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import type { NotesPort } from '../actions/notes-port.ts';
 import type { AnchorSigner, AuditEntry } from '../audit/index.ts';
 import type { LiveDelegation } from '../core/live-policy.ts';
@@ -13,6 +12,7 @@ import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
+import * as z from '../zod.ts';
 import { anchorRunHead, getRunAnchor, listOwnerAnchorItems } from './anchors.ts';
 import { getApproval, getApprovalWithRun, getRunWithApprovals, listApprovals } from './approvals.ts';
 import { auditEntriesOf, parseAuditItems } from './audit-items.ts';

@@ -5,7 +5,6 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import {
   definitionHash,
   type OwnerChange,
@@ -14,6 +13,7 @@ import {
   sealOwnerChange,
 } from '../audit/index.ts';
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
+import * as z from '../zod.ts';
 import type { StoreContext } from './client.ts';
 import { keys, prefixes } from './keys.ts';
 import { getItem, queryPrefix } from './reads.ts';

@@ -1,12 +1,12 @@
 /** Strongly consistent reads of one run's partition and of single items. */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type * as z from 'zod';
+import type * as z from '../zod.ts';
 import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
 import type { ItemKey } from './keys.ts';
 import type { TABLE_KEYS } from './table.ts';
 
-export async function getItem<S extends z.ZodType>(
+export async function getItem<S extends z.ZodMiniType>(
   ctx: StoreContext,
   key: ItemKey,
   schema: S,
@@ -18,7 +18,7 @@ export async function getItem<S extends z.ZodType>(
 }
 
 /** All items of a partition whose sort key starts with `prefix`, in order (pages through). */
-export async function queryPrefix<S extends z.ZodType>(
+export async function queryPrefix<S extends z.ZodMiniType>(
   ctx: StoreContext,
   pk: string,
   prefix: string,
@@ -85,7 +85,7 @@ export class InvalidPageTokenError extends Error {
  * One page of a GSI, newest first: items whose index sort key starts with `prefix`, optionally filtered by
  * `status`. Eventually consistent, as every GSI read is.
  */
-export async function queryIndexPage<S extends z.ZodType>(
+export async function queryIndexPage<S extends z.ZodMiniType>(
   ctx: StoreContext,
   index: typeof TABLE_KEYS.byOwner | typeof TABLE_KEYS.byWorkflow,
   query: { pk: string; prefix: string; status?: string; limit: number; nextToken?: string | undefined },

@@ -1,10 +1,10 @@
 /** Run creation (idempotent per trigger key) and run listings. */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import type { PreparedRun } from '../core/new-run.ts';
 import { type Run, RunSchema, type RunStatus } from '../schemas/run.ts';
 import { TABLE_KEYS } from '../store/table.ts';
+import * as z from '../zod.ts';
 import { auditItems } from './audit-items.ts';
 import type { StoreContext } from './client.ts';
 import { runItem } from './commit.ts';

@@ -5,7 +5,6 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import {
   type AnchorSigner,
   type ChainPoint,
@@ -14,6 +13,7 @@ import {
   type SignedHead,
   signHead,
 } from '../audit/index.ts';
+import * as z from '../zod.ts';
 import type { StoreContext } from './client.ts';
 import { keys, prefixes } from './keys.ts';
 import { getItem, queryPrefix } from './reads.ts';

@@ -5,10 +5,10 @@
  * same information. Only enabled, not deleted workflows are indexed.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { OwnerIdSchema } from '../schemas/common.ts';
 import { EventTriggerSchema, ScheduleTriggerSchema } from '../schemas/trigger.ts';
 import { WorkflowIdSchema } from '../schemas/workflow-record.ts';
+import * as z from '../zod.ts';
 import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
 import type { ItemKey } from './keys.ts';

@@ -4,20 +4,20 @@
  * string) → `detail`, `Resources` → `resources`, `Time` (default: now) → `time`, plus id, account and region.
  */
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import type { TriggerIssue } from './errors.ts';
 
 /** Seconds-precision UTC timestamp, the form EventBridge writes in `time`, e.g. `2017-12-22T18:43:48Z`. */
 const EventTimeSchema = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'expected a UTC timestamp');
+  .check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'expected a UTC timestamp'));
 
 /** Zod schema of an EventBridge event as delivered to rules and targets. */
 export const EventEnvelopeSchema = z.object({
   version: z.string(),
-  id: z.string().min(1),
-  'detail-type': z.string().min(1),
-  source: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  'detail-type': z.string().check(z.minLength(1)),
+  source: z.string().check(z.minLength(1)),
   account: z.string(),
   time: EventTimeSchema,
   region: z.string(),

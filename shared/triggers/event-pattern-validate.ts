@@ -1,5 +1,5 @@
 /** Structural validation of EventBridge event patterns, and the zod schema built on it. */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import type { TriggerIssue } from './errors.ts';
 import { isPlainObject, validateMatcher } from './event-pattern-matcher-validate.ts';
 import { duplicateFieldIssues, fieldNameIssue } from './event-pattern-paths.ts';
@@ -127,7 +127,9 @@ export function isEventPattern(pattern: unknown): pattern is EventPattern {
 /** Zod schema for an EventBridge event pattern; issues carry the same messages as {@link validateEventPattern}. */
 export const EventPatternSchema = z
   .custom<EventPattern>(() => true)
-  .superRefine((pattern, ctx) => {
-    for (const issue of collect(pattern))
-      ctx.addIssue({ code: 'custom', message: issue.message, path: issue.segments });
-  });
+  .check(
+    z.superRefine((pattern, ctx) => {
+      for (const issue of collect(pattern))
+        ctx.addIssue({ code: 'custom', message: issue.message, path: issue.segments });
+    }),
+  );

@@ -1,5 +1,5 @@
 /** Validation errors in words a user understands: one per offending field path, never a stack trace. */
-import type * as z from 'zod';
+import type * as z from '../zod.ts';
 
 export type FieldError = { path: string; message: string };
 
@@ -54,7 +54,7 @@ function typeName(value: unknown): string {
 const DEFAULT_MESSAGE = /^(Invalid|Too (big|small)|Unrecognized key)/;
 
 /** One error per field path; messages written in the schema are kept, zod's defaults are reworded. */
-export function fieldErrors(error: z.ZodError): FieldError[] {
+export function fieldErrors(error: z.core.$ZodError): FieldError[] {
   const byPath = new Map<string, string>();
   for (const issue of error.issues) {
     const message =

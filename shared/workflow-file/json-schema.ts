@@ -1,6 +1,7 @@
 /** The JSON Schema of workflow files, for editors (YAML language server, VS Code). */
-import * as z from 'zod';
+
 import { AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
+import * as z from '../zod.ts';
 
 export function workflowJsonSchema(): Record<string, unknown> {
   return {

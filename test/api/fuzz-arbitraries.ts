@@ -5,46 +5,46 @@
  */
 import fc from 'fast-check';
 import { stringify } from 'yaml';
-import type * as z from 'zod';
 import { exceedsDepth } from '../../shared/api/storable.ts';
+import type * as z from '../../shared/zod.ts';
 
 type Path = (string | number)[];
 type Def = { type: string; [key: string]: unknown };
-const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
+const defOf = (schema: z.ZodMiniType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
 /** The schema that constrains a value, past optional, default, nullable and pipe wrappers. */
-export function core(schema: z.ZodType): z.ZodType {
+export function core(schema: z.ZodMiniType): z.ZodMiniType {
   let current = schema;
   for (let i = 0; i < 20; i++) {
     const def = defOf(current);
     if (
       ['optional', 'default', 'nullable', 'readonly', 'prefault', 'catch', 'nonoptional'].includes(def.type)
     )
-      current = def.innerType as z.ZodType;
-    else if (def.type === 'pipe') current = def.in as z.ZodType;
+      current = def.innerType as z.ZodMiniType;
+    else if (def.type === 'pipe') current = def.in as z.ZodMiniType;
     else break;
   }
   return current;
 }
 
 /** The schema of a child (object field, record value, list item), when the schema says. */
-function childOf(schema: z.ZodType | undefined, key: string | number): z.ZodType | undefined {
+function childOf(schema: z.ZodMiniType | undefined, key: string | number): z.ZodMiniType | undefined {
   if (!schema) return undefined;
   const def = defOf(core(schema));
-  if (def.type === 'object') return (def.shape as Record<string, z.ZodType>)[String(key)];
-  if (def.type === 'record') return def.valueType as z.ZodType;
-  if (def.type === 'array') return def.element as z.ZodType;
+  if (def.type === 'object') return (def.shape as Record<string, z.ZodMiniType>)[String(key)];
+  if (def.type === 'record') return def.valueType as z.ZodMiniType;
+  if (def.type === 'array') return def.element as z.ZodMiniType;
   // A union (e.g. the kinds of workflow): the first option that declares the child.
   if (def.type === 'union')
-    for (const option of def.options as z.ZodType[]) {
+    for (const option of def.options as z.ZodMiniType[]) {
       const child = childOf(option, key);
       if (child) return child;
     }
   return undefined;
 }
 
-export const schemaAt = (root: z.ZodType, path: Path) =>
-  path.reduce<z.ZodType | undefined>((schema, key) => childOf(schema, key), root);
+export const schemaAt = (root: z.ZodMiniType, path: Path) =>
+  path.reduce<z.ZodMiniType | undefined>((schema, key) => childOf(schema, key), root);
 
 /** Every path into a value's objects and lists (the root excluded), up to `depth` levels. */
 export function pathsOf(value: unknown, depth = 6, at: Path = []): Path[] {
@@ -106,7 +106,7 @@ export const junk: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Values of the wrong JSON type for a schema, or just past one of its bounds. */
-export function wrongFor(schema: z.ZodType | undefined): fc.Arbitrary<unknown> {
+export function wrongFor(schema: z.ZodMiniType | undefined): fc.Arbitrary<unknown> {
   const inner = schema ? core(schema) : undefined;
   const type = inner ? defOf(inner).type : 'unknown';
   const bounds = inner as
@@ -133,7 +133,7 @@ export function wrongFor(schema: z.ZodType | undefined): fc.Arbitrary<unknown> {
 }
 
 /** A mutated body: at a path of the seed (or a field the schema declares but the seed lacks), or whole. */
-export function mutatedBodies(schema: z.ZodType, seed: unknown): fc.Arbitrary<unknown> {
+export function mutatedBodies(schema: z.ZodMiniType, seed: unknown): fc.Arbitrary<unknown> {
   const paths = pathsOf(seed);
   const objectPaths: Path[] = [
     [],

@@ -6,7 +6,6 @@
 import fc from 'fast-check';
 import { beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { parseDocument } from 'yaml';
-import type * as z from 'zod';
 import {
   exceedsDepth,
   LocalEventEnvelopeBodySchema,
@@ -17,6 +16,7 @@ import {
   WorkflowDefinitionBodySchema,
 } from '../../shared/api/index.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
+import type * as z from '../../shared/zod.ts';
 import { brokenText, mutatedBodies, serialize } from './fuzz-arbitraries.ts';
 import { apiHarness, itemsOf, ownTableName } from './helpers.ts';
 
@@ -81,7 +81,7 @@ type Format = 'json' | 'yaml';
 type Route = {
   name: string;
   path: () => string;
-  schema: z.ZodType;
+  schema: z.ZodMiniType;
   seed: unknown;
   formats: Format[];
   optional?: boolean;

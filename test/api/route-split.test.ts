@@ -7,7 +7,6 @@
  */
 import type { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { createApiFunctionApp } from '../../shared/api/api-function-app.ts';
 import { createApiApp } from '../../shared/api/app.ts';
 import type { ApiDeps, ApiEnv } from '../../shared/api/deps.ts';
@@ -15,6 +14,7 @@ import { localEventBus } from '../../shared/api/routes/local-events.ts';
 import { WorkflowDefinitionBodySchema, WorkflowDefinitionShapeSchema } from '../../shared/api/schemas.ts';
 import { createWorkflowWriteApp } from '../../shared/api/workflow-write-app.ts';
 import { WORKFLOW_WRITE_ROUTES } from '../../shared/api/workflow-write-routes.ts';
+import * as z from '../../shared/zod.ts';
 
 // Building the apps reads no port: listing and fallback requests never reach the store.
 const deps = {
@@ -75,7 +75,7 @@ describe('Routes split between the Api and WorkflowWrite functions', () => {
 
   it('documents the definition body with the JSON Schema the write routes validate with', () => {
     for (const io of ['input', 'output'] as const) {
-      const json = (schema: z.ZodType) =>
+      const json = (schema: z.ZodMiniType) =>
         z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
       expect(json(WorkflowDefinitionShapeSchema)).toEqual(json(WorkflowDefinitionBodySchema));
     }

@@ -1,6 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
 import { utf8Length } from '../../shared/core/byte-caps.ts';
@@ -16,18 +15,21 @@ import {
   MAX_TOOL_RESULT_BYTES,
 } from '../../shared/core/transcript-limits.ts';
 import { BudgetSchema } from '../../shared/schemas/budget.ts';
+import * as z from '../../shared/zod.ts';
 import { driveRun, engineDeps, ScriptedModel, text, toolUse } from '../support/engine.ts';
 import { minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 
 const store = testStore();
 const EURO = '€'; // 3 UTF-8 bytes
-const MAX_CALLS = BudgetSchema.shape.maxToolCallsPerTurn.unwrap().maxValue ?? 0;
+// The schema's own limit, as its JSON Schema states it.
+const MAX_CALLS =
+  (z.toJSONSchema(BudgetSchema.shape.maxToolCallsPerTurn) as { maximum?: number }).maximum ?? 0;
 
 /** An action whose result is far over the cap, in 3-byte characters, distinct per call. */
 const hugeResult: Action = {
   name: 'current_time',
   description: 'returns a huge result',
-  input: z.object({ n: z.number() }).strict(),
+  input: z.strictObject({ n: z.number() }),
   idempotent: false,
   irreversible: false,
   run: async (input) => ({
@@ -40,7 +42,7 @@ const hugeResult: Action = {
 const bigInput: Action = {
   name: 'notes_put',
   description: 'takes a huge input',
-  input: z.object({ value: z.string() }).strict(),
+  input: z.strictObject({ value: z.string() }),
   idempotent: false,
   irreversible: false,
   run: async () => ({ content: 'stored', isError: false }),

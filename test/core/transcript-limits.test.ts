@@ -25,6 +25,7 @@ import {
   TRANSACTION_MAX_BYTES,
   TRANSACTION_MAX_ITEMS,
 } from '../../shared/store/transaction-limits.ts';
+import * as z from '../../shared/zod.ts';
 
 const EURO = '€'; // 1 UTF-16 unit, 3 UTF-8 bytes
 const RUN_ID = `run_${'x'.repeat(40)}`;
@@ -98,7 +99,8 @@ describe('byte caps', () => {
 });
 
 describe('worst-case item sizes from the schema limits', () => {
-  const maxCalls = BudgetSchema.shape.maxToolCallsPerTurn.unwrap().maxValue ?? Number.NaN;
+  const maxCalls =
+    (z.toJSONSchema(BudgetSchema.shape.maxToolCallsPerTurn) as { maximum?: number }).maximum ?? Number.NaN;
 
   /** The largest user message a turn can commit: every answered call at its cap, in 3-byte characters. */
   function worstUserMessage(): TranscriptMessage {

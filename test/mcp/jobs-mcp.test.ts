@@ -5,8 +5,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { JobRefSchema, ListJobsSchema, SubmitJobSchema } from '../../shared/jobs/index.ts';
+import * as z from '../../shared/zod.ts';
 import {
   baseGrant,
   call,
@@ -63,7 +63,7 @@ describe('MCP: the job tools at /mcp', () => {
       'list_agent_jobs',
       'submit_agent_job',
     ]);
-    const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
+    const jsonSchema = (schema: z.ZodMiniType) => z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
     expect(byName.submit_agent_job?.inputSchema).toEqual(jsonSchema(SubmitJobSchema));
     expect(byName.get_agent_job?.inputSchema).toEqual(jsonSchema(JobRefSchema));
     expect(byName.cancel_agent_job?.inputSchema).toEqual(jsonSchema(JobRefSchema));

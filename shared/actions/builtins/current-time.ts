@@ -1,26 +1,24 @@
 /** current_time: the runtime's clock, optionally in a time zone. */
-import * as z from 'zod';
+
 import type { Action } from '../../core/actions.ts';
+import * as z from '../../zod.ts';
 
 export const currentTimeAction: Action = {
   name: 'current_time',
   description: 'Get the current date and time, in UTC or in an IANA time zone.',
-  input: z
-    .object({
-      timezone: z
-        .string()
-        .default('UTC')
-        .refine((zone) => {
-          try {
-            new Intl.DateTimeFormat('en-US', { timeZone: zone });
-            return true;
-          } catch {
-            return false;
-          }
-        }, 'must be an IANA time zone such as Europe/Berlin')
-        .describe('IANA time zone, default UTC.'),
-    })
-    .strict(),
+  input: z.strictObject({
+    timezone: z._default(z.string(), 'UTC').check(
+      z.refine((zone) => {
+        try {
+          new Intl.DateTimeFormat('en-US', { timeZone: zone });
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'must be an IANA time zone such as Europe/Berlin'),
+      z.describe('IANA time zone, default UTC.'),
+    ),
+  }),
   idempotent: true,
   irreversible: false,
   async run(input, ctx) {

@@ -1,18 +1,21 @@
 /** notes_put (idempotent) and notes_append (not idempotent): small built-ins with visible side effects. */
-import * as z from 'zod';
+
 import type { Action } from '../../core/actions.ts';
+import * as z from '../../zod.ts';
 import type { NotesPort } from '../notes-port.ts';
 
 const NoteName = z
   .string()
-  .regex(/^[a-z0-9_-]{1,64}$/, 'lowercase letters, digits, _ and -')
-  .describe('The note name.');
+  .check(z.regex(/^[a-z0-9_-]{1,64}$/, 'lowercase letters, digits, _ and -'), z.describe('The note name.'));
 
 export function notesPutAction(notes: NotesPort): Action {
   return {
     name: 'notes_put',
     description: 'Set a run note to a value, replacing what it held. Safe to repeat.',
-    input: z.object({ name: NoteName, value: z.string().max(10_000).describe('The new content.') }).strict(),
+    input: z.strictObject({
+      name: NoteName,
+      value: z.string().check(z.maxLength(10_000), z.describe('The new content.')),
+    }),
     idempotent: true,
     irreversible: false,
     async run(input, ctx) {
@@ -27,7 +30,10 @@ export function notesAppendAction(notes: NotesPort): Action {
   return {
     name: 'notes_append',
     description: 'Append one line to a run note. Each call adds a line, so repeating it duplicates the line.',
-    input: z.object({ name: NoteName, line: z.string().max(2_000).describe('The line to append.') }).strict(),
+    input: z.strictObject({
+      name: NoteName,
+      line: z.string().check(z.maxLength(2_000), z.describe('The line to append.')),
+    }),
     idempotent: false,
     irreversible: false,
     async run(input, ctx) {

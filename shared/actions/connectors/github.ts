@@ -3,13 +3,14 @@
  * (REST API, `Authorization: Bearer <token>` bound to the API origin). Results give the number and URL of
  * what was created, not the whole response.
  */
-import * as z from 'zod';
+
 import type { Action } from '../../core/actions.ts';
 import type {
   GithubCreateCommentConnectorSchema,
   GithubCreateIssueConnectorSchema,
 } from '../../schemas/connector.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
+import * as z from '../../zod.ts';
 import { ConnectorConfigError } from '../errors.ts';
 import { egressFailure, failed, succeeded } from '../outcome.ts';
 import { type PublishPolicy, sendsOutside } from '../publish-policy.ts';
@@ -26,25 +27,19 @@ export const GITHUB_API_VERSION = '2022-11-28';
 export const DEFAULT_USER_AGENT = 'wf-runtime';
 
 /** Input of `github_create_issue`. */
-export const GithubIssueInput = z
-  .object({
-    title: z.string().min(1).max(256).describe('Issue title.'),
-    body: z.string().max(65_536).describe('Issue body (Markdown).'),
-    labels: z
-      .array(z.string().min(1).max(50))
-      .max(20)
-      .optional()
-      .describe('Labels to set (they must exist).'),
-  })
-  .strict();
+export const GithubIssueInput = z.strictObject({
+  title: z.string().check(z.minLength(1), z.maxLength(256), z.describe('Issue title.')),
+  body: z.string().check(z.maxLength(65_536), z.describe('Issue body (Markdown).')),
+  labels: z
+    .optional(z.array(z.string().check(z.minLength(1), z.maxLength(50))).check(z.maxLength(20)))
+    .check(z.describe('Labels to set (they must exist).')),
+});
 
 /** Input of `github_create_comment`. */
-export const GithubCommentInput = z
-  .object({
-    number: z.number().int().positive().describe('The issue or pull request number.'),
-    body: z.string().min(1).max(65_536).describe('Comment body (Markdown).'),
-  })
-  .strict();
+export const GithubCommentInput = z.strictObject({
+  number: z.number().check(z.int(), z.positive(), z.describe('The issue or pull request number.')),
+  body: z.string().check(z.minLength(1), z.maxLength(65_536), z.describe('Comment body (Markdown).')),
+});
 
 /** `{apiBaseUrl}/repos/{owner}/{repo}` with each segment checked and encoded. */
 function repoUrl(name: string, connector: GithubConnector, path: string): URL {
@@ -61,7 +56,7 @@ type Created = { number?: number; id?: number; html_url?: string; message?: stri
 
 /** What differs between the verbs: input, path below the repository, payload and the result text. */
 type Verb<I> = {
-  input: z.ZodType<I>;
+  input: z.ZodMiniType<I>;
   path(input: I): string;
   payload(input: I): unknown;
   done(created: Created, input: I): string;

@@ -3,10 +3,11 @@
  * optional credential). GET requests, and connectors declared with `body: none`, carry the input (minus path
  * parameters) as query parameters; the others as a JSON body.
  */
-import type * as z from 'zod';
+
 import type { Action } from '../../core/actions.ts';
 import type { HttpConnectorSchema } from '../../schemas/connector.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
+import type * as z from '../../zod.ts';
 import { DEFAULT_MAX_TEXT_CHARS, httpResultText } from '../http/response-text.ts';
 import { egressFailure } from '../outcome.ts';
 import { type PublishPolicy, sendsOutside } from '../publish-policy.ts';

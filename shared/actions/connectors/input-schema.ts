@@ -4,13 +4,14 @@
  * unknown fields are refused). Path parameters of the URL template that the declaration does not list are
  * added as required strings, so the model is always told about them.
  */
-import * as z from 'zod';
+
 import type { ActionInputJsonSchema } from '../../schemas/connector.ts';
+import * as z from '../../zod.ts';
 
 type Property = ActionInputJsonSchema['properties'][string];
 
 /** The parse schema and the model-facing JSON Schema of a connector's input. */
-export type ConnectorInput = { input: z.ZodType; jsonSchema: Record<string, unknown> };
+export type ConnectorInput = { input: z.ZodMiniType; jsonSchema: Record<string, unknown> };
 
 /** The zod schema and the model-facing JSON Schema of a connector's declared input. */
 export function connectorInput(
@@ -25,16 +26,16 @@ export function connectorInput(
     }
     required.add(param);
   }
-  const shape: Record<string, z.ZodType> = {};
+  const shape: Record<string, z.ZodMiniType> = {};
   for (const [name, property] of Object.entries(properties)) {
     const field = fieldSchema(property);
-    shape[name] = required.has(name) ? field : field.optional();
+    shape[name] = required.has(name) ? field : z.optional(field);
   }
   const jsonProperties = Object.fromEntries(
     Object.entries(properties).map(([name, property]) => [name, jsonProperty(property)]),
   );
   return {
-    input: z.object(shape).strict(),
+    input: z.strictObject(shape),
     jsonSchema: {
       type: 'object',
       properties: jsonProperties,
@@ -44,12 +45,12 @@ export function connectorInput(
   };
 }
 
-function fieldSchema(property: Property): z.ZodType {
-  let field: z.ZodType;
+function fieldSchema(property: Property): z.ZodMiniType {
+  let field: z.ZodMiniType;
   switch (property.type) {
     case 'string': {
       let text = z.string();
-      if (property.maxLength !== undefined) text = text.max(property.maxLength);
+      if (property.maxLength !== undefined) text = text.check(z.maxLength(property.maxLength));
       field = text;
       break;
     }
@@ -57,7 +58,7 @@ function fieldSchema(property: Property): z.ZodType {
       field = z.number();
       break;
     case 'integer':
-      field = z.number().int();
+      field = z.number().check(z.int());
       break;
     case 'boolean':
       field = z.boolean();
@@ -71,11 +72,13 @@ function fieldSchema(property: Property): z.ZodType {
   }
   const allowed = property.enum;
   if (allowed && allowed.length > 0) {
-    field = field.refine((value) => allowed.includes(value as string | number), {
-      message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
-    });
+    field = field.check(
+      z.refine((value) => allowed.includes(value as string | number), {
+        message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
+      }),
+    );
   }
-  return property.description === undefined ? field : field.describe(property.description);
+  return property.description === undefined ? field : field.check(z.describe(property.description));
 }
 
 function jsonProperty(property: Property): Record<string, unknown> {

@@ -2,10 +2,11 @@
  * `signed_webhook` connectors: POST the input as a JSON object to the declared URL, signed with the key in
  * the declared credential slot (signature.ts). The key itself is never sent.
  */
-import * as z from 'zod';
+
 import type { Action } from '../../core/actions.ts';
 import type { SignedWebhookConnectorSchema } from '../../schemas/connector.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
+import * as z from '../../zod.ts';
 import { capText } from '../http/response-text.ts';
 import { egressFailure } from '../outcome.ts';
 import { type PublishPolicy, sendsOutside } from '../publish-policy.ts';
@@ -19,12 +20,12 @@ export type SignedWebhookConnector = z.output<typeof SignedWebhookConnectorSchem
 /** Cap on the serialised payload. */
 export const MAX_WEBHOOK_BODY_CHARS = 64 * 1024;
 
-const WebhookInput = z
-  .record(z.string(), z.unknown())
-  .refine((value) => JSON.stringify(value).length <= MAX_WEBHOOK_BODY_CHARS, {
+const WebhookInput = z.record(z.string(), z.unknown()).check(
+  z.refine((value) => JSON.stringify(value).length <= MAX_WEBHOOK_BODY_CHARS, {
     message: `the JSON payload must be at most ${MAX_WEBHOOK_BODY_CHARS} characters`,
-  })
-  .describe('The JSON object to send.');
+  }),
+  z.describe('The JSON object to send.'),
+);
 
 /** The action of a `signed_webhook` connector. */
 export function signedWebhookAction(

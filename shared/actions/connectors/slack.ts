@@ -3,10 +3,11 @@
  * dispatch time, never shown). It must be an https://hooks.slack.com/… URL; anything else is refused before
  * a request is made. Tests may add a loopback origin through `allowedOrigins`; production never does.
  */
-import * as z from 'zod';
+
 import type { Action } from '../../core/actions.ts';
 import type { SlackWebhookConnectorSchema } from '../../schemas/connector.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
+import * as z from '../../zod.ts';
 import { ConnectorConfigError } from '../errors.ts';
 import { egressFailure } from '../outcome.ts';
 import { resolveSlot, sendConnectorRequest } from './send.ts';
@@ -18,20 +19,18 @@ export type SlackWebhookConnector = z.output<typeof SlackWebhookConnectorSchema>
 export const SLACK_WEBHOOK_ORIGIN = 'https://hooks.slack.com';
 
 /** Input of a Slack message: text and optional Block Kit blocks. */
-export const SlackMessageInput = z
-  .object({
-    text: z
-      .string()
-      .min(1)
-      .max(40_000)
-      .describe('The message (Slack mrkdwn). Also the notification text when blocks are given.'),
-    blocks: z
-      .array(z.record(z.string(), z.unknown()))
-      .max(50)
-      .optional()
-      .describe('Optional Block Kit blocks.'),
-  })
-  .strict();
+export const SlackMessageInput = z.strictObject({
+  text: z
+    .string()
+    .check(
+      z.minLength(1),
+      z.maxLength(40_000),
+      z.describe('The message (Slack mrkdwn). Also the notification text when blocks are given.'),
+    ),
+  blocks: z
+    .optional(z.array(z.record(z.string(), z.unknown())).check(z.maxLength(50)))
+    .check(z.describe('Optional Block Kit blocks.')),
+});
 
 /** The webhook URL from a secret, or a `ConnectorConfigError` that never quotes the secret. */
 export function slackWebhookUrl(connector: string, secret: string, allowedOrigins: readonly string[]): URL {

@@ -3,9 +3,10 @@
  * text (html-text.ts), other text types pass through, binary bodies are refused; the text is capped
  * (default 20,000 characters, said in the result when cut). Idempotent: a GET may be repeated.
  */
-import type * as z from 'zod';
+
 import type { Action } from '../../core/actions.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
+import type * as z from '../../zod.ts';
 import { credentialProblem } from '../credential-check.ts';
 import { egressFailure, failed, succeeded } from '../outcome.ts';
 import { FetchUrlInput, fetchUrlDescription } from './fetch-url-spec.ts';

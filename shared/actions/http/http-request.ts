@@ -5,9 +5,10 @@
  * per action, and a POST that crashed mid-flight must never be repeated blindly (the ledger settles it as
  * "outcome unknown"); reads that may be repeated belong to `fetch_url`.
  */
-import * as z from 'zod';
+
 import type { Action } from '../../core/actions.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
+import * as z from '../../zod.ts';
 import { credentialProblem } from '../credential-check.ts';
 import { egressFailure, failed } from '../outcome.ts';
 import { type PublishPolicy, sendingRedirectHosts, sendsOutside } from '../publish-policy.ts';
@@ -21,47 +22,52 @@ export const MAX_REQUEST_BODY_CHARS = 256 * 1024;
 /** Cap on the number of model-supplied headers. */
 export const MAX_REQUEST_HEADERS = 32;
 
-const HeaderName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, 'must be an HTTP header name');
+const HeaderName = z
+  .string()
+  .check(z.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, 'must be an HTTP header name'));
 const HeaderValue = z
   .string()
-  .max(8192)
-  .regex(/^[^\r\n\0]*$/, 'must not contain line breaks');
+  .check(z.maxLength(8192), z.regex(/^[^\r\n\0]*$/, 'must not contain line breaks'));
 
 /** Input of `http_request`. */
 export const HttpRequestInput = z
-  .object({
-    method: z.enum(HTTP_REQUEST_METHODS).default('GET').describe('HTTP method, default GET.'),
-    url: HttpUrlInput.describe('Absolute http(s) URL.'),
+  .strictObject({
+    method: z._default(z.enum(HTTP_REQUEST_METHODS), 'GET').check(z.describe('HTTP method, default GET.')),
+    url: HttpUrlInput.check(z.describe('Absolute http(s) URL.')),
     headers: z
-      .record(HeaderName, HeaderValue)
-      .refine(
-        (headers) => Object.keys(headers).length <= MAX_REQUEST_HEADERS,
-        `at most ${MAX_REQUEST_HEADERS} headers`,
+      .optional(
+        z
+          .record(HeaderName, HeaderValue)
+          .check(
+            z.refine(
+              (headers) => Object.keys(headers).length <= MAX_REQUEST_HEADERS,
+              `at most ${MAX_REQUEST_HEADERS} headers`,
+            ),
+          ),
       )
-      .optional()
-      .describe('Request headers. Never put credentials here: the runtime refuses such requests.'),
+      .check(z.describe('Request headers. Never put credentials here: the runtime refuses such requests.')),
     body: z
-      .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
-      .optional()
-      .describe('Request body: a string, or a JSON object/array (sent as application/json).'),
+      .optional(z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]))
+      .check(z.describe('Request body: a string, or a JSON object/array (sent as application/json).')),
   })
-  .strict()
-  .superRefine((input, ctx) => {
-    if (input.body !== undefined && (input.method === 'GET' || input.method === 'HEAD')) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['body'],
-        message: `a ${input.method} request cannot have a body`,
-      });
-    }
-    if (input.body !== undefined && bodyText(input.body).length > MAX_REQUEST_BODY_CHARS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['body'],
-        message: `must be at most ${MAX_REQUEST_BODY_CHARS} characters`,
-      });
-    }
-  });
+  .check(
+    z.superRefine((input, ctx) => {
+      if (input.body !== undefined && (input.method === 'GET' || input.method === 'HEAD')) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['body'],
+          message: `a ${input.method} request cannot have a body`,
+        });
+      }
+      if (input.body !== undefined && bodyText(input.body).length > MAX_REQUEST_BODY_CHARS) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['body'],
+          message: `must be at most ${MAX_REQUEST_BODY_CHARS} characters`,
+        });
+      }
+    }),
+  );
 export type HttpRequestInput = z.output<typeof HttpRequestInput>;
 
 const bodyText = (body: NonNullable<HttpRequestInput['body']>): string =>

@@ -4,9 +4,10 @@
  * `ExternalRefusedError`; anything that left no usable answer becomes `ExternalTransportError`, marked
  * `sent` when the request may have been received.
  */
-import type * as z from 'zod';
+
 import { ownerSecretPrefix } from '../../credentials/owner-key.ts';
 import { EgressDeniedError, EgressError } from '../../egress/errors.ts';
+import type * as z from '../../zod.ts';
 import { ExternalRefusedError, ExternalTransportError } from '../errors.ts';
 import type { AdapterContext, ExternalHttpRequest, ExternalHttpResponse } from '../ports.ts';
 import type { HttpRuntimeSettings } from './settings.ts';
@@ -55,7 +56,11 @@ export class HttpRuntimeClient {
   }
 
   /** Parses a JSON answer; an answer we cannot read is a transport failure (it was received, maybe acted on). */
-  json<S extends z.ZodType>(key: string | undefined, response: ExternalHttpResponse, schema: S): z.output<S> {
+  json<S extends z.ZodMiniType>(
+    key: string | undefined,
+    response: ExternalHttpResponse,
+    schema: S,
+  ): z.output<S> {
     let value: unknown;
     try {
       value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(response.body));

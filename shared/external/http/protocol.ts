@@ -3,7 +3,7 @@
  * Flue-style keyed-admission engine. Every per-execution answer names the incarnation, so a recreated
  * execution is recognised. The fixture engine serves exactly these shapes.
  */
-import * as z from 'zod';
+import * as z from '../../zod.ts';
 
 /** Protocol name and version an engine announces in its info answer. */
 export const HTTP_RUNTIME_PROTOCOL = 'wf-external-http/1';
@@ -17,18 +17,18 @@ export const HEADERS = {
   signatureTimestamp: 'x-signature-timestamp',
 } as const;
 
-const Sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex SHA-256');
-const IdSchema = z.string().min(1).max(200);
+const Sha256Schema = z.string().check(z.regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex SHA-256'));
+const IdSchema = z.string().check(z.minLength(1), z.maxLength(200));
 
 /** Our execution key on the wire: URL-safe, so it can be a path segment without ambiguity. */
 export const ExecutionKeySchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, 'must be 1-200 characters of A-Z a-z 0-9 . _ : -');
+  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, 'must be 1-200 characters of A-Z a-z 0-9 . _ : -'));
 
 /** `GET /`: who the engine is. `incarnation` is the current life of the runtime. */
 export const InfoSchema = z.object({
   protocol: z.literal(HTTP_RUNTIME_PROTOCOL),
-  engine: z.string().min(1).max(100),
+  engine: z.string().check(z.minLength(1), z.maxLength(100)),
   incarnation: IdSchema,
 });
 export type Info = z.infer<typeof InfoSchema>;
@@ -37,7 +37,7 @@ export type Info = z.infer<typeof InfoSchema>;
 export const DispatchRequestSchema = z.object({
   payload: z.unknown(),
   payload_sha256: Sha256Schema,
-  callback_url: z.url().optional(),
+  callback_url: z.optional(z.url()),
 });
 export type DispatchRequest = z.infer<typeof DispatchRequestSchema>;
 
@@ -51,14 +51,16 @@ export const ExecutionStatusSchema = z
     incarnation: IdSchema,
     payload_sha256: Sha256Schema,
     state: z.enum(WIRE_STATES),
-    wait_reason: z.enum(['human', 'budget', 'capacity']).optional(),
-    progress: z.string().max(2_000).optional(),
-    summary: z.string().max(20_000).optional(),
+    wait_reason: z.optional(z.enum(['human', 'budget', 'capacity'])),
+    progress: z.optional(z.string().check(z.maxLength(2_000))),
+    summary: z.optional(z.string().check(z.maxLength(20_000))),
   })
-  .refine((status) => status.state !== 'waiting' || status.wait_reason !== undefined, {
-    message: 'a waiting execution must say why (wait_reason)',
-    path: ['wait_reason'],
-  });
+  .check(
+    z.refine((status) => status.state !== 'waiting' || status.wait_reason !== undefined, {
+      message: 'a waiting execution must say why (wait_reason)',
+      path: ['wait_reason'],
+    }),
+  );
 export type ExecutionStatus = z.infer<typeof ExecutionStatusSchema>;
 
 /** `POST /executions/{key}/abort` body: the incarnation we mean to stop. */
@@ -74,8 +76,8 @@ export type AbortResponse = z.infer<typeof AbortResponseSchema>;
 
 /** One manifest entry: a relative path, a byte size and a SHA-256. */
 export const ArtifactEntrySchema = z.object({
-  path: z.string().min(1).max(1_024),
-  size: z.number().int().nonnegative(),
+  path: z.string().check(z.minLength(1), z.maxLength(1_024)),
+  size: z.number().check(z.int(), z.nonnegative()),
   sha256: Sha256Schema,
 });
 
@@ -86,9 +88,9 @@ export type Manifest = z.infer<typeof ManifestSchema>;
 /** Error answers: `{ error: code, … }`. A 409 on dispatch names the payload digest the engine holds. */
 export const ErrorBodySchema = z.object({
   error: z.string(),
-  message: z.string().optional(),
-  payload_sha256: Sha256Schema.optional(),
-  incarnation: IdSchema.optional(),
+  message: z.optional(z.string()),
+  payload_sha256: z.optional(Sha256Schema),
+  incarnation: z.optional(IdSchema),
 });
 
 /** Paths of the protocol, relative to the endpoint. Artifact paths keep their `/`, each segment encoded. */

@@ -2,31 +2,32 @@
  * The environment the CDK gives the functions (infra/constructs/env-names.ts), parsed once per container.
  * Each function's composition (this folder) reads only the variables its own path needs.
  */
-import * as z from 'zod';
+
 import { ENV } from '../../../infra/constructs/env-names.ts';
 import { type AlertTopicOwners, parseAlertTopicOwners } from '../../notify/alert-topics.ts';
+import * as z from '../../zod.ts';
 
 const EnvSchema = z.object({
-  [ENV.tableName]: z.string().min(1),
-  [ENV.stateMachineArn]: z.string().optional(),
-  [ENV.graphStateMachineArn]: z.string().optional(),
-  [ENV.externalStateMachineArn]: z.string().optional(),
-  [ENV.externalEngines]: z.string().optional(),
-  [ENV.modelProvider]: z.enum(['anthropic', 'bedrock']).default('anthropic'),
-  [ENV.anthropicSecretArn]: z.string().optional(),
-  [ENV.credentialSecretPrefix]: z.string().default('wf/'),
-  [ENV.credentialRoleArn]: z.string().optional(),
-  [ENV.internalHosts]: z.string().optional(),
-  [ENV.approvalBaseUrl]: z.string().optional(),
-  [ENV.alertTopicArn]: z.string().optional(),
-  [ENV.alertTopicArns]: z.string().optional(),
-  [ENV.alertTopicOwners]: z.string().optional(),
-  [ENV.signingSecretArn]: z.string().optional(),
-  [ENV.approvalTopicArn]: z.string().optional(),
-  [ENV.auditSigningKeyArn]: z.string().optional(),
-  [ENV.approverOwners]: z.string().optional(),
-  [ENV.ownerTopicArn]: z.string().optional(),
-  [ENV.apiUrl]: z.string().optional(),
+  [ENV.tableName]: z.string().check(z.minLength(1)),
+  [ENV.stateMachineArn]: z.optional(z.string()),
+  [ENV.graphStateMachineArn]: z.optional(z.string()),
+  [ENV.externalStateMachineArn]: z.optional(z.string()),
+  [ENV.externalEngines]: z.optional(z.string()),
+  [ENV.modelProvider]: z._default(z.enum(['anthropic', 'bedrock']), 'anthropic'),
+  [ENV.anthropicSecretArn]: z.optional(z.string()),
+  [ENV.credentialSecretPrefix]: z._default(z.string(), 'wf/'),
+  [ENV.credentialRoleArn]: z.optional(z.string()),
+  [ENV.internalHosts]: z.optional(z.string()),
+  [ENV.approvalBaseUrl]: z.optional(z.string()),
+  [ENV.alertTopicArn]: z.optional(z.string()),
+  [ENV.alertTopicArns]: z.optional(z.string()),
+  [ENV.alertTopicOwners]: z.optional(z.string()),
+  [ENV.signingSecretArn]: z.optional(z.string()),
+  [ENV.approvalTopicArn]: z.optional(z.string()),
+  [ENV.auditSigningKeyArn]: z.optional(z.string()),
+  [ENV.approverOwners]: z.optional(z.string()),
+  [ENV.ownerTopicArn]: z.optional(z.string()),
+  [ENV.apiUrl]: z.optional(z.string()),
 });
 
 export type AwsEnv = z.infer<typeof EnvSchema>;
