@@ -3,7 +3,7 @@
  * approver is declared only for another owner (a definition saved before the declaration changed, or a check
  * bypassed) sends that approver nothing, and the approval is denied as undeliverable.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { requestApproval } from '../../shared/approvals-http/request-approval.ts';
 import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
 import { declaredApprovers, snsNotifier } from '../../shared/notify/index.ts';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyApprovalLink } from '../../shared/approvals/index.ts';
 import { publicBaseUrlFrom } from '../../shared/approvals-http/deps.ts';
 import { type RequestApprovalDeps, requestApproval } from '../../shared/approvals-http/request-approval.ts';

@@ -4,7 +4,7 @@
  * a decision answers that wait even while another step's approval is pending, and an approval nobody can be
  * sent is denied at once.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type RequestApprovalDeps, requestApproval } from '../../shared/approvals-http/request-approval.ts';
 import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
 import { decideApproval } from '../../shared/core/approval-ops.ts';
