@@ -64,7 +64,7 @@ export async function readRunAudit(
 }
 
 /**
- * A run's chain read again and again as it grows (`wf run --watch`): a page that has a next token is complete and
+ * A run's chain read again and again as it grows (`wf run start --wait`): a page that has a next token is complete and
  * is kept; each read starts at the last page read (the one that may have grown) and follows the tokens from
  * there, instead of reading the chain from its first page every time.
  */

@@ -1,5 +1,5 @@
 /**
- * `wf run --watch` polls the run's audit over the paged API (GET /v1/runs/{id}/audit): each poll continues from
+ * `wf run start --wait` (watch.ts) polls the run's audit over the paged API (GET /v1/runs/{id}/audit): each poll continues from
  * the last page it read, instead of reading every page from the first again, and still prints each entry once
  * as the chain grows across pages. Counted in audit requests.
  */
@@ -43,7 +43,7 @@ async function grow(runId: string, count: number): Promise<void> {
   );
 }
 
-describe('wf run --watch: audit pages', () => {
+describe('wf run start --wait: audit pages', () => {
   let runId: string;
   beforeAll(async () => {
     const { workflowId } = (await h.bob.post('/v1/workflows', definition())).body.workflow;
