@@ -83,6 +83,8 @@ export const ENGINE_RETRYABLE_ERRORS = [
   'ModelServerError',
   'ModelConnectionError',
   'StoreThrottledError',
+  // A credential the answer must be redacted of could not be loaded (shared/core/redaction.ts): the cap frees up.
+  'CredentialUnavailableError',
 ] as const;
 
 /** The state names of the graph state machine (docs/state-machine.md, "The graph machine"). */

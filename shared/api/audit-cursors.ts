@@ -20,21 +20,36 @@ export const checkpointHash = (entry: unknown): string => {
   return typeof hash === 'string' && HASH.test(hash) ? hash : NO_HASH;
 };
 
-/** Where a run's audit page starts: the item key seq holding its first entry, that entry's seq, the hash before. */
-export type RunAuditCursor = { item: number; seq: number; prevHash: string };
+/**
+ * Where a run's audit page starts: the item key seq holding its first entry, that entry's seq, the hash before;
+ * and, once a page bound a model call, the assistant message it bound (run-audit-transcript.ts): where the next
+ * page's reading of the transcript starts.
+ */
+export type RunAuditCursor = {
+  item: number;
+  seq: number;
+  prevHash: string;
+  transcript?: { seq: number; turn: number };
+};
 
-const RUN_SK = /^AUD#(\d{9})#(\d{9})#([0-9a-f]{64})$/;
+const RUN_SK = /^AUD#(\d{9})#(\d{9})#([0-9a-f]{64})(?:#MSG#(\d{9})#(\d{9}))?$/;
 
 export function runAuditCursor(runId: string, token: string | undefined): RunAuditCursor | undefined {
   const checked = checkedToken(token, tokenShapes.runAudit(runId));
   if (checked === undefined) return undefined;
   const match = RUN_SK.exec(String(decodeToken(checked)?.sk));
   if (!match) throw badToken();
-  return { item: Number(match[1]), seq: Number(match[2]), prevHash: match[3]! };
+  const cursor = { item: Number(match[1]), seq: Number(match[2]), prevHash: match[3]! };
+  return match[4] === undefined
+    ? cursor
+    : { ...cursor, transcript: { seq: Number(match[4]), turn: Number(match[5]) } };
 }
 
 export const runAuditToken = (runId: string, next: RunAuditCursor): string =>
-  encodeToken({ pk: `RUN#${runId}`, sk: `AUD#${pad(next.item)}#${pad(next.seq)}#${next.prevHash}` })!;
+  encodeToken({
+    pk: `RUN#${runId}`,
+    sk: `AUD#${pad(next.item)}#${pad(next.seq)}#${next.prevHash}${next.transcript ? `#MSG#${pad(next.transcript.seq)}#${pad(next.transcript.turn)}` : ''}`,
+  })!;
 
 /** A checkpoint in an owner chain: the next entry's seq and the hash of the entry before it. */
 export type Checkpoint = { seq: number; prevHash: string };

@@ -1,6 +1,6 @@
 /** Follows a run until it ends, printing progress lines as its audit chain grows. */
 import { isDeliverable } from '../core/degraded.ts';
-import { type RunAuditPage, readRunAudit } from '../runs/audit-reader.ts';
+import { followRunAudit, type RunAuditPage } from '../runs/audit-reader.ts';
 import type { Run } from '../schemas/run.ts';
 import type { ApiClient } from './client.ts';
 import { costSoFar, describeAuditEntry } from './progress.ts';
@@ -16,15 +16,21 @@ export type WatchOptions = {
   onAwaitingApproval?: (run: Run) => void | Promise<void>;
 };
 
-export async function watchRun(client: ApiClient, runId: string, options: WatchOptions): Promise<Run> {
+export async function watchRun(
+  client: Pick<ApiClient, 'get'>,
+  runId: string,
+  options: WatchOptions,
+): Promise<Run> {
   const deadline = Date.now() + (options.timeoutMs ?? 30 * 60_000);
   let seen = 0;
   let waiting = false;
   let deliveryDeadline: number | undefined;
+  // Pages already read whole are not read again: each poll continues from the last page.
+  const readAudit = followRunAudit(runId, (path) => client.get<RunAuditPage>(path));
   for (;;) {
     // The run first: its audit entries are written with it, so the entries read next include all it shows.
     const { run } = await client.get<{ run: Run }>(`/v1/runs/${runId}`);
-    const { entries } = await readRunAudit(runId, (path) => client.get<RunAuditPage>(path));
+    const { entries } = await readAudit();
     for (const entry of entries.slice(seen)) {
       const line = describeAuditEntry(entry);
       if (line)

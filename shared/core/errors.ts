@@ -32,3 +32,22 @@ export class WorkflowVersionMissingError extends Error {
     this.name = 'WorkflowVersionMissingError';
   }
 }
+
+/**
+ * A credential of the workflow could not be loaded for the run's owner (a refused or failed read), so text that
+ * may carry it (the model's answer, a delivery's response) could not be redacted of it. Fail closed: the call
+ * is not made, or its answer is not kept, and the task is retried (the state machines' engine retrier): the
+ * per-container redaction cap frees a place within its hold, a throttled read passes. The message names the
+ * slot and the reference, never a value.
+ */
+export class CredentialUnavailableError extends Error {
+  readonly slot: string;
+  constructor(slot: string, cause: unknown) {
+    super(
+      `the workflow's credential '${slot}' could not be loaded, so text that may carry it cannot be redacted: ${(cause as Error)?.message ?? String(cause)}`,
+      { cause },
+    );
+    this.name = 'CredentialUnavailableError';
+    this.slot = slot;
+  }
+}

@@ -19,7 +19,7 @@ import { planModelCall } from './model-request.ts';
 import type { TurnOutcome } from './outcome.ts';
 import type { ContentBlock, ModelRequest, ModelResponse } from './ports.ts';
 import { costOf, type ModelPrice, roundUsd } from './pricing.ts';
-import { redactModelContent } from './redaction.ts';
+import { assertCredentialsReadable, redactModelContent } from './redaction.ts';
 import { outstandingReservationPart, releasePart } from './reservation-parts.ts';
 import { contentHashOf, OUTPUT_TOO_LARGE, oversizeReason } from './transcript-limits.ts';
 import type { TurnContext } from './turn-context.ts';
@@ -39,6 +39,7 @@ export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext):
     return finishRun(h, deps, input, { status: 'failed', stopReason: 'error', error: planned.error });
   }
   const { request, price } = planned;
+  await credentialsBeforeCall(h, deps, ctx);
 
   const reserved = await reserveTurnBudget(h, deps, ctx, request, price);
   if (reserved.outcome) return reserved.outcome;
@@ -46,12 +47,7 @@ export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext):
 
   const response = await callOrRelease(h, deps, request, input.attempt);
   const cost = costOf(response.usage, price);
-  const said = await redactModelContent(
-    response.content,
-    Object.values(definition.credRefs),
-    deps.secrets,
-    h.run.owner,
-  );
+  const said = await redactModelContent(response.content, definition.credRefs, deps.secrets, h.run.owner);
   // An answer too large to store is replaced by a note and ends the run (concludeAssistant), instead of
   // a commit that DynamoDB refuses on every retry.
   const tooLarge = oversizeReason(said);
@@ -113,6 +109,20 @@ export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext):
   });
   ctx.messages.push(assistant);
   return concludeAssistant(h, deps, ctx, assistant, true);
+}
+
+/**
+ * The answer is kept only if it can be redacted of every credential of the workflow (redaction.ts): checked
+ * before the call, so a refused or failed read costs no model call. What the turn staged (an approved call's
+ * settle) is committed first, so the retried Turn reuses it instead of finding the call's outcome unknown.
+ */
+async function credentialsBeforeCall(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promise<void> {
+  try {
+    await assertCredentialsReadable(ctx.definition.credRefs, deps.secrets, h.run.owner);
+  } catch (error) {
+    await h.flush();
+    throw error;
+  }
 }
 
 type TurnReservation =

@@ -24,19 +24,22 @@ const refOf = (spec: CredentialRefSpec, owner: string): CredentialRef =>
     ? { owner, secret: spec.secret }
     : { owner, secret: spec.secret, field: spec.field };
 
+/** A credential that could not be read: its slot, and why (a CredentialError names the reference, never a value). */
+export type UnreadableCredential = { slot: string; cause: unknown };
+
 /** Resolves every credential of the workflow for the owner; the first slot that could not be read, if any. */
-export async function unreadableCredential(scope: RedactionScope): Promise<string | undefined> {
+export async function unreadableCredential(scope: RedactionScope): Promise<UnreadableCredential | undefined> {
   const failed = await Promise.all(
     Object.entries(scope.credRefs).map(async ([slot, spec]) => {
       try {
         await scope.secrets.resolve(refOf(spec, scope.owner));
         return undefined;
-      } catch {
-        return slot;
+      } catch (cause) {
+        return { slot, cause };
       }
     }),
   );
-  return failed.find((slot) => slot !== undefined);
+  return failed.find((each) => each !== undefined);
 }
 
 /**
@@ -48,10 +51,10 @@ export async function runRedacted(
   rerun: boolean,
   call: () => Promise<ToolOutcome>,
 ): Promise<ToolOutcome> {
-  const slot = await unreadableCredential(scope);
+  const unreadable = await unreadableCredential(scope);
   let outcome: ToolOutcome;
-  if (slot !== undefined) {
-    const why = `the runtime could not load the workflow's credential '${slot}', which it needs to redact this call's result`;
+  if (unreadable !== undefined) {
+    const why = `the runtime could not load the workflow's credential '${unreadable.slot}', which it needs to redact this call's result`;
     outcome = rerun
       ? unknownOutcome(
           `this call was dispatched before the runtime stopped; ${why}, so it was not sent again`,

@@ -5,9 +5,18 @@
  * answer before it stores or dispatches it; a tool call that carried one then carries the marker (which
  * http_request and fetch_url refuse). Thinking blocks stay as they are: they are signed, and an edited one
  * would be refused on replay.
+ *
+ * The secrets port redacts only the values it holds for the owner, and holds a value only once resolved in
+ * this container (and for a while after: owner-redactors.ts). A credential that cannot be resolved now
+ * (a read that failed, or the port's per-container cap refusing a new owner) may still be one the model was
+ * shown in an earlier invocation, and the answer cannot be redacted of it: fail closed, nothing is kept
+ * (CredentialUnavailableError). The model step checks the same before its call (`assertCredentialsReadable`),
+ * so a refusal usually costs no model call.
  */
 import type { CredentialRefSpec } from '../schemas/credentials.ts';
+import { CredentialUnavailableError } from './errors.ts';
 import type { ContentBlock, SecretsPort } from './ports.ts';
+import { unreadableCredential } from './redacted-dispatch.ts';
 
 function redactValue(input: unknown, redact: (text: string) => string): unknown {
   if (typeof input === 'string') return redact(input);
@@ -20,26 +29,25 @@ function redactValue(input: unknown, redact: (text: string) => string): unknown 
   return input;
 }
 
+/** Resolves every credential of the workflow for `owner`; throws CredentialUnavailableError for one that fails. */
+export async function assertCredentialsReadable(
+  credRefs: Record<string, CredentialRefSpec>,
+  secrets: SecretsPort,
+  owner: string,
+): Promise<void> {
+  const unreadable = await unreadableCredential({ credRefs, secrets, owner });
+  if (unreadable) throw new CredentialUnavailableError(unreadable.slot, unreadable.cause);
+}
+
+/** `content` with every value of the workflow's credentials cut out; throws when one cannot be resolved. */
 export async function redactModelContent(
   content: ContentBlock[],
-  credRefs: CredentialRefSpec[],
+  credRefs: Record<string, CredentialRefSpec>,
   secrets: SecretsPort,
   owner: string,
 ): Promise<ContentBlock[]> {
-  if (credRefs.length === 0) return content;
-  // The secrets port redacts the values it has resolved: resolve this workflow's first, so redaction holds in
-  // a fresh container too. A credential that cannot be read now cannot have been shown to the model by us.
-  await Promise.all(
-    credRefs.map((ref) =>
-      secrets
-        .resolve(
-          ref.field === undefined
-            ? { owner, secret: ref.secret }
-            : { owner, secret: ref.secret, field: ref.field },
-        )
-        .catch(() => undefined),
-    ),
-  );
+  if (Object.keys(credRefs).length === 0) return content;
+  await assertCredentialsReadable(credRefs, secrets, owner);
   const redact = (text: string) => secrets.redact(owner, text);
   return content.map((block) => {
     if (block.type === 'text') return { ...block, text: redact(block.text) };

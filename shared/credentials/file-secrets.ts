@@ -9,7 +9,7 @@ import type { CredentialRef, SecretsPort } from '../core/ports.ts';
 import { CredentialError } from './errors.ts';
 import { extractSecretValue } from './extract.ts';
 import { assertOwnerSecret } from './owner-check.ts';
-import { OwnerRedactors } from './owner-redactors.ts';
+import { maxOwnersOf, OwnerRedactors } from './owner-redactors.ts';
 import { ttlCache } from './ttl-cache.ts';
 
 export type FileSecretsOptions = {
@@ -18,6 +18,8 @@ export type FileSecretsOptions = {
   /** How long a read of the file is used. @default 300_000 (as on AWS) */
   maxAgeMs?: number;
   nowMs?: () => number;
+  /** Owners whose values are held for redaction at once (owner-redactors.ts). @default MAX_REDACTION_OWNERS */
+  maxRedactionOwners?: number;
 };
 
 /** Default TTL of credential and signing-key caches, on AWS and locally: rotation is seen within this. */
@@ -25,7 +27,7 @@ export const SECRET_CACHE_TTL_MS = 5 * 60_000;
 
 export function fileSecrets(path: string, options: FileSecretsOptions = {}): SecretsPort {
   const nowMs = options.nowMs ?? (() => performance.timeOrigin + performance.now());
-  const redactors = new OwnerRedactors({ nowMs });
+  const redactors = new OwnerRedactors({ nowMs, ...maxOwnersOf(options) });
   const namePrefix = options.namePrefix ?? 'wf/';
   const file = ttlCache(
     async (): Promise<Record<string, unknown>> => {

@@ -34,6 +34,10 @@ export type OwnerRedactorsOptions = {
   nowMs: () => number;
 };
 
+/** The `maxOwners` option from a secrets port's `maxRedactionOwners` (absent: the default). */
+export const maxOwnersOf = (options: { maxRedactionOwners?: number }): { maxOwners?: number } =>
+  options.maxRedactionOwners === undefined ? {} : { maxOwners: options.maxRedactionOwners };
+
 /** One owner's values, oldest hand-out first, and the Redactor built from them (rebuilt when they change). */
 class OwnerValues {
   readonly #handedOutAt = new Map<string, number>();

@@ -10,7 +10,7 @@ import type { CredentialRef, SecretsPort } from '../core/ports.ts';
 import { CredentialError } from './errors.ts';
 import { extractSecretValue } from './extract.ts';
 import { assertOwnerSecret } from './owner-check.ts';
-import { OwnerRedactors } from './owner-redactors.ts';
+import { maxOwnersOf, OwnerRedactors } from './owner-redactors.ts';
 
 export type SecretsManagerOptions = {
   /** The client that reads on behalf of `owner` (its role session); the same client for all in tests. */
@@ -19,11 +19,13 @@ export type SecretsManagerOptions = {
   namePrefix: string;
   ttlMs?: number;
   nowMs?: () => number;
+  /** Owners whose values are held for redaction at once (owner-redactors.ts). @default MAX_REDACTION_OWNERS */
+  maxRedactionOwners?: number;
 };
 
 export function secretsManagerSecrets(options: SecretsManagerOptions): SecretsPort {
   const now = options.nowMs ?? (() => performance.timeOrigin + performance.now());
-  const redactors = new OwnerRedactors({ nowMs: now });
+  const redactors = new OwnerRedactors({ nowMs: now, ...maxOwnersOf(options) });
   // Keyed by owner and secret id: one owner's cached read is never served to another. Oldest read first, so
   // a read past the TTL is dropped from the front (the cache holds only reads of the last TTL).
   const cache = new Map<string, { value: string; at: number }>();

@@ -59,15 +59,19 @@ function control(field: FormField, posted: string | undefined, describedBy: stri
   }
 }
 
+/** `record[key]` when it is the record's own: a field named `constructor` is not Object.prototype's. */
+const ownValue = <T>(record: Record<string, T> | undefined, key: string): T | undefined =>
+  record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+
 function fieldHtml(field: FormField, view: HumanTaskPageView): string {
-  const error = view.errors?.[field.name];
+  const error = ownValue(view.errors, field.name);
   const help = field.help ? `<p class="muted" id="h-${field.name}">${text(field.help)}</p>` : '';
   const errorHtml = error ? `<p class="error" id="e-${field.name}">${text(error)}</p>` : '';
   const ids = [help ? `h-${field.name}` : '', error ? `e-${field.name}` : ''].filter(Boolean).join(' ');
   const describedBy = ids ? ` aria-describedby="${ids}"${error ? ' aria-invalid="true"' : ''}` : '';
   const required = field.required ? ' <span class="req" title="required">*</span>' : '';
   // A first render shows each field's default; a re-render shows what was posted.
-  const shown = view.posted === undefined ? field.initial : view.posted[field.name];
+  const shown = view.posted === undefined ? field.initial : ownValue(view.posted, field.name);
   const input = control(field, shown, describedBy);
   const label =
     field.kind === 'boolean'
@@ -101,7 +105,8 @@ export function renderHumanTaskPage(view: HumanTaskPageView): string {
     errorCount > 0
       ? `<p class="warn" id="errors">Nothing was submitted: ${errorCount === 1 ? 'one field needs' : `${errorCount} fields need`} correcting.</p>`
       : '';
-  const formLevel = view.errors?.[''] ? `<p class="error">${text(view.errors[''])}</p>` : '';
+  const formError = ownValue(view.errors, '');
+  const formLevel = formError ? `<p class="error">${text(formError)}</p>` : '';
   const body = `
 <div class="card">
 <h1>${text(view.title)}</h1>

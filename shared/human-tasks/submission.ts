@@ -75,12 +75,14 @@ export function readSubmission(
   form: Record<string, unknown>,
   getAll: (name: string) => string[],
 ): SubmissionResult {
-  const values: Record<string, unknown> = {};
-  const errors: FieldErrors = {};
+  // Maps, then own properties (Object.fromEntries): a field named `constructor`, `toString` or `__proto__` is a
+  // field like any other, never found "already there" on Object.prototype (which dropped its error).
+  const values = new Map<string, unknown>();
+  const errors = new Map<string, string>();
   for (const field of formFields(form)) {
     const posted = getAll(inputName(field.name));
     if (posted.length > 1) {
-      errors[field.name] = 'was sent more than once';
+      errors.set(field.name, 'was sent more than once');
       continue;
     }
     const value = readValue(field, posted[0]);
@@ -88,18 +90,21 @@ export function readSubmission(
     // submission would be a 500, so it is this field's error.
     const unstorable =
       value instanceof FieldError ? value : storableProblems(value, { maxDepth: MAX_VALUE_DEPTH })[0];
-    if (unstorable) errors[field.name] = unstorable.message;
-    else if (value !== undefined) values[field.name] = value;
+    if (unstorable) errors.set(field.name, unstorable.message);
+    else if (value !== undefined) values.set(field.name, value);
   }
+  const read = Object.fromEntries(values);
   const validate = validatorFor(form);
-  if (!validate(values)) {
+  if (!validate(read)) {
     for (const error of validate.errors ?? []) {
       const name =
         error.keyword === 'required'
           ? String(error.params.missingProperty)
           : (error.instancePath.split('/')[1] ?? '');
-      errors[name] ??= messageOf(error);
+      if (!errors.has(name)) errors.set(name, messageOf(error));
     }
   }
-  return Object.keys(errors).length > 0 ? { ok: false, errors, values } : { ok: true, values };
+  return errors.size > 0
+    ? { ok: false, errors: Object.fromEntries(errors), values: read }
+    : { ok: true, values: read };
 }

@@ -17,6 +17,7 @@ export const TRANSIENT_ERRORS: readonly string[] = [
   'ModelServerError',
   'ModelConnectionError',
   'StoreThrottledError',
+  'CredentialUnavailableError',
   'States.Timeout',
   'States.TaskFailed',
   'Lambda.ServiceException',

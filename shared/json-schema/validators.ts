@@ -29,8 +29,13 @@ export const MAX_CACHED_VALIDATORS = 256;
 const cache = new Map<string, CompiledSchema>();
 /** One Ajv per mode for schemas without `$id`; a schema with one gets its own instance, so two ids never clash. */
 const shared = new Map<SchemaMode, Ajv2020>();
+/**
+ * `ownProperties`: a property is judged by the data's own fields only. Without it Ajv reads `data[name]`, so a
+ * field named `constructor`, `toString` or `hasOwnProperty` that was left out was found on Object.prototype: a
+ * `required` one passed, and its rule judged the inherited function (https://ajv.js.org/options.html#ownproperties).
+ */
 const newAjv = (mode: SchemaMode) =>
-  new Ajv2020({ ...SCHEMA_MODES[mode], validateFormats: false, logger: false });
+  new Ajv2020({ ...SCHEMA_MODES[mode], validateFormats: false, logger: false, ownProperties: true });
 function sharedAjv(mode: SchemaMode): Ajv2020 {
   const ajv = shared.get(mode) ?? newAjv(mode);
   shared.set(mode, ajv);

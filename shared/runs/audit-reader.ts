@@ -63,6 +63,33 @@ export async function readRunAudit(
   };
 }
 
+/**
+ * A run's chain read again and again as it grows (`wf run start --wait`): a page that has a next token is complete and
+ * is kept; each read starts at the last page read (the one that may have grown) and follows the tokens from
+ * there, instead of reading the chain from its first page every time.
+ */
+export function followRunAudit(runId: string, get: (path: string) => Promise<RunAuditPage>) {
+  const complete: RunAuditPage[] = [];
+  /** The token of the last page read (undefined: the first page). */
+  let lastToken: string | undefined;
+  return async (): Promise<{ entries: AuditEntry[]; verification: ChainVerification }> => {
+    const fresh: RunAuditPage[] = [];
+    await walkPages(
+      `/v1/runs/${encodeURIComponent(runId)}/audit`,
+      get,
+      (page) => fresh.push(page),
+      lastToken,
+    );
+    // Every fresh page but the last has a next token: complete, and the last is where the next read starts.
+    for (const page of fresh.slice(0, -1)) {
+      complete.push(page);
+      lastToken = page.nextToken;
+    }
+    const pages = [...complete, ...fresh.slice(-1)];
+    return { entries: pages.flatMap((page) => page.entries), verification: joinChainPages(pages) };
+  };
+}
+
 type ChainSection = { entries: unknown[]; from: Checkpoint; verification: ChainVerification };
 export type OwnerAuditPage = {
   owner: string;

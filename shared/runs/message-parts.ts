@@ -7,7 +7,8 @@
  * JSON text), which can be cut like any string. `joinMessageParts` puts the message back exactly.
  */
 import type { TranscriptMessage } from '../schemas/message.ts';
-import { splitBlocks, splittableField } from '../store/message-split.ts';
+import { joinBlock, withToolInputs } from '../store/message-join.ts';
+import { splitBlocks } from '../store/message-split.ts';
 import { encodedBytes, encodedCharBytes } from './response-bytes.ts';
 
 export type PartBlock = Record<string, unknown> & { type: string };
@@ -54,24 +55,12 @@ export function joinMessageParts(parts: readonly MessagePart[]): TranscriptMessa
     throw new RangeError(`message parts are incomplete or out of order (seq ${head?.seq})`);
   const content: PartBlock[] = [];
   for (const raw of parts.flatMap((part) => part.content)) {
-    const block = { ...raw };
-    const last = content.at(-1);
-    if (block.type === 'continued') {
-      const field = last?.more === true ? splittableField(last) : undefined;
-      if (!last || field === undefined) throw new RangeError('a continued fragment follows no cut block');
-      last[field] = `${String(last[field])}${String(block.text)}`;
-      if (block.more === true) last.more = true;
-      else delete last.more;
-      continue;
-    }
-    if (last?.more === true) throw new RangeError('a cut block was not continued');
-    content.push(block);
+    const problem = joinBlock(content, raw);
+    if (problem) throw new RangeError(problem);
   }
   const { part: _part, parts: _parts, content: _content, ...fields } = head;
-  const blocks = content.map((block) => {
-    if (block.type !== 'tool_use' || !('inputJson' in block)) return block;
-    const { inputJson, ...rest } = block;
-    return { ...rest, input: JSON.parse(String(inputJson)) as unknown };
+  const blocks = withToolInputs(content, (cause) => {
+    throw cause;
   });
   return { ...fields, content: blocks as TranscriptMessage['content'] };
 }

@@ -17,9 +17,11 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { ActionCatalog } from '../core/actions.ts';
 import { DeliveryRefusedError, type DestinationsPort } from '../core/deliver.ts';
+import { CredentialUnavailableError } from '../core/errors.ts';
 import { effectiveGrant, evaluateGate, gateOf } from '../core/gate.ts';
 import { idempotencyKeyFor } from '../core/identity.ts';
 import type { Clock, EgressPort, SecretsPort } from '../core/ports.ts';
+import { unreadableCredential } from '../core/redacted-dispatch.ts';
 import { type AlertTopicOwners, mayUseAlertTopic } from '../notify/alert-topics.ts';
 import { OWNER_ATTRIBUTE } from '../notify/sns-owner.ts';
 import { snsSubject } from '../notify/sns-subject.ts';
@@ -104,6 +106,15 @@ export function destinations(deps: {
             : `delivery to '${action}' needs approval, which a delivery cannot wait for`,
         );
       }
+      // The connector resolves its own slot only, yet its answer may carry any of the workflow's credentials:
+      // all are resolved first, and the delivery is not sent while one cannot be (its answer could not be
+      // redacted of it). Retried by the state machine, not recorded as refused: a refused resolve passes.
+      const unreadable = await unreadableCredential({
+        credRefs: definition.credRefs,
+        secrets: deps.secrets,
+        owner: run.owner,
+      });
+      if (unreadable) throw new CredentialUnavailableError(unreadable.slot, unreadable.cause);
       const outcome = await gate.action.run(gate.input, {
         idempotencyKey: idempotencyKeyFor(run.runId, run.turn, `deliver-${action}`),
         egress: deps.egress,

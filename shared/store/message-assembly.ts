@@ -6,7 +6,7 @@
 import { ItemCorruptError } from '../core/store-errors.ts';
 import { type TranscriptMessage, TranscriptMessageSchema } from '../schemas/message.ts';
 import { decodeItem } from './codec.ts';
-import { splittableField } from './message-split.ts';
+import { joinBlock, unfinished, withToolInputs } from './message-join.ts';
 
 const PART_SK = /^MSG#(\d{6})#(\d{4})$/;
 
@@ -19,19 +19,8 @@ function append(open: Open, item: Record<string, unknown>): void {
   const blocks = Array.isArray(item.content) ? (item.content as unknown[]) : undefined;
   if (!blocks) throw new ItemCorruptError(where(item), 'content: expected a list');
   for (const raw of blocks) {
-    const block = { ...(raw as Block) };
-    const last = open.content.at(-1);
-    if (block.type === 'continued') {
-      const field = last?.more === true ? splittableField(last) : undefined;
-      if (!last || field === undefined)
-        throw new ItemCorruptError(where(item), 'a continued fragment follows no open block');
-      last[field] = `${String(last[field])}${String(block.text)}`;
-      if (block.more === true) last.more = true;
-      else delete last.more;
-      continue;
-    }
-    if (last?.more === true) throw new ItemCorruptError(where(item), 'a cut block was not continued');
-    open.content.push(block);
+    const problem = joinBlock(open.content, raw as Block);
+    if (problem) throw new ItemCorruptError(where(item), problem);
   }
 }
 
@@ -39,16 +28,10 @@ function close(open: Open): TranscriptMessage {
   const { head } = open;
   if (open.seen !== open.parts)
     throw new ItemCorruptError(where(head), `has ${open.parts} parts, ${open.seen} were found`);
-  if (open.content.at(-1)?.more === true)
-    throw new ItemCorruptError(where(head), 'the last block was cut and never continued');
-  const content = open.content.map((block) => {
-    if (block.type !== 'tool_use' || !('inputJson' in block)) return block;
-    const { inputJson, ...rest } = block;
-    try {
-      return { ...rest, input: JSON.parse(String(inputJson)) };
-    } catch (cause) {
-      throw new ItemCorruptError(where(head), 'a tool_use input is not JSON', { cause });
-    }
+  const problem = unfinished(open.content);
+  if (problem) throw new ItemCorruptError(where(head), problem);
+  const content = withToolInputs(open.content, (cause) => {
+    throw new ItemCorruptError(where(head), 'a tool_use input is not JSON', { cause });
   });
   const { parts: _parts, ...fields } = head;
   return decodeItem(TranscriptMessageSchema, { ...fields, content });

@@ -21,7 +21,16 @@ export type MessageRange = { messages: TranscriptMessage[]; more: boolean };
 export async function readMessageRange(
   ctx: StoreContext,
   runId: string,
-  from: { seq: number; count: number; bytes: number },
+  from: {
+    seq: number;
+    count: number;
+    bytes: number;
+    /**
+     * Items a Query reads at most (its `Limit`): without it each Query reads up to 1 MB whatever `count` asks.
+     * `count + 1` reads the messages asked for and the head after them (which shows they are whole). @default none
+     */
+    itemsPerQuery?: number;
+  },
 ): Promise<MessageRange> {
   const items: Record<string, unknown>[] = [];
   /** Index in `items` of each message's head item. */
@@ -43,6 +52,7 @@ export async function readMessageRange(
         },
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
+        ...(from.itemsPerQuery === undefined ? {} : { Limit: from.itemsPerQuery }),
       }),
     );
     for (const item of response.Items ?? []) {

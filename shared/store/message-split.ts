@@ -4,8 +4,8 @@
  * Lambda returns them); only the sizing differs. Blocks are kept whole where they fit; a block that does not
  * is cut along its string field into a fragment marked `more: true`, and the rest opens the next part as
  * `{ type: 'continued', text }`; a `tool_use` too large for a whole part travels as `inputJson` (its input as
- * JSON text), which can be cut like any string. Readers join the fragments back (message-assembly.ts,
- * joinMessageParts).
+ * JSON text), which can be cut like any string. Readers join the fragments back the one way message-join.ts
+ * does (message-assembly.ts, joinMessageParts).
  */
 
 /** A fragment smaller than this is not worth cutting: the block moves to the next part whole. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyApprovalLink } from '../../shared/approvals/index.ts';
 import { publicBaseUrlFrom } from '../../shared/approvals-http/deps.ts';
 import { type RequestApprovalDeps, requestApproval } from '../../shared/approvals-http/request-approval.ts';
@@ -7,23 +7,12 @@ import { verifyAuditChain } from '../../shared/audit/index.ts';
 import { decideApproval } from '../../shared/core/approval-ops.ts';
 import { type ApprovalNotice, inboxNotifier, type Notifier, snsNotifier } from '../../shared/notify/index.ts';
 import { forEveryOwner } from '../notify/fixtures.ts';
-import { type SnsWire, startSnsWire } from '../notify/sns-wire.ts';
 import { driveRun } from '../support/engine.ts';
 import { FixedClock } from '../support/store.ts';
-import { type SfnWire, startSfnWire } from './sfn-wire.ts';
 import { ARGS, BOSS, keyring, OPS, PUBLIC_BASE, parkRun, recordingLogger, store } from './support.ts';
+import { useWires } from './wires.ts';
 
-let wire: SfnWire;
-let sns: SnsWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-  sns = await startSnsWire();
-});
-afterAll(async () => {
-  await wire.close();
-  await sns.close();
-});
-beforeEach(() => wire.reset());
+const wires = useWires();
 
 function depsWith(clock: FixedClock, notifier: Notifier) {
   const logger = recordingLogger();
@@ -33,7 +22,7 @@ function depsWith(clock: FixedClock, notifier: Notifier) {
     keyring,
     publicBaseUrl: PUBLIC_BASE,
     notifier,
-    taskTokens: sfnTaskTokens(wire.client, { sleep: async () => {} }),
+    taskTokens: sfnTaskTokens(wires.sfn.client, { sleep: async () => {} }),
     logger,
   };
   return { deps, logger };
@@ -136,15 +125,15 @@ describe('requestApproval', () => {
   it('publishes one SNS message per approver, routed by the approver attribute, and audits channel sns', async () => {
     const clock = new FixedClock();
     const { run, approval } = await parkRun(clock, [BOSS, OPS]);
-    sns.calls.length = 0;
+    wires.sns.calls.length = 0;
     const { deps } = depsWith(
       clock,
-      snsNotifier(sns.client, 'arn:aws:sns:eu-west-1:123456789012:notices', forEveryOwner(BOSS, OPS)),
+      snsNotifier(wires.sns.client, 'arn:aws:sns:eu-west-1:123456789012:notices', forEveryOwner(BOSS, OPS)),
     );
 
     await requestApproval(deps, { runId: run.runId, taskToken: 'task-token-sns' });
 
-    const published = sns.calls.map((call) => ({
+    const published = wires.sns.calls.map((call) => ({
       approver: call.params.get('MessageAttributes.entry.1.Value.StringValue'),
       link: /http:\/\/127\.0\.0\.1:8787\/approvals\/\S+/.exec(call.params.get('Message')!)?.[0],
     }));
@@ -174,8 +163,8 @@ describe('requestApproval', () => {
 
     expect(decided.resumeToken).toBeUndefined();
     expect(result).toEqual({ status: 'not_waiting', answer: 'sent' });
-    expect(wire.calls).toHaveLength(1);
-    expect(wire.calls[0]).toMatchObject({
+    expect(wires.sfn.calls).toHaveLength(1);
+    expect(wires.sfn.calls[0]).toMatchObject({
       target: 'AWSStepFunctions.SendTaskSuccess',
       body: { taskToken: 'late-token' },
     });
@@ -236,28 +225,30 @@ describe('requestApproval: approvers the channel cannot reach', () => {
   it('publishes and audits approval_notified only for a subscribed approver; the other gets nothing', async () => {
     const clock = new FixedClock();
     const { run, approval } = await parkRun(clock, [BOSS, OPS]);
-    sns.calls.length = 0;
-    const { deps } = depsWith(clock, snsNotifier(sns.client, TOPIC, forEveryOwner(BOSS)));
+    wires.sns.calls.length = 0;
+    const { deps } = depsWith(clock, snsNotifier(wires.sns.client, TOPIC, forEveryOwner(BOSS)));
 
     const result = await requestApproval(deps, { runId: run.runId, taskToken: 't-half' });
 
     expect(result).toMatchObject({ status: 'notified', notified: [{ approver: BOSS }], undeliverable: [] });
-    expect(sns.calls.map((c) => c.params.get('MessageAttributes.entry.1.Value.StringValue'))).toEqual([BOSS]);
+    expect(wires.sns.calls.map((c) => c.params.get('MessageAttributes.entry.1.Value.StringValue'))).toEqual([
+      BOSS,
+    ]);
     expect((await notifiedEntries(run.runId)).map((e) => e.data)).toEqual([
       { approvalId: approval.approvalId, approver: BOSS, channel: 'sns' },
     ]);
     expect((await store.getApproval(approval.approvalId))?.status).toBe('pending');
-    expect(wire.calls).toEqual([]);
+    expect(wires.sfn.calls).toEqual([]);
   });
 
   it('with no subscribed approver: nothing published, the approval is undeliverable, the wait answered, the owner told', async () => {
     const clock = new FixedClock();
     const { run, approval } = await parkRun(clock, [BOSS, OPS]);
-    sns.calls.length = 0;
+    wires.sns.calls.length = 0;
     const owners = inboxNotifier();
     const { deps, logger } = depsWith(
       clock,
-      snsNotifier(sns.client, TOPIC, forEveryOwner('someone@example.com')),
+      snsNotifier(wires.sns.client, TOPIC, forEveryOwner('someone@example.com')),
     );
 
     const result = await requestApproval(
@@ -266,7 +257,7 @@ describe('requestApproval: approvers the channel cannot reach', () => {
     );
 
     expect(result).toEqual({ status: 'undeliverable', undeliverable: [approval.approvalId], answer: 'sent' });
-    expect(sns.calls).toEqual([]);
+    expect(wires.sns.calls).toEqual([]);
     expect(await notifiedEntries(run.runId)).toEqual([]);
     const entries = (await store.listAudit(run.runId)).filter((e) => e.type === 'approval_undeliverable');
     expect(entries.map((e) => e.data)).toEqual([
@@ -279,8 +270,8 @@ describe('requestApproval: approvers the channel cannot reach', () => {
         ],
       },
     ]);
-    expect(wire.calls).toHaveLength(1);
-    expect(wire.calls[0]).toMatchObject({
+    expect(wires.sfn.calls).toHaveLength(1);
+    expect(wires.sfn.calls[0]).toMatchObject({
       target: 'AWSStepFunctions.SendTaskSuccess',
       body: { taskToken: 't-nobody' },
     });
@@ -306,7 +297,7 @@ describe('requestApproval: approvers the channel cannot reach', () => {
   it('the run goes on at once: the model is told no approver could be reached and the run ends denied (degraded)', async () => {
     const clock = new FixedClock();
     const parked = await parkRun(clock, [OPS]);
-    const { deps } = depsWith(clock, snsNotifier(sns.client, TOPIC, forEveryOwner(BOSS)));
+    const { deps } = depsWith(clock, snsNotifier(wires.sns.client, TOPIC, forEveryOwner(BOSS)));
     await requestApproval(deps, { runId: parked.run.runId, taskToken: 't-run' });
 
     const rest = await driveRun(parked.deps, parked.run.runId, {

@@ -4,7 +4,7 @@
  * a decision answers that wait even while another step's approval is pending, and an approval nobody can be
  * sent is denied at once.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type RequestApprovalDeps, requestApproval } from '../../shared/approvals-http/request-approval.ts';
 import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
 import { decideApproval } from '../../shared/core/approval-ops.ts';
@@ -13,22 +13,11 @@ import { RunHandle } from '../../shared/core/run-handle.ts';
 import { inboxNotifier, type Notifier, snsNotifier } from '../../shared/notify/index.ts';
 import type { Approval } from '../../shared/schemas/approval.ts';
 import { forEveryOwner } from '../notify/fixtures.ts';
-import { type SnsWire, startSnsWire } from '../notify/sns-wire.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
-import { type SfnWire, startSfnWire } from './sfn-wire.ts';
 import { BOSS, keyring, PUBLIC_BASE, recordingLogger, store } from './support.ts';
+import { useWires } from './wires.ts';
 
-let wire: SfnWire;
-let sns: SnsWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-  sns = await startSnsWire();
-});
-afterAll(async () => {
-  await wire.close();
-  await sns.close();
-});
-beforeEach(() => wire.reset());
+const wires = useWires();
 
 function depsWith(clock: FixedClock, notifier: Notifier): RequestApprovalDeps {
   return {
@@ -37,7 +26,7 @@ function depsWith(clock: FixedClock, notifier: Notifier): RequestApprovalDeps {
     keyring,
     publicBaseUrl: PUBLIC_BASE,
     notifier,
-    taskTokens: sfnTaskTokens(wire.client, { sleep: async () => {} }),
+    taskTokens: sfnTaskTokens(wires.sfn.client, { sleep: async () => {} }),
     logger: recordingLogger(),
   };
 }
@@ -120,7 +109,7 @@ describe('requestApproval and decideApproval for graph step approvals', () => {
     const { run, pay, notify } = await twoStepApprovals(clock);
     const deps = depsWith(
       clock,
-      snsNotifier(sns.client, 'arn:aws:sns:eu-west-1:123456789012:t', forEveryOwner()),
+      snsNotifier(wires.sns.client, 'arn:aws:sns:eu-west-1:123456789012:t', forEveryOwner()),
     );
 
     const result = await requestApproval(deps, {
@@ -132,7 +121,7 @@ describe('requestApproval and decideApproval for graph step approvals', () => {
     expect(result).toEqual({ status: 'undeliverable', undeliverable: [pay.approvalId], answer: 'sent' });
     expect((await store.getApproval(pay.approvalId))?.status).toBe('undeliverable');
     expect((await store.getApproval(notify.approvalId))?.status).toBe('pending');
-    expect(wire.calls).toEqual([
+    expect(wires.sfn.calls).toEqual([
       expect.objectContaining({
         target: 'AWSStepFunctions.SendTaskSuccess',
         body: expect.objectContaining({ taskToken: 'token-pay' }),

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { CredentialUnavailableError } from '../../shared/core/errors.ts';
 import type { ContentBlock } from '../../shared/core/ports.ts';
 import { redactModelContent } from '../../shared/core/redaction.ts';
 import { REDACTED } from '../../shared/credentials/redactor.ts';
 import { secretsFile } from '../actions/support.ts';
 
 const SECRET = 'wfsecret-ModelSays-Gh2+Ue/19Ip=Ws47';
-const refs = [{ secret: 'wf/owner-test/token' }];
+const refs = { token: { secret: 'wf/owner-test/token' } };
 
 describe('redactModelContent', () => {
   it('redacts the workflow credentials from text and tool inputs (values and keys, nested) in a fresh process, and leaves signed thinking alone', async () => {
@@ -46,8 +47,10 @@ describe('redactModelContent', () => {
     ]);
   });
 
-  it('still answers when a credential cannot be read', async () => {
+  it('keeps nothing when a credential cannot be read: the answer could carry it unredacted', async () => {
     const content: ContentBlock[] = [{ type: 'text', text: 'hello' }];
-    expect(await redactModelContent(content, refs, secretsFile({}), 'owner-test')).toEqual(content);
+    const refused = redactModelContent(content, refs, secretsFile({}), 'owner-test');
+    await expect(refused).rejects.toBeInstanceOf(CredentialUnavailableError);
+    await expect(refused).rejects.toThrow(/credential 'token' could not be loaded/);
   });
 });

@@ -10,16 +10,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileSecrets } from '../../shared/credentials/file-secrets.ts';
 import type { ExternalAdapter } from '../../shared/external/contract.ts';
-import { ExternalRefusedError } from '../../shared/external/errors.ts';
+import { ExternalRefusedError, ExternalTransportError } from '../../shared/external/errors.ts';
 import { redactingAdapter } from '../../shared/external/run/redacting-adapter.ts';
+import { FixedClock } from '../support/store.ts';
 
 const ALICE = 'alice-engine-token-7Kq2Xw9Lm3';
 const BOB = 'bob-engine-token-4Rt8Zp1Vn6';
 
-function setup() {
+function setup(options: { maxRedactionOwners?: number } = {}) {
   const path = join(mkdtempSync(join(tmpdir(), 'wf-redacting-adapter-')), 'secrets.json');
   writeFileSync(path, JSON.stringify({ 'wf/alice/engine': ALICE, 'wf/bob/engine': BOB }));
-  const secrets = fileSecrets(path);
+  const secrets = fileSecrets(path, options);
   const echo = (text: string) => `${text} ${ALICE} ${BOB}`;
   const bytes = new TextEncoder().encode(echo('artifact'));
   const engine: ExternalAdapter = {
@@ -37,7 +38,10 @@ function setup() {
     }),
   };
   const credential = { owner: 'alice', secret: 'wf/alice/engine' };
-  return { secrets, adapter: redactingAdapter(engine, { owner: 'alice', credential, secrets }) };
+  return {
+    secrets,
+    adapter: redactingAdapter(engine, { owner: 'alice', credential, secrets, clock: new FixedClock() }),
+  };
 }
 
 const expected = (text: string) => `${text} [REDACTED] ${BOB}`;
@@ -56,5 +60,27 @@ describe('redactingAdapter', () => {
     const refused = await adapter.start('k', {}).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ExternalRefusedError);
     expect((refused as Error).message).toBe(`echo: refused: ${expected('bad token')}`);
+  });
+
+  it("uses no answer while the owner's credential cannot be resolved (the port's owner cap refuses alice)", async () => {
+    // Prepare: the port holds one owner, bob, so alice's credential is refused.
+    const { adapter, secrets } = setup({ maxRedactionOwners: 1 });
+    await secrets.resolve({ owner: 'bob', secret: 'wf/bob/engine' });
+
+    // Act
+    const observed = await adapter.observe('k', 'i');
+    const answers = await Promise.all([
+      adapter.start('k', {}).catch((error: unknown) => error),
+      adapter.cancel('k', 'i').catch((error: unknown) => error),
+      adapter.listArtifacts('k', 'i').catch((error: unknown) => error),
+      adapter.openArtifact('k', 'i', 'result.json').catch((error: unknown) => error),
+    ]);
+
+    // Assess: an unknown observation (the run keeps polling), retryable errors, and alice's value nowhere.
+    expect(observed).toMatchObject({ state: 'unknown', cause: 'transport' });
+    for (const answer of answers) expect(answer).toBeInstanceOf(ExternalTransportError);
+    expect(JSON.stringify([observed, ...answers.map((error) => (error as Error).message)])).not.toContain(
+      ALICE,
+    );
   });
 });

@@ -42,6 +42,18 @@ describe('compileSchema', () => {
     });
   });
 
+  it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])(
+    'judges a property named %s by the data own fields only: left out, a required one is missing',
+    (name) => {
+      const schema = { type: 'object', properties: { [name]: { title: name } }, required: [name] };
+      for (const mode of ['save', 'run'] as const) {
+        const compiled = compileSchema(schema, mode);
+        expect(compiled.ok && compiled.validate({})).toBe(false);
+        expect(compiled.ok && compiled.validate.errors?.[0]?.keyword).toBe('required');
+      }
+    },
+  );
+
   it('treats format as an annotation in both modes', () => {
     for (const mode of ['save', 'run'] as const) {
       const compiled = compileSchema({ type: 'string', format: 'email' }, mode);

@@ -16,29 +16,34 @@ import { fittingCount, LISTING_PAGE_BYTES } from '../../runs/step-page.ts';
 import type { Run } from '../../schemas/run.ts';
 import { checkpointHash, type RunAuditCursor, runAuditCursor, runAuditToken } from '../audit-cursors.ts';
 import type { ApiDeps } from '../deps.ts';
+import { readBoundMessages, type TranscriptCursor } from './run-audit-transcript.ts';
 
-/** The chain's verification, or the first entry whose transcript binding fails (see transcript-binding.ts). */
+/**
+ * The chain's verification, or the first entry whose transcript binding fails (see transcript-binding.ts), with
+ * the cursor the next page reads the transcript from: only the messages this page binds are read.
+ */
 async function bindTranscript<T extends { ok: true }>(
   deps: ApiDeps,
   runId: string,
   entries: unknown[],
   chain: T,
-): Promise<T | TranscriptBindingFailure> {
-  // Only entries carrying a hash bind the transcript: a page of none reads no message.
-  const binding = (entry: unknown) => {
-    const data = (entry as { data?: Record<string, unknown> }).data ?? {};
-    return data.contentHash !== undefined || data.argsHash !== undefined;
-  };
-  if (!entries.some(binding)) return chain;
+  from: TranscriptCursor | undefined,
+): Promise<{ verification: T | TranscriptBindingFailure; next: TranscriptCursor | undefined }> {
   try {
-    const bound = verifyTranscriptBinding(
-      entries.map((entry) => AuditEntrySchema.parse(entry)),
-      await deps.store.listMessages(runId),
-    );
-    return bound.ok ? chain : bound;
+    const parsed = entries.map((entry) => AuditEntrySchema.parse(entry));
+    const window = await readBoundMessages(deps.store, runId, parsed, from);
+    if (!window.messages) return { verification: chain, next: window.next };
+    const bound = verifyTranscriptBinding(parsed, window.messages);
+    return { verification: bound.ok ? chain : bound, next: window.next };
   } catch (error) {
     if (!(error instanceof ItemCorruptError)) throw error;
-    return { ok: false, firstBrokenSeq: 0, reason: 'transcript_mismatch', message: error.message };
+    const failure = {
+      ok: false,
+      firstBrokenSeq: 0,
+      reason: 'transcript_mismatch',
+      message: error.message,
+    } as const;
+    return { verification: failure, next: from };
   }
 }
 
@@ -80,7 +85,10 @@ export async function readRunAuditPage(
     ...(final && run.audit.seq > 0 ? { expectedHead: { seq: run.audit.seq - 1, hash: run.audit.head } } : {}),
   });
   // The chain holds hashes of the transcript as stored: an edited message breaks the entry that bound it.
-  const verification = chain.ok ? await bindTranscript(deps, run.runId, entries, chain) : chain;
+  const bound = chain.ok
+    ? await bindTranscript(deps, run.runId, entries, chain, from.transcript)
+    : { verification: chain, next: undefined };
+  const verification = bound.verification;
   const answer = {
     runId: run.runId,
     entries,
@@ -94,6 +102,7 @@ export async function readRunAuditPage(
       item: next?.item ?? seq,
       seq,
       prevHash: checkpointHash(entries.at(-1)),
+      ...(bound.next ? { transcript: bound.next } : {}),
     });
     return { ...answer, anchor: null, anchored: false, nextToken };
   }

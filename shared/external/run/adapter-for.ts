@@ -31,6 +31,11 @@ export function adapterFactory(deps: {
       http: deps.http,
     });
     // Every answer the engine gives is redacted for the run's owner before a step stores or delivers it.
-    return redactingAdapter(adapter, { owner: run.owner, credential, secrets: deps.secrets });
+    return redactingAdapter(adapter, {
+      owner: run.owner,
+      credential,
+      secrets: deps.secrets,
+      clock: deps.clock,
+    });
   };
 }

@@ -5,8 +5,9 @@
  * stores or delivers those answers. Redacting here, where the one adapter of a step is built, covers every
  * step and every engine at once.
  */
-import type { CredentialRef, SecretsPort } from '../../core/ports.ts';
+import type { Clock, CredentialRef, SecretsPort } from '../../core/ports.ts';
 import type { ExternalAdapter, VerifiedArtifact } from '../contract.ts';
+import { ExternalTransportError } from '../errors.ts';
 
 /** `value` with every string in it (keys left alone) redacted. */
 function redactDeep<T>(value: T, redact: (text: string) => string): T {
@@ -45,48 +46,89 @@ function redactArtifact(artifact: VerifiedArtifact, redact: (text: string) => st
   };
 }
 
+/** Why an answer is not used: the run owner's credential could not be resolved to redact it. */
+const UNREDACTABLE =
+  "the engine's answer was not used: the runtime could not load the run's engine credential to redact it";
+
+/** No usable answer (it could not be redacted): retried like a transport failure, by the same name. */
+class UnredactableAnswerError extends ExternalTransportError {
+  constructor(engine: string, key: string | undefined) {
+    super(engine, key, 'transport', UNREDACTABLE, true);
+  }
+}
+
 export function redactingAdapter(
   adapter: ExternalAdapter,
-  context: { owner: string; credential?: CredentialRef | undefined; secrets: SecretsPort },
+  context: {
+    owner: string;
+    credential?: CredentialRef | undefined;
+    secrets: SecretsPort;
+    /** Stamps an observation that could not be used. */
+    clock: Clock;
+  },
 ): ExternalAdapter {
-  let known: Promise<void> | undefined;
+  let known: Promise<boolean> | undefined;
   // The port redacts what it has resolved in this process; the credential is resolved first so an answer
-  // that arrives without a credentialed request (a callback) is redacted too. A credential that cannot be
-  // loaded was never sent, so there is nothing of it to redact.
-  const ensureKnown = () => {
+  // that arrives without a credentialed request (a callback) is redacted too. One that cannot be resolved now
+  // (a failed read, the port's owner cap) may still have been sent by an earlier invocation, so the answer
+  // could carry it unredacted: fail closed, the answer is not used (an unknown observation, a retryable
+  // transport error otherwise: a start is deduplicated by its key), and the resolve is tried again next time.
+  const ensureKnown = async (): Promise<boolean> => {
     known ??= context.credential
       ? context.secrets.resolve(context.credential).then(
-          () => undefined,
-          () => undefined,
+          () => true,
+          () => false,
         )
-      : Promise.resolve();
-    return known;
+      : Promise.resolve(true);
+    const ok = await known;
+    if (!ok) known = undefined;
+    return ok;
   };
   const redact = (text: string) => context.secrets.redact(context.owner, text);
-  const guarded = async <T>(call: () => Promise<T>, clean: (value: T) => T): Promise<T> => {
+  const guarded = async <T>(
+    key: string | undefined,
+    call: () => Promise<T>,
+    clean: (value: T) => T,
+  ): Promise<T> => {
     let value: T;
     try {
       value = await call();
     } catch (error) {
-      await ensureKnown();
+      if (!(await ensureKnown())) throw new UnredactableAnswerError(adapter.engine, key);
       throw redactError(error, redact);
     }
-    await ensureKnown();
+    if (!(await ensureKnown())) throw new UnredactableAnswerError(adapter.engine, key);
     return clean(value);
   };
   const deep = <T>(value: T) => redactDeep(value, redact);
   const verifyCallback = adapter.verifyCallback?.bind(adapter);
   return {
     engine: adapter.engine,
-    start: (key, payload) => guarded(() => adapter.start(key, payload), deep),
-    observe: (key, incarnation) => guarded(() => adapter.observe(key, incarnation), deep),
-    cancel: (key, incarnation) => guarded(() => adapter.cancel(key, incarnation), deep),
-    listArtifacts: (key, incarnation) => guarded(() => adapter.listArtifacts(key, incarnation), deep),
+    start: (key, payload) => guarded(key, () => adapter.start(key, payload), deep),
+    // An observation that cannot be redacted is unknown, as one that did not come back: the run keeps polling.
+    observe: async (key, incarnation) => {
+      try {
+        return await guarded(key, () => adapter.observe(key, incarnation), deep);
+      } catch (error) {
+        if (!(error instanceof UnredactableAnswerError)) throw error;
+        return {
+          observedAtMs: context.clock.nowMs(),
+          state: 'unknown',
+          cause: 'transport',
+          detail: UNREDACTABLE,
+        };
+      }
+    },
+    cancel: (key, incarnation) => guarded(key, () => adapter.cancel(key, incarnation), deep),
+    listArtifacts: (key, incarnation) => guarded(key, () => adapter.listArtifacts(key, incarnation), deep),
     openArtifact: (key, incarnation, path) =>
       guarded(
+        key,
         () => adapter.openArtifact(key, incarnation, path),
         (artifact) => redactArtifact(artifact, redact),
       ),
-    ...(verifyCallback ? { verifyCallback: (request) => guarded(() => verifyCallback(request), deep) } : {}),
+    ...(verifyCallback
+      ? { verifyCallback: (request) => guarded(undefined, () => verifyCallback(request), deep) }
+      : {}),
   };
 }
