@@ -7,6 +7,8 @@ import { costSoFar, describeAuditEntry } from './progress.ts';
 
 const TERMINAL = ['done', 'failed', 'denied', 'cancelled'];
 const DELIVERY_GRACE_MS = 10_000;
+/** How long `wf run start --wait` follows a run before it gives up (docs/cli.md). */
+export const DEFAULT_WAIT_MS = 30 * 60_000;
 
 export type WatchOptions = {
   intervalMs?: number;
@@ -21,7 +23,8 @@ export async function watchRun(
   runId: string,
   options: WatchOptions,
 ): Promise<Run> {
-  const deadline = Date.now() + (options.timeoutMs ?? 30 * 60_000);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
+  const deadline = Date.now() + timeoutMs;
   let seen = 0;
   let waiting = false;
   let deliveryDeadline: number | undefined;
@@ -52,9 +55,7 @@ export async function watchRun(
     }
     if (run.status !== 'awaiting_approval') waiting = false;
     if (Date.now() > deadline)
-      throw new Error(
-        `run ${runId} is still ${run.status} after ${Math.round((options.timeoutMs ?? 0) / 1000)} s`,
-      );
+      throw new Error(`run ${runId} is still ${run.status} after ${Math.round(timeoutMs / 1000)} s`);
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 400));
   }
 }
