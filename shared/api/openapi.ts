@@ -145,8 +145,19 @@ function operation(op: Operation): Json {
   }
   for (const [status, description] of Object.entries(op.errors))
     responses[status] = errorResponse(description);
-  if (op.authenticated !== false) responses['401'] = errorResponse('Not authenticated.');
+  if (op.authenticated !== false) {
+    responses['401'] = errorResponse('Not authenticated.');
+    // Any authenticated route: a credential of the wrong kind (a jobs client on an owner route, or an owner on
+    // /v1/jobs; an IAM federated user) is refused with the reason (shared/api/auth.ts).
+    responses['403'] ??= errorResponse('`forbidden`: this kind of credential may not use this route.');
+  }
   responses['500'] = errorResponse('Internal error (details are logged, not returned).');
+  // Every authenticated route reads or writes the store: a throttle or a transient fault after the SDK's
+  // retries is a 503 with `Retry-After` (errors.ts). The one unauthenticated route serves this document.
+  if (op.authenticated !== false)
+    responses['503'] ??= errorResponse(
+      '`throttled` or `unavailable`: DynamoDB was busy or briefly unreachable; send the same request again after `Retry-After`.',
+    );
   return {
     operationId: op.operationId,
     summary: op.summary,

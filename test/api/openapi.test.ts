@@ -27,6 +27,16 @@ describe('OpenAPI document', () => {
     expect(reply.body.openapi).toBe('3.1.0');
   });
 
+  it('lists 403 forbidden and 503 (throttled, unavailable) on every authenticated route', () => {
+    const responses = (path: string, method: string) =>
+      Object.keys(((document.paths[path]?.[method] ?? {}) as { responses?: object }).responses ?? {});
+    for (const op of OPERATIONS.filter((o) => o.authenticated !== false))
+      expect(responses(op.path, op.method), `${op.method} ${op.path}`).toEqual(
+        expect.arrayContaining(['403', '503']),
+      );
+    expect(responses('/v1/openapi.json', 'get')).not.toContain('503');
+  });
+
   it('documents exactly the routes the app serves', () => {
     const served = h.app.routes
       .filter((route) => route.method !== 'ALL')
