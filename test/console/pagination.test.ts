@@ -4,40 +4,11 @@
  * real API app on DynamoDB Local; the runs and workflows are seeded straight into the store (cheap).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_COOKIE, createConsoleApp } from '../../shared/console/app.ts';
-import type { ConsoleApi } from '../../shared/console/deps.ts';
-import { sessionTable } from '../../shared/local/sessions.ts';
 import { apiHarness } from '../api/helpers.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
+import { aliceConsole } from './harness-console.ts';
 
-const ORIGIN = 'http://127.0.0.1:8787';
 const h = apiHarness();
-
-/** The console over the harness's API app, signed in as alice; `get` answers a page's HTML. */
-async function aliceConsole() {
-  const api: ConsoleApi = async (_identity, method, path) => {
-    const reply = await h.alice.call(method, path);
-    return { status: reply.status, body: reply.body };
-  };
-  const app = createConsoleApp({
-    api,
-    login: async (key) => (key === 'alice' ? { owner: h.owners.alice, principal: 'alice' } : undefined),
-    sessions: sessionTable(h.clock),
-    clock: h.clock,
-    origin: ORIGIN,
-  });
-  const signIn = await app.request('/console/login', {
-    method: 'POST',
-    body: 'key=alice',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
-  });
-  const cookie = `${CONSOLE_COOKIE}=${/wf_console=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1]}`;
-  return async (path: string, status = 200) => {
-    const response = await app.request(path, { headers: { cookie } });
-    expect(response.status).toBe(status);
-    return response.text();
-  };
-}
 
 const runIds = (html: string) =>
   [...html.matchAll(/<tr><td><a href="\/console\/runs\/(run_[A-Za-z0-9]+)">/g)].map((m) => m[1]);
@@ -65,7 +36,7 @@ describe('console lists past 100', () => {
       clock,
     });
     for (let i = 0; i < 105; i++) await seedRun(h.store, version, { clock });
-    get = await aliceConsole();
+    get = await aliceConsole(h);
   }, 120_000);
 
   it('pages the runs 100 at a time with a Next link that keeps the filter', async () => {

@@ -4,40 +4,12 @@
  * part a page, and the last page has no link.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_COOKIE, createConsoleApp } from '../../shared/console/app.ts';
-import type { ConsoleApi } from '../../shared/console/deps.ts';
-import { sessionTable } from '../../shared/local/sessions.ts';
 import { messageItems } from '../../shared/store/message-items.ts';
 import { apiHarness, definition } from '../api/helpers.ts';
 import { putItems } from '../support/lambda-pages.ts';
+import { aliceConsole } from './harness-console.ts';
 
-const ORIGIN = 'http://127.0.0.1:8787';
 const h = apiHarness();
-
-async function aliceConsole() {
-  const api: ConsoleApi = async (_identity, method, path) => {
-    const reply = await h.alice.call(method, path);
-    return { status: reply.status, body: reply.body };
-  };
-  const app = createConsoleApp({
-    api,
-    login: async (key) => (key === 'alice' ? { owner: h.owners.alice, principal: 'alice' } : undefined),
-    sessions: sessionTable(h.clock),
-    clock: h.clock,
-    origin: ORIGIN,
-  });
-  const signIn = await app.request('/console/login', {
-    method: 'POST',
-    body: 'key=alice',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
-  });
-  const cookie = `${CONSOLE_COOKIE}=${/wf_console=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1]}`;
-  return async (path: string) => {
-    const response = await app.request(path, { headers: { cookie } });
-    expect(response.status).toBe(200);
-    return response.text();
-  };
-}
 
 const laterHref = (html: string) =>
   /<a id="transcript-next" href="([^"]+)"/.exec(html)?.[1]?.replaceAll('&amp;', '&');
@@ -46,7 +18,7 @@ describe('console run page: transcript pages', () => {
   let get: (path: string) => Promise<string>;
   let runId: string;
   beforeAll(async () => {
-    get = await aliceConsole();
+    get = await aliceConsole(h);
     const { workflowId } = (await h.alice.post('/v1/workflows', definition())).body.workflow;
     runId = (await h.alice.post(`/v1/workflows/${workflowId}/runs`, { input: 'hello' })).body.run.runId;
     // Two answers of 700 KB (two cannot share a 1 MB page), the second too large for a page of its own as sent.
