@@ -3,7 +3,8 @@
  * delivery, so a retried Deliver changes nothing). `stored` keeps the result on the run; `report` adds a
  * Markdown report; `alert` publishes to SNS; `http` posts through a connector, the egress guard and the gate.
  * An alert or HTTP delivery first reads the live policy (delivery-policy.ts): a workflow disabled or deleted
- * since the run ended gets a refused delivery, recorded, and nothing is sent.
+ * since the run ended, or whose latest version no longer delivers there, gets a refused delivery, recorded, and
+ * nothing is sent.
  */
 
 import { sha256Hex } from '../audit/index.ts';
@@ -109,6 +110,13 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
     try {
       if (policy?.enabled === false) throw new DeliveryRefusedError(policy.reason);
       if (destination.type === 'alert') {
+        // As for an HTTP destination, the latest version must still deliver there: one that stores its results
+        // or alerts another topic withdraws this run's alert (fail closed: an unreadable version withdraws it).
+        const live = policy?.liveDestination;
+        if (live?.type !== 'alert' || live.topicArn !== destination.topicArn)
+          throw new DeliveryRefusedError(
+            "the workflow's latest version no longer alerts this topic; nothing was published",
+          );
         detail = await deps.destinations.alert({
           owner: run.owner,
           ...(destination.topicArn ? { topicArn: destination.topicArn } : {}),

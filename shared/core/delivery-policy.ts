@@ -5,16 +5,20 @@
  * a turn). A `stored` or `report` destination sends nothing and reads nothing. Deliver writes nothing before
  * it sends, so this is a read (one GetItem; a second when a later version was published), not a condition.
  */
+import type { Destination } from '../schemas/destination.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import { isAgentVersion, type WorkflowVersion } from '../schemas/workflow-record.ts';
 import { liveVersionOf } from './live-policy.ts';
 import type { RunStore } from './store-port.ts';
 
-/** Disabled (nothing is sent), or enabled with the latest version's agent definition (undefined: withdrawn). */
+/**
+ * Disabled (nothing is sent), or enabled with the latest version's agent definition (undefined: withdrawn) and
+ * the latest version's destination, of whatever kind (undefined: the version cannot be read).
+ */
 export type DeliveryPolicy =
   | { enabled: false; reason: string }
-  | { enabled: true; live: WorkflowDefinition | undefined };
+  | { enabled: true; live: WorkflowDefinition | undefined; liveDestination: Destination | undefined };
 
 export async function deliveryPolicy(
   store: Pick<RunStore, 'getWorkflowHead' | 'getWorkflowVersion'>,
@@ -31,5 +35,9 @@ export async function deliveryPolicy(
     latestVersion === run.workflowVersion
       ? version
       : await store.getWorkflowVersion(run.owner, run.workflowId, latestVersion);
-  return { enabled: true, live: latest && isAgentVersion(latest) ? latest.definition : undefined };
+  return {
+    enabled: true,
+    live: latest && isAgentVersion(latest) ? latest.definition : undefined,
+    liveDestination: latest?.definition.destination,
+  };
 }

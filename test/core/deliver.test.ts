@@ -171,6 +171,38 @@ describe('deliverResult', () => {
     });
   });
 
+  it.each([
+    ['stores its results', { destination: { type: 'stored' } }],
+    [
+      'alerts another topic',
+      { destination: { type: 'alert', topicArn: 'arn:aws:sns:eu-central-1:123456789012:elsewhere' } },
+    ],
+  ])('refuses an alert when a later version %s: nothing is published', async (_label, change) => {
+    // Prepare: the run is bound to version 1, which alerts the default topic; version 2 does not.
+    const { runId, head, version } = await finishedRunOf({ destination: { type: 'alert' } });
+    await store.addWorkflowVersion(
+      head,
+      { ...head, latestVersion: 2 },
+      {
+        ...version,
+        version: 2,
+        definition: { ...version.definition, ...change } as typeof version.definition,
+      },
+    );
+    const before = sns.calls.length;
+
+    // Act
+    const delivered = await deliverResult(deps(), runId);
+
+    // Assess: the latest version withdrew the alert, as it withdraws an HTTP delivery.
+    expect(sns.calls.length).toBe(before);
+    expect(delivered?.delivery).toMatchObject({
+      destination: 'alert',
+      status: 'refused',
+      detail: expect.stringContaining("the workflow's latest version no longer alerts this topic"),
+    });
+  });
+
   it('posts to a named HTTP destination through the connector and the egress guard', async () => {
     const runId = await finishedRun({
       connectors: {
