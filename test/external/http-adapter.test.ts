@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGuardedHttp, httpRuntimeFactory } from '../../shared/external/http/index.ts';
 import {
@@ -102,6 +104,34 @@ describe('Adapter: http-runtime', () => {
       harness.engine.script('k1', { refuse: status });
       const error = await rejectionOf(harness.adapter.start('k1', {}));
       expect(error).toMatchObject({ name: 'ExternalRefusedError', status, retryable });
+    });
+
+    it('calls a start answered with a redirect off its origin sent (maybe started), not refused', async () => {
+      // Prepare: an engine endpoint that takes the POST and answers 303 to another origin, which the guard
+      // does not follow (egress.md: a request that sends something never leaves its origin).
+      harness = await fixtureHarness();
+      const posts: string[] = [];
+      const server = createServer((request, response) => {
+        posts.push(`${request.method} ${request.url}`);
+        response.writeHead(303, { location: 'http://127.0.0.2:9/elsewhere' }).end();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      try {
+        const adapter = httpRuntimeFactory.create(
+          httpRuntimeFactory.settings.parse({ endpoint: `http://127.0.0.1:${port}` }),
+          { ...harness.context, http: createGuardedHttp({ allowLoopbackPorts: [port] }) },
+        );
+
+        // Act
+        const error = await rejectionOf(adapter.start('k1', {}));
+
+        // Assess: the engine received the start, so the run must treat it as possibly started.
+        expect(posts).toHaveLength(1);
+        expect(error).toMatchObject({ name: 'ExternalTransportError', sent: true });
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
     });
 
     it('says nothing was sent when the engine cannot be reached at all', async () => {

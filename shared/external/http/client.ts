@@ -1,16 +1,21 @@
 /**
  * The HTTP runtime adapter's one way out: every call goes through the `ExternalHttpPort` (the egress guard)
  * with the owner's credential injected server-side for the endpoint's origin only. Guard refusals become
- * `ExternalRefusedError`; anything that left no usable answer becomes `ExternalTransportError`, marked
- * `sent` when the request may have been received.
+ * `ExternalRefusedError` (except an unsafe request the engine had answered, with a redirect the guard did not
+ * follow); anything that left no usable answer becomes `ExternalTransportError`, marked `sent` when the
+ * request may have been received.
  */
 
 import { ownerSecretPrefix } from '../../credentials/owner-key.ts';
 import { EgressDeniedError, EgressError } from '../../egress/errors.ts';
 import type * as z from '../../zod.ts';
 import { ExternalRefusedError, ExternalTransportError } from '../errors.ts';
+
 import type { AdapterContext, ExternalHttpRequest, ExternalHttpResponse } from '../ports.ts';
 import type { HttpRuntimeSettings } from './settings.ts';
+
+/** Methods that ask nothing of the engine: a read answered with a redirect changed nothing there. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** One protocol call, relative to the endpoint. */
 export type Call = Omit<ExternalHttpRequest, 'url' | 'credentialHeaders'> & { path: string };
@@ -38,7 +43,12 @@ export class HttpRuntimeClient {
         ...(credentialHeaders ? { credentialHeaders } : {}),
       });
     } catch (error) {
-      if (error instanceof EgressDeniedError) {
+      // A refusal is the engine's call refused, unless an unsafe request (a start, a cancel) was answered first
+      // (a redirect, not followed): the engine received it and may have acted on it, so it is a transport
+      // failure, sent (below), never "refused". A read answered with a redirect stays refused.
+      const received =
+        error instanceof EgressError && error.delivery.sent && !SAFE_METHODS.has(error.delivery.method);
+      if (error instanceof EgressDeniedError && !received) {
         throw new ExternalRefusedError(this.engine, key, `egress denied: ${error.reason}`, { cause: error });
       }
       if (error instanceof EgressError) {
