@@ -145,14 +145,15 @@ export async function boundedBindings(): Promise<Record<string, unknown>> {
     replace: like(
       replace,
       function (this: unknown, str: string, pattern: unknown, replacement: unknown, limit?: number) {
-        if (typeof str !== 'string')
-          return (replace.implementation as (...a: unknown[]) => unknown).call(
+        const original = () =>
+          (replace.implementation as (...a: unknown[]) => unknown).call(
             this,
             str,
             pattern,
             replacement,
             limit,
           );
+        if (typeof str !== 'string') return original();
         // A function's answers cannot be sized before they are made: only text replacements are allowed.
         if (typeof replacement !== 'string')
           throw {
@@ -164,13 +165,7 @@ export async function boundedBindings(): Promise<Record<string, unknown>> {
         const references = replacement.split('$').length - 1;
         const size = str.length + count * (replacement.length + references * longest);
         if (size > max) throw tooLarge('$replace()', size);
-        return (replace.implementation as (...a: unknown[]) => unknown).call(
-          this,
-          str,
-          pattern,
-          replacement,
-          limit,
-        );
+        return original();
       },
     ),
     clone: like(clone, function (this: unknown, arg: unknown) {

@@ -59,6 +59,18 @@ async function finishedRunOf(workflow: Record<string, unknown>) {
   return { runId: run.runId, head, version };
 }
 
+/** Publishes version 2 of the run's workflow: version 1's definition with `change` applied. */
+async function publishVersion2(
+  { head, version }: Awaited<ReturnType<typeof finishedRunOf>>,
+  change: Record<string, unknown>,
+) {
+  await store.addWorkflowVersion(
+    head,
+    { ...head, latestVersion: 2 },
+    { ...version, version: 2, definition: { ...version.definition, ...change } as typeof version.definition },
+  );
+}
+
 /**
  * A connector posting to the receiver (started in beforeAll, hence a function) whose input takes the
  * delivery's payload: a refusal in a test using it is the policy's, not the input schema's.
@@ -179,16 +191,9 @@ describe('deliverResult', () => {
     ],
   ])('refuses an alert when a later version %s: nothing is published', async (_label, change) => {
     // Prepare: the run is bound to version 1, which alerts the default topic; version 2 does not.
-    const { runId, head, version } = await finishedRunOf({ destination: { type: 'alert' } });
-    await store.addWorkflowVersion(
-      head,
-      { ...head, latestVersion: 2 },
-      {
-        ...version,
-        version: 2,
-        definition: { ...version.definition, ...change } as typeof version.definition,
-      },
-    );
+    const seeded = await finishedRunOf({ destination: { type: 'alert' } });
+    const { runId } = seeded;
+    await publishVersion2(seeded, change);
     const before = sns.calls.length;
 
     // Act
@@ -409,16 +414,9 @@ describe('deliverResult: the live policy', () => {
       connectors: { results_hook: resultsHook() },
       destination: { type: 'http', action: 'results_hook' },
     };
-    const { runId, head, version } = await finishedRunOf(workflow);
-    await store.addWorkflowVersion(
-      head,
-      { ...head, latestVersion: 2 },
-      {
-        ...version,
-        version: 2,
-        definition: { ...version.definition, ...change } as typeof version.definition,
-      },
-    );
+    const seeded = await finishedRunOf(workflow);
+    const { runId } = seeded;
+    await publishVersion2(seeded, change);
     const received = receiver.bodies.length;
 
     // Act
@@ -438,17 +436,10 @@ describe('deliverResult: the live policy', () => {
       connectors: { results_hook: resultsHook() },
       destination: { type: 'http', action: 'results_hook' },
     };
-    const { runId, head, version } = await finishedRunOf(workflow);
+    const seeded = await finishedRunOf(workflow);
+    const { runId } = seeded;
     const denying = minimalWorkflow({ ...workflow, gates: { results_hook: 'deny' } });
-    await store.addWorkflowVersion(
-      head,
-      { ...head, latestVersion: 2 },
-      {
-        ...version,
-        version: 2,
-        definition: { ...version.definition, ...denying } as typeof version.definition,
-      },
-    );
+    await publishVersion2(seeded, denying);
     const received = receiver.bodies.length;
 
     // Act
