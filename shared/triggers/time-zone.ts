@@ -4,6 +4,8 @@
  * epoch milliseconds of the same calendar fields read as UTC.
  */
 
+import { aliasSpelling } from './time-zone-aliases.ts';
+
 const DAY_MS = 86_400_000;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -39,16 +41,16 @@ export function timeZoneProblem(timeZone: string): string | undefined {
     // names are case-sensitive elsewhere (java.time, tzdata files), so only the IANA spelling is taken.
     const spelled = formatter(timeZone).resolvedOptions().timeZone;
     if (spelled === timeZone) return undefined;
-    if (spelled.toLowerCase() === timeZone.toLowerCase()) {
-      return `${JSON.stringify(timeZone)}: write the time zone as IANA spells it, ${JSON.stringify(spelled)}`;
+    // A link (`US/Pacific`, `Etc/UTC`) resolves to another zone, so its spelling is judged against the list of
+    // links as IANA spells them (time-zone-aliases.ts).
+    const alias = aliasSpelling(timeZone);
+    if (alias === timeZone) return undefined;
+    const iana = alias ?? (spelled.toLowerCase() === timeZone.toLowerCase() ? spelled : undefined);
+    if (iana !== undefined) {
+      return `${JSON.stringify(timeZone)}: write the time zone as IANA spells it, ${JSON.stringify(iana)}`;
     }
-    // An alias (`US/Pacific`, `Etc/UTC`) resolves to another zone, so the comparison above cannot judge its case.
-    // Every part of every IANA name starts with a capital letter or a digit, so a part that starts in lower case
-    // (`us/pacific`, `etc/utc`, `est5edt`) is not IANA's spelling.
-    if (timeZone.split('/').some((part) => /^[a-z]/.test(part))) {
-      return `${JSON.stringify(timeZone)}: write the time zone as IANA spells it (it is ${JSON.stringify(spelled)} under its current name)`;
-    }
-    return undefined;
+    // A name ICU knows that is neither IANA's current name nor a link this runtime lists: Scheduler may not know it.
+    return `${JSON.stringify(timeZone)} is not an IANA time zone name this runtime knows; write ${JSON.stringify(spelled)}`;
   } catch {
     return `unknown time zone ${JSON.stringify(timeZone)}; use an IANA name such as America/New_York`;
   }

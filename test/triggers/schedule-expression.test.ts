@@ -97,10 +97,14 @@ describe('validateScheduleExpression', () => {
     ['', 'the time zone is empty'],
     ['europe/berlin', 'write the time zone as IANA spells it, "Europe/Berlin"'],
     ['utc', 'write the time zone as IANA spells it, "UTC"'],
-    // Aliases resolve to another zone, so their case is judged by the parts' first letters.
-    ['etc/utc', 'write the time zone as IANA spells it (it is "UTC"'],
-    ['us/pacific', 'write the time zone as IANA spells it (it is "America/Los_Angeles"'],
-    ['est5edt', 'write the time zone as IANA spells it'],
+    // Links resolve to another zone, so their spelling is judged against the list of links.
+    ['etc/utc', 'write the time zone as IANA spells it, "Etc/UTC"'],
+    ['us/pacific', 'write the time zone as IANA spells it, "US/Pacific"'],
+    ['US/PACIFIC', 'write the time zone as IANA spells it, "US/Pacific"'],
+    ['ETC/UTC', 'write the time zone as IANA spells it, "Etc/UTC"'],
+    ['Etc/Utc', 'write the time zone as IANA spells it, "Etc/UTC"'],
+    ['est5edt', 'write the time zone as IANA spells it, "EST5EDT"'],
+    ['asia/kolkata', 'write the time zone as IANA spells it, "Asia/Kolkata"'],
   ])('refuses the time zone %j', (timezone, message) => {
     const result = validateScheduleExpression('rate(5 minutes)', timezone);
     expect(result.ok ? [] : result.errors).toEqual([
