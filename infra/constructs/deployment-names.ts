@@ -13,11 +13,13 @@
  */
 import { Stack, Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import {
+  DEFAULT_CREDENTIAL_SECRET_PREFIX,
+  DEFAULT_STACK_NAME,
+  derivedCredentialPrefix,
+} from '../../shared/credentials/stack-prefix.ts';
 
-/** The stack name when the app's context sets none; it keeps the first release's names. */
-export const DEFAULT_STACK_NAME = 'WfRuntime';
-/** The default stack's credential secret prefix. */
-export const DEFAULT_CREDENTIAL_SECRET_PREFIX = 'wf/';
+export { DEFAULT_CREDENTIAL_SECRET_PREFIX, DEFAULT_STACK_NAME };
 /** The default stack's metrics namespace. */
 export const DEFAULT_METRICS_NAMESPACE = 'WfRuntime';
 
@@ -45,8 +47,7 @@ export function deploymentNames(
     );
   const isDefault = stackName === DEFAULT_STACK_NAME;
   return {
-    credentialSecretPrefix:
-      given.credentialSecretPrefix ?? (isDefault ? DEFAULT_CREDENTIAL_SECRET_PREFIX : `wf-${stackName}/`),
+    credentialSecretPrefix: given.credentialSecretPrefix ?? derivedCredentialPrefix(stackName),
     metricsNamespace:
       given.metricsNamespace ??
       (isDefault ? DEFAULT_METRICS_NAMESPACE : `${DEFAULT_METRICS_NAMESPACE}/${stackName}`),

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { COST_USAGE, CostUsageError, costCommand } from '../cost/command.ts';
 import { ownerKey, ownerSecretPrefix } from '../credentials/owner-key.ts';
+import { DEFAULT_STACK_NAME, derivedCredentialPrefix } from '../credentials/stack-prefix.ts';
 import { OwnerIdSchema } from '../schemas/common.ts';
 import { auditPublicKeyPath, verifyOwnerAudit } from './audit-owner.ts';
 import { ApiError } from './client.ts';
@@ -63,7 +64,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf job submit --prompt TEXT [--tools a,b] [--model M] [--max-turns N] [--dry-run] [--wait]
                 [--idempotency-key KEY]              (as a client: its --api-key)
   wf job show JOB | wf job list [--status S] | wf job cancel JOB
-  wf owner-key OWNER                                 the key of OWNER in credential secret names and tags
+  wf owner-key OWNER [--stack NAME]                  the key of OWNER in credential secret names and tags
   wf whoami                                          your owner, principal, and credential secret prefix
   ${COST_USAGE}
 
@@ -106,6 +107,7 @@ const OPTIONS = {
   watch: { type: 'boolean' },
   out: { type: 'string' },
   force: { type: 'boolean' },
+  stack: { type: 'string' },
 } as const;
 
 export type Io = {
@@ -119,13 +121,23 @@ export type Io = {
 };
 
 /** `wf owner-key OWNER`: prints ownerKey(OWNER) (offline; the same function the runtime uses). */
-function ownerKeyCommand(owner: string | undefined, out: Output): number {
+function ownerKeyCommand(owner: string | undefined, stack: string | undefined, out: Output): number {
   if (!owner) throw new UsageError('missing OWNER');
   if (!OwnerIdSchema.safeParse(owner).success)
     throw new UsageError(`'${owner}' is not an owner id: letters, digits and . _ : @ + = | / - only`);
+  // Stack names: letters, digits and hyphens, starting with a letter, at most 128 characters
+  // (https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_CreateStack.html).
+  const stackName = stack ?? DEFAULT_STACK_NAME;
+  if (!/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName))
+    throw new UsageError(`--stack '${stackName}' is not a stack name: a letter, then letters, digits and -`);
   const key = ownerKey(owner);
   out.line(key);
-  out.data({ owner, ownerKey: key, secretPrefix: ownerSecretPrefix('wf/', owner) });
+  out.data({
+    owner,
+    ownerKey: key,
+    stack: stackName,
+    secretPrefix: ownerSecretPrefix(derivedCredentialPrefix(stackName), owner),
+  });
   return 0;
 }
 
@@ -165,7 +177,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     },
   };
   try {
-    if (group === 'owner-key') return ownerKeyCommand(verb, out);
+    if (group === 'owner-key') return ownerKeyCommand(verb, values.stack, out);
     if (group === 'local' && verb === 'up') {
       if (values.port !== undefined && !/^\d{1,5}$/.test(values.port))
         throw new UsageError('--port must be a port number, e.g. 8787');

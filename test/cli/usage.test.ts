@@ -20,8 +20,18 @@ describe('wf owner-key', () => {
     expect(JSON.parse(json.stdout)).toEqual({
       owner: 'repo:org/x:ref:refs/heads/main',
       ownerKey: 'repo=3Aorg=2Fx=3Aref=3Arefs=2Fheads=2Fmain',
+      stack: 'WfRuntime',
       secretPrefix: 'wf/repo=3Aorg=2Fx=3Aref=3Arefs=2Fheads=2Fmain/',
     });
+  });
+
+  it('names the secret prefix of another stack, as that stack derives it (deployment-names.ts)', async () => {
+    const json = await wf(['owner-key', 'auth0|abc', '--stack', 'Staging', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      stack: 'Staging',
+      secretPrefix: 'wf-Staging/auth0=7Cabc/',
+    });
+    expect(await wf(['owner-key', 'auth0|abc', '--stack', 'no_underscores'])).toMatchObject({ code: 2 });
   });
 });
 
