@@ -14,11 +14,13 @@ export type InboxNotifier = Notifier &
   };
 
 /**
- * Keeps up to `max` notices of each kind per owner (default 200; that owner's oldest are dropped): a local stack
- * must not grow, and one owner's burst of notices must not push another owner's live links out.
+ * Keeps up to `max` notices of each kind per owner (default 200; that owner's oldest are dropped), so one owner's
+ * burst of notices does not push another owner's live links out, and up to `maxTotal` of each kind in all
+ * (default 5,000; the oldest of any owner dropped), so a local stack with many owners does not grow either.
  */
-export function inboxNotifier(options: { max?: number } = {}): InboxNotifier {
+export function inboxNotifier(options: { max?: number; maxTotal?: number } = {}): InboxNotifier {
   const max = options.max ?? 200;
+  const maxTotal = options.maxTotal ?? 5_000;
   const kept: ApprovalNotice[] = [];
   const owners: OwnerNotice[] = [];
   const keep = <T extends { owner: string }>(list: T[], item: T) => {
@@ -30,6 +32,7 @@ export function inboxNotifier(options: { max?: number } = {}): InboxNotifier {
         excess--;
       } else i++;
     }
+    if (list.length > maxTotal) list.splice(0, list.length - maxTotal);
   };
   return {
     channel: 'inbox',

@@ -28,4 +28,12 @@ describe('inboxNotifier: the limit is per owner', () => {
 
     expect(inbox.ownerNotices().map((n) => n.runId)).toEqual(['run_bob', 'run_a2', 'run_a3']);
   });
+
+  it('keeps at most maxTotal notices of all owners together, dropping the oldest', async () => {
+    const inbox = inboxNotifier({ max: 2, maxTotal: 3 });
+    for (const owner of ['o1', 'o2', 'o3', 'o4'])
+      await inbox.notify(notice({ owner, runId: `run_${owner}` }));
+
+    expect(inbox.notices().map((n) => n.runId)).toEqual(['run_o2', 'run_o3', 'run_o4']);
+  });
 });
