@@ -3,8 +3,11 @@
  * logs, HTTP API access logs). Turning on such logging makes the service add the group to the account's one
  * CloudWatch Logs resource policy, limited to 5120 characters; groups under `/aws/vendedlogs/` do not need an
  * entry of their own (https://docs.aws.amazon.com/step-functions/latest/dg/bp-cwl.html). An HTTP API stage's
- * access logging needs `logs:PutResourcePolicy` for the same reason
- * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-logging.html).
+ * access logging needs `logs:CreateLogDelivery` and `logs:PutResourcePolicy`
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-logging.html): it is one of the log
+ * deliveries for which AWS "creates or changes the resource policies associated with the log group receiving the
+ * logs" (https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/AWS-logs-infrastructure-CWL.html), the same
+ * mechanism the Step Functions page describes.
  */
 import { Aws, Fn, Names } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
