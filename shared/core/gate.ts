@@ -3,6 +3,7 @@
  * intersected with the live policy), its input parses, and its gate allows; irreversible actions always
  * need approval. Any fault while deciding is a denial.
  */
+import { canonicalJson } from '../audit/canonical.ts';
 import type { GateMode } from '../schemas/gate.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import type { Action, ActionCatalog } from './actions.ts';
@@ -26,7 +27,10 @@ export function gateOf(definition: WorkflowDefinition, name: string): GrantEntry
 
 /**
  * Effective grant = the run's version allow-set ∩ the live policy (the workflow's latest version, and the
- * workflow being enabled). The stricter gate of the two wins; approvers come from the run's version.
+ * workflow being enabled). The stricter gate of the two wins; approvers come from the run's version. A connector
+ * the latest version sends elsewhere or otherwise (its URL, method, body, credential header, or the secret its
+ * credential slot names) is withdrawn: the run's version would still call the old target, which the owner has
+ * since replaced. Its description and input schema may change.
  */
 export function effectiveGrant(
   version: WorkflowDefinition,
@@ -37,11 +41,44 @@ export function effectiveGrant(
   if (!enabled || !live) return grant;
   for (const name of version.allowedActions) {
     if (!live.allowedActions.includes(name)) continue;
+    if (connectorRedeclared(version, live, name)) continue;
     const own = gateOf(version, name);
     const mode = stricter(own.mode, gateOf(live, name).mode);
     if (mode !== 'deny') grant.set(name, { ...own, mode });
   }
   return grant;
+}
+
+/** Whether `name` is a connector of `version` that `live` declares otherwise (any fault: redeclared). */
+export function connectorRedeclared(
+  version: WorkflowDefinition,
+  live: WorkflowDefinition,
+  name: string,
+): boolean {
+  const declared = (of: WorkflowDefinition) => {
+    // Own keys only: a connector named 'constructor' must not find Object.prototype's.
+    const connector = Object.hasOwn(of.connectors ?? {}, name) ? of.connectors?.[name] : undefined;
+    if (connector === undefined) return undefined;
+    // What the model is told (description, input schema) may change; where and how the call goes may not.
+    const {
+      description: _description,
+      input: _input,
+      ...target
+    } = connector as typeof connector & {
+      input?: unknown;
+    };
+    const slot = connector.credential?.slot;
+    const secret =
+      slot !== undefined && Object.hasOwn(of.credRefs ?? {}, slot) ? of.credRefs?.[slot] : undefined;
+    return { target, secret };
+  };
+  const own = declared(version);
+  if (own === undefined) return false;
+  try {
+    return canonicalJson(own) !== canonicalJson(declared(live) ?? null);
+  } catch {
+    return true;
+  }
 }
 
 export type GateResult =

@@ -18,7 +18,7 @@ import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { ActionCatalog } from '../core/actions.ts';
 import { DeliveryRefusedError, type DestinationsPort } from '../core/deliver.ts';
 import { CredentialUnavailableError } from '../core/errors.ts';
-import { effectiveGrant, evaluateGate, gateOf } from '../core/gate.ts';
+import { connectorRedeclared, effectiveGrant, evaluateGate, gateOf } from '../core/gate.ts';
 import { idempotencyKeyFor } from '../core/identity.ts';
 import type { Clock, EgressPort, SecretsPort } from '../core/ports.ts';
 import { unreadableCredential } from '../core/redacted-dispatch.ts';
@@ -78,7 +78,11 @@ export function destinations(deps: {
       // A `deny` gate on the destination's connector denies delivery, whether or not the model may call it.
       if (own.mode === 'deny')
         throw new DeliveryRefusedError(`delivery to '${action}' was denied: its gate is 'deny'`);
-      const withdrawn = liveDestinationRefusal(live, action);
+      const withdrawn =
+        liveDestinationRefusal(live, action) ??
+        (live && connectorRedeclared(definition, live, action)
+          ? "the workflow's latest version declares the connector differently (its URL, method, schema or credential)"
+          : undefined);
       if (withdrawn !== undefined)
         throw new DeliveryRefusedError(`delivery to '${action}' was denied: ${withdrawn}`);
       // The destination connector need not be in allowedActions (the model never calls it), but its gate

@@ -430,6 +430,29 @@ describe('deliverResult: the live policy', () => {
     });
   });
 
+  it('refuses an HTTP delivery whose connector a later version points elsewhere: nothing is sent', async () => {
+    // Prepare: version 2 still delivers to results_hook, but to another path of the receiver.
+    const workflow = {
+      connectors: { results_hook: resultsHook() },
+      destination: { type: 'http', action: 'results_hook' },
+    };
+    const seeded = await finishedRunOf(workflow);
+    await publishVersion2(seeded, {
+      connectors: { results_hook: { ...resultsHook(), url: `${receiver.url}/moved` } },
+    });
+    const received = receiver.bodies.length;
+
+    // Act
+    const delivered = await deliverResult(deps(), seeded.runId);
+
+    // Assess: neither the old URL (the owner replaced it) nor the new one (the run's version never named it).
+    expect(receiver.bodies).toHaveLength(received);
+    expect(delivered?.delivery).toMatchObject({
+      status: 'refused',
+      detail: expect.stringContaining("the workflow's latest version declares the connector differently"),
+    });
+  });
+
   it("refuses an HTTP delivery whose connector a later version's gate denies", async () => {
     // Prepare: version 2 gates the destination's connector `deny`; the run is bound to version 1.
     const workflow = {

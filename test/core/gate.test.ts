@@ -90,6 +90,29 @@ describe('Gate', () => {
     expect(grant.get('notes_put')?.mode).toBe('needs_approval');
   });
 
+  it('withdraws a connector the latest version declares differently, or whose credential names another secret', () => {
+    const hook = (url: string) => ({
+      kind: 'http',
+      description: 'Posts.',
+      method: 'POST',
+      url,
+      credential: { slot: 'hook_token' },
+      input: { type: 'object', properties: {} },
+    });
+    const withHook = (url: string, secret: string) =>
+      definition({
+        allowedActions: ['notes_put', 'hook'],
+        connectors: { hook: hook(url) },
+        credRefs: { hook_token: { secret } },
+      });
+    const version = withHook('https://hooks.example.com/a', 'wf/owner/hook');
+    const granted = (live: WorkflowDefinition) => [...effectiveGrant(version, live, true).keys()].sort();
+
+    expect(granted(withHook('https://hooks.example.com/a', 'wf/owner/hook'))).toEqual(['hook', 'notes_put']);
+    expect(granted(withHook('https://hooks.example.com/b', 'wf/owner/hook'))).toEqual(['notes_put']);
+    expect(granted(withHook('https://hooks.example.com/a', 'wf/owner/other'))).toEqual(['notes_put']);
+  });
+
   it('denies, and does not throw, when deciding faults', () => {
     const def = definition();
     const faulty: ActionCatalog = {
