@@ -35,6 +35,8 @@ export function lambdas(
         HOME: original.HOME,
         TZ: original.TZ,
         ...identity.environment,
+        // The bundle's compiled-in values (the approver declarations), read from the process unbundled.
+        ...identity.bundledConstants,
         AWS_REGION: policies.resolved.region,
         AWS_ACCESS_KEY_ID: 'iamsim',
         AWS_SECRET_ACCESS_KEY: 'iamsim',

@@ -61,7 +61,7 @@ beforeAll(() => {
   };
   app.synth();
   const template = JSON.parse(readFileSync(join(outdir, 'ApproverBundles.template.json'), 'utf8')) as {
-    Resources: Record<string, { Metadata: Record<string, string>; Properties: Record<string, never> }>;
+    Resources: Record<string, { Metadata: Record<string, string>; Properties: Record<string, unknown> }>;
   };
   for (const [id, fn] of Object.entries(functions)) {
     const resource = template.Resources[stack.getLogicalId(fn.function.node.defaultChild as never)]!;
