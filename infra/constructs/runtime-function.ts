@@ -61,7 +61,9 @@ export interface RuntimeFunctionProps {
    * define), and NOT set in the function's environment, so they take none of Lambda's 4 KB of environment
    * variables (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html). For settings that are
    * lists growing with the deployment (the approver declarations). A change rebuilds the bundle: its asset hash
-   * is the output's, so the function's code (S3 key) changes and CloudFormation updates it. @default - none
+   * is the output's, so the function's S3 key changes, which is what makes CloudFormation update the code
+   * (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-lambda-function-code.html).
+   * @default - none
    */
   readonly bundledConstants?: Readonly<Record<string, string>>;
   /** Retention of the function's log group. @default logs.RetentionDays.ONE_MONTH */
