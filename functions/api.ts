@@ -43,9 +43,9 @@ function build(): Hono {
     clock: systemClock,
     ids: randomIds,
     credentialNamePrefix: env[ENV.credentialSecretPrefix],
-    // Grants: the approvers their gates name must be declared for the caller's owner (WF_APPROVER_OWNERS), as
-    // WorkflowWrite checks a workflow's.
-    approverReach: awsApproverReach(env),
+    // Grants: the approvers their gates name must be declared for the caller's owner (the declarations bundled
+    // into this function, shared/runtime/aws/approver-reach.ts), as WorkflowWrite checks a workflow's.
+    approverReach: awsApproverReach(),
     authenticator: process.env[ENV.apiAuth] === 'jwt' ? jwtAuthenticator() : iamAuthenticator(),
     // Schedules and rules on AWS, plus the trigger index (what `wf` and the API list as active triggers).
     triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(store)),

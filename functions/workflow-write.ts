@@ -32,11 +32,11 @@ function build(): Hono {
     // A saved or published version's schedule or event rule on AWS, plus the trigger index.
     triggerSync: combineTriggerSyncs(awsTriggerSyncFromEnv(), localTriggerSync(store)),
     // The save-time checks: declared alert topics, the owner's credential namespace, the approvers declared
-    // for the caller's owner (WF_APPROVER_OWNERS) and the engines this deployment enables (WF_EXTERNAL_ENGINES).
+    // for the caller's owner (bundled: approver-reach.ts) and the engines this deployment enables (WF_EXTERNAL_ENGINES).
     alertTopicArns: alertTopicArnsOf(env),
     alertTopicOwners: alertTopicOwnersOf(env),
     credentialNamePrefix: env[ENV.credentialSecretPrefix],
-    approverReach: awsApproverReach(env),
+    approverReach: awsApproverReach(),
     externalEngines: awsExternalEngines(),
   }) as unknown as Hono;
 }

@@ -4,15 +4,20 @@
  *
  * - Lambda: "4 KB, for all environment variables associated with the function, in aggregate"
  *   (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html). Joined lists live in them:
- *   `WF_APPROVER_OWNERS` (every subscribed approver and the owners declared for them), `WF_ALERT_TOPIC_ARNS`, `WF_INTERNAL_HOSTS`.
+ *   `WF_ALERT_TOPIC_ARNS`, `WF_INTERNAL_HOSTS`, `WF_ALERT_TOPIC_OWNERS`. The approver declarations do not: they are
+ *   compiled into the bundles (approver-bundling.ts), so the approvers a deployment may declare are bounded by
+ *   the two limits below, not by this one.
  * - SNS: each subscription with a filter policy counts against "200 filter policies per topic" by default
  *   (https://docs.aws.amazon.com/sns/latest/dg/subscription-filter-policy-constraints.html); the approval topic
  *   has one per approver, the owner-notices topic one per address.
+ * - CloudFormation: at most 500 resources in one template
+ *   (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html); each approver
+ *   and owner-notice address is a subscription resource.
  *
  * Values CloudFormation fills in at deploy (ARNs, generated names) are unknown at synth: each is counted as
  * `TOKEN_BYTES`, more than any ARN this stack produces (about 100 bytes with a 20-character stack name).
  */
-import { Stack } from 'aws-cdk-lib';
+import { CfnResource, Stack } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct, IValidation } from 'constructs';
@@ -21,6 +26,8 @@ import type { IConstruct, IValidation } from 'constructs';
 export const LAMBDA_ENVIRONMENT_BYTES = 4096;
 /** Subscriptions with a filter policy on one topic, at most (SNS's default quota). */
 export const FILTER_POLICIES_PER_TOPIC = 200;
+/** Resources in one CloudFormation template, at most. */
+export const CLOUDFORMATION_RESOURCES = 500;
 /** What a value resolved only at deploy (a `Ref`, an `Fn::GetAtt`) is counted as. */
 export const TOKEN_BYTES = 200;
 
@@ -82,7 +89,16 @@ function filterPolicyErrors(subscriptions: sns.CfnSubscription[]): string[] {
     );
 }
 
-/** Validates every function and subscription under `scope` against the limits above. */
+function resourceCountErrors(stack: Stack): string[] {
+  const count = stack.node.findAll().filter((c) => c instanceof CfnResource && Stack.of(c) === stack).length;
+  if (count <= CLOUDFORMATION_RESOURCES) return [];
+  return [
+    `stack ${stack.stackName} would declare ${count} resources; CloudFormation allows ${CLOUDFORMATION_RESOURCES} ` +
+      'in one template (each approver and each owner-notice address is a subscription). List fewer approvers or addresses.',
+  ];
+}
+
+/** Validates every function and subscription under `scope`, and its stack's size, against the limits above. */
 export class DeployLimits implements IValidation {
   private readonly scope: IConstruct;
 
@@ -95,6 +111,7 @@ export class DeployLimits implements IValidation {
     return [
       ...all.filter((c) => c instanceof lambda.CfnFunction).flatMap(environmentErrors),
       ...filterPolicyErrors(all.filter((c): c is sns.CfnSubscription => c instanceof sns.CfnSubscription)),
+      ...resourceCountErrors(Stack.of(this.scope)),
     ];
   }
 }

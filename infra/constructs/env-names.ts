@@ -28,7 +28,8 @@ export const ENV = {
   /**
    * Approver emails subscribed to the approval topic and the owners each is declared for, JSON
    * `{"carol@example.com": ["<owner id>", …]}` (`*`: every owner). request-approval and human-task send links
-   * only to an approver declared for the run's owner; workflow-write refuses a workflow naming anyone else.
+   * only to an approver declared for the run's owner; workflow-write and api refuse a workflow or grant naming
+   * anyone else. Never in the environment: compiled into those four bundles (approver-bundling.ts).
    */
   approverOwners: 'WF_APPROVER_OWNERS',
   /** ARN of the owner-notices SNS topic: failed, denied and expired runs (turn-ending handlers, request-approval). */

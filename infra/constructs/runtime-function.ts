@@ -56,6 +56,16 @@ export interface RuntimeFunctionProps {
    * values is not bundled. The value must not change without a rebuild. @default - none
    */
   readonly bundledEnvironment?: Readonly<Record<string, string>>;
+  /**
+   * Values compiled into the bundle only: each `process.env.NAME` in the code replaced by the value (an esbuild
+   * define), and NOT set in the function's environment, so they take none of Lambda's 4 KB of environment
+   * variables (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html). For settings that are
+   * lists growing with the deployment (the approver declarations). A change rebuilds the bundle: its asset hash
+   * is the output's, so the function's S3 key changes, which is what makes CloudFormation update the code
+   * (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-lambda-function-code.html).
+   * @default - none
+   */
+  readonly bundledConstants?: Readonly<Record<string, string>>;
   /** Retention of the function's log group. @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /** What happens to the log group when it leaves the stack. @default - the CDK default for log groups (RETAIN) */
@@ -99,6 +109,8 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
   public readonly role: iam.Role;
   /** The handler module name. */
   public readonly handlerName: string;
+  /** The values compiled into the bundle only (`bundledConstants`), for checks and the IAM simulation. */
+  public readonly bundledConstants: Readonly<Record<string, string>>;
   public readonly grantPrincipal: iam.IPrincipal;
 
   constructor(scope: Construct, id: string, props: RuntimeFunctionProps) {
@@ -106,6 +118,7 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
     const projectRoot = props.projectRoot ?? REPO_ROOT;
     const entry = validate(id, props, projectRoot);
     this.handlerName = props.handlerName;
+    this.bundledConstants = { ...props.bundledConstants };
     const bundledEnvironment = {
       ...props.bundledEnvironment,
       [COMMON_ENV.tracing]: props.traceAwsCalls ? 'aws-calls' : 'invocations',
@@ -174,7 +187,7 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
         // deployed, and a bundle imports faster than the runtime's CommonJS packages load from node_modules
         // (docs/deploy.md, "Function bundles", with the measurements).
         externalModules: [],
-        define: definesOf(bundledEnvironment),
+        define: definesOf({ ...bundledEnvironment, ...this.bundledConstants }),
         esbuildArgs: {
           '--alias': Object.entries(LAMBDA_BUNDLE_ALIASES).map(([name, path]) => `${name}=${path}`),
         },
@@ -217,12 +230,21 @@ function validate(id: string, props: RuntimeFunctionProps, projectRoot: string):
         'create it exporting `handler`, or fix handlerName.',
     );
   }
-  for (const name of Object.keys(props.bundledEnvironment ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || props.environment?.[name] !== undefined) {
-      throw new Error(
-        `RuntimeFunction '${id}': bundledEnvironment name '${name}' is not an identifier or is also in environment; ` +
-          'use a variable name like WF_MODEL_PROVIDER, set in bundledEnvironment only.',
-      );
+  for (const [field, names] of [
+    ['bundledEnvironment', Object.keys(props.bundledEnvironment ?? {})],
+    ['bundledConstants', Object.keys(props.bundledConstants ?? {})],
+  ] as const) {
+    for (const name of names) {
+      const elsewhere =
+        props.environment?.[name] !== undefined ||
+        (field === 'bundledConstants' && props.bundledEnvironment?.[name] !== undefined);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || elsewhere) {
+        throw new Error(
+          `RuntimeFunction '${id}': ${field} name '${name}' is not an identifier or is also in environment` +
+            `${field === 'bundledConstants' ? ' or bundledEnvironment' : ''}; ` +
+            `use a variable name like WF_MODEL_PROVIDER, set in ${field} only.`,
+        );
+      }
     }
   }
   const memory = props.memorySize;

@@ -3,7 +3,7 @@
  * state machine, the API, the triggers, approval signing and notices, and observability, and wires their
  * environment variables (env-names.ts) and least-privilege grants.
  */
-import { Lazy, RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
+import { RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -12,6 +12,7 @@ import { AlertSubscriptionCheck } from './alert-subscriptions.ts';
 import { resolveAlertTopics } from './alert-topics.ts';
 import { ApprovalNotices } from './approval-notices.ts';
 import { ApprovalSigningKey } from './approval-signing-key.ts';
+import { APPROVER_HANDLERS, ApproversBundled, approverConstants } from './approver-bundling.ts';
 import { AuditSigningKey } from './audit-signing-key.ts';
 import { CredentialReader } from './credential-reader.ts';
 import { DeployLimits } from './deploy-limits.ts';
@@ -92,6 +93,11 @@ export class WorkflowRuntime extends Construct {
     const { credentialSecretPrefix: credentialPrefix, metricsNamespace } = deploymentNames(this, props);
 
     this.table = new RunTable(this, 'Table', { removalPolicy });
+    // Before the functions: the approver declarations are compiled into four of them (approver-bundling.ts).
+    this.approvalNotices = new ApprovalNotices(this, 'ApprovalNotices', {
+      ...(props.approvers === undefined ? {} : { approvers: props.approvers }),
+    });
+    const approverHandlers: readonly HandlerName[] = APPROVER_HANDLERS;
     const functionScope = new Construct(this, 'Functions');
     const make = (handlerName: HandlerName): RuntimeFunction => {
       const { id: fnId, ...settings } = FUNCTION_SETTINGS[handlerName];
@@ -103,6 +109,9 @@ export class WorkflowRuntime extends Construct {
         // Turn bundles only the deployment's model provider (shared/runtime/aws/model.ts).
         ...(handlerName === 'turn'
           ? { bundledEnvironment: { [ENV.modelProvider]: this.modelProvider } }
+          : {}),
+        ...(approverHandlers.includes(handlerName)
+          ? { bundledConstants: approverConstants(this.approvalNotices) }
           : {}),
         ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
         ...(props.logLevel === undefined ? {} : { logLevel: props.logLevel }),
@@ -201,19 +210,20 @@ export class WorkflowRuntime extends Construct {
       ...(props.eventBusName === undefined ? {} : { eventBusName: props.eventBusName }),
     });
     this.signingKey = new ApprovalSigningKey(this, 'ApprovalSigningKey');
-    this.approvalNotices = new ApprovalNotices(this, 'ApprovalNotices', {
-      ...(props.approvers === undefined ? {} : { approvers: props.approvers }),
-    });
     this.ownerNotices = new OwnerNotices(this, 'OwnerNotices', {
       ...(props.ownerNotices === undefined ? {} : { owners: props.ownerNotices }),
     });
     this.approvalBaseUrl = props.approvalBaseUrl?.replace(/\/+$/, '') ?? `${this.api.endpoint}/approvals`;
     // Environment sizes and filter policies a deploy would be refused for, refused at synth (deploy-limits.ts).
     this.node.addValidation(new DeployLimits(this));
+    this.node.addValidation(
+      new ApproversBundled(
+        this.approvalNotices,
+        APPROVER_HANDLERS.map((handler) => fns[handler]),
+      ),
+    );
 
     const stateMachineArn = this.runStateMachine.stateMachine.stateMachineArn;
-    // Lazy: approvers added later with approvalNotices.addApprover are reachable too, for their owners only.
-    const subscribedApprovers = Lazy.string({ produce: () => this.approvalNotices.approverOwnersJson });
 
     // turn: the model, the workflows' credentials; the approval URL is also the runtime's own host, which the
     // egress guard of turn and deliver must never reach.
@@ -235,8 +245,7 @@ export class WorkflowRuntime extends Construct {
     fns['request-approval']
       .addEnvironment(ENV.signingSecretArn, this.signingKey.secretArn)
       .addEnvironment(ENV.approvalTopicArn, this.approvalNotices.topicArn)
-      .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl)
-      .addEnvironment(ENV.approverOwners, subscribedApprovers);
+      .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
     this.signingKey.grantRead(fns['request-approval']);
     this.approvalNotices.grantPublish(fns['request-approval']);
     this.runStateMachine.grantTaskResponseToTaskFunction(
@@ -254,10 +263,8 @@ export class WorkflowRuntime extends Construct {
       this.ownerNotices.grantPublish(fn);
     }
 
-    // workflow-write and api: refuse workflows (and delegation grants) naming an approver the approval topic does
-    // not reach for the owner.
-    for (const fn of [fns['workflow-write'], fns.api])
-      fn.addEnvironment(ENV.approverOwners, subscribedApprovers);
+    // workflow-write and api refuse workflows (and delegation grants) naming an approver the approval topic does
+    // not reach for the owner: the declarations are in their bundles (approver-bundling.ts).
 
     // deliver: HTTP destinations may use credentials; alerts go to the alert topic.
     fns.deliver
@@ -362,7 +369,7 @@ export class WorkflowRuntime extends Construct {
       fns['mark-failed'].role,
       fns.external.role,
     ]);
-    this.grantHumanTasks(fns, subscribedApprovers);
+    this.grantHumanTasks(fns);
 
     // External runs: the api and start-run start them on the external machine; the external function calls
     // the engines (the workflow's credential from the owner's secrets, through the egress guard) and ends runs
@@ -407,13 +414,12 @@ export class WorkflowRuntime extends Construct {
    * graph-wait (child runs, AwaitResume) holds neither the signing key nor the topic (docs/security.md,
    * "Human tasks: who holds the signing key").
    */
-  private grantHumanTasks(fns: Record<HandlerName, RuntimeFunction>, subscribedApprovers: string): void {
+  private grantHumanTasks(fns: Record<HandlerName, RuntimeFunction>): void {
     const humanTask = fns['human-task'];
     humanTask
       .addEnvironment(ENV.signingSecretArn, this.signingKey.secretArn)
       .addEnvironment(ENV.approvalTopicArn, this.approvalNotices.topicArn)
-      .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl)
-      .addEnvironment(ENV.approverOwners, subscribedApprovers);
+      .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
     // secretsmanager:GetSecretValue on the keyring: links and form nonces are signed with it
     // (https://docs.aws.amazon.com/secretsmanager/latest/userguide/auth-and-access_iam-policies.html).
     this.signingKey.grantRead(humanTask);

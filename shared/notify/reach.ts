@@ -1,7 +1,7 @@
 /**
  * Which approvers a deployment can reach, and for which owners. On AWS an approver is reachable only when the
  * CDK subscribed their address to the approval topic, and only for the owners the operator declared them for
- * (`approvers: [{ email, owners }]`, reaching the functions as `WF_APPROVER_OWNERS`); the subscription's filter
+ * (`approvers: [{ email, owners }]`, compiled into the functions' bundles as `WF_APPROVER_OWNERS`); the subscription's filter
  * policy holds the same owners, so SNS drops a notice for another owner too. Locally the inbox and the terminal
  * reach everyone (the inbox lists each owner only their own links). The API refuses a workflow naming an
  * approver not reachable for its owner; `requestApproval` and the human-task requests notify only reachable ones.
@@ -45,7 +45,7 @@ const ApproverOwnersSchema = z.record(
 );
 
 /**
- * The `WF_APPROVER_OWNERS` value (JSON: `{"carol@example.com": ["<owner id>", …]}`, written by the CDK
+ * The `WF_APPROVER_OWNERS` value (JSON: `{"carol@example.com": ["<owner id>", …]}`, bundled by the CDK
  * construct); unset or empty is none. Throws on anything else: a declaration that cannot be read must not
  * turn into "every owner" (fail closed).
  */

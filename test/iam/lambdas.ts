@@ -14,6 +14,11 @@ type Handler = (event: unknown, context?: unknown) => Promise<unknown>;
 export type Lambdas = {
   /** `env` overrides the function's environment for this invocation (e.g. the API's auth kind). */
   invoke(fn: HandlerName, event: unknown, env?: Record<string, string>): Promise<unknown>;
+  /**
+   * Runs `work` as part of `fn` (its environment, its name on the recorded calls), with modules loaded fresh:
+   * for driving one composition module of a function (e.g. its credential reads) without a whole flow.
+   */
+  within<T>(fn: HandlerName, work: () => Promise<T>): Promise<T>;
   restore(): void;
 };
 
@@ -27,26 +32,31 @@ export function lambdas(
     for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
     for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
   };
+  const enter = (fn: HandlerName, env: Record<string, string>) => {
+    const identity = policies.functionIdentity(fn);
+    setEnv({
+      PATH: original.PATH,
+      HOME: original.HOME,
+      TZ: original.TZ,
+      ...identity.environment,
+      // The bundle's compiled-in values (the approver declarations), read from the process unbundled.
+      ...identity.bundledConstants,
+      AWS_REGION: policies.resolved.region,
+      AWS_ACCESS_KEY_ID: 'iamsim',
+      AWS_SECRET_ACCESS_KEY: 'iamsim',
+      AWS_LAMBDA_FUNCTION_NAME: fn,
+      AWS_ENDPOINT_URL: endpoints.aws,
+      AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+      ANTHROPIC_BASE_URL: endpoints.anthropic,
+      [AWS_CALL_LOG_ENV]: endpoints.callLog,
+      // This process's own NODE_OPTIONS (vitest's), not a Lambda's.
+      NODE_OPTIONS: original.NODE_OPTIONS,
+      ...env,
+    });
+  };
   return {
     async invoke(fn, event, env = {}) {
-      const identity = policies.functionIdentity(fn);
-      setEnv({
-        PATH: original.PATH,
-        HOME: original.HOME,
-        TZ: original.TZ,
-        ...identity.environment,
-        AWS_REGION: policies.resolved.region,
-        AWS_ACCESS_KEY_ID: 'iamsim',
-        AWS_SECRET_ACCESS_KEY: 'iamsim',
-        AWS_LAMBDA_FUNCTION_NAME: fn,
-        AWS_ENDPOINT_URL: endpoints.aws,
-        AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
-        ANTHROPIC_BASE_URL: endpoints.anthropic,
-        [AWS_CALL_LOG_ENV]: endpoints.callLog,
-        // This process's own NODE_OPTIONS (vitest's), not a Lambda's.
-        NODE_OPTIONS: original.NODE_OPTIONS,
-        ...env,
-      });
+      enter(fn, env);
       let handler = handlers.get(fn);
       if (!handler) {
         vi.resetModules();
@@ -56,6 +66,11 @@ export function lambdas(
       }
       const run = handler;
       return withFunctionName(fn, () => run(event, { functionName: fn, awsRequestId: 'iam-sim' }));
+    },
+    async within(fn, work) {
+      enter(fn, {});
+      vi.resetModules();
+      return withFunctionName(fn, work);
     },
     restore: () => setEnv(original),
   };

@@ -25,6 +25,11 @@ export type FunctionIdentity = {
   policies: { name: string; policy: PolicyDocument }[];
   /** The function's environment variables, resolved. */
   environment: Record<string, string>;
+  /**
+   * What its bundle has compiled in (`process.env.NAME` defined at bundling: the approver declarations);
+   * the handlers run unbundled here, so these are set in the environment in its place.
+   */
+  bundledConstants: Readonly<Record<string, string>>;
 };
 
 export const asList = <T>(value: T | T[] | undefined): T[] =>
@@ -33,7 +38,8 @@ export const asList = <T>(value: T | T[] | undefined): T[] =>
 export class StackPolicies {
   readonly resolved: ResolvedTemplate;
   readonly synth: SynthesizedRuntime;
-  constructor(synth: SynthesizedRuntime, physicalNames: Record<string, string> = {}) {
+  /** `stackName`: names CloudFormation generates start with it (template.ts), for comparing two stacks. */
+  constructor(synth: SynthesizedRuntime, physicalNames: Record<string, string> = {}, stackName?: string) {
     this.synth = synth;
     const region = synth.stack.region;
     if (region.startsWith('${Token')) throw new Error('synthesize the stack with a concrete env.region');
@@ -41,6 +47,7 @@ export class StackPolicies {
       synth.template.toJSON() as ConstructorParameters<typeof ResolvedTemplate>[0],
       region,
       physicalNames,
+      stackName,
     );
   }
 
@@ -76,7 +83,8 @@ export class StackPolicies {
 
   /** Role, policies and environment of a runtime function. */
   functionIdentity(fn: HandlerName): FunctionIdentity {
-    const fnId = logicalId(this.synth.stack.runtime.functions[fn].function);
+    const runtimeFunction = this.synth.stack.runtime.functions[fn];
+    const fnId = logicalId(runtimeFunction.function);
     const props = this.resolved.resource(fnId).Properties ?? {};
     const roleId = (props.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     const variables = (props.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
@@ -88,6 +96,7 @@ export class StackPolicies {
       environment: Object.fromEntries(
         Object.entries(variables ?? {}).map(([key, value]) => [key, String(this.resolved.resolve(value))]),
       ),
+      bundledConstants: runtimeFunction.bundledConstants,
     };
   }
 

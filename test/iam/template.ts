@@ -3,7 +3,9 @@
  * `Fn::Sub`, `Fn::Select` and `Fn::Split` resolved to the names and ARNs the resources would have on AWS
  * (return values per CloudFormation's resource reference, e.g.
  * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-dynamodb-table.html#aws-resource-dynamodb-table-return-values).
- * Physical names that CloudFormation would generate are the logical id, unless the caller fixes them.
+ * Physical names that CloudFormation would generate are the logical id, unless the caller fixes them; with
+ * `stackName` given they start with the stack's name, as CloudFormation's do (`<stack>-<logical id>-<suffix>`),
+ * so two stacks' resources of one logical id have distinct names and ARNs.
  */
 
 export const ACCOUNT = '123456789012';
@@ -28,10 +30,17 @@ export class ResolvedTemplate {
   readonly region: string;
   readonly template: CfnTemplate;
   private readonly physicalNames: Record<string, string>;
-  constructor(template: CfnTemplate, region: string, physicalNames: Record<string, string> = {}) {
+  private readonly stackName: string | undefined;
+  constructor(
+    template: CfnTemplate,
+    region: string,
+    physicalNames: Record<string, string> = {},
+    stackName?: string,
+  ) {
     this.template = template;
     this.region = region;
     this.physicalNames = physicalNames;
+    this.stackName = stackName;
   }
 
   get resources(): [string, Resource][] {
@@ -48,7 +57,8 @@ export class ResolvedTemplate {
     const resource = this.resource(id);
     const property = NAME_PROPERTY[resource.Type];
     const declared = property ? resource.Properties?.[property] : undefined;
-    return this.physicalNames[id] ?? (declared === undefined ? id : String(this.resolve(declared)));
+    const generated = this.stackName === undefined ? id : `${this.stackName}-${id}`;
+    return this.physicalNames[id] ?? (declared === undefined ? generated : String(this.resolve(declared)));
   }
 
   resource(id: string): Resource {
@@ -68,7 +78,7 @@ export class ResolvedTemplate {
       'AWS::Region': this.region,
       'AWS::AccountId': ACCOUNT,
       'AWS::URLSuffix': 'amazonaws.com',
-      'AWS::StackName': 'WfTest',
+      'AWS::StackName': this.stackName ?? 'WfTest',
     };
     if (pseudo[id]) return pseudo[id];
     const { Type } = this.resource(id);

@@ -17,11 +17,12 @@ describe('Construct: DeployLimits', () => {
     expect(() => synthRuntime({ approvers: approvers(20) })).not.toThrow();
   });
 
-  it('refuses approvers whose joined list would pass 4 KB of a function environment, naming the variable', () => {
-    // ~58 bytes an approver and their owner: 70 of them are ~4 KB in WF_APPROVER_OWNERS alone.
-    expect(() => synthRuntime({ approvers: approvers(70) })).toThrow(
+  it('refuses a joined list that would pass 4 KB of a function environment, naming the variable', () => {
+    // ~30 bytes a host: 150 of them are ~4.5 KB in WF_INTERNAL_HOSTS alone (turn, deliver, approval-http).
+    const hosts = Array.from({ length: 150 }, (_, i) => `service-${i}.internal.example.com`);
+    expect(() => synthRuntime({ internalHosts: hosts })).toThrow(
       new RegExp(
-        `environment variables take about \\d+ bytes; Lambda allows ${LAMBDA_ENVIRONMENT_BYTES}.*WF_APPROVER_OWNERS`,
+        `environment variables take about \\d+ bytes; Lambda allows ${LAMBDA_ENVIRONMENT_BYTES}.*WF_INTERNAL_HOSTS`,
       ),
     );
   });

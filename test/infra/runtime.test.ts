@@ -34,7 +34,6 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.signingSecretArn,
     ENV.approvalTopicArn,
     ENV.approvalBaseUrl,
-    ENV.approverOwners,
     ENV.ownerTopicArn,
     ENV.apiUrl,
   ],
@@ -56,7 +55,6 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.stateMachineArn,
     ENV.credentialSecretPrefix,
     ENV.apiAuth,
-    ENV.approverOwners,
     ENV.eventBusName,
     ENV.eventRulePrefix,
     ENV.scheduleGroupName,
@@ -77,7 +75,6 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.schedulerRoleArn,
     ENV.startRunFunctionArn,
     ENV.auditSigningKeyArn,
-    ENV.approverOwners,
     ENV.externalEngines,
   ],
   'jobs-sweep': [...COMMON, ENV.stateMachineArn],
@@ -93,13 +90,7 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
   ],
   'graph-wait': [...COMMON, ENV.stateMachineArn, ENV.externalStateMachineArn],
   // Human tasks: signed links out through the approval topic, to subscribed approvers only.
-  'human-task': [
-    ...COMMON,
-    ENV.signingSecretArn,
-    ENV.approvalTopicArn,
-    ENV.approvalBaseUrl,
-    ENV.approverOwners,
-  ],
+  'human-task': [...COMMON, ENV.signingSecretArn, ENV.approvalTopicArn, ENV.approvalBaseUrl],
   external: [
     ...COMMON,
     ENV.externalEngines,
@@ -618,7 +609,7 @@ describe('owner notices', () => {
     expect(granted.sort()).toEqual(['deliver', 'expire', 'mark-failed', 'request-approval']);
   });
 
-  it('tells those functions the topic and the API URL, and workflow-write the subscribed approvers', () => {
+  it('tells those functions the topic and the API URL, and bundles the subscribed approvers into four', () => {
     const functions = flatTemplate(synthesized.template).findResources('AWS::Lambda::Function');
     const env = (handler: HandlerName) =>
       functions[fnId(handler)]?.Properties.Environment.Variables as Record<string, unknown>;
@@ -626,9 +617,17 @@ describe('owner notices', () => {
       expect(env(handler)[ENV.ownerTopicArn]).toBe(ownerTopic());
       expect(String(env(handler)[ENV.apiUrl])).toMatch(/HttpApi.*ApiEndpoint/);
     }
+    // The approvers are compiled into the four functions that check them, never in an environment.
     const declared = '{"alice@example.com":["team-b"],"bob@example.com":["*"]}';
-    expect(env('workflow-write')[ENV.approverOwners]).toBe(declared);
-    expect(env('request-approval')[ENV.approverOwners]).toBe(declared);
-    expect(env('human-task')[ENV.approverOwners]).toBe(declared);
+    const bundled = (handler: HandlerName) =>
+      synthesized.stack.runtime.functions[handler].bundledConstants[ENV.approverOwners];
+    expect(HANDLER_NAMES.filter((handler) => bundled(handler) === declared).sort()).toEqual([
+      'api',
+      'human-task',
+      'request-approval',
+      'workflow-write',
+    ]);
+    expect(HANDLER_NAMES.filter((handler) => bundled(handler) !== undefined)).toHaveLength(4);
+    for (const handler of HANDLER_NAMES) expect(env(handler)[ENV.approverOwners]).toBeUndefined();
   });
 });

@@ -25,7 +25,6 @@ const EnvSchema = z.object({
   [ENV.signingSecretArn]: z.optional(z.string()),
   [ENV.approvalTopicArn]: z.optional(z.string()),
   [ENV.auditSigningKeyArn]: z.optional(z.string()),
-  [ENV.approverOwners]: z.optional(z.string()),
   [ENV.ownerTopicArn]: z.optional(z.string()),
   [ENV.apiUrl]: z.optional(z.string()),
 });

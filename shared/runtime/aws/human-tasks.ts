@@ -31,6 +31,6 @@ export async function requestHumanTaskDeps(): Promise<RequestHumanTaskDeps> {
   if (!topic) throw new Error(`${ENV.approvalTopicArn} is not set: task notices have nowhere to go`);
   return {
     ...(await humanTaskAppDeps()),
-    notifier: snsNotifier(awsSns(), topic, awsApproverReach(env)),
+    notifier: snsNotifier(awsSns(), topic, awsApproverReach()),
   };
 }

@@ -20,7 +20,7 @@ export async function requestApprovalDeps(): Promise<RequestApprovalDeps> {
     clock: systemClock,
     keyring: await awsKeyring(),
     publicBaseUrl: awsPublicBaseUrl(),
-    notifier: snsNotifier(awsSns(), topic, awsApproverReach(env)),
+    notifier: snsNotifier(awsSns(), topic, awsApproverReach()),
     taskTokens: awsTaskTokens(),
     ...(owners ? { owners } : {}),
     logger: handlerTelemetry().logger,
