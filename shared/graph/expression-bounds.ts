@@ -96,7 +96,11 @@ function boundedString(string: NativeFunction, self: unknown, value: unknown, pr
 }
 
 /** Counts `length` occurrences of `pattern` in `str` (at most `limit`) and the longest match. */
-function matchesOf(str: string, pattern: unknown, limit: number): { count: number; longest: number } {
+async function matchesOf(
+  str: string,
+  pattern: unknown,
+  limit: number,
+): Promise<{ count: number; longest: number }> {
   let count = 0;
   let longest = 0;
   if (typeof pattern === 'string') {
@@ -109,9 +113,11 @@ function matchesOf(str: string, pattern: unknown, limit: number): { count: numbe
       count++;
     return { count, longest: pattern.length };
   }
-  // A JSONata regex is a function answering the first match and `next()` for the following ones.
-  type Match = { match: string; next: () => Match | undefined } | undefined;
-  for (let match = (pattern as (s: string) => Match)(str); match && count < limit; match = match.next()) {
+  // A JSONata regex is a function answering the first match and `next()` for the following ones; passed to a
+  // function, JSONata hands it over wrapped, answering a promise.
+  type Match = { match: string; next: () => Match | Promise<Match> } | undefined;
+  const first = (pattern as (s: string) => Match | Promise<Match>)(str);
+  for (let match = await first; match && count < limit; match = await match.next()) {
     count++;
     longest = Math.max(longest, match.match.length);
   }
@@ -144,7 +150,7 @@ export async function boundedBindings(): Promise<Record<string, unknown>> {
     }),
     replace: like(
       replace,
-      function (this: unknown, str: string, pattern: unknown, replacement: unknown, limit?: number) {
+      async function (this: unknown, str: string, pattern: unknown, replacement: unknown, limit?: number) {
         const original = () =>
           (replace.implementation as (...a: unknown[]) => unknown).call(
             this,
@@ -160,7 +166,7 @@ export async function boundedBindings(): Promise<Record<string, unknown>> {
             code: 'GRAPH_FORBIDDEN_FUNCTION',
             message: '$replace() with a function replacement is not allowed here',
           };
-        const { count, longest } = matchesOf(str, pattern, limit ?? Number.POSITIVE_INFINITY);
+        const { count, longest } = await matchesOf(str, pattern, limit ?? Number.POSITIVE_INFINITY);
         // `$n` in the replacement inserts a matched group, at most the whole match.
         const references = replacement.split('$').length - 1;
         const size = str.length + count * (replacement.length + references * longest);
