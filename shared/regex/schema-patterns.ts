@@ -3,7 +3,7 @@
  * fault (`nodes[2].form.properties.code.pattern`) rather than the whole schema. Walked through the keywords
  * that hold subschemas only: a `pattern` inside `const`, `enum`, `default` or `examples` is data, not a regex.
  */
-import { linearSyntaxMessage, linearSyntaxProblem } from './syntax.ts';
+import { linearSyntaxProblem, schemaPatternMessage } from './syntax.ts';
 
 const ONE_SCHEMA = [
   'not',
@@ -54,7 +54,7 @@ export function schemaPatterns(schema: unknown, path: PropertyKey[] = []): Schem
 export function unrunnablePattern(schema: unknown): { path: PropertyKey[]; message: string } | undefined {
   for (const { path, pattern } of schemaPatterns(schema)) {
     const problem = linearSyntaxProblem(pattern);
-    if (problem) return { path, message: linearSyntaxMessage(pattern, problem) };
+    if (problem) return { path, message: schemaPatternMessage(pattern, problem) };
   }
   return undefined;
 }

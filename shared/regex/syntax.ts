@@ -103,7 +103,13 @@ export function linearSyntaxProblem(source: string): string | undefined {
   return undefined;
 }
 
-/** The sentence a refusal uses: what the pattern uses, and why that is refused. */
+const WHY =
+  'which the linear-time regex engine cannot run (no input may make a pattern backtrack without end)';
+
+/** The sentence a refusal of a pattern uses: what it uses, and why that is refused. */
 export const linearSyntaxMessage = (pattern: string, problem: string): string =>
-  `the pattern ${JSON.stringify(pattern)} uses ${problem}, which the linear-time regex engine cannot run ` +
-  '(patterns run in linear time so input cannot make them backtrack without end)';
+  `the pattern ${JSON.stringify(pattern)} uses ${problem}, ${WHY}`;
+
+/** The same, said of the schema or form that holds the pattern ("the form uses …"). */
+export const schemaPatternMessage = (pattern: string, problem: string): string =>
+  `uses the pattern ${JSON.stringify(pattern)}, with ${problem}, ${WHY}`;
