@@ -4,6 +4,7 @@
  * schema the output is `{ text }`. Invalid → the reason, naming the first problems.
  */
 import { compileSchema } from '../json-schema/index.ts';
+import { linearPatterns } from '../regex/linear.ts';
 
 export type ParsedOutput = { ok: true; output: unknown } | { ok: false; reason: string };
 
@@ -26,7 +27,8 @@ export function parseStructuredOutput(
   if (!schema) return { ok: true, output: { text } };
   const value = jsonIn(text);
   if (value === undefined) return { ok: false, reason: 'the final answer holds no JSON object' };
-  const compiled = compileSchema(schema, 'run');
+  // The output is the model's: its regexes run on RE2, in linear time (shared/regex/linear.ts).
+  const compiled = compileSchema(schema, 'run', { patterns: linearPatterns });
   if (!compiled.ok) return { ok: false, reason: `the output schema does not compile: ${compiled.message}` };
   const { validate } = compiled;
   if (validate(value)) return { ok: true, output: value };

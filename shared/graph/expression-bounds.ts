@@ -9,10 +9,13 @@
  * - every built-in call's result counts towards `maxProducedUnits` per evaluation (characters of a string,
  *   items of an array), checked after each step, so many bounded values cannot add up to an unbounded heap;
  * - sizes of objects (which may share sub-objects, so serializing them can be exponential) are measured by a
- *   walk that stops at the limit, never by serializing first.
+ *   walk that stops at the limit, never by serializing first; so are both sides of `=` / `!=` (rewritten into
+ *   bounded calls like `&`, expression-equality.ts) and the items `$distinct` compares pairwise, whose count
+ *   is capped too (its work grows with the square of it).
  * Each refusal is an error as data: `GRAPH_VALUE_TOO_LARGE` or `GRAPH_PRODUCED_TOO_MUCH`.
  */
 import jsonata from 'jsonata';
+import { isDeepEqual } from './expression-equality.ts';
 
 export const VALUE_BOUNDS = {
   /** The longest string (characters) or array (items) one step may make. */
@@ -24,6 +27,10 @@ export const VALUE_BOUNDS = {
 /** The variables the bounds bind; an expression may not name them (compile check in expressions.ts). */
 export const RESERVED_PREFIX = '__';
 const CONCAT = '__concat';
+const EQUALS = '__equals';
+const DIFFERS = '__differs';
+/** `$distinct` compares each item with those kept so far: at most this many items. */
+export const MAX_DISTINCT_ITEMS = 10_000;
 const STATE = '__bounds';
 
 type NativeFunction = {
@@ -96,7 +103,11 @@ function boundedString(string: NativeFunction, self: unknown, value: unknown, pr
 }
 
 /** Counts `length` occurrences of `pattern` in `str` (at most `limit`) and the longest match. */
-function matchesOf(str: string, pattern: unknown, limit: number): { count: number; longest: number } {
+async function matchesOf(
+  str: string,
+  pattern: unknown,
+  limit: number,
+): Promise<{ count: number; longest: number }> {
   let count = 0;
   let longest = 0;
   if (typeof pattern === 'string') {
@@ -109,9 +120,11 @@ function matchesOf(str: string, pattern: unknown, limit: number): { count: numbe
       count++;
     return { count, longest: pattern.length };
   }
-  // A JSONata regex is a function answering the first match and `next()` for the following ones.
-  type Match = { match: string; next: () => Match | undefined } | undefined;
-  for (let match = (pattern as (s: string) => Match)(str); match && count < limit; match = match.next()) {
+  // A JSONata regex is a function answering the first match and `next()` for the following ones; passed to a
+  // function, JSONata hands it over wrapped, answering a promise.
+  type Match = { match: string; next: () => Match | Promise<Match> } | undefined;
+  const first = (pattern as (s: string) => Match | Promise<Match>)(str);
+  for (let match = await first; match && count < limit; match = await match.next()) {
     count++;
     longest = Math.max(longest, match.match.length);
   }
@@ -120,10 +133,17 @@ function matchesOf(str: string, pattern: unknown, limit: number): { count: numbe
 
 /** The bindings of one evaluation: the bounded built-ins, the bounded `&`, and the produced-units tally. */
 export async function boundedBindings(): Promise<Record<string, unknown>> {
-  const [pad, join, string, replace, clone] = (await Promise.all(
-    ['pad', 'join', 'string', 'replace', 'clone'].map(builtin),
-  )) as [NativeFunction, NativeFunction, NativeFunction, NativeFunction, NativeFunction];
+  const [pad, join, string, replace, clone, distinct] = (await Promise.all(
+    ['pad', 'join', 'string', 'replace', 'clone', 'distinct'].map(builtin),
+  )) as [NativeFunction, NativeFunction, NativeFunction, NativeFunction, NativeFunction, NativeFunction];
   const max = VALUE_BOUNDS.maxValueChars;
+  /** JSONata's `=`: false when either side is absent; each side sized before the deep comparison. */
+  const equal = (lhs: unknown, rhs: unknown): boolean => {
+    if (lhs === undefined || rhs === undefined) return false;
+    if (jsonSizeWithin(lhs, max) === undefined || jsonSizeWithin(rhs, max) === undefined)
+      throw tooLarge('a value compared with = or !=', 'more than that');
+    return isDeepEqual(lhs, rhs);
+  };
   const state: BoundsState = { produced: 0 };
   return {
     [STATE]: state,
@@ -144,7 +164,7 @@ export async function boundedBindings(): Promise<Record<string, unknown>> {
     }),
     replace: like(
       replace,
-      function (this: unknown, str: string, pattern: unknown, replacement: unknown, limit?: number) {
+      async function (this: unknown, str: string, pattern: unknown, replacement: unknown, limit?: number) {
         const original = () =>
           (replace.implementation as (...a: unknown[]) => unknown).call(
             this,
@@ -160,7 +180,7 @@ export async function boundedBindings(): Promise<Record<string, unknown>> {
             code: 'GRAPH_FORBIDDEN_FUNCTION',
             message: '$replace() with a function replacement is not allowed here',
           };
-        const { count, longest } = matchesOf(str, pattern, limit ?? Number.POSITIVE_INFINITY);
+        const { count, longest } = await matchesOf(str, pattern, limit ?? Number.POSITIVE_INFINITY);
         // `$n` in the replacement inserts a matched group, at most the whole match.
         const references = replacement.split('$').length - 1;
         const size = str.length + count * (replacement.length + references * longest);
@@ -168,6 +188,23 @@ export async function boundedBindings(): Promise<Record<string, unknown>> {
         return original();
       },
     ),
+    distinct: like(distinct, function (this: unknown, arr: unknown) {
+      if (Array.isArray(arr) && arr.length > MAX_DISTINCT_ITEMS)
+        throw {
+          code: 'GRAPH_VALUE_TOO_LARGE',
+          message: `$distinct() of ${arr.length} items; at most ${MAX_DISTINCT_ITEMS} may be compared`,
+        };
+      if (jsonSizeWithin(arr, max) === undefined)
+        throw tooLarge('$distinct() of this value', 'more than that');
+      return (distinct.implementation as (...a: unknown[]) => unknown).call(this, arr);
+    }),
+    [EQUALS]: { _jsonata_function: true, implementation: (lhs: unknown, rhs: unknown) => equal(lhs, rhs) },
+    [DIFFERS]: {
+      _jsonata_function: true,
+      // JSONata's `!=` is false, not true, when either side is absent.
+      implementation: (lhs: unknown, rhs: unknown) =>
+        lhs !== undefined && rhs !== undefined && !equal(lhs, rhs),
+    },
     clone: like(clone, function (this: unknown, arg: unknown) {
       if (jsonSizeWithin(arg, max) === undefined) throw tooLarge('the transformed value', 'more than that');
       return (clone.implementation as (...a: unknown[]) => unknown).call(this, arg);
@@ -219,7 +256,17 @@ async function afterStep(
 
 type Node = Record<string, unknown>;
 
-/** Rewrites every `a & b` of the AST in place into `$__concat(a, b)` and installs the per-step count. */
+/** The bounded call each rewritten operator becomes. */
+const REWRITTEN = new Map([
+  ['&', CONCAT],
+  ['=', EQUALS],
+  ['!=', DIFFERS],
+]);
+
+/**
+ * Rewrites every `a & b`, `a = b` and `a != b` of the AST in place into `$__concat(a, b)`, `$__equals(a, b)`
+ * and `$__differs(a, b)`, and installs the per-step count.
+ */
 export function bindBounds(expression: jsonata.Expression): void {
   const rewrite = (node: unknown): void => {
     if (Array.isArray(node)) {
@@ -229,14 +276,15 @@ export function bindBounds(expression: jsonata.Expression): void {
     if (typeof node !== 'object' || node === null) return;
     for (const child of Object.values(node)) rewrite(child);
     const binary = node as Node;
-    if (binary.type === 'binary' && binary.value === '&') {
+    const bounded = binary.type === 'binary' ? REWRITTEN.get(String(binary.value)) : undefined;
+    if (bounded) {
       const { lhs, rhs, position } = binary;
       delete binary.lhs;
       delete binary.rhs;
       Object.assign(binary, {
         type: 'function',
         value: '(',
-        procedure: { type: 'variable', value: CONCAT, position },
+        procedure: { type: 'variable', value: bounded, position },
         arguments: [lhs, rhs],
       });
     }

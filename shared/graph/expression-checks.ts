@@ -71,7 +71,8 @@ export function checkExpression(
 ): CheckIssue[] {
   const compiled = compileExpression(source);
   if (!compiled.ok) {
-    const what = compiled.error.code === 'GRAPH_FORBIDDEN_FUNCTION' ? 'is refused' : 'does not parse';
+    const refused = ['GRAPH_FORBIDDEN_FUNCTION', 'GRAPH_REGEX_UNSUPPORTED'].includes(compiled.error.code);
+    const what = refused ? 'is refused' : 'does not parse';
     return [{ path: site.path, message: `${site.label}: ${what}: ${describe(compiled.error)}` }];
   }
   return expressionIssues(definition, site, compiled.value);

@@ -11,8 +11,16 @@
  * one evaluation share a cap). On top: the input and the result are size-capped, and functions that make a
  * result depend on anything but the run data ($now, $millis, $random) or escape static checks ($eval) are
  * refused at compile time, so re-evaluating a condition after a crash gives the same answer.
+ *
+ * Regex literals (`$match(s, /…/)`, `$replace`, `$split`, `$contains`) run on RE2 (shared/regex/linear.ts), in
+ * time linear in the text, never on V8's backtracking engine: the guardrails above are checked between steps,
+ * so one backtracking `exec` over step output could hold the Lambda until its timeout (ReDoS). A literal RE2
+ * cannot run (a backreference, a lookaround) is refused at compile time (`GRAPH_REGEX_UNSUPPORTED`), and one
+ * saved before that check fails closed when evaluated, with the same code.
  */
 import jsonata from 'jsonata';
+import { LinearRegExp } from '../regex/linear.ts';
+import { linearSyntaxMessage, linearSyntaxProblem } from '../regex/syntax.ts';
 import { bindBounds, boundedBindings, jsonSizeWithin, RESERVED_PREFIX } from './expression-bounds.ts';
 
 export const EXPRESSION_LIMITS = {
@@ -77,6 +85,44 @@ function forbiddenCall(node: unknown): { name: string; position?: number } | und
   return undefined;
 }
 
+/** The first regex literal of the AST that RE2 cannot run, as an error. */
+function unsupportedRegex(node: unknown): ExpressionError | undefined {
+  if (Array.isArray(node)) {
+    for (const item of node) {
+      const found = unsupportedRegex(item);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (typeof node !== 'object' || node === null || node instanceof RegExp) return undefined;
+  const { type, value, position } = node as { type?: unknown; value?: unknown; position?: unknown };
+  const problem = type === 'regex' && value instanceof RegExp ? linearSyntaxProblem(value.source) : undefined;
+  if (problem && value instanceof RegExp) {
+    const message = linearSyntaxMessage(value.source, problem);
+    return typeof position === 'number'
+      ? { code: 'GRAPH_REGEX_UNSUPPORTED', message, position }
+      : { code: 'GRAPH_REGEX_UNSUPPORTED', message };
+  }
+  for (const child of Object.values(node)) {
+    const found = unsupportedRegex(child);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Where regex literals run: jsonata reads `options.RegexEngine` at every evaluation. evaluateExpression binds
+ * RE2 (not compileExpression: the save path only compiles, so its bundle does not carry the engine). Unbound,
+ * a regex literal fails closed rather than fall back to V8's backtracking RegExp.
+ */
+const regexEngine: { current: RegExpConstructor } = {
+  current: class UnboundRegExp {
+    constructor() {
+      throw { code: 'GRAPH_REGEX_UNSUPPORTED', message: 'no linear-time regex engine is bound here' };
+    }
+  } as unknown as RegExpConstructor,
+};
+
 /** Parses and checks an expression; never throws. */
 export function compileExpression(source: string): Result<CompiledExpression> {
   if (source.trim() === '') return fail('GRAPH_EMPTY', 'the expression is empty');
@@ -92,6 +138,9 @@ export function compileExpression(source: string): Result<CompiledExpression> {
       timeout: EXPRESSION_LIMITS.timeoutMs,
       stack: EXPRESSION_LIMITS.maxDepth,
       sequence: EXPRESSION_LIMITS.maxSequence,
+      get RegexEngine() {
+        return regexEngine.current;
+      },
     });
   } catch (thrown) {
     return { ok: false, error: toExpressionError(thrown) };
@@ -101,6 +150,8 @@ export function compileExpression(source: string): Result<CompiledExpression> {
   if (forbidden) {
     return fail('GRAPH_FORBIDDEN_FUNCTION', `$${forbidden.name}() is not allowed here`, forbidden.position);
   }
+  const regex = unsupportedRegex(ast);
+  if (regex) return { ok: false, error: regex };
   // After the checks, which read the expression as written: `&` becomes a bounded call (expression-bounds.ts).
   bindBounds(run);
   return { ok: true, value: { source, ast, run } };
@@ -121,6 +172,7 @@ export async function evaluateExpression(
     );
   }
   let value: unknown;
+  regexEngine.current = LinearRegExp as unknown as RegExpConstructor;
   try {
     value = await expression.run.evaluate(data, await boundedBindings());
   } catch (thrown) {

@@ -2,16 +2,24 @@
  * JSON Schemas in a graph definition (the start input, agent_task structured outputs, human_task forms) are
  * compiled with Ajv (draft 2020-12) in strict mode at save time (shared/json-schema), so an unknown keyword, a `required` property
  * that is not defined or a `$ref` that does not resolve is refused then, not at run time. `format` is an
- * annotation (not validated), which is how forms mark long text (`format: long-text`, form.ts).
+ * annotation (not validated), which is how forms mark long text (`format: long-text`, form.ts). A `pattern` or
+ * `patternProperties` key the linear-time engine cannot run (a backreference, a lookaround) is refused naming
+ * that keyword (`at`): at run time patterns run on RE2 (shared/regex), and such a pattern would fail there.
  */
 import { compileSchema, type ValidateFunction } from '../json-schema/index.ts';
+import { unrunnablePattern } from '../regex/schema-patterns.ts';
 
 export const MAX_SCHEMA_BYTES = 32_000;
 
-export type SchemaCompileResult = { ok: true; validate: ValidateFunction } | { ok: false; message: string };
+/** A refusal's `at` is the path of the keyword at fault inside the schema, when it is one keyword. */
+export type SchemaCompileResult =
+  | { ok: true; validate: ValidateFunction }
+  | { ok: false; message: string; at?: PropertyKey[] };
 
 /** Compiles a JSON Schema, or says why it is not a valid one (the shared validators' `save` mode, cached). */
 export function compileJsonSchema(schema: Record<string, unknown>): SchemaCompileResult {
+  const unrunnable = unrunnablePattern(schema);
+  if (unrunnable) return { ok: false, message: unrunnable.message, at: unrunnable.path };
   const compiled = compileSchema(schema, 'save', { maxBytes: MAX_SCHEMA_BYTES });
   if (compiled.ok) return compiled;
   return {

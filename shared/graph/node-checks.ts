@@ -4,6 +4,8 @@
  * workflow, action-checks.ts), service_task actions, and external_task payloads, result schemas and credential
  * slots (whether the deployment enables the engine is a save-time check against the registry: shared/api).
  */
+
+import { withoutPatterns } from '../regex/schema-patterns.ts';
 import {
   allowedActionIssues,
   type CheckIssue,
@@ -22,7 +24,8 @@ type Node = GraphDefinitionShape['nodes'][number];
 
 function schemaIssues(schema: Record<string, unknown>, path: PropertyKey[], label: string): CheckIssue[] {
   const compiled = compileJsonSchema(schema);
-  if (!compiled.ok) return [{ path, message: `${label}: ${compiled.message}` }];
+  if (!compiled.ok)
+    return [{ path: [...path, ...(compiled.at ?? [])], message: `${label}: ${compiled.message}` }];
   if (schema.type !== 'object')
     return [{ path, message: `${label}: a structured output is a JSON Schema with type 'object'` }];
   return [];
@@ -43,12 +46,25 @@ function humanTaskIssues(
         message: `${label}: ${issue.message}`,
       }));
   const compiled = compileJsonSchema(formSchema(node.form));
-  if (!compiled.ok) issues.push({ path: [...at, 'form'], message: `${label}: the form ${compiled.message}` });
+  if (!compiled.ok)
+    issues.push({
+      path: [...at, 'form', ...(compiled.at ?? [])],
+      message: `${label}: the form ${compiled.message}`,
+    });
   node.context.forEach((source, index) => {
     issues.push(...checkExpression(definition, { ...site, path: [...at, 'context', index] }, source));
   });
-  if (compiled.ok && node.onTimeout.action === 'continue' && !compiled.validate(node.onTimeout.output)) {
-    const detail = compiled.validate.errors?.[0];
+  // The timeout output is checked for everything but `pattern`: the save check runs no owner regex (the
+  // linear-time engine is in the run-time bundles only; V8's RegExp could backtrack without end).
+  const unpatterned = compiled.ok
+    ? compileJsonSchema(withoutPatterns(formSchema(node.form)) as Record<string, unknown>)
+    : compiled;
+  if (
+    unpatterned.ok &&
+    node.onTimeout.action === 'continue' &&
+    !unpatterned.validate(node.onTimeout.output)
+  ) {
+    const detail = unpatterned.validate.errors?.[0];
     issues.push({
       path: [...at, 'onTimeout', 'output'],
       message:

@@ -57,7 +57,8 @@ function workflowIssues(definition: GraphDefinitionShape): CheckIssue[] {
     }),
   ];
   const input = definition.input ? compileJsonSchema(definition.input) : undefined;
-  if (input && !input.ok) issues.push({ path: ['input'], message: `the input schema ${input.message}` });
+  if (input && !input.ok)
+    issues.push({ path: ['input', ...(input.at ?? [])], message: `the input schema ${input.message}` });
   return issues;
 }
 

@@ -7,6 +7,7 @@
 import { MAX_VALUE_DEPTH, storableProblems } from '../api/storable.ts';
 import { type FormField, formFields } from '../graph/form.ts';
 import { compileSchema, type ErrorObject, type ValidateFunction } from '../json-schema/index.ts';
+import { linearPatterns } from '../regex/linear.ts';
 
 /** The name of a field's input on the page: prefixed, so no form field can collide with `t` or `nonce`. */
 export const inputName = (field: string): string => `f.${field}`;
@@ -22,7 +23,8 @@ export type SubmissionResult =
  * long-text` is an annotation. Compiled once per container (cached by the shared validators).
  */
 function validatorFor(form: Record<string, unknown>): ValidateFunction {
-  const compiled = compileSchema(form, 'run');
+  // A person's submission: the form's regexes run on RE2, in linear time (shared/regex/linear.ts).
+  const compiled = compileSchema(form, 'run', { patterns: linearPatterns });
   if (!compiled.ok) throw new Error(`the form's JSON Schema does not compile: ${compiled.message}`);
   return compiled.validate;
 }

@@ -7,9 +7,13 @@
  *   schema), every error — outputs and forms report all their problems.
  * `format` is an annotation in both (never validated; forms mark long text with it). Compiled validators are
  * cached by mode and the SHA-256 of the schema's JSON, in a bounded least-recently-used map.
+ * `pattern` / `patternProperties` never run on V8's backtracking RegExp (ReDoS, Ajv's "Security
+ * considerations"): Ajv's `code.regExp` is `checkedPatterns` by default (refuses what RE2 cannot run, runs
+ * nothing) and the run-time callers pass `linearPatterns` (shared/regex/linear.ts, RE2, linear time).
  */
 import { createHash } from 'node:crypto';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { checkedPatterns, type PatternEngine } from '../regex/checked-patterns.ts';
 
 export type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 
@@ -27,32 +31,42 @@ export type CompiledSchema =
 export const MAX_CACHED_VALIDATORS = 256;
 
 const cache = new Map<string, CompiledSchema>();
-/** One Ajv per mode for schemas without `$id`; a schema with one gets its own instance, so two ids never clash. */
-const shared = new Map<SchemaMode, Ajv2020>();
+/** One Ajv per mode and pattern engine for schemas without `$id`; one with an `$id` gets its own, so ids never clash. */
+const shared = new Map<string, Ajv2020>();
 /**
  * `ownProperties`: a property is judged by the data's own fields only. Without it Ajv reads `data[name]`, so a
  * field named `constructor`, `toString` or `hasOwnProperty` that was left out was found on Object.prototype: a
  * `required` one passed, and its rule judged the inherited function (https://ajv.js.org/options.html#ownproperties).
  */
-const newAjv = (mode: SchemaMode) =>
-  new Ajv2020({ ...SCHEMA_MODES[mode], validateFormats: false, logger: false, ownProperties: true });
-function sharedAjv(mode: SchemaMode): Ajv2020 {
-  const ajv = shared.get(mode) ?? newAjv(mode);
-  shared.set(mode, ajv);
+const newAjv = (mode: SchemaMode, regExp: PatternEngine) =>
+  new Ajv2020({
+    ...SCHEMA_MODES[mode],
+    validateFormats: false,
+    logger: false,
+    ownProperties: true,
+    code: { regExp },
+  });
+function sharedAjv(mode: SchemaMode, regExp: PatternEngine): Ajv2020 {
+  const key = `${mode}:${regExp.code}`;
+  const ajv = shared.get(key) ?? newAjv(mode, regExp);
+  shared.set(key, ajv);
   return ajv;
 }
 
 /**
  * Compiles a JSON Schema in `mode`, or says why not: larger than `maxBytes` of JSON (when given), or not a
- * valid schema (Ajv's message). Results, failures included, are cached.
+ * valid schema (Ajv's message). `patterns` makes the schema's regexes (default `checkedPatterns`: judged, not
+ * run). Results, failures included, are cached.
  */
 export function compileSchema(
   schema: Record<string, unknown>,
   mode: SchemaMode,
-  limits: { maxBytes?: number } = {},
+  options: { maxBytes?: number; patterns?: PatternEngine } = {},
 ): CompiledSchema {
   const text = JSON.stringify(schema);
-  const key = `${mode}:${limits.maxBytes ?? ''}:${createHash('sha256').update(text).digest('base64url')}`;
+  const patterns = options.patterns ?? checkedPatterns;
+  const hash = createHash('sha256').update(text).digest('base64url');
+  const key = `${mode}:${options.maxBytes ?? ''}:${patterns.code}:${hash}`;
   const cached = cache.get(key);
   if (cached) {
     // Most recently used last: the oldest entry is the one evicted.
@@ -60,7 +74,7 @@ export function compileSchema(
     cache.set(key, cached);
     return cached;
   }
-  const result = compileUncached(schema, text, mode, limits.maxBytes);
+  const result = compileUncached(schema, text, mode, options.maxBytes, patterns);
   if (cache.size >= MAX_CACHED_VALIDATORS) cache.delete(cache.keys().next().value as string);
   cache.set(key, result);
   return result;
@@ -71,6 +85,7 @@ function compileUncached(
   text: string,
   mode: SchemaMode,
   maxBytes: number | undefined,
+  patterns: PatternEngine,
 ): CompiledSchema {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (maxBytes !== undefined && bytes > maxBytes)
@@ -79,7 +94,7 @@ function compileUncached(
       problem: 'too_large',
       message: `is ${bytes} bytes of JSON Schema; the limit is ${maxBytes}`,
     };
-  const ajv = text.includes('"$id"') ? newAjv(mode) : sharedAjv(mode);
+  const ajv = text.includes('"$id"') ? newAjv(mode, patterns) : sharedAjv(mode, patterns);
   try {
     return { ok: true, validate: ajv.compile(schema) };
   } catch (thrown) {

@@ -8,6 +8,7 @@ const INTERNAL = [
   'branches',
   'expression-bounds',
   'expression-checks',
+  'expression-equality',
   'form-field',
   'index',
   'node-checks',
