@@ -19,7 +19,7 @@ export function planModelCall(
   // `input` absent: a plan made when the run is created (first-reservation.ts), priced, never sent.
   ctx: Pick<TurnContext, 'definition' | 'grant'> & { input?: Pick<TurnContext['input'], 'runId'> },
   messages: TranscriptMessage[],
-  // The run's owner: its prompt-cache entries are its own (ModelRequest.cacheScope).
+  // The run's owner: its prompt-cache entries are its own (ModelRequest.owner).
   owner: string,
 ): { request: ModelRequest; price: ModelPrice } | { error: { name: string; message: string } } {
   const { definition } = ctx;
@@ -45,7 +45,7 @@ export function planModelCall(
     thinking: definition.model.thinking,
     workflow: definition.name,
     ...(ctx.input ? { runId: ctx.input.runId } : {}),
-    cacheScope: owner,
+    owner,
   };
   try {
     return { request, price: priceFor(model, deps.config.prices) };

@@ -59,14 +59,16 @@ export function cacheScopeText(owner: string): string {
   return `cache-scope: ${createHash('sha256').update(`wf-prompt-cache\0${owner}`).digest('hex').slice(0, 32)}`;
 }
 
+/** Whether a system block is an owner's scope block (the scripted server's checks skip it). */
+export const isCacheScopeText = (text: string): boolean => /^cache-scope: [0-9a-f]{32}$/.test(text);
+
 /**
  * The system blocks: the owner's scope block, then the prompt with a breakpoint (on the scope block when the
  * prompt is empty: an empty block cannot carry `cache_control`). Without a scope, the prompt alone, as before.
  */
 function systemBlocks(request: ModelRequest): Anthropic.TextBlockParam[] {
   const blocks: Anthropic.TextBlockParam[] = [];
-  if (request.cacheScope !== undefined)
-    blocks.push({ type: 'text', text: cacheScopeText(request.cacheScope) });
+  if (request.owner !== undefined) blocks.push({ type: 'text', text: cacheScopeText(request.owner) });
   if (request.system !== '') blocks.push({ type: 'text', text: request.system });
   const last = blocks.length - 1;
   return blocks.map((block, i) => (i === last ? { ...block, cache_control: EPHEMERAL } : block));

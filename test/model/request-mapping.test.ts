@@ -55,7 +55,7 @@ describe('Anthropic request mapping', () => {
     // Act
     const body = await recordedBody({
       tools: [lookupUser, sendEmail],
-      cacheScope: 'owner-a',
+      owner: 'owner-a',
       messages: [
         userText('first'),
         { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'lookup_user', input: {} }] },
@@ -191,7 +191,7 @@ describe('Anthropic request mapping', () => {
 
   it("opens the system prompt with the owner's scope block, which carries the breakpoint when the prompt is empty", async () => {
     // Act
-    const [a, b] = [await recordedBody({ system: '', cacheScope: 'owner-a' }), cacheScopeText('owner-b')];
+    const [a, b] = [await recordedBody({ system: '', owner: 'owner-a' }), cacheScopeText('owner-b')];
 
     // Assess: a hash, not the owner; one per owner.
     expect(a.system).toEqual([
