@@ -13,6 +13,7 @@ import { awsExecutions } from '../shared/runtime/aws/executions.ts';
 import { awsStore } from '../shared/runtime/aws/store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
+import { grantScope } from '../shared/runtime/telemetry-observers.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
 
 export function createJobsSweepHandler(
@@ -30,7 +31,7 @@ export function createJobsSweepHandler(
           telemetry.logger.info('run ended: job settled', { runId: request.runId });
           return { runId: request.runId };
         }
-        const swept = await sweepJobs(deps());
+        const swept = await sweepJobs(deps(), grantScope(telemetry));
         telemetry.logger.info('jobs swept', swept);
         return swept;
       },

@@ -57,7 +57,7 @@ export function firstTurnReservation(
 ): FirstReservation | undefined {
   const { run } = prepared;
   const grant = effectiveGrant(definition, definition, true);
-  const planned = planModelCall(planning, { definition, grant }, [prepared.firstMessage]);
+  const planned = planModelCall(planning, { definition, grant }, [prepared.firstMessage], run.owner);
   if ('error' in planned) return undefined;
   const usd = reservationUsd(planning.model ?? {}, planned.request, planned.price);
   const budget = definition.budget;

@@ -19,6 +19,8 @@ export function planModelCall(
   // `input` absent: a plan made when the run is created (first-reservation.ts), priced, never sent.
   ctx: Pick<TurnContext, 'definition' | 'grant'> & { input?: Pick<TurnContext['input'], 'runId'> },
   messages: TranscriptMessage[],
+  // The run's owner: its prompt-cache entries are its own (ModelRequest.owner).
+  owner: string,
 ): { request: ModelRequest; price: ModelPrice } | { error: { name: string; message: string } } {
   const { definition } = ctx;
   const model = definition.model.id ?? deps.config.roles[definition.model.role ?? ''];
@@ -43,6 +45,7 @@ export function planModelCall(
     thinking: definition.model.thinking,
     workflow: definition.name,
     ...(ctx.input ? { runId: ctx.input.runId } : {}),
+    owner,
   };
   try {
     return { request, price: priceFor(model, deps.config.prices) };
@@ -67,7 +70,7 @@ export function nextTurnReservation(
   const attempt = ctx.input.attempt;
   const budget = ctx.definition.budget;
   if (!attempt || h.run.reservation || h.run.modelCalls >= budget.maxTurns) return undefined;
-  const planned = planModelCall(deps, ctx, messages);
+  const planned = planModelCall(deps, ctx, messages, h.run.owner);
   if ('error' in planned) return undefined;
   const usd = reservationUsd(deps.model, planned.request, planned.price);
   if (roundUsd(h.run.costUsd + usd) > budget.maxUsdPerRun) return undefined;

@@ -34,7 +34,7 @@ export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext):
       resultText: lastAssistantText(ctx.messages),
     });
   }
-  const planned = planModelCall(deps, ctx, ctx.messages);
+  const planned = planModelCall(deps, ctx, ctx.messages, h.run.owner);
   if ('error' in planned) {
     return finishRun(h, deps, input, { status: 'failed', stopReason: 'error', error: planned.error });
   }

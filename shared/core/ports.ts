@@ -57,6 +57,12 @@ export type ModelRequest = {
   workflow?: string;
   /** The run asking: the local recording proxy keeps each run's conversation apart by it. */
   runId?: string;
+  /**
+   * The run's owner: the adapter opens the system prompt with a block derived from it, before every
+   * prompt-cache breakpoint, so no cached prefix is shared between owners (docs/security.md "Prompt cache");
+   * the local recording proxy bounds its recordings per owner by it.
+   */
+  owner?: string;
 };
 
 /** Token usage as reported by the Messages API. */

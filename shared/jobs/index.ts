@@ -7,3 +7,4 @@ export * from './retry.ts';
 export * from './schemas.ts';
 export * from './service.ts';
 export { type SweepRequest, sweepRequestOf } from './sweep-event.ts';
+export { type GrantFailure, type GrantScope, JobsSweepError } from './sweep-scope.ts';

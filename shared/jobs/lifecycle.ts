@@ -24,6 +24,7 @@ import {
 import type { JobRecord } from './records.ts';
 import { DEFAULT_RETRY_POLICY, dispositionOf } from './retry.ts';
 import { attemptDefinition, exhausted, remainingSpend, settledSpend, tallyWith } from './spend.ts';
+import { type GrantFailure, type GrantScope, grantFailure, JobsSweepError, unscoped } from './sweep-scope.ts';
 
 /** Run idempotency markers of jobs are kept as long as those of API starts. */
 const RUN_MARKER_TTL_SECONDS = 7 * 24 * 3600;
@@ -241,23 +242,38 @@ export async function settleJobOfRun(deps: JobsDeps, runId: string): Promise<voi
 
 /**
  * The sweep: for every grant, finish what a crash left behind (a slot taken but no run started, a run ended
- * but its job not settled), then promote queued jobs into free slots (and retries whose time has come).
+ * but its job not settled), then promote queued jobs into free slots (and retries whose time has come). Each
+ * grant is swept in `scope` and on its own: one grant's fault (a throttled start, a bad item) is recorded and
+ * the next grant is swept all the same; the faults are thrown as one `JobsSweepError` at the end.
  */
-export async function sweepJobs(deps: JobsDeps): Promise<{ grants: number; promoted: number }> {
+export async function sweepJobs(
+  deps: JobsDeps,
+  scope: GrantScope = unscoped,
+): Promise<{ grants: number; promoted: number }> {
   const grants = await listAllGrants(deps.store.ctx);
   let promoted = 0;
+  const failures: GrantFailure[] = [];
   for (const ref of grants) {
-    const { grantId } = ref;
-    for (const n of await activeNumbers(deps.store.ctx, grantId)) {
-      const job = await getJobRecord(deps.store.ctx, grantId, n);
-      if (!job) continue;
-      if (job.state === 'starting') await startJobRun(deps, job);
-      if (job.state === 'running' && job.runId) {
-        const run = await deps.store.getRun(job.runId);
-        if (run && isTerminalRunStatus(run.status)) await settleJobRun(deps, run);
-      }
+    try {
+      promoted += await scope(ref, () => sweepGrant(deps, ref));
+    } catch (error) {
+      failures.push(grantFailure(ref.grantId, error));
     }
-    promoted += await promoteQueued(deps, ref);
   }
+  if (failures.length > 0) throw new JobsSweepError(failures, { grants: grants.length, promoted });
   return { grants: grants.length, promoted };
+}
+
+async function sweepGrant(deps: JobsDeps, ref: GrantRef): Promise<number> {
+  const { grantId } = ref;
+  for (const n of await activeNumbers(deps.store.ctx, grantId)) {
+    const job = await getJobRecord(deps.store.ctx, grantId, n);
+    if (!job) continue;
+    if (job.state === 'starting') await startJobRun(deps, job);
+    if (job.state === 'running' && job.runId) {
+      const run = await deps.store.getRun(job.runId);
+      if (run && isTerminalRunStatus(run.status)) await settleJobRun(deps, run);
+    }
+  }
+  return promoteQueued(deps, ref);
 }

@@ -25,12 +25,23 @@ export type SessionTable = {
   end(id: string | undefined): void;
 };
 
-export function sessionTable(clock: Clock, options: { max?: number } = {}): SessionTable {
-  const max = options.max ?? 1000;
+/**
+ * Up to `maxPerOwner` live sessions per owner (default 50; a new one drops that owner's oldest), so signing in
+ * with one owner's key, however often, never signs another owner out; and up to `max` in all (default 5,000;
+ * the oldest of any owner dropped), so a stack with many owners does not grow without bound either.
+ */
+export function sessionTable(
+  clock: Clock,
+  options: { maxPerOwner?: number; max?: number } = {},
+): SessionTable {
+  const maxPerOwner = options.maxPerOwner ?? 50;
+  const max = options.max ?? 5_000;
   const sessions = new Map<string, Session>();
-  const sweep = (nowMs: number) => {
+  /** Makes room for one more session of `owner`; Map keeps insertion order, so the first found is the oldest. */
+  const sweep = (nowMs: number, owner: string) => {
     for (const [id, session] of sessions) if (session.expiresAtMs <= nowMs) sessions.delete(id);
-    // Oldest first (Map keeps insertion order): the table never grows past `max`.
+    const own = [...sessions].filter(([, session]) => session.owner === owner).map(([id]) => id);
+    for (const id of own.slice(0, Math.max(0, own.length - maxPerOwner + 1))) sessions.delete(id);
     while (sessions.size >= max) sessions.delete(sessions.keys().next().value as string);
   };
   const identity = (id: string | undefined) => {
@@ -46,7 +57,7 @@ export function sessionTable(clock: Clock, options: { max?: number } = {}): Sess
   return {
     create(owner, principal = owner) {
       const nowMs = clock.nowMs();
-      sweep(nowMs);
+      sweep(nowMs, owner);
       const id = randomBytes(32).toString('base64url');
       sessions.set(id, { owner, principal, expiresAtMs: nowMs + SESSION_TTL_MS });
       return { id, maxAgeSeconds: SESSION_TTL_MS / 1000 };

@@ -1,6 +1,7 @@
 /**
  * Pure mapping between the core's `ModelRequest`/`ModelResponse` and the Messages API wire types.
  */
+import { createHash } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
 import type {
@@ -40,13 +41,37 @@ function toBlockParam(block: ContentBlock): BlockParam {
   }
 }
 
-function toTool(tool: ToolSpec, last: boolean): Anthropic.Tool {
+function toTool(tool: ToolSpec): Anthropic.Tool {
   return {
     name: tool.name,
     description: tool.description,
     input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
-    ...(last ? { cache_control: EPHEMERAL } : {}),
   };
+}
+
+/**
+ * The block that opens the system prompt of an owner's requests: a hash of the owner (the model never sees the
+ * owner itself), so every cached prefix includes it. All owners call with the deployment's one API key, and a
+ * cache read on a run's first call would otherwise tell an owner that another ran the same tools and system
+ * prompt in the last 5 minutes.
+ */
+export function cacheScopeText(owner: string): string {
+  return `cache-scope: ${createHash('sha256').update(`wf-prompt-cache\0${owner}`).digest('hex').slice(0, 32)}`;
+}
+
+/** Whether a system block is an owner's scope block (the scripted server's checks skip it). */
+export const isCacheScopeText = (text: string): boolean => /^cache-scope: [0-9a-f]{32}$/.test(text);
+
+/**
+ * The system blocks: the owner's scope block, then the prompt with a breakpoint (on the scope block when the
+ * prompt is empty: an empty block cannot carry `cache_control`). Without a scope, the prompt alone, as before.
+ */
+function systemBlocks(request: ModelRequest): Anthropic.TextBlockParam[] {
+  const blocks: Anthropic.TextBlockParam[] = [];
+  if (request.owner !== undefined) blocks.push({ type: 'text', text: cacheScopeText(request.owner) });
+  if (request.system !== '') blocks.push({ type: 'text', text: request.system });
+  const last = blocks.length - 1;
+  return blocks.map((block, i) => (i === last ? { ...block, cache_control: EPHEMERAL } : block));
 }
 
 /** The message with its last cacheable block marked, or `undefined` when it has none. */
@@ -82,9 +107,11 @@ function withTranscriptBreakpoints(messages: Anthropic.MessageParam[]): Anthropi
 }
 
 /**
- * The Messages API body for a request: exactly `request.tools`, prompt-cache breakpoints (the API's 4) on
- * the last tool, the system prompt, the end of the previous turn's request and the last message block (the
- * prefix is cached in the order tools → system → messages), and the thinking fields.
+ * The Messages API body for a request: exactly `request.tools`, prompt-cache breakpoints on the system prompt,
+ * the end of the previous turn's request and the last message block (the prefix is cached in the order
+ * tools → system → messages), and the thinking fields. No breakpoint after the tools: that prefix holds
+ * nothing owner-specific (the owner's scope block opens the system prompt), so its entry would be shared by
+ * every owner with the same tools; within a run the system breakpoint covers the tools anyway.
  */
 export function toCreateParams(request: ModelRequest, style: ThinkingStyle): CreateParams {
   const messages = request.messages.map(
@@ -92,17 +119,14 @@ export function toCreateParams(request: ModelRequest, style: ThinkingStyle): Cre
       ({ role: message.role, content: message.content.map(toBlockParam) }) as Anthropic.MessageParam,
   );
   const { thinking, output_config, max_tokens } = thinkingParams(request.thinking, request.maxTokens, style);
+  const system = systemBlocks(request);
   return {
     model: request.model,
     max_tokens,
     // An empty text block cannot carry cache_control (and an empty system prompt says nothing).
-    ...(request.system === ''
-      ? {}
-      : { system: [{ type: 'text', text: request.system, cache_control: EPHEMERAL }] }),
+    ...(system.length === 0 ? {} : { system }),
     messages: withTranscriptBreakpoints(messages),
-    ...(request.tools.length === 0
-      ? {}
-      : { tools: request.tools.map((tool, i) => toTool(tool, i === request.tools.length - 1)) }),
+    ...(request.tools.length === 0 ? {} : { tools: request.tools.map(toTool) }),
     ...(thinking ? { thinking } : {}),
     ...(output_config ? { output_config } : {}),
   };

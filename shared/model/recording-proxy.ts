@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FIXTURE_HEADER, RECORDING_RUN_HEADER } from './recording-headers.ts';
+import { FIXTURE_HEADER, RECORDING_OWNER_HEADER, RECORDING_RUN_HEADER } from './recording-headers.ts';
 import { messageOfSse, type RecordedMessage } from './recording-sse.ts';
 import { firstUserText, systemText, turnIndexOf, type WireRequest } from './scripted-expect.ts';
 import type { ScriptedFixture } from './scripted-fixture.ts';
@@ -26,13 +26,12 @@ const NOT_FORWARDED = new Set([
   'transfer-encoding',
   FIXTURE_HEADER,
   RECORDING_RUN_HEADER,
+  RECORDING_OWNER_HEADER,
 ]);
 const MAX_TURNS = 200;
-/** The runs whose conversations are kept (the oldest recorded is dropped first): a local stack's memory. */
-const MAX_RUNS = 100;
 
 type RecordedTurn = { request: WireRequest; message: RecordedMessage };
-type Conversation = { workflow: string; turns: RecordedTurn[] };
+type Conversation = { owner: string; workflow: string; turns: RecordedTurn[] };
 
 export type RecordingProxy = {
   url: string;
@@ -88,8 +87,20 @@ export function fixtureOfTurns(name: string, turns: RecordedTurn[]): ScriptedFix
   };
 }
 
-export async function startRecordingProxy(options: { upstream: string }): Promise<RecordingProxy> {
+/**
+ * Keeps the conversations of up to `maxRunsPerOwner` runs per owner (default 100; a new run drops that owner's
+ * oldest), so one owner's many runs never make another owner's recording disappear, and of up to `maxRuns`
+ * in all (default 500; the oldest of any owner dropped): a local stack's memory. A request without an owner
+ * header counts as owner ''.
+ */
+export async function startRecordingProxy(options: {
+  upstream: string;
+  maxRunsPerOwner?: number;
+  maxRuns?: number;
+}): Promise<RecordingProxy> {
   const upstream = options.upstream.replace(/\/+$/, '');
+  const maxRunsPerOwner = options.maxRunsPerOwner ?? 100;
+  const maxRuns = options.maxRuns ?? 500;
   /** By run id, in the order runs were first recorded. */
   const conversations = new Map<string, Conversation>();
 
@@ -106,6 +117,7 @@ export async function startRecordingProxy(options: { upstream: string }): Promis
     const text = await answer.text();
     const workflow = req.headers[FIXTURE_HEADER];
     const runId = req.headers[RECORDING_RUN_HEADER];
+    const owner = req.headers[RECORDING_OWNER_HEADER];
     if (
       answer.ok &&
       typeof workflow === 'string' &&
@@ -113,7 +125,12 @@ export async function startRecordingProxy(options: { upstream: string }): Promis
       runId !== '' &&
       req.url?.split('?')[0] === '/v1/messages'
     )
-      record(runId, workflow, JSON.parse(raw) as WireRequest, text, answer.headers.get('content-type') ?? '');
+      record(
+        { runId, owner: typeof owner === 'string' ? owner : '', workflow },
+        JSON.parse(raw) as WireRequest,
+        text,
+        answer.headers.get('content-type') ?? '',
+      );
     const replyHeaders: Record<string, string> = {};
     for (const name of ['content-type', 'request-id', 'retry-after', 'x-should-retry']) {
       const value = answer.headers.get(name);
@@ -123,7 +140,20 @@ export async function startRecordingProxy(options: { upstream: string }): Promis
     res.end(text);
   }
 
-  function record(runId: string, workflow: string, request: WireRequest, text: string, contentType: string) {
+  /** Makes room for one more run of `owner` (Map keeps insertion order: the first found is the oldest). */
+  function makeRoom(owner: string) {
+    const own = [...conversations].filter(([, conversation]) => conversation.owner === owner);
+    for (const [runId] of own.slice(0, Math.max(0, own.length - maxRunsPerOwner + 1)))
+      conversations.delete(runId);
+    while (conversations.size >= maxRuns) conversations.delete(conversations.keys().next().value as string);
+  }
+
+  function record(
+    { runId, owner, workflow }: { runId: string; owner: string; workflow: string },
+    request: WireRequest,
+    text: string,
+    contentType: string,
+  ) {
     const message = contentType.includes('event-stream')
       ? messageOfSse(text)
       : (JSON.parse(text) as RecordedMessage);
@@ -133,11 +163,8 @@ export async function startRecordingProxy(options: { upstream: string }): Promis
     // Turn 0 (again: a retried first turn) starts the run's conversation over.
     const turns = index === 0 || !known ? [] : known.turns;
     turns[index] = { request, message };
-    if (!known && conversations.size >= MAX_RUNS) {
-      const oldest = conversations.keys().next().value;
-      if (oldest !== undefined) conversations.delete(oldest);
-    }
-    conversations.set(runId, { workflow, turns: turns.slice(0, index + 1) });
+    if (!known) makeRoom(owner);
+    conversations.set(runId, { owner: known?.owner ?? owner, workflow, turns: turns.slice(0, index + 1) });
   }
 
   const server = createServer((req, res) => {

@@ -1,6 +1,8 @@
 /**
  * Reading a Messages-API request body and checking a turn's `expect` against it.
  */
+
+import { isCacheScopeText } from './anthropic-mapping.ts';
 import type { ScriptedExpect } from './scripted-fixture.ts';
 
 /** The parts of a request body the scripted server reads; everything else is recorded as is. */
@@ -43,7 +45,11 @@ export function turnIndexOf(request: WireRequest): number {
 
 export function systemText(request: WireRequest): string {
   if (typeof request.system === 'string') return request.system;
-  return (request.system ?? []).map((block) => block.text ?? '').join('\n');
+  // The owner's cache-scope block is not the prompt: a fixture recorded by one owner replays for any other.
+  return (request.system ?? [])
+    .map((block) => block.text ?? '')
+    .filter((text) => !isCacheScopeText(text))
+    .join('\n');
 }
 
 function lastUserText(request: WireRequest): string {

@@ -7,7 +7,7 @@ import { maxOutputTokensOf } from '../core/output-tokens.ts';
 import type { ModelPort, ModelRequest } from '../core/ports.ts';
 import { ModelConfigError } from '../model/errors.ts';
 import { createAnthropicModel, createBedrockModel, type StaticAwsCredentials } from '../model/index.ts';
-import { FIXTURE_HEADER, RECORDING_RUN_HEADER } from '../model/recording-headers.ts';
+import { FIXTURE_HEADER, RECORDING_OWNER_HEADER, RECORDING_RUN_HEADER } from '../model/recording-headers.ts';
 
 export type ModelSource =
   /**
@@ -44,13 +44,14 @@ function perWorkflow(make: (workflow: string) => ModelPort): ModelPort {
 }
 
 /**
- * The recording proxy's headers of one request: the fixture (workflow) name the recording is saved under, and
- * the run it belongs to. Without a run id nothing is recorded (the proxy keys conversations by run only).
+ * The recording proxy's headers of one request: the fixture (workflow) name the recording is saved under, the
+ * run it belongs to and its owner (the proxy's limits are per owner). Without a run id nothing is recorded (the proxy keys conversations by run only).
  */
 function recordingHeaders(request: ModelRequest): Record<string, string> {
   return {
     [FIXTURE_HEADER]: request.workflow ?? 'default',
     ...(request.runId ? { [RECORDING_RUN_HEADER]: request.runId } : {}),
+    ...(request.owner ? { [RECORDING_OWNER_HEADER]: request.owner } : {}),
   };
 }
 

@@ -4,9 +4,11 @@
  */
 import type { EgressPort } from '../core/ports.ts';
 import { EgressDeniedError } from '../egress/errors.ts';
+import type { GrantScope } from '../jobs/sweep-scope.ts';
 import type { StoreObserver } from './observed-store.ts';
 import { metricsOfChange } from './run-metrics.ts';
 import { recordPoints, type Telemetry } from './telemetry.ts';
+import { tracedScope } from './tracing.ts';
 
 /**
  * Run reads put the run's id and owner on the log lines; commits become metrics, and a run that ends is
@@ -39,6 +41,32 @@ export function telemetryObserver(telemetry: Telemetry): StoreObserver {
       }
     },
   };
+}
+
+/** The keys an owner scope puts on its log lines, and those a run read inside it adds. */
+const SCOPED_KEYS = ['owner', 'grantId', 'clientId', 'runId'];
+
+/**
+ * The jobs sweep's scope for one grant: its log lines carry that grant's owner and ids only, its trace
+ * annotations sit on a subsegment of its own, and a fault is logged with those keys before it is rethrown.
+ * Every key set inside (the run keys a store read appends too) is removed at the end, so the next grant's
+ * lines never carry this grant's owner.
+ */
+export function grantScope(telemetry: Telemetry): GrantScope {
+  const { logger } = telemetry;
+  return (grant, work) =>
+    tracedScope('### grant', { owner: grant.owner, grantId: grant.grantId }, async () => {
+      logger.appendKeys({ owner: grant.owner, grantId: grant.grantId, clientId: grant.clientId });
+      try {
+        return await work();
+      } catch (error) {
+        const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+        logger.error('grant not swept', { error: { name, message: message.slice(0, 500) } });
+        throw error;
+      } finally {
+        logger.removeKeys(SCOPED_KEYS);
+      }
+    });
 }
 
 /**

@@ -24,6 +24,33 @@ export const tracingObserver: StoreObserver = {
 };
 
 /**
+ * Runs `work` in its own subsegment annotated with `annotations`: an invocation that serves several owners (the
+ * jobs sweep) gives each its own, so a run read inside annotates that owner's subsegment, never the invocation's
+ * (annotations on subsegments are indexed like a segment's:
+ * https://docs.aws.amazon.com/xray/latest/devguide/xray-api-segmentdocuments.html#api-segmentdocuments-annotations).
+ */
+export async function tracedScope<T>(
+  name: string,
+  annotations: Record<string, string>,
+  work: () => Promise<T>,
+): Promise<T> {
+  const parent = tracer.isTracingEnabled() ? tracer.getSegment() : undefined;
+  if (!parent) return work();
+  const segment = parent.addNewSubsegment(name);
+  tracer.setSegment(segment);
+  for (const [key, value] of Object.entries(annotations)) tracer.putAnnotation(key, value);
+  try {
+    return await work();
+  } catch (error) {
+    tracer.addErrorAsMetadata(error as Error);
+    throw error;
+  } finally {
+    segment.close();
+    tracer.setSegment(parent);
+  }
+}
+
+/**
  * Wraps a handler so each invocation runs in its own subsegment: the Lambda facade segment takes no
  * annotations. Errors are recorded on the subsegment and rethrown; responses are not recorded (they can hold
  * approval pages and run data).

@@ -19,6 +19,15 @@ export const tracedClient = <C>(client: C): C =>
 export const tracingObserver: StoreObserver =
   process.env.WF_TRACING === 'aws-calls' ? sdk.tracingObserver : {};
 
+/** `work` in its own annotated subsegment when AWS calls are traced (one owner's part of a sweep). */
+export function tracedScope<T>(
+  name: string,
+  annotations: Record<string, string>,
+  work: () => Promise<T>,
+): Promise<T> {
+  return process.env.WF_TRACING === 'aws-calls' ? sdk.tracedScope(name, annotations, work) : work();
+}
+
 /** The handler, in its own annotated subsegment when AWS calls are traced. */
 export function tracedHandler<E, C, R>(
   name: string,

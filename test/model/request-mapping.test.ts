@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ThinkingLevel } from '../../shared/core/ports.ts';
+import { cacheScopeText } from '../../shared/model/anthropic-mapping.ts';
 import { thinkingStyleFor } from '../../shared/model/thinking.ts';
 import { lookupUser, modelOn, modelRequest, scripted, sendEmail, userText } from './helpers.ts';
 
@@ -50,10 +51,11 @@ describe('Anthropic request mapping', () => {
     expect(body.tools).toBeUndefined();
   });
 
-  it('puts cache breakpoints on the last tool, the system prompt, the end of the previous turn and the last message', async () => {
+  it('puts cache breakpoints on the system prompt, the end of the previous turn and the last message', async () => {
     // Act
     const body = await recordedBody({
       tools: [lookupUser, sendEmail],
+      owner: 'owner-a',
       messages: [
         userText('first'),
         { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'lookup_user', input: {} }] },
@@ -69,15 +71,17 @@ describe('Anthropic request mapping', () => {
 
     // Assess
     const ephemeral = { type: 'ephemeral' };
-    expect(body.tools?.map((tool) => tool.cache_control)).toEqual([undefined, ephemeral]);
+    // None after the tools: that prefix is the same for every owner (the owner's scope opens the system prompt).
+    expect(body.tools?.map((tool) => tool.cache_control)).toEqual([undefined, undefined]);
     expect(body.system).toEqual([
+      { type: 'text', text: cacheScopeText('owner-a') },
       { type: 'text', text: 'You are a test assistant.', cache_control: ephemeral },
     ]);
     expect(body.messages.at(-1)?.content.map((block) => block.cache_control)).toEqual([undefined, ephemeral]);
     // The previous turn's request ended with the first message: its breakpoint is read back exactly.
     expect(body.messages[0]?.content.map((block) => block.cache_control)).toEqual([ephemeral]);
     expect(body.messages[1]?.content.map((block) => block.cache_control)).toEqual([undefined]);
-    expect(breakpoints(body)).toBe(4);
+    expect(breakpoints(body)).toBe(3);
   });
 
   it('never marks a thinking block as a breakpoint (the API rejects that)', async () => {
@@ -183,5 +187,17 @@ describe('Anthropic request mapping', () => {
 
     // Assess
     expect(body.system).toBeUndefined();
+  });
+
+  it("opens the system prompt with the owner's scope block, which carries the breakpoint when the prompt is empty", async () => {
+    // Act
+    const [a, b] = [await recordedBody({ system: '', owner: 'owner-a' }), cacheScopeText('owner-b')];
+
+    // Assess: a hash, not the owner; one per owner.
+    expect(a.system).toEqual([
+      { type: 'text', text: cacheScopeText('owner-a'), cache_control: { type: 'ephemeral' } },
+    ]);
+    expect(a.system?.[0]?.text).toMatch(/^cache-scope: [0-9a-f]{32}$/);
+    expect(b).not.toBe(cacheScopeText('owner-a'));
   });
 });
