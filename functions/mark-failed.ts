@@ -1,11 +1,13 @@
 /**
  * `MarkFailed`: no run stays `running` forever. Records `failed` unless the run already ended. Every route
  * that ends a run `failed` or `denied` without a result (a Turn's `failed` outcome, an uncaught error) passes
- * here, so this is where the owner is told.
+ * here, so this is where the owner is told. A graph run that failed with steps still running has their child
+ * runs cancelled (shared/graph-run/end-children.ts).
  */
 import { markRunFailed } from '../shared/core/mark-failed.ts';
 import type { Clock } from '../shared/core/ports.ts';
 import type { RunStore } from '../shared/core/store-port.ts';
+import { cancelChildrenOfFailedGraph } from '../shared/graph-run/end-children.ts';
 import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
 import { awsAnswerParent } from '../shared/runtime/aws/answer-parent.ts';
 import { awsOwnerNotices } from '../shared/runtime/aws/notices.ts';
@@ -24,6 +26,8 @@ export function createMarkFailedHandler(
     owners?: OwnerNoticeDeps | undefined;
     /** A graph step's child run answers its parent step's wait (shared/graph-run/parent-answer.ts). */
     answerParent?: ((run: Run) => Promise<unknown>) | undefined;
+    /** A failed graph run's steps still running: their child runs are cancelled (shared/graph-run/end-children.ts). */
+    endGraphChildren?: ((runId: string) => Promise<unknown>) | undefined;
   },
   telemetry = handlerTelemetry(),
 ) {
@@ -33,13 +37,15 @@ export function createMarkFailedHandler(
       telemetry,
       { runId },
       async () => {
-        const { owners, answerParent, ...core } = deps();
+        const { owners, answerParent, endGraphChildren, ...core } = deps();
         const run = await markRunFailed(core, {
           runId,
           ...(error ? { error: stepErrorOf(error) } : {}),
         });
         telemetry.logger.info('execution failure recorded', { error: error?.Error, status: run?.status });
         if (run?.parent && answerParent) await answerParent(run);
+        if (run?.kind === 'graph' && run.status === 'failed' && endGraphChildren)
+          await endGraphChildren(runId);
         if (run) {
           const notice = runEndedNotice(run, owners?.apiBaseUrl ?? '');
           await sendOwnerNotice(owners?.notifier, notice, telemetry.logger);
@@ -58,5 +64,7 @@ export const handler = tracedHandler(
     clock: systemClock,
     owners: awsOwnerNotices(),
     answerParent: awsAnswerParent(awsSigningStore()),
+    endGraphChildren: (runId: string) =>
+      cancelChildrenOfFailedGraph({ store: awsSigningStore(), clock: systemClock }, runId),
   })),
 );

@@ -7,6 +7,7 @@ import { createDeliverHandler } from '../../functions/deliver.ts';
 import { createMarkFailedHandler } from '../../functions/mark-failed.ts';
 import type { TaskTokensPort } from '../approvals-http/index.ts';
 import type { DeliverDeps } from '../core/deliver.ts';
+import { cancelChildrenOfFailedGraph } from '../graph-run/end-children.ts';
 import { answerParentStep } from '../graph-run/parent-answer.ts';
 import { type JobsDeps, settleJobOfRun } from '../jobs/index.ts';
 import { withFunctionName } from '../runtime/aws-call-recorder.ts';
@@ -25,7 +26,8 @@ export function localRunEnds(
   const { store, clock, owners, catalog, egress, secrets, logger } = services;
   const answerParent = (run: Parameters<typeof answerParentStep>[1]) =>
     answerParentStep({ store, taskTokens: links.taskTokens }, run);
-  const endDeps = () => ({ store, clock, owners, answerParent });
+  const endGraphChildren = (runId: string) => cancelChildrenOfFailedGraph({ store, clock }, runId);
+  const endDeps = () => ({ store, clock, owners, answerParent, endGraphChildren });
   const deliverDeps: DeliverDeps = {
     store,
     clock,

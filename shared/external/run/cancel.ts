@@ -149,7 +149,7 @@ export function cancelNote(facts: CancelRecord | undefined): string {
   if (!facts) return '';
   if (facts.stopped) return "; the engine's execution was cancelled";
   if (facts.byKey === 'not_found')
-    return "; the engine never admitted the execution (start got no answer, and the engine does not know its key)";
+    return '; the engine never admitted the execution (start got no answer, and the engine does not know its key)';
   const asked = facts.requested ? 'was asked to cancel' : 'could not be asked to cancel';
   const detail = facts.detail ? ` (${facts.detail.slice(0, 200)})` : '';
   return `; the engine's execution ${asked}${facts.acknowledged ? ' and acknowledged it' : ''} but did not confirm it stopped${detail}: it may still run`;
