@@ -6,8 +6,9 @@
  *   its own execution asks the engine at its next step and records the three facts on the child run;
  * - an agent child: ended `cancelled` (core/end-run.ts, as the owner's cancel); its execution finds it ended at
  *   its next turn (no StopExecution from here: MarkFailed is a task of the machines it would stop).
- * Each open step is then recorded `cancelled`, its audit entry saying what was asked of its child and what is
- * not known yet (whether the engine stopped: the child run records it). Conditional writes; idempotent.
+ * Each open wait (agent, external, human step) is then recorded `cancelled`, its audit entry saying what was
+ * asked of its child and what is not known yet (whether the engine stopped: the child run records it).
+ * Conditional writes; idempotent.
  */
 import { endRun } from '../core/end-run.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';
@@ -67,8 +68,11 @@ export async function cancelChildrenOfFailedGraph(
   const why = 'the graph run failed';
   const loaded = await deps.store.loadGraphRun(runId);
   if (loaded?.run.kind !== 'graph' || loaded.run.status !== 'failed') return [];
+  // The waits (a service step in flight settles its own ledger row: its commit finds the run ended).
   const open = (steps: GraphStep[]) =>
-    steps.filter((step) => step.status === 'running' || step.status === 'waiting');
+    steps.filter(
+      (step) => step.type !== 'service_task' && (step.status === 'running' || step.status === 'waiting'),
+    );
   const asked = new Map<string, ChildAsked>();
   for (const step of open(loaded.steps)) asked.set(step.stepId, await askChild(deps, step, why));
   for (let round = 1, current = loaded; ; round++) {
