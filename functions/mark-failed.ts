@@ -8,6 +8,7 @@ import { markRunFailed } from '../shared/core/mark-failed.ts';
 import type { Clock } from '../shared/core/ports.ts';
 import type { RunStore } from '../shared/core/store-port.ts';
 import { cancelChildrenOfFailedGraph } from '../shared/graph-run/end-children.ts';
+import { humanTaskExpiry } from '../shared/human-tasks/expiry.ts';
 import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
 import { awsAnswerParent } from '../shared/runtime/aws/answer-parent.ts';
 import { awsOwnerNotices } from '../shared/runtime/aws/notices.ts';
@@ -64,7 +65,9 @@ export const handler = tracedHandler(
     clock: systemClock,
     owners: awsOwnerNotices(),
     answerParent: awsAnswerParent(awsSigningStore()),
-    endGraphChildren: (runId: string) =>
-      cancelChildrenOfFailedGraph({ store: awsSigningStore(), clock: systemClock }, runId),
+    endGraphChildren: (runId: string) => {
+      const deps = { store: awsSigningStore(), clock: systemClock };
+      return cancelChildrenOfFailedGraph({ ...deps, humanTasks: humanTaskExpiry(deps) }, runId);
+    },
   })),
 );

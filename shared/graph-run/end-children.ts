@@ -5,7 +5,8 @@
  * - an external child: its cancel is requested (external/run/request-cancel.ts, as `POST /v1/runs/{id}/cancel`);
  *   its own execution asks the engine at its next step and records the three facts on the child run;
  * - an agent child: ended `cancelled` (core/end-run.ts, as the owner's cancel); its execution finds it ended at
- *   its next turn (no StopExecution from here: MarkFailed is a task of the machines it would stop).
+ *   its next turn (no StopExecution from here: MarkFailed is a task of the machines it would stop);
+ * - a human task: closed through the human-task service's port (its wait's token dropped).
  * Each open wait (agent, external, human step) is then recorded `cancelled`, its audit entry saying what was
  * asked of its child and what is not known yet (whether the engine stopped: the child run records it).
  * Conditional writes; idempotent.
@@ -17,6 +18,7 @@ import { requestExternalCancel } from '../external/run/request-cancel.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import { isTerminalRunStatus } from '../schemas/run.ts';
 import { isConflict } from './advance.ts';
+import type { HumanTaskExpiryPort } from './human-task-port.ts';
 import type { GraphRunStore } from './ports.ts';
 import { moveStep } from './step-writes.ts';
 
@@ -24,6 +26,8 @@ export type EndChildrenDeps = {
   store: Pick<GraphRunStore, 'loadGraphRun' | 'getRun' | 'commit' | 'anchorRunHead'> &
     Parameters<typeof endRun>[0]['store'];
   clock: Clock;
+  /** Closes a waiting human task (shared/human-tasks/expiry.ts); without it the task is left to its expiry. */
+  humanTasks?: Pick<HumanTaskExpiryPort, 'closeFailed'> | undefined;
 };
 
 /** What was asked of one open step's child, and what is still unknown. */
@@ -31,12 +35,17 @@ export type ChildAsked = {
   stepId: string;
   childRunId?: string;
   kind?: string;
-  asked: 'engine_cancel_requested' | 'cancelled' | 'nothing';
+  asked: 'engine_cancel_requested' | 'cancelled' | 'task_closed' | 'nothing';
   unknown?: string;
 };
 
 async function askChild(deps: EndChildrenDeps, step: GraphStep, why: string): Promise<ChildAsked> {
   const base = { stepId: step.stepId };
+  if (step.type === 'human_task' && deps.humanTasks) {
+    // Its page already refuses (the run ended); closed, listings show it over too.
+    await deps.humanTasks.closeFailed({ runId: step.runId, stepId: step.stepId, attempt: step.attempt }, why);
+    return { ...base, asked: 'task_closed' };
+  }
   if (!step.childRunId) return { ...base, asked: 'nothing' };
   const child = await deps.store.getRun(step.childRunId);
   const named = { ...base, childRunId: step.childRunId, ...(child?.kind ? { kind: child.kind } : {}) };
@@ -60,6 +69,12 @@ async function askChild(deps: EndChildrenDeps, step: GraphStep, why: string): Pr
   return { ...named, asked: 'cancelled' };
 }
 
+const reasonOf = (what: ChildAsked): string => {
+  if (what.asked === 'task_closed') return 'its human task was closed';
+  if (what.asked === 'nothing') return 'no running child to cancel';
+  return `child run ${what.childRunId}: ${what.asked}`;
+};
+
 /** Cancels the children of a failed graph run's open steps and records those steps `cancelled`. */
 export async function cancelChildrenOfFailedGraph(
   deps: EndChildrenDeps,
@@ -75,7 +90,8 @@ export async function cancelChildrenOfFailedGraph(
     );
   const asked = new Map<string, ChildAsked>();
   for (const step of open(loaded.steps)) asked.set(step.stepId, await askChild(deps, step, why));
-  for (let round = 1, current = loaded; ; round++) {
+  // Read again: closing a human task committed on the run (its audit entry).
+  for (let round = 1, current = (await deps.store.loadGraphRun(runId)) ?? loaded; ; round++) {
     const moves = open(current.steps).map((step) => {
       const what = asked.get(step.stepId) ?? { stepId: step.stepId, asked: 'nothing' as const };
       const move = moveStep({
@@ -86,7 +102,7 @@ export async function cancelChildrenOfFailedGraph(
         status: 'cancelled',
         at: isoAt(deps.clock),
         fields: { taskToken: undefined },
-        reason: `${why}; ${what.asked === 'nothing' ? 'no running child to cancel' : `child run ${what.childRunId}: ${what.asked}`}`,
+        reason: `${why}; ${reasonOf(what)}`,
       });
       return { ...move, audit: { ...move.audit, data: { ...move.audit.data, child: what } } };
     });
