@@ -1,7 +1,8 @@
 /**
  * A graph run that failed with steps still running (MarkGraphFailed), on the store (DynamoDB Local): each open
  * step's child run is cancelled through the owner's cancel path — an agent child ended `cancelled`, an external
- * child's engine cancel requested (its own execution asks the engine) — and each step is recorded `cancelled`
+ * child's engine cancel requested (its own execution asks the engine), a human task closed — and each step is
+ * recorded `cancelled`
  * with what was asked of its child and what is not known yet. A run that did not fail is left alone; a second
  * call changes nothing.
  */
@@ -19,7 +20,7 @@ import { randomIds } from '../support/store.ts';
 
 const graph = {
   kind: 'graph',
-  name: 'two-children',
+  name: 'open-steps',
   trigger: { type: 'on_demand' },
   budget: { maxUsdPerRun: 1 },
   nodes: [
@@ -40,20 +41,30 @@ const graph = {
       payload: { branch: '{{ input.branch }}' },
       timeoutSeconds: 600,
     },
+    {
+      id: 'review',
+      type: 'human_task',
+      title: 'Review',
+      assignees: ['manager@example.com'],
+      form: { type: 'object', properties: { approve: { type: 'boolean' } }, required: ['approve'] },
+      timeoutSeconds: 600,
+    },
     { id: 'done', type: 'end' },
   ],
   edges: [
     { from: 'start', to: 'triage' },
     { from: 'start', to: 'build' },
+    { from: 'start', to: 'review' },
     { from: 'triage', to: 'done' },
     { from: 'build', to: 'done' },
+    { from: 'review', to: 'done' },
   ],
 };
 
 describe("a failed graph run's running children", () => {
   const h = apiHarness();
 
-  async function graphWithTwoChildren() {
+  async function graphWithOpenSteps() {
     const saved = await h.alice.post('/v1/workflows', graph);
     expect(saved.status).toBe(201);
     const version = await h.store.getWorkflowVersion(h.owners.alice, saved.body.workflow.workflowId, 1);
@@ -96,8 +107,15 @@ describe("a failed graph run's running children", () => {
   }
 
   it('cancels each child through the owner cancel path and records the steps cancelled with what was asked', async () => {
-    const runId = await graphWithTwoChildren();
-    const deps = { store: h.store, clock: h.clock };
+    const runId = await graphWithOpenSteps();
+    const closed: unknown[] = [];
+    const deps = {
+      store: h.store,
+      clock: h.clock,
+      humanTasks: {
+        closeFailed: async (step: unknown, reason: string) => void closed.push({ step, reason }),
+      },
+    };
     // Not failed (still running): nothing is cancelled.
     expect(await cancelChildrenOfFailedGraph(deps, runId)).toEqual([]);
     await markRunFailed(deps, { runId, error: { name: 'States.TaskFailed', message: 'a sibling broke' } });
@@ -114,8 +132,12 @@ describe("a failed graph run's running children", () => {
           childRunId: externalChild,
           asked: 'engine_cancel_requested',
         }),
+        { stepId: 'review', asked: 'task_closed' },
       ]),
     );
+    expect(closed).toEqual([
+      { step: { runId, stepId: 'review', attempt: 1 }, reason: 'the graph run failed' },
+    ]);
     expect(await h.store.getRun(agentChild)).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
     const external = await h.store.getRun(externalChild);
     // Pending or running, its own execution ends it: Start (nothing dispatched) or Observe (the engine asked).
@@ -123,7 +145,7 @@ describe("a failed graph run's running children", () => {
     expect(external?.external?.cancelRequested).toMatchObject({ by: 'system' });
     const loaded = await h.store.loadGraphRun(runId);
     expect(loaded?.run.status).toBe('failed');
-    for (const stepId of ['triage', 'build'])
+    for (const stepId of ['triage', 'build', 'review'])
       expect(loaded?.steps.find((step) => step.stepId === stepId)).toMatchObject({ status: 'cancelled' });
     expect(loaded?.steps.find((step) => step.stepId === 'build')?.taskToken).toBeUndefined();
     const entries = await h.store.listAudit(runId);
