@@ -45,12 +45,13 @@ export function createMarkFailedHandler(
         });
         telemetry.logger.info('execution failure recorded', { error: error?.Error, status: run?.status });
         if (run?.parent && answerParent) await answerParent(run);
-        if (run?.kind === 'graph' && run.status === 'failed' && endGraphChildren)
-          await endGraphChildren(runId);
         if (run) {
           const notice = runEndedNotice(run, owners?.apiBaseUrl ?? '');
           await sendOwnerNotice(owners?.notifier, notice, telemetry.logger);
         }
+        // After the notice: a fault cancelling the children fails this task, but the owner was told first.
+        if (run?.kind === 'graph' && run.status === 'failed' && endGraphChildren)
+          await endGraphChildren(runId);
         return { status: run?.status };
       },
       context,

@@ -83,7 +83,7 @@ export async function cancelChildrenOfFailedGraph(
   const why = 'the graph run failed';
   const loaded = await deps.store.loadGraphRun(runId);
   if (loaded?.run.kind !== 'graph' || loaded.run.status !== 'failed') return [];
-  // The waits (a service step in flight settles its own ledger row: its commit finds the run ended).
+  // The waits; a service step in flight is left to its own commits (its ledger row records what was sent).
   const open = (steps: GraphStep[]) =>
     steps.filter(
       (step) => step.type !== 'service_task' && (step.status === 'running' || step.status === 'waiting'),
