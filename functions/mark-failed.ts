@@ -1,11 +1,14 @@
 /**
  * `MarkFailed`: no run stays `running` forever. Records `failed` unless the run already ended. Every route
  * that ends a run `failed` or `denied` without a result (a Turn's `failed` outcome, an uncaught error) passes
- * here, so this is where the owner is told.
+ * here, so this is where the owner is told. A graph run that failed with steps still running has their child
+ * runs cancelled (shared/graph-run/end-children.ts).
  */
 import { markRunFailed } from '../shared/core/mark-failed.ts';
 import type { Clock } from '../shared/core/ports.ts';
 import type { RunStore } from '../shared/core/store-port.ts';
+import { cancelChildrenOfFailedGraph } from '../shared/graph-run/end-children.ts';
+import { humanTaskExpiry } from '../shared/human-tasks/expiry.ts';
 import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
 import { awsAnswerParent } from '../shared/runtime/aws/answer-parent.ts';
 import { awsOwnerNotices } from '../shared/runtime/aws/notices.ts';
@@ -24,6 +27,8 @@ export function createMarkFailedHandler(
     owners?: OwnerNoticeDeps | undefined;
     /** A graph step's child run answers its parent step's wait (shared/graph-run/parent-answer.ts). */
     answerParent?: ((run: Run) => Promise<unknown>) | undefined;
+    /** A failed graph run's steps still running: their child runs are cancelled (shared/graph-run/end-children.ts). */
+    endGraphChildren?: ((runId: string) => Promise<unknown>) | undefined;
   },
   telemetry = handlerTelemetry(),
 ) {
@@ -33,7 +38,7 @@ export function createMarkFailedHandler(
       telemetry,
       { runId },
       async () => {
-        const { owners, answerParent, ...core } = deps();
+        const { owners, answerParent, endGraphChildren, ...core } = deps();
         const run = await markRunFailed(core, {
           runId,
           ...(error ? { error: stepErrorOf(error) } : {}),
@@ -44,6 +49,9 @@ export function createMarkFailedHandler(
           const notice = runEndedNotice(run, owners?.apiBaseUrl ?? '');
           await sendOwnerNotice(owners?.notifier, notice, telemetry.logger);
         }
+        // After the notice: a fault cancelling the children fails this task, but the owner was told first.
+        if (run?.kind === 'graph' && run.status === 'failed' && endGraphChildren)
+          await endGraphChildren(runId);
         return { status: run?.status };
       },
       context,
@@ -58,5 +66,9 @@ export const handler = tracedHandler(
     clock: systemClock,
     owners: awsOwnerNotices(),
     answerParent: awsAnswerParent(awsSigningStore()),
+    endGraphChildren: (runId: string) => {
+      const deps = { store: awsSigningStore(), clock: systemClock };
+      return cancelChildrenOfFailedGraph({ ...deps, humanTasks: humanTaskExpiry(deps) }, runId);
+    },
   })),
 );

@@ -93,6 +93,13 @@ export interface ExternalAdapter {
    * `IncarnationMismatchError`; a key the engine does not know throws `ExternalNotFoundError`.
    */
   observe(key: ExecutionKey, incarnation: Incarnation): Promise<Observation>;
+  /**
+   * The execution the engine holds under `key`, whatever its incarnation, without admitting one: `undefined`
+   * when the engine does not know the key. Optional. Used only to cancel an execution whose `start` got no
+   * usable answer (so no incarnation was ever learned): never to adopt it for observing. A request that may
+   * not have arrived throws `ExternalTransportError`; a refusal `ExternalRefusedError`.
+   */
+  find?(key: ExecutionKey): Promise<ExternalExecution | undefined>;
   /** Asks the engine to stop; the facts are reported apart. Another incarnation throws, like `observe`. */
   cancel(key: ExecutionKey, incarnation: Incarnation): Promise<CancelFacts>;
   /** The engine's artifact manifest for this execution. */

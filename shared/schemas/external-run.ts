@@ -73,6 +73,15 @@ export const ExternalRunSchema = z.object({
       acknowledged: z.boolean(),
       stopped: z.boolean(),
       detail: z.optional(z.string().check(z.maxLength(500))),
+      /**
+       * Start got no usable answer, so no incarnation was learned: what looking the key up found
+       * (shared/external/run/cancel.ts). `found`: the engine holds our key and payload (`incarnation`), asked
+       * to cancel it; `not_found`: the engine does not know the key, nothing admitted; `other_payload`: the
+       * key holds another payload, not ours to cancel; `unanswered` / `unsupported`: the engine could not be
+       * asked (no answer, or its adapter cannot look keys up): the execution may run, not cancellable.
+       */
+      byKey: z.optional(z.enum(['found', 'not_found', 'other_payload', 'unanswered', 'unsupported'])),
+      incarnation: z.optional(z.string()),
       at: IsoTimeSchema,
     }),
   ),

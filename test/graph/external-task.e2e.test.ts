@@ -8,7 +8,10 @@
  *   match the schema fails the step `InvalidOutput`;
  * - shadow: the engine receives nothing, the step succeeds with no output;
  * - cancel: cancelling the graph run cancels the child, which cancels the engine's execution;
- * - owners: another owner's key reads and cancels the child run as it would a missing one (404).
+ * - owners: another owner's key reads and cancels the child run as it would a missing one (404);
+ * - a graph run that fails for good while the child runs (a sibling branch's Map iteration fails uncaught,
+ *   MarkGraphFailed): the child is cancelled through the owner's cancel path and the engine asked to stop; the
+ *   step is recorded `cancelled` with what was asked of its child.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, ApiError } from '../../shared/cli/client.ts';
 import { FixtureEngine } from '../../shared/external/fixture-engine/index.ts';
 import { executionKeyFor } from '../../shared/external/run/index.ts';
+import type { ServiceStepDeps } from '../../shared/graph-run/service-step.ts';
 import { childRunIdFor } from '../../shared/graph-run/wait.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 import {
@@ -29,6 +33,7 @@ import {
   startE2eStack,
   tempDataDir,
 } from '../e2e/support.ts';
+import { withStoreOverrides } from '../support/store-overrides.ts';
 import { stepsOf } from './support.ts';
 
 const KEY_A = 'wf_test_key_team_a_external_task_0123';
@@ -38,6 +43,62 @@ const KEY_B = 'wf_test_key_team_b_external_task_0123';
 const ROUTES = `  - { from: build, to: green, when: 'steps.build.output.failed = 0' }
   - { from: build, to: red, when: 'steps.build.output.failed > 0' }
 `;
+
+/** Two branches: the engine's build, and a service step that breaks once the build is admitted. */
+const crashingGraphYaml = (name: string, engineUrl: string) => `kind: graph
+name: ${name}
+input: { type: object, properties: { branch: { type: string } }, required: [branch] }
+trigger: { type: on_demand }
+budget: { maxUsdPerRun: 1 }
+connectors:
+  announce:
+    kind: http
+    description: Never reached (the step breaks first).
+    method: POST
+    url: ${engineUrl}/announce
+    input: { type: object, properties: { branch: { type: string } } }
+nodes:
+  - { id: start, type: start }
+  - id: build
+    type: external_task
+    engine: http-runtime
+    mode: live
+    payload: { branch: '{{ input.branch }}' }
+    timeoutSeconds: 600
+  - id: announce
+    type: service_task
+    action: announce
+    args: { branch: '{{ input.branch }}' }
+  - { id: done, type: end }
+edges:
+  - { from: start, to: build }
+  - { from: start, to: announce }
+  - { from: build, to: done }
+  - { from: announce, to: done }
+`;
+
+/**
+ * The service step of the run in `crash.runId` waits until its sibling's child was admitted by the engine, then
+ * fails for good (a plain error: no Retry or Catch of the Map iteration takes it, so the Map fails).
+ */
+function breakAfterAdmission(crash: { runId?: string | undefined }) {
+  return (deps: ServiceStepDeps): ServiceStepDeps => ({
+    ...deps,
+    store: withStoreOverrides(deps.store, {
+      loadGraphRun: async (runId, options) => {
+        if (runId === crash.runId) {
+          const childRunId = childRunIdFor(runId, 'build', 1);
+          for (let polls = 0; polls < 400; polls++) {
+            if ((await deps.store.getRun(childRunId))?.external?.incarnation) break;
+            await new Promise((resolve) => setTimeout(resolve, 25));
+          }
+          throw new Error('the announce step broke');
+        }
+        return deps.store.loadGraphRun(runId, options);
+      },
+    }),
+  });
+}
 
 const graphYaml = (name: string, mode: string) => `kind: graph
 name: ${name}
@@ -78,6 +139,7 @@ describe('external_task steps on the local stack', () => {
   let dataDir: string;
   let other: ApiClient;
   const workflows: Record<string, string> = {};
+  const crash: { runId?: string | undefined } = {};
 
   beforeAll(async () => {
     engine = await FixtureEngine.start();
@@ -92,11 +154,17 @@ describe('external_task steps on the local stack', () => {
       allowLoopbackPorts: [engine.port],
       externalEngines: { 'http-runtime': { enabled: true, settings: { endpoint: engine.url } } },
       externalObserveWaitMs: 20,
+      wrapServiceDeps: breakAfterAdmission(crash),
     });
     e2e = { ...started, client: new ApiClient(started.stack.url, { kind: 'api-key', apiKey: KEY_A }) };
     other = new ApiClient(started.stack.url, { kind: 'api-key', apiKey: KEY_B });
     for (const mode of ['live', 'shadow'])
       workflows[mode] = await applyWorkflowText(e2e, `build-${mode}`, graphYaml(`build-${mode}`, mode));
+    workflows.crashing = await applyWorkflowText(
+      e2e,
+      'build-crashing',
+      crashingGraphYaml('build-crashing', engine.url),
+    );
   });
   afterAll(async () => {
     await e2e?.stack.stop();
@@ -228,6 +296,44 @@ describe('external_task steps on the local stack', () => {
     });
     expect(engine.execution(executionKeyFor(childRunId))?.cancel).toBe('done');
     expect((await getRun(e2e, childRunId)).status).toBe('cancelled');
+  });
+
+  it('a graph run that fails for good while its external child runs cancels the child and its engine execution', async () => {
+    engine.script('*', { running: 100_000, abort: 'stop' });
+    const aborts = engine.count('abort');
+    const { body } = await e2e.client.post<{ run: Run }>(`/v1/workflows/${workflows.crashing}/runs`, {
+      input: { branch: 'main' },
+    });
+    const runId = body.run.runId;
+    crash.runId = runId;
+    const { run, child, steps } = await ended(runId);
+    crash.runId = undefined;
+
+    expect(run).toMatchObject({
+      status: 'failed',
+      error: { message: expect.stringContaining('announce step broke') },
+    });
+    expect(child).toMatchObject({
+      status: 'cancelled',
+      external: { cancel: { requested: true, acknowledged: true, stopped: true } },
+    });
+    expect(child.external?.cancelRequested?.by).toBe('system');
+    expect(engine.count('abort') - aborts).toBe(1);
+    expect(engine.execution(executionKeyFor(child.runId))?.cancel).toBe('done');
+    expect(steps.build).toMatchObject({ status: 'cancelled', childRunId: child.runId });
+    const audit = await e2e.client.get<{ entries: { type: string; data: Record<string, unknown> }[] }>(
+      `/v1/runs/${runId}/audit`,
+    );
+    const cancelled = audit.entries.find(
+      (entry) =>
+        entry.type === 'step_changed' && entry.data.stepId === 'build' && entry.data.to === 'cancelled',
+    );
+    expect(cancelled?.data.child).toMatchObject({
+      childRunId: child.runId,
+      kind: 'external',
+      asked: 'engine_cancel_requested',
+      unknown: expect.stringContaining('whether the engine stopped'),
+    });
   });
 
   it('another owner reads and cancels a child run as it would a missing one; its owner can read it', async () => {

@@ -10,6 +10,7 @@ import { listArtifacts, openArtifact } from './artifacts.ts';
 import { verifyCallback } from './callback.ts';
 import { HttpRuntimeClient } from './client.ts';
 import { dispatch } from './dispatch.ts';
+import { findExecution } from './find.ts';
 import { ExecutionKeySchema } from './protocol.ts';
 import { type HttpRuntimeSettings, HttpRuntimeSettingsSchema } from './settings.ts';
 import { cancelExecution, observeExecution } from './status.ts';
@@ -40,6 +41,7 @@ export function createHttpRuntimeAdapter(
     engine,
     start: async (key, payload) => dispatch(client, settings, checked(key), payload),
     observe: async (key, incarnation) => observeExecution(client, context.clock, checked(key), incarnation),
+    find: async (key) => findExecution(client, checked(key)),
     cancel: async (key, incarnation) => cancelExecution(client, checked(key), incarnation),
     listArtifacts: async (key, incarnation) => listArtifacts(client, checked(key), incarnation),
     openArtifact: async (key, incarnation, path) =>

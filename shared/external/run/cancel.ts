@@ -4,13 +4,16 @@
  * settled row and in the audit chain. Then the run ends as the caller says: `cancelled` for an owner's cancel,
  * `failed`/`timeout` when the run's deadline passed, `denied`/`policy_denied` when its live policy no longer
  * allows it, `failed`/`outcome_unknown` when the engine stopped answering, `failed`/`error` when a step failed
- * for good (abandon.ts). A run never ends with its engine's execution left running unasked. A retry finds the
- * row settled and only ends the run.
+ * for good (abandon.ts). A run never ends with its engine's execution left running unasked: when the engine
+ * cannot be asked (Start got no answer and the key cannot be looked up) the run's facts and error say it may
+ * still run. A retry finds the row settled and only ends the run.
  */
 import { isoAt } from '../../core/engine.ts';
+import type { AuditInput } from '../../core/store-port.ts';
 import type { ExternalRun } from '../../schemas/external-run.ts';
 import type { Run } from '../../schemas/run.ts';
 import type { CancelFacts } from '../contract.ts';
+import { type ByKey, findByKey } from './lookup.ts';
 import type { ExternalRunDeps } from './ports.ts';
 import {
   dispatchAudit,
@@ -29,8 +32,11 @@ type CancelRecord = NonNullable<ExternalRun['cancel']>;
 
 /**
  * Asks the engine to cancel the run's execution (once: a settled `external-cancel` row is not asked again) and
- * records the facts. Nothing is asked when the engine never admitted the execution (no incarnation to name)
- * or already reported it ended (`external.outcome`). Answers the run as written and the facts, if asked.
+ * records the facts. Nothing is asked when nothing was sent (no `external-start` row), the engine refused the
+ * start (the row settled), or it already reported the execution ended (`external.outcome`). A start that got
+ * no usable answer (the row still `pending`, no incarnation) is looked up by its key first (lookup.ts): found,
+ * that execution is asked; otherwise what was found is recorded, and "may run, not cancellable" said so.
+ * Answers the run as written and the facts.
  */
 export async function cancelEngineExecution(
   deps: ExternalRunDeps,
@@ -39,12 +45,34 @@ export async function cancelEngineExecution(
   let run: Run = loaded.run;
   const external = loaded.run.external;
   const at = () => isoAt(deps.clock);
-  const { key, incarnation } = external;
+  const { key } = external;
   const ledger = await deps.store.listLedger(run.runId);
   let row = ledger.find((candidate) => candidate.toolUseId === externalCallId('cancel'));
   const ended = external.outcome !== undefined;
-  if (incarnation === undefined || ended || (row && row.status !== 'pending'))
-    return { run, facts: external.cancel };
+  if (ended || (row && row.status !== 'pending')) return { run, facts: external.cancel };
+  // Looked up before and nothing was asked (no row): those facts stand.
+  if (!row && external.cancel) return { run, facts: external.cancel };
+  let incarnation = external.incarnation;
+  let found: ByKey | undefined;
+  if (incarnation === undefined) {
+    const start = ledger.find((candidate) => candidate.toolUseId === externalCallId('start'));
+    if (start?.status !== 'pending') return { run, facts: external.cancel };
+    found = await findByKey(deps, loaded);
+    if (found.byKey !== 'found') {
+      // Nothing asked: no execution (not found), not ours, or the engine could not be asked (it may run).
+      const facts: CancelRecord = {
+        requested: false,
+        acknowledged: false,
+        stopped: false,
+        detail: found.detail.slice(0, 500),
+        byKey: found.byKey,
+        at: at(),
+      };
+      const written = await updateExternal(deps, run, { cancel: facts }, { audit: factAudit(key, facts) });
+      return { run: written, facts };
+    }
+    incarnation = found.incarnation;
+  }
   if (!row) {
     row = pendingCall(loaded.run, 'cancel', key, at());
     run = await updateExternal(deps, run, {}, { ledgerCreate: [row], audit: [dispatchAudit(row)] });
@@ -55,6 +83,7 @@ export async function cancelEngineExecution(
     acknowledged: answer.acknowledged,
     stopped: answer.stopped,
     ...(answer.detail ? { detail: answer.detail.slice(0, 500) } : {}),
+    ...(found ? { byKey: found.byKey, incarnation } : {}),
     at: at(),
   };
   const settled = settledCall(row, facts, false, at());
@@ -62,18 +91,22 @@ export async function cancelEngineExecution(
     deps,
     run,
     { cancel: facts },
-    {
-      ledgerSettle: [settled],
-      audit: [
-        settleAudit(settled),
-        // Three facts, three entries: what was asked, what the engine took, what it says has stopped.
-        externalAudit('cancel_requested', { key, requested: facts.requested }),
-        externalAudit('cancel_acknowledged', { key, acknowledged: facts.acknowledged }),
-        externalAudit('cancel_stopped', { key, stopped: facts.stopped }),
-      ],
-    },
+    { ledgerSettle: [settled], audit: [settleAudit(settled), ...factAudit(key, facts)] },
   );
   return { run, facts };
+}
+
+/** Three facts, three entries: what was asked, what the engine took, what it says has stopped. */
+function factAudit(key: string, facts: CancelRecord): AuditInput[] {
+  const byKey = facts.byKey ? { byKey: facts.byKey } : {};
+  return [
+    ...(facts.byKey
+      ? [externalAudit('execution_looked_up', { key, ...byKey, incarnation: facts.incarnation ?? null })]
+      : []),
+    externalAudit('cancel_requested', { key, requested: facts.requested }),
+    externalAudit('cancel_acknowledged', { key, acknowledged: facts.acknowledged }),
+    externalAudit('cancel_stopped', { key, stopped: facts.stopped }),
+  ];
 }
 
 /** `adapter.cancel`, its faults as facts: never throws. */
@@ -115,6 +148,8 @@ export async function cancelExternal(
 export function cancelNote(facts: CancelRecord | undefined): string {
   if (!facts) return '';
   if (facts.stopped) return "; the engine's execution was cancelled";
+  if (facts.byKey === 'not_found')
+    return '; the engine never admitted the execution (start got no answer, and the engine does not know its key)';
   const asked = facts.requested ? 'was asked to cancel' : 'could not be asked to cancel';
   const detail = facts.detail ? ` (${facts.detail.slice(0, 200)})` : '';
   return `; the engine's execution ${asked}${facts.acknowledged ? ' and acknowledged it' : ''} but did not confirm it stopped${detail}: it may still run`;

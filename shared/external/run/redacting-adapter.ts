@@ -102,6 +102,7 @@ export function redactingAdapter(
   };
   const deep = <T>(value: T) => redactDeep(value, redact);
   const verifyCallback = adapter.verifyCallback?.bind(adapter);
+  const find = adapter.find?.bind(adapter);
   return {
     engine: adapter.engine,
     start: (key, payload) => guarded(key, () => adapter.start(key, payload), deep),
@@ -119,6 +120,7 @@ export function redactingAdapter(
         };
       }
     },
+    ...(find ? { find: (key: string) => guarded(key, () => find(key), deep) } : {}),
     cancel: (key, incarnation) => guarded(key, () => adapter.cancel(key, incarnation), deep),
     listArtifacts: (key, incarnation) => guarded(key, () => adapter.listArtifacts(key, incarnation), deep),
     openArtifact: (key, incarnation, path) =>

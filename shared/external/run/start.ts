@@ -8,11 +8,14 @@
  *   the row settles once with the execution (incarnation, deduplicated) the engine admitted.
  * A retried invocation (a crash after the engine accepted) finds the row `pending` and starts again with the
  * same key and payload: the engine answers the existing execution (`deduplicated`), never a second one; that
- * second send reads the live policy first (no write precedes it), and a refusal ends the run denied.
+ * second send reads the live policy first (no write precedes it), and a refusal ends the run denied. A retried
+ * Start that finds an owner's cancel request, or a refusal, sends nothing again: the execution the first send
+ * may have admitted is looked up by its key and cancelled (cancel.ts, lookup.ts).
  */
 import { canonicalJson, sha256Hex } from '../../audit/index.ts';
 import { isoAt } from '../../core/engine.ts';
 import { ExternalConflictError, ExternalRefusedError, ExternalTransportError } from '../errors.ts';
+import { cancelEngineExecution, cancelExternal, cancelNote } from './cancel.ts';
 import { runPayloadFor } from './key.ts';
 import { readExternalPolicy, underLivePolicy } from './live-policy.ts';
 import { type ExternalNext, ExternalRetryLaterError, type ExternalRunDeps } from './ports.ts';
@@ -97,15 +100,26 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
     run = decision.value as typeof run;
     mode = decision.policy.mode;
   } else if (row) {
-    // A retried Start (the row written, the outcome of sending unknown): sent again only if the policy holds.
+    // A retried Start (the row written, the outcome of sending unknown). Cancelled meanwhile (an owner's cancel
+    // that raced the first send): never sent again; whatever the first send admitted is cancelled (cancel.ts
+    // looks the key up) and the run ends cancelled.
+    if (run.external.cancelRequested) {
+      await cancelExternal(deps, { run, definition }, { status: 'cancelled', stopReason: 'cancelled' });
+      return { runId, next: 'stop' };
+    }
+    // Sent again only if the policy holds; refused, the first send's execution (if any) is cancelled.
     const policy = await readExternalPolicy(deps.store, run);
     if (!policy.allowed || policy.mode === 'shadow') {
       const reason = policy.allowed ? `the workflow's latest version is in mode shadow` : policy.reason;
+      const cancelled = await cancelEngineExecution(deps, { run, definition });
       const settled = settledCall(row, { notSentAgain: reason, outcomeUnknown: true }, true, at());
       await endExternalRun(
         deps,
-        run,
-        deniedEnding(reason, { ledgerSettle: [settled], audit: [settleAudit(settled)] }),
+        cancelled.run,
+        deniedEnding(`${reason}${cancelNote(cancelled.facts)}`, {
+          ledgerSettle: [settled],
+          audit: [settleAudit(settled)],
+        }),
       );
       return { runId, next: 'stop' };
     }
