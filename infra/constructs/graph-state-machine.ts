@@ -41,6 +41,7 @@ import {
   CRASH_RETRY,
   ENGINE_RETRY,
   LAMBDA_SERVICE_RETRY,
+  LAMBDA_THROTTLE_RETRY,
   vendedLogGroupName,
 } from './run-state-machine.ts';
 import { GRAPH_NEXT, GRAPH_STATE_NAMES } from './state-names.ts';
@@ -160,7 +161,11 @@ export class GraphStateMachine extends Construct {
       resultPath: sfn.JsonPath.DISCARD,
       retryOnServiceExceptions: false,
     });
-    awaitResume.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CALLBACK_CRASH_RETRY);
+    awaitResume
+      .addRetry(LAMBDA_SERVICE_RETRY)
+      .addRetry(LAMBDA_THROTTLE_RETRY)
+      .addRetry(ENGINE_RETRY)
+      .addRetry(CALLBACK_CRASH_RETRY);
     awaitResume.addCatch(markFailed, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
     awaitResume.next(advance);
 
@@ -276,7 +281,11 @@ export class GraphStateMachine extends Construct {
       resultPath: sfn.JsonPath.DISCARD,
       retryOnServiceExceptions: false,
     });
-    approve.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CALLBACK_CRASH_RETRY);
+    approve
+      .addRetry(LAMBDA_SERVICE_RETRY)
+      .addRetry(LAMBDA_THROTTLE_RETRY)
+      .addRetry(ENGINE_RETRY)
+      .addRetry(CALLBACK_CRASH_RETRY);
     const expire = this.lambdaTask(names.expireStepApproval, handlers.expire, timeouts.expire, {
       payload: { runId: sfn.JsonPath.stringAt('$.runId'), turn: 0 },
       resultPath: sfn.JsonPath.DISCARD,
@@ -316,7 +325,11 @@ export class GraphStateMachine extends Construct {
       retryOnServiceExceptions: false,
     });
     // Never retried on States.Timeout: for a human task that is the task timing out (→ onTimeout).
-    task.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CALLBACK_CRASH_RETRY);
+    task
+      .addRetry(LAMBDA_SERVICE_RETRY)
+      .addRetry(LAMBDA_THROTTLE_RETRY)
+      .addRetry(ENGINE_RETRY)
+      .addRetry(CALLBACK_CRASH_RETRY);
     return task;
   }
 
@@ -339,7 +352,11 @@ export class GraphStateMachine extends Construct {
       ...(timeout === undefined ? {} : { taskTimeout: sfn.Timeout.duration(timeout) }),
       retryOnServiceExceptions: false,
     });
-    task.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CRASH_RETRY);
+    task
+      .addRetry(LAMBDA_SERVICE_RETRY)
+      .addRetry(LAMBDA_THROTTLE_RETRY)
+      .addRetry(ENGINE_RETRY)
+      .addRetry(CRASH_RETRY);
     return task;
   }
 
