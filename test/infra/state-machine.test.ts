@@ -224,7 +224,7 @@ describe('RunStateMachine', () => {
         expect(each.MaxAttempts).toBeGreaterThan(1);
         // A throttled invocation never ran: its retrier waits long (execution-ended.test.ts sums its window).
         expect(each.MaxAttempts).toBeLessThanOrEqual(
-          each.ErrorEquals.includes('Lambda.TooManyRequestsException') ? 20 : 6,
+          (each.ErrorEquals as string[]).includes('Lambda.TooManyRequestsException') ? 20 : 6,
         );
         expect(each.MaxDelaySeconds).toBeGreaterThanOrEqual(each.IntervalSeconds as number);
       }
