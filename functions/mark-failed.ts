@@ -1,8 +1,10 @@
 /**
  * `MarkFailed`: no run stays `running` forever. Records `failed` unless the run already ended. Every route
  * that ends a run `failed` or `denied` without a result (a Turn's `failed` outcome, an uncaught error) passes
- * here, so this is where the owner is told. A graph run that failed with steps still running has their child
- * runs cancelled (shared/graph-run/end-children.ts).
+ * here, so this is where the owner is told. Also the target of the execution-ended rule
+ * (infra/constructs/execution-ended.ts): an execution of the run or graph machine that ended FAILED, ABORTED
+ * or TIMED_OUT without passing here ends its run (shared/runs/execution-ended.ts), with the same answers. A
+ * graph run that failed with steps still running has their child runs cancelled (shared/graph-run/end-children.ts).
  */
 import { markRunFailed } from '../shared/core/mark-failed.ts';
 import type { Clock } from '../shared/core/ports.ts';
@@ -10,6 +12,7 @@ import type { RunStore } from '../shared/core/store-port.ts';
 import { cancelChildrenOfFailedGraph } from '../shared/graph-run/end-children.ts';
 import { humanTaskExpiry } from '../shared/human-tasks/expiry.ts';
 import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
+import { endedExecutionOf, endRunOfEndedExecution } from '../shared/runs/execution-ended.ts';
 import { awsAnswerParent } from '../shared/runtime/aws/answer-parent.ts';
 import { awsOwnerNotices } from '../shared/runtime/aws/notices.ts';
 import { awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
@@ -33,17 +36,26 @@ export function createMarkFailedHandler(
   telemetry = handlerTelemetry(),
 ) {
   return async (event: unknown, context?: LambdaContextLike): Promise<{ status: string | undefined }> => {
-    const { runId, error } = MarkFailedEventSchema.parse(event);
+    const ended = endedExecutionOf(event);
+    const { runId, error } = ended
+      ? { runId: ended.runId, error: undefined }
+      : MarkFailedEventSchema.parse(event);
     return withInvocation(
       telemetry,
       { runId },
       async () => {
         const { owners, answerParent, endGraphChildren, ...core } = deps();
-        const run = await markRunFailed(core, {
-          runId,
-          ...(error ? { error: stepErrorOf(error) } : {}),
+        // An ended execution's run is answered only when this call ended it (undefined: nothing to tell).
+        const run = ended
+          ? await endRunOfEndedExecution(core, ended)
+          : await markRunFailed(core, {
+              runId,
+              ...(error ? { error: stepErrorOf(error) } : {}),
+            });
+        telemetry.logger.info('execution failure recorded', {
+          error: error?.Error ?? ended?.status,
+          status: run?.status,
         });
-        telemetry.logger.info('execution failure recorded', { error: error?.Error, status: run?.status });
         if (run?.parent && answerParent) await answerParent(run);
         if (run) {
           const notice = runEndedNotice(run, owners?.apiBaseUrl ?? '');

@@ -50,7 +50,13 @@ import {
   EnginesConfigSchema,
 } from '../../shared/external/index.ts';
 import { acknowledge, nagRef } from './nag.ts';
-import { CRASH_RETRY, ENGINE_RETRY, LAMBDA_SERVICE_RETRY, vendedLogGroupName } from './run-state-machine.ts';
+import {
+  CRASH_RETRY,
+  ENGINE_RETRY,
+  LAMBDA_SERVICE_RETRY,
+  LAMBDA_THROTTLE_RETRY,
+  vendedLogGroupName,
+} from './run-state-machine.ts';
 import { EXTERNAL_NEXT, EXTERNAL_RETRY_LATER_ERRORS, EXTERNAL_STATE_NAMES } from './state-names.ts';
 
 /** The Lambda functions behind the external machine's Task states. */
@@ -200,7 +206,11 @@ export class ExternalStateMachine extends Construct {
       retryOnServiceExceptions: false,
     });
     // Every step is idempotent (a retried Start sends the same key; Observe and Finish re-read the run).
-    task.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CRASH_RETRY);
+    task
+      .addRetry(LAMBDA_SERVICE_RETRY)
+      .addRetry(LAMBDA_THROTTLE_RETRY)
+      .addRetry(ENGINE_RETRY)
+      .addRetry(CRASH_RETRY);
     return task;
   }
 

@@ -28,7 +28,7 @@
  *   and one execution runs each node at most once (a graph has ≤ 100 nodes; an operator's retry or a resume
  *   starts a fresh execution), so no execution comes near the history limit and no continue-as-new is needed.
  */
-import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -41,6 +41,7 @@ import {
   CRASH_RETRY,
   ENGINE_RETRY,
   LAMBDA_SERVICE_RETRY,
+  LAMBDA_THROTTLE_RETRY,
   vendedLogGroupName,
 } from './run-state-machine.ts';
 import { GRAPH_NEXT, GRAPH_STATE_NAMES } from './state-names.ts';
@@ -81,6 +82,12 @@ export interface GraphStateMachineProps {
   /** Ready steps run at once, at most (Inline Map: at most 40). @default 10 */
   readonly maxConcurrentSteps?: number;
 }
+
+/** `AgentTask`'s bound: the longest run timeout (7 days) + the longest approval wait (7 days) + 1 day. */
+export const AGENT_TASK_WAIT = Duration.days(15);
+
+/** `AwaitResume`'s bound: how long a paused graph run waits to be resumed before it fails. */
+export const PAUSE_WAIT = Duration.days(30);
 
 /** What one Map iteration ends with: its step id, never the step's data (see `stepProcessor`). */
 export const ITERATION_OUTPUT = '$.stepId';
@@ -157,10 +164,17 @@ export class GraphStateMachine extends Construct {
         runId: sfn.JsonPath.stringAt('$.runId'),
         taskToken: sfn.JsonPath.taskToken,
       }),
+      // Bounded like every task-token wait: a graph paused this long fails (States.Timeout → MarkGraphFailed)
+      // instead of waiting out the execution's year.
+      taskTimeout: sfn.Timeout.duration(PAUSE_WAIT),
       resultPath: sfn.JsonPath.DISCARD,
       retryOnServiceExceptions: false,
     });
-    awaitResume.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CALLBACK_CRASH_RETRY);
+    awaitResume
+      .addRetry(LAMBDA_SERVICE_RETRY)
+      .addRetry(LAMBDA_THROTTLE_RETRY)
+      .addRetry(ENGINE_RETRY)
+      .addRetry(CALLBACK_CRASH_RETRY);
     awaitResume.addCatch(markFailed, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
     awaitResume.next(advance);
 
@@ -222,7 +236,17 @@ export class GraphStateMachine extends Construct {
       resultPath: sfn.JsonPath.DISCARD,
       outputPath: ITERATION_OUTPUT,
     });
-    const agentTask = this.waitTask(names.agentTask, handlers.wait, undefined);
+    // A child agent run ends by itself (its run timeout, at most 7 days, is checked before every turn; an
+    // approval it waits on lasts at most 7 days more), and its end answers this wait; if its execution dies
+    // outside MarkFailed, the execution-ended handler ends it and answers. This bound is the backstop: a wait
+    // with no TimeoutSeconds would last as long as the execution, up to a year
+    // (https://docs.aws.amazon.com/step-functions/latest/dg/sfn-stuck-execution.html).
+    const agentTask = this.waitTask(
+      names.agentTask,
+      handlers.wait,
+      sfn.Timeout.duration(AGENT_TASK_WAIT),
+      false,
+    );
     // The human task's own timeout bounds the wait; States.Timeout is caught → its onTimeout path.
     const humanTask = this.waitTask(names.humanTask, handlers.humanTask, sfn.Timeout.at('$.timeoutSeconds'));
     // A child external run: the node's timeout is the child's own deadline (it cancels the engine's execution
@@ -276,7 +300,11 @@ export class GraphStateMachine extends Construct {
       resultPath: sfn.JsonPath.DISCARD,
       retryOnServiceExceptions: false,
     });
-    approve.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CALLBACK_CRASH_RETRY);
+    approve
+      .addRetry(LAMBDA_SERVICE_RETRY)
+      .addRetry(LAMBDA_THROTTLE_RETRY)
+      .addRetry(ENGINE_RETRY)
+      .addRetry(CALLBACK_CRASH_RETRY);
     const expire = this.lambdaTask(names.expireStepApproval, handlers.expire, timeouts.expire, {
       payload: { runId: sfn.JsonPath.stringAt('$.runId'), turn: 0 },
       resultPath: sfn.JsonPath.DISCARD,
@@ -302,21 +330,30 @@ export class GraphStateMachine extends Construct {
       .otherwise(new sfn.Succeed(this, names.serviceTaskEnded, { outputPath: ITERATION_OUTPUT }));
   }
 
-  private waitTask(name: string, fn: lambda.IFunction, timeout: sfn.Timeout | undefined): tasks.LambdaInvoke {
+  private waitTask(
+    name: string,
+    fn: lambda.IFunction,
+    timeout: sfn.Timeout,
+    passTimeout = true,
+  ): tasks.LambdaInvoke {
     const task = new tasks.LambdaInvoke(this, name, {
       lambdaFunction: fn,
       integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
       payload: sfn.TaskInput.fromObject({
         ...STEP_REF,
-        ...(timeout ? { timeoutSeconds: sfn.JsonPath.numberAt('$.timeoutSeconds') } : {}),
+        ...(passTimeout ? { timeoutSeconds: sfn.JsonPath.numberAt('$.timeoutSeconds') } : {}),
         taskToken: sfn.JsonPath.taskToken,
       }),
-      ...(timeout ? { taskTimeout: timeout } : {}),
+      taskTimeout: timeout,
       resultPath: '$.result',
       retryOnServiceExceptions: false,
     });
     // Never retried on States.Timeout: for a human task that is the task timing out (→ onTimeout).
-    task.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CALLBACK_CRASH_RETRY);
+    task
+      .addRetry(LAMBDA_SERVICE_RETRY)
+      .addRetry(LAMBDA_THROTTLE_RETRY)
+      .addRetry(ENGINE_RETRY)
+      .addRetry(CALLBACK_CRASH_RETRY);
     return task;
   }
 
@@ -339,7 +376,11 @@ export class GraphStateMachine extends Construct {
       ...(timeout === undefined ? {} : { taskTimeout: sfn.Timeout.duration(timeout) }),
       retryOnServiceExceptions: false,
     });
-    task.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CRASH_RETRY);
+    task
+      .addRetry(LAMBDA_SERVICE_RETRY)
+      .addRetry(LAMBDA_THROTTLE_RETRY)
+      .addRetry(ENGINE_RETRY)
+      .addRetry(CRASH_RETRY);
     return task;
   }
 

@@ -15,6 +15,7 @@ import {
   ENGINE_RETRYABLE_ERRORS,
   LAMBDA_CRASH_ERRORS,
   LAMBDA_SERVICE_ERRORS,
+  LAMBDA_THROTTLE_ERRORS,
   ROUTE_NEXT,
   STATE_NAMES,
 } from './state-names.ts';
@@ -25,6 +26,7 @@ export {
   HANDLER_BY_STATE,
   LAMBDA_CRASH_ERRORS,
   LAMBDA_SERVICE_ERRORS,
+  LAMBDA_THROTTLE_ERRORS,
   ROUTE_NEXT,
   STATE_NAMES,
 } from './state-names.ts';
@@ -73,6 +75,55 @@ export const LAMBDA_SERVICE_RETRY: sfn.RetryProps = {
   maxDelay: Duration.seconds(30),
   jitterStrategy: sfn.JitterType.FULL,
 };
+
+/**
+ * Retry a throttled invocation (`Lambda.TooManyRequestsException`: the handler never ran) for a long window:
+ * a busy account can keep its shared concurrency pool saturated for many minutes
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html), and the functions
+ * that end a run (MarkFailed, Deliver) are throttled exactly when the Turn was. Backoff 2 s × 2 up to 120 s,
+ * 20 attempts: the computed delays sum to 1,806 s; with full jitter each wait is uniform between 0 and its
+ * delay ("a random number between 0 and the computed backoff",
+ * https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html#error-handling-retrying-after-an-error),
+ * so the expected window is about 15 minutes (checked offline: test/infra/lambda-retry-window.test.ts).
+ * Its own retrier: attempts of one retrier do not use up another's.
+ */
+export const LAMBDA_THROTTLE_RETRY: sfn.RetryProps = {
+  errors: [...LAMBDA_THROTTLE_ERRORS],
+  interval: Duration.seconds(2),
+  maxAttempts: 20,
+  backoffRate: 2,
+  maxDelay: Duration.seconds(120),
+  jitterStrategy: sfn.JitterType.FULL,
+};
+
+/**
+ * `ContinueAsNew` (StartExecution of this state machine) fails as a task: a throttle, a service fault. Its name is
+ * deterministic per execution, so a retried start is the same execution ("If StartExecution is called with the
+ * same name and input as a running execution, the call succeeds and return the same response as the original
+ * request", https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html), never a
+ * second one. `States.TaskFailed` matches any task error but `States.Timeout`
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html). The throttle's window.
+ */
+export const CONTINUE_AS_NEW_RETRY: sfn.RetryProps = {
+  ...LAMBDA_THROTTLE_RETRY,
+  errors: [sfn.Errors.TASKS_FAILED, sfn.Errors.TIMEOUT],
+};
+
+/**
+ * The fresh execution's name: `<runId>-c<turn>-<MD5 of this execution's name>` (32 hex digits). Deterministic
+ * for this execution (a retry names the same one), different for every continuation (a turn that waited its
+ * bound for budget continues at the same `turn` again: the hash of the continuing execution's own name tells
+ * them apart). 36 + 2 + up to 5 + 1 + 32 ≤ 80 characters of `A–Z a–z 0–9 - _` (shared/runs/execution-name.ts);
+ * the `<runId>-c` prefix lets the execution-ended handler tell a continuation of the run
+ * (shared/runs/execution-ended.ts). Nested intrinsic functions:
+ * https://docs.aws.amazon.com/step-functions/latest/dg/intrinsic-functions.html.
+ */
+export const CONTINUATION_NAME = sfn.JsonPath.format(
+  '{}-c{}-{}',
+  sfn.JsonPath.stringAt('$.runId'),
+  sfn.JsonPath.stringAt('$.turn'),
+  sfn.JsonPath.hash(sfn.JsonPath.stringAt('$$.Execution.Name'), 'MD5'),
+);
 
 /** Retry on the engine's retryable errors (model rate limits and outages, store throttling): longer waits. */
 export const ENGINE_RETRY: sfn.RetryProps = {
@@ -208,13 +259,18 @@ export class RunStateMachine extends Construct {
       resultPath: sfn.JsonPath.DISCARD,
       retryOnServiceExceptions: false,
     });
-    requestApproval.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CALLBACK_CRASH_RETRY);
+    requestApproval
+      .addRetry(LAMBDA_SERVICE_RETRY)
+      .addRetry(LAMBDA_THROTTLE_RETRY)
+      .addRetry(ENGINE_RETRY)
+      .addRetry(CALLBACK_CRASH_RETRY);
     // Fail closed: no decision in time means expired (denied), and the loop goes on.
     requestApproval.addCatch(expire, { errors: [sfn.Errors.TIMEOUT], resultPath: sfn.JsonPath.DISCARD });
 
     const continueAsNew = new StartOwnExecution(this, names.continueAsNew, {
       stateMachine: new OwnStateMachineRef(this, 'OwnStateMachine'),
       associateWithParent: true,
+      name: CONTINUATION_NAME,
       input: sfn.TaskInput.fromObject({
         runId: sfn.JsonPath.stringAt('$.runId'),
         turn: sfn.JsonPath.numberAt('$.turn'),
@@ -222,6 +278,7 @@ export class RunStateMachine extends Construct {
       }),
       resultPath: sfn.JsonPath.DISCARD,
     });
+    continueAsNew.addRetry(CONTINUE_AS_NEW_RETRY);
 
     for (const task of [turn, requestApproval, expire, deliver, continueAsNew]) {
       task.addCatch(markFailed, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
@@ -353,7 +410,11 @@ export class RunStateMachine extends Construct {
       // The built-in service retry also retries Lambda.ClientExecutionTimeoutException, without jitter.
       retryOnServiceExceptions: false,
     });
-    task.addRetry(LAMBDA_SERVICE_RETRY).addRetry(ENGINE_RETRY).addRetry(CRASH_RETRY);
+    task
+      .addRetry(LAMBDA_SERVICE_RETRY)
+      .addRetry(LAMBDA_THROTTLE_RETRY)
+      .addRetry(ENGINE_RETRY)
+      .addRetry(CRASH_RETRY);
     return task;
   }
 

@@ -62,8 +62,15 @@ export const LAMBDA_SERVICE_ERRORS = [
   'Lambda.ServiceException',
   'Lambda.AWSLambdaException',
   'Lambda.SdkClientException',
-  'Lambda.TooManyRequestsException',
 ] as const;
+
+/**
+ * Lambda throttled the invocation (the account's or the function's concurrency is used up): the handler never
+ * ran, so waiting is always safe. A busy account can stay saturated for minutes, so these get a retrier of their
+ * own with a long window (run-state-machine.ts, LAMBDA_THROTTLE_RETRY;
+ * https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html).
+ */
+export const LAMBDA_THROTTLE_ERRORS = ['Lambda.TooManyRequestsException'] as const;
 
 /**
  * How a Lambda invocation that never returned is reported: the function crashed (out of memory, runtime exit)

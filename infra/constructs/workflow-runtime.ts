@@ -18,6 +18,7 @@ import { CredentialReader } from './credential-reader.ts';
 import { DeployLimits } from './deploy-limits.ts';
 import { deploymentNames } from './deployment-names.ts';
 import { ENV } from './env-names.ts';
+import { ExecutionEnded } from './execution-ended.ts';
 import { ExternalStateMachine, externalEnginesOf } from './external-state-machine.ts';
 import { GraphStateMachine } from './graph-state-machine.ts';
 import { JobsSweep } from './jobs-sweep.ts';
@@ -79,6 +80,8 @@ export class WorkflowRuntime extends Construct {
   public readonly functions: Readonly<Record<HandlerName, RuntimeFunction>>;
   /** The schedule of the delegated-jobs sweep (docs/jobs.md). */
   public readonly jobsSweep: JobsSweep;
+  /** The rules that end a run whose execution ended outside MarkFailed (docs/state-machine.md). */
+  public readonly executionEnded: ExecutionEnded;
   /** The model provider. */
   public readonly modelProvider: ModelProvider;
   /** Base URL of approval links. */
@@ -324,6 +327,14 @@ export class WorkflowRuntime extends Construct {
     this.jobsSweep = new JobsSweep(this, 'JobsSweep', {
       sweepFunction: fns['jobs-sweep'].function,
       runStateMachine: this.runStateMachine.stateMachine,
+    });
+
+    // An execution that ended outside MarkFailed (throttled past its retries, stopped, timed out) ends its run.
+    this.executionEnded = new ExecutionEnded(this, 'ExecutionEnded', {
+      runMachines: [this.runStateMachine.stateMachine, this.graphStateMachine.stateMachine],
+      markFailed: fns['mark-failed'].function,
+      externalMachine: this.externalStateMachine.stateMachine,
+      external: fns.external.function,
     });
 
     // mcp: the job operations as MCP tools (docs/jobs.md): submits start runs, cancels stop them.

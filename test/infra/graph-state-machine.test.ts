@@ -138,10 +138,11 @@ describe('GraphStateMachine', () => {
     expect(expire.ResultPath).toBeNull();
   });
 
-  it('starts a child agent run on a callback wait with no timeout of its own (the child has its run timeout)', () => {
+  it('starts a child agent run on a callback wait bounded beyond the longest child run (15 days)', () => {
     const agent = item[GRAPH_STATE_NAMES.agentTask] as State & Record<string, unknown>;
     expect(agent.Resource).toMatch(/lambda:invoke\.waitForTaskToken$/);
-    expect(agent.TimeoutSeconds).toBeUndefined();
+    expect(agent.TimeoutSeconds).toBe(15 * 24 * 3600);
+    expect(agent.Parameters).not.toHaveProperty(['Payload', 'timeoutSeconds.$']);
     expect(agent.Next).toBe(GRAPH_STATE_NAMES.completeStep);
   });
 

@@ -37,7 +37,7 @@ function run(input: Pointer, handlers: Record<string, Handler>) {
     // resolves State.RetryCount per attempt: shared/local/sfn/retry-counts.ts).
     context: {
       StateMachine: { Id: 'arn:aws:states:local:000000000000:stateMachine:wf' },
-      Execution: { Id: 'arn:aws:states:local:000000000000:execution:wf:one', RedriveCount: 0 },
+      Execution: { Id: 'arn:aws:states:local:000000000000:execution:wf:one', Name: 'one', RedriveCount: 0 },
       State: { RetryCount: 0 },
       Task: { Token: 'token-1' },
     } as never,
@@ -229,6 +229,8 @@ describe('the local definition in aws-local-stepfunctions', () => {
     expect(started).toEqual([
       {
         StateMachineArn: 'arn:aws:states:local:000000000000:stateMachine:wf',
+        // `<runId>-c<turn>-<MD5 of this execution's name>`: the nested intrinsics evaluate as on AWS.
+        Name: 'run_5-c40-f97c5d29941bfb1b2fdab0874906ab82', // MD5('one')
         Input: expect.objectContaining({ runId: 'run_5', turn: 40, segmentStartTurn: 40 }),
       },
     ]);

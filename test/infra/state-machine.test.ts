@@ -6,6 +6,7 @@ import {
   HANDLER_BY_STATE,
   LAMBDA_CRASH_ERRORS,
   LAMBDA_SERVICE_ERRORS,
+  LAMBDA_THROTTLE_ERRORS,
   STATE_NAMES,
   VENDED_LOGS_PREFIX,
 } from '../../infra/constructs/run-state-machine.ts';
@@ -187,6 +188,8 @@ describe('RunStateMachine', () => {
             Resource: Match.stringLikeRegexp(':states:::states:startExecution$'),
             Parameters: Match.exact({
               'StateMachineArn.$': '$$.StateMachine.Id',
+              // Deterministic per continuing execution (execution-ended.test.ts checks the name's rules).
+              'Name.$': "States.Format('{}-c{}-{}', $.runId, $.turn, States.Hash($$.Execution.Name, 'MD5'))",
               Input: {
                 'runId.$': '$.runId',
                 'turn.$': '$.turn',
@@ -203,7 +206,7 @@ describe('RunStateMachine', () => {
   });
 
   it.each(Object.keys(HANDLER_BY_STATE))(
-    'retries %s on Lambda service errors, engine errors and crashes only, bounded, with backoff and jitter',
+    'retries %s on Lambda service errors, throttles, engine errors and crashes only, bounded, with backoff and jitter',
     (name) => {
       const retry = states[name]?.Retry as Array<Record<string, unknown>>;
       const crashes =
@@ -212,13 +215,17 @@ describe('RunStateMachine', () => {
           : [...LAMBDA_CRASH_ERRORS];
       expect(retry.map((each) => each.ErrorEquals)).toEqual([
         [...LAMBDA_SERVICE_ERRORS],
+        [...LAMBDA_THROTTLE_ERRORS],
         [...ENGINE_RETRYABLE_ERRORS],
         crashes,
       ]);
       for (const each of retry) {
         expect(each).toMatchObject({ JitterStrategy: 'FULL', BackoffRate: 2 });
         expect(each.MaxAttempts).toBeGreaterThan(1);
-        expect(each.MaxAttempts).toBeLessThanOrEqual(6);
+        // A throttled invocation never ran: its retrier waits long (execution-ended.test.ts sums its window).
+        expect(each.MaxAttempts).toBeLessThanOrEqual(
+          (each.ErrorEquals as string[]).includes('Lambda.TooManyRequestsException') ? 20 : 6,
+        );
         expect(each.MaxDelaySeconds).toBeGreaterThanOrEqual(each.IntervalSeconds as number);
       }
     },
@@ -244,11 +251,11 @@ describe('RunStateMachine', () => {
     expect(aslProblems(JSON.parse(machine?.Properties.DefinitionString as string))).toEqual([]);
   });
 
-  it('retries nothing else: no other state has a Retry', () => {
+  it('retries nothing else: no other state has a Retry (but ContinueAsNew, whose start is idempotent)', () => {
     const retrying = Object.entries(states)
       .filter(([, state]) => 'Retry' in state)
       .map(([name]) => name);
-    expect(retrying.sort()).toEqual(Object.keys(HANDLER_BY_STATE).sort());
+    expect(retrying.sort()).toEqual([...Object.keys(HANDLER_BY_STATE), 'ContinueAsNew'].sort());
   });
 
   it('catches every error of every Task state except MarkFailed into MarkFailed with ResultPath $.error', () => {
