@@ -14,6 +14,7 @@ import {
 } from './budget.ts';
 import { concludeAssistant, lastAssistantText } from './conclude.ts';
 import { isoAt, type RunHandle, type TurnDeps, utcDay } from './engine.ts';
+import { CredentialRefusedError } from './errors.ts';
 import { finishRun } from './finish.ts';
 import { planModelCall } from './model-request.ts';
 import type { TurnOutcome } from './outcome.ts';
@@ -39,7 +40,8 @@ export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext):
     return finishRun(h, deps, input, { status: 'failed', stopReason: 'error', error: planned.error });
   }
   const { request, price } = planned;
-  await credentialsBeforeCall(h, deps, ctx);
+  const refused = await credentialsBeforeCall(h, deps, ctx);
+  if (refused) return refused;
 
   const reserved = await reserveTurnBudget(h, deps, ctx, request, price);
   if (reserved.outcome) return reserved.outcome;
@@ -113,13 +115,28 @@ export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext):
 
 /**
  * The answer is kept only if it can be redacted of every credential of the workflow (redaction.ts): checked
- * before the call, so a refused or failed read costs no model call. What the turn staged (an approved call's
- * settle) is committed first, so the retried Turn reuses it instead of finding the call's outcome unknown.
+ * before the call, so a refused or failed read costs no model call. One that can never be read (no such secret,
+ * access denied, outside the owner's namespace) ends the run failed, naming the slot, on the first attempt;
+ * any other failure is thrown for the engine retrier. What the turn staged (an approved call's settle) is
+ * committed first either way (the run's end carries it), so a retried Turn reuses it instead of finding the
+ * call's outcome unknown.
  */
-async function credentialsBeforeCall(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promise<void> {
+async function credentialsBeforeCall(
+  h: RunHandle,
+  deps: TurnDeps,
+  ctx: TurnContext,
+): Promise<TurnOutcome | undefined> {
   try {
     await assertCredentialsReadable(ctx.definition.credRefs, deps.secrets, h.run.owner);
+    return undefined;
   } catch (error) {
+    if (error instanceof CredentialRefusedError) {
+      return finishRun(h, deps, ctx.input, {
+        status: 'failed',
+        stopReason: 'error',
+        error: { name: error.name, message: error.message },
+      });
+    }
     await h.flush();
     throw error;
   }

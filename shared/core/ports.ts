@@ -120,6 +120,10 @@ export type CredentialRef = { owner: string; secret: string; field?: string };
 
 /** Resolves a credential reference to its value at dispatch time, server-side. */
 export interface SecretsPort {
+  /**
+   * Rejects when the value cannot be had; an error with `permanent: true` says no retry can help (no such
+   * secret, access denied, a name outside the owner's namespace): the adapter maps its store's errors to that.
+   */
   resolve(ref: CredentialRef): Promise<string>;
   /**
    * Replaces every secret value resolved so far for `owner` (and its base64, hex and URL-encoded forms) with

@@ -10,11 +10,11 @@
  * this container (and for a while after: owner-redactors.ts). A credential that cannot be resolved now
  * (a read that failed, or the port's per-container cap refusing a new owner) may still be one the model was
  * shown in an earlier invocation, and the answer cannot be redacted of it: fail closed, nothing is kept
- * (CredentialUnavailableError). The model step checks the same before its call (`assertCredentialsReadable`),
+ * (CredentialUnavailableError, or CredentialRefusedError when the port says retrying cannot help). The model step checks the same before its call (`assertCredentialsReadable`),
  * so a refusal usually costs no model call.
  */
 import type { CredentialRefSpec } from '../schemas/credentials.ts';
-import { CredentialUnavailableError } from './errors.ts';
+import { credentialFailure } from './errors.ts';
 import type { ContentBlock, SecretsPort } from './ports.ts';
 import { unreadableCredential } from './redacted-dispatch.ts';
 
@@ -29,14 +29,17 @@ function redactValue(input: unknown, redact: (text: string) => string): unknown 
   return input;
 }
 
-/** Resolves every credential of the workflow for `owner`; throws CredentialUnavailableError for one that fails. */
+/**
+ * Resolves every credential of the workflow for `owner`; throws for one that fails: CredentialRefusedError when
+ * it can never be read (final), CredentialUnavailableError otherwise (retried).
+ */
 export async function assertCredentialsReadable(
   credRefs: Record<string, CredentialRefSpec>,
   secrets: SecretsPort,
   owner: string,
 ): Promise<void> {
   const unreadable = await unreadableCredential({ credRefs, secrets, owner });
-  if (unreadable) throw new CredentialUnavailableError(unreadable.slot, unreadable.cause);
+  if (unreadable) throw credentialFailure(unreadable.slot, unreadable.cause);
 }
 
 /** `content` with every value of the workflow's credentials cut out; throws when one cannot be resolved. */

@@ -8,10 +8,12 @@ export function extractSecretValue(ref: CredentialRef, raw: string): string {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new CredentialError(ref.secret, `field '${ref.field}' was asked for, but the secret is not JSON`);
+    throw new CredentialError(ref.secret, `field '${ref.field}' was asked for, but the secret is not JSON`, {
+      permanent: true,
+    });
   }
   const value = (parsed as Record<string, unknown> | null)?.[ref.field];
   if (typeof value !== 'string' || value === '')
-    throw new CredentialError(ref.secret, `has no string field '${ref.field}'`);
+    throw new CredentialError(ref.secret, `has no string field '${ref.field}'`, { permanent: true });
   return value;
 }

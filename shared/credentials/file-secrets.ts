@@ -51,7 +51,9 @@ export function fileSecrets(path: string, options: FileSecretsOptions = {}): Sec
       let stored = (await file.get())[ref.secret];
       if (stored === undefined) stored = (await file.refresh())[ref.secret];
       if (stored === undefined)
-        throw new CredentialError(ref.secret, `is not in the local secrets file ${path}`);
+        throw new CredentialError(ref.secret, `is not in the local secrets file ${path}`, {
+          permanent: true,
+        });
       const value = extractSecretValue(ref, typeof stored === 'string' ? stored : JSON.stringify(stored));
       redactors.add(ref, value);
       return value;

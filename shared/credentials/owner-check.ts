@@ -9,11 +9,12 @@ import { isOwnerSecret, ownerSecretPrefix } from './owner-key.ts';
  */
 export function assertOwnerSecret(namePrefix: string, ref: CredentialRef): void {
   if (typeof ref.owner !== 'string' || ref.owner === '')
-    throw new CredentialError(ref.secret, 'was asked for without an owner');
+    throw new CredentialError(ref.secret, 'was asked for without an owner', { permanent: true });
   if (!isOwnerSecret(namePrefix, ref.owner, ref.secret)) {
     throw new CredentialError(
       ref.secret,
       `is not one of this owner's secrets: credential secrets must be named '${ownerSecretPrefix(namePrefix, ref.owner)}<name>'`,
+      { permanent: true },
     );
   }
 }

@@ -23,6 +23,21 @@ export type SecretsManagerOptions = {
   maxRedactionOwners?: number;
 };
 
+/**
+ * GetSecretValue errors no retry can help with: no such secret ("We can't find the resource that you asked
+ * for"), the owner's role session may not read it (an untagged or foreign secret: "You do not have sufficient
+ * access"), or a secret marked for deletion ("not valid for the current state of the resource")
+ * (https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_GetSecretValue.html#API_GetSecretValue_Errors,
+ * https://docs.aws.amazon.com/secretsmanager/latest/apireference/CommonErrors.html). Throttling, internal
+ * errors, DecryptionFailure (a KMS key that may be re-enabled) and the network stay retryable; the SDK names
+ * its errors by these codes.
+ */
+const PERMANENT_READ_ERRORS: ReadonlySet<string> = new Set([
+  'ResourceNotFoundException',
+  'AccessDeniedException',
+  'InvalidRequestException',
+]);
+
 export function secretsManagerSecrets(options: SecretsManagerOptions): SecretsPort {
   const now = options.nowMs ?? (() => performance.timeOrigin + performance.now());
   const redactors = new OwnerRedactors({ nowMs: now, ...maxOwnersOf(options) });
@@ -47,14 +62,25 @@ export function secretsManagerSecrets(options: SecretsManagerOptions): SecretsPo
       const cached = cache.get(key);
       let raw = cached && now() - cached.at < ttl ? cached.value : undefined;
       if (raw === undefined) {
+        let client: Pick<SecretsManagerClient, 'send'>;
         try {
-          const client = await options.clientFor(ref.owner);
+          client = await options.clientFor(ref.owner);
+        } catch (cause) {
+          // The runtime's own role session (STS): not about this secret, may pass.
+          throw new CredentialError(ref.secret, `could not be read (${(cause as Error).name})`, { cause });
+        }
+        try {
           const response = await client.send(new GetSecretValueCommand({ SecretId: ref.secret }));
           raw = response.SecretString;
         } catch (cause) {
-          throw new CredentialError(ref.secret, `could not be read (${(cause as Error).name})`, { cause });
+          const name = (cause as Error).name;
+          throw new CredentialError(ref.secret, `could not be read (${name})`, {
+            cause,
+            permanent: PERMANENT_READ_ERRORS.has(name),
+          });
         }
-        if (raw === undefined) throw new CredentialError(ref.secret, 'has no string value');
+        if (raw === undefined)
+          throw new CredentialError(ref.secret, 'has no string value', { permanent: true });
         remember(key, raw);
       }
       const value = extractSecretValue(ref, raw);

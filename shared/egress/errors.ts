@@ -44,6 +44,7 @@ export type DenyReason = (typeof DENY_REASONS)[number];
 /** Which limit a response exceeded. */
 export const LIMIT_REASONS = [
   'response_too_large',
+  'too_many_encodings',
   'timeout',
   'headers_timeout',
   'headers_too_large',
@@ -97,7 +98,7 @@ export class EgressDeniedError extends EgressError {
   }
 }
 
-/** A response exceeded a limit (decoded size, overall deadline, headers timeout, header size). */
+/** A response exceeded a limit (decoded size, stacked codings, overall deadline, headers timeout, header size). */
 export class EgressLimitError extends EgressError {
   declare readonly reason: LimitReason;
 

@@ -27,7 +27,7 @@ import {
   sendsSomething,
 } from './redirect.ts';
 import { encodeBody } from './request-body.ts';
-import { decodedBody } from './response-body.ts';
+import { contentCodings, decodedBody, MAX_CONTENT_CODINGS } from './response-body.ts';
 import { checkTarget, parseTarget, redactUrl } from './url.ts';
 
 /** Request options the guard reads beyond `fetch`'s own. */
@@ -184,9 +184,18 @@ function finalResponse(
   const encoding = headerValue(response, 'content-encoding');
   const length = Number(headerValue(response, 'content-length') ?? Number.NaN);
   const tooLong = (encoding === null || encoding === 'identity') && length > policy.maxResponseBytes;
-  if (tooLong || status < 200 || status > 599) {
+  const codings = contentCodings(encoding);
+  if (tooLong || codings.length > MAX_CONTENT_CODINGS || status < 200 || status > 599) {
     done();
     // The request was answered: it was received, whatever its effect.
+    if (codings.length > MAX_CONTENT_CODINGS)
+      throw markSent(
+        new EgressLimitError('too_many_encodings', {
+          ...context,
+          detail: `${codings.length} content codings, at most ${MAX_CONTENT_CODINGS}`,
+        }),
+        sentMethod,
+      );
     if (tooLong)
       throw markSent(
         new EgressLimitError('response_too_large', { ...context, detail: `content-length ${length}` }),
@@ -197,7 +206,14 @@ function finalResponse(
   const bodyless = NULL_BODY_STATUSES.has(status) || method === 'HEAD';
   const body = bodyless
     ? null
-    : capBody(decodedBody(response), policy.maxResponseBytes, deadline.signal, context, done, sentMethod);
+    : capBody(
+        decodedBody(response, codings, policy.maxResponseBytes, context),
+        policy.maxResponseBytes,
+        deadline.signal,
+        context,
+        done,
+        sentMethod,
+      );
   if (body === null) done();
   const result = new Response(body, {
     status,

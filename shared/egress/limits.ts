@@ -58,8 +58,10 @@ export function toEgressError(error: unknown, signal: AbortSignal, context: Egre
 
 /**
  * Wraps a (decoded) body so it errors with `response_too_large` past `maxBytes` and with the deadline's
- * reason when it fires; `done` runs exactly once when the body ends, fails or is cancelled. A body exists
- * only once the request was answered, so its errors are marked sent (with `method`, the request's method).
+ * reason once it fired (also for bytes already received and still being decoded: the decoders are cancelled
+ * rather than left to finish a stack of layers long after the deadline); `done` runs exactly once when the
+ * body ends, fails or is cancelled. A body exists only once the request was answered, so its errors are marked
+ * sent (with `method`, the request's method).
  */
 export function capBody(
   body: ReadableStream<Uint8Array>,
@@ -72,17 +74,32 @@ export function capBody(
   const reader = body.getReader();
   let total = 0;
   let finished = false;
+  let onAbort = () => {};
   const finish = () => {
     if (!finished) {
       finished = true;
+      signal.removeEventListener('abort', onAbort);
       done();
     }
   };
+  /** Ends the body with `error`, cancelling whatever still decodes upstream. */
+  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) => {
+    if (finished) return;
+    reader.cancel(error).catch(() => {});
+    finish();
+    controller.error(markSent(error, method));
+  };
   return new ReadableStream<Uint8Array>(
     {
+      start(controller) {
+        onAbort = () => fail(controller, signal.reason);
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      },
       async pull(controller) {
         try {
           const { done: end, value } = await reader.read();
+          if (finished) return;
           if (end) {
             finish();
             controller.close();
@@ -90,19 +107,18 @@ export function capBody(
           }
           total += value.byteLength;
           if (total > maxBytes) {
-            const error = new EgressLimitError('response_too_large', {
-              ...context,
-              detail: `decoded body exceeds ${maxBytes} bytes`,
-            });
-            reader.cancel(error).catch(() => {});
-            finish();
-            controller.error(markSent(error, method));
+            fail(
+              controller,
+              new EgressLimitError('response_too_large', {
+                ...context,
+                detail: `decoded body exceeds ${maxBytes} bytes`,
+              }),
+            );
             return;
           }
           controller.enqueue(value);
         } catch (error) {
-          finish();
-          controller.error(markSent(toEgressError(error, signal, context), method));
+          fail(controller, toEgressError(error, signal, context));
         }
       },
       cancel(reason) {

@@ -17,7 +17,7 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { ActionCatalog } from '../core/actions.ts';
 import { DeliveryRefusedError, type DestinationsPort } from '../core/deliver.ts';
-import { CredentialUnavailableError } from '../core/errors.ts';
+import { CredentialRefusedError, credentialFailure } from '../core/errors.ts';
 import { connectorRedeclared, effectiveGrant, evaluateGate, gateOf } from '../core/gate.ts';
 import { idempotencyKeyFor } from '../core/identity.ts';
 import type { Clock, EgressPort, SecretsPort } from '../core/ports.ts';
@@ -81,7 +81,7 @@ export function destinations(deps: {
       const withdrawn =
         liveDestinationRefusal(live, action) ??
         (live && connectorRedeclared(definition, live, action)
-          ? "the workflow's latest version declares the connector differently (its URL, method, schema or credential)"
+          ? "the workflow's latest version declares the connector differently (its URL, method, body or credential)"
           : undefined);
       if (withdrawn !== undefined)
         throw new DeliveryRefusedError(`delivery to '${action}' was denied: ${withdrawn}`);
@@ -112,13 +112,19 @@ export function destinations(deps: {
       }
       // The connector resolves its own slot only, yet its answer may carry any of the workflow's credentials:
       // all are resolved first, and the delivery is not sent while one cannot be (its answer could not be
-      // redacted of it). Retried by the state machine, not recorded as refused: a refused resolve passes.
+      // redacted of it). A failure that may pass (throttling, the owner cap) is retried by the state machine;
+      // one that never can (no such secret, access denied, outside the namespace) is a refused delivery.
       const unreadable = await unreadableCredential({
         credRefs: definition.credRefs,
         secrets: deps.secrets,
         owner: run.owner,
       });
-      if (unreadable) throw new CredentialUnavailableError(unreadable.slot, unreadable.cause);
+      if (unreadable) {
+        const failure = credentialFailure(unreadable.slot, unreadable.cause);
+        if (failure instanceof CredentialRefusedError)
+          throw new DeliveryRefusedError(`delivery to '${action}' was not sent: ${failure.message}`);
+        throw failure;
+      }
       const outcome = await gate.action.run(gate.input, {
         idempotencyKey: idempotencyKeyFor(run.runId, run.turn, `deliver-${action}`),
         egress: deps.egress,

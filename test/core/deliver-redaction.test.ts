@@ -1,8 +1,9 @@
 /**
  * An HTTP delivery's answer is kept (as the delivery's detail) redacted of every credential of the workflow,
  * in a fresh Deliver container too: the connector resolves only its own slot, yet the receiver's answer
- * carries another slot's value. And when a credential cannot be resolved, nothing is sent and nothing is
- * recorded: the error is the retryable CredentialUnavailableError (before: the detail kept the other value).
+ * carries another slot's value. And when a credential cannot be resolved now, nothing is sent and nothing is
+ * recorded: the error is the retryable CredentialUnavailableError (before: the detail kept the other value);
+ * when it can never be (not found, access denied) the delivery is refused and recorded, nothing sent.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +16,7 @@ import { createEgress } from '../../shared/egress/index.ts';
 import { destinations } from '../../shared/runtime/destinations.ts';
 import { actionCatalogFor } from '../../shared/runtime/engine-deps.ts';
 import { secretsFile } from '../actions/support.ts';
+import { answeringSecrets } from '../support/answering-secrets.ts';
 import { driveRun, engineDeps, ScriptedModel, text } from '../support/engine.ts';
 import {
   FixedClock,
@@ -113,17 +115,46 @@ describe('HTTP delivery redaction', () => {
     expect(JSON.stringify(await store.getRun(runId))).not.toContain(OTHER);
   });
 
-  it('sends nothing and records nothing while a credential of the workflow cannot be resolved', async () => {
-    // Prepare: the other slot's secret cannot be read in this container.
+  it('sends nothing and records nothing while a credential of the workflow cannot be resolved now', async () => {
+    // Prepare: the other slot's secret is throttled in this container.
     const runId = await finishedRun();
     const before = receiver.received;
+    const secrets = answeringSecrets({
+      [`wf/${OWNER}/hook`]: { value: HOOK },
+      [`wf/${OWNER}/other`]: { error: 'ThrottlingException' },
+    });
 
     // Act
-    const refused = deliverResult(deliverDeps(secretsFile({ [`wf/${OWNER}/hook`]: HOOK })), runId);
+    const refused = deliverResult(deliverDeps(secrets), runId);
 
     // Assess
     await expect(refused).rejects.toBeInstanceOf(CredentialUnavailableError);
     expect(receiver.received).toBe(before);
     expect((await store.getRun(runId))?.delivery).toBeUndefined();
   });
+
+  it.each(['ResourceNotFoundException', 'AccessDeniedException'])(
+    'records a refused delivery, nothing sent, when a credential is answered %s',
+    async (answer) => {
+      // Prepare: the other slot's secret can never be read (before: retried as CredentialUnavailableError).
+      const runId = await finishedRun();
+      const before = receiver.received;
+      const secrets = answeringSecrets({
+        [`wf/${OWNER}/hook`]: { value: HOOK },
+        [`wf/${OWNER}/other`]: { error: answer },
+      });
+
+      // Act
+      await deliverResult(deliverDeps(secrets), runId);
+
+      // Assess
+      expect(receiver.received).toBe(before);
+      const delivery = (await store.getRun(runId))?.delivery;
+      expect(delivery).toMatchObject({
+        status: 'refused',
+        detail: expect.stringContaining("credential 'other'"),
+      });
+      expect(JSON.stringify(delivery)).not.toContain(OTHER);
+    },
+  );
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CredentialUnavailableError } from '../../shared/core/errors.ts';
+import { CredentialRefusedError } from '../../shared/core/errors.ts';
 import type { ContentBlock } from '../../shared/core/ports.ts';
 import { redactModelContent } from '../../shared/core/redaction.ts';
 import { REDACTED } from '../../shared/credentials/redactor.ts';
@@ -49,8 +49,9 @@ describe('redactModelContent', () => {
 
   it('keeps nothing when a credential cannot be read: the answer could carry it unredacted', async () => {
     const content: ContentBlock[] = [{ type: 'text', text: 'hello' }];
+    // A secret that is not there can never be read: final (CredentialRefusedError), not retried.
     const refused = redactModelContent(content, refs, secretsFile({}), 'owner-test');
-    await expect(refused).rejects.toBeInstanceOf(CredentialUnavailableError);
-    await expect(refused).rejects.toThrow(/credential 'token' could not be loaded/);
+    await expect(refused).rejects.toBeInstanceOf(CredentialRefusedError);
+    await expect(refused).rejects.toThrow(/credential 'token' cannot be read/);
   });
 });
