@@ -3,11 +3,14 @@
  * wait, one `approval_notified` entry per notice the channel accepted, and the approvals nobody could be sent
  * denied as `undeliverable` (fail closed), all in one fenced commit of the run.
  *
- * Links go out before the token is stored, so an approver can decide first. That is safe: the decision is
- * fenced on the token it read (approval-ops.ts), so it either lands before this commit (it finds no token and
- * resumes nothing; this commit then fails its condition, reads again, sees the approval decided and leaves it,
- * and the caller answers the wait itself when nothing is left pending) or after it (it reads this token and
- * resumes the run with it). Test: test/approvals-http/request-decision-race.test.ts.
+ * Links go out before the token is stored. The approval pages take no decision on an approval without a token
+ * (results.ts `requestNotOpen`): a decision could resume nothing, and when this commit fails for good (a store
+ * fault other than a conflict, after the SDK's retries) the task fails, the token is never stored and the
+ * delivered links stay dead, whether or not the state machine's Catch then manages to record the run failed
+ * (test/approvals-http/request-store-fault.test.ts). The decision itself stays fenced on the token it read
+ * (approval-ops.ts), so one racing this commit (a retried RequestApproval replacing an older token) is never
+ * lost: this commit fails its condition, reads again, sees the approval decided and leaves it, and the caller
+ * answers the wait itself when nothing is left pending. Test: test/approvals-http/request-decision-race.test.ts.
  */
 import { withDecisions } from '../core/approval-record.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';

@@ -58,6 +58,22 @@ export const undeliverable: PageResult = {
   },
 };
 
+/**
+ * The approval holds no task token: its links go out before RequestApproval stores the wait's token with the
+ * notices (request-record.ts), and a store fault there (after the SDK's retries) ends RequestApproval without
+ * it. Nothing could resume the run on a decision, so none is taken: such a link stays dead unless a retried
+ * RequestApproval of the same wait stores a token, which makes the wait live again. The few moments between a
+ * link's sending and that store cannot be told from a request that failed, so the page says both.
+ */
+export const requestNotOpen: PageResult = {
+  httpStatus: 409,
+  view: {
+    title: 'Request not open',
+    message: `This request is not open for a decision: it ended before it was fully made, or (if your link arrived just now) it is still being made, and then opening the link again in a minute will work. ${NOT_RECORDED}`,
+    status: 'info',
+  },
+};
+
 /** Someone else's decision won, but the record could not be re-read to say whose. */
 export const decidedElsewhere: PageResult = {
   httpStatus: 409,
@@ -104,7 +120,8 @@ export const serverError: PageResult = {
 
 /**
  * Why an approval can no longer be decided, or undefined while it can: decided (409), expired (410, also
- * when its time is up but the Expire step has not run yet: fail closed), or its run ended (410).
+ * when its time is up but the Expire step has not run yet: fail closed), its run ended (410), or no wait's task
+ * token is stored on it (409, `requestNotOpen`: a decision could resume nothing).
  */
 export function closedResult(
   approval: Approval,
@@ -126,5 +143,6 @@ export function closedResult(
   }
   if (run === undefined) return runEnded('no longer exists');
   if (isTerminalRunStatus(run.status)) return runEnded(run.status);
+  if (approval.taskToken === undefined) return requestNotOpen;
   return undefined;
 }

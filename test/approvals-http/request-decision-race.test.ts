@@ -1,6 +1,7 @@
 /**
- * RequestApproval sends the links before it stores the task token (one commit after the notices), so an
- * approver can decide in between. The decision then finds no token and resumes nothing; RequestApproval's
+ * RequestApproval sends the links before it stores the task token (one commit after the notices). The approval
+ * pages refuse a decision until the token is stored (request-store-fault.test.ts), but the decision itself
+ * (`decideApproval`, called directly here) must stay safe in between: it finds no token and resumes nothing; RequestApproval's
  * commit, fenced on the approval's status and token, must not overwrite the decision, and must answer the wait
  * itself when nothing is left pending, or the run would sit until the wait timed out.
  */
