@@ -21,7 +21,6 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { acknowledge } from './nag.ts';
@@ -55,7 +54,12 @@ export class TriggerDeadLetters extends Construct {
       reason: 'This queue is itself the dead-letter queue of the trigger paths.',
     });
 
-    this.queue.grantSendMessages(props.schedulerRole);
+    // sqs:SendMessage only (`grantSendMessages` adds GetQueueAttributes and GetQueueUrl, which no sender uses).
+    const sendOnly = new iam.PolicyStatement({
+      actions: ['sqs:SendMessage'],
+      resources: [this.queue.queueArn],
+    });
+    props.schedulerRole.addToPrincipalPolicy(sendOnly);
     this.queue.addToResourcePolicy(
       new iam.PolicyStatement({
         sid: 'WorkflowRulesDeadLetters',
@@ -68,9 +72,12 @@ export class TriggerDeadLetters extends Construct {
         },
       }),
     );
-    props.startRunFunction.configureAsyncInvoke({
-      onFailure: new destinations.SqsDestination(this.queue),
-      retryAttempts: 2,
-    });
+    const onFailure: lambda.IDestination = {
+      bind: (_scope, fn) => {
+        fn.addToRolePolicy(sendOnly);
+        return { destination: this.queue.queueArn };
+      },
+    };
+    props.startRunFunction.configureAsyncInvoke({ onFailure, retryAttempts: 2 });
   }
 }

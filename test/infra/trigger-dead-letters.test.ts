@@ -40,7 +40,7 @@ describe('Trigger dead-letter queue', () => {
       Roles: [`\${${schedulerRole}}`],
       PolicyDocument: {
         Statement: Match.arrayWith([
-          Match.objectLike({ Action: Match.arrayWith(['sqs:SendMessage']), Resource: queueArn }),
+          Match.objectLike({ Action: 'sqs:SendMessage', Resource: queueArn }),
         ]),
       },
     });
