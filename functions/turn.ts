@@ -3,6 +3,7 @@ import type { TurnDeps } from '../shared/core/engine.ts';
 import type { TurnInput, TurnOutcome } from '../shared/core/outcome.ts';
 import { RunConflictError } from '../shared/core/store-errors.ts';
 import { runTurn } from '../shared/core/turn.ts';
+import { type RemainingTime, withInvocationDeadline } from '../shared/runtime/aws/invocation-deadline.ts';
 import { turnDeps } from '../shared/runtime/aws/turn.ts';
 import { TurnPointerSchema } from '../shared/runtime/events.ts';
 import { turnPoint } from '../shared/runtime/run-metrics.ts';
@@ -19,25 +20,31 @@ import { loadWebFetch } from '../shared/runtime/web-fetch.ts';
 loadWebFetch();
 
 export function createTurnHandler(deps: () => Promise<TurnDeps>, telemetry = handlerTelemetry()) {
-  return async (event: unknown, context?: LambdaContextLike): Promise<TurnOutcome> => {
+  return async (
+    event: unknown,
+    context?: LambdaContextLike & Partial<RemainingTime>,
+  ): Promise<TurnOutcome> => {
     const pointer = TurnPointerSchema.parse(event);
     const keys = { runId: pointer.runId, turn: pointer.turn };
-    return withInvocation(
-      telemetry,
-      keys,
-      async () => {
-        try {
-          const outcome = await turnWithRetries(await deps(), pointer);
-          recordPoints(telemetry.metrics, [turnPoint(outcome)]);
-          const stopReason = outcome.next === 'failed' ? { stopReason: outcome.stopReason } : {};
-          telemetry.logger.info('turn finished', { next: outcome.next, ...stopReason });
-          return outcome;
-        } catch (error) {
-          recordPoints(telemetry.metrics, [turnPoint('error')]);
-          throw error;
-        }
-      },
-      context,
+    // The model call ends before Lambda's timeout would, with time left to record it (invocation-deadline.ts).
+    return withInvocationDeadline(context, () =>
+      withInvocation(
+        telemetry,
+        keys,
+        async () => {
+          try {
+            const outcome = await turnWithRetries(await deps(), pointer);
+            recordPoints(telemetry.metrics, [turnPoint(outcome)]);
+            const stopReason = outcome.next === 'failed' ? { stopReason: outcome.stopReason } : {};
+            telemetry.logger.info('turn finished', { next: outcome.next, ...stopReason });
+            return outcome;
+          } catch (error) {
+            recordPoints(telemetry.metrics, [turnPoint('error')]);
+            throw error;
+          }
+        },
+        context,
+      ),
     );
   };
 }

@@ -56,6 +56,8 @@ export const ENV = {
   schedulerRoleArn: 'WF_SCHEDULER_ROLE_ARN',
   /** ARN of the start-run function: the target of schedules and rules (api). */
   startRunFunctionArn: 'WF_START_RUN_FUNCTION_ARN',
+  /** The queue schedules and rules send a trigger they could not deliver to (api, workflow-write). */
+  triggerDeadLetterQueueArn: 'WF_TRIGGER_DLQ_ARN',
   /** How /v1 callers are authenticated: `iam` or `jwt` (api). */
   apiAuth: 'WF_API_AUTH',
   /** ARN of the KMS key that signs audit chain heads (api, deliver, mark-failed: the functions that sign). */

@@ -9,6 +9,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { RUNTIME_FUNCTION_DEFAULTS } from './runtime-function.ts';
@@ -35,6 +36,8 @@ export interface ObservabilityProps {
    * @default - no actions; alarms show in the console
    */
   readonly alarmTopic?: sns.ITopic;
+  /** The triggers' dead-letter queue (trigger-dead-letters.ts): any message in it is a run that did not start. */
+  readonly triggerDeadLetterQueue?: sqs.IQueue;
   /** Dashboard name. @default - generated */
   readonly dashboardName?: string;
   /** `POWERTOOLS_METRICS_NAMESPACE` of the functions. @default 'WfRuntime' */
@@ -109,6 +112,20 @@ export class Observability extends Construct {
         5,
         'The HTTP API (/v1 and /approvals) returned 5 or more 5xx in 5 minutes.',
       ),
+      ...(props.triggerDeadLetterQueue === undefined
+        ? {}
+        : {
+            TriggerDeadLetters: alarm(
+              'TriggerDeadLetters',
+              props.triggerDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+                period: FIVE_MINUTES,
+                statistic: cloudwatch.Stats.MAXIMUM,
+              }),
+              1,
+              'A schedule or event could not start its run and waits in the trigger dead-letter queue ' +
+                '(docs/triggers.md, "Undelivered triggers").',
+            ),
+          }),
       ...Object.fromEntries(
         Object.entries(runtimeMetricAlarms(emitted)).map(([alarmId, spec]) => [
           alarmId,

@@ -12,6 +12,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
 import { ENV } from './env-names.ts';
 import { acknowledgeGrantWildcards } from './nag.ts';
+import { TriggerDeadLetters } from './trigger-dead-letters.ts';
 
 /** Properties of `Triggers`. */
 export interface TriggersProps {
@@ -40,6 +41,8 @@ export class Triggers extends Construct {
   public readonly schedulerRole: iam.Role;
   /** Prefix of the rules managed at run time. */
   public readonly ruleNamePrefix: string;
+  /** Where a trigger that could not start a run is kept (trigger-dead-letters.ts). */
+  public readonly deadLetters: TriggerDeadLetters;
   private readonly startRunFunction: lambda.IFunction;
 
   constructor(scope: Construct, id: string, props: TriggersProps) {
@@ -106,6 +109,11 @@ export class Triggers extends Construct {
       action: 'lambda:InvokeFunction',
       sourceArn: this.ruleArn(`${this.ruleNamePrefix}*`),
       sourceAccount: stack.account,
+    });
+    this.deadLetters = new TriggerDeadLetters(this, 'DeadLetters', {
+      startRunFunction: props.startRunFunction,
+      schedulerRole: this.schedulerRole,
+      ruleArnPattern: this.ruleArn(`${this.ruleNamePrefix}*`),
     });
   }
 
@@ -227,6 +235,7 @@ export class Triggers extends Construct {
       [ENV.scheduleGroupName]: this.scheduleGroup.scheduleGroupName,
       [ENV.schedulerRoleArn]: this.schedulerRole.roleArn,
       [ENV.startRunFunctionArn]: this.startRunFunction.functionArn,
+      [ENV.triggerDeadLetterQueueArn]: this.deadLetters.queue.queueArn,
     };
   }
 }

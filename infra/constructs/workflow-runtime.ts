@@ -412,6 +412,7 @@ export class WorkflowRuntime extends Construct {
       approvalFunction: fns['approval-http'].function,
       functions: Object.fromEntries(Object.entries(fns).map(([name, fn]) => [name, fn.function])),
       httpApi: this.api.httpApi,
+      triggerDeadLetterQueue: this.triggers.deadLetters.queue,
       ...(props.alarmTopic === undefined ? {} : { alarmTopic: props.alarmTopic }),
       metricsNamespace,
     });

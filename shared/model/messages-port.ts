@@ -4,12 +4,18 @@
  * message, so one call path (and one error mapping) serves both providers.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import { APIUserAbortError } from '@anthropic-ai/sdk/core/error';
 import type { ModelPort, ModelRequest, ModelResponse } from '../core/ports.ts';
 import { fromMessage, toCreateParams } from './anthropic-mapping.ts';
+import { callDeadline } from './call-deadline.ts';
 import { toModelError } from './sdk-errors.ts';
 import { type ThinkingStyle, thinkingParams, thinkingStyleFor } from './thinking.ts';
 
-/** Default per-request timeout: 10 minutes, below Lambda's 15-minute ceiling. */
+/**
+ * Default bound of one call, from request to the stream's last event: 10 minutes, below Lambda's 15-minute
+ * ceiling (https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html). It bounds the whole call,
+ * streamed body included (call-deadline.ts), not only the wait for headers as the SDK's own `timeout` does.
+ */
 export const DEFAULT_MODEL_TIMEOUT_MS = 600_000;
 
 /** The part of an SDK client the port uses. */
@@ -24,8 +30,14 @@ export type MessagesModelOptions = {
   requestHeaders?: (request: ModelRequest) => Record<string, string>;
   /** SDK-level retries. Default 0: Step Functions owns retries (on the named errors). */
   maxRetries?: number;
-  /** Per-request timeout in milliseconds (default `DEFAULT_MODEL_TIMEOUT_MS`). */
+  /** Bound of one whole call in milliseconds, streamed body included (default `DEFAULT_MODEL_TIMEOUT_MS`). */
   timeout?: number;
+  /**
+   * The milliseconds the caller still gives a call, read as each call starts: e.g. the Lambda invocation's
+   * remaining time less a margin to commit (shared/runtime/invocation-deadline.ts). The call ends at the
+   * sooner of this and `timeout` with a `ModelConnectionError`. Undefined: `timeout` alone.
+   */
+  callTimeLimitMs?: () => number | undefined;
   /**
    * Stream the response and assemble it (default true). Streaming keeps bytes flowing on long turns,
    * so idle-connection limits (e.g. a NAT gateway's) do not cut them off. `false` sends a plain JSON
@@ -66,14 +78,23 @@ export function messagesModel(
       const style = styleOf(request);
       const params = toCreateParams(request, style);
       const headers = options.requestHeaders?.(request);
-      const perRequest = headers ? { headers } : undefined;
+      const timeout = options.timeout ?? DEFAULT_MODEL_TIMEOUT_MS;
+      const deadline = callDeadline(Math.min(timeout, options.callTimeLimitMs?.() ?? timeout));
+      const perRequest = { signal: deadline.signal, ...(headers ? { headers } : {}) };
       let message: Anthropic.Message;
       try {
+        const expired = deadline.expired();
+        if (expired) throw expired;
         message = streaming
           ? await client.messages.stream(params, perRequest).finalMessage()
           : await client.messages.create({ ...params, stream: false }, perRequest);
       } catch (error) {
-        throw toModelError(error);
+        // The deadline's abort surfaces from the SDK as a user abort: name it for what it is. Any other
+        // error (an answer that raced the deadline) keeps its own class.
+        const expired = error instanceof APIUserAbortError ? deadline.expired() : undefined;
+        throw expired ?? toModelError(error);
+      } finally {
+        deadline.clear();
       }
       return fromMessage(message);
     },

@@ -7,6 +7,7 @@ import { maxOutputTokensOf } from '../core/output-tokens.ts';
 import type { ModelPort, ModelRequest } from '../core/ports.ts';
 import { ModelConfigError } from '../model/errors.ts';
 import { createAnthropicModel, createBedrockModel, type StaticAwsCredentials } from '../model/index.ts';
+import type { MessagesModelOptions } from '../model/messages-port.ts';
 import { FIXTURE_HEADER, RECORDING_OWNER_HEADER, RECORDING_RUN_HEADER } from '../model/recording-headers.ts';
 
 export type ModelSource =
@@ -55,24 +56,33 @@ function recordingHeaders(request: ModelRequest): Record<string, string> {
   };
 }
 
-export function modelFor(source: ModelSource): ModelPort {
+/** `common`: options every adapter of the source takes (the AWS Turn's invocation deadline). */
+export function modelFor(
+  source: ModelSource,
+  common: Pick<MessagesModelOptions, 'callTimeLimitMs'> = {},
+): ModelPort {
   if (source.kind === 'anthropic') {
-    const options = { apiKey: source.apiKey, ...(source.baseURL ? { baseURL: source.baseURL } : {}) };
+    const options = {
+      ...common,
+      apiKey: source.apiKey,
+      ...(source.baseURL ? { baseURL: source.baseURL } : {}),
+    };
     if (!source.recording) return createAnthropicModel(options);
     return createAnthropicModel({ ...options, requestHeaders: recordingHeaders });
   }
   if (source.kind === 'bedrock') {
     return createBedrockModel({
+      ...common,
       region: source.region,
       ...(source.baseURL ? { baseURL: source.baseURL } : {}),
       ...(source.credentials ? { credentials: source.credentials } : {}),
     });
   }
   return perWorkflow((fixture) => {
-    const common = { baseURL: source.baseURL, defaultHeaders: { [FIXTURE_HEADER]: fixture } };
+    const scripted = { ...common, baseURL: source.baseURL, defaultHeaders: { [FIXTURE_HEADER]: fixture } };
     return source.via === 'bedrock'
-      ? createBedrockModel({ region: 'us-east-1', credentials: SCRIPTED_AWS_CREDENTIALS, ...common })
-      : createAnthropicModel({ apiKey: 'scripted', ...common });
+      ? createBedrockModel({ region: 'us-east-1', credentials: SCRIPTED_AWS_CREDENTIALS, ...scripted })
+      : createAnthropicModel({ apiKey: 'scripted', ...scripted });
   });
 }
 

@@ -6,6 +6,7 @@ import { type Run, RunSchema, type RunStatus } from '../schemas/run.ts';
 import { TABLE_KEYS } from '../store/table.ts';
 import * as z from '../zod.ts';
 import { auditItems } from './audit-items.ts';
+import { backOff } from './backoff.ts';
 import type { StoreContext } from './client.ts';
 import { runItem } from './commit.ts';
 import { daySpendUpdate, graphSpendUpdate } from './day-spend-item.ts';
@@ -32,11 +33,36 @@ export type Idempotency = {
   key: string;
   /** Hash of the request, so a reused key with a different request is refused. */
   requestHash: string;
-  /** Epoch seconds after which DynamoDB may delete the marker. */
+  /**
+   * Epoch seconds after which the marker no longer holds: DynamoDB's TTL deletes it some time later, and
+   * until then it is still read, so creation checks the time itself (`markerHolds`).
+   */
   expiresAtEpoch: number;
 };
 
-const IdempotencyItemSchema = z.object({ runId: z.string(), requestHash: z.string() });
+const IdempotencyItemSchema = z.object({
+  runId: z.string(),
+  requestHash: z.string(),
+  expiresAtEpoch: z.optional(z.number()),
+});
+
+/**
+ * Whether a marker still holds at `nowEpoch`. TTL deletes an expired item only eventually ("typically within a
+ * few days"), and reads and condition checks see it until then
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ttl-expired-items.html); an item is expired
+ * once its TTL attribute is below the current epoch second
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTimeToLive.html).
+ */
+const markerHolds = (marker: { expiresAtEpoch?: number | undefined }, nowEpoch: number): boolean =>
+  marker.expiresAtEpoch === undefined || marker.expiresAtEpoch >= nowEpoch;
+
+/** The epoch second a run is created at: its `createdAt`, from the clock port that prepared it. */
+const epochSecondsOf = (run: Run): number => Math.floor(Date.parse(run.createdAt) / 1000);
+
+/** Attempts of the creation transaction when it is cancelled only by conflicts with others in flight. */
+const CREATE_ATTEMPTS = 4;
+/** Full-jitter backoff between them (backoff.ts): at most 50, 100, 200 ms. */
+const CONFLICT_BACKOFF = { baseMs: 25, capMs: 400 };
 
 export type NewRun = PreparedRun;
 
@@ -96,7 +122,10 @@ async function createOnce(
                 requestHash: idempotency.requestHash,
                 [TABLE_KEYS.ttlAttribute]: idempotency.expiresAtEpoch,
               },
-              ConditionExpression: 'attribute_not_exists(pk)',
+              // A marker past its expiry that TTL has not deleted yet no longer holds: a new run takes the key.
+              ConditionExpression: 'attribute_not_exists(pk) OR #expires < :now',
+              ExpressionAttributeNames: { '#expires': TABLE_KEYS.ttlAttribute },
+              ExpressionAttributeValues: { ':now': epochSecondsOf(run) },
             },
           },
         ]
@@ -113,10 +142,15 @@ async function createOnce(
       const failed = reasons.flatMap((reason, index) =>
         reason.Code === 'ConditionalCheckFailed' ? [index] : [],
       );
-      // A conflict with another transaction in flight (not a failed condition) is worth another try.
+      // A conflict with another transaction in flight (not a failed condition) is worth another try, after a
+      // jittered wait so the contenders do not meet again in lockstep
+      // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html).
       const conflictOnly =
         reasons.some((reason) => reason.Code === 'TransactionConflict') && failed.length === 0;
-      if (conflictOnly && attempt < 4) continue;
+      if (conflictOnly && attempt < CREATE_ATTEMPTS) {
+        await backOff(attempt, CONFLICT_BACKOFF);
+        continue;
+      }
       // Only counters refused: a ceiling (createRun creates the run without the reservation).
       const firstCounter = transact.length - counters.length;
       if (counters.length > 0 && failed.length > 0 && failed.every((index) => index >= firstCounter))
@@ -140,7 +174,7 @@ async function settleCreateFailure(
     keys.idempotency(run.owner, idempotency.scope, idempotency.key),
     IdempotencyItemSchema,
   );
-  if (!marker) throw error;
+  if (!marker || !markerHolds(marker, epochSecondsOf(run))) throw error;
   if (marker.requestHash !== idempotency.requestHash)
     throw new IdempotencyConflictError(idempotency.key, marker.runId);
   const existing = await getItem(ctx, keys.run(marker.runId), RunSchema);

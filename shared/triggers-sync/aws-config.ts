@@ -14,6 +14,8 @@ export type AwsTriggerSyncConfig = {
   ruleNamePrefix: string;
   /** The start-run function: target of every schedule and rule. */
   startRunFunctionArn: string;
+  /** The SQS queue a schedule or rule sends an invocation it could not deliver to (trigger-dead-letters.ts). */
+  deadLetterQueueArn: string;
 };
 
 /**
@@ -76,6 +78,7 @@ export function awsTriggerSyncConfigFromEnv(
     schedulerRoleArn: ENV.schedulerRoleArn,
     eventBusName: ENV.eventBusName,
     startRunFunctionArn: ENV.startRunFunctionArn,
+    deadLetterQueueArn: ENV.triggerDeadLetterQueueArn,
   } as const;
   const missing = Object.values(names).filter((name) => !env[name]);
   if (missing.length > 0) {
@@ -86,6 +89,7 @@ export function awsTriggerSyncConfigFromEnv(
     schedulerRoleArn: env[names.schedulerRoleArn]!,
     eventBusName: env[names.eventBusName]!,
     startRunFunctionArn: env[names.startRunFunctionArn]!,
+    deadLetterQueueArn: env[names.deadLetterQueueArn]!,
     ruleNamePrefix: checkRuleNamePrefix(env[ENV.eventRulePrefix] || 'wf-'),
   };
 }

@@ -25,6 +25,15 @@ export const WHOLE_EVENT_VARIABLE = '<aws.events.event.json>';
 /** The id of the rule's only target. */
 export const START_RUN_TARGET_ID = 'start-run';
 
+/**
+ * Where a schedule or rule puts an invocation of start-run it could not deliver, after its retry policy (the
+ * services' defaults: retries for up to 24 hours, 185 attempts): the runtime's trigger dead-letter queue
+ * (infra/constructs/trigger-dead-letters.ts). Without it the invocation is dropped and the run never starts.
+ * Scheduler: https://docs.aws.amazon.com/scheduler/latest/UserGuide/configuring-schedule-dlq.html;
+ * EventBridge: https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-dlq.html.
+ */
+const deadLetterConfig = (config: AwsTriggerSyncConfig) => ({ Arn: config.deadLetterQueueArn });
+
 const description = (request: TriggerSyncRequest) =>
   `Workflow ${request.name} (${request.workflowId}) of ${request.owner}`.slice(0, 512);
 
@@ -45,6 +54,7 @@ export function scheduleInput(
     Target: {
       Arn: config.startRunFunctionArn,
       RoleArn: config.schedulerRoleArn,
+      DeadLetterConfig: deadLetterConfig(config),
       Input: JSON.stringify({
         owner: request.owner,
         workflowId: request.workflowId,
@@ -78,7 +88,7 @@ export function ruleInput(
 }
 
 /**
- * The rule's target: start-run, with `{ owner, workflowId, event }`. Owner and workflow id are JSON string
+ * The rule's target: start-run (undelivered invocations to the dead-letter queue), with `{ owner, workflowId, event }`. Owner and workflow id are JSON string
  * literals in the template (their schemas exclude `<` and `>`); the event is the predefined variable,
  * unquoted, because EventBridge inserts it as JSON.
  */
@@ -93,6 +103,7 @@ export function targetsInput(
       {
         Id: START_RUN_TARGET_ID,
         Arn: config.startRunFunctionArn,
+        DeadLetterConfig: deadLetterConfig(config),
         InputTransformer: {
           InputTemplate: `{"owner":${JSON.stringify(request.owner)},"workflowId":${JSON.stringify(request.workflowId)},"event":${WHOLE_EVENT_VARIABLE}}`,
         },

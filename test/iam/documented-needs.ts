@@ -9,6 +9,12 @@ const ALL = '*';
 
 export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
   {
+    fn: 'start-run',
+    action: 'sqs:SendMessage',
+    reason:
+      "The trigger dead-letter queue is start-run's on-failure destination: Lambda sends the record of an asynchronous invocation that failed every attempt with the function's role (https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-retain-records.html).",
+  },
+  {
     fn: ALL,
     action: 'logs:CreateLogStream',
     reason:

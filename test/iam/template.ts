@@ -92,6 +92,9 @@ export class ResolvedTemplate {
         return this.arn('secretsmanager', `secret:${name}-AbCdEf`);
       case 'AWS::ApiGatewayV2::Api':
         return 'a1b2c3d4e5';
+      // A queue's Ref is its URL.
+      case 'AWS::SQS::Queue':
+        return `https://sqs.${this.region}.amazonaws.com/${ACCOUNT}/${name}`;
       default:
         return name;
     }
@@ -120,6 +123,7 @@ export class ResolvedTemplate {
       'AWS::SNS::Topic': () => this.ref(id),
       'AWS::SecretsManager::Secret': () => this.ref(id),
       'AWS::KMS::Key': () => this.arn('kms', `key/${name}`),
+      'AWS::SQS::Queue': () => this.arn('sqs', name),
     };
     const make = arns[Type];
     if (!make) throw new Error(`no Arn for ${Type} (${id}): teach test/iam/template.ts`);

@@ -60,6 +60,7 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.scheduleGroupName,
     ENV.schedulerRoleArn,
     ENV.startRunFunctionArn,
+    ENV.triggerDeadLetterQueueArn,
     ENV.auditSigningKeyArn,
     ENV.graphStateMachineArn,
     ENV.externalStateMachineArn,
@@ -74,6 +75,7 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.scheduleGroupName,
     ENV.schedulerRoleArn,
     ENV.startRunFunctionArn,
+    ENV.triggerDeadLetterQueueArn,
     ENV.auditSigningKeyArn,
     ENV.externalEngines,
   ],
@@ -295,13 +297,17 @@ describe('Triggers', () => {
         ],
       },
     });
+    // Invoking start-run, and sending what it could not deliver to the trigger dead-letter queue.
     const statements = statementsOf(role);
-    expect(statements).toHaveLength(1);
-    expect(statements[0]?.Action).toBe('lambda:InvokeFunction');
-    for (const resource of (statements[0]?.Resource ?? []) as string[]) {
+    expect(statements).toHaveLength(2);
+    const [invoke, deadLetters] = statements;
+    expect(invoke?.Action).toBe('lambda:InvokeFunction');
+    for (const resource of (invoke?.Resource ?? []) as string[]) {
       expect(resource.startsWith(`\${${fnId('start-run')}.Arn}`)).toBe(true);
       expect(resource).not.toContain('*');
     }
+    const queue = logicalId(synthesized.stack.runtime.triggers.deadLetters.queue);
+    expect(deadLetters?.Resource).toBe(`\${${queue}.Arn}`);
   });
 
   it('lets EventBridge rules with the runtime prefix on the bus invoke start-run', () => {
@@ -518,6 +524,7 @@ describe('cdk-nag and synthesis', () => {
     expect(names.sort()).toEqual([
       '5xx',
       'ApprovalsExpired',
+      'ApproximateNumberOfMessagesVisible',
       'BudgetStops',
       'EgressDenials',
       'Errors',

@@ -38,7 +38,7 @@ export const BEDROCK_MODEL = 'us.anthropic.claude-sonnet-5-5-v1:0';
 
 /** The real adapter of a provider, talking to the scripted server. */
 export function modelOn(
-  server: ScriptedModelServer,
+  server: Pick<ScriptedModelServer, 'url'>,
   options: Partial<AnthropicModelOptions> & MessagesModelOptions = {},
   provider: Provider = 'anthropic',
 ) {

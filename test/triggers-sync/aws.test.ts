@@ -16,6 +16,7 @@ const config = {
   eventBusName: 'wf-events',
   ruleNamePrefix: 'wf-',
   startRunFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:wf-start-run',
+  deadLetterQueueArn: 'arn:aws:sqs:eu-west-1:123456789012:wf-trigger-dead-letters',
 };
 const scheduleTrigger: Trigger = {
   type: 'schedule',
@@ -62,6 +63,7 @@ const expectedSchedule = (state: 'ENABLED' | 'DISABLED') => ({
   Target: {
     Arn: config.startRunFunctionArn,
     RoleArn: config.schedulerRoleArn,
+    DeadLetterConfig: { Arn: config.deadLetterQueueArn },
     Input:
       '{"owner":"123456789012:role:Builder","workflowId":"wf_abc123def456","scheduledTime":"<aws.scheduler.scheduled-time>"}',
   },
@@ -121,6 +123,7 @@ describe('awsTriggerSync', () => {
             {
               Id: 'start-run',
               Arn: config.startRunFunctionArn,
+              DeadLetterConfig: { Arn: config.deadLetterQueueArn },
               InputTransformer: {
                 InputTemplate:
                   '{"owner":"123456789012:role:Builder","workflowId":"wf_abc123def456","event":<aws.events.event.json>}',
@@ -240,6 +243,7 @@ describe('awsTriggerSyncConfigFromEnv', () => {
         WF_EVENT_BUS_NAME: config.eventBusName,
         WF_EVENT_RULE_PREFIX: 'rt-',
         WF_START_RUN_FUNCTION_ARN: config.startRunFunctionArn,
+        WF_TRIGGER_DLQ_ARN: config.deadLetterQueueArn,
       }),
     ).toEqual({ ...config, ruleNamePrefix: 'rt-' });
   });
@@ -252,13 +256,14 @@ describe('awsTriggerSyncConfigFromEnv', () => {
         WF_EVENT_BUS_NAME: config.eventBusName,
         WF_EVENT_RULE_PREFIX: 'p'.repeat(33),
         WF_START_RUN_FUNCTION_ARN: config.startRunFunctionArn,
+        WF_TRIGGER_DLQ_ARN: config.deadLetterQueueArn,
       }),
     ).toThrow(TriggerSyncConfigError);
   });
 
   it('names every missing variable', () => {
     expect(() => awsTriggerSyncConfigFromEnv({ WF_EVENT_BUS_NAME: 'b' })).toThrow(
-      /WF_SCHEDULE_GROUP_NAME, WF_SCHEDULER_ROLE_ARN, WF_START_RUN_FUNCTION_ARN/,
+      /WF_SCHEDULE_GROUP_NAME, WF_SCHEDULER_ROLE_ARN, WF_START_RUN_FUNCTION_ARN, WF_TRIGGER_DLQ_ARN/,
     );
   });
 });

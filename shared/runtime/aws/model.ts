@@ -15,6 +15,7 @@ import { createAnthropicModel } from '../../model/anthropic.ts';
 import { systemClock } from '../clock.ts';
 import { refreshingModel } from '../refreshing-model.ts';
 import { awsEnv } from './env.ts';
+import { modelCallTimeLimitMs } from './invocation-deadline.ts';
 import { runtimeSecretReader } from './runtime-secrets.ts';
 
 let model: Promise<ModelPort> | undefined;
@@ -33,7 +34,7 @@ async function loadModel(): Promise<ModelPort> {
   // Spelled out (not ENV.modelProvider): esbuild's define replaces this exact expression.
   if (process.env.WF_MODEL_PROVIDER === 'bedrock') {
     const { bedrockSourceFrom, modelFor } = await import('../model-router.ts');
-    return modelFor(bedrockSourceFrom(process.env));
+    return modelFor(bedrockSourceFrom(process.env), { callTimeLimitMs: modelCallTimeLimitMs });
   }
   const arn = env[ENV.anthropicSecretArn];
   if (!arn)
@@ -44,5 +45,7 @@ async function loadModel(): Promise<ModelPort> {
       (await read(arn, force, 'Anthropic API key (put the key into it: docs/deploy.md)')).trim(),
     { maxAgeMs: SECRET_CACHE_TTL_MS, nowMs: () => systemClock.nowMs() },
   );
-  return refreshingModel(apiKey, (key) => createAnthropicModel({ apiKey: key }));
+  return refreshingModel(apiKey, (key) =>
+    createAnthropicModel({ apiKey: key, callTimeLimitMs: modelCallTimeLimitMs }),
+  );
 }
