@@ -39,9 +39,7 @@ describe('Trigger dead-letter queue', () => {
     flat.hasResourceProperties('AWS::IAM::Policy', {
       Roles: [`\${${schedulerRole}}`],
       PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Action: 'sqs:SendMessage', Resource: queueArn }),
-        ]),
+        Statement: Match.arrayWith([Match.objectLike({ Action: 'sqs:SendMessage', Resource: queueArn })]),
       },
     });
     flat.hasResourceProperties('AWS::SQS::QueuePolicy', {
