@@ -2,8 +2,10 @@
  * The CDK app (`npx cdk synth|deploy`): one `WorkflowRuntimeStack`, checked by cdk-nag (AwsSolutions).
  * Settings come from context (infra/context.ts, docs/deploy.md).
  */
+import { statSync } from 'node:fs';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { templateSizeProblem } from './constructs/deploy-limits.ts';
 import { settingsFromContext } from './context.ts';
 import { WorkflowRuntimeStack } from './workflow-runtime-stack.ts';
 
@@ -17,4 +19,9 @@ new WorkflowRuntimeStack(app, stackName, {
   ...(account !== undefined && region !== undefined ? { env: { account, region } } : {}),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-app.synth();
+// The template's size is known only once it is written (deploy-limits.ts); CDK uploads the file as is.
+const problems = app
+  .synth()
+  .stacks.map((stack) => templateSizeProblem(stack.stackName, statSync(stack.templateFullPath).size))
+  .filter((problem) => problem !== undefined);
+if (problems.length > 0) throw new Error(problems.join('\n'));

@@ -10,9 +10,11 @@
  * - SNS: each subscription with a filter policy counts against "200 filter policies per topic" by default
  *   (https://docs.aws.amazon.com/sns/latest/dg/subscription-filter-policy-constraints.html); the approval topic
  *   has one per approver, the owner-notices topic one per address.
- * - CloudFormation: at most 500 resources in one template
+ * - CloudFormation: at most 500 resources in one template, and a template body of at most 1 MB in S3 (CDK
+ *   uploads a template through the bootstrap bucket)
  *   (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html); each approver
- *   and owner-notice address is a subscription resource.
+ *   and owner-notice address is a subscription resource, its filter policy listing its owners. The body's size is
+ *   known only once the template is written, so infra/app.ts checks it after synth (`templateSizeProblem`).
  *
  * Values CloudFormation fills in at deploy (ARNs, generated names) are unknown at synth: each is counted as
  * `TOKEN_BYTES`, more than any ARN this stack produces (about 100 bytes with a 20-character stack name).
@@ -28,6 +30,8 @@ export const LAMBDA_ENVIRONMENT_BYTES = 4096;
 export const FILTER_POLICIES_PER_TOPIC = 200;
 /** Resources in one CloudFormation template, at most. */
 export const CLOUDFORMATION_RESOURCES = 500;
+/** A template body's bytes, at most (1 MB, as CloudFormation counts a template in S3). */
+export const CLOUDFORMATION_TEMPLATE_BYTES = 1_000_000;
 /** What a value resolved only at deploy (a `Ref`, an `Fn::GetAtt`) is counted as. */
 export const TOKEN_BYTES = 200;
 
@@ -114,4 +118,14 @@ export class DeployLimits implements IValidation {
       ...resourceCountErrors(Stack.of(this.scope)),
     ];
   }
+}
+
+/** Why a written template is too large for CloudFormation, or undefined when it fits. */
+export function templateSizeProblem(stackName: string, templateBytes: number): string | undefined {
+  if (templateBytes <= CLOUDFORMATION_TEMPLATE_BYTES) return undefined;
+  return (
+    `stack ${stackName}: its template is ${templateBytes} bytes; CloudFormation takes at most ` +
+    `${CLOUDFORMATION_TEMPLATE_BYTES} (each approver's subscription lists its owners in a filter policy). ` +
+    'Declare fewer owners per approver, or shorter owner ids.'
+  );
 }

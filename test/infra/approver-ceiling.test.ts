@@ -8,9 +8,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { APPROVER_HANDLERS } from '../../infra/constructs/approver-bundling.ts';
 import {
   CLOUDFORMATION_RESOURCES,
+  CLOUDFORMATION_TEMPLATE_BYTES,
   environmentBytes,
   FILTER_POLICIES_PER_TOPIC,
   LAMBDA_ENVIRONMENT_BYTES,
+  templateSizeProblem,
 } from '../../infra/constructs/deploy-limits.ts';
 import { ENV } from '../../infra/constructs/env-names.ts';
 import { HANDLER_NAMES } from '../../infra/constructs/state-names.ts';
@@ -43,6 +45,15 @@ describe('Approver ceiling', () => {
       expect(environmentBytes(variables)).toBeLessThan(LAMBDA_ENVIRONMENT_BYTES);
     }
     synthesized.template.resourceCountIs('AWS::SNS::Subscription', FILTER_POLICIES_PER_TOPIC);
+  });
+
+  it("keeps the 200 approvers' template under CloudFormation's 1 MB, and names a template over it", () => {
+    // cdk writes the template with a one-space indent; infra/app.ts checks the written file's size.
+    const bytes = Buffer.byteLength(JSON.stringify(synthesized.template.toJSON(), null, 1));
+    expect(templateSizeProblem('WfRuntime', bytes)).toBeUndefined();
+    expect(templateSizeProblem('WfRuntime', CLOUDFORMATION_TEMPLATE_BYTES + 1)).toMatch(
+      /^stack WfRuntime: its template is 1000001 bytes; CloudFormation takes at most 1000000 .*fewer owners per approver/,
+    );
   });
 
   it('bundles all 200 declarations into each approver-checking function, each for its own owners', () => {
