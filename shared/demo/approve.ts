@@ -25,12 +25,23 @@ export function readApprovalForm(html: string, pageUrl: string): ApprovalForm {
   return { action: new URL(unescapeHtml(action), pageUrl).toString(), t: field('t'), nonce: field('nonce') };
 }
 
+/**
+ * Links go out before RequestApproval stores the task token; until then the page answers 409 "Request not open"
+ * (shared/approvals-http/results.ts). A person opens a link seconds later; an unattended decision tries again
+ * for up to `attempts` × `pauseMs` as a person would reopen it.
+ */
 export async function decideThroughPage(
   link: string,
   decision: 'approve' | 'deny',
+  { attempts = 50, pauseMs = 100 }: { attempts?: number; pauseMs?: number } = {},
 ): Promise<{ status: number; page: string }> {
-  const page = await fetch(link);
-  const html = await page.text();
+  let page = await fetch(link);
+  let html = await page.text();
+  for (let attempt = 1; page.status === 409 && attempt < attempts; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    page = await fetch(link);
+    html = await page.text();
+  }
   if (!page.ok) return { status: page.status, page: html };
   const form = readApprovalForm(html, link);
   const response = await fetch(form.action, {
