@@ -6,8 +6,8 @@ import type { Context } from 'hono';
 import { fieldErrors } from '../workflow-file/errors.ts';
 import type * as z from '../zod.ts';
 import { ApiError, invalid } from './errors.ts';
-import { MAX_BODY_DEPTH } from './schemas.ts';
 import { exceedsDepth } from './storable.ts';
+import { MAX_BODY_DEPTH } from './write-schemas.ts';
 
 export const JSON_TYPES = ['application/json'];
 

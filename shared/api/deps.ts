@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import type { AnchorVerifier } from '../audit/index.ts';
 import type { Clock, Ids } from '../core/ports.ts';
 import { DEFAULT_PRICES } from '../core/pricing.ts';
-import type { ExternalEngineRegistry } from '../external/index.ts';
+import type { ExternalEngineChecks } from '../external/index.ts';
 import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
 import type { JobCaller, JobsDeps, ModelCatalog, RetryPolicy } from '../jobs/index.ts';
 import { DEFAULT_MODEL_CONFIG } from '../model/resolve.ts';
@@ -71,7 +71,7 @@ export type ApiDeps = {
    * the local config). A `kind: external` workflow naming another engine is refused at save time, naming
    * `engine`. Default: none enabled.
    */
-  externalEngines?: ExternalEngineRegistry;
+  externalEngines?: ExternalEngineChecks;
   /**
    * Graph runs: answering a paused execution's wait (resume), closing human tasks (cancel). Without it the
    * pause and resume routes answer 409 and a cancel leaves the graph's steps as they were.

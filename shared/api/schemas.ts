@@ -5,11 +5,7 @@
 
 import { AuditEntrySchema, OwnerAnchorSchema, OwnerChangeSchema, SignedHeadSchema } from '../audit/index.ts';
 import { ReceiptSchema } from '../runs/receipts.ts';
-import {
-  AnyWorkflowDefinitionSchema,
-  StoredWorkflowDefinitionSchema,
-  WORKFLOW_KINDS,
-} from '../schemas/any-workflow.ts';
+import { StoredWorkflowDefinitionSchema, WORKFLOW_KINDS } from '../schemas/any-workflow.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
 import { GraphStepSchema } from '../schemas/graph-step.ts';
 import { HumanTaskSchema, HumanTaskStatusSchema } from '../schemas/human-task.ts';
@@ -23,10 +19,14 @@ import { MAX_VALUE_DEPTH, refineStorable, type StorableLimits } from './storable
 // ---------------------------------------------------------------- limits
 
 export { MAX_BODY_BYTES } from './body-limits.ts';
-/** JSON/YAML nesting allowed in a body before any schema sees it (deep inputs stop here, not in a stack overflow). */
-export const MAX_BODY_DEPTH = 32;
-/** A stored workflow version must stay well under DynamoDB's 400 KB item limit. */
-export const DEFINITION_LIMITS: StorableLimits = { maxDepth: MAX_VALUE_DEPTH, maxBytes: 350_000 };
+export {
+  DEFINITION_LIMITS,
+  IfMatchSchema,
+  MAX_BODY_DEPTH,
+  SaveVersionQuerySchema,
+  WorkflowDefinitionBodySchema,
+} from './write-schemas.ts';
+
 /** Run input is stored on the run and, indented, in the first transcript message. */
 export const RUN_INPUT_LIMITS: StorableLimits = {
   maxDepth: MAX_VALUE_DEPTH,
@@ -35,12 +35,6 @@ export const RUN_INPUT_LIMITS: StorableLimits = {
 };
 
 // ---------------------------------------------------------------- requests
-
-/** A workflow definition of any kind as a request body (JSON or YAML), stored as one immutable version. */
-// Pure: only the workflow-write routes and the OpenAPI document use it; other bundles drop it (and Ajv, JSONata).
-export const WorkflowDefinitionBodySchema = /* @__PURE__ */ AnyWorkflowDefinitionSchema.check(
-  /* @__PURE__ */ z.superRefine(/* @__PURE__ */ refineStorable(DEFINITION_LIMITS)),
-);
 
 /**
  * The same body as the OpenAPI document describes it: the shapes without the graph checks (refinements have no
@@ -67,26 +61,6 @@ export const IdempotencyKeySchema = z
     z.maxLength(255),
     z.regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces'),
   );
-
-/** `If-Match` header of a new version: the version the change is based on, e.g. `"3"`. */
-export const IfMatchSchema = z.pipe(
-  z
-    .string()
-    .check(
-      z.regex(
-        /^(W\/)?"?[1-9]\d{0,9}"?$/,
-        'must be the latest version number the change is based on, e.g. "3"',
-      ),
-    ),
-  z.transform((value) => Number(value.replaceAll(/\D/g, ''))),
-);
-
-/** The query of `POST /v1/workflows/{id}/versions`: `draft=true` saves a draft instead of publishing. */
-export const SaveVersionQuerySchema = z.strictObject({
-  draft: z
-    ._default(z.enum(['true', 'false']), 'false')
-    .check(z.describe('true: save a draft (not run, not used by triggers) to replace and publish later.')),
-});
 
 const LimitSchema = z
   .pipe(

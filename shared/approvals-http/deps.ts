@@ -1,6 +1,6 @@
 /** What the approval HTTP app and the request-approval core are built from. */
 import type { Keyring, KeyringSource } from '../approvals/index.ts';
-import type { ActionCatalog } from '../core/actions.ts';
+import type { ActionSpecCatalog } from '../core/actions.ts';
 import type { Clock } from '../core/ports.ts';
 import type { RunStore } from '../core/store-port.ts';
 import type { TaskTokensPort } from './task-tokens.ts';
@@ -34,8 +34,11 @@ export type ApprovalAppDeps = {
   taskTokens: TaskTokensPort;
   /** Origin (plus stage path, if any) the pages are served under; forms post to `<base>/approvals/<id>`. */
   publicBaseUrl: string;
-  /** Resolves the action's description and `irreversible` flag for the page; without it the page shows none. */
-  actions?: ActionCatalog;
+  /**
+   * Resolves the action's description and `irreversible` flag for the page; without it the page shows none.
+   * Specs are enough (shared/actions/spec-catalog.ts): the pages never run an action.
+   */
+  actions?: ActionSpecCatalog;
   logger?: ApprovalLogger;
 };
 

@@ -8,7 +8,7 @@ import {
   renderApprovalPage,
   verifyApprovalLink,
 } from '../approvals/index.ts';
-import type { Action } from '../core/actions.ts';
+import type { ActionSpec } from '../core/actions.ts';
 import { serviceStepView } from '../graph-run/agent-view.ts';
 import type { Approval } from '../schemas/approval.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
@@ -26,7 +26,7 @@ type ActionInfo = {
 };
 
 /** The method and URL an HTTP action's call would hit; none when it cannot tell (the arguments still show). */
-function targetOf(action: Action, args: unknown) {
+function targetOf(action: ActionSpec, args: unknown) {
   try {
     return action.target?.(args);
   } catch {
@@ -35,7 +35,7 @@ function targetOf(action: Action, args: unknown) {
 }
 
 /** Whether this very call publishes outside the deployment (a fault says yes: the warning errs on the side of caution). */
-function publishes(action: Action, args: unknown): boolean {
+function publishes(action: ActionSpec, args: unknown): boolean {
   try {
     return action.publishesExternally?.(args) === true;
   } catch {

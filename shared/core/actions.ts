@@ -27,13 +27,25 @@ export type Action = {
   run(input: unknown, ctx: ActionContext & { scope: RunScope }): Promise<ToolOutcome>;
 };
 
+/** An action as described (to the model, on an approval page), without the code that runs it. */
+export type ActionSpec = Omit<Action, 'run'>;
+
 /** Resolves action names for one workflow (built-ins plus the workflow's connectors). */
 export interface ActionCatalog {
   resolve(name: string, definition: WorkflowDefinition): Action | undefined;
 }
 
+/**
+ * The same names resolved to their specs only (shared/actions/spec-catalog.ts): what prices a run's first turn
+ * and what the approval pages show, without bundling what runs the actions (an HTML parser, for fetch_url).
+ * Every ActionCatalog is one.
+ */
+export interface ActionSpecCatalog {
+  resolve(name: string, definition: WorkflowDefinition): ActionSpec | undefined;
+}
+
 /** The tool as offered to the model. */
-export function toolSpecOf(action: Action): ToolSpec {
+export function toolSpecOf(action: ActionSpec): ToolSpec {
   const schema =
     action.jsonSchema ??
     (z.toJSONSchema(action.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);

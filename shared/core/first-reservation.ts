@@ -15,7 +15,7 @@
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
-import type { ActionCatalog } from './actions.ts';
+import type { ActionSpecCatalog } from './actions.ts';
 import { reservationUsd } from './budget.ts';
 import type { EngineConfig } from './engine.ts';
 import { effectiveGrant } from './gate.ts';
@@ -27,7 +27,7 @@ import type { AuditInput, DaySpendChange, GraphSpendChange } from './store-port.
 /** What a run's creator supplies to reserve turn 0: the engine's prices and roles, the action catalog. */
 export type FirstTurnPlanning = {
   config: Pick<EngineConfig, 'prices' | 'roles'>;
-  actions: ActionCatalog;
+  actions: ActionSpecCatalog;
   /** The model adapter's max_tokens rule, when the creator has it; otherwise the default (output-tokens.ts). */
   model?: Pick<ModelPort, 'maxOutputTokens'>;
 };

@@ -3,7 +3,7 @@
  * the next turn's reservation, computed from the request that turn will send, to ride on this turn's commit.
  */
 import type { TranscriptMessage } from '../schemas/message.ts';
-import { toolSpecOf } from './actions.ts';
+import { type ActionSpecCatalog, toolSpecOf } from './actions.ts';
 import { reservationUsd } from './budget.ts';
 import { type RunHandle, type TurnDeps, utcDay } from './engine.ts';
 import type { ModelRequest } from './ports.ts';
@@ -15,7 +15,7 @@ import type { TurnContext } from './turn-context.ts';
 
 /** The request of a model call over `messages` with only the effective tools, and its price. */
 export function planModelCall(
-  deps: { config: Pick<TurnDeps['config'], 'prices' | 'roles'>; actions: TurnDeps['actions'] },
+  deps: { config: Pick<TurnDeps['config'], 'prices' | 'roles'>; actions: ActionSpecCatalog },
   // `input` absent: a plan made when the run is created (first-reservation.ts), priced, never sent.
   ctx: Pick<TurnContext, 'definition' | 'grant'> & { input?: Pick<TurnContext['input'], 'runId'> },
   messages: TranscriptMessage[],

@@ -20,10 +20,17 @@ export const EngineConfigSchema = z.strictObject({
 export const EnginesConfigSchema = z.record(EngineNameSchema, EngineConfigSchema);
 export type EnginesConfig = z.input<typeof EnginesConfigSchema>;
 
-/** Builds one engine's adapter from its validated settings. `engine` is its registry name. */
-export interface ExternalAdapterFactory<S = unknown> {
+/**
+ * An engine as the registry knows it before any adapter is built: its name and the schema its deployment
+ * settings are checked with. A factory is one; a save-time check needs nothing more (`createEngineChecks`).
+ */
+export interface ExternalEngineSettings<S = unknown> {
   readonly engine: string;
   readonly settings: z.ZodMiniType<S>;
+}
+
+/** Builds one engine's adapter from its validated settings. `engine` is its registry name. */
+export interface ExternalAdapterFactory<S = unknown> extends ExternalEngineSettings<S> {
   create(settings: S, context: AdapterContext): ExternalAdapter;
 }
 
@@ -44,7 +51,10 @@ export interface ExternalEngineRegistry {
   create(engine: string, context: AdapterContext, field?: string): ExternalAdapter;
 }
 
-type Enabled = { factory: ExternalAdapterFactory<unknown>; settings: unknown };
+/** What a workflow save asks of the registry: which engines are enabled, and whether one is. */
+export type ExternalEngineChecks = Pick<ExternalEngineRegistry, 'enabled' | 'check'>;
+
+type Enabled<T> = { factory: T; settings: unknown };
 
 /**
  * Builds the registry. Every enabled engine must have a factory and valid settings; otherwise this throws
@@ -61,7 +71,37 @@ export function createEngineRegistry(
   factories: readonly AnyExternalAdapterFactory[],
   config: EnginesConfig = {},
 ): ExternalEngineRegistry {
-  const byName = new Map<string, ExternalAdapterFactory<unknown>>();
+  const { enabled, lookup } = enabledEngines<ExternalAdapterFactory<unknown>>(factories, config);
+  return {
+    enabled,
+    check: (engine, field = 'engine') => void lookup(engine, field),
+    create: (engine, context, field = 'engine') => {
+      const { factory, settings } = lookup(engine, field);
+      return factory.create(settings, context);
+    },
+  };
+}
+
+/**
+ * The registry's checks alone, from the engines' names and settings schemas: the same validation of `config`
+ * (the same errors, at the same time), and the same answers to `enabled` and `check`, without the adapters'
+ * code (the WorkflowWrite function only checks saves: docs/deploy.md, "Function bundles").
+ */
+export function createEngineChecks(
+  // biome-ignore lint/suspicious/noExplicitAny: engines differ in their settings type
+  engines: readonly ExternalEngineSettings<any>[],
+  config: EnginesConfig = {},
+): ExternalEngineChecks {
+  const { enabled, lookup } = enabledEngines<ExternalEngineSettings<unknown>>(engines, config);
+  return { enabled, check: (engine, field = 'engine') => void lookup(engine, field) };
+}
+
+/** Validates `config` against the engines (throws naming the field) and looks enabled engines up. */
+function enabledEngines<T extends ExternalEngineSettings<unknown>>(
+  factories: readonly T[],
+  config: EnginesConfig,
+): { enabled: () => string[]; lookup: (engine: string, field: string) => Enabled<T> } {
+  const byName = new Map<string, T>();
   for (const factory of factories) {
     if (byName.has(factory.engine)) throw new Error(`external engine ${factory.engine} is registered twice`);
     byName.set(factory.engine, factory);
@@ -72,7 +112,7 @@ export function createEngineRegistry(
     const field = ['engines', ...(issue?.path ?? [])].join('.');
     throw new ExternalEngineUnavailableError('', field, 'invalid_settings', issue?.message ?? 'invalid');
   }
-  const enabled = new Map<string, Enabled>();
+  const enabled = new Map<string, Enabled<T>>();
   for (const [name, engine] of Object.entries(parsed.data)) {
     if (!engine.enabled) continue;
     const factory = byName.get(name);
@@ -87,7 +127,7 @@ export function createEngineRegistry(
     }
     enabled.set(name, { factory, settings: settings.data });
   }
-  const lookup = (engine: string, field: string): Enabled => {
+  const lookup = (engine: string, field: string): Enabled<T> => {
     const found = enabled.get(engine);
     if (found !== undefined) return found;
     if (byName.has(engine)) {
@@ -100,14 +140,7 @@ export function createEngineRegistry(
     }
     throw new ExternalEngineUnavailableError(engine, field, 'unknown', unknownText(engine, byName));
   };
-  return {
-    enabled: () => [...enabled.keys()].sort(),
-    check: (engine, field = 'engine') => void lookup(engine, field),
-    create: (engine, context, field = 'engine') => {
-      const { factory, settings } = lookup(engine, field);
-      return factory.create(settings, context);
-    },
-  };
+  return { enabled: () => [...enabled.keys()].sort(), lookup };
 }
 
 function unknownText(engine: string, byName: ReadonlyMap<string, unknown>): string {

@@ -29,6 +29,22 @@ export async function lambdaBundles(
   handlers: readonly string[],
   environment: Record<string, string> = {},
 ): Promise<Record<string, LambdaBundle>> {
+  const metafile = await lambdaMetafile(handlers, environment);
+  const byHandler: Record<string, LambdaBundle> = {};
+  for (const output of Object.values(metafile.outputs)) {
+    const handler = handlers.find((name) => output.entryPoint === `functions/${name}.ts`);
+    if (handler) byHandler[handler] = output;
+  }
+  const missing = handlers.filter((handler) => !byHandler[handler]);
+  if (missing.length > 0) throw new Error(`esbuild made no bundle for ${missing.join(', ')}`);
+  return byHandler;
+}
+
+/** esbuild's whole metafile of the handlers' bundles: the outputs, and the inputs with who imports whom. */
+export async function lambdaMetafile(
+  handlers: readonly string[],
+  environment: Record<string, string> = {},
+): Promise<Metafile> {
   const defines = { ...DEFAULT_DEFINES, ...environment };
   const result = await build({
     entryPoints: Object.fromEntries(
@@ -51,12 +67,5 @@ export async function lambdaBundles(
     outdir: 'lambda-bundles',
     logLevel: 'silent',
   });
-  const byHandler: Record<string, LambdaBundle> = {};
-  for (const output of Object.values(result.metafile.outputs)) {
-    const handler = handlers.find((name) => output.entryPoint === `functions/${name}.ts`);
-    if (handler) byHandler[handler] = output;
-  }
-  const missing = handlers.filter((handler) => !byHandler[handler]);
-  if (missing.length > 0) throw new Error(`esbuild made no bundle for ${missing.join(', ')}`);
-  return byHandler;
+  return result.metafile;
 }

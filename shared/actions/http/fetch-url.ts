@@ -9,7 +9,7 @@ import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import type * as z from '../../zod.ts';
 import { credentialProblem } from '../credential-check.ts';
 import { egressFailure, failed, succeeded } from '../outcome.ts';
-import { FetchUrlInput, fetchUrlDescription } from './fetch-url-spec.ts';
+import { FetchUrlInput, fetchUrlSpec } from './fetch-url-spec.ts';
 import { htmlToText } from './html-text.ts';
 import { bodyKind, capText, DEFAULT_MAX_TEXT_CHARS, mediaTypeOf } from './response-text.ts';
 
@@ -28,11 +28,7 @@ export type FetchUrlOptions = { maxTextChars?: number; userAgent?: string };
 export function fetchUrlAction(definition: WorkflowDefinition, options: FetchUrlOptions = {}): Action {
   const maxChars = options.maxTextChars ?? DEFAULT_MAX_TEXT_CHARS;
   return {
-    name: 'fetch_url',
-    description: fetchUrlDescription(maxChars),
-    input: FetchUrlInput,
-    idempotent: true,
-    irreversible: false,
+    ...fetchUrlSpec({ maxTextChars: maxChars }),
     async run(raw, ctx) {
       const { url } = raw as z.output<typeof FetchUrlInput>;
       const problem = await credentialProblem(ctx, definition, [url]);

@@ -12,9 +12,9 @@ import { validate, validateHeader, validateQuery } from '../body.ts';
 import { readDefinitionBody } from '../definition-body.ts';
 import { type ApiDeps, type ApiEnv, isoNow } from '../deps.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
-import { IfMatchSchema, SaveVersionQuerySchema, WorkflowDefinitionBodySchema } from '../schemas.ts';
 import { loadHead, loadVersion, syncTriggers } from '../workflow-access.ts';
 import { checkDefinition, type DefinitionCheckDeps } from '../workflow-checks.ts';
+import { IfMatchSchema, SaveVersionQuerySchema, WorkflowDefinitionBodySchema } from '../write-schemas.ts';
 
 /** What the workflow-write routes use: the store, the clock and ids, the trigger sync and the save-time checks. */
 export type WorkflowWriteDeps = Pick<ApiDeps, 'store' | 'clock' | 'ids' | 'triggerSync'> &

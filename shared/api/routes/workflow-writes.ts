@@ -9,9 +9,9 @@ import { newWorkflowRecords } from '../../schemas/workflow-record.ts';
 import { validate } from '../body.ts';
 import { readDefinitionBody } from '../definition-body.ts';
 import { type ApiEnv, isoNow } from '../deps.ts';
-import { WorkflowDefinitionBodySchema } from '../schemas.ts';
 import { syncTriggers } from '../workflow-access.ts';
 import { checkDefinition } from '../workflow-checks.ts';
+import { WorkflowDefinitionBodySchema } from '../write-schemas.ts';
 import { type WorkflowWriteDeps, workflowVersionRoutes } from './workflow-versions.ts';
 
 export type { WorkflowWriteDeps } from './workflow-versions.ts';

@@ -3,7 +3,7 @@ import type { ApprovalAppDeps } from '../../approvals-http/deps.ts';
 import { systemClock } from '../clock.ts';
 import { handlerTelemetry } from '../telemetry.ts';
 import { awsKeyring, awsPublicBaseUrl, awsTaskTokens } from './approvals.ts';
-import { awsCatalog } from './catalog.ts';
+import { awsActionSpecs } from './catalog.ts';
 import { awsStore } from './store.ts';
 
 export async function approvalAppDeps(): Promise<ApprovalAppDeps> {
@@ -14,7 +14,7 @@ export async function approvalAppDeps(): Promise<ApprovalAppDeps> {
     keyring: await awsKeyring(),
     taskTokens: awsTaskTokens(),
     publicBaseUrl: awsPublicBaseUrl(),
-    actions: awsCatalog(store),
+    actions: awsActionSpecs(),
     logger: handlerTelemetry().logger,
   };
 }
