@@ -20,6 +20,7 @@ describe('docs/human-tasks.md', () => {
       expect.arrayContaining(['requestHumanTask', 'expireHumanTask', 'closeHumanTasks']),
     );
     const named = [...flow.body.matchAll(/\b(completeHumanTask|closeFailedWaitTask)\b/g)].map((m) => m[1]);
+    expect(named).toEqual(['completeHumanTask', 'closeFailedWaitTask']);
     for (const name of [...operations, ...named]) expect(exportedNames(), name).toContain(name);
   });
 
