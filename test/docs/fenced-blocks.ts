@@ -82,3 +82,38 @@ export function linkFormat(block: FencedBlock): { url: string; claims: string[];
     domain: domain.replace('\\n', '\n'),
   };
 }
+
+const stripComments = (ts: string) => ts.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+
+/**
+ * The text of `type Name = …;` or `interface Name { … }` (exported or not) in `ts`, comments dropped, up to
+ * where its brackets close. Undefined when `ts` declares no such name.
+ */
+export function declaration(ts: string, name: string): string | undefined {
+  const code = stripComments(ts);
+  const start = new RegExp(`(?:export )?(?:type|interface) ${name}\\b`).exec(code);
+  if (!start) return undefined;
+  let depth = 0;
+  for (let i = start.index; i < code.length; i++) {
+    const char = code[i] as string;
+    if ('({['.includes(char)) depth++;
+    else if (')}]'.includes(char)) {
+      depth--;
+      if (
+        depth === 0 &&
+        char === '}' &&
+        /^\s*interface/.test(code.slice(start.index).replace(/^export /, ''))
+      )
+        return code.slice(start.index, i + 1);
+    } else if (char === ';' && depth === 0) return code.slice(start.index, i + 1);
+  }
+  return code.slice(start.index);
+}
+
+/** What a declaration promises, compared between a page and the code: its member names and string literals. */
+export function shapeOf(declarationText: string): { members: string[]; literals: string[] } {
+  const body = declarationText.replace(/^(?:export )?(?:type|interface) \w+(?:<[^>]*>)?/, '');
+  const members = [...body.matchAll(/(?:readonly )?(\w+)\??\s*[:(]/g)].map((m) => m[1] as string);
+  const literals = [...body.matchAll(/'([^']*)'/g)].map((m) => m[1] as string);
+  return { members: [...new Set(members)].sort(), literals: [...new Set(literals)].sort() };
+}
