@@ -6,11 +6,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
 import { describe, expect, it } from 'vitest';
+import { EMAIL } from '../../infra/constructs/notice-topic.ts';
 import { settingsFromContext } from '../../infra/context.ts';
 import { checkApproversReachable } from '../../shared/api/approver-reach.ts';
 import { ApiError } from '../../shared/api/errors.ts';
 import { parseKeyring } from '../../shared/approvals/index.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
+import { OwnerIdSchema } from '../../shared/schemas/common.ts';
 import { EVENT_OWNER_KEY } from '../../shared/triggers/event-owner.ts';
 import { wf } from '../cli/support.ts';
 import { blockWith, fencedBlocks } from './fenced-blocks.ts';
@@ -68,7 +70,18 @@ describe('docs/deploy.md', () => {
   it.each(contexts)('-c %s=%s is read and accepted by infra/context.ts', (key, value) => {
     const { settings, read } = fromContext({ [key]: value });
     expect(read).toContain(key);
-    expect(Reflect.get(settings.runtime, key)).toBeDefined();
+    // What the constructs check at synth (ApprovalNotices, OwnerNotices): an email address, a valid owner id.
+    const declared = Reflect.get(settings.runtime, key) as {
+      email: string;
+      owner?: string;
+      owners?: string[];
+    }[];
+    expect(declared.length).toBeGreaterThan(0);
+    for (const { email, owner, owners } of declared) {
+      expect(email).toMatch(EMAIL);
+      for (const id of owners ?? [owner])
+        if (id !== '*') expect(OwnerIdSchema.safeParse(id).success, id).toBe(true);
+    }
   });
 
   it('every stack output a command names is one the stack has', () => {
