@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { StartRunEventSchema } from '../../functions/start-run.ts';
-import type { Trigger } from '../../shared/schemas/trigger.ts';
+import { type Trigger, TriggerSchema } from '../../shared/schemas/trigger.ts';
 import { ownerStampedPattern } from '../../shared/triggers/index.ts';
 import { scheduleInput, targetsInput } from '../../shared/triggers-sync/aws-inputs.ts';
 import { blockWith, fencedBlocks } from './fenced-blocks.ts';
@@ -53,8 +53,10 @@ describe('docs/event-triggers.md', () => {
     const trigger = {
       type: 'schedule',
       expression: documented.ScheduleExpression,
-      timezone: 'Europe/Berlin',
-    };
+      timezone: documented.ScheduleExpressionTimezone,
+    } as Trigger;
+    // The page's expression and time zone are a trigger the workflow schema accepts.
+    expect(TriggerSchema.safeParse(trigger).success).toBe(true);
     const { Description: _description, ...sent } = scheduleInput(config, request(trigger), trigger as never);
     expect(sent).toEqual(documented);
   });
@@ -68,6 +70,7 @@ describe('docs/event-triggers.md', () => {
   it('the target is the PutTargets target the sync sends', () => {
     const documented = JSON.parse(blockWith(PAGE, '"InputTransformer"').body);
     const trigger = { type: 'event', pattern: { source: ['com.example.orders'] } } as Trigger;
+    expect(TriggerSchema.safeParse(trigger).success).toBe(true);
     expect(targetsInput(config, request(trigger)).Targets?.[0]).toEqual(documented);
   });
 
