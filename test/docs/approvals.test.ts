@@ -1,0 +1,66 @@
+/** Every fenced block of docs/approvals.md, checked against the code it describes. */
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ENV } from '../../infra/constructs/env-names.ts';
+import { approvalUrl, parseKeyring, signApprovalLink } from '../../shared/approvals/index.ts';
+import { blockWith, calledNames, exportedNames, fencedBlocks, linkFormat } from './fenced-blocks.ts';
+
+const PAGE = 'approvals.md';
+/** Called in the sketches but not the project's: AWS SDK clients and APIs, hono, globals, the sketch's own locals. */
+const NOT_OURS = new Set(['SNSClient', 'SFNClient', 'SendTaskSuccess', 'handle', 'print']);
+
+describe('docs/approvals.md', () => {
+  it('has the six blocks this file checks', () => {
+    expect(fencedBlocks(PAGE).map((block) => block.info)).toEqual(['', '', 'json', 'ts', 'ts', 'ts']);
+  });
+
+  it('the flow names operations the code exports', () => {
+    const flow = blockWith(PAGE, 'RequestApproval (lambda:invoke.waitForTaskToken');
+    const named = [
+      ...flow.body.matchAll(/\b(requestApproval|signApprovalLink|approvalUrl|decideApproval)\b/g),
+    ];
+    expect(named.length).toBeGreaterThanOrEqual(4);
+    // camelCase calls are operations (`requestApproval(deps, …)`); capitalised words are states, lower-case prose.
+    const operations = calledNames(flow.body).filter((name) => /^[a-z]+[A-Z]/.test(name));
+    expect(operations).toContain('requestApproval');
+    for (const name of operations) expect(exportedNames(), name).toContain(name);
+  });
+
+  it('a link made by the code has the documented URL, claims and MAC', () => {
+    const format = linkFormat(blockWith(PAGE, 'wf-approval/v1/link'));
+    const secret = 's'.repeat(32);
+    const keyring = { current: { kid: 'k1', secret } };
+    const token = signApprovalLink(
+      { approvalId: 'apr_1', approver: 'ana@example.com', expiresAtMs: 1_000, argsHash: 'a'.repeat(64) },
+      keyring,
+    );
+    const [payload, mac] = token.split('.') as [string, string];
+    const base = 'https://approvals.example.com/prod';
+    expect(approvalUrl(base, 'apr_1', token)).toBe(
+      format.url
+        .replace('<publicBaseUrl>', base)
+        .replace('<approvalId>', 'apr_1')
+        .replace('<payload>.<mac>', token),
+    );
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+    expect(Object.keys(claims).sort()).toEqual([...format.claims].sort());
+    expect(claims.v).toBe(1);
+    const expected = createHmac('sha256', secret).update(format.domain).update(payload).digest('base64url');
+    expect(mac).toBe(expected);
+  });
+
+  it('the keyring example is a keyring parseKeyring accepts', () => {
+    const keyring = parseKeyring(blockWith(PAGE, '"current"').body);
+    expect(keyring.current.kid).toBe('k2026');
+    expect(keyring.previous?.map((key) => key.kid)).toEqual(['k2025']);
+  });
+
+  it.each(fencedBlocks(PAGE).filter((block) => block.info === 'ts'))(
+    'the sketch at line $line calls only functions the code exports, with real ENV names',
+    (block) => {
+      for (const name of calledNames(block.body).filter((n) => !NOT_OURS.has(n)))
+        expect(exportedNames(), name).toContain(name);
+      for (const match of block.body.matchAll(/ENV\.(\w+)/g)) expect(Object.keys(ENV)).toContain(match[1]);
+    },
+  );
+});
