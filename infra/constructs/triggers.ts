@@ -204,8 +204,13 @@ export class Triggers extends Construct {
         // events:TargetArn is multivalued (one value per target): it needs a set operator, and ForAllValues
         // is true on an empty set, hence the Null check.
         // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-single-vs-multi-valued-context-keys.html
+        // AWS does not say whether a target's DeadLetterConfig ARN is among the key's values; the dead-letter
+        // queue is listed too, so a rule sync is not refused either way (a rule may only reach the queue or
+        // start-run, both this stack's).
         conditions: {
-          'ForAllValues:ArnEquals': { 'events:TargetArn': this.startRunFunction.functionArn },
+          'ForAllValues:ArnEquals': {
+            'events:TargetArn': [this.startRunFunction.functionArn, this.deadLetters.queue.queueArn],
+          },
           Null: { 'events:TargetArn': 'false' },
         },
       }),

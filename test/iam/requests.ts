@@ -152,12 +152,13 @@ export function iamRequestsFor(call: AwsCallRecord, d: Deployment): IamRequest[]
       const bus = ids.EventBusName ?? 'default';
       const rule = ids.Rule ?? ids.Name ?? '?';
       const ruleArn = arn(d, 'events', bus === 'default' ? `rule/${rule}` : `rule/${bus}/${rule}`);
-      // events:TargetArn is multivalued: one value per target of the call.
+      // events:TargetArn is multivalued: one value per target of the call. AWS does not say whether a target's
+      // DeadLetterConfig ARN counts; it is included here, the stricter reading (ForAllValues over the larger set).
       if (call.command === 'PutTargets')
         return [
           one(call.command, ruleArn, {
             'events:TargetArn': at('.Arn')
-              .filter(({ path }) => /^Targets\.\d+\.Arn$/.test(path))
+              .filter(({ path }) => /^Targets\.\d+\.(DeadLetterConfig\.)?Arn$/.test(path))
               .map(({ value }) => value),
           }),
         ];

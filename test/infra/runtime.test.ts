@@ -365,7 +365,12 @@ describe('Triggers', () => {
       `\${${logicalId(synthesized.stack.runtime.triggers.eventBus)}.Arn}`,
     ]);
     expect(find('events:PutTargets')[0]?.Condition).toEqual({
-      'ForAllValues:ArnEquals': { 'events:TargetArn': `\${${fnId('start-run')}.Arn}` },
+      'ForAllValues:ArnEquals': {
+        'events:TargetArn': [
+          `\${${fnId('start-run')}.Arn}`,
+          `\${${logicalId(synthesized.stack.runtime.triggers.deadLetters.queue)}.Arn}`,
+        ],
+      },
       Null: { 'events:TargetArn': 'false' },
     });
     // Nothing reads schedules or rules back.
