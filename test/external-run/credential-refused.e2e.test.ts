@@ -56,6 +56,7 @@ describe('an engine credential deleted while its execution runs', () => {
     expect(run).toMatchObject({ status: 'failed', stopReason: 'error' });
     expect(run.error?.name).toBe('ExternalRefusedError');
     expect(run.error?.message).toContain(`credential ${SECRET} cannot be read`);
+    expect(run.error?.message).toContain('it may still run');
     expect(run.external?.unknownSince).toBeUndefined();
     expect((await externalEvents(h, runId)).map((event) => event.event)).toContain('abandoned');
   });
