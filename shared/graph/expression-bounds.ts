@@ -12,9 +12,13 @@
  *   walk that stops at the limit, never by serializing first; so are both sides of `=` / `!=` (rewritten into
  *   bounded calls like `&`, expression-equality.ts) and the items `$distinct` compares pairwise, whose count
  *   is capped too (its work grows with the square of it).
+ * - `$toMillis(text, picture)` matches the text against a regex JSONata builds from the picture with the global
+ *   `RegExp` (V8's backtracking engine): adjacent components without widths (`[f][f][f]`, names, words) take
+ *   polynomial time over a long string. The call runs with `RegExp` bound to RE2 instead (pictureOnLinearEngine).
  * Each refusal is an error as data: `GRAPH_VALUE_TOO_LARGE` or `GRAPH_PRODUCED_TOO_MUCH`.
  */
 import jsonata from 'jsonata';
+import { LinearRegExp } from '../regex/linear.ts';
 import { isDeepEqual } from './expression-equality.ts';
 
 export const VALUE_BOUNDS = {
@@ -102,6 +106,27 @@ function boundedString(string: NativeFunction, self: unknown, value: unknown, pr
   return (string.implementation as (v: unknown, p?: boolean) => string).call(self, value, prettify);
 }
 
+/** `new RegExp(source, flags)` as JSONata's date parsing calls it, made on RE2. */
+function LinearPictureRegExp(source: string, flags?: string): LinearRegExp {
+  return new LinearRegExp({ source, flags: flags ?? '' } as RegExp);
+}
+
+/**
+ * Runs JSONata's `$toMillis` with the global `RegExp` bound to RE2, so the regex it builds from the picture
+ * (jsonata-js `parseDateTime`: `new RegExp(fullRegex, 'i')`, then `exec`) matches in linear time. JSONata
+ * exposes no engine option for it. The call is synchronous, so nothing else runs while the binding is swapped,
+ * and it is restored before returning or throwing.
+ */
+function pictureOnLinearEngine<T>(call: () => T): T {
+  const v8 = globalThis.RegExp;
+  globalThis.RegExp = LinearPictureRegExp as unknown as RegExpConstructor;
+  try {
+    return call();
+  } finally {
+    globalThis.RegExp = v8;
+  }
+}
+
 /** Counts `length` occurrences of `pattern` in `str` (at most `limit`) and the longest match. */
 async function matchesOf(
   str: string,
@@ -133,9 +158,17 @@ async function matchesOf(
 
 /** The bindings of one evaluation: the bounded built-ins, the bounded `&`, and the produced-units tally. */
 export async function boundedBindings(): Promise<Record<string, unknown>> {
-  const [pad, join, string, replace, clone, distinct] = (await Promise.all(
-    ['pad', 'join', 'string', 'replace', 'clone', 'distinct'].map(builtin),
-  )) as [NativeFunction, NativeFunction, NativeFunction, NativeFunction, NativeFunction, NativeFunction];
+  const [pad, join, string, replace, clone, distinct, toMillis] = (await Promise.all(
+    ['pad', 'join', 'string', 'replace', 'clone', 'distinct', 'toMillis'].map(builtin),
+  )) as [
+    NativeFunction,
+    NativeFunction,
+    NativeFunction,
+    NativeFunction,
+    NativeFunction,
+    NativeFunction,
+    NativeFunction,
+  ];
   const max = VALUE_BOUNDS.maxValueChars;
   /** JSONata's `=`: false when either side is absent; each side sized before the deep comparison. */
   const equal = (lhs: unknown, rhs: unknown): boolean => {
@@ -197,6 +230,12 @@ export async function boundedBindings(): Promise<Record<string, unknown>> {
       if (jsonSizeWithin(arr, max) === undefined)
         throw tooLarge('$distinct() of this value', 'more than that');
       return (distinct.implementation as (...a: unknown[]) => unknown).call(this, arr);
+    }),
+    toMillis: like(toMillis, function (this: unknown, timestamp: unknown, picture?: unknown) {
+      const original = () =>
+        (toMillis.implementation as (...a: unknown[]) => unknown).call(this, timestamp, picture);
+      // Without a picture the text is checked against JSONata's fixed ISO 8601 regex (optional groups only).
+      return picture === undefined ? original() : pictureOnLinearEngine(original);
     }),
     [EQUALS]: { _jsonata_function: true, implementation: (lhs: unknown, rhs: unknown) => equal(lhs, rhs) },
     [DIFFERS]: {

@@ -2,22 +2,22 @@
  * The run context a human task shows: each `context` path of the node (JSONata over the run data,
  * `{ input, steps }`) evaluated once, when the task is requested, and stored on the record. The page shows this
  * snapshot, so what the assignee sees is what the run knew when it asked, and the page never evaluates anything.
+ * Paths run on the graph's bounded evaluator (size limits, RE2 for regex literals), as every other expression
+ * over run data: a path is owner-written and the run data holds untrusted step output.
  */
-import jsonata from 'jsonata';
+import { compileExpression, evaluateExpression } from '../graph/expressions.ts';
 import type { ContextValue } from '../schemas/human-task.ts';
 
 /** Larger values are stored as a shortened JSON preview, marked `truncated`. */
 export const MAX_CONTEXT_VALUE_CHARS = 4000;
 
 async function evaluate(path: string, runData: unknown): Promise<ContextValue> {
-  let value: unknown;
-  try {
-    value = await jsonata(path).evaluate(runData);
-  } catch {
-    // Paths are checked at save time; one that still fails shows as nothing rather than failing the request.
-    return { path };
-  }
-  return contextValue(path, value);
+  // Paths are checked at save time; one that still fails (or is refused by a bound) shows as nothing rather
+  // than failing the request.
+  const compiled = compileExpression(path);
+  if (!compiled.ok) return { path };
+  const result = await evaluateExpression(compiled.value, runData);
+  return result.ok ? contextValue(path, result.value) : { path };
 }
 
 /** One context value as stored: JSON data only, shortened past the cap. */

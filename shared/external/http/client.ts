@@ -6,6 +6,7 @@
  * request may have been received.
  */
 
+import { isPermanentCredentialFailure } from '../../core/errors.ts';
 import { ownerSecretPrefix } from '../../credentials/owner-key.ts';
 import { EgressDeniedError, EgressError } from '../../egress/errors.ts';
 import type * as z from '../../zod.ts';
@@ -106,9 +107,18 @@ export class HttpRuntimeClient {
     try {
       secret = await this.#context.secrets.resolve(ref);
     } catch (cause) {
-      throw new ExternalRefusedError(this.engine, key, `credential ${ref.secret} could not be loaded`, {
-        cause,
-      });
+      // Nothing was sent. A read that can never succeed as named (missing, not the owner's, access denied) is
+      // final; any other (throttled, unreachable) is asked again later: Start retries it with the same key.
+      const permanent = isPermanentCredentialFailure(cause);
+      const reason = cause instanceof Error ? `: ${cause.message}`.slice(0, 300) : '';
+      throw new ExternalRefusedError(
+        this.engine,
+        key,
+        permanent
+          ? `credential ${ref.secret} cannot be read (retrying will not help)${reason}`
+          : `credential ${ref.secret} could not be loaded now${reason}`,
+        { cause, retryable: !permanent },
+      );
     }
     const { header, format } = this.#settings.auth;
     const value = format.replaceAll('{secret}', () => secret);

@@ -5,9 +5,10 @@
  * stores or delivers those answers. Redacting here, where the one adapter of a step is built, covers every
  * step and every engine at once.
  */
+import { isPermanentCredentialFailure } from '../../core/errors.ts';
 import type { Clock, CredentialRef, SecretsPort } from '../../core/ports.ts';
 import type { ExternalAdapter, VerifiedArtifact } from '../contract.ts';
-import { ExternalTransportError } from '../errors.ts';
+import { ExternalRefusedError, ExternalTransportError } from '../errors.ts';
 
 /** `value` with every string in it (keys left alone) redacted. */
 function redactDeep<T>(value: T, redact: (text: string) => string): T {
@@ -57,6 +58,21 @@ class UnredactableAnswerError extends ExternalTransportError {
   }
 }
 
+/**
+ * The credential can never be read as it is named (missing, not the owner's, access denied:
+ * isPermanentCredentialFailure): retrying cannot help, so the answer is a final refusal naming it — Start ends
+ * the run refused, any later step fails and AbandonExternal asks the engine to cancel.
+ */
+function credentialRefused(engine: string, key: string | undefined, secret: string, cause: unknown) {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new ExternalRefusedError(
+    engine,
+    key,
+    `credential ${secret} cannot be read (retrying will not help): ${reason}`.slice(0, 500),
+    { cause },
+  );
+}
+
 export function redactingAdapter(
   adapter: ExternalAdapter,
   context: {
@@ -67,22 +83,28 @@ export function redactingAdapter(
     clock: Clock;
   },
 ): ExternalAdapter {
-  let known: Promise<boolean> | undefined;
+  type Known = { ok: true } | { ok: false; permanent: boolean; cause: unknown };
+  let known: Promise<Known> | undefined;
   // The port redacts what it has resolved in this process; the credential is resolved first so an answer
   // that arrives without a credentialed request (a callback) is redacted too. One that cannot be resolved now
   // (a failed read, the port's owner cap) may still have been sent by an earlier invocation, so the answer
   // could carry it unredacted: fail closed, the answer is not used (an unknown observation, a retryable
   // transport error otherwise: a start is deduplicated by its key), and the resolve is tried again next time.
-  const ensureKnown = async (): Promise<boolean> => {
-    known ??= context.credential
-      ? context.secrets.resolve(context.credential).then(
-          () => true,
-          () => false,
+  // A permanent failure is final at once (credentialRefused), not polled until the unknown deadline.
+  const ensureKnown = async (key: string | undefined): Promise<boolean> => {
+    const { credential } = context;
+    known ??= credential
+      ? context.secrets.resolve(credential).then(
+          (): Known => ({ ok: true }),
+          (cause: unknown): Known => ({ ok: false, permanent: isPermanentCredentialFailure(cause), cause }),
         )
-      : Promise.resolve(true);
-    const ok = await known;
-    if (!ok) known = undefined;
-    return ok;
+      : Promise.resolve({ ok: true });
+    const answer = await known;
+    if (answer.ok) return true;
+    if (answer.permanent && credential)
+      throw credentialRefused(adapter.engine, key, credential.secret, answer.cause);
+    known = undefined;
+    return false;
   };
   const redact = (text: string) => context.secrets.redact(context.owner, text);
   const guarded = async <T>(
@@ -94,10 +116,10 @@ export function redactingAdapter(
     try {
       value = await call();
     } catch (error) {
-      if (!(await ensureKnown())) throw new UnredactableAnswerError(adapter.engine, key);
+      if (!(await ensureKnown(key))) throw new UnredactableAnswerError(adapter.engine, key);
       throw redactError(error, redact);
     }
-    if (!(await ensureKnown())) throw new UnredactableAnswerError(adapter.engine, key);
+    if (!(await ensureKnown(key))) throw new UnredactableAnswerError(adapter.engine, key);
     return clean(value);
   };
   const deep = <T>(value: T) => redactDeep(value, redact);
