@@ -125,6 +125,14 @@ export async function retryGraphStep(
       },
       reason: `retried by ${target.actor}`,
     });
+    // The new execution's name is known now, and so (on Step Functions) its ARN: recorded in the reopen commit
+    // itself, so a late FAILED event of the execution this attempt replaces is no longer the run's current one
+    // (shared/runs/execution-ended.ts isCurrentExecution) and cannot end the reopened run.
+    const attempt = step.attempt + 1;
+    const nextArn =
+      run.status === 'failed'
+        ? deps.executions.arnOf?.('graph', derivedExecutionName(run.runId, 'retry', step.stepId, attempt))
+        : undefined;
     const next = await new RunHandle(run, deps).commit({
       steps: [back.write],
       ...(run.status === 'failed' ? { reopen: true as const } : {}),
@@ -137,13 +145,11 @@ export async function retryGraphStep(
       }) => ({
         ...current,
         status: 'running',
+        ...(nextArn !== undefined ? { executionArn: nextArn } : {}),
       }),
-      audit: [
-        opAudit('retry_step', target.actor, { stepId: step.stepId, attempt: step.attempt + 1 }),
-        back.audit,
-      ],
+      audit: [opAudit('retry_step', target.actor, { stepId: step.stepId, attempt }), back.audit],
     });
-    return { run: next, attempt: step.attempt + 1, wasFailed: run.status === 'failed' };
+    return { run: next, attempt, wasFailed: run.status === 'failed' };
   });
   if (!reopened) return undefined;
   if (!reopened.wasFailed) return reopened.run;
@@ -157,7 +163,9 @@ export async function retryGraphStep(
   return recordExecution(deps, reopened.run, executionArn);
 }
 
+/** Records the started execution's ARN on the run; nothing to write when the reopen commit already did. */
 async function recordExecution(deps: GraphOperationsDeps, run: Run, executionArn: string): Promise<Run> {
+  if (run.executionArn === executionArn) return run;
   try {
     return await deps.store.commit({ run, next: { ...run, executionArn } });
   } catch (error) {
