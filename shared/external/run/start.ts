@@ -103,8 +103,25 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
     // A retried Start (the row written, the outcome of sending unknown). Cancelled meanwhile (an owner's cancel
     // that raced the first send): never sent again; whatever the first send admitted is cancelled (cancel.ts
     // looks the key up) and the run ends cancelled.
+    // The start row is settled in the same ending write (as a refused policy's below): a run that ended leaves
+    // no call pending.
     if (run.external.cancelRequested) {
-      await cancelExternal(deps, { run, definition }, { status: 'cancelled', stopReason: 'cancelled' });
+      const settled = settledCall(
+        row,
+        { notSentAgain: 'the run was cancelled', outcomeUnknown: true },
+        true,
+        at(),
+      );
+      await cancelExternal(
+        deps,
+        { run, definition },
+        {
+          status: 'cancelled',
+          stopReason: 'cancelled',
+          ledgerSettle: [settled],
+          audit: [settleAudit(settled)],
+        },
+      );
       return { runId, next: 'stop' };
     }
     // Sent again only if the policy holds; refused, the first send's execution (if any) is cancelled.
