@@ -35,7 +35,8 @@ type CancelRecord = NonNullable<ExternalRun['cancel']>;
  * records the facts. Nothing is asked when nothing was sent (no `external-start` row), the engine refused the
  * start (the row settled), or it already reported the execution ended (`external.outcome`). A start that got
  * no usable answer (the row still `pending`, no incarnation) is looked up by its key first (lookup.ts): found,
- * that execution is asked; otherwise what was found is recorded, and "may run, not cancellable" said so.
+ * that execution is asked; otherwise what was found is recorded, and "may run, not cancellable" said so. A
+ * look-up that got no answer (`unanswered`) is not final: the next call looks again.
  * Answers the run as written and the facts.
  */
 export async function cancelEngineExecution(
@@ -50,8 +51,10 @@ export async function cancelEngineExecution(
   let row = ledger.find((candidate) => candidate.toolUseId === externalCallId('cancel'));
   const ended = external.outcome !== undefined;
   if (ended || (row && row.status !== 'pending')) return { run, facts: external.cancel };
-  // Looked up before and nothing was asked (no row): those facts stand.
-  if (!row && external.cancel) return { run, facts: external.cancel };
+  // Looked up before and nothing was asked (no row): those facts stand, except an unanswered look-up (a network
+  // fault, a 5xx): a look-up is a read, so a later cancel or abandon (a step's retry) asks again.
+  if (!row && external.cancel && external.cancel.byKey !== 'unanswered')
+    return { run, facts: external.cancel };
   let incarnation = external.incarnation;
   let found: ByKey | undefined;
   if (incarnation === undefined) {
