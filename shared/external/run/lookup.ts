@@ -13,7 +13,10 @@ export type ByKey =
   | { byKey: 'found'; incarnation: string }
   | { byKey: 'not_found' | 'other_payload' | 'unanswered' | 'unsupported'; detail: string };
 
-/** Looks the run's key up; never throws (a fault is `unanswered`: the execution may run, not cancellable). */
+/**
+ * Looks the run's key up; never throws (a fault is `unanswered`: the execution may run, not cancellable now;
+ * cancel.ts looks again on its next call, as a look-up admits nothing).
+ */
 export async function findByKey(deps: ExternalRunDeps, loaded: LoadedExternalRun): Promise<ByKey> {
   const { key, payloadSha256 } = loaded.run.external;
   const why = 'start got no usable answer';
