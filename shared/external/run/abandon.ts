@@ -7,9 +7,10 @@
  * parent graph step's answer); it finds the run ended. A run that already ended is left alone.
  */
 
+import { isoAt } from '../../core/engine.ts';
 import { cancelExternal, cancelNote } from './cancel.ts';
 import type { ExternalNext, ExternalRunDeps } from './ports.ts';
-import { externalAudit, loadExternalRun } from './records.ts';
+import { externalAudit, externalCallId, loadExternalRun, settleAudit, settledCall } from './records.ts';
 
 export type StepFailure = { name: string; message: string };
 
@@ -21,7 +22,15 @@ export async function abandonExternal(
   const loaded = await loadExternalRun(deps, runId);
   if (!loaded) return { runId, next: 'stop' };
   const { key } = loaded.run.external;
+  // A Start that never got an answer (its retries exhausted) left its row pending: settled in the ending, never
+  // sent again, its outcome unknown (the cancel facts say what the look-up found).
+  const ledger = await deps.store.listLedger(loaded.run.runId);
+  const start = ledger.find((row) => row.toolUseId === externalCallId('start') && row.status === 'pending');
+  const settled = start
+    ? settledCall(start, { notSentAgain: 'the run failed', outcomeUnknown: true }, true, isoAt(deps.clock))
+    : undefined;
   await cancelExternal(deps, loaded, (facts) => ({
+    ...(settled ? { ledgerSettle: [settled] } : {}),
     status: 'failed',
     stopReason: 'error',
     error: { name: failure.name, message: `${failure.message}${cancelNote(facts)}`.slice(0, 1000) },
@@ -31,6 +40,7 @@ export async function abandonExternal(
         actor: 'system',
         data: { name: failure.name, message: failure.message.slice(0, 1000) },
       },
+      ...(settled ? [settleAudit(settled)] : []),
       externalAudit('abandoned', { key, cancelled: facts?.stopped ?? false }),
     ],
   }));
