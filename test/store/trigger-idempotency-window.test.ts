@@ -36,7 +36,7 @@ async function startTwice(trigger: TriggerProvenance, apiKey: string | undefined
     workflowId: head.workflowId,
     trigger,
     actor: 'system',
-    idempotency,
+    ...(idempotency === undefined ? {} : { idempotency }),
   };
   const first = await startRun(deps, request);
   clock.advance(afterDays * DAY_MS);
