@@ -21,6 +21,8 @@
  *   run has one execution, named after the run (shared/runs/start-run.ts), so `detail.name` is its run id;
  *   a run that already ended is left alone (shared/external/run/abandon.ts).
  * The Lambda targets add each function's resource policy for events.amazonaws.com, limited to the rule's ARN.
+ * An event neither target could hand over, and one whose function failed every attempt, waits in
+ * `deadLetters.queue` (execution-ended-dead-letters.ts) for an operator to redrive it (docs/state-machine.md).
  * Neither function depends on a rule, so no dependency cycle: the rules depend on the machines and functions.
  */
 import * as events from 'aws-cdk-lib/aws-events';
@@ -29,6 +31,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { UNHANDLED_END_STATUSES } from '../../shared/runs/execution-ended.ts';
+import { ExecutionEndedDeadLetters } from './execution-ended-dead-letters.ts';
 import { EXECUTION_STATUS_CHANGE } from './jobs-sweep.ts';
 
 export interface ExecutionEndedProps {
@@ -57,9 +60,13 @@ export class ExecutionEnded extends Construct {
   public readonly runRule: events.Rule;
   /** Ended executions of the external machine → external (abandon). */
   public readonly externalRule: events.Rule;
+  /** Where an event that could not end its run waits (both rules, both functions' async failures). */
+  public readonly deadLetters: ExecutionEndedDeadLetters;
 
   constructor(scope: Construct, id: string, props: ExecutionEndedProps) {
     super(scope, id);
+    this.deadLetters = new ExecutionEndedDeadLetters(this, 'DeadLetters');
+    const deadLetterQueue = this.deadLetters.queue;
     const pattern = (machines: readonly sfn.IStateMachine[]): events.EventPattern => ({
       source: ['aws.states'],
       detailType: [EXECUTION_STATUS_CHANGE],
@@ -69,16 +76,24 @@ export class ExecutionEnded extends Construct {
       },
     });
     // Retries cover a throttled function (EventBridge retries asynchronous-invoke failures, up to 24 hours by
-    // default; a bounded count here); every handler is idempotent.
+    // default; a bounded count here); every handler is idempotent. Past them, the event goes to the queue.
     this.runRule = new events.Rule(this, 'RunOrGraph', {
       description: 'A run or graph execution ended outside MarkFailed: end its run failed',
       eventPattern: pattern(props.runMachines),
-      targets: [new targets.LambdaFunction(props.markFailed, { retryAttempts: 8 })],
+      targets: [new targets.LambdaFunction(props.markFailed, { retryAttempts: 8, deadLetterQueue })],
     });
     this.externalRule = new events.Rule(this, 'External', {
       description: "An external run's execution ended outside its steps: cancel the engine, end the run",
       eventPattern: pattern([props.externalMachine]),
-      targets: [new targets.LambdaFunction(props.external, { retryAttempts: 8, event: abandonInputOf() })],
+      targets: [
+        new targets.LambdaFunction(props.external, {
+          retryAttempts: 8,
+          deadLetterQueue,
+          event: abandonInputOf(),
+        }),
+      ],
     });
+    this.deadLetters.keepFailuresOf(props.markFailed);
+    this.deadLetters.keepFailuresOf(props.external);
   }
 }

@@ -38,6 +38,11 @@ export interface ObservabilityProps {
   readonly alarmTopic?: sns.ITopic;
   /** The triggers' dead-letter queue (trigger-dead-letters.ts): any message in it is a run that did not start. */
   readonly triggerDeadLetterQueue?: sqs.IQueue;
+  /**
+   * The execution-ended dead-letter queue (execution-ended-dead-letters.ts): any message in it is a run that may
+   * stay `running` until it is redriven.
+   */
+  readonly executionEndedDeadLetterQueue?: sqs.IQueue;
   /** Dashboard name. @default - generated */
   readonly dashboardName?: string;
   /** `POWERTOOLS_METRICS_NAMESPACE` of the functions. @default 'WfRuntime' */
@@ -124,6 +129,20 @@ export class Observability extends Construct {
               1,
               'A schedule or event could not start its run and waits in the trigger dead-letter queue ' +
                 '(docs/triggers.md, "Undelivered triggers").',
+            ),
+          }),
+      ...(props.executionEndedDeadLetterQueue === undefined
+        ? {}
+        : {
+            ExecutionEndedDeadLetters: alarm(
+              'ExecutionEndedDeadLetters',
+              props.executionEndedDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+                period: FIVE_MINUTES,
+                statistic: cloudwatch.Stats.MAXIMUM,
+              }),
+              1,
+              'An execution that ended outside MarkFailed could not end its run, which stays running until ' +
+                'the event is redriven (docs/state-machine.md, "Executions that end outside MarkFailed").',
             ),
           }),
       ...Object.fromEntries(

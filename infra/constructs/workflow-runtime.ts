@@ -413,6 +413,7 @@ export class WorkflowRuntime extends Construct {
       functions: Object.fromEntries(Object.entries(fns).map(([name, fn]) => [name, fn.function])),
       httpApi: this.api.httpApi,
       triggerDeadLetterQueue: this.triggers.deadLetters.queue,
+      executionEndedDeadLetterQueue: this.executionEnded.deadLetters.queue,
       ...(props.alarmTopic === undefined ? {} : { alarmTopic: props.alarmTopic }),
       metricsNamespace,
     });

@@ -17,8 +17,21 @@ import type { DynamoStore, Idempotency, NewRun } from '../store/index.ts';
 import { firstTurnPlanning } from './first-turn.ts';
 import { ExecutionNotStartedError, type ExecutionsPort } from './ports.ts';
 
-/** Idempotency markers are kept for a week; a key reused after that starts a new run. */
+/** Idempotency markers of API starts are kept for a week; a key reused after that starts a new run. */
 export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
+
+/**
+ * A schedule's or an event's marker (scheduled time, event id) outlives the trigger dead-letter queue's
+ * retention, 14 days (infra/constructs/trigger-dead-letters.ts): a trigger redriven from the queue on its last
+ * day still finds the run it started, if it did, and never starts a second one (docs/event-triggers.md).
+ */
+export const TRIGGER_IDEMPOTENCY_TTL_SECONDS = 15 * 24 * 3600;
+
+/** How long a start's idempotency marker holds, by what started it. */
+export const idempotencyTtlSeconds = (trigger: TriggerProvenance): number =>
+  trigger.type === 'schedule' || trigger.type === 'event'
+    ? TRIGGER_IDEMPOTENCY_TTL_SECONDS
+    : IDEMPOTENCY_TTL_SECONDS;
 
 export type StartRunDeps = {
   store: DynamoStore;
@@ -109,7 +122,7 @@ export async function startRun(
         trigger: request.trigger.type,
       }),
     ),
-    expiresAtEpoch: Math.floor(deps.clock.nowMs() / 1000) + IDEMPOTENCY_TTL_SECONDS,
+    expiresAtEpoch: Math.floor(deps.clock.nowMs() / 1000) + idempotencyTtlSeconds(request.trigger),
   };
   return launchRun(deps, prepared, idempotency);
 }

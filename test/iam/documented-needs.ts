@@ -14,6 +14,12 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
     reason:
       "The trigger dead-letter queue is start-run's on-failure destination: Lambda sends the record of an asynchronous invocation that failed every attempt with the function's role (https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-retain-records.html).",
   },
+  ...(['mark-failed', 'external'] as const).map((fn) => ({
+    fn,
+    action: 'sqs:SendMessage',
+    reason:
+      "The execution-ended dead-letter queue is the function's on-failure destination: Lambda sends the record of an asynchronous invocation (an execution-ended rule's) that failed every attempt with the function's role (https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-retain-records.html).",
+  })),
   {
     fn: ALL,
     action: 'logs:CreateLogStream',

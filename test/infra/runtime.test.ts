@@ -530,6 +530,7 @@ describe('cdk-nag and synthesis', () => {
       '5xx',
       'ApprovalsExpired',
       'ApproximateNumberOfMessagesVisible',
+      'ApproximateNumberOfMessagesVisible',
       'BudgetStops',
       'EgressDenials',
       'Errors',
