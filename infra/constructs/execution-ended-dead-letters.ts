@@ -19,10 +19,9 @@
  */
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { acknowledge } from './nag.ts';
-import { TRIGGER_DEAD_LETTER_RETENTION } from './trigger-dead-letters.ts';
+import { deadLetterQueue } from './trigger-dead-letters.ts';
 
 /** The dead-letter queue of the execution-ended rules and of their functions' asynchronous invocations. */
 export class ExecutionEndedDeadLetters extends Construct {
@@ -31,14 +30,7 @@ export class ExecutionEndedDeadLetters extends Construct {
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
-    this.queue = new sqs.Queue(this, 'Queue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: TRIGGER_DEAD_LETTER_RETENTION,
-    });
-    acknowledge(this.queue, 'AwsSolutions-SQS3', {
-      reason: 'This queue is itself the dead-letter queue of the execution-ended rules.',
-    });
+    this.queue = deadLetterQueue(this, 'the execution-ended rules');
   }
 
   /** Makes the queue `fn`'s on-failure destination for asynchronous invocations (2 retries, Lambda's default). */

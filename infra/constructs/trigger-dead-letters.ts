@@ -28,6 +28,22 @@ import { acknowledge } from './nag.ts';
 /** How long an undelivered trigger is kept: SQS's longest retention. */
 export const TRIGGER_DEAD_LETTER_RETENTION = Duration.days(14);
 
+/**
+ * A dead-letter queue: SQS-managed encryption, TLS only, kept 14 days. It is itself the dead-letter queue of
+ * `what`, so it has none of its own (cdk-nag AwsSolutions-SQS3).
+ */
+export function deadLetterQueue(scope: Construct, what: string): sqs.Queue {
+  const queue = new sqs.Queue(scope, 'Queue', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: TRIGGER_DEAD_LETTER_RETENTION,
+  });
+  acknowledge(queue, 'AwsSolutions-SQS3', {
+    reason: `This queue is itself the dead-letter queue of ${what}.`,
+  });
+  return queue;
+}
+
 /** Properties of `TriggerDeadLetters`. */
 export interface TriggerDeadLettersProps {
   /** The function schedules and rules invoke asynchronously (functions/start-run.ts). */
@@ -45,14 +61,7 @@ export class TriggerDeadLetters extends Construct {
 
   constructor(scope: Construct, id: string, props: TriggerDeadLettersProps) {
     super(scope, id);
-    this.queue = new sqs.Queue(this, 'Queue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: TRIGGER_DEAD_LETTER_RETENTION,
-    });
-    acknowledge(this.queue, 'AwsSolutions-SQS3', {
-      reason: 'This queue is itself the dead-letter queue of the trigger paths.',
-    });
+    this.queue = deadLetterQueue(this, 'the trigger paths');
 
     // sqs:SendMessage only (`grantSendMessages` adds GetQueueAttributes and GetQueueUrl, which no sender uses).
     const sendOnly = new iam.PolicyStatement({

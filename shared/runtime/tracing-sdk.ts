@@ -34,11 +34,18 @@ export async function tracedScope<T>(
   annotations: Record<string, string>,
   work: () => Promise<T>,
 ): Promise<T> {
+  return inSubsegment(name, work, () => {
+    for (const [key, value] of Object.entries(annotations)) tracer.putAnnotation(key, value);
+  });
+}
+
+/** Runs `work` in a new subsegment of the current segment (once `annotate` ran), recording its error. */
+async function inSubsegment<T>(name: string, work: () => Promise<T>, annotate: () => void): Promise<T> {
   const parent = tracer.isTracingEnabled() ? tracer.getSegment() : undefined;
   if (!parent) return work();
   const segment = parent.addNewSubsegment(name);
   tracer.setSegment(segment);
-  for (const [key, value] of Object.entries(annotations)) tracer.putAnnotation(key, value);
+  annotate();
   try {
     return await work();
   } catch (error) {
@@ -59,21 +66,13 @@ export function tracedHandler<E, C, R>(
   name: string,
   handler: (event: E, context: C) => Promise<R>,
 ): (event: E, context: C) => Promise<R> {
-  return async (event, context) => {
-    const parent = tracer.isTracingEnabled() ? tracer.getSegment() : undefined;
-    if (!parent) return handler(event, context);
-    const segment = parent.addNewSubsegment(`## ${name}`);
-    tracer.setSegment(segment);
-    tracer.annotateColdStart();
-    tracer.addServiceNameAnnotation();
-    try {
-      return await handler(event, context);
-    } catch (error) {
-      tracer.addErrorAsMetadata(error as Error);
-      throw error;
-    } finally {
-      segment.close();
-      tracer.setSegment(parent);
-    }
-  };
+  return (event, context) =>
+    inSubsegment(
+      `## ${name}`,
+      () => handler(event, context),
+      () => {
+        tracer.annotateColdStart();
+        tracer.addServiceNameAnnotation();
+      },
+    );
 }
