@@ -67,14 +67,38 @@ export function costOf(usage: Usage, price: ModelPrice): number {
 }
 
 /**
+ * Input tokens the API adds to a request that has tools: "When you use tools, we also automatically include a
+ * special system prompt for the model which enables tool use" (https://docs.anthropic.com/en/docs/tool-use-pricing-and-tokens).
+ * Its size is per model and tool choice, 159–530 tokens in the table on that page (Claude 4 models: 346 with
+ * `auto`, the choice the runtime sends). It is not in the request's bytes, so the bound adds it; 1,024 leaves room
+ * for a model whose figure the table does not list yet. Bedrock runs the same models with the same prompt.
+ */
+export const TOOL_USE_SYSTEM_PROMPT_TOKENS = 1024;
+
+/**
+ * Bytes the model adapter adds in front of the system prompt of an owner's request: the prompt-cache scope
+ * block, `cache-scope: ` and 32 hex digits (model/anthropic-mapping.ts `cacheScopeText`; a test pins both).
+ */
+export const CACHE_SCOPE_BYTES = 45;
+
+/**
  * An upper bound of what one call can cost: every request byte counted as a token at the dearest input
- * rate (a token is never shorter than one byte of UTF-8), plus max_tokens of output. Reserving this before
+ * rate (a token is never shorter than one byte of UTF-8), the tokens the API and the adapter add to the request
+ * (the tool-use system prompt, the owner's cache-scope block), plus max_tokens of output. Reserving this before
  * the call is what keeps a run under its ceiling.
  */
 export function reservationFor(request: ModelRequest, price: ModelPrice): number {
+  const inputTokens = requestInputTokensBound(request);
+  const inputRate = Math.max(price.input, price.cacheWrite);
+  return roundUsd((inputTokens * inputRate + request.maxTokens * price.output) / 1e6);
+}
+
+/** The most input tokens `request` can be billed for (reservationFor). */
+export function requestInputTokensBound(request: ModelRequest): number {
   const bytes = new TextEncoder().encode(
     JSON.stringify({ system: request.system, messages: request.messages, tools: request.tools }),
   ).length;
-  const inputRate = Math.max(price.input, price.cacheWrite);
-  return roundUsd((bytes * inputRate + request.maxTokens * price.output) / 1e6);
+  const toolPrompt = request.tools.length > 0 ? TOOL_USE_SYSTEM_PROMPT_TOKENS : 0;
+  const scope = request.owner === undefined ? 0 : CACHE_SCOPE_BYTES;
+  return bytes + toolPrompt + scope;
 }

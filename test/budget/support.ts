@@ -1,17 +1,20 @@
 /** Budget test support: a model that spends everything a request allows, and a table of a ceiling's use. */
 import { maxOutputTokensOf } from '../../shared/core/output-tokens.ts';
 import type { ModelPort, ModelRequest, ModelResponse } from '../../shared/core/ports.ts';
-import { DEFAULT_PRICES, priceFor, reservationFor, roundUsd } from '../../shared/core/pricing.ts';
+import {
+  DEFAULT_PRICES,
+  priceFor,
+  requestInputTokensBound,
+  reservationFor,
+  roundUsd,
+} from '../../shared/core/pricing.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 
-/** Bytes of the request as `reservationFor` counts them: the input tokens' upper bound. */
-export const requestBytes = (request: ModelRequest): number =>
-  new TextEncoder().encode(
-    JSON.stringify({ system: request.system, messages: request.messages, tools: request.tools }),
-  ).length;
+/** The request's input tokens as `reservationFor` bounds them (its bytes, the tool-use prompt, the scope block). */
+export const requestBytes = (request: ModelRequest): number => requestInputTokensBound(request);
 
 /**
- * The dearest answer a request can get: every request byte a cache-write token, and thinking plus answer
+ * The dearest answer a request can get: every request byte a cache-write token (and the tokens the API adds), and thinking plus answer
  * filling the `max_tokens` the adapter sends (the default per-model thinking style). Its cost is the
  * largest any real answer to the request can have.
  */

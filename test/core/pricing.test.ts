@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { UnknownModelPriceError } from '../../shared/core/errors.ts';
 import { bareModelId } from '../../shared/core/model-id.ts';
+import type { ModelRequest } from '../../shared/core/ports.ts';
 import {
   CACHE_READ_MULTIPLIER,
+  CACHE_SCOPE_BYTES,
   CACHE_WRITE_5M_MULTIPLIER,
   costOf,
   DEFAULT_PRICES,
   priceFor,
+  requestInputTokensBound,
+  reservationFor,
+  TOOL_USE_SYSTEM_PROMPT_TOKENS,
 } from '../../shared/core/pricing.ts';
+import { cacheScopeText } from '../../shared/model/anthropic-mapping.ts';
 
 describe('Function: bareModelId', () => {
   it.each([
@@ -76,5 +82,44 @@ describe('Function: costOf', () => {
     };
 
     expect(costOf(usage, DEFAULT_PRICES['claude-sonnet-5-5']!)).toBe(0.021);
+  });
+});
+
+describe('Function: reservationFor', () => {
+  const request: ModelRequest = {
+    model: 'claude-sonnet-5-5',
+    system: 'You file notes.',
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: [],
+    maxTokens: 100,
+  };
+  const bytes = Buffer.byteLength(
+    JSON.stringify({ system: request.system, messages: request.messages, tools: request.tools }),
+  );
+  const tool = { name: 'notes_append', description: 'Append a line.', inputSchema: { type: 'object' } };
+
+  it('bounds the input by the request bytes when there are no tools and no owner', () => {
+    expect(requestInputTokensBound(request)).toBe(bytes);
+  });
+
+  it('adds the tool-use system prompt the API adds to a request with tools (up to 530 tokens documented)', () => {
+    const withTools = { ...request, tools: [tool] };
+    expect(TOOL_USE_SYSTEM_PROMPT_TOKENS).toBeGreaterThanOrEqual(530);
+    expect(
+      requestInputTokensBound(withTools) - requestInputTokensBound({ ...withTools, tools: [] }),
+    ).toBeGreaterThan(TOOL_USE_SYSTEM_PROMPT_TOKENS);
+  });
+
+  it("adds the owner's cache-scope block exactly as long as the adapter sends it", () => {
+    expect(cacheScopeText('alice').length).toBe(CACHE_SCOPE_BYTES);
+    expect(requestInputTokensBound({ ...request, owner: 'alice' })).toBe(bytes + CACHE_SCOPE_BYTES);
+  });
+
+  it('prices the bound at the dearest input rate plus max_tokens of output (hand-computed)', () => {
+    const price = DEFAULT_PRICES['claude-sonnet-5-5']!;
+    const owned = { ...request, owner: 'alice', tools: [tool] };
+    const input = requestInputTokensBound(owned);
+    const expected = Math.round(((input * price.cacheWrite + 100 * price.output) / 1e6) * 1e6) / 1e6;
+    expect(reservationFor(owned, price)).toBe(expected);
   });
 });
