@@ -4,6 +4,7 @@
  * page quotes are the constants the code uses.
  */
 import { describe, expect, it } from 'vitest';
+import { MERGED_TRANSACTION_BOUND } from '../../shared/core/staged-change.ts';
 import {
   capRefusal,
   capResultText,
@@ -16,7 +17,6 @@ import {
   MAX_TOOL_USE_ID_BYTES,
   MAX_TOOL_USES_PER_MESSAGE,
 } from '../../shared/core/transcript-limits.ts';
-import { MERGED_TRANSACTION_BOUND } from '../../shared/core/staged-change.ts';
 import { grantIndexKeys, JOB_STATES, jobKeys } from '../../shared/jobs/records.ts';
 import { RUN_TRANSITIONS } from '../../shared/schemas/run.ts';
 import { indexKeys, keys } from '../../shared/store/keys.ts';
@@ -72,7 +72,19 @@ function render(template: string): string {
   });
 }
 const code = (cell: string) => /^`(.*)`$/.exec(cell)?.[1];
-const { owner, workflowId: wf, runId, createdAt, name } = VALUES as Record<string, string>;
+const {
+  owner,
+  workflowId: wf,
+  runId,
+  createdAt,
+  name,
+} = VALUES as {
+  owner: string;
+  workflowId: string;
+  runId: string;
+  createdAt: string;
+  name: string;
+};
 
 /** The item table in page order: a prefix of the row's first cell, and the keys the code builds for it. */
 const ITEMS: [string, Record<string, string>][] = [
@@ -141,7 +153,9 @@ describe('docs/data-model.md', () => {
 
   it("names the table's keys, indexes and TTL attribute as TABLE_KEYS does", () => {
     const intro = /^Everything lives in one table[\s\S]*?\n\n/m.exec(page)?.[0] ?? '';
-    expect(intro).toContain(`partition key \`${TABLE_KEYS.partitionKey}\`, sort key \`${TABLE_KEYS.sortKey}\``);
+    expect(intro).toContain(
+      `partition key \`${TABLE_KEYS.partitionKey}\`, sort key \`${TABLE_KEYS.sortKey}\``,
+    );
     expect(intro).toContain(`TTL on\n\`${TABLE_KEYS.ttlAttribute}\``);
     const header = '| item | `pk` | `sk` | `gsi1pk` / `gsi1sk` | `gsi2pk` / `gsi2sk` |';
     expect(header).toContain(`\`${TABLE_KEYS.byOwner.partitionKey}\` / \`${TABLE_KEYS.byOwner.sortKey}\``);
@@ -182,7 +196,9 @@ describe('docs/data-model.md', () => {
     const sorted = kinds.map((kind) => runPartition[kind]).sort();
     expect(sorted).toEqual(kinds.map((kind) => runPartition[kind]));
     // BUDGET "sorts between `AUD#` and `HTK#`, outside every range read".
-    expect(runPartition.budget > runPartition.audit && runPartition.budget < runPartition.humanTask).toBe(true);
+    expect(runPartition.budget > runPartition.audit && runPartition.budget < runPartition.humanTask).toBe(
+      true,
+    );
     // "sk BETWEEN 'MSG#' AND 'RUN'": the messages (and their parts), notes, the resume token, the run item last.
     expect(page).toContain("`pk = RUN#r AND sk BETWEEN 'MSG#' AND 'RUN'`");
     expect(between('MSG#', 'RUN')).toEqual(['message', 'messagePart', 'note', 'resume', 'run']);
@@ -200,7 +216,10 @@ describe('docs/data-model.md', () => {
     );
     expect(quoted).toEqual(expect.arrayContaining(['WF#', 'MSG#', 'TOOL#', 'AUD#', 'NOTE#', 'HTK#', 'APR#']));
     for (const prefix of quoted)
-      expect(built.some((key) => key.startsWith(prefix)), prefix).toBe(true);
+      expect(
+        built.some((key) => key.startsWith(prefix)),
+        prefix,
+      ).toBe(true);
   });
 
   it("every row of the delegated jobs' table is a key jobKeys builds", () => {
@@ -215,9 +234,9 @@ describe('docs/data-model.md', () => {
       jobKeys.request('grt_1', 'ab12'),
       jobKeys.idempotency('grt_1', 'k-1'),
     ];
-    expect(rows.map(([pk, sk]) => ({ pk: render(code(pk ?? '') ?? ''), sk: render(code(sk ?? '') ?? '') }))).toEqual(
-      built,
-    );
+    expect(
+      rows.map(([pk, sk]) => ({ pk: render(code(pk ?? '') ?? ''), sk: render(code(sk ?? '') ?? '') })),
+    ).toEqual(built);
     const grant = rows[0]?.[2] ?? '';
     const index = grantIndexKeys('auth0|abc', 'ci-bot', 'grt_1');
     expect(grant).toContain(`\`gsi1\` \`OWNER#<owner>\` / \`GRANT#<clientId>\``);
@@ -255,7 +274,9 @@ describe('docs/data-model.md', () => {
 
   it('the limits the prose quotes are the constants the code uses', () => {
     expect(page).toContain(`each filled to at most ${MESSAGE_ITEM_BUDGET_BYTES.toLocaleString('en')} bytes`);
-    expect(page).toContain(`\`shared/store/run-scopes.ts\`, ${RUN_SCOPE_CACHE_SIZE.toLocaleString('en')} runs`);
+    expect(page).toContain(
+      `\`shared/store/run-scopes.ts\`, ${RUN_SCOPE_CACHE_SIZE.toLocaleString('en')} runs`,
+    );
     expect(page).toContain(`\`shared/store/version-cache.ts\`, ${VERSION_CACHE_SIZE} versions`);
     expect(page).toContain(
       `would pass\n  ${MERGED_TRANSACTION_BOUND.items} items or ${MERGED_TRANSACTION_BOUND.bytes / 1024 / 1024} MB`,

@@ -55,7 +55,11 @@ describe('docs/external-workflows.md', () => {
       ...rows.map(([cell]) => (cell ?? '').replace(/`/g, '')).filter((name) => !name.includes('.')),
       ...[...shared.matchAll(/`(\w+)`/g)].map((m) => m[1] as string),
     ];
-    expect(documented.sort()).toEqual(Object.keys(external).filter((name) => name !== '$schema').sort());
+    expect(documented.sort()).toEqual(
+      Object.keys(external)
+        .filter((name) => name !== '$schema')
+        .sort(),
+    );
     const observe = rows.flatMap(([cell]) => /^`observe\.(\w+)`$/.exec(cell ?? '')?.[1] ?? []);
     expect(observe.sort()).toEqual(Object.keys(external.observe?.properties ?? {}).sort());
   });
