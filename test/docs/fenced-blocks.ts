@@ -117,3 +117,28 @@ export function shapeOf(declarationText: string): { members: string[]; literals:
   const literals = [...body.matchAll(/'([^']*)'/g)].map((m) => m[1] as string);
   return { members: [...new Set(members)].sort(), literals: [...new Set(literals)].sort() };
 }
+
+/**
+ * The body rows of the Markdown table of docs/<page>.md whose header row is `header` (exactly as written, e.g.
+ * '| state | type | what it does |'), each row split into its trimmed cells (`\|` inside a cell kept as `|`).
+ */
+export function tableRows(page: string, header: string): string[][] {
+  const lines = readFileSync(join(root, 'docs', page), 'utf8').split('\n');
+  const found = lines.flatMap((line, index) => (line.trim() === header ? [index] : []));
+  if (found.length !== 1) throw new Error(`docs/${page}: ${found.length} tables with the header ${header}`);
+  const rows: string[][] = [];
+  for (let i = (found[0] as number) + 2; i < lines.length && lines[i]?.startsWith('|'); i++)
+    rows.push(
+      (lines[i] as string)
+        .replaceAll('\\|', '\u0000')
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim().replaceAll('\u0000', '|')),
+    );
+  return rows;
+}
+
+/** The text of docs/<page>.md. */
+export function pageText(page: string): string {
+  return readFileSync(join(root, 'docs', page), 'utf8');
+}
