@@ -89,7 +89,7 @@ describe('Function: reservationFor', () => {
   const request: ModelRequest = {
     model: 'claude-sonnet-5-5',
     system: 'You file notes.',
-    messages: [{ role: 'user', content: 'hi' }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
     tools: [],
     maxTokens: 100,
   };
