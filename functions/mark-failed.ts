@@ -14,6 +14,7 @@ import { humanTaskExpiry } from '../shared/human-tasks/expiry.ts';
 import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
 import { endedExecutionOf, endRunOfEndedExecution } from '../shared/runs/execution-ended.ts';
 import { awsAnswerParent } from '../shared/runtime/aws/answer-parent.ts';
+import { awsExecutionStops } from '../shared/runtime/aws/executions.ts';
 import { awsOwnerNotices } from '../shared/runtime/aws/notices.ts';
 import { awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
 import { systemClock } from '../shared/runtime/clock.ts';
@@ -80,7 +81,8 @@ export const handler = tracedHandler(
     answerParent: awsAnswerParent(awsSigningStore()),
     endGraphChildren: (runId: string) => {
       const deps = { store: awsSigningStore(), clock: systemClock };
-      return cancelChildrenOfFailedGraph({ ...deps, humanTasks: humanTaskExpiry(deps) }, runId);
+      const executions = awsExecutionStops();
+      return cancelChildrenOfFailedGraph({ ...deps, humanTasks: humanTaskExpiry(deps), executions }, runId);
     },
   })),
 );

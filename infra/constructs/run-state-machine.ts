@@ -2,7 +2,7 @@
  * `RunStateMachine`: the Standard state machine of docs/state-machine.md (the contract), built once here;
  * the deployed stack and the local runner (via infra/local-definition.ts) run this same definition.
  */
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -383,6 +383,33 @@ export class RunStateMachine extends Construct {
       'Cancelling a run stops its current execution, whose name is known only at run time; scoped to executions of this state machine.',
     );
     return grant;
+  }
+
+  /**
+   * Grants `StopExecution` on this state machine's executions to a function that is itself one of its tasks
+   * (mark-failed: a failed graph run's agent children are run executions). The state machine depends on that
+   * function, so the grant goes into a policy of its own that nothing depends on (as
+   * `grantTaskResponseToTaskFunction`). StopExecution is authorized on the execution
+   * (`arn:<partition>:states:<region>:<account>:execution:<state machine name>:<execution name>`,
+   * https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html): the resource
+   * is every execution of this state machine and no other's (test/iam/child-run-stop.test.ts).
+   */
+  public grantStopExecutionToTaskFunction(id: string, role: iam.IRole): iam.Policy {
+    const executions = `${Stack.of(this).formatArn({
+      service: 'states',
+      resource: 'execution',
+      resourceName: this.stateMachine.stateMachineName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    })}:*`;
+    const policy = new iam.Policy(this, id, {
+      roles: [role],
+      statements: [new iam.PolicyStatement({ actions: ['states:StopExecution'], resources: [executions] })],
+    });
+    acknowledge(policy, `AwsSolutions-IAM5[Resource::${nagRef(policy, executions)}]`, {
+      reason:
+        "A failed graph run's agent child runs are stopped by their current execution, whose name is known only at run time; scoped to executions of the run state machine.",
+    });
+    return policy;
   }
 
   private lambdaTask(

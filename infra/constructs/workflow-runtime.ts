@@ -380,6 +380,10 @@ export class WorkflowRuntime extends Construct {
       fns['mark-failed'].role,
       fns.external.role,
     ]);
+    // A failed graph run's agent children (mark-failed, a task of the run machine: its own policy) and an agent
+    // step whose wait timed out (graph-advance) stop the child's execution (shared/graph-run/end-children.ts).
+    this.runStateMachine.grantStopExecutionToTaskFunction('ChildRunStop', fns['mark-failed'].role);
+    this.runStateMachine.grantStopExecution(fns['graph-advance']);
     this.grantHumanTasks(fns);
 
     // External runs: the api and start-run start them on the external machine; the external function calls

@@ -11,6 +11,7 @@ import { concludeAssistant, endWithOpenCalls, userMessage } from './conclude.ts'
 import { RunHandle, type TurnDeps } from './engine.ts';
 import { RunNotFoundError, TurnFenceError } from './errors.ts';
 import { awaitApprovals, secondsUntilExpiry } from './finish.ts';
+import { liveExecutionPart } from './live-execution.ts';
 import { callModel } from './model-step.ts';
 import type { TurnInput, TurnOutcome } from './outcome.ts';
 import {
@@ -65,6 +66,9 @@ async function turnFromStore(deps: TurnDeps, input: TurnInput, readHead: boolean
   const h = new RunHandle(run, deps, rebaseOnSideWrites(deps.store));
   if (isTerminalRunStatus(run.status) || run.turn > input.turn) return committedOutcome(h, deps, input);
   if (run.turn < input.turn) throw new TurnFenceError(run.runId, input.turn, run.turn);
+  // A continuation's first turn records it on the run with its first commit (live-execution.ts).
+  const live = liveExecutionPart(run, input.attempt);
+  if (live) await h.stage(live);
 
   // Messages are append-only: a transcript of the run's `messageCount` messages is this revision's. Any other
   // count means a commit landed between the two reads, and the transcript is read again after the run.

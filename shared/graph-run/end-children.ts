@@ -4,8 +4,13 @@
  * child runs are cancelled through the owner's cancel path, so no child keeps working for a run that ended.
  * - an external child: its cancel is requested (external/run/request-cancel.ts, as `POST /v1/runs/{id}/cancel`);
  *   its own execution asks the engine at its next step and records the three facts on the child run;
- * - an agent child: ended `cancelled` (core/end-run.ts, as the owner's cancel); its execution finds it ended at
- *   its next turn (no StopExecution from here: MarkFailed is a task of the machines it would stop);
+ * - an agent child: ended `cancelled` (core/end-run.ts, as the owner's cancel), then its current execution is
+ *   stopped (StopExecution, as the owner's cancel does: a child waiting on an approval's task token would
+ *   otherwise wait out the approval's timeout, https://docs.aws.amazon.com/step-functions/latest/apireference/API_StopExecution.html).
+ *   mark-failed knows no state machine ARN (it is a task of the run machine: an environment variable naming
+ *   that machine would be a CloudFormation cycle), so the ARN comes from the step (`childExecutionArn`,
+ *   recorded by graph-wait) and the child run (its continuation, shared/runs/execution-arn.ts); a step
+ *   recorded before this release, without it, leaves the execution to find the run ended at its next turn;
  * - a human task: closed through the human-task service's port (its wait's token dropped).
  * Each open wait (agent, external, human step) is then recorded `cancelled`, its audit entry saying what was
  * asked of its child and what is not known yet (whether the engine stopped: the child run records it).
@@ -15,8 +20,10 @@ import { endRun } from '../core/end-run.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { requestExternalCancel } from '../external/run/request-cancel.ts';
+import { runExecutionArn, siblingExecutionArn } from '../runs/execution-arn.ts';
+import type { ExecutionsPort } from '../runs/ports.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
-import { isTerminalRunStatus } from '../schemas/run.ts';
+import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import { isConflict } from './advance.ts';
 import type { HumanTaskExpiryPort } from './human-task-port.ts';
 import type { GraphRunStore } from './ports.ts';
@@ -28,7 +35,43 @@ export type EndChildrenDeps = {
   clock: Clock;
   /** Closes a waiting human task (shared/human-tasks/expiry.ts); without it the task is left to its expiry. */
   humanTasks?: Pick<HumanTaskExpiryPort, 'closeFailed'> | undefined;
+  /** Stops an agent child's execution; without it the execution finds its run ended at its next turn. */
+  executions?: Pick<ExecutionsPort, 'stop'> | undefined;
 };
+
+/** The current execution of `child`, the agent run of `step`: from the step's record and the child's own. */
+export function agentChildExecutionArn(
+  step: Pick<GraphStep, 'childExecutionArn'>,
+  child: Run,
+): string | undefined {
+  const first = step.childExecutionArn;
+  return runExecutionArn({ arnOf: (_kind, name) => first && siblingExecutionArn(first, name) }, child);
+}
+
+/**
+ * Ends an open agent child run `cancelled` (audit `cancel_requested` by `system`, naming the parent step) and
+ * stops its current execution. True when this call ended it; a child that had ended is left as it is.
+ */
+export async function cancelAgentChild(
+  deps: Pick<EndChildrenDeps, 'store' | 'clock' | 'executions'>,
+  step: Pick<GraphStep, 'runId' | 'stepId' | 'childExecutionArn'>,
+  child: Run,
+  why: string,
+): Promise<boolean> {
+  if (isTerminalRunStatus(child.status)) return false;
+  const ended = await endRun(deps, {
+    runId: child.runId,
+    status: 'cancelled',
+    stopReason: 'cancelled',
+    why,
+    actor: 'system',
+    audit: [{ type: 'cancel_requested', actor: 'system', data: { parentRunId: step.runId, why } }],
+  });
+  if (ended?.status !== 'cancelled') return false;
+  const executionArn = agentChildExecutionArn(step, ended);
+  if (executionArn && deps.executions) await deps.executions.stop(executionArn, why);
+  return true;
+}
 
 /** What was asked of one open step's child, and what is still unknown. */
 export type ChildAsked = {
@@ -58,15 +101,20 @@ async function askChild(deps: EndChildrenDeps, step: GraphStep, why: string): Pr
       unknown: `whether the engine stopped: recorded on run ${child.runId} (external.cancel) once its execution asked`,
     };
   }
-  await endRun(deps, {
-    runId: child.runId,
-    status: 'cancelled',
-    stopReason: 'cancelled',
-    why,
-    actor: 'system',
-    audit: [{ type: 'cancel_requested', actor: 'system', data: { parentRunId: step.runId, why } }],
-  });
+  await cancelAgentChild(deps, step, child, why);
   return { ...named, asked: 'cancelled' };
+}
+
+/**
+ * What ends the child of an agent step whose wait gave up on it (CompleteStep's error route: the 15-day
+ * `States.Timeout` backstop of `AgentTask`, or the wait task failing for good): the child would otherwise keep
+ * working, and spending, for a step that no longer waits for it.
+ */
+export function agentChildCanceller(deps: Pick<EndChildrenDeps, 'store' | 'clock' | 'executions'>) {
+  return async (step: GraphStep, why: string): Promise<boolean> => {
+    const child = step.childRunId ? await deps.store.getRun(step.childRunId) : undefined;
+    return child?.kind === 'agent' ? cancelAgentChild(deps, step, child, why) : false;
+  };
 }
 
 const reasonOf = (what: ChildAsked): string => {

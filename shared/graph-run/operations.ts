@@ -120,6 +120,7 @@ export async function retryGraphStep(
         taskToken: undefined,
         endedAt: undefined,
         childRunId: undefined,
+        childExecutionArn: undefined,
         startedAt: undefined,
         input: undefined,
       },

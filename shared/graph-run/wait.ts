@@ -146,7 +146,14 @@ async function startChild(
   const childRunId = childRunIdFor(run.runId, step.stepId, step.attempt);
   let child = await deps.store.getRun(childRunId);
   if (!child) child = (await deps.store.createRun(prepare(childRunId))).run;
-  await recordWait(deps, run, step, { taskToken: token, childRunId });
+  // An agent child's execution, for stopping it when the step gives up on it (end-children.ts).
+  const childExecutionArn =
+    child.kind === 'agent' ? deps.executions.arnOf?.(child.kind, childRunId) : undefined;
+  await recordWait(deps, run, step, {
+    taskToken: token,
+    childRunId,
+    ...(childExecutionArn ? { childExecutionArn } : {}),
+  });
   if (isTerminalRunStatus(child.status)) {
     await deps.answer(token, childAnswer(child));
     return 'answered';

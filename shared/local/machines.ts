@@ -84,7 +84,11 @@ export async function startLocalMachines(
     ids: randomIds,
     publish: services.publish,
   });
-  const ends = localRunEnds(services, options, { taskTokens, jobs: () => jobs });
+  const ends = localRunEnds(services, options, {
+    taskTokens,
+    jobs: () => jobs,
+    executions: () => executions,
+  });
   const retryMs = options.retryIntervalMs ?? 200;
   const sfn = localAgentMachine({
     services,

@@ -11,6 +11,7 @@ import { cancelChildrenOfFailedGraph } from '../graph-run/end-children.ts';
 import { answerParentStep } from '../graph-run/parent-answer.ts';
 import { humanTaskExpiry } from '../human-tasks/expiry.ts';
 import { type JobsDeps, settleJobOfRun } from '../jobs/index.ts';
+import type { ExecutionsPort } from '../runs/ports.ts';
 import { withFunctionName } from '../runtime/aws-call-recorder.ts';
 import { destinations } from '../runtime/destinations.ts';
 import type { LocalServices } from './services-local.ts';
@@ -22,13 +23,21 @@ export type LocalRunEnds = ReturnType<typeof localRunEnds>;
 export function localRunEnds(
   services: LocalServices,
   options: Pick<LocalStackOptions, 'wrapDeliverDeps'>,
-  links: { taskTokens: TaskTokensPort; jobs: () => JobsDeps | undefined },
+  links: {
+    taskTokens: TaskTokensPort;
+    jobs: () => JobsDeps | undefined;
+    /** Built after the machines: read when a failed graph's agent children are stopped. */
+    executions?: () => ExecutionsPort | undefined;
+  },
 ) {
   const { store, clock, owners, catalog, egress, secrets, logger } = services;
   const answerParent = (run: Parameters<typeof answerParentStep>[1]) =>
     answerParentStep({ store, taskTokens: links.taskTokens }, run);
   const endGraphChildren = (runId: string) =>
-    cancelChildrenOfFailedGraph({ store, clock, humanTasks: humanTaskExpiry({ store, clock }) }, runId);
+    cancelChildrenOfFailedGraph(
+      { store, clock, humanTasks: humanTaskExpiry({ store, clock }), executions: links.executions?.() },
+      runId,
+    );
   const endDeps = () => ({ store, clock, owners, answerParent, endGraphChildren });
   const deliverDeps: DeliverDeps = {
     store,

@@ -18,6 +18,7 @@ import type { Clock } from '../core/ports.ts';
 import type { RunStore } from '../core/store-port.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import * as z from '../zod.ts';
+import { currentExecutionName } from './execution-arn.ts';
 
 /** The statuses of an execution that ended without its run's own ending (SUCCEEDED always passed one). */
 export const UNHANDLED_END_STATUSES = ['FAILED', 'ABORTED', 'TIMED_OUT'] as const;
@@ -66,15 +67,17 @@ const executionArnOf = (stateMachineArn: string, name: string): string =>
   `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 
 /**
- * Whether `ended` is the run's current execution: the one the run recorded (a resumed or reopened run), else
- * its first one (named after the run, start-run.ts), or a continue-as-new of it (`<runId>-c…`, named by the
+ * Whether `ended` is the run's current execution: the continuation it recorded (`continuedAs`), else the one it
+ * recorded by its ARN (a resumed or reopened run), else its first one (named after the run, start-run.ts), or a
+ * continue-as-new of it (one its first turn has not recorded yet) (`<runId>-c…`, named by the
  * run machine's ContinueAsNew: infra/constructs/run-state-machine.ts, CONTINUATION_NAME). A continuation's
  * predecessor ends SUCCEEDED, so a FAILED / ABORTED / TIMED_OUT one is the live end of the chain.
  */
 export function isCurrentExecution(run: Run, ended: EndedExecution): boolean {
   if (ended.runId !== run.runId) return false;
   if (run.kind !== 'graph' && run.kind !== 'external' && ended.name.startsWith(`${run.runId}-c`)) return true;
-  const current = run.executionArn ?? executionArnOf(ended.stateMachineArn, run.runId);
+  const derived = executionArnOf(ended.stateMachineArn, currentExecutionName(run));
+  const current = run.continuedAs === undefined ? (run.executionArn ?? derived) : derived;
   return current === ended.executionArn;
 }
 

@@ -22,7 +22,9 @@ export async function resumeRun(
   let current: Run | undefined = run;
   for (let attempt = 1; current && !isTerminalRunStatus(current.status); attempt++) {
     try {
-      await deps.store.commit({ run: current, next: { ...current, executionArn } });
+      // The fresh execution is the current one now, not a continuation the run recorded before.
+      const { continuedAs: _earlier, ...rest } = current;
+      await deps.store.commit({ run: current, next: { ...rest, executionArn } });
       break;
     } catch (error) {
       if (!(error instanceof RunConflictError) || attempt >= 5) throw error;

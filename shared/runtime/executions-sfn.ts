@@ -38,6 +38,23 @@ const refusedStart = (error: unknown): boolean =>
 export const executionArnOf = (stateMachineArn: string, name: string): string =>
   `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 
+/**
+ * StopExecution only, for functions that stop executions they know by ARN and start none (mark-failed and
+ * graph-advance stop a graph's agent child runs: shared/graph-run/end-children.ts). An execution that does not
+ * exist (yet) is not an error.
+ */
+export function sfnExecutionStops(client: Pick<SFNClient, 'send'>): Pick<ExecutionsPort, 'stop'> {
+  return {
+    async stop(executionArn, cause) {
+      try {
+        await client.send(new StopExecutionCommand({ executionArn, cause, error: 'Cancelled' }));
+      } catch (error) {
+        if (!(error instanceof ExecutionDoesNotExist)) throw error;
+      }
+    },
+  };
+}
+
 /** Executions of the run state machine, and of the graph and external state machines when their ARNs are given. */
 export function sfnExecutions(
   client: Pick<SFNClient, 'send'>,
@@ -99,12 +116,6 @@ export function sfnExecutions(
             : stateMachineArn;
       return machine === undefined ? undefined : executionArnOf(machine, name);
     },
-    async stop(executionArn, cause) {
-      try {
-        await client.send(new StopExecutionCommand({ executionArn, cause, error: 'Cancelled' }));
-      } catch (error) {
-        if (!(error instanceof ExecutionDoesNotExist)) throw error;
-      }
-    },
+    stop: sfnExecutionStops(client).stop,
   };
 }

@@ -39,6 +39,12 @@ export const GraphStepSchema = z.object({
   /** The child agent run of an `agent_task` (its parent pointer names this step). */
   childRunId: z.optional(z.string()),
   /**
+   * The ARN of an agent child's first execution, recorded with the wait (graph-wait knows the run machine):
+   * the functions that end a child when its step gives up on it (mark-failed, graph-advance) know no state
+   * machine ARN, and stop its current execution by it (shared/graph-run/end-children.ts).
+   */
+  childExecutionArn: z.optional(z.string()),
+  /**
    * The Step Functions task token of the wait (agent and human steps): the child run's end, or the human
    * task's submit, answers it. Never shown by the API.
    */

@@ -168,6 +168,13 @@ export const RunSchema = z.object({
   error: z.optional(z.object({ name: z.string(), message: z.string() })),
   executionArn: z.optional(z.string()),
   /**
+   * The run's current execution when it is a continue-as-new of an earlier one: that execution's name after
+   * `<runId>-` (`c<turn>-<md5 hex>`, infra/constructs/run-state-machine.ts CONTINUATION_NAME). Written by the first
+   * commit of the continuation's first turn (shared/core/live-execution.ts), which drops `executionArn`; an
+   * execution recorded later by its ARN (a resume) drops this. shared/runs/execution-arn.ts reads both.
+   */
+  continuedAs: z.optional(z.string().check(z.maxLength(80))),
+  /**
    * Set when the run finished its work (`end_turn`) but a call the model asked for was refused on the way (a
    * `deny` gate, an approver's denial, an expired approval, a withdrawn action): the run then ends `denied`, not
    * `done`, and its destination is told it is degraded.

@@ -64,8 +64,17 @@ const graph = {
 describe("a failed graph run's running children", () => {
   const h = apiHarness();
 
-  async function graphWithOpenSteps() {
-    const saved = await h.alice.post('/v1/workflows', graph);
+  /** `arnOf` as on Step Functions (graph-wait records the agent child's first execution), stops recorded. */
+  const AGENT_MACHINE = 'arn:aws:states:local:0:execution:agent';
+  const stopped: { arn: string; cause: string }[] = [];
+  const recording = {
+    arnOf: (_kind: unknown, name: string) => `${AGENT_MACHINE}:${name}`,
+    stop: async (arn: string, cause: string) => void stopped.push({ arn, cause }),
+  };
+
+  let saves = 0;
+  async function graphWithOpenSteps(derive?: Pick<ExecutionsPort, 'arnOf'>) {
+    const saved = await h.alice.post('/v1/workflows', { ...graph, name: `open-steps-${++saves}` });
     expect(saved.status).toBe(201);
     const version = await h.store.getWorkflowVersion(h.owners.alice, saved.body.workflow.workflowId, 1);
     const prepared = prepareRun({
@@ -80,6 +89,7 @@ describe("a failed graph run's running children", () => {
     const executions: ExecutionsPort = {
       start: async (name) => ({ executionArn: `arn:aws:states:local:0:execution:agent:${name}` }),
       stop: async () => undefined,
+      ...derive,
       external: {
         start: async (name) => ({ executionArn: `arn:aws:states:local:0:execution:external:${name}` }),
       },
@@ -164,5 +174,41 @@ describe("a failed graph run's running children", () => {
     const rev = loaded?.run.rev;
     await cancelChildrenOfFailedGraph(deps, runId);
     expect((await h.store.getRun(runId))?.rev).toBe(rev);
+  });
+
+  it("stops an agent child's current execution: the first one its step recorded, or the continuation the child recorded", async () => {
+    // Prepare: two failed graphs; in the second, the child continued as new (its first turn recorded it).
+    const plain = await graphWithOpenSteps(recording);
+    const continued = await graphWithOpenSteps(recording);
+    const continuedChild = childRunIdFor(continued, 'triage', 1);
+    const child = await h.store.getRun(continuedChild);
+    await h.store.commit({
+      run: child!,
+      next: { ...child!, status: 'running', continuedAs: 'c500-0123abcd' },
+    });
+    const deps = { store: h.store, clock: h.clock, executions: recording };
+    for (const runId of [plain, continued])
+      await markRunFailed(deps, { runId, error: { name: 'States.TaskFailed', message: 'a sibling broke' } });
+    stopped.length = 0;
+
+    // Act
+    await cancelChildrenOfFailedGraph(deps, plain);
+    await cancelChildrenOfFailedGraph(deps, continued);
+
+    // Assess: each agent child's live execution is stopped once; external children are asked through their runs.
+    const plainChild = childRunIdFor(plain, 'triage', 1);
+    expect((await h.store.loadGraphRun(plain))?.steps.find((s) => s.stepId === 'triage')).toMatchObject({
+      status: 'cancelled',
+      childExecutionArn: `${AGENT_MACHINE}:${plainChild}`,
+    });
+    expect(stopped).toEqual([
+      { arn: `${AGENT_MACHINE}:${plainChild}`, cause: 'the graph run failed' },
+      { arn: `${AGENT_MACHINE}:${continuedChild}-c500-0123abcd`, cause: 'the graph run failed' },
+    ]);
+    expect(await h.store.getRun(continuedChild)).toMatchObject({ status: 'cancelled' });
+
+    // Again (a retried MarkGraphFailed): the children ended, nothing is stopped twice.
+    await cancelChildrenOfFailedGraph(deps, plain);
+    expect(stopped).toHaveLength(2);
   });
 });

@@ -2,7 +2,7 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { ENV } from '../../../infra/constructs/env-names.ts';
 import type { ExecutionsPort } from '../../runs/ports.ts';
-import { sfnExecutions } from '../executions-sfn.ts';
+import { sfnExecutionStops, sfnExecutions } from '../executions-sfn.ts';
 import { awsClient } from './client.ts';
 import { awsEnv } from './env.ts';
 
@@ -19,4 +19,12 @@ export function awsExecutions(): ExecutionsPort {
     env[ENV.externalStateMachineArn],
   );
   return executions;
+}
+
+let stops: Pick<ExecutionsPort, 'stop'> | undefined;
+
+/** StopExecution by ARN, without a state machine's ARN (mark-failed, graph-advance: a graph's agent children). */
+export function awsExecutionStops(): Pick<ExecutionsPort, 'stop'> {
+  stops ??= sfnExecutionStops(awsClient(new SFNClient({})));
+  return stops;
 }

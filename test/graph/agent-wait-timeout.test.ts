@@ -1,0 +1,149 @@
+/**
+ * An agent step whose wait gave up on its child, on the store (DynamoDB Local): `AgentTask`'s 15-day
+ * `TimeoutSeconds` backstop fails the wait with `States.Timeout`
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html), which the Catch routes to
+ * RecordStepError (CompleteStep with the error). The step fails, and its child run — still waiting on an approval,
+ * or still turning — is ended `cancelled` and its current execution stopped, as when the graph fails
+ * (shared/graph-run/end-children.ts): it must not keep working, and spending, for a step that no longer waits.
+ */
+import { describe, expect, it } from 'vitest';
+import { prepareRun } from '../../shared/core/new-run.ts';
+import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
+import { completeStep } from '../../shared/graph-run/complete-step.ts';
+import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
+import { agentChildCanceller } from '../../shared/graph-run/end-children.ts';
+import { unconfiguredHumanTasks } from '../../shared/graph-run/human-task-port.ts';
+import { childRunIdFor, startStepWait } from '../../shared/graph-run/wait.ts';
+import { humanTaskExpiry } from '../../shared/human-tasks/expiry.ts';
+import type { ExecutionsPort } from '../../shared/runs/ports.ts';
+import { apiHarness } from '../api/helpers.ts';
+import { randomIds } from '../support/store.ts';
+
+const graph = (name: string) => ({
+  kind: 'graph',
+  name,
+  trigger: { type: 'on_demand' },
+  budget: { maxUsdPerRun: 1 },
+  nodes: [
+    { id: 'start', type: 'start' },
+    {
+      id: 'triage',
+      type: 'agent_task',
+      model: { id: 'claude-fable-5', maxTokens: 1000 },
+      system: 'Answer in one line.',
+      prompt: 'Triage {{ input.branch }}',
+      limits: { maxTurns: 1 },
+    },
+    { id: 'done', type: 'end' },
+  ],
+  edges: [
+    { from: 'start', to: 'triage' },
+    { from: 'triage', to: 'done' },
+  ],
+});
+
+const MACHINE = 'arn:aws:states:local:0:execution:agent';
+
+describe('An agent step whose wait timed out', () => {
+  const h = apiHarness();
+  const stopped: { arn: string; cause: string }[] = [];
+  const executions: ExecutionsPort = {
+    start: async (name) => ({ executionArn: `${MACHINE}:${name}` }),
+    stop: async (arn, cause) => void stopped.push({ arn, cause }),
+    arnOf: (_kind, name) => `${MACHINE}:${name}`,
+  };
+  const deps = () => ({
+    store: h.store,
+    definitionOf: graphDefinitions(h.store),
+    clock: h.clock,
+    ids: randomIds,
+    executions,
+    humanTasks: unconfiguredHumanTasks,
+    answer: async () => {
+      throw new Error('no child answers here');
+    },
+  });
+
+  async function waitingAgentStep(name: string) {
+    const saved = await h.alice.post('/v1/workflows', graph(name));
+    expect(saved.status).toBe(201);
+    const version = await h.store.getWorkflowVersion(h.owners.alice, saved.body.workflow.workflowId, 1);
+    const prepared = prepareRun({
+      version: version!,
+      trigger: { type: 'on_demand', caller: 'alice' },
+      input: { branch: 'main' },
+      clock: h.clock,
+      ids: randomIds,
+      actor: `owner:${h.owners.alice}`,
+    });
+    const { run } = await h.store.createRun(prepared);
+    await advanceGraphRun(deps(), run.runId);
+    const wait = { runId: run.runId, stepId: 'triage', type: 'agent_task' as const, attempt: 1 };
+    expect(await startStepWait(deps(), { ...wait, taskToken: 'token-1' })).toBe('child_started');
+    const childRunId = childRunIdFor(run.runId, 'triage', 1);
+    // The child parked on an approval (its execution waits on a task token).
+    const child = await h.store.getRun(childRunId);
+    await h.store.commit({ run: child!, next: { ...child!, status: 'awaiting_approval' } });
+    return { runId: run.runId, childRunId, wait };
+  }
+
+  it('fails the step, ends the child cancelled and stops its execution (graph-advance as composed)', async () => {
+    // Prepare
+    const { runId, childRunId, wait } = await waitingAgentStep('agent-timeout');
+    const completeDeps = {
+      ...deps(),
+      humanTasks: humanTaskExpiry({ store: h.store, clock: h.clock }),
+      cancelAgentChild: agentChildCanceller({ store: h.store, clock: h.clock, executions }),
+    };
+    stopped.length = 0;
+
+    // Act: RecordStepError with the wait's States.Timeout
+    const status = await completeStep(completeDeps, {
+      ...wait,
+      error: { Error: 'States.Timeout', Cause: 'AgentTask timed out' },
+    });
+
+    // Assess
+    expect(status).toBe('failed');
+    const step = (await h.store.loadGraphRun(runId))?.steps.find((s) => s.stepId === 'triage');
+    expect(step).toMatchObject({ status: 'failed', error: { name: 'States.Timeout' } });
+    expect(await h.store.getRun(childRunId)).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
+    expect(stopped).toEqual([
+      { arn: `${MACHINE}:${childRunId}`, cause: 'the wait of step triage ended: States.Timeout' },
+    ]);
+    const audit = await h.store.listAudit(childRunId);
+    expect(audit.find((entry) => entry.type === 'cancel_requested')).toMatchObject({
+      actor: 'system',
+      data: { parentRunId: runId },
+    });
+
+    // A repeated completion (a retried RecordStepError) changes nothing and stops nothing again.
+    expect(await completeStep(completeDeps, { ...wait, error: { Error: 'States.Timeout' } })).toBe(
+      'unchanged',
+    );
+    expect(stopped).toHaveLength(1);
+  });
+
+  it('leaves a child that already ended as it is', async () => {
+    // Prepare: the child ended (its answer lost the race with the timer)
+    const { childRunId, wait } = await waitingAgentStep('agent-timeout-ended');
+    const parked = await h.store.getRun(childRunId);
+    const running = await h.store.commit({ run: parked!, next: { ...parked!, status: 'running' } });
+    await h.store.commit({ run: running, next: { ...running, status: 'done', stopReason: 'end_turn' } });
+    stopped.length = 0;
+
+    // Act
+    await completeStep(
+      {
+        ...deps(),
+        humanTasks: humanTaskExpiry({ store: h.store, clock: h.clock }),
+        cancelAgentChild: agentChildCanceller({ store: h.store, clock: h.clock, executions }),
+      },
+      { ...wait, error: { Error: 'States.Timeout' } },
+    );
+
+    // Assess
+    expect(await h.store.getRun(childRunId)).toMatchObject({ status: 'done' });
+    expect(stopped).toEqual([]);
+  });
+});
