@@ -92,6 +92,7 @@ describe('Function: reservationFor', () => {
     messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
     tools: [],
     maxTokens: 100,
+    thinking: 'off',
   };
   const bytes = Buffer.byteLength(
     JSON.stringify({ system: request.system, messages: request.messages, tools: request.tools }),
