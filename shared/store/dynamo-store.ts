@@ -46,8 +46,6 @@ import { WorkflowStore } from './workflow-store.ts';
 const NoteSchema = z.object({ name: z.string(), lines: z.array(z.string()) });
 export type Note = z.infer<typeof NoteSchema>;
 
-export type { StoreOptions } from './workflow-store.ts';
-
 export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
   /** The owner and workflow of runs read in this container (immutable: run-scopes.ts). */
   private readonly scopes = new RunScopes();
