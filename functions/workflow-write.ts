@@ -11,7 +11,7 @@ import { createWorkflowWriteApp } from '../shared/api/workflow-write-app.ts';
 import { awsApproverReach } from '../shared/runtime/aws/approver-reach.ts';
 import { alertTopicArnsOf, alertTopicOwnersOf, awsEnv } from '../shared/runtime/aws/env.ts';
 import { awsExternalEngines } from '../shared/runtime/aws/external.ts';
-import { awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
+import { awsWorkflowStore } from '../shared/runtime/aws/workflow-store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
 import { honoLambdaHandler } from '../shared/runtime/hono-lambda.ts';
 import {
@@ -22,8 +22,9 @@ import {
 
 function build(): Hono {
   const env = awsEnv();
-  // Signing: a saved version is audited (the owner's workflow-change chain) and its head signed.
-  const store = awsSigningStore();
+  // Workflows, versions and the trigger index only (no run or job records): a saved version is audited (the
+  // owner's workflow-change chain) and its head signed.
+  const store = awsWorkflowStore();
   return createWorkflowWriteApp({
     store,
     clock: systemClock,

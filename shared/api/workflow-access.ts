@@ -1,12 +1,13 @@
 /** Loading a caller's workflow head and versions (one 404 for foreign and missing), and syncing its trigger. */
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
 import { WorkflowIdSchema } from '../schemas/workflow-record.ts';
+import type { WorkflowStore } from '../store/workflow-store.ts';
 import type { ApiDeps } from './deps.ts';
 import { notFound } from './errors.ts';
 
 /** The live head of one of `owner`'s workflows; a malformed, foreign, missing or deleted id is the same 404. */
 export async function loadHead(
-  deps: Pick<ApiDeps, 'store'>,
+  deps: { store: Pick<WorkflowStore, 'getWorkflowHead'> },
   owner: string,
   workflowId: string,
 ): Promise<WorkflowHead> {
@@ -17,7 +18,7 @@ export async function loadHead(
 }
 
 export async function loadVersion(
-  deps: Pick<ApiDeps, 'store'>,
+  deps: { store: Pick<WorkflowStore, 'getWorkflowVersion'> },
   head: WorkflowHead,
   version: number,
 ): Promise<WorkflowVersion> {

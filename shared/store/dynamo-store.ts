@@ -1,17 +1,18 @@
 /**
- * The DynamoDB store: the `RunStore` port of the core plus the workflow and listing operations the API
- * needs. One table; keys and access patterns in docs/data-model.md.
+ * The DynamoDB store: the `RunStore` port of the core plus the listing operations the API needs, on top of
+ * the workflow store (workflow-store.ts: heads, versions, the trigger index). One table; keys and access
+ * patterns in docs/data-model.md.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { NotesPort } from '../actions/notes-port.ts';
-import type { AnchorSigner, AuditEntry } from '../audit/index.ts';
+import type { AuditEntry } from '../audit/index.ts';
 import type { LiveDelegation } from '../core/live-policy.ts';
 import type { DaySpend, RunChange, RunScope, RunStore } from '../core/store-port.ts';
 import { isGrantWorkflowId } from '../schemas/job.ts';
 import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
-import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
+import type { WorkflowVersion } from '../schemas/workflow-record.ts';
 import * as z from '../zod.ts';
 import { anchorRunHead, getRunAnchor, listOwnerAnchorItems } from './anchors.ts';
 import { getApproval, getApprovalWithRun, getRunWithApprovals, listApprovals } from './approvals.ts';
@@ -25,7 +26,6 @@ import {
   readOwnerChainRange,
   readSignedHeadRange,
 } from './audit-ranges.ts';
-import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import { commitRunChange } from './commit.ts';
 import { getHumanTask, listOwnerHumanTasks, listRunHumanTasks } from './human-tasks.ts';
 import { getJobSnapshot, getLiveDelegation } from './job-snapshots.ts';
@@ -33,59 +33,22 @@ import { keys, prefixes } from './keys.ts';
 import { listLedgerPage } from './ledger-page.ts';
 import { assembleMessages } from './message-assembly.ts';
 import { readMessageRange } from './message-range.ts';
-import { listOwnerChangeItems, UNATTRIBUTED } from './owner-changes.ts';
+import { listOwnerChangeItems } from './owner-changes.ts';
 import { queryPrefix, queryPrefixItems } from './reads.ts';
 import { RunScopes } from './run-scopes.ts';
 import { getRunWithMessages, type RunWithMessages } from './run-with-messages.ts';
 import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
-import { listSignedHeadItems, signOwnerHeads } from './signed-heads.ts';
+import { listSignedHeadItems } from './signed-heads.ts';
 import { readStepRange } from './step-range.ts';
 import { getResumeToken, loadGraphRun, putResumeToken, settleResumeToken } from './steps.ts';
-import {
-  deleteTriggerIndex,
-  listTriggerIndex,
-  putTriggerIndex,
-  type TriggerIndexEntry,
-  type TriggerIndexType,
-} from './trigger-index.ts';
-import { VersionCache } from './version-cache.ts';
-import { publishDraft, putDraft, replaceDraft } from './workflow-drafts.ts';
-import {
-  getWorkflowHead,
-  getWorkflowVersion,
-  listWorkflowHeads,
-  listWorkflowVersions,
-  putHead,
-  putNewWorkflow,
-  putNextVersion,
-} from './workflows.ts';
+import { WorkflowStore } from './workflow-store.ts';
 
 const NoteSchema = z.object({ name: z.string(), lines: z.array(z.string()) });
 export type Note = z.infer<typeof NoteSchema>;
 
-/** Store options: with a `signer`, every anchor and workflow change is followed by a signed head. */
-export type DynamoStoreOptions = { signer?: AnchorSigner };
-
-export class DynamoStore implements RunStore, NotesPort {
-  readonly ctx: StoreContext;
-  readonly #signer: AnchorSigner | undefined;
-  /**
-   * Saved versions are immutable: read once per container (version-cache.ts). A TS-private field, not `#`:
-   * tests and observers wrap the store in proxies that call its methods with the proxy as `this`.
-   */
-  private readonly versions = new VersionCache();
+export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
   /** The owner and workflow of runs read in this container (immutable: run-scopes.ts). */
   private readonly scopes = new RunScopes();
-
-  constructor(config: StoreConfig | StoreContext, options: DynamoStoreOptions = {}) {
-    this.ctx = 'doc' in config ? config : createStoreContext(config);
-    this.#signer = options.signer;
-  }
-
-  /** Signs the owner's current chain heads (no-op without a signer, or when these heads are signed). */
-  async signOwnerHeads(owner: string, at: string) {
-    return this.#signer ? signOwnerHeads(this.ctx, this.#signer, owner, at) : undefined;
-  }
 
   // ---- RunStore (core port)
   async getRun(runId: string): Promise<Run | undefined> {
@@ -110,22 +73,15 @@ export class DynamoStore implements RunStore, NotesPort {
   knownRunScope(runId: string): RunScope | undefined {
     return this.scopes.get(runId);
   }
-  getWorkflowHead(owner: string, workflowId: string): Promise<WorkflowHead | undefined> {
-    return getWorkflowHead(this.ctx, owner, workflowId);
-  }
-  async getWorkflowVersion(
+  /** A saved workflow version (workflow-store.ts), or a delegated job's snapshot as one (job-snapshots.ts). */
+  override async getWorkflowVersion(
     owner: string,
     workflowId: string,
     version: number,
   ): Promise<WorkflowVersion | undefined> {
     // A delegated job's run: its "version" is the job's snapshot (job-snapshots.ts).
     if (isGrantWorkflowId(workflowId)) return getJobSnapshot(this.ctx, owner, workflowId, version);
-    const cached = this.versions.get(owner, workflowId, version);
-    if (cached) return cached;
-    const found = await getWorkflowVersion(this.ctx, owner, workflowId, version);
-    // Only a published version is immutable; a draft is replaced in place and then published (workflow-drafts.ts).
-    if (found?.status === 'published') this.versions.set(owner, workflowId, version, found);
-    return found;
+    return super.getWorkflowVersion(owner, workflowId, version);
   }
   /** The live grant of a delegated job's run (the core's `DelegationPort`). */
   liveGrant(run: Run): Promise<LiveDelegation | undefined> {
@@ -201,62 +157,6 @@ export class DynamoStore implements RunStore, NotesPort {
     return next;
   }
 
-  // ---- workflows (each change is audited in its own transaction; the author of a version is `version.author`)
-  async createWorkflow(head: WorkflowHead, version: WorkflowVersion) {
-    await putNewWorkflow(this.ctx, head, version);
-    await this.signOwnerHeads(head.owner, version.createdAt);
-  }
-  async addWorkflowVersion(previous: WorkflowHead, head: WorkflowHead, version: WorkflowVersion) {
-    await putNextVersion(this.ctx, previous, head, version);
-    await this.signOwnerHeads(head.owner, version.createdAt);
-  }
-  /** Saves a new draft (`head.draftVersion`), audited with `author`. */
-  async saveWorkflowDraft(
-    previous: WorkflowHead,
-    head: WorkflowHead,
-    draft: WorkflowVersion,
-    author: string,
-  ) {
-    await putDraft(this.ctx, previous, head, draft, author);
-    await this.signOwnerHeads(head.owner, draft.createdAt);
-  }
-  /** Replaces the open draft in place, fenced on the draft that was read. */
-  async replaceWorkflowDraft(
-    head: WorkflowHead,
-    previous: WorkflowVersion,
-    draft: WorkflowVersion,
-    author: string,
-  ) {
-    await replaceDraft(this.ctx, head, previous, draft, author);
-    await this.signOwnerHeads(head.owner, draft.updatedAt ?? draft.createdAt);
-  }
-  /** Publishes the open draft: immutable from now on, and the head's latest version. */
-  async publishWorkflowDraft(
-    previous: WorkflowHead,
-    head: WorkflowHead,
-    draft: WorkflowVersion,
-    published: WorkflowVersion,
-  ) {
-    await publishDraft(this.ctx, previous, head, draft, published);
-    await this.signOwnerHeads(head.owner, head.updatedAt);
-  }
-  /** Enable, disable or delete (`releaseName`), audited with `author` (the authenticated principal). */
-  async updateWorkflowHead(
-    previous: WorkflowHead,
-    head: WorkflowHead,
-    releaseName = false,
-    author = UNATTRIBUTED,
-  ) {
-    await putHead(this.ctx, previous, head, releaseName, author);
-    await this.signOwnerHeads(head.owner, head.updatedAt);
-  }
-  listWorkflows(owner: string, page?: { limit?: number; nextToken?: string }) {
-    return listWorkflowHeads(this.ctx, owner, page);
-  }
-  listWorkflowVersions(owner: string, workflowId: string) {
-    return listWorkflowVersions(this.ctx, owner, workflowId);
-  }
-
   // ---- runs
   createRun(created: NewRun, idempotency?: Idempotency) {
     return createRun(this.ctx, created, idempotency);
@@ -294,20 +194,6 @@ export class DynamoStore implements RunStore, NotesPort {
   }
   listOwnerHumanTasks(query: Parameters<typeof listOwnerHumanTasks>[1]) {
     return listOwnerHumanTasks(this.ctx, query);
-  }
-
-  // ---- trigger index (schedules and event patterns across owners, for the local stack)
-  /** Indexes an enabled workflow's schedule or event trigger (replacing its previous entry). */
-  putTriggerIndex(entry: TriggerIndexEntry): Promise<void> {
-    return putTriggerIndex(this.ctx, entry);
-  }
-  /** Removes a workflow from the trigger index. */
-  deleteTriggerIndex(owner: string, workflowId: string): Promise<void> {
-    return deleteTriggerIndex(this.ctx, owner, workflowId);
-  }
-  /** Every indexed workflow with a trigger of this type, across owners. */
-  listTriggerIndex(type: TriggerIndexType): Promise<TriggerIndexEntry[]> {
-    return listTriggerIndex(this.ctx, type);
   }
 
   // ---- per-day spend (read side; writes go through commit)

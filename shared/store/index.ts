@@ -6,4 +6,5 @@ export * from './keys.ts';
 export * from './reads.ts';
 export * from './runs.ts';
 export * from './table.ts';
+export * from './workflow-store.ts';
 export { WorkflowConflictError } from './workflows.ts';

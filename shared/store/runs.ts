@@ -10,22 +10,17 @@ import { backOff } from './backoff.ts';
 import type { StoreContext } from './client.ts';
 import { runItem } from './commit.ts';
 import { daySpendUpdate, graphSpendUpdate } from './day-spend-item.ts';
-import { DayBudgetExceededError, GraphBudgetExceededError, isSpendCeilingRefusal } from './errors.ts';
+import {
+  DayBudgetExceededError,
+  GraphBudgetExceededError,
+  IdempotencyConflictError,
+  isSpendCeilingRefusal,
+} from './errors.ts';
 import { keys } from './keys.ts';
 import { messageItems } from './message-items.ts';
 import { getItem, type Page, queryIndexPage } from './reads.ts';
 import { sealAuditInputs } from './seal.ts';
 import { assertTransactionFits } from './transaction-limits.ts';
-
-/** The same idempotency key was used for a different request. */
-export class IdempotencyConflictError extends Error {
-  readonly runId: string;
-  constructor(key: string, runId: string) {
-    super(`idempotency key '${key}' was already used for a different request (run ${runId})`);
-    this.name = 'IdempotencyConflictError';
-    this.runId = runId;
-  }
-}
 
 export type Idempotency = {
   /** What the key is unique within: `api`, `schedule:<workflowId>`, `event:<workflowId>`. */

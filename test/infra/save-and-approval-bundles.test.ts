@@ -1,7 +1,8 @@
 /**
  * What WorkflowWrite and ApprovalHttp carry but never run (esbuild's metafile of each handler bundled as
  * RuntimeFunction bundles it): WorkflowWrite checks a `cidr` without ipaddr.js, an external engine without the
- * HTTP adapter, a body without every response schema of the API; the approval pages describe fetch_url without
+ * HTTP adapter, a body without every response schema of the API, and writes workflows with the workflow store
+ * alone (no run, job, graph-step, approval or human-task records); the approval pages describe fetch_url without
  * its HTML parser. Sizes: `npm run bench:bundles` (docs/deploy.md, "Function bundles").
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +34,19 @@ describe('the WorkflowWrite bundle', () => {
       holds(
         'workflow-write',
         /node_modules\/ipaddr\.js\/|shared\/external\/http\/(client|dispatch|status|artifacts|protocol)\.ts|shared\/api\/schemas\.ts/,
+      ),
+    ).toEqual([]);
+  });
+
+  it('writes with the workflow store: none of the run, job, graph-step, approval or human-task records', () => {
+    // shared/store/workflow-store.ts; DynamoStore (every record of the table) is the other functions' store.
+    expect(
+      holds('workflow-write', /shared\/store\/(workflow-store|workflows|workflow-drafts)\.ts$/),
+    ).toHaveLength(3);
+    expect(
+      holds(
+        'workflow-write',
+        /shared\/store\/(dynamo-store|commit|runs|job-snapshots|steps|approvals|human-tasks|anchors|message-\w+)\.ts$|shared\/jobs\/(records|schemas|spend|grant-head)\.ts$|shared\/schemas\/(run|ledger|message|approval|human-task|graph-step)\.ts$/,
       ),
     ).toEqual([]);
   });

@@ -8,6 +8,7 @@
 import { type Context, Hono } from 'hono';
 import type { AnyWorkflowDefinition } from '../../schemas/any-workflow.ts';
 import type { WorkflowHead, WorkflowVersion } from '../../schemas/workflow-record.ts';
+import type { WorkflowStore } from '../../store/workflow-store.ts';
 import { validate, validateHeader, validateQuery } from '../body.ts';
 import { readDefinitionBody } from '../definition-body.ts';
 import { type ApiDeps, type ApiEnv, isoNow } from '../deps.ts';
@@ -16,8 +17,11 @@ import { loadHead, loadVersion, syncTriggers } from '../workflow-access.ts';
 import { checkDefinition, type DefinitionCheckDeps } from '../workflow-checks.ts';
 import { IfMatchSchema, SaveVersionQuerySchema, WorkflowDefinitionBodySchema } from '../write-schemas.ts';
 
-/** What the workflow-write routes use: the store, the clock and ids, the trigger sync and the save-time checks. */
-export type WorkflowWriteDeps = Pick<ApiDeps, 'store' | 'clock' | 'ids' | 'triggerSync'> &
+/**
+ * What the workflow-write routes use: the workflow store (workflows and versions only: the Api function's
+ * `DynamoStore` is one, WorkflowWrite's is no more), the clock and ids, the trigger sync and the save-time checks.
+ */
+export type WorkflowWriteDeps = { store: WorkflowStore } & Pick<ApiDeps, 'clock' | 'ids' | 'triggerSync'> &
   DefinitionCheckDeps;
 
 const draftOpen = (head: WorkflowHead) =>

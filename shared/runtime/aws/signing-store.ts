@@ -1,22 +1,19 @@
 /**
  * The run store of the functions that anchor runs or change workflows (api, deliver, mark-failed, external): the
  * owners' chain heads are signed with the KMS key whose ARN the CDK gives only these functions (and kms:Sign
- * on it). Without the ARN heads are not signed, as in store.ts.
+ * on it). Without the ARN heads are not signed, as in store.ts. WorkflowWrite, which changes workflows only,
+ * signs through workflow-store.ts instead.
  */
-import { KMSClient } from '@aws-sdk/client-kms';
-import { ENV } from '../../../infra/constructs/env-names.ts';
 import type { AnchorVerifier } from '../../audit/index.ts';
 import { kmsAnchorSigner, kmsAnchorVerifier } from '../../audit-signing/kms.ts';
 import type { DynamoStore } from '../../store/index.ts';
-import { awsClient } from './client.ts';
-import { awsEnv } from './env.ts';
+import { awsAuditSigningKey } from './audit-signing-key.ts';
 import { buildStore } from './store.ts';
 
 let built: { store: DynamoStore; auditVerifier: AnchorVerifier | undefined } | undefined;
 
 function build() {
-  const keyArn = awsEnv()[ENV.auditSigningKeyArn];
-  const kms = keyArn ? { client: awsClient(new KMSClient({})), keyArn } : undefined;
+  const kms = awsAuditSigningKey();
   return {
     store: buildStore(kms ? kmsAnchorSigner(kms) : undefined),
     auditVerifier: kms ? kmsAnchorVerifier(kms) : undefined,
