@@ -48,6 +48,7 @@ import {
   type TriggerIndexEntry,
   type TriggerIndexType,
 } from './trigger-index.ts';
+import { TranscriptCache } from './transcript-cache.ts';
 import { VersionCache } from './version-cache.ts';
 import { publishDraft, putDraft, replaceDraft } from './workflow-drafts.ts';
 import {
@@ -76,6 +77,8 @@ export class DynamoStore implements RunStore, NotesPort {
   private readonly versions = new VersionCache();
   /** The owner and workflow of runs read in this container (immutable: run-scopes.ts). */
   private readonly scopes = new RunScopes();
+  /** The messages of runs read in this container (immutable once written: transcript-cache.ts). */
+  private readonly transcripts = new TranscriptCache();
 
   constructor(config: StoreConfig | StoreContext, options: DynamoStoreOptions = {}) {
     this.ctx = 'doc' in config ? config : createStoreContext(config);
@@ -101,11 +104,29 @@ export class DynamoStore implements RunStore, NotesPort {
     const run = await this.getRun(runId);
     return run?.owner === owner ? run : undefined;
   }
-  /** The run and its transcript in one Query (run-with-messages.ts). */
+  /**
+   * The run and its transcript in one Query (run-with-messages.ts): only the messages after those this
+   * container already read (transcript-cache.ts).
+   */
   async getRunWithMessages(runId: string): Promise<RunWithMessages> {
-    const read = await getRunWithMessages(this.ctx, runId);
+    const kept = this.transcripts.get(runId);
+    let read = await getRunWithMessages(this.ctx, runId, kept.length);
+    // Fewer messages than kept (never, while messages are only appended): nothing kept is used; read all.
+    if (read.run && read.run.messageCount < kept.length) {
+      this.transcripts.forget(runId);
+      read = await getRunWithMessages(this.ctx, runId);
+      return read.run ? this.remembered(runId, [], read) : read;
+    }
+    if (!read.run) {
+      this.transcripts.forget(runId);
+      return read;
+    }
+    return this.remembered(runId, kept, read);
+  }
+  private remembered(runId: string, kept: readonly TranscriptMessage[], read: RunWithMessages): RunWithMessages {
     if (read.run) this.scopes.remember(read.run);
-    return read;
+    this.transcripts.remember(runId, kept, read.messages);
+    return { run: read.run, messages: [...kept, ...read.messages] };
   }
   knownRunScope(runId: string): RunScope | undefined {
     return this.scopes.get(runId);
