@@ -41,6 +41,7 @@ import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunLis
 import { listSignedHeadItems, signOwnerHeads } from './signed-heads.ts';
 import { readStepRange } from './step-range.ts';
 import { getResumeToken, loadGraphRun, putResumeToken, settleResumeToken } from './steps.ts';
+import { TranscriptCache } from './transcript-cache.ts';
 import {
   deleteTriggerIndex,
   listTriggerIndex,
@@ -48,7 +49,6 @@ import {
   type TriggerIndexEntry,
   type TriggerIndexType,
 } from './trigger-index.ts';
-import { TranscriptCache } from './transcript-cache.ts';
 import { VersionCache } from './version-cache.ts';
 import { publishDraft, putDraft, replaceDraft } from './workflow-drafts.ts';
 import {
@@ -123,7 +123,11 @@ export class DynamoStore implements RunStore, NotesPort {
     }
     return this.remembered(runId, kept, read);
   }
-  private remembered(runId: string, kept: readonly TranscriptMessage[], read: RunWithMessages): RunWithMessages {
+  private remembered(
+    runId: string,
+    kept: readonly TranscriptMessage[],
+    read: RunWithMessages,
+  ): RunWithMessages {
     if (read.run) this.scopes.remember(read.run);
     this.transcripts.remember(runId, kept, read.messages);
     return { run: read.run, messages: [...kept, ...read.messages] };

@@ -137,7 +137,11 @@ describe('TranscriptCache', () => {
 
   it('keeps only the prefix without a gap', () => {
     const cache = new TranscriptCache();
-    cache.remember('run_a', [], [message(run, 0, 'user'), message(run, 1, 'assistant'), message(run, 3, 'user')]);
+    cache.remember(
+      'run_a',
+      [],
+      [message(run, 0, 'user'), message(run, 1, 'assistant'), message(run, 3, 'user')],
+    );
     expect(seqs(cache.get('run_a'))).toEqual([0, 1]);
     cache.remember('run_a', cache.get('run_a'), [message(run, 2, 'user'), message(run, 3, 'assistant')]);
     expect(seqs(cache.get('run_a'))).toEqual([0, 1, 2, 3]);

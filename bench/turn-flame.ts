@@ -1,0 +1,100 @@
+/**
+ * node --cpu-prof-free profiling of plain turns: warms up, then samples the CPU (V8 profiler) over RUNS runs of
+ * the bench:turn loop fixture and writes the .cpuprofile to PROFILE_OUT; prints CPU ms per turn of the runtime
+ * and of the floor (process.cpuUsage, this process only: DynamoDB Local's JVM is not counted).
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import Anthropic from '@anthropic-ai/sdk';
+import { createAnthropicModel, startScriptedModelServer } from '../shared/model/index.ts';
+import { driveRun, engineDeps } from '../test/support/engine.ts';
+import { minimalWorkflow, seedRun, seedWorkflow } from '../test/support/store.ts';
+import { floorLoop } from './floor.ts';
+import { benchStore, printTable } from './support.ts';
+
+const TURNS = 10;
+const RUNS = Number(process.env.BENCH_RUNS ?? 10);
+const LINE = Number(process.env.LINE ?? 0);
+const fixture = {
+  name: 'loop',
+  turns: [
+    ...Array.from({ length: TURNS - 1 }, (_, i) => ({
+      response: {
+        content: [
+          {
+            type: 'tool_use' as const,
+            name: 'notes_append',
+            input: { name: 'log', line: `turn ${i} ${'x'.repeat(LINE)}` },
+          },
+        ],
+        usage: { input_tokens: 500, output_tokens: 20 },
+      },
+    })),
+    { text: 'done' },
+  ],
+};
+const server = await startScriptedModelServer({ fixtures: [fixture] });
+const bench = await benchStore();
+const model = createAnthropicModel({
+  apiKey: 'bench',
+  baseURL: server.url,
+  defaultHeaders: { 'x-scripted-fixture': 'loop' },
+});
+const client = new Anthropic({
+  apiKey: 'bench',
+  baseURL: server.url,
+  maxRetries: 0,
+  defaultHeaders: { 'x-scripted-fixture': 'loop' },
+});
+try {
+  const { version } = await seedWorkflow(
+    bench.store,
+    minimalWorkflow({ budget: { maxUsdPerRun: 50, maxTurns: 20 } }),
+  );
+  for (let i = 0; i < 3; i++)
+    await driveRun(engineDeps(bench.store, model), (await seedRun(bench.store, version)).runId);
+  await floorLoop(bench.store, client, { runs: 3, turns: TURNS });
+  const runIds = await Promise.all(
+    Array.from({ length: RUNS }, async () => (await seedRun(bench.store, version)).runId),
+  );
+  const session = new Session();
+  if (process.env.PROFILE_OUT) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 200 });
+    await session.post('Profiler.start');
+  }
+  let cpu = process.cpuUsage();
+  for (const runId of runIds) await driveRun(engineDeps(bench.store, model), runId);
+  let used = process.cpuUsage(cpu);
+  const runtimeCpu = (used.user + used.system) / 1000 / (RUNS * TURNS);
+  const runtimeSys = used.system / 1000 / (RUNS * TURNS);
+  if (process.env.PROFILE_OUT) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
+    session.disconnect();
+  }
+  if (process.env.PROFILE_OUT) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 200 });
+    await session.post('Profiler.start');
+  }
+  cpu = process.cpuUsage();
+  const floor = await floorLoop(bench.store, client, { runs: RUNS, turns: TURNS });
+  used = process.cpuUsage(cpu);
+  if (process.env.PROFILE_OUT) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(`${process.env.PROFILE_OUT}.floor`, JSON.stringify(profile));
+    session.disconnect();
+  }
+  const floorCpu = (used.user + used.system) / 1000 / floor.turns;
+  const floorSys = used.system / 1000 / floor.turns;
+  printTable(`CPU ms per turn in this process (${RUNS} runs × ${TURNS} turns)`, [
+    { loop: 'runtime', 'CPU ms/turn': runtimeCpu.toFixed(2), 'of which system': runtimeSys.toFixed(2) },
+    { loop: 'floor', 'CPU ms/turn': floorCpu.toFixed(2), 'of which system': floorSys.toFixed(2) },
+  ]);
+} finally {
+  await bench.stop();
+  await server.close();
+}
