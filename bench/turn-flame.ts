@@ -3,15 +3,27 @@
  * the bench:turn loop fixture and writes the .cpuprofile to PROFILE_OUT; prints CPU ms per turn of the runtime
  * and of the floor (process.cpuUsage, this process only: DynamoDB Local's JVM is not counted).
  */
+import { exec } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { promisify } from 'node:util';
 import Anthropic from '@anthropic-ai/sdk';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { createAnthropicModel, startScriptedModelServer } from '../shared/model/index.ts';
+import { DynamoStore } from '../shared/store/index.ts';
+import { createTableInput } from '../shared/store/table.ts';
 import { driveRun, engineDeps } from '../test/support/engine.ts';
 import { minimalWorkflow, seedRun, seedWorkflow } from '../test/support/store.ts';
 import { floorLoop } from './floor.ts';
 import { benchStore, printTable } from './support.ts';
 
+/**
+ * Under `valgrind --tool=callgrind --instr-atstart=no` with CALLGRIND=1: instruments only the measured loops
+ * and dumps one profile each (`-d runtime`, `-d floor`): instruction counts, which load does not change.
+ */
+const callgrind = async (args: string) => {
+  if (process.env.CALLGRIND) await promisify(exec)(`callgrind_control ${args} ${process.pid}`);
+};
 const TURNS = 10;
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const LINE = Number(process.env.LINE ?? 0);
@@ -34,7 +46,16 @@ const fixture = {
   ],
 };
 const server = await startScriptedModelServer({ fixtures: [fixture] });
-const bench = await benchStore();
+// BENCH_DYNAMODB_ENDPOINT: a DynamoDB Local started outside (under valgrind this process is too slow to wait
+// for one of its own), a fresh table in it.
+const bench = process.env.BENCH_DYNAMODB_ENDPOINT
+  ? await (async () => {
+      const tableName = `wf-flame-${process.pid}`;
+      const store = new DynamoStore({ endpoint: process.env.BENCH_DYNAMODB_ENDPOINT, tableName });
+      await store.ctx.doc.send(new CreateTableCommand(createTableInput(tableName)));
+      return { store, stop: async () => {} };
+    })()
+  : await benchStore();
 const model = createAnthropicModel({
   apiKey: 'bench',
   baseURL: server.url,
@@ -64,9 +85,11 @@ try {
     await session.post('Profiler.setSamplingInterval', { interval: 200 });
     await session.post('Profiler.start');
   }
+  await callgrind('-i on');
   let cpu = process.cpuUsage();
   for (const runId of runIds) await driveRun(engineDeps(bench.store, model), runId);
   let used = process.cpuUsage(cpu);
+  await callgrind('-d runtime');
   const runtimeCpu = (used.user + used.system) / 1000 / (RUNS * TURNS);
   const runtimeSys = used.system / 1000 / (RUNS * TURNS);
   if (process.env.PROFILE_OUT) {
@@ -83,6 +106,8 @@ try {
   cpu = process.cpuUsage();
   const floor = await floorLoop(bench.store, client, { runs: RUNS, turns: TURNS });
   used = process.cpuUsage(cpu);
+  await callgrind('-d floor');
+  await callgrind('-i off');
   if (process.env.PROFILE_OUT) {
     const { profile } = await session.post('Profiler.stop');
     writeFileSync(`${process.env.PROFILE_OUT}.floor`, JSON.stringify(profile));
