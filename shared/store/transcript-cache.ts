@@ -19,8 +19,13 @@ import type { TranscriptMessage } from '../schemas/message.ts';
 
 /** Runs whose transcripts are kept per container. */
 export const TRANSCRIPT_CACHE_RUNS = 64;
-/** Bytes (DynamoDB item size, core/item-size.ts) of messages kept per container, over all runs. */
-export const TRANSCRIPT_CACHE_BYTES = 16 * 1024 * 1024;
+/**
+ * Bytes (DynamoDB item size, core/item-size.ts) of messages kept per container, over all runs; one run's
+ * transcript is kept only up to half of it. Small beside the Turn function's 256 MB (docs/deploy.md, "Memory,
+ * measured": a turn of the largest transcript peaks at 167 MB): the current run's kept messages are the
+ * transcript the turn holds anyway; only other runs' (at most 4 MB of item bytes) are extra.
+ */
+export const TRANSCRIPT_CACHE_BYTES = 4 * 1024 * 1024;
 
 type Entry = { messages: readonly TranscriptMessage[]; bytes: number };
 
@@ -59,7 +64,7 @@ export class TranscriptCache {
       messages.push(deepFreeze(message));
     }
     this.forget(runId);
-    if (messages.length === 0 || bytes > this.#maxBytes / 4) return;
+    if (messages.length === 0 || bytes > this.#maxBytes / 2) return;
     this.#entries.set(runId, { messages, bytes });
     this.#bytes += bytes;
     while (this.#entries.size > this.#maxRuns || this.#bytes > this.#maxBytes) {

@@ -157,8 +157,8 @@ describe('TranscriptCache', () => {
     cache.remember('run_c', [], [message(run, 0, 'user', 100)]);
     expect(seqs(cache.get('run_b'))).toEqual([]);
     expect(seqs(cache.get('run_a'))).toEqual([0]);
-    // Over a quarter of the bytes: not kept at all. Then two of 9 KB each fit, a third pushes the oldest out.
-    cache.remember('run_d', [], [message(run, 0, 'user', 11_000)]);
+    // Over half the bytes: not kept at all. Then four of 9 KB each fit, a fifth pushes the oldest out.
+    cache.remember('run_d', [], [message(run, 0, 'user', 21_000)]);
     expect(cache.get('run_d')).toEqual([]);
     const big = new TranscriptCache(10, 40_000);
     for (const id of ['x', 'y', 'z', 'w', 'v']) big.remember(id, [], [message(run, 0, 'user', 9_000)]);
