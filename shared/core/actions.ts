@@ -44,11 +44,36 @@ export interface ActionSpecCatalog {
   resolve(name: string, definition: WorkflowDefinition): ActionSpec | undefined;
 }
 
+/**
+ * The JSON Schema generated from an action's zod input, per schema object: generating it walks the schema on
+ * every call, and a turn offers every granted tool. A zod schema is not changed after it is built, so its
+ * JSON Schema is the same each time; kept frozen, so no caller can change the next turn's.
+ */
+const generatedSchemas = new WeakMap<object, Record<string, unknown>>();
+
+function inputSchemaOf(action: ActionSpec): Record<string, unknown> {
+  if (action.jsonSchema) {
+    const { $schema: _ignored, ...inputSchema } = action.jsonSchema;
+    return inputSchema;
+  }
+  const cached = generatedSchemas.get(action.input);
+  if (cached) return cached;
+  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(action.input, {
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  const frozen = deepFreeze(inputSchema);
+  generatedSchemas.set(action.input, frozen);
+  return frozen;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  for (const child of Object.values(value)) deepFreeze(child);
+  return Object.freeze(value);
+}
+
 /** The tool as offered to the model. */
 export function toolSpecOf(action: ActionSpec): ToolSpec {
-  const schema =
-    action.jsonSchema ??
-    (z.toJSONSchema(action.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
-  const { $schema: _ignored, ...inputSchema } = schema;
-  return { name: action.name, description: action.description, inputSchema };
+  return { name: action.name, description: action.description, inputSchema: inputSchemaOf(action) };
 }

@@ -18,13 +18,22 @@ function codePointAt(text: string, index: number): { bytes: number; units: numbe
   return { bytes: 3, units: 1 };
 }
 
-/** The UTF-8 length of a string in bytes. */
+/**
+ * The UTF-8 length of a string in bytes: one per UTF-16 unit, plus one for U+0080-U+07FF, two for the rest of
+ * the BMP (and a lone surrogate, encoded as U+FFFD), two for a surrogate pair (4 bytes for its 2 units).
+ * Sized on every write (item-size.ts), so one pass with nothing allocated.
+ */
 export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; ) {
-    const point = codePointAt(text, index);
-    bytes += point.bytes;
-    index += point.units;
+  const length = text.length;
+  let bytes = length;
+  for (let index = 0; index < length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (isHigh(code) && index + 1 < length && isLow(text.charCodeAt(index + 1))) {
+      bytes += 2;
+      index++;
+    } else bytes += 2;
   }
   return bytes;
 }

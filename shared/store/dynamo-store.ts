@@ -41,6 +41,7 @@ import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunLis
 import { listSignedHeadItems } from './signed-heads.ts';
 import { readStepRange } from './step-range.ts';
 import { getResumeToken, loadGraphRun, putResumeToken, settleResumeToken } from './steps.ts';
+import { TranscriptCache } from './transcript-cache.ts';
 import { WorkflowStore } from './workflow-store.ts';
 
 const NoteSchema = z.object({ name: z.string(), lines: z.array(z.string()) });
@@ -49,6 +50,8 @@ export type Note = z.infer<typeof NoteSchema>;
 export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
   /** The owner and workflow of runs read in this container (immutable: run-scopes.ts). */
   private readonly scopes = new RunScopes();
+  /** The messages of runs read in this container (immutable once written: transcript-cache.ts). */
+  private readonly transcripts = new TranscriptCache();
 
   // ---- RunStore (core port)
   async getRun(runId: string): Promise<Run | undefined> {
@@ -64,11 +67,33 @@ export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
     const run = await this.getRun(runId);
     return run?.owner === owner ? run : undefined;
   }
-  /** The run and its transcript in one Query (run-with-messages.ts). */
+  /**
+   * The run and its transcript in one Query (run-with-messages.ts): only the messages after those this
+   * container already read (transcript-cache.ts).
+   */
   async getRunWithMessages(runId: string): Promise<RunWithMessages> {
-    const read = await getRunWithMessages(this.ctx, runId);
+    const kept = this.transcripts.get(runId);
+    let read = await getRunWithMessages(this.ctx, runId, kept.length);
+    // Fewer messages than kept (never, while messages are only appended): nothing kept is used; read all.
+    if (read.run && read.run.messageCount < kept.length) {
+      this.transcripts.forget(runId);
+      read = await getRunWithMessages(this.ctx, runId);
+      return read.run ? this.remembered(runId, [], read) : read;
+    }
+    if (!read.run) {
+      this.transcripts.forget(runId);
+      return read;
+    }
+    return this.remembered(runId, kept, read);
+  }
+  private remembered(
+    runId: string,
+    kept: readonly TranscriptMessage[],
+    read: RunWithMessages,
+  ): RunWithMessages {
     if (read.run) this.scopes.remember(read.run);
-    return read;
+    this.transcripts.remember(runId, kept, read.messages);
+    return { run: read.run, messages: [...kept, ...read.messages] };
   }
   knownRunScope(runId: string): RunScope | undefined {
     return this.scopes.get(runId);

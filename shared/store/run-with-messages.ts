@@ -38,11 +38,20 @@ import { queryAllItems } from './reads.ts';
 
 export type RunWithMessages = { run: Run | undefined; messages: TranscriptMessage[] };
 
-export async function getRunWithMessages(ctx: StoreContext, runId: string): Promise<RunWithMessages> {
+/**
+ * With `fromSeq`, only the messages from that seq on are read (and returned): the caller holds the ones before
+ * (transcript-cache.ts). `MSG#<seq>` sorts after every part of the message before it (`MSG#<seq-1>#<part>`).
+ */
+export async function getRunWithMessages(
+  ctx: StoreContext,
+  runId: string,
+  fromSeq = 0,
+): Promise<RunWithMessages> {
   const { pk, sk: runSk } = keys.run(runId);
+  const from = fromSeq > 0 ? keys.message(runId, fromSeq).sk : prefixes.message;
   const items = await queryAllItems(ctx, {
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': pk, ':from': prefixes.message, ':to': runSk },
+    ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': runSk },
   });
   // NOTE#… and RESUME sort between the messages and the run: not the turn's.
   const runItem = items.find((item) => item.sk === runSk);
