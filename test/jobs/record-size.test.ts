@@ -54,7 +54,8 @@ describe('job record size', () => {
   });
 
   it("refuses, naming prompt, a job whose record with its grant's definition would not fit, and queues nothing", async () => {
-    const refused = await submit('big-bot', 'a'.repeat(100_000));
+    // 200,000 bytes of prompt (under a run input's cap) and 300,000 of system prompt: a 500 KB record.
+    const refused = await submit('big-bot', 'é'.repeat(100_000));
 
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'validation_failed', fields: [{ path: 'prompt' }] });
