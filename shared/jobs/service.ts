@@ -125,10 +125,14 @@ export async function submitJobOutcome(
   const request = SubmitJobSchema.parse(input);
   const resolved = resolveJob(grant, request, deps.models);
   const key = options.idempotencyKey;
-  const now = isoNow(deps.clock);
-  // Sized before anything is written, and for a dry run too: it says whether the job would be accepted.
-  assertJobFits(newJobRecord(grant, request.prompt, resolved, MAX_JOB_NUMBER, now, key));
-  if (request.dryRun) return { result: { dryRun: true, constraints: resolved.constraints }, admitted: false };
+  // Sized before anything is written, and for a dry run too: it says whether the job would be accepted. (A
+  // repeated key or an identical live job is answered first: it is already stored.)
+  const fits = () =>
+    assertJobFits(newJobRecord(grant, request.prompt, resolved, MAX_JOB_NUMBER, isoNow(deps.clock), key));
+  if (request.dryRun) {
+    fits();
+    return { result: { dryRun: true, constraints: resolved.constraints }, admitted: false };
+  }
   const ctx = deps.store.ctx;
   const nowEpoch = Math.floor(deps.clock.nowMs() / 1000);
   const keyWindow = { expiresAtEpoch: nowEpoch + IDEMPOTENCY_TTL_SECONDS, nowEpoch };
@@ -174,6 +178,7 @@ export async function submitJobOutcome(
   const live = await existing(livePointer);
   if (livePointer && live) return coalesceWith(livePointer, live);
 
+  fits();
   const number = await nextJobNumber(ctx, grant.grantId);
   const job = newJobRecord(grant, request.prompt, resolved, number, isoNow(deps.clock), key);
   const cap = grant.grant.concurrency + grant.grant.maxQueued;
