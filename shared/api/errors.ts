@@ -71,16 +71,25 @@ const REJECTION_STATUS = {
   unpriced_model: 400,
   queue_full: 429,
   idempotency_conflict: 409,
+  validation_failed: 400,
+  job_busy: 409,
 } as const;
+/** Seconds a client waits before repeating a refusal that passes by itself. */
+const REJECTION_RETRY_AFTER: Partial<Record<keyof typeof REJECTION_STATUS, string>> = {
+  queue_full: '5',
+  job_busy: '1',
+};
 
 /** Delegated jobs' refusals (shared/jobs/errors.ts), each naming its field. */
 function mapJobError(error: unknown): ApiError | undefined {
   if (error instanceof JobNotFoundError) return new ApiError(404, 'not_found', 'job not found');
-  if (error instanceof JobRejectedError)
+  if (error instanceof JobRejectedError) {
+    const retryAfter = REJECTION_RETRY_AFTER[error.kind];
     return new ApiError(REJECTION_STATUS[error.kind], error.kind, error.message, {
       fields: [{ path: error.field, message: error.message }],
-      ...(error.kind === 'queue_full' ? { headers: { 'Retry-After': '5' } } : {}),
+      ...(retryAfter ? { headers: { 'Retry-After': retryAfter } } : {}),
     });
+  }
   if (error instanceof GrantChangeError) {
     if (error.kind === 'not_found') return new ApiError(404, 'not_found', 'grant not found');
     const fields = error.field ? [{ path: error.field, message: error.message }] : undefined;

@@ -65,7 +65,10 @@ export const JOB_OPERATIONS: Operation[] = [
     ],
     body: { schema: 'SubmitJobRequest', mediaTypes: ['application/json'], required: true },
     responses: {
-      '202': { description: 'Accepted: queued or running.', schema: 'SubmitJobResponse' },
+      '202': {
+        description: 'Accepted: a new job, queued or running (with or without an Idempotency-Key).',
+        schema: 'SubmitJobResponse',
+      },
       '200': {
         description: 'A dry run’s constraints, or the existing job (coalesced or repeated key).',
         schema: 'SubmitJobResponse',
@@ -73,6 +76,8 @@ export const JOB_OPERATIONS: Operation[] = [
     },
     errors: {
       ...BODY,
+      '400':
+        'Invalid body, naming each field; also a prompt whose job would not fit with the grant’s definition (validation_failed on prompt), or an unpriced model.',
       '403':
         'not_granted, scope_missing, or outside_grant (a tool, the model or maxTurns), naming the field.',
       '409': 'idempotency_conflict.',
@@ -87,7 +92,10 @@ export const JOB_OPERATIONS: Operation[] = [
     query: ListJobsSchema,
     summary: 'The calling client’s jobs, newest first.',
     responses: { '200': { description: 'A page.', schema: 'JobPage' } },
-    errors: { '400': 'Invalid query.', ...CLIENT_ONLY },
+    errors: {
+      '400': 'Invalid query, or a nextToken this listing did not issue (naming nextToken).',
+      ...CLIENT_ONLY,
+    },
   },
   {
     method: 'get',
@@ -108,7 +116,12 @@ export const JOB_OPERATIONS: Operation[] = [
       pathParams: ['id'],
       summary: 'Cancel a job; says what was stopped (queued, run, nothing).',
       responses: { '200': { description: 'The job after cancelling.', schema: 'CancelJobResponse' } },
-      errors: { ...CLIENT_ONLY, ...JOB_NOT_FOUND },
+      errors: {
+        ...CLIENT_ONLY,
+        ...JOB_NOT_FOUND,
+        '409':
+          'job_busy: the job is between two states (its run is being started); nothing was cancelled: retry after Retry-After seconds.',
+      },
     }),
   ),
   {

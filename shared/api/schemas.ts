@@ -14,7 +14,7 @@ import { RunSchema, RunStatusSchema } from '../schemas/run.ts';
 import { TriggerSchema } from '../schemas/trigger.ts';
 import { WorkflowHeadSchema, WorkflowIdSchema, WorkflowVersionSchema } from '../schemas/workflow-record.ts';
 import * as z from '../zod.ts';
-import { MAX_VALUE_DEPTH, refineStorable, type StorableLimits } from './storable.ts';
+import { MAX_VALUE_DEPTH, RUN_INPUT_MAX_BYTES, refineStorable, type StorableLimits } from './storable.ts';
 
 // ---------------------------------------------------------------- limits
 
@@ -30,7 +30,7 @@ export {
 /** Run input is stored on the run and, indented, in the first transcript message. */
 export const RUN_INPUT_LIMITS: StorableLimits = {
   maxDepth: MAX_VALUE_DEPTH,
-  maxBytes: 256 * 1024,
+  maxBytes: RUN_INPUT_MAX_BYTES,
   indented: true,
 };
 

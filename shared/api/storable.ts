@@ -8,6 +8,11 @@
 import { type FieldError, formatPath } from '../workflow-file/errors.ts';
 import type * as z from '../zod.ts';
 
+/**
+ * A run's input, as JSON in UTF-8 bytes, indented as the transcript shows it: it is stored on the run and in its
+ * first transcript message. A delegated job's prompt is its run's input, so it has the same cap.
+ */
+export const RUN_INPUT_MAX_BYTES = 256 * 1024;
 /** DynamoDB allows 32 levels of nesting in an item; values sit one or two levels down, so they get fewer. */
 export const MAX_VALUE_DEPTH = 24;
 /** DynamoDB's smallest positive number magnitude. */

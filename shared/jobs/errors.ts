@@ -16,7 +16,14 @@ export type JobRejectionKind =
   /** The concurrency quota and the queue are both full: 429. */
   | 'queue_full'
   /** Idempotency-Key reused with another request: 409. */
-  | 'idempotency_conflict';
+  | 'idempotency_conflict'
+  /** The request is well formed but cannot be kept (the job record would not fit DynamoDB's item): 400. */
+  | 'validation_failed'
+  /**
+   * The job is between two states (its run is being created, or it moved under each look): nothing was done;
+   * the same request may succeed a moment later. 409 with Retry-After. Never a grant refusal.
+   */
+  | 'job_busy';
 
 /** A refused job request, naming the field (`prompt`, `tools[1]`, `model`, `maxTurns`, `scope`, `queue`). */
 export class JobRejectedError extends Error {

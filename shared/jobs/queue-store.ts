@@ -11,15 +11,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
+  GetCommand,
   QueryCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { StoreContext } from '../store/client.ts';
+import { decodeItem } from '../store/codec.ts';
 import { decodeToken, encodeToken, getItem, InvalidPageTokenError } from '../store/reads.ts';
 import { TABLE_KEYS } from '../store/table.ts';
 import * as z from '../zod.ts';
+import { storedJob } from './record-size.ts';
 import { type JobRecord, JobRecordSchema, jobKeys, jobPrefixes } from './records.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -93,7 +96,8 @@ type Expected = { state: JobRecord['state']; runId?: string; cancelRequested?: b
 const putJob = (ctx: StoreContext, job: JobRecord, expected?: Expected) => ({
   Put: {
     TableName: T(ctx),
-    Item: { ...jobKeys.job(job.grantId, job.number), ...job },
+    // Its error texts capped, so a record admitted under its budget fits at every state (record-size.ts).
+    Item: { ...jobKeys.job(job.grantId, job.number), ...storedJob(job) },
     ...(expected ? expectedCondition(expected) : { ConditionExpression: 'attribute_not_exists(pk)' }),
   },
 });
@@ -143,6 +147,8 @@ export async function admitJob(
   job: JobRecord,
   cap: number,
   idempotencyTtlEpoch: number,
+  /** Now, in epoch seconds: a key whose week ended before it no longer holds (idempotencyPut). */
+  nowEpoch?: number,
 ): Promise<AdmitOutcome> {
   const pointer = { jobId: job.jobId, number: job.number, requestHash: job.requestHash };
   const items: TransactItem[] = [
@@ -157,19 +163,7 @@ export async function admitJob(
       },
     },
     ...(job.idempotencyKey
-      ? [
-          {
-            Put: {
-              TableName: T(ctx),
-              Item: {
-                ...jobKeys.idempotency(job.grantId, job.idempotencyKey),
-                ...pointer,
-                [TABLE_KEYS.ttlAttribute]: idempotencyTtlEpoch,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ]
+      ? [idempotencyPut(ctx, job.grantId, job.idempotencyKey, pointer, idempotencyTtlEpoch, nowEpoch)]
       : []),
   ];
   const result = await transact(ctx, items);
@@ -180,13 +174,80 @@ export async function admitJob(
   throw new Error(`job admission failed: ${result.codes.join(',')}`);
 }
 
+type JobPointer = { jobId: string; number: number; requestHash: string };
+
+/**
+ * The conditional put of an Idempotency-Key's pointer: only when the key holds no job, or held one whose week
+ * is over (`expiresAtEpoch` before `nowEpoch`). TTL deletes an expired item only eventually, and reads and
+ * condition checks see it until then
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ttl-expired-items.html), so the week is
+ * checked here and on read (getIdempotencyPointer), as a run start's key is (shared/store/runs.ts).
+ */
+function idempotencyPut(
+  ctx: StoreContext,
+  grantId: string,
+  key: string,
+  pointer: JobPointer,
+  expiresAtEpoch: number,
+  nowEpoch: number | undefined,
+) {
+  return {
+    Put: {
+      TableName: T(ctx),
+      Item: { ...jobKeys.idempotency(grantId, key), ...pointer, [TABLE_KEYS.ttlAttribute]: expiresAtEpoch },
+      ...(nowEpoch === undefined
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : {
+            ConditionExpression: 'attribute_not_exists(pk) OR #expires < :now',
+            ExpressionAttributeNames: { '#expires': TABLE_KEYS.ttlAttribute },
+            ExpressionAttributeValues: { ':now': nowEpoch },
+          }),
+    },
+  };
+}
+
+/**
+ * Remembers Idempotency-Key `key` for `pointer`'s job, which answered it without being admitted for it (an
+ * identical job was queued or running: coalescing), so the key answers that job for its week too. False when
+ * the key already holds (a concurrent request with the same key got there first: read it).
+ */
+export async function rememberIdempotencyKey(
+  ctx: StoreContext,
+  grantId: string,
+  key: string,
+  pointer: JobPointer,
+  window: { expiresAtEpoch: number; nowEpoch: number },
+): Promise<boolean> {
+  const result = await transact(ctx, [
+    idempotencyPut(ctx, grantId, key, pointer, window.expiresAtEpoch, window.nowEpoch),
+  ]);
+  if (result.ok) return true;
+  if (result.codes[0] === 'ConditionalCheckFailed') return false;
+  throw new Error(`remembering the Idempotency-Key failed: ${result.codes.join(',')}`);
+}
+
 const PointerSchemaShape = z.pick(JobRecordSchema, { jobId: true, number: true, requestHash: true });
 
-/** The job a coalescing marker or an Idempotency-Key points at. */
+/** The job a coalescing marker points at. */
 export const getRequestPointer = (ctx: StoreContext, grantId: string, hash: string) =>
   getItem(ctx, jobKeys.request(grantId, hash), PointerSchemaShape);
-export const getIdempotencyPointer = (ctx: StoreContext, grantId: string, key: string) =>
-  getItem(ctx, jobKeys.idempotency(grantId, key), PointerSchemaShape);
+
+/** The job an Idempotency-Key points at, while its week holds at `nowEpoch` (an expired key is no key). */
+export async function getIdempotencyPointer(
+  ctx: StoreContext,
+  grantId: string,
+  key: string,
+  nowEpoch: number,
+): Promise<JobPointer | undefined> {
+  const response = await ctx.doc.send(
+    new GetCommand({ TableName: T(ctx), Key: jobKeys.idempotency(grantId, key), ConsistentRead: true }),
+  );
+  const item = response.Item;
+  if (!item) return undefined;
+  const expires = item[TABLE_KEYS.ttlAttribute];
+  if (typeof expires === 'number' && expires < nowEpoch) return undefined;
+  return decodeItem(PointerSchemaShape, item);
+}
 
 /** The queued job numbers of a grant in order (strongly consistent): at most `limit`. */
 export async function queuedNumbers(ctx: StoreContext, grantId: string, limit: number): Promise<number[]> {
@@ -347,6 +408,26 @@ export async function endQueuedJob(ctx: StoreContext, next: JobRecord): Promise<
   return result.ok;
 }
 
+/** A job's key as a page token holds it: `JOB#` and the zero-padded number (records.ts `jobKeys.job`). */
+const JOB_SK = /^JOB#\d{10}$/;
+
+/**
+ * The start key a page token decodes to, when it is one this listing issued for `grantId`: exactly `{ pk, sk }`,
+ * that grant's pk and a job's sk. Anything else (another grant's key, another item's sk, a number, an extra
+ * attribute) is InvalidPageTokenError (400 naming `nextToken`), never a query DynamoDB refuses with a 500.
+ */
+function jobPageKey(
+  grantId: string,
+  key: Record<string, unknown> | undefined,
+): { pk: string; sk: string } | undefined {
+  if (!key) return undefined;
+  const names = Object.keys(key);
+  const exact = names.length === 2 && names.includes('pk') && names.includes('sk');
+  if (!exact || key.pk !== `GRANT#${grantId}` || typeof key.sk !== 'string' || !JOB_SK.test(key.sk))
+    throw new InvalidPageTokenError();
+  return { pk: key.pk, sk: key.sk };
+}
+
 /** One page of a grant's jobs, newest first. */
 export async function listJobRecords(
   ctx: StoreContext,
@@ -354,9 +435,7 @@ export async function listJobRecords(
   limit: number,
   nextToken: string | undefined,
 ): Promise<{ jobs: JobRecord[]; nextToken?: string }> {
-  const startKey = decodeToken(nextToken);
-  // A token is only good for the grant it was issued for.
-  if (startKey && startKey.pk !== `GRANT#${grantId}`) throw new InvalidPageTokenError();
+  const startKey = jobPageKey(grantId, decodeToken(nextToken));
   const response = await ctx.doc.send(
     new QueryCommand({
       TableName: T(ctx),

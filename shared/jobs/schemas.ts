@@ -3,7 +3,12 @@
  * the MCP tools: one zod schema per concept, so both surfaces validate and describe the same input.
  */
 
-import { MAX_VALUE_DEPTH, refineStorable, type StorableLimits } from '../api/storable.ts';
+import {
+  MAX_VALUE_DEPTH,
+  RUN_INPUT_MAX_BYTES,
+  refineStorable,
+  type StorableLimits,
+} from '../api/storable.ts';
 import { ActionNameSchema, IsoTimeSchema, UsageSchema, WorkflowNameSchema } from '../schemas/common.ts';
 import { ConnectorSchema } from '../schemas/connector.ts';
 import { CredRefsSchema } from '../schemas/credentials.ts';
@@ -25,6 +30,12 @@ export const GrantModelSchema = z
   .check(z.regex(/^[a-z0-9][a-z0-9.:_-]{1,127}$/, 'must be a model id such as claude-sonnet-4-5, or a role'));
 
 export const MAX_PROMPT_CHARS = 100_000;
+/**
+ * A prompt is its job's run input (stored on the run and in its first transcript message), so it has the run
+ * input's cap: 256 KiB as JSON in UTF-8 bytes, whatever its characters (100,000 CJK characters are ~300 KB).
+ */
+const PROMPT_LIMITS: StorableLimits = { maxDepth: 1, maxBytes: RUN_INPUT_MAX_BYTES, indented: true };
+const storablePrompt = refineStorable(PROMPT_LIMITS);
 
 /**
  * A delegation grant: what one client may delegate on its owner's behalf. Actions come from the owner's
@@ -111,7 +122,10 @@ export const SubmitJobSchema = z.strictObject({
   prompt: z.string().check(
     z.maxLength(MAX_PROMPT_CHARS),
     z.refine((text) => text.trim().length > 0, 'must not be empty'),
-    z.describe('The task, as the agent should read it.'),
+    z.superRefine((text, ctx) => storablePrompt(text, ctx)),
+    z.describe(
+      'The task, as the agent should read it: at most 100,000 characters and 262,144 bytes as JSON (UTF-8).',
+    ),
   ),
   tools: z
     .optional(

@@ -8,6 +8,8 @@
  * const { job } = await submitJob(deps, caller, { prompt: 'Summarize the open issues' });
  * const polled = await getJob(deps, caller, job.jobId);
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { utf8Length } from '../core/byte-caps.ts';
 import { cancelRun } from '../runs/cancel-run.ts';
 import { jobIdOf, parseJobId } from '../schemas/job.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
@@ -25,9 +27,11 @@ import {
   markCancelRequested,
   nextJobNumber,
   queuePosition,
+  rememberIdempotencyKey,
 } from './queue-store.ts';
+import { JOB_RECORD_MAX_BYTES, jobItemBytes } from './record-size.ts';
 import type { GrantRecord, JobRecord } from './records.ts';
-import { resolveJob } from './resolve.ts';
+import { type ResolvedJob, resolveJob } from './resolve.ts';
 import {
   type CancelJobResult,
   type JobScope,
@@ -43,6 +47,10 @@ import { jobView } from './view.ts';
 import { fittingJobs } from './view-page.ts';
 
 export type { JobCaller, JobsDeps };
+
+/** Looks at a job a cancel takes before answering job_busy, waiting 25, 50, 100… ms between them. */
+const CANCEL_LOOKS = 5;
+const CANCEL_LOOK_DELAY_MS = 25;
 
 /** Idempotency-Keys of submissions are remembered for a week. */
 const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
@@ -91,8 +99,8 @@ async function ownJob(deps: JobsDeps, grant: GrantRecord, jobId: string): Promis
 /**
  * Submits a job (scope `jobs:submit`): validated against the live grant; a dry run answers the resolved
  * constraints and queues nothing. An identical submission while an earlier one is queued or running answers
- * that job with `coalesced: true`; a repeated Idempotency-Key answers its job. The answer is the job's id and
- * state, never its result.
+ * that job with `coalesced: true`; a repeated Idempotency-Key answers its job for a week, even when the key
+ * was first answered by coalescing. The answer is the job's id and state, never its result.
  */
 export async function submitJob(
   deps: JobsDeps,
@@ -100,36 +108,124 @@ export async function submitJob(
   input: SubmitJobInput,
   options: { idempotencyKey?: string | undefined } = {},
 ): Promise<SubmitJobResult> {
+  return (await submitJobOutcome(deps, caller, input, options)).result;
+}
+
+/** What a submission answers, and whether it admitted a new job (REST: 202) or answered an existing one (200). */
+export type SubmitOutcome = { result: SubmitJobResult; admitted: boolean };
+
+/** submitJob, saying whether the answer is a job this submission admitted. */
+export async function submitJobOutcome(
+  deps: JobsDeps,
+  caller: JobCaller,
+  input: SubmitJobInput,
+  options: { idempotencyKey?: string | undefined } = {},
+): Promise<SubmitOutcome> {
   const grant = await authorizeCaller(deps, caller, 'jobs:submit');
   const request = SubmitJobSchema.parse(input);
   const resolved = resolveJob(grant, request, deps.models);
-  if (request.dryRun) return { dryRun: true, constraints: resolved.constraints };
+  const key = options.idempotencyKey;
+  // Sized before anything is written, and for a dry run too: it says whether the job would be accepted. (A
+  // repeated key or an identical live job is answered first: it is already stored.)
+  const fits = () =>
+    assertJobFits(newJobRecord(grant, request.prompt, resolved, MAX_JOB_NUMBER, isoNow(deps.clock), key));
+  if (request.dryRun) {
+    fits();
+    return { result: { dryRun: true, constraints: resolved.constraints }, admitted: false };
+  }
   const ctx = deps.store.ctx;
+  const nowEpoch = Math.floor(deps.clock.nowMs() / 1000);
+  const keyWindow = { expiresAtEpoch: nowEpoch + IDEMPOTENCY_TTL_SECONDS, nowEpoch };
   const existing = async (pointer: { number: number; requestHash: string } | undefined) => {
     const job = pointer ? await getJobRecord(ctx, grant.grantId, pointer.number) : undefined;
     return job ? await viewOf(deps, job) : undefined;
   };
-  if (options.idempotencyKey) {
-    const pointer = await getIdempotencyPointer(ctx, grant.grantId, options.idempotencyKey);
+  const answer = (job: JobView, coalesced: boolean): SubmitOutcome => ({
+    result: { job, coalesced },
+    admitted: false,
+  });
+  /** The job Idempotency-Key `key` holds, if it holds one (another request with it is a conflict). */
+  const keyed = async (): Promise<JobView | undefined> => {
+    if (!key) return undefined;
+    const pointer = await getIdempotencyPointer(ctx, grant.grantId, key, nowEpoch);
     if (pointer && pointer.requestHash !== resolved.requestHash)
       throw new JobRejectedError(
         'idempotency_conflict',
         'Idempotency-Key',
         'was already used with a different request',
       );
-    const job = await existing(pointer);
-    if (job)
-      return {
-        job,
-        coalesced: job.status === 'queued' || job.status === 'running' || job.status === 'awaiting_approval',
-      };
-  }
-  const live = await existing(await getRequestPointer(ctx, grant.grantId, resolved.requestHash));
-  if (live) return { job: live, coalesced: true };
+    return existing(pointer);
+  };
+  /**
+   * Answers the live job `pointer` coalesced with. A key that came with this request is remembered for that
+   * job (conditional, for the key's week), so repeating the request with it answers that job even after it
+   * ended, instead of running it again; a key taken meanwhile by a concurrent request answers its job.
+   */
+  const coalesceWith = async (
+    pointer: { jobId: string; number: number; requestHash: string },
+    job: JobView,
+  ): Promise<SubmitOutcome> => {
+    if (key && !(await rememberIdempotencyKey(ctx, grant.grantId, key, pointer, keyWindow))) {
+      const other = await keyed();
+      if (other) return answer(other, isLive(other));
+    }
+    return answer(job, true);
+  };
 
+  const repeated = await keyed();
+  if (repeated) return answer(repeated, isLive(repeated));
+  const livePointer = await getRequestPointer(ctx, grant.grantId, resolved.requestHash);
+  const live = await existing(livePointer);
+  if (livePointer && live) return coalesceWith(livePointer, live);
+
+  fits();
   const number = await nextJobNumber(ctx, grant.grantId);
-  const now = isoNow(deps.clock);
-  const job: JobRecord = {
+  const job = newJobRecord(grant, request.prompt, resolved, number, isoNow(deps.clock), key);
+  const cap = grant.grant.concurrency + grant.grant.maxQueued;
+  const outcome = await admitJob(ctx, job, cap, keyWindow.expiresAtEpoch, nowEpoch);
+  if (outcome === 'full')
+    throw new JobRejectedError(
+      'queue_full',
+      'queue',
+      `the client's ${grant.grant.concurrency} running and ${grant.grant.maxQueued} queued jobs are all taken`,
+    );
+  if (outcome === 'idempotent') {
+    // A concurrent request with the same key got there first: answer its job, as a repeated key does.
+    const other = await keyed();
+    if (!other) throw new Error('the job this Idempotency-Key answers is gone; retry');
+    return answer(other, isLive(other));
+  }
+  if (outcome === 'coalesce') {
+    // An identical submission got there first: answer its job, as a repeated submission does.
+    const pointer = await getRequestPointer(ctx, grant.grantId, resolved.requestHash);
+    const other = await existing(pointer);
+    if (!pointer || !other) throw new Error('the job this submission coalesced with is gone; retry');
+    return coalesceWith(pointer, other);
+  }
+  await promoteQueued(deps, grant);
+  const stored = await getJobRecord(ctx, grant.grantId, number);
+  // The answer to a new submission is its id and state, never its result (docs/jobs.md): a job fast enough to
+  // finish before this read would otherwise answer differently from a slow one.
+  const { result: _result, ...admitted } = await viewOf(deps, stored ?? job);
+  return { result: { job: admitted, coalesced: false }, admitted: true };
+}
+
+const isLive = (job: JobView) =>
+  job.status === 'queued' || job.status === 'running' || job.status === 'awaiting_approval';
+
+/** The largest job number a record is sized with (its id and key at their longest). */
+const MAX_JOB_NUMBER = 9_999_999_999;
+
+/** A new job's record, queued. */
+function newJobRecord(
+  grant: GrantRecord,
+  prompt: string,
+  resolved: ResolvedJob,
+  number: number,
+  now: string,
+  idempotencyKey: string | undefined,
+): JobRecord {
+  return {
     schemaVersion: 1,
     jobId: jobIdOf(grant.grantId, number),
     number,
@@ -137,9 +233,9 @@ export async function submitJob(
     clientId: grant.clientId,
     grantId: grant.grantId,
     state: 'queued',
-    prompt: request.prompt,
+    prompt,
     requestHash: resolved.requestHash,
-    ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+    ...(idempotencyKey ? { idempotencyKey } : {}),
     constraints: resolved.constraints,
     definition: resolved.definition,
     previousRunIds: [],
@@ -150,35 +246,25 @@ export async function submitJob(
     createdAt: now,
     updatedAt: now,
   };
-  const cap = grant.grant.concurrency + grant.grant.maxQueued;
-  const outcome = await admitJob(
-    ctx,
-    job,
-    cap,
-    Math.floor(deps.clock.nowMs() / 1000) + IDEMPOTENCY_TTL_SECONDS,
+}
+
+/**
+ * Refuses, naming `prompt`, a job whose record would not leave room under DynamoDB's item limit for what its
+ * later states add (record-size.ts): the prompt and the grant's definition (its system prompt, connectors…)
+ * are stored together.
+ */
+function assertJobFits(job: JobRecord): void {
+  const bytes = jobItemBytes(job);
+  if (bytes <= JOB_RECORD_MAX_BYTES) return;
+  const over = bytes - JOB_RECORD_MAX_BYTES;
+  const promptBytes = utf8Length(job.prompt);
+  throw new JobRejectedError(
+    'validation_failed',
+    'prompt',
+    promptBytes > over
+      ? `is too large for this grant: the job would be stored in ${bytes} bytes with the grant's definition (its system prompt, connectors and gates), and a job may start with at most ${JOB_RECORD_MAX_BYTES}; shorten the prompt by at least ${over} bytes (UTF-8)`
+      : `cannot fit: the grant's definition (its system prompt, connectors and gates) leaves no room for a prompt under the ${JOB_RECORD_MAX_BYTES} bytes a job may start with; its owner must shorten it`,
   );
-  if (outcome === 'full')
-    throw new JobRejectedError(
-      'queue_full',
-      'queue',
-      `the client's ${grant.grant.concurrency} running and ${grant.grant.maxQueued} queued jobs are all taken`,
-    );
-  if (outcome === 'coalesce' || outcome === 'idempotent') {
-    // Another submission got there first: answer its job, as a repeated submission does.
-    const pointer =
-      outcome === 'coalesce'
-        ? await getRequestPointer(ctx, grant.grantId, resolved.requestHash)
-        : await getIdempotencyPointer(ctx, grant.grantId, options.idempotencyKey ?? '');
-    const other = await existing(pointer);
-    if (!other) throw new Error('the job this submission coalesced with is gone; retry');
-    return { job: other, coalesced: outcome === 'coalesce' };
-  }
-  await promoteQueued(deps, grant);
-  const stored = await getJobRecord(ctx, grant.grantId, number);
-  // The answer to a new submission is its id and state, never its result (docs/jobs.md): a job fast enough to
-  // finish before this read would otherwise answer differently from a slow one.
-  const { result: _result, ...admitted } = await viewOf(deps, stored ?? job);
-  return { job: admitted, coalesced: false };
 }
 
 /** Polls one of the caller's jobs (scope `jobs:read`). */
@@ -193,7 +279,8 @@ export async function getJob(deps: JobsDeps, caller: JobCaller, jobId: string): 
  */
 export async function cancelJob(deps: JobsDeps, caller: JobCaller, jobId: string): Promise<CancelJobResult> {
   const grant = await authorizeCaller(deps, caller, 'jobs:cancel');
-  for (let attempt = 1; attempt <= 5; attempt++) {
+  for (let attempt = 1; attempt <= CANCEL_LOOKS; attempt++) {
+    if (attempt > 1) await sleep(CANCEL_LOOK_DELAY_MS * 2 ** (attempt - 2));
     const job = await ownJob(deps, grant, jobId);
     if (job.state === 'ended') return { job: await viewOf(deps, job), stopped: 'nothing' };
     if (job.state === 'queued') {
@@ -221,7 +308,13 @@ export async function cancelJob(deps: JobsDeps, caller: JobCaller, jobId: string
     const after = await getJobRecord(deps.store.ctx, job.grantId, job.number);
     return { job: await viewOf(deps, after ?? job), stopped };
   }
-  throw new JobRejectedError('not_granted', 'jobId', 'the job is changing state; retry');
+  // Still between two states (a run being created, or a crash the sweep repairs within a minute): nothing was
+  // done, and the grant is fine. A conflict to retry, never a refusal a client could read as "revoked".
+  throw new JobRejectedError(
+    'job_busy',
+    'jobId',
+    'the job is changing state (its run is being started); nothing was cancelled: retry in a moment',
+  );
 }
 
 /** The caller's jobs, newest first (scope `jobs:read`); `status` filters the page. */

@@ -59,7 +59,8 @@ export const JOB_TOOLS = [
     title: 'Cancel an agent job',
     description:
       'Cancels one of your jobs and says what was stopped: a queued job (never started), a running run, or ' +
-      'nothing (it had already ended).',
+      'nothing (it had already ended). A job whose run is being started answers the error job_busy: nothing ' +
+      'was cancelled and the grant is fine; call again in a second.',
     inputSchema: JobRefSchema,
     readOnly: false,
     run: (deps, caller, args) => cancelJob(deps, caller, args.jobId),

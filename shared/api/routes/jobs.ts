@@ -11,7 +11,7 @@ import {
   ListJobsSchema,
   listJobs,
   SubmitJobSchema,
-  submitJob,
+  submitJobOutcome,
 } from '../../jobs/index.ts';
 import { readJsonBody, validate, validateHeader, validateQuery } from '../body.ts';
 import type { ApiContext, ApiDeps, ApiEnv, Identity } from '../deps.ts';
@@ -54,12 +54,11 @@ export function jobRoutes(deps: ApiDeps & { jobs: NonNullable<ApiDeps['jobs']> }
     const caller = jobCallerOf(c.get('identity'));
     const body = validate(SubmitJobSchema, await readJsonBody(c), 'invalid job request');
     const idempotencyKey = validateHeader(c, 'Idempotency-Key', IdempotencyKeySchema);
-    const result = await submitJob(jobs, caller, body, { idempotencyKey });
+    const { result, admitted } = await submitJobOutcome(jobs, caller, body, { idempotencyKey });
     if ('dryRun' in result) return c.json(result, 200);
-    // A new job is 202 Accepted (it runs later); a coalesced or repeated one is the existing job, 200.
-    return c.json(result, result.coalesced || idempotencyKey ? 200 : 202, {
-      Location: `/v1/jobs/${result.job.jobId}`,
-    });
+    // A job this request admitted is 202 Accepted (it runs later), with or without an Idempotency-Key; a
+    // coalesced one or a repeated key's is the existing job, 200.
+    return c.json(result, admitted ? 202 : 200, { Location: `/v1/jobs/${result.job.jobId}` });
   });
 
   app.get('/', async (c) => {
