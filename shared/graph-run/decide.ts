@@ -40,7 +40,8 @@ export async function decideNext(
   if (run.paused && !pastDeadline) return { next: 'paused' };
   const plan = await planRun(definition, run.input, steps);
   const at = isoAt(deps.clock);
-  if (pastDeadline && (plan.start.length > 0 || plan.inFlight.length > 0)) return timedOut(deps, run, plan, at);
+  if (pastDeadline && (plan.start.length > 0 || plan.inFlight.length > 0))
+    return timedOut(deps, run, plan, at);
   const byId = new Map(steps.map((step) => [step.stepId, step]));
   const nodeById = new Map(definition.nodes.map((node) => [node.id, node]));
   const move = (stepId: string, status: GraphStep['status'], fields?: Partial<GraphStep>, reason?: string) =>
@@ -193,7 +194,10 @@ export async function decideNext(
  * graph run that fails with steps in flight. Steps the plan would skip or start are left as they are.
  */
 async function timedOut(deps: DecideDeps, run: Run, plan: Plan, at: string): Promise<GraphNext> {
-  const left = [...plan.inFlight.map((id) => `${id} (in flight)`), ...plan.start.map((id) => `${id} (not started)`)];
+  const left = [
+    ...plan.inFlight.map((id) => `${id} (in flight)`),
+    ...plan.start.map((id) => `${id} (not started)`),
+  ];
   const message = `the run passed its deadline (${run.deadlineAt}) before it reached an end; steps left: ${left.join(', ')}`;
   const error = { name: 'RunTimedOut', message };
   await new RunHandle(run, deps).commit({

@@ -93,14 +93,27 @@ async function seeded(definition: Record<string, unknown>, opts: { advance?: boo
   const { version } = await seedWorkflow(store, definition, { clock });
   const run = await seedRun(store, version, { clock });
   const graph = { store, definitionOf: graphDefinitions(store), clock };
-  const service = { store, clock, keyring, publicBaseUrl: PUBLIC_BASE, taskTokens: tokens, logger: recordingLogger() };
+  const service = {
+    store,
+    clock,
+    keyring,
+    publicBaseUrl: PUBLIC_BASE,
+    taskTokens: tokens,
+    logger: recordingLogger(),
+  };
   const humanTasks = humanTaskPort({ ...service, notifier: inboxNotifier() });
   if (opts.advance !== false) {
     const first = await advanceGraphRun(graph, run.runId);
     for (const step of first.next === 'steps' ? first.steps : [])
       await startHumanTaskWait(
         { ...graph, humanTasks },
-        { runId: run.runId, stepId: step.stepId, type: 'human_task', attempt: 1, taskToken: `tok-${step.stepId}` },
+        {
+          runId: run.runId,
+          stepId: step.stepId,
+          type: 'human_task',
+          attempt: 1,
+          taskToken: `tok-${step.stepId}`,
+        },
       );
   }
   const submit = (stepId: string) =>
@@ -113,12 +126,15 @@ async function seeded(definition: Record<string, unknown>, opts: { advance?: boo
     () => ({
       store,
       clock,
-      endGraphChildren: (runId: string) => cancelChildrenOfFailedGraph({ store, clock, humanTasks: expiry }, runId),
+      endGraphChildren: (runId: string) =>
+        cancelChildrenOfFailedGraph({ store, clock, humanTasks: expiry }, runId),
     }),
     handlerTelemetry(),
   );
   const steps = async () =>
-    Object.fromEntries(((await store.loadGraphRun(run.runId))?.steps ?? []).map((step) => [step.stepId, step]));
+    Object.fromEntries(
+      ((await store.loadGraphRun(run.runId))?.steps ?? []).map((step) => [step.stepId, step]),
+    );
   const pastDeadline = () => clock.advance(DEADLINE_S * 1000 + 1);
   return { run, clock, graph, humanTasks, submit, markFailed, steps, pastDeadline };
 }
@@ -145,10 +161,15 @@ describe("a graph run's deadline", () => {
       stopReason: 'timeout',
     });
     // MarkGraphFailed (the route's answer to `failed`) finds it ended and keeps it as it is.
-    expect(await s.markFailed({ runId: s.run.runId, error: next.next === 'failed' ? next.error : undefined })).toEqual({
+    expect(
+      await s.markFailed({ runId: s.run.runId, error: next.next === 'failed' ? next.error : undefined }),
+    ).toEqual({
       status: 'failed',
     });
-    expect(await store.getRun(s.run.runId)).toMatchObject({ stopReason: 'timeout', error: { name: 'RunTimedOut' } });
+    expect(await store.getRun(s.run.runId)).toMatchObject({
+      stopReason: 'timeout',
+      error: { name: 'RunTimedOut' },
+    });
   });
 
   it('steps still waiting when it passes (a re-driven Advance) are cancelled with their human tasks by MarkGraphFailed', async () => {
@@ -175,7 +196,10 @@ describe("a graph run's deadline", () => {
     );
     expect(await advanceGraphRun(s.graph, s.run.runId)).toEqual({ next: 'paused' });
     s.pastDeadline();
-    expect(await advanceGraphRun(s.graph, s.run.runId)).toMatchObject({ next: 'failed', error: { Error: 'RunTimedOut' } });
+    expect(await advanceGraphRun(s.graph, s.run.runId)).toMatchObject({
+      next: 'failed',
+      error: { Error: 'RunTimedOut' },
+    });
     expect(await store.getRun(s.run.runId)).toMatchObject({ status: 'failed', stopReason: 'timeout' });
   });
 
@@ -191,12 +215,24 @@ describe("a graph run's deadline", () => {
     const s = await seeded(single('deadline-retry'));
     await completeStep(
       { ...s.graph, humanTasks: humanTaskExpiry({ store, clock: s.clock }) },
-      { runId: s.run.runId, stepId: 'first', type: 'human_task', attempt: 1, error: { Error: 'States.Timeout' } },
+      {
+        runId: s.run.runId,
+        stepId: 'first',
+        type: 'human_task',
+        attempt: 1,
+        error: { Error: 'States.Timeout' },
+      },
     );
     expect((await advanceGraphRun(s.graph, s.run.runId)).next).toBe('failed');
     await s.markFailed({ runId: s.run.runId });
     s.pastDeadline();
-    const ops = { store, clock: s.clock, executions: {} as ExecutionsPort, taskTokens: tokens, humanTasks: s.humanTasks };
+    const ops = {
+      store,
+      clock: s.clock,
+      executions: {} as ExecutionsPort,
+      taskTokens: tokens,
+      humanTasks: s.humanTasks,
+    };
     await expect(
       retryGraphStep(ops, { owner: s.run.owner, runId: s.run.runId, actor: 'owner:op', stepId: 'first' }),
     ).rejects.toEqual(

@@ -33,7 +33,10 @@ const alternatives = (name: string) => ({
   ],
 });
 
-const started = (amount: number) => ({ input: { amount }, steps: { start: { status: 'succeeded' as const } } });
+const started = (amount: number) => ({
+  input: { amount },
+  steps: { start: { status: 'succeeded' as const } },
+});
 
 describe('overlapping conditional alternatives', () => {
   const graph = alternatives('overlap') as never;
@@ -47,7 +50,12 @@ describe('overlapping conditional alternatives', () => {
 
   it('two true: neither runs and the run halts with a condition error naming both edges', async () => {
     const result = await readiness(graph, started(150));
-    expect(result).toMatchObject({ ready: [], skipped: [], outcome: 'failed', halt: { reason: 'condition_error', steps: ['start'] } });
+    expect(result).toMatchObject({
+      ready: [],
+      skipped: [],
+      outcome: 'failed',
+      halt: { reason: 'condition_error', steps: ['start'] },
+    });
     expect(result.edges.slice(0, 2)).toEqual(['open', 'open']);
     expect(result.conditionErrors).toEqual([
       {
@@ -98,6 +106,10 @@ describe('an edge without a condition beside alternatives', () => {
       ],
     } as never;
     expect((await readiness(graph, started(70))).ready.map((node) => node.id)).toEqual(['a', 'log']);
-    expect(await readiness(graph, started(150))).toMatchObject({ ready: [], outcome: 'failed', halt: { reason: 'condition_error' } });
+    expect(await readiness(graph, started(150))).toMatchObject({
+      ready: [],
+      outcome: 'failed',
+      halt: { reason: 'condition_error' },
+    });
   });
 });

@@ -5,12 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TaskTokensPort } from '../../shared/approvals-http/task-tokens.ts';
+import { markRunFailed } from '../../shared/core/mark-failed.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { completeStep } from '../../shared/graph-run/complete-step.ts';
 import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
 import { retryGraphStep } from '../../shared/graph-run/operations.ts';
 import { startHumanTaskWait } from '../../shared/graph-run/wait.ts';
-import { markRunFailed } from '../../shared/core/mark-failed.ts';
 import { humanTaskExpiry } from '../../shared/human-tasks/expiry.ts';
 import { completeHumanTask, humanTaskPort } from '../../shared/human-tasks/index.ts';
 import { inboxNotifier } from '../../shared/notify/index.ts';
@@ -37,7 +37,14 @@ describe('a retried step', () => {
         return 'sent';
       },
     };
-    const service = { store, clock, keyring, publicBaseUrl: PUBLIC_BASE, taskTokens: tokens, logger: recordingLogger() };
+    const service = {
+      store,
+      clock,
+      keyring,
+      publicBaseUrl: PUBLIC_BASE,
+      taskTokens: tokens,
+      logger: recordingLogger(),
+    };
     const humanTasks = humanTaskPort({ ...service, notifier: inboxNotifier() });
     const complete = { ...graph, humanTasks: humanTaskExpiry({ store, clock }) };
     const ref = { runId: run.runId, stepId: 'review', type: 'human_task' as const };
@@ -45,9 +52,14 @@ describe('a retried step', () => {
 
     await advanceGraphRun(graph, run.runId);
     await startHumanTaskWait({ ...graph, humanTasks }, { ...ref, attempt: 1, taskToken: 'tok-1' });
-    expect(await completeStep(complete, { ...ref, attempt: 1, error: { Error: 'States.Timeout' } })).toBe('failed');
+    expect(await completeStep(complete, { ...ref, attempt: 1, error: { Error: 'States.Timeout' } })).toBe(
+      'failed',
+    );
     expect(await step()).toMatchObject({ status: 'failed', timedOut: true, error: { name: 'TimedOut' } });
-    await markRunFailed({ store, clock }, { runId: run.runId, error: { name: 'StepFailed', message: 'review' } });
+    await markRunFailed(
+      { store, clock },
+      { runId: run.runId, error: { name: 'StepFailed', message: 'review' } },
+    );
 
     const executions = { graph: { start: async (name: string) => ({ executionArn: `arn:${name}` }) } };
     await retryGraphStep(
@@ -56,13 +68,27 @@ describe('a retried step', () => {
     );
     const retried = await step();
     expect(retried).toMatchObject({ status: 'pending', attempt: 1 });
-    for (const field of ['timedOut', 'output', 'approvalId', 'error', 'taskToken', 'startedAt', 'endedAt'] as const)
+    for (const field of [
+      'timedOut',
+      'output',
+      'approvalId',
+      'error',
+      'taskToken',
+      'startedAt',
+      'endedAt',
+    ] as const)
       expect(retried?.[field], field).toBeUndefined();
 
     expect(await advanceGraphRun(graph, run.runId)).toMatchObject({ next: 'steps', steps: [{ attempt: 2 }] });
     await startHumanTaskWait({ ...graph, humanTasks }, { ...ref, attempt: 2, taskToken: 'tok-2' });
-    await completeHumanTask(service, { taskId: humanTaskId(run.runId, 'review', 2), assignee: MANAGER, values: { approve: true } });
-    expect(await completeStep(complete, { ...ref, attempt: 2, result: { output: { approve: true } } })).toBe('succeeded');
+    await completeHumanTask(service, {
+      taskId: humanTaskId(run.runId, 'review', 2),
+      assignee: MANAGER,
+      values: { approve: true },
+    });
+    expect(await completeStep(complete, { ...ref, attempt: 2, result: { output: { approve: true } } })).toBe(
+      'succeeded',
+    );
     const final = await step();
     expect(final).toMatchObject({ status: 'succeeded', attempt: 2, output: { approve: true } });
     expect(final?.timedOut).toBeUndefined();

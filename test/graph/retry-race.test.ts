@@ -42,7 +42,12 @@ const pairGraph = (name: string) => ({
   trigger: { type: 'on_demand' },
   budget: { maxUsdPerRun: 1 },
   approvals: { approvers: [MANAGER] },
-  nodes: [{ id: 'start', type: 'start' }, humanNode('review'), humanNode('audit'), { id: 'done', type: 'end' }],
+  nodes: [
+    { id: 'start', type: 'start' },
+    humanNode('review'),
+    humanNode('audit'),
+    { id: 'done', type: 'end' },
+  ],
   edges: [
     { from: 'start', to: 'review' },
     { from: 'start', to: 'audit' },
@@ -65,7 +70,14 @@ async function started(definition: Record<string, unknown>) {
   const { version } = await seedWorkflow(store, definition, { clock });
   const run = await seedRun(store, version, { clock });
   const graph = { store, definitionOf: graphDefinitions(store), clock };
-  const service = { store, clock, keyring, publicBaseUrl: PUBLIC_BASE, taskTokens: tokens, logger: recordingLogger() };
+  const service = {
+    store,
+    clock,
+    keyring,
+    publicBaseUrl: PUBLIC_BASE,
+    taskTokens: tokens,
+    logger: recordingLogger(),
+  };
   const humanTasks = humanTaskPort({ ...service, notifier: inboxNotifier() });
   const first = await advanceGraphRun(graph, run.runId);
   const ids = first.next === 'steps' ? first.steps.map((step) => step.stepId) : [];
@@ -114,7 +126,10 @@ describe('a retry racing the end of a failing graph run', () => {
     );
     expect((await s.steps()).review).toMatchObject({ status: 'failed', attempt: 1 });
 
-    await markRunFailed({ store, clock: s.clock }, { runId: s.run.runId, error: { name: 'StepFailed', message: 'x' } });
+    await markRunFailed(
+      { store, clock: s.clock },
+      { runId: s.run.runId, error: { name: 'StepFailed', message: 'x' } },
+    );
     const reopened = await retryGraphStep(s.ops, s.target('review'));
     expect(reopened?.status).toBe('running');
     expect((await s.steps()).review).toMatchObject({ status: 'pending', attempt: 1 });
@@ -180,7 +195,10 @@ describe('a retry racing the end of a failing graph run', () => {
     expect(await s.timeOut('review')).toBe('failed');
     expect(await retryGraphStep(s.ops, s.target('review'))).toBeDefined();
     // Not the Advance after `audit`: the machine's Catch ends the run while `review` is pending.
-    await markRunFailed({ store, clock: s.clock }, { runId: s.run.runId, error: { name: 'States.TaskFailed', message: 'x' } });
+    await markRunFailed(
+      { store, clock: s.clock },
+      { runId: s.run.runId, error: { name: 'States.TaskFailed', message: 'x' } },
+    );
     expect((await s.steps()).review).toMatchObject({ status: 'pending', attempt: 1 });
 
     const reopened = await retryGraphStep(s.ops, s.target('review'));
