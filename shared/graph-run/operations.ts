@@ -4,7 +4,8 @@
  * - pause: no new step starts; running steps finish; the execution then waits (AwaitResume) on a task token;
  * - resume: clears the pause and answers that wait;
  * - retry a failed step: the failed run is reopened, that step alone goes back to pending, and a fresh
- *   execution runs it in its next attempt (nothing downstream had started: a failure halts the run);
+ *   execution runs it in its next attempt (nothing downstream had started: a failure halts the run); on a run
+ *   still running only while another step runs or waits (else 409: the run is ending), never past the deadline;
  * - cancel (cancelGraphSteps, after shared/runs cancelRun ended the run and stopped its execution): running
  *   child runs are cancelled, waiting human tasks closed, every unfinished step recorded `cancelled`, and the
  *   run's final head anchored again (shared/store/anchors.ts).
@@ -108,15 +109,15 @@ export async function retryGraphStep(
       throw new GraphOperationError(`the run is ${run.status}; only a failed run's step can be retried`);
     if (step?.status !== 'failed' && !(run.status === 'failed' && step && isUnstartedRetry(step)))
       throw new GraphOperationError(`step ${target.stepId} has not failed`);
-    // A running run whose failed step no other step will outlast is ending: its execution's next Advance
-    // decides `failed` (or already has), and MarkGraphFailed then ends the run whatever this retry wrote. The
-    // retry is accepted only while a step still runs or waits, in a commit fenced on the run's revision (every
-    // step change bumps it), so the Advance that follows that step sees the retried step pending and starts it.
     // Past its deadline a run starts nothing (decide.ts): the retried step would end it `timeout` at once.
     if (deps.clock.nowMs() >= Date.parse(run.deadlineAt))
       throw new GraphOperationError(
         `the run passed its deadline (${run.deadlineAt}); a retried step could not start: start a new run`,
       );
+    // A running run whose failed step no other step will outlast is ending: its execution's next Advance
+    // decides `failed` (or already has), and MarkGraphFailed then ends the run whatever this retry wrote. The
+    // retry is accepted only while a step still runs or waits, in a commit fenced on the run's revision (every
+    // step change bumps it), so the Advance that follows that step sees the retried step pending and starts it.
     if (run.status === 'running' && !steps.some((other) => isInFlight(other.status)))
       throw new GraphOperationError('the run is ending; retry once it has failed');
     const back = moveStep({
