@@ -12,7 +12,7 @@ import type { Run } from '../schemas/run.ts';
 import { renderPrompt } from './expressions.ts';
 import { externalWaitSeconds, startExternalStep } from './external-start.ts';
 import { humanTaskWindowEnd } from './human-window.ts';
-import { planRun } from './plan.ts';
+import { type Plan, planRun } from './plan.ts';
 import type { GraphNext, GraphRunStore, StepRef } from './ports.ts';
 import { runDataOf, stepViews } from './run-data.ts';
 import { moveStep, type StepMove, writesOf } from './step-writes.ts';
@@ -33,9 +33,15 @@ export async function decideNext(
   steps: readonly GraphStep[],
   definition: GraphDefinition,
 ): Promise<GraphNext> {
-  if (run.paused) return { next: 'paused' };
+  // The run's deadline (budget.runTimeoutSeconds, stamped as deadlineAt when it was created) bounds what
+  // starts: past it, paused or not, a run with a step to start or to re-drive ends failed (timeout); one that
+  // is complete, halted or stuck ends as it would have.
+  const pastDeadline = deps.clock.nowMs() >= Date.parse(run.deadlineAt);
+  if (run.paused && !pastDeadline) return { next: 'paused' };
   const plan = await planRun(definition, run.input, steps);
   const at = isoAt(deps.clock);
+  if (pastDeadline && (plan.start.length > 0 || plan.inFlight.length > 0))
+    return timedOut(deps, run, plan, at);
   const byId = new Map(steps.map((step) => [step.stepId, step]));
   const nodeById = new Map(definition.nodes.map((node) => [node.id, node]));
   const move = (stepId: string, status: GraphStep['status'], fields?: Partial<GraphStep>, reason?: string) =>
@@ -179,6 +185,41 @@ export async function decideNext(
   const only = refs.length === 1 && redrive.length === 0 ? refs[0] : undefined;
   if (only?.type === 'service_task') return { next: 'service', step: only };
   return { next: 'steps', steps: refs };
+}
+
+/**
+ * The run passed its deadline: ended `failed` (stop reason `timeout`, `RunTimedOut`) in one commit fenced on
+ * its revision, and `failed` answered, so MarkGraphFailed tells the owner (it finds the run ended and returns
+ * it) and cancels the children of steps still running or waiting (shared/graph-run/end-children.ts), as for any
+ * graph run that fails with steps in flight. Steps the plan would skip or start are left as they are.
+ */
+async function timedOut(deps: DecideDeps, run: Run, plan: Plan, at: string): Promise<GraphNext> {
+  const left = [
+    ...plan.inFlight.map((id) => `${id} (in flight)`),
+    ...plan.start.map((id) => `${id} (not started)`),
+  ];
+  const message = `the run passed its deadline (${run.deadlineAt}) before it reached an end; steps left: ${left.join(', ')}`;
+  const error = { name: 'RunTimedOut', message };
+  await new RunHandle(run, deps).commit({
+    next: (current) => ({
+      ...current,
+      status: 'failed',
+      stopReason: 'timeout',
+      error,
+      endedAt: at,
+      lastNext: 'failed',
+      pendingApprovalIds: [],
+    }),
+    audit: [
+      { type: 'error', actor: 'system', data: { name: error.name, message } },
+      {
+        type: 'status_changed',
+        actor: 'system',
+        data: { from: run.status, to: 'failed', stopReason: 'timeout' },
+      },
+    ],
+  });
+  return { next: 'failed', error: { Error: error.name, Cause: JSON.stringify({ errorMessage: message }) } };
 }
 
 /** The step items after `moves` (for deciding again without reading). */

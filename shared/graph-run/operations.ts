@@ -4,7 +4,8 @@
  * - pause: no new step starts; running steps finish; the execution then waits (AwaitResume) on a task token;
  * - resume: clears the pause and answers that wait;
  * - retry a failed step: the failed run is reopened, that step alone goes back to pending, and a fresh
- *   execution runs it in its next attempt (nothing downstream had started: a failure halts the run);
+ *   execution runs it in its next attempt (nothing downstream had started: a failure halts the run); on a run
+ *   still running only while another step runs or waits (else 409: the run is ending), never past the deadline;
  * - cancel (cancelGraphSteps, after shared/runs cancelRun ended the run and stopped its execution): running
  *   child runs are cancelled, waiting human tasks closed, every unfinished step recorded `cancelled`, and the
  *   run's final head anchored again (shared/store/anchors.ts).
@@ -104,9 +105,21 @@ export async function retryGraphStep(
 ): Promise<Run | undefined> {
   const reopened = await operate(deps, target, async (run, steps) => {
     const step = steps.find((candidate) => candidate.stepId === target.stepId);
-    if (step?.status !== 'failed') throw new GraphOperationError(`step ${target.stepId} has not failed`);
     if (run.status !== 'failed' && run.status !== 'running')
       throw new GraphOperationError(`the run is ${run.status}; only a failed run's step can be retried`);
+    if (step?.status !== 'failed' && !(run.status === 'failed' && step && isUnstartedRetry(step)))
+      throw new GraphOperationError(`step ${target.stepId} has not failed`);
+    // Past its deadline a run starts nothing (decide.ts): the retried step would end it `timeout` at once.
+    if (deps.clock.nowMs() >= Date.parse(run.deadlineAt))
+      throw new GraphOperationError(
+        `the run passed its deadline (${run.deadlineAt}); a retried step could not start: start a new run`,
+      );
+    // A running run whose failed step no other step will outlast is ending: its execution's next Advance
+    // decides `failed` (or already has), and MarkGraphFailed then ends the run whatever this retry wrote. The
+    // retry is accepted only while a step still runs or waits, in a commit fenced on the run's revision (every
+    // step change bumps it), so the Advance that follows that step sees the retried step pending and starts it.
+    if (run.status === 'running' && !steps.some((other) => isInFlight(other.status)))
+      throw new GraphOperationError('the run is ending; retry once it has failed');
     const back = moveStep({
       runId: run.runId,
       stepId: step.stepId,
@@ -115,6 +128,7 @@ export async function retryGraphStep(
       status: 'pending',
       at: isoAt(deps.clock),
       // A new attempt: its own start, input and (a human task's) window.
+      // Nothing of the failed attempt is kept: its output, its timeout, its approval are not this attempt's.
       fields: {
         error: undefined,
         taskToken: undefined,
@@ -123,6 +137,9 @@ export async function retryGraphStep(
         childExecutionArn: undefined,
         startedAt: undefined,
         input: undefined,
+        output: undefined,
+        timedOut: undefined,
+        approvalId: undefined,
       },
       reason: `retried by ${target.actor}`,
     });
@@ -163,6 +180,16 @@ export async function retryGraphStep(
   const { executionArn } = await graph.start(name, { runId: target.runId });
   return recordExecution(deps, reopened.run, executionArn);
 }
+
+const isInFlight = (status: GraphStep['status']): boolean => status === 'running' || status === 'waiting';
+
+/**
+ * A step an earlier retry set back to pending (attempt ≥ 1) that never started: the run failed for another
+ * reason before an Advance could start it (a Map iteration failing for good, a pause that timed out). On a
+ * failed run it is retried like a failed step, so an accepted retry is never lost for good.
+ */
+const isUnstartedRetry = (step: GraphStep): boolean =>
+  step.status === 'pending' && step.attempt >= 1 && step.startedAt === undefined;
 
 /** Records the started execution's ARN on the run; nothing to write when the reopen commit already did. */
 async function recordExecution(deps: GraphOperationsDeps, run: Run, executionArn: string): Promise<Run> {

@@ -36,9 +36,13 @@ export async function planRun(
     reason: found.halt.reason,
     message:
       found.halt.reason === 'condition_error'
-        ? `a condition could not be evaluated: ${found.conditionErrors
-            .map((e) => `edge ${e.from} → ${e.to}: ${e.error.message}`)
-            .join('; ')}`
+        ? found.conditionErrors
+            .map((e) =>
+              e.error.code === 'GRAPH_ALTERNATIVES_OVERLAP'
+                ? `the conditions out of ${e.from} chose more than one branch: ${e.error.message}`
+                : `a condition could not be evaluated: edge ${e.from} → ${e.to}: ${e.error.message}`,
+            )
+            .join('; ')
         : `step ${found.halt.steps.join(', ')} ${found.halt.reason === 'step_failed' ? 'failed' : 'was cancelled'}: ${
             steps.find((step) => step.stepId === found.halt?.steps[0])?.error?.message ?? 'no reason recorded'
           }`,

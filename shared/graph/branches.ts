@@ -2,7 +2,9 @@
  * "Branches that can never join are refused." The rule: a run reaches exactly one end node.
  *
  * Two outgoing edges of one node run **at the same time** when at least one of them has no condition (two
- * conditional edges are taken as alternatives: the author's conditions choose). Such branches must join (meet in
+ * conditional edges are alternatives: the author's conditions choose, and at run time at most one of them may be
+ * true — when two are, the run halts `ConditionError` naming them, shared/graph/ready.ts, so alternatives never
+ * both run). Such branches must join (meet in
  * a node, which waits for both) before they reach an end. A graph is refused when two branches that run at the
  * same time can reach two **different** end nodes along paths that share no node: the run would finish twice,
  * with two different results. Branches that meet in a join first, or end in the same end node (which then joins
@@ -79,7 +81,7 @@ export function branchIssues(graph: GraphShape): CheckIssue[] {
         .join(' and ');
       issues.push({
         path: ['nodes', nodeIndex],
-        message: `${nodeLabel(node.id)}: its branches to '${first.to}' and '${clash.to}' run at the same time and never join: they can reach different end nodes (${ends}). Join them in one node before the end, or give both edges conditions that choose one`,
+        message: `${nodeLabel(node.id)}: its branches to '${first.to}' and '${clash.to}' run at the same time and never join: they can reach different end nodes (${ends}). Join them in one node before the end, or give both edges conditions of which at most one may be true`,
       });
       return;
     }

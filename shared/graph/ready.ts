@@ -1,10 +1,15 @@
 /**
  * What happens next in a graph run, as a pure function of the definition and the run data (no clock, no I/O):
  * which steps are ready, which become skipped, and whether the run is complete, stuck or failed. The executor's
- * Advance task calls it after every step change and records what it returns.
+ * Advance task calls it and records what it returns: after a lone service step (the fast path), and otherwise
+ * once every step of the batch it started has ended (the state machine's Map ends when all its iterations do),
+ * so a step whose predecessors all succeeded may wait for an unrelated step of that batch
+ * (docs/graph-workflows.md, "What runs next").
  *
  * - An edge **fires** when its source succeeded and its `when` (if any) is true; it is **dead** when its source
  *   was skipped, failed or cancelled, or its condition is false; otherwise it is **open** (it can still fire).
+ *   Conditional edges out of one node are alternatives: when more than one is true, none fires and the run
+ *   halts with a condition error naming them (`GRAPH_ALTERNATIVES_OVERLAP`).
  * - A pending node is ready when none of its incoming edges is open and at least one fired (a join waits for
  *   every incoming edge that can still fire); when all are dead it is skipped, which kills its outgoing edges in
  *   turn (propagated in the same call). `start` is ready while pending.
@@ -56,7 +61,37 @@ async function edgeStates(
       states.push(result.ok && result.value ? 'fired' : result.ok ? 'dead' : 'open');
     }
   }
+  overlappingAlternatives(graph, states, errors);
   return states;
+}
+
+/**
+ * Conditional edges out of one node are alternatives (shared/graph/branches.ts: they need not join, so two of
+ * them may lead to two different ends): at most one may be true. When two or more are, none is taken — each
+ * stays open, as for a condition that cannot be evaluated — and one error names them all, so the run halts
+ * `ConditionError` instead of guessing (an order of edges is not a priority the author wrote down) or running
+ * both and reaching two ends. Edges without a condition run beside whichever alternative is taken.
+ */
+function overlappingAlternatives(graph: GraphShape, states: EdgeState[], errors: ConditionError[]): void {
+  const firedBySource = new Map<string, number[]>();
+  graph.edges.forEach((edge, index) => {
+    if (edge.when === undefined || states[index] !== 'fired') return;
+    firedBySource.set(edge.from, [...(firedBySource.get(edge.from) ?? []), index]);
+  });
+  for (const [from, fired] of firedBySource) {
+    if (fired.length < 2) continue;
+    const named = fired.map((index) => `edges[${index}] '${from}' → '${graph.edges[index]!.to}'`);
+    for (const index of fired) states[index] = 'open';
+    errors.push({
+      edge: fired[0]!,
+      from,
+      to: graph.edges[fired[0]!]!.to,
+      error: {
+        code: 'GRAPH_ALTERNATIVES_OVERLAP',
+        message: `the conditions of ${named.join(' and ')} are true together; conditional edges out of one node are alternatives: at most one may be true`,
+      },
+    });
+  }
 }
 
 /** Ready steps, skips and the run's outcome for the current run data (a step absent from `data.steps` is pending). */

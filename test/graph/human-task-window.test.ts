@@ -5,6 +5,7 @@
  * attempt. Either way the link sent must be live for the step's whole timeout.
  */
 import { describe, expect, it } from 'vitest';
+import { markRunFailed } from '../../shared/core/mark-failed.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { completeStep } from '../../shared/graph-run/complete-step.ts';
 import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
@@ -22,7 +23,12 @@ const store = testStore();
 const MANAGER = 'manager@example.com';
 const TIMEOUT_SECONDS = 60;
 
-const reviewGraph = () => reviewGraphOf('review-window', MANAGER, { timeoutSeconds: TIMEOUT_SECONDS });
+// A day's deadline: the retry below comes an hour after the run started, past the default one (3600 s), and a
+// run past its deadline starts nothing (docs/graph-workflows.md, "Deadline").
+const reviewGraph = () => ({
+  ...reviewGraphOf('review-window', MANAGER, { timeoutSeconds: TIMEOUT_SECONDS }),
+  budget: { maxUsdPerRun: 1, runTimeoutSeconds: 86_400 },
+});
 
 async function graphRun() {
   const clock = new FixedClock();
@@ -77,7 +83,11 @@ describe("a human task's window", () => {
     s.clock.advance(61_000);
     await completeStep(complete, { ...ref, error: { Error: 'States.Timeout' } });
     s.clock.advance(3_600_000);
-    const executions = { start: async () => ({ executionArn: 'arn:retry' }), stop: async () => {} };
+    // The run fails (MarkGraphFailed after Advance's `failed`); the retry reopens it in a fresh execution.
+    expect((await advanceGraphRun(s.graph, s.run.runId)).next).toBe('failed');
+    await markRunFailed({ store, clock: s.clock }, { runId: s.run.runId });
+    const start = async () => ({ executionArn: 'arn:retry' });
+    const executions = { start, stop: async () => {}, graph: { start } };
     const retried = await retryGraphStep(
       { store, executions, clock: s.clock, taskTokens: s.taskTokens },
       { owner: s.run.owner, runId: s.run.runId, actor: `owner:${s.run.owner}`, stepId: 'review' },

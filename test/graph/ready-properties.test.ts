@@ -70,6 +70,23 @@ describe('readiness over random DAGs', () => {
           }
           result = await readiness(graph, data());
         }
+        // Conditional edges out of one node are alternatives: two true ones halt the run, naming that node.
+        const overlapping = graph.nodes
+          .filter(
+            (node) =>
+              graph.edges.filter(
+                (edge) => edge.from === node.id && edge.when !== undefined && fires(edge, status, go),
+              ).length > 1,
+          )
+          .map((node) => node.id);
+        if (result.halt) {
+          expect(result).toMatchObject({ outcome: 'failed', halt: { reason: 'condition_error' } });
+          for (const error of result.conditionErrors)
+            expect(error.error.code).toBe('GRAPH_ALTERNATIVES_OVERLAP');
+          expect([...result.halt.steps].sort()).toEqual([...overlapping].sort());
+          return;
+        }
+        expect(overlapping).toEqual([]);
         for (const id of result.skipped) status[id] = 'skipped';
         // Every node reachable along the edges was settled; a node no edge reaches (other than start) is skipped.
         for (const node of graph.nodes) expect(['succeeded', 'skipped']).toContain(status[node.id]);
