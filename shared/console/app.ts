@@ -113,8 +113,10 @@ export function createConsoleApp(given: ConsoleDeps): Hono<Env> {
     if (answer.status !== 200) throw new ConsoleApiError(answer.status, answer.body);
     return c.redirect(`/console/runs/${runId}`, 303);
   });
-  app.get('/console/approvals', async (c) => respond(200, await approvalsPage(deps, c.get('identity'))));
   const query = (c: Context) => new URL(c.req.url).searchParams;
+  app.get('/console/approvals', async (c) =>
+    respond(200, await approvalsPage(deps, c.get('identity'), query(c))),
+  );
   app.get('/console/human-tasks', async (c) =>
     respond(200, await humanTasksPage(deps, c.get('identity'), query(c))),
   );
