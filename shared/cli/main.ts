@@ -142,12 +142,14 @@ function ownerKeyCommand(owner: string | undefined, stack: string | undefined, o
   return 0;
 }
 
-/** `--port`: a TCP port number (1–65535; 0, any free port, where `lowest` is 0), or a usage error naming `--port`. */
-function portOf(value: string | undefined, example: number, lowest = 1): number | undefined {
+/** `--port`: a TCP port number from 0 (any free port) to 65535, or a usage error naming `--port`. */
+function portOf(value: string | undefined, example: number): number | undefined {
   if (value === undefined) return undefined;
   const port = /^\d{1,5}$/.test(value) ? Number(value) : -1;
-  if (port < lowest || port > 65535)
-    throw new UsageError(`--port '${value}' must be a port number from ${lowest} to 65535, e.g. ${example}`);
+  if (port < 0 || port > 65535)
+    throw new UsageError(
+      `--port '${value}' must be a port number from 0 (any free port) to 65535, e.g. ${example}`,
+    );
   return port;
 }
 
@@ -199,7 +201,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       });
     }
     if (group === 'console') {
-      const port = portOf(values.port, 8788, 0);
+      const port = portOf(values.port, 8788);
       // The same defaults as every other command (docs/cli.md): --url from WF_URL, --aws from WF_AUTH=aws.
       return await consoleCommand({
         aws: values.aws === true || io.env.WF_AUTH === 'aws',
