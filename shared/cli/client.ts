@@ -8,21 +8,57 @@ import { SignatureV4 } from '@smithy/signature-v4';
 
 export type ApiAuth = { kind: 'api-key'; apiKey: string } | { kind: 'sigv4'; region: string };
 
+type ErrorFields = { path: string; message: string }[];
+type ErrorBody = { error?: { code?: unknown; message?: unknown; fields?: unknown }; message?: unknown };
+
+/**
+ * The error type API Gateway names in `x-amzn-errortype` on its own refusals (e.g. `ForbiddenException`,
+ * sometimes followed by `:` and a URL): https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html
+ */
+const gatewayErrorType = (headers: Headers | undefined): string | undefined => {
+  const value = headers?.get('x-amzn-errortype')?.split(':')[0]?.trim();
+  return value ? value : undefined;
+};
+
+/**
+ * A refusal. The runtime's API answers `{ error: { code, message, fields } }`; API Gateway's own refusals
+ * (the IAM or JWT authorizer, throttling, a missing route) answer `{ "message": "..." }` with the type in
+ * `x-amzn-errortype` (https://repost.aws/knowledge-center/api-gateway-troubleshoot-403-forbidden), and both
+ * are kept: the message from either, the code from the API, else the gateway's type, else `http_<status>`.
+ */
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
-  readonly fields: { path: string; message: string }[];
-  constructor(status: number, body: unknown) {
-    const error = (
-      body as { error?: { code?: string; message?: string; fields?: { path: string; message: string }[] } }
-    )?.error;
-    super(error?.message ?? `the API answered HTTP ${status}`);
+  readonly fields: ErrorFields;
+  constructor(status: number, body: unknown, headers?: Headers) {
+    const answer = (body !== null && typeof body === 'object' ? body : {}) as ErrorBody;
+    const error = answer.error;
+    const message =
+      typeof error?.message === 'string'
+        ? error.message
+        : typeof answer.message === 'string'
+          ? answer.message
+          : `the API answered HTTP ${status}`;
+    super(message);
     this.name = 'ApiError';
     this.status = status;
-    this.code = error?.code ?? `http_${status}`;
-    this.fields = error?.fields ?? [];
+    this.code =
+      typeof error?.code === 'string' ? error.code : (gatewayErrorType(headers) ?? `http_${status}`);
+    this.fields = Array.isArray(error?.fields) ? (error.fields as ErrorFields) : [];
   }
 }
+
+/**
+ * How long one request may take before the CLI gives up on it: 60 s unless `--request-timeout S` or
+ * `WF_REQUEST_TIMEOUT` says otherwise. API Gateway gives an integration at most 30 s
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html), so a deployed API
+ * answers well within it; the margin is for slow networks and large uploads.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** Host names of this machine: only there can the hint "is it running? (wf local up)" be right. */
+const isLoopback = (hostname: string) =>
+  hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 
 /** SHA-256 for the SigV4 signer, on node:crypto (HMAC when given a key). */
 type SourceData = string | ArrayBuffer | ArrayBufferView;
@@ -50,10 +86,12 @@ export class ApiClient {
   readonly baseUrl: string;
   readonly #auth: ApiAuth;
   readonly #signer: SignatureV4 | undefined;
+  readonly timeoutMs: number;
 
-  constructor(baseUrl: string, auth: ApiAuth) {
+  constructor(baseUrl: string, auth: ApiAuth, options: { timeoutMs?: number } = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.#auth = auth;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.#signer =
       auth.kind === 'sigv4'
         ? new SignatureV4({
@@ -91,24 +129,30 @@ export class ApiClient {
       headers = signed.headers as Record<string, string>;
     }
     let response: Response;
+    let text: string;
     try {
       response = await fetch(url, {
         method,
         headers,
         ...(options.body !== undefined ? { body: options.body } : {}),
+        signal: AbortSignal.timeout(this.timeoutMs),
       });
+      text = await response.text();
     } catch (cause) {
-      throw new Error(
-        `cannot reach the runtime at ${this.baseUrl} (${(cause as Error).message}); is it running? (wf local up)`,
-        { cause },
-      );
+      const error = cause as Error;
+      if (error.name === 'TimeoutError')
+        throw new Error(
+          `the runtime at ${this.baseUrl} did not answer within ${this.timeoutMs / 1000} s (--request-timeout S or WF_REQUEST_TIMEOUT changes the limit)`,
+          { cause },
+        );
+      const hint = isLoopback(url.hostname) ? '; is it running? (wf local up)' : '';
+      throw new Error(`cannot reach the runtime at ${this.baseUrl} (${error.message})${hint}`, { cause });
     }
-    const text = await response.text();
     let body: unknown = text;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {}
-    if (!response.ok) throw new ApiError(response.status, body);
+    if (!response.ok) throw new ApiError(response.status, body, response.headers);
     return { status: response.status, body: body as T };
   }
 

@@ -9,6 +9,7 @@ import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.t
 import { parseWorkflowText } from '../workflow-file/index.ts';
 import type { ApiClient } from './client.ts';
 import { type Colours, colours } from './colour.ts';
+import { firstFilledPage, noneLine } from './follow-pages.ts';
 import { cacheText } from './progress.ts';
 import { refusedCalls, refusedLines } from './run-calls.ts';
 import { watchRun } from './watch.ts';
@@ -228,11 +229,12 @@ export async function listApprovals(
   status: string | undefined,
   out: Output,
 ): Promise<number> {
-  const page = await client.get<{ items: Approval[] }>(
+  const page = await firstFilledPage<Approval>(
+    client,
     `/v1/approvals${status ? `?status=${encodeURIComponent(status)}` : ''}`,
   );
   out.data(page);
-  if (page.items.length === 0) out.line('no approvals');
+  if (page.items.length === 0) out.line(noneLine('no approvals', page));
   for (const approval of page.items) {
     out.line(
       `${approval.approvalId}  ${approval.status.padEnd(8)} ${approval.tool}  run ${approval.runId}  expires ${approval.expiresAt}`,

@@ -13,16 +13,24 @@ export type ConsoleCommandArgs = {
   aws: boolean;
   url: string | undefined;
   region?: string;
+  requestTimeout?: string;
   port?: number;
   env: NodeJS.ProcessEnv;
   print: (text: string) => void;
+  /** Stops the server as Ctrl-C does (a test's signal). */
+  signal?: AbortSignal;
 };
 
 /** Starts the loopback console server; resolves once it listens (`close` stops it). */
 export async function startAwsConsole(args: Omit<ConsoleCommandArgs, 'aws' | 'print'>) {
-  if (!args.url) throw new UsageError('missing --url (the deployed stack’s ApiUrl output)');
+  if (!args.url) throw new UsageError('missing --url (or WF_URL): the deployed stack’s ApiUrl output');
   const client = clientFrom(
-    { url: args.url, aws: true, ...(args.region ? { region: args.region } : {}) },
+    {
+      url: args.url,
+      aws: true,
+      ...(args.region ? { region: args.region } : {}),
+      ...(args.requestTimeout ? { requestTimeout: args.requestTimeout } : {}),
+    },
     args.env,
   );
   const token = newConsoleToken();
@@ -57,10 +65,16 @@ export async function consoleCommand(args: ConsoleCommandArgs): Promise<number> 
       'Ctrl-C stops it.',
     ].join('\n'),
   );
+  let stop = () => {};
   await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+    stop = resolve;
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (args.signal?.aborted) resolve();
+    args.signal?.addEventListener('abort', stop, { once: true });
   });
+  process.off('SIGINT', stop);
+  process.off('SIGTERM', stop);
   await proxy.close();
   return 0;
 }

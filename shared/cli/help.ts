@@ -15,10 +15,23 @@ export const HELP: Record<string, CommandHelp> = {
     examples: ['wf local up', 'wf local up --fixtures workflows/fixtures --port 8790'],
   },
   'workflow apply': {
-    usage: 'wf workflow apply -f FILE',
+    usage: 'wf workflow apply -f FILE [--draft]',
     summary:
       'Creates the workflow, or adds a version when FILE changed; an unchanged file (any key order) adds none.',
-    examples: ['wf workflow apply -f morning-news.workflow.yaml'],
+    options: ['--draft   save FILE as the open draft: runs and triggers use it only once published'],
+    examples: [
+      'wf workflow apply -f morning-news.workflow.yaml',
+      'wf workflow apply -f morning-news.workflow.yaml --draft',
+    ],
+  },
+  console: {
+    usage: 'wf console --aws --url API_URL [--region R] [--port 8788]',
+    summary:
+      'Serves the web console for a deployed stack on 127.0.0.1, each API call signed with your AWS credentials, and prints a sign-in token. --url defaults to $WF_URL and --aws to $WF_AUTH=aws. Needs a stack deployed with apiAuth=iam (the default): a stack with -c apiAuth=jwt takes no IAM-signed requests. Locally, `wf local up` serves the console itself.',
+    examples: [
+      'wf console --aws --url https://abc123def4.execute-api.eu-central-1.amazonaws.com',
+      'WF_URL=https://abc123def4.execute-api.eu-central-1.amazonaws.com WF_AUTH=aws wf console',
+    ],
   },
   'workflow validate': {
     usage: 'wf workflow validate -f FILE',
@@ -100,6 +113,6 @@ export function helpFor(command: string): string | undefined {
     'examples:',
     ...help.examples.map((e) => `  ${e}`),
     '',
-    'Every command takes --url, --api-key, --aws [--region], --json (see wf --help).',
+    'Every command takes --url, --api-key, --aws [--region], --request-timeout S, --json (see wf --help).',
   ].join('\n');
 }

@@ -34,7 +34,7 @@ import { applyDraft, publishWorkflow } from './workflow-versions.ts';
 export const USAGE = `wf: the LLM-workflow runtime's command line
 
   wf local up [--port 8787] [--data-dir .local] [--fixtures DIR]   run the whole runtime on this machine
-  wf console --aws --url API_URL [--port 8788]       the web console for a deployed stack, on this machine
+  wf console --aws --url API_URL [--region R] [--port 8788]   the web console for a deployed stack, on this machine
   wf workflow apply -f FILE [--draft]                create a workflow, or add a version when FILE changed
                                                      (--draft: save it as the draft, not run until published)
   wf workflow publish WORKFLOW                       publish the open draft: new runs and triggers use it
@@ -56,7 +56,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf run receipts RUN                                each side effect, its status and what a duplicate does
   wf audit verify RUN | --owner [--public-key FILE] a run's chain | the owner's chains and signed heads
   wf audit show RUN                                  a run's audit chain, entry by entry
-  wf fixture init WORKFLOW_FILE [--out FILE]          a starting scripted-model fixture (offline runs)
+  wf fixture init WORKFLOW_FILE [--out FILE] [--force]   a starting scripted-model fixture (offline runs)
   wf approvals list [--status pending|approved|denied|expired|undeliverable]
   wf events put --source S --detail-type T --detail JSON [--id ID]   (local stack)
   wf grant create|narrow|widen CLIENT -f GRANT_FILE [--expected-version N]   delegate jobs to a client
@@ -69,8 +69,8 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   ${COST_USAGE}
 
 Options: --url URL (default $WF_URL or http://127.0.0.1:8787), --api-key KEY (default $WF_API_KEY or
-.local/api-keys.json), --aws [--region R] to sign requests to a deployed stack with AWS credentials,
---json for machine-readable output; 'wf help COMMAND' or 'wf COMMAND --help' for a command's help. Exit status: 0 ok, 1 error, 2 usage, 3 run ended not done, 4 audit broken.`;
+.local/api-keys.json), --aws [--region R] to sign requests to a deployed stack with AWS credentials (default $WF_AUTH=aws),
+--request-timeout S for each request (default $WF_REQUEST_TIMEOUT or 60), --json for machine-readable output; 'wf help COMMAND' or 'wf COMMAND --help' for a command's help. Exit status: 0 ok, 1 error, 2 usage, 3 run ended not done, 4 audit broken.`;
 
 const OPTIONS = {
   url: { type: 'string' },
@@ -108,6 +108,7 @@ const OPTIONS = {
   out: { type: 'string' },
   force: { type: 'boolean' },
   stack: { type: 'string' },
+  'request-timeout': { type: 'string' },
 } as const;
 
 export type Io = {
@@ -139,6 +140,17 @@ function ownerKeyCommand(owner: string | undefined, stack: string | undefined, o
     secretPrefix: ownerSecretPrefix(derivedCredentialPrefix(stackName), owner),
   });
   return 0;
+}
+
+/** `--port`: a TCP port number from 0 (any free port) to 65535, or a usage error naming `--port`. */
+function portOf(value: string | undefined, example: number): number | undefined {
+  if (value === undefined) return undefined;
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : -1;
+  if (port < 0 || port > 65535)
+    throw new UsageError(
+      `--port '${value}' must be a port number from 0 (any free port) to 65535, e.g. ${example}`,
+    );
+  return port;
 }
 
 export async function main(argv: string[], io: Io): Promise<number> {
@@ -179,10 +191,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
   try {
     if (group === 'owner-key') return ownerKeyCommand(verb, values.stack, out);
     if (group === 'local' && verb === 'up') {
-      if (values.port !== undefined && !/^\d{1,5}$/.test(values.port))
-        throw new UsageError('--port must be a port number, e.g. 8787');
+      const port = portOf(values.port, 8787);
       return await localUp({
-        ...(values.port ? { port: Number(values.port) } : {}),
+        ...(port !== undefined ? { port } : {}),
         ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
         ...(values.fixtures ? { fixtures: values.fixtures } : {}),
         env: io.env,
@@ -190,15 +201,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
       });
     }
     if (group === 'console') {
-      if (values.port !== undefined && !/^\d{1,5}$/.test(values.port))
-        throw new UsageError('--port must be a port number, e.g. 8788');
+      const port = portOf(values.port, 8788);
+      // The same defaults as every other command (docs/cli.md): --url from WF_URL, --aws from WF_AUTH=aws.
       return await consoleCommand({
-        aws: values.aws === true,
-        url: values.url,
+        aws: values.aws === true || io.env.WF_AUTH === 'aws',
+        url: values.url ?? io.env.WF_URL,
         ...(values.region ? { region: values.region } : {}),
-        ...(values.port ? { port: Number(values.port) } : {}),
+        ...(values['request-timeout'] ? { requestTimeout: values['request-timeout'] } : {}),
+        ...(port !== undefined ? { port } : {}),
         env: io.env,
         print: io.stdout,
+        ...(io.signal ? { signal: io.signal } : {}),
       });
     }
     // Built on first use, after the command and its arguments are known to be right (a usage error is 2).
@@ -210,6 +223,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           ...(values.aws ? { aws: true } : {}),
           ...(values.region ? { region: values.region } : {}),
           ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+          ...(values['request-timeout'] ? { requestTimeout: values['request-timeout'] } : {}),
         },
         io.env,
       );

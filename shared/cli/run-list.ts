@@ -8,6 +8,7 @@ import { RUN_STATUSES, type Run } from '../schemas/run.ts';
 import type { ApiClient } from './client.ts';
 import { type Colours, statusColour } from './colour.ts';
 import { findWorkflow, type Output, UsageError } from './commands.ts';
+import { firstFilledPage, type ListPage, noneLine } from './follow-pages.ts';
 
 export type RunListArgs = {
   workflow?: string;
@@ -39,8 +40,8 @@ async function query(client: ApiClient, args: RunListArgs): Promise<string> {
  */
 export const redrawFrom = (lines: number) => (lines > 0 ? `\u001b[${lines}F\u001b[J` : '');
 
-const drawing = (c: Colours, runs: readonly Run[]) =>
-  runs.length === 0 ? 'no runs' : runs.map((run) => line(c, run)).join('\n');
+const drawing = (c: Colours, page: ListPage<Run>) =>
+  page.items.length === 0 ? noneLine('no runs', page) : page.items.map((run) => line(c, run)).join('\n');
 
 export async function runList(
   client: ApiClient,
@@ -49,9 +50,9 @@ export async function runList(
   c: Colours,
 ): Promise<number> {
   const path = await query(client, args);
-  const page = await client.get<{ items: Run[]; nextToken?: string }>(path);
+  const page = await firstFilledPage<Run>(client, path);
   out.data(page);
-  let drawn = drawing(c, page.items);
+  let drawn = drawing(c, page);
   out.line(drawn);
   if (!args.watch) return 0;
   const known = new Map(page.items.map((run) => [run.runId, run.status]));
@@ -61,10 +62,10 @@ export async function runList(
       () => undefined,
     );
     if (args.signal?.aborted) break;
-    const next = await client.get<{ items: Run[] }>(path);
+    const next = await firstFilledPage<Run>(client, path);
     if (args.redraw && !out.json) {
       // A terminal: replace the list in place, and only when it changed (no flicker between changes).
-      const now = drawing(c, next.items);
+      const now = drawing(c, next);
       if (now !== drawn) out.line(`${redrawFrom(drawn.split('\n').length)}${now}`);
       drawn = now;
       continue;

@@ -9,7 +9,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Identity } from '../api/deps.ts';
 import { crossSiteReason } from '../approvals-http/same-origin.ts';
-import { ConsoleApiError, type ConsoleDeps, upstreamGuarded } from './deps.ts';
+import { ConsoleApiError, type ConsoleDeps, SignInUnavailableError, upstreamGuarded } from './deps.ts';
 import { errorPage } from './error-page.ts';
 import { CONSOLE_HEADERS, type Fragment, page } from './layout.ts';
 import { approvalsPage } from './pages/approvals.ts';
@@ -35,7 +35,9 @@ async function signInIdentity(deps: ConsoleDeps, key: string): Promise<Identity 
   let identity: Identity | undefined;
   try {
     identity = await deps.login(key);
-  } catch {
+  } catch (error) {
+    // Still refused; only a login that says why (the key was right, the API was not) shows its reason.
+    if (error instanceof SignInUnavailableError) throw error;
     return undefined;
   }
   if (identity === undefined || identity.client !== undefined) return undefined;
@@ -61,7 +63,13 @@ export function createConsoleApp(given: ConsoleDeps): Hono<Env> {
   app.post('/console/login', async (c) => {
     if (!sameOrigin(c)) return refused();
     const key = new URLSearchParams(await c.req.text()).get('key')?.trim() ?? '';
-    const identity = key === '' ? undefined : await signInIdentity(deps, key);
+    let identity: Identity | undefined;
+    try {
+      identity = key === '' ? undefined : await signInIdentity(deps, key);
+    } catch (error) {
+      const unavailable = (error as SignInUnavailableError).message;
+      return respond(502, signInPage({ hint: deps.keyHint, unavailable }));
+    }
     if (identity === undefined) return respond(401, signInPage({ hint: deps.keyHint, refused: true }));
     const session = deps.sessions.create(identity.owner, identity.principal);
     setCookie(c, CONSOLE_COOKIE, session.id, {
@@ -113,8 +121,10 @@ export function createConsoleApp(given: ConsoleDeps): Hono<Env> {
     if (answer.status !== 200) throw new ConsoleApiError(answer.status, answer.body);
     return c.redirect(`/console/runs/${runId}`, 303);
   });
-  app.get('/console/approvals', async (c) => respond(200, await approvalsPage(deps, c.get('identity'))));
   const query = (c: Context) => new URL(c.req.url).searchParams;
+  app.get('/console/approvals', async (c) =>
+    respond(200, await approvalsPage(deps, c.get('identity'), query(c))),
+  );
   app.get('/console/human-tasks', async (c) =>
     respond(200, await humanTasksPage(deps, c.get('identity'), query(c))),
   );

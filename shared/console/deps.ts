@@ -55,6 +55,17 @@ export class ConsoleApiError extends Error {
   }
 }
 
+/**
+ * The key was right but who it stands for could not be learnt (`wf console --aws`: `GET /v1/me` refused or
+ * unreachable). Sign-in still fails (closed), and the page says why rather than "That key was not accepted."
+ */
+export class SignInUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SignInUnavailableError';
+  }
+}
+
 /** The API could not be reached at all (a network failure, a signing failure): the console answers 502. */
 export class ConsoleUpstreamError extends Error {
   constructor(cause: unknown) {

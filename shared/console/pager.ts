@@ -24,3 +24,14 @@ export function nextLink(
   params.set('after', nextToken);
   return html`<p class="pager"><a id="next" rel="next" href="${path}?${params.toString()}">Next</a></p>`;
 }
+
+/**
+ * What an empty page says. A page with a `nextToken` is not the end: the API stops reading a filtered listing
+ * at a budget (shared/store/reads.ts), and the runs page filters by kind within a page, so an empty page can
+ * have more behind it.
+ */
+export function noneHere(nothing: string, nextToken: string | undefined) {
+  return nextToken === undefined
+    ? html`<p>${nothing}</p>`
+    : html`<p id="none-here">None on this page; more may follow (Next).</p>`;
+}

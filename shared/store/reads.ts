@@ -82,39 +82,89 @@ export class InvalidPageTokenError extends Error {
 }
 
 /**
+ * How much a status-filtered page may read before it answers. DynamoDB applies a Query's `Limit` before its
+ * `FilterExpression` ("A filter expression is applied after a Query finishes, but before the results are
+ * returned"; `Limit` is "the maximum number of items to evaluate (not necessarily the number of matching
+ * items)": https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Query.FilterExpression.html,
+ * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html#DDB-Query-request-Limit),
+ * so one Query can match nothing while matches lie further on. A filtered page keeps querying until it holds
+ * `limit` matches, the index is exhausted, or this budget is spent: at most 1,000 index items evaluated in at
+ * most 10 Queries (each reads at most 1 MB). Then it answers what it has, with a `nextToken` if more remain:
+ * such a page can still hold fewer than `limit` items, even none.
+ */
+export const FILTERED_PAGE_BUDGET = { items: 1000, queries: 10 } as const;
+
+type IndexKeys = typeof TABLE_KEYS.byOwner | typeof TABLE_KEYS.byWorkflow;
+
+/** The key of `item` as DynamoDB issues it for a query of `index`: base table key plus index key. */
+function indexKeyOf(index: IndexKeys, item: Record<string, unknown>): Record<string, unknown> {
+  const names = ['pk', 'sk', index.partitionKey, index.sortKey];
+  return Object.fromEntries(names.map((name) => [name, item[name]]));
+}
+
+/**
  * One page of a GSI, newest first: items whose index sort key starts with `prefix`, optionally filtered by
- * `status`. Eventually consistent, as every GSI read is.
+ * `status`. Eventually consistent, as every GSI read is. Unfiltered, one Query of `limit` items; filtered,
+ * Queries of `limit`, then twice as many, ... within FILTERED_PAGE_BUDGET, stopping at `limit` matches.
  */
 export async function queryIndexPage<S extends z.ZodMiniType>(
   ctx: StoreContext,
-  index: typeof TABLE_KEYS.byOwner | typeof TABLE_KEYS.byWorkflow,
+  index: IndexKeys,
   query: { pk: string; prefix: string; status?: string; limit: number; nextToken?: string | undefined },
   schema: S,
 ): Promise<Page<z.output<S>>> {
-  const response = await ctx.doc.send(
-    new QueryCommand({
-      TableName: ctx.table,
-      IndexName: index.indexName,
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ...(query.status ? { FilterExpression: '#status = :status' } : {}),
-      ExpressionAttributeNames: {
-        '#pk': index.partitionKey,
-        '#sk': index.sortKey,
-        ...(query.status ? { '#status': 'status' } : {}),
-      },
-      ExpressionAttributeValues: {
-        ':pk': query.pk,
-        ':prefix': query.prefix,
-        ...(query.status ? { ':status': query.status } : {}),
-      },
-      ScanIndexForward: false,
-      Limit: query.limit,
-      ExclusiveStartKey: decodeToken(query.nextToken),
-    }),
-  );
-  const nextToken = encodeToken(response.LastEvaluatedKey);
+  const matched: Record<string, unknown>[] = [];
+  let startKey = decodeToken(query.nextToken);
+  let evaluated = 0;
+  let queries = 0;
+  let size = query.limit;
+  for (;;) {
+    const response = await ctx.doc.send(
+      new QueryCommand({
+        TableName: ctx.table,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ...(query.status ? { FilterExpression: '#status = :status' } : {}),
+        ExpressionAttributeNames: {
+          '#pk': index.partitionKey,
+          '#sk': index.sortKey,
+          ...(query.status ? { '#status': 'status' } : {}),
+        },
+        ExpressionAttributeValues: {
+          ':pk': query.pk,
+          ':prefix': query.prefix,
+          ...(query.status ? { ':status': query.status } : {}),
+        },
+        ScanIndexForward: false,
+        Limit: size,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    queries += 1;
+    evaluated += response.ScannedCount ?? size;
+    matched.push(...(response.Items ?? []));
+    startKey = response.LastEvaluatedKey;
+    if (matched.length > query.limit) {
+      // More matched than the page holds: the next page starts after the last one kept.
+      const kept = matched.slice(0, query.limit);
+      return {
+        items: kept.map((item) => decodeItem(schema, item)),
+        nextToken: encodeToken(indexKeyOf(index, kept[kept.length - 1]!))!,
+      };
+    }
+    const left = FILTERED_PAGE_BUDGET.items - evaluated;
+    const done =
+      !query.status ||
+      !startKey ||
+      matched.length === query.limit ||
+      queries >= FILTERED_PAGE_BUDGET.queries ||
+      left <= 0;
+    if (done) break;
+    size = Math.min(size * 2, left);
+  }
+  const nextToken = encodeToken(startKey);
   return {
-    items: (response.Items ?? []).map((item) => decodeItem(schema, item)),
+    items: matched.map((item) => decodeItem(schema, item)),
     ...(nextToken ? { nextToken } : {}),
   };
 }

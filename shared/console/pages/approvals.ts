@@ -4,12 +4,20 @@ import type { Identity } from '../../api/deps.ts';
 import type { Approval } from '../../schemas/approval.ts';
 import { apiGet, type ConsoleDeps } from '../deps.ts';
 import { type Fragment, page, when } from '../layout.ts';
+import { afterOf, nextLink, noneHere } from '../pager.ts';
 
-export async function approvalsPage(deps: ConsoleDeps, identity: Identity): Promise<Fragment> {
-  const { items } = await apiGet<{ items: Approval[] }>(
+export async function approvalsPage(
+  deps: ConsoleDeps,
+  identity: Identity,
+  query: URLSearchParams,
+): Promise<Fragment> {
+  const params = new URLSearchParams({ status: 'pending', limit: '100' });
+  const after = afterOf(query);
+  if (after) params.set('nextToken', after);
+  const { items, nextToken } = await apiGet<{ items: Approval[]; nextToken?: string }>(
     deps.api,
     identity,
-    '/v1/approvals?status=pending&limit=100',
+    `/v1/approvals?${params}`,
   );
   const rows = items.map(
     (approval) => html`<tr><td><code>${approval.tool}</code></td>
@@ -18,9 +26,13 @@ export async function approvalsPage(deps: ConsoleDeps, identity: Identity): Prom
   );
   const body =
     items.length === 0
-      ? html`<p>No approval is waiting.</p>`
+      ? noneHere('No approval is waiting.', nextToken)
       : html`<table id="approvals"><tr><th>Action</th><th>Run</th><th>Who is asked</th><th>Until</th>
 <th>Requested</th></tr>${rows}</table>
 <p class="muted">Approvers decide through the signed link they were sent; the console never shows it.</p>`;
-  return page('Pending approvals', body, { signedIn: true, refreshSeconds: 10 });
+  return page('Pending approvals', html`${body}${nextLink('/console/approvals', {}, nextToken)}`, {
+    signedIn: true,
+    // Only the first page polls, as on the runs page.
+    ...(after === undefined ? { refreshSeconds: 10 } : {}),
+  });
 }

@@ -30,7 +30,7 @@ export async function grantsPage(deps: ConsoleDeps, identity: Identity): Promise
   const { grants } = await apiGet<{ grants: GrantView[] }>(deps.api, identity, '/v1/grants');
   const rows = grants.map(
     (view) => html`<tr data-client="${view.clientId}" class="${view.revoked ? 'denied' : ''}">
-<td><a href="/console/jobs?client=${view.clientId}">${view.clientId}</a></td>
+<td><a href="/console/jobs?${new URLSearchParams({ client: view.clientId }).toString()}">${view.clientId}</a></td>
 <td>${view.grant.actions.length === 0 ? html`<span class="muted">none</span>` : view.grant.actions.map((action) => html`<code>${action}</code> (${gateOf(view.grant, action)}) `)}</td>
 <td>${view.grant.models.join(', ')}</td><td>${limits(view.grant)}</td><td>${view.grant.scopes.join(', ')}</td>
 <td>never (until revoked)</td><td class="what">${view.revoked ? 'revoked' : 'no'}</td>

@@ -7,7 +7,7 @@ import type { Identity } from '../../api/deps.ts';
 import type { HumanTask } from '../../schemas/human-task.ts';
 import { apiGet, type ConsoleDeps } from '../deps.ts';
 import { type Fragment, page, when } from '../layout.ts';
-import { afterOf, nextLink } from '../pager.ts';
+import { afterOf, nextLink, noneHere } from '../pager.ts';
 
 type PublicTask = Omit<HumanTask, 'taskToken'>;
 
@@ -32,7 +32,7 @@ export async function humanTasksPage(
   );
   const body =
     items.length === 0
-      ? html`<p>No human task is waiting.</p>`
+      ? noneHere('No human task is waiting.', nextToken)
       : html`<table id="human-tasks"><tr><th>Task</th><th>Run</th><th>Step</th><th>Who is asked</th><th>Until</th>
 <th>Requested</th></tr>${rows}</table>
 <p class="muted">Assignees answer through the signed link they were sent; the console never shows it.</p>`;

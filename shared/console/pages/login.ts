@@ -2,8 +2,17 @@
 import { html } from 'hono/html';
 import { type Fragment, page } from '../layout.ts';
 
-export function signInPage(options: { hint?: string | undefined; refused?: boolean }): Fragment {
-  const refused = options.refused ? html`<p class="bad">That key was not accepted.</p>` : '';
+export function signInPage(options: {
+  hint?: string | undefined;
+  refused?: boolean;
+  /** The key was right, but the API could not say who it stands for: why. */
+  unavailable?: string;
+}): Fragment {
+  const refused = options.unavailable
+    ? html`<p class="bad" id="unavailable">Not signed in: ${options.unavailable}</p>`
+    : options.refused
+      ? html`<p class="bad">That key was not accepted.</p>`
+      : '';
   return page(
     'Sign in',
     html`${refused}<form method="post" action="/console/login">

@@ -4,7 +4,7 @@ import type { Identity } from '../../api/deps.ts';
 import { isTerminalRunStatus, RUN_STATUSES, type Run, type RunStatus } from '../../schemas/run.ts';
 import { apiGet, type ConsoleDeps } from '../deps.ts';
 import { type Fragment, page, usd, when } from '../layout.ts';
-import { afterOf, nextLink } from '../pager.ts';
+import { afterOf, nextLink, noneHere } from '../pager.ts';
 import { allWorkflowHeads } from '../workflow-data.ts';
 
 const KINDS = ['agent', 'graph', 'external'] as const;
@@ -58,7 +58,7 @@ ${run.stopReason ?? ''}</td><td>${run.trigger.type}</td><td>${when(run.createdAt
   );
   const table =
     runs.length === 0
-      ? html`<p>No runs match.</p>`
+      ? noneHere('No runs match.', nextToken)
       : html`<table id="runs"><tr><th>Run</th><th>Workflow</th><th>Kind</th><th>Status</th><th>Trigger</th>
 <th>Started</th><th>Cost</th></tr>${rows}</table>`;
   const live = runs.some((run) => !isTerminalRunStatus(run.status));
