@@ -48,7 +48,7 @@ describe('The queue past jobs waiting to retry', { timeout: 300_000 }, () => {
     );
     await call(e2e.stack, e2e.stack.apiKey, 'POST', '/v1/grants', {
       clientId: 'window-bot',
-      grant: gatedGrant({ concurrency: 1, maxQueued: 100 }),
+      grant: gatedGrant({ concurrency: 1, maxQueued: 200 }),
     });
     await call(e2e.stack, e2e.stack.apiKey, 'POST', '/v1/grants', {
       clientId: 'busy-bot',
