@@ -69,7 +69,8 @@ export function nextTurnReservation(
 ): ChangePart | undefined {
   const attempt = ctx.input.attempt;
   const budget = ctx.definition.budget;
-  if (!attempt || h.run.reservation || h.run.modelCalls >= budget.maxTurns) return undefined;
+  // Not under a job's narrowed live grant: that turn reserves against the ceilings it reads (model-step.ts).
+  if (!attempt || ctx.narrowed || h.run.reservation || h.run.modelCalls >= budget.maxTurns) return undefined;
   const planned = planModelCall(deps, ctx, messages, h.run.owner);
   if ('error' in planned) return undefined;
   const usd = reservationUsd(deps.model, planned.request, planned.price);

@@ -162,7 +162,8 @@ async function reserveTurnBudget(
 ): Promise<TurnReservation> {
   const { definition, input } = ctx;
   const ahead = unusedAheadReservation(h.run, input.attempt);
-  if (ahead && ahead.usd >= reservationUsd(deps.model, request, price)) {
+  // Made under ceilings a job's live grant has since lowered (turn-context.ts `narrowed`): made again instead.
+  if (ahead && !ctx.narrowed && ahead.usd >= reservationUsd(deps.model, request, price)) {
     await h.flush();
     // Turn 0 spending what its run's creation reserved: the run starts with the call's answer (its next write).
     if (h.run.status !== 'running') await h.stage(startRunning(h.run.status));

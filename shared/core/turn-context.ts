@@ -35,6 +35,11 @@ export type TurnContext = {
    * not deleted, its latest version the run's. The turn's first commit carries it as a condition (turn.ts).
    */
   assumedHead?: { owner: string; workflowId: string; latestVersion: number };
+  /**
+   * A delegated job's live grant lowered its snapshot's budget (live-policy.ts): a reservation made ahead (by
+   * the run's creation or the previous turn) under the old ceilings is given back and made again (model-step.ts).
+   */
+  narrowed?: true;
 };
 
 /** The workflow head as read alongside the run (`undefined` inside: no head, which disables). */
@@ -109,8 +114,9 @@ export async function loadTurnContext(
   // A saved agent workflow's version, or a graph step's child run's derived definition (agent-policy.ts).
   const definition = agentDefinitionOf(stored, run);
   if (delegated) {
+    // The live grant can lower the snapshot's budget (live-policy.ts): the turn runs that definition.
     const job = delegatedPolicy(definition, policy as LiveDelegation | undefined);
-    return { input, definition, ...job, messages, ...(ledger ? { ledger } : {}) };
+    return { input, ...job, messages, ...(ledger ? { ledger } : {}) };
   }
   const head = policy as LivePolicy;
   const live = head.enabled ? await liveDefinition(deps, run, definition, head.latestVersion) : undefined;

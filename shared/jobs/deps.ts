@@ -17,6 +17,8 @@ export type JobsDeps = {
   firstTurn?: FirstTurnPlanning;
   /** @default DEFAULT_RETRY_POLICY */
   retry?: RetryPolicy;
+  /** Where a promotion's warnings go (its scan bound reached); default a JSON line on stderr. */
+  log?: { warn(message: string, fields: Record<string, unknown>): void };
 };
 
 /**

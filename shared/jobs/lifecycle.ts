@@ -5,10 +5,12 @@
  */
 import { canonicalJson, sha256Hex } from '../audit/index.ts';
 import { reserveFirstTurn } from '../core/first-reservation.ts';
+import { limitedDefinition, withdrawnModel } from '../core/live-policy.ts';
 import { prepareRun } from '../core/new-run.ts';
 import { firstTurnPlanning } from '../runs/first-turn.ts';
 import { launchRun } from '../runs/start-run.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
+import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
 import { isoNow, type JobsDeps } from './deps.ts';
 import { type GrantRef, getGrantRecord, listAllGrants } from './grant-store.ts';
@@ -17,37 +19,62 @@ import {
   claimSlot,
   endQueuedJob,
   getJobRecord,
-  queuedNumbers,
+  queuedPointers,
   releaseSlot,
   updateActiveJob,
 } from './queue-store.ts';
-import type { JobRecord } from './records.ts';
+import type { GrantRecord, JobRecord } from './records.ts';
 import { DEFAULT_RETRY_POLICY, dispositionOf } from './retry.ts';
-import { attemptDefinition, exhausted, remainingSpend, settledSpend, tallyWith } from './spend.ts';
+import { attemptDefinition, exhausted, liveAttemptLimits, settledSpend, tallyWith } from './spend.ts';
 import { type GrantFailure, type GrantScope, grantFailure, JobsSweepError, unscoped } from './sweep-scope.ts';
 
 /** Run idempotency markers of jobs are kept as long as those of API starts. */
 const RUN_MARKER_TTL_SECONDS = 7 * 24 * 3600;
-/** Queued jobs looked at per promotion round (those waiting for a retry time are skipped). */
-const QUEUE_WINDOW = 25;
+/** Queue pointers read per page while promoting (jobs waiting for a retry time are passed over). */
+const QUEUE_PAGE = 100;
+/**
+ * The most queued jobs one promotion looks at: more than a grant can hold (concurrency ≤ 50 running, so at most
+ * 50 retries, plus maxQueued ≤ 1,000: schemas.ts), so every queued job is reached; reaching it is logged.
+ */
+export const QUEUE_SCAN_BOUND = 1_100;
+
+/**
+ * The definition an attempt of `job` starts with: its snapshot (what the job has left: spend.ts) under the live
+ * grant `record`, each limit the lower of the two (core/live-policy.ts), as every turn of its run reads it.
+ */
+export function startDefinition(job: JobRecord, record: GrantRecord | undefined): WorkflowDefinition {
+  const snapshot = attemptDefinition(job);
+  const usable = record && !record.revoked && record.grantId === job.grantId;
+  return usable ? limitedDefinition(snapshot, liveAttemptLimits(job, record)).definition : snapshot;
+}
 
 /** The snapshot a job's run is bound to, as the store resolves it (`grant_…` / job number). */
-export const jobVersion = (job: JobRecord): WorkflowVersion => ({
+export const jobVersion = (job: JobRecord, definition = attemptDefinition(job)): WorkflowVersion => ({
   schemaVersion: 1,
   owner: job.owner,
   workflowId: job.grantId,
   version: job.number,
-  definition: attemptDefinition(job),
+  definition,
   status: 'published',
   createdAt: job.createdAt,
 });
 
-/** Creates (once per attempt) and starts the run of a job holding a slot, and records it on the job. */
-export async function startJobRun(deps: JobsDeps, job: JobRecord): Promise<void> {
+/**
+ * Creates (once per attempt) and starts the run of a job holding a slot, and records it on the job. The run's
+ * deadline and turn 0's reservation come from the live grant `record` ∩ the snapshot (read when not given; a
+ * revoked or missing grant leaves the snapshot, and the run's first turn ends it `denied`).
+ */
+export async function startJobRun(
+  deps: JobsDeps,
+  job: JobRecord,
+  record?: GrantRecord | undefined,
+): Promise<void> {
   if (job.state !== 'starting') return;
+  const live = record ?? (await getGrantRecord(deps.store.ctx, job.owner, job.clientId));
+  const definition = startDefinition(job, live);
   const attempt = job.runsStarted + 1;
   const created = prepareRun({
-    version: jobVersion(job),
+    version: jobVersion(job, definition),
     trigger: {
       type: 'job',
       jobId: job.jobId,
@@ -61,10 +88,10 @@ export async function startJobRun(deps: JobsDeps, job: JobRecord): Promise<void>
     ids: deps.ids,
     actor: `client:${job.clientId}`,
   });
-  // Turn 0's reservation from the job's snapshot: the live grant can only narrow its tools.
+  // Turn 0's reservation under the same limits; the live grant can still narrow its tools.
   const prepared = reserveFirstTurn(
     created,
-    attemptDefinition(job),
+    definition,
     deps.firstTurn ?? firstTurnPlanning(deps.models),
     deps.clock,
   );
@@ -102,60 +129,104 @@ export async function endQueued(
 
 /**
  * Promotes queued jobs of a grant, oldest first, while the live grant has free slots. A revoked (or
- * missing) grant ends its queued jobs `denied` instead: they never start.
+ * missing) grant ends its queued jobs `denied` instead: they never start; so does a grant that withdrew a
+ * job's model. Jobs waiting for their retry time are passed over: the queue is read page by page on from the
+ * last job looked at, until a job is claimed and the quota is full, or the queue ends, or QUEUE_SCAN_BOUND
+ * jobs were looked at (logged).
  */
 export async function promoteQueued(deps: JobsDeps, ref: GrantRef): Promise<number> {
   const { owner, grantId, clientId } = ref;
   let promoted = 0;
-  for (let round = 0; round < 1000; round++) {
-    const numbers = await queuedNumbers(deps.store.ctx, grantId, QUEUE_WINDOW);
-    if (numbers.length === 0) return promoted;
+  let looked = 0;
+  let after: number | undefined;
+  for (;;) {
+    const page = await queuedPointers(deps.store.ctx, grantId, QUEUE_PAGE, after);
+    if (page.length === 0) return promoted;
     const grant = await getGrantRecord(deps.store.ctx, owner, clientId);
-    const nowMs = deps.clock.nowMs();
-    let moved = false;
-    for (const n of numbers) {
-      const job = await getJobRecord(deps.store.ctx, grantId, n);
-      if (job?.state !== 'queued') continue;
-      if (!grant || grant.revoked || grant.grantId !== grantId) {
-        await endQueued(deps, job, {
-          status: 'denied',
-          stopReason: 'policy_denied',
-          error: { name: 'GrantRevoked', message: 'the delegation grant was revoked before the job started' },
+    for (const pointer of page) {
+      if (looked >= QUEUE_SCAN_BOUND) {
+        warn(deps, 'job queue scan bound reached: later queued jobs wait for the next promotion', {
+          grantId,
+          looked,
+          nextJobNumber: pointer.number,
         });
-        moved = true;
-        continue;
+        return promoted;
       }
-      if (job.notBefore && Date.parse(job.notBefore) > nowMs) continue;
-      // A retry queued before the job's tally existed counts its attempts as all they were given: when nothing
-      // is left, it ends here instead of starting a run with no budget.
-      if (job.previousRunIds.length > 0 && exhausted(remainingSpend(job))) {
-        const spent = settledSpend(job);
-        await endQueued(deps, job, {
-          status: 'failed',
-          stopReason: 'budget_exceeded',
-          error: {
-            name: 'JobBudgetSpent',
-            message: `not retried: the job's budget is spent ($${spent.usd} of $${job.constraints.budget.maxUsdPerJob}, ${spent.turns} of ${job.constraints.maxTurns} turns)`,
-          },
-        });
-        moved = true;
-        continue;
-      }
-      const now = isoNow(deps.clock);
-      const { notBefore: _notBefore, ...rest } = job;
-      const next: JobRecord = { ...rest, state: 'starting', updatedAt: now };
-      const claim = await claimSlot(deps.store.ctx, job, grant.grant.concurrency, next);
-      if (claim === 'full') return promoted;
-      if (claim === 'claimed') {
-        promoted++;
-        await startJobRun(deps, next);
-      }
-      moved = true;
-      break;
+      looked++;
+      after = pointer.number;
+      const outcome = await promoteOne(deps, grantId, pointer, grant);
+      if (outcome === 'full') return promoted;
+      if (outcome === 'claimed') promoted++;
     }
-    if (!moved) return promoted;
   }
-  return promoted;
+}
+
+/** What promoting one queued job did: started it, found the quota full, or passed over or ended it. */
+type PromoteOutcome = 'claimed' | 'full' | 'next';
+
+async function promoteOne(
+  deps: JobsDeps,
+  grantId: string,
+  pointer: { number: number; notBefore?: string },
+  grant: GrantRecord | undefined,
+): Promise<PromoteOutcome> {
+  const nowMs = deps.clock.nowMs();
+  const revoked = !grant || grant.revoked || grant.grantId !== grantId;
+  // A retry not yet due, known from its pointer: its job is not read (a revoked grant still ends it below).
+  if (!revoked && pointer.notBefore && Date.parse(pointer.notBefore) > nowMs) return 'next';
+  const job = await getJobRecord(deps.store.ctx, grantId, pointer.number);
+  if (job?.state !== 'queued') return 'next';
+  if (revoked) {
+    await endQueued(deps, job, {
+      status: 'denied',
+      stopReason: 'policy_denied',
+      error: { name: 'GrantRevoked', message: 'the delegation grant was revoked before the job started' },
+    });
+    return 'next';
+  }
+  if (job.notBefore && Date.parse(job.notBefore) > nowMs) return 'next';
+  const limits = liveAttemptLimits(job, grant);
+  const withdrawn = withdrawnModel(job.definition, limits);
+  if (withdrawn) {
+    await endQueued(deps, job, {
+      status: 'denied',
+      stopReason: 'policy_denied',
+      error: { name: 'ModelWithdrawn', message: `${withdrawn} before the job started` },
+    });
+    return 'next';
+  }
+  // Nothing left under the snapshot ∩ the live grant (a retry's spent budget, or a grant narrowed below what
+  // the job spent; a retry queued before the job's tally existed counts its attempts as all they were given):
+  // it ends here instead of starting a run with no budget.
+  const { budget } = startDefinition(job, grant);
+  if (exhausted({ usd: budget.maxUsdPerRun, turns: budget.maxTurns })) {
+    const spent = settledSpend(job);
+    const ceilingUsd = Math.min(job.constraints.budget.maxUsdPerJob, grant.grant.maxUsdPerJob);
+    const ceilingTurns = Math.min(job.constraints.maxTurns, grant.grant.maxTurns);
+    await endQueued(deps, job, {
+      status: 'failed',
+      stopReason: 'budget_exceeded',
+      error: {
+        name: 'JobBudgetSpent',
+        message: `${job.previousRunIds.length > 0 ? 'not retried' : 'not started'}: the job's budget is spent ($${spent.usd} of $${ceilingUsd}, ${spent.turns} of ${ceilingTurns} turns)`,
+      },
+    });
+    return 'next';
+  }
+  const now = isoNow(deps.clock);
+  const { notBefore: _notBefore, ...rest } = job;
+  const next: JobRecord = { ...rest, state: 'starting', updatedAt: now };
+  const claim = await claimSlot(deps.store.ctx, job, grant.grant.concurrency, next);
+  if (claim === 'full') return 'full';
+  if (claim !== 'claimed') return 'next';
+  await startJobRun(deps, next, grant);
+  return 'claimed';
+}
+
+/** A structured warning line (CloudWatch Logs keeps a Lambda's stderr). */
+function warn(deps: JobsDeps, message: string, fields: Record<string, unknown>): void {
+  if (deps.log) deps.log.warn(message, fields);
+  else console.error(JSON.stringify({ level: 'WARN', message, ...fields }));
 }
 
 /**

@@ -249,8 +249,23 @@ export async function getIdempotencyPointer(
   return decodeItem(PointerSchemaShape, item);
 }
 
-/** The queued job numbers of a grant in order (strongly consistent): at most `limit`. */
-export async function queuedNumbers(ctx: StoreContext, grantId: string, limit: number): Promise<number[]> {
+/**
+ * A queued job's pointer (`Q#<n>`): its number and, for a job waiting to retry, when it may start (`notBefore`,
+ * written with the job's in the one transaction that queues it again: releaseSlot). Absent on a pointer written
+ * before the field, so a reader that must know reads the job.
+ */
+export type QueuedPointer = { number: number; notBefore?: string };
+
+/**
+ * Up to `limit` queued jobs of a grant in number order (strongly consistent), after job `after` when given:
+ * the next page of the queue. Sort key order is number order (`Q#` + 10 zero-padded digits).
+ */
+export async function queuedPointers(
+  ctx: StoreContext,
+  grantId: string,
+  limit: number,
+  after?: number,
+): Promise<QueuedPointer[]> {
   const response = await ctx.doc.send(
     new QueryCommand({
       TableName: T(ctx),
@@ -258,9 +273,13 @@ export async function queuedNumbers(ctx: StoreContext, grantId: string, limit: n
       ExpressionAttributeValues: { ':pk': `GRANT#${grantId}`, ':prefix': jobPrefixes.queued },
       ConsistentRead: true,
       Limit: limit,
+      ...(after === undefined ? {} : { ExclusiveStartKey: jobKeys.queued(grantId, after) }),
     }),
   );
-  return (response.Items ?? []).map((item) => Number(item.number));
+  return (response.Items ?? []).map((item) => ({
+    number: Number(item.number),
+    ...(typeof item.notBefore === 'string' ? { notBefore: item.notBefore } : {}),
+  }));
 }
 
 /** The numbers of a grant's jobs holding a slot (strongly consistent). */
@@ -283,8 +302,18 @@ export async function activeNumbers(ctx: StoreContext, grantId: string): Promise
   return numbers;
 }
 
-/** 1 + the number of jobs queued ahead of job `n` (strongly consistent). */
-export async function queuePosition(ctx: StoreContext, grantId: string, n: number): Promise<number> {
+/**
+ * 1 + the number of jobs queued ahead of job `n` that may start (strongly consistent): a job waiting for its
+ * retry time (its pointer's `notBefore` after `now`) is not counted, since the jobs behind it start first
+ * (lifecycle.ts promoteQueued). A pointer from before `notBefore` was written on it counts as ready.
+ */
+export async function queuePosition(
+  ctx: StoreContext,
+  grantId: string,
+  n: number,
+  now: string = new Date().toISOString(),
+): Promise<number> {
+  if (n <= 1) return 1;
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -292,10 +321,14 @@ export async function queuePosition(ctx: StoreContext, grantId: string, n: numbe
       new QueryCommand({
         TableName: T(ctx),
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        // Count is of the items that pass the filter:
+        // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Query.FilterExpression.html
+        FilterExpression: 'attribute_not_exists(notBefore) OR notBefore <= :now',
         ExpressionAttributeValues: {
           ':pk': `GRANT#${grantId}`,
           ':from': jobPrefixes.queued,
-          ':to': `${jobKeys.queued(grantId, n).sk}`,
+          ':to': `${jobKeys.queued(grantId, n - 1).sk}`,
+          ':now': now,
         },
         ConsistentRead: true,
         Select: 'COUNT',
@@ -305,7 +338,7 @@ export async function queuePosition(ctx: StoreContext, grantId: string, n: numbe
     count += response.Count ?? 0;
     startKey = response.LastEvaluatedKey;
   } while (startKey);
-  return Math.max(1, count);
+  return 1 + count;
 }
 
 /** Promotes queued job `job` into a slot, if one is free under `quota`. */
@@ -354,7 +387,13 @@ export async function releaseSlot(
       ? {
           Put: {
             TableName: T(ctx),
-            Item: { ...jobKeys.queued(next.grantId, next.number), jobId: next.jobId, number: next.number },
+            Item: {
+              ...jobKeys.queued(next.grantId, next.number),
+              jobId: next.jobId,
+              number: next.number,
+              // The retry's time on the pointer too: the queue is read without reading each job (QueuedPointer).
+              ...(next.notBefore ? { notBefore: next.notBefore } : {}),
+            },
           },
         }
       : releaseRequest(ctx, next),

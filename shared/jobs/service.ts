@@ -83,7 +83,9 @@ async function viewOf(deps: JobsDeps, job: JobRecord): Promise<JobView> {
     if (settled && (settled.state !== 'running' || settled.runId !== job.runId)) return viewOf(deps, settled);
   }
   const position =
-    job.state === 'queued' ? await queuePosition(deps.store.ctx, job.grantId, job.number) : undefined;
+    job.state === 'queued'
+      ? await queuePosition(deps.store.ctx, job.grantId, job.number, isoNow(deps.clock))
+      : undefined;
   return jobView(job, run, position);
 }
 

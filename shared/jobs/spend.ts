@@ -7,10 +7,11 @@
  * no tally, from before the tally existed; the attempt such a record was running keeps the budget it was
  * admitted with: attemptDefinition).
  */
+import type { DelegationLimits } from '../core/live-policy.ts';
 import { roundUsd } from '../core/pricing.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
-import type { JobRecord } from './records.ts';
+import type { GrantRecord, JobRecord } from './records.ts';
 
 export type JobSpend = { usd: number; turns: number };
 
@@ -74,5 +75,28 @@ export function attemptDefinition(
   return {
     ...job.definition,
     budget: { ...job.definition.budget, maxUsdPerRun: left.usd, maxTurns: left.turns },
+  };
+}
+
+/**
+ * What the live grant `record` leaves an attempt of `job`, in the run's terms (core/live-policy.ts): its per-job
+ * cost ceiling and turn cap less what the job's settled attempts spent, its day ceiling, timeout and models.
+ * Undefined when `record` is the version the job was admitted under: its snapshot holds the same limits. The
+ * running attempt of a record from before the tally is measured alone, as attemptDefinition measures it.
+ */
+export function liveAttemptLimits(
+  job: JobBudgetView & Pick<JobRecord, 'runId'>,
+  record: Pick<GrantRecord, 'version' | 'grant'>,
+): DelegationLimits | undefined {
+  if (record.version === job.constraints.grantVersion) return undefined;
+  const grant = record.grant;
+  const legacyAttempt = job.spentUsd === undefined && job.runId !== undefined;
+  const spent = legacyAttempt ? { usd: 0, turns: 0 } : settledSpend(job);
+  return {
+    models: grant.models,
+    maxUsdPerRun: Math.max(0, roundUsd(grant.maxUsdPerJob - spent.usd)),
+    maxTurns: Math.max(0, grant.maxTurns - spent.turns),
+    ...(grant.maxUsdPerDay === undefined ? {} : { maxUsdPerDay: grant.maxUsdPerDay }),
+    runTimeoutSeconds: grant.jobTimeoutSeconds,
   };
 }

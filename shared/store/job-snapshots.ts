@@ -7,7 +7,7 @@
 import type { LiveDelegation } from '../core/live-policy.ts';
 import { getGrantHead } from '../jobs/grant-head.ts';
 import { JobRecordSchema, jobKeys } from '../jobs/records.ts';
-import { attemptDefinition } from '../jobs/spend.ts';
+import { attemptDefinition, liveAttemptLimits } from '../jobs/spend.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
 import type { StoreContext } from './client.ts';
@@ -38,7 +38,9 @@ export async function getJobSnapshot(
 
 /**
  * The live grant a job's run is checked against: the run owner's grant head of the client (one read; a second
- * for a head stored before grants were per owner, shared/jobs/grant-store.ts).
+ * for a head stored before grants were per owner, shared/jobs/grant-store.ts). When the grant moved since the
+ * job was admitted (another version), its limits too, in the run's terms (jobs/spend.ts `liveAttemptLimits`:
+ * one more read, of the job's tally); the turn runs the lower of those and the snapshot's (core/live-policy.ts).
  */
 export async function getLiveDelegation(ctx: StoreContext, run: Run): Promise<LiveDelegation | undefined> {
   if (run.trigger.type !== 'job') return undefined;
@@ -46,5 +48,11 @@ export async function getLiveDelegation(ctx: StoreContext, run: Run): Promise<Li
   // Another owner's grant, or the client granted anew under another grant id, is no grant of this run.
   if (!grant || grant.owner !== run.owner || grant.grantId !== run.trigger.grantId) return undefined;
   if (grant.revoked) return { revoked: true };
-  return { revoked: false, allowedActions: grant.grant.actions, gates: grant.grant.gates };
+  const live = { revoked: false as const, allowedActions: grant.grant.actions, gates: grant.grant.gates };
+  if (grant.version === run.trigger.grantVersion) return live;
+  const job = await getItem(ctx, jobKeys.job(grant.grantId, run.workflowVersion), JobRecordSchema);
+  // Fail closed: without the job's tally there is nothing to measure the live limits from.
+  if (!job || job.owner !== run.owner) return undefined;
+  const limits = liveAttemptLimits(job, grant);
+  return limits ? { ...live, limits } : live;
 }
