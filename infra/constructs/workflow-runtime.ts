@@ -380,10 +380,10 @@ export class WorkflowRuntime extends Construct {
       fns['mark-failed'].role,
       fns.external.role,
     ]);
-    // A failed graph run's agent children (mark-failed, a task of the run machine: its own policy) and an agent
-    // step whose wait timed out (graph-advance) stop the child's execution (shared/graph-run/end-children.ts).
+    // A failed graph run's agent children, those of its open steps and of agent steps whose wait gave up on them,
+    // are stopped by mark-failed (a task of the run machine: its own policy; shared/graph-run/end-children.ts).
+    // graph-advance only records the step's failure: ending a run needs writes, anchors and a signer it lacks.
     this.runStateMachine.grantStopExecutionToTaskFunction('ChildRunStop', fns['mark-failed'].role);
-    this.runStateMachine.grantStopExecution(fns['graph-advance']);
     this.grantHumanTasks(fns);
 
     // External runs: the api and start-run start them on the external machine; the external function calls

@@ -25,11 +25,6 @@ export type CompleteStepDeps = {
   definitionOf: GraphDefinitionOf;
   clock: Clock;
   humanTasks: HumanTaskExpiryPort;
-  /**
-   * Ends an agent step's child run (cancelled, its execution stopped: end-children.ts agentChildCanceller) when
-   * the step's wait ended in an error; without it the child runs on until its own end.
-   */
-  cancelAgentChild?: ((step: GraphStep, why: string) => Promise<unknown>) | undefined;
 };
 
 export type StepCompletion = StepRef & {
@@ -149,12 +144,9 @@ export async function completeStep(deps: CompleteStepDeps, completion: StepCompl
       // The wait ended without the child's answer (its backstop timeout): the engine's execution is cancelled.
       if (node.type === 'external_task' && completion.error && step.childRunId)
         await cancelExternalChild(deps, step.childRunId);
-      // An agent step that stopped waiting (its 15-day backstop, a failed wait): its child must not run on.
-      if (node.type === 'agent_task' && completion.error && step.childRunId && deps.cancelAgentChild)
-        await deps.cancelAgentChild(
-          step,
-          `the wait of step ${step.stepId} ended: ${completion.error.Error ?? 'error'}`,
-        );
+      // An agent step that stopped waiting (its 15-day backstop, a failed wait) fails, and so does the run:
+      // MarkGraphFailed ends its child and stops its execution (end-children.ts), with the grants and the signer
+      // ending a run needs.
       return status;
     } catch (error) {
       if (!isConflict(error) || round >= 5) throw error;

@@ -105,18 +105,6 @@ async function askChild(deps: EndChildrenDeps, step: GraphStep, why: string): Pr
   return { ...named, asked: 'cancelled' };
 }
 
-/**
- * What ends the child of an agent step whose wait gave up on it (CompleteStep's error route: the 15-day
- * `States.Timeout` backstop of `AgentTask`, or the wait task failing for good): the child would otherwise keep
- * working, and spending, for a step that no longer waits for it.
- */
-export function agentChildCanceller(deps: Pick<EndChildrenDeps, 'store' | 'clock' | 'executions'>) {
-  return async (step: GraphStep, why: string): Promise<boolean> => {
-    const child = step.childRunId ? await deps.store.getRun(step.childRunId) : undefined;
-    return child?.kind === 'agent' ? cancelAgentChild(deps, step, child, why) : false;
-  };
-}
-
 const reasonOf = (what: ChildAsked): string => {
   if (what.asked === 'task_closed') return 'its human task was closed';
   if (what.asked === 'nothing') return 'no running child to cancel';
@@ -138,6 +126,15 @@ export async function cancelChildrenOfFailedGraph(
     );
   const asked = new Map<string, ChildAsked>();
   for (const step of open(loaded.steps)) asked.set(step.stepId, await askChild(deps, step, why));
+  // An agent step whose wait gave up on its child (AgentTask's 15-day `States.Timeout` backstop, a wait failing
+  // for good) failed before the run did, and its child may still work, and spend, for a step that no longer
+  // waits: it is cancelled and its execution stopped too (the step stays `failed`).
+  for (const step of loaded.steps) {
+    if (step.type !== 'agent_task' || step.status !== 'failed' || !step.childRunId) continue;
+    const child = await deps.store.getRun(step.childRunId);
+    if (child?.kind === 'agent')
+      await cancelAgentChild(deps, step, child, `${why}; step ${step.stepId}'s wait ended`);
+  }
   // Read again: closing a human task committed on the run (its audit entry).
   for (let round = 1, current = (await deps.store.loadGraphRun(runId)) ?? loaded; ; round++) {
     const moves = open(current.steps).map((step) => {

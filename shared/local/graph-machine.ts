@@ -9,14 +9,12 @@ import { createHumanTaskHandler } from '../../functions/human-task.ts';
 import type { LocalDefinition } from '../../infra/local-definition.ts';
 import type { TaskTokensPort } from '../approvals-http/index.ts';
 import { graphDefinitions } from '../graph-run/definitions.ts';
-import { agentChildCanceller } from '../graph-run/end-children.ts';
 import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
 import type { ServiceStepDeps } from '../graph-run/service-step.ts';
 import { humanTaskExpiry } from '../human-tasks/expiry.ts';
 import { humanTaskPort } from '../human-tasks/index.ts';
 import type { ExecutionsPort } from '../runs/index.ts';
 import { randomIds } from '../runtime/clock.ts';
-import type { GraphStep } from '../schemas/graph-step.ts';
 import { approvalFunctions } from './agent-machine.ts';
 import { type LocalHumanTasks, localHumanTasks } from './human-tasks-local.ts';
 import type { LocalRunEnds } from './run-end-local.ts';
@@ -54,13 +52,7 @@ export function localGraphMachine(args: {
         humanTaskPort({ store, clock, keyring, taskTokens, publicBaseUrl: url, logger, notifier }));
   const graphDeps = { store, definitionOf, clock };
   // CompleteStep expires a timed-out task's record, whichever service opened it (the stand-in keeps none).
-  const advanceDeps = {
-    ...graphDeps,
-    humanTasks: humanTaskExpiry({ store, clock }),
-    // The executions port is built after the machines: read when a child is cancelled.
-    cancelAgentChild: (step: GraphStep, why: string) =>
-      agentChildCanceller({ store, clock, executions: args.executions() })(step, why),
-  };
+  const advanceDeps = { ...graphDeps, humanTasks: humanTaskExpiry({ store, clock }) };
   const serviceDeps: ServiceStepDeps = {
     ...graphDeps,
     actions: services.catalog,

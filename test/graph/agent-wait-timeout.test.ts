@@ -2,16 +2,18 @@
  * An agent step whose wait gave up on its child, on the store (DynamoDB Local): `AgentTask`'s 15-day
  * `TimeoutSeconds` backstop fails the wait with `States.Timeout`
  * (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html), which the Catch routes to
- * RecordStepError (CompleteStep with the error). The step fails, and its child run — still waiting on an approval,
- * or still turning — is ended `cancelled` and its current execution stopped, as when the graph fails
+ * RecordStepError (CompleteStep with the error). The step fails, and so does the run; MarkGraphFailed then ends
+ * the child run — still waiting on an approval, or still turning — `cancelled` and stops its current execution
  * (shared/graph-run/end-children.ts): it must not keep working, and spending, for a step that no longer waits.
+ * CompleteStep (graph-advance) does not end it itself: ending a run needs writes, anchors and a signer it lacks.
  */
 import { describe, expect, it } from 'vitest';
+import { markRunFailed } from '../../shared/core/mark-failed.ts';
 import { prepareRun } from '../../shared/core/new-run.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { completeStep } from '../../shared/graph-run/complete-step.ts';
 import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
-import { agentChildCanceller } from '../../shared/graph-run/end-children.ts';
+import { cancelChildrenOfFailedGraph } from '../../shared/graph-run/end-children.ts';
 import { unconfiguredHumanTasks } from '../../shared/graph-run/human-task-port.ts';
 import { childRunIdFor, startStepWait } from '../../shared/graph-run/wait.ts';
 import { humanTaskExpiry } from '../../shared/human-tasks/expiry.ts';
@@ -87,21 +89,30 @@ describe('An agent step whose wait timed out', () => {
     return { runId: run.runId, childRunId, wait };
   }
 
-  it('fails the step, ends the child cancelled and stops its execution (graph-advance as composed)', async () => {
-    // Prepare
-    const { runId, childRunId, wait } = await waitingAgentStep('agent-timeout');
-    const completeDeps = {
-      ...deps(),
-      humanTasks: humanTaskExpiry({ store: h.store, clock: h.clock }),
-      cancelAgentChild: agentChildCanceller({ store: h.store, clock: h.clock, executions }),
-    };
-    stopped.length = 0;
-
-    // Act: RecordStepError with the wait's States.Timeout
+  /** RecordStepError, Advance's verdict and MarkGraphFailed, as the graph machine runs them. */
+  async function timeOutAndFail(
+    runId: string,
+    wait: { runId: string; stepId: string; type: 'agent_task'; attempt: number },
+  ) {
+    const completeDeps = { ...deps(), humanTasks: humanTaskExpiry({ store: h.store, clock: h.clock }) };
     const status = await completeStep(completeDeps, {
       ...wait,
       error: { Error: 'States.Timeout', Cause: 'AgentTask timed out' },
     });
+    expect(await advanceGraphRun(deps(), runId)).toMatchObject({ next: 'failed' });
+    const failDeps = { store: h.store, clock: h.clock, executions };
+    await markRunFailed(failDeps, { runId, error: { name: 'StepFailed', message: 'triage timed out' } });
+    await cancelChildrenOfFailedGraph(failDeps, runId);
+    return { status, completeDeps, failDeps };
+  }
+
+  it('fails the step; MarkGraphFailed ends the child cancelled and stops its execution', async () => {
+    // Prepare
+    const { runId, childRunId, wait } = await waitingAgentStep('agent-timeout');
+    stopped.length = 0;
+
+    // Act: RecordStepError with the wait's States.Timeout, then the run fails
+    const { status, completeDeps, failDeps } = await timeOutAndFail(runId, wait);
 
     // Assess
     expect(status).toBe('failed');
@@ -109,7 +120,7 @@ describe('An agent step whose wait timed out', () => {
     expect(step).toMatchObject({ status: 'failed', error: { name: 'States.Timeout' } });
     expect(await h.store.getRun(childRunId)).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
     expect(stopped).toEqual([
-      { arn: `${MACHINE}:${childRunId}`, cause: 'the wait of step triage ended: States.Timeout' },
+      { arn: `${MACHINE}:${childRunId}`, cause: "the graph run failed; step triage's wait ended" },
     ]);
     const audit = await h.store.listAudit(childRunId);
     expect(audit.find((entry) => entry.type === 'cancel_requested')).toMatchObject({
@@ -117,30 +128,24 @@ describe('An agent step whose wait timed out', () => {
       data: { parentRunId: runId },
     });
 
-    // A repeated completion (a retried RecordStepError) changes nothing and stops nothing again.
+    // A repeated completion (a retried RecordStepError) or MarkGraphFailed changes nothing and stops nothing again.
     expect(await completeStep(completeDeps, { ...wait, error: { Error: 'States.Timeout' } })).toBe(
       'unchanged',
     );
+    await cancelChildrenOfFailedGraph(failDeps, runId);
     expect(stopped).toHaveLength(1);
   });
 
   it('leaves a child that already ended as it is', async () => {
     // Prepare: the child ended (its answer lost the race with the timer)
-    const { childRunId, wait } = await waitingAgentStep('agent-timeout-ended');
+    const { runId, childRunId, wait } = await waitingAgentStep('agent-timeout-ended');
     const parked = await h.store.getRun(childRunId);
     const running = await h.store.commit({ run: parked!, next: { ...parked!, status: 'running' } });
     await h.store.commit({ run: running, next: { ...running, status: 'done', stopReason: 'end_turn' } });
     stopped.length = 0;
 
     // Act
-    await completeStep(
-      {
-        ...deps(),
-        humanTasks: humanTaskExpiry({ store: h.store, clock: h.clock }),
-        cancelAgentChild: agentChildCanceller({ store: h.store, clock: h.clock, executions }),
-      },
-      { ...wait, error: { Error: 'States.Timeout' } },
-    );
+    await timeOutAndFail(runId, wait);
 
     // Assess
     expect(await h.store.getRun(childRunId)).toMatchObject({ status: 'done' });

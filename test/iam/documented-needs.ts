@@ -89,11 +89,11 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
       'Owner notices: publishing to the SSE-encrypted owner-notices topic (alias/aws/sns) needs kms:Decrypt and kms:GenerateDataKey* on its key, used by SNS for the publisher (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).',
   },
   { fn: 'expire', action: 'kms:GenerateDataKey*', reason: 'As kms:Decrypt: the owner-notices topic key.' },
-  ...(['mark-failed', 'graph-advance'] as const).map((fn) => ({
+  ...(['mark-failed'] as const).map((fn) => ({
     fn,
     action: 'states:StopExecution',
     reason:
-      "A graph's agent child runs are stopped when the graph fails (mark-failed) or an agent step's wait times out (graph-advance): shared/graph-run/end-children.ts. The flow drives neither failure; test/iam/child-run-stop.test.ts simulates the grant (run-machine executions only) and test/graph/end-children.test.ts, test/graph/agent-wait-timeout.test.ts drive the calls (https://docs.aws.amazon.com/step-functions/latest/apireference/API_StopExecution.html).",
+      "A graph's agent child runs are stopped when the graph fails (mark-failed), those of agent steps whose wait timed out included: shared/graph-run/end-children.ts. The flow drives neither failure; test/iam/child-run-stop.test.ts simulates the grant (run-machine executions only) and test/graph/end-children.test.ts, test/graph/agent-wait-timeout.test.ts drive the calls (https://docs.aws.amazon.com/step-functions/latest/apireference/API_StopExecution.html).",
   })),
   // External's own commits check the live head (recorded by the flow), so its anchoring need is not listed.
   ...['deliver', 'mark-failed', 'api', 'mcp'].map((fn) => ({
