@@ -118,7 +118,12 @@ export async function retryGraphStep(
     // decides `failed` (or already has), and MarkGraphFailed then ends the run whatever this retry wrote. The
     // retry is accepted only while a step still runs or waits, in a commit fenced on the run's revision (every
     // step change bumps it), so the Advance that follows that step sees the retried step pending and starts it.
-    if (run.status === 'running' && !steps.some((other) => isInFlight(other.status)))
+    // A retried step not started yet counts as in flight: the run was reopened with a fresh execution for it
+    // (two steps of a failed run retried one after the other), or, lost to the race above, it stays retryable.
+    if (
+      run.status === 'running' &&
+      !steps.some((other) => isInFlight(other.status) || isUnstartedRetry(other))
+    )
       throw new GraphOperationError('the run is ending; retry once it has failed');
     const back = moveStep({
       runId: run.runId,
