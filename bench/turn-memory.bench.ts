@@ -168,7 +168,7 @@ function runChild(url: string, runId: string, env: Record<string, string>, invok
       if (line) resolve(JSON.parse(line.slice('RESULT '.length)) as ChildResult);
       else
         resolve({
-          error: `exit ${code ?? signal}: ${err.trim().split('\n').slice(-3).join(' | ').slice(0, 200)}`,
+          error: `exit ${code ?? signal}: ${err.trim().split('\n').slice(-12).join(' | ').slice(0, 2000)}`,
         });
     });
   });
@@ -208,6 +208,8 @@ try {
         AWS_REGION: 'us-east-1',
         AWS_ACCESS_KEY_ID: 'bench',
         AWS_SECRET_ACCESS_KEY: 'bench',
+        // Lambda sets all three for the execution role; the bundle reads them (lambda-credentials.ts).
+        AWS_SESSION_TOKEN: 'bench',
         AWS_LAMBDA_FUNCTION_NAME: 'Turn',
         AWS_ENDPOINT_URL_DYNAMODB: `${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}`,
         AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url,
