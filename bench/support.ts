@@ -49,3 +49,32 @@ export function printTable(title: string, rows: Record<string, string | number>[
   console.log(`\n${title}`);
   console.table(rows);
 }
+
+/**
+ * The `loop` fixture of the turn benches: `turns - 1` turns each calling `notes_append` with a line of
+ * `lineBytes` filler, then a final answer; `usage` is what each tool turn reports.
+ */
+export function notesLoopFixture(args: {
+  turns: number;
+  lineBytes: number;
+  usage: { input_tokens: number; output_tokens: number };
+}) {
+  return {
+    name: 'loop',
+    turns: [
+      ...Array.from({ length: args.turns - 1 }, (_, i) => ({
+        response: {
+          content: [
+            {
+              type: 'tool_use' as const,
+              name: 'notes_append',
+              input: { name: 'log', line: `turn ${i} ${'x'.repeat(args.lineBytes)}` },
+            },
+          ],
+          usage: args.usage,
+        },
+      })),
+      { text: 'done' },
+    ],
+  };
+}

@@ -8,30 +8,17 @@
 import { createAnthropicModel, startScriptedModelServer } from '../shared/model/index.ts';
 import { driveRun, engineDeps } from '../test/support/engine.ts';
 import { minimalWorkflow, seedRun, seedWorkflow } from '../test/support/store.ts';
-import { benchStore, printTable } from './support.ts';
+import { benchStore, notesLoopFixture, printTable } from './support.ts';
 
 const TURNS = 10;
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const FULL_VCPU_MB = 1769;
 
-const fixture = {
-  name: 'loop',
-  turns: [
-    ...Array.from({ length: TURNS - 1 }, (_, i) => ({
-      response: {
-        content: [
-          {
-            type: 'tool_use' as const,
-            name: 'notes_append',
-            input: { name: 'log', line: `turn ${i} ${'x'.repeat(2000)}` },
-          },
-        ],
-        usage: { input_tokens: 5000, output_tokens: 200 },
-      },
-    })),
-    { text: 'done' },
-  ],
-};
+const fixture = notesLoopFixture({
+  turns: TURNS,
+  lineBytes: 2000,
+  usage: { input_tokens: 5000, output_tokens: 200 },
+});
 
 const server = await startScriptedModelServer({ fixtures: [fixture] });
 const bench = await benchStore();
