@@ -9,6 +9,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { RunChange } from '../core/store-port.ts';
 import { canTransition, type Run } from '../schemas/run.ts';
 import { auditItems } from './audit-items.ts';
+import { backOff } from './backoff.ts';
 import { isThrottle, type StoreContext } from './client.ts';
 import { daySpendUpdate, graphSpendUpdate } from './day-spend-item.ts';
 import {
@@ -171,26 +172,50 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
   if (change.liveHead) items.push(liveHeadCheck(T, change.liveHead));
   const transact = items.map((labeled) => labeled.item);
   assertTransactionFits(transact);
-  try {
-    await ctx.doc.send(new TransactWriteCommand({ TransactItems: transact }));
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      const reasons = error.CancellationReasons ?? [];
-      // Report the most specific failed condition: a decided approval or settled row before a run conflict.
-      const failed = reasons
-        .map((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? items[index] : undefined))
-        .filter((labeled): labeled is Labeled => labeled !== undefined);
-      const specific = failed.find((labeled) => labeled !== items[0]) ?? failed[0];
-      if (specific) throw specific.onConditionFailed();
-      if (reasons.some((reason) => reason.Code === 'ThrottlingError'))
-        throw new StoreThrottledError({ cause: error });
-      throw new RunConflictError(run.runId, run.rev, { cause: error });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ctx.doc.send(new TransactWriteCommand({ TransactItems: transact }));
+      return next;
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) {
+        const reasons = error.CancellationReasons ?? [];
+        // Report the most specific failed condition: a decided approval or settled row before a run conflict.
+        const failed = reasons
+          .map((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? items[index] : undefined))
+          .filter((labeled): labeled is Labeled => labeled !== undefined);
+        const specific = failed.find((labeled) => labeled !== items[0]) ?? failed[0];
+        if (specific) throw specific.onConditionFailed();
+        if (reasons.some((reason) => reason.Code === 'ThrottlingError'))
+          throw new StoreThrottledError({ cause: error });
+        if (isConflictOnly(reasons)) {
+          // Another transaction in flight touched one of these items (a shared counter: the day's spend, a
+          // graph run's budget); no condition failed and nothing was written, so the same transaction may be
+          // sent again, after a jittered wait so the contenders do not meet again in lockstep
+          // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling).
+          // Past the attempts it is a busy store, which every caller retries (StoreThrottledError is one of
+          // the state machines' retryable errors), never a lost fence: the run's revision did not move.
+          if (attempt < COMMIT_CONFLICT_ATTEMPTS) {
+            await backOff(attempt, COMMIT_CONFLICT_BACKOFF);
+            continue;
+          }
+          throw new StoreThrottledError({ cause: error });
+        }
+        throw new RunConflictError(run.runId, run.rev, { cause: error });
+      }
+      if (isThrottle(error)) throw new StoreThrottledError({ cause: error });
+      throw error;
     }
-    if (isThrottle(error)) throw new StoreThrottledError({ cause: error });
-    throw error;
   }
-  return next;
 }
+
+/** Sends of one commit cancelled only by conflicts with other transactions, before it counts as busy. */
+const COMMIT_CONFLICT_ATTEMPTS = 4;
+const COMMIT_CONFLICT_BACKOFF = { baseMs: 25, capMs: 400 };
+
+/** Cancelled by a conflict with another transaction, and by nothing else (no condition, no throttle). */
+const isConflictOnly = (reasons: readonly { Code?: string | undefined }[]): boolean =>
+  reasons.some((reason) => reason.Code === 'TransactionConflict') &&
+  reasons.every((reason) => reason.Code === 'TransactionConflict' || (reason.Code ?? 'None') === 'None');
 
 /**
  * The workflow head as a condition of the transaction (a ConditionCheck item: no item is written, and no
