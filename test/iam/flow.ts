@@ -486,7 +486,10 @@ export async function driveFlow(
   await fns.invoke('graph-advance', { ...ref('review', 'human_task'), result: { output: { ok: true } } });
   await fns.invoke('graph-advance', { runId: graphRun });
   // Advance answered `failed` (triage denied): MarkGraphFailed ends the run (a retry is taken only once it has).
-  await fns.invoke('mark-failed', { runId: graphRun, error: { Error: 'StepFailed', Cause: 'triage denied' } });
+  await fns.invoke('mark-failed', {
+    runId: graphRun,
+    error: { Error: 'StepFailed', Cause: 'triage denied' },
+  });
   await api('POST', `/v1/runs/${graphRun}/steps/triage/retry`);
   await api('POST', `/v1/runs/${graphRun}/steps/refund/retry`);
   await fns.invoke('graph-advance', { runId: graphRun });
