@@ -10,8 +10,10 @@
  * - a 4xx other than 429 is a refusal at once: `failed`, one dispatch.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Output, showRun } from '../../shared/cli/commands.ts';
 import { executionKeyFor } from '../../shared/external/run/index.ts';
 import type { Run } from '../../shared/schemas/run.ts';
+import { consoleSession, textOf } from '../console/support.ts';
 import { eventually, getRun } from '../e2e/support.ts';
 import {
   applyExternal,
@@ -112,13 +114,26 @@ describe('an external engine at capacity when a run starts', () => {
     expect(starts).toEqual([expect.objectContaining({ status: 'failed' })]);
   });
 
-  it("an owner's cancel during the wait ends the run cancelled; nothing is sent again", async () => {
+  it("the wait is visible in the console and the CLI; an owner's cancel during it ends the run cancelled", async () => {
     h.engine.clearFaults().script('*', { refuse: 429 });
     const runId = await startExternalRun(h, workflowId);
     await eventually(`run ${runId} waiting on capacity`, async () => {
       const run = await getRun(h, runId);
-      return run.external?.capacity?.nextAttemptAt ? run : undefined;
+      return (run.external?.capacity?.attempts ?? 0) >= 2 ? run : undefined;
     });
+    const console = await consoleSession(h.stack.url, h.stack.apiKey);
+    const page = textOf((await console.get(`/console/runs/${runId}`)).html);
+    expect(page).toContain('Status running');
+    expect(page).toMatch(
+      /Engine waiting \(capacity: http-runtime: refused: HTTP 429, retry later\); next start attempt \d{4}-/,
+    );
+    const lines: string[] = [];
+    const out: Output = { json: false, line: (text) => lines.push(text), data: () => {} };
+    expect(await showRun(h.client, runId, out)).toBe(0);
+    expect(lines[0]).toMatch(
+      / running .* waiting: engine at capacity \(http-runtime: refused: HTTP 429, retry later\), attempt \d+ at \d{4}-/,
+    );
+
     await h.client.post(`/v1/runs/${runId}/cancel`);
     const dispatchesAtCancel = h.engine.count('dispatch');
     const run = await externalRunEnded(h, runId);
