@@ -4,6 +4,7 @@
  * Contract: docs/state-machine.md, "The external machine".
  *
  *   ExternalStart ─► RouteExternal ─┬ wait ───► ObserveWait (SecondsPath) ─► ExternalObserve ─► RouteExternal
+ *        ▲                          ├ retry_start ► StartWait (SecondsPath) ─► ExternalStart   (engine at capacity)
  *                                   ├ finish ─► ExternalFinish ─► RouteExternal    (verify the result artifact)
  *                                   ├ deliver ► DeliverExternal (End)      (mode live only)
  *                                   ├ stop ───► ExternalStopped   (shadow, report_only, ended by the handler)
@@ -34,7 +35,12 @@
  * - A Standard execution lasts at most one year and holds at most 25,000 history events
  *   (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html). The run's deadline (budget
  *   `runTimeoutSeconds`) ends the loop long before a year, and Observe spreads its rounds so that one execution
- *   makes at most 2,000 of them (≤ 10 events each).
+ *   makes at most 2,000 of them (≤ 10 events each). StartWait's rounds (the engine at capacity) count in the
+ *   same 2,000 (shared/external/run/backoff.ts): a round is StartWait (2 events: WaitStateEntered/Exited),
+ *   ExternalStart (5: TaskStateEntered, TaskScheduled, TaskStarted, TaskSucceeded, TaskStateExited) and
+ *   RouteExternal (2), 9 in all (https://docs.aws.amazon.com/step-functions/latest/apireference/API_HistoryEvent.html).
+ *   At the 60 s back-off cap a 7-day deadline (the longest `runTimeoutSeconds`) would be 10,080 rounds,
+ *   ~90,700 events, so the rounds are spread instead: at most 2,000 rounds in all, ≤ 18,000 events.
  */
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -79,8 +85,9 @@ export interface ExternalStateMachineProps {
 }
 
 /**
- * Start got no usable answer or "retry later" (429/503): retried with the same key, which the engine
- * deduplicates; bounded, then MarkExternalFailed.
+ * Start got no usable answer (or a credential could not be loaded now): retried with the same key, which the
+ * engine deduplicates; bounded, then AbandonExternal. An engine at capacity (429/503) is not retried here: Start
+ * answers `retry_start` and the run waits in StartWait until its deadline (shared/external/run/start.ts).
  */
 export const EXTERNAL_RETRY_LATER: sfn.RetryProps = {
   errors: [...EXTERNAL_RETRY_LATER_ERRORS],
@@ -147,15 +154,21 @@ export class ExternalStateMachine extends Construct {
 
     const wait = new sfn.Wait(this, names.wait, { time: sfn.WaitTime.secondsPath('$.waitSeconds') });
     wait.next(observe);
+    // The engine at capacity: Start waits (its back-off, the engine's Retry-After capped) and runs again.
+    const startWait = new sfn.Wait(this, names.startWait, {
+      time: sfn.WaitTime.secondsPath('$.waitSeconds'),
+    });
+    startWait.next(start);
+    const numericWait = sfn.Condition.and(
+      sfn.Condition.isPresent('$.waitSeconds'),
+      sfn.Condition.isNumeric('$.waitSeconds'),
+    );
     const route = new sfn.Choice(this, names.route)
       .when(sfn.Condition.not(sfn.Condition.isPresent('$.next')), abandon)
+      .when(sfn.Condition.and(sfn.Condition.stringEquals('$.next', EXTERNAL_NEXT.wait), numericWait), wait)
       .when(
-        sfn.Condition.and(
-          sfn.Condition.stringEquals('$.next', EXTERNAL_NEXT.wait),
-          sfn.Condition.isPresent('$.waitSeconds'),
-          sfn.Condition.isNumeric('$.waitSeconds'),
-        ),
-        wait,
+        sfn.Condition.and(sfn.Condition.stringEquals('$.next', EXTERNAL_NEXT.retryStart), numericWait),
+        startWait,
       )
       .when(sfn.Condition.stringEquals('$.next', EXTERNAL_NEXT.finish), finish)
       .when(sfn.Condition.stringEquals('$.next', EXTERNAL_NEXT.deliver), deliver)

@@ -152,6 +152,7 @@ export const EXTERNAL_STATE_NAMES = {
   start: 'ExternalStart',
   route: 'RouteExternal',
   wait: 'ObserveWait',
+  startWait: 'StartWait',
   observe: 'ExternalObserve',
   finish: 'ExternalFinish',
   deliver: 'DeliverExternal',
@@ -164,6 +165,7 @@ export const EXTERNAL_STATE_NAMES = {
 /** The values of `$.next` the external steps return (shared/external/run/ports.ts). */
 export const EXTERNAL_NEXT = {
   wait: 'wait',
+  retryStart: 'retry_start',
   finish: 'finish',
   deliver: 'deliver',
   stop: 'stop',

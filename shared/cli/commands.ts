@@ -107,13 +107,22 @@ export async function listWorkflows(client: ApiClient, out: Output): Promise<num
   return 0;
 }
 
-/** One line per run; a degraded run says so and names what was refused. */
+/**
+ * One line per run; a degraded run says so and names what was refused; an external run waiting on its engine's
+ * capacity says so, with the engine's answer and the next attempt (docs/external-workflows.md).
+ */
 const runLine = (run: Run) =>
   `${run.runId}  ${run.workflowName} v${run.workflowVersion}  ${run.status}${run.stopReason ? ` (${run.stopReason})` : ''}  $${run.costUsd.toFixed(4)}${
     run.degraded
       ? `  degraded: ${run.degraded.count} refused (${[...new Set(run.degraded.refused.map((r) => r.tool))].join(', ')})`
       : ''
-  }`;
+  }${capacityNote(run)}`;
+
+const capacityNote = (run: Run): string => {
+  const capacity = run.external?.capacity;
+  if (!capacity?.nextAttemptAt) return '';
+  return `  waiting: engine at capacity (${capacity.detail}), attempt ${capacity.attempts + 1} at ${capacity.nextAttemptAt}`;
+};
 
 export async function startRunCommand(
   client: ApiClient,

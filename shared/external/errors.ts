@@ -29,22 +29,34 @@ export class ExternalConflictError extends ExternalError {
   }
 }
 
-/** The engine answered and refused (auth, validation, quota). `retryable` when it asked us to come back. */
+/**
+ * The engine answered and refused (auth, validation, quota). `retryable` when it asked us to come back;
+ * `retryAfterSeconds` when it said when (an HTTP `Retry-After` header).
+ */
 export class ExternalRefusedError extends ExternalError {
   readonly status: number | undefined;
   readonly retryable: boolean;
+  readonly retryAfterSeconds: number | undefined;
   constructor(
     engine: string,
     key: ExecutionKey | undefined,
     detail: string,
-    options: { status?: number; retryable?: boolean; cause?: unknown } = {},
+    options: { status?: number; retryable?: boolean; retryAfterSeconds?: number; cause?: unknown } = {},
   ) {
     super(engine, key, `refused: ${detail}`, options.cause);
     this.name = 'ExternalRefusedError';
     this.status = options.status;
     this.retryable = options.retryable ?? false;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
+
+/**
+ * Whether a refusal is the engine at capacity: it answered 429 or 503 ("retry later"). Normal back-pressure,
+ * not a failure: a run's Start waits and tries again until the run's deadline (shared/external/run/start.ts).
+ */
+export const isAtCapacity = (error: unknown): error is ExternalRefusedError =>
+  error instanceof ExternalRefusedError && error.retryable && (error.status === 429 || error.status === 503);
 
 /** The engine does not know this key (a foreign key answers the same). */
 export class ExternalNotFoundError extends ExternalError {

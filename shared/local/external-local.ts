@@ -47,7 +47,7 @@ export function localExternalMachine(args: {
   };
   asFunction: <A extends unknown[], R>(name: string, handler: (...args: A) => R) => (...args: A) => R;
   retryIntervalMs: number;
-  /** How long each ObserveWait pauses locally (ms), whatever `waitSeconds` says. */
+  /** How long each ObserveWait and StartWait pauses locally (ms), whatever `waitSeconds` says. */
   observeWaitMs: number;
   wrap?: ((deps: ExternalRunDeps) => ExternalRunDeps) | undefined;
   /** A graph step's child run that ended answers the step's wait (as on AWS: functions/external.ts). */
@@ -75,7 +75,7 @@ export function localExternalMachine(args: {
     retryIntervalOverrides: Object.fromEntries(
       Object.keys(args.definition.functionByState).map((state) => [state, args.retryIntervalMs]),
     ),
-    waitTimeOverrides: { ObserveWait: args.observeWaitMs },
+    waitTimeOverrides: { ObserveWait: args.observeWaitMs, StartWait: args.observeWaitMs },
     handlers: {
       external: args.asFunction(
         'external',

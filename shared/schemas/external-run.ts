@@ -35,6 +35,26 @@ export const ExternalRunSchema = z.object({
   observes: z._default(z.number().check(z.int(), z.nonnegative()), 0),
   /** The next wait between observes, seconds (exponential backoff up to `observe.maxIntervalSeconds`). */
   intervalSeconds: z.optional(z.number().check(z.int(), z.positive())),
+  /**
+   * The engine answered Start "at capacity" (429/503): the run waits and Start tries again with the same key
+   * until the run's deadline (shared/external/run/start.ts). Kept after admission (its attempts count against
+   * the execution's history: backoff.ts); `nextAttemptAt` only while waiting.
+   */
+  capacity: z.optional(
+    z.object({
+      since: IsoTimeSchema,
+      /** Start attempts refused so far. */
+      attempts: z.number().check(z.int(), z.positive()),
+      /** The engine's last answer, e.g. `HTTP 429, retry later (Retry-After 30 s)`. */
+      detail: z.string().check(z.maxLength(500)),
+      /** The HTTP status of the last refusal (429 or 503). */
+      status: z.optional(z.number().check(z.int())),
+      /** The `Retry-After` the engine last asked for, seconds (honoured up to the cap). */
+      retryAfterSeconds: z.optional(z.number().check(z.int(), z.nonnegative())),
+      /** When Start tries again; absent once admitted or ended. */
+      nextAttemptAt: z.optional(IsoTimeSchema),
+    }),
+  ),
   /** Since when every observe answered `unknown` (reset by any known answer). */
   unknownSince: z.optional(IsoTimeSchema),
   /** The last observation, as the engine (or the transport) gave it. */

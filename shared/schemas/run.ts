@@ -51,6 +51,8 @@ export const STOP_REASONS = [
   'outcome_unknown',
   /** An external run in mode `shadow`: key and payload decided and recorded, nothing dispatched. */
   'shadow',
+  /** An external run whose engine answered every Start "at capacity" (429/503) until the run's deadline. */
+  'engine_at_capacity',
 ] as const;
 export const StopReasonSchema = z.enum(STOP_REASONS);
 export type StopReason = z.infer<typeof StopReasonSchema>;

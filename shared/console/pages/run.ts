@@ -78,6 +78,7 @@ export async function runPage(
 <tr><th>Trigger</th><td>${run.trigger.type}</td></tr><tr><th>Started</th><td>${when(run.createdAt)}</td></tr>
 <tr><th>Cost</th><td>${usd(run.costUsd)} (${run.modelCalls} model calls; ${u.inputTokens} in, ${u.outputTokens} out,
 ${u.cacheReadInputTokens} cache read, ${u.cacheCreationInputTokens} cache write)</td></tr>
+${engineRow(run)}
 ${run.result ? html`<tr><th>Result</th><td><pre>${run.result.text}</pre></td></tr>` : ''}
 ${run.error ? html`<tr><th>Error</th><td class="bad">${run.error.name}: ${run.error.message}</td></tr>` : ''}</table>`;
   const graph = run.kind === 'graph' ? await graphSection(deps, identity, run) : '';
@@ -85,4 +86,14 @@ ${run.error ? html`<tr><th>Error</th><td class="bad">${run.error.name}: ${run.er
 <h2>Receipts</h2>${receipts(sideEffects.items)}
 <h2>Transcript</h2>${transcript(messages, run.runId, transcriptToken !== undefined)}`;
   return page(`Run ${run.runId}`, body, { signedIn: true, ...(live ? { refreshSeconds: 3 } : {}) });
+}
+
+/** An external run's engine while it runs: its last state, and (at capacity) the next start attempt. */
+function engineRow(run: Run) {
+  const last = run.external?.last;
+  if (!last || isTerminalRunStatus(run.status)) return '';
+  const next = run.external?.capacity?.nextAttemptAt;
+  return html`<tr><th>Engine</th><td id="engine">${last.state}${last.detail ? ` (${last.detail})` : ''}${
+    next ? html`; next start attempt ${when(next)}` : ''
+  }</td></tr>`;
 }

@@ -25,6 +25,8 @@ export type EngineState = {
   runtimeIncarnation: string;
   executions: Map<string, Execution>;
   scriptFor(key: string): ExecutionScript;
+  /** Dispatches refused so far, by key (a script's `refuseTimes`). */
+  refusals: Map<string, number>;
 };
 
 const json = (status: number, value: unknown): FixtureAnswer => ({
@@ -121,7 +123,16 @@ function dispatch(state: EngineState, request: FixtureRequest): FixtureAnswer {
     return json(200, currentStatus(existing));
   }
   const script = echoed(state.scriptFor(key), request.headers);
-  if (script.refuse !== undefined) return json(script.refuse, { error: 'refused by script' });
+  if (script.refuse !== undefined) {
+    const refused = state.refusals.get(key) ?? 0;
+    if (script.refuseTimes === undefined || refused < script.refuseTimes) {
+      state.refusals.set(key, refused + 1);
+      const answer = json(script.refuse, { error: 'refused by script' });
+      if (script.retryAfter !== undefined)
+        answer.headers = { ...answer.headers, 'retry-after': script.retryAfter };
+      return answer;
+    }
+  }
   const execution: Execution = {
     key,
     incarnation: state.runtimeIncarnation,

@@ -36,6 +36,7 @@ export class FixtureEngine {
   readonly #server: Server;
   readonly #scripts = new Map<string, ExecutionScript>();
   readonly #executions = new Map<string, Execution>();
+  readonly #refusals = new Map<string, number>();
   #faults: ArmedFault[] = [];
   #restarts = 1;
   #port = 0;
@@ -150,6 +151,7 @@ export class FixtureEngine {
     const state: EngineState = {
       runtimeIncarnation: this.incarnation,
       executions: this.#executions,
+      refusals: this.#refusals,
       scriptFor: (key) => this.#scripts.get(key) ?? this.#scripts.get('*') ?? {},
     };
     const result = answer(state, { method, path, headers, body });

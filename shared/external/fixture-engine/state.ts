@@ -17,6 +17,10 @@ export type FixtureArtifact = { path: string; content: string | Uint8Array; corr
 export type ExecutionScript = {
   /** Dispatch answers this HTTP status (e.g. 429, 403) and admits nothing. */
   refuse?: number;
+  /** With `refuse`: only the first this-many dispatches of each key are refused, then it is admitted. */
+  refuseTimes?: number;
+  /** With `refuse`: the refusal's `Retry-After` header, as sent (delay-seconds or an HTTP-date). */
+  retryAfter?: string;
   /** Observes answered `accepted` first. Default 0. */
   accepted?: number;
   /** Observes answered `waiting` next, with the reason. */

@@ -44,8 +44,29 @@ export function answerError(engine: string, key: string | undefined, response: E
   const { status } = response;
   if (status === 404 && key !== undefined) return new ExternalNotFoundError(engine, key);
   if (status === 429 || status === 503) {
-    return new ExternalRefusedError(engine, key, `HTTP ${status}, retry later`, { status, retryable: true });
+    const retryAfterSeconds = retryAfterOf(response.headers, Date.now());
+    return new ExternalRefusedError(
+      engine,
+      key,
+      `HTTP ${status}, retry later${retryAfterSeconds === undefined ? '' : ` (Retry-After ${retryAfterSeconds} s)`}`,
+      { status, retryable: true, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) },
+    );
   }
   if (status >= 500) return new ExternalTransportError(engine, key, 'engine_error', `HTTP ${status}`, true);
   return new ExternalRefusedError(engine, key, `HTTP ${status}`, { status });
+}
+
+/**
+ * The seconds a `Retry-After` header asks for: delay-seconds or an HTTP-date
+ * (https://www.rfc-editor.org/rfc/rfc9110#field.retry-after); undefined when absent or unreadable. The caller
+ * caps it (shared/external/run/backoff.ts). Header names are matched case-insensitively.
+ */
+export function retryAfterOf(headers: Record<string, string>, nowMs: number): number | undefined {
+  const entry = Object.entries(headers).find(([name]) => name.toLowerCase() === 'retry-after');
+  const value = entry?.[1].trim();
+  if (!value) return undefined;
+  if (/^\d{1,9}$/.test(value)) return Number(value);
+  const at = Date.parse(value);
+  if (Number.isNaN(at) || !/[A-Za-z]/.test(value)) return undefined;
+  return Math.max(0, Math.ceil((at - nowMs) / 1000));
 }

@@ -127,7 +127,8 @@ export async function observeExternal(deps: ExternalRunDeps, runId: string): Pro
     previousSeconds: run.external.intervalSeconds,
     initialSeconds: definition.observe.initialIntervalSeconds,
     maxSeconds: definition.observe.maxIntervalSeconds,
-    observes,
+    // Start's capacity attempts share the execution's history with the observes (backoff.ts).
+    observes: observes + (run.external.capacity?.attempts ?? 0),
     nowMs,
     deadlineMs: Date.parse(run.deadlineAt),
     unknownDeadlineMs,

@@ -18,14 +18,19 @@ export type ExternalRunDeps = {
   answerParent?: ((run: Run) => Promise<unknown>) | undefined;
 };
 
-/** What a step hands the state machine: `next` routes the Choice, `waitSeconds` feeds the Wait's SecondsPath. */
+/**
+ * What a step hands the state machine: `next` routes the Choice, `waitSeconds` feeds the Wait's SecondsPath
+ * (`wait`: ObserveWait then Observe; `retry_start`: StartWait then Start again, the engine at capacity).
+ */
 export type ExternalNext =
-  | { runId: string; next: 'wait'; waitSeconds: number }
+  | { runId: string; next: 'wait' | 'retry_start'; waitSeconds: number }
   | { runId: string; next: 'finish' | 'deliver' | 'stop' };
 
 /**
- * Start got no usable answer (transport) or "retry later" (429/503): the state machine retries the task
- * with the same key and payload, which the engine deduplicates (the Retry in external-state-machine.ts).
+ * Start got no usable answer (transport) or another "retry later" than capacity (a credential that could not
+ * be loaded now): the state machine retries the task with the same key and payload, which the engine
+ * deduplicates (the Retry in external-state-machine.ts). An engine at capacity (429/503) is not this: Start
+ * answers `retry_start` and the run waits (start.ts).
  */
 export class ExternalRetryLaterError extends Error {
   constructor(cause: Error) {

@@ -11,10 +11,25 @@
  * second send reads the live policy first (no write precedes it), and a refusal ends the run denied. A retried
  * Start that finds an owner's cancel request, or a refusal, sends nothing again: the execution the first send
  * may have admitted is looked up by its key and cancelled (cancel.ts, lookup.ts).
+ * An engine at capacity (it answered 429 or 503) is back-pressure, not a failure: the run stays `running`
+ * with `external.last.state` `waiting` and `external.capacity` (attempts, the engine's answer, `nextAttemptAt`),
+ * and Start answers `retry_start`: the machine waits (StartWait: backoff.ts, the engine's `Retry-After` honoured
+ * up to a cap) and Start runs again, with the same key and payload, until it is admitted, the owner cancels,
+ * the policy refuses, or the run's deadline passes: then the run ends `failed`, stop reason
+ * `engine_at_capacity` (whatever an earlier unanswered send may have admitted is looked up by its key and
+ * cancelled first).
  */
 import { canonicalJson, sha256Hex } from '../../audit/index.ts';
 import { isoAt } from '../../core/engine.ts';
-import { ExternalConflictError, ExternalRefusedError, ExternalTransportError } from '../errors.ts';
+import type { ExternalRun } from '../../schemas/external-run.ts';
+import type { LedgerRow } from '../../schemas/ledger.ts';
+import {
+  ExternalConflictError,
+  ExternalRefusedError,
+  ExternalTransportError,
+  isAtCapacity,
+} from '../errors.ts';
+import { nextCapacityWaitSeconds } from './backoff.ts';
 import { cancelEngineExecution, cancelExternal, cancelNote } from './cancel.ts';
 import { runPayloadFor } from './key.ts';
 import { readExternalPolicy, underLivePolicy } from './live-policy.ts';
@@ -25,6 +40,7 @@ import {
   endExternalRun,
   externalAudit,
   externalCallId,
+  type LoadedExternalRun,
   loadExternalRun,
   pendingCall,
   settleAudit,
@@ -118,6 +134,7 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
         {
           status: 'cancelled',
           stopReason: 'cancelled',
+          ...capacityDone(run),
           ledgerSettle: [settled],
           audit: [settleAudit(settled)],
         },
@@ -138,6 +155,11 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
           audit: [settleAudit(settled)],
         }),
       );
+      return { runId, next: 'stop' };
+    }
+    // Waiting on an engine at capacity: the run's deadline ends the wait before anything is sent again.
+    if (run.external.capacity && deps.clock.nowMs() >= Date.parse(run.deadlineAt)) {
+      await endAtCapacity(deps, { run, definition }, row);
       return { runId, next: 'stop' };
     }
   }
@@ -167,6 +189,8 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
         incarnation: started.execution.incarnation,
         startedAt: at(),
         intervalSeconds: definition.observe.initialIntervalSeconds,
+        // No longer waiting on capacity: the attempts stay (they count against the history: backoff.ts).
+        ...(run.external.capacity ? { ...capacityDone(run).patch, last: undefined } : {}),
       },
       {
         ledgerSettle: [settled],
@@ -182,6 +206,8 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
     );
     return { runId, next: 'wait', waitSeconds: definition.observe.initialIntervalSeconds };
   } catch (error) {
+    // The engine at capacity: the run waits, then Start tries again with the same key.
+    if (isAtCapacity(error)) return atCapacity(deps, { run, definition }, row, error);
     // No usable answer, or "retry later": the state machine retries Start with the same key (safe: dedupe).
     if (error instanceof ExternalTransportError || (error instanceof ExternalRefusedError && error.retryable))
       throw new ExternalRetryLaterError(error);
@@ -197,4 +223,126 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
     });
     return { runId, next: 'stop' };
   }
+}
+
+/** The capacity record without `nextAttemptAt` (admitted, or ended): as an ending's or update's `patch`. */
+function capacityDone(run: LoadedExternalRun['run']): { patch?: Partial<ExternalRun> } {
+  const capacity = run.external.capacity;
+  if (!capacity) return {};
+  const { nextAttemptAt: _done, ...rest } = capacity;
+  return { patch: { capacity: rest } };
+}
+
+/**
+ * The engine answered this Start at capacity: recorded on the run (`waiting`, the engine's answer, the next
+ * attempt's time; the first refusal also in the audit chain), then `retry_start` after the wait. Past the
+ * run's deadline (the wait would end at or after it), the run ends now.
+ */
+async function atCapacity(
+  deps: ExternalRunDeps,
+  loaded: LoadedExternalRun,
+  row: LedgerRow,
+  error: ExternalRefusedError,
+): Promise<ExternalNext> {
+  const { run } = loaded;
+  const nowMs = deps.clock.nowMs();
+  const at = new Date(nowMs).toISOString();
+  const prior = run.external.capacity;
+  const deadlineMs = Date.parse(run.deadlineAt);
+  const detail = error.message.slice(0, 500);
+  const capacity = {
+    since: prior?.since ?? at,
+    attempts: (prior?.attempts ?? 0) + 1,
+    detail,
+    ...(error.status === undefined ? {} : { status: error.status }),
+    ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
+  };
+  if (nowMs >= deadlineMs) {
+    await endAtCapacity(
+      deps,
+      { run: { ...run, external: { ...run.external, capacity } }, definition: loaded.definition },
+      row,
+    );
+    return { runId: run.runId, next: 'stop' };
+  }
+  const waitSeconds = nextCapacityWaitSeconds({
+    previousSeconds: prior ? capacityWaitOf(prior) : undefined,
+    retryAfterSeconds: error.retryAfterSeconds,
+    rounds: run.external.observes + (prior?.attempts ?? 0),
+    nowMs,
+    deadlineMs,
+  });
+  const nextAttemptAt = new Date(nowMs + waitSeconds * 1000).toISOString();
+  await updateExternal(
+    deps,
+    run,
+    {
+      capacity: { ...capacity, nextAttemptAt },
+      last: { state: 'waiting', at, detail: `capacity: ${detail}`.slice(0, 500) },
+    },
+    {
+      audit: prior
+        ? []
+        : [
+            externalAudit('at_capacity', {
+              key: run.external.key,
+              status: error.status ?? null,
+              retryAfterSeconds: error.retryAfterSeconds ?? null,
+              nextAttemptAt,
+            }),
+          ],
+    },
+  );
+  return { runId: run.runId, next: 'retry_start', waitSeconds };
+}
+
+/** The wait the last capacity attempt chose (its `nextAttemptAt` less its own time is not kept: derived). */
+function capacityWaitOf(capacity: NonNullable<LoadedExternalRun['run']['external']['capacity']>): number {
+  // Doubling from the initial wait, one step per attempt made (backoff.ts caps it).
+  return Math.min(2 ** 30, 5 * 2 ** Math.max(0, capacity.attempts - 1));
+}
+
+/**
+ * The run's deadline passed while the engine was at capacity: the start row is settled (never sent again),
+ * whatever an earlier unanswered send may have admitted is looked up by its key and cancelled (cancel.ts),
+ * and the run ends `failed`, stop reason `engine_at_capacity`.
+ */
+async function endAtCapacity(
+  deps: ExternalRunDeps,
+  loaded: LoadedExternalRun,
+  row: LedgerRow,
+): Promise<void> {
+  const { run } = loaded;
+  const capacity = run.external.capacity;
+  const at = isoAt(deps.clock);
+  const settled = settledCall(
+    row,
+    { notSentAgain: "the engine was at capacity until the run's deadline", outcomeUnknown: true },
+    true,
+    at,
+  );
+  const { nextAttemptAt: _none, ...kept } = capacity ?? { since: at, attempts: 0, detail: '' };
+  await cancelExternal(deps, loaded, (facts) => ({
+    status: 'failed',
+    stopReason: 'engine_at_capacity',
+    error: {
+      name: 'EngineAtCapacity',
+      message:
+        `the engine was at capacity: ${kept.attempts} start attempts since ${kept.since} were refused ` +
+        `(last: ${kept.detail}) until the run's deadline (${run.deadlineAt})${cancelNote(facts)}`.slice(
+          0,
+          1000,
+        ),
+    },
+    patch: { capacity: kept as NonNullable<typeof capacity> },
+    ledgerSettle: [settled],
+    audit: [
+      settleAudit(settled),
+      externalAudit('capacity_deadline', {
+        key: run.external.key,
+        attempts: kept.attempts,
+        since: kept.since,
+      }),
+    ],
+  }));
 }
