@@ -41,8 +41,14 @@ export const SYNC_ROUNDS = 4;
  * When the head moved on during the sync (the trigger index's fence failed: `TriggerSyncSupersededError`),
  * the AWS calls may have landed after the newer head's own sync, so the sync is redone from a new read, up to
  * `SYNC_ROUNDS` times. A sync that reaches the index fence without it failing wrote every side from a head
- * still current after its AWS calls. The AWS calls are idempotent for one state (aws.ts: Create-or-Update of
- * the schedule with every field, PutRule/PutTargets replacing the rule), so redoing them is harmless.
+ * still current after its AWS calls. The AWS calls are idempotent for one state and last-writer-wins (no
+ * condition on them exists), so redoing them is harmless and the last round decides: UpdateSchedule
+ * "uses all values ... and overrides the existing schedule"
+ * (https://docs.aws.amazon.com/scheduler/latest/APIReference/API_UpdateSchedule.html), and PutRule on an
+ * existing rule "is replaced with what you specify"
+ * (https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutRule.html). On AWS the index sync runs
+ * after the AWS one (functions/api.ts, functions/workflow-write.ts: `combineTriggerSyncs(aws, local)`), so its
+ * fence covers both.
  */
 export async function syncTriggers(
   deps: Pick<ApiDeps, 'triggerSync'> & {

@@ -48,9 +48,7 @@ export class TriggerIndexSupersededError extends Error {
   }
 }
 
-type IndexWrite = NonNullable<
-  ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
->[number];
+type IndexWrite = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
 /** The head of the workflow still exists at revision `headRev` (0: a head stored without `rev`). */
 const headAt = (ctx: StoreContext, owner: string, workflowId: string, headRev: number): IndexWrite => ({
