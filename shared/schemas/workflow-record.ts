@@ -23,6 +23,12 @@ export const WorkflowHeadSchema = z.object({
   latestVersion: z.number().check(z.int(), z.positive()),
   /** The open draft (always `latestVersion + 1`), if any; at most one per workflow. Absent on older heads. */
   draftVersion: z.optional(z.number().check(z.int(), z.positive())),
+  /**
+   * The head's revision: 1 when created, one more on every write of the head (shared/store/workflows.ts,
+   * workflow-drafts.ts), each write conditioned on the revision it read. Absent on heads stored before it
+   * existed, which count as revision 0.
+   */
+  rev: z.optional(z.number().check(z.int(), z.nonnegative())),
   createdAt: IsoTimeSchema,
   updatedAt: IsoTimeSchema,
 });
@@ -88,6 +94,7 @@ export function newWorkflowRecords(args: {
       enabled: true,
       deleted: false,
       latestVersion: 1,
+      rev: 1,
       createdAt: now,
       updatedAt: now,
     },

@@ -3,7 +3,15 @@
  * per trigger type (`TRIGGERS#schedule`, `TRIGGERS#event`), sort key `<owner>#<workflowId>`. The local stack
  * enumerates it across owners to tick schedules and match events; on AWS, Scheduler and EventBridge hold the
  * same information. Only enabled, not deleted workflows are indexed.
+ *
+ * Every write may be fenced on the workflow head's revision (`headRev`): a ConditionCheck on the head item in the
+ * same transaction, so the index only ever changes to the state of the head as it still is. A sync that read
+ * an older head (a disable overtaken by an enable) fails with `TriggerIndexSupersededError` instead of undoing
+ * the newer sync, whether that one put the item or deleted it (a condition on the index item itself could not
+ * see a deletion).
+ * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ConditionCheck.html
  */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { OwnerIdSchema } from '../schemas/common.ts';
 import { EventTriggerSchema, ScheduleTriggerSchema } from '../schemas/trigger.ts';
@@ -11,7 +19,7 @@ import { WorkflowIdSchema } from '../schemas/workflow-record.ts';
 import * as z from '../zod.ts';
 import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
-import type { ItemKey } from './keys.ts';
+import { type ItemKey, keys } from './keys.ts';
 import { queryAllItems } from './reads.ts';
 
 export const TRIGGER_INDEX_TYPES = ['schedule', 'event'] as const;
@@ -32,40 +40,99 @@ export const triggerIndexKey = (type: TriggerIndexType, owner: string, workflowI
   sk: `${owner}#${workflowId}`,
 });
 
+/** The head moved on since the sync read it: its own sync (or a later one) brings the index in line. */
+export class TriggerIndexSupersededError extends Error {
+  constructor(workflowId: string, headRev: number, options?: { cause?: unknown }) {
+    super(`workflow ${workflowId}: the head is no longer at revision ${headRev}`, options);
+    this.name = 'TriggerIndexSupersededError';
+  }
+}
+
+type IndexWrite = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/** The head of the workflow still exists at revision `headRev` (0: a head stored without `rev`). */
+const headAt = (ctx: StoreContext, owner: string, workflowId: string, headRev: number): IndexWrite => ({
+  ConditionCheck: {
+    TableName: ctx.table,
+    Key: keys.workflowHead(owner, workflowId),
+    ConditionExpression:
+      headRev === 0
+        ? 'attribute_exists(pk) AND (attribute_not_exists(rev) OR rev = :rev)'
+        : 'attribute_exists(pk) AND rev = :rev',
+    ExpressionAttributeValues: { ':rev': headRev },
+  },
+});
+
+async function writeIndex(
+  ctx: StoreContext,
+  owner: string,
+  workflowId: string,
+  items: IndexWrite[],
+  headRev: number | undefined,
+): Promise<void> {
+  const fenced = headRev === undefined ? items : [...items, headAt(ctx, owner, workflowId, headRev)];
+  try {
+    await ctx.doc.send(new TransactWriteCommand({ TransactItems: fenced }));
+  } catch (error) {
+    const headCheck = (error as TransactionCanceledException).CancellationReasons?.[items.length];
+    if (
+      headRev !== undefined &&
+      error instanceof TransactionCanceledException &&
+      headCheck?.Code === 'ConditionalCheckFailed'
+    ) {
+      throw new TriggerIndexSupersededError(workflowId, headRev, { cause: error });
+    }
+    throw error;
+  }
+}
+
 /**
  * Writes a workflow's index item and, in the same transaction, removes it from the other type's partition
- * (a new version may switch a workflow from a schedule to an event trigger).
+ * (a new version may switch a workflow from a schedule to an event trigger). With `headRev`, only while the
+ * head is at that revision (`TriggerIndexSupersededError` otherwise).
  */
-export async function putTriggerIndex(ctx: StoreContext, entry: TriggerIndexEntry): Promise<void> {
+export async function putTriggerIndex(
+  ctx: StoreContext,
+  entry: TriggerIndexEntry,
+  headRev?: number,
+): Promise<void> {
   const type = entry.trigger.type;
   const other: TriggerIndexType = type === 'schedule' ? 'event' : 'schedule';
-  await ctx.doc.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: ctx.table,
-            Item: { ...triggerIndexKey(type, entry.owner, entry.workflowId), ...entry },
-          },
+  await writeIndex(
+    ctx,
+    entry.owner,
+    entry.workflowId,
+    [
+      {
+        Put: {
+          TableName: ctx.table,
+          Item: { ...triggerIndexKey(type, entry.owner, entry.workflowId), ...entry },
         },
-        { Delete: { TableName: ctx.table, Key: triggerIndexKey(other, entry.owner, entry.workflowId) } },
-      ],
-    }),
+      },
+      { Delete: { TableName: ctx.table, Key: triggerIndexKey(other, entry.owner, entry.workflowId) } },
+    ],
+    headRev,
   );
 }
 
-/** Removes a workflow from the index (both partitions); removing what is not there is not an error. */
+/**
+ * Removes a workflow from the index (both partitions); removing what is not there is not an error. With
+ * `headRev`, only while the head is at that revision (`TriggerIndexSupersededError` otherwise).
+ */
 export async function deleteTriggerIndex(
   ctx: StoreContext,
   owner: string,
   workflowId: string,
+  headRev?: number,
 ): Promise<void> {
-  await ctx.doc.send(
-    new TransactWriteCommand({
-      TransactItems: TRIGGER_INDEX_TYPES.map((type) => ({
-        Delete: { TableName: ctx.table, Key: triggerIndexKey(type, owner, workflowId) },
-      })),
-    }),
+  await writeIndex(
+    ctx,
+    owner,
+    workflowId,
+    TRIGGER_INDEX_TYPES.map((type) => ({
+      Delete: { TableName: ctx.table, Key: triggerIndexKey(type, owner, workflowId) },
+    })),
+    headRev,
   );
 }
 

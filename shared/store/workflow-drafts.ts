@@ -1,14 +1,14 @@
 /**
  * Draft versions: saved as `latestVersion + 1` with status `draft` (at most one open draft per workflow),
  * replaced in place, then published, which makes the version immutable and the head's latest. Every write is
- * conditional on what was read (the head's latest and draft numbers, the draft's `updatedAt`) and audited in
+ * conditional on what was read (the head's revision, latest and draft numbers, the draft's `updatedAt`) and audited in
  * the owner's workflow-change chain in the same transaction.
  */
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
 import type { StoreContext } from './client.ts';
 import { keys } from './keys.ts';
 import { draftChange, type TransactItem, transactWithChange } from './owner-changes.ts';
-import { WorkflowConflictError } from './workflows.ts';
+import { nextRevision, revFence, WorkflowConflictError } from './workflows.ts';
 
 const versionPut = (
   ctx: StoreContext,
@@ -32,22 +32,26 @@ const draftFence = (previous: WorkflowVersion) => ({
 const conflict = (workflowId: string) => (error: unknown) =>
   new WorkflowConflictError(workflowId, { cause: error });
 
-/** Saves a new draft: the head gains `draftVersion`, fenced on no draft being open and the latest version read. */
+/**
+ * Saves a new draft: the head gains `draftVersion`, fenced on the head as read (its revision: no draft open,
+ * the latest version read, nothing toggled since). Returns the head as written.
+ */
 export async function putDraft(
   ctx: StoreContext,
   previous: WorkflowHead,
   head: WorkflowHead,
   draft: WorkflowVersion,
   author: string,
-) {
+): Promise<WorkflowHead> {
+  const written = nextRevision(previous, head);
+  const fence = revFence(previous);
   const items: TransactItem[] = [
     {
       Put: {
         TableName: ctx.table,
-        Item: { ...keys.workflowHead(head.owner, head.workflowId), ...head },
-        ConditionExpression:
-          'latestVersion = :latest AND deleted = :false AND attribute_not_exists(draftVersion)',
-        ExpressionAttributeValues: { ':latest': previous.latestVersion, ':false': false },
+        Item: { ...keys.workflowHead(head.owner, head.workflowId), ...written },
+        ConditionExpression: `${fence.condition} AND latestVersion = :latest AND deleted = :false AND attribute_not_exists(draftVersion)`,
+        ExpressionAttributeValues: { ...fence.values, ':latest': previous.latestVersion, ':false': false },
       },
     },
     versionPut(ctx, draft, { ConditionExpression: 'attribute_not_exists(pk)' }),
@@ -58,6 +62,7 @@ export async function putDraft(
     draftChange(head, draft, 'workflow_draft_saved', author, draft.createdAt),
     conflict(head.workflowId),
   );
+  return written;
 }
 
 /** Replaces an open draft in place, fenced on the draft read and on the head still pointing at it. */
@@ -88,21 +93,27 @@ export async function replaceDraft(
   );
 }
 
-/** Publishes the open draft: the version becomes immutable and the head's latest; the draft slot closes. */
+/**
+ * Publishes the open draft: the version becomes immutable and the head's latest; the draft slot closes. Fenced
+ * on the head as read (its revision) and the draft as read. Returns the head as written.
+ */
 export async function publishDraft(
   ctx: StoreContext,
   previous: WorkflowHead,
   head: WorkflowHead,
   draft: WorkflowVersion,
   published: WorkflowVersion,
-) {
+): Promise<WorkflowHead> {
+  const written = nextRevision(previous, head);
+  const fence = revFence(previous);
   const items: TransactItem[] = [
     {
       Put: {
         TableName: ctx.table,
-        Item: { ...keys.workflowHead(head.owner, head.workflowId), ...head },
-        ConditionExpression: 'latestVersion = :latest AND draftVersion = :version AND deleted = :false',
+        Item: { ...keys.workflowHead(head.owner, head.workflowId), ...written },
+        ConditionExpression: `${fence.condition} AND latestVersion = :latest AND draftVersion = :version AND deleted = :false`,
         ExpressionAttributeValues: {
+          ...fence.values,
           ':latest': previous.latestVersion,
           ':version': published.version,
           ':false': false,
@@ -119,4 +130,5 @@ export async function publishDraft(
     head.updatedAt,
   );
   await transactWithChange(ctx, items, change, conflict(head.workflowId));
+  return written;
 }

@@ -55,6 +55,29 @@ export class WorkflowStore {
     return this.#signer ? signOwnerHeads(this.ctx, this.#signer, owner, at) : undefined;
   }
 
+  /**
+   * Signs after a workflow change committed. A signing fault (KMS refused, the signed head's Put failed) does
+   * not undo the change, so it is not the change's failure either: it is logged, and the change stays an
+   * unsigned tail of the chain that the verifier reports as such (verify-signed.ts) until the owner's next
+   * signing covers it (signed-heads.ts signs the current heads, whatever they are). The caller goes on to
+   * sync triggers and answers the committed write as done.
+   */
+  private async signAfterCommit(owner: string, at: string): Promise<void> {
+    try {
+      await this.signOwnerHeads(owner, at);
+    } catch (error) {
+      const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+      console.error(
+        JSON.stringify({
+          level: 'ERROR',
+          message: 'workflow change committed; signing its owner heads failed (the next signing covers it)',
+          owner,
+          error: { name, message: message.slice(0, 500) },
+        }),
+      );
+    }
+  }
+
   getWorkflowHead(owner: string, workflowId: string): Promise<WorkflowHead | undefined> {
     return getWorkflowHead(this.ctx, owner, workflowId);
   }
@@ -72,14 +95,20 @@ export class WorkflowStore {
     return found;
   }
 
-  // ---- changes (each is audited in its own transaction; the author of a version is `version.author`)
+  // ---- changes (each is audited in its own transaction; the author of a version is `version.author`).
+  // A head write is fenced on `previous` as read (its `rev`, workflows.ts) and returns the head as written.
   async createWorkflow(head: WorkflowHead, version: WorkflowVersion) {
     await putNewWorkflow(this.ctx, head, version);
-    await this.signOwnerHeads(head.owner, version.createdAt);
+    await this.signAfterCommit(head.owner, version.createdAt);
   }
-  async addWorkflowVersion(previous: WorkflowHead, head: WorkflowHead, version: WorkflowVersion) {
-    await putNextVersion(this.ctx, previous, head, version);
-    await this.signOwnerHeads(head.owner, version.createdAt);
+  async addWorkflowVersion(
+    previous: WorkflowHead,
+    head: WorkflowHead,
+    version: WorkflowVersion,
+  ): Promise<WorkflowHead> {
+    const written = await putNextVersion(this.ctx, previous, head, version);
+    await this.signAfterCommit(head.owner, version.createdAt);
+    return written;
   }
   /** Saves a new draft (`head.draftVersion`), audited with `author`. */
   async saveWorkflowDraft(
@@ -87,9 +116,10 @@ export class WorkflowStore {
     head: WorkflowHead,
     draft: WorkflowVersion,
     author: string,
-  ) {
-    await putDraft(this.ctx, previous, head, draft, author);
-    await this.signOwnerHeads(head.owner, draft.createdAt);
+  ): Promise<WorkflowHead> {
+    const written = await putDraft(this.ctx, previous, head, draft, author);
+    await this.signAfterCommit(head.owner, draft.createdAt);
+    return written;
   }
   /** Replaces the open draft in place, fenced on the draft that was read. */
   async replaceWorkflowDraft(
@@ -99,7 +129,7 @@ export class WorkflowStore {
     author: string,
   ) {
     await replaceDraft(this.ctx, head, previous, draft, author);
-    await this.signOwnerHeads(head.owner, draft.updatedAt ?? draft.createdAt);
+    await this.signAfterCommit(head.owner, draft.updatedAt ?? draft.createdAt);
   }
   /** Publishes the open draft: immutable from now on, and the head's latest version. */
   async publishWorkflowDraft(
@@ -107,9 +137,10 @@ export class WorkflowStore {
     head: WorkflowHead,
     draft: WorkflowVersion,
     published: WorkflowVersion,
-  ) {
-    await publishDraft(this.ctx, previous, head, draft, published);
-    await this.signOwnerHeads(head.owner, head.updatedAt);
+  ): Promise<WorkflowHead> {
+    const written = await publishDraft(this.ctx, previous, head, draft, published);
+    await this.signAfterCommit(head.owner, head.updatedAt);
+    return written;
   }
   /** Enable, disable or delete (`releaseName`), audited with `author` (the authenticated principal). */
   async updateWorkflowHead(
@@ -117,9 +148,10 @@ export class WorkflowStore {
     head: WorkflowHead,
     releaseName = false,
     author = UNATTRIBUTED,
-  ) {
-    await putHead(this.ctx, previous, head, releaseName, author);
-    await this.signOwnerHeads(head.owner, head.updatedAt);
+  ): Promise<WorkflowHead> {
+    const written = await putHead(this.ctx, previous, head, releaseName, author);
+    await this.signAfterCommit(head.owner, head.updatedAt);
+    return written;
   }
   listWorkflows(owner: string, page?: { limit?: number; nextToken?: string }) {
     return listWorkflowHeads(this.ctx, owner, page);
@@ -129,13 +161,16 @@ export class WorkflowStore {
   }
 
   // ---- trigger index (schedules and event patterns across owners, for the local stack)
-  /** Indexes an enabled workflow's schedule or event trigger (replacing its previous entry). */
-  putTriggerIndex(entry: TriggerIndexEntry): Promise<void> {
-    return putTriggerIndex(this.ctx, entry);
+  /**
+   * Indexes an enabled workflow's schedule or event trigger (replacing its previous entry); with `headRev`,
+   * only while the head is at that revision (trigger-index.ts).
+   */
+  putTriggerIndex(entry: TriggerIndexEntry, headRev?: number): Promise<void> {
+    return putTriggerIndex(this.ctx, entry, headRev);
   }
-  /** Removes a workflow from the trigger index. */
-  deleteTriggerIndex(owner: string, workflowId: string): Promise<void> {
-    return deleteTriggerIndex(this.ctx, owner, workflowId);
+  /** Removes a workflow from the trigger index; with `headRev`, only while the head is at that revision. */
+  deleteTriggerIndex(owner: string, workflowId: string, headRev?: number): Promise<void> {
+    return deleteTriggerIndex(this.ctx, owner, workflowId, headRev);
   }
   /** Every indexed workflow with a trigger of this type, across owners. */
   listTriggerIndex(type: TriggerIndexType): Promise<TriggerIndexEntry[]> {

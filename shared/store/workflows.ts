@@ -21,6 +21,35 @@ export class WorkflowConflictError extends Error {
   }
 }
 
+/** The revision a head was read with: a head stored before revisions existed is revision 0. */
+export const headRev = (head: Pick<WorkflowHead, 'rev'>): number => head.rev ?? 0;
+
+/**
+ * The fence of every head write: the stored head still has the revision `previous` was read with (a head
+ * without `rev` is revision 0). Every head write sets `rev` one higher (`nextRevision`), so any write between
+ * the read and this one (a disable, a new version, a draft) fails this write's condition: a write never puts
+ * back fields another write changed meanwhile. `updatedAt` is no fence: two writes in one millisecond on two
+ * containers carry the same one.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.ConditionExpressions.html
+ */
+export function revFence(previous: Pick<WorkflowHead, 'rev'>): {
+  condition: string;
+  values: Record<string, number>;
+} {
+  const rev = headRev(previous);
+  return {
+    // Revision 0 is a head stored without `rev` (or, equally, with `rev: 0`).
+    condition: rev === 0 ? '(attribute_not_exists(rev) OR rev = :rev)' : 'rev = :rev',
+    values: { ':rev': rev },
+  };
+}
+
+/** The head as written over `previous`: its revision one higher than the one read. */
+export const nextRevision = (previous: WorkflowHead, head: WorkflowHead): WorkflowHead => ({
+  ...head,
+  rev: headRev(previous) + 1,
+});
+
 /** Creates a workflow (head, version 1, name claim) and audits it, in one transaction. */
 export async function putNewWorkflow(
   ctx: StoreContext,
@@ -57,22 +86,26 @@ export async function putNewWorkflow(
   );
 }
 
-/** Appends version `previous.latestVersion + 1`, fenced on the head's current latest version, and audits it. */
+/**
+ * Appends version `previous.latestVersion + 1`, fenced on the head as read (its revision), and audits it.
+ * Returns the head as written (its `rev` one higher).
+ */
 export async function putNextVersion(
   ctx: StoreContext,
   previous: WorkflowHead,
   head: WorkflowHead,
   version: WorkflowVersion,
-): Promise<void> {
+): Promise<WorkflowHead> {
+  const written = nextRevision(previous, head);
+  const fence = revFence(previous);
   const items: TransactItem[] = [
     {
       Put: {
         TableName: ctx.table,
-        Item: { ...keys.workflowHead(head.owner, head.workflowId), ...head },
+        Item: { ...keys.workflowHead(head.owner, head.workflowId), ...written },
         // A published version may not be saved while a draft is open: the draft holds the next number.
-        ConditionExpression:
-          'latestVersion = :latest AND deleted = :false AND attribute_not_exists(draftVersion)',
-        ExpressionAttributeValues: { ':latest': previous.latestVersion, ':false': false },
+        ConditionExpression: `${fence.condition} AND latestVersion = :latest AND deleted = :false AND attribute_not_exists(draftVersion)`,
+        ExpressionAttributeValues: { ...fence.values, ':latest': previous.latestVersion, ':false': false },
       },
     },
     {
@@ -89,22 +122,28 @@ export async function putNextVersion(
     versionChange(head, version, false),
     (error) => new WorkflowConflictError(head.workflowId, { cause: error }),
   );
+  return written;
 }
 
-/** Replaces the head (enable/disable/delete), fenced on what was read, and audits it with its author. */
+/**
+ * Replaces the head (enable/disable/delete), fenced on the head as read (its revision), and audits it with its
+ * author. Returns the head as written (its `rev` one higher).
+ */
 export async function putHead(
   ctx: StoreContext,
   previous: WorkflowHead,
   head: WorkflowHead,
   releaseName: boolean,
   author: string,
-): Promise<void> {
+): Promise<WorkflowHead> {
+  const written = nextRevision(previous, head);
+  const fence = revFence(previous);
   const headPut: TransactItem = {
     Put: {
       TableName: ctx.table,
-      Item: { ...keys.workflowHead(head.owner, head.workflowId), ...head },
-      ConditionExpression: 'updatedAt = :updatedAt AND latestVersion = :latest',
-      ExpressionAttributeValues: { ':updatedAt': previous.updatedAt, ':latest': previous.latestVersion },
+      Item: { ...keys.workflowHead(head.owner, head.workflowId), ...written },
+      ConditionExpression: `${fence.condition} AND latestVersion = :latest`,
+      ExpressionAttributeValues: { ...fence.values, ':latest': previous.latestVersion },
     },
   };
   const items: TransactItem[] = releaseName
@@ -116,6 +155,7 @@ export async function putHead(
     headChange(previous, head, author),
     (error) => new WorkflowConflictError(head.workflowId, { cause: error }),
   );
+  return written;
 }
 
 export const getWorkflowHead = (ctx: StoreContext, owner: string, workflowId: string) =>

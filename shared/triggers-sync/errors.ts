@@ -17,3 +17,16 @@ export class TriggerSyncConfigError extends Error {
     this.name = 'TriggerSyncConfigError';
   }
 }
+
+/**
+ * The head moved on (a newer revision) while this sync ran: what it wrote may be older than what the newer
+ * head's sync wrote. The caller reads the head again and syncs that (`syncTriggers`).
+ */
+export class TriggerSyncSupersededError extends Error {
+  readonly workflowId: string;
+  constructor(workflowId: string, options?: { cause?: unknown }) {
+    super(`triggers of workflow ${workflowId}: the head changed while they were synchronized`, options);
+    this.name = 'TriggerSyncSupersededError';
+    this.workflowId = workflowId;
+  }
+}

@@ -29,6 +29,7 @@ describe('Workflow routes', () => {
         enabled: true,
         deleted: false,
         trigger: schedule,
+        rev: 1,
       });
     });
 

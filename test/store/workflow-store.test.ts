@@ -52,21 +52,30 @@ describe('WorkflowStore against DynamoDB Local', () => {
       createdAt: at(1),
       updatedAt: at(1),
     };
-    await workflows.saveWorkflowDraft(created.head, withDraft, draft, 'alice');
-    const { draftVersion: _closed, ...rest } = withDraft;
-    const published: WorkflowHead = { ...rest, latestVersion: 2, updatedAt: at(2) };
-    await workflows.publishWorkflowDraft(withDraft, published, draft, {
-      ...draft,
-      status: 'published',
-      publishedAt: at(2),
-      publishedBy: 'alice',
-    });
+    // Each head write is fenced on the head it was given (its `rev`): the next one starts from the head written.
+    const savedDraft = await workflows.saveWorkflowDraft(created.head, withDraft, draft, 'alice');
+    const { draftVersion: _closed, ...rest } = savedDraft;
+    const published = await workflows.publishWorkflowDraft(
+      savedDraft,
+      { ...rest, latestVersion: 2, updatedAt: at(2) },
+      draft,
+      {
+        ...draft,
+        status: 'published',
+        publishedAt: at(2),
+        publishedBy: 'alice',
+      },
+    );
 
     // DynamoStore reads them and disables the workflow; the workflow store reads that.
     expect(await full.getWorkflowHead(owner, created.head.workflowId)).toEqual(published);
     expect((await full.getWorkflowVersion(owner, created.head.workflowId, 2))?.status).toBe('published');
-    const disabled: WorkflowHead = { ...published, enabled: false, updatedAt: at(3) };
-    await full.updateWorkflowHead(published, disabled, false, 'bob');
+    const disabled = await full.updateWorkflowHead(
+      published,
+      { ...published, enabled: false, updatedAt: at(3) },
+      false,
+      'bob',
+    );
     expect(await workflows.getWorkflowHead(owner, created.head.workflowId)).toEqual(disabled);
     expect(
       (await workflows.listWorkflowVersions(owner, created.head.workflowId)).map((v) => v.status),

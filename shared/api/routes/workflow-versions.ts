@@ -91,16 +91,20 @@ export function workflowVersionRoutes(deps: WorkflowWriteDeps): Hono<ApiEnv> {
       author: principal,
     } as const;
     if (draft === 'true') {
-      const next: WorkflowHead = { ...head, draftVersion: number, updatedAt: now };
+      const withDraft: WorkflowHead = { ...head, draftVersion: number, updatedAt: now };
       const version: WorkflowVersion = { ...base, status: 'draft', updatedAt: now };
-      await deps.store.saveWorkflowDraft(head, next, version, principal);
+      const next = await deps.store.saveWorkflowDraft(head, withDraft, version, principal);
       return c.json({ workflow: next, version }, 201);
     }
-    const next: WorkflowHead = { ...head, latestVersion: number, updatedAt: now };
     const version: WorkflowVersion = { ...base, status: 'published' };
-    // Fenced on the latest version that was read: a concurrent new version makes this one a 409.
-    await deps.store.addWorkflowVersion(head, next, version);
-    await syncTriggers(deps, next, version);
+    // Fenced on the head as read (its `rev`): a concurrent new version, draft or toggle makes this one a 409,
+    // never a write that puts back what the other changed (an `enabled` just turned off).
+    const next = await deps.store.addWorkflowVersion(
+      head,
+      { ...head, latestVersion: number, updatedAt: now },
+      version,
+    );
+    await syncTriggers(deps, owner, head.workflowId);
     return c.json({ workflow: next, version }, 201);
   });
 
@@ -126,15 +130,20 @@ export function workflowVersionRoutes(deps: WorkflowWriteDeps): Hono<ApiEnv> {
     checkDefinition(deps, owner, draft.definition);
     const now = isoNow(deps.clock);
     const { draftVersion: _closed, ...rest } = head;
-    const next: WorkflowHead = { ...rest, latestVersion: draft.version, updatedAt: now };
     const published: WorkflowVersion = {
       ...draft,
       status: 'published',
       publishedAt: now,
       publishedBy: principal,
     };
-    await deps.store.publishWorkflowDraft(head, next, draft, published);
-    await syncTriggers(deps, next, published);
+    // Fenced on the head as read (its `rev`) and on the draft as read.
+    const next = await deps.store.publishWorkflowDraft(
+      head,
+      { ...rest, latestVersion: draft.version, updatedAt: now },
+      draft,
+      published,
+    );
+    await syncTriggers(deps, owner, head.workflowId);
     return c.json({ workflow: next, version: published });
   });
 

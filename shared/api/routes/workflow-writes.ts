@@ -32,7 +32,7 @@ export function workflowWriteRoutes(deps: WorkflowWriteDeps): Hono<ApiEnv> {
     // Audited with its author in the same transaction (the owner's workflow-change chain).
     const { head, version } = newWorkflowRecords({ owner, workflowId, definition, now, author: principal });
     await deps.store.createWorkflow(head, version);
-    await syncTriggers(deps, head, version);
+    await syncTriggers(deps, owner, workflowId);
     return c.json({ workflow: head, version }, 201, { Location: `/v1/workflows/${workflowId}` });
   });
 

@@ -2,7 +2,7 @@
  * Workflow routes that read or change a head without a new definition: list, get (head + latest published
  * definition), get one version, enable, disable, delete. Creating a workflow and saving or publishing versions
  * parse and validate a definition: workflow-writes.ts (their own function on AWS). Each change to a head is
- * followed by a trigger sync.
+ * fenced on the head as read (its `rev`) and followed by a trigger sync from the head as it is then.
  */
 import { Hono } from 'hono';
 import type { WorkflowHead } from '../../schemas/workflow-record.ts';
@@ -45,10 +45,19 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
     app.post(`/:id/${enabled ? 'enable' : 'disable'}`, async (c) => {
       const { owner, principal } = c.get('identity');
       const head = await loadHead(deps, owner, c.req.param('id'));
-      const next = head.enabled === enabled ? head : { ...head, enabled, updatedAt: isoNow(deps.clock) };
-      if (next !== head) await deps.store.updateWorkflowHead(head, next, false, principal);
+      // Fenced on the head as read (its `rev`): a write in between makes this one a 409.
+      const next =
+        head.enabled === enabled
+          ? head
+          : await deps.store.updateWorkflowHead(
+              head,
+              { ...head, enabled, updatedAt: isoNow(deps.clock) },
+              false,
+              principal,
+            );
       // Synced even when unchanged: enabling again repairs a schedule or rule that a failed sync left behind.
-      await syncTriggers(deps, next, await loadVersion(deps, next, next.latestVersion));
+      // From the head as it is now, not `next`: a later write's sync must not be undone by this one.
+      await syncTriggers(deps, owner, head.workflowId);
       return c.json({ workflow: next });
     });
   setEnabled(true);
@@ -57,11 +66,10 @@ export function workflowRoutes(deps: ApiDeps): Hono<ApiEnv> {
   app.delete('/:id', async (c) => {
     const { owner, principal } = c.get('identity');
     const head = await loadHead(deps, owner, c.req.param('id'));
-    const version = await loadVersion(deps, head, head.latestVersion);
-    const next: WorkflowHead = { ...head, enabled: false, deleted: true, updatedAt: isoNow(deps.clock) };
+    const deleted: WorkflowHead = { ...head, enabled: false, deleted: true, updatedAt: isoNow(deps.clock) };
     // Releases the name, so a new workflow may take it; runs in flight stop at their next turn.
-    await deps.store.updateWorkflowHead(head, next, true, principal);
-    await syncTriggers(deps, next, version);
+    const next = await deps.store.updateWorkflowHead(head, deleted, true, principal);
+    await syncTriggers(deps, owner, head.workflowId);
     return c.json({ workflow: next });
   });
 
