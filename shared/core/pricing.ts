@@ -3,6 +3,7 @@
  * The table is overridable per deployment (EngineConfig.prices); docs/budgets.md lists the defaults.
  */
 
+import { utf8Length } from './byte-caps.ts';
 import { UnknownModelPriceError } from './errors.ts';
 import { bareModelId } from './model-id.ts';
 import type { ModelRequest, Usage } from './ports.ts';
@@ -95,10 +96,74 @@ export function reservationFor(request: ModelRequest, price: ModelPrice): number
 
 /** The most input tokens `request` can be billed for (reservationFor). */
 export function requestInputTokensBound(request: ModelRequest): number {
-  const bytes = new TextEncoder().encode(
-    JSON.stringify({ system: request.system, messages: request.messages, tools: request.tools }),
-  ).length;
+  const bytes = jsonBytes({ system: request.system, messages: request.messages, tools: request.tools }, 3);
   const toolPrompt = request.tools.length > 0 ? TOOL_USE_SYSTEM_PROMPT_TOKENS : 0;
   const scope = request.owner === undefined ? 0 : CACHE_SCOPE_BYTES;
   return bytes + toolPrompt + scope;
+}
+
+/**
+ * UTF-8 bytes of `JSON.stringify` of frozen values, per container. A frozen value cannot change, so its size
+ * stays what it was: the transcript cache's messages and the generated tool schemas are frozen, and each is
+ * serialized once here instead of at every reservation (two per turn: this call's and the next turn's ahead,
+ * each over the whole transcript; issue #16).
+ */
+const frozenBytes = new WeakMap<object, number>();
+
+/**
+ * The UTF-8 length of `JSON.stringify(value)`, exactly, without serializing again a frozen part measured before.
+ * Plain objects and arrays are walked `depth` levels down to find frozen parts; below that (or for anything
+ * else) the value is serialized as `JSON.stringify` would.
+ */
+export function jsonBytes(value: unknown, depth = 0): number {
+  if (typeof value !== 'object' || value === null) return utf8Length(JSON.stringify(value) ?? '');
+  const known = frozenBytes.get(value);
+  if (known !== undefined) return known;
+  if (isDeepFrozen(value)) {
+    const bytes = utf8Length(JSON.stringify(value));
+    frozenBytes.set(value, bytes);
+    return bytes;
+  }
+  if (depth <= 0 || !isPlainData(value)) return utf8Length(JSON.stringify(value));
+  if (Array.isArray(value)) {
+    // `[`, `]`, a comma between elements; undefined, functions and symbols are `null` in an array.
+    let bytes = 2 + Math.max(0, value.length - 1);
+    for (const element of value) bytes += skipped(element) ? 4 : jsonBytes(element, depth - 1);
+    return bytes;
+  }
+  let bytes = 2;
+  let members = 0;
+  for (const [key, member] of Object.entries(value)) {
+    if (skipped(member)) continue;
+    bytes += utf8Length(JSON.stringify(key)) + 1 + jsonBytes(member, depth - 1);
+    members += 1;
+  }
+  return bytes + Math.max(0, members - 1);
+}
+
+/**
+ * Plain data frozen all the way down (what the transcript cache and the tool schemas hold): it can never
+ * change, so its size can be kept. Anything else (a frozen object with a mutable part, a class instance) is not.
+ */
+function isDeepFrozen(value: object): boolean {
+  if (frozenBytes.has(value)) return true;
+  if (!Object.isFrozen(value) || !isPlainData(value)) return false;
+  for (const member of Object.values(value)) {
+    if (typeof member === 'object' && member !== null && !isDeepFrozen(member)) return false;
+  }
+  return true;
+}
+
+/** What `JSON.stringify` leaves out of an object (and writes as `null` in an array). */
+const skipped = (value: unknown) =>
+  value === undefined || typeof value === 'function' || typeof value === 'symbol';
+
+/** An array or a plain object without `toJSON`: `JSON.stringify` writes exactly its own enumerable members. */
+function isPlainData(value: object): boolean {
+  if (Array.isArray(value)) return Object.getPrototypeOf(value) === Array.prototype;
+  const proto = Object.getPrototypeOf(value);
+  return (
+    (proto === Object.prototype || proto === null) &&
+    typeof (value as { toJSON?: unknown }).toJSON !== 'function'
+  );
 }

@@ -5,6 +5,9 @@
  * by every later turn in the same container without a DynamoDB read. The key holds the owner: a version is
  * only ever found again under the owner it was read for. Only found versions are kept: a version missing
  * now may be written later, and the live policy (the workflow head) is never cached.
+ *
+ * A kept version is deeply frozen and handed out as it is: a caller cannot change what the next turn reads (a
+ * write to it throws), and no turn pays for a copy (a structuredClone of the version on every turn, issue #16).
  */
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
 
@@ -19,22 +22,24 @@ export class VersionCache {
     this.#capacity = capacity;
   }
 
-  /** A copy of the cached version (refreshed as most recently used), or undefined. */
+  /** The cached version, deeply frozen (refreshed as most recently used), or undefined. */
   get(owner: string, workflowId: string, version: number): WorkflowVersion | undefined {
     const key = keyOf(owner, workflowId, version);
     const found = this.#entries.get(key);
     if (!found) return undefined;
     this.#entries.delete(key);
     this.#entries.set(key, found);
-    // A copy: a caller that changed what it got must not change what the next turn reads.
-    return structuredClone(found);
+    return found;
   }
 
-  /** Keeps `value`, evicting the least recently used entry past the capacity. */
+  /**
+   * Keeps a frozen copy of `value` (the caller's object stays its own, unfrozen), evicting the least recently
+   * used entry past the capacity.
+   */
   set(owner: string, workflowId: string, version: number, value: WorkflowVersion): void {
     const key = keyOf(owner, workflowId, version);
     this.#entries.delete(key);
-    this.#entries.set(key, structuredClone(value));
+    this.#entries.set(key, deepFreeze(structuredClone(value)));
     while (this.#entries.size > this.#capacity) {
       const oldest = this.#entries.keys().next();
       if (oldest.done) break;
@@ -50,3 +55,9 @@ export class VersionCache {
 /** JSON, so no owner or workflow id can be crafted to collide with another's key. */
 const keyOf = (owner: string, workflowId: string, version: number) =>
   JSON.stringify([owner, workflowId, version]);
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  for (const child of Object.values(value)) deepFreeze(child);
+  return Object.freeze(value);
+}

@@ -33,11 +33,23 @@ describe('VersionCache', () => {
     expect(cache.get('a', 'b#c', 1)).toBeUndefined();
   });
 
-  it('hands out copies: changing what it returned does not change what it keeps', () => {
+  it('hands out what it keeps, frozen: changing it throws and does not change what it keeps', () => {
+    const cache = new VersionCache();
+    const read = version(1);
+    cache.set('o', 'w', 1, read);
+    const got = cache.get('o', 'w', 1)!;
+    expect(() => {
+      (got.definition as unknown as { name: string }).name = 'changed';
+    }).toThrow(TypeError);
+    expect((cache.get('o', 'w', 1)!.definition as unknown as { name: string }).name).toBe('v1');
+    // The caller's own object is not frozen by keeping it, and changing it later changes nothing kept.
+    (read.definition as unknown as { name: string }).name = 'mine';
+    expect((cache.get('o', 'w', 1)!.definition as unknown as { name: string }).name).toBe('v1');
+  });
+
+  it('copies a version once, when kept, not on every turn that reads it (issue #16)', () => {
     const cache = new VersionCache();
     cache.set('o', 'w', 1, version(1));
-    const got = cache.get('o', 'w', 1)!;
-    (got.definition as unknown as { name: string }).name = 'changed';
-    expect((cache.get('o', 'w', 1)!.definition as unknown as { name: string }).name).toBe('v1');
+    expect(cache.get('o', 'w', 1)).toBe(cache.get('o', 'w', 1));
   });
 });
