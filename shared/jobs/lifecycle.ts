@@ -7,13 +7,13 @@ import { canonicalJson, sha256Hex } from '../audit/index.ts';
 import { reserveFirstTurn } from '../core/first-reservation.ts';
 import { limitedDefinition, withdrawnModel } from '../core/live-policy.ts';
 import { prepareRun } from '../core/new-run.ts';
-import { firstTurnPlanning } from '../runs/first-turn.ts';
 import { cancelRun } from '../runs/cancel-run.ts';
+import { firstTurnPlanning } from '../runs/first-turn.ts';
 import { launchRun } from '../runs/start-run.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
-import { IdempotencyConflictError } from '../store/errors.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
+import { IdempotencyConflictError } from '../store/errors.ts';
 import { isoNow, type JobsDeps } from './deps.ts';
 import { type GrantRef, getGrantRecord, listAllGrants } from './grant-store.ts';
 import {
@@ -169,7 +169,14 @@ async function cancelStartedRun(deps: JobsDeps, job: JobRecord, runId: string, a
   const now = isoNow(deps.clock);
   await updateActiveJob(
     deps.store.ctx,
-    { ...job, state: 'running', runId, runsStarted: attempt, startedAt: job.startedAt ?? now, updatedAt: now },
+    {
+      ...job,
+      state: 'running',
+      runId,
+      runsStarted: attempt,
+      startedAt: job.startedAt ?? now,
+      updatedAt: now,
+    },
     { state: 'starting', cancelRequested: true },
   );
   const run = await cancelRun(deps, { owner: job.owner, runId, actor: `client:${job.clientId}` });

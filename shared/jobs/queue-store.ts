@@ -19,8 +19,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { StoreContext } from '../store/client.ts';
 import { decodeItem } from '../store/codec.ts';
-import { decodeToken, encodeToken, getItem, InvalidPageTokenError } from '../store/reads.ts';
 import { keys } from '../store/keys.ts';
+import { decodeToken, encodeToken, getItem, InvalidPageTokenError } from '../store/reads.ts';
 import { TABLE_KEYS } from '../store/table.ts';
 import * as z from '../zod.ts';
 import { storedJob } from './record-size.ts';

@@ -85,7 +85,8 @@ async function viewOf(deps: JobsDeps, job: JobRecord, live: LiveGrant): Promise<
     await settleJobRun(deps, run);
     const settled = await getJobRecord(deps.store.ctx, job.grantId, job.number);
     // Settled (ended, queued again, or already running its next attempt): read that instead.
-    if (settled && (settled.state !== 'running' || settled.runId !== job.runId)) return viewOf(deps, settled, live);
+    if (settled && (settled.state !== 'running' || settled.runId !== job.runId))
+      return viewOf(deps, settled, live);
   }
   const position =
     job.state === 'queued'

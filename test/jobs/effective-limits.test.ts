@@ -68,9 +68,9 @@ describe('A job under a grant narrowed after its admission', { timeout: 240_000 
   beforeAll(async () => {
     e2e = await startJobsStack([gatedFixture()], { clientIds: ['view-bot', 'timeout-bot'], clock });
     for (const clientId of ['view-bot', 'timeout-bot'])
-      expect((await call(e2e.stack, owner(), 'POST', '/v1/grants', { clientId, grant: grant() })).status).toBe(
-        201,
-      );
+      expect(
+        (await call(e2e.stack, owner(), 'POST', '/v1/grants', { clientId, grant: grant() })).status,
+      ).toBe(201);
   }, 120_000);
   afterAll(() => e2e?.close());
 
