@@ -312,7 +312,9 @@ export async function cancelJob(deps: JobsDeps, caller: JobCaller, jobId: string
       await startJobRun(deps, { ...job, cancelRequested: true });
       const after = await getJobRecord(deps.store.ctx, job.grantId, job.number);
       if (after?.state !== 'ended') continue; // its run is recorded: cancelled as a running job's, next look
-      return { job: await viewOf(deps, after, grant), stopped: after.runId ? 'run' : 'queued' };
+      // Its run, created meanwhile, was cancelled here (or had already ended: its verdict stands).
+      const stopped = !after.runId ? 'queued' : after.final?.status === 'cancelled' ? 'run' : 'nothing';
+      return { job: await viewOf(deps, after, grant), stopped };
     }
     if (!job.runId) continue;
     // Marked on the job first, conditional on it still running this run: if the run has already failed and a
