@@ -120,7 +120,7 @@ export const JOB_OPERATIONS: Operation[] = [
         ...CLIENT_ONLY,
         ...JOB_NOT_FOUND,
         '409':
-          'job_busy: the job is between two states (its run is being started); nothing was cancelled: retry after Retry-After seconds.',
+          "job_busy: the job changed state under each of the cancel's looks (rare); a cancel already recorded on it stands: retry after Retry-After seconds.",
       },
     }),
   ),

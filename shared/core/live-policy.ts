@@ -124,6 +124,21 @@ export function limitedDefinition(
 }
 
 /**
+ * When run `run` times out under the definition its turn runs: a delegated job's run under its live grant's
+ * timeout too (`limitedDefinition` lowers `runTimeoutSeconds`), counted from the run's creation as its
+ * `deadlineAt` was (new-run.ts), never later than that; so a lowered `jobTimeoutSeconds` reaches a running job
+ * at its next turn, as the other live limits do. Any other run keeps the deadline it was created with.
+ */
+export function runDeadlineMs(
+  run: Pick<Run, 'trigger' | 'createdAt' | 'deadlineAt'>,
+  definition: WorkflowDefinition,
+): number {
+  const created = Date.parse(run.deadlineAt);
+  if (run.trigger.type !== 'job') return created;
+  return Math.min(created, Date.parse(run.createdAt) + definition.budget.runTimeoutSeconds * 1000);
+}
+
+/**
  * Snapshot ∩ live grant, the stricter gate winning (the same intersection as a workflow's live policy), and
  * each budget limit the lower of the two (`limitedDefinition`). Fail closed: a revoked or missing grant, or one
  * that withdrew the job's model, leaves the job nothing.

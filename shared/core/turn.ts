@@ -12,6 +12,7 @@ import { RunHandle, type TurnDeps } from './engine.ts';
 import { RunNotFoundError, TurnFenceError } from './errors.ts';
 import { awaitApprovals, secondsUntilExpiry } from './finish.ts';
 import { liveExecutionPart } from './live-execution.ts';
+import { runDeadlineMs } from './live-policy.ts';
 import { callModel } from './model-step.ts';
 import type { TurnInput, TurnOutcome } from './outcome.ts';
 import {
@@ -95,7 +96,7 @@ async function turnFromStore(deps: TurnDeps, input: TurnInput, readHead: boolean
       'policy_denied',
       ctx.refusal ?? 'the workflow was disabled or deleted',
     );
-  if (deps.clock.nowMs() > Date.parse(run.deadlineAt))
+  if (deps.clock.nowMs() > runDeadlineMs(run, definition))
     return endWithOpenCalls(h, deps, ctx, 'failed', 'timeout', 'the run timed out');
 
   const last = ctx.messages.at(-1);

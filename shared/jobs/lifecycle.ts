@@ -7,17 +7,20 @@ import { canonicalJson, sha256Hex } from '../audit/index.ts';
 import { reserveFirstTurn } from '../core/first-reservation.ts';
 import { limitedDefinition, withdrawnModel } from '../core/live-policy.ts';
 import { prepareRun } from '../core/new-run.ts';
+import { cancelRun } from '../runs/cancel-run.ts';
 import { firstTurnPlanning } from '../runs/first-turn.ts';
 import { launchRun } from '../runs/start-run.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
+import { IdempotencyConflictError } from '../store/errors.ts';
 import { isoNow, type JobsDeps } from './deps.ts';
 import { type GrantRef, getGrantRecord, listAllGrants } from './grant-store.ts';
 import {
   activeNumbers,
   claimSlot,
   endQueuedJob,
+  endStartingJob,
   getJobRecord,
   queuedPointers,
   releaseSlot,
@@ -27,6 +30,19 @@ import type { GrantRecord, JobRecord } from './records.ts';
 import { DEFAULT_RETRY_POLICY, dispositionOf } from './retry.ts';
 import { attemptDefinition, exhausted, liveAttemptLimits, settledSpend, tallyWith } from './spend.ts';
 import { type GrantFailure, type GrantScope, grantFailure, JobsSweepError, unscoped } from './sweep-scope.ts';
+
+/**
+ * The earlier runs a job record keeps, newest last: 50. Every earlier run of a job under the default retry
+ * policy (at most 10 attempts, the grant's maximum, and 30 capacity waits: 40 runs before the last) is kept;
+ * a deployment with more capacity waits keeps the last 50, so no retry policy can grow a record past its size
+ * check (record-size.ts): 50 run ids are ~2 KB of the 16 KiB a record keeps for growth. Dropped ids are not
+ * lost: each run carries its job in its trigger (`trigger.jobId`, `attempt`) and `runsStarted` counts them all.
+ */
+export const MAX_PREVIOUS_RUN_IDS = 50;
+
+/** `previous` with `runId` added, the oldest dropped past MAX_PREVIOUS_RUN_IDS. */
+export const keptRunIds = (previous: readonly string[], runId: string): string[] =>
+  [...previous, runId].slice(-MAX_PREVIOUS_RUN_IDS);
 
 /** Run idempotency markers of jobs are kept as long as those of API starts. */
 const RUN_MARKER_TTL_SECONDS = 7 * 24 * 3600;
@@ -59,10 +75,22 @@ export const jobVersion = (job: JobRecord, definition = attemptDefinition(job)):
   createdAt: job.createdAt,
 });
 
+/** The idempotency marker attempt `attempt` of `job` creates its run under (one run per attempt). */
+const attemptMarker = (deps: JobsDeps, job: JobRecord, attempt: number) => ({
+  scope: `job:${job.jobId}`,
+  key: `run-${attempt}`,
+  expiresAtEpoch: Math.floor(deps.clock.nowMs() / 1000) + RUN_MARKER_TTL_SECONDS,
+});
+
 /**
  * Creates (once per attempt) and starts the run of a job holding a slot, and records it on the job. The run's
  * deadline and turn 0's reservation come from the live grant `record` ∩ the snapshot (read when not given; a
  * revoked or missing grant leaves the snapshot, and the run's first turn ends it `denied`).
+ *
+ * A cancel marked on the job while `starting` (service.ts cancelJob) is honoured: read before the run is
+ * created, the job ends `cancelled` without a run (endCancelledStart); marked while the run was being created,
+ * the write recording it (conditional on no cancel) fails, and the run is recorded with the cancel and
+ * cancelled. Either way no run of a cancelled job is left running.
  */
 export async function startJobRun(
   deps: JobsDeps,
@@ -70,9 +98,10 @@ export async function startJobRun(
   record?: GrantRecord | undefined,
 ): Promise<void> {
   if (job.state !== 'starting') return;
+  const attempt = job.runsStarted + 1;
+  if (job.cancelRequested) return endCancelledStart(deps, job, attempt);
   const live = record ?? (await getGrantRecord(deps.store.ctx, job.owner, job.clientId));
   const definition = startDefinition(job, live);
-  const attempt = job.runsStarted + 1;
   const created = prepareRun({
     version: jobVersion(job, definition),
     trigger: {
@@ -95,25 +124,94 @@ export async function startJobRun(
     deps.firstTurn ?? firstTurnPlanning(deps.models),
     deps.clock,
   );
-  const { run } = await launchRun(deps, prepared, {
-    scope: `job:${job.jobId}`,
-    key: `run-${attempt}`,
-    requestHash: sha256Hex(canonicalJson({ jobId: job.jobId, attempt })),
-    expiresAtEpoch: Math.floor(deps.clock.nowMs() / 1000) + RUN_MARKER_TTL_SECONDS,
-  });
+  const { scope, key, expiresAtEpoch } = attemptMarker(deps, job, attempt);
+  let run: Run;
+  try {
+    ({ run } = await launchRun(deps, prepared, {
+      scope,
+      key,
+      requestHash: sha256Hex(canonicalJson({ jobId: job.jobId, attempt })),
+      expiresAtEpoch,
+    }));
+  } catch (error) {
+    // A cancel ended the job before its run was created and took the attempt's marker (endStartingJob):
+    // nothing was created, nothing to record.
+    if (error instanceof IdempotencyConflictError) return;
+    throw error;
+  }
+  const now = isoNow(deps.clock);
+  const running: JobRecord = {
+    ...job,
+    state: 'running',
+    runId: run.runId,
+    runsStarted: attempt,
+    startedAt: job.startedAt ?? now,
+    updatedAt: now,
+  };
+  if (await updateActiveJob(deps.store.ctx, running, { state: 'starting', cancelRequested: false })) return;
+  // Not recorded: a cancel was marked while the run was being created (or another start recorded it first).
+  const current = await getJobRecord(deps.store.ctx, job.grantId, job.number);
+  if (current?.state === 'starting') {
+    if (current.cancelRequested) await cancelStartedRun(deps, current, run.runId, attempt);
+    // Otherwise the write lost to contention only: the sweep records the same run (its marker) later.
+    return;
+  }
+  if (current?.state === 'running' && current.runId === run.runId) return;
+  // Fail closed: a run that no job holds is cancelled, never left running.
+  await cancelRun(deps, { owner: job.owner, runId: run.runId, actor: `client:${job.clientId}` });
+}
+
+/**
+ * Records run `runId` of attempt `attempt` on `job` (`starting`, its cancel marked) as running with the cancel,
+ * then cancels the run and settles the job: it ends `cancelled` with that run (settleJobRun).
+ */
+async function cancelStartedRun(deps: JobsDeps, job: JobRecord, runId: string, attempt: number) {
   const now = isoNow(deps.clock);
   await updateActiveJob(
     deps.store.ctx,
     {
       ...job,
       state: 'running',
-      runId: run.runId,
+      runId,
       runsStarted: attempt,
       startedAt: job.startedAt ?? now,
       updatedAt: now,
     },
-    { state: 'starting' },
+    { state: 'starting', cancelRequested: true },
   );
+  const run = await cancelRun(deps, { owner: job.owner, runId, actor: `client:${job.clientId}` });
+  if (run) await settleJobRun(deps, run);
+}
+
+/**
+ * Ends `job` (`starting`, its cancel marked) cancelled before its run exists, taking the attempt's run marker in
+ * the same transaction so no start creates the run afterwards (queue-store.ts endStartingJob). If the run was
+ * created first, it is recorded and cancelled instead. Then the freed slot promotes the next queued job.
+ */
+async function endCancelledStart(deps: JobsDeps, job: JobRecord, attempt: number): Promise<void> {
+  const now = isoNow(deps.clock);
+  const { notBefore: _notBefore, retry: _retry, runId: _runId, ...rest } = job;
+  const ended: JobRecord = {
+    ...rest,
+    state: 'ended',
+    final: {
+      status: 'cancelled',
+      stopReason: 'cancelled',
+      error: { name: 'Cancelled', message: 'the job was cancelled by its client before its run started' },
+    },
+    endedAt: now,
+    updatedAt: now,
+  };
+  const { scope, key, expiresAtEpoch } = attemptMarker(deps, job, attempt);
+  const result = await endStartingJob(
+    deps.store.ctx,
+    ended,
+    { owner: job.owner, scope, key, expiresAtEpoch },
+    Math.floor(deps.clock.nowMs() / 1000),
+  );
+  if (result.outcome === 'run') await cancelStartedRun(deps, job, result.runId, attempt);
+  if (result.outcome === 'ended')
+    await promoteQueued(deps, { owner: job.owner, grantId: job.grantId, clientId: job.clientId });
 }
 
 /** Ends a queued job without a run (cancelled, or refused because its grant was revoked). */
@@ -255,7 +353,7 @@ export async function settleJobRun(deps: JobsDeps, run: Run): Promise<void> {
     const carried = {
       ...rest,
       ...tally,
-      previousRunIds: [...job.previousRunIds, run.runId],
+      previousRunIds: keptRunIds(job.previousRunIds, run.runId),
       updatedAt: now,
     };
     if (disposition.kind === 'final') {

@@ -19,6 +19,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { StoreContext } from '../store/client.ts';
 import { decodeItem } from '../store/codec.ts';
+import { keys } from '../store/keys.ts';
 import { decodeToken, encodeToken, getItem, InvalidPageTokenError } from '../store/reads.ts';
 import { TABLE_KEYS } from '../store/table.ts';
 import * as z from '../zod.ts';
@@ -359,11 +360,14 @@ export async function claimSlot(ctx: StoreContext, job: JobRecord, quota: number
   return result.codes[0] === 'ConditionalCheckFailed' ? ('full' as const) : ('lost' as const);
 }
 
-/** Moves a job that holds a slot from `expected` to `next` (running → running with its run id). */
+/**
+ * Moves a job that holds a slot from `expected` to `next` (starting → running with its run id), only while
+ * the stored job is as `expected` says (its cancel request too, when given).
+ */
 export async function updateActiveJob(
   ctx: StoreContext,
   next: JobRecord,
-  expected: { state: JobRecord['state']; runId?: string },
+  expected: Expected,
 ): Promise<boolean> {
   return (await transact(ctx, [putJob(ctx, next, expected)])).ok;
 }
@@ -402,25 +406,33 @@ export async function releaseSlot(
 }
 
 /**
- * Marks a running job's cancel request (its client cancelled it), only while it still runs `job.runId`, so the
- * settle of that run ends the job cancelled instead of queueing a retry (retry.ts). Answers whether the mark
- * landed (false: the job moved on meanwhile; read it again).
+ * Marks the cancel request of a job holding a slot (its client cancelled it), only while the job is as `job`
+ * says: `running` its run `job.runId`, so the settle of that run ends the job cancelled instead of queueing a
+ * retry (retry.ts); or `starting`, so its start ends it cancelled instead of recording its run as running
+ * (lifecycle.ts startJobRun). Answers whether the mark landed (false: the job moved on meanwhile; read it again).
  */
 export async function markCancelRequested(ctx: StoreContext, job: JobRecord, at: string): Promise<boolean> {
+  if (job.state !== 'running' && job.state !== 'starting') return false;
+  const starting = job.state === 'starting';
   try {
     await ctx.doc.send(
       new UpdateCommand({
         TableName: T(ctx),
         Key: jobKeys.job(job.grantId, job.number),
         UpdateExpression: 'SET #cancel = :yes, #updatedAt = :at',
-        ConditionExpression: '#state = :running AND #runId = :runId',
+        ConditionExpression: starting ? '#state = :state' : '#state = :state AND #runId = :runId',
         ExpressionAttributeNames: {
           '#cancel': 'cancelRequested',
           '#updatedAt': 'updatedAt',
           '#state': 'state',
-          '#runId': 'runId',
+          ...(starting ? {} : { '#runId': 'runId' }),
         },
-        ExpressionAttributeValues: { ':yes': true, ':at': at, ':running': 'running', ':runId': job.runId },
+        ExpressionAttributeValues: {
+          ':yes': true,
+          ':at': at,
+          ':state': job.state,
+          ...(starting ? {} : { ':runId': job.runId }),
+        },
       }),
     );
     return true;
@@ -428,6 +440,61 @@ export async function markCancelRequested(ctx: StoreContext, job: JobRecord, at:
     if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
     throw error;
   }
+}
+
+/** The idempotency marker of a job attempt's run (lifecycle.ts startJobRun creates the run under it). */
+export type AttemptMarker = { owner: string; scope: string; key: string; expiresAtEpoch: number };
+
+const AttemptMarkerSchema = z.object({ runId: z.string(), requestHash: z.string() });
+
+/** What a marker holds when no run took it: a cancel ended the attempt before its run was created. */
+export const CANCELLED_ATTEMPT_HASH = 'job-cancelled-before-its-run-started';
+
+/**
+ * Ends a `starting` job cancelled before its run was created (`next`: ended), only while it is still
+ * `starting` with its cancel request marked, and takes its attempt's run marker in the same transaction, so
+ * that run can never be created afterwards: a start that read the job before the cancel finds the marker taken
+ * (the run store refuses the key: IdempotencyConflictError) and creates nothing. The slot goes back.
+ * `ended`; `run` with the run's id when the run was created first (its marker holds it: record and cancel
+ * it); `moved` when the job is no longer as read.
+ * Condition on an item's attribute in a transaction:
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html
+ */
+export async function endStartingJob(
+  ctx: StoreContext,
+  next: JobRecord,
+  marker: AttemptMarker,
+  nowEpoch: number,
+): Promise<{ outcome: 'ended' } | { outcome: 'run'; runId: string } | { outcome: 'moved' }> {
+  const markerKey = keys.idempotency(marker.owner, marker.scope, marker.key);
+  const result = await transact(ctx, [
+    slotsUpdate(ctx, next.grantId, { running: -1, held: -1 }),
+    putJob(ctx, next, { state: 'starting', cancelRequested: true }),
+    { Delete: { TableName: T(ctx), Key: jobKeys.active(next.grantId, next.number) } },
+    releaseRequest(ctx, next),
+    {
+      Put: {
+        TableName: T(ctx),
+        Item: {
+          ...markerKey,
+          runId: '',
+          requestHash: CANCELLED_ATTEMPT_HASH,
+          [TABLE_KEYS.ttlAttribute]: marker.expiresAtEpoch,
+        },
+        // As the run store takes a marker (shared/store/runs.ts): free, or past its week.
+        ConditionExpression: 'attribute_not_exists(pk) OR #expires < :now',
+        ExpressionAttributeNames: { '#expires': TABLE_KEYS.ttlAttribute },
+        ExpressionAttributeValues: { ':now': nowEpoch },
+      },
+    },
+  ]);
+  if (result.ok) return { outcome: 'ended' };
+  if (result.codes[4] === 'ConditionalCheckFailed') {
+    const held = await getItem(ctx, markerKey, AttemptMarkerSchema);
+    if (held?.runId) return { outcome: 'run', runId: held.runId };
+  }
+  if (result.codes.includes('ConditionalCheckFailed')) return { outcome: 'moved' };
+  throw new Error(`ending a cancelled job failed: ${result.codes.join(',')}`);
 }
 
 /** Ends a job that is still queued (cancelled, or refused by a revoked grant). */

@@ -216,7 +216,13 @@ export const JobViewSchema = z.object({
     capacityWaits: z.number().check(z.int(), z.nonnegative()),
   }),
   retry: z.optional(JobRetrySchema),
+  /**
+   * What the job runs under now: its admitted constraints under the live grant, each the stricter of the two
+   * (a tool the grant withdrew is `deny`; `grantVersion` the live grant's version), as its run applies them.
+   */
   constraints: JobConstraintsSchema,
+  /** The constraints the job was admitted with; only once its grant changed since (then `constraints` differ). */
+  admittedConstraints: z.optional(JobConstraintsSchema),
 });
 export type JobView = z.infer<typeof JobViewSchema>;
 

@@ -14,10 +14,11 @@ import { cancelRun } from '../runs/cancel-run.ts';
 import { jobIdOf, parseJobId } from '../schemas/job.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import { isoNow, type JobCaller, type JobsDeps } from './deps.ts';
+import type { LiveGrant } from './effective.ts';
 import { JobNotFoundError, JobRejectedError } from './errors.ts';
 import { getGrantRecord } from './grant-store.ts';
 import { type GrantActor, getGrant } from './grants.ts';
-import { endQueued, promoteQueued, settleJobRun } from './lifecycle.ts';
+import { endQueued, promoteQueued, settleJobRun, startJobRun } from './lifecycle.ts';
 import {
   admitJob,
   getIdempotencyPointer,
@@ -48,7 +49,10 @@ import { fittingJobs } from './view-page.ts';
 
 export type { JobCaller, JobsDeps };
 
-/** Looks at a job a cancel takes before answering job_busy, waiting 25, 50, 100… ms between them. */
+/**
+ * Looks at a job a cancel takes before answering job_busy (each after a conditional write lost to a move of
+ * the job), the third on waiting 25, 50, 100 ms.
+ */
 const CANCEL_LOOKS = 5;
 const CANCEL_LOOK_DELAY_MS = 25;
 
@@ -72,7 +76,8 @@ export async function authorizeCaller(
   return grant;
 }
 
-async function viewOf(deps: JobsDeps, job: JobRecord): Promise<JobView> {
+/** The view of `job` (view.ts), its constraints under `live`, the grant as the caller's request read it. */
+async function viewOf(deps: JobsDeps, job: JobRecord, live: LiveGrant): Promise<JobView> {
   const run = job.runId ? await deps.store.getRun(job.runId) : undefined;
   if (job.state === 'running' && run && isTerminalRunStatus(run.status)) {
     // The run ended and its job is not settled yet (Deliver or MarkFailed is on its way, or crashed):
@@ -80,13 +85,14 @@ async function viewOf(deps: JobsDeps, job: JobRecord): Promise<JobView> {
     await settleJobRun(deps, run);
     const settled = await getJobRecord(deps.store.ctx, job.grantId, job.number);
     // Settled (ended, queued again, or already running its next attempt): read that instead.
-    if (settled && (settled.state !== 'running' || settled.runId !== job.runId)) return viewOf(deps, settled);
+    if (settled && (settled.state !== 'running' || settled.runId !== job.runId))
+      return viewOf(deps, settled, live);
   }
   const position =
     job.state === 'queued'
       ? await queuePosition(deps.store.ctx, job.grantId, job.number, isoNow(deps.clock))
       : undefined;
-  return jobView(job, run, position);
+  return jobView(job, run, position, live);
 }
 
 /** The caller's job `jobId`, or JobNotFoundError (malformed, foreign and missing alike). */
@@ -140,7 +146,7 @@ export async function submitJobOutcome(
   const keyWindow = { expiresAtEpoch: nowEpoch + IDEMPOTENCY_TTL_SECONDS, nowEpoch };
   const existing = async (pointer: { number: number; requestHash: string } | undefined) => {
     const job = pointer ? await getJobRecord(ctx, grant.grantId, pointer.number) : undefined;
-    return job ? await viewOf(deps, job) : undefined;
+    return job ? await viewOf(deps, job, grant) : undefined;
   };
   const answer = (job: JobView, coalesced: boolean): SubmitOutcome => ({
     result: { job, coalesced },
@@ -208,7 +214,7 @@ export async function submitJobOutcome(
   const stored = await getJobRecord(ctx, grant.grantId, number);
   // The answer to a new submission is its id and state, never its result (docs/jobs.md): a job fast enough to
   // finish before this read would otherwise answer differently from a slow one.
-  const { result: _result, ...admitted } = await viewOf(deps, stored ?? job);
+  const { result: _result, ...admitted } = await viewOf(deps, stored ?? job, grant);
   return { result: { job: admitted, coalesced: false }, admitted: true };
 }
 
@@ -272,19 +278,22 @@ function assertJobFits(job: JobRecord): void {
 /** Polls one of the caller's jobs (scope `jobs:read`). */
 export async function getJob(deps: JobsDeps, caller: JobCaller, jobId: string): Promise<JobView> {
   const grant = await authorizeCaller(deps, caller, 'jobs:read');
-  return viewOf(deps, await ownJob(deps, grant, jobId));
+  return viewOf(deps, await ownJob(deps, grant, jobId), grant);
 }
 
 /**
- * Cancels one of the caller's jobs (scope `jobs:cancel`) and says what was stopped: a queued job (it never
- * starts), a running job's run (cancelled like any run, its execution stopped), or nothing (it had ended).
+ * Cancels one of the caller's jobs (scope `jobs:cancel`) and says what was stopped: a job that never started
+ * (queued, or `starting` before its run was created: `queued`), a job's run (cancelled like any run, its
+ * execution stopped: `run`), or nothing (it had ended). A job being started gets its cancel marked (a write
+ * conditional on it still starting), and the start path honours it (lifecycle.ts startJobRun), here at once:
+ * it ends `cancelled`, and a run created meanwhile is cancelled. Repeated, a cancel answers `nothing`.
  */
 export async function cancelJob(deps: JobsDeps, caller: JobCaller, jobId: string): Promise<CancelJobResult> {
   const grant = await authorizeCaller(deps, caller, 'jobs:cancel');
   for (let attempt = 1; attempt <= CANCEL_LOOKS; attempt++) {
-    if (attempt > 1) await sleep(CANCEL_LOOK_DELAY_MS * 2 ** (attempt - 2));
+    if (attempt > 2) await sleep(CANCEL_LOOK_DELAY_MS * 2 ** (attempt - 3));
     const job = await ownJob(deps, grant, jobId);
-    if (job.state === 'ended') return { job: await viewOf(deps, job), stopped: 'nothing' };
+    if (job.state === 'ended') return { job: await viewOf(deps, job, grant), stopped: 'nothing' };
     if (job.state === 'queued') {
       const ended = await endQueued(deps, job, {
         status: 'cancelled',
@@ -293,9 +302,21 @@ export async function cancelJob(deps: JobsDeps, caller: JobCaller, jobId: string
       });
       if (!ended) continue;
       const after = await getJobRecord(deps.store.ctx, job.grantId, job.number);
-      return { job: await viewOf(deps, after ?? job), stopped: 'queued' };
+      return { job: await viewOf(deps, after ?? job, grant), stopped: 'queued' };
     }
-    if (!job.runId) continue; // starting: its run is being created; look again
+    if (job.state === 'starting') {
+      // Marked first (conditional on it still starting), then the start is finished here with the mark: the
+      // job ends cancelled without a run, or with its run (created meanwhile) cancelled.
+      if (!job.cancelRequested && !(await markCancelRequested(deps.store.ctx, job, isoNow(deps.clock))))
+        continue;
+      await startJobRun(deps, { ...job, cancelRequested: true });
+      const after = await getJobRecord(deps.store.ctx, job.grantId, job.number);
+      if (after?.state !== 'ended') continue; // its run is recorded: cancelled as a running job's, next look
+      // Its run, created meanwhile, was cancelled here (or had already ended: its verdict stands).
+      const stopped = !after.runId ? 'queued' : after.final?.status === 'cancelled' ? 'run' : 'nothing';
+      return { job: await viewOf(deps, after, grant), stopped };
+    }
+    if (!job.runId) continue;
     // Marked on the job first, conditional on it still running this run: if the run has already failed and a
     // settle is about to queue a retry, that settle (or the one below) ends the job cancelled instead.
     if (!job.cancelRequested && !(await markCancelRequested(deps.store.ctx, job, isoNow(deps.clock))))
@@ -308,14 +329,14 @@ export async function cancelJob(deps: JobsDeps, caller: JobCaller, jobId: string
     const stopped = run?.status === 'cancelled' ? 'run' : 'nothing';
     if (run) await settleJobRun(deps, run);
     const after = await getJobRecord(deps.store.ctx, job.grantId, job.number);
-    return { job: await viewOf(deps, after ?? job), stopped };
+    return { job: await viewOf(deps, after ?? job, grant), stopped };
   }
-  // Still between two states (a run being created, or a crash the sweep repairs within a minute): nothing was
-  // done, and the grant is fine. A conflict to retry, never a refusal a client could read as "revoked".
+  // The job moved under every look (each look's write is conditional on what it read): nothing more was done
+  // here, though a cancel marked on it stands. A conflict to retry, never a refusal read as "revoked".
   throw new JobRejectedError(
     'job_busy',
     'jobId',
-    'the job is changing state (its run is being started); nothing was cancelled: retry in a moment',
+    'the job changed state under each look; retry in a moment (a cancel already recorded on it stands)',
   );
 }
 
@@ -326,7 +347,7 @@ export async function listJobs(
   input: ListJobsInput = {},
 ): Promise<ListJobsResult> {
   const grant = await authorizeCaller(deps, caller, 'jobs:read');
-  return jobPage(deps, grant.grantId, input);
+  return jobPage(deps, grant, input);
 }
 
 /**
@@ -340,14 +361,15 @@ export async function listGrantJobs(
   input: ListJobsInput = {},
 ): Promise<ListJobsResult> {
   const grant = await getGrant(deps, actor, clientId);
-  return jobPage(deps, grant.grantId, input);
+  return jobPage(deps, grant, input);
 }
 
 /** One page of a grant's jobs as views; `status` filters the page. */
-async function jobPage(deps: JobsDeps, grantId: string, input: ListJobsInput): Promise<ListJobsResult> {
+async function jobPage(deps: JobsDeps, grant: LiveGrant, input: ListJobsInput): Promise<ListJobsResult> {
+  const { grantId } = grant;
   const query = ListJobsSchema.parse(input);
   const page = await listJobRecords(deps.store.ctx, grantId, query.limit ?? 20, query.nextToken);
-  const views = await Promise.all(page.jobs.map((job) => viewOf(deps, job)));
+  const views = await Promise.all(page.jobs.map((job) => viewOf(deps, job, grant)));
   const shown = page.jobs
     .map((job, index) => ({ job, view: views[index] as JobView }))
     .filter(({ view }) => !query.status || view.status === query.status);

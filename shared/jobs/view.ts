@@ -2,6 +2,7 @@
 import { roundUsd } from '../core/pricing.ts';
 import { ZERO_USAGE } from '../schemas/common.ts';
 import type { Run } from '../schemas/run.ts';
+import { effectiveConstraints, type LiveGrant } from './effective.ts';
 import type { JobRecord } from './records.ts';
 import type { JobStatus, JobView } from './schemas.ts';
 
@@ -28,8 +29,18 @@ function totalsOf(job: JobRecord, run: Run | undefined): { turns: number; costUs
   };
 }
 
-/** The view of `job`; `run` is its current (or last) run, `position` its queue position when queued. */
-export function jobView(job: JobRecord, run: Run | undefined, position: number | undefined): JobView {
+/**
+ * The view of `job`; `run` is its current (or last) run, `position` its queue position when queued, `live` the
+ * grant as read now: `constraints` are the effective ones (effective.ts) and, once the grant moved since the
+ * job was admitted, `admittedConstraints` the ones it was admitted with.
+ */
+export function jobView(
+  job: JobRecord,
+  run: Run | undefined,
+  position: number | undefined,
+  live: LiveGrant | undefined,
+): JobView {
+  const constraints = effectiveConstraints(job, live);
   const status = statusOf(job, run);
   const error = job.final?.error ?? run?.error;
   const stopReason = job.final?.stopReason ?? (run && status !== 'queued' ? run.stopReason : undefined);
@@ -52,6 +63,7 @@ export function jobView(job: JobRecord, run: Run | undefined, position: number |
     ...(error ? { error: { name: error.name, message: error.message.slice(0, MAX_ERROR_CHARS) } } : {}),
     attempts: { made: job.attemptsMade, max: job.constraints.maxAttempts, capacityWaits: job.capacityWaits },
     ...(job.retry && status === 'queued' ? { retry: job.retry } : {}),
-    constraints: job.constraints,
+    constraints,
+    ...(constraints === job.constraints ? {} : { admittedConstraints: job.constraints }),
   };
 }

@@ -58,9 +58,9 @@ export const JOB_TOOLS = [
     name: 'cancel_agent_job',
     title: 'Cancel an agent job',
     description:
-      'Cancels one of your jobs and says what was stopped: a queued job (never started), a running run, or ' +
-      'nothing (it had already ended). A job whose run is being started answers the error job_busy: nothing ' +
-      'was cancelled and the grant is fine; call again in a second.',
+      'Cancels one of your jobs and says what was stopped: a job that never started (queued, or being ' +
+      'started before its run existed), a running run, or nothing (it had already ended; a repeated cancel ' +
+      'answers this). A job being started is cancelled too: it ends cancelled and no run of it is left running.',
     inputSchema: JobRefSchema,
     readOnly: false,
     run: (deps, caller, args) => cancelJob(deps, caller, args.jobId),

@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DYNAMO_ITEM_LIMIT_BYTES } from '../../shared/core/item-size.ts';
+import { keptRunIds, MAX_PREVIOUS_RUN_IDS } from '../../shared/jobs/lifecycle.ts';
 import { getJobRecord } from '../../shared/jobs/queue-store.ts';
 import { JOB_RECORD_MAX_BYTES, jobItemBytes, storedJob } from '../../shared/jobs/record-size.ts';
 import type { JobRecord } from '../../shared/jobs/records.ts';
-import { DEFAULT_RETRY_POLICY } from '../../shared/jobs/retry.ts';
 import { parseJobId } from '../../shared/schemas/job.ts';
 import {
   baseGrant,
@@ -128,17 +128,24 @@ describe('job record size', () => {
     const admitted = { ...base, prompt: 'p'.repeat(JOB_RECORD_MAX_BYTES - jobItemBytes(base)) };
     expect(jobItemBytes(admitted)).toBe(JOB_RECORD_MAX_BYTES);
 
-    // Its largest later state: every attempt and capacity wait made (a run id each), a retry reason of 1,000
-    // three-byte characters (retry.ts), ended with an error of any size, every optional field set.
-    const runs = admitted.constraints.maxAttempts + DEFAULT_RETRY_POLICY.maxCapacityWaits + 1;
+    // Its largest later state: every attempt and capacity wait made under a retry policy of any size (the
+    // record keeps the last MAX_PREVIOUS_RUN_IDS earlier run ids), a retry reason of 1,000 three-byte characters
+    // (retry.ts), ended with an error of any size, every optional field set.
+    const capacityWaits = 1_000_000;
+    const runs = admitted.constraints.maxAttempts + capacityWaits;
+    const previousRunIds = Array.from({ length: runs }, (_, n) => n + 1).reduce<string[]>(
+      (kept, n) => keptRunIds(kept, runId(n)),
+      [],
+    );
+    expect(previousRunIds).toHaveLength(MAX_PREVIOUS_RUN_IDS);
     const grown: JobRecord = {
       ...admitted,
       state: 'ended',
       runId: runId(0),
-      previousRunIds: Array.from({ length: runs }, (_, n) => runId(n + 1)),
+      previousRunIds,
       attemptsMade: 10,
       runsStarted: runs,
-      capacityWaits: DEFAULT_RETRY_POLICY.maxCapacityWaits,
+      capacityWaits,
       spentUsd: 999.123456789,
       turnsUsed: 200,
       notBefore: now,
