@@ -108,7 +108,7 @@ describe('a cancel whose anchor fails', () => {
       {
         runId: run.runId,
         status: 'ABORTED',
-        executionArn: executions.arnOf(undefined, name),
+        executionArn: executions.arnOf(undefined, name)!,
         stateMachineArn: machine,
         name,
       },
