@@ -99,7 +99,7 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
     fn: 'api',
     action: 'states:DescribeExecution',
     reason:
-      "An API start without an Idempotency-Key whose StartExecution may have happened (throttled or timed out past its retries) asks whether the execution exists before ending the run (shared/runs/start-run.ts). The flow drives no failed start; test/iam/start-describe.test.ts simulates the grant and test/runs/first-turn-start.test.ts drives the call (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html).",
+      'An API start without an Idempotency-Key whose StartExecution may have happened (throttled or timed out past its retries) asks whether the execution exists before ending the run (shared/runs/start-run.ts). The flow drives no failed start; test/iam/start-describe.test.ts simulates the grant and test/runs/first-turn-start.test.ts drives the call (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html).',
   },
   // External's own commits check the live head (recorded by the flow), so its anchoring need is not listed.
   ...['deliver', 'mark-failed', 'api', 'mcp'].map((fn) => ({
