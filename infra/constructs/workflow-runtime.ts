@@ -394,6 +394,20 @@ export class WorkflowRuntime extends Construct {
       fn.addEnvironment(ENV.externalStateMachineArn, externalArn);
       this.externalStateMachine.grantStartExecution(fn);
     }
+    // An API start without an Idempotency-Key whose StartExecution may have happened (a throttle, a timeout)
+    // asks whether it did before ending the run (shared/runs/start-run.ts): DescribeExecution, authorized on the
+    // execution (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html),
+    // on the executions of the three machines the api starts, and no other (test/iam/start-describe.test.ts).
+    for (const machine of [
+      this.runStateMachine.stateMachine,
+      this.graphStateMachine.stateMachine,
+      this.externalStateMachine.stateMachine,
+    ])
+      acknowledgeGrantWildcards(
+        fns.api,
+        machine.grantExecution(fns.api, 'states:DescribeExecution'),
+        "An API start asks whether its run's execution exists after an uncertain StartExecution; the execution's name is the run id, known only at run time; scoped to executions of this state machine.",
+      );
     const engines = JSON.stringify(externalEnginesOf(props));
     for (const fn of [fns['workflow-write'], fns.external]) fn.addEnvironment(ENV.externalEngines, engines);
     fns.external

@@ -8,7 +8,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { GraphOperationError } from '../graph-run/operations.ts';
 import { GrantChangeError, JobNotFoundError, JobRejectedError } from '../jobs/errors.ts';
-import { WorkflowNotRunnableError } from '../runs/index.ts';
+import { RunNotStartedError, WorkflowNotRunnableError } from '../runs/index.ts';
 import {
   AlreadyExistsError,
   IdempotencyConflictError,
@@ -123,6 +123,14 @@ export function mapDomainError(error: unknown): ApiError | undefined {
     return notFound('workflow');
   }
   if (error instanceof GraphOperationError) return new ApiError(409, 'invalid_state', error.message);
+  // The run was created, its execution could not be started, and it was ended `failed` (shared/runs/start-run.ts).
+  if (error instanceof RunNotStartedError)
+    return new ApiError(
+      502,
+      'run_not_started',
+      `run ${error.runId} was created but its execution could not be started; the run was ended failed. Start again to start a new run.`,
+      { cause: error },
+    );
   if (error instanceof WorkflowConflictError || error instanceof RunConflictError) {
     return new ApiError(409, 'concurrent_update', 'it changed concurrently; reload and retry');
   }

@@ -4,6 +4,14 @@
  * dispatched but never settled, whose pending row is settled so, or "not executed" for one never
  * dispatched) so the transcript stays valid, gives an outstanding reservation back to the day, and records
  * the audit entries. Retries when a concurrent write moved the run; a run that already ended is returned.
+ *
+ * After the commit the run's final head is anchored into its owner's chain (and the owner's heads signed). By
+ * default a failed anchor fails the call: MarkFailed is retried by Step Functions, and its retry finds the run
+ * ended and anchors it (the terminal path below). A caller that must go on after the commit (a cancel, which
+ * still has an execution to stop) passes `anchorFailed`: the failure is reported to it and the run returned.
+ * The head is anchored later by the next ending call on the run (a repeated cancel, the ABORTED execution's
+ * event: shared/runs/execution-ended.ts), or, once it lost a round to another run of its owner and registered
+ * its head, by that owner's next group commit (shared/store/anchors.ts).
  */
 import type { TranscriptMessage } from '../schemas/message.ts';
 import { isTerminalRunStatus, type Run, type StopReason } from '../schemas/run.ts';
@@ -27,6 +35,13 @@ export type RunEnding = {
   audit: AuditInput[];
   /** Only end runs this accepts (e.g. the caller's own); others are returned as undefined. */
   accept?: (run: Run) => boolean;
+  /**
+   * Given, a failed anchor of the ended run (after its commit, or of a run found ended) is reported here and the
+   * run returned; absent, the error is thrown (the ending itself stays committed either way).
+   */
+  anchorFailed?: (run: Run, error: unknown) => void;
+  /** Rounds the anchor contends for the owner's chain head (RunStore.anchorRunHead); default: the store's. */
+  anchorAttempts?: number;
 };
 
 export async function endRun(
@@ -38,7 +53,7 @@ export async function endRun(
     if (!run || (ending.accept && !ending.accept(run))) return undefined;
     if (isTerminalRunStatus(run.status)) {
       // Ended before (by its turn, or a retried call): nothing more is written, so anchor its final head.
-      await deps.store.anchorRunHead(run, isoAt(deps.clock));
+      await anchorEnded(deps, ending, run);
       return run;
     }
     const messages = transcript ?? (await deps.store.listMessages(run.runId));
@@ -51,8 +66,9 @@ export async function endRun(
       : undefined;
     const unsettled = unsettledSpend(run);
     const handle = new RunHandle(run, deps);
+    let ended: Run;
     try {
-      await handle.commit({
+      ended = await handle.commit({
         ...(unsettled?.daySpend ? { daySpend: unsettled.daySpend } : {}),
         ...(unsettled?.graphSpend ? { graphSpend: unsettled.graphSpend } : {}),
         ...(closing && closing.settle.length > 0 ? { ledgerSettle: closing.settle } : {}),
@@ -95,13 +111,33 @@ export async function endRun(
           },
         ],
       });
-      await deps.store.anchorRunHead(handle.run, isoAt(deps.clock));
-      return handle.run;
     } catch (error) {
       // A settle racing this one (the turn recorded a result first) is a conflict like any other: re-read.
       const raced = error instanceof RunConflictError || error instanceof LedgerConflictError;
       if (!raced || attempt >= 5) throw error;
+      continue;
     }
+    // Committed: from here on nothing re-reads or commits again; an anchor failure is the anchor's alone.
+    await anchorEnded(deps, ending, ended);
+    return ended;
+  }
+}
+
+/** Anchors an ended run's head: a failure is thrown, or reported to `ending.anchorFailed` when given. */
+async function anchorEnded(
+  deps: { store: RunStore; clock: Clock },
+  ending: Pick<RunEnding, 'anchorFailed' | 'anchorAttempts'>,
+  run: Run,
+): Promise<void> {
+  try {
+    await deps.store.anchorRunHead(
+      run,
+      isoAt(deps.clock),
+      ...(ending.anchorAttempts === undefined ? [] : [{ maxAttempts: ending.anchorAttempts }]),
+    );
+  } catch (error) {
+    if (!ending.anchorFailed) throw error;
+    ending.anchorFailed(run, error);
   }
 }
 

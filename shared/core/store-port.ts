@@ -143,8 +143,12 @@ export interface RunStore {
   getDaySpendDetail(owner: string, workflowId: string, day: string): Promise<DaySpend>;
   /** A graph run's spend counter (its child runs' spend, consistent read); zeros before any child reserved. */
   getGraphSpendDetail(graphRunId: string): Promise<DaySpend>;
-  /** Seals the run's final audit head into its owner's anchor chain, once (idempotent). */
-  anchorRunHead(run: Run, at: string): Promise<unknown>;
+  /**
+   * Seals the run's final audit head into its owner's anchor chain, once (idempotent). `maxAttempts` bounds the
+   * rounds it contends for the owner's chain head (default: the store's, under 20 s of waiting): a caller that
+   * answers a client within a deadline gives up sooner, its head registered for the owner's next group commit.
+   */
+  anchorRunHead(run: Run, at: string, options?: { maxAttempts?: number }): Promise<unknown>;
   /** Applies a change atomically; throws RunConflictError, LedgerConflictError, ApprovalAlreadyDecidedError, DayBudgetExceededError, GraphBudgetExceededError or WorkflowHeadMovedError. */
   commit(change: RunChange): Promise<Run>;
 }

@@ -1,4 +1,15 @@
-/** Cancelling a run: a fenced transition to `cancelled`, then the execution is stopped. */
+/**
+ * Cancelling a run: a fenced transition to `cancelled`, then its execution is stopped and, for a graph run, its
+ * open steps closed (child runs cancelled, human tasks closed).
+ *
+ * The transition is the cancel: once it is committed, what follows is carried out whatever else fails. The
+ * anchor of the run's final head may fail (a contended owner chain, KMS refusing to sign): it is reported
+ * (`cancel anchor deferred`, a WARN log line) and the cancel goes on; the head is anchored later, by a repeated
+ * cancel, by the stopped execution's ABORTED event (shared/runs/execution-ended.ts) or, once the anchor lost a
+ * round to another run of the owner, by that owner's next group commit (shared/store/anchors.ts). The execution
+ * is stopped whenever the run is `cancelled`, a repeated cancel included (the first may have failed before its
+ * stop): stopping an execution that already ended is not an error (ExecutionsPort.stop).
+ */
 import { endRun } from '../core/end-run.ts';
 import type { Clock } from '../core/ports.ts';
 import { requestExternalCancel } from '../external/run/request-cancel.ts';
@@ -14,7 +25,27 @@ export type CancelRunDeps = {
   clock: Clock;
   /** Graph runs: what closes their steps (child runs, human tasks); without it their steps stay as they were. */
   graph?: Omit<GraphOperationsDeps, 'store' | 'executions' | 'clock'>;
+  /** Where a deferred anchor is reported; default: a structured WARN line on stderr (the function's log). */
+  anchorDeferred?: (run: Run, error: unknown) => void;
 };
+
+/**
+ * Rounds a cancel contends for its owner's anchor chain head before it defers the anchor (shared/store/anchors.ts:
+ * backoff capped at 5 × 2^attempt ms, so under 1.3 s of waiting in all): a cancel answers a client behind API
+ * Gateway's 29 s integration timeout
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html), a graph's cancel once per child run.
+ */
+export const CANCEL_ANCHOR_ATTEMPTS = 8;
+
+const logDeferred = (run: Run, error: unknown) =>
+  console.warn(
+    JSON.stringify({
+      level: 'WARN',
+      message: 'cancel anchor deferred',
+      runId: run.runId,
+      error: { name: (error as Error)?.name, message: (error as Error)?.message },
+    }),
+  );
 
 /** Cancels a run of `owner`. Returns undefined for a missing or foreign run; a finished run is returned as is. */
 export async function cancelRun(
@@ -28,24 +59,34 @@ export async function cancelRun(
   // An external run is cancelled through its engine by its own execution (shared/external/run/request-cancel.ts).
   if (before.kind === 'external' && !isTerminalRunStatus(before.status))
     return requestExternalCancel(deps, before, args.actor);
-  const run = await endRun(deps, {
-    runId: args.runId,
-    status: 'cancelled',
-    stopReason: 'cancelled',
-    why: 'the run was cancelled',
-    actor: args.actor,
-    audit: [{ type: 'cancel_requested', actor: args.actor, data: {} }],
-    accept: (candidate) => candidate.owner === args.owner,
-  });
-  // Stop the execution only when this call ended the run (a finished run has no execution to stop).
-  const executionArn = run && runExecutionArn(deps.executions, run);
-  if (run?.status === 'cancelled' && before.status !== 'cancelled' && executionArn) {
-    await deps.executions.stop(executionArn, 'cancelled by owner');
-  }
+  const run = await endRun(
+    { store: deps.store, clock: deps.clock },
+    {
+      runId: args.runId,
+      status: 'cancelled',
+      stopReason: 'cancelled',
+      why: 'the run was cancelled',
+      actor: args.actor,
+      audit: [{ type: 'cancel_requested', actor: args.actor, data: {} }],
+      accept: (candidate) => candidate.owner === args.owner,
+      anchorAttempts: CANCEL_ANCHOR_ATTEMPTS,
+      anchorFailed: deps.anchorDeferred ?? logDeferred,
+    },
+  );
+  if (run?.status !== 'cancelled') return run;
+  // Every step is tried, each failure after the others: a repeated cancel carries out what one left undone.
+  const failures: unknown[] = [];
+  // The execution, on every cancel of a cancelled run (a finished execution is not an error to stop).
+  const executionArn = runExecutionArn(deps.executions, run);
+  if (executionArn)
+    await deps.executions.stop(executionArn, 'cancelled by owner').catch((error) => failures.push(error));
   // A graph run: running child runs are cancelled too, waiting human tasks closed, open steps `cancelled`.
-  if (run?.status === 'cancelled' && run.kind === 'graph' && deps.graph) {
+  if (run.kind === 'graph' && deps.graph) {
     const ops = { ...deps.graph, store: deps.store, executions: deps.executions, clock: deps.clock };
-    await cancelGraphSteps(ops, run, (childRunId) => cancelRun(deps, { ...args, runId: childRunId }));
+    await cancelGraphSteps(ops, run, (childRunId) => cancelRun(deps, { ...args, runId: childRunId })).catch(
+      (error) => failures.push(error),
+    );
   }
+  if (failures.length > 0) throw failures[0];
   return run;
 }

@@ -112,10 +112,17 @@ export async function endRunOfEndedExecution(
     actor: 'system',
     audit: [{ type: 'error', actor: 'system', data: { ...error, executionArn: ended.executionArn } }],
     // Checked on the revision endRun commits against: a run that ended or moved to another execution is left.
+    // A run cancelled while this execution ran is the exception: its cancel stopped it (this event), and
+    // anchoring its head may have failed after the cancel committed (shared/runs/cancel-run.ts); endRun anchors
+    // a run it finds ended, once per head (shared/store/anchors.ts), and writes nothing else.
     accept: (candidate) => {
       open = !isTerminalRunStatus(candidate.status);
       // An external run's engine must be asked to cancel first: its own handler ends it (AbandonExternal).
-      return open && candidate.kind !== 'external' && isCurrentExecution(candidate, ended);
+      return (
+        (open || candidate.status === 'cancelled') &&
+        candidate.kind !== 'external' &&
+        isCurrentExecution(candidate, ended)
+      );
     },
   });
   return open ? run : undefined;

@@ -12,6 +12,11 @@ export interface ExecutionsPort {
   /** Stops a running execution; an already-finished one is not an error. */
   stop(executionArn: string, cause: string): Promise<void>;
   /**
+   * Whether the execution of this ARN exists (DescribeExecution): false only when Step Functions answers that it
+   * does not; any other failure is thrown. Absent on ports that cannot say.
+   */
+  exists?(executionArn: string): Promise<boolean>;
+  /**
    * The ARN execution `name` of the state machine for runs of `kind` has, or would have once started: on Step
    * Functions it is deterministic (`arn:<partition>:states:<region>:<account>:execution:<state machine>:<name>`,
    * https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html), so a run's first
@@ -40,5 +45,22 @@ export class ExecutionNotStartedError extends Error {
       `execution ${executionName} was not started: ${(options.cause as Error)?.message ?? options.cause}`,
       options,
     );
+  }
+}
+
+/**
+ * A run this call created could not be started and was ended `failed` (its turn 0 reservation given back in
+ * the same commit): no trigger can find it to start it again (it has no idempotency key). The caller is told
+ * the run's id; starting again starts a new run.
+ */
+export class RunNotStartedError extends Error {
+  override readonly name = 'RunNotStartedError';
+  readonly runId: string;
+  constructor(runId: string, options: { cause: unknown }) {
+    super(
+      `run ${runId} was ended failed: its execution could not be started (${(options.cause as Error)?.message ?? options.cause})`,
+      options,
+    );
+    this.runId = runId;
   }
 }

@@ -4,6 +4,7 @@
  */
 
 import { canonicalJson, sha256Hex } from '../audit/index.ts';
+import { isoAt } from '../core/engine.ts';
 import { type FirstTurnPlanning, reserveFirstTurn } from '../core/first-reservation.ts';
 import { prepareRun } from '../core/new-run.ts';
 import type { Clock, Ids } from '../core/ports.ts';
@@ -14,8 +15,9 @@ import { kindOf } from '../schemas/any-workflow.ts';
 import type { Run, TriggerProvenance } from '../schemas/run.ts';
 import { isAgentVersion } from '../schemas/workflow-record.ts';
 import type { DynamoStore, Idempotency, NewRun } from '../store/index.ts';
+import { CANCEL_ANCHOR_ATTEMPTS } from './cancel-run.ts';
 import { firstTurnPlanning } from './first-turn.ts';
-import { ExecutionNotStartedError, type ExecutionsPort } from './ports.ts';
+import { ExecutionNotStartedError, type ExecutionsPort, RunNotStartedError } from './ports.ts';
 
 /** Idempotency markers of API starts are kept for a week; a key reused after that starts a new run. */
 export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
@@ -149,9 +151,9 @@ export async function launchRun(
   try {
     ({ executionArn } = await startExecutionFor(deps.executions, run));
   } catch (error) {
-    if (created && !idempotency && error instanceof ExecutionNotStartedError)
-      await releaseFirstTurn(deps, run);
-    throw error;
+    // With a key (or found again), a retried trigger starts it; without one, nothing would: settled here.
+    if (!created || idempotency) throw error;
+    ({ executionArn } = await settleFirstStart(deps, run, error));
   }
   // The ARN the port derives for the run's name is the one started: nothing to record.
   if (deps.executions.arnOf?.(run.kind, run.runId) === executionArn) return { run, created };
@@ -168,20 +170,95 @@ export async function launchRun(
   }
 }
 
+/** How many more times a first start that failed without a refusal is tried (StartExecution, by name). */
+export const START_RETRIES = 2;
+
 /**
- * Gives back turn 0's reservation of a run this call created without an idempotency key and whose first
- * execution was refused: no trigger can find the run to start it again, and no execution named after it
- * exists, so nothing can spend it. (With a key, a retried trigger may be starting that execution: it stays.)
- * Best effort: a failed release leaves it counted, never free.
+ * A run this call created without an idempotency key whose first start failed: no trigger can find it to start
+ * it again, so it is settled here. A start that may have happened (a throttle, a timeout, a 5xx) is tried again:
+ * StartExecution of a Standard workflow is idempotent by name and input ("If StartExecution is called with the
+ * same name and input as a running execution, the call succeeds and return the same response as the original
+ * request", and a closed execution of that name answers ExecutionAlreadyExists, which the port takes as started:
+ * https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html). If no attempt
+ * started it, DescribeExecution on the ARN it would have (ExecutionsPort.arnOf) says whether an earlier one did
+ * (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html: ExecutionDoesNotExist).
+ * A run whose execution does not exist (a refusal: ExecutionNotStartedError, or the describe's answer) is
+ * ended `failed` in one commit with turn 0's reservation given back, and RunNotStartedError names it. When
+ * nothing can say (the describe failed too, or the port cannot describe) the run stays `pending`, its
+ * reservation counted, and the start's error is thrown (docs/api.md, the remaining window).
  */
-async function releaseFirstTurn(deps: StartRunDeps, run: Run): Promise<void> {
-  const held = run.reservation;
-  if (!held?.ahead || !('executionName' in held.ahead) || held.turn !== run.turn) return;
-  try {
-    await new RunHandle(run, deps).commit(releasePart(run, held, { unused: true, notStarted: true }));
-  } catch {
-    // Counted as reserved on its day: the conservative side.
+async function settleFirstStart(
+  deps: StartRunDeps,
+  run: Run,
+  error: unknown,
+): Promise<{ executionArn: string }> {
+  let last = error;
+  for (let retry = 1; retry <= START_RETRIES && !(last instanceof ExecutionNotStartedError); retry++) {
+    try {
+      return await startExecutionFor(deps.executions, run);
+    } catch (again) {
+      last = again;
+    }
   }
+  // Refused at the first attempt: no execution of that name exists (ExecutionsPort.start). After an uncertain
+  // attempt, even a refusal is checked: the uncertain one may have started it.
+  if (!(error instanceof ExecutionNotStartedError)) {
+    const arn = deps.executions.arnOf?.(run.kind, run.runId);
+    const exists =
+      arn && deps.executions.exists ? await deps.executions.exists(arn).catch(() => undefined) : undefined;
+    if (arn && exists === true) return { executionArn: arn };
+    if (exists !== false) throw last;
+  }
+  if (!(await endUnstarted(deps, run, last))) throw last;
+  throw new RunNotStartedError(run.runId, { cause: last });
+}
+
+/**
+ * Ends a run whose first execution does not exist `failed` (stop reason `error`, the error naming the start's
+ * failure), giving back turn 0's reservation in the same commit: no execution named after it exists, so nothing
+ * can spend it. A conflict (the run moved: only its execution moves a pending run) leaves it as it is. The
+ * final head is anchored, best effort: a failure leaves it for a later anchor of the owner's chain.
+ */
+async function endUnstarted(deps: StartRunDeps, run: Run, cause: unknown): Promise<boolean> {
+  const held = run.reservation;
+  const release =
+    held?.ahead && 'executionName' in held.ahead && held.turn === run.turn
+      ? releasePart(run, held, { unused: true, notStarted: true })
+      : undefined;
+  const reason = cause as { name?: unknown; message?: unknown } | undefined;
+  const error = {
+    name: 'ExecutionNotStarted',
+    message: `the run's execution could not be started: ${String(reason?.name ?? 'Error')}: ${String(reason?.message ?? cause).slice(0, 500)}`,
+  };
+  const at = isoAt(deps.clock);
+  let ended: Run;
+  try {
+    ended = await new RunHandle(run, deps).commit({
+      ...(release ?? {}),
+      next: (current) => ({
+        ...(release?.next ? release.next(current) : current),
+        status: 'failed',
+        stopReason: 'error',
+        error,
+        endedAt: at,
+        lastNext: 'failed',
+      }),
+      audit: [
+        ...(release?.audit ?? []),
+        { type: 'error', actor: 'system', data: error },
+        {
+          type: 'status_changed',
+          actor: 'system',
+          data: { from: run.status, to: 'failed', stopReason: 'error' },
+        },
+      ],
+    });
+  } catch (conflict) {
+    if (conflict instanceof RunConflictError) return false;
+    throw conflict;
+  }
+  await deps.store.anchorRunHead(ended, at, { maxAttempts: CANCEL_ANCHOR_ATTEMPTS }).catch(() => undefined);
+  return true;
 }
 
 async function recordArn(deps: StartRunDeps, run: Run, executionArn: string): Promise<Run> {

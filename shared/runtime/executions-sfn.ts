@@ -1,5 +1,6 @@
 /** ExecutionsPort on Step Functions (AWS, or the local stack's Step Functions endpoint). */
 import {
+  DescribeExecutionCommand,
   ExecutionAlreadyExists,
   ExecutionDoesNotExist,
   ExecutionLimitExceeded,
@@ -117,5 +118,17 @@ export function sfnExecutions(
       return machine === undefined ? undefined : executionArnOf(machine, name);
     },
     stop: sfnExecutionStops(client).stop,
+    // An API start whose StartExecution may have happened asks whether it did (shared/runs/start-run.ts):
+    // ExecutionDoesNotExist is the documented answer for none
+    // (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html#API_DescribeExecution_Errors).
+    async exists(executionArn) {
+      try {
+        await client.send(new DescribeExecutionCommand({ executionArn }));
+        return true;
+      } catch (error) {
+        if (error instanceof ExecutionDoesNotExist) return false;
+        throw error;
+      }
+    },
   };
 }

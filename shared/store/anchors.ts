@@ -42,7 +42,14 @@ const MAX_ATTEMPTS = 25;
 const BACKOFF = { baseMs: 5, capMs: 1000 };
 
 /** Anchors the run's current audit head into its owner's chain, once per head. Returns the anchor. */
-export async function anchorRunHead(ctx: StoreContext, run: Run, at: string): Promise<OwnerAnchor> {
+export async function anchorRunHead(
+  ctx: StoreContext,
+  run: Run,
+  at: string,
+  // A caller answering within a deadline (the api's cancel) tries fewer rounds; once it lost one, its head is
+  // registered, and the owner's next group commit anchors it if this call gives up.
+  { maxAttempts = MAX_ATTEMPTS }: { maxAttempts?: number } = {},
+): Promise<OwnerAnchor> {
   const input: OwnerAnchorInput = {
     owner: run.owner,
     at,
@@ -78,8 +85,11 @@ export async function anchorRunHead(ctx: StoreContext, run: Run, at: string): Pr
       }
     } catch (error) {
       // Another run of the same owner won the head (or this one did, concurrently): wait, then read again.
-      if (!(error instanceof TransactionCanceledException) || attempt >= MAX_ATTEMPTS) throw error;
-      if (alone) await registerQuietly(ctx, input, marker?.anchorSeq);
+      if (alone) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        await registerQuietly(ctx, input, marker?.anchorSeq);
+      }
+      if (!(error instanceof TransactionCanceledException) || attempt >= maxAttempts) throw error;
       grouping = true;
     }
     await backOff(attempt, BACKOFF);

@@ -144,8 +144,8 @@ export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
   getRunWithApprovals(runId: string, approvalIds: readonly string[]) {
     return getRunWithApprovals(this.ctx, runId, approvalIds);
   }
-  async anchorRunHead(run: Run, at: string) {
-    const anchor = await anchorRunHead(this.ctx, run, at);
+  async anchorRunHead(run: Run, at: string, options?: { maxAttempts?: number }) {
+    const anchor = await anchorRunHead(this.ctx, run, at, options);
     await this.signOwnerHeads(run.owner, at);
     return anchor;
   }

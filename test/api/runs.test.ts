@@ -228,7 +228,7 @@ describe('Run routes', () => {
   });
 
   describe('POST /v1/runs/:id/cancel', () => {
-    it('cancels a run and stops its execution; a second cancel returns it as it is', async () => {
+    it('cancels a run and stops its execution; a second cancel returns it as it is and stops it again', async () => {
       const { workflowId } = await newWorkflow();
       const run = (await h.alice.post(`/v1/workflows/${workflowId}/runs`, {})).body.run;
       const reply = await h.alice.post(`/v1/runs/${run.runId}/cancel`);
@@ -240,8 +240,9 @@ describe('Run routes', () => {
       });
       const stops = h.executions.stops.length;
       const again = await h.alice.post(`/v1/runs/${run.runId}/cancel`);
-      expect(again.body.run.status).toBe('cancelled');
-      expect(h.executions.stops.length).toBe(stops);
+      expect(again.body.run).toMatchObject({ status: 'cancelled', rev: reply.body.run.rev });
+      // Stopped again: a first cancel that failed after its commit is completed by repeating it.
+      expect(h.executions.stops.length).toBe(stops + 1);
       const audit = await h.alice.get(`/v1/runs/${run.runId}/audit`);
       expect(audit.body.entries.map((entry: { actor: string }) => entry.actor)).toContain(
         'owner:alice@laptop',
