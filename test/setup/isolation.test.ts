@@ -41,13 +41,15 @@ write({
   'test/a/env-assign.test.ts': "process.env['AWS_REGION'] = 'eu-west-1';\n",
   'test/a/env-delete.test.ts': 'delete process.env.AWS_REGION;\n',
   'test/a/env-read.test.ts': "const region = process.env.AWS_REGION === 'x';\n",
+  'test/a/folder.test.ts': "// A folder is named here, as in a comment: import '../support/';\n",
   'test/a/via-support.test.ts': "import { x } from '../support/env.ts';\n",
-  'test/a/computed-import.test.ts': 'const m = await import("../../" + name);\n',
+  'test/a/computed-import.test.ts': "const target = '../../x.ts';\nconst m = await import(target);\n",
 });
 
 describe('Which test files share a module cache', () => {
   it('shares a file whose graph holds pure modules only, and one that only reads the environment', () => {
     expect(isolationOf(root, 'test/a/pure.test.ts').reasons).toEqual([]);
+    expect(isolationOf(root, 'test/a/folder.test.ts').reasons).toEqual([]);
     expect(isolationOf(root, 'test/a/env-read.test.ts').reasons).toEqual([]);
   });
 
@@ -84,7 +86,7 @@ describe('Which test files share a module cache', () => {
 
   it('splits every test file into exactly one project', () => {
     const { isolated, shared } = splitByIsolation(root);
-    expect(shared).toEqual(['test/a/env-read.test.ts', 'test/a/pure.test.ts']);
+    expect(shared).toEqual(['test/a/env-read.test.ts', 'test/a/folder.test.ts', 'test/a/pure.test.ts']);
     expect(isolated).toHaveLength(12);
   });
 

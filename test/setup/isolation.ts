@@ -14,7 +14,7 @@
  *
  * The scan is textual and errs towards isolation: a file it cannot read, or a hazard in a comment, isolates.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const STATEFUL_MODULES: readonly RegExp[] = [
@@ -45,7 +45,8 @@ function importsOf(root: string, file: string, cache: Map<string, string[]>): st
   const found: string[] = [];
   for (const match of text.matchAll(IMPORT)) {
     const target = resolve(root, dirname(file), match[1]!);
-    if (existsSync(target)) found.push(relative(root, target));
+    // Files only: a specifier that names a folder or nothing (text in a comment or a string) is no module.
+    if (statSync(target, { throwIfNoEntry: false })?.isFile()) found.push(relative(root, target));
   }
   cache.set(file, found);
   return found;
