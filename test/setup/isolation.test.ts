@@ -26,6 +26,7 @@ write({
   'shared/api/uses-store.ts': "export * from '../runtime/aws/store.ts';\n",
   'functions/handler.ts':
     "import { one } from '../shared/core/pure.ts';\nexport const handler = () => one;\n",
+  'shared/local/http.ts': "import { serve } from '@hono/node-server';\nexport const up = () => serve;\n",
   'test/model/helpers.ts': "import { afterEach } from 'vitest';\nafterEach(() => undefined);\n",
   'test/support/pure.ts': "export { one } from '../../shared/core/pure.ts';\n",
   'test/support/env.ts': "process.env.WF_X = 'y';\nexport const x = 1;\n",
@@ -34,6 +35,7 @@ write({
   'test/a/telemetry.test.ts': "const t = await import('../../shared/runtime/telemetry.ts');\n",
   'test/a/handler.test.ts': "import { handler } from '../../functions/handler.ts';\n",
   'test/a/helpers.test.ts': "import { scripted } from '../model/helpers.ts';\n",
+  'test/a/serves.test.ts': "import { up } from '../../shared/local/http.ts';\n",
   'test/a/mock.test.ts': "import { vi } from 'vitest';\nvi.mock('node:fs');\n",
   'test/a/spy.test.ts': "import { vi } from 'vitest';\nvi.spyOn(console, 'log');\n",
   'test/a/stub-env.test.ts': "import { vi } from 'vitest';\nvi.stubEnv('A', 'b');\n",
@@ -63,6 +65,12 @@ describe('Which test files share a module cache', () => {
     expect(isolationOf(root, 'test/a/handler.test.ts').reasons).toEqual(['reaches functions/handler.ts']);
   });
 
+  it('isolates a file that reaches a module serving with @hono/node-server (it replaces the global Response)', () => {
+    expect(isolationOf(root, 'test/a/serves.test.ts').reasons).toEqual([
+      "shared/local/http.ts: from '@hono/node-server'",
+    ]);
+  });
+
   it('isolates a file whose support module registers hooks at its top level', () => {
     expect(isolationOf(root, 'test/a/helpers.test.ts').reasons).toEqual(['reaches test/model/helpers.ts']);
   });
@@ -87,7 +95,7 @@ describe('Which test files share a module cache', () => {
   it('splits every test file into exactly one project', () => {
     const { isolated, shared } = splitByIsolation(root);
     expect(shared).toEqual(['test/a/env-read.test.ts', 'test/a/folder.test.ts', 'test/a/pure.test.ts']);
-    expect(isolated).toHaveLength(12);
+    expect(isolated).toHaveLength(13);
   });
 
   it('isolates the files of this project known to stub the environment or reach the runtime singletons', () => {

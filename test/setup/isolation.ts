@@ -9,6 +9,7 @@
  *   (`shared/runtime/aws/*`, `shared/runtime/telemetry.ts`), or a Lambda handler (`functions/*`, which use them);
  * - a support module that registers hooks at its top level (`test/model/helpers.ts`: evaluated once, its
  *   `afterEach` would only serve the first file of a worker);
+ * - a module that imports @hono/node-server (serving replaces the global `Request` and `Response`);
  * or when the test file or a test support module it reaches mocks, spies, stubs the environment or globals,
  * fakes timers, assigns or deletes `process.env` entries, or imports a computed path (the graph cannot follow it).
  *
@@ -23,6 +24,13 @@ const STATEFUL_MODULES: readonly RegExp[] = [
   /^functions\//,
   /^test\/model\/helpers\.ts$/,
 ];
+
+/**
+ * Imports that change process globals when used, in any module: @hono/node-server's `serve` (its
+ * `getRequestListener`) replaces the global `Request` and `Response` with its own unless told not to, and a file
+ * run after it in the same worker would see them (test/egress/bodies.test.ts derived another Content-Type).
+ */
+const GLOBAL_PATCHERS: readonly RegExp[] = [/\bfrom\s*['"]@hono\/node-server['"/]/];
 
 const HAZARDS: readonly RegExp[] = [
   /\bvi\s*\.\s*(mock|doMock|unmock|stubEnv|stubGlobal|spyOn|useFakeTimers|resetModules|hoisted)\b/,
@@ -73,14 +81,18 @@ export function isolationOf(root: string, file: string, cache = new Map<string, 
       reasons.push(`reaches ${module}`);
       continue;
     }
+    let text: string;
+    try {
+      text = readFileSync(join(root, module), 'utf8');
+    } catch {
+      reasons.push(`cannot read ${module}`);
+      continue;
+    }
+    for (const patcher of GLOBAL_PATCHERS) {
+      const match = patcher.exec(text);
+      if (match) reasons.push(`${module}: ${match[0]}`);
+    }
     if (module.startsWith('test/')) {
-      let text: string;
-      try {
-        text = readFileSync(join(root, module), 'utf8');
-      } catch {
-        reasons.push(`cannot read ${module}`);
-        continue;
-      }
       for (const hazard of HAZARDS) {
         const match = hazard.exec(text);
         if (match) reasons.push(`${module}: ${match[0]}`);
