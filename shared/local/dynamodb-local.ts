@@ -63,9 +63,13 @@ function dynamoDbLocalJar(): { dir: string } {
   return { dir: join(dir, 'lib', release) };
 }
 
-/** Spawns DynamoDB Local; `path` keeps data on disk, otherwise it lives in memory. */
+/**
+ * Spawns DynamoDB Local; `path` keeps data on disk, otherwise it lives in memory. `startTimeoutMs` (default 30 s)
+ * bounds the wait for its first answer: the JVM's start is CPU-bound, and on a 2-core machine shared by several
+ * test runs it took longer than 30 s (the test run's global setup allows more, test/setup/dynamodb-local.ts).
+ */
 export async function startDynamoDbLocal(
-  options: { path?: string; port?: number } = {},
+  options: { path?: string; port?: number; startTimeoutMs?: number } = {},
 ): Promise<DynamoDbLocal> {
   assertJava();
   const port = options.port ?? (await freePort());
@@ -94,7 +98,8 @@ export async function startDynamoDbLocal(
     stderr += chunk.toString();
   });
   const endpoint = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
+  const deadline = Date.now() + startTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
       throw new Error(`DynamoDB Local exited with ${child.exitCode}: ${stderr.trim()}`);
@@ -107,7 +112,9 @@ export async function startDynamoDbLocal(
   }
   if (Date.now() >= deadline) {
     child.kill('SIGKILL');
-    throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s: ${stderr.trim()}`);
+    throw new Error(
+      `DynamoDB Local did not answer on ${endpoint} within ${startTimeoutMs / 1000} s: ${stderr.trim()}`,
+    );
   }
   return {
     endpoint,

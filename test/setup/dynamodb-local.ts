@@ -14,7 +14,9 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  const local = await startDynamoDbLocal();
+  // Up to 3 minutes to start: the JVM's start is CPU-bound, and a loaded shared machine (load average 18 on 2
+  // cores) took more than the default 30 s; the whole run waits on this one process, so waiting beats failing.
+  const local = await startDynamoDbLocal({ startTimeoutMs: 180_000 });
   const tableName = 'wf-test';
   const client = new DynamoDBClient({
     endpoint: local.endpoint,
