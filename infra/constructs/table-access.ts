@@ -53,8 +53,10 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // day ceiling adds the reservation to the day's counter in the creation's transaction, an Update action
   // (UpdateItem; shared/core/first-reservation.ts).
   'start-run': [READ, WRITE, UPDATE],
-  // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries).
-  'jobs-sweep': [READ, WRITE, UPDATE, QUERY, DELETE],
+  // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries). A job
+  // cancelled while it was being started has its run cancelled here, which anchors the run's head as Deliver
+  // does (a pending anchor under contention: ConditionCheckItem).
+  'jobs-sweep': [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // The jobs MCP server: the same job operations as the api's /v1/jobs (admission, queue, cancel).
   // A cancel anchors the run's head as Deliver does (a pending anchor under contention: ConditionCheckItem).
   mcp: [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],

@@ -324,6 +324,9 @@ export class WorkflowRuntime extends Construct {
     // starts queued ones (docs/jobs.md).
     fns['jobs-sweep'].addEnvironment(ENV.stateMachineArn, stateMachineArn);
     this.runStateMachine.grantStartExecution(fns['jobs-sweep']);
+    // A job cancelled while the sweep was starting it has its run cancelled by the sweep (shared/jobs/lifecycle.ts,
+    // startJobRun → cancelRun), which stops the run's execution.
+    this.runStateMachine.grantStopExecution(fns['jobs-sweep']);
     this.jobsSweep = new JobsSweep(this, 'JobsSweep', {
       sweepFunction: fns['jobs-sweep'].function,
       runStateMachine: this.runStateMachine.stateMachine,

@@ -121,6 +121,9 @@ export function sfnExecutions(
     // An API start whose StartExecution may have happened asks whether it did (shared/runs/start-run.ts):
     // ExecutionDoesNotExist is the documented answer for none
     // (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html#API_DescribeExecution_Errors).
+    // DescribeExecution is eventually consistent ("may not reflect very recent updates", same page), so "none"
+    // can be stale for an execution that just started. That is safe: the run is then ended, and the
+    // execution's first turn finds it terminal and returns before any model call (shared/core/turn.ts).
     async exists(executionArn) {
       try {
         await client.send(new DescribeExecutionCommand({ executionArn }));

@@ -71,6 +71,11 @@ const DROPPED_CONNECTION = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'];
 /** Cancellation reasons that say "busy", not "refused": no condition failed, nothing was wrong with the items. */
 const BUSY_REASONS = ['TransactionConflict', 'ThrottlingError', 'None'];
 
+/** A transaction cancelled by a conflict with another transaction, and by nothing else (no condition, no throttle). */
+export const isConflictOnly = (reasons: readonly { Code?: string | undefined }[]): boolean =>
+  reasons.some((reason) => reason.Code === 'TransactionConflict') &&
+  reasons.every((reason) => reason.Code === 'TransactionConflict' || (reason.Code ?? 'None') === 'None');
+
 /**
  * A store call (never another service's) that failed only because DynamoDB, or the way to it, was busy or
  * briefly away, after the SDK's own retries: throttling, DynamoDB's 5xx (InternalServerError, ServiceUnavailable: "OK to retry"), a

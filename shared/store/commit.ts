@@ -10,7 +10,7 @@ import type { RunChange } from '../core/store-port.ts';
 import { canTransition, type Run } from '../schemas/run.ts';
 import { auditItems } from './audit-items.ts';
 import { backOff } from './backoff.ts';
-import { isThrottle, type StoreContext } from './client.ts';
+import { isConflictOnly, isThrottle, type StoreContext } from './client.ts';
 import { daySpendUpdate, graphSpendUpdate } from './day-spend-item.ts';
 import {
   ApprovalAlreadyDecidedError,
@@ -211,11 +211,6 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
 /** Sends of one commit cancelled only by conflicts with other transactions, before it counts as busy. */
 const COMMIT_CONFLICT_ATTEMPTS = 4;
 const COMMIT_CONFLICT_BACKOFF = { baseMs: 25, capMs: 400 };
-
-/** Cancelled by a conflict with another transaction, and by nothing else (no condition, no throttle). */
-const isConflictOnly = (reasons: readonly { Code?: string | undefined }[]): boolean =>
-  reasons.some((reason) => reason.Code === 'TransactionConflict') &&
-  reasons.every((reason) => reason.Code === 'TransactionConflict' || (reason.Code ?? 'None') === 'None');
 
 /**
  * The workflow head as a condition of the transaction (a ConditionCheck item: no item is written, and no

@@ -96,13 +96,20 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
       "A graph's agent child runs are stopped when the graph fails (mark-failed), those of agent steps whose wait timed out included: shared/graph-run/end-children.ts. The flow drives neither failure; test/iam/child-run-stop.test.ts simulates the grant (run-machine executions only) and test/graph/end-children.test.ts, test/graph/agent-wait-timeout.test.ts drive the calls (https://docs.aws.amazon.com/step-functions/latest/apireference/API_StopExecution.html).",
   })),
   {
+    fn: 'jobs-sweep',
+    action: 'states:StopExecution',
+    reason:
+      'A job cancelled while the sweep was starting it (cancelRequested on a starting job) has its run cancelled by the sweep: shared/jobs/lifecycle.ts startJobRun → shared/runs/cancel-run.ts, which stops the execution. The flow drives no such race; test/jobs/cancel-starting.test.ts drives the calls (https://docs.aws.amazon.com/step-functions/latest/apireference/API_StopExecution.html).',
+  },
+  {
     fn: 'api',
     action: 'states:DescribeExecution',
     reason:
       'An API start without an Idempotency-Key whose StartExecution may have happened (throttled or timed out past its retries) asks whether the execution exists before ending the run (shared/runs/start-run.ts). The flow drives no failed start; test/iam/start-describe.test.ts simulates the grant and test/runs/first-turn-start.test.ts drives the call (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html).',
   },
-  // External's own commits check the live head (recorded by the flow), so its anchoring need is not listed.
-  ...['deliver', 'mark-failed', 'api', 'mcp'].map((fn) => ({
+  // External's own commits check the live head, and the api's trigger sync fences the trigger index on the
+  // workflow head's rev (both recorded by the flow), so their anchoring need is not listed.
+  ...['deliver', 'mark-failed', 'mcp', 'jobs-sweep'].map((fn) => ({
     fn,
     action: 'dynamodb:ConditionCheckItem',
     reason:
