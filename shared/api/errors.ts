@@ -8,7 +8,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { GraphOperationError } from '../graph-run/operations.ts';
 import { GrantChangeError, JobNotFoundError, JobRejectedError } from '../jobs/errors.ts';
-import { RunNotStartedError, WorkflowNotRunnableError } from '../runs/index.ts';
+import { RunInputTooLargeError, RunNotStartedError, WorkflowNotRunnableError } from '../runs/index.ts';
 import {
   AlreadyExistsError,
   IdempotencyConflictError,
@@ -115,6 +115,8 @@ export function mapDomainError(error: unknown): ApiError | undefined {
       },
     );
   }
+  if (error instanceof RunInputTooLargeError)
+    return invalid([{ path: 'input', message: error.message }], 'the input is too large for this workflow');
   if (error instanceof WorkflowNotRunnableError) {
     if (error.reason === 'disabled')
       return new ApiError(409, 'workflow_disabled', 'the workflow is disabled; enable it to start runs');

@@ -6,13 +6,14 @@
  * Finish check the graph workflow's live policy before each side effect (external/run/live-policy.ts: the same
  * node of the latest graph version caps the node's mode; disabled, deleted or gone → the child ends `denied`).
  */
+import { MAX_EXTERNAL_PAYLOAD_BYTES } from '../external/run/key.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import { renderArgs } from './expressions.ts';
 import type { ExternalTaskNode } from './external-view.ts';
 import type { RunData } from './run-data.ts';
 
 /** The rendered payload is stored on the step and the child run: it must leave room in their items. */
-export const MAX_EXTERNAL_PAYLOAD_BYTES = 64 * 1024;
+export { MAX_EXTERNAL_PAYLOAD_BYTES };
 
 /**
  * The wait outlasts the child's own deadline (`timeoutSeconds`) by this much: at its deadline the child cancels

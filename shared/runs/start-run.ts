@@ -11,6 +11,7 @@ import type { Clock, Ids } from '../core/ports.ts';
 import { releasePart } from '../core/reservation-parts.ts';
 import { RunHandle } from '../core/run-handle.ts';
 import { RunConflictError } from '../core/store-errors.ts';
+import { externalPayloadFor, MAX_EXTERNAL_PAYLOAD_BYTES } from '../external/run/key.ts';
 import { kindOf } from '../schemas/any-workflow.ts';
 import type { Run, TriggerProvenance } from '../schemas/run.ts';
 import { isAgentVersion } from '../schemas/workflow-record.ts';
@@ -43,6 +44,20 @@ export type StartRunDeps = {
   /** What turn 0's reservation is estimated from (first-turn.ts); default: the engine's defaults. */
   firstTurn?: FirstTurnPlanning;
 };
+
+/** The run's input is more than its workflow's kind can store (an external run's payload carries it). */
+export class RunInputTooLargeError extends Error {
+  readonly bytes: number;
+  readonly limit: number;
+  constructor(bytes: number, limit: number) {
+    super(
+      `is ${bytes} bytes in the external engine's payload (as UTF-8 JSON, with the workflow's payload); an external run's payload is at most ${limit}`,
+    );
+    this.name = 'RunInputTooLargeError';
+    this.bytes = bytes;
+    this.limit = limit;
+  }
+}
 
 export class WorkflowNotRunnableError extends Error {
   readonly reason: 'not_found' | 'disabled' | 'not_runnable_kind' | 'mode_off';
@@ -103,6 +118,16 @@ export async function startRun(
   // An external workflow in mode `off` is saved but not run (docs/external-engines.md, modes).
   if (version.definition.kind === 'external' && version.definition.mode === 'off')
     throw new WorkflowNotRunnableError(request.workflowId, 'mode_off', "its mode is 'off'");
+  // An external run stores its payload (the workflow's payload with this input) on its run item, beside the input
+  // and the result: refused here, before anything is written, rather than failing a commit once the engine ran.
+  if (version.definition.kind === 'external') {
+    const bytes = Buffer.byteLength(
+      JSON.stringify(externalPayloadFor(version.definition, request.input)),
+      'utf8',
+    );
+    if (bytes > MAX_EXTERNAL_PAYLOAD_BYTES)
+      throw new RunInputTooLargeError(bytes, MAX_EXTERNAL_PAYLOAD_BYTES);
+  }
   const created = prepareRun({
     version,
     trigger: request.trigger,

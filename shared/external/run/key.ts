@@ -9,6 +9,15 @@ import type { ExternalDefinition } from '../definition.ts';
 /** `run_…` ids carry `_`, which keys (`^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$`) do not allow. */
 export const executionKeyFor = (runId: string): string => `wf-${runId.replace(/_/g, '-')}`;
 
+/**
+ * The largest payload an external run sends, as UTF-8 JSON. It is stored on the run item (`external.payload`) and,
+ * for a graph step, on the step and the child run's input as well, beside the result text (up to 64 KiB) and the
+ * run's own input: this cap keeps those items well under DynamoDB's 400 KB item limit
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html). A graph step's rendered
+ * payload past it fails the step (graph-run/external-start.ts); a run's start past it is refused (runs/start-run.ts).
+ */
+export const MAX_EXTERNAL_PAYLOAD_BYTES = 64 * 1024;
+
 /** The payload sent to the engine: the workflow's `payload` with the run input under `input`. */
 export function externalPayloadFor(
   definition: Pick<ExternalDefinition, 'payload'>,
