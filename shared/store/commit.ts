@@ -5,11 +5,10 @@
  * of it.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { RunChange } from '../core/store-port.ts';
 import { canTransition, type Run } from '../schemas/run.ts';
 import { auditItems } from './audit-items.ts';
-import { backOff } from './backoff.ts';
 import { isConflictOnly, isThrottle, type StoreContext } from './client.ts';
 import { daySpendUpdate, graphSpendUpdate } from './day-spend-item.ts';
 import {
@@ -27,6 +26,7 @@ import { indexKeys, keys } from './keys.ts';
 import { messageItems } from './message-items.ts';
 import { sealAuditInputs } from './seal.ts';
 import { stepWriteItem } from './steps.ts';
+import { transactRetryingConflicts } from './transact-retry.ts';
 import { assertTransactionFits } from './transaction-limits.ts';
 
 type TransactItem = NonNullable<
@@ -172,45 +172,30 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
   if (change.liveHead) items.push(liveHeadCheck(T, change.liveHead));
   const transact = items.map((labeled) => labeled.item);
   assertTransactionFits(transact);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await ctx.doc.send(new TransactWriteCommand({ TransactItems: transact }));
-      return next;
-    } catch (error) {
-      if (error instanceof TransactionCanceledException) {
-        const reasons = error.CancellationReasons ?? [];
-        // Report the most specific failed condition: a decided approval or settled row before a run conflict.
-        const failed = reasons
-          .map((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? items[index] : undefined))
-          .filter((labeled): labeled is Labeled => labeled !== undefined);
-        const specific = failed.find((labeled) => labeled !== items[0]) ?? failed[0];
-        if (specific) throw specific.onConditionFailed();
-        if (reasons.some((reason) => reason.Code === 'ThrottlingError'))
-          throw new StoreThrottledError({ cause: error });
-        if (isConflictOnly(reasons)) {
-          // Another transaction in flight touched one of these items (a shared counter: the day's spend, a
-          // graph run's budget); no condition failed and nothing was written, so the same transaction may be
-          // sent again, after a jittered wait so the contenders do not meet again in lockstep
-          // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling).
-          // Past the attempts it is a busy store, which every caller retries (StoreThrottledError is one of
-          // the state machines' retryable errors), never a lost fence: the run's revision did not move.
-          if (attempt < COMMIT_CONFLICT_ATTEMPTS) {
-            await backOff(attempt, COMMIT_CONFLICT_BACKOFF);
-            continue;
-          }
-          throw new StoreThrottledError({ cause: error });
-        }
-        throw new RunConflictError(run.runId, run.rev, { cause: error });
-      }
-      if (isThrottle(error)) throw new StoreThrottledError({ cause: error });
-      throw error;
+  try {
+    // A cancellation only by conflicts with other transactions (a shared counter: the day's spend, a graph run's
+    // budget) is sent again a few times first (transact-retry.ts).
+    await transactRetryingConflicts(ctx, transact);
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      const reasons = error.CancellationReasons ?? [];
+      // Report the most specific failed condition: a decided approval or settled row before a run conflict.
+      const failed = reasons
+        .map((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? items[index] : undefined))
+        .filter((labeled): labeled is Labeled => labeled !== undefined);
+      const specific = failed.find((labeled) => labeled !== items[0]) ?? failed[0];
+      if (specific) throw specific.onConditionFailed();
+      // Still conflicting after its sends: a busy store, which every caller retries (StoreThrottledError is one
+      // of the state machines' retryable errors), never a lost fence: the run's revision did not move.
+      if (reasons.some((reason) => reason.Code === 'ThrottlingError') || isConflictOnly(reasons))
+        throw new StoreThrottledError({ cause: error });
+      throw new RunConflictError(run.runId, run.rev, { cause: error });
     }
+    if (isThrottle(error)) throw new StoreThrottledError({ cause: error });
+    throw error;
   }
+  return next;
 }
-
-/** Sends of one commit cancelled only by conflicts with other transactions, before it counts as busy. */
-const COMMIT_CONFLICT_ATTEMPTS = 4;
-const COMMIT_CONFLICT_BACKOFF = { baseMs: 25, capMs: 400 };
 
 /**
  * The workflow head as a condition of the transaction (a ConditionCheck item: no item is written, and no

@@ -12,16 +12,16 @@
  * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ConditionCheck.html
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { OwnerIdSchema } from '../schemas/common.ts';
 import { EventTriggerSchema, ScheduleTriggerSchema } from '../schemas/trigger.ts';
 import { WorkflowIdSchema } from '../schemas/workflow-record.ts';
 import * as z from '../zod.ts';
-import { backOff } from './backoff.ts';
-import { isConflictOnly, type StoreContext } from './client.ts';
+import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
 import { type ItemKey, keys } from './keys.ts';
 import { queryAllItems } from './reads.ts';
+import { transactRetryingConflicts } from './transact-retry.ts';
 
 export const TRIGGER_INDEX_TYPES = ['schedule', 'event'] as const;
 export type TriggerIndexType = (typeof TRIGGER_INDEX_TYPES)[number];
@@ -72,29 +72,17 @@ async function writeIndex(
   headRev: number | undefined,
 ): Promise<void> {
   const fenced = headRev === undefined ? items : [...items, headAt(ctx, owner, workflowId, headRev)];
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await ctx.doc.send(new TransactWriteCommand({ TransactItems: fenced }));
-      return;
-    } catch (error) {
-      const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
-      if (headRev !== undefined && reasons[items.length]?.Code === 'ConditionalCheckFailed')
-        throw new TriggerIndexSupersededError(workflowId, headRev, { cause: error });
-      // The head item is also checked by run commits (the live policy) and written by head changes: a
-      // transaction in flight on it cancels this one with TransactionConflict, nothing written. Send it again
-      // after a jittered wait (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling).
-      if (isConflictOnly(reasons) && attempt < INDEX_CONFLICT_ATTEMPTS) {
-        await backOff(attempt, INDEX_CONFLICT_BACKOFF);
-        continue;
-      }
-      throw error;
-    }
+  try {
+    // The head item is also checked by run commits (the live policy) and written by head changes: a transaction
+    // in flight on it cancels this one with TransactionConflict, which is sent again a few times first.
+    await transactRetryingConflicts(ctx, fenced);
+  } catch (error) {
+    const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
+    if (headRev !== undefined && reasons[items.length]?.Code === 'ConditionalCheckFailed')
+      throw new TriggerIndexSupersededError(workflowId, headRev, { cause: error });
+    throw error;
   }
 }
-
-/** Sends of one index write cancelled only by conflicts with other transactions, before it fails. */
-const INDEX_CONFLICT_ATTEMPTS = 4;
-const INDEX_CONFLICT_BACKOFF = { baseMs: 25, capMs: 400 };
 
 /**
  * Writes a workflow's index item and, in the same transaction, removes it from the other type's partition
