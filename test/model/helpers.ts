@@ -1,7 +1,7 @@
 /**
  * Shared test helpers: a scripted server per test (closed afterwards) and an adapter pointed at it.
  */
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import type { Message, ModelRequest, ToolSpec } from '../../shared/core/ports.ts';
 import { type AnthropicModelOptions, createAnthropicModel } from '../../shared/model/anthropic.ts';
 import { createBedrockModel } from '../../shared/model/bedrock.ts';
@@ -13,16 +13,14 @@ import {
   startScriptedModelServer,
 } from '../../shared/model/scripted-server.ts';
 
-const open: ScriptedModelServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((server) => server.close()));
-});
-
-/** A scripted server that is closed after the current test. */
+/**
+ * A scripted server that is closed after the current test. The close is registered on the test itself
+ * (`onTestFinished`), not by a top-level `afterEach`: a module-level hook would serve only the first file of a
+ * worker that shares its module cache (test/setup/isolation.ts), so every importer had to run isolated.
+ */
 export async function scripted(fixtures: ScriptedFixture | ScriptedFixture[]): Promise<ScriptedModelServer> {
   const server = await startScriptedModelServer({ fixtures });
-  open.push(server);
+  onTestFinished(() => server.close());
   return server;
 }
 

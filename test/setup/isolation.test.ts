@@ -27,14 +27,17 @@ write({
   'functions/handler.ts':
     "import { one } from '../shared/core/pure.ts';\nexport const handler = () => one;\n",
   'shared/local/http.ts': "import { serve } from '@hono/node-server';\nexport const up = () => serve;\n",
-  'test/model/helpers.ts': "import { afterEach } from 'vitest';\nafterEach(() => undefined);\n",
+  'test/support/hooks.ts': "import { afterEach } from 'vitest';\nafterEach(() => undefined);\n",
+  'test/support/per-test.ts':
+    "import { onTestFinished } from 'vitest';\nexport const f = () => onTestFinished(() => {});\n",
   'test/support/pure.ts': "export { one } from '../../shared/core/pure.ts';\n",
   'test/support/env.ts': "process.env.WF_X = 'y';\nexport const x = 1;\n",
   'test/a/pure.test.ts': "import { one } from '../support/pure.ts';\nimport '../../shared/core/pure.ts';\n",
   'test/a/deep-store.test.ts': "import { get } from '../../shared/api/uses-store.ts';\n",
   'test/a/telemetry.test.ts': "const t = await import('../../shared/runtime/telemetry.ts');\n",
   'test/a/handler.test.ts': "import { handler } from '../../functions/handler.ts';\n",
-  'test/a/helpers.test.ts': "import { scripted } from '../model/helpers.ts';\n",
+  'test/a/helpers.test.ts': "import { x } from '../support/hooks.ts';\n",
+  'test/a/per-test.test.ts': "import { f } from '../support/per-test.ts';\nbeforeAll(() => undefined);\n",
   'test/a/serves.test.ts': "import { up } from '../../shared/local/http.ts';\n",
   'test/a/mock.test.ts': "import { vi } from 'vitest';\nvi.mock('node:fs');\n",
   'test/a/spy.test.ts': "import { vi } from 'vitest';\nvi.spyOn(console, 'log');\n",
@@ -72,7 +75,11 @@ describe('Which test files share a module cache', () => {
   });
 
   it('isolates a file whose support module registers hooks at its top level', () => {
-    expect(isolationOf(root, 'test/a/helpers.test.ts').reasons).toEqual(['reaches test/model/helpers.ts']);
+    expect(isolationOf(root, 'test/a/helpers.test.ts').reasons).toEqual([
+      'test/support/hooks.ts: afterEach(',
+    ]);
+    // Hooks registered per test, or by the test file itself (its own hooks serve its own tests), share.
+    expect(isolationOf(root, 'test/a/per-test.test.ts').reasons).toEqual([]);
   });
 
   it('isolates a file that mocks, spies, stubs, fakes timers or changes the environment (itself or a support module)', () => {
@@ -94,7 +101,12 @@ describe('Which test files share a module cache', () => {
 
   it('splits every test file into exactly one project', () => {
     const { isolated, shared } = splitByIsolation(root);
-    expect(shared).toEqual(['test/a/env-read.test.ts', 'test/a/folder.test.ts', 'test/a/pure.test.ts']);
+    expect(shared).toEqual([
+      'test/a/env-read.test.ts',
+      'test/a/folder.test.ts',
+      'test/a/per-test.test.ts',
+      'test/a/pure.test.ts',
+    ]);
     expect(isolated).toHaveLength(13);
   });
 

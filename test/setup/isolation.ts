@@ -7,8 +7,8 @@
  * when its import graph (followed through relative imports, from the test file itself) reaches:
  * - a module holding a process-wide singleton built from the environment or from the first caller
  *   (`shared/runtime/aws/*`, `shared/runtime/telemetry.ts`), or a Lambda handler (`functions/*`, which use them);
- * - a support module that registers hooks at its top level (`test/model/helpers.ts`: evaluated once, its
- *   `afterEach` would only serve the first file of a worker);
+ * - a test support module that registers a hook at its top level (evaluated once per worker, its `afterEach`
+ *   would serve only the first file);
  * - a module that imports @hono/node-server (serving replaces the global `Request` and `Response`);
  * or when the test file or a test support module it reaches mocks, spies, stubs the environment or globals,
  * fakes timers, assigns or deletes `process.env` entries, or imports a computed path (the graph cannot follow it).
@@ -22,8 +22,14 @@ const STATEFUL_MODULES: readonly RegExp[] = [
   /^shared\/runtime\/aws\//,
   /^shared\/runtime\/telemetry\.ts$/,
   /^functions\//,
-  /^test\/model\/helpers\.ts$/,
 ];
+
+/**
+ * A test support module (not a test file) that registers a hook at its top level: evaluated once per worker
+ * when files share a module cache, its hook would serve only the first file. Register per test instead
+ * (`onTestFinished`, as test/model/helpers.ts does).
+ */
+const TOP_LEVEL_HOOK = /^(?:afterEach|beforeEach|afterAll|beforeAll)\s*\(/m;
 
 /**
  * Imports that change process globals when used, in any module: @hono/node-server's `serve` (its
@@ -97,6 +103,8 @@ export function isolationOf(root: string, file: string, cache = new Map<string, 
         const match = hazard.exec(text);
         if (match) reasons.push(`${module}: ${match[0]}`);
       }
+      const hook = module.endsWith('.test.ts') ? null : TOP_LEVEL_HOOK.exec(text);
+      if (hook) reasons.push(`${module}: ${hook[0]}`);
     }
     for (const imported of importsOf(root, module, cache)) {
       if (seen.has(imported)) continue;
