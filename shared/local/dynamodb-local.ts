@@ -64,9 +64,10 @@ function dynamoDbLocalJar(): { dir: string } {
 }
 
 /**
- * Spawns DynamoDB Local; `path` keeps data on disk, otherwise it lives in memory. `startTimeoutMs` (default 30 s)
+ * Spawns DynamoDB Local; `path` keeps data on disk, otherwise it lives in memory. `startTimeoutMs` (default 120 s)
  * bounds the wait for its first answer: the JVM's start is CPU-bound, and on a 2-core machine shared by several
- * test runs it took longer than 30 s (the test run's global setup allows more, test/setup/dynamodb-local.ts).
+ * test runs it took longer than 30 s. The limit only matters when the start fails, so it is generous (the test
+ * run's global setup allows 180 s, test/setup/dynamodb-local.ts).
  */
 export async function startDynamoDbLocal(
   options: { path?: string; port?: number; startTimeoutMs?: number } = {},
@@ -98,7 +99,7 @@ export async function startDynamoDbLocal(
     stderr += chunk.toString();
   });
   const endpoint = `http://127.0.0.1:${port}`;
-  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
+  const startTimeoutMs = options.startTimeoutMs ?? 120_000;
   const deadline = Date.now() + startTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null)

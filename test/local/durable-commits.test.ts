@@ -26,7 +26,8 @@ afterAll(async () => {
 
 describe('Function: durableLocalCommits', () => {
   it('keeps every acknowledged transaction across a SIGKILL of DynamoDB Local', {
-    timeout: 120_000,
+    // Each round restarts DynamoDB Local (up to its 120 s start limit under load).
+    timeout: 600_000,
   }, async () => {
     // Prepare
     dir = await mkdtemp(join(tmpdir(), 'wf-durable-'));
