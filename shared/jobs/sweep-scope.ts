@@ -1,7 +1,8 @@
 /**
  * How the jobs sweep keeps one grant's trouble to that grant: each grant is swept in its own scope (the
  * handler's log keys and trace subsegment name that grant's owner only), a grant that fails is recorded and
- * the sweep carries on with the next, and the failures are thrown together once every grant was tried.
+ * the sweep carries on with the next, and the failures are thrown together once every grant was tried. Also
+ * what a sweep reports (how far it got) and the deadline it is given.
  */
 import type { GrantRef } from './grant-store.ts';
 
@@ -40,7 +41,8 @@ export type SweepDeadline = {
 /**
  * No grant's sweep starts with less time left than this: 10 s of the function's 30 s, for the grant's own
  * reads, promotions (each a run start) and the cursor's move. A grant whose sweep takes longer may still be cut
- * off by the timeout: only that grant's progress is lost, and the next sweep starts with it (sweep-cursor.ts).
+ * off by the timeout: only the cursor's move past that grant is lost (what its sweep did is kept), and the next
+ * sweep starts with it (sweep-cursor.ts).
  */
 export const SWEEP_TIME_MARGIN_MS = 10_000;
 
