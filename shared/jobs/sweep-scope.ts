@@ -1,7 +1,7 @@
 /**
  * How the jobs sweep keeps one grant's trouble to that grant: each grant is swept in its own scope (the
  * handler's log keys and trace subsegment name that grant's owner only), a grant that fails is recorded and
- * the sweep carries on with the next, and the failures are thrown together once every grant was tried. Also
+ * the sweep carries on with the next, and the failures are thrown together once the sweep ended. Also
  * what a sweep reports (how far it got) and the deadline it is given.
  */
 import type { GrantRef } from './grant-store.ts';
