@@ -10,8 +10,10 @@ import { DEFAULT_PRICES } from '../shared/core/pricing.ts';
 import { settleJobOfRun, sweepJobs, sweepRequestOf } from '../shared/jobs/index.ts';
 import { DEFAULT_MODEL_CONFIG } from '../shared/model/resolve.ts';
 import { awsExecutions } from '../shared/runtime/aws/executions.ts';
+import type { RemainingTime } from '../shared/runtime/aws/invocation-deadline.ts';
 import { awsStore } from '../shared/runtime/aws/store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
+import { lambdaSweepDeadline } from '../shared/runtime/jobs-sweep-deadline.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { grantScope } from '../shared/runtime/telemetry-observers.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
@@ -20,7 +22,7 @@ export function createJobsSweepHandler(
   deps: () => Parameters<typeof sweepJobs>[0],
   telemetry = handlerTelemetry(),
 ) {
-  return async (event: unknown, context?: LambdaContextLike) =>
+  return async (event: unknown, context?: LambdaContextLike & Partial<RemainingTime>) =>
     withInvocation(
       telemetry,
       {},
@@ -31,7 +33,8 @@ export function createJobsSweepHandler(
           telemetry.logger.info('run ended: job settled', { runId: request.runId });
           return { runId: request.runId };
         }
-        const swept = await sweepJobs(deps(), grantScope(telemetry));
+        // Stops before the timeout and goes on from there next time (docs/jobs.md, "The sweep's time").
+        const swept = await sweepJobs(deps(), grantScope(telemetry), lambdaSweepDeadline(telemetry, context));
         telemetry.logger.info('jobs swept', swept);
         return swept;
       },

@@ -65,6 +65,11 @@ export const RUNTIME_METRICS = {
     unit: 'Count',
     description: 'Outbound requests of actions or deliveries refused by the egress guard.',
   },
+  JobsSweepStoppedEarly: {
+    unit: 'Count',
+    description:
+      'Scheduled jobs sweeps that ran out of time before reaching every grant (the next sweep goes on from there).',
+  },
 } as const satisfies Record<string, MetricSpec>;
 
 export type RuntimeMetricName = keyof typeof RUNTIME_METRICS;

@@ -106,6 +106,11 @@ export function runtimeMetricRows(source: RuntimeMetricsSource): cloudwatch.IWid
         width: 12,
         left: [metric('BudgetStops', 'budget stops'), metric('EgressDenials', 'egress denials')],
       }),
+      new cloudwatch.GraphWidget({
+        title: 'Jobs sweeps stopped early (out of time)',
+        width: 12,
+        left: [metric('JobsSweepStoppedEarly', 'sweeps stopped early')],
+      }),
     ],
   ];
 }

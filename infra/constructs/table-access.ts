@@ -53,7 +53,8 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // day ceiling adds the reservation to the day's counter in the creation's transaction, an Update action
   // (UpdateItem; shared/core/first-reservation.ts).
   'start-run': [READ, WRITE, UPDATE],
-  // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries). A job
+  // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries), and moves
+  // the scheduled sweep's cursor after each grant (a conditional PutItem, shared/jobs/sweep-cursor.ts). A job
   // cancelled while it was being started has its run cancelled here, which anchors the run's head as Deliver
   // does (a pending anchor under contention: ConditionCheckItem).
   'jobs-sweep': [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],

@@ -7,4 +7,11 @@ export * from './retry.ts';
 export * from './schemas.ts';
 export * from './service.ts';
 export { type SweepRequest, sweepRequestOf } from './sweep-event.ts';
-export { type GrantFailure, type GrantScope, JobsSweepError } from './sweep-scope.ts';
+export {
+  type GrantFailure,
+  type GrantScope,
+  JobsSweepError,
+  SWEEP_TIME_MARGIN_MS,
+  type SweepDeadline,
+  type SweepProgress,
+} from './sweep-scope.ts';

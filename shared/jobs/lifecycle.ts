@@ -29,7 +29,17 @@ import {
 import type { GrantRecord, JobRecord } from './records.ts';
 import { DEFAULT_RETRY_POLICY, dispositionOf } from './retry.ts';
 import { attemptDefinition, exhausted, liveAttemptLimits, settledSpend, tallyWith } from './spend.ts';
-import { type GrantFailure, type GrantScope, grantFailure, JobsSweepError, unscoped } from './sweep-scope.ts';
+import { moveSweepCursor, readSweepCursor, rotatedGrants } from './sweep-cursor.ts';
+import {
+  type GrantFailure,
+  type GrantScope,
+  grantFailure,
+  JobsSweepError,
+  SWEEP_TIME_MARGIN_MS,
+  type SweepDeadline,
+  type SweepProgress,
+  unscoped,
+} from './sweep-scope.ts';
 
 /**
  * The earlier runs a job record keeps, newest last: 50. Every earlier run of a job under the default retry
@@ -414,23 +424,45 @@ export async function settleJobOfRun(deps: JobsDeps, runId: string): Promise<voi
  * but its job not settled), then promote queued jobs into free slots (and retries whose time has come). Each
  * grant is swept in `scope` and on its own: one grant's fault (a throttled start, a bad item) is recorded and
  * the next grant is swept all the same; the faults are thrown as one `JobsSweepError` at the end.
+ *
+ * Grants are walked from just after the last one a sweep handled, wrapping around (sweep-cursor.ts), and the
+ * cursor moves after each grant, fault or not. With a `deadline`, no grant is started with less than
+ * SWEEP_TIME_MARGIN_MS left: the sweep stops there, tells `deadline.stoppedEarly`, and the next sweep goes on
+ * with the grants this one did not reach. A sweep that finds the cursor moved by another stops too.
  */
 export async function sweepJobs(
   deps: JobsDeps,
   scope: GrantScope = unscoped,
-): Promise<{ grants: number; promoted: number }> {
-  const grants = await listAllGrants(deps.store.ctx);
-  let promoted = 0;
+  deadline?: SweepDeadline,
+): Promise<SweepProgress> {
+  const { ctx } = deps.store;
+  const grants = await listAllGrants(ctx);
+  let cursor = await readSweepCursor(ctx);
+  const progress: SweepProgress = { grants: grants.length, handled: 0, promoted: 0 };
   const failures: GrantFailure[] = [];
-  for (const ref of grants) {
+  for (const ref of rotatedGrants(grants, cursor?.afterGrantId)) {
+    if (deadline && deadline.remainingMs() < SWEEP_TIME_MARGIN_MS) {
+      progress.stoppedEarly = 'deadline';
+      break;
+    }
     try {
-      promoted += await scope(ref, () => sweepGrant(deps, ref));
+      progress.promoted += await scope(ref, () => sweepGrant(deps, ref));
     } catch (error) {
       failures.push(grantFailure(ref.grantId, error));
     }
+    progress.handled++;
+    const moved = await moveSweepCursor(ctx, cursor, ref.grantId, isoNow(deps.clock));
+    if (!moved) {
+      progress.stoppedEarly = 'overtaken';
+      warn(deps, 'jobs sweep overtaken: another sweep moved the cursor, this one stops', { ...progress });
+      break;
+    }
+    cursor = moved;
+    progress.afterGrantId = ref.grantId;
   }
-  if (failures.length > 0) throw new JobsSweepError(failures, { grants: grants.length, promoted });
-  return { grants: grants.length, promoted };
+  if (progress.stoppedEarly === 'deadline') deadline?.stoppedEarly?.(progress);
+  if (failures.length > 0) throw new JobsSweepError(failures, progress);
+  return progress;
 }
 
 async function sweepGrant(deps: JobsDeps, ref: GrantRef): Promise<number> {

@@ -7,7 +7,8 @@
  * - `GRANT#<grantId> / SLOTS`: the admission counter (`running`, `queued`, `nextNumber`);
  * - `GRANT#<grantId> / JOB#<n>`: job n (request, snapshot, state, attempts);
  * - `GRANT#<grantId> / Q#<n>` while queued, `ACTIVE#<n>` while holding a slot, `REQ#<hash>` while coalescible,
- *   `IDEM#<key>` for an Idempotency-Key (a week).
+ *   `IDEM#<key>` for an Idempotency-Key (a week);
+ * - `JOBSWEEP / CURSOR`: the last grant the scheduled sweep fully handled (sweep-cursor.ts).
  */
 
 import { IsoTimeSchema, OwnerIdSchema } from '../schemas/common.ts';
@@ -33,6 +34,8 @@ export const jobKeys = {
   active: (grantId: string, n: number) => ({ pk: `GRANT#${grantId}`, sk: `ACTIVE#${pad(n, 10)}` }),
   request: (grantId: string, hash: string) => ({ pk: `GRANT#${grantId}`, sk: `REQ#${hash}` }),
   idempotency: (grantId: string, key: string) => ({ pk: `GRANT#${grantId}`, sk: `IDEM#${key}` }),
+  /** Where the scheduled sweep goes on from (sweep-cursor.ts): one item for the whole table. */
+  sweepCursor: () => ({ pk: 'JOBSWEEP', sk: 'CURSOR' }),
 } as const;
 
 export const jobPrefixes = { job: 'JOB#', queued: 'Q#', active: 'ACTIVE#' } as const;

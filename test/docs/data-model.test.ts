@@ -233,6 +233,7 @@ describe('docs/data-model.md', () => {
       jobKeys.active('grt_1', 12),
       jobKeys.request('grt_1', 'ab12'),
       jobKeys.idempotency('grt_1', 'k-1'),
+      jobKeys.sweepCursor(),
     ];
     expect(
       rows.map(([pk, sk]) => ({ pk: render(code(pk ?? '') ?? ''), sk: render(code(sk ?? '') ?? '') })),

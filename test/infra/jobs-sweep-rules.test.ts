@@ -6,6 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENDED_EXECUTION_STATUSES, EXECUTION_STATUS_CHANGE } from '../../infra/constructs/jobs-sweep.ts';
+import { SWEEP_TIME_MARGIN_MS } from '../../shared/jobs/index.ts';
 import { defaultRuntime, logicalId, type SynthesizedRuntime } from './synth.ts';
 
 let synthesized: SynthesizedRuntime;
@@ -44,5 +45,14 @@ describe('JobsSweep: the run-ended rule', () => {
     const schedule = logicalId(synthesized.stack.runtime.jobsSweep.rule);
     const resource = synthesized.template.findResources('AWS::Events::Rule')[schedule];
     expect(resource?.Properties.ScheduleExpression).toBe('rate(1 minute)');
+  });
+});
+
+describe('JobsSweep: the sweep function', () => {
+  it("times out at 30 s, ending before the next minute's sweep, with 20 s beyond the sweep's margin (docs/jobs.md)", () => {
+    const sweep = logicalId(synthesized.stack.runtime.functions['jobs-sweep'].function);
+    const fn = synthesized.template.findResources('AWS::Lambda::Function')[sweep];
+    expect(fn?.Properties.Timeout).toBe(30);
+    expect(fn!.Properties.Timeout * 1000 - SWEEP_TIME_MARGIN_MS).toBe(20_000);
   });
 });
