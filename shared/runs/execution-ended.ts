@@ -93,14 +93,18 @@ export const endedExecutionError = (ended: EndedExecution): { name: string; mess
   message: `the run's execution ${ended.name} ended ${ended.status} before the run was recorded as ended`,
 });
 
+/** The run an ended execution concerns: ended by this call (`endedHere`), or cancelled before, its stop the event. */
+export type EndedExecutionRun = { run: Run; endedHere: boolean };
+
 /**
  * Ends the run of `ended` as `failed` (stop reason `error`, audit `error` + `status_changed`) if it is still open
- * and `ended` is its current execution. Answers the run as ended by this call, or undefined (nothing written).
+ * and `ended` is its current execution. Answers that run, `endedHere` true; a run of that execution that was
+ * cancelled (its cancel stopped it), `endedHere` false (nothing written but a missing anchor); or undefined.
  */
 export async function endRunOfEndedExecution(
   deps: { store: RunStore; clock: Clock },
   ended: EndedExecution,
-): Promise<Run | undefined> {
+): Promise<EndedExecutionRun | undefined> {
   const error = endedExecutionError(ended);
   let open = false;
   const run = await endRun(deps, {
@@ -125,5 +129,7 @@ export async function endRunOfEndedExecution(
       );
     },
   });
-  return open ? run : undefined;
+  if (!run) return undefined;
+  if (open) return { run, endedHere: true };
+  return run.status === 'cancelled' ? { run, endedHere: false } : undefined;
 }
