@@ -288,7 +288,8 @@ describe('IAM simulation of the recorded AWS calls', () => {
     // authorized on the waiting execution's state machine:
     // https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html).
     const stop = calls.findIndex(
-      (call) => call.fn === 'api' && call.command === 'StopExecution' && call.ids.executionArn?.endsWith(child),
+      (call) =>
+        call.fn === 'api' && call.command === 'StopExecution' && call.ids.executionArn?.endsWith(child),
     );
     expect(stop).toBeGreaterThanOrEqual(0);
     const next = calls.slice(stop + 1).find((call) => call.fn === 'api' && call.client === 'SFNClient');
