@@ -4,7 +4,7 @@
  * here, so this is where the owner is told. Also the target of the execution-ended rule
  * (infra/constructs/execution-ended.ts): an execution of the run or graph machine that ended FAILED, ABORTED
  * or TIMED_OUT without passing here ends its run (shared/runs/execution-ended.ts), with the same answers; a
- * cancelled graph step's child run, whose cancel stopped its execution, answers its parent step again. A
+ * graph step's child run that had ended (cancelled, or its Deliver or MarkFailed failed) answers its step again. A
  * graph run that failed with steps still running has their child runs cancelled (shared/graph-run/end-children.ts).
  */
 import { markRunFailed } from '../shared/core/mark-failed.ts';
@@ -47,8 +47,9 @@ export function createMarkFailedHandler(
       { runId },
       async () => {
         const { owners, answerParent, endGraphChildren, ...core } = deps();
-        // An ended execution's run is told about only when this call ended it; a run its cancel stopped (the
-        // ABORTED event) answers its parent step again, in case the cancel could not (a second answer is fine).
+        // An ended execution's run is told about only when this call ended it. A run that had ended (its cancel
+        // stopped the execution; its Deliver or MarkFailed failed for good) answers its parent step again, in
+        // case what ended it could not (a second answer finds the wait answered: parent-answer.ts).
         const outcome = ended
           ? await endRunOfEndedExecution(core, ended)
           : {
