@@ -3,7 +3,8 @@
  * that ends a run `failed` or `denied` without a result (a Turn's `failed` outcome, an uncaught error) passes
  * here, so this is where the owner is told. Also the target of the execution-ended rule
  * (infra/constructs/execution-ended.ts): an execution of the run or graph machine that ended FAILED, ABORTED
- * or TIMED_OUT without passing here ends its run (shared/runs/execution-ended.ts), with the same answers. A
+ * or TIMED_OUT without passing here ends its run (shared/runs/execution-ended.ts), with the same answers; a
+ * graph step's child run that had ended (cancelled, or its Deliver or MarkFailed failed) answers its step again. A
  * graph run that failed with steps still running has their child runs cancelled (shared/graph-run/end-children.ts).
  */
 import { markRunFailed } from '../shared/core/mark-failed.ts';
@@ -46,18 +47,21 @@ export function createMarkFailedHandler(
       { runId },
       async () => {
         const { owners, answerParent, endGraphChildren, ...core } = deps();
-        // An ended execution's run is answered only when this call ended it (undefined: nothing to tell).
-        const run = ended
+        // An ended execution's run is told about only when this call ended it. A run that had ended (its cancel
+        // stopped the execution; its Deliver or MarkFailed failed for good) answers its parent step again, in
+        // case what ended it could not (a second answer finds the wait answered: parent-answer.ts).
+        const outcome = ended
           ? await endRunOfEndedExecution(core, ended)
-          : await markRunFailed(core, {
-              runId,
-              ...(error ? { error: stepErrorOf(error) } : {}),
-            });
+          : {
+              run: await markRunFailed(core, { runId, ...(error ? { error: stepErrorOf(error) } : {}) }),
+              endedHere: true,
+            };
+        const run = outcome?.endedHere ? outcome.run : undefined;
         telemetry.logger.info('execution failure recorded', {
           error: error?.Error ?? ended?.status,
           status: run?.status,
         });
-        if (run?.parent && answerParent) await answerParent(run);
+        if (outcome?.run?.parent && answerParent) await answerParent(outcome.run);
         if (run) {
           const notice = runEndedNotice(run, owners?.apiBaseUrl ?? '');
           await sendOwnerNotice(owners?.notifier, notice, telemetry.logger);

@@ -3,9 +3,10 @@
  * ended it, Deliver or MarkExternalFailed): the parent step's wait is answered with
  * `{ childRunId, status, text, stopReason?, error? }` through its task token, and `CompleteStep` parses and
  * validates the structured output. A token that is no longer open (the parent was cancelled, the wait
- * replaced) is fine.
+ * replaced, the step already answered) is fine, so answering twice (a cancel, then the child's ABORTED event)
+ * is too. A parent run that has ended waits on nothing (its execution ended with it): it is not asked.
  */
-import type { Run } from '../schemas/run.ts';
+import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { GraphRunStore } from './ports.ts';
 
 export type ChildAnswer = {
@@ -36,7 +37,8 @@ export async function answerParentStep(deps: ParentAnswerDeps, child: Run | unde
   const parent = child?.parent;
   if (!child || !parent || !['done', 'failed', 'denied', 'cancelled'].includes(child.status)) return false;
   const loaded = await deps.store.loadGraphRun(parent.runId);
-  const step = loaded?.steps.find((candidate) => candidate.stepId === parent.stepId);
+  if (!loaded || isTerminalRunStatus(loaded.run.status)) return false;
+  const step = loaded.steps.find((candidate) => candidate.stepId === parent.stepId);
   if (!step?.taskToken || step.childRunId !== child.runId || step.attempt !== parent.attempt) return false;
   await deps.taskTokens.sendSuccess(step.taskToken, childAnswer(child));
   return true;

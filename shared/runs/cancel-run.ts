@@ -1,6 +1,7 @@
 /**
- * Cancelling a run: a fenced transition to `cancelled`, then its execution is stopped and, for a graph run, its
- * open steps closed (child runs cancelled, human tasks closed).
+ * Cancelling a run: a fenced transition to `cancelled`, then its execution is stopped, a graph step's child run
+ * answers its parent step's wait, and, for a graph run, its open steps are closed (child runs cancelled, human
+ * tasks closed).
  *
  * The transition is the cancel: once it is committed, what follows is carried out whatever else fails. The
  * anchor of the run's final head may fail (a contended owner chain, KMS refusing to sign): it is reported
@@ -9,11 +10,16 @@
  * round to another run of the owner, by that owner's next group commit (shared/store/anchors.ts). The execution
  * is stopped whenever the run is `cancelled`, a repeated cancel included (the first may have failed before its
  * stop): stopping an execution that already ended is not an error (ExecutionsPort.stop).
+ *
+ * A child run's own end (Deliver, MarkFailed) answers its parent step, but a cancelled child's stopped execution
+ * passes neither, and its ABORTED event finds the run ended by the cancel: the cancel answers the step itself,
+ * on every cancel too (the step's wait is answered once: CompleteStep drops its token, a closed token is fine).
  */
 import { endRun } from '../core/end-run.ts';
 import type { Clock } from '../core/ports.ts';
 import { requestExternalCancel } from '../external/run/request-cancel.ts';
 import { cancelGraphSteps, type GraphOperationsDeps } from '../graph-run/operations.ts';
+import { answerParentStep } from '../graph-run/parent-answer.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { DynamoStore } from '../store/index.ts';
 import { runExecutionArn } from './execution-arn.ts';
@@ -23,7 +29,10 @@ export type CancelRunDeps = {
   store: DynamoStore;
   executions: ExecutionsPort;
   clock: Clock;
-  /** Graph runs: what closes their steps (child runs, human tasks); without it their steps stay as they were. */
+  /**
+   * Graph runs: what closes their steps (child runs, human tasks), and answers a child run's parent step
+   * (`taskTokens`); without it a graph's steps stay as they were and a child's parent step waits on.
+   */
   graph?: Omit<GraphOperationsDeps, 'store' | 'executions' | 'clock'>;
   /** Where a deferred anchor is reported; default: a structured WARN line on stderr (the function's log). */
   anchorDeferred?: (run: Run, error: unknown) => void;
@@ -80,6 +89,11 @@ export async function cancelRun(
   const executionArn = runExecutionArn(deps.executions, run);
   if (executionArn)
     await deps.executions.stop(executionArn, 'cancelled by owner').catch((error) => failures.push(error));
+  // A graph step's child run: its parent step's wait learns it ended cancelled (the step fails, ChildRunEnded).
+  if (run.parent && deps.graph)
+    await answerParentStep({ store: deps.store, taskTokens: deps.graph.taskTokens }, run).catch((error) =>
+      failures.push(error),
+    );
   // A graph run: running child runs are cancelled too, waiting human tasks closed, open steps `cancelled`.
   if (run.kind === 'graph' && deps.graph) {
     const ops = { ...deps.graph, store: deps.store, executions: deps.executions, clock: deps.clock };

@@ -93,16 +93,23 @@ export const endedExecutionError = (ended: EndedExecution): { name: string; mess
   message: `the run's execution ${ended.name} ended ${ended.status} before the run was recorded as ended`,
 });
 
+/** The run whose current execution ended: ended by this call (`endedHere`), or ended before it. */
+export type EndedExecutionRun = { run: Run; endedHere: boolean };
+
 /**
  * Ends the run of `ended` as `failed` (stop reason `error`, audit `error` + `status_changed`) if it is still open
- * and `ended` is its current execution. Answers the run as ended by this call, or undefined (nothing written).
+ * and `ended` is its current execution. Answers that run, `endedHere` true; a run of that execution that had
+ * already ended, `endedHere` false (nothing written, but a cancelled run's missing anchor): its execution may
+ * have ended before the task that answers a parent graph step did (a cancel's stop; Deliver or MarkFailed
+ * failing for good after the turn ended the run). Undefined for another execution's event or an external run.
  */
 export async function endRunOfEndedExecution(
   deps: { store: RunStore; clock: Clock },
   ended: EndedExecution,
-): Promise<Run | undefined> {
+): Promise<EndedExecutionRun | undefined> {
   const error = endedExecutionError(ended);
   let open = false;
+  let current: Run | undefined;
   const run = await endRun(deps, {
     runId: ended.runId,
     status: 'failed',
@@ -118,12 +125,11 @@ export async function endRunOfEndedExecution(
     accept: (candidate) => {
       open = !isTerminalRunStatus(candidate.status);
       // An external run's engine must be asked to cancel first: its own handler ends it (AbandonExternal).
-      return (
-        (open || candidate.status === 'cancelled') &&
-        candidate.kind !== 'external' &&
-        isCurrentExecution(candidate, ended)
-      );
+      current = candidate.kind !== 'external' && isCurrentExecution(candidate, ended) ? candidate : undefined;
+      return (open || candidate.status === 'cancelled') && current !== undefined;
     },
   });
-  return open ? run : undefined;
+  if (run && open) return { run, endedHere: true };
+  const before = run ?? current;
+  return before && isTerminalRunStatus(before.status) ? { run: before, endedHere: false } : undefined;
 }

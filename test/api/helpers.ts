@@ -1,6 +1,7 @@
 /** Test harness for the API: the app on DynamoDB Local with recording ports, and a small client per owner. */
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApiDeps } from '../../shared/api/deps.ts';
 import { apiKeyAuthenticator, createApiApp } from '../../shared/api/index.ts';
 import { localEventBus } from '../../shared/api/routes/local-events.ts';
 import type { AnchorSigner, AnchorVerifier } from '../../shared/audit/index.ts';
@@ -120,6 +121,8 @@ export function apiHarness(
     tableName?: string;
     /** The deployment's engines (default: `http-runtime` enabled, `batch-runner` registered and disabled). */
     externalEngines?: ExternalEngineRegistry | null;
+    /** Graph runs' task tokens and human tasks (default: none: a cancel answers no wait, closes no task). */
+    graph?: ApiDeps['graph'];
   } = {},
 ) {
   const store = options.audit
@@ -150,6 +153,7 @@ export function apiHarness(
     ...(options.local === false ? {} : { local: { events: localEventBus } }),
     ...(options.eventBus ? { eventBus: options.eventBus } : {}),
     ...(options.approverReach ? { approverReach: options.approverReach } : {}),
+    ...(options.graph ? { graph: options.graph } : {}),
     ...(options.externalEngines === null
       ? {}
       : { externalEngines: options.externalEngines ?? testEngineRegistry() }),

@@ -437,8 +437,8 @@ export async function driveFlow(
   // Graph runs: Advance, a child agent run that answers its step when it ends (deliver, then mark-failed on a
   // second attempt's child), a service step that reads a credential, a human task (human-task signs a link and
   // publishes it on the approval topic; its page and form submission go through approval-http, which answers
-  // the wait), CompleteStep, pause → AwaitResume → resume, retry a step, cancel, a scheduled start, and a
-  // run cancelled while its human task waits.
+  // the wait), CompleteStep, pause → AwaitResume → resume, retry a step, cancel, a scheduled start, a
+  // run cancelled while its human task waits, and an agent step's child run cancelled on its own.
   const graphId = await create(graphWorkflow());
   runs.graph = await start(graphId);
   const graphRun = runs.graph;
@@ -537,6 +537,18 @@ export async function driveFlow(
     taskToken: 'graph-review-cancelled',
   });
   await api('POST', `/v1/runs/${runs.graphCancelled}/cancel`);
+  // A graph step's agent child run cancelled on its own: the api stops the child's execution on the run machine
+  // and answers the step's wait on the graph machine (nothing else would: shared/runs/cancel-run.ts).
+  runs.graphChildCancelled = await start(graphId);
+  await fns.invoke('graph-advance', { runId: runs.graphChildCancelled });
+  await fns.invoke('graph-wait', {
+    runId: runs.graphChildCancelled,
+    stepId: 'triage',
+    type: 'agent_task',
+    attempt: 1,
+    taskToken: 'graph-triage-cancelled',
+  });
+  await api('POST', `/v1/runs/${childRunIdFor(runs.graphChildCancelled, 'triage', 1)}/cancel`);
   // A human task nobody answers: its wait's timer fires (States.Timeout) and RecordStepError (graph-advance)
   // records the task expired before the step's onTimeout; the owner's list then shows it expired.
   runs.graphTimedOut = await start(graphId);

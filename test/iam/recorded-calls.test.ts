@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../infra/constructs/env-names.ts';
 import { HANDLER_NAMES, type HandlerName } from '../../infra/constructs/state-names.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
+import { childRunIdFor } from '../../shared/graph-run/wait.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../shared/model/index.ts';
 import type { AwsCallRecord } from '../../shared/runtime/aws-call-recorder.ts';
 import { logicalId } from '../infra/synth.ts';
@@ -277,6 +278,29 @@ describe('IAM simulation of the recorded AWS calls', () => {
       { fn: 'api', action: 'states:SendTaskFailure', resource: graphMachine },
     ] as const;
     await expectNeeded(needed);
+  });
+
+  it("simulates a graph step's agent child run cancelled on its own as allowed: the api stops it and answers the step", async () => {
+    const runtime = policies.synth.stack.runtime;
+    const graphMachine = policies.resolved.ref(logicalId(runtime.graphStateMachine.stateMachine));
+    const child = childRunIdFor(flow.runs.graphChildCancelled!, 'triage', 1);
+    // In the order made: the child's StopExecution, then the api's answer of the step's wait (SendTaskSuccess is
+    // authorized on the waiting execution's state machine:
+    // https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html).
+    const stop = calls.findIndex(
+      (call) =>
+        call.fn === 'api' && call.command === 'StopExecution' && call.ids.executionArn?.endsWith(child),
+    );
+    expect(stop).toBeGreaterThanOrEqual(0);
+    const next = calls.slice(stop + 1).find((call) => call.fn === 'api' && call.client === 'SFNClient');
+    expect(next?.command).toBe('SendTaskSuccess');
+    const stopped = requests.find(
+      (r) => r.fn === 'api' && r.action === 'states:StopExecution' && r.resource.endsWith(child),
+    )!.resource;
+    await expectNeeded([
+      { fn: 'api', action: 'states:StopExecution', resource: stopped },
+      { fn: 'api', action: 'states:SendTaskSuccess', resource: graphMachine },
+    ]);
   });
 
   it('simulates the Update actions of MarkFailed and graph-service as allowed, and denied without UpdateItem', async () => {

@@ -7,7 +7,8 @@ import { ACCOUNT } from './template.ts';
 
 /**
  * Which state machines' waits each function's SendTask* calls answer (see `states` below): the graph machine's
- * are answered by a child run's end (deliver, mark-failed), a resume or a cancel's closed human task (api),
+ * are answered by a child run's end (deliver, mark-failed), a resume, a cancel's closed human task or a
+ * cancelled child run (api),
  * graph-wait itself and the human-task function; approval-http and request-approval answer both (approvals of turns and of gated service steps,
  * and human-task submissions), so each of their calls must be allowed on both. Any other answers the run machine's.
  */

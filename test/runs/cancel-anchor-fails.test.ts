@@ -114,8 +114,8 @@ describe('a cancel whose anchor fails', () => {
       },
     );
 
-    // Assess: nothing answered (the run ended by its cancel), nothing else written, the head anchored.
-    expect(answered).toBeUndefined();
+    // Assess: the run ended by its cancel (not here), nothing else written, the head anchored.
+    expect(answered).toMatchObject({ endedHere: false, run: { status: 'cancelled', rev: cancelled!.rev } });
     expect(await store.getRun(run.runId)).toMatchObject({ status: 'cancelled', rev: cancelled!.rev });
     expect(await store.getRunAnchor(run.owner, run.runId)).toMatchObject({ runHead: cancelled!.audit.head });
   });

@@ -17,7 +17,7 @@ const MACHINE = 'arn:aws:states:eu-west-1:123456789012:stateMachine:wf-runs';
 const arnOf = (name: string) => `arn:aws:states:eu-west-1:123456789012:execution:wf-runs:${name}`;
 
 /** The event Step Functions sends when an execution ends (its input: the run pointer, as a JSON string). */
-const ended = (runId: string, status: string, name = runId) => ({
+const endedEvent = (runId: string, status: string, name = runId) => ({
   version: '0',
   id: 'e2a1c6b0-0000-4000-8000-000000000000',
   source: 'aws.states',
@@ -66,7 +66,7 @@ describe('Function: mark-failed, on an execution-ended event', () => {
       const run = await runningRun();
       const { handler } = harness();
 
-      const answer = await handler(ended(run.runId, status));
+      const answer = await handler(endedEvent(run.runId, status));
 
       const stored = await store.getRun(run.runId);
       expect(answer).toEqual({ status: 'failed' });
@@ -85,7 +85,7 @@ describe('Function: mark-failed, on an execution-ended event', () => {
     const run = await runningRun({ parent: { runId: 'run_parent0001', stepId: 'review', attempt: 1 } });
     const { handler, answered } = harness();
 
-    await handler(ended(run.runId, 'ABORTED'));
+    await handler(endedEvent(run.runId, 'ABORTED'));
 
     expect(answered).toEqual([run.runId]);
   });
@@ -94,7 +94,7 @@ describe('Function: mark-failed, on an execution-ended event', () => {
     const run = await runningRun();
     const { handler } = harness();
 
-    await handler(ended(run.runId, 'FAILED', `${run.runId}-c500-0123456789abcdef0123456789abcdef`));
+    await handler(endedEvent(run.runId, 'FAILED', `${run.runId}-c500-0123456789abcdef0123456789abcdef`));
 
     expect((await store.getRun(run.runId))?.status).toBe('failed');
   });
@@ -103,7 +103,7 @@ describe('Function: mark-failed, on an execution-ended event', () => {
     const run = await runningRun({ executionArn: arnOf('reopened-execution') });
     const { handler, answered } = harness();
 
-    const answer = await handler(ended(run.runId, 'ABORTED'));
+    const answer = await handler(endedEvent(run.runId, 'ABORTED'));
 
     const stored = await store.getRun(run.runId);
     expect(answer).toEqual({ status: undefined });
@@ -116,10 +116,41 @@ describe('Function: mark-failed, on an execution-ended event', () => {
     const done = await store.commit({ run, next: { ...run, status: 'failed', stopReason: 'error' } });
     const { handler, answered } = harness();
 
-    const answer = await handler(ended(run.runId, 'FAILED'));
+    const answer = await handler(endedEvent(run.runId, 'FAILED'));
 
     expect(answer).toEqual({ status: undefined });
     expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', rev: done.rev });
+    expect(answered).toEqual([]);
+  });
+
+  it.each(['failed', 'denied', 'done'] as const)(
+    'answers again the parent graph step of a child run its turn ended %s, whose Deliver or MarkFailed failed for good (FAILED)',
+    async (status) => {
+      // Prepare: the turn ended the run; the task that answers the parent step never finished.
+      const run = await runningRun({ parent: { runId: 'run_parent0002', stepId: 'triage', attempt: 1 } });
+      const ended = await store.commit({ run, next: { ...run, status, stopReason: 'end_turn' } });
+      const { handler, answered } = harness();
+
+      // Act
+      const answer = await handler(endedEvent(run.runId, 'FAILED'));
+
+      // Assess: the run stays as its turn left it; its parent step is answered.
+      expect(answer).toEqual({ status: undefined });
+      expect(await store.getRun(run.runId)).toMatchObject({ status, rev: ended.rev });
+      expect(answered).toEqual([run.runId]);
+    },
+  );
+
+  it('answers no parent for a late event of an execution the child run left', async () => {
+    const run = await runningRun({
+      parent: { runId: 'run_parent0003', stepId: 'triage', attempt: 1 },
+      executionArn: arnOf('reopened-execution'),
+    });
+    await store.commit({ run, next: { ...run, status: 'failed', stopReason: 'error' } });
+    const { handler, answered } = harness();
+
+    await handler(endedEvent(run.runId, 'FAILED'));
+
     expect(answered).toEqual([]);
   });
 
@@ -128,7 +159,7 @@ describe('Function: mark-failed, on an execution-ended event', () => {
     const external = await store.commit({ run, next: { ...run, kind: 'external' } as Run });
     const { handler } = harness();
 
-    await handler(ended(run.runId, 'FAILED'));
+    await handler(endedEvent(run.runId, 'FAILED'));
 
     expect(await store.getRun(run.runId)).toMatchObject({ status: 'running', rev: external.rev });
   });
