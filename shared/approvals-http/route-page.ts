@@ -5,6 +5,7 @@ import {
   checkWithKeyring,
   issueFormNonce,
   keyringSourceOf,
+  type PageHeadClaim,
   renderApprovalPage,
   verifyApprovalLink,
 } from '../approvals/index.ts';
@@ -15,8 +16,15 @@ import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import { isAgentVersion, type WorkflowVersion } from '../schemas/workflow-record.ts';
 import type { AppContext } from './app-context.ts';
 import { loadForLink } from './load.ts';
+import { readHintsOf } from './read-hints.ts';
 import { htmlResponse, linkRefused, resultResponse } from './results.ts';
-import { grantStateOf } from './still-granted.ts';
+import { type GrantState, grantCheckOf } from './still-granted.ts';
+
+/** What the page saw of the workflow, for the form nonce: only an answer that rests on a head revision. */
+function headClaimOf(grant: { state: GrantState; headRev?: number }): PageHeadClaim | undefined {
+  if (grant.headRev === undefined || grant.state === 'unknown') return undefined;
+  return { rev: grant.headRev, grant: grant.state };
+}
 
 type ActionInfo = {
   description: string;
@@ -97,10 +105,19 @@ export function pageHandler(deps: AppContext) {
       return resultResponse(linkRefused(link.reason));
     }
     const { claims } = link;
-    const loaded = await loadForLink(deps, claims, nowMs);
+    // The link names the run and workflow head (read-hints.ts): the approval, its run and its head are one read.
+    const loaded = await loadForLink(
+      deps,
+      claims,
+      nowMs,
+      readHintsOf((name) => c.req.query(name)),
+    );
     if (!loaded.ok) return resultResponse(loaded.result);
     const { approval, run } = loaded;
-    const [info, grant] = await Promise.all([actionInfo(deps, approval), grantStateOf(deps.store, approval)]);
+    const [info, grant] = await Promise.all([
+      actionInfo(deps, approval),
+      grantCheckOf(deps.store, approval, loaded.head),
+    ]);
     const html = renderApprovalPage({
       owner: approval.owner,
       workflowName: approval.workflowName,
@@ -116,14 +133,18 @@ export function pageHandler(deps: AppContext) {
       approver: claims.approver,
       expiresAtIso: approval.expiresAt,
       token: c.req.query('t') ?? '',
-      // Fresh per render, bound to this approval and approver; stateless, so rendering writes nothing.
-      nonce: issueFormNonce({ approvalId, approver: claims.approver, nowMs }, keyring),
+      // Fresh per render, bound to this approval and approver; stateless, so rendering writes nothing. It carries
+      // the head revision this page rests on: an approval is recorded only while the head is still there.
+      nonce: issueFormNonce(
+        { approvalId, approver: claims.approver, nowMs, head: headClaimOf(grant) },
+        keyring,
+      ),
       // The run rides on the form action, so the decision reads the approval and its run in one request.
       postUrl: `${approvalPostUrl(deps.publicBaseUrl, approvalId)}?run=${encodeURIComponent(run.runId)}`,
       flags: {
         irreversible: info.irreversible,
         externalPublish: info.externalPublish,
-        withdrawn: grant === 'withdrawn',
+        withdrawn: grant.state === 'withdrawn',
       },
     });
     return htmlResponse(200, html);
