@@ -10,6 +10,7 @@ import {
   verifyApprovalLink,
 } from '../approvals/index.ts';
 import type { ActionSpec } from '../core/actions.ts';
+import type { RunStore } from '../core/store-port.ts';
 import { serviceStepView } from '../graph-run/agent-view.ts';
 import type { Approval } from '../schemas/approval.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
@@ -59,16 +60,32 @@ function definitionFor(version: WorkflowVersion, approval: Approval): WorkflowDe
   return graph.kind === 'graph' && node?.type === 'service_task' ? serviceStepView(graph, node) : undefined;
 }
 
+type VersionReader = RunStore['getWorkflowVersion'];
+
+/**
+ * `read`, each version read at most once: the description and the grant check both need the approval's version,
+ * and in a container that has not kept it yet (the store's cache) they would otherwise read it twice at once.
+ */
+function readOnce(read: VersionReader): VersionReader {
+  const reads = new Map<string, ReturnType<VersionReader>>();
+  return (owner, workflowId, version) => {
+    const key = JSON.stringify([owner, workflowId, version]);
+    const pending = reads.get(key) ?? read(owner, workflowId, version);
+    reads.set(key, pending);
+    return pending;
+  };
+}
+
 /** The action's description and flag from the workflow's catalog; none if it cannot be resolved. */
-async function actionInfo(deps: AppContext, approval: Approval): Promise<ActionInfo> {
+async function actionInfo(
+  deps: AppContext,
+  approval: Approval,
+  versionOf: VersionReader,
+): Promise<ActionInfo> {
   const none = { description: '', irreversible: false, externalPublish: false };
   if (deps.actions === undefined) return none;
   try {
-    const version = await deps.store.getWorkflowVersion(
-      approval.owner,
-      approval.workflowId,
-      approval.workflowVersion,
-    );
+    const version = await versionOf(approval.owner, approval.workflowId, approval.workflowVersion);
     const definition = version && definitionFor(version, approval);
     if (!definition) return none;
     const action = deps.actions.resolve(approval.tool, definition);
@@ -114,9 +131,14 @@ export function pageHandler(deps: AppContext) {
     );
     if (!loaded.ok) return resultResponse(loaded.result);
     const { approval, run } = loaded;
+    const versionOf = readOnce(deps.store.getWorkflowVersion.bind(deps.store));
     const [info, grant] = await Promise.all([
-      actionInfo(deps, approval),
-      grantCheckOf(deps.store, approval, loaded.head),
+      actionInfo(deps, approval, versionOf),
+      grantCheckOf(
+        { getWorkflowHead: deps.store.getWorkflowHead.bind(deps.store), getWorkflowVersion: versionOf },
+        approval,
+        loaded.head,
+      ),
     ]);
     const html = renderApprovalPage({
       owner: approval.owner,

@@ -83,8 +83,9 @@ describe('The approval page and decision, by their requests', () => {
     // Prepare
     const pages = countedStore();
     const s = await approvalScenario(wire, [BOSS], pages);
-    // A container's first page also reads the workflow version (immutable: kept for every later page).
+    // A container's first page also reads the workflow version, once (immutable: kept for every later page).
     await openPage(s);
+    expect(pages.sent).toEqual(['BatchGetItem APR,RUN,WF', 'GetItem']);
     pages.sent.length = 0;
 
     // Act
