@@ -37,32 +37,40 @@ function itemsOf(input: Record<string, unknown>): string[] {
   });
 }
 
-/** Records every request the store sends while `recording` is on. */
-export function requestRecorder(store: DynamoStore) {
+/** The kinds of the items a BatchGetItem asks for (`APR, RUN, WF`). */
+function batchKeysOf(input: Record<string, unknown>): string[] {
+  const tables = Object.values((input.RequestItems ?? {}) as Record<string, { Keys?: never[] }>);
+  return tables.flatMap((table) => (table.Keys ?? []).map((key) => kindOf(key)));
+}
+
+/** Records every request the stores send while `recording` is on (several: one per container). */
+export function requestRecorder(...stores: DynamoStore[]) {
   const log: Recorded[] = [];
   let recording = false;
-  store.ctx.doc.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (!recording) return next(args);
-      const input = args.input as Record<string, unknown>;
-      const entry: Recorded = {
-        command: String(context.commandName).replace(/Command$/, ''),
-        items: itemsOf(input),
-        start: performance.now(),
-        end: 0,
-      };
-      if (entry.command === 'Query') entry.items = [queryLabel(input)];
-      if (entry.command === 'GetItem' || entry.command === 'UpdateItem')
-        entry.items = [kindOf(input.Key as never)];
-      try {
-        return await next(args);
-      } finally {
-        entry.end = performance.now();
-        log.push(entry);
-      }
-    },
-    { step: 'initialize', name: 'benchProfileRecorder' },
-  );
+  for (const store of stores)
+    store.ctx.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (!recording) return next(args);
+        const input = args.input as Record<string, unknown>;
+        const entry: Recorded = {
+          command: String(context.commandName).replace(/Command$/, ''),
+          items: itemsOf(input),
+          start: performance.now(),
+          end: 0,
+        };
+        if (entry.command === 'Query') entry.items = [queryLabel(input)];
+        if (entry.command === 'GetItem' || entry.command === 'UpdateItem')
+          entry.items = [kindOf(input.Key as never)];
+        if (entry.command === 'BatchGetItem') entry.items = batchKeysOf(input);
+        try {
+          return await next(args);
+        } finally {
+          entry.end = performance.now();
+          log.push(entry);
+        }
+      },
+      { step: 'initialize', name: 'benchProfileRecorder' },
+    );
   return {
     async record<T>(run: () => Promise<T>): Promise<{ value: T; log: Recorded[]; ms: number }> {
       log.length = 0;

@@ -2,13 +2,15 @@
  * npm run bench:turn — what one turn costs the runtime, with a zero-latency scripted model:
  * DynamoDB requests per turn (plain and gated), and time per turn against the durable floor (bench/floor.ts:
  * the bare SDK loop plus one GetItem and one TransactWriteItems per turn, on the same DynamoDB Local, in the
- * same run) and against the bare SDK with no persistence. Prints tables; asserts nothing.
+ * same run) and against the bare SDK with no persistence; a gated turn phase by phase, its approval page and
+ * decision through the real approval HTTP app. Prints tables; asserts nothing.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { requestApproval } from '../shared/approvals-http/index.ts';
-import { decideApproval } from '../shared/core/approval-ops.ts';
+import { createActionCatalog } from '../shared/actions/index.ts';
+import { createApprovalApp, requestApproval } from '../shared/approvals-http/index.ts';
 import type { TurnDeps } from '../shared/core/engine.ts';
 import { runTurn } from '../shared/core/turn.ts';
+import { readApprovalForm } from '../shared/demo/approve.ts';
 import { createAnthropicModel, startScriptedModelServer } from '../shared/model/index.ts';
 import { driveRun, engineDeps, firstAttempt } from '../test/support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../test/support/store.ts';
@@ -48,7 +50,9 @@ const gatedFixture = {
 const server = await startScriptedModelServer({ fixtures: [loopFixture, gatedFixture] });
 const bench = await benchStore();
 const { store, counts } = bench;
-const recorder = requestRecorder(store);
+// The approval pages' container: a function of its own on AWS (its own store and workflow-version cache).
+const pagesStore = bench.otherContainer();
+const recorder = requestRecorder(store, pagesStore);
 const toolWrite = commandTimer(store, 'UpdateItemCommand');
 const model = (fixture: string) =>
   createAnthropicModel({
@@ -185,19 +189,39 @@ try {
   const clock = new FixedClock();
   // Per phase, so a change shows where its requests went (a phase is counted once per run).
   const phases = {
-    'request approval (the turn that parks)': tally(),
+    'parking turn (the model asks, the call is gated)': tally(),
     'RequestApproval (task token, links sent, audited)': tally(),
-    'page load (approval + run, for the link)': tally(),
-    'decide (conditional write)': tally(),
+    'approval page GET (the signed link)': tally(),
+    'decision POST (approve: verify, commit, resume)': tally(),
     'resume (answer the call, final model call)': tally(),
   };
   const [requesting, notifying, loading, deciding, resuming] = Object.values(phases) as Tally[];
   // The RequestApproval function's work, as on AWS: the run and its approvals read (their ids come in the
   // state, from the parking turn), a link sent to each approver (an in-memory channel: SNS is no DynamoDB
   // request), then the task token stored and the notices audited in one commit.
-  const approvalChannel = { channel: 'bench', reaches: () => true, notify: async () => {} };
+  const links: string[] = [];
+  const approvalChannel = {
+    channel: 'bench',
+    reaches: () => true,
+    notify: async (notice: { url: string }) => void links.push(notice.url),
+  };
   const taskTokens = { sendSuccess: async () => 'sent' as const, sendFailure: async () => 'sent' as const };
   const benchKeyring = { current: { kid: 'bench', secret: 'bench-approval-secret-0123456789abcdef' } };
+  const silent = { info: () => {}, warn: () => {}, error: () => {} };
+  const publicBaseUrl = 'http://127.0.0.1:8787';
+  // The approval pages as an approver meets them: the real approval HTTP app (the approval-http function), in
+  // a container of its own (its own store and workflow-version cache, as on AWS), on the same DynamoDB Local;
+  // its requests are counted like the others'. The page GET and the decision POST go through its routes.
+  const pages = createApprovalApp({
+    store: pagesStore,
+    clock,
+    keyring: benchKeyring,
+    taskTokens,
+    publicBaseUrl,
+    actions: createActionCatalog({ notes: store }),
+    logger: silent,
+  });
+  const pagePath = (url: string) => `${new URL(url).pathname}${new URL(url).search}`;
   /** One gated turn, phase by phase; `count` adds each phase's requests to its tally. */
   async function gatedTurn(i: number, count: (phase: Tally, step: () => Promise<unknown>) => Promise<void>) {
     const run = await seedRun(store, gated.version, { clock });
@@ -212,34 +236,37 @@ try {
       });
     });
     const approvalIds = waiting?.next === 'await_approval' ? waiting.approvalIds : undefined;
+    links.length = 0;
     await count(notifying!, () =>
       requestApproval(
         {
           store,
           clock,
           keyring: benchKeyring,
-          publicBaseUrl: 'http://127.0.0.1:8787',
+          publicBaseUrl,
           notifier: approvalChannel,
           taskTokens,
-          logger: { info: () => {}, warn: () => {}, error: () => {} },
+          logger: silent,
         },
         { runId: run.runId, taskToken: `bench-token-${i}`, approvalIds },
       ),
     );
-    // The approval link carries the approval id (the state carried it to RequestApproval).
-    const approvalId = approvalIds![0]!;
-    // As the decision page does: load the approval and its run for the link, then decide with them.
-    let loaded: Awaited<ReturnType<typeof store.getApprovalWithRun>>;
+    const link = links[0]!;
+    let html = '';
     await count(loading!, async () => {
-      loaded = await store.getApprovalWithRun(approvalId, run.runId);
+      const page = await pages.request(pagePath(link));
+      html = await page.text();
+      if (page.status !== 200) throw new Error(`the approval page answered ${page.status}`);
     });
-    await count(deciding!, () =>
-      decideApproval(
-        { store, clock },
-        { approvalId, approver: 'a@example.com', decision: 'approved' },
-        { approval: loaded!.approval, run: loaded!.run! },
-      ),
-    );
+    const form = readApprovalForm(html, link);
+    await count(deciding!, async () => {
+      const decided = await pages.request(pagePath(form.action), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ t: form.t, nonce: form.nonce, decision: 'approve' }).toString(),
+      });
+      if (decided.status !== 200) throw new Error(`the decision answered ${decided.status}`);
+    });
     await count(resuming!, () => driveRun(deps, run.runId, { turn: waiting!.turn, segmentStartTurn: 0 }));
   }
   // Warmed up once, like the plain turns: a container has the workflow version cached after its first run.
@@ -278,7 +305,7 @@ try {
     { turn: 'floor (1 GetItem + 1 TransactWriteItems)', ...perTurn(floorTally) },
   ]);
   printTable(
-    `Gated turn: request (the parking turn and RequestApproval) + decide + resume, 2 model calls (${RUNS} runs)`,
+    `Gated turn: parking turn, RequestApproval, the approval page and decision through the approval HTTP app, resume; 2 model calls (${RUNS} runs)`,
     [
       ...Object.entries(phases).map(([phase, t]) => ({
         phase,

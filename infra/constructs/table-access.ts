@@ -38,8 +38,10 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // reserves the next turn ahead) gives it back to the day in the same transaction: the day counter's ADD is an
   // Update action (UpdateItem), and so is the graph machine's MarkGraphFailed, the same function.
   'mark-failed': [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
-  // Reads the approval and the run (one BatchGetItem when the form names the run), records the decision.
-  'approval-http': [READ, BATCH_READ, WRITE],
+  // Reads the approval, the run and the workflow head (one BatchGetItem when the link names them), records the
+  // decision; an approval is conditional on the head revision its page showed (a ConditionCheck, no read:
+  // shared/approvals-http/route-decide.ts).
+  'approval-http': [READ, BATCH_READ, WRITE, CONDITION_CHECK],
   // Workflows, versions, runs, listings (queries and the by-owner index); deleting a workflow name;
   // delegated jobs: the admission counter (UpdateItem) and queue entries (DeleteItem), docs/jobs.md; a cancel
   // anchors the run's head as Deliver does. `GET /v1/audit` checks each signed head on a page against the chain

@@ -3,10 +3,15 @@ import { type ApprovalLinkClaims, argsHash } from '../approvals/index.ts';
 import type { RunStore } from '../core/store-port.ts';
 import type { Approval } from '../schemas/approval.ts';
 import type { Run } from '../schemas/run.ts';
+import type { WorkflowHead } from '../schemas/workflow-record.ts';
 import type { ApprovalLogger } from './deps.ts';
+import type { ReadHints } from './read-hints.ts';
 import { closedResult, outcome, type PageResult } from './results.ts';
 
-export type Loaded = { ok: true; approval: Approval; run: Run } | { ok: false; result: PageResult };
+/** `head`: the approval's workflow head, when it was read with them (its `value` undefined: no such head). */
+export type Loaded =
+  | { ok: true; approval: Approval; run: Run; head?: { value: WorkflowHead | undefined } }
+  | { ok: false; result: PageResult };
 
 /**
  * The approval behind a verified link, if it can still be decided. The link must name one of its approvers
@@ -16,10 +21,10 @@ export async function loadForLink(
   deps: { store: RunStore; logger: ApprovalLogger },
   claims: ApprovalLinkClaims,
   nowMs: number,
-  /** The run the page's form names (unsigned: only which item to read alongside; the approval's decides). */
-  runIdHint?: string,
+  /** The run (and head) the link or form names (unsigned: only which items to read alongside; the approval's decide). */
+  hints: ReadHints = {},
 ): Promise<Loaded> {
-  const both = await readBoth(deps.store, claims.approvalId, runIdHint);
+  const both = await readBoth(deps.store, claims.approvalId, hints);
   const approval = both?.approval;
   if (approval === undefined) return { ok: false, result: outcome({ kind: 'unknown_approval' }) };
   if (!approval.approvers.includes(claims.approver)) {
@@ -39,12 +44,15 @@ export async function loadForLink(
   if (closed !== undefined || run === undefined) {
     return { ok: false, result: closed ?? outcome({ kind: 'unknown_approval' }) };
   }
-  return { ok: true, approval, run };
+  return { ok: true, approval, run, ...(both?.head ? { head: both.head } : {}) };
 }
 
-/** The approval and its run: one request when the store can batch them and the hint names the run. */
-async function readBoth(store: RunStore, approvalId: string, runIdHint: string | undefined) {
-  if (store.getApprovalWithRun) return store.getApprovalWithRun(approvalId, runIdHint);
+/**
+ * The approval and its run (and its workflow head): one request when the store can batch them and the hints
+ * name the run (and the head).
+ */
+async function readBoth(store: RunStore, approvalId: string, hints: ReadHints) {
+  if (store.getApprovalWithRun) return store.getApprovalWithRun(approvalId, hints.runId, hints.head);
   const approval = await store.getApproval(approvalId);
   return approval && { approval, run: await store.getRun(approval.runId) };
 }

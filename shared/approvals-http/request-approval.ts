@@ -25,6 +25,7 @@ import {
 } from '../notify/index.ts';
 import type { Approval } from '../schemas/approval.ts';
 import { type ApprovalLogger, consoleLogger } from './deps.ts';
+import { hintParams } from './read-hints.ts';
 import { type Recorded, recordRequest, type Sent, type Unreached } from './request-record.ts';
 import type { TaskTokenAnswer, TaskTokensPort } from './task-tokens.ts';
 import { readWaiting, type WaitScope } from './waiting.ts';
@@ -61,6 +62,13 @@ export type RequestApprovalResult =
    */
   | { status: 'not_waiting'; answer: TaskTokenAnswer; notified?: Sent[] };
 
+/** The link with the read hints of its approval (read-hints.ts): the page reads everything in one request. */
+function withHints(link: string, approval: Approval): string {
+  const url = new URL(link);
+  for (const [name, value] of Object.entries(hintParams(approval))) url.searchParams.set(name, value);
+  return url.toString();
+}
+
 /** Signs this approver's link and hands the notice to the channel. */
 function sendNotice(
   deps: RequestApprovalDeps,
@@ -86,7 +94,7 @@ function sendNotice(
     tool: approval.tool,
     argsPreview: argsPreview(approval.args),
     expiresAt: approval.expiresAt,
-    url: approvalUrl(deps.publicBaseUrl, approval.approvalId, token),
+    url: withHints(approvalUrl(deps.publicBaseUrl, approval.approvalId, token), approval),
   });
 }
 

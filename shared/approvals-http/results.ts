@@ -84,6 +84,19 @@ export const decidedElsewhere: PageResult = {
   },
 };
 
+/**
+ * An approval posted from a page rendered before the workflow changed (a new version, a disable, a delete, a
+ * draft): what that page said about the action may no longer hold, so nothing is recorded (fail closed).
+ */
+export const workflowChanged: PageResult = {
+  httpStatus: 409,
+  view: {
+    title: 'Workflow changed',
+    message: `The workflow was changed after this page was opened, so what it showed may no longer hold. Open your approval link again to see the request as it is now. ${NOT_RECORDED}`,
+    status: 'info',
+  },
+};
+
 /** A decision posted from another site (its `Origin` or `Sec-Fetch-Site` says so): nothing is recorded. */
 export const crossSiteRefused: PageResult = {
   httpStatus: 403,

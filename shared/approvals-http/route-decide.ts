@@ -10,10 +10,11 @@ import {
   verifyFormNonce,
 } from '../approvals/index.ts';
 import { decideApproval } from '../core/approval-ops.ts';
-import { ApprovalAlreadyDecidedError } from '../core/store-errors.ts';
+import { ApprovalAlreadyDecidedError, WorkflowHeadChangedError } from '../core/store-errors.ts';
 import type { AppContext } from './app-context.ts';
 import { TaskTokenSendError } from './errors.ts';
 import { loadForLink } from './load.ts';
+import { readHintsOf } from './read-hints.ts';
 import {
   closedResult,
   crossSiteRefused,
@@ -23,6 +24,7 @@ import {
   outcome,
   type PageResult,
   resultResponse,
+  workflowChanged,
 } from './results.ts';
 import { crossSiteReason, pageOrigin } from './same-origin.ts';
 import { grantStateOf } from './still-granted.ts';
@@ -44,12 +46,6 @@ async function readForm(c: Context): Promise<Form | undefined> {
     if (values[0] !== undefined) form[name] = values[0];
   }
   return form;
-}
-
-/** The `run` query parameter of the form action, if it looks like a run id (anything else: no hint). */
-function runHintOf(c: Context): string | undefined {
-  const run = c.req.query('run');
-  return run !== undefined && /^run_[A-Za-z0-9]{6,40}$/.test(run) ? run : undefined;
 }
 
 const DECISIONS = { approve: 'approved', deny: 'denied' } as const;
@@ -105,14 +101,33 @@ export function decideHandler(deps: AppContext) {
       return resultResponse(nonceRefused(nonce.reason));
     }
     // The page's form action names the run (`?run=`), so the approval and its run are one read.
-    const loaded = await loadForLink(deps, link.claims, nowMs, runHintOf(c));
+    const { runId: runIdHint } = readHintsOf((name) => c.req.query(name));
+    const loaded = await loadForLink(deps, link.claims, nowMs, { runId: runIdHint });
     if (!loaded.ok) return resultResponse(loaded.result);
 
+    // An approval is recorded only while the workflow head is still at the revision the page was rendered with
+    // (signed into the nonce): what the page said about the action still holds, and the head is not read again.
+    // A denial needs no such condition: it is right whatever changed.
+    const pageHead = decision === 'approved' ? nonce.head : undefined;
+    const { owner, workflowId } = loaded.approval;
     let decided: Awaited<ReturnType<typeof decideApproval>>;
     try {
       // The approval and run just loaded serve the decision's first try (no second read of either).
-      decided = await decideApproval(deps, { approvalId, approver, decision }, loaded);
+      decided = await decideApproval(
+        deps,
+        {
+          approvalId,
+          approver,
+          decision,
+          ...(pageHead ? { headAt: { owner, workflowId, rev: pageHead.rev } } : {}),
+        },
+        loaded,
+      );
     } catch (error) {
+      if (error instanceof WorkflowHeadChangedError) {
+        deps.logger.info('approval refused: the workflow changed since the page', { approvalId, approver });
+        return resultResponse(workflowChanged);
+      }
       if (!(error instanceof ApprovalAlreadyDecidedError)) throw error;
       deps.logger.info('approval decision refused', { approvalId, approver, status: error.status });
       return resultResponse(await whyRefused(deps, approvalId, nowMs));
@@ -138,8 +153,12 @@ export function decideHandler(deps: AppContext) {
       }
     }
     // Never "the run performs it" for an action that was withdrawn since the request (the Turn will refuse
-    // it), nor "it will not run" when that could not be told (a delegated job's grant, a lookup fault).
-    const grant = decision === 'approved' ? await grantStateOf(deps.store, decided.approval) : 'granted';
+    // it), nor "it will not run" when that could not be told (a delegated job's grant, a lookup fault). With
+    // the page's head revision, the decision was recorded at that revision: the page's answer is the answer.
+    const grant =
+      decision !== 'approved'
+        ? 'granted'
+        : (pageHead?.grant ?? (await grantStateOf(deps.store, decided.approval)));
     const kind =
       grant === 'withdrawn' ? 'approved_withdrawn' : grant === 'unknown' ? 'approved_unchecked' : decision;
     return resultResponse(outcome({ kind }));

@@ -5,18 +5,27 @@ import {
   checkWithKeyring,
   issueFormNonce,
   keyringSourceOf,
+  type PageHeadClaim,
   renderApprovalPage,
   verifyApprovalLink,
 } from '../approvals/index.ts';
 import type { ActionSpec } from '../core/actions.ts';
+import type { RunStore } from '../core/store-port.ts';
 import { serviceStepView } from '../graph-run/agent-view.ts';
 import type { Approval } from '../schemas/approval.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import { isAgentVersion, type WorkflowVersion } from '../schemas/workflow-record.ts';
 import type { AppContext } from './app-context.ts';
 import { loadForLink } from './load.ts';
+import { readHintsOf } from './read-hints.ts';
 import { htmlResponse, linkRefused, resultResponse } from './results.ts';
-import { grantStateOf } from './still-granted.ts';
+import { type GrantState, grantCheckOf } from './still-granted.ts';
+
+/** What the page saw of the workflow, for the form nonce: only an answer that rests on a head revision. */
+function headClaimOf(grant: { state: GrantState; headRev?: number }): PageHeadClaim | undefined {
+  if (grant.headRev === undefined || grant.state === 'unknown') return undefined;
+  return { rev: grant.headRev, grant: grant.state };
+}
 
 type ActionInfo = {
   description: string;
@@ -51,16 +60,32 @@ function definitionFor(version: WorkflowVersion, approval: Approval): WorkflowDe
   return graph.kind === 'graph' && node?.type === 'service_task' ? serviceStepView(graph, node) : undefined;
 }
 
+type VersionReader = RunStore['getWorkflowVersion'];
+
+/**
+ * `read`, each version read at most once: the description and the grant check both need the approval's version,
+ * and in a container that has not kept it yet (the store's cache) they would otherwise read it twice at once.
+ */
+function readOnce(read: VersionReader): VersionReader {
+  const reads = new Map<string, ReturnType<VersionReader>>();
+  return (owner, workflowId, version) => {
+    const key = JSON.stringify([owner, workflowId, version]);
+    const pending = reads.get(key) ?? read(owner, workflowId, version);
+    reads.set(key, pending);
+    return pending;
+  };
+}
+
 /** The action's description and flag from the workflow's catalog; none if it cannot be resolved. */
-async function actionInfo(deps: AppContext, approval: Approval): Promise<ActionInfo> {
+async function actionInfo(
+  deps: AppContext,
+  approval: Approval,
+  versionOf: VersionReader,
+): Promise<ActionInfo> {
   const none = { description: '', irreversible: false, externalPublish: false };
   if (deps.actions === undefined) return none;
   try {
-    const version = await deps.store.getWorkflowVersion(
-      approval.owner,
-      approval.workflowId,
-      approval.workflowVersion,
-    );
+    const version = await versionOf(approval.owner, approval.workflowId, approval.workflowVersion);
     const definition = version && definitionFor(version, approval);
     if (!definition) return none;
     const action = deps.actions.resolve(approval.tool, definition);
@@ -97,10 +122,24 @@ export function pageHandler(deps: AppContext) {
       return resultResponse(linkRefused(link.reason));
     }
     const { claims } = link;
-    const loaded = await loadForLink(deps, claims, nowMs);
+    // The link names the run and workflow head (read-hints.ts): the approval, its run and its head are one read.
+    const loaded = await loadForLink(
+      deps,
+      claims,
+      nowMs,
+      readHintsOf((name) => c.req.query(name)),
+    );
     if (!loaded.ok) return resultResponse(loaded.result);
     const { approval, run } = loaded;
-    const [info, grant] = await Promise.all([actionInfo(deps, approval), grantStateOf(deps.store, approval)]);
+    const versionOf = readOnce(deps.store.getWorkflowVersion.bind(deps.store));
+    const [info, grant] = await Promise.all([
+      actionInfo(deps, approval, versionOf),
+      grantCheckOf(
+        { getWorkflowHead: deps.store.getWorkflowHead.bind(deps.store), getWorkflowVersion: versionOf },
+        approval,
+        loaded.head,
+      ),
+    ]);
     const html = renderApprovalPage({
       owner: approval.owner,
       workflowName: approval.workflowName,
@@ -116,14 +155,18 @@ export function pageHandler(deps: AppContext) {
       approver: claims.approver,
       expiresAtIso: approval.expiresAt,
       token: c.req.query('t') ?? '',
-      // Fresh per render, bound to this approval and approver; stateless, so rendering writes nothing.
-      nonce: issueFormNonce({ approvalId, approver: claims.approver, nowMs }, keyring),
+      // Fresh per render, bound to this approval and approver; stateless, so rendering writes nothing. It carries
+      // the head revision this page rests on: an approval is recorded only while the head is still there.
+      nonce: issueFormNonce(
+        { approvalId, approver: claims.approver, nowMs, head: headClaimOf(grant) },
+        keyring,
+      ),
       // The run rides on the form action, so the decision reads the approval and its run in one request.
       postUrl: `${approvalPostUrl(deps.publicBaseUrl, approvalId)}?run=${encodeURIComponent(run.runId)}`,
       flags: {
         irreversible: info.irreversible,
         externalPublish: info.externalPublish,
-        withdrawn: grant === 'withdrawn',
+        withdrawn: grant.state === 'withdrawn',
       },
     });
     return htmlResponse(200, html);

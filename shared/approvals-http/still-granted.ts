@@ -46,22 +46,39 @@ async function liveOf(store: Store, head: WorkflowHead, version: WorkflowVersion
   return views.live(await store.getWorkflowVersion(head.owner, head.workflowId, head.latestVersion));
 }
 
-export async function grantStateOf(store: Store, approval: Approval): Promise<GrantState> {
+/**
+ * Whether the approved call would still run, and the head revision that answer rests on (absent when it rests on
+ * no head: a delegated job's, a missing head, a failed lookup). `read`: the head as just read with the approval
+ * (shared/store/approvals.ts), so it is not read again.
+ */
+export async function grantCheckOf(
+  store: Store,
+  approval: Approval,
+  read?: { value: WorkflowHead | undefined },
+): Promise<{ state: GrantState; headRev?: number }> {
   try {
     const { owner, workflowId } = approval;
     // A delegated job's grant is checked by the Turn at dispatch; the page promises nothing either way.
-    if (isGrantWorkflowId(workflowId)) return 'unknown';
+    if (isGrantWorkflowId(workflowId)) return { state: 'unknown' };
     const [version, head] = await Promise.all([
       store.getWorkflowVersion(owner, workflowId, approval.workflowVersion),
-      store.getWorkflowHead(owner, workflowId),
+      read ? read.value : store.getWorkflowHead(owner, workflowId),
     ]);
     // An agent workflow's call or a graph's service step has a policy to check; promise nothing for others.
     const views = version && viewsOf(version, approval);
-    if (version === undefined || views === undefined) return 'unknown';
-    if (head === undefined || head.deleted) return 'withdrawn';
+    if (version === undefined || views === undefined) return { state: 'unknown' };
+    if (head === undefined) return { state: 'withdrawn' };
+    if (head.deleted) return { state: 'withdrawn', headRev: headRevOf(head) };
     const grant = effectiveGrant(views.own, await liveOf(store, head, version, views), head.enabled);
-    return grant.has(approval.tool) ? 'granted' : 'withdrawn';
+    return { state: grant.has(approval.tool) ? 'granted' : 'withdrawn', headRev: headRevOf(head) };
   } catch {
-    return 'unknown';
+    return { state: 'unknown' };
   }
 }
+
+export async function grantStateOf(store: Store, approval: Approval): Promise<GrantState> {
+  return (await grantCheckOf(store, approval)).state;
+}
+
+/** A head stored before revisions existed is revision 0 (shared/store/workflows.ts `headRev`). */
+const headRevOf = (head: WorkflowHead): number => head.rev ?? 0;

@@ -7,7 +7,7 @@ export type { KeyringSource } from './keyring-source.ts';
 export { cachedKeyring, checkWithKeyring, fixedKeyring, keyringSourceOf } from './keyring-source.ts';
 export type { ApprovalLinkClaims, ApprovalLinkFailure, ApprovalLinkVerification } from './link.ts';
 export { argsHash, signApprovalLink, verifyApprovalLink } from './link.ts';
-export type { FormNonceFailure } from './nonce.ts';
+export type { FormNonceFailure, PageHeadClaim } from './nonce.ts';
 export {
   FORM_NONCE_MAX_AGE_MS,
   issueFormNonce,

@@ -14,7 +14,7 @@ export const FORM_NONCE_MAX_AGE_MS = 15 * 60_000;
 /** Tolerated clock difference between the function that rendered and the one that decides. */
 const CLOCK_SKEW_MS = 60_000;
 
-const nonceSchema = (subject: LinkSubject) =>
+const nonceSchema = (subject: LinkSubject, extra: Record<string, z.ZodMiniType> = {}) =>
   z.strictObject({
     v: z.literal(1),
     kid: z.string(),
@@ -22,10 +22,22 @@ const nonceSchema = (subject: LinkSubject) =>
     [SUBJECTS[subject].holder]: z.string().check(z.minLength(1), z.maxLength(256)),
     iat: z.number().check(z.int(), z.nonnegative()),
     n: z.string().check(z.minLength(1)),
+    ...extra,
   }) as unknown as z.ZodMiniType<Record<string, unknown>>;
 
+/**
+ * What an approval page saw of the workflow when it rendered: the head's revision and whether the action was
+ * still granted. Signed into the form's nonce, so the decision can be recorded on the condition that the head is
+ * still at that revision, and say what the page said, without reading the head again.
+ */
+export type PageHeadClaim = { rev: number; grant: 'granted' | 'withdrawn' };
+const HeadClaimSchema = z.strictObject({
+  rev: z.number().check(z.int(), z.nonnegative()),
+  grant: z.enum(['granted', 'withdrawn']),
+});
+
 const SCHEMAS: Record<LinkSubject, z.ZodMiniType<Record<string, unknown>>> = {
-  approval: nonceSchema('approval'),
+  approval: nonceSchema('approval', { head: z.optional(HeadClaimSchema) }),
   human_task: nonceSchema('human_task'),
 };
 
@@ -44,6 +56,7 @@ export function issueSubjectNonce(
   subject: LinkSubject,
   input: { id: string; holder: string; nowMs: number },
   keyring: Keyring,
+  extra: Record<string, unknown> = {},
 ): string {
   const spec = SUBJECTS[subject];
   const payload = {
@@ -53,6 +66,7 @@ export function issueSubjectNonce(
     [spec.holder]: input.holder,
     iat: input.nowMs,
     n: randomBytes(16).toString('base64url'),
+    ...extra,
   };
   const parsed = SCHEMAS[subject].safeParse(payload);
   if (!parsed.success) {
@@ -73,7 +87,9 @@ export function verifySubjectNonce(
   nonce: unknown,
   keyring: Keyring,
   options: { id: string; holder: string; nowMs: number; maxAgeMs?: number },
-): { ok: true; issuedAtMs: number } | { ok: false; reason: FormNonceFailure } {
+):
+  | { ok: true; issuedAtMs: number; claims: Record<string, unknown> }
+  | { ok: false; reason: FormNonceFailure } {
   const spec = SUBJECTS[subject];
   const opened = openToken(nonce, spec.nonce, keyring);
   if (!opened.ok) return opened;
@@ -85,7 +101,7 @@ export function verifySubjectNonce(
   if (iat > options.nowMs + CLOCK_SKEW_MS) return { ok: false, reason: 'not_yet_valid' };
   if (options.nowMs - iat > (options.maxAgeMs ?? FORM_NONCE_MAX_AGE_MS))
     return { ok: false, reason: 'expired' };
-  return { ok: true, issuedAtMs: iat };
+  return { ok: true, issuedAtMs: iat, claims: parsed.data };
 }
 
 /**
@@ -93,13 +109,14 @@ export function verifySubjectNonce(
  * decision comes from a recent render; single use of the decision is the store's conditional write.
  */
 export function issueFormNonce(
-  input: { approvalId: string; approver: string; nowMs: number },
+  input: { approvalId: string; approver: string; nowMs: number; head?: PageHeadClaim | undefined },
   keyring: Keyring,
 ): string {
   return issueSubjectNonce(
     'approval',
     { id: input.approvalId, holder: input.approver, nowMs: input.nowMs },
     keyring,
+    input.head ? { head: { rev: input.head.rev, grant: input.head.grant } } : {},
   );
 }
 
@@ -111,7 +128,14 @@ export function verifyFormNonce(
   nonce: unknown,
   keyring: Keyring,
   options: { approvalId: string; approver: string; nowMs: number; maxAgeMs?: number },
-): { ok: true; issuedAtMs: number } | { ok: false; reason: FormNonceFailure } {
+): { ok: true; issuedAtMs: number; head?: PageHeadClaim } | { ok: false; reason: FormNonceFailure } {
   const { approvalId, approver, ...rest } = options;
-  return verifySubjectNonce('approval', nonce, keyring, { id: approvalId, holder: approver, ...rest });
+  const verified = verifySubjectNonce('approval', nonce, keyring, {
+    id: approvalId,
+    holder: approver,
+    ...rest,
+  });
+  if (!verified.ok) return verified;
+  const head = verified.claims.head as PageHeadClaim | undefined;
+  return { ok: true, issuedAtMs: verified.issuedAtMs, ...(head ? { head } : {}) };
 }

@@ -61,7 +61,16 @@ export type DecisionResult = {
  */
 export async function decideApproval(
   deps: Deps,
-  args: { approvalId: string; approver: string; decision: 'approved' | 'denied' },
+  args: {
+    approvalId: string;
+    approver: string;
+    decision: 'approved' | 'denied';
+    /**
+     * The workflow head's revision as the approver's page saw it: the decision is recorded only while the head
+     * is still there (RunChange.headAt), or refused with WorkflowHeadChangedError, nothing written.
+     */
+    headAt?: { owner: string; workflowId: string; rev: number };
+  },
   loaded?: { approval: Approval; run: Run },
 ): Promise<DecisionResult> {
   let given = loaded?.approval.approvalId === args.approvalId ? loaded : undefined;
@@ -89,6 +98,7 @@ export async function decideApproval(
     await handle.commit({
       // The decision rides on the run item too, so the resuming turn need not read the approval.
       next: (current) => withDecisions(current, [decided]),
+      ...(args.headAt ? { headAt: args.headAt } : {}),
       // Fenced on the token as read too: the approval and the run may have been read apart (a BatchGetItem is
       // no snapshot), and a token attached in between must not be dropped, or the run would not be resumed.
       approvalUpdate: [

@@ -36,6 +36,7 @@ export function mergeParts(first: ChangePart, second: ChangePart): ChangePart {
     ...(first.reopen || second.reopen ? { reopen: true as const } : {}),
     // One head condition per write: the later part's (it was decided on the fresher read).
     ...(second.liveHead || first.liveHead ? { liveHead: (second.liveHead ?? first.liveHead)! } : {}),
+    ...(second.headAt || first.headAt ? { headAt: (second.headAt ?? first.headAt)! } : {}),
     ...(nexts.length > 0 ? { next: (run: Run) => nexts.reduce((moved, next) => next(moved), run) } : {}),
   };
 }
@@ -136,6 +137,7 @@ export function partSize(part: ChangePart): { items: number; bytes: number } {
   if (part.daySpend) items += 1;
   if (part.graphSpend) items += 1;
   if (part.liveHead) items += 1;
+  if (part.headAt) items += 1;
   return { items, bytes };
 }
 

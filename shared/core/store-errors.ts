@@ -65,6 +65,21 @@ export class WorkflowHeadMovedError extends Error {
   }
 }
 
+/**
+ * The workflow head is no longer at the revision a change was conditioned on (`RunChange.headAt`): something
+ * changed the workflow (a new version, a disable, a draft, a delete) since the caller read it. Nothing was written.
+ */
+export class WorkflowHeadChangedError extends Error {
+  readonly workflowId: string;
+  readonly rev: number;
+  constructor(workflowId: string, rev: number, options?: { cause?: unknown }) {
+    super(`workflow ${workflowId} changed since it was read at revision ${rev}`, options);
+    this.name = 'WorkflowHeadChangedError';
+    this.workflowId = workflowId;
+    this.rev = rev;
+  }
+}
+
 /** The per-day budget of a workflow would be exceeded by a reservation. */
 export class DayBudgetExceededError extends Error {
   constructor(workflowId: string, day: string, options?: { cause?: unknown }) {

@@ -90,6 +90,14 @@ export type RunChange = {
    * service step puts it on the write that lets a call go ahead (its `pending` row, its approval request).
    */
   liveHead?: { owner: string; workflowId: string; latestVersion: number };
+  /**
+   * The workflow head, exactly as the caller last saw it, as a condition of this very write (no read): the head
+   * must still be at revision `rev` (0: a head stored without one); otherwise nothing is written
+   * (WorkflowHeadChangedError). The approval page's decision carries the revision its page was rendered with, so
+   * what the page showed about the workflow (whether the action would still run) still holds when it is recorded.
+   * Not with `liveHead` (one transaction may not touch an item twice).
+   */
+  headAt?: { owner: string; workflowId: string; rev: number };
 };
 
 /**
@@ -123,13 +131,17 @@ export interface RunStore {
   listLedger(runId: string): Promise<LedgerRow[]>;
   getApproval(approvalId: string): Promise<Approval | undefined>;
   /**
-   * An approval and its run, in one request when `runIdHint` names its run (shared/store/approvals.ts).
+   * An approval and its run, in one request when `runIdHint` names its run (shared/store/approvals.ts), and its
+   * workflow head in the same request when `headHint` names it (`head`; absent when the hint named another).
    * Optional: without it, callers read the approval, then its run.
    */
   getApprovalWithRun?(
     approvalId: string,
     runIdHint?: string,
-  ): Promise<{ approval: Approval; run: Run | undefined } | undefined>;
+    headHint?: { owner: string; workflowId: string },
+  ): Promise<
+    { approval: Approval; run: Run | undefined; head?: { value: WorkflowHead | undefined } } | undefined
+  >;
   /**
    * A run and those of `approvalIds` that exist and are its approvals, in one request where the store can
    * (shared/store/approvals.ts). Not a snapshot: writers fence on the run's revision and each approval's status
@@ -149,6 +161,6 @@ export interface RunStore {
    * answers a client within a deadline gives up sooner, its head registered for the owner's next group commit.
    */
   anchorRunHead(run: Run, at: string, options?: { maxAttempts?: number }): Promise<unknown>;
-  /** Applies a change atomically; throws RunConflictError, LedgerConflictError, ApprovalAlreadyDecidedError, DayBudgetExceededError, GraphBudgetExceededError or WorkflowHeadMovedError. */
+  /** Applies a change atomically; throws RunConflictError, LedgerConflictError, ApprovalAlreadyDecidedError, DayBudgetExceededError, GraphBudgetExceededError, WorkflowHeadMovedError or WorkflowHeadChangedError. */
   commit(change: RunChange): Promise<Run>;
 }

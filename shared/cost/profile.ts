@@ -34,13 +34,16 @@ export type CostProfile = {
  * commit no longer loses a race to it). A turn reads its run and transcript in one Query; turn 0's budget
  * reservation is written with the run's creation; the run ends with `Deliver` (End: true, no Succeed state): 1
  * fixed transition. The run item stays under 1 KB in a plain run (docs/data-model.md "Run item size"): a
- * commit costs 4 WRU for it (table and both indexes), not 8.
+ * commit costs 4 WRU for it (table and both indexes), not 8. Re-measured 2026-12-03 (only the gated part moved):
+ * the approval page reads the approval, its run and its workflow head in one BatchGetItem, and the approval no
+ * longer reads the head after its commit but checks it in the commit (a ConditionCheck: 2 WRU, where the read was
+ * 1 RRU), so a gated call reads 5 → 2 times (7 → 6 RRU) and writes 43 → 45 WRU.
  */
 export const MEASURED_PROFILE: CostProfile = {
   measured:
-    "2026-12-02, npm run bench:cost-profile on the local stack (median of 3 runs per shape), request units by AWS's rule from the items sent and read, failed writes metered, run item under 1 KB, RequestApproval in one read and one write",
+    "2026-12-03, npm run bench:cost-profile on the local stack (median of 3 runs per shape), request units by AWS's rule from the items sent and read, failed writes metered, run item under 1 KB, RequestApproval in one read and one write, the approval page in one read, the approval in one read and one write",
   fixed: { transitions: 1, dynamoReads: 9, dynamoWrites: 4, readUnits: 9, writeUnits: 23 },
   perTurn: { transitions: 2, dynamoReads: 2, dynamoWrites: 1, readUnits: 2, writeUnits: 12 },
   perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 13 },
-  perGatedTurn: { transitions: 1, dynamoReads: 5, dynamoWrites: 3, readUnits: 7, writeUnits: 43 },
+  perGatedTurn: { transitions: 1, dynamoReads: 2, dynamoWrites: 3, readUnits: 6, writeUnits: 45 },
 };

@@ -33,8 +33,12 @@ export function observeStore<S extends RunStore>(store: S, ...observers: StoreOb
     return run;
   };
   // The approval pages read a run with its approval in one request: that is a run read too.
-  const getApprovalWithRun = async (approvalId: string, runIdHint?: string) => {
-    const both = await store.getApprovalWithRun?.(approvalId, runIdHint);
+  const getApprovalWithRun = async (
+    approvalId: string,
+    runIdHint?: string,
+    headHint?: { owner: string; workflowId: string },
+  ) => {
+    const both = await store.getApprovalWithRun?.(approvalId, runIdHint, headHint);
     if (both?.run) for (const observer of observers) observer.runRead?.(both.run);
     return both;
   };

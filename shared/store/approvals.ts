@@ -2,6 +2,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Approval, ApprovalSchema, type ApprovalStatus } from '../schemas/approval.ts';
 import { type Run, RunSchema } from '../schemas/run.ts';
+import { type WorkflowHead, WorkflowHeadSchema } from '../schemas/workflow-record.ts';
 import { backOff } from './backoff.ts';
 import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
@@ -13,7 +14,18 @@ import { TABLE_KEYS } from './table.ts';
 export const getApproval = (ctx: StoreContext, approvalId: string) =>
   getItem(ctx, keys.approval(approvalId), ApprovalSchema);
 
-export type ApprovalWithRun = { approval: Approval; run: Run | undefined };
+/**
+ * An approval and its run; `head` when the approval's workflow head was read in the same request (its `value`
+ * undefined: there is no such head).
+ */
+export type ApprovalWithRun = {
+  approval: Approval;
+  run: Run | undefined;
+  head?: { value: WorkflowHead | undefined };
+};
+
+/** Which workflow head the caller expects the approval to belong to (only which item to read alongside). */
+export type HeadHint = { owner: string; workflowId: string };
 
 /** BatchGetItem rounds before falling back to GetItem, and the full-jitter backoff between them. */
 const UNPROCESSED_ROUNDS = 4;
@@ -54,26 +66,33 @@ const itemOf = (found: Record<string, unknown>[], key: { pk: string; sk: string 
 
 /**
  * An approval and its run. With `runIdHint` (which run the caller expects; the approval's own `runId` decides)
- * both are read in one BatchGetItem request (`batchGetItems`); still unprocessed after its retries, one by one.
- * A hint that names another run is ignored: the approval's run is read on its own.
- * Undefined when the approval does not exist.
+ * both are read in one BatchGetItem request (`batchGetItems`), and with `headHint` the approval's workflow head
+ * too; still unprocessed after its retries, one by one (and no head). A hint that names another run is ignored:
+ * the approval's run is read on its own; a head hint that names another owner's or workflow's head is dropped
+ * (no `head`: the caller reads the approval's own). Undefined when the approval does not exist.
  */
 export async function getApprovalWithRun(
   ctx: StoreContext,
   approvalId: string,
   runIdHint?: string,
+  headHint?: HeadHint,
 ): Promise<ApprovalWithRun | undefined> {
   if (runIdHint === undefined) return readOneByOne(ctx, approvalId);
   const approvalKey = keys.approval(approvalId);
   const runKey = keys.run(runIdHint);
-  const found = await batchGetItems(ctx, [approvalKey, runKey]);
+  const headKey = headHint && keys.workflowHead(headHint.owner, headHint.workflowId);
+  const found = await batchGetItems(ctx, headKey ? [approvalKey, runKey, headKey] : [approvalKey, runKey]);
   if (found === undefined) return readOneByOne(ctx, approvalId);
   const approvalItem = itemOf(found, approvalKey);
   if (!approvalItem) return undefined;
   const approval = decodeItem(ApprovalSchema, approvalItem);
-  if (approval.runId !== runIdHint) return { approval, run: await getRun(ctx, approval.runId) };
+  // The approval's own workflow decides: a head read for another is not this approval's.
+  const ownHead = headKey && headHint.owner === approval.owner && headHint.workflowId === approval.workflowId;
+  const headItem = ownHead ? itemOf(found, headKey) : undefined;
+  const head = ownHead ? { head: { value: headItem && decodeItem(WorkflowHeadSchema, headItem) } } : {};
+  if (approval.runId !== runIdHint) return { approval, run: await getRun(ctx, approval.runId), ...head };
   const runItem = itemOf(found, runKey);
-  return { approval, run: runItem ? decodeItem(RunSchema, runItem) : undefined };
+  return { approval, run: runItem ? decodeItem(RunSchema, runItem) : undefined, ...head };
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   LedgerConflictError,
   RunConflictError,
   StoreThrottledError,
+  WorkflowHeadChangedError,
   WorkflowHeadMovedError,
 } from './errors.ts';
 import { indexKeys, keys } from './keys.ts';
@@ -169,7 +170,10 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
     if (guarded && deltaUsd > (limitUsd ?? Number.POSITIVE_INFINITY))
       throw new GraphBudgetExceededError(graphRunId);
   }
+  if (change.liveHead && change.headAt)
+    throw new Error('a run change may condition on the live head or on its revision, not both');
   if (change.liveHead) items.push(liveHeadCheck(T, change.liveHead));
+  if (change.headAt) items.push(headAtCheck(T, change.headAt));
   const transact = items.map((labeled) => labeled.item);
   assertTransactionFits(transact);
   try {
@@ -217,6 +221,28 @@ function liveHeadCheck(table: string, head: NonNullable<RunChange['liveHead']>):
       },
     },
     onConditionFailed: () => new WorkflowHeadMovedError(head.workflowId),
+  };
+}
+
+/**
+ * The workflow head still at the revision the caller saw (a ConditionCheck item, no request added). A missing
+ * head fails it; a head stored without `rev` is revision 0 (workflows.ts `revFence`). Every write of a head
+ * moves its revision, so any change since the caller's read fails this transaction.
+ */
+function headAtCheck(table: string, head: NonNullable<RunChange['headAt']>): Labeled {
+  return {
+    item: {
+      ConditionCheck: {
+        TableName: table,
+        Key: keys.workflowHead(head.owner, head.workflowId),
+        ConditionExpression:
+          head.rev === 0
+            ? 'attribute_exists(pk) AND (attribute_not_exists(rev) OR rev = :rev)'
+            : 'attribute_exists(pk) AND rev = :rev',
+        ExpressionAttributeValues: { ':rev': head.rev },
+      },
+    },
+    onConditionFailed: () => new WorkflowHeadChangedError(head.workflowId, head.rev),
   };
 }
 

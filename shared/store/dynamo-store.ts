@@ -15,7 +15,13 @@ import type { Run } from '../schemas/run.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
 import * as z from '../zod.ts';
 import { anchorRunHead, getRunAnchor, listOwnerAnchorItems } from './anchors.ts';
-import { getApproval, getApprovalWithRun, getRunWithApprovals, listApprovals } from './approvals.ts';
+import {
+  getApproval,
+  getApprovalWithRun,
+  getRunWithApprovals,
+  type HeadHint,
+  listApprovals,
+} from './approvals.ts';
 import { auditEntriesOf, parseAuditItems } from './audit-items.ts';
 import {
   type AuditRangeStart,
@@ -138,8 +144,8 @@ export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
   getApproval(approvalId: string) {
     return getApproval(this.ctx, approvalId);
   }
-  getApprovalWithRun(approvalId: string, runIdHint?: string) {
-    return getApprovalWithRun(this.ctx, approvalId, runIdHint);
+  getApprovalWithRun(approvalId: string, runIdHint?: string, headHint?: HeadHint) {
+    return getApprovalWithRun(this.ctx, approvalId, runIdHint, headHint);
   }
   getRunWithApprovals(runId: string, approvalIds: readonly string[]) {
     return getRunWithApprovals(this.ctx, runId, approvalIds);

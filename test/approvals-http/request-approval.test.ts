@@ -83,7 +83,13 @@ describe('requestApproval', () => {
       expect(JSON.parse(notice.argsPreview)).toEqual(ARGS);
       const url = new URL(notice.url);
       expect(`${url.origin}${url.pathname}`).toBe(`${PUBLIC_BASE}/approvals/${approval.approvalId}`);
-      expect([...url.searchParams.keys()]).toEqual(['t']);
+      // The token, then which run and workflow head the page reads with the approval (unsigned read hints).
+      expect(Object.fromEntries(url.searchParams)).toEqual({
+        t: url.searchParams.get('t'),
+        run: run.runId,
+        owner: run.owner,
+        wf: run.workflowId,
+      });
       expect(notice.url).not.toContain('task-token-xyz');
       const verified = verifyApprovalLink(url.searchParams.get('t'), keyring, {
         nowMs: clock.nowMs(),

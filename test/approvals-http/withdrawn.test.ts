@@ -18,9 +18,13 @@ async function disableWorkflow(s: Scenario) {
   await store.updateWorkflowHead(head, { ...head, enabled: false, updatedAt: new Date(0).toISOString() });
 }
 
-/** The scenario's store, except that the workflow head cannot be read (whether the action is granted is unknown). */
+/**
+ * The scenario's store, except that the workflow's head and versions cannot be looked up on their own (the page
+ * reads the head with the approval, but then cannot read the version: whether the action is granted is unknown).
+ */
 const headLookupFails = withStoreOverrides(store, {
   getWorkflowHead: async () => Promise.reject(new Error('lookup failed')),
+  getWorkflowVersion: async () => Promise.reject(new Error('lookup failed')),
 });
 
 describe('Approval pages after the action was withdrawn', () => {

@@ -55,7 +55,7 @@ describe('runWorkedExample({ autoApprove: true })', () => {
     const link = result.link;
 
     expect(link).toMatch(
-      /^http:\/\/127\.0\.0\.1:\d+\/approvals\/apr_[A-Za-z0-9]+\?t=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/,
+      /^http:\/\/127\.0\.0\.1:\d+\/approvals\/apr_[A-Za-z0-9]+\?t=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+&run=run_[A-Za-z0-9]+&owner=[^&]+&wf=wf_[A-Za-z0-9]+$/,
     );
     expect(lines).toContain('APPROVAL NEEDED: post_to_site wants to publish to the site.');
     expect(lines).toContain(`Open this link to review the exact post and approve or deny it:\n  ${link}`);
