@@ -95,6 +95,19 @@ export const ITERATION_OUTPUT = '$.stepId';
 /** The answers to a `.waitForTaskToken` wait. */
 export type TaskResponseAction = 'states:SendTaskSuccess' | 'states:SendTaskFailure';
 
+/**
+ * Which attempt of a callback task this is, from the context object: `State.RetryCount` (0 on the first attempt
+ * of each entry into the state, +1 per retry) and `Execution.RedriveCount` (0 until redriven)
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html). A retried callback
+ * task gets a fresh task token while its earlier invocation may still run (an Invoke that timed out
+ * client-side); the handler stores its token only if no later attempt stored one
+ * (shared/graph-run/wait-fence.ts).
+ */
+const WAIT_ATTEMPT = {
+  retryCount: sfn.JsonPath.numberAt('$$.State.RetryCount'),
+  redriveCount: sfn.JsonPath.numberAt('$$.Execution.RedriveCount'),
+};
+
 /** The step reference a Map item holds (ids and counters only). */
 const STEP_REF = {
   runId: sfn.JsonPath.stringAt('$.runId'),
@@ -160,8 +173,12 @@ export class GraphStateMachine extends Construct {
     const awaitResume = new tasks.LambdaInvoke(this, names.awaitResume, {
       lambdaFunction: handlers.wait,
       integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+      // `rev`: the run's revision Advance (or ServiceStep) decided `paused` at, which tells this entry into the
+      // state from the next one (every `paused` answer carries it).
       payload: sfn.TaskInput.fromObject({
         runId: sfn.JsonPath.stringAt('$.runId'),
+        rev: sfn.JsonPath.numberAt('$.rev'),
+        wait: WAIT_ATTEMPT,
         taskToken: sfn.JsonPath.taskToken,
       }),
       // Bounded like every task-token wait: a graph paused this long fails (States.Timeout → MarkGraphFailed)
@@ -342,6 +359,7 @@ export class GraphStateMachine extends Construct {
       payload: sfn.TaskInput.fromObject({
         ...STEP_REF,
         ...(passTimeout ? { timeoutSeconds: sfn.JsonPath.numberAt('$.timeoutSeconds') } : {}),
+        wait: WAIT_ATTEMPT,
         taskToken: sfn.JsonPath.taskToken,
       }),
       taskTimeout: timeout,
