@@ -102,8 +102,9 @@ function walk(machine: Machine, input: Data, scenario: Scenario, walked: Walk): 
       case 'Choice': {
         walked.events += 2;
         const rule: Rule | undefined = state.Choices?.find((candidate) => matches(candidate, data));
+        const choice = name;
         name = rule?.Next ?? state.Default;
-        if (name === undefined) throw new Error(`Choice ${name} matched nothing (States.NoChoiceMatched)`);
+        if (name === undefined) throw new Error(`Choice ${choice} matched nothing (States.NoChoiceMatched)`);
         continue;
       }
       case 'Succeed':
