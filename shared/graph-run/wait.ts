@@ -3,7 +3,8 @@
  * `external_task` a child external run (external-child.ts) — both in graph-wait —, a `human_task` requests a
  * human task (in the human-task function, the only one of the two that holds the link-signing key). Each stores
  * the wait's task token on the step first, so whoever ends the wait (the child run's end, the task's submit)
- * finds it; a retried wait replaces the token.
+ * finds it; a retried wait (a later attempt of the state) replaces the token, a late invocation of an earlier
+ * attempt never does (wait-fence.ts).
  */
 import { sha256Hex } from '../audit/index.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';
