@@ -291,6 +291,26 @@ describe('the graph machine against the 25,000-event history quota', () => {
     expect(rounds).toBeGreaterThan(1_500);
   });
 
+  it('each callback task but the approval wait passes which attempt it is (the fence of its token put)', () => {
+    const processor = machine.States[names.runSteps]!.ItemProcessor!.States;
+    const callbacks = Object.entries({ ...machine.States, ...processor }).filter(([, state]) =>
+      isCallback(state),
+    );
+    const fenced = callbacks
+      .filter(([, state]) => {
+        const parameters = JSON.stringify((state as State & { Parameters?: unknown }).Parameters);
+        return (
+          parameters.includes('"retryCount.$":"$$.State.RetryCount"') &&
+          parameters.includes('"redriveCount.$":"$$.Execution.RedriveCount"')
+        );
+      })
+      .map(([name]) => name);
+    expect(new Set(fenced)).toEqual(
+      new Set([names.agentTask, names.humanTask, names.externalTask, names.awaitResume]),
+    );
+    expect(callbacks.map(([name]) => name)).toContain(names.approveServiceStep);
+  });
+
   it('the AwaitResume task is the only way out of RouteGraph for `paused`, and carries the revision', () => {
     const route = machine.States[names.route]!;
     const paused = route.Choices?.find((rule) => rule.StringEquals === 'paused');
