@@ -24,9 +24,12 @@
  *   (https://docs.aws.amazon.com/step-functions/latest/dg/connect-to-resource.html#connect-wait-token,
  *   https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html).
  * - Payloads (state input/output, task results) ≤ 256 KiB and at most 25,000 history events per execution
- *   (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html): the state carries step ids only,
- *   and one execution runs each node at most once (a graph has ≤ 100 nodes; an operator's retry or a resume
- *   starts a fresh execution), so no execution comes near the history limit and no continue-as-new is needed.
+ *   (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html): the state carries step ids only.
+ *   The largest graph (100 nodes) run step by step, each by the machine's longest path, writes at most 4,130
+ *   events without retries (test/infra/graph-history.test.ts), which leaves room for about 5,200 retried
+ *   attempts. A resume continues the same execution (13 events a pause/resume round) and so does a step retried
+ *   while the run still runs: neither is bounded by the graph, and no continue-as-new is made
+ *   (docs/graph-workflows.md, "How long one execution can run").
  */
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -95,6 +98,19 @@ export const ITERATION_OUTPUT = '$.stepId';
 /** The answers to a `.waitForTaskToken` wait. */
 export type TaskResponseAction = 'states:SendTaskSuccess' | 'states:SendTaskFailure';
 
+/**
+ * Which attempt of a callback task this is, from the context object: `State.RetryCount` (0 on the first attempt
+ * of each entry into the state, +1 per retry) and `Execution.RedriveCount` (0 until redriven)
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html). A retried callback
+ * task gets a fresh task token while its earlier invocation may still run (an Invoke that timed out
+ * client-side); the handler stores its token only if no later attempt stored one
+ * (shared/graph-run/wait-fence.ts).
+ */
+const WAIT_ATTEMPT = {
+  retryCount: sfn.JsonPath.numberAt('$$.State.RetryCount'),
+  redriveCount: sfn.JsonPath.numberAt('$$.Execution.RedriveCount'),
+};
+
 /** The step reference a Map item holds (ids and counters only). */
 const STEP_REF = {
   runId: sfn.JsonPath.stringAt('$.runId'),
@@ -160,8 +176,12 @@ export class GraphStateMachine extends Construct {
     const awaitResume = new tasks.LambdaInvoke(this, names.awaitResume, {
       lambdaFunction: handlers.wait,
       integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+      // `rev`: the run's revision Advance (or ServiceStep) decided `paused` at, which tells this entry into the
+      // state from the next one (every `paused` answer carries it).
       payload: sfn.TaskInput.fromObject({
         runId: sfn.JsonPath.stringAt('$.runId'),
+        rev: sfn.JsonPath.numberAt('$.rev'),
+        wait: WAIT_ATTEMPT,
         taskToken: sfn.JsonPath.taskToken,
       }),
       // Bounded like every task-token wait: a graph paused this long fails (States.Timeout → MarkGraphFailed)
@@ -342,6 +362,7 @@ export class GraphStateMachine extends Construct {
       payload: sfn.TaskInput.fromObject({
         ...STEP_REF,
         ...(passTimeout ? { timeoutSeconds: sfn.JsonPath.numberAt('$.timeoutSeconds') } : {}),
+        wait: WAIT_ATTEMPT,
         taskToken: sfn.JsonPath.taskToken,
       }),
       taskTimeout: timeout,

@@ -258,7 +258,7 @@ export const RunPageSchema = page(RunSchema);
 /** A graph run's steps as the API shows them (never a wait's task token). */
 export const RunStepsResponseSchema = z.object({
   runId: z.string(),
-  steps: z.array(z.omit(GraphStepSchema, { taskToken: true })),
+  steps: z.array(z.omit(GraphStepSchema, { taskToken: true, waitFence: true })),
   nextToken: z
     .optional(z.string())
     .check(z.describe('Present when the run has more steps: pass it back for the next page.')),
@@ -387,7 +387,7 @@ export const ListReceiptsQuerySchema = ListWorkflowsQuerySchema;
 export const PublicApprovalSchema = z.omit(ApprovalSchema, { taskToken: true });
 export const ApprovalPageSchema = page(PublicApprovalSchema);
 /** A human task as the API shows it: never with its Step Functions task token. */
-export const PublicHumanTaskSchema = z.omit(HumanTaskSchema, { taskToken: true });
+export const PublicHumanTaskSchema = z.omit(HumanTaskSchema, { taskToken: true, waitFence: true });
 export const HumanTaskPageSchema = page(PublicHumanTaskSchema);
 /** `GET /v1/me`: who the caller is to the runtime, and where that owner's credential secrets must live. */
 export const MeResponseSchema = z.object({

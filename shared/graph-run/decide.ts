@@ -37,7 +37,7 @@ export async function decideNext(
   // starts: past it, paused or not, a run with a step to start or to re-drive ends failed (timeout); one that
   // is complete, halted or stuck ends as it would have.
   const pastDeadline = deps.clock.nowMs() >= Date.parse(run.deadlineAt);
-  if (run.paused && !pastDeadline) return { next: 'paused' };
+  if (run.paused && !pastDeadline) return { next: 'paused', rev: run.rev };
   const plan = await planRun(definition, run.input, steps);
   const at = isoAt(deps.clock);
   if (pastDeadline && (plan.start.length > 0 || plan.inFlight.length > 0))

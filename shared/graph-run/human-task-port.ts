@@ -12,6 +12,8 @@ export type HumanTaskRequest = {
   workflowName: string;
   /** The wait's task token (a credential: stored on the task record, never in a link or a log). */
   taskToken: string;
+  /** Which attempt of the wait this token is of (wait-fence.ts): a later attempt's token is never replaced. */
+  waitFence?: string;
   title: string;
   assignees: string[];
   /** The form, a JSON Schema object. */

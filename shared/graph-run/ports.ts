@@ -14,7 +14,8 @@ export interface GraphRunStore
   > {
   /** The task token of the execution waiting for this run to be resumed, unless its wait was answered. */
   getResumeToken(runId: string): Promise<string | undefined>;
-  putResumeToken(runId: string, token: string): Promise<void>;
+  /** Stores the wait's token unless a later attempt's is stored (`fence`: wait-fence.ts; shared/store/steps.ts). */
+  putResumeToken(runId: string, token: string, fence?: string): Promise<'stored' | 'current' | 'superseded'>;
   /** Marks `token`'s wait answered (only while it is still the stored token). */
   settleResumeToken(runId: string, token: string): Promise<void>;
   /**
@@ -42,8 +43,11 @@ export type GraphNext =
   | { next: 'service'; step: StepRef }
   | { next: 'steps'; steps: StepRef[] }
   | { next: 'done' }
-  /** Paused by an operator: the execution waits (AwaitResume) until the run is resumed. */
-  | { next: 'paused' }
+  /**
+   * Paused by an operator: the execution waits (AwaitResume) until the run is resumed. `rev`: the run's
+   * revision it was decided at, which tells this entry into AwaitResume from the next (wait-fence.ts).
+   */
+  | { next: 'paused'; rev: number }
   | { next: 'failed'; error: { Error: string; Cause: string } }
   /**
    * Inside the Map only: the service step waits on its approval (`ApproveServiceStep`, a task-token wait of

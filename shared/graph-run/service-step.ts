@@ -93,7 +93,7 @@ async function serviceOnce(
     return finishStep(call, outcome, { settle: row, args: step?.input });
   }
   // Not started yet: no new step starts while paused (inside the Map the answer is ignored; Advance decides).
-  if (!waitsOnApproval(step, ref.attempt) && run.paused) return { next: 'paused' };
+  if (!waitsOnApproval(step, ref.attempt) && run.paused) return { next: 'paused', rev: run.rev };
   return underLivePolicy(call, async (policy) => {
     if (waitsOnApproval(step, ref.attempt)) return settleStepApproval(call, policy, step);
     const data = runDataOf(run.input, stepViews(definition, steps, run.input));

@@ -3,7 +3,8 @@
  * `external_task` a child external run (external-child.ts) — both in graph-wait —, a `human_task` requests a
  * human task (in the human-task function, the only one of the two that holds the link-signing key). Each stores
  * the wait's task token on the step first, so whoever ends the wait (the child run's end, the task's submit)
- * finds it; a retried wait replaces the token.
+ * finds it; a retried wait (a later attempt of the state) replaces the token, a late invocation of an earlier
+ * attempt never does (wait-fence.ts).
  */
 import { sha256Hex } from '../audit/index.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';
@@ -26,6 +27,7 @@ import { childAnswer } from './parent-answer.ts';
 import type { GraphDefinitionOf, GraphRunStore, StepRef } from './ports.ts';
 import { runDataOf, stepViews } from './run-data.ts';
 import { moveStep } from './step-writes.ts';
+import { isLaterWait, type WaitAttempt, waitFence } from './wait-fence.ts';
 
 export type GraphWaitDeps = {
   store: GraphRunStore & { createRun(created: NewRun): Promise<{ run: Run; created: boolean }> };
@@ -39,7 +41,8 @@ export type GraphWaitDeps = {
   answer: (token: string, output: object) => Promise<unknown>;
 };
 
-export type StepWait = StepRef & { taskToken: string };
+/** A wait's step, its token and (from the state machine) which attempt of the state stored it (wait-fence.ts). */
+export type StepWait = StepRef & { taskToken: string; wait?: WaitAttempt | undefined };
 
 /** The child run of a step attempt: one id, so a retried wait finds the run it started. */
 export const childRunIdFor = (runId: string, stepId: string, attempt: number): string =>
@@ -48,6 +51,8 @@ export const childRunIdFor = (runId: string, stepId: string, attempt: number): s
 /** The step, run and node a wait acts on, while the step still waits in this attempt. */
 type WaitingStep = {
   run: Run;
+  /** This attempt's fence, stored on the step (and the human task) with its token. */
+  fence: string | undefined;
   step: GraphStep;
   definition: Awaited<ReturnType<GraphDefinitionOf>>;
   node: Awaited<ReturnType<GraphDefinitionOf>>['nodes'][number] | undefined;
@@ -66,10 +71,15 @@ async function onWaitingStep(
     const step = loaded.steps.find((candidate) => candidate.stepId === wait.stepId);
     if (!step || step.attempt !== wait.attempt || (step.status !== 'running' && step.status !== 'waiting'))
       return 'stale';
+    // A later attempt of this wait stored its token: this attempt failed (its token is dead) and must not
+    // replace it. The check and the write are one: the write is fenced on the run's revision, which every step
+    // write moves, so a later attempt's write in between makes this one read again and stop here.
+    const fence = wait.wait === undefined ? undefined : waitFence(step.attempt, wait.wait);
+    if (isLaterWait(step.waitFence, fence)) return 'superseded';
     const definition = await deps.definitionOf(loaded.run);
     const node = definition.nodes.find((candidate) => candidate.id === wait.stepId);
     try {
-      return await act({ run: loaded.run, step, definition, node, steps: loaded.steps });
+      return await act({ run: loaded.run, fence, step, definition, node, steps: loaded.steps });
     } catch (error) {
       if (!isConflict(error) || round >= 5) throw error;
     }
@@ -81,13 +91,14 @@ async function onWaitingStep(
  * `HumanTask` invokes the human-task function (`startHumanTaskWait`), which alone holds the signing key.
  */
 export function startStepWait(deps: GraphWaitDeps, wait: StepWait): Promise<string> {
-  return onWaitingStep(deps, wait, async ({ run, step, definition, node }) => {
+  return onWaitingStep(deps, wait, async ({ run, fence, step, definition, node }) => {
+    const token = { taskToken: wait.taskToken, ...(fence === undefined ? {} : { waitFence: fence }) };
     if (node?.type === 'agent_task')
-      return startChild(deps, run, step, wait.taskToken, (childRunId) =>
+      return startChild(deps, run, step, token, (childRunId) =>
         agentChildRun(deps, definition, run, step, node, childRunId),
       );
     if (node?.type === 'external_task')
-      return startChild(deps, run, step, wait.taskToken, (childRunId) =>
+      return startChild(deps, run, step, token, (childRunId) =>
         externalChildRun(deps, definition, run, step, node, childRunId),
       );
     throw new Error(`step ${wait.stepId} does not wait on a child run`);
@@ -104,10 +115,10 @@ export type HumanTaskWaitDeps = Pick<GraphWaitDeps, 'store' | 'definitionOf' | '
  * through the human-task service.
  */
 export function startHumanTaskWait(deps: HumanTaskWaitDeps, wait: StepWait): Promise<string> {
-  return onWaitingStep(deps, wait, async ({ run, step, definition, node, steps }) => {
+  return onWaitingStep(deps, wait, async ({ run, fence, step, definition, node, steps }) => {
     if (node?.type !== 'human_task') throw new Error(`step ${wait.stepId} is not a human task`);
     const data = runDataOf(run.input, stepViews(definition, steps, run.input));
-    return requestHuman(deps, run, step, node, wait, data);
+    return requestHuman(deps, run, step, node, { taskToken: wait.taskToken, fence }, data);
   });
 }
 
@@ -140,9 +151,10 @@ async function startChild(
   deps: GraphWaitDeps,
   run: Run,
   step: GraphStep,
-  token: string,
+  wait: { taskToken: string; waitFence?: string },
   prepare: (childRunId: string) => NewRun,
 ) {
+  const token = wait.taskToken;
   const childRunId = childRunIdFor(run.runId, step.stepId, step.attempt);
   let child = await deps.store.getRun(childRunId);
   if (!child) child = (await deps.store.createRun(prepare(childRunId))).run;
@@ -150,7 +162,7 @@ async function startChild(
   const childExecutionArn =
     child.kind === 'agent' ? deps.executions.arnOf?.(child.kind, childRunId) : undefined;
   await recordWait(deps, run, step, {
-    taskToken: token,
+    ...wait,
     childRunId,
     ...(childExecutionArn ? { childExecutionArn } : {}),
   });
@@ -180,15 +192,17 @@ async function requestHuman(
   run: Run,
   step: GraphStep,
   node: HumanTaskNode,
-  wait: StepWait,
+  wait: { taskToken: string; fence: string | undefined },
   data: ReturnType<typeof runDataOf>,
 ) {
   const context: Record<string, unknown> = {};
   for (const path of node.context)
     context[path] = await renderArgs(`step ${step.stepId} context`, `{{ ${path} }}`, data);
   const expiresAt = humanTaskWindowEnd(step, node.timeoutSeconds, deps.clock.nowMs());
-  await recordWait(deps, run, step, { taskToken: wait.taskToken, input: { context, expiresAt } });
+  const fenced = wait.fence === undefined ? {} : { waitFence: wait.fence };
+  await recordWait(deps, run, step, { taskToken: wait.taskToken, ...fenced, input: { context, expiresAt } });
   await deps.humanTasks.request({
+    ...fenced,
     owner: run.owner,
     runId: run.runId,
     stepId: step.stepId,
@@ -210,12 +224,19 @@ async function requestHuman(
  * a resume that came in between (or before this state was reached) is answered at once, as resume clears the
  * flag first, then reads the token: one of the two always sees the other. An answered wait is marked, so a
  * later resume knows nothing is left waiting.
+ *
+ * The token is stored unless a later attempt of this wait (or a later wait) stored its own (wait-fence.ts):
+ * a late invocation of a retried attempt then does nothing (`superseded`), its token being dead, and the live
+ * one stays for the resume to answer.
  */
 export async function awaitResume(
   deps: Pick<GraphWaitDeps, 'store' | 'answer'>,
-  wait: { runId: string; taskToken: string },
+  wait: { runId: string; taskToken: string; rev?: number | undefined; wait?: WaitAttempt | undefined },
 ): Promise<string> {
-  await deps.store.putResumeToken(wait.runId, wait.taskToken);
+  const fence =
+    wait.rev === undefined || wait.wait === undefined ? undefined : waitFence(wait.rev, wait.wait);
+  if ((await deps.store.putResumeToken(wait.runId, wait.taskToken, fence)) === 'superseded')
+    return 'superseded';
   const run = await deps.store.getRun(wait.runId);
   if (run?.paused && !isTerminalRunStatus(run.status)) return 'waiting_for_resume';
   await deps.answer(wait.taskToken, {});

@@ -25,6 +25,7 @@ export function humanTaskPort(
         stepId: task.stepId,
         attempt: task.attempt,
         taskToken: task.taskToken,
+        ...(task.waitFence === undefined ? {} : { waitFence: task.waitFence }),
         title: task.title,
         assignees: task.assignees,
         form: task.form,

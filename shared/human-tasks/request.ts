@@ -12,6 +12,7 @@ import type { TaskTokenAnswer } from '../approvals-http/task-tokens.ts';
 import { isoAt } from '../core/engine.ts';
 import { HumanTaskClosedError } from '../core/store-errors.ts';
 import type { HumanTaskNodeSchema } from '../graph/definition.ts';
+import { isLaterWait } from '../graph-run/wait-fence.ts';
 import type { Notifier } from '../notify/index.ts';
 import { SCHEMA_VERSION } from '../schemas/common.ts';
 import { type ContextValue, type HumanTask, humanTaskId } from '../schemas/human-task.ts';
@@ -42,6 +43,8 @@ export type RequestHumanTaskResult =
   | { status: 'notified'; taskId: string; notified: string[]; failed: { assignee: string; error: string }[] }
   /** A re-request of a task whose links already went out: only the task token was replaced. */
   | { status: 'waiting'; taskId: string }
+  /** A late request of an earlier attempt of the wait: a later attempt's token is stored, nothing changed. */
+  | { status: 'superseded'; taskId: string }
   /** The task was already over (submitted, expired, closed) or its run ended: the wait was answered at once. */
   | {
       status: 'answered';
@@ -61,6 +64,8 @@ export type TaskSpec = {
   stepId: string;
   attempt: number;
   taskToken: string;
+  /** The wait attempt's fence (shared/graph-run/wait-fence.ts); absent for a wait of an earlier definition. */
+  waitFence?: string;
   title: string;
   assignees: readonly string[];
   form: Record<string, unknown>;
@@ -97,11 +102,13 @@ async function newTask(
     createdAt: new Date(nowMs).toISOString(),
     expiresAt: spec.expiresAt(nowMs),
     taskToken: spec.taskToken,
+    ...(spec.waitFence === undefined ? {} : { waitFence: spec.waitFence }),
   };
 }
 
 type Opened =
   | { task: HumanTask; fresh: boolean }
+  | { superseded: true }
   | { over: HumanTask['status'] | 'run_ended'; task?: HumanTask };
 
 /** Creates the task, or stores the newer token on an open one; says when it is already over. */
@@ -111,8 +118,12 @@ function openTask(deps: RequestHumanTaskDeps, input: TaskSpec, taskId: string) {
     if (existing !== undefined && existing.status !== 'open')
       return { result: { over: existing.status, task: existing } };
     if (!runIsLive(run)) return { result: { over: 'run_ended', ...(existing ? { task: existing } : {}) } };
+    // A later attempt of the wait stored its token: this one's is dead. The commit is fenced on the run's
+    // revision, so a later attempt's write after this read makes this plan run again and stop here.
+    if (existing && isLaterWait(existing.waitFence, input.waitFence)) return { result: { superseded: true } };
+    const fence = input.waitFence === undefined ? {} : { waitFence: input.waitFence };
     const task = existing
-      ? { ...existing, taskToken: input.taskToken }
+      ? { ...existing, taskToken: input.taskToken, ...fence }
       : await newTask(deps, input, run, taskId);
     return {
       result: { task, fresh: existing === undefined },
@@ -195,6 +206,7 @@ export async function openHumanTask(
     if (!(error instanceof HumanTaskClosedError) || error.status !== 'exists') throw error;
     opened = await openTask(deps, input, taskId);
   }
+  if ('superseded' in opened) return { status: 'superseded', taskId };
   if ('over' in opened) {
     const answer = await answerOver(deps, input.taskToken, opened.over, opened.task);
     logger.info('human task already over; wait answered at once', { taskId, outcome: opened.over, answer });

@@ -5,7 +5,7 @@
 import type { GraphStep } from '../schemas/graph-step.ts';
 import { walkPages } from './page-walk.ts';
 
-export type PublicStep = Omit<GraphStep, 'taskToken'>;
+export type PublicStep = Omit<GraphStep, 'taskToken' | 'waitFence'>;
 export type StepsPageBody = { runId: string; steps: PublicStep[]; nextToken?: string };
 
 /** Every step of the run, in order; `get` fetches one page (the path's query included). */

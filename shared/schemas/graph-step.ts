@@ -49,6 +49,11 @@ export const GraphStepSchema = z.object({
    * task's submit, answers it. Never shown by the API.
    */
   taskToken: z.optional(TaskTokenSchema),
+  /**
+   * Which attempt of the wait state stored `taskToken` (shared/graph-run/wait-fence.ts): a late invocation of
+   * an earlier attempt never replaces it. Absent for waits of an earlier definition.
+   */
+  waitFence: z.optional(z.string().check(z.maxLength(64))),
   /** A `service_task` gated `needs_approval`: the approval this attempt waits on (docs/graph-workflows.md). */
   approvalId: z.optional(z.string()),
   startedAt: z.optional(IsoTimeSchema),

@@ -50,6 +50,11 @@ export const HumanTaskSchema = z.object({
   expiresAt: IsoTimeSchema,
   /** The current Step Functions task token; replaced when the wait is re-requested. Never in a link. */
   taskToken: z.optional(z.string()),
+  /**
+   * Which attempt of the step's wait state stored `taskToken` (shared/graph-run/wait-fence.ts): a late
+   * request of an earlier attempt never replaces it. Never shown by the API.
+   */
+  waitFence: z.optional(z.string().check(z.maxLength(64))),
   notifiedAt: z.optional(IsoTimeSchema),
   /** The validated submission: the step's structured output. */
   submission: z.optional(z.record(z.string(), z.unknown())),

@@ -132,8 +132,8 @@ export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
   getResumeToken(runId: string) {
     return getResumeToken(this.ctx, runId);
   }
-  putResumeToken(runId: string, token: string) {
-    return putResumeToken(this.ctx, runId, token);
+  putResumeToken(runId: string, token: string, fence?: string) {
+    return putResumeToken(this.ctx, runId, token, fence);
   }
   settleResumeToken(runId: string, token: string) {
     return settleResumeToken(this.ctx, runId, token);

@@ -2,7 +2,7 @@
  * Graph step items: the conditional write that `commit` puts into a run's transaction, and the one read that
  * loads a graph run with its steps (and, on request, its ledger rows) in a single strongly consistent Query.
  */
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { StepConflictError } from '../core/store-errors.ts';
 import { type GraphStep, GraphStepSchema, type StepWrite } from '../schemas/graph-step.ts';
 import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
@@ -80,11 +80,56 @@ export async function loadGraphRun(
   };
 }
 
-/** The task token a paused graph run's execution waits on (AwaitResume); replaced by each new wait. */
-export async function putResumeToken(ctx: StoreContext, runId: string, token: string): Promise<void> {
-  await ctx.doc.send(
-    new PutCommand({ TableName: ctx.table, Item: { ...keys.resumeToken(runId), schemaVersion: 1, token } }),
+/** What storing a resume wait's token did: stored it, found it already stored, or found a later wait's. */
+export type ResumeTokenPut = 'stored' | 'current' | 'superseded';
+
+/**
+ * The task token a paused graph run's execution waits on (AwaitResume); replaced by each later wait only.
+ * With `fence` (shared/graph-run/wait-fence.ts) the put is conditional: it replaces no token of a later
+ * attempt (`superseded`: a retried attempt of this wait stored its own, and this token is dead), and a repeat
+ * of the same attempt (same fence, same token) changes nothing (`current`: an answered wait stays answered).
+ * Without one (an execution of an earlier definition) it replaces only a token stored without one.
+ */
+export async function putResumeToken(
+  ctx: StoreContext,
+  runId: string,
+  token: string,
+  fence?: string,
+): Promise<ResumeTokenPut> {
+  const names = { '#fence': 'fence', '#token': 'token' };
+  const condition =
+    fence === undefined
+      ? {
+          ConditionExpression: 'attribute_not_exists(#fence)',
+          ExpressionAttributeNames: { '#fence': 'fence' },
+        }
+      : {
+          ConditionExpression:
+            'attribute_not_exists(#fence) OR #fence < :fence OR (#fence = :fence AND #token <> :token)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':fence': fence, ':token': token },
+        };
+  try {
+    await ctx.doc.send(
+      new PutCommand({
+        TableName: ctx.table,
+        Item: {
+          ...keys.resumeToken(runId),
+          schemaVersion: 1,
+          token,
+          ...(fence === undefined ? {} : { fence }),
+        },
+        ...condition,
+      }),
+    );
+    return 'stored';
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+  }
+  const stored = await ctx.doc.send(
+    new GetCommand({ TableName: ctx.table, Key: keys.resumeToken(runId), ConsistentRead: true }),
   );
+  return stored.Item?.token === token ? 'current' : 'superseded';
 }
 
 /** The token of the run's last AwaitResume wait, unless that wait is known to be answered. */
@@ -98,17 +143,18 @@ export async function getResumeToken(ctx: StoreContext, runId: string): Promise<
 
 /**
  * Records that `token`'s wait was answered (a resume got through): conditional on the token still being the
- * stored one, so a newer wait's token is never marked. A Put, not a Delete: graph-wait may only put items.
+ * stored one, so a newer wait's token is never marked. An update, so the wait's fence stays on the item.
  */
 export async function settleResumeToken(ctx: StoreContext, runId: string, token: string): Promise<void> {
   try {
     await ctx.doc.send(
-      new PutCommand({
+      new UpdateCommand({
         TableName: ctx.table,
-        Item: { ...keys.resumeToken(runId), schemaVersion: 1, token, answered: true },
+        Key: keys.resumeToken(runId),
+        UpdateExpression: 'SET answered = :answered',
         ConditionExpression: '#token = :token',
         ExpressionAttributeNames: { '#token': 'token' },
-        ExpressionAttributeValues: { ':token': token },
+        ExpressionAttributeValues: { ':token': token, ':answered': true },
       }),
     );
   } catch (error) {

@@ -190,11 +190,12 @@ describe("a graph run's deadline", () => {
 
   it('a paused run past it ends failed (timeout) instead of waiting for a resume', async () => {
     const s = await seeded(chain('deadline-paused'), { advance: false });
-    await pauseGraphRun(
+    const paused = await pauseGraphRun(
       { store, clock: s.clock, executions: {} as ExecutionsPort, taskTokens: tokens },
       { owner: s.run.owner, runId: s.run.runId, actor: 'owner:op' },
     );
-    expect(await advanceGraphRun(s.graph, s.run.runId)).toEqual({ next: 'paused' });
+    // With the revision it decided at: AwaitResume's entry (shared/graph-run/wait-fence.ts).
+    expect(await advanceGraphRun(s.graph, s.run.runId)).toEqual({ next: 'paused', rev: paused?.rev });
     s.pastDeadline();
     expect(await advanceGraphRun(s.graph, s.run.runId)).toMatchObject({
       next: 'failed',

@@ -15,8 +15,8 @@ import { checkedToken, tokenShapes } from '../pagination.ts';
 const UNLIMITED_STEPS = 1000;
 const CURSOR_SK = /^STEP#([a-z][a-z0-9_]{0,39})$/;
 
-/** A step as the API shows it: never the wait's task token (a credential). */
-export const publicStep = ({ taskToken: _token, ...step }: GraphStep) => step;
+/** A step as the API shows it: never the wait's task token (a credential), nor its attempt's fence. */
+export const publicStep = ({ taskToken: _token, waitFence: _fence, ...step }: GraphStep) => step;
 
 function afterOf(runId: string, token: string | undefined): string | undefined {
   const checked = checkedToken(token, tokenShapes.steps(runId));

@@ -10,6 +10,8 @@ export type EngineEvent = {
   type: string;
   timestamp: number;
   state?: { name: string; type: string };
+  /** The Map iteration a state event belongs to (absent outside a Map). */
+  index?: number;
   Error?: string;
   Cause?: unknown;
 };

@@ -7,6 +7,11 @@
  * before the attempt runs) to its event log, in order, before the Task's local handler is called. The log is
  * read asynchronously, through promises only (no timers); so once the handler has let one macrotask pass,
  * every event dispatched before it was called has been counted here.
+ *
+ * Inside a Map (an event with the iteration's `index`) a handler call cannot be told apart by iteration, so the
+ * count is per state name across the Map's iterations and an entry does not set it back to 0: it then still
+ * orders the attempts of each iteration (a retry's count is above every earlier attempt's, which is what the
+ * graph waits' fences need: shared/graph-run/wait-fence.ts), though a first attempt may see a count above 0.
  */
 import type { EngineEvent } from './history.ts';
 
@@ -17,8 +22,9 @@ export class RetryCounts {
   observe(event: EngineEvent): void {
     const name = event.state?.name;
     if (name === undefined) return;
-    if (event.type === 'StateEntered') this.#byState.set(name, 0);
-    else if (event.type === 'StateRetried') this.#byState.set(name, (this.#byState.get(name) ?? 0) + 1);
+    if (event.type === 'StateEntered') {
+      if (event.index === undefined || !this.#byState.has(name)) this.#byState.set(name, 0);
+    } else if (event.type === 'StateRetried') this.#byState.set(name, (this.#byState.get(name) ?? 0) + 1);
   }
 
   /** The retry count of the current attempt of `stateName`, once the events before it were counted. */

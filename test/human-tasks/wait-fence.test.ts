@@ -1,0 +1,60 @@
+/**
+ * A human task's token against a late attempt of its wait, on DynamoDB Local: the retried `HumanTask` state
+ * (a fresh task token, `$$.State.RetryCount` + 1) stored its token on the task; the earlier invocation, still
+ * running, requests the task after it. The task keeps the live token (shared/graph-run/wait-fence.ts), sends
+ * no second round of links, and a submission answers the live wait.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { waitFence } from '../../shared/graph-run/wait-fence.ts';
+import { humanTaskPort, type RequestHumanTaskResult } from '../../shared/human-tasks/index.ts';
+import { inboxNotifier } from '../../shared/notify/index.ts';
+import { humanTaskId } from '../../shared/schemas/human-task.ts';
+import { type SfnWire, startSfnWire } from '../approvals-http/sfn-wire.ts';
+import { FixedClock } from '../support/store.ts';
+import { deps, MANAGER, node, seededRun, store } from './support.ts';
+
+let wire: SfnWire;
+beforeAll(async () => {
+  wire = await startSfnWire();
+});
+afterAll(() => wire.close());
+beforeEach(() => wire.reset());
+
+describe('humanTaskPort.request with a late attempt', () => {
+  it("keeps the retry's token when the earlier attempt requests the task after it", async () => {
+    // Prepare
+    const clock = new FixedClock();
+    const run = await seededRun(clock);
+    const inbox = inboxNotifier();
+    const { deps: d } = deps(wire, clock, inbox);
+    const results: RequestHumanTaskResult[] = [];
+    const port = humanTaskPort(d, (result) => results.push(result));
+    const request = {
+      owner: run.owner,
+      runId: run.runId,
+      stepId: 'review',
+      attempt: 1,
+      workflowId: run.workflowId,
+      workflowName: run.workflowName,
+      title: 'Review',
+      assignees: [MANAGER],
+      form: node().form,
+      context: {},
+      expiresAt: new Date(clock.nowMs() + 120_000).toISOString(),
+    };
+    const attempt = (retryCount: number) => waitFence(1, { retryCount, redriveCount: 0 });
+    await port.request({ ...request, taskToken: 'token-live', waitFence: attempt(1) });
+    // Act: the first attempt's late request.
+    await port.request({ ...request, taskToken: 'token-stale', waitFence: attempt(0) });
+    // Assess: the live token stays; the stale request changed nothing and sent nothing.
+    const task = await store.getHumanTask(humanTaskId(run.runId, 'review', 1));
+    expect(task).toMatchObject({ status: 'open', taskToken: 'token-live', waitFence: attempt(1) });
+    expect(results.map((result) => result.status)).toEqual(['notified', 'superseded']);
+    expect(inbox.notices()).toHaveLength(1);
+    // A repeat of the live attempt, or a later one, is taken (the same token; a newer token).
+    await port.request({ ...request, taskToken: 'token-live', waitFence: attempt(1) });
+    await port.request({ ...request, taskToken: 'token-later', waitFence: attempt(2) });
+    expect(results.map((result) => result.status)).toEqual(['notified', 'superseded', 'waiting', 'waiting']);
+    expect((await store.getHumanTask(humanTaskId(run.runId, 'review', 1)))?.taskToken).toBe('token-later');
+  });
+});
