@@ -35,6 +35,29 @@ export const LAMBDA_BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   yaml: join(REPO_ROOT, 'node_modules/yaml/browser/index.js'),
 };
 
+/**
+ * Aliases of one function's bundle, over LAMBDA_BUNDLE_ALIASES, by handler name.
+ * - mcp: `ajv` and `ajv-formats` become shared/mcp/ajv-not-bundled.ts. The MCP SDK's `Server` imports its Ajv
+ *   provider at module level but uses it only for elicitation answers; the server never elicits and passes
+ *   its own refusing validator (shared/mcp/server.ts), so Ajv never runs (−120 KB, measured with
+ *   `npm run bench:bundles`). Other functions validate owners' JSON Schemas with Ajv and keep it. An alias
+ *   of a package applies to its subpaths too, so `ajv/dist/2020.js` (shared/json-schema/validators.ts, which
+ *   the Mcp bundle reaches and tree-shakes away) is mapped back to the package's file; an alias of the exact
+ *   path wins over the package's.
+ */
+export const HANDLER_BUNDLE_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  mcp: {
+    ajv: join(REPO_ROOT, 'shared/mcp/ajv-not-bundled.ts'),
+    'ajv-formats': join(REPO_ROOT, 'shared/mcp/ajv-not-bundled.ts'),
+    'ajv/dist/2020.js': join(REPO_ROOT, 'node_modules/ajv/dist/2020.js'),
+  },
+};
+
+/** The aliases of `functions/<handlerName>.ts`'s bundle: the Lambda ones and its own. */
+export function bundleAliasesOf(handlerName: string): Record<string, string> {
+  return { ...LAMBDA_BUNDLE_ALIASES, ...HANDLER_BUNDLE_ALIASES[handlerName] };
+}
+
 /** Powertools log levels accepted by `POWERTOOLS_LOG_LEVEL`. */
 export type PowertoolsLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -189,7 +212,9 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
         externalModules: [],
         define: definesOf({ ...bundledEnvironment, ...this.bundledConstants }),
         esbuildArgs: {
-          '--alias': Object.entries(LAMBDA_BUNDLE_ALIASES).map(([name, path]) => `${name}=${path}`),
+          '--alias': Object.entries(bundleAliasesOf(props.handlerName)).map(
+            ([name, path]) => `${name}=${path}`,
+          ),
         },
       },
     });

@@ -12,7 +12,6 @@ export * from './credential-check.ts';
 export * from './errors.ts';
 export * from './http/builtins.ts';
 export * from './http/fetch-url.ts';
-export * from './http/html-text.ts';
 export * from './http/http-request.ts';
 export * from './http/response-text.ts';
 export * from './notes-port.ts';

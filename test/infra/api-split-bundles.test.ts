@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type LambdaBundle, lambdaBundles } from '../support/lambda-bundle.ts';
 
-// The three HTTP functions, bundled in one esbuild call (see lambdaBundles).
+// The three HTTP functions (Mcp in its own esbuild call: its aliases differ, see lambdaBundles).
 let bundles: Record<string, LambdaBundle>;
 beforeAll(async () => {
   bundles = await lambdaBundles(['api', 'workflow-write', 'mcp']);
@@ -56,5 +56,11 @@ describe('HTTP function bundles', () => {
       v3: true,
       toJsonSchema: true,
     });
+  });
+
+  it('bundles no Ajv in the Mcp function, whose server is given a validator that refuses elicitation', () => {
+    const mcp = packagesOf('mcp');
+    expect(['ajv', 'ajv-formats', 'fast-uri'].filter((name) => mcp.has(name))).toEqual([]);
+    expect(packagesOf('mcp').has('@modelcontextprotocol/sdk')).toBe(true);
   });
 });

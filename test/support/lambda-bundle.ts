@@ -5,7 +5,7 @@
  * Shared by the bundle-content checks in test/infra and `bench/bundle-contents.ts`.
  */
 import { build, type Metafile } from 'esbuild';
-import { LAMBDA_BUNDLE_ALIASES, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
+import { bundleAliasesOf, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
 
 /** The default bundled environment: tracing of invocations, as every function has unless it traces AWS calls. */
 const DEFAULT_DEFINES = { WF_TRACING: 'invocations' };
@@ -21,30 +21,44 @@ export async function lambdaBundle(
 }
 
 /**
- * The bundles of several handlers with one bundled environment, in one esbuild call: each output is the one a
- * build of that handler alone makes (no code splitting in CommonJS), and shared modules are parsed once
- * (7 read-path handlers: 9 s instead of 32 s on the loaded 2-core machine).
+ * The bundles of several handlers with one bundled environment, in one esbuild call per set of aliases
+ * (bundleAliasesOf): each output is the one a build of that handler alone makes (no code splitting in
+ * CommonJS), and shared modules are parsed once (7 read-path handlers: 9 s instead of 32 s on the loaded
+ * 2-core machine).
  */
 export async function lambdaBundles(
   handlers: readonly string[],
   environment: Record<string, string> = {},
 ): Promise<Record<string, LambdaBundle>> {
-  const metafile = await lambdaMetafile(handlers, environment);
+  const byAliases = new Map<string, string[]>();
+  for (const handler of handlers) {
+    const key = JSON.stringify(bundleAliasesOf(handler));
+    byAliases.set(key, [...(byAliases.get(key) ?? []), handler]);
+  }
   const byHandler: Record<string, LambdaBundle> = {};
-  for (const output of Object.values(metafile.outputs)) {
-    const handler = handlers.find((name) => output.entryPoint === `functions/${name}.ts`);
-    if (handler) byHandler[handler] = output;
+  for (const group of byAliases.values()) {
+    const metafile = await lambdaMetafile(group, environment);
+    for (const output of Object.values(metafile.outputs)) {
+      const handler = group.find((name) => output.entryPoint === `functions/${name}.ts`);
+      if (handler) byHandler[handler] = output;
+    }
   }
   const missing = handlers.filter((handler) => !byHandler[handler]);
   if (missing.length > 0) throw new Error(`esbuild made no bundle for ${missing.join(', ')}`);
   return byHandler;
 }
 
-/** esbuild's whole metafile of the handlers' bundles: the outputs, and the inputs with who imports whom. */
+/**
+ * esbuild's whole metafile of the handlers' bundles: the outputs, and the inputs with who imports whom. The
+ * handlers must share their aliases (bundleAliasesOf), as one esbuild call has one set.
+ */
 export async function lambdaMetafile(
   handlers: readonly string[],
   environment: Record<string, string> = {},
 ): Promise<Metafile> {
+  const aliases = new Set(handlers.map((handler) => JSON.stringify(bundleAliasesOf(handler))));
+  if (aliases.size > 1)
+    throw new Error(`${handlers.join(', ')} have different bundle aliases: bundle them apart`);
   const defines = { ...DEFAULT_DEFINES, ...environment };
   const result = await build({
     entryPoints: Object.fromEntries(
@@ -56,7 +70,7 @@ export async function lambdaMetafile(
     format: 'cjs',
     target: 'node22',
     mainFields: ['module', 'main'],
-    alias: { ...LAMBDA_BUNDLE_ALIASES },
+    alias: bundleAliasesOf(handlers[0] ?? ''),
     define: Object.fromEntries(
       Object.entries(defines).map(([name, value]) => [`process.env.${name}`, JSON.stringify(value)]),
     ),

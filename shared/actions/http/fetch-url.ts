@@ -10,7 +10,6 @@ import type * as z from '../../zod.ts';
 import { credentialProblem } from '../credential-check.ts';
 import { egressFailure, failed, succeeded } from '../outcome.ts';
 import { FetchUrlInput, fetchUrlSpec } from './fetch-url-spec.ts';
-import { htmlToText } from './html-text.ts';
 import { bodyKind, capText, DEFAULT_MAX_TEXT_CHARS, mediaTypeOf } from './response-text.ts';
 
 export { FetchUrlInput };
@@ -20,6 +19,14 @@ const ERROR_PAGE_CHARS = 1_000;
 
 const ACCEPT =
   'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,text/*;q=0.7,*/*;q=0.1';
+
+/**
+ * The HTML parser (htmlparser2 and its entity tables), loaded with the first HTML body: a function that
+ * bundles fetch_url (Turn, GraphService) no longer builds the entity decoding tables and compiles the parser
+ * on every cold start, only when a run fetches a page. In a bundle esbuild turns this import into a lazily
+ * initialized module of the same file, so nothing is read from disk.
+ */
+const htmlText = () => import('./html-text.ts');
 
 /** Options of `fetch_url`: text cap (default 20,000) and User-Agent. */
 export type FetchUrlOptions = { maxTextChars?: number; userAgent?: string };
@@ -53,7 +60,7 @@ export function fetchUrlAction(definition: WorkflowDefinition, options: FetchUrl
       }
       const page =
         kind === 'html'
-          ? htmlToText(response.body, response.url || url)
+          ? (await htmlText()).htmlToText(response.body, response.url || url)
           : { title: undefined, text: response.body };
       const head = [
         `${response.url || url}`,
