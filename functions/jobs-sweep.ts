@@ -1,7 +1,8 @@
 /**
  * The delegated-jobs sweep (docs/jobs.md), run every minute by an EventBridge rule: gives back the slots of
  * jobs whose runs ended, starts the runs a crash left unstarted, and promotes queued jobs into free slots
- * (retries whose wait is over included). Run also when a run execution ends (the run-ended rule): then it
+ * (retries whose wait is over included); and first settles API starts left `pending` (shared/runs/pending-sweep.ts).
+ * Run also when a run execution ends (the run-ended rule): then it
  * settles that run's job and promotes the next queued job of its grant at once. Idempotent: every step is a
  * conditional write.
  */
@@ -12,6 +13,7 @@ import { DEFAULT_MODEL_CONFIG } from '../shared/model/resolve.ts';
 import { awsExecutions } from '../shared/runtime/aws/executions.ts';
 import { awsStore } from '../shared/runtime/aws/store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
+import { pendingRunsStep } from '../shared/runtime/pending-sweep-step.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { grantScope } from '../shared/runtime/telemetry-observers.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
@@ -31,6 +33,8 @@ export function createJobsSweepHandler(
           telemetry.logger.info('run ended: job settled', { runId: request.runId });
           return { runId: request.runId };
         }
+        // API starts a crash left pending (docs/api.md): first, within its own time budget; never throws.
+        await pendingRunsStep(deps(), telemetry);
         const swept = await sweepJobs(deps(), grantScope(telemetry));
         telemetry.logger.info('jobs swept', swept);
         return swept;

@@ -65,6 +65,16 @@ export const RUNTIME_METRICS = {
     unit: 'Count',
     description: 'Outbound requests of actions or deliveries refused by the egress guard.',
   },
+  PendingRunsSettled: {
+    unit: 'Count',
+    description:
+      'API starts left pending whose execution the jobs sweep found never existed: ended failed, reservation given back.',
+  },
+  PendingRunsUndecided: {
+    unit: 'Count',
+    description:
+      'API starts left pending whose execution the jobs sweep could not look up (DescribeExecution failed): tried again.',
+  },
 } as const satisfies Record<string, MetricSpec>;
 
 export type RuntimeMetricName = keyof typeof RUNTIME_METRICS;

@@ -106,6 +106,14 @@ export function runtimeMetricRows(source: RuntimeMetricsSource): cloudwatch.IWid
         width: 12,
         left: [metric('BudgetStops', 'budget stops'), metric('EgressDenials', 'egress denials')],
       }),
+      new cloudwatch.GraphWidget({
+        title: 'Pending API starts (jobs sweep)',
+        width: 12,
+        left: [
+          metric('PendingRunsSettled', 'ended, never started'),
+          metric('PendingRunsUndecided', 'undecided'),
+        ],
+      }),
     ],
   ];
 }
