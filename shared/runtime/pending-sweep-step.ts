@@ -33,5 +33,8 @@ export async function pendingRunsStep(deps: PendingSweepDeps, telemetry: Telemet
   } catch (error) {
     const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
     logger.error('pending runs not swept', { error: { name, message: message.slice(0, 500) } });
+  } finally {
+    // An observed store's run reads put the run's id and owner on the log lines: none may reach the jobs step's.
+    logger.removeKeys(['runId', 'owner']);
   }
 }

@@ -9,6 +9,9 @@
  */
 import { ExecutionDoesNotExist, type SFNClient } from '@aws-sdk/client-sfn';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createJobsSweepHandler } from '../../functions/jobs-sweep.ts';
+import { DEFAULT_PRICES } from '../../shared/core/pricing.ts';
+import { DEFAULT_MODEL_CONFIG } from '../../shared/model/resolve.ts';
 import {
   cancelRun,
   ExecutionNotStartedError,
@@ -17,9 +20,13 @@ import {
 } from '../../shared/runs/index.ts';
 import { sweepPendingRuns } from '../../shared/runs/pending-sweep.ts';
 import { sfnExecutions } from '../../shared/runtime/executions-sfn.ts';
+import { observeStore } from '../../shared/runtime/observed-store.ts';
+import { createTelemetry } from '../../shared/runtime/telemetry.ts';
+import { telemetryObserver } from '../../shared/runtime/telemetry-observers.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
 import { hourOf } from '../../shared/store/pending-runs.ts';
+import { captureOutput } from '../runtime/capture.ts';
 import { driveRun, engineDeps, ScriptedModel, text } from '../support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 import { createOwnTable } from '../support/table.ts';
@@ -316,5 +323,54 @@ describe('pending-run markers: every way out of pending removes the marker', () 
 
     // Assess
     expect(await markerOf(run)).toBeUndefined();
+  });
+});
+
+describe('Function: jobs-sweep handler (scheduled)', () => {
+  it('ends an API start left pending, counts it, and keeps its owner off the jobs step’s log lines', async () => {
+    // Prepare
+    const clock = new FixedClock(freshDay());
+    const { run } = await crashedStart(clock);
+    clock.advance(11 * MINUTE);
+    const telemetry = createTelemetry({
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      POWERTOOLS_METRICS_NAMESPACE: 'WfTest',
+    });
+    const observed = observeStore(store, telemetryObserver(telemetry));
+    const handler = createJobsSweepHandler(
+      () => ({
+        store: observed,
+        executions: stepFunctions('missing').executions,
+        clock,
+        ids: { next: (prefix) => `${prefix}_${Math.random().toString(36).slice(2, 14)}` },
+        models: { prices: DEFAULT_PRICES, roles: { ...DEFAULT_MODEL_CONFIG.roles } },
+      }),
+      telemetry,
+    );
+    const output = captureOutput();
+
+    // Act
+    try {
+      await handler({ source: 'aws.events', 'detail-type': 'Scheduled Event' });
+    } finally {
+      output.restore();
+    }
+
+    // Assess
+    expect(await store.getRun(run.runId)).toMatchObject({
+      status: 'failed',
+      error: { name: 'ExecutionNotStarted' },
+    });
+    expect(await dayOf(run)).toEqual({ totalUsd: 0, reservedUsd: 0 });
+    const counted = output.emf().filter((blob) => 'PendingRunsSettled' in blob);
+    expect(counted.map((blob) => [blob.PendingRunsSettled, blob.PendingRunsUndecided])).toEqual([[1, 0]]);
+    expect(output.logs().find((line) => line.message === 'pending runs swept')).toMatchObject({
+      settled: 1,
+      settledRunIds: [run.runId],
+    });
+    const jobsLine = output.logs().find((line) => line.message === 'jobs swept');
+    expect(jobsLine).toBeDefined();
+    expect(jobsLine).not.toHaveProperty('owner');
+    expect(jobsLine).not.toHaveProperty('runId');
   });
 });
