@@ -173,7 +173,8 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
   if (change.liveHead) items.push(liveHeadCheck(T, change.liveHead));
   // A run leaving `pending` is no longer the pending-runs sweep's (pending-runs.ts): one more item, once per run.
   // A merged change holds at most 80 items besides the run item (core/staged-change.ts), so this stays within
-  // TransactWriteItems' 100; every transaction is checked below all the same (transaction-limits.ts).
+  // TransactWriteItems' 100 (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html);
+  // every transaction is checked below all the same (transaction-limits.ts).
   if (leavesWatchedPending(run, next))
     items.push({
       item: pendingMarkerDelete(T, run),
