@@ -1,7 +1,8 @@
 /**
  * The delegated-jobs sweep (docs/jobs.md), run every minute by an EventBridge rule: gives back the slots of
  * jobs whose runs ended, starts the runs a crash left unstarted, and promotes queued jobs into free slots
- * (retries whose wait is over included). Run also when a run execution ends (the run-ended rule): then it
+ * (retries whose wait is over included); and first settles API starts left `pending` (shared/runs/pending-sweep.ts).
+ * Run also when a run execution ends (the run-ended rule): then it
  * settles that run's job and promotes the next queued job of its grant at once. Idempotent: every step is a
  * conditional write.
  */
@@ -14,6 +15,7 @@ import type { RemainingTime } from '../shared/runtime/aws/invocation-deadline.ts
 import { awsStore } from '../shared/runtime/aws/store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
 import { lambdaSweepDeadline } from '../shared/runtime/jobs-sweep-deadline.ts';
+import { pendingRunsStep } from '../shared/runtime/pending-sweep-step.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { grantScope } from '../shared/runtime/telemetry-observers.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
@@ -33,6 +35,8 @@ export function createJobsSweepHandler(
           telemetry.logger.info('run ended: job settled', { runId: request.runId });
           return { runId: request.runId };
         }
+        // API starts a crash left pending (docs/api.md): first, within its own time budget; never throws.
+        await pendingRunsStep(deps(), telemetry);
         // Stops before the timeout and goes on from there next time (docs/jobs.md, "The sweep's time").
         const swept = await sweepJobs(deps(), grantScope(telemetry), lambdaSweepDeadline(telemetry, context));
         telemetry.logger.info('jobs swept', swept);

@@ -70,6 +70,16 @@ export const RUNTIME_METRICS = {
     description:
       'Scheduled jobs sweeps that ran out of time before reaching every grant (the next sweep goes on from there).',
   },
+  PendingRunsSettled: {
+    unit: 'Count',
+    description:
+      'API starts left pending whose execution the jobs sweep found never existed: ended failed, reservation given back.',
+  },
+  PendingRunsUndecided: {
+    unit: 'Count',
+    description:
+      'API starts left pending whose execution the jobs sweep could not look up (DescribeExecution failed): tried again.',
+  },
 } as const satisfies Record<string, MetricSpec>;
 
 export type RuntimeMetricName = keyof typeof RUNTIME_METRICS;

@@ -107,9 +107,13 @@ export function runtimeMetricRows(source: RuntimeMetricsSource): cloudwatch.IWid
         left: [metric('BudgetStops', 'budget stops'), metric('EgressDenials', 'egress denials')],
       }),
       new cloudwatch.GraphWidget({
-        title: 'Jobs sweeps stopped early (out of time)',
+        title: 'Jobs sweep: stopped early, pending API starts',
         width: 12,
-        left: [metric('JobsSweepStoppedEarly', 'sweeps stopped early')],
+        left: [
+          metric('JobsSweepStoppedEarly', 'sweeps stopped early'),
+          metric('PendingRunsSettled', 'pending starts ended, never started'),
+          metric('PendingRunsUndecided', 'pending starts undecided'),
+        ],
       }),
     ],
   ];

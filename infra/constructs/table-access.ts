@@ -22,7 +22,9 @@ const BATCH_READ = 'dynamodb:BatchGetItem';
 export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // Loads runs, transcripts and the ledger; commits turns; appends notes and day spend (UpdateItem); a resume
   // from approvals checks the workflow head as a ConditionCheck of its first commit (the live policy, no read).
-  turn: [READ, WRITE, UPDATE, QUERY, CONDITION_CHECK],
+  // The first commit of an API start without an Idempotency-Key deletes its pending-run marker (DeleteItem in
+  // the commit's transaction: shared/store/pending-runs.ts).
+  turn: [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // Reads the run and its pending approvals (one BatchGetItem when the state names them; a state from an
   // earlier release: the run first, by GetItem), stores the task token on them with the notices' audit.
   'request-approval': [READ, BATCH_READ, WRITE],
@@ -58,14 +60,16 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries), and moves
   // the scheduled sweep's cursor after each grant (a conditional PutItem, shared/jobs/sweep-cursor.ts). A job
   // cancelled while it was being started has its run cancelled here, which anchors the run's head as Deliver
-  // does (a pending anchor under contention: ConditionCheckItem).
+  // does (a pending anchor under contention: ConditionCheckItem). It also settles API starts left pending:
+  // it queries the pending-run markers, removes those of started runs (DeleteItem) and ends the others.
   'jobs-sweep': [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // The jobs MCP server: the same job operations as the api's /v1/jobs (admission, queue, cancel).
   // A cancel anchors the run's head as Deliver does (a pending anchor under contention: ConditionCheckItem).
   mcp: [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // Graph runs: loads the run with its steps (Query), reads the bound version, commits step changes; a human
-  // task whose wait timed out is recorded expired (GetItem, then a Put in the step's transaction).
-  'graph-advance': [READ, WRITE, QUERY],
+  // task whose wait timed out is recorded expired (GetItem, then a Put in the step's transaction). A graph run
+  // started by the API without an Idempotency-Key loses its pending-run marker in its first commit (DeleteItem).
+  'graph-advance': [READ, WRITE, QUERY, DELETE],
   // A service step: the run with its steps and ledger (Query), the version; pending and settle commits; the
   // workflow head as a ConditionCheck of the commit that lets a call go ahead (the live policy, no read).
   // A step may run a built-in action: notes_put is a PutItem, notes_append an UpdateItem (list_append).

@@ -242,9 +242,14 @@ async function settleFirstStart(
  * Ends a run whose first execution does not exist `failed` (stop reason `error`, the error naming the start's
  * failure), giving back turn 0's reservation in the same commit: no execution named after it exists, so nothing
  * can spend it. A conflict (the run moved: only its execution moves a pending run) leaves it as it is. The
- * final head is anchored, best effort: a failure leaves it for a later anchor of the owner's chain.
+ * final head is anchored, best effort: a failure leaves it for a later anchor of the owner's chain. Also used by
+ * the pending-runs sweep (pending-sweep.ts) for a run whose execution it finds does not exist.
  */
-async function endUnstarted(deps: StartRunDeps, run: Run, cause: unknown): Promise<boolean> {
+export async function endUnstarted(
+  deps: { store: Pick<DynamoStore, 'commit' | 'anchorRunHead'>; clock: Clock },
+  run: Run,
+  cause: unknown,
+): Promise<boolean> {
   const held = run.reservation;
   const release =
     held?.ahead && 'executionName' in held.ahead && held.turn === run.turn

@@ -25,6 +25,7 @@ import {
 } from './errors.ts';
 import { indexKeys, keys } from './keys.ts';
 import { messageItems } from './message-items.ts';
+import { leavesWatchedPending, pendingMarkerDelete } from './pending-runs.ts';
 import { sealAuditInputs } from './seal.ts';
 import { stepWriteItem } from './steps.ts';
 import { transactRetryingConflicts } from './transact-retry.ts';
@@ -174,6 +175,15 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
     throw new Error('a run change may condition on the live head or on its revision, not both');
   if (change.liveHead) items.push(liveHeadCheck(T, change.liveHead));
   if (change.headAt) items.push(headAtCheck(T, change.headAt));
+  // A run leaving `pending` is no longer the pending-runs sweep's (pending-runs.ts): one more item, once per run.
+  // A merged change holds at most 80 items besides the run item (core/staged-change.ts), so this stays within
+  // TransactWriteItems' 100 (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html);
+  // every transaction is checked below all the same (transaction-limits.ts).
+  if (leavesWatchedPending(run, next))
+    items.push({
+      item: pendingMarkerDelete(T, run),
+      onConditionFailed: () => new RunConflictError(run.runId, run.rev),
+    });
   const transact = items.map((labeled) => labeled.item);
   assertTransactionFits(transact);
   try {

@@ -40,6 +40,7 @@ import { listLedgerPage } from './ledger-page.ts';
 import { assembleMessages } from './message-assembly.ts';
 import { readMessageRange } from './message-range.ts';
 import { listOwnerChangeItems } from './owner-changes.ts';
+import { deletePendingRunMarker, listPendingRunMarkers, type PendingRunMarker } from './pending-runs.ts';
 import { queryPrefix, queryPrefixItems } from './reads.ts';
 import { RunScopes } from './run-scopes.ts';
 import { getRunWithMessages, type RunWithMessages } from './run-with-messages.ts';
@@ -191,6 +192,13 @@ export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
   // ---- runs
   createRun(created: NewRun, idempotency?: Idempotency) {
     return createRun(this.ctx, created, idempotency);
+  }
+  /** Markers of API starts created in `hour` before `createdBefore` (shared/store/pending-runs.ts). */
+  listPendingRunMarkers(hour: string, createdBefore: string): Promise<PendingRunMarker[]> {
+    return listPendingRunMarkers(this.ctx, hour, createdBefore);
+  }
+  deletePendingRunMarker(marker: PendingRunMarker): Promise<void> {
+    return deletePendingRunMarker(this.ctx, marker);
   }
   listRuns(query: RunListQuery) {
     return listRuns(this.ctx, query);

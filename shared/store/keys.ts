@@ -48,6 +48,14 @@ export const keys = {
     pk: `IDEM#${owner}#${scope}#${key}`,
     sk: 'IDEM',
   }),
+  /**
+   * A run created pending that nothing but the pending-runs sweep could find again if its start never happened
+   * (pending-runs.ts): bucketed by the hour it was created in, sorted by its creation time.
+   */
+  pendingRun: (createdAt: string, runId: string): ItemKey => ({
+    pk: `PENDINGRUN#${createdAt.slice(0, 13)}`,
+    sk: `${createdAt}#${runId}`,
+  }),
   ownerAnchor: (owner: string, seq: number): ItemKey => ({
     pk: `OWNER#${owner}`,
     sk: `ANCHOR#${pad(seq, 9)}`,

@@ -18,6 +18,7 @@ import {
 } from './errors.ts';
 import { keys } from './keys.ts';
 import { messageItems } from './message-items.ts';
+import { pendingMarkerPut, watchesStart } from './pending-runs.ts';
 import { getItem, type Page, queryIndexPage } from './reads.ts';
 import { sealAuditInputs } from './seal.ts';
 import { assertTransactionFits } from './transaction-limits.ts';
@@ -63,7 +64,8 @@ export type NewRun = PreparedRun;
 
 /**
  * Writes a new run, its first transcript message and its first audit entries in one transaction, with an
- * optional idempotency marker and turn 0's budget reservation (core/first-reservation.ts: the run item holds it,
+ * optional idempotency marker (or else, for an API start, a pending-run marker: pending-runs.ts) and turn 0's
+ * budget reservation (core/first-reservation.ts: the run item holds it,
  * the day's counter and a graph child's graph run counter count it). A repeated key with the same request
  * returns the existing run instead. A reservation a ceiling refuses never fails the creation: the run is
  * created without it, and turn 0 reserves for itself (and stops the run `budget_exceeded`, visibly, when the
@@ -125,6 +127,9 @@ async function createOnce(
           },
         ]
       : []),
+    // A start nothing else could find again is watched by the pending-runs sweep (pending-runs.ts). It takes
+    // the idempotency marker's place (a run has one or the other), so the transaction holds no more items.
+    ...(watchesStart(stored) ? [pendingMarkerPut(T, stored)] : []),
     ...counters,
   ];
   assertTransactionFits(transact);

@@ -79,7 +79,8 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.auditSigningKeyArn,
     ENV.externalEngines,
   ],
-  'jobs-sweep': [...COMMON, ENV.stateMachineArn],
+  // The graph and external machines' ARNs: the pending-runs step describes API starts of every kind.
+  'jobs-sweep': [...COMMON, ENV.stateMachineArn, ENV.graphStateMachineArn, ENV.externalStateMachineArn],
   mcp: [...COMMON, ENV.stateMachineArn, ENV.apiAuth],
   'start-run': [...COMMON, ENV.stateMachineArn, ENV.graphStateMachineArn, ENV.externalStateMachineArn],
   'graph-advance': [...COMMON],

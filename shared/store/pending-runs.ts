@@ -1,0 +1,79 @@
+/**
+ * Pending-run markers: a run that nothing but the pending-runs sweep (shared/runs/pending-sweep.ts) could find
+ * again if its first start never happened gets a small item, `PENDINGRUN#<hour created> / <createdAt>#<runId>`,
+ * in its creation's transaction, and loses it in the transaction of the commit that moves it out of `pending`
+ * (commit.ts), whoever makes it: its first turn, graph advance or external start, a cancel, MarkFailed, or the
+ * sweep ending it unstarted. No request is added: both ride on a transaction the run writes anyway.
+ */
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Run } from '../schemas/run.ts';
+import * as z from '../zod.ts';
+import type { StoreContext } from './client.ts';
+import { decodeItem } from './codec.ts';
+import { keys } from './keys.ts';
+
+/**
+ * Whether the run carries a marker: an API start without an Idempotency-Key. Every other start is found again
+ * by what started it: a schedule's or an event's retried trigger and a repeated API request by their idempotency
+ * marker, a delegated job's attempt by the jobs sweep, a graph's child run by its step's wait.
+ */
+export const watchesStart = (run: Run): boolean =>
+  run.trigger.type === 'on_demand' && run.trigger.idempotencyKey === undefined && run.parent === undefined;
+
+/** Whether a change moves a run that carries a marker out of `pending` (its marker goes in the same transaction). */
+export const leavesWatchedPending = (run: Run, next: Run): boolean =>
+  run.status === 'pending' && next.status !== 'pending' && watchesStart(run);
+
+/** The hour bucket (`YYYY-MM-DDTHH`, UTC) of an ISO time, as a marker's partition key holds it. */
+export const hourOf = (iso: string): string => iso.slice(0, 13);
+
+/** The marker's Put in the creation transaction: a new item, about 100 bytes. */
+export const pendingMarkerPut = (table: string, run: Run) => ({
+  Put: {
+    TableName: table,
+    Item: { ...keys.pendingRun(run.createdAt, run.runId), runId: run.runId, createdAt: run.createdAt },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+/** The marker's Delete in the commit that ends `pending`: unconditional, so a marker already removed is fine. */
+export const pendingMarkerDelete = (table: string, run: Run) => ({
+  Delete: { TableName: table, Key: keys.pendingRun(run.createdAt, run.runId) },
+});
+
+const PendingRunMarkerSchema = z.object({ runId: z.string(), createdAt: z.string() });
+export type PendingRunMarker = z.infer<typeof PendingRunMarkerSchema>;
+
+/**
+ * The markers of runs created in `hour` (`YYYY-MM-DDTHH`) before `createdBefore` (ISO), oldest first. One
+ * Query of the hour's partition (`sk < createdBefore`), strongly consistent, paged through.
+ */
+export async function listPendingRunMarkers(
+  ctx: StoreContext,
+  hour: string,
+  createdBefore: string,
+): Promise<PendingRunMarker[]> {
+  const markers: PendingRunMarker[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const response = await ctx.doc.send(
+      new QueryCommand({
+        TableName: ctx.table,
+        KeyConditionExpression: 'pk = :pk AND sk < :before',
+        ExpressionAttributeValues: { ':pk': `PENDINGRUN#${hour}`, ':before': createdBefore },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of response.Items ?? []) markers.push(decodeItem(PendingRunMarkerSchema, item));
+    startKey = response.LastEvaluatedKey;
+  } while (startKey);
+  return markers;
+}
+
+/** Removes a marker whose run no longer needs watching (its execution exists, or it left `pending`). */
+export async function deletePendingRunMarker(ctx: StoreContext, marker: PendingRunMarker): Promise<void> {
+  await ctx.doc.send(
+    new DeleteCommand({ TableName: ctx.table, Key: keys.pendingRun(marker.createdAt, marker.runId) }),
+  );
+}

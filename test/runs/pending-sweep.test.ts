@@ -1,0 +1,376 @@
+/**
+ * API starts left `pending` (shared/runs/pending-sweep.ts), on DynamoDB Local: an API start without an
+ * Idempotency-Key creates its run with turn 0's reservation (on the day's counter too) and then starts its
+ * execution. A crash in between, or an uncertain start that DescribeExecution could not settle, leaves the run
+ * `pending`; such a run carries a marker (shared/store/pending-runs.ts) that the jobs sweep's pending-runs step
+ * reads. Past 10 minutes it asks DescribeExecution: no execution ends the run `failed` (`ExecutionNotStarted`)
+ * with the reservation given back; an execution leaves the run alone. Every way out of `pending` removes the
+ * marker in its own transaction. The table is this file's own: the markers' hour buckets are shared by all runs.
+ */
+import { ExecutionDoesNotExist, type SFNClient } from '@aws-sdk/client-sfn';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createJobsSweepHandler } from '../../functions/jobs-sweep.ts';
+import { DEFAULT_PRICES } from '../../shared/core/pricing.ts';
+import { DEFAULT_MODEL_CONFIG } from '../../shared/model/resolve.ts';
+import {
+  cancelRun,
+  ExecutionNotStartedError,
+  RunNotStartedError,
+  startRun,
+} from '../../shared/runs/index.ts';
+import { sweepPendingRuns } from '../../shared/runs/pending-sweep.ts';
+import { sfnExecutions } from '../../shared/runtime/executions-sfn.ts';
+import { observeStore } from '../../shared/runtime/observed-store.ts';
+import { createTelemetry } from '../../shared/runtime/telemetry.ts';
+import { telemetryObserver } from '../../shared/runtime/telemetry-observers.ts';
+import type { Run } from '../../shared/schemas/run.ts';
+import type { DynamoStore } from '../../shared/store/index.ts';
+import { hourOf } from '../../shared/store/pending-runs.ts';
+import { captureOutput } from '../runtime/capture.ts';
+import { driveRun, engineDeps, ScriptedModel, text } from '../support/engine.ts';
+import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
+import { createOwnTable } from '../support/table.ts';
+
+const MACHINE = 'arn:aws:states:eu-west-1:123456789012:stateMachine:m';
+let days = 0;
+/**
+ * A creation time two days after the last test's: the sweep looks 24 hours back, so each test sees only its own
+ * runs (the runs other tests leave pending stay out of its buckets).
+ */
+const freshDay = (time = '07:05:00') =>
+  `${new Date(Date.parse('2026-06-01T00:00:00.000Z') + 2 * 86_400_000 * days++).toISOString().slice(0, 10)}T${time}.000Z`;
+const MINUTE = 60_000;
+
+let store: DynamoStore;
+beforeAll(async () => {
+  store = testStore((await createOwnTable('wf-pending')).tableName);
+});
+
+type Answer = 'missing' | 'exists' | 'throttled' | 'started';
+
+/** Step Functions answering StartExecution with `start` and DescribeExecution with `describe`; calls recorded. */
+function stepFunctions(describe: Answer, start: Answer = 'started', onDescribe?: () => void) {
+  const calls: { command: string; arn?: string }[] = [];
+  const client = {
+    send: async (command: {
+      constructor: { name: string };
+      input: { name?: string; executionArn?: string };
+    }) => {
+      const kind = command.constructor.name;
+      calls.push({
+        command: kind,
+        ...(command.input.executionArn ? { arn: command.input.executionArn } : {}),
+      });
+      const answer = kind === 'DescribeExecutionCommand' ? describe : start;
+      if (kind === 'DescribeExecutionCommand') onDescribe?.();
+      if (answer === 'throttled')
+        throw Object.assign(new Error('Rate exceeded'), {
+          name: 'ThrottlingException',
+          $fault: 'client',
+          $metadata: {},
+        });
+      if (answer === 'missing')
+        throw new ExecutionDoesNotExist({ message: 'Execution Does Not Exist', $metadata: {} });
+      if (kind === 'DescribeExecutionCommand')
+        return { executionArn: command.input.executionArn, status: 'RUNNING' };
+      return { executionArn: `${MACHINE.replace(':stateMachine:', ':execution:')}:${command.input.name}` };
+    },
+  } as unknown as Pick<SFNClient, 'send'>;
+  return { executions: sfnExecutions(client, MACHINE), calls };
+}
+
+const arnOf = (runId: string) => `${MACHINE.replace(':stateMachine:', ':execution:')}:${runId}`;
+
+async function dayCapped(clock: FixedClock) {
+  return (
+    await seedWorkflow(store, minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 } }), { clock })
+  ).version;
+}
+
+/** An API start that crashed right after creating its run (launchRun's createRun, then nothing). */
+async function crashedStart(clock: FixedClock) {
+  const version = await dayCapped(clock);
+  const run = await seedRun(store, version, { clock });
+  return { run, version };
+}
+
+/** An API start whose StartExecution was throttled every time and whose DescribeExecution failed too. */
+async function undecidedStart(clock: FixedClock) {
+  const version = await dayCapped(clock);
+  let runId = '';
+  const { executions } = stepFunctions('throttled', 'throttled');
+  const outcome = await startRun(
+    {
+      store,
+      executions,
+      clock,
+      ids: { next: (prefix) => (runId = `${prefix}_${Math.random().toString(36).slice(2, 14)}`) },
+    },
+    {
+      owner: version.owner,
+      workflowId: version.workflowId,
+      trigger: { type: 'on_demand', caller: 'test' },
+      actor: 'owner:test',
+    },
+  ).catch((error: unknown) => error);
+  expect(outcome).toMatchObject({ name: 'ThrottlingException' });
+  return { run: (await store.getRun(runId))!, version };
+}
+
+const markerOf = async (run: Run) =>
+  (await store.listPendingRunMarkers(hourOf(run.createdAt), '9999')).find(
+    (marker) => marker.runId === run.runId,
+  );
+const dayOf = (run: Run) => store.getDaySpendDetail(run.owner, run.workflowId, run.createdAt.slice(0, 10));
+
+describe('sweepPendingRuns: API starts left pending', () => {
+  it.each([
+    ['a crash between creating the run and starting it', crashedStart],
+    ['an uncertain start that DescribeExecution could not settle', undecidedStart],
+  ])(
+    'ends the run failed with its reservation given back after %s, once its execution is found missing',
+    async (_label, make) => {
+      // Prepare: the run is pending, holding turn 0's reservation on the day.
+      const clock = new FixedClock(freshDay());
+      const { run } = await make(clock);
+      expect(run).toMatchObject({ status: 'pending', reservation: { turn: 0, daily: true } });
+      expect(await dayOf(run)).toEqual({ totalUsd: run.reservation!.usd, reservedUsd: run.reservation!.usd });
+      expect(await markerOf(run)).toBeDefined();
+      clock.advance(11 * MINUTE);
+      const { executions, calls } = stepFunctions('missing');
+
+      // Act
+      const swept = await sweepPendingRuns({ store, executions, clock });
+
+      // Assess
+      expect(swept).toMatchObject({ settled: [run.runId], started: [], undecided: [], complete: true });
+      expect(calls).toEqual([{ command: 'DescribeExecutionCommand', arn: arnOf(run.runId) }]);
+      const ended = await store.getRun(run.runId);
+      expect(ended).toMatchObject({
+        status: 'failed',
+        stopReason: 'error',
+        error: { name: 'ExecutionNotStarted', message: expect.stringContaining('ExecutionDoesNotExist') },
+      });
+      expect(ended?.reservation).toBeUndefined();
+      expect(await dayOf(run)).toEqual({ totalUsd: 0, reservedUsd: 0 });
+      expect(await markerOf(run)).toBeUndefined();
+      const audit = await store.listAudit(run.runId);
+      expect(audit.filter((entry) => entry.type === 'budget_settled').map((entry) => entry.data)).toEqual([
+        expect.objectContaining({ turn: 0, actualUsd: 0, unused: true, notStarted: true }),
+      ]);
+    },
+  );
+
+  it('leaves a run whose execution exists as it is, and removes its marker', async () => {
+    // Prepare
+    const clock = new FixedClock(freshDay());
+    const { run } = await crashedStart(clock);
+    clock.advance(11 * MINUTE);
+    const { executions } = stepFunctions('exists');
+
+    // Act
+    const swept = await sweepPendingRuns({ store, executions, clock });
+
+    // Assess: the run and its reservation are its execution's.
+    expect(swept).toMatchObject({ settled: [], started: [run.runId], undecided: [] });
+    expect(await store.getRun(run.runId)).toMatchObject({
+      status: 'pending',
+      rev: run.rev,
+      reservation: run.reservation,
+    });
+    expect(await dayOf(run)).toEqual({ totalUsd: run.reservation!.usd, reservedUsd: run.reservation!.usd });
+    expect(await markerOf(run)).toBeUndefined();
+  });
+
+  it('leaves a run pending under 10 minutes unasked', async () => {
+    // Prepare
+    const clock = new FixedClock(freshDay());
+    const { run } = await crashedStart(clock);
+    clock.advance(9 * MINUTE);
+    const { executions, calls } = stepFunctions('missing');
+
+    // Act
+    const swept = await sweepPendingRuns({ store, executions, clock });
+
+    // Assess
+    expect(swept.settled).not.toContain(run.runId);
+    expect(calls).toEqual([]);
+    expect(await store.getRun(run.runId)).toMatchObject({ status: 'pending', rev: run.rev });
+    expect(await markerOf(run)).toBeDefined();
+  });
+
+  it('keeps a run and its marker when DescribeExecution fails, and says it stayed undecided', async () => {
+    // Prepare
+    const clock = new FixedClock(freshDay());
+    const { run } = await crashedStart(clock);
+    clock.advance(11 * MINUTE);
+    const { executions } = stepFunctions('throttled');
+
+    // Act
+    const swept = await sweepPendingRuns({ store, executions, clock });
+
+    // Assess
+    expect(swept.undecided).toEqual([{ runId: run.runId, reason: expect.any(String) }]);
+    expect(await store.getRun(run.runId)).toMatchObject({ status: 'pending', rev: run.rev });
+    expect(await markerOf(run)).toBeDefined();
+  });
+
+  it('stops at its time budget and leaves the rest for the next sweep', async () => {
+    // Prepare: two stale runs in one hour; each describe takes 6 s of the clock (budget: 5 s).
+    const clock = new FixedClock(freshDay());
+    const first = (await crashedStart(clock)).run;
+    clock.advance(1_000);
+    const second = (await crashedStart(clock)).run;
+    clock.advance(11 * MINUTE);
+    const { executions, calls } = stepFunctions('missing', 'started', () => clock.advance(6_000));
+
+    // Act
+    const swept = await sweepPendingRuns({ store, executions, clock });
+
+    // Assess
+    expect(swept).toMatchObject({ settled: [first.runId], complete: false });
+    expect(calls).toHaveLength(1);
+    expect(await store.getRun(second.runId)).toMatchObject({ status: 'pending' });
+    expect(await markerOf(second)).toBeDefined();
+  });
+});
+
+describe('pending-run markers: every way out of pending removes the marker', () => {
+  it('is not written for a start with an Idempotency-Key (a repeated request finds that run)', async () => {
+    const clock = new FixedClock(freshDay());
+    const version = await dayCapped(clock);
+    const run = await seedRun(store, version, {
+      clock,
+      trigger: { type: 'on_demand', caller: 'test', idempotencyKey: 'k-1' },
+    });
+    expect(await markerOf(run)).toBeUndefined();
+  });
+
+  it('goes with the first turn commit', async () => {
+    // Prepare
+    const clock = new FixedClock(freshDay());
+    const { run } = await crashedStart(clock);
+    expect(await markerOf(run)).toBeDefined();
+    const model = new ScriptedModel([{ content: [text('done')], stopReason: 'end_turn' }]);
+
+    // Act
+    await driveRun(engineDeps(store, model, { clock }), run.runId);
+
+    // Assess
+    expect(await store.getRun(run.runId)).toMatchObject({ status: 'done' });
+    expect(await markerOf(run)).toBeUndefined();
+  });
+
+  it('goes with a cancel', async () => {
+    // Prepare
+    const clock = new FixedClock(freshDay());
+    const { run } = await crashedStart(clock);
+    const { executions } = stepFunctions('exists');
+
+    // Act
+    await cancelRun(
+      { store, executions, clock },
+      { owner: run.owner, runId: run.runId, actor: 'owner:test' },
+    );
+
+    // Assess
+    expect(await store.getRun(run.runId)).toMatchObject({ status: 'cancelled' });
+    expect(await markerOf(run)).toBeUndefined();
+  });
+
+  it('goes with the API ending a run whose start was refused', async () => {
+    // Prepare
+    const clock = new FixedClock(freshDay());
+    const version = await dayCapped(clock);
+    let runId = '';
+    const refusing = {
+      ...stepFunctions('missing').executions,
+      start: async (name: string): Promise<{ executionArn: string }> => {
+        throw new ExecutionNotStartedError(name, { cause: new Error('State Machine Does Not Exist') });
+      },
+    };
+
+    // Act
+    const outcome = await startRun(
+      {
+        store,
+        executions: refusing,
+        clock,
+        ids: { next: (prefix) => (runId = `${prefix}_refused${Date.now()}`) },
+      },
+      {
+        owner: version.owner,
+        workflowId: version.workflowId,
+        trigger: { type: 'on_demand', caller: 'test' },
+        actor: 'owner:test',
+      },
+    ).catch((error: unknown) => error);
+
+    // Assess
+    expect(outcome).toBeInstanceOf(RunNotStartedError);
+    const run = (await store.getRun(runId))!;
+    expect(run).toMatchObject({ status: 'failed' });
+    expect(await markerOf(run)).toBeUndefined();
+  });
+
+  it('goes with any commit that moves the run out of pending (graph advance, external start, MarkFailed)', async () => {
+    // Prepare
+    const clock = new FixedClock(freshDay());
+    const { run } = await crashedStart(clock);
+
+    // Act: pending → running, as the first commit of any kind of run makes it.
+    await store.commit({ run, next: { ...run, status: 'running' } });
+
+    // Assess
+    expect(await markerOf(run)).toBeUndefined();
+  });
+});
+
+describe('Function: jobs-sweep handler (scheduled)', () => {
+  it('ends an API start left pending, counts it, and keeps its owner off the jobs step’s log lines', async () => {
+    // Prepare
+    const clock = new FixedClock(freshDay());
+    const { run } = await crashedStart(clock);
+    clock.advance(11 * MINUTE);
+    const telemetry = createTelemetry({
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      POWERTOOLS_METRICS_NAMESPACE: 'WfTest',
+    });
+    const observed = observeStore(store, telemetryObserver(telemetry));
+    const handler = createJobsSweepHandler(
+      () => ({
+        store: observed,
+        executions: stepFunctions('missing').executions,
+        clock,
+        ids: { next: (prefix) => `${prefix}_${Math.random().toString(36).slice(2, 14)}` },
+        models: { prices: DEFAULT_PRICES, roles: { ...DEFAULT_MODEL_CONFIG.roles } },
+      }),
+      telemetry,
+    );
+    const output = captureOutput();
+
+    // Act
+    try {
+      await handler({ source: 'aws.events', 'detail-type': 'Scheduled Event' });
+    } finally {
+      output.restore();
+    }
+
+    // Assess
+    expect(await store.getRun(run.runId)).toMatchObject({
+      status: 'failed',
+      error: { name: 'ExecutionNotStarted' },
+    });
+    expect(await dayOf(run)).toEqual({ totalUsd: 0, reservedUsd: 0 });
+    const counted = output.emf().filter((blob) => 'PendingRunsSettled' in blob);
+    expect(counted.map((blob) => [blob.PendingRunsSettled, blob.PendingRunsUndecided])).toEqual([[1, 0]]);
+    expect(output.logs().find((line) => line.message === 'pending runs swept')).toMatchObject({
+      settled: 1,
+      settledRunIds: [run.runId],
+    });
+    const jobsLine = output.logs().find((line) => line.message === 'jobs swept');
+    expect(jobsLine).toBeDefined();
+    expect(jobsLine).not.toHaveProperty('owner');
+    expect(jobsLine).not.toHaveProperty('runId');
+  });
+});
