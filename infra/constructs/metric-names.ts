@@ -65,6 +65,14 @@ export const RUNTIME_METRICS = {
     unit: 'Count',
     description: 'Outbound requests of actions or deliveries refused by the egress guard.',
   },
+  CancelAnchorsDeferred: {
+    unit: 'Count',
+    description: "Cancels whose run's final audit head could not be anchored yet.",
+  },
+  WorkflowSigningFaults: {
+    unit: 'Count',
+    description: "Committed workflow changes whose owner's heads could not be signed.",
+  },
 } as const satisfies Record<string, MetricSpec>;
 
 export type RuntimeMetricName = keyof typeof RUNTIME_METRICS;
