@@ -2,6 +2,7 @@
  * `POST /approvals/:approvalId` (form `t`, `nonce`, `decision`): verify the link, then the nonce against the
  * link's approver, then decide once (a conditional write). The approver is the link's, never the form's.
  */
+
 import type { Context } from 'hono';
 import {
   checkWithKeyring,
@@ -11,6 +12,7 @@ import {
 } from '../approvals/index.ts';
 import { decideApproval } from '../core/approval-ops.ts';
 import { ApprovalAlreadyDecidedError } from '../core/store-errors.ts';
+import { GENERATED_RUN_ID } from '../schemas/run-id.ts';
 import type { AppContext } from './app-context.ts';
 import { TaskTokenSendError } from './errors.ts';
 import { loadForLink } from './load.ts';
@@ -49,7 +51,7 @@ async function readForm(c: Context): Promise<Form | undefined> {
 /** The `run` query parameter of the form action, if it looks like a run id (anything else: no hint). */
 function runHintOf(c: Context): string | undefined {
   const run = c.req.query('run');
-  return run !== undefined && /^run_[A-Za-z0-9]{6,40}$/.test(run) ? run : undefined;
+  return run !== undefined && GENERATED_RUN_ID.test(run) ? run : undefined;
 }
 
 const DECISIONS = { approve: 'approved', deny: 'denied' } as const;
