@@ -106,7 +106,7 @@ export function runtimeMetricRows(source: RuntimeMetricsSource): cloudwatch.IWid
         width: 12,
         left: [metric('BudgetStops', 'budget stops'), metric('EgressDenials', 'egress denials')],
       }),
-      // Audit faults logged after a commit (shared/store/faults.ts): the chain is behind until a later anchor or signing.
+      // Audit faults logged after a commit (shared/store/faults.ts): the chain lags until a later anchor or signing.
       new cloudwatch.GraphWidget({
         title: 'Audit anchors deferred and signing faults',
         width: 12,

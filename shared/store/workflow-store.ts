@@ -65,8 +65,8 @@ export class WorkflowStore {
 
   /**
    * Signs after a workflow change committed. A signing fault (KMS refused, the signed head's Put failed) does
-   * not undo the change, so it is not the change's failure either: it is logged and counted (`faults`), and the change stays an
-   * unsigned tail of the chain that the verifier reports as such (verify-signed.ts) until the owner's next
+   * not undo the change, so it is not the change's failure either: it is logged and counted (`faults`), and the
+   * change stays an unsigned tail of the chain that the verifier reports as such (verify-signed.ts) until the owner's next
    * signing covers it (signed-heads.ts signs the current heads, whatever they are). The caller goes on to
    * sync triggers and answers the committed write as done.
    */
