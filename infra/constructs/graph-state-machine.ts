@@ -414,7 +414,9 @@ export class GraphStateMachine extends Construct {
    * Grants answering this state machine's waits: `SendTaskSuccess` (the api resuming a paused run, approval-http
    * submitting a human task's form) and, when asked, `SendTaskFailure` (the api closing a cancelled run's human
    * tasks). Both are authorized on the state machine whose execution waits
-   * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html, aws/aws-cdk#8486).
+   * (aws/aws-cdk#8486), although the Service Authorization Reference
+   * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html) lists no
+   * resource type for them: test/iam/sar-resource-types.test.ts records the evidence.
    */
   public grantTaskResponse(
     grantee: iam.IGrantable,

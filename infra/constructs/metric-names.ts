@@ -80,6 +80,14 @@ export const RUNTIME_METRICS = {
     description:
       'API starts left pending whose execution the jobs sweep could not look up (DescribeExecution failed): tried again.',
   },
+  CancelAnchorsDeferred: {
+    unit: 'Count',
+    description: "Cancels whose run's final audit head could not be anchored yet.",
+  },
+  WorkflowSigningFaults: {
+    unit: 'Count',
+    description: "Committed workflow changes whose owner's heads could not be signed.",
+  },
 } as const satisfies Record<string, MetricSpec>;
 
 export type RuntimeMetricName = keyof typeof RUNTIME_METRICS;

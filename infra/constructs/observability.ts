@@ -1,7 +1,9 @@
 /**
  * `Observability`: alarms on what needs a human (failed or timed-out executions, turn errors and throttles,
- * approval page errors, API 5xx, egress denials, expired approvals, budget stops) and one dashboard of the
- * runtime, including the metrics the functions emit themselves (infra/constructs/metric-names.ts).
+ * approval page errors, API 5xx, dead letters, egress denials, expired approvals, budget stops, deferred cancel
+ * anchors, workflow signing faults) and one dashboard of the runtime (the run, graph and external state
+ * machines' executions among them), including the metrics the functions emit themselves
+ * (infra/constructs/metric-names.ts).
  */
 import { Duration } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
@@ -19,6 +21,8 @@ import { runtimeMetricAlarms, runtimeMetricRows, validateMetricsNamespace } from
 export interface ObservabilityProps {
   /** The run state machine. */
   readonly stateMachine: sfn.IStateMachine;
+  /** The other state machines graphed beside it, by title (`Graph`, `External`). @default - none */
+  readonly otherStateMachines?: Readonly<Record<string, sfn.IStateMachine>>;
   /** The `Turn` function. */
   readonly turnFunction: lambda.IFunction;
   /** The approval pages function (functions/approval-http.ts). */
@@ -160,6 +164,21 @@ export class Observability extends Construct {
       }
     }
 
+    const executions = (title: string, machine: sfn.IStateMachine) =>
+      new cloudwatch.GraphWidget({
+        title: `${title} executions`,
+        width: 12,
+        left: [
+          machine.metricStarted(sum).with({ label: 'started' }),
+          machine.metricSucceeded(sum).with({ label: 'succeeded' }),
+          machine.metricFailed(sum).with({ label: 'failed' }),
+          machine.metricTimedOut(sum).with({ label: 'timed out' }),
+          machine.metricAborted(sum).with({ label: 'aborted' }),
+        ],
+      });
+    const others = Object.entries(props.otherStateMachines ?? {}).map(([title, machine]) =>
+      executions(title, machine),
+    );
     const fns = Object.entries(props.functions);
     const perFunction = (metric: (fn: lambda.IFunction) => cloudwatch.Metric) =>
       fns.map(([name, fn]) => metric(fn).with({ label: name }));
@@ -168,16 +187,7 @@ export class Observability extends Construct {
       defaultInterval: Duration.hours(3),
       widgets: [
         [
-          new cloudwatch.GraphWidget({
-            title: 'Run executions',
-            width: 12,
-            left: [
-              props.stateMachine.metricStarted(sum).with({ label: 'started' }),
-              props.stateMachine.metricSucceeded(sum).with({ label: 'succeeded' }),
-              props.stateMachine.metricFailed(sum).with({ label: 'failed' }),
-              props.stateMachine.metricTimedOut(sum).with({ label: 'timed out' }),
-            ],
-          }),
+          executions('Run', props.stateMachine),
           new cloudwatch.GraphWidget({
             title: 'Turn duration',
             width: 12,
@@ -224,6 +234,8 @@ export class Observability extends Construct {
             alarms: Object.values(this.alarms),
           }),
         ],
+        // Graph and external runs' executions (a row wraps past 24 columns).
+        ...(others.length > 0 ? [others] : []),
         ...runtimeMetricRows(emitted),
       ],
     });

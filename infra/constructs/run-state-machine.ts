@@ -345,7 +345,8 @@ export class RunStateMachine extends Construct {
   /**
    * Grants `SendTaskSuccess` on this state machine: resuming a waiting `RequestApproval`. Only that: the runtime
    * never fails or heartbeats a wait (test/iam checks unused grants). Step Functions authorizes task-token calls
-   * against the state machine of the waiting execution (aws/aws-cdk#8486).
+   * against the state machine of the waiting execution (aws/aws-cdk#8486), although the Service Authorization
+   * Reference lists no resource type for them: test/iam/sar-resource-types.test.ts records the evidence.
    */
   public grantTaskResponse(grantee: iam.IGrantable): iam.Grant {
     return iam.Grant.addToPrincipal({

@@ -116,6 +116,17 @@ export function runtimeMetricRows(source: RuntimeMetricsSource): cloudwatch.IWid
         ],
       }),
     ],
+    [
+      // Audit faults logged after a commit (shared/store/faults.ts): the chain lags until a later anchor or signing.
+      new cloudwatch.GraphWidget({
+        title: 'Audit anchors deferred and signing faults',
+        width: 12,
+        left: [
+          metric('CancelAnchorsDeferred', 'cancel anchors deferred'),
+          metric('WorkflowSigningFaults', 'workflow signing faults'),
+        ],
+      }),
+    ],
   ];
 }
 
@@ -141,6 +152,20 @@ export function runtimeMetricAlarms(
       metric: runtimeMetric(source, 'BudgetStops'),
       threshold: 1,
       description: 'A run was stopped by its cost ceiling (per run or per day).',
+    },
+    CancelAnchorsDeferred: {
+      metric: runtimeMetric(source, 'CancelAnchorsDeferred'),
+      threshold: 1,
+      description:
+        "A cancelled run's final audit head could not be anchored (a contended owner chain, KMS refusing to sign; " +
+        'log "cancel anchor deferred"): it is anchored by a repeated cancel, the ABORTED execution or the owner\'s next anchor.',
+    },
+    WorkflowSigningFaults: {
+      metric: runtimeMetric(source, 'WorkflowSigningFaults'),
+      threshold: 1,
+      description:
+        "A workflow change committed but its owner's audit heads could not be signed (KMS refused, the Put failed; log " +
+        '"signing its owner heads failed"): the verifier reports an unsigned tail until the next signing covers it.',
     },
   };
 }

@@ -444,6 +444,10 @@ export class WorkflowRuntime extends Construct {
 
     this.observability = new Observability(this, 'Observability', {
       stateMachine: this.runStateMachine.stateMachine,
+      otherStateMachines: {
+        Graph: this.graphStateMachine.stateMachine,
+        External: this.externalStateMachine.stateMachine,
+      },
       turnFunction: fns.turn.function,
       approvalFunction: fns['approval-http'].function,
       functions: Object.fromEntries(Object.entries(fns).map(([name, fn]) => [name, fn.function])),

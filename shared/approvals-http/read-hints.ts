@@ -7,13 +7,13 @@
  */
 import type { Approval } from '../schemas/approval.ts';
 import { OwnerIdSchema } from '../schemas/common.ts';
+import { GENERATED_RUN_ID } from '../schemas/run-id.ts';
 
 export type ReadHints = {
   runId?: string | undefined;
   head?: { owner: string; workflowId: string } | undefined;
 };
 
-const RUN_ID = /^run_[A-Za-z0-9]{6,40}$/;
 const WORKFLOW_ID = /^wf_[A-Za-z0-9]{6,40}$/;
 
 /** The query parameters that name the approval's run and workflow head (a delegated job's has no head). */
@@ -38,5 +38,5 @@ export function readHintsOf(query: (name: string) => string | undefined): ReadHi
     WORKFLOW_ID.test(workflowId)
       ? { owner, workflowId }
       : undefined;
-  return { runId: run !== undefined && RUN_ID.test(run) ? run : undefined, head };
+  return { runId: run !== undefined && GENERATED_RUN_ID.test(run) ? run : undefined, head };
 }

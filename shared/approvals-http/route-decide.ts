@@ -2,6 +2,7 @@
  * `POST /approvals/:approvalId` (form `t`, `nonce`, `decision`): verify the link, then the nonce against the
  * link's approver, then decide once (a conditional write). The approver is the link's, never the form's.
  */
+
 import type { Context } from 'hono';
 import {
   checkWithKeyring,

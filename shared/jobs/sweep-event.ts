@@ -6,6 +6,7 @@
  * https://docs.aws.amazon.com/step-functions/latest/dg/eventbridge-integration.html). Anything unreadable
  * falls back to the whole sweep: the slower answer, never a skipped one.
  */
+import { GENERATED_RUN_ID } from '../schemas/run-id.ts';
 import * as z from '../zod.ts';
 
 const StatusChangeSchema = z.object({
@@ -14,7 +15,7 @@ const StatusChangeSchema = z.object({
   detail: z.object({ input: z.string().check(z.maxLength(262_144)) }),
 });
 
-const RunPointerInputSchema = z.object({ runId: z.string().check(z.regex(/^run_[A-Za-z0-9_-]{1,60}$/)) });
+const RunPointerInputSchema = z.object({ runId: z.string().check(z.regex(GENERATED_RUN_ID)) });
 
 export type SweepRequest = { kind: 'run_ended'; runId: string } | { kind: 'all' };
 

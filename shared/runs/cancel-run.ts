@@ -5,7 +5,8 @@
  *
  * The transition is the cancel: once it is committed, what follows is carried out whatever else fails. The
  * anchor of the run's final head may fail (a contended owner chain, KMS refusing to sign): it is reported
- * (`cancel anchor deferred`, a WARN log line) and the cancel goes on; the head is anchored later, by a repeated
+ * (`cancel anchor deferred`, a WARN log line, counted by the store's `faults`: the CancelAnchorsDeferred metric
+ * on AWS) and the cancel goes on; the head is anchored later, by a repeated
  * cancel, by the stopped execution's ABORTED event (shared/runs/execution-ended.ts) or, once the anchor lost a
  * round to another run of the owner, by that owner's next group commit (shared/store/anchors.ts). The execution
  * is stopped whenever the run is `cancelled`, a repeated cancel included (the first may have failed before its
@@ -79,7 +80,10 @@ export async function cancelRun(
       audit: [{ type: 'cancel_requested', actor: args.actor, data: {} }],
       accept: (candidate) => candidate.owner === args.owner,
       anchorAttempts: CANCEL_ANCHOR_ATTEMPTS,
-      anchorFailed: deps.anchorDeferred ?? logDeferred,
+      anchorFailed: (ended, error) => {
+        (deps.anchorDeferred ?? logDeferred)(ended, error);
+        deps.store.faults.cancelAnchorDeferred?.();
+      },
     },
   );
   if (run?.status !== 'cancelled') return run;

@@ -17,13 +17,12 @@ import { endRun } from '../core/end-run.ts';
 import type { Clock } from '../core/ports.ts';
 import type { RunStore } from '../core/store-port.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
+import { GENERATED_RUN_ID } from '../schemas/run-id.ts';
 import * as z from '../zod.ts';
 import { currentExecutionName } from './execution-arn.ts';
 
 /** The statuses of an execution that ended without its run's own ending (SUCCEEDED always passed one). */
 export const UNHANDLED_END_STATUSES = ['FAILED', 'ABORTED', 'TIMED_OUT'] as const;
-
-const RUN_ID = /^run_[A-Za-z0-9]{6,60}$/;
 
 const EndedExecutionEventSchema = z.object({
   source: z.literal('aws.states'),
@@ -57,7 +56,7 @@ export function endedExecutionOf(event: unknown): EndedExecution | undefined {
     return undefined;
   }
   const runId = (input as { runId?: unknown } | null)?.runId;
-  if (typeof runId !== 'string' || !RUN_ID.test(runId)) return undefined;
+  if (typeof runId !== 'string' || !GENERATED_RUN_ID.test(runId)) return undefined;
   const { executionArn, stateMachineArn, name, status } = detail;
   return { runId, status, executionArn, stateMachineArn, name };
 }

@@ -9,9 +9,11 @@
  * (docs/deploy.md, "WorkflowWrite's size"), and the type checker keeps its routes to these methods
  * (`WorkflowWriteDeps`, shared/api/routes/workflow-versions.ts).
  */
+
 import type { AnchorSigner } from '../audit/index.ts';
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
+import type { StoreFaults } from './faults.ts';
 import { UNATTRIBUTED } from './owner-changes.ts';
 import { signOwnerHeads } from './signed-heads.ts';
 import {
@@ -33,8 +35,11 @@ import {
   putNextVersion,
 } from './workflows.ts';
 
-/** Store options: with a `signer`, every anchor and workflow change is followed by a signed head. */
-export type StoreOptions = { signer?: AnchorSigner };
+/**
+ * Store options: with a `signer`, every anchor and workflow change is followed by a signed head; `faults` counts
+ * what is logged instead of thrown after a commit (faults.ts; default: logged only).
+ */
+export type StoreOptions = { signer?: AnchorSigner; faults?: StoreFaults };
 
 export class WorkflowStore {
   readonly ctx: StoreContext;
@@ -45,9 +50,12 @@ export class WorkflowStore {
    */
   private readonly versions = new VersionCache();
 
+  /** Where faults logged after a commit are counted (faults.ts). */
+  readonly faults: StoreFaults;
   constructor(config: StoreConfig | StoreContext, options: StoreOptions = {}) {
     this.ctx = 'doc' in config ? config : createStoreContext(config);
     this.#signer = options.signer;
+    this.faults = options.faults ?? {};
   }
 
   /** Signs the owner's current chain heads (no-op without a signer, or when these heads are signed). */
@@ -57,8 +65,8 @@ export class WorkflowStore {
 
   /**
    * Signs after a workflow change committed. A signing fault (KMS refused, the signed head's Put failed) does
-   * not undo the change, so it is not the change's failure either: it is logged, and the change stays an
-   * unsigned tail of the chain that the verifier reports as such (verify-signed.ts) until the owner's next
+   * not undo the change, so it is not the change's failure either: it is logged and counted (`faults`), and the
+   * change stays an unsigned tail of the chain that the verifier reports as such (verify-signed.ts) until the owner's next
    * signing covers it (signed-heads.ts signs the current heads, whatever they are). The caller goes on to
    * sync triggers and answers the committed write as done.
    */
@@ -75,6 +83,7 @@ export class WorkflowStore {
           error: { name, message: message.slice(0, 500) },
         }),
       );
+      this.faults.workflowSigningFault?.();
     }
   }
 

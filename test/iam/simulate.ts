@@ -6,7 +6,8 @@ export type Decision = 'Allowed' | 'ExplicitlyDenied' | 'ImplicitlyDenied' | `er
 
 /**
  * Step Functions authorizes `SendTask*` against the state machine of the waiting execution (AccessDenied
- * names `…:stateMachine:<name>`, and a grant on the state machine works: aws/aws-cdk#8486), although the
+ * names `…:stateMachine:<name>`: NOAA-OWP/hydrovis#837; a grant on the state machine works: aws/aws-cdk#8486;
+ * the evidence is recorded in sar-resource-types.test.ts), although the
  * Service Authorization Reference lists no resource type for these actions
  * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html), so
  * iam-simulate's request validation would demand `*`. These are evaluated without that validation.

@@ -92,7 +92,7 @@ describe('Observability reads the emitted metrics', () => {
     }
   });
 
-  it('alarms on egress denials, expired approvals and budget stops as emitted', () => {
+  it('alarms on egress denials, expired approvals, budget stops, deferred cancel anchors and signing faults as emitted', () => {
     const read = alarmMetrics(template.findResources('AWS::CloudWatch::Alarm')).filter(
       (metric) => !metric.namespace.startsWith('AWS/'),
     );
@@ -100,8 +100,23 @@ describe('Observability reads the emitted metrics', () => {
     expect(read.map((metric) => metric.name).sort()).toEqual([
       'ApprovalsExpired',
       'BudgetStops',
+      'CancelAnchorsDeferred',
       'EgressDenials',
+      'WorkflowSigningFaults',
     ]);
+  });
+
+  it('graphs the executions of all three state machines (run, graph, external)', () => {
+    const machines = Object.keys(template.findResources('AWS::StepFunctions::StateMachine'));
+    expect(machines).toHaveLength(3);
+    const graphed = dashboardMetrics(template.findResources('AWS::CloudWatch::Dashboard')).filter(
+      (metric) => metric.namespace === 'AWS/States',
+    );
+    for (const name of ['ExecutionsStarted', 'ExecutionsFailed', 'ExecutionsTimedOut', 'ExecutionsAborted'])
+      expect(
+        graphed.filter((metric) => metric.name === name).map((metric) => metric.dimensions.StateMachineArn),
+        name,
+      ).toEqual(expect.arrayContaining(machines.map((id) => `\${${id}}`)));
   });
 
   it('follows a deployment’s own namespace on the functions, the dashboard and the alarms', () => {

@@ -523,7 +523,7 @@ describe('cdk-nag and synthesis', () => {
     expect(Annotations.fromStack(synthesized.stack).findError('*', Match.anyValue())).toEqual([]);
   });
 
-  it('has alarms for failed executions, Turn errors and throttles, approval errors, API 5xx, egress denials, expired approvals and budget stops, and a dashboard', () => {
+  it('has alarms for failed executions, Turn errors and throttles, approval errors, API 5xx, dead letters, egress denials, expired approvals, budget stops, deferred cancel anchors and signing faults, and a dashboard', () => {
     const names = Object.values(synthesized.template.findResources('AWS::CloudWatch::Alarm')).map(
       (alarm) => alarm.Properties.MetricName,
     );
@@ -533,12 +533,14 @@ describe('cdk-nag and synthesis', () => {
       'ApproximateNumberOfMessagesVisible',
       'ApproximateNumberOfMessagesVisible',
       'BudgetStops',
+      'CancelAnchorsDeferred',
       'EgressDenials',
       'Errors',
       'Errors',
       'ExecutionsFailed',
       'ExecutionsTimedOut',
       'Throttles',
+      'WorkflowSigningFaults',
     ]);
     synthesized.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });

@@ -196,9 +196,7 @@ describe('Function: sweepRequestOf', () => {
   });
 
   it("reads the run id from a status change's execution input", () => {
-    expect(sweepRequestOf(runEnded('run_abc123', 'FAILED'))).toEqual({
-      kind: 'run_ended',
-      runId: 'run_abc123',
-    });
+    const runId = 'run_0123456789abcdef0123456789abcdef';
+    expect(sweepRequestOf(runEnded(runId, 'FAILED'))).toEqual({ kind: 'run_ended', runId });
   });
 });

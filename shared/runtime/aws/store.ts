@@ -7,6 +7,7 @@ import { ENV } from '../../../infra/constructs/env-names.ts';
 import type { AnchorSigner } from '../../audit/index.ts';
 import { DynamoStore } from '../../store/index.ts';
 import { observeStore } from '../observed-store.ts';
+import { storeFaultMetrics } from '../store-fault-metrics.ts';
 import { handlerTelemetry } from '../telemetry.ts';
 import { telemetryObserver } from '../telemetry-observers.ts';
 import { tracingObserver } from '../tracing.ts';
@@ -17,7 +18,10 @@ import { awsEnv } from './env.ts';
 export function buildStore(signer?: AnchorSigner): DynamoStore {
   // Logs, metrics and trace annotations come from what passes through the store.
   const store = observeStore(
-    new DynamoStore({ tableName: awsEnv()[ENV.tableName] }, signer ? { signer } : {}),
+    new DynamoStore(
+      { tableName: awsEnv()[ENV.tableName] },
+      { ...(signer ? { signer } : {}), faults: storeFaultMetrics(handlerTelemetry()) },
+    ),
     telemetryObserver(handlerTelemetry()),
     tracingObserver,
   );

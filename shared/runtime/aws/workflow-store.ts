@@ -8,6 +8,8 @@
 import { ENV } from '../../../infra/constructs/env-names.ts';
 import { kmsAnchorSigner } from '../../audit-signing/kms.ts';
 import { WorkflowStore } from '../../store/workflow-store.ts';
+import { storeFaultMetrics } from '../store-fault-metrics.ts';
+import { handlerTelemetry } from '../telemetry.ts';
 import { awsAuditSigningKey } from './audit-signing-key.ts';
 import { awsClient } from './client.ts';
 import { awsEnv } from './env.ts';
@@ -16,7 +18,7 @@ function build(): WorkflowStore {
   const kms = awsAuditSigningKey();
   const store = new WorkflowStore(
     { tableName: awsEnv()[ENV.tableName] },
-    kms ? { signer: kmsAnchorSigner(kms) } : {},
+    { ...(kms ? { signer: kmsAnchorSigner(kms) } : {}), faults: storeFaultMetrics(handlerTelemetry()) },
   );
   awsClient(store.ctx.doc);
   return store;
