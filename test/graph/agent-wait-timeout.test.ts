@@ -19,30 +19,8 @@ import { childRunIdFor, startStepWait } from '../../shared/graph-run/wait.ts';
 import { humanTaskExpiry } from '../../shared/human-tasks/expiry.ts';
 import type { ExecutionsPort } from '../../shared/runs/ports.ts';
 import { apiHarness } from '../api/helpers.ts';
+import { oneAgentStepGraph } from '../support/graph-fixtures.ts';
 import { randomIds } from '../support/store.ts';
-
-const graph = (name: string) => ({
-  kind: 'graph',
-  name,
-  trigger: { type: 'on_demand' },
-  budget: { maxUsdPerRun: 1 },
-  nodes: [
-    { id: 'start', type: 'start' },
-    {
-      id: 'triage',
-      type: 'agent_task',
-      model: { id: 'claude-fable-5', maxTokens: 1000 },
-      system: 'Answer in one line.',
-      prompt: 'Triage {{ input.branch }}',
-      limits: { maxTurns: 1 },
-    },
-    { id: 'done', type: 'end' },
-  ],
-  edges: [
-    { from: 'start', to: 'triage' },
-    { from: 'triage', to: 'done' },
-  ],
-});
 
 const MACHINE = 'arn:aws:states:local:0:execution:agent';
 
@@ -67,7 +45,7 @@ describe('An agent step whose wait timed out', () => {
   });
 
   async function waitingAgentStep(name: string) {
-    const saved = await h.alice.post('/v1/workflows', graph(name));
+    const saved = await h.alice.post('/v1/workflows', oneAgentStepGraph(name));
     expect(saved.status).toBe(201);
     const version = await h.store.getWorkflowVersion(h.owners.alice, saved.body.workflow.workflowId, 1);
     const prepared = prepareRun({

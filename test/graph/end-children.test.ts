@@ -16,6 +16,7 @@ import { unconfiguredHumanTasks } from '../../shared/graph-run/human-task-port.t
 import { childRunIdFor, startStepWait } from '../../shared/graph-run/wait.ts';
 import type { ExecutionsPort } from '../../shared/runs/ports.ts';
 import { apiHarness } from '../api/helpers.ts';
+import { TRIAGE_AGENT_STEP } from '../support/graph-fixtures.ts';
 import { randomIds } from '../support/store.ts';
 
 const graph = {
@@ -25,14 +26,7 @@ const graph = {
   budget: { maxUsdPerRun: 1 },
   nodes: [
     { id: 'start', type: 'start' },
-    {
-      id: 'triage',
-      type: 'agent_task',
-      model: { id: 'claude-fable-5', maxTokens: 1000 },
-      system: 'Answer in one line.',
-      prompt: 'Triage {{ input.branch }}',
-      limits: { maxTurns: 1 },
-    },
+    TRIAGE_AGENT_STEP,
     {
       id: 'build',
       type: 'external_task',
