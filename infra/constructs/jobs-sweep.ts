@@ -44,6 +44,12 @@ export class JobsSweep extends Construct {
   public readonly runEndedRule?: events.Rule;
   constructor(scope: Construct, id: string, props: JobsSweepProps) {
     super(scope, id);
+    // Both rules invoke the function asynchronously, and Lambda runs an event whose invocation failed (an error,
+    // a timeout) two more times by default, one and then two minutes later
+    // (https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html): a retried sweep would
+    // overlap the next scheduled one. No retries: the next minute's sweep does the same work. The rule targets'
+    // retryAttempts below are EventBridge's, for delivering the event to Lambda, not for the function's errors.
+    props.sweepFunction.configureAsyncInvoke({ retryAttempts: 0 });
     this.rule = new events.Rule(this, 'Schedule', {
       description: 'Delegated jobs: settle ended runs, promote queued jobs',
       // Rate schedules, 1 minute at least: https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-scheduled-rule-pattern.html
@@ -62,7 +68,8 @@ export class JobsSweep extends Construct {
             status: [...ENDED_EXECUTION_STATUSES],
           },
         },
-        // A lost invocation is caught by the scheduled sweep; two retries cover a throttled function.
+        // A lost or failed invocation is caught by the scheduled sweep; EventBridge's two retries cover a
+        // delivery that failed.
         targets: [new targets.LambdaFunction(props.sweepFunction, { retryAttempts: 2 })],
       });
     }

@@ -160,6 +160,15 @@ export function runtimeMetricAlarms(
         "A cancelled run's final audit head could not be anchored (a contended owner chain, KMS refusing to sign; " +
         'log "cancel anchor deferred"): it is anchored by a repeated cancel, the ABORTED execution or the owner\'s next anchor.',
     },
+    // Counted once per undecided run per sweep, and the sweep runs every minute: 5 in 5 minutes is one run that no
+    // sweep of the window could decide (or several at once), not one failed describe, which the next minute asks again.
+    PendingRunsUndecided: {
+      metric: runtimeMetric(source, 'PendingRunsUndecided'),
+      threshold: 5,
+      description:
+        'The jobs sweep could not decide pending API starts for 5 minutes (DescribeExecution failed; log "pending runs ' +
+        'swept, some undecided"): those runs stay pending, their reservations counted on the day, until a sweep decides.',
+    },
     WorkflowSigningFaults: {
       metric: runtimeMetric(source, 'WorkflowSigningFaults'),
       threshold: 1,

@@ -49,6 +49,28 @@ describe('JobsSweep: the run-ended rule', () => {
 });
 
 describe('JobsSweep: the sweep function', () => {
+  // Lambda retries a failed asynchronous invocation twice by default, a minute and then two later
+  // (https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html): a retried sweep would
+  // overlap the next scheduled one, which does the same work.
+  it('is not retried by Lambda when an asynchronous invocation fails', () => {
+    const sweep = logicalId(synthesized.stack.runtime.functions['jobs-sweep'].function);
+    const configs = Object.values(
+      synthesized.template.findResources('AWS::Lambda::EventInvokeConfig'),
+    ).filter((each) => JSON.stringify(each.Properties.FunctionName) === JSON.stringify({ Ref: sweep }));
+    expect(configs).toHaveLength(1);
+    expect(configs[0]?.Properties).toMatchObject({ MaximumRetryAttempts: 0, Qualifier: '$LATEST' });
+    expect(configs[0]?.Properties.DestinationConfig).toBeUndefined();
+  });
+
+  it("leaves the schedule target's own delivery unretried, and the run-ended target's retried twice", () => {
+    const { jobsSweep } = synthesized.stack.runtime;
+    const rules = synthesized.template.findResources('AWS::Events::Rule');
+    const schedule = rules[logicalId(jobsSweep.rule)]?.Properties.Targets[0];
+    const runEnded = rules[logicalId(jobsSweep.runEndedRule!)]?.Properties.Targets[0];
+    expect(schedule.RetryPolicy).toEqual({ MaximumRetryAttempts: 0 });
+    expect(runEnded.RetryPolicy).toEqual({ MaximumRetryAttempts: 2 });
+  });
+
   it("times out at 30 s, ending before the next minute's sweep, with 20 s beyond the sweep's margin (docs/jobs.md)", () => {
     const sweep = logicalId(synthesized.stack.runtime.functions['jobs-sweep'].function);
     const fn = synthesized.template.findResources('AWS::Lambda::Function')[sweep];

@@ -92,7 +92,7 @@ describe('Observability reads the emitted metrics', () => {
     }
   });
 
-  it('alarms on egress denials, expired approvals, budget stops, deferred cancel anchors and signing faults as emitted', () => {
+  it('alarms on egress denials, expired approvals, budget stops, deferred cancel anchors, undecided pending starts and signing faults as emitted', () => {
     const read = alarmMetrics(template.findResources('AWS::CloudWatch::Alarm')).filter(
       (metric) => !metric.namespace.startsWith('AWS/'),
     );
@@ -102,6 +102,7 @@ describe('Observability reads the emitted metrics', () => {
       'BudgetStops',
       'CancelAnchorsDeferred',
       'EgressDenials',
+      'PendingRunsUndecided',
       'WorkflowSigningFaults',
     ]);
   });

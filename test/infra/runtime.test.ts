@@ -523,7 +523,7 @@ describe('cdk-nag and synthesis', () => {
     expect(Annotations.fromStack(synthesized.stack).findError('*', Match.anyValue())).toEqual([]);
   });
 
-  it('has alarms for failed executions, Turn errors and throttles, approval errors, API 5xx, dead letters, egress denials, expired approvals, budget stops, deferred cancel anchors and signing faults, and a dashboard', () => {
+  it('has alarms for failed executions, Turn errors and throttles, approval errors, API 5xx, dead letters, egress denials, expired approvals, budget stops, deferred cancel anchors, undecided pending starts and signing faults, and a dashboard', () => {
     const names = Object.values(synthesized.template.findResources('AWS::CloudWatch::Alarm')).map(
       (alarm) => alarm.Properties.MetricName,
     );
@@ -539,10 +539,23 @@ describe('cdk-nag and synthesis', () => {
       'Errors',
       'ExecutionsFailed',
       'ExecutionsTimedOut',
+      'PendingRunsUndecided',
       'Throttles',
       'WorkflowSigningFaults',
     ]);
     synthesized.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  // The sweep counts each undecided run once a minute: 5 in 5 minutes is a run no sweep of the window decided.
+  it('alarms on 5 undecided pending API starts in 5 minutes, not on one failed describe', () => {
+    synthesized.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'PendingRunsUndecided',
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      Threshold: 5,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
   });
 
   it('outputs the API URL, table, state machine, bus, topic and secrets', () => {
