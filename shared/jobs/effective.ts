@@ -2,9 +2,8 @@
  * The constraints a job runs under now: what it was admitted with (its snapshot) under the live grant, each
  * the stricter of the two, as the core applies them (core/live-policy.ts, at every turn of its run and when
  * it starts): a tool the live grant no longer allows is `deny`, otherwise its stricter gate; turns, the job's
- * and the day's cost ceilings, the timeout and `maxAttempts` the lower of the two. `model` is the admitted one
- * (a withdrawn model ends the job `denied`). The retry decision (retry.ts, at settleJobRun) still counts
- * attempts against the admitted `maxAttempts`: the live grant is not read when a run is settled. Pure.
+ * and the day's cost ceilings and the timeout the lower of the two. `model` and `maxAttempts` are the admitted
+ * ones (a withdrawn model ends the job `denied`; attempts are not narrowed). Pure.
  */
 import type { GateMode } from '../schemas/gate.ts';
 import type { GrantRecord, JobRecord } from './records.ts';
@@ -46,7 +45,7 @@ export function effectiveConstraints(
       ...(day === undefined ? {} : { maxUsdPerDay: day }),
     },
     timeoutSeconds: Math.min(admitted.timeoutSeconds, grant.jobTimeoutSeconds),
-    maxAttempts: Math.min(admitted.maxAttempts, grant.maxAttempts),
+    maxAttempts: admitted.maxAttempts,
     grantVersion: live.version,
   };
 }
