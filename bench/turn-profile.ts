@@ -10,11 +10,18 @@ import { printTable } from './support.ts';
 
 type Recorded = { command: string; items: string[]; start: number; end: number };
 
-/** The kind of an item by its sort key (`AUD#000000012` → `AUD`, `RUN` → `RUN`, `DAY#…` → `DAY`). */
+/**
+ * The kind of an item by its sort key (`AUD#000000012` → `AUD`, `RUN` → `RUN`, `DAY#…` → `DAY`); an item whose
+ * partition names its kind and whose sort key is a time (`PENDINGRUN#<hour>`, shared/store/pending-runs.ts) by
+ * its partition key.
+ */
 function kindOf(key: Record<string, unknown> | undefined): string {
   // Marshalled (`{ S: 'RUN' }`) or not, depending on the command.
-  const sk = key?.sk as string | { S?: string } | undefined;
-  return String((typeof sk === 'object' ? sk.S : sk) ?? '?').split('#')[0] ?? '?';
+  const text = (value: unknown) =>
+    String((typeof value === 'object' && value !== null ? (value as { S?: string }).S : value) ?? '?');
+  const pk = text(key?.pk);
+  if (pk.startsWith('PENDINGRUN#')) return 'PENDINGRUN';
+  return text(key?.sk).split('#')[0] ?? '?';
 }
 
 /**
