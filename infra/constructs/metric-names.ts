@@ -78,7 +78,7 @@ export const RUNTIME_METRICS = {
   PendingRunsUndecided: {
     unit: 'Count',
     description:
-      'API starts left pending whose execution the jobs sweep could not look up (DescribeExecution failed): tried again.',
+      'API starts left pending whose execution the jobs sweep could not look up (DescribeExecution failed), and one per pending sweep that failed as a whole: tried again.',
   },
   CancelAnchorsDeferred: {
     unit: 'Count',

@@ -1,7 +1,9 @@
 /**
  * The pending-runs step of the jobs sweep's Lambda (functions/jobs-sweep.ts): runs the sweep
  * (shared/runs/pending-sweep.ts), logs what it settled and what stayed undecided, and counts both as metrics
- * (EMF, infra/constructs/metric-names.ts). A fault is logged, never thrown: the jobs step runs all the same.
+ * (EMF, infra/constructs/metric-names.ts). A fault is logged, never thrown: the jobs step runs all the same. A
+ * sweep that failed as a whole (its Query denied or throttled, a marker it cannot read) counts one undecided
+ * run: it decided nothing, and the alarm on `PendingRunsUndecided` must see a sweep that keeps failing.
  */
 import { type PendingSweepDeps, sweepPendingRuns } from '../runs/pending-sweep.ts';
 import { recordPoints, type Telemetry } from './telemetry.ts';
@@ -33,6 +35,7 @@ export async function pendingRunsStep(deps: PendingSweepDeps, telemetry: Telemet
   } catch (error) {
     const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
     logger.error('pending runs not swept', { error: { name, message: message.slice(0, 500) } });
+    recordPoints(metrics, [{ name: 'PendingRunsUndecided', value: 1 }]);
   } finally {
     // An observed store's run reads put the run's id and owner on the log lines: none may reach the jobs step's.
     logger.removeKeys(['runId', 'owner']);

@@ -327,6 +327,48 @@ describe('pending-run markers: every way out of pending removes the marker', () 
 });
 
 describe('Function: jobs-sweep handler (scheduled)', () => {
+  it('counts a pending sweep that failed as a whole as undecided, and still sweeps the jobs', async () => {
+    // Prepare
+    const clock = new FixedClock(freshDay());
+    const telemetry = createTelemetry({
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      POWERTOOLS_METRICS_NAMESPACE: 'WfTest',
+    });
+    const denied = Object.assign(Object.create(store) as DynamoStore, {
+      listPendingRunMarkers: async () => {
+        throw Object.assign(new Error('not authorized to perform: dynamodb:Query'), {
+          name: 'AccessDeniedException',
+        });
+      },
+    });
+    const handler = createJobsSweepHandler(
+      () => ({
+        store: denied,
+        executions: stepFunctions('missing').executions,
+        clock,
+        ids: { next: (prefix) => `${prefix}_${Math.random().toString(36).slice(2, 14)}` },
+        models: { prices: DEFAULT_PRICES, roles: { ...DEFAULT_MODEL_CONFIG.roles } },
+      }),
+      telemetry,
+    );
+    const output = captureOutput();
+
+    // Act
+    try {
+      await handler({ source: 'aws.events', 'detail-type': 'Scheduled Event' });
+    } finally {
+      output.restore();
+    }
+
+    // Assess
+    const counted = output.emf().filter((blob) => 'PendingRunsUndecided' in blob);
+    expect(counted.map((blob) => blob.PendingRunsUndecided)).toEqual([1]);
+    expect(output.logs().find((line) => line.message === 'pending runs not swept')).toMatchObject({
+      error: { name: 'AccessDeniedException' },
+    });
+    expect(output.logs().find((line) => line.message === 'jobs swept')).toBeDefined();
+  });
+
   it('ends an API start left pending, counts it, and keeps its owner off the jobs step’s log lines', async () => {
     // Prepare
     const clock = new FixedClock(freshDay());
