@@ -11,7 +11,11 @@
  * - `redriveCount`: `$$.Execution.RedriveCount`, which a redrive of the execution raises;
  * - `retryCount`: `$$.State.RetryCount`, "0 on the first attempt of each entry, +1 per retry"
  *   (https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html).
- * A later attempt always has a greater fence; a repeated call of one attempt has the same fence and token.
+ * Within one execution a later attempt always has a greater fence; a repeated call of one attempt has the same
+ * fence and token. A wait without a fence (an execution of an earlier definition) never replaces a fenced one.
+ * Not covered: a step re-dispatched in its same attempt by a later execution (a failed graph run's step retried)
+ * restarts `retryCount` at 0, so a sibling whose earlier execution stored a retried attempt's fence would read as
+ * stale (docs/state-machine.md, "Late attempts of a wait").
  */
 import * as z from '../zod.ts';
 
@@ -41,6 +45,10 @@ export function waitFence(entry: number, attempt: WaitAttempt): string {
   ].join('.');
 }
 
-/** Whether a wait fenced `stored` is of a later attempt than one fenced `mine` (then `mine` is stale). */
+/**
+ * Whether a wait fenced `stored` is of a later attempt than one fenced `mine` (then `mine` is stale). An unfenced
+ * wait comes from an execution of an earlier definition: it is stale beside a fenced one, as the resume token's
+ * put (`attribute_not_exists(fence)`, shared/store/steps.ts) has it.
+ */
 export const isLaterWait = (stored: string | undefined, mine: string | undefined): boolean =>
-  stored !== undefined && mine !== undefined && stored > mine;
+  stored !== undefined && (mine === undefined || stored > mine);

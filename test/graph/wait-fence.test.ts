@@ -212,6 +212,26 @@ describe('Function: startStepWait with a late attempt', () => {
     expect(starts).toEqual([childRunId]);
   });
 
+  it('a wait without a fence (an execution of an earlier definition) never replaces a fenced token', async () => {
+    const { run, deps, ref, step } = await waitingStep('fenced-graph-unfenced');
+    expect(
+      await startStepWait(deps, {
+        ...ref,
+        taskToken: 'token-live',
+        wait: { retryCount: 0, redriveCount: 0 },
+      }),
+    ).toBe('child_started');
+    // Act: a put that carries no attempt.
+    const legacy = await startStepWait(deps, { ...ref, taskToken: 'token-unfenced' });
+    // Assess
+    expect(legacy).toBe('superseded');
+    expect(await step()).toMatchObject({
+      status: 'waiting',
+      taskToken: 'token-live',
+      childRunId: childRunIdFor(run.runId, 'build', 1),
+    });
+  });
+
   it('a repeat of the same attempt is idempotent: the same token, the same child', async () => {
     const { run, deps, ref, starts, step } = await waitingStep('fenced-graph-repeat');
     const wait = { ...ref, taskToken: 'token-1', wait: { retryCount: 0, redriveCount: 0 } };
