@@ -8,18 +8,19 @@
 import type { Approval } from '../schemas/approval.ts';
 import { OwnerIdSchema } from '../schemas/common.ts';
 import { GENERATED_RUN_ID } from '../schemas/run-id.ts';
+import { WorkflowIdSchema } from '../schemas/workflow-record.ts';
 
 export type ReadHints = {
   runId?: string | undefined;
   head?: { owner: string; workflowId: string } | undefined;
 };
 
-const WORKFLOW_ID = /^wf_[A-Za-z0-9]{6,40}$/;
+const isWorkflowId = (value: string) => WorkflowIdSchema.safeParse(value).success;
 
 /** The query parameters that name the approval's run and workflow head (a delegated job's has no head). */
 export function hintParams(approval: Approval): Record<string, string> {
   const params: Record<string, string> = { run: approval.runId };
-  if (WORKFLOW_ID.test(approval.workflowId)) {
+  if (isWorkflowId(approval.workflowId)) {
     params.owner = approval.owner;
     params.wf = approval.workflowId;
   }
@@ -35,7 +36,7 @@ export function readHintsOf(query: (name: string) => string | undefined): ReadHi
     owner !== undefined &&
     workflowId !== undefined &&
     OwnerIdSchema.safeParse(owner).success &&
-    WORKFLOW_ID.test(workflowId)
+    isWorkflowId(workflowId)
       ? { owner, workflowId }
       : undefined;
   return { runId: run !== undefined && GENERATED_RUN_ID.test(run) ? run : undefined, head };
