@@ -21,7 +21,7 @@ import {
 import { sweepPendingRuns } from '../../shared/runs/pending-sweep.ts';
 import { sfnExecutions } from '../../shared/runtime/executions-sfn.ts';
 import { observeStore } from '../../shared/runtime/observed-store.ts';
-import { createTelemetry } from '../../shared/runtime/telemetry.ts';
+import { createTelemetry, type Telemetry } from '../../shared/runtime/telemetry.ts';
 import { telemetryObserver } from '../../shared/runtime/telemetry-observers.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
@@ -327,23 +327,19 @@ describe('pending-run markers: every way out of pending removes the marker', () 
 });
 
 describe('Function: jobs-sweep handler (scheduled)', () => {
-  it('counts a pending sweep that failed as a whole as undecided, and still sweeps the jobs', async () => {
-    // Prepare
-    const clock = new FixedClock(freshDay());
+  /**
+   * One scheduled invocation of the jobs-sweep handler over `storeOf(telemetry)` (DescribeExecution answering
+   * "no such execution"), its log lines and EMF blobs captured.
+   */
+  async function scheduledSweep(clock: FixedClock, storeOf: (telemetry: Telemetry) => DynamoStore) {
     const telemetry = createTelemetry({
       POWERTOOLS_LOG_LEVEL: 'INFO',
       POWERTOOLS_METRICS_NAMESPACE: 'WfTest',
     });
-    const denied = Object.assign(Object.create(store) as DynamoStore, {
-      listPendingRunMarkers: async () => {
-        throw Object.assign(new Error('not authorized to perform: dynamodb:Query'), {
-          name: 'AccessDeniedException',
-        });
-      },
-    });
+    const sweepStore = storeOf(telemetry);
     const handler = createJobsSweepHandler(
       () => ({
-        store: denied,
+        store: sweepStore,
         executions: stepFunctions('missing').executions,
         clock,
         ids: { next: (prefix) => `${prefix}_${Math.random().toString(36).slice(2, 14)}` },
@@ -352,13 +348,26 @@ describe('Function: jobs-sweep handler (scheduled)', () => {
       telemetry,
     );
     const output = captureOutput();
-
-    // Act
     try {
       await handler({ source: 'aws.events', 'detail-type': 'Scheduled Event' });
     } finally {
       output.restore();
     }
+    return output;
+  }
+
+  it('counts a pending sweep that failed as a whole as undecided, and still sweeps the jobs', async () => {
+    // Prepare
+    const denied = Object.assign(Object.create(store) as DynamoStore, {
+      listPendingRunMarkers: async () => {
+        throw Object.assign(new Error('not authorized to perform: dynamodb:Query'), {
+          name: 'AccessDeniedException',
+        });
+      },
+    });
+
+    // Act
+    const output = await scheduledSweep(new FixedClock(freshDay()), () => denied);
 
     // Assess
     const counted = output.emf().filter((blob) => 'PendingRunsUndecided' in blob);
@@ -374,29 +383,11 @@ describe('Function: jobs-sweep handler (scheduled)', () => {
     const clock = new FixedClock(freshDay());
     const { run } = await crashedStart(clock);
     clock.advance(11 * MINUTE);
-    const telemetry = createTelemetry({
-      POWERTOOLS_LOG_LEVEL: 'INFO',
-      POWERTOOLS_METRICS_NAMESPACE: 'WfTest',
-    });
-    const observed = observeStore(store, telemetryObserver(telemetry));
-    const handler = createJobsSweepHandler(
-      () => ({
-        store: observed,
-        executions: stepFunctions('missing').executions,
-        clock,
-        ids: { next: (prefix) => `${prefix}_${Math.random().toString(36).slice(2, 14)}` },
-        models: { prices: DEFAULT_PRICES, roles: { ...DEFAULT_MODEL_CONFIG.roles } },
-      }),
-      telemetry,
-    );
-    const output = captureOutput();
 
     // Act
-    try {
-      await handler({ source: 'aws.events', 'detail-type': 'Scheduled Event' });
-    } finally {
-      output.restore();
-    }
+    const output = await scheduledSweep(clock, (telemetry) =>
+      observeStore(store, telemetryObserver(telemetry)),
+    );
 
     // Assess
     expect(await store.getRun(run.runId)).toMatchObject({
