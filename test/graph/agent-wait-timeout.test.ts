@@ -9,7 +9,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { markRunFailed } from '../../shared/core/mark-failed.ts';
-import { prepareRun } from '../../shared/core/new-run.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { completeStep } from '../../shared/graph-run/complete-step.ts';
 import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
@@ -19,7 +18,7 @@ import { childRunIdFor, startStepWait } from '../../shared/graph-run/wait.ts';
 import { humanTaskExpiry } from '../../shared/human-tasks/expiry.ts';
 import type { ExecutionsPort } from '../../shared/runs/ports.ts';
 import { apiHarness } from '../api/helpers.ts';
-import { oneAgentStepGraph } from '../support/graph-fixtures.ts';
+import { aliceRunOf, oneAgentStepGraph } from '../support/graph-fixtures.ts';
 import { randomIds } from '../support/store.ts';
 
 const MACHINE = 'arn:aws:states:local:0:execution:agent';
@@ -45,18 +44,7 @@ describe('An agent step whose wait timed out', () => {
   });
 
   async function waitingAgentStep(name: string) {
-    const saved = await h.alice.post('/v1/workflows', oneAgentStepGraph(name));
-    expect(saved.status).toBe(201);
-    const version = await h.store.getWorkflowVersion(h.owners.alice, saved.body.workflow.workflowId, 1);
-    const prepared = prepareRun({
-      version: version!,
-      trigger: { type: 'on_demand', caller: 'alice' },
-      input: { branch: 'main' },
-      clock: h.clock,
-      ids: randomIds,
-      actor: `owner:${h.owners.alice}`,
-    });
-    const { run } = await h.store.createRun(prepared);
+    const run = await aliceRunOf(h, oneAgentStepGraph(name));
     await advanceGraphRun(deps(), run.runId);
     const wait = { runId: run.runId, stepId: 'triage', type: 'agent_task' as const, attempt: 1 };
     expect(await startStepWait(deps(), { ...wait, taskToken: 'token-1' })).toBe('child_started');

@@ -10,7 +10,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMarkFailedHandler } from '../../functions/mark-failed.ts';
-import { prepareRun } from '../../shared/core/new-run.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { completeStep } from '../../shared/graph-run/complete-step.ts';
 import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
@@ -20,7 +19,7 @@ import { childRunIdFor, startStepWait } from '../../shared/graph-run/wait.ts';
 import { humanTaskExpiry } from '../../shared/human-tasks/expiry.ts';
 import { handlerTelemetry } from '../../shared/runtime/telemetry.ts';
 import { apiHarness } from '../api/helpers.ts';
-import { oneAgentStepGraph } from '../support/graph-fixtures.ts';
+import { aliceRunOf, oneAgentStepGraph } from '../support/graph-fixtures.ts';
 import { randomIds } from '../support/store.ts';
 
 /** Task tokens as Step Functions answers them: the first answer of a token is taken, later ones find it closed. */
@@ -60,18 +59,7 @@ describe("a graph step's agent child run cancelled on its own", () => {
   /** A graph run whose agent step waits (task token `token-<n>`) on its child, parked on an approval. */
   async function waitingAgentStep() {
     const name = `cancel-child-${++saves}`;
-    const saved = await h.alice.post('/v1/workflows', oneAgentStepGraph(name));
-    expect(saved.status).toBe(201);
-    const version = await h.store.getWorkflowVersion(h.owners.alice, saved.body.workflow.workflowId, 1);
-    const prepared = prepareRun({
-      version: version!,
-      trigger: { type: 'on_demand', caller: 'alice' },
-      input: { branch: 'main' },
-      clock: h.clock,
-      ids: randomIds,
-      actor: `owner:${h.owners.alice}`,
-    });
-    const { run } = await h.store.createRun(prepared);
+    const run = await aliceRunOf(h, oneAgentStepGraph(name));
     await advanceGraphRun(deps(), run.runId);
     const token = `token-${name}`;
     const wait = { runId: run.runId, stepId: 'triage', type: 'agent_task' as const, attempt: 1 };

@@ -8,7 +8,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { markRunFailed } from '../../shared/core/mark-failed.ts';
-import { prepareRun } from '../../shared/core/new-run.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
 import { cancelChildrenOfFailedGraph } from '../../shared/graph-run/end-children.ts';
@@ -16,7 +15,7 @@ import { unconfiguredHumanTasks } from '../../shared/graph-run/human-task-port.t
 import { childRunIdFor, startStepWait } from '../../shared/graph-run/wait.ts';
 import type { ExecutionsPort } from '../../shared/runs/ports.ts';
 import { apiHarness } from '../api/helpers.ts';
-import { TRIAGE_AGENT_STEP } from '../support/graph-fixtures.ts';
+import { aliceRunOf, TRIAGE_AGENT_STEP } from '../support/graph-fixtures.ts';
 import { randomIds } from '../support/store.ts';
 
 const graph = {
@@ -68,18 +67,7 @@ describe("a failed graph run's running children", () => {
 
   let saves = 0;
   async function graphWithOpenSteps(derive?: Pick<ExecutionsPort, 'arnOf'>) {
-    const saved = await h.alice.post('/v1/workflows', { ...graph, name: `open-steps-${++saves}` });
-    expect(saved.status).toBe(201);
-    const version = await h.store.getWorkflowVersion(h.owners.alice, saved.body.workflow.workflowId, 1);
-    const prepared = prepareRun({
-      version: version!,
-      trigger: { type: 'on_demand', caller: 'alice' },
-      input: { branch: 'main' },
-      clock: h.clock,
-      ids: randomIds,
-      actor: `owner:${h.owners.alice}`,
-    });
-    const { run } = await h.store.createRun(prepared);
+    const run = await aliceRunOf(h, { ...graph, name: `open-steps-${++saves}` });
     const executions: ExecutionsPort = {
       start: async (name) => ({ executionArn: `arn:aws:states:local:0:execution:agent:${name}` }),
       stop: async () => undefined,

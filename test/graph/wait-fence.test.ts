@@ -7,7 +7,6 @@
  * resumes (the step's wait is answered) through it.
  */
 import { describe, expect, it } from 'vitest';
-import { prepareRun } from '../../shared/core/new-run.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
 import { unconfiguredHumanTasks } from '../../shared/graph-run/human-task-port.ts';
@@ -21,6 +20,7 @@ import { waitFence } from '../../shared/graph-run/wait-fence.ts';
 import type { ExecutionsPort } from '../../shared/runs/ports.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
 import { apiHarness } from '../api/helpers.ts';
+import { aliceRunOf } from '../support/graph-fixtures.ts';
 import { FixedClock, randomIds, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 import { refundGraph } from './fixtures.ts';
 
@@ -144,18 +144,7 @@ describe('Function: startStepWait with a late attempt', () => {
 
   /** A graph run whose `build` step (an external task) Advance has started; executions record each start. */
   async function waitingStep(name: string) {
-    const saved = await h.alice.post('/v1/workflows', { ...externalGraph, name });
-    expect(saved.status).toBe(201);
-    const version = await h.store.getWorkflowVersion(h.owners.alice, saved.body.workflow.workflowId, 1);
-    const prepared = prepareRun({
-      version: version!,
-      trigger: { type: 'on_demand', caller: 'alice' },
-      input: {},
-      clock: h.clock,
-      ids: randomIds,
-      actor: `owner:${h.owners.alice}`,
-    });
-    const { run } = await h.store.createRun(prepared);
+    const run = await aliceRunOf(h, { ...externalGraph, name }, {});
     const starts: string[] = [];
     let failStarts = 0;
     const executions: ExecutionsPort = {

@@ -8,7 +8,6 @@
  * of an execution that already ended is not an error: ExecutionsPort.stop) and anchors the head it left.
  */
 import { describe, expect, it } from 'vitest';
-import { prepareRun } from '../../shared/core/new-run.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
 import { unconfiguredHumanTasks } from '../../shared/graph-run/human-task-port.ts';
@@ -19,6 +18,7 @@ import type { ExecutionsPort } from '../../shared/runs/ports.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
 import { apiHarness, RecordingExecutions } from '../api/helpers.ts';
+import { aliceRunOf } from '../support/graph-fixtures.ts';
 import {
   FixedClock,
   minimalWorkflow,
@@ -172,18 +172,7 @@ describe('a graph cancel whose anchor fails', () => {
 
   it('cancels the child run and closes the step all the same', async () => {
     // Prepare: a graph run whose agent step runs a child run.
-    const saved = await h.alice.post('/v1/workflows', graph);
-    expect(saved.status).toBe(201);
-    const version = await h.store.getWorkflowVersion(h.owners.alice, saved.body.workflow.workflowId, 1);
-    const prepared = prepareRun({
-      version: version!,
-      trigger: { type: 'on_demand', caller: 'alice' },
-      input: { branch: 'main' },
-      clock: h.clock,
-      ids: randomIds,
-      actor: `owner:${h.owners.alice}`,
-    });
-    const { run } = await h.store.createRun(prepared);
+    const run = await aliceRunOf(h, graph);
     const stopped: string[] = [];
     const executions: ExecutionsPort = {
       start: async (name) => ({ executionArn: `${AGENT}:${name}` }),

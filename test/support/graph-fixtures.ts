@@ -1,6 +1,13 @@
 /**
- * Graph workflow bodies shared by the graph tests: a workflow as `POST /v1/workflows` takes it.
+ * Graph workflow bodies shared by the graph tests (a workflow as `POST /v1/workflows` takes it), and a run of
+ * one created as the API creates it.
  */
+import { expect } from 'vitest';
+import { prepareRun } from '../../shared/core/new-run.ts';
+import type { apiHarness } from '../api/helpers.ts';
+import { randomIds } from './store.ts';
+
+type ApiHarness = ReturnType<typeof apiHarness>;
 
 /** The triage step: one agent turn, a child run of its own. */
 export const TRIAGE_AGENT_STEP = {
@@ -24,3 +31,22 @@ export const oneAgentStepGraph = (name: string) => ({
     { from: 'triage', to: 'done' },
   ],
 });
+
+/**
+ * Alice saves `workflow` through the API and starts an on-demand run of its version 1 with `input`, created in
+ * the store as the API would (`prepareRun`, `createRun`); nothing is started: the caller drives the run.
+ */
+export async function aliceRunOf(h: ApiHarness, workflow: object, input: unknown = { branch: 'main' }) {
+  const saved = await h.alice.post('/v1/workflows', workflow);
+  expect(saved.status).toBe(201);
+  const version = await h.store.getWorkflowVersion(h.owners.alice, saved.body.workflow.workflowId, 1);
+  const prepared = prepareRun({
+    version: version!,
+    trigger: { type: 'on_demand', caller: 'alice' },
+    input,
+    clock: h.clock,
+    ids: randomIds,
+    actor: `owner:${h.owners.alice}`,
+  });
+  return (await h.store.createRun(prepared)).run;
+}
