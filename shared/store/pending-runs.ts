@@ -3,7 +3,13 @@
  * again if its first start never happened gets a small item, `PENDINGRUN#<hour created> / <createdAt>#<runId>`,
  * in its creation's transaction, and loses it in the transaction of the commit that moves it out of `pending`
  * (commit.ts), whoever makes it: its first turn, graph advance or external start, a cancel, MarkFailed, or the
- * sweep ending it unstarted. No request is added: both ride on a transaction the run writes anyway.
+ * sweep ending it unstarted. No request is added: both ride on a transaction the run writes anyway. A marker whose
+ * run no sweep could decide (the sweep looks a day back) is deleted by the table's TTL two days after its run's
+ * creation. TTL deletes are eventual, "typically within two days of expiration", and an expired item not yet
+ * deleted "will still show up in reads, queries, and scans"
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTimeToLive.html,
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TTL.html): the sweep never reads a marker that
+ * old, so an expired one still present changes nothing.
  */
 import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Run } from '../schemas/run.ts';
@@ -11,6 +17,18 @@ import * as z from '../zod.ts';
 import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
 import { keys } from './keys.ts';
+import { TABLE_KEYS } from './table.ts';
+
+/**
+ * A marker's lifetime after its run's creation, in seconds: two days, past the day the pending-runs sweep looks
+ * back (PENDING_SWEEP_LIMITS.lookbackHours plus minAgeMs, checked in test/runs/pending-sweep.test.ts), so TTL
+ * never removes a marker the sweep could still decide.
+ */
+export const PENDING_MARKER_TTL_SECONDS = 2 * 86_400;
+
+/** The epoch second (the table's TTL attribute) after which DynamoDB may delete the marker of a run created at `createdAt`. */
+export const pendingMarkerExpiry = (createdAt: string): number =>
+  Math.floor(Date.parse(createdAt) / 1000) + PENDING_MARKER_TTL_SECONDS;
 
 /**
  * Whether the run carries a marker: an API start without an Idempotency-Key. Every other start is found again
@@ -27,11 +45,16 @@ export const leavesWatchedPending = (run: Run, next: Run): boolean =>
 /** The hour bucket (`YYYY-MM-DDTHH`, UTC) of an ISO time, as a marker's partition key holds it. */
 export const hourOf = (iso: string): string => iso.slice(0, 13);
 
-/** The marker's Put in the creation transaction: a new item, about 100 bytes. */
+/** The marker's Put in the creation transaction: a new item, about 120 bytes, with its TTL. */
 export const pendingMarkerPut = (table: string, run: Run) => ({
   Put: {
     TableName: table,
-    Item: { ...keys.pendingRun(run.createdAt, run.runId), runId: run.runId, createdAt: run.createdAt },
+    Item: {
+      ...keys.pendingRun(run.createdAt, run.runId),
+      runId: run.runId,
+      createdAt: run.createdAt,
+      [TABLE_KEYS.ttlAttribute]: pendingMarkerExpiry(run.createdAt),
+    },
     ConditionExpression: 'attribute_not_exists(pk)',
   },
 });

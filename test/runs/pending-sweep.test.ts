@@ -8,6 +8,7 @@
  * marker in its own transaction. The table is this file's own: the markers' hour buckets are shared by all runs.
  */
 import { ExecutionDoesNotExist, type SFNClient } from '@aws-sdk/client-sfn';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createJobsSweepHandler } from '../../functions/jobs-sweep.ts';
 import { DEFAULT_PRICES } from '../../shared/core/pricing.ts';
@@ -18,14 +19,16 @@ import {
   RunNotStartedError,
   startRun,
 } from '../../shared/runs/index.ts';
-import { sweepPendingRuns } from '../../shared/runs/pending-sweep.ts';
+import { PENDING_SWEEP_LIMITS, sweepPendingRuns } from '../../shared/runs/pending-sweep.ts';
 import { sfnExecutions } from '../../shared/runtime/executions-sfn.ts';
 import { observeStore } from '../../shared/runtime/observed-store.ts';
 import { createTelemetry, type Telemetry } from '../../shared/runtime/telemetry.ts';
 import { telemetryObserver } from '../../shared/runtime/telemetry-observers.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
-import { hourOf } from '../../shared/store/pending-runs.ts';
+import { keys } from '../../shared/store/keys.ts';
+import { hourOf, PENDING_MARKER_TTL_SECONDS } from '../../shared/store/pending-runs.ts';
+import { TABLE_KEYS } from '../../shared/store/table.ts';
 import { captureOutput } from '../runtime/capture.ts';
 import { driveRun, engineDeps, ScriptedModel, text } from '../support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
@@ -323,6 +326,48 @@ describe('pending-run markers: every way out of pending removes the marker', () 
 
     // Assess
     expect(await markerOf(run)).toBeUndefined();
+  });
+});
+
+describe('pending-run markers: TTL', () => {
+  /** The marker item as stored, every attribute. */
+  const rawMarker = async (run: Run) =>
+    (
+      await store.ctx.doc.send(
+        new GetCommand({ TableName: store.ctx.table, Key: keys.pendingRun(run.createdAt, run.runId) }),
+      )
+    ).Item;
+
+  it('carries the table’s TTL attribute, two days after its run’s creation', async () => {
+    // Prepare / Act
+    const clock = new FixedClock(freshDay());
+    const { run } = await crashedStart(clock);
+
+    // Assess
+    const item = await rawMarker(run);
+    expect(item?.[TABLE_KEYS.ttlAttribute]).toBe(Date.parse(run.createdAt) / 1000 + 2 * 86_400);
+  });
+
+  it('expires only after the sweep stopped looking at it (TTL never removes a marker it could decide)', () => {
+    const reachSeconds = PENDING_SWEEP_LIMITS.lookbackHours * 3_600 + PENDING_SWEEP_LIMITS.minAgeMs / 1_000;
+    expect(PENDING_MARKER_TTL_SECONDS).toBeGreaterThan(reachSeconds + 3_600);
+  });
+
+  it('is not looked at once expired but still present (TTL deletes are eventual)', async () => {
+    // Prepare: a run no sweep could decide; its marker is past its TTL and DynamoDB has not deleted it yet.
+    const clock = new FixedClock(freshDay());
+    const { run } = await crashedStart(clock);
+    clock.advance(PENDING_MARKER_TTL_SECONDS * 1_000 + MINUTE);
+    expect(await rawMarker(run)).toBeDefined();
+    const { executions, calls } = stepFunctions('missing');
+
+    // Act
+    const swept = await sweepPendingRuns({ store, executions, clock });
+
+    // Assess: nothing asked, nothing ended.
+    expect(swept).toMatchObject({ settled: [], started: [], moved: [], undecided: [] });
+    expect(calls).toEqual([]);
+    expect(await store.getRun(run.runId)).toMatchObject({ status: 'pending', rev: run.rev });
   });
 });
 
