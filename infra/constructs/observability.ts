@@ -1,5 +1,7 @@
 /**
- * `Observability`: alarms on what needs a human (failed or timed-out executions, turn errors and throttles,
+ * `Observability`: alarms on what needs a human (failed or timed-out executions of the run, graph and external
+ * state machines: `AWS/States` `ExecutionsFailed` / `ExecutionsTimedOut` by `StateMachineArn`,
+ * https://docs.aws.amazon.com/step-functions/latest/dg/procedure-cw-metrics.html; turn errors and throttles,
  * approval page errors, API 5xx, dead letters, egress denials, expired approvals, budget stops, deferred cancel
  * anchors, workflow signing faults) and one dashboard of the runtime (the run, graph and external state
  * machines' executions among them), including the metrics the functions emit themselves
@@ -21,7 +23,11 @@ import { runtimeMetricAlarms, runtimeMetricRows, validateMetricsNamespace } from
 export interface ObservabilityProps {
   /** The run state machine. */
   readonly stateMachine: sfn.IStateMachine;
-  /** The other state machines graphed beside it, by title (`Graph`, `External`). @default - none */
+  /**
+   * The other state machines graphed and alarmed beside it, by title (`Graph`, `External`): each gets the run
+   * machine's two execution alarms, `<title>ExecutionsFailed` and `<title>ExecutionsTimedOut`.
+   * @default - none
+   */
   readonly otherStateMachines?: Readonly<Record<string, sfn.IStateMachine>>;
   /** The `Turn` function. */
   readonly turnFunction: lambda.IFunction;
@@ -96,6 +102,29 @@ export class Observability extends Construct {
         props.stateMachine.metricTimedOut(sum),
         1,
         'A run execution timed out.',
+      ),
+      ...Object.fromEntries(
+        Object.entries(props.otherStateMachines ?? {}).flatMap(([title, machine]) => [
+          [
+            `${title}ExecutionsFailed`,
+            alarm(
+              `${title}ExecutionsFailed`,
+              machine.metricFailed(sum),
+              1,
+              `A ${title.toLowerCase()} run execution failed: the run is marked failed (Mark${title}Failed), ` +
+                `or Mark${title}Failed itself failed.`,
+            ),
+          ],
+          [
+            `${title}ExecutionsTimedOut`,
+            alarm(
+              `${title}ExecutionsTimedOut`,
+              machine.metricTimedOut(sum),
+              1,
+              `A ${title.toLowerCase()} run execution timed out.`,
+            ),
+          ],
+        ]),
       ),
       TurnErrors: alarm(
         'TurnErrors',

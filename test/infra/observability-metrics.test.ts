@@ -120,6 +120,34 @@ describe('Observability reads the emitted metrics', () => {
       ).toEqual(expect.arrayContaining(machines.map((id) => `\${${id}}`)));
   });
 
+  // AWS/States execution metrics, dimension StateMachineArn:
+  // https://docs.aws.amazon.com/step-functions/latest/dg/procedure-cw-metrics.html
+  it.each(['ExecutionsFailed', 'ExecutionsTimedOut'])(
+    'alarms on %s of each of the three state machines (run, graph, external) alike',
+    (name) => {
+      const machines = Object.keys(template.findResources('AWS::StepFunctions::StateMachine'));
+      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'))
+        .map(({ Properties }) => Properties)
+        .filter((alarm) => alarm.Namespace === 'AWS/States' && alarm.MetricName === name);
+      const watched = alarms.map((alarm) => {
+        const [dimension, ...others] = alarm.Dimensions as { Name: string; Value: { Ref?: string } }[];
+        expect(others).toEqual([]);
+        expect(dimension?.Name).toBe('StateMachineArn');
+        return dimension?.Value.Ref;
+      });
+      expect(watched.sort()).toEqual([...machines].sort());
+      for (const alarm of alarms)
+        expect(alarm).toMatchObject({
+          Statistic: 'Sum',
+          Period: 300,
+          EvaluationPeriods: 1,
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          TreatMissingData: 'notBreaching',
+        });
+    },
+  );
+
   it('follows a deployment’s own namespace on the functions, the dashboard and the alarms', () => {
     const custom = synthRuntime({ metricsNamespace: 'WfRuntime/prod' }).template;
     const reads = [

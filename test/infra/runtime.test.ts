@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { APPROVER_MESSAGE_ATTRIBUTE } from '../../infra/constructs/approval-notices.ts';
@@ -523,7 +524,7 @@ describe('cdk-nag and synthesis', () => {
     expect(Annotations.fromStack(synthesized.stack).findError('*', Match.anyValue())).toEqual([]);
   });
 
-  it('has alarms for failed executions, Turn errors and throttles, approval errors, API 5xx, dead letters, egress denials, expired approvals, budget stops, deferred cancel anchors, undecided pending starts and signing faults, and a dashboard', () => {
+  it('has alarms for failed and timed-out executions of the three state machines, Turn errors and throttles, approval errors, API 5xx, dead letters, egress denials, expired approvals, budget stops, deferred cancel anchors, undecided pending starts and signing faults, and a dashboard', () => {
     const names = Object.values(synthesized.template.findResources('AWS::CloudWatch::Alarm')).map(
       (alarm) => alarm.Properties.MetricName,
     );
@@ -538,12 +539,21 @@ describe('cdk-nag and synthesis', () => {
       'Errors',
       'Errors',
       'ExecutionsFailed',
+      'ExecutionsFailed',
+      'ExecutionsFailed',
+      'ExecutionsTimedOut',
+      'ExecutionsTimedOut',
       'ExecutionsTimedOut',
       'PendingRunsUndecided',
       'Throttles',
       'WorkflowSigningFaults',
     ]);
     synthesized.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    // docs/deploy.md counts them (what is deployed, and what CloudWatch bills).
+    const deployDoc = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    expect(names).toHaveLength(18);
+    expect(deployDoc).toContain('eighteen CloudWatch alarms and one dashboard');
+    expect(deployDoc).toContain('eighteen alarms, one dashboard');
   });
 
   // The sweep counts each undecided run once a minute: 5 in 5 minutes is a run no sweep of the window decided.
