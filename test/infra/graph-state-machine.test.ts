@@ -171,6 +171,30 @@ describe('GraphStateMachine', () => {
     );
   });
 
+  it('selects only fields of the context object that AWS documents (the waits’ fences read three of them)', () => {
+    // https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html: the Execution,
+    // State, StateMachine and Task nodes, and a Map iteration's Map.Item.
+    const documented = new Set([
+      ...['Id', 'Input', 'Name', 'RoleArn', 'StartTime', 'RedriveCount', 'RedriveTime'].map(
+        (f) => `Execution.${f}`,
+      ),
+      ...['EnteredTime', 'Name', 'RetryCount'].map((field) => `State.${field}`),
+      'StateMachine.Id',
+      'StateMachine.Name',
+      'Task.Token',
+      'Map.Item.Index',
+      'Map.Item.Value',
+    ]);
+    const machines = flatTemplate(synthesized.template).findResources('AWS::StepFunctions::StateMachine');
+    const selected = new Set(
+      Object.values(machines).flatMap((machine) =>
+        [...String(machine.Properties.DefinitionString).matchAll(/\$\$\.([\w.]+)/g)].map((match) => match[1]),
+      ),
+    );
+    expect([...selected].filter((path) => !documented.has(path!))).toEqual([]);
+    expect(selected).toContain('Execution.StartTime');
+  });
+
   it('is what the local stack runs: every Task state maps to its handler', () => {
     const local = synthesizeLocalDefinitions().graph;
     for (const [state, handler] of Object.entries(GRAPH_HANDLER_BY_STATE))
