@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { aslProblems } from '../../infra/asl-rules.ts';
 import { GRAPH_HANDLER_BY_STATE, GRAPH_NEXT, GRAPH_STATE_NAMES } from '../../infra/constructs/state-names.ts';
 import { synthesizeLocalDefinitions } from '../../infra/local-definition.ts';
+import { LOCAL_START_TIME, prepareDefinition } from '../../shared/local/sfn/definition.ts';
 import { defaultRuntime, flatTemplate, logicalId, type SynthesizedRuntime } from './synth.ts';
 
 type State = Record<string, unknown> & { Type: string };
@@ -193,6 +194,31 @@ describe('GraphStateMachine', () => {
     );
     expect([...selected].filter((path) => !documented.has(path!))).toEqual([]);
     expect(selected).toContain('Execution.StartTime');
+  });
+
+  it('gives the local runner the execution’s start time in every wait, in the Map too (shared/local/sfn)', () => {
+    // Prepare
+    const local = synthesizeLocalDefinitions().graph;
+
+    // Act
+    const prepared = prepareDefinition(
+      local.definition,
+      local.functionByState,
+      Object.values(local.functionByState),
+    ).definition as unknown as Machine;
+
+    // Assess: the library would give each Map iteration its own start time; the local stack's is the execution's.
+    const json = JSON.stringify(prepared);
+    expect(json).not.toContain('$$.Execution.StartTime');
+    const items = (prepared.States[GRAPH_STATE_NAMES.runSteps]!.ItemProcessor as Machine).States;
+    const waits = [GRAPH_STATE_NAMES.agentTask, GRAPH_STATE_NAMES.humanTask, GRAPH_STATE_NAMES.externalTask];
+    for (const name of waits)
+      expect(JSON.stringify(items[name]?.Parameters)).toContain(
+        `"startTime.$":"$$.Execution.${LOCAL_START_TIME}"`,
+      );
+    expect(JSON.stringify(prepared.States[GRAPH_STATE_NAMES.awaitResume]?.Parameters)).toContain(
+      `"startTime.$":"$$.Execution.${LOCAL_START_TIME}"`,
+    );
   });
 
   it('is what the local stack runs: every Task state maps to its handler', () => {
