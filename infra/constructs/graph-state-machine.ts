@@ -100,7 +100,9 @@ export type TaskResponseAction = 'states:SendTaskSuccess' | 'states:SendTaskFail
 
 /**
  * Which attempt of a callback task this is, from the context object: `State.RetryCount` (0 on the first attempt
- * of each entry into the state, +1 per retry) and `Execution.RedriveCount` (0 until redriven)
+ * of each entry into the state, +1 per retry), `Execution.RedriveCount` (0 until redriven) and
+ * `Execution.StartTime` (ISO 8601: a later execution of the run, started by an operator's step retry, re-enters
+ * a still-waiting step with its counts back at 0)
  * (https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html). A retried callback
  * task gets a fresh task token while its earlier invocation may still run (an Invoke that timed out
  * client-side); the handler stores its token only if no later attempt stored one
@@ -109,6 +111,7 @@ export type TaskResponseAction = 'states:SendTaskSuccess' | 'states:SendTaskFail
 const WAIT_ATTEMPT = {
   retryCount: sfn.JsonPath.numberAt('$$.State.RetryCount'),
   redriveCount: sfn.JsonPath.numberAt('$$.Execution.RedriveCount'),
+  startTime: sfn.JsonPath.stringAt('$$.Execution.StartTime'),
 };
 
 /** The step reference a Map item holds (ids and counters only). */

@@ -16,7 +16,7 @@ import {
   resumeGraphRun,
 } from '../../shared/graph-run/operations.ts';
 import { awaitResume, childRunIdFor, startStepWait } from '../../shared/graph-run/wait.ts';
-import { waitFence } from '../../shared/graph-run/wait-fence.ts';
+import { isLaterWait, waitFence } from '../../shared/graph-run/wait-fence.ts';
 import type { ExecutionsPort } from '../../shared/runs/ports.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
 import { apiHarness } from '../api/helpers.ts';
@@ -50,6 +50,64 @@ async function pausedRun(store: DynamoStore) {
   });
   return { run, rev: paused!.rev };
 }
+
+/** `$$.Execution.StartTime` of two executions of one run: the second started by an operator's step retry. */
+const EXECUTION_1 = '2026-11-30T07:00:00.000Z';
+const EXECUTION_2 = '2026-11-30T07:42:10.5Z';
+
+describe('Function: waitFence', () => {
+  it.each([
+    ['a retry of the same entry', { retryCount: 1 }, { retryCount: 0 }],
+    ['a later entry', { entry: 2 }, { entry: 1, retryCount: 9 }],
+    ['a redrive', { redriveCount: 1 }, { retryCount: 9 }],
+    [
+      'a later execution, its counts back at 0',
+      { startTime: EXECUTION_2 },
+      { startTime: EXECUTION_1, redriveCount: 3, retryCount: 9 },
+    ],
+    [
+      'an execution of this definition beside one of the definition before it (no start time)',
+      { startTime: EXECUTION_1 },
+      { startTime: undefined, entry: 99_999_999_999_999, redriveCount: 999_999, retryCount: 999_999 },
+    ],
+  ])('orders %s after the earlier wait', (_case, later, earlier) => {
+    // Prepare
+    const fence = (attempt: {
+      entry?: number;
+      startTime?: string | undefined;
+      redriveCount?: number;
+      retryCount?: number;
+    }) =>
+      waitFence(attempt.entry ?? 1, {
+        startTime: 'startTime' in attempt ? attempt.startTime : EXECUTION_1,
+        redriveCount: attempt.redriveCount ?? 0,
+        retryCount: attempt.retryCount ?? 0,
+      });
+
+    // Act
+    const [mine, stored] = [fence(later), fence(earlier)];
+
+    // Assess: the later wait replaces the earlier one's token; the earlier one's late put is superseded.
+    expect(isLaterWait(stored, mine)).toBe(false);
+    expect(isLaterWait(mine, stored)).toBe(true);
+    expect(isLaterWait(undefined, stored)).toBe(false);
+    expect(isLaterWait(stored, undefined)).toBe(true);
+  });
+
+  it('reads the start time at millisecond precision whatever ISO 8601 form it comes in, and refuses no time', () => {
+    const at = (startTime: string) =>
+      waitFence(1, { startTime, redriveCount: 0, retryCount: 0 }).split('.0000')[0];
+    expect(at('2026-11-30T07:42:10.5Z')).toBe('2026-11-30T07:42:10.500Z');
+    expect(at('2026-11-30T07:42:10Z')).toBe('2026-11-30T07:42:10.000Z');
+    expect(at('2026-11-30T08:42:10.500+01:00')).toBe('2026-11-30T07:42:10.500Z');
+    expect(() => waitFence(1, { startTime: 'yesterday', redriveCount: 0, retryCount: 0 })).toThrow(
+      RangeError,
+    );
+    expect(
+      waitFence(1, { startTime: EXECUTION_1, redriveCount: 0, retryCount: 0 }).length,
+    ).toBeLessThanOrEqual(64);
+  });
+});
 
 describe('Function: awaitResume with a late attempt', () => {
   it('keeps the live token when the earlier attempt stores its token after the retry, and resumes through it', async () => {
@@ -96,6 +154,45 @@ describe('Function: awaitResume with a late attempt', () => {
     expect(repeated).toBe('current');
     expect(legacy).toBe('superseded');
     expect(await store.getResumeToken(run.runId)).toBeUndefined();
+  });
+
+  it('a fence of the definition before (no start time) never holds off a later execution, and never replaces its token', async () => {
+    // Prepare: an execution of the earlier definition stored a retried attempt's token (a 3-part fence).
+    const store = testStore();
+    const { run, rev } = await pausedRun(store);
+    const answer = async () => {};
+    const old = { retryCount: 2, redriveCount: 0 };
+    await awaitResume({ store, answer }, { runId: run.runId, taskToken: 'old-definition', rev, wait: old });
+    // Act: a wait of this definition at an earlier entry (its first attempt), then the old one's late repeat.
+    const fresh = { retryCount: 0, redriveCount: 0, startTime: EXECUTION_1 };
+    const current = await awaitResume(
+      { store, answer },
+      { runId: run.runId, taskToken: 'this-definition', rev: rev - 1, wait: fresh },
+    );
+    const late = await store.putResumeToken(run.runId, 'old-late', waitFence(rev, { ...old, retryCount: 3 }));
+    // Assess: the DynamoDB condition (bytes) orders the two formats as isLaterWait does.
+    expect(current).toBe('waiting_for_resume');
+    expect(late).toBe('superseded');
+    expect(await store.getResumeToken(run.runId)).toBe('this-definition');
+  });
+
+  it('a late attempt of a dead execution never replaces the token of a later execution', async () => {
+    const store = testStore();
+    const { run, rev } = await pausedRun(store);
+    const answer = async () => {};
+    const wait = (startTime: string, retryCount: number) => ({ retryCount, redriveCount: 0, startTime });
+    await awaitResume(
+      { store, answer },
+      { runId: run.runId, taskToken: 'execution-2', rev, wait: wait(EXECUTION_2, 0) },
+    );
+    // Act: execution 1's retried attempt, still running when execution 1 failed, stores its token.
+    const stale = await awaitResume(
+      { store, answer },
+      { runId: run.runId, taskToken: 'execution-1-retry', rev, wait: wait(EXECUTION_1, 4) },
+    );
+    // Assess
+    expect(stale).toBe('superseded');
+    expect(await store.getResumeToken(run.runId)).toBe('execution-2');
   });
 
   it('a later entry, or a redrive, replaces the token of an earlier one whatever its retry count', async () => {
@@ -199,6 +296,59 @@ describe('Function: startStepWait with a late attempt', () => {
     const childRunId = childRunIdFor(run.runId, 'build', 1);
     expect(await step()).toMatchObject({ status: 'waiting', taskToken: 'token-live', childRunId });
     expect(starts).toEqual([childRunId]);
+  });
+
+  it("takes a later execution's re-dispatch of the same attempt (RetryCount back at 0) over a retried attempt of the one before", async () => {
+    // Prepare: execution 1's first attempt crashed; its retry (RetryCount 1) stored its token and started the
+    // child. The run then failed (another step), and an operator's step retry started execution 2, which
+    // dispatches this still-waiting step again in its same attempt: a fresh token, RetryCount 0.
+    const { run, deps, ref, starts, step } = await waitingStep('fenced-graph-cross');
+    const attempt = (startTime: string, retryCount: number) => ({ retryCount, redriveCount: 0, startTime });
+    expect(
+      await startStepWait(deps, { ...ref, taskToken: 'execution-1', wait: attempt(EXECUTION_1, 1) }),
+    ).toBe('child_started');
+    // Act
+    const redispatched = await startStepWait(deps, {
+      ...ref,
+      taskToken: 'execution-2',
+      wait: attempt(EXECUTION_2, 0),
+    });
+    // A late invocation of execution 1 (its retry's retry, still running) after it.
+    const late = await startStepWait(deps, {
+      ...ref,
+      taskToken: 'execution-1-late',
+      wait: attempt(EXECUTION_1, 2),
+    });
+    // Assess: the step waits on execution 2's token (the child's end answers it), on the same child, started once.
+    expect(redispatched).toBe('child_started');
+    expect(late).toBe('superseded');
+    const childRunId = childRunIdFor(run.runId, 'build', 1);
+    expect(await step()).toMatchObject({
+      status: 'waiting',
+      taskToken: 'execution-2',
+      waitFence: waitFence(1, attempt(EXECUTION_2, 0)),
+      childRunId,
+    });
+    expect(starts).toEqual([childRunId]);
+  });
+
+  it('a wait of this definition replaces a token stored by an execution of the definition before it', async () => {
+    const { deps, ref, step } = await waitingStep('fenced-graph-old-format');
+    // An execution of the definition before (no start time) stored its retried attempt's token.
+    await startStepWait(deps, {
+      ...ref,
+      taskToken: 'old-definition',
+      wait: { retryCount: 5, redriveCount: 0 },
+    });
+    // Act
+    const taken = await startStepWait(deps, {
+      ...ref,
+      taskToken: 'this-definition',
+      wait: { retryCount: 0, redriveCount: 0, startTime: EXECUTION_1 },
+    });
+    // Assess
+    expect(taken).toBe('child_started');
+    expect(await step()).toMatchObject({ status: 'waiting', taskToken: 'this-definition' });
   });
 
   it('a wait without a fence (an execution of an earlier definition) never replaces a fenced token', async () => {

@@ -291,7 +291,7 @@ describe('the graph machine against the 25,000-event history quota', () => {
     expect(rounds).toBeGreaterThan(1_500);
   });
 
-  it('each callback task but the approval wait passes which attempt it is (the fence of its token put)', () => {
+  it('each callback task but the approval wait passes which attempt of which execution it is (the fence of its token put)', () => {
     const processor = machine.States[names.runSteps]!.ItemProcessor!.States;
     const callbacks = Object.entries({ ...machine.States, ...processor }).filter(([, state]) =>
       isCallback(state),
@@ -301,7 +301,9 @@ describe('the graph machine against the 25,000-event history quota', () => {
         const parameters = JSON.stringify((state as State & { Parameters?: unknown }).Parameters);
         return (
           parameters.includes('"retryCount.$":"$$.State.RetryCount"') &&
-          parameters.includes('"redriveCount.$":"$$.Execution.RedriveCount"')
+          parameters.includes('"redriveCount.$":"$$.Execution.RedriveCount"') &&
+          // A later execution of the run (an operator's step retry) re-enters a step with its counts at 0.
+          parameters.includes('"startTime.$":"$$.Execution.StartTime"')
         );
       })
       .map(([name]) => name);

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { aslProblems } from '../../infra/asl-rules.ts';
 import { GRAPH_HANDLER_BY_STATE, GRAPH_NEXT, GRAPH_STATE_NAMES } from '../../infra/constructs/state-names.ts';
 import { synthesizeLocalDefinitions } from '../../infra/local-definition.ts';
+import { LOCAL_START_TIME, prepareDefinition } from '../../shared/local/sfn/definition.ts';
 import { defaultRuntime, flatTemplate, logicalId, type SynthesizedRuntime } from './synth.ts';
 
 type State = Record<string, unknown> & { Type: string };
@@ -168,6 +169,55 @@ describe('GraphStateMachine', () => {
     const service = top[GRAPH_STATE_NAMES.serviceStep] as State & { Parameters: Record<string, unknown> };
     expect(Object.keys(service.Parameters).sort()).toEqual(
       ['attempt.$', 'decide', 'runId.$', 'stepId.$', 'type.$'].sort(),
+    );
+  });
+
+  it('selects only fields of the context object that AWS documents (the waits’ fences read three of them)', () => {
+    // https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html: the Execution,
+    // State, StateMachine and Task nodes, and a Map iteration's Map.Item.
+    const documented = new Set([
+      ...['Id', 'Input', 'Name', 'RoleArn', 'StartTime', 'RedriveCount', 'RedriveTime'].map(
+        (f) => `Execution.${f}`,
+      ),
+      ...['EnteredTime', 'Name', 'RetryCount'].map((field) => `State.${field}`),
+      'StateMachine.Id',
+      'StateMachine.Name',
+      'Task.Token',
+      'Map.Item.Index',
+      'Map.Item.Value',
+    ]);
+    const machines = flatTemplate(synthesized.template).findResources('AWS::StepFunctions::StateMachine');
+    const selected = new Set(
+      Object.values(machines).flatMap((machine) =>
+        [...String(machine.Properties.DefinitionString).matchAll(/\$\$\.([\w.]+)/g)].map((match) => match[1]),
+      ),
+    );
+    expect([...selected].filter((path) => !documented.has(path!))).toEqual([]);
+    expect(selected).toContain('Execution.StartTime');
+  });
+
+  it('gives the local runner the execution’s start time in every wait, in the Map too (shared/local/sfn)', () => {
+    // Prepare
+    const local = synthesizeLocalDefinitions().graph;
+
+    // Act
+    const prepared = prepareDefinition(
+      local.definition,
+      local.functionByState,
+      Object.values(local.functionByState),
+    ).definition as unknown as Machine;
+
+    // Assess: the library would give each Map iteration its own start time; the local stack's is the execution's.
+    const json = JSON.stringify(prepared);
+    expect(json).not.toContain('$$.Execution.StartTime');
+    const items = (prepared.States[GRAPH_STATE_NAMES.runSteps]!.ItemProcessor as Machine).States;
+    const waits = [GRAPH_STATE_NAMES.agentTask, GRAPH_STATE_NAMES.humanTask, GRAPH_STATE_NAMES.externalTask];
+    for (const name of waits)
+      expect(JSON.stringify(items[name]?.Parameters)).toContain(
+        `"startTime.$":"$$.Execution.${LOCAL_START_TIME}"`,
+      );
+    expect(JSON.stringify(prepared.States[GRAPH_STATE_NAMES.awaitResume]?.Parameters)).toContain(
+      `"startTime.$":"$$.Execution.${LOCAL_START_TIME}"`,
     );
   });
 

@@ -9,9 +9,18 @@
  * - Lambda tasks keep the library's timer (path rewritten to `$.lsfnTimeoutSeconds`, absent → the largest timer).
  * - Callback (`.waitForTaskToken`) tasks get the largest library timer; the token registry enforces their timeout
  *   and heartbeat, so it can close the token at the exact moment the wait times out.
+ * - The library sets `$$.Execution.StartTime` itself, to the real time it began running (each Map iteration is a
+ *   run of its own, so there the iteration's start), over the context it is given. On AWS it is when the
+ *   execution started, one value for the whole execution, the `startDate` DescribeExecution answers
+ *   (https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html). Every path that
+ *   selects it is rewritten to `$$.Execution.lsfnStartTime`, which the local stack sets to the execution's
+ *   `startDate` (local-step-functions.ts).
  */
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { LocalDefinitionError } from './errors.ts';
+
+/** Where the local stack puts the execution's start time in the context (see above). */
+export const LOCAL_START_TIME = 'lsfnStartTime';
 
 export const WRAPPED = {
   payload: 'lsfnPayload',
@@ -51,6 +60,7 @@ export function prepareDefinition(
   const copy = JSON.parse(JSON.stringify(definition)) as Json;
   const plans = new Map<string, TaskPlan>();
   rewriteStates(copy, functionByState, new Set(handlerNames), plans);
+  rewriteStartTime(copy);
   // The library arms one setTimeout for the execution timeout; beyond 2^31-1 ms Node fires it after 1 ms.
   if (typeof copy.TimeoutSeconds === 'number')
     copy.TimeoutSeconds = Math.min(copy.TimeoutSeconds, MAX_TIMER_SECONDS);
@@ -141,6 +151,26 @@ function classify(
   if (LAMBDA_INVOKE.test(resource)) return { kind: 'lambda-invoke', handlerName };
   if (LAMBDA_FUNCTION_ARN.test(resource)) return { kind: 'function', handlerName };
   throw new LocalDefinitionError(`unsupported Resource ${resource}`, name);
+}
+
+const START_TIME_PATH = /\$\$\.Execution\.StartTime(?![\w$])/g;
+
+/**
+ * Points every path at the local stack's start time: the values of `<key>.$` (payload templates, intrinsic
+ * functions included), `InputPath`, `OutputPath`, `ItemsPath`, a Choice's `Variable` and its `…Path` operands.
+ */
+function rewriteStartTime(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) rewriteStartTime(item);
+    return;
+  }
+  if (!isObject(node)) return;
+  for (const [key, value] of Object.entries(node)) {
+    if (typeof value === 'string') {
+      if (key.endsWith('.$') || key.endsWith('Path') || key === 'Variable')
+        node[key] = value.replace(START_TIME_PATH, `$$$$.Execution.${LOCAL_START_TIME}`);
+    } else rewriteStartTime(value);
+  }
 }
 
 function isObject(value: unknown): value is Json {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { StateMachine } from 'aws-local-stepfunctions';
 import type { Clock } from '../../core/ports.ts';
 import { deferred } from './deferred.ts';
-import { prepareDefinition, type TaskPlan } from './definition.ts';
+import { LOCAL_START_TIME, prepareDefinition, type TaskPlan } from './definition.ts';
 import { LocalDefinitionError, LocalSfnClosedError, SfnApiError } from './errors.ts';
 import {
   createMachine,
@@ -282,7 +282,13 @@ export class LocalStepFunctions {
     const execution = this.#machine.run(input, {
       context: {
         // Never redriven: RedriveExecution is not emulated (README.md), so 0, as AWS reports before a redrive.
-        Execution: { Id: executionArn, Name: record.name, RedriveCount: 0 },
+        // `$$.Execution.StartTime` selects the execution's startDate, as on AWS (definition.ts).
+        Execution: {
+          Id: executionArn,
+          Name: record.name,
+          RedriveCount: 0,
+          [LOCAL_START_TIME]: record.startDate.toISOString(),
+        },
         StateMachine: { Id: this.stateMachineArn, Name: this.stateMachineArn.split(':').at(-1) },
         State: { RetryCount: RETRY_COUNT_PLACEHOLDER },
         Task: { Token: TASK_TOKEN_PLACEHOLDER },

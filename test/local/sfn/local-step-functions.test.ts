@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Handler, LocalStepFunctions } from '../../../shared/local/sfn/index.ts';
+import { FixedClock } from '../../support/store.ts';
 import { byTurn, fakeHandlers, namedError, type Script } from '../fixtures/fake-handlers.ts';
 import { fixtureDefinition } from '../fixtures/fixture-definition.ts';
 import { pointer } from '../fixtures/harness.ts';
@@ -127,6 +128,75 @@ describe('LocalStepFunctions', () => {
 
     // Assess
     expect(order).toEqual(['released', 'handler finished', 'closed']);
+  });
+
+  it('resolves $$.Execution.StartTime as AWS does: the execution’s startDate, one value inside a Map too', async () => {
+    // Prepare: a Task before a Map and one inside it (the library would give each iteration its own start, at
+    // the real time it ran); the local clock dates executions.
+    // https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html
+    const clock = new FixedClock('2026-11-30T07:00:00.000Z');
+    const seen: unknown[] = [];
+    const record = async (event: unknown) => {
+      seen.push(event);
+      return {};
+    };
+    const sfn = new LocalStepFunctions({
+      definition: {
+        StartAt: 'Before',
+        States: {
+          Before: {
+            Type: 'Task',
+            Resource: `${FN}h`,
+            Parameters: { 'startTime.$': '$$.Execution.StartTime' },
+            ResultPath: null,
+            Next: 'Each',
+          },
+          Each: {
+            Type: 'Map',
+            ItemsPath: '$.items',
+            ItemProcessor: {
+              StartAt: 'Inside',
+              States: {
+                Inside: {
+                  Type: 'Task',
+                  Resource: `${FN}i`,
+                  Parameters: {
+                    'startTime.$': '$$.Execution.StartTime',
+                    'formatted.$': "States.Format('at {}', $$.Execution.StartTime)",
+                  },
+                  End: true,
+                },
+              },
+            },
+            End: true,
+          },
+        },
+      },
+      functionByState: { Before: 'h', Inside: 'i' },
+      handlers: { h: record, i: record },
+      clock,
+    });
+    open.push(sfn);
+
+    // Act: two executions, the second a minute later.
+    const first = await start(sfn, { items: [1, 2] });
+    await sfn.waitForExecution(first);
+    clock.advance(60_000);
+    const second = await start(sfn, { items: [1] });
+    await sfn.waitForExecution(second);
+
+    // Assess
+    const at = async (arn: string) => (await sfn.describeExecution(arn)).startDate.toISOString();
+    expect(await at(first)).toBe('2026-11-30T07:00:00.000Z');
+    const inside = (iso: string) => ({ startTime: iso, formatted: `at ${iso}` });
+    expect(seen).toEqual([
+      { startTime: await at(first) },
+      inside(await at(first)),
+      inside(await at(first)),
+      { startTime: await at(second) },
+      inside(await at(second)),
+    ]);
+    expect(await at(second)).toBe('2026-11-30T07:01:00.000Z');
   });
 
   it('wraps a handler result as lambda:invoke does, so OutputPath $.Payload selects it', async () => {
