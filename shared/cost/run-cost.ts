@@ -16,6 +16,15 @@ export type LambdaMemory = { turnMb: number; otherMb: number };
 export type CostAssumptions = {
   /** Billed time of a DynamoDB request inside the Turn function (AWS: single-digit ms; rounded up). */
   secondsPerDynamoRequest: number;
+  /**
+   * CPU milliseconds of one turn in a warm Turn container (the runtime, the SDKs: marshalling, signing, zod,
+   * audit sealing), on a full core. Lambda gives a function CPU in proportion to its memory, one vCPU at
+   * 1,769 MB (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html), so a turn's wall time
+   * grows by this ÷ (memory ÷ 1,769). Measured by `npm run bench:turn-memory` (CPU ms per turn of the 200-turn
+   * run, the synthesized bundle: 24.8–26.3 ms on 2026-12-03); a new container's first turns take more (its
+   * warm-up, shared by the runs it serves), not counted.
+   */
+  turnCpuMsPerTurn: number;
   /** Billed time of an invocation of any other function (start, delivery, approval request and pages). */
   otherInvocationSeconds: number;
   /** CloudWatch Logs bytes per invocation: platform START/END/REPORT lines, the runtime's logs and EMF metrics. */
@@ -28,8 +37,12 @@ export type CostAssumptions = {
   secretCacheSeconds: number;
 };
 
+/** Lambda's memory for one full vCPU (configuration-memory.html): below it, CPU is in proportion to memory. */
+export const FULL_VCPU_MB = 1769;
+
 export const DEFAULT_ASSUMPTIONS: CostAssumptions = {
   secondsPerDynamoRequest: 0.01,
+  turnCpuMsPerTurn: 25,
   otherInvocationSeconds: 0.1,
   logBytesPerInvocation: 1536,
   approvers: 1,
@@ -70,9 +83,10 @@ export function runCost(
   const a: CostAssumptions = { ...DEFAULT_ASSUMPTIONS, ...inputs.assumptions };
   const counts = countsFor(shape, profile);
   const requestsOf = (part: CountsPart) => part.dynamoReads + part.dynamoWrites;
-  // The Turn function waits on the model, then makes its turn's and its tool calls' requests.
+  // The Turn function waits on the model, works on its CPU share, and makes its turn's and its tool calls' requests.
   const turnSeconds =
     shape.turns * shape.modelLatencySeconds +
+    (shape.turns * a.turnCpuMsPerTurn) / 1000 / Math.min(1, memory.turnMb / FULL_VCPU_MB) +
     (shape.turns * requestsOf(profile.perTurn) + shape.toolCalls * requestsOf(profile.perToolCall)) *
       a.secondsPerDynamoRequest;
   // Api (start) and Deliver once per run; RequestApproval and ApprovalHttp (page, decision) per gated call.
