@@ -7,7 +7,7 @@
  * the shapes, the per-part profile solved from them, and the profile as JSON to paste into shared/cost/profile.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -19,6 +19,7 @@ import { createRequestMeter, type MeterTrace } from '../shared/cost/request-mete
 import type { IndexShape, WriteAction } from '../shared/cost/request-units.ts';
 import { decideThroughPage } from '../shared/demo/approve.ts';
 import { BARRIER_KEY } from '../shared/local/durable-commits.ts';
+import { localFiles } from '../shared/local/files.ts';
 import { startLocalStack } from '../shared/local/stack.ts';
 import type { ScriptedFixture } from '../shared/model/index.ts';
 import type { Run } from '../shared/schemas/run.ts';
@@ -61,6 +62,18 @@ budget: { maxUsdPerRun: 5, maxTurns: 20, maxToolCallsPerTurn: 4 }
 `;
 
 const dataDir = await mkdtemp(join(tmpdir(), 'wf-bench-cost-'));
+// BENCH_OWNER=<owner id>: the runs' owner, in place of the local stack's `local`. A deployed owner is a verified
+// identity (a JWT subject such as a Cognito user's 36-character `sub`, or an API key's owner: 1–128
+// characters, shared/schemas/common.ts), and it is written in the run item (3 times), every audit entry, the
+// idempotency marker and the owner's anchor items, so its length moves items across DynamoDB's 1 KB write unit.
+if (process.env.BENCH_OWNER) {
+  const files = localFiles(dataDir);
+  await writeFile(
+    files.apiKeys,
+    JSON.stringify({ keys: { [`wfl_${randomUUID()}`]: { owner: process.env.BENCH_OWNER } } }),
+    { mode: 0o600 },
+  );
+}
 const stack = await startLocalStack({
   dataDir,
   inMemory: true,

@@ -3,7 +3,7 @@
  * synthesized bundle, or functions/turn.ts) as Lambda would and invokes it turn after turn, as the state
  * machine would in one warm container, until the run leaves the loop. It prints one line,
  * `RESULT {json}`: peak resident memory (`process.resourceUsage().maxRSS`, KiB) after the import and at the
- * end, and the turns run. Everything else on stdout is the handler's own logging.
+ * end, the turns run, and CPU milliseconds (user + system, `process.cpuUsage()`) of the import and of the turns. Everything else on stdout is the handler's own logging.
  *
  * argv: <handler file URL> <runId> [--no-invoke]
  */
@@ -21,6 +21,8 @@ const [url, runId, flag] = process.argv.slice(2);
 if (!url || !runId) throw new Error('usage: turn-memory-child <handler url> <runId> [--no-invoke]');
 const { handler } = await load(url);
 const afterImportKb = process.resourceUsage().maxRSS;
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
+const importCpu = process.cpuUsage();
 
 let turns = 0;
 let next = 'not invoked';
@@ -47,10 +49,13 @@ if (flag !== '--no-invoke') {
     pointer = { runId: outcome.runId, turn: outcome.turn, segmentStartTurn: 0 };
   }
 }
+const turnsCpuMs = cpuMs(process.cpuUsage(importCpu));
 const memory = process.memoryUsage();
 console.log(
   `RESULT ${JSON.stringify({
     afterImportKb,
+    importCpuMs: cpuMs(importCpu),
+    turnsCpuMs,
     peakKb: process.resourceUsage().maxRSS,
     rssAtEnd: memory.rss,
     heapUsedAtEnd: memory.heapUsed,

@@ -7,7 +7,10 @@
  * Scenarios span the limits: the cost shape, a run of `maxTurns` (200) turns, and the largest transcript a
  * model accepts (about 1M tokens, ~4 MB of text, the largest context window:
  * https://platform.claude.com/docs/en/build-with-claude/context-windows), filled with answers under the
- * runtime's own caps (shared/core/transcript-limits.ts: 2.5 MB per model call). Prints a table; asserts nothing.
+ * runtime's own caps (shared/core/transcript-limits.ts: 2.5 MB per model call). Each row also gives the child's
+ * CPU time (`process.cpuUsage()`: the import, and per turn; the model server and DynamoDB Local run in other
+ * processes), and the cost shape's CPU is converted to wall time at Lambda's memory-proportional CPU share.
+ * Prints tables; asserts nothing.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -28,6 +31,8 @@ const KB = 1024;
 const MB = 1024 * KB;
 /** About 1M tokens of English text at ~4 bytes per token: the largest context window a model offers. */
 const LARGEST_TRANSCRIPT_BYTES = 4 * MB;
+/** Lambda's CPU share: one full vCPU at 1,769 MB, in proportion below it. */
+const FULL_VCPU_MB = 1769;
 
 /** The Turn handler file and the plain environment the template gives it. */
 function turnHandler(): { url: string; env: Record<string, string>; label: string; cleanup: () => void } {
@@ -108,8 +113,9 @@ const SCENARIOS: Scenario[] = [
     fixture: conversation(2 * largestTurns - 1, perTurnOfLargest, 1),
   },
   // The worst runs with V8's old space unbounded (no --max-old-space-size: V8 sizes it from this machine's
-  // memory, so it collects late) and held to 64 MB (the working set without garbage).
-  ...(['unbounded', 64] as const).flatMap((heap) => [
+  // memory, so it collects late), held to 96 MB (half of 192 MB, the cap a 192 MB Turn would get) and to 64 MB
+  // (the working set without garbage).
+  ...(['unbounded', 96, 64] as const).flatMap((heap) => [
     {
       name: `long run, V8 old space ${heap === 'unbounded' ? heap : `capped at ${heap} MB`}`,
       fixture: conversation(200, KB, 1),
@@ -150,7 +156,14 @@ async function startSecrets() {
   };
 }
 
-type ChildResult = { afterImportKb: number; peakKb: number; turns: number; next: string };
+type ChildResult = {
+  afterImportKb: number;
+  peakKb: number;
+  turns: number;
+  next: string;
+  importCpuMs: number;
+  turnsCpuMs: number;
+};
 
 function runChild(url: string, runId: string, env: Record<string, string>, invoke: boolean) {
   return new Promise<ChildResult | { error: string }>((resolve) => {
@@ -185,6 +198,7 @@ const workflow = minimalWorkflow({
   budget: { maxUsdPerRun: 1000, maxTurns: 200, maxToolCallsPerTurn: 8, runTimeoutSeconds: 7200 },
 });
 const rows: Record<string, string | number>[] = [];
+let costShape: ChildResult | undefined;
 try {
   const { version } = await seedWorkflow(bench.store, workflow, { clock: now });
   // BENCH_ONLY=<regex>: only the scenarios whose name matches.
@@ -232,6 +246,8 @@ try {
               turns: '-',
               'after import MB': '-',
               'peak RSS MB': result.error,
+              'import CPU ms': '-',
+              'CPU ms per turn': '-',
             }
           : {
               scenario: scenario.name,
@@ -239,8 +255,11 @@ try {
               turns: `${result.turns} (${result.next})`,
               'after import MB': (result.afterImportKb / KB).toFixed(0),
               'peak RSS MB': (result.peakKb / KB).toFixed(0),
+              'import CPU ms': result.importCpuMs.toFixed(0),
+              'CPU ms per turn': result.turns > 0 ? (result.turnsCpuMs / result.turns).toFixed(1) : '-',
             },
       );
+      if (!('error' in result) && scenario.name.startsWith('cost shape')) costShape = result;
       console.log(JSON.stringify(rows.at(-1)));
     } finally {
       await server.close();
@@ -250,6 +269,27 @@ try {
     `Turn function peak resident memory (${handlerFile.label}, NODE_OPTIONS "${handlerFile.env.NODE_OPTIONS ?? ''}" unless a row says otherwise, node ${process.version}, one fresh process per row; load ${loadavg()[0]!.toFixed(1)})`,
     rows,
   );
+  // Lambda allocates CPU in proportion to memory, one full vCPU at 1,769 MB
+  // (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html): CPU ms ÷ that share is the wall
+  // time (billed) the work takes at a memory setting, on a core as fast as this machine's.
+  if (costShape)
+    printTable(
+      'Cost shape: CPU time as wall time at Lambda memory settings (CPU share = memory ÷ 1,769 MB)',
+      [128, 192, 256, 512].map((mb) => {
+        const share = mb / FULL_VCPU_MB;
+        const perTurn = costShape!.turnsCpuMs / costShape!.turns;
+        return {
+          'memory MB': mb,
+          'vCPU share': share.toFixed(3),
+          'cold import ms': (costShape!.importCpuMs / share).toFixed(0),
+          'ms per turn (beside the model wait)': (perTurn / share).toFixed(0),
+          'GB-s per 5 turns at 8 s model latency': (
+            ((5 * (8000 + perTurn / share)) / 1000) *
+            (mb / 1024)
+          ).toFixed(2),
+        };
+      }),
+    );
 } finally {
   secrets.close();
   await bench.stop();

@@ -116,10 +116,12 @@ export const FUNCTION_SETTINGS: Record<
     id: 'Turn',
     description: 'One model turn of a run (state Turn)',
     // From measurement (`npm run bench:turn-memory`, docs/deploy.md "Turn memory"): the synthesized bundle is
-    // ~107 MB resident after its import, and with V8's old space held to half the memory (below) the worst
-    // run within the limits (200 turns; a ~4 MB, ~1M-token transcript) peaks under 200 MB. Rule: memory ≥
-    // 1.25 × that peak. 128 MB cannot hold the import; 256 MB keeps ≥ 20% headroom. Lambda takes any value of
-    // 128–10,240 MB in 1 MB steps (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
+    // ~92 MB resident after its import, and with V8's old space held to half the memory (below) the worst
+    // run within the limits (200 turns; a ~4 MB, ~1M-token transcript) peaks at ~184 MB. Rule: memory ≥
+    // 1.25 × that peak. 128 MB cannot hold the cost shape (129 MB); 192 MB (old space 96 MB) peaks at 184 MB
+    // too, 96% of it; 256 MB keeps ≥ 20% headroom. A turn's CPU costs the same GB-s at any of them (Lambda's
+    // CPU is in proportion to memory), so less memory would save only the wait on the model. Lambda takes any
+    // value of 128–10,240 MB in 1 MB steps (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
     memorySize: 256,
     // V8 sizes its heap from the memory it sees; held to half the function's memory it collects before the
     // sandbox fills (unbounded, the same 200 turns reach ~325 MB of uncollected garbage).

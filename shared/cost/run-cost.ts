@@ -16,6 +16,15 @@ export type LambdaMemory = { turnMb: number; otherMb: number };
 export type CostAssumptions = {
   /** Billed time of a DynamoDB request inside the Turn function (AWS: single-digit ms; rounded up). */
   secondsPerDynamoRequest: number;
+  /**
+   * CPU milliseconds of one turn in a warm Turn container (the runtime, the SDKs: marshalling, signing, zod,
+   * audit sealing), on a full core. Lambda gives a function CPU in proportion to its memory, one vCPU at
+   * 1,769 MB (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html), so a turn's wall time
+   * grows by this ÷ (memory ÷ 1,769). Measured by `npm run bench:turn-memory` (CPU ms per turn of the 200-turn
+   * run, the synthesized bundle: 24.8–26.3 ms on 2026-12-03); a new container's first turns take more (its
+   * warm-up, shared by the runs it serves), not counted.
+   */
+  turnCpuMsPerTurn: number;
   /** Billed time of an invocation of any other function (start, delivery, approval request and pages). */
   otherInvocationSeconds: number;
   /** CloudWatch Logs bytes per invocation: platform START/END/REPORT lines, the runtime's logs and EMF metrics. */
@@ -28,8 +37,12 @@ export type CostAssumptions = {
   secretCacheSeconds: number;
 };
 
+/** Lambda's memory for one full vCPU (configuration-memory.html): below it, CPU is in proportion to memory. */
+export const FULL_VCPU_MB = 1769;
+
 export const DEFAULT_ASSUMPTIONS: CostAssumptions = {
   secondsPerDynamoRequest: 0.01,
+  turnCpuMsPerTurn: 25,
   otherInvocationSeconds: 0.1,
   logBytesPerInvocation: 1536,
   approvers: 1,
@@ -70,9 +83,10 @@ export function runCost(
   const a: CostAssumptions = { ...DEFAULT_ASSUMPTIONS, ...inputs.assumptions };
   const counts = countsFor(shape, profile);
   const requestsOf = (part: CountsPart) => part.dynamoReads + part.dynamoWrites;
-  // The Turn function waits on the model, then makes its turn's and its tool calls' requests.
+  // The Turn function waits on the model, works on its CPU share, and makes its turn's and its tool calls' requests.
   const turnSeconds =
     shape.turns * shape.modelLatencySeconds +
+    (shape.turns * a.turnCpuMsPerTurn) / 1000 / Math.min(1, memory.turnMb / FULL_VCPU_MB) +
     (shape.turns * requestsOf(profile.perTurn) + shape.toolCalls * requestsOf(profile.perToolCall)) *
       a.secondsPerDynamoRequest;
   // Api (start) and Deliver once per run; RequestApproval and ApprovalHttp (page, decision) per gated call.
@@ -82,6 +96,8 @@ export function runCost(
   const notices = shape.gatedTurns * a.approvers;
   const secretReads = turnSecretReads(shape, turnSeconds, a) + shape.gatedTurns * 3;
   const logGb = (invocations * a.logBytesPerInvocation) / 1e9;
+  const traces = xrayTraces(shape);
+  const tracesPerSecond = (a.runsPerHour * traces) / 3600;
   const lines: CostLine[] = [
     line('Step Functions state transitions', counts.transitions, 'transitions', prices.stateTransition),
     line('Lambda compute', gbSeconds, 'GB-s', prices.lambdaGbSecond),
@@ -93,7 +109,12 @@ export function runCost(
     line('SNS email', notices, 'emails', prices.snsEmail),
     line('Secrets Manager (5-min cache)', secretReads, 'API calls', prices.secretsCall),
     line('CloudWatch Logs ingestion', logGb, 'GB', prices.logsGb),
-    line('X-Ray (all sampled)', xrayTraces(shape), 'traces', prices.xrayTrace),
+    line(
+      'X-Ray (default sampling rule)',
+      traces * xraySampledShare(tracesPerSecond),
+      'traces',
+      prices.xrayTrace,
+    ),
   ];
   return { lines, totalUsd: lines.reduce((sum, item) => sum + item.usd, 0) };
 }
@@ -111,17 +132,29 @@ export function turnSecretReads(shape: RunShape, turnSeconds: number, a: CostAss
 }
 
 /**
- * X-Ray traces recorded per run when every request is sampled (the default rule samples the first request
- * each second and 5% of the rest, so below ~3,600 requests an hour it is all of them): the API request that
- * starts the run; the execution, whose Lambda invocations join its trace; and, per gated call, the approval
- * page and the decision, which arrive as new API requests. A trace is every segment of one trace ID
- * (https://docs.aws.amazon.com/xray/latest/devguide/xray-concepts.html#xray-concepts-traces); Step Functions
- * passes its trace to the Lambda functions it invokes
- * (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-xray-tracing.html); Lambda's default rule
- * (https://docs.aws.amazon.com/lambda/latest/dg/services-xray.html). docs/deploy.md, "Tracing".
+ * X-Ray traces per run, before sampling: a trace is every segment of one trace ID
+ * (https://docs.aws.amazon.com/xray/latest/devguide/xray-concepts.html#xray-concepts-traces). The API request
+ * that starts the run and its execution are ONE trace: the Api function's StartExecution carries the
+ * invocation's trace ID as `X-Amzn-Trace-Id` (the AWS SDK does so inside Lambda:
+ * test/runtime/execution-trace-header.test.ts) and Step Functions continues the trace it is passed
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-xray-tracing.html), then passes it to the
+ * Lambda functions its tasks invoke. Per gated call, the approval page and the decision arrive as new API
+ * requests (an HTTP API passes no trace header): a trace each. docs/deploy.md, "Tracing".
  */
 export function xrayTraces(shape: RunShape): number {
-  return 2 + shape.gatedTurns * 2;
+  return 1 + shape.gatedTurns * 2;
+}
+
+/**
+ * The share of traces X-Ray's default sampling rule records at a steady rate of new traces per second: the
+ * first request each second (the reservoir) and 5% of the rest
+ * (https://docs.aws.amazon.com/xray/latest/devguide/xray-console-sampling.html). The reservoir is the whole
+ * account's for that rule, so other traffic on the default rule lowers it: an upper bound. Below one trace a
+ * second it is all of them.
+ */
+export function xraySampledShare(tracesPerSecond: number): number {
+  if (tracesPerSecond <= 1) return 1;
+  return (1 + 0.05 * (tracesPerSecond - 1)) / tracesPerSecond;
 }
 
 const line = (item: string, quantity: number, unit: string, price: number): CostLine => ({

@@ -4,7 +4,14 @@ import { main } from '../../shared/cli/main.ts';
 import { AWS_PRICES_US_EAST_1 } from '../../shared/cost/aws-prices.ts';
 import { CostUsageError, shapeOf } from '../../shared/cost/command.ts';
 import type { CostProfile } from '../../shared/cost/profile.ts';
-import { countsFor, DEFAULT_ASSUMPTIONS, runCost, turnSecretReads } from '../../shared/cost/run-cost.ts';
+import {
+  countsFor,
+  DEFAULT_ASSUMPTIONS,
+  runCost,
+  turnSecretReads,
+  xraySampledShare,
+  xrayTraces,
+} from '../../shared/cost/run-cost.ts';
 
 const profile: CostProfile = {
   measured: 'test',
@@ -33,21 +40,23 @@ describe('Function: runCost', () => {
     const { lines, totalUsd } = runCost(shape, { profile, prices: AWS_PRICES_US_EAST_1, memory });
 
     // Assess — by hand:
-    // Turn: 3 × 10 s + (3 turns × 4 requests + 2 calls × 2 requests) × 10 ms = 30.16 s at 1 GB;
-    // others: Api, Deliver, RequestApproval, 2 × ApprovalHttp = 5 × 0.1 s at 0.5 GB = 0.25 GB-s → 30.41 GB-s.
+    // Turn: 3 × 10 s + (3 turns × 4 requests + 2 calls × 2 requests) × 10 ms = 30.16 s, plus 3 turns × 25 ms
+    // of CPU at 1024/1769 of a vCPU = 0.129565 s, at 1 GB; others: Api, Deliver, RequestApproval,
+    // 2 × ApprovalHttp = 5 × 0.1 s at 0.5 GB = 0.25 GB-s → 30.539565 GB-s.
     const byItem = Object.fromEntries(lines.map((line) => [line.item, line]));
-    expect(byItem['Lambda compute']?.quantity).toBeCloseTo(30.41, 10);
+    expect(byItem['Lambda compute']?.quantity).toBeCloseTo(30.41 + (0.075 * 1769) / 1024, 10);
     expect(byItem['Lambda requests']?.quantity).toBe(8);
     expect(byItem['API Gateway (HTTP API)']?.quantity).toBe(3);
     // Secrets at 100 runs/hour: one busy Turn container (100 × 30.16 s < 1 h) reads 12 times an hour = 0.12
     // per run, plus one read per approval function call (3).
     expect(byItem['Secrets Manager (5-min cache)']?.quantity).toBeCloseTo(3.12, 10);
-    // X-Ray: the starting API request, the execution, and the page and decision of the gated call.
-    expect(byItem['X-Ray (all sampled)']?.quantity).toBe(4);
-    // 9 × $0.000025 + 30.41 × $0.0000133334 + 8 × $0.0000002 + 23 × $0.000000125 + 72 × $0.000000625
-    // + 3 × $0.000001 + $0.0000005 + $0.00002 + 3.12 × $0.000005 + (8 × 1536 / 1e9) × $0.50 + 4 × $0.000005
-    // = $0.000745187694 per run.
-    expect(totalUsd).toBeCloseTo(0.000745187694, 12);
+    // X-Ray: the starting API request with its execution (one trace), and the page and decision of the gated
+    // call; at 100 runs an hour (3 traces each: 0.08 a second) the default rule records all of them.
+    expect(byItem['X-Ray (default sampling rule)']?.quantity).toBe(3);
+    // 9 × $0.000025 + 30.539565 × $0.0000133334 + 8 × $0.0000002 + 23 × $0.000000125 + 72 × $0.000000625
+    // + 3 × $0.000001 + $0.0000005 + $0.00002 + 3.12 × $0.000005 + (8 × 1536 / 1e9) × $0.50 + 3 × $0.000005
+    // = $0.000741915242 per run.
+    expect(totalUsd).toBeCloseTo(0.000741915242, 12);
   });
 
   it('counts model latency only in the Turn function, at its memory', () => {
@@ -60,6 +69,24 @@ describe('Function: runCost', () => {
 
     // Assess: 3 turns × 10 s more at 1 GB.
     expect(slow.totalUsd - fast.totalUsd).toBeCloseTo(30 * AWS_PRICES_US_EAST_1.lambdaGbSecond, 12);
+  });
+
+  it("counts a turn's CPU at the Turn function's share of a vCPU: the same GB-s at any memory below one", () => {
+    const noWait = { ...shape, gatedTurns: 0, modelLatencySeconds: 0 };
+    const turnGbSeconds = (turnMb: number, turnCpuMsPerTurn: number) =>
+      runCost(noWait, {
+        profile,
+        prices: AWS_PRICES_US_EAST_1,
+        memory: { turnMb, otherMb: 512 },
+        assumptions: { turnCpuMsPerTurn, runsPerHour: 1 },
+      }).lines.find((line) => line.item === 'Lambda compute')!.quantity;
+    const cpuOf = (turnMb: number) => turnGbSeconds(turnMb, 100) - turnGbSeconds(turnMb, 0);
+
+    // 3 turns × 100 ms at 256/1769 of a vCPU = 2.073 s of wall time, × 0.25 GB; the same at 128 MB.
+    expect(cpuOf(256)).toBeCloseTo((0.3 * 1769) / 1024, 10);
+    expect(cpuOf(128)).toBeCloseTo(cpuOf(256), 10);
+    // Above 1,769 MB a turn runs on one full vCPU (Node.js runs it on one thread): 0.3 s at 2 GB.
+    expect(cpuOf(2048)).toBeCloseTo(0.3 * 2, 10);
   });
 });
 
@@ -77,6 +104,34 @@ describe('Function: turnSecretReads', () => {
     expect(reads(100)).toBeCloseTo(0.12, 10);
     // 1,200 runs × 30 s = 10 containers, 120 reads an hour: per run, Turn seconds ÷ lifetime.
     expect(reads(1200)).toBeCloseTo(30 / 300, 10);
+  });
+});
+
+describe('Function: xrayTraces', () => {
+  it('counts a run with its starting request as one trace, and two per gated call', () => {
+    expect(xrayTraces({ ...shape, gatedTurns: 0 })).toBe(1);
+    expect(xrayTraces({ ...shape, gatedTurns: 2 })).toBe(5);
+  });
+});
+
+describe('Function: xraySampledShare', () => {
+  it('records every trace up to one a second, then the first each second and 5% of the rest', () => {
+    expect(xraySampledShare(0.03)).toBe(1);
+    expect(xraySampledShare(1)).toBe(1);
+    // 21 a second: 1 + 5% of 20 = 2 recorded.
+    expect(xraySampledShare(21)).toBeCloseTo(2 / 21, 12);
+  });
+
+  it('prices fewer traces per run above one run a second', () => {
+    const inputs = { profile, prices: AWS_PRICES_US_EAST_1, memory };
+    const xray = (runsPerHour: number) =>
+      runCost({ ...shape, gatedTurns: 0 }, { ...inputs, assumptions: { runsPerHour } }).lines.find((line) =>
+        line.item.startsWith('X-Ray'),
+      )?.quantity;
+
+    expect(xray(100)).toBe(1);
+    // 36,000 runs an hour: 10 traces a second, 1 + 0.45 recorded.
+    expect(xray(36_000)).toBeCloseTo(0.145, 12);
   });
 });
 
