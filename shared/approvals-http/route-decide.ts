@@ -101,9 +101,12 @@ export function decideHandler(deps: AppContext) {
       deps.logger.warn('approval form nonce refused', { approvalId, reason: nonce.reason });
       return resultResponse(nonceRefused(nonce.reason));
     }
-    // The page's form action names the run (`?run=`), so the approval and its run are one read.
+    // On the container that served the page, the approval and run it read (page-loads.ts: the commit below is
+    // conditional on them, and a stale copy is read again); elsewhere the form action names the run (`?run=`),
+    // so the approval and its run are one read.
     const { runId: runIdHint } = readHintsOf((name) => c.req.query(name));
-    const loaded = await loadForLink(deps, link.claims, nowMs, { runId: runIdHint });
+    const kept = deps.pageLoads.take(approvalId, nowMs);
+    const loaded = await loadForLink(deps, link.claims, nowMs, { runId: runIdHint }, kept);
     if (!loaded.ok) return resultResponse(loaded.result);
 
     // An approval is recorded only while the workflow head is still at the revision the page was rendered with
