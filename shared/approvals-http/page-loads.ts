@@ -46,6 +46,11 @@ export class PageLoads {
   /** Keeps what a page read at `nowMs` (replacing an older page of the same approval). */
   keep(load: PageLoad, nowMs: number): void {
     this.#drop(load.approval.approvalId);
+    // Oldest first (kept in insertion order): what no decision can use any more goes.
+    for (const [approvalId, entry] of this.#entries) {
+      if (nowMs - entry.atMs <= FORM_NONCE_MAX_AGE_MS) break;
+      this.#drop(approvalId);
+    }
     const bytes = valueBytes(load.approval) + valueBytes(load.run);
     if (bytes > this.#maxBytes / 2) return;
     this.#entries.set(load.approval.approvalId, { ...load, atMs: nowMs, bytes });

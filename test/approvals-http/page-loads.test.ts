@@ -194,6 +194,15 @@ describe('Class: PageLoads', () => {
     expect(loads.take('apr_a', FORM_NONCE_MAX_AGE_MS + 1)).toBeUndefined();
   });
 
+  it('lets go of what no decision can use any more when it keeps another', () => {
+    const loads = new PageLoads();
+    loads.keep(load('apr_a'), 0);
+    loads.keep(load('apr_b'), FORM_NONCE_MAX_AGE_MS + 1);
+
+    expect(loads.size.entries).toBe(1);
+    expect(loads.take('apr_b', FORM_NONCE_MAX_AGE_MS + 2)).toBeDefined();
+  });
+
   it('drops the oldest past its bounds of entries and bytes, and keeps nothing too large', () => {
     const byCount = new PageLoads(2, 1_000_000);
     for (const id of ['apr_a', 'apr_b', 'apr_c']) byCount.keep(load(id), 0);
