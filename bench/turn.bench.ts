@@ -52,7 +52,9 @@ const bench = await benchStore();
 const { store, counts } = bench;
 // The approval pages' container: a function of its own on AWS (its own store and workflow-version cache).
 const pagesStore = bench.otherContainer();
-const recorder = requestRecorder(store, pagesStore);
+// Another container of the same function, for a decision that does not come back to its page's container.
+const elsewhereStore = bench.otherContainer();
+const recorder = requestRecorder(store, pagesStore, elsewhereStore);
 const toolWrite = commandTimer(store, 'UpdateItemCommand');
 const model = (fixture: string) =>
   createAnthropicModel({
@@ -192,7 +194,7 @@ try {
     'parking turn (the model asks, the call is gated)': tally(),
     'RequestApproval (task token, links sent, audited)': tally(),
     'approval page GET (the signed link)': tally(),
-    'decision POST (approve: verify, commit, resume)': tally(),
+    'decision POST on the page’s container (approve: verify, commit, resume)': tally(),
     'resume (answer the call, final model call)': tally(),
   };
   const [requesting, notifying, loading, deciding, resuming] = Object.values(phases) as Tally[];
@@ -221,9 +223,27 @@ try {
     actions: createActionCatalog({ notes: store }),
     logger: silent,
   });
+  // The same function's other container: a decision that does not come back to the container that served its
+  // page reads the approval and run again (shared/approvals-http/page-loads.ts). Shown once, beside the table.
+  const pagesElsewhere = createApprovalApp({
+    store: elsewhereStore,
+    clock,
+    keyring: benchKeyring,
+    taskTokens,
+    publicBaseUrl,
+    actions: createActionCatalog({ notes: store }),
+    logger: silent,
+  });
   const pagePath = (url: string) => `${new URL(url).pathname}${new URL(url).search}`;
-  /** One gated turn, phase by phase; `count` adds each phase's requests to its tally. */
-  async function gatedTurn(i: number, count: (phase: Tally, step: () => Promise<unknown>) => Promise<void>) {
+  /**
+   * One gated turn, phase by phase; `count` adds each phase's requests to its tally. The decision goes to the
+   * container that served the page unless `decideOn` names another.
+   */
+  async function gatedTurn(
+    i: number,
+    count: (phase: Tally, step: () => Promise<unknown>) => Promise<void>,
+    decideOn = pages,
+  ) {
     const run = await seedRun(store, gated.version, { clock });
     const deps = engineDeps(store, model('gated'), { clock });
     let waiting: Awaited<ReturnType<typeof runTurn>> | undefined;
@@ -260,7 +280,7 @@ try {
     });
     const form = readApprovalForm(html, link);
     await count(deciding!, async () => {
-      const decided = await pages.request(pagePath(form.action), {
+      const decided = await decideOn.request(pagePath(form.action), {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ t: form.t, nonce: form.nonce, decision: 'approve' }).toString(),
@@ -286,6 +306,19 @@ try {
     const requests = log.map((entry) => `${entry.command} ${entry.items.join(', ')}`.trim());
     gatedRequests.push({ phase: phaseNames.get(phase) ?? '?', requests: requests.join(' → ') });
   });
+  // And one whose decision lands on another container than its page's.
+  await gatedTurn(
+    RUNS + 1,
+    async (phase, step) => {
+      if (phase !== deciding) return void (await step());
+      const { log } = await recorder.record(step);
+      gatedRequests.push({
+        phase: 'decision POST on another container than the page’s (not in the totals)',
+        requests: log.map((entry) => `${entry.command} ${entry.items.join(', ')}`.trim()).join(' → '),
+      });
+    },
+    pagesElsewhere,
+  );
   const gatedTally = Object.values(phases).reduce(
     (sum, t) => ({
       turns: RUNS,

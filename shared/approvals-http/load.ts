@@ -5,6 +5,7 @@ import type { Approval } from '../schemas/approval.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowHead } from '../schemas/workflow-record.ts';
 import type { ApprovalLogger } from './deps.ts';
+import type { PageLoad } from './page-loads.ts';
 import type { ReadHints } from './read-hints.ts';
 import { closedResult, outcome, type PageResult } from './results.ts';
 
@@ -23,8 +24,16 @@ export async function loadForLink(
   nowMs: number,
   /** The run (and head) the link or form names (unsigned: only which items to read alongside; the approval's decide). */
   hints: ReadHints = {},
+  /**
+   * The approval and its run as this container's page read them (page-loads.ts): checked here like a fresh
+   * read, instead of one. Only a decision uses it, and its commit is conditional on what it read.
+   */
+  kept?: PageLoad,
 ): Promise<Loaded> {
-  const both = await readBoth(deps.store, claims.approvalId, hints);
+  const both =
+    kept?.approval.approvalId === claims.approvalId
+      ? kept
+      : await readBoth(deps.store, claims.approvalId, hints);
   const approval = both?.approval;
   if (approval === undefined) return { ok: false, result: outcome({ kind: 'unknown_approval' }) };
   if (!approval.approvers.includes(claims.approver)) {
@@ -44,7 +53,8 @@ export async function loadForLink(
   if (closed !== undefined || run === undefined) {
     return { ok: false, result: closed ?? outcome({ kind: 'unknown_approval' }) };
   }
-  return { ok: true, approval, run, ...(both?.head ? { head: both.head } : {}) };
+  const head = both && 'head' in both ? both.head : undefined;
+  return { ok: true, approval, run, ...(head ? { head } : {}) };
 }
 
 /**

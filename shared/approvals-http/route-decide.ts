@@ -101,15 +101,20 @@ export function decideHandler(deps: AppContext) {
       deps.logger.warn('approval form nonce refused', { approvalId, reason: nonce.reason });
       return resultResponse(nonceRefused(nonce.reason));
     }
-    // The page's form action names the run (`?run=`), so the approval and its run are one read.
+    // On the container that served the page, the approval and run it read (page-loads.ts: the commit below is
+    // conditional on them, and a stale copy is read again); elsewhere the form action names the run (`?run=`),
+    // so the approval and its run are one read.
     const { runId: runIdHint } = readHintsOf((name) => c.req.query(name));
-    const loaded = await loadForLink(deps, link.claims, nowMs, { runId: runIdHint });
+    const kept = deps.pageLoads.take(approvalId, nowMs);
+    const loaded = await loadForLink(deps, link.claims, nowMs, { runId: runIdHint }, kept);
     if (!loaded.ok) return resultResponse(loaded.result);
 
     // An approval is recorded only while the workflow head is still at the revision the page was rendered with
     // (signed into the nonce): what the page said about the action still holds, and the head is not read again.
     // A denial needs no such condition: it is right whatever changed.
     const pageHead = decision === 'approved' ? nonce.head : undefined;
+    // Named on each line below: a decision on the approval and run its page read (page-loads.ts) reads no run,
+    // so the shell's store observer has not put the owner on the invocation's lines.
     const { owner, workflowId } = loaded.approval;
     let decided: Awaited<ReturnType<typeof decideApproval>>;
     try {
@@ -126,15 +131,19 @@ export function decideHandler(deps: AppContext) {
       );
     } catch (error) {
       if (error instanceof WorkflowHeadChangedError) {
-        deps.logger.info('approval refused: the workflow changed since the page', { approvalId, approver });
+        deps.logger.info('approval refused: the workflow changed since the page', {
+          approvalId,
+          owner,
+          approver,
+        });
         return resultResponse(workflowChanged);
       }
       if (!(error instanceof ApprovalAlreadyDecidedError)) throw error;
-      deps.logger.info('approval decision refused', { approvalId, approver, status: error.status });
+      deps.logger.info('approval decision refused', { approvalId, owner, approver, status: error.status });
       return resultResponse(await whyRefused(deps, approvalId, nowMs));
     }
     const runId = decided.approval.runId;
-    deps.logger.info('approval decided', { approvalId, runId, approver, decision });
+    deps.logger.info('approval decided', { approvalId, runId, owner, approver, decision });
     if (decided.resumeToken !== undefined) {
       try {
         const answer = await deps.taskTokens.sendSuccess(decided.resumeToken, {
@@ -142,12 +151,13 @@ export function decideHandler(deps: AppContext) {
           decidedApprovalId: approvalId,
         });
         // already_closed: the wait timed out or was replaced; the decision is recorded and the next Turn reads it.
-        deps.logger.info('approval wait answered', { approvalId, runId, answer });
+        deps.logger.info('approval wait answered', { approvalId, runId, owner, answer });
       } catch (error) {
         // Recorded all the same: the wait ends at its timeout, and Expire → Turn then reads this decision.
         deps.logger.error('could not resume the run after a decision', {
           approvalId,
           runId,
+          owner,
           // A port's own error could quote the token; only ours is known to be safe to print.
           error: error instanceof TaskTokenSendError ? error.message : (error as Error).name,
         });

@@ -131,6 +131,9 @@ export function pageHandler(deps: AppContext) {
     );
     if (!loaded.ok) return resultResponse(loaded.result);
     const { approval, run } = loaded;
+    // An open approval behind a verified link: its decision, if it comes back to this container, need not read
+    // it again (page-loads.ts).
+    deps.pageLoads.keep({ approval, run }, nowMs);
     const versionOf = readOnce(deps.store.getWorkflowVersion.bind(deps.store));
     const [info, grant] = await Promise.all([
       actionInfo(deps, approval, versionOf),

@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { issueFormNonce, RESULT_TITLES } from '../../shared/approvals/index.ts';
+import { createApprovalApp } from '../../shared/approvals-http/app.ts';
+import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
 import { minimalWorkflow, seedWorkflow, testStore } from '../support/store.ts';
 import { type SfnWire, startSfnWire } from './sfn-wire.ts';
@@ -16,6 +18,7 @@ import {
   headingOf,
   keyring,
   nonceOf,
+  PUBLIC_BASE,
   postForm,
   type Scenario,
   snapshot,
@@ -79,10 +82,19 @@ const setEnabled = async (s: Scenario, enabled: boolean) => {
 };
 
 describe('The approval page and decision, by their requests', () => {
-  it('page: the approval, its run and its head in one BatchGetItem; approve: one read, one transaction', async () => {
+  it('page: the approval, its run and its head in one BatchGetItem; approve on another container: one read, one transaction', async () => {
     // Prepare
     const pages = countedStore();
     const s = await approvalScenario(wire, [BOSS], pages);
+    // The decision on a container that did not serve the page (on the page's own: page-loads.test.ts).
+    const elsewhere = createApprovalApp({
+      store: pages,
+      clock: s.clock,
+      keyring,
+      taskTokens: sfnTaskTokens(wire.client, { sleep: async () => {} }),
+      publicBaseUrl: PUBLIC_BASE,
+      logger: s.logger,
+    });
     // A container's first page also reads the workflow version, once (immutable: kept for every later page).
     await openPage(s);
     expect(pages.sent).toEqual(['BatchGetItem APR,RUN,WF', 'GetItem']);
@@ -92,7 +104,7 @@ describe('The approval page and decision, by their requests', () => {
     const page = await openPage(s);
     const pageRequests = [...pages.sent];
     pages.sent.length = 0;
-    const decided = await post(s, page.action!, {
+    const decided = await post({ ...s, app: elsewhere }, page.action!, {
       t: page.t,
       nonce: nonceOf(page.html),
       decision: 'approve',
