@@ -58,7 +58,7 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // (UpdateItem; shared/core/first-reservation.ts).
   'start-run': [READ, WRITE, UPDATE],
   // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries), and moves
-  // the scheduled sweep's cursor after each grant (a conditional PutItem, shared/jobs/sweep-cursor.ts). A job
+  // the scheduled sweep's cursor before and after each grant (conditional PutItems, sweep-cursor.ts). A job
   // cancelled while it was being started has its run cancelled here, which anchors the run's head as Deliver
   // does (a pending anchor under contention: ConditionCheckItem). It also settles API starts left pending:
   // it queries the pending-run markers, removes those of started runs (DeleteItem) and ends the others.

@@ -7,6 +7,7 @@
 import { AuditEntrySchema } from '../audit/index.ts';
 import { TranscriptMessageSchema } from '../schemas/message.ts';
 import { RunSchema } from '../schemas/run.ts';
+import { GENERATED_RUN_ID } from '../schemas/run-id.ts';
 import { WorkflowHeadSchema, WorkflowVersionSchema } from '../schemas/workflow-record.ts';
 import * as z from '../zod.ts';
 import { JOB_INPUT_COMPONENTS, JOB_OUTPUT_COMPONENTS } from './openapi-jobs.ts';
@@ -103,6 +104,17 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: { $ref: `${REF}Error` } } },
 });
 
+/**
+ * A path parameter's schema: a version number, a run id in the shape the runtime makes (the run routes answer
+ * any other as a missing run: shared/api/routes/runs.ts), or a string.
+ */
+function pathParamSchema(path: string, name: string): Json {
+  if (name === 'version') return { type: 'integer', minimum: 1 };
+  if (name === 'id' && path.startsWith('/v1/runs/'))
+    return { type: 'string', pattern: GENERATED_RUN_ID.source };
+  return { type: 'string' };
+}
+
 function operation(op: Operation): Json {
   const parameters: Json[] = [];
   for (const name of op.pathParams ?? []) {
@@ -110,7 +122,7 @@ function operation(op: Operation): Json {
       name,
       in: 'path',
       required: true,
-      schema: name === 'version' ? { type: 'integer', minimum: 1 } : { type: 'string' },
+      schema: pathParamSchema(op.path, name),
     });
   }
   if (op.query) {

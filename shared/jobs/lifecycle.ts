@@ -29,7 +29,13 @@ import {
 import type { GrantRecord, JobRecord } from './records.ts';
 import { DEFAULT_RETRY_POLICY, dispositionOf } from './retry.ts';
 import { attemptDefinition, exhausted, liveAttemptLimits, settledSpend, tallyWith } from './spend.ts';
-import { moveSweepCursor, readSweepCursor, rotatedGrants } from './sweep-cursor.ts';
+import {
+  markSweepCursor,
+  moveSweepCursor,
+  readSweepCursor,
+  rotatedGrants,
+  sweepStartAfter,
+} from './sweep-cursor.ts';
 import {
   type GrantFailure,
   type GrantScope,
@@ -429,6 +435,10 @@ export async function settleJobOfRun(deps: JobsDeps, runId: string): Promise<voi
  * cursor moves after each grant, fault or not. With a `deadline`, no grant is started with less than
  * SWEEP_TIME_MARGIN_MS left: the sweep stops there, tells `deadline.stoppedEarly`, and the next sweep goes on
  * with the grants this one did not reach. A sweep that finds the cursor moved by another stops too.
+ *
+ * Each grant is marked on the cursor before it is swept: a sweep that finds a grant marked (the last sweep was
+ * cut off in it, or is still in it) starts after that grant and sweeps it last, says so (a warning), and
+ * answers it as `passedGrantId`.
  */
 export async function sweepJobs(
   deps: JobsDeps,
@@ -439,12 +449,25 @@ export async function sweepJobs(
   const grants = await listAllGrants(ctx);
   let cursor = await readSweepCursor(ctx);
   const progress: SweepProgress = { grants: grants.length, handled: 0, promoted: 0 };
+  if (cursor?.inGrantId !== undefined) {
+    progress.passedGrantId = cursor.inGrantId;
+    warn(deps, 'jobs sweep starts after a grant the last sweep did not finish; that grant is swept last', {
+      grantId: cursor.inGrantId,
+    });
+  }
   const failures: GrantFailure[] = [];
-  for (const ref of rotatedGrants(grants, cursor?.afterGrantId)) {
+  for (const ref of rotatedGrants(grants, sweepStartAfter(cursor))) {
     if (deadline && deadline.remainingMs() < SWEEP_TIME_MARGIN_MS) {
       progress.stoppedEarly = 'deadline';
       break;
     }
+    const marked = await markSweepCursor(ctx, cursor, ref.grantId, isoNow(deps.clock));
+    if (!marked) {
+      progress.stoppedEarly = 'overtaken';
+      warn(deps, 'jobs sweep overtaken: another sweep moved the cursor, this one stops', { ...progress });
+      break;
+    }
+    cursor = marked;
     try {
       progress.promoted += await scope(ref, () => sweepGrant(deps, ref));
     } catch (error) {

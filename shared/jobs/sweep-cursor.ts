@@ -2,8 +2,13 @@
  * Where the scheduled jobs sweep goes on from. A sweep with a deadline may stop before it reached every grant;
  * so that the grants past that point are not always the ones left out, the sweep walks the grants in grant-id
  * order from just after the last grant a sweep fully handled, wrapping around at the end, and moves this cursor
- * after each grant it handled (one small item, `JOBSWEEP / CURSOR`). A sweep cut off mid-way (Lambda's
- * timeout) loses at most the grant it was in: the next one starts there again (every step is idempotent).
+ * after each grant it handled (one small item, `JOBSWEEP / CURSOR`).
+ *
+ * Before it sweeps a grant, the sweep marks it on the cursor (`inGrantId`), and the move past it clears the
+ * mark. A sweep cut off mid-grant (Lambda's timeout) leaves the mark: the next sweep starts after that grant,
+ * which is swept last, on the wrap-around. A grant whose own sweep outlasts the timeout is thus cut off at most
+ * once per round of the grants, instead of every minute with every grant after it left out. Every step of a
+ * grant's sweep is idempotent, so the part it did is kept and the rest is done on its next turn.
  *
  * Each move is conditional on the cursor's `rev` as this sweep last read or wrote it: a sweep that finds it
  * moved by another sweep running at the same time stops (the other one carries on from there), so two sweeps
@@ -17,8 +22,10 @@ import type { GrantRef } from './grant-store.ts';
 import { jobKeys } from './records.ts';
 
 const SweepCursorSchema = z.object({
-  /** The last grant a sweep fully handled (its sweep ended, well or with a recorded fault). */
-  afterGrantId: z.string(),
+  /** The last grant a sweep fully handled (its sweep ended, well or with a recorded fault); none before the first. */
+  afterGrantId: z.optional(z.string()),
+  /** The grant a sweep went into and has not finished: still in it, or cut off there. */
+  inGrantId: z.optional(z.string()),
   /** Moves so far: each move is conditional on the one before. */
   rev: z.number().check(z.int(), z.positive()),
   updatedAt: z.string(),
@@ -29,17 +36,46 @@ export type SweepCursor = z.infer<typeof SweepCursorSchema>;
 export const readSweepCursor = (ctx: StoreContext): Promise<SweepCursor | undefined> =>
   getItem(ctx, jobKeys.sweepCursor(), SweepCursorSchema);
 
+/** Where a sweep starts: after the grant a sweep did not finish, else after the last one handled. */
+export const sweepStartAfter = (cursor: SweepCursor | undefined): string | undefined =>
+  cursor?.inGrantId ?? cursor?.afterGrantId;
+
 /**
- * Moves the cursor from `from` (as read or last written; undefined: none yet) to just after `grantId`.
- * Answers the cursor written, or undefined when another sweep moved it meanwhile (nothing written).
+ * Marks `grantId` as the grant a sweep is going into, before it sweeps it (the cursor stays after the last
+ * grant handled). Answers the cursor written, or undefined when another sweep moved it meanwhile.
  */
-export async function moveSweepCursor(
+export const markSweepCursor = (
   ctx: StoreContext,
   from: SweepCursor | undefined,
   grantId: string,
   at: string,
+): Promise<SweepCursor | undefined> =>
+  writeSweepCursor(ctx, from, {
+    ...(from?.afterGrantId === undefined ? {} : { afterGrantId: from.afterGrantId }),
+    inGrantId: grantId,
+    rev: (from?.rev ?? 0) + 1,
+    updatedAt: at,
+  });
+
+/**
+ * Moves the cursor from `from` (as read or last written; undefined: none yet) to just after `grantId`, and
+ * clears the mark of the grant a sweep was in. Answers the cursor written, or undefined when another sweep
+ * moved it meanwhile (nothing written).
+ */
+export const moveSweepCursor = (
+  ctx: StoreContext,
+  from: SweepCursor | undefined,
+  grantId: string,
+  at: string,
+): Promise<SweepCursor | undefined> =>
+  writeSweepCursor(ctx, from, { afterGrantId: grantId, rev: (from?.rev ?? 0) + 1, updatedAt: at });
+
+/** Writes `next` if the cursor is still `from` (by its `rev`; undefined: no cursor yet). */
+async function writeSweepCursor(
+  ctx: StoreContext,
+  from: SweepCursor | undefined,
+  next: SweepCursor,
 ): Promise<SweepCursor | undefined> {
-  const next: SweepCursor = { afterGrantId: grantId, rev: (from?.rev ?? 0) + 1, updatedAt: at };
   try {
     await ctx.doc.send(
       new PutCommand({

@@ -17,7 +17,8 @@ export type GrantFailure = { grantId: string; error: { name: string; message: st
  * How far one sweep got: grants listed, grants handled (swept, or tried and recorded as faults), jobs
  * promoted, and, when it stopped before handling every grant, why: out of time (`deadline`), or another sweep
  * moved the cursor meanwhile (`overtaken`, sweep-cursor.ts). `afterGrantId`: the last grant handled, where the
- * next sweep goes on from.
+ * next sweep goes on from. `passedGrantId`: the grant the last sweep went into and did not finish (cut off),
+ * which this sweep started after and left for last.
  */
 export type SweepProgress = {
   grants: number;
@@ -25,6 +26,7 @@ export type SweepProgress = {
   promoted: number;
   stoppedEarly?: 'deadline' | 'overtaken';
   afterGrantId?: string;
+  passedGrantId?: string;
 };
 
 /**
@@ -41,8 +43,8 @@ export type SweepDeadline = {
 /**
  * No grant's sweep starts with less time left than this: 10 s of the function's 30 s, for the grant's own
  * reads, promotions (each a run start) and the cursor's move. A grant whose sweep takes longer may still be cut
- * off by the timeout: only the cursor's move past that grant is lost (what its sweep did is kept), and the next
- * sweep starts with it (sweep-cursor.ts).
+ * off by the timeout: what its sweep did is kept, the cursor still marks it, and the next sweep starts after it
+ * and sweeps it last (sweep-cursor.ts).
  */
 export const SWEEP_TIME_MARGIN_MS = 10_000;
 

@@ -11,7 +11,7 @@ import type { ExecutionsPort, GraphExecutionsPort } from '../../shared/runs/inde
 import { keys } from '../../shared/store/keys.ts';
 import { localTriggerSync } from '../../shared/triggers-sync/local.ts';
 import { refundGraph } from '../graph/fixtures.ts';
-import { FixedClock, randomIds, testStore, uniqueOwner } from '../support/store.ts';
+import { FixedClock, missingRunId, randomIds, testStore, uniqueOwner } from '../support/store.ts';
 import { clientFor, RecordingExecutions } from './helpers.ts';
 
 class GraphExecutions extends RecordingExecutions implements ExecutionsPort {
@@ -40,7 +40,7 @@ const app = createApiApp({
 });
 const alice = clientFor(app, apiKeys.alice);
 const bob = clientFor(app, apiKeys.bob);
-const MISSING = 'run_missing0000000000';
+const MISSING = missingRunId();
 let foreign: string;
 
 beforeAll(async () => {

@@ -17,7 +17,7 @@ describe('Routing', () => {
   it.each([
     ['PUT', '/v1/workflows', 'POST, GET, HEAD'],
     ['PATCH', '/v1/workflows/wf_abc1234567', 'GET, HEAD, DELETE'],
-    ['GET', '/v1/runs/run_abc1234567/cancel', 'POST'],
+    ['GET', `/v1/runs/run_${'0'.repeat(32)}/cancel`, 'POST'],
     ['DELETE', '/v1/runs', 'GET, HEAD'],
     ['GET', '/local/events', 'POST'],
   ])('answers %s %s with 405 and Allow: %s', async (method, path, allow) => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Approval } from '../../shared/schemas/approval.ts';
 import { editStoredAuditEntry } from '../support/audit-items.ts';
+import { missingRunId } from '../support/store.ts';
 import { apiHarness, definition, itemsOf, ownTableName } from './helpers.ts';
 
 const h = apiHarness({ tableName: await ownTableName() });
@@ -132,7 +133,7 @@ describe('Run routes', () => {
       const reply = await h.alice.get(`/v1/runs/${run.runId}`);
       expect(reply.status).toBe(200);
       expect(reply.body.run).toEqual(run);
-      expect((await h.alice.get('/v1/runs/run_missing00000')).status).toBe(404);
+      expect((await h.alice.get(`/v1/runs/${missingRunId()}`)).status).toBe(404);
     });
 
     it('lists runs by workflow and status, a page at a time', async () => {
@@ -250,7 +251,7 @@ describe('Run routes', () => {
     });
 
     it('answers a missing run with 404', async () => {
-      expect((await h.alice.post('/v1/runs/run_missing00000/cancel')).status).toBe(404);
+      expect((await h.alice.post(`/v1/runs/${missingRunId()}/cancel`)).status).toBe(404);
     });
   });
 });

@@ -15,6 +15,7 @@ import {
   lambdaGet as lambdaGetOf,
   putItems,
 } from '../support/lambda-pages.ts';
+import { missingRunId } from '../support/store.ts';
 import { apiHarness, definition, ownTableName } from './helpers.ts';
 
 const h = apiHarness({ tableName: await ownTableName() });
@@ -129,7 +130,7 @@ describe('GET /v1/runs/{id}/steps paging', () => {
     const { runId } = await startRun();
     await putSteps([stepOf(runId, 1, 10), stepOf(runId, 2, 10)]);
     const token = (await h.alice.get(`/v1/runs/${runId}/steps?limit=1`)).body.nextToken as string;
-    const missing = await h.bob.get('/v1/runs/run_missing000000/steps');
+    const missing = await h.bob.get(`/v1/runs/${missingRunId()}/steps`);
     for (const path of [`/v1/runs/${runId}/steps`, `/v1/runs/${runId}/steps?nextToken=${token}`]) {
       const reply = await h.bob.get(path);
       expect(reply.status).toBe(404);

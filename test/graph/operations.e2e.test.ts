@@ -26,6 +26,7 @@ import {
   startE2eStack,
   tempDataDir,
 } from '../e2e/support.ts';
+import { missingRunId } from '../support/store.ts';
 import { refundGraph, startRefund, stepsOf } from './support.ts';
 
 const KEY_A = 'wf_test_key_team_a_0123456789abcdef';
@@ -157,7 +158,7 @@ describe('graph run operations on the local stack', () => {
     await runEnded(e2e, runId, 30_000);
     const teamB = new ApiClient(e2e.stack.url, { kind: 'api-key', apiKey: KEY_B });
     for (const path of ['pause', 'resume', 'steps/issue_refund/retry', 'cancel']) {
-      expect(await statusOf(teamB, `/v1/runs/run_doesnotexist1/${path}`)).toBe(404);
+      expect(await statusOf(teamB, `/v1/runs/${missingRunId()}/${path}`)).toBe(404);
       expect(await statusOf(teamB, `/v1/runs/${runId}/${path}`)).toBe(404);
     }
     expect(await statusOf(e2e.client, `/v1/runs/${runId}/pause`)).toBe(409);

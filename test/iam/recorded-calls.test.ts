@@ -314,10 +314,10 @@ describe('IAM simulation of the recorded AWS calls', () => {
     ]);
   });
 
-  it("simulates the jobs sweep's cursor move (a conditional PutItem, shared/jobs/sweep-cursor.ts) as allowed, and denied without PutItem", async () => {
-    // The flow's sweep handles the flow's one grant, then moves the cursor past it: the sweep's only plain
-    // PutItem (its job writes are transactions).
-    expect(calls.filter((call) => call.fn === 'jobs-sweep' && call.command === 'PutItem')).toHaveLength(1);
+  it("simulates the jobs sweep's cursor mark and move (conditional PutItems, shared/jobs/sweep-cursor.ts) as allowed, and denied without PutItem", async () => {
+    // The flow's sweep marks the flow's one grant on the cursor, handles it, then moves the cursor past it: the
+    // sweep's only plain PutItems (its job writes are transactions).
+    expect(calls.filter((call) => call.fn === 'jobs-sweep' && call.command === 'PutItem')).toHaveLength(2);
     const table = requests.find((r) => r.fn === 'jobs-sweep' && r.action === 'dynamodb:GetItem')!.resource;
     await expectNeeded([{ fn: 'jobs-sweep', action: 'dynamodb:PutItem', resource: table }]);
   });

@@ -1,9 +1,10 @@
 /**
  * The scheduled jobs sweep has a deadline and a rotating start (docs/jobs.md, "The sweep's time"): it stops
  * before Lambda's timeout, and the next sweep goes on after the last grant fully handled (the cursor item,
- * moved conditionally after each grant), wrapping around, so every grant is reached however many there are;
- * a sweep cut off mid-grant loses that grant's cursor move only. Against DynamoDB Local, a table of its own
- * (the cursor is one item per table).
+ * marked conditionally before each grant and moved after it), wrapping around, so every grant is reached however
+ * many there are; a sweep cut off mid-grant leaves that grant marked, and the next sweep starts after it and
+ * sweeps it last, so a grant whose sweep outlasts the timeout never starves the grants after it. Against
+ * DynamoDB Local, a table of its own (the cursor is one item per table).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createJobsSweepHandler } from '../../functions/jobs-sweep.ts';
@@ -85,6 +86,27 @@ const noting =
     return work();
   };
 
+/** Resolved when a `cutOffIn` scope is cut off in that grant. */
+const cutOffs = new Map<string, () => void>();
+const cutOff = (grantId: string) =>
+  new Promise<void>((resolve) => {
+    cutOffs.set(grantId, resolve);
+  });
+
+/**
+ * A scope under which the sweep is cut off (Lambda's timeout) in `grantId`, after that grant's work and before
+ * the cursor's move past it: the sweep never goes on. Notes the grants swept in `order`.
+ */
+const cutOffIn =
+  (grantId: string, order: string[] = []): GrantScope =>
+  async (grant, work) => {
+    order.push(grant.grantId);
+    const result = await work();
+    if (grant.grantId !== grantId) return result;
+    cutOffs.get(grantId)?.();
+    return new Promise<never>(() => {});
+  };
+
 /** A deadline with time for `grants` grants (exactly the margin left), then a millisecond short of it. */
 function timeFor(grants: number): SweepDeadline & { stops: SweepProgress[] } {
   let left = grants;
@@ -124,7 +146,12 @@ describe('Function: sweepJobs', () => {
     expect(deadlines.map((deadline) => deadline.stops)).toEqual(results.map((result) => [result]));
     // Every grant's job was started, each once (g1 swept twice: its job was running by then)
     expect(await startedGrants(store, executions)).toEqual([g1, g2, g3, g4, g5]);
-    expect(await readSweepCursor(store.ctx)).toMatchObject({ afterGrantId: g1, rev: 6 });
+    // A mark and a move per grant swept
+    expect(await readSweepCursor(store.ctx)).toEqual({
+      afterGrantId: g1,
+      rev: 12,
+      updatedAt: expect.any(String),
+    });
 
     // Act: a sweep with time enough
     const order: string[] = [];
@@ -135,39 +162,51 @@ describe('Function: sweepJobs', () => {
     expect(whole).toEqual({ grants: 5, handled: 5, promoted: 0, afterGrantId: g1 });
   });
 
-  it('loses only the grant it was in when it is cut off: the next sweep starts with that grant', async () => {
+  it('starts after a grant a sweep was cut off in, and sweeps that grant last', async () => {
     // Prepare: a sweep cut off (Lambda's timeout) after g3's work, before its cursor move
-    const { deps, store, executions, grantIds } = await fiveGrants();
+    const { deps, store, executions, grantIds, warnings } = await fiveGrants();
     const [g1, g2, g3, g4, g5] = grantIds as [string, string, string, string, string];
-    let cutOff!: () => void;
-    const reached = new Promise<void>((resolve) => {
-      cutOff = resolve;
-    });
-    const dying: GrantScope = async (grant, work) => {
-      const result = await work();
-      if (grant.grantId !== g3) return result;
-      cutOff();
-      return new Promise<never>(() => {});
-    };
-    void sweepJobs(deps, dying);
-    await reached;
-    expect(await readSweepCursor(store.ctx)).toMatchObject({ afterGrantId: g2, rev: 2 });
+    void sweepJobs(deps, cutOffIn(g3));
+    await cutOff(g3);
+    expect(await readSweepCursor(store.ctx)).toMatchObject({ afterGrantId: g2, inGrantId: g3, rev: 5 });
     expect(await startedGrants(store, executions)).toEqual([g1, g2, g3]);
 
     // Act
     const order: string[] = [];
     const next = await sweepJobs(deps, noting(order));
 
-    // Assess: g3 is swept again (nothing to redo: its job runs), then the rest; no job started twice
-    expect(order).toEqual([g3, g4, g5, g1, g2]);
-    expect(next).toEqual({ grants: 5, handled: 5, promoted: 0, afterGrantId: g2 });
+    // Assess: g4 first, g3 last (nothing to redo: its job runs); no job started twice; the mark is gone
+    expect(order).toEqual([g4, g5, g1, g2, g3]);
+    expect(next).toEqual({ grants: 5, handled: 5, promoted: 0, afterGrantId: g3, passedGrantId: g3 });
     expect(await startedGrants(store, executions)).toEqual([g1, g2, g3, g4, g5]);
+    expect(await readSweepCursor(store.ctx)).not.toHaveProperty('inGrantId');
+    expect(warnings).toEqual([
+      'jobs sweep starts after a grant the last sweep did not finish; that grant is swept last',
+    ]);
+  });
+
+  it('lets a grant whose sweep is cut off every time starve no grant after it', async () => {
+    // Prepare: g2's sweep always outlasts the invocation
+    const { deps, store, executions, grantIds } = await fiveGrants();
+    const [g1, g2, g3, g4, g5] = grantIds as [string, string, string, string, string];
+
+    // Act: two sweeps, each cut off in g2
+    void sweepJobs(deps, cutOffIn(g2));
+    await cutOff(g2);
+    const orders: string[] = [];
+    void sweepJobs(deps, cutOffIn(g2, orders));
+    await cutOff(g2);
+
+    // Assess: the second went on after g2, reached g3, g4, g5 and g1, and was cut off in g2 again
+    expect(orders).toEqual([g3, g4, g5, g1, g2]);
+    expect(await startedGrants(store, executions)).toEqual([g1, g2, g3, g4, g5]);
+    expect(await readSweepCursor(store.ctx)).toMatchObject({ afterGrantId: g1, inGrantId: g2 });
   });
 
   it('stops when another sweep moved the cursor meanwhile, and leaves the cursor where that one put it', async () => {
     // Prepare: a sweep held inside its first grant while a second sweep walks them all
     const { deps, store, grantIds, warnings } = await fiveGrants();
-    const g5 = grantIds[4];
+    const g1 = grantIds[0];
     let release!: () => void;
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -190,10 +229,18 @@ describe('Function: sweepJobs', () => {
     const overtaken = await slow;
 
     // Assess
-    expect(fast).toEqual({ grants: 5, handled: 5, promoted: 0, afterGrantId: g5 });
+    // The second found g1 marked (the first was in it), went on after it and swept it last.
+    expect(fast).toEqual({ grants: 5, handled: 5, promoted: 0, afterGrantId: g1, passedGrantId: g1 });
     expect(overtaken).toEqual({ grants: 5, handled: 1, promoted: 0, stoppedEarly: 'overtaken' });
-    expect(await readSweepCursor(store.ctx)).toMatchObject({ afterGrantId: g5, rev: 5 });
-    expect(warnings).toEqual(['jobs sweep overtaken: another sweep moved the cursor, this one stops']);
+    expect(await readSweepCursor(store.ctx)).toEqual({
+      afterGrantId: g1,
+      rev: 11,
+      updatedAt: expect.any(String),
+    });
+    expect(warnings).toEqual([
+      'jobs sweep starts after a grant the last sweep did not finish; that grant is swept last',
+      'jobs sweep overtaken: another sweep moved the cursor, this one stops',
+    ]);
   });
 });
 

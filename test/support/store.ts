@@ -49,6 +49,12 @@ export const randomIds: Ids = { next: (prefix) => `${prefix}_${randomUUID().repl
 
 export const uniqueOwner = () => `owner-${randomUUID().slice(0, 8)}`;
 
+/**
+ * A run id in the runtime's shape (`GENERATED_RUN_ID`) that no run has: the API answers it 404 after reading the
+ * store, where an id of any other shape is refused before any read.
+ */
+export const missingRunId = () => randomIds.next('run');
+
 export async function seedWorkflow(
   store: DynamoStore,
   definitionInput: unknown,

@@ -13,13 +13,13 @@ import {
 } from '../../graph-run/operations.ts';
 import { withExecutionArn } from '../../runs/execution-arn.ts';
 import type { Run } from '../../schemas/run.ts';
+import { GENERATED_RUN_ID } from '../../schemas/run-id.ts';
 import { validateQuery } from '../body.ts';
 import { type ApiDeps, type ApiEnv, actorOf } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { StepsQuerySchema } from '../schemas.ts';
 import { readStepsPage } from './steps-page.ts';
 
-const RUN_ID = /^run_[A-Za-z0-9]{6,40}$/;
 const STEP_ID = /^[a-z][a-z0-9_]{0,39}$/;
 
 export function graphRunRoutes(deps: ApiDeps) {
@@ -35,7 +35,7 @@ export function graphRunRoutes(deps: ApiDeps) {
 
   app.get('/runs/:id/steps', async (c) => {
     const runId = c.req.param('id');
-    if (!RUN_ID.test(runId)) throw notFound('run');
+    if (!GENERATED_RUN_ID.test(runId)) throw notFound('run');
     // The owner is checked on every page, first: a foreign run costs the one read a missing one does, and is
     // not reported to the invocation's telemetry (owner-scoped read: observed-store.ts).
     const run = await deps.store.getOwnRun(c.get('identity').owner, runId);
@@ -50,7 +50,7 @@ export function graphRunRoutes(deps: ApiDeps) {
     app.post(`/runs/:id/${verb}`, async (c) => {
       const identity = c.get('identity');
       const runId = c.req.param('id');
-      if (!RUN_ID.test(runId)) throw notFound('run');
+      if (!GENERATED_RUN_ID.test(runId)) throw notFound('run');
       return c.json(
         respond(await operate(ops(), { owner: identity.owner, runId, actor: actorOf(identity) })),
       );
@@ -61,7 +61,7 @@ export function graphRunRoutes(deps: ApiDeps) {
     const identity = c.get('identity');
     const runId = c.req.param('id');
     const stepId = c.req.param('stepId');
-    if (!RUN_ID.test(runId) || !STEP_ID.test(stepId)) throw notFound('run');
+    if (!GENERATED_RUN_ID.test(runId) || !STEP_ID.test(stepId)) throw notFound('run');
     const run = await retryGraphStep(ops(), {
       owner: identity.owner,
       runId,

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { cancelRun, idempotencyFor, startRun, withExecutionArn } from '../../runs/index.ts';
 import { receiptOf } from '../../runs/receipts.ts';
 import type { Run, TriggerProvenance } from '../../schemas/run.ts';
+import { GENERATED_RUN_ID } from '../../schemas/run-id.ts';
 import { WorkflowIdSchema } from '../../schemas/workflow-record.ts';
 import { readJsonBody, validate, validateHeader, validateQuery } from '../body.ts';
 import { type ApiDeps, type ApiEnv, actorOf } from '../deps.ts';
@@ -19,14 +20,12 @@ import {
 import { readRunAuditPage } from './run-audit.ts';
 import { readTranscriptPage } from './transcript.ts';
 
-const RUN_ID = /^run_[A-Za-z0-9]{6,40}$/;
-
 /**
  * One of `owner`'s runs; a malformed, foreign or missing id is the same 404. Read owner-scoped, so a foreign
  * run reaches no log key or trace annotation of this invocation (observed-store.ts).
  */
 async function loadRun(deps: ApiDeps, owner: string, runId: string): Promise<Run> {
-  if (!RUN_ID.test(runId)) throw notFound('run');
+  if (!GENERATED_RUN_ID.test(runId)) throw notFound('run');
   const run = await deps.store.getOwnRun(owner, runId);
   if (!run) throw notFound('run');
   return run;
@@ -117,7 +116,7 @@ export function runRoutes(deps: ApiDeps): Hono<ApiEnv> {
   app.post('/runs/:id/cancel', async (c) => {
     const identity = c.get('identity');
     const runId = c.req.param('id');
-    if (!RUN_ID.test(runId)) throw notFound('run');
+    if (!GENERATED_RUN_ID.test(runId)) throw notFound('run');
     const run = await cancelRun(deps, { owner: identity.owner, runId, actor: actorOf(identity) });
     if (!run) throw notFound('run');
     return c.json({ run: withExecutionArn(deps.executions, run) });
