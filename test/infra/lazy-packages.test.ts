@@ -1,9 +1,9 @@
 /**
- * jsonata and re2js are in the bundles of the functions that may run an expression or an owner's pattern, but
- * are evaluated only when one runs (shared/runtime/bundle-shims/, docs/deploy.md, "Function bundles"). Each
- * bundle is built as the Lambda bundles are, with a marker appended to the two packages' files, and run in a
- * fresh Node.js process: importing a handler runs neither package, and the first expression or pattern runs
- * them and answers as the packages do.
+ * jsonata, re2js and Ajv are in the bundles of the functions that may run an expression, an owner's pattern or
+ * an owner's JSON Schema, but are evaluated only when one runs (shared/runtime/bundle-shims/, docs/deploy.md,
+ * "Function bundles"). Each bundle is built as the Lambda bundles are, with a marker appended to the packages'
+ * entry files, and run in a fresh Node.js process: importing a handler runs none of them, and the first
+ * expression, pattern or schema runs its package, which answers as it does without the shim.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,14 +16,15 @@ import { LAMBDA_BUNDLE_ALIASES, REPO_ROOT } from '../../infra/constructs/runtime
 const dir = mkdtempSync(join(tmpdir(), 'wf-lazy-packages-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const LAZY = /node_modules\/(re2js\/build\/index|jsonata\/jsonata)\.js$/;
+const LAZY = /node_modules\/(re2js\/build\/index|jsonata\/jsonata|ajv\/dist\/2020)\.js$/;
+const PACKAGES = ['jsonata', 're2js', 'ajv'] as const;
 
 /** Appends `globalThis.__evaluated.push('<package>')` to each lazily loaded package's file. */
 const marker: Plugin = {
   name: 'evaluation-marker',
   setup(bundler) {
     bundler.onLoad({ filter: LAZY }, (args) => {
-      const name = args.path.includes('re2js') ? 're2js' : 'jsonata';
+      const name = PACKAGES.find((name) => args.path.includes(`/${name}/`));
       const text = readFileSync(args.path, 'utf8');
       return { contents: `${text}\n;(globalThis.__evaluated ??= []).push(${JSON.stringify(name)});\n` };
     });
@@ -60,19 +61,19 @@ function run(script: string): unknown {
   return JSON.parse(printed);
 }
 
-describe('jsonata and re2js in the Lambda bundles', () => {
+describe('jsonata, re2js and Ajv in the Lambda bundles', () => {
   it.each([
     ['human-task', ['jsonata', 're2js']],
-    ['graph-advance', ['jsonata', 're2js']],
+    ['graph-advance', ['jsonata', 're2js', 'ajv']],
     ['graph-service', ['jsonata', 're2js']],
-    ['approval-http', ['re2js']],
-    ['workflow-write', ['jsonata']],
+    ['approval-http', ['re2js', 'ajv']],
+    ['workflow-write', ['jsonata', 'ajv']],
   ])(
-    '%s bundles %j but evaluates neither at import',
+    '%s bundles %j but evaluates none of them at import',
     async (handler, packages) => {
       await bundle({ [handler]: join(REPO_ROOT, 'functions', `${handler}.ts`) });
       const source = readFileSync(join(dir, `${handler}.js`), 'utf8');
-      for (const name of ['jsonata', 're2js']) {
+      for (const name of PACKAGES) {
         expect(source.includes(`.push("${name}")`), name).toBe(packages.includes(name));
       }
       const evaluated = run(
@@ -84,12 +85,14 @@ describe('jsonata and re2js in the Lambda bundles', () => {
     120_000,
   );
 
-  it('the first pattern and the first expression load their package and answer as it does', async () => {
+  it('the first pattern, expression and schema load their package, which answers as it does', async () => {
     const entry = join(dir, 'use.ts');
     writeFileSync(
       entry,
       `export { compileLinear, RegexUnsupportedError } from ${JSON.stringify(join(REPO_ROOT, 'shared/regex/linear.ts'))};\n` +
-        `export { compileExpression, evaluateExpression } from ${JSON.stringify(join(REPO_ROOT, 'shared/graph/expressions.ts'))};\n`,
+        `export { compileExpression, evaluateExpression } from ${JSON.stringify(join(REPO_ROOT, 'shared/graph/expressions.ts'))};\n` +
+        `export { compileSchema } from ${JSON.stringify(join(REPO_ROOT, 'shared/json-schema/validators.ts'))};\n` +
+        `export { linearPatterns } from ${JSON.stringify(join(REPO_ROOT, 'shared/regex/linear.ts'))};\n`,
     );
     await bundle({ use: entry });
     const answers = run(
@@ -102,14 +105,19 @@ describe('jsonata and re2js in the Lambda bundles', () => {
         '(async () => {\n' +
         "  const value = await m.evaluateExpression(compiled.value, { name: 'ada' });\n" +
         '  seen.push([...globalThis.__evaluated]);\n' +
-        '  console.log(JSON.stringify({ seen, found, refused, value }));\n' +
+        "  const schema = { type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{3}$' } } };\n" +
+        "  const validator = m.compileSchema(schema, 'run', { patterns: m.linearPatterns });\n" +
+        "  const checked = [validator.validate({ code: 'ABC' }), validator.validate({ code: 'abc' })];\n" +
+        '  seen.push([...globalThis.__evaluated]);\n' +
+        '  console.log(JSON.stringify({ seen, found, refused, value, checked }));\n' +
         '})();\n',
     );
     expect(answers).toEqual({
-      seen: [[], ['re2js'], ['re2js', 'jsonata']],
+      seen: [[], ['re2js'], ['re2js', 'jsonata'], ['re2js', 'jsonata', 'ajv']],
       found: true,
       refused: true,
       value: { ok: true, value: 'ADA!' },
+      checked: [true, false],
     });
   }, 120_000);
 });
