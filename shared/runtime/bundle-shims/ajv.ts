@@ -1,11 +1,11 @@
 /**
  * The Lambda bundles' `ajv/dist/2020.js` (an esbuild alias: `LAMBDA_BUNDLE_ALIASES` in
- * infra/constructs/runtime-function.ts): Ajv itself, evaluated at the first `new Ajv2020(…)` instead of at import.
- * Ajv's ~80 CommonJS modules (and fast-uri's) were run at every cold start of the functions that bundle it (~10 ms of CPU
- * measured on the development machine), although only compiling an owner's JSON Schema needs them (a human-task
- * submission, an agent step's structured output, a graph definition being saved: shared/json-schema/validators.ts).
- * Ajv stays in the bundle (esbuild's lazily initialized CommonJS wrappers), so the first use reads nothing from
- * disk. Local mode, the CLI and the tests import the package itself.
+ * infra/constructs/runtime-function.ts): Ajv itself, evaluated at the first `new Ajv2020(…)` instead of at
+ * import. Ajv's ~80 CommonJS modules (and fast-uri's) ran at every cold start of the functions that bundle it
+ * (~10 ms of CPU measured on the development machine), although only compiling an owner's JSON Schema needs
+ * them (a human-task submission, an agent step's structured output, a graph definition being saved:
+ * shared/json-schema/validators.ts). Ajv stays in the bundle (esbuild's lazily initialized CommonJS wrappers),
+ * so the first use reads nothing from disk. Local mode, the CLI and the tests import the package itself.
  */
 import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js';
 

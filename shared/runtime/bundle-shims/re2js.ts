@@ -1,11 +1,11 @@
 /**
- * The Lambda bundles' `re2js` (an esbuild alias: `LAMBDA_BUNDLE_ALIASES` in infra/constructs/runtime-function.ts):
- * the package itself, evaluated on the first use of `RE2JS` instead of at import. Its ~150 KB were compiled and
- * run at every cold start of the four functions that bundle it, ~20 ms of CPU measured on the development
- * machine, although only an owner's pattern needs it (a JSONata regex literal, a JSON Schema `pattern` over a
- * model's output or a form submission: shared/regex/linear.ts). The package stays in the bundle (esbuild's
- * lazily initialized module), so the first use reads nothing from disk. Local mode, the CLI and the tests
- * import the package itself.
+ * The Lambda bundles' `re2js` (an esbuild alias: `LAMBDA_BUNDLE_ALIASES` in
+ * infra/constructs/runtime-function.ts): the package itself, evaluated on the first use of `RE2JS` instead of
+ * at import. Its ~150 KB were parsed in full and run at every cold start of the four functions that bundle it,
+ * ~20 ms of CPU measured on the development machine, although only an owner's pattern needs it (a JSONata
+ * regex literal, a JSON Schema `pattern` over a model's output or a form submission: shared/regex/linear.ts).
+ * The package stays in the bundle (esbuild's lazily initialized module), so the first use reads nothing from
+ * disk. Local mode, the CLI and the tests import the package itself.
  */
 import type { RE2JS as RE2JSClass } from 're2js';
 
