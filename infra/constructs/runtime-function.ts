@@ -29,10 +29,21 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  *   the bundle's scope instead of one CommonJS wrapper each (112 → 96 KB). The one difference, a warning
  *   written with `console.warn` instead of `process.emitWarning`, is never reached by the options the API
  *   parses with (test/api/yaml-builds.test.ts compares the two builds' results and errors).
+ * - `jsonata`, `re2js` and Ajv (`ajv/dist/2020.js`) become shims (shared/runtime/bundle-shims/) that load the
+ *   package on first use: it stays in the bundle, but is evaluated only by an invocation that runs an expression,
+ *   an owner's pattern or an owner's JSON Schema.
+ *   Each shim requires its package by file path, which is aliased back to the package's own file (an alias of
+ *   the exact path wins over the package's).
  */
 export const LAMBDA_BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': join(REPO_ROOT, 'shared/runtime/aws/lambda-credentials.ts'),
   yaml: join(REPO_ROOT, 'node_modules/yaml/browser/index.js'),
+  jsonata: join(REPO_ROOT, 'shared/runtime/bundle-shims/jsonata.ts'),
+  'jsonata/jsonata.js': join(REPO_ROOT, 'node_modules/jsonata/jsonata.js'),
+  re2js: join(REPO_ROOT, 'shared/runtime/bundle-shims/re2js.ts'),
+  're2js/build/index.js': join(REPO_ROOT, 'node_modules/re2js/build/index.js'),
+  'ajv/dist/2020.js': join(REPO_ROOT, 'shared/runtime/bundle-shims/ajv.ts'),
+  'ajv/dist/2020': join(REPO_ROOT, 'node_modules/ajv/dist/2020.js'),
 };
 
 /**

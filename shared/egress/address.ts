@@ -65,19 +65,32 @@ const V6_TABLE: ReadonlyArray<[string, AddressDenyReason, true?]> = [
   ['ff00::/8', 'multicast'],
 ];
 
-const V4_RANGES: Range<IPv4>[] = V4_TABLE.map(([cidr, reason]) => ({
-  cidr,
-  parsed: ipaddr.IPv4.parseCIDR(cidr),
-  reason,
-}));
-const V6_RANGES: Range<IPv6>[] = V6_TABLE.map(([cidr, reason, embedsV4]) => ({
-  cidr,
-  parsed: ipaddr.IPv6.parseCIDR(cidr),
-  reason,
-  ...(embedsV4 ? { embedsV4 } : {}),
-}));
-const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
-const LOOPBACK_V4 = ipaddr.IPv4.parseCIDR('127.0.0.0/8');
+/**
+ * The tables parsed, on the first classification rather than at import: parsing them is the first run of
+ * ipaddr.js's address regexes (~2–3 ms, measured), which an invocation that dials no address (a turn without an
+ * HTTP action, a delivery that is not an HTTP destination) never needs (docs/deploy.md, "Function bundles").
+ */
+type Parsed = {
+  v4: Range<IPv4>[];
+  v6: Range<IPv6>[];
+  globalUnicastV6: [IPv6, number];
+  loopbackV4: [IPv4, number];
+};
+let parsedTables: Parsed | undefined;
+function tables(): Parsed {
+  parsedTables ??= {
+    v4: V4_TABLE.map(([cidr, reason]) => ({ cidr, parsed: ipaddr.IPv4.parseCIDR(cidr), reason })),
+    v6: V6_TABLE.map(([cidr, reason, embedsV4]) => ({
+      cidr,
+      parsed: ipaddr.IPv6.parseCIDR(cidr),
+      reason,
+      ...(embedsV4 ? { embedsV4 } : {}),
+    })),
+    globalUnicastV6: ipaddr.IPv6.parseCIDR('2000::/3'),
+    loopbackV4: ipaddr.IPv4.parseCIDR('127.0.0.0/8'),
+  };
+  return parsedTables;
+}
 
 /** Classifies one IP address (any IPv4 spelling WHATWG URL accepts, or IPv6, bracketed or not). Pure. */
 export function classifyAddress(ip: string): AddressClassification {
@@ -97,12 +110,12 @@ export function normalizeAddress(ip: string): string | undefined {
 export function isLoopbackAddress(ip: string): boolean {
   const address = parseAddress(ip);
   if (address === undefined) return false;
-  if (address.kind() === 'ipv4') return (address as IPv4).match(LOOPBACK_V4);
+  if (address.kind() === 'ipv4') return (address as IPv4).match(tables().loopbackV4);
   return (address as IPv6).toNormalizedString() === '0:0:0:0:0:0:0:1';
 }
 
 function classifyV4(address: IPv4): AddressClassification {
-  for (const range of V4_RANGES) {
+  for (const range of tables().v4) {
     if (address.match(range.parsed)) return { allowed: false, reason: range.reason, range: range.cidr };
   }
   // Defence in depth: anything ipaddr.js knows as special (AS112, AMT…) is not a destination either.
@@ -112,7 +125,7 @@ function classifyV4(address: IPv4): AddressClassification {
 }
 
 function classifyV6(address: IPv6): AddressClassification {
-  for (const range of V6_RANGES) {
+  for (const range of tables().v6) {
     if (!address.match(range.parsed)) continue;
     if (range.embedsV4) {
       const embedded = classifyV4(embeddedV4(address));
@@ -121,7 +134,7 @@ function classifyV6(address: IPv6): AddressClassification {
     }
     return { allowed: false, reason: range.reason, range: range.cidr };
   }
-  if (!address.match(GLOBAL_UNICAST_V6))
+  if (!address.match(tables().globalUnicastV6))
     return { allowed: false, reason: 'not_global_unicast', range: 'outside 2000::/3' };
   const special = address.range();
   if (special !== 'unicast') return { allowed: false, reason: 'reserved', range: `ipaddr.js:${special}` };
