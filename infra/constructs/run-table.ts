@@ -4,7 +4,7 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { TABLE_KEYS } from '../../shared/store/table.ts';
 import { acknowledgeGrantWildcards } from './nag.ts';
@@ -89,5 +89,32 @@ export class RunTable extends Construct {
         "the grant scopes index access to this table's <table>/index/*.",
     );
     return grant;
+  }
+
+  /**
+   * Grants `dynamodb:DeleteItem` on the table for items whose partition key matches one of `partitions`
+   * (`StringLike` patterns, e.g. `PENDINGRUN#*`), and no other: a `ForAllValues:StringLike` condition on
+   * `dynamodb:LeadingKeys`, the partition key values a request names
+   * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html). A Delete
+   * inside `TransactWriteItems` is authorized as a DeleteItem of its own item, so the condition holds for it too
+   * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html). `ForAllValues`
+   * is also true of a request without the key, so `Null: false` requires it
+   * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-single-vs-multi-valued-context-keys.html).
+   */
+  public grantDeleteIn(grantee: iam.IGrantable, partitions: readonly string[]): iam.Grant {
+    if (partitions.length === 0 || partitions.includes('*'))
+      throw new Error(
+        `RunTable: grantDeleteIn needs partition key patterns narrower than '*' (got ${JSON.stringify(partitions)}); ` +
+          "list the partitions the function deletes in, e.g. 'PENDINGRUN#*'.",
+      );
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:DeleteItem'],
+      resourceArns: [this.table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] },
+        Null: { 'dynamodb:LeadingKeys': 'false' },
+      },
+    });
   }
 }

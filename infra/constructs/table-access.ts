@@ -5,6 +5,7 @@
  *
  * `TransactWriteItems` is authorized as its parts (PutItem, UpdateItem, DeleteItem, ConditionCheckItem):
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html
+ * DeleteItem is granted only in the partitions DELETE_PARTITIONS names (a `dynamodb:LeadingKeys` condition).
  * The approval pages are unauthenticated (the signed link is the credential): they can read and record a
  * decision, never scan, query or delete.
  */
@@ -18,6 +19,55 @@ const DELETE = 'dynamodb:DeleteItem';
 const CONDITION_CHECK = 'dynamodb:ConditionCheckItem';
 /** Reading several items in one request: a run and its approvals (shared/store/approvals.ts), audit entries (audit-ranges.ts). */
 const BATCH_READ = 'dynamodb:BatchGetItem';
+
+/** The DynamoDB action whose grants are scoped to partitions (DELETE_PARTITIONS). */
+export const DELETE_ACTION = DELETE;
+
+/*
+ * Partition key patterns (docs/data-model.md, shared/store/keys.ts, shared/jobs/records.ts), as `StringLike`
+ * matches them on `dynamodb:LeadingKeys`.
+ */
+/** `PENDINGRUN#<hour>`: a pending-run marker (shared/store/pending-runs.ts). */
+const PENDING_RUNS = 'PENDINGRUN#*';
+/**
+ * `OWNER#<owner>`: a pending anchor (anchors.ts, anchor-group.ts, anchor-repair.ts) and a workflow's name claim
+ * (workflows.ts). The partition also holds the owner's workflows and chains: DynamoDB's conditions match the
+ * partition key only (there is no condition key for the sort key), so this grant cannot tell them apart.
+ */
+const OWNER = 'OWNER#*';
+/** `TRIGGERS#<type>`: the trigger index (trigger-index.ts). */
+const TRIGGERS = 'TRIGGERS#*';
+/** `GRANT#<grantId>`: a delegated job's queue, slot and coalescing entries (shared/jobs/queue-store.ts). */
+const GRANT = 'GRANT#*';
+/** `CLIENT#<clientId>`: a grant head of before grants were per owner, moved by its next change (grant-store.ts). */
+const LEGACY_GRANT_HEAD = 'CLIENT#*';
+
+/**
+ * The partitions each function that deletes may delete in, and no other: its `dynamodb:DeleteItem` grant carries
+ * `ForAllValues:StringLike` on `dynamodb:LeadingKeys` (RunTable.grantDeleteIn). A Delete part of a transaction is
+ * authorized as a DeleteItem of its item
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html), so Turn, which
+ * deletes only to drop a run's pending-run marker in its first commit, may delete nothing outside the markers'
+ * partitions: neither a run's items nor an owner's workflows. Checked offline: test/iam/delete-partitions.test.ts.
+ */
+export const DELETE_PARTITIONS: Readonly<Partial<Record<HandlerName, readonly string[]>>> = {
+  turn: [PENDING_RUNS],
+  'graph-advance': [PENDING_RUNS],
+  // A pending anchor; a run it ends before its first start (a failed start) loses its marker.
+  'mark-failed': [PENDING_RUNS, OWNER],
+  external: [PENDING_RUNS, OWNER],
+  // A pending anchor.
+  deliver: [OWNER],
+  // A cancel (marker, pending anchor), a workflow's delete (name claim, trigger index), jobs (queue entries) and
+  // grants (a legacy head).
+  api: [PENDING_RUNS, OWNER, TRIGGERS, GRANT, LEGACY_GRANT_HEAD],
+  // Each trigger-index put deletes the workflow's entry of the other trigger type.
+  'workflow-write': [TRIGGERS],
+  // Jobs' queue entries; markers of settled API starts; a cancel's pending anchor.
+  'jobs-sweep': [PENDING_RUNS, OWNER, GRANT],
+  // Jobs' queue entries; a cancel's pending anchor (a job's run carries no marker: pending-runs.ts watchesStart).
+  mcp: [OWNER, GRANT],
+};
 
 export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // Loads runs, transcripts and the ledger; commits turns; appends notes and day spend (UpdateItem); a resume

@@ -31,7 +31,7 @@ import { RuntimeApi } from './runtime-api.ts';
 import { RuntimeFunction, type RuntimeFunctionProps } from './runtime-function.ts';
 import { grantSecretValue } from './secret-value-grant.ts';
 import type { HandlerName } from './state-names.ts';
-import { TABLE_ACCESS } from './table-access.ts';
+import { DELETE_ACTION, DELETE_PARTITIONS, TABLE_ACCESS } from './table-access.ts';
 import { Triggers } from './triggers.ts';
 import {
   ANTHROPIC_API_KEY_PLACEHOLDER,
@@ -122,7 +122,19 @@ export class WorkflowRuntime extends Construct {
         ...(props.traceAwsCalls === undefined ? {} : { traceAwsCalls: props.traceAwsCalls }),
       };
       const fn = new RuntimeFunction(functionScope, fnId, fnProps);
-      this.table.grant(fn, TABLE_ACCESS[handlerName]);
+      const actions = TABLE_ACCESS[handlerName];
+      this.table.grant(
+        fn,
+        actions.filter((action) => action !== DELETE_ACTION),
+      );
+      if (actions.includes(DELETE_ACTION)) {
+        const partitions = DELETE_PARTITIONS[handlerName];
+        if (partitions === undefined)
+          throw new Error(
+            `${handlerName} may delete but DELETE_PARTITIONS names no partition for it (table-access.ts)`,
+          );
+        this.table.grantDeleteIn(fn, partitions);
+      }
       return fn;
     };
     const fns = {

@@ -2,7 +2,10 @@
  * Records the AWS API calls a function makes (test mode only), so the offline IAM check (test/iam) can
  * evaluate each one against the synthesized template's policies. A record names the calling function, the
  * SDK client and command, and the identifiers in the input (table, topic, secret, state machine, schedule,
- * rule, role …), never data: items, messages, secret values and task tokens are not read.
+ * rule, role …), never data: items, messages, secret values and task tokens are not read. Of a DynamoDB item
+ * only its partition key is kept (`Key.pk`, `Item.pk`, a batch's `Keys.<n>.pk`): it names the partition, which
+ * is what `dynamodb:LeadingKeys` conditions match
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html).
  *
  * Off unless a composition root is asked: `WF_AWS_CALL_LOG=<file>` (the AWS root, one JSON line per call) or
  * an explicit sink (the local stack). The calling function is the one `withFunctionName` set for the
@@ -66,17 +69,36 @@ const DATA_FIELDS = new Set([
   'Description',
 ]);
 const IDENTIFIER_FIELD = /(Name|Arn|ARN|Id|Prefix|Key|Value|^Rule)$/;
+/** The table's partition key attribute (shared/store/keys.ts): the one item attribute recorded. */
+const PARTITION_KEY = 'pk';
+
+/** The partition key of a DynamoDB key or item, if `value` is one. */
+const partitionOf = (value: unknown): string | undefined => {
+  const pk =
+    typeof value === 'object' && value !== null
+      ? (value as Record<string, unknown>)[PARTITION_KEY]
+      : undefined;
+  return typeof pk === 'string' ? pk : undefined;
+};
 
 /** The identifier fields of a command input, flattened by dotted path. */
 export function identifiersOf(input: unknown, path = '', depth = 0, out: Record<string, string> = {}) {
   if (depth > 5 || typeof input !== 'object' || input === null) return out;
   for (const [field, value] of Object.entries(input)) {
-    if (DATA_FIELDS.has(field)) continue;
     const at = path ? `${path}.${field}` : field;
-    if (typeof value === 'string' && (IDENTIFIER_FIELD.test(field) || /^\d+$/.test(field))) out[at] = value;
+    const partition = field === 'Key' || field === 'Item' ? partitionOf(value) : undefined;
+    if (partition !== undefined) out[`${at}.${PARTITION_KEY}`] = partition;
+    else if (DATA_FIELDS.has(field)) continue;
+    else if (typeof value === 'string' && (IDENTIFIER_FIELD.test(field) || /^\d+$/.test(field)))
+      out[at] = value;
     else if (field === 'RequestItems' && typeof value === 'object' && value !== null)
-      Object.keys(value).forEach((table, index) => {
+      Object.entries(value).forEach(([table, request], index) => {
         out[`RequestItems.${index}.TableName`] = table;
+        const keys = (request as { Keys?: unknown[] } | null)?.Keys ?? [];
+        keys.forEach((key, n) => {
+          const pk = partitionOf(key);
+          if (pk !== undefined) out[`RequestItems.${index}.Keys.${n}.${PARTITION_KEY}`] = pk;
+        });
       });
     else identifiersOf(value, at, depth + 1, out);
   }

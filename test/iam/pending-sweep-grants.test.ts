@@ -8,10 +8,11 @@
  * https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html). The functions whose
  * commits move a run out of `pending` may delete its marker: TransactWriteItems is authorized as each of its parts
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html), a Delete as
- * DeleteItem.
+ * DeleteItem, in the marker's partition.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { HandlerName } from '../../infra/constructs/state-names.ts';
+import { keys } from '../../shared/store/keys.ts';
 import { logicalId } from '../infra/synth.ts';
 import { StackPolicies } from './policies.ts';
 import { decide } from './simulate.ts';
@@ -36,12 +37,18 @@ beforeAll(() => {
   table = policies.resolved.getAtt(logicalId(runtime.table.table), 'Arn');
 });
 
-const decideFor = (fn: HandlerName, action: string, resource: string) => {
+const decideFor = (
+  fn: HandlerName,
+  action: string,
+  resource: string,
+  context?: Record<string, string | string[]>,
+) => {
   const identity = policies.functionIdentity(fn);
   return decide({
     principal: `arn:aws:sts::${ACCOUNT}:assumed-role/${identity.roleArn.split('/').at(-1)}/${fn}`,
     action,
     resource,
+    ...(context ? { context } : {}),
     identityPolicies: identity.policies,
   });
 };
@@ -60,7 +67,11 @@ describe('Settling API starts left pending: the grants', () => {
   it.each(['turn', 'graph-advance', 'external', 'mark-failed', 'api', 'jobs-sweep'] as const)(
     'lets %s delete a pending-run marker in the commit that moves a run out of pending',
     async (fn) => {
-      expect(await decideFor(fn, 'dynamodb:DeleteItem', table)).toBe('Allowed');
+      // DeleteItem is scoped to partitions (dynamodb:LeadingKeys, delete-partitions.test.ts): the marker's.
+      const marker = keys.pendingRun('2026-12-03T10:15:00.000Z', 'run_0123456789abcdef').pk;
+      expect(await decideFor(fn, 'dynamodb:DeleteItem', table, { 'dynamodb:LeadingKeys': [marker] })).toBe(
+        'Allowed',
+      );
     },
   );
 });

@@ -181,6 +181,12 @@ describe('IAM simulation of the recorded AWS calls', () => {
     );
   });
 
+  it('gives every recorded item request of the table its partition keys (dynamodb:LeadingKeys), so conditions on them are evaluated', () => {
+    const items = requests.filter((r) => r.action.startsWith('dynamodb:') && r.action !== 'dynamodb:Query');
+    expect(items.filter((r) => r.action === 'dynamodb:DeleteItem').length).toBeGreaterThan(0);
+    expect(items.filter((r) => !Array.isArray(r.context['dynamodb:LeadingKeys']))).toEqual([]);
+  });
+
   it('allows every recorded call with the policies of the function that made it', async () => {
     const denied: string[] = [];
     for (const request of requests) {

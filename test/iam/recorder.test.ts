@@ -16,10 +16,10 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 describe('Function: identifiersOf', () => {
-  it('keeps names, ARNs and ids, and drops items, messages, secret values and task tokens', () => {
+  it("keeps names, ARNs, ids and an item's partition key, and drops items, messages, secret values and task tokens", () => {
     const ids = identifiersOf({
       TransactItems: [
-        { Put: { TableName: 't', Item: { runId: 'r1', secret: 's' } } },
+        { Put: { TableName: 't', Item: { pk: 'RUN#r1', sk: 'RUN', runId: 'r1', secret: 's' } } },
         { Update: { TableName: 't', Key: { pk: 'p' }, ExpressionAttributeValues: { ':v': 'x' } } },
       ],
       TopicArn: 'arn:aws:sns:eu-west-1:123456789012:topic',
@@ -30,10 +30,33 @@ describe('Function: identifiersOf', () => {
     });
     expect(ids).toEqual({
       'TransactItems.0.Put.TableName': 't',
+      'TransactItems.0.Put.Item.pk': 'RUN#r1',
       'TransactItems.1.Update.TableName': 't',
+      'TransactItems.1.Update.Key.pk': 'p',
       TopicArn: 'arn:aws:sns:eu-west-1:123456789012:topic',
       'Tags.0.Key': 'owner',
       'Tags.0.Value': 'alice',
+    });
+  });
+});
+
+describe('Function: identifiersOf on a batch read', () => {
+  it('keeps the table names and the partition key of each key, and drops the rest', () => {
+    const ids = identifiersOf({
+      RequestItems: {
+        t: {
+          Keys: [
+            { pk: 'RUN#r1', sk: 'RUN' },
+            { pk: 'APR#a1', sk: 'APR' },
+          ],
+          ConsistentRead: true,
+        },
+      },
+    });
+    expect(ids).toEqual({
+      'RequestItems.0.TableName': 't',
+      'RequestItems.0.Keys.0.pk': 'RUN#r1',
+      'RequestItems.0.Keys.1.pk': 'APR#a1',
     });
   });
 });

@@ -102,14 +102,37 @@ export function iamRequestsFor(call: AwsCallRecord, d: Deployment): IamRequest[]
   switch (prefix) {
     case 'dynamodb': {
       const table = (name: string) => arn(d, 'dynamodb', `table/${name}`);
+      // The partition keys a request names, as `dynamodb:LeadingKeys` (multivalued): what a
+      // `ForAllValues:StringLike` condition on it matches (infra/constructs/table-access.ts). A Query's key is in
+      // its ExpressionAttributeValues, which the recorder never reads: a Query carries none, and no Query grant is
+      // conditional on it.
+      const leading = (prefix: string): IamRequest['context'] => {
+        const partitions = [
+          ...new Set(
+            Object.entries(ids)
+              .filter(([path]) => path.startsWith(prefix) && /(^|\.)(Key|Item|Keys\.\d+)\.pk$/.test(path))
+              .map(([, value]) => value),
+          ),
+        ];
+        return partitions.length > 0 ? { 'dynamodb:LeadingKeys': partitions } : {};
+      };
       if (call.command === 'TransactWriteItems' || call.command === 'TransactGetItems')
-        return at('.TableName').map(({ path, value }) =>
-          one(TRANSACT_PART[path.split('.')[2] ?? ''] ?? call.command, table(value)),
-        );
+        return at('.TableName').map(({ path, value }) => {
+          const part = path.split('.').slice(0, 3).join('.');
+          return one(
+            TRANSACT_PART[path.split('.')[2] ?? ''] ?? call.command,
+            table(value),
+            leading(`${part}.`),
+          );
+        });
       if (call.command === 'BatchWriteItem' || call.command === 'BatchGetItem')
-        return at('.TableName').map(({ value }) => one(call.command, table(value)));
+        return at('.TableName').map(({ path, value }) =>
+          one(call.command, table(value), leading(path.replace(/TableName$/, ''))),
+        );
       const name = ids.TableName ?? '?';
-      return [one(call.command, ids.IndexName ? `${table(name)}/index/${ids.IndexName}` : table(name))];
+      return [
+        one(call.command, ids.IndexName ? `${table(name)}/index/${ids.IndexName}` : table(name), leading('')),
+      ];
     }
     case 'states':
       // Task tokens are credentials and are not recorded, so which machine a token answers comes from the
