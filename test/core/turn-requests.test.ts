@@ -352,7 +352,7 @@ describe('requests per turn', () => {
     // the resume's first commit).
     expect(parked.awaitingUnrecorded).toBe(true);
     expect(resumed.next).toBe('done');
-    expect(reads(sent)).toEqual(['BatchGetItemCommand']);
+    expect(reads(sent)).toEqual(['GetItemCommand']);
     expect(await store.listLedger(run.runId)).toEqual([expect.objectContaining({ status: 'completed' })]);
   });
 
