@@ -17,7 +17,10 @@ const UPDATE = 'dynamodb:UpdateItem';
 const QUERY = 'dynamodb:Query';
 const DELETE = 'dynamodb:DeleteItem';
 const CONDITION_CHECK = 'dynamodb:ConditionCheckItem';
-/** Reading several items in one request: a run and its approvals (shared/store/approvals.ts), audit entries (audit-ranges.ts). */
+/**
+ * Reading several items in one request: a run and its approvals (shared/store/approvals.ts), audit entries
+ * (audit-ranges.ts), a turn's run and workflow head (run-with-messages.ts).
+ */
 const BATCH_READ = 'dynamodb:BatchGetItem';
 
 /** The DynamoDB action whose grants are scoped to partitions (DELETE_PARTITIONS). */
@@ -73,8 +76,9 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // Loads runs, transcripts and the ledger; commits turns; appends notes and day spend (UpdateItem); a resume
   // from approvals checks the workflow head as a ConditionCheck of its first commit (the live policy, no read).
   // The first commit of an API start without an Idempotency-Key deletes its pending-run marker (DeleteItem in
-  // the commit's transaction: shared/store/pending-runs.ts).
-  turn: [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
+  // the commit's transaction: shared/store/pending-runs.ts). A turn in a container that holds the run's
+  // transcript reads the run and the workflow head in one BatchGetItem (shared/store/run-with-messages.ts).
+  turn: [READ, BATCH_READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // Reads the run and its pending approvals (one BatchGetItem when the state names them; a state from an
   // earlier release: the run first, by GetItem), stores the task token on them with the notices' audit.
   'request-approval': [READ, BATCH_READ, WRITE],

@@ -125,9 +125,18 @@ export interface RunStore {
    * The run (undefined when there is none) and its transcript, read together in one strongly consistent request
    * where the store can (shared/store/run-with-messages.ts). Not a snapshot: a commit may land between the
    * two, so callers check the transcript against the run's `messageCount`. Optional: without it, callers
-   * read the run and `listMessages` in parallel.
+   * read the run and `listMessages` in parallel. With `headHint`, that workflow head is read too, in the same
+   * request where the store can, and returned as `head` (`value` undefined: there is none); a store that
+   * returns no `head` leaves it to the caller.
    */
-  getRunWithMessages?(runId: string): Promise<{ run: Run | undefined; messages: TranscriptMessage[] }>;
+  getRunWithMessages?(
+    runId: string,
+    headHint?: { owner: string; workflowId: string },
+  ): Promise<{
+    run: Run | undefined;
+    messages: TranscriptMessage[];
+    head?: { value: WorkflowHead | undefined };
+  }>;
   listLedger(runId: string): Promise<LedgerRow[]>;
   getApproval(approvalId: string): Promise<Approval | undefined>;
   /**

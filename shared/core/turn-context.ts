@@ -49,8 +49,9 @@ export type PrefetchedHead = { owner: string; workflowId: string; head: Workflow
  * The turn's first reads, in one round trip: the run (the fence), its transcript (needs only the run id) and,
  * when this container has read the run before (its owner and workflow never change: the store's
  * `knownRunScope`), its workflow head. The head is still read on every turn, only no longer after the run.
- * The run and transcript are one request where the store offers it (`getRunWithMessages`: they share a
- * partition), else two in parallel. Either way they may straddle a commit: the caller uses the transcript only
+ * The store reads them together where it can (`getRunWithMessages` with the head as a hint: the run and the
+ * messages share a partition, and a container holding the transcript reads the run and the head by key in
+ * one request), else in parallel. Either way they may straddle a commit: the caller uses the transcript only
  * when it holds the run's `messageCount` messages (turn.ts).
  */
 export async function readTurnStart(
@@ -60,28 +61,30 @@ export async function readTurnStart(
   const scope = deps.store.knownRunScope?.(runId);
   // A parked run's next turn is a resume: it checks the head by condition (turn.ts), so it is not read ahead.
   const headScope = scope && !scope.delegated && !scope.parked ? scope : undefined;
-  const [{ run, transcript }, head] = await Promise.all([
-    readRunAndTranscript(deps.store, runId),
-    headScope ? deps.store.getWorkflowHead(headScope.owner, headScope.workflowId) : undefined,
-  ]);
-  return {
-    run,
-    transcript,
-    ...(headScope ? { head: { owner: headScope.owner, workflowId: headScope.workflowId, head } } : {}),
-  };
+  const hint = headScope && { owner: headScope.owner, workflowId: headScope.workflowId };
+  const { run, transcript, head } = await readRunAndTranscript(deps.store, runId, hint);
+  return { run, transcript, ...(hint ? { head: { ...hint, head } } : {}) };
 }
 
-/** The run and its transcript: one request when the store can, else two in parallel. */
+/** The run, its transcript and the hinted head: together when the store can, else in parallel. */
 async function readRunAndTranscript(
   store: RunStore,
   runId: string,
-): Promise<{ run: Run | undefined; transcript: TranscriptMessage[] }> {
+  hint: { owner: string; workflowId: string } | undefined,
+): Promise<{ run: Run | undefined; transcript: TranscriptMessage[]; head: WorkflowHead | undefined }> {
+  const readHead = () => (hint ? store.getWorkflowHead(hint.owner, hint.workflowId) : undefined);
   if (store.getRunWithMessages) {
-    const { run, messages } = await store.getRunWithMessages(runId);
-    return { run, transcript: messages };
+    const read = await store.getRunWithMessages(runId, hint);
+    // A store that did not read the hinted head: read here, after the run.
+    const head = read.head ? read.head.value : await readHead();
+    return { run: read.run, transcript: read.messages, head };
   }
-  const [run, transcript] = await Promise.all([store.getRun(runId), store.listMessages(runId)]);
-  return { run, transcript };
+  const [run, transcript, head] = await Promise.all([
+    store.getRun(runId),
+    store.listMessages(runId),
+    readHead(),
+  ]);
+  return { run, transcript, head };
 }
 
 /** Reads what the turn needs for `run` (already read and fenced by the caller). */

@@ -52,8 +52,8 @@ export function observeStore<S extends RunStore>(store: S, ...observers: StoreOb
   const readBoth = store.getRunWithMessages?.bind(store);
   const getRunWithMessages =
     readBoth &&
-    (async (runId: string) => {
-      const read = await readBoth(runId);
+    (async (runId: string, headHint?: { owner: string; workflowId: string }) => {
+      const read = await readBoth(runId, headHint);
       if (read.run) for (const observer of observers) observer.runRead?.(read.run);
       return read;
     });

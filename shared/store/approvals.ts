@@ -41,7 +41,7 @@ const BATCH_GET_MAX_KEYS = 100;
  * jitter, as that page recommends. Undefined when some are still unprocessed after that (a throttled table):
  * the caller reads one by one with GetItem, whose throttling the SDK's own retries handle.
  */
-async function batchGetItems(
+export async function batchGetItems(
   ctx: StoreContext,
   itemKeys: { pk: string; sk: string }[],
 ): Promise<Record<string, unknown>[] | undefined> {

@@ -43,13 +43,14 @@ import { listOwnerChangeItems } from './owner-changes.ts';
 import { deletePendingRunMarker, listPendingRunMarkers, type PendingRunMarker } from './pending-runs.ts';
 import { queryPrefix, queryPrefixItems } from './reads.ts';
 import { RunScopes } from './run-scopes.ts';
-import { getRunWithMessages, type RunWithMessages } from './run-with-messages.ts';
+import { getRunAndHead, getRunWithMessages, type RunWithMessages } from './run-with-messages.ts';
 import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
 import { listSignedHeadItems } from './signed-heads.ts';
 import { readStepRange } from './step-range.ts';
 import { getResumeToken, loadGraphRun, putResumeToken, settleResumeToken } from './steps.ts';
 import { TranscriptCache } from './transcript-cache.ts';
 import { WorkflowStore } from './workflow-store.ts';
+import { writtenMessages } from './written-messages.ts';
 
 const NoteSchema = z.object({ name: z.string(), lines: z.array(z.string()) });
 export type Note = z.infer<typeof NoteSchema>;
@@ -75,11 +76,42 @@ export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
     return run?.owner === owner ? run : undefined;
   }
   /**
-   * The run and its transcript in one Query (run-with-messages.ts): only the messages after those this
-   * container already read (transcript-cache.ts).
+   * The run and its transcript, and with `headHint` that workflow head, for a turn's first read. When this
+   * container holds the run's transcript (read before, or written by its own commits: transcript-cache.ts), the
+   * run and the head by key in one BatchGetItem, and nothing more when the run has as many messages as are
+   * kept; otherwise, or when another container has committed since, the run with the messages not kept in one
+   * Query (run-with-messages.ts), the head read alongside.
    */
-  async getRunWithMessages(runId: string): Promise<RunWithMessages> {
+  async getRunWithMessages(runId: string, headHint?: HeadHint): Promise<RunWithMessages> {
     const kept = this.transcripts.get(runId);
+    if (kept.length > 0) {
+      const byKey = await getRunAndHead(this.ctx, runId, headHint);
+      if (byKey) {
+        const { run, head } = byKey;
+        const withHead = head ? { head } : {};
+        if (!run) {
+          this.transcripts.forget(runId);
+          return { run, messages: [], ...withHead };
+        }
+        if (run.messageCount === kept.length) {
+          this.scopes.remember(run);
+          return { run, messages: [...kept], ...withHead };
+        }
+        // Another container committed since (or kept more than there is: never): read as without the head.
+        return { ...(await this.queryRunWithMessages(runId, kept)), ...withHead };
+      }
+    }
+    const [read, head] = await Promise.all([
+      this.queryRunWithMessages(runId, kept),
+      headHint ? this.getWorkflowHead(headHint.owner, headHint.workflowId) : undefined,
+    ]);
+    return headHint ? { ...read, head: { value: head } } : read;
+  }
+  /** The run and its messages after `kept`, in one Query (run-with-messages.ts). */
+  private async queryRunWithMessages(
+    runId: string,
+    kept: readonly TranscriptMessage[],
+  ): Promise<RunWithMessages> {
     let read = await getRunWithMessages(this.ctx, runId, kept.length);
     // Fewer messages than kept (never, while messages are only appended): nothing kept is used; read all.
     if (read.run && read.run.messageCount < kept.length) {
@@ -186,6 +218,12 @@ export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
     const next = await commitRunChange(this.ctx, change);
     // Its status as this container last wrote it: a parked run's next turn assumes the head (run-scopes.ts).
     this.scopes.remember(next);
+    // The messages it wrote, when they extend the transcript kept (written-messages.ts): the next turn here
+    // reads its run by key alone.
+    const written = change.messages ?? [];
+    const kept = this.transcripts.get(next.runId);
+    if (written.length > 0 && written[0]!.seq === kept.length)
+      this.transcripts.remember(next.runId, kept, writtenMessages(written));
     return next;
   }
 

@@ -27,7 +27,10 @@ function countingStore() {
   return { store, sent };
 }
 
-/** A run after one turn whose call ran and was answered: running, its transcript ends with the results. */
+/**
+ * A run after one turn whose call ran and was answered: running, its transcript ends with the results. The turn
+ * runs in a container of its own (the Turn function's), so `store` (the ending's) holds none of the transcript.
+ */
 async function runningAfterOneCall(store: DynamoStore) {
   const { version } = await seedWorkflow(store, minimalWorkflow());
   const run = await seedRun(store, version);
@@ -35,7 +38,13 @@ async function runningAfterOneCall(store: DynamoStore) {
     { content: [toolUse('t1', 'current_time', {})], stopReason: 'tool_use' },
     { content: [text('done')], stopReason: 'end_turn' },
   ]);
-  const first = await runTurn(engineDeps(store, model), { runId: run.runId, turn: 0, segmentStartTurn: 0 });
+  const { endpoint, tableName } = inject('dynamodb');
+  const turnStore = new DynamoStore({ endpoint, tableName });
+  const first = await runTurn(engineDeps(turnStore, model), {
+    runId: run.runId,
+    turn: 0,
+    segmentStartTurn: 0,
+  });
   expect(first.next).toBe('continue');
   return run.runId;
 }

@@ -1,8 +1,9 @@
 /**
  * The turn's first reads (shared/core/turn-context.ts, readTurnStart): the run and its transcript in one Query
  * (getRunWithMessages) where the store has it, else two parallel reads; in a container that has read the run
- * before, the workflow head goes out alongside them (one round trip, not two), and is still read on every
- * turn, so a workflow disabled between turns is refused on the very next one.
+ * before, the workflow head goes out alongside them (one round trip, not two: handed to getRunWithMessages as
+ * a hint, which reads it in the same request or in parallel), and is still read on every turn, so a workflow
+ * disabled between turns is refused on the very next one.
  */
 import { describe, expect, it } from 'vitest';
 import type { RunStore } from '../../shared/core/store-port.ts';
@@ -21,6 +22,8 @@ function logged(store: DynamoStore): { store: DynamoStore; log: string[] } {
       if (typeof value !== 'function') return value;
       if (!watched.has(String(property))) return value.bind(target);
       return async (...args: unknown[]) => {
+        // The head handed to the store as a hint is read by it, alongside the run: logged as a head read.
+        if (property === 'getRunWithMessages' && args[1] !== undefined) log.push('start getWorkflowHead');
         log.push(`start ${String(property)}`);
         try {
           return await value.apply(target, args);

@@ -46,11 +46,14 @@ const loop = (calls: number) =>
     { content: [text('done')], stopReason: 'end_turn' as const },
   ]);
 
-const reads = (sent: string[]) => sent.filter((name) => name === 'GetItemCommand' || name === 'QueryCommand');
+const reads = (sent: string[]) =>
+  sent.filter(
+    (name) => name === 'GetItemCommand' || name === 'QueryCommand' || name === 'BatchGetItemCommand',
+  );
 const transactions = (sent: string[]) => sent.filter((name) => name === 'TransactWriteItemsCommand');
 
 describe('requests per turn', () => {
-  it('a plain turn reads the run with its transcript (one Query) and the live policy, and writes two transactions', async () => {
+  it('a plain turn reads the run and the live policy (one BatchGetItem: the container holds the transcript), and writes two transactions', async () => {
     // Prepare: a first turn reads the version into the container's cache (and reserves the second's call).
     const { store, sent } = countingStore();
     const { version } = await seedWorkflow(store, minimalWorkflow());
@@ -68,18 +71,18 @@ describe('requests per turn', () => {
       attempt: firstAttempt('plain'),
     });
 
-    // Assess: the run and its transcript in one Query, the workflow head alongside; assistant + pending row, then
-    // settle + results + commit + the next turn's reservation (the reservation this turn spent rode on the
-    // previous turn's commit).
+    // Assess: the run and the workflow head by key in one request (the transcript is the one this container
+    // read and wrote); assistant + pending row, then settle + results + commit + the next turn's reservation
+    // (the reservation this turn spent rode on the previous turn's commit).
     expect(second.next).toBe('continue');
-    expect(reads(sent).sort()).toEqual(['GetItemCommand', 'QueryCommand']);
+    expect(reads(sent)).toEqual(['BatchGetItemCommand']);
     expect(transactions(sent)).toHaveLength(2);
     // The tool's own write (notes_append) is the action's, not the runtime's.
     expect(sent.filter((name) => name === 'UpdateItemCommand')).toHaveLength(1);
     expect((await store.getRun(run.runId))?.reservation).toMatchObject({ turn: second.turn, ahead: {} });
   });
 
-  it('reads the run with its transcript in one request: one read fewer than two reads would take', async () => {
+  it('reads the run, its transcript and the head in one request: two reads fewer than separate reads would take', async () => {
     /** The reads of a later plain turn, with the store as it is or without its one-request read. */
     async function plainTurnReads(oneRequest: boolean) {
       const { store, sent } = countingStore();
@@ -113,9 +116,10 @@ describe('requests per turn', () => {
     const twoReads = await plainTurnReads(false);
     const oneQuery = await plainTurnReads(true);
 
-    // Assess: GetItem run + Query transcript + GetItem head, against Query run-and-transcript + GetItem head.
+    // Assess: GetItem run + Query transcript + GetItem head, against one BatchGetItem of the run and the head
+    // (the transcript held by the container, which read and wrote it).
     expect(twoReads).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand']);
-    expect(oneQuery).toEqual(['GetItemCommand', 'QueryCommand']);
+    expect(oneQuery).toEqual(['BatchGetItemCommand']);
   });
 
   it('a plain turn invoked without its attempt reserves its own call: three transactions', async () => {
@@ -160,7 +164,7 @@ describe('requests per turn', () => {
 
     // Assess: the assistant message with the run's end, in one transaction.
     expect(last.next).toBe('done');
-    expect(reads(sent).sort()).toEqual(['GetItemCommand', 'QueryCommand']);
+    expect(reads(sent)).toEqual(['BatchGetItemCommand']);
     expect(transactions(sent)).toHaveLength(1);
     expect((await store.getRun(run.runId))?.status).toBe('done');
   });
@@ -343,11 +347,12 @@ describe('requests per turn', () => {
     // Act
     const resumed = await runTurn(deps, { runId: run.runId, turn: waiting.turn, segmentStartTurn: 0 });
 
-    // Assess: run and transcript in one Query; no ledger query (no row yet), no approval read (its decision
-    // rides on the run item), no workflow head read (a condition of the resume's first commit).
+    // Assess: the run alone by key (the transcript held by the container that parked it); no ledger query (no
+    // row yet), no approval read (its decision rides on the run item), no workflow head read (a condition of
+    // the resume's first commit).
     expect(parked.awaitingUnrecorded).toBe(true);
     expect(resumed.next).toBe('done');
-    expect(reads(sent)).toEqual(['QueryCommand']);
+    expect(reads(sent)).toEqual(['GetItemCommand']);
     expect(await store.listLedger(run.runId)).toEqual([expect.objectContaining({ status: 'completed' })]);
   });
 
@@ -421,8 +426,8 @@ describe('the transcript read alongside the run', () => {
     const first = await runTurn(deps, { runId: run.runId, turn: 0, segmentStartTurn: 0 });
     let stale = true;
     const racing = withStoreOverrides(store, {
-      getRunWithMessages: async (runId: string) => {
-        const read = await store.getRunWithMessages(runId);
+      getRunWithMessages: async (runId: string, headHint?: { owner: string; workflowId: string }) => {
+        const read = await store.getRunWithMessages(runId, headHint);
         if (!stale) return read;
         stale = false;
         return { ...read, messages: read.messages.slice(0, -1) };
@@ -433,10 +438,10 @@ describe('the transcript read alongside the run', () => {
     // Act
     const second = await runTurn({ ...deps, store: racing }, { ...first, segmentStartTurn: 0 });
 
-    // Assess: the short transcript was not used: read again (the one Query, then listMessages), and the turn
-    // answered the right message.
+    // Assess: the short transcript was not used: read again (the one request, then listMessages' Query), and
+    // the turn answered the right message.
     expect(second.next).toBe('continue');
-    expect(reads(sent).filter((name) => name === 'QueryCommand')).toHaveLength(2);
+    expect(reads(sent)).toEqual(['BatchGetItemCommand', 'QueryCommand']);
     const messages = await store.listMessages(run.runId);
     expect(messages.map((m) => m.seq)).toEqual(messages.map((_, i) => i));
     expect(messages.filter((m) => m.role === 'assistant')).toHaveLength(2);

@@ -77,7 +77,8 @@ describe('getRunWithMessages', () => {
       { content: [toolUse('n1', 'notes_append', { name: 'log', line: 'one' })], stopReason: 'tool_use' },
       { content: [text('done')], stopReason: 'end_turn' },
     ]);
-    await driveRun(engineDeps(store, model), run.runId);
+    // Driven in another container (its own store), so this one holds none of the transcript: the Query path.
+    await driveRun(engineDeps(testStore(), model), run.runId);
     await store.putResumeToken(run.runId, 'task-token');
     await put(store, keys.step(run.runId, 'fetch'));
     await put(store, keys.humanTask(run.runId, 'review', 1));

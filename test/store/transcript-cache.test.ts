@@ -4,6 +4,7 @@
  * transcript; what it returns is what a fresh read returns; kept messages are frozen; only a prefix without a
  * gap is kept, bounded by runs and bytes.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { TranscriptMessage } from '../../shared/schemas/message.ts';
@@ -59,8 +60,9 @@ describe('transcript cache (getRunWithMessages)', () => {
     await driveRun(engineDeps(store, model), seeded.runId);
     const first = await store.getRunWithMessages(seeded.runId);
     expect(first.messages).toHaveLength(4);
-    // Two more messages, the second over the 400 KB item limit (a head and continuation parts).
-    const run = await append(store, first.run!, [
+    // Two more messages, the second over the 400 KB item limit (a head and continuation parts), committed by
+    // another container (its own store: this one did not write them, so it must read them).
+    const run = await append(testStore(), first.run!, [
       message(first.run!, 4, 'user'),
       message(first.run!, 5, 'assistant', 450_000),
     ]);
@@ -128,6 +130,116 @@ describe('transcript cache (getRunWithMessages)', () => {
 
     expect(queries.map((q) => q.from)).toEqual(['MSG#000002', 'MSG#']);
     expect(read).toEqual(await testStore().getRunWithMessages(first.runId));
+  });
+});
+
+describe('transcript cache: messages this container committed', () => {
+  /** An assistant message whose tool input has what the store does not keep as it is given. */
+  const awkward = (run: Run, seq: number): TranscriptMessage =>
+    ({
+      ...message(run, seq, 'assistant'),
+      stopReason: undefined,
+      content: [
+        { type: 'text', text: 'calling' },
+        {
+          type: 'tool_use',
+          id: `t${seq}`,
+          name: 'notes_append',
+          input: {
+            ...JSON.parse('{"__proto__": {"polluted": true}}'),
+            constructor: { name: 'String' },
+            zero: -0,
+            gone: undefined,
+            list: [1, undefined, 'two', { deep: undefined, kept: null }],
+          },
+        },
+        // Over the 400 KB item limit: the message spans a head and continuation parts.
+        { type: 'text', text: 'x'.repeat(450_000) },
+        // Too large for a part whole: its input travels as JSON text.
+        {
+          type: 'tool_use',
+          id: `u${seq}`,
+          name: 'notes_append',
+          input: { zero: -0, big: 'y'.repeat(390_000) },
+        },
+      ],
+    }) as unknown as TranscriptMessage;
+
+  it('reads the run by key alone after its own commits, and returns what a fresh read returns', async () => {
+    // Prepare: a run read once, then two commits of this store: an awkward message (fields the store drops or
+    // changes, over an item: parts, a tool input carried as JSON), then a plain one.
+    const { store, queries } = loggingStore();
+    const sent: string[] = [];
+    store.ctx.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        sent.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name: 'sentLog' },
+    );
+    const { head, version } = await seedWorkflow(store, minimalWorkflow());
+    const seeded = await seedRun(store, version);
+    const first = await store.getRunWithMessages(seeded.runId);
+    const moved = await append(store, first.run!, [awkward(first.run!, 1)]);
+    const run = await append(store, moved, [message(moved, 2, 'user')]);
+    queries.length = 0;
+    sent.length = 0;
+
+    // Act
+    const read = await store.getRunWithMessages(run.runId, {
+      owner: head.owner,
+      workflowId: head.workflowId,
+    });
+
+    // Assess: one BatchGetItem (the run and the head), no Query; the transcript is what another container reads.
+    expect(sent).toEqual(['BatchGetItemCommand']);
+    expect(queries).toEqual([]);
+    const fresh = await testStore().getRunWithMessages(run.runId);
+    expect(read.run).toStrictEqual(fresh.run);
+    // Node's strict deep equality: prototypes, own fields (an own `__proto__` too), -0 apart from 0, a field
+    // set to undefined apart from a missing one. (Vitest's toStrictEqual compares a `constructor` field by
+    // reference, so two reads of the same item would differ.)
+    expect(read.messages).toEqual(fresh.messages);
+    expect(isDeepStrictEqual(read.messages, fresh.messages)).toBe(true);
+    expect(read.messages.map((m) => m.seq)).toEqual([0, 1, 2]);
+    expect(read.head).toStrictEqual({ value: await store.getWorkflowHead(head.owner, head.workflowId) });
+  });
+
+  it('reads the rest by Query when another container committed since', async () => {
+    // Prepare: this store holds the transcript up to its own commit; another store commits one more message.
+    const { store, queries } = loggingStore();
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const seeded = await seedRun(store, version);
+    const first = await store.getRunWithMessages(seeded.runId);
+    const mine = await append(store, first.run!, [message(first.run!, 1, 'assistant')]);
+    const theirs = await append(testStore(), mine, [message(mine, 2, 'user')]);
+    queries.length = 0;
+
+    // Act
+    const read = await store.getRunWithMessages(theirs.runId, { owner: theirs.owner, workflowId: 'wf_gone' });
+
+    // Assess: the messages after the two kept, by Query; a head that does not exist reads as none.
+    expect(queries.map((q) => q.from)).toEqual(['MSG#000002']);
+    expect(read.run).toStrictEqual(theirs);
+    expect(read.messages).toStrictEqual((await testStore().getRunWithMessages(theirs.runId)).messages);
+    expect(read.head).toStrictEqual({ value: undefined });
+  });
+
+  it('keeps nothing of a commit that failed', async () => {
+    // Prepare: this store's commit loses to another store's on the same revision.
+    const store = testStore();
+    const { version } = await seedWorkflow(store, minimalWorkflow());
+    const seeded = await seedRun(store, version);
+    const first = await store.getRunWithMessages(seeded.runId);
+    await append(testStore(), first.run!, [message(first.run!, 1, 'user', 3)]);
+
+    // Act
+    await expect(append(store, first.run!, [message(first.run!, 1, 'assistant')])).rejects.toThrow();
+    const read = await store.getRunWithMessages(seeded.runId);
+
+    // Assess: the transcript is the winner's.
+    expect(read.messages).toStrictEqual((await testStore().getRunWithMessages(seeded.runId)).messages);
+    expect(read.messages[1]?.role).toBe('user');
   });
 });
 

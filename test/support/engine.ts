@@ -91,9 +91,9 @@ export abstract class ForwardingStore implements RunStore {
     this.inner.getWorkflowVersion(owner, id, version);
   listMessages = (runId: string) => this.inner.listMessages(runId);
   /** Forwarded (the turn's one-request read, when `inner` has it), so wrapped stores read as the real one does. */
-  getRunWithMessages = (runId: string) =>
+  getRunWithMessages = (runId: string, headHint?: { owner: string; workflowId: string }) =>
     this.inner.getRunWithMessages
-      ? this.inner.getRunWithMessages(runId)
+      ? this.inner.getRunWithMessages(runId, headHint)
       : Promise.all([this.inner.getRun(runId), this.inner.listMessages(runId)]).then(([run, messages]) => ({
           run,
           messages,

@@ -1,0 +1,44 @@
+/**
+ * The messages a commit of this container wrote, in the form a read of them returns: the items they are
+ * stored as (message-items.ts), each as the document client gives it back, reassembled and validated like a
+ * read (message-assembly.ts). The transcript cache (transcript-cache.ts) keeps them, so the turn after a
+ * commit of this container reads its run by key alone (run-with-messages.ts) and not its own messages again.
+ *
+ * What the document client gives back of what it stored (client.ts marshall options; @aws-sdk/util-dynamodb
+ * `convertToAttr`, and the escaped names of own-constructor-keys.ts turned back on reading):
+ * - a field or list element that is `undefined` is not stored (`removeUndefinedValues`);
+ * - a number is stored as its decimal string (DynamoDB's `N`), read back with `Number`: the same number, except
+ *   that `-0` is stored as `0` (a number the marshaller refuses — NaN, Infinity, an unsafe integer — fails the
+ *   commit, which then caches nothing);
+ * - a map (a plain object, or a `Map` for an object with an own `constructor` field) is read back as a plain
+ *   object with the same own fields; a binary as a new `Uint8Array` of the same bytes.
+ * Strings, booleans and null come back as they are.
+ */
+import type { TranscriptMessage } from '../schemas/message.ts';
+import { assembleMessages } from './message-assembly.ts';
+import { messageItems } from './message-items.ts';
+
+/** `value` as the document client reads back what it stored of it (see above). */
+export function readBack(value: unknown): unknown {
+  if (typeof value === 'number') return Object.is(value, -0) ? 0 : value;
+  if (typeof value !== 'object' || value === null) return value;
+  if (value instanceof Uint8Array) return new Uint8Array(value);
+  if (Array.isArray(value))
+    return value.filter((element) => element !== undefined && typeof element !== 'function').map(readBack);
+  const entries = value instanceof Map ? [...value.entries()] : Object.entries(value);
+  // Object.fromEntries defines each field as an own data property (a `__proto__` field too).
+  return Object.fromEntries(
+    entries
+      .filter(([, element]) => element !== undefined && typeof element !== 'function')
+      .map(([name, element]) => [String(name), readBack(element)]),
+  );
+}
+
+/** `messages` (written by a commit that succeeded) as a read of their items returns them. */
+export function writtenMessages(messages: readonly TranscriptMessage[]): TranscriptMessage[] {
+  return assembleMessages(
+    messages.flatMap((message) =>
+      messageItems(message).map((item) => readBack(item) as Record<string, unknown>),
+    ),
+  );
+}
