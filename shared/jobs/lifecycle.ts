@@ -15,6 +15,7 @@ import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import type { WorkflowVersion } from '../schemas/workflow-record.ts';
 import { IdempotencyConflictError } from '../store/errors.ts';
 import { isoNow, type JobsDeps } from './deps.ts';
+import { effectiveMaxAttempts } from './effective.ts';
 import { type GrantRef, getGrantRecord, listAllGrants } from './grant-store.ts';
 import {
   activeNumbers,
@@ -244,9 +245,10 @@ export async function endQueued(
 /**
  * Promotes queued jobs of a grant, oldest first, while the live grant has free slots. A revoked (or
  * missing) grant ends its queued jobs `denied` instead: they never start; so does a grant that withdrew a
- * job's model. Jobs waiting for their retry time are passed over: the queue is read page by page on from the
- * last job looked at, until a job is claimed and the quota is full, or the queue ends, or QUEUE_SCAN_BOUND
- * jobs were looked at (logged).
+ * job's model, and a retry whose attempts ran out under the live grant's lower `maxAttempts` ends `failed`.
+ * Jobs waiting for their retry time are passed over: the queue is read page by page on from the last job looked
+ * at, until a job is claimed and the quota is full, or the queue ends, or QUEUE_SCAN_BOUND jobs were looked at
+ * (logged).
  */
 export async function promoteQueued(deps: JobsDeps, ref: GrantRef): Promise<number> {
   const { owner, grantId, clientId } = ref;
@@ -309,6 +311,22 @@ async function promoteOne(
     });
     return 'next';
   }
+  // Attempts run out under the live grant (lowered since the retry was queued: effective.ts): it ends here as
+  // the settle would have ended it, instead of starting another attempt.
+  const maxAttempts = effectiveMaxAttempts(job, grant);
+  if (job.attemptsMade >= maxAttempts) {
+    const spent = `gave up after ${job.attemptsMade} attempts, the most its grant now allows (${maxAttempts}; admitted with ${job.constraints.maxAttempts})`;
+    await endQueued(deps, job, {
+      status: 'failed',
+      stopReason: 'error',
+      error: {
+        name: 'AttemptsSpent',
+        // The failure that queued the retry, as the settle would have ended the job with it.
+        message: `${job.retry?.reason ?? 'a transient fault'} (not retried: ${spent})`,
+      },
+    });
+    return 'next';
+  }
   // Nothing left under the snapshot ∩ the live grant (a retry's spent budget, or a grant narrowed below what
   // the job spent; a retry queued before the job's tally existed counts its attempts as all they were given):
   // it ends here instead of starting a run with no budget.
@@ -358,12 +376,15 @@ export async function settleJobRun(deps: JobsDeps, run: Run): Promise<void> {
     ).length;
     // The attempt's spend joins the job's tally in the write that settles it (spend.ts).
     const tally = tallyWith(job, run);
-    const disposition = dispositionOf(
-      run,
-      { ...job, ...tally },
-      dispatched,
-      deps.retry ?? DEFAULT_RETRY_POLICY,
-    );
+    const policy = deps.retry ?? DEFAULT_RETRY_POLICY;
+    let disposition = dispositionOf(run, { ...job, ...tally }, dispatched, policy);
+    if (disposition.kind !== 'final') {
+      // Another run is due: counted against the live grant's maxAttempts too, when lower (effective.ts). Fail
+      // closed: a grant read that fails throws here, and the job is settled (and its retry decided) later.
+      const live = await getGrantRecord(deps.store.ctx, job.owner, job.clientId);
+      const maxAttempts = effectiveMaxAttempts(job, live);
+      disposition = dispositionOf(run, { ...job, ...tally }, dispatched, policy, maxAttempts);
+    }
     const now = isoNow(deps.clock);
     const { runId: _runId, retry: _retry, ...rest } = job;
     const carried = {

@@ -1,7 +1,8 @@
 /**
  * Retry disposition belongs to the runtime, not the model: when a job's run ends `failed`, this decides
  * whether the job waits for capacity (rate limit, overload: no attempt used), backs off and tries again
- * (a transient fault: one attempt used, up to the grant's `maxAttempts`), or ends with the run's verdict.
+ * (a transient fault: one attempt used, up to `maxAttempts`, the lower of the job's snapshot and the live
+ * grant), or ends with the run's verdict.
  * A fresh attempt is a fresh run; it is only made when the failed run dispatched no tool call, so a retry
  * can never repeat a side effect (the ledger of one run does not cover the next).
  */
@@ -53,14 +54,17 @@ export type Disposition =
 /**
  * What to do with `job` now that its run `run` ended; `dispatched` counts the run's ledger rows. `job` carries
  * its tally with this attempt's spend added (spend.ts): a job with nothing left is not tried again.
+ * `maxAttempts` is what the job may make: its snapshot's, or the lower live grant's (effective.ts
+ * effectiveMaxAttempts); a job that already made that many is not tried again, capacity wait or not.
  */
 export function dispositionOf(
   run: Run,
   job: JobRecord,
   dispatched: number,
   policy: RetryPolicy,
+  maxAttempts: number = job.constraints.maxAttempts,
 ): Disposition {
-  const disposition = retryDisposition(run, job, dispatched, policy);
+  const disposition = retryDisposition(run, job, dispatched, policy, maxAttempts);
   // A cancel that raced the failure (the run had failed before the cancel reached it): the job would have
   // tried again, so it is the cancel that ends it.
   if (job.cancelRequested && disposition.kind !== 'final')
@@ -73,7 +77,13 @@ export function dispositionOf(
   return disposition;
 }
 
-function retryDisposition(run: Run, job: JobRecord, dispatched: number, policy: RetryPolicy): Disposition {
+function retryDisposition(
+  run: Run,
+  job: JobRecord,
+  dispatched: number,
+  policy: RetryPolicy,
+  maxAttempts: number,
+): Disposition {
   if (run.status !== 'failed' || run.stopReason !== 'error') return { kind: 'final' };
   const name = run.error?.name ?? '';
   const reason = `${name}: ${run.error?.message ?? ''}`.slice(0, 1000);
@@ -87,14 +97,19 @@ function retryDisposition(run: Run, job: JobRecord, dispatched: number, policy: 
       stopReason: 'budget_exceeded',
       note: `not retried: the job's budget is spent ($${settledSpend(job).usd} of $${job.constraints.budget.maxUsdPerJob}, ${settledSpend(job).turns} of ${job.constraints.maxTurns} turns)`,
     };
+  const lowered = maxAttempts < job.constraints.maxAttempts ? ', the most its grant now allows' : '';
+  // Under its snapshot a job that may run again has made fewer attempts than it may; a grant lowered since
+  // can leave it with none, and then not even a capacity wait (which uses none) gives it another run.
+  if (retryable && job.attemptsMade >= maxAttempts)
+    return { kind: 'final', note: `gave up after ${job.attemptsMade} attempts${lowered}` };
   if (CAPACITY_ERRORS.includes(name)) {
     if (job.capacityWaits >= policy.maxCapacityWaits)
       return { kind: 'final', note: `gave up after ${job.capacityWaits} capacity waits` };
     return { kind: 'capacity', delayMs: policy.capacityWaitMs, reason };
   }
   if (TRANSIENT_ERRORS.includes(name)) {
-    if (job.attemptsMade + 1 >= job.constraints.maxAttempts)
-      return { kind: 'final', note: `gave up after ${job.attemptsMade + 1} attempts` };
+    if (job.attemptsMade + 1 >= maxAttempts)
+      return { kind: 'final', note: `gave up after ${job.attemptsMade + 1} attempts${lowered}` };
     const delayMs = Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** job.attemptsMade);
     return { kind: 'backoff', delayMs, reason };
   }

@@ -209,7 +209,10 @@ export const JobViewSchema = z.object({
   costUsd: z.number().check(z.nonnegative()),
   /** Capped at 1,000 characters. */
   error: z.optional(z.object({ name: z.string(), message: z.string().check(z.maxLength(1000)) })),
-  /** Attempts used (of `max`); capacity waits (rate limit, overload) use none and are counted apart. */
+  /**
+   * Attempts used (of `max`: `constraints.maxAttempts`, the lower of the snapshot's and the live grant's, which
+   * retries are counted against); capacity waits (rate limit, overload) use none and are counted apart.
+   */
   attempts: z.object({
     made: z.number().check(z.int(), z.nonnegative()),
     max: z.number().check(z.int(), z.positive()),

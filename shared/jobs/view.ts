@@ -61,7 +61,7 @@ export function jobView(
     ...totalsOf(job, run),
     usage: run?.usage ?? { ...ZERO_USAGE },
     ...(error ? { error: { name: error.name, message: error.message.slice(0, MAX_ERROR_CHARS) } } : {}),
-    attempts: { made: job.attemptsMade, max: job.constraints.maxAttempts, capacityWaits: job.capacityWaits },
+    attempts: { made: job.attemptsMade, max: constraints.maxAttempts, capacityWaits: job.capacityWaits },
     ...(job.retry && status === 'queued' ? { retry: job.retry } : {}),
     constraints,
     ...(constraints === job.constraints ? {} : { admittedConstraints: job.constraints }),

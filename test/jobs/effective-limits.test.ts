@@ -88,6 +88,7 @@ describe('A job under a grant narrowed after its admission', { timeout: 240_000 
       maxUsdPerJob: 0.5,
       maxUsdPerDay: 2,
       jobTimeoutSeconds: 600,
+      maxAttempts: 2,
     });
     const rest = await call(e2e.stack, clientKey('view-bot'), 'GET', `/v1/jobs/${waiting.jobId}`);
     const listed = await call(e2e.stack, clientKey('view-bot'), 'GET', '/v1/jobs');
@@ -107,9 +108,12 @@ describe('A job under a grant narrowed after its admission', { timeout: 240_000 
       maxTurns: 3,
       budget: { maxUsdPerJob: 0.5, maxUsdPerDay: 2 },
       timeoutSeconds: 600,
-      maxAttempts: admitted.maxAttempts,
+      maxAttempts: 2,
       grantVersion: 2,
     });
+    // The attempts the retry decision now counts (settle and promotion: test/jobs/live-attempts.test.ts).
+    expect(admitted.maxAttempts).toBe(3);
+    expect(rest.body.job.attempts).toEqual({ made: 0, max: 2, capacityWaits: 0 });
     expect(rest.body.job.admittedConstraints).toEqual(admitted);
     expect(listed.body.jobs.find((job: JobView) => job.jobId === waiting.jobId)).toEqual(rest.body.job);
     expect(tool.isError).toBeFalsy();

@@ -88,6 +88,22 @@ describe('Function: dispositionOf', () => {
     });
   });
 
+  it("counts attempts against a lower maxAttempts given (the live grant's), capacity wait or not", () => {
+    const lowered = (name: string, made: number, maxAttempts: number) =>
+      dispositionOf(failedRun(name), job({ attemptsMade: made }), 0, DEFAULT_RETRY_POLICY, maxAttempts);
+    expect(lowered('ModelServerError', 1, 2)).toEqual({
+      kind: 'final',
+      note: 'gave up after 2 attempts, the most its grant now allows',
+    });
+    expect(lowered('ModelRateLimitedError', 1, 1)).toEqual({
+      kind: 'final',
+      note: 'gave up after 1 attempts, the most its grant now allows',
+    });
+    expect(lowered('ModelServerError', 0, 2).kind).toBe('backoff');
+    // The snapshot's own figure reads as before.
+    expect(lowered('ModelServerError', 2, 3)).toEqual({ kind: 'final', note: 'gave up after 3 attempts' });
+  });
+
   it('doubles the backoff per attempt, up to its ceiling', () => {
     const delays = [0, 1, 2, 8].map((made) => {
       const disposition = dispositionOf(
