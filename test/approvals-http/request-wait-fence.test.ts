@@ -8,9 +8,11 @@
  * one attempt changes nothing.
  */
 import { describe, expect, it } from 'vitest';
+import { createRequestApprovalHandler } from '../../functions/request-approval.ts';
 import { requestApproval } from '../../shared/approvals-http/index.ts';
 import { waitFence } from '../../shared/graph-run/wait-fence.ts';
 import type { ApprovalNotice } from '../../shared/notify/index.ts';
+import { inboxNotifier } from '../../shared/notify/index.ts';
 import { FixedClock } from '../support/store.ts';
 import { BOSS, keyring, PUBLIC_BASE, parkRun, recordingLogger, store } from './support.ts';
 
@@ -175,5 +177,40 @@ describe('RequestApproval fenced on the attempt of its wait', () => {
     expect(unfenced.result.status).toBe('superseded');
     expect(unfenced.links).toEqual([]);
     expect((await store.getApproval(approvalId))?.taskToken).toBe('token-fenced');
+  });
+
+  it('the handler fences on the attempt the state machine passes (turn, retry, redrive, execution start)', async () => {
+    // Prepare
+    const clock = new FixedClock();
+    const { runId, approvalId } = await parked(clock);
+    const inbox = inboxNotifier();
+    const handler = createRequestApprovalHandler(async () => ({
+      store,
+      clock,
+      keyring,
+      publicBaseUrl: PUBLIC_BASE,
+      notifier: inbox,
+      taskTokens: { sendSuccess: async () => 'sent', sendFailure: async () => 'sent' },
+      logger: recordingLogger(),
+    }));
+    const event = (taskToken: string, retryCount: number) => ({
+      runId,
+      turn: 0,
+      taskToken,
+      wait: { retryCount, redriveCount: 0, startTime: START },
+    });
+
+    // Act
+    const retry = await handler(event('token-retry', 1));
+    const sent = inbox.notices().length;
+    const late = await handler(event('token-late', 0));
+
+    // Assess
+    expect(retry.status).toBe('notified');
+    expect(late.status).toBe('superseded');
+    expect(inbox.notices().length).toBe(sent);
+    const stored = await store.getApproval(approvalId);
+    expect(stored?.taskToken).toBe('token-retry');
+    expect(stored?.fence).toBe(attempt(1));
   });
 });
