@@ -3,6 +3,7 @@
  * and sends each approver a signed link. The execution then waits for SendTaskSuccess or its timeout.
  */
 import { type RequestApprovalDeps, requestApproval } from '../shared/approvals-http/index.ts';
+import { waitFence } from '../shared/graph-run/wait-fence.ts';
 import { requestApprovalDeps } from '../shared/runtime/aws/request-approval.ts';
 import { RequestApprovalEventSchema } from '../shared/runtime/events.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
@@ -14,7 +15,7 @@ export function createRequestApprovalHandler(
 ) {
   return async (event: unknown, context?: LambdaContextLike): Promise<{ status: string }> => {
     // The event holds the task token: only the run id goes on the log lines.
-    const { runId, turn, taskToken, approvalId, turnOutcome } = RequestApprovalEventSchema.parse(event);
+    const { runId, turn, taskToken, approvalId, turnOutcome, wait } = RequestApprovalEventSchema.parse(event);
     return withInvocation(
       telemetry,
       { runId, turn },
@@ -24,6 +25,9 @@ export function createRequestApprovalHandler(
           taskToken,
           approvalId,
           approvalIds: turnOutcome?.approvalIds,
+          // The entry is the turn (a graph step's wait: 0): an approval is waited on in one entry of its
+          // state only, since a wait ends only once it is no longer pending.
+          fence: wait ? waitFence(turn, wait) : undefined,
         });
         return { status: result.status };
       },

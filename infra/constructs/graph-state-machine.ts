@@ -46,6 +46,7 @@ import {
   LAMBDA_SERVICE_RETRY,
   LAMBDA_THROTTLE_RETRY,
   vendedLogGroupName,
+  WAIT_ATTEMPT,
 } from './run-state-machine.ts';
 import { GRAPH_NEXT, GRAPH_STATE_NAMES } from './state-names.ts';
 
@@ -97,22 +98,6 @@ export const ITERATION_OUTPUT = '$.stepId';
 
 /** The answers to a `.waitForTaskToken` wait. */
 export type TaskResponseAction = 'states:SendTaskSuccess' | 'states:SendTaskFailure';
-
-/**
- * Which attempt of a callback task this is, from the context object: `State.RetryCount` (0 on the first attempt
- * of each entry into the state, +1 per retry), `Execution.RedriveCount` (0 until redriven) and
- * `Execution.StartTime` (ISO 8601: a later execution of the run, started by an operator's step retry, re-enters
- * a still-waiting step with its counts back at 0)
- * (https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html). A retried callback
- * task gets a fresh task token while its earlier invocation may still run (an Invoke that timed out
- * client-side); the handler stores its token only if no later attempt stored one
- * (shared/graph-run/wait-fence.ts).
- */
-const WAIT_ATTEMPT = {
-  retryCount: sfn.JsonPath.numberAt('$$.State.RetryCount'),
-  redriveCount: sfn.JsonPath.numberAt('$$.Execution.RedriveCount'),
-  startTime: sfn.JsonPath.stringAt('$$.Execution.StartTime'),
-};
 
 /** The step reference a Map item holds (ids and counters only). */
 const STEP_REF = {
@@ -318,6 +303,7 @@ export class GraphStateMachine extends Construct {
         approvalId: sfn.JsonPath.stringAt('$.service.approvalId'),
         approvalTimeoutSeconds: sfn.JsonPath.numberAt('$.service.timeoutSeconds'),
         taskToken: sfn.JsonPath.taskToken,
+        wait: WAIT_ATTEMPT,
       }),
       taskTimeout: sfn.Timeout.at('$.service.timeoutSeconds'),
       resultPath: sfn.JsonPath.DISCARD,

@@ -161,6 +161,22 @@ export const CALLBACK_CRASH_RETRY: sfn.RetryProps = {
   errors: LAMBDA_CRASH_ERRORS.filter((error) => error !== sfn.Errors.TIMEOUT),
 };
 
+/**
+ * Which attempt of a callback task this is, from the context object: `State.RetryCount` (0 on the first attempt
+ * of each entry into the state, +1 per retry), `Execution.RedriveCount` (0 until redriven) and
+ * `Execution.StartTime` (ISO 8601: a later execution of the run, started by an operator's step retry, re-enters
+ * a still-waiting step with its counts back at 0)
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html). A retried callback
+ * task gets a fresh task token while its earlier invocation may still run (an Invoke that timed out
+ * client-side); the handler stores its token only if no later attempt stored one
+ * (shared/graph-run/wait-fence.ts).
+ */
+export const WAIT_ATTEMPT = {
+  retryCount: sfn.JsonPath.numberAt('$$.State.RetryCount'),
+  redriveCount: sfn.JsonPath.numberAt('$$.Execution.RedriveCount'),
+  startTime: sfn.JsonPath.stringAt('$$.Execution.StartTime'),
+};
+
 /** The run pointer, the only payload a handler gets (ids and counters, never transcripts). */
 const RUN_POINTER = {
   runId: sfn.JsonPath.stringAt('$.runId'),
@@ -249,6 +265,9 @@ export class RunStateMachine extends Construct {
         // Lets the handler bound link expiry by the wait, and local runners time the wait (local-definition.ts).
         approvalTimeoutSeconds: sfn.JsonPath.numberAt('$.approvalTimeoutSeconds'),
         taskToken: sfn.JsonPath.taskToken,
+        // Which attempt of the wait this is: a late invocation of a retried attempt never replaces a later
+        // attempt's token (shared/approvals-http/request-record.ts).
+        wait: WAIT_ATTEMPT,
         // The Turn's outcome as a whole (ids and counters only), for the approval ids it carries. `$` is there
         // in every state, while a path to a field a state lacks (one an earlier release's Turn wrote) fails
         // the task with States.ParameterPathFailure, which would end the run in MarkFailed

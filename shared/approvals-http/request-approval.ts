@@ -16,6 +16,7 @@ import {
 } from '../approvals/index.ts';
 import type { Clock } from '../core/ports.ts';
 import type { RunStore } from '../core/store-port.ts';
+import { isLaterWait } from '../graph-run/wait-fence.ts';
 import {
   approvalEndedNotice,
   argsPreview,
@@ -60,7 +61,14 @@ export type RequestApprovalResult =
    * Nothing was pending (decided before the token arrived, or the run moved on), or everything was decided
    * while the notices went out (`notified`): the wait was answered at once.
    */
-  | { status: 'not_waiting'; answer: TaskTokenAnswer; notified?: Sent[] };
+  | { status: 'not_waiting'; answer: TaskTokenAnswer; notified?: Sent[] }
+  /**
+   * A later attempt of this wait (a retry of the task, whose invocation this one outlived) holds the approvals:
+   * nothing sent (unless the links were out before it stored its token), nothing stored, the wait not answered.
+   */
+  | { status: 'superseded' }
+  /** This attempt's token is already stored (a repeated invocation of one attempt): nothing sent again. */
+  | { status: 'already_requested' };
 
 /** The link with the read hints of its approval (read-hints.ts): the page reads everything in one request. */
 function withHints(link: string, approval: Approval): string {
@@ -166,6 +174,11 @@ export async function requestApproval(
     taskToken: string;
     approvalId?: string | undefined;
     approvalIds?: readonly string[] | undefined;
+    /**
+     * Which attempt of the wait this is (`waitFence`, shared/graph-run/wait-fence.ts); absent from executions
+     * of a definition that does not pass it. Approvals holding a later attempt's token are left alone.
+     */
+    fence?: string | undefined;
   },
 ): Promise<RequestApprovalResult> {
   const logger = deps.logger ?? consoleLogger;
@@ -180,17 +193,33 @@ export async function requestApproval(
     return { status: 'not_waiting', answer };
   }
 
-  const { notified, failed, unreached } = await sendNotices(deps, runId, waiting.approvals);
+  // A late attempt (retried meanwhile) sends no links for approvals a later attempt holds; a repeat of this
+  // attempt (its token already stored) sends none twice.
+  const open = waiting.approvals.filter((approval) => !isLaterWait(approval.fence, input.fence));
+  const due = open.filter((approval) => approval.taskToken !== taskToken);
+  if (due.length === 0) {
+    const status = open.length === 0 ? 'superseded' : 'already_requested';
+    logger.info('approval wait already held; nothing sent', { runId, status });
+    return { status };
+  }
+
+  const { notified, failed, unreached } = await sendNotices(deps, runId, due);
   logger.info('approval notices sent', { runId, channel: deps.notifier.channel, notified, failed });
-  const recorded = await recordRequest(deps, runId, scope, waiting, {
-    taskToken,
-    channel: deps.notifier.channel,
-    notified,
-    unreached,
-  });
+  const recorded = await recordRequest(
+    deps,
+    runId,
+    scope,
+    { ...waiting, approvals: open },
+    { taskToken, fence: input.fence, channel: deps.notifier.channel, notified, unreached },
+  );
   if (recorded.denied.length > 0) await tellUndeliverable(deps, runId, recorded.denied);
   const undeliverable = recorded.denied.map((d) => d.approval.approvalId);
   if (recorded.pending.length > 0) return { status: 'notified', notified, failed, undeliverable };
+  if (undeliverable.length === 0 && recorded.superseded.length > 0) {
+    // A later attempt stored its token while these links went out: its wait is the live one, never answer it.
+    logger.info('a later attempt of the wait holds its approvals; token not stored', { runId });
+    return { status: 'superseded' };
+  }
 
   // Nothing left to wait for: go on at once, so the Turn reads the decisions (or that nobody was reached).
   if (undeliverable.length > 0) {

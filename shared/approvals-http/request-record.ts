@@ -17,6 +17,7 @@ import { isoAt, RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { ApprovalAlreadyDecidedError, RunConflictError } from '../core/store-errors.ts';
 import type { AuditInput, RunStore } from '../core/store-port.ts';
+import { isLaterWait } from '../graph-run/wait-fence.ts';
 import type { Approval } from '../schemas/approval.ts';
 import { isTerminalRunStatus } from '../schemas/run.ts';
 import { backOff } from '../store/backoff.ts';
@@ -31,14 +32,19 @@ export type Sent = { approvalId: string; approver: string };
 /** What the notices came to, for the commit. */
 export type RequestOutcome = {
   taskToken: string;
+  /** Which attempt of the wait `taskToken` is (wait-fence.ts); absent from an earlier definition's executions. */
+  fence?: string | undefined;
   channel: string;
   notified: Sent[];
   /** Live approvals no approver could be sent, by id: denied as undeliverable if still pending. */
   unreached: ReadonlyMap<string, Unreached>;
 };
 
-/** What the commit recorded: the approvals still waiting (on this token), and those denied as undeliverable. */
-export type Recorded = { pending: Approval[]; denied: Unreached[] };
+/**
+ * What the commit recorded: the approvals still waiting (on this token), those denied as undeliverable, and the
+ * ids of those another attempt of the wait holds (a later one, or, unfenced, one that stored its token first).
+ */
+export type Recorded = { pending: Approval[]; denied: Unreached[]; superseded: string[] };
 
 const notifiedAudit = (outcome: RequestOutcome): AuditInput[] =>
   outcome.notified.map(({ approvalId, approver }) => ({
@@ -66,10 +72,17 @@ const RECORD_BACKOFF = { baseMs: 25, capMs: 1000 };
 
 /**
  * Commits `outcome` against the run and approvals as `first` read them; when another write got there first
- * (a decision, an expiry, a turn, another step of a graph run), waits a jittered moment, reads them again (one
- * request) and commits what still applies, up to RECORD_ATTEMPTS times. Only approvals still holding the token
- * they were first read with are written: a different one means a newer wait (a retried RequestApproval) owns
- * them. Nothing is written to an ended run (its audit head may be sealed into its owner's anchor chain).
+ * (a decision, an expiry, a turn, another step of a graph run, another attempt of the wait), waits a jittered
+ * moment, reads them again (one request) and commits what still applies, up to RECORD_ATTEMPTS times.
+ *
+ * Which approvals this attempt writes its token to: those still pending in the wait whose token is the one
+ * first read, or, once re-read, one an earlier attempt stored (fence below this one's: a late invocation of a
+ * retried task that committed first; an unfenced token when this one is fenced). Never one a later attempt
+ * holds (its fence above this one's): that one's token is live and this one's is dead
+ * (shared/graph-run/wait-fence.ts). Each write is conditional on the token as read, and a token is always
+ * written with its fence, so the condition holds the fence too. An approval already holding this token (a
+ * repeat of this attempt) stays as it is. Nothing is written to an ended run (its audit head may be sealed
+ * into its owner's anchor chain).
  */
 export async function recordRequest(
   deps: { store: RunStore; clock: Clock },
@@ -79,20 +92,30 @@ export async function recordRequest(
   outcome: RequestOutcome,
 ): Promise<Recorded> {
   const tokenRead = new Map(first.approvals.map((approval) => [approval.approvalId, approval.taskToken]));
+  const fenced = outcome.fence === undefined ? {} : { fence: outcome.fence };
   let state = first;
   for (let attempt = 1; ; attempt++) {
     const { run } = state;
-    if (!run || isTerminalRunStatus(run.status)) return { pending: [], denied: [] };
-    const mine = state.approvals.filter(
+    if (!run || isTerminalRunStatus(run.status)) return { pending: [], denied: [], superseded: [] };
+    const ours = state.approvals.filter((approval) => tokenRead.has(approval.approvalId));
+    const held = ours.filter((approval) => approval.taskToken === outcome.taskToken);
+    const mine = ours.filter(
       (approval) =>
-        tokenRead.has(approval.approvalId) && approval.taskToken === tokenRead.get(approval.approvalId),
+        approval.taskToken !== outcome.taskToken &&
+        !isLaterWait(approval.fence, outcome.fence) &&
+        (approval.taskToken === tokenRead.get(approval.approvalId) ||
+          isLaterWait(outcome.fence, approval.fence)),
     );
+    const superseded = ours
+      .filter((approval) => !held.includes(approval) && !mine.includes(approval))
+      .map((approval) => approval.approvalId);
     const decidedAt = isoAt(deps.clock);
     const denied: Unreached[] = mine.flatMap((approval) => {
       const unreached = outcome.unreached.get(approval.approvalId);
       const record = {
         ...approval,
         taskToken: outcome.taskToken,
+        ...fenced,
         status: 'undeliverable' as const,
         decidedAt,
       };
@@ -100,10 +123,12 @@ export async function recordRequest(
     });
     const attached = mine
       .filter((approval) => !outcome.unreached.has(approval.approvalId))
-      .map((approval) => ({ ...approval, taskToken: outcome.taskToken }));
+      .map((approval) => ({ ...approval, taskToken: outcome.taskToken, ...fenced }));
     const written = [...attached, ...denied.map((d) => d.approval)];
     const audit = [...notifiedAudit(outcome), ...undeliverableAudit(denied)];
-    if (written.length === 0 && audit.length === 0) return { pending: [], denied: [] };
+    if (written.length === 0 && audit.length === 0) return { pending: held, denied: [], superseded };
+    // The token each write is conditional on: the one this read found.
+    const tokenNow = new Map(mine.map((approval) => [approval.approvalId, approval.taskToken]));
     try {
       await new RunHandle(run, deps).commit({
         next: (current) =>
@@ -114,11 +139,11 @@ export async function recordRequest(
         approvalUpdate: written.map((approval) => ({
           approval,
           expectedStatus: 'pending' as const,
-          expectedTaskToken: tokenRead.get(approval.approvalId) ?? null,
+          expectedTaskToken: tokenNow.get(approval.approvalId) ?? null,
         })),
         audit,
       });
-      return { pending: attached, denied };
+      return { pending: [...held, ...attached], denied, superseded };
     } catch (error) {
       const raced = error instanceof RunConflictError || error instanceof ApprovalAlreadyDecidedError;
       if (!raced || attempt >= RECORD_ATTEMPTS) throw error;

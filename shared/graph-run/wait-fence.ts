@@ -14,6 +14,8 @@
  * - `entry`: which entry into the state this is. A step wait: the step's `attempt` (one entry per step attempt,
  *   an operator's retry starts the next). `AwaitResume`: the run's revision when Advance decided `paused`
  *   (between two entries a resume writes the run, so the revision has moved);
+ *   A RequestApproval (the run machine's, or a graph's `ApproveServiceStep`): the run's turn (0 for a graph step;
+ *   an approval is waited on in one entry only, shared/approvals-http/request-record.ts);
  * - `redriveCount`: `$$.Execution.RedriveCount`, which a redrive of the execution raises;
  * - `retryCount`: `$$.State.RetryCount`, "0 on the first attempt of each entry, +1 per retry".
  * A later attempt always has a greater fence; a repeated call of one attempt has the same fence and token.

@@ -1,6 +1,7 @@
 /** The payloads the state machine hands to the handlers (docs/state-machine.md): ids and counters only. */
 
 import { MAX_TOOL_USES_PER_MESSAGE } from '../core/transcript-limits.ts';
+import { WaitAttemptSchema } from '../graph-run/wait-fence.ts';
 import { TaskTokenSchema } from '../schemas/common.ts';
 import * as z from '../zod.ts';
 
@@ -25,6 +26,13 @@ export const RequestApprovalEventSchema = z.object({
   approvalTimeoutSeconds: z.optional(z.number()),
   /** A graph service step's wait: the one approval it waits on (its wait is its own). */
   approvalId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  /**
+   * Which attempt of the wait this is, from the context object (`$$.State.RetryCount`,
+   * `$$.Execution.RedriveCount`, `$$.Execution.StartTime`,
+   * https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html): the token is stored
+   * only if no later attempt stored one (request-record.ts). Absent from executions of an earlier definition.
+   */
+  wait: z.optional(WaitAttemptSchema),
   /**
    * The Turn's outcome that routed here (the whole state, `$`: present whatever release wrote it). Its
    * `approvalIds` say which approvals to read with the run; a state from an earlier release has none, and

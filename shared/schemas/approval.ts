@@ -34,6 +34,12 @@ export const ApprovalSchema = z.object({
   decidedBy: z.optional(z.string()),
   /** The current Step Functions task token; replaced when the wait is re-requested. Never in a link. */
   taskToken: z.optional(z.string()),
+  /**
+   * Which attempt of the wait stored `taskToken` (`waitFence`, shared/graph-run/wait-fence.ts): a late attempt
+   * of a retried RequestApproval never replaces the token of a later one. Absent on tokens stored by executions
+   * of a definition that did not pass the attempt (a fenced write replaces those).
+   */
+  fence: z.optional(z.string()),
   notifiedAt: z.optional(IsoTimeSchema),
   /**
    * A graph run's `service_task` step that asked (no model did): its wait is its own (a task-token wait per

@@ -140,10 +140,10 @@ describe('docs/state-machine.md', () => {
     const documentedPayload = (text: string) =>
       text
         .replace(/^\{|\}$/g, '')
-        .replace(/attempt: \{(.*)\}/, (_, inner: string) =>
+        .replace(/(\w+): \{([^}]*)\}/g, (_, key: string, inner: string) =>
           inner
             .split(', ')
-            .map((pair) => `attempt.${pair}`)
+            .map((pair) => `${key}.${pair}`)
             .join(', '),
         )
         .split(', ')

@@ -150,7 +150,9 @@ describe('the local definition in aws-local-stepfunctions', () => {
             : { ...input, next: 'done' };
         },
         RequestApproval: async (input) => {
-          calls.push(`RequestApproval ${JSON.stringify((input as { Payload: unknown }).Payload)}`);
+          // The execution's start time is the library's clock: only its shape is asserted.
+          const payload = JSON.stringify((input as { Payload: unknown }).Payload);
+          calls.push(`RequestApproval ${payload.replace(/"\d{4}-\d\d-\d\dT[\d:.]+Z"/, '"<start>"')}`);
           return new Promise(() => undefined);
         },
         Expire: async (input) => {
@@ -165,7 +167,8 @@ describe('the local definition in aws-local-stepfunctions', () => {
       'Turn',
       // The whole state as `turnOutcome`: this Turn returns no `approvalIds` (as an earlier release's did),
       // and the task still runs (a path to the missing field would have failed it).
-      'RequestApproval {"runId":"run_2","turn":1,"approvalTimeoutSeconds":1,"taskToken":"token-1","turnOutcome":{"runId":"run_2","turn":1,"segmentStartTurn":0,"next":"await_approval","approvalTimeoutSeconds":1}}',
+      // Which attempt of the wait it is, from the context object: the fence of its token (request-record.ts).
+      'RequestApproval {"runId":"run_2","turn":1,"approvalTimeoutSeconds":1,"taskToken":"token-1","wait":{"retryCount":0,"redriveCount":0,"startTime":"<start>"},"turnOutcome":{"runId":"run_2","turn":1,"segmentStartTurn":0,"next":"await_approval","approvalTimeoutSeconds":1}}',
       'Expire {"runId":"run_2","turn":1,"segmentStartTurn":0}',
       'Turn',
     ]);

@@ -138,6 +138,13 @@ describe('RunStateMachine', () => {
                 'turn.$': '$.turn',
                 'approvalTimeoutSeconds.$': '$.approvalTimeoutSeconds',
                 'taskToken.$': '$$.Task.Token',
+                // Which attempt of the wait (https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html):
+                // a late invocation of a retried attempt never replaces a later one's token (request-record.ts).
+                wait: {
+                  'retryCount.$': '$$.State.RetryCount',
+                  'redriveCount.$': '$$.Execution.RedriveCount',
+                  'startTime.$': '$$.Execution.StartTime',
+                },
                 'turnOutcome.$': '$',
               },
             }),
