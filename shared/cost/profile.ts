@@ -37,12 +37,15 @@ export type CostProfile = {
  * commit costs 4 WRU for it (table and both indexes), not 8. Re-measured 2026-12-03 (only the gated part moved):
  * the approval page reads the approval, its run and its workflow head in one BatchGetItem, and the approval no
  * longer reads the head after its commit but checks it in the commit (a ConditionCheck: 2 WRU, where the read was
- * 1 RRU), so a gated call reads 5 → 2 times (7 → 6 RRU) and writes 43 → 45 WRU.
+ * 1 RRU), so a gated call reads 5 → 2 times (7 → 6 RRU) and writes 43 → 45 WRU. Re-measured 2026-12-03 (only
+ * the fixed part moved): an API start with an Idempotency-Key, as the bench makes, now also puts the pending-run
+ * marker in its creation transaction and deletes it in turn 0's first commit (shared/store/pending-runs.ts), a
+ * transactional write of a ~120-byte item each: 2 WRU each, 23 → 27 WRU, in the same requests.
  */
 export const MEASURED_PROFILE: CostProfile = {
   measured:
     "2026-12-03, npm run bench:cost-profile on the local stack (median of 3 runs per shape), request units by AWS's rule from the items sent and read, failed writes metered, run item under 1 KB, RequestApproval in one read and one write, the approval page in one read, the approval in one read and one write",
-  fixed: { transitions: 1, dynamoReads: 9, dynamoWrites: 4, readUnits: 9, writeUnits: 23 },
+  fixed: { transitions: 1, dynamoReads: 9, dynamoWrites: 4, readUnits: 9, writeUnits: 27 },
   perTurn: { transitions: 2, dynamoReads: 2, dynamoWrites: 1, readUnits: 2, writeUnits: 12 },
   perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 13 },
   perGatedTurn: { transitions: 1, dynamoReads: 2, dynamoWrites: 3, readUnits: 6, writeUnits: 45 },

@@ -1,8 +1,10 @@
 /**
  * The pending-runs sweep, a step of the scheduled jobs sweep (functions/jobs-sweep.ts): settles API starts that
- * no request will settle. An API start without an Idempotency-Key creates its run `pending` (with turn 0's
- * reservation, on the day's counter too) and then starts its execution; a crash in between, or a start whose
- * outcome nothing could tell (docs/api.md), leaves the run `pending`. Such runs carry a marker
+ * no request will settle. An API start creates its run `pending` (with turn 0's reservation, on the day's
+ * counter too) and then starts its execution; a crash in between, or a start whose outcome nothing could tell
+ * (docs/api.md), leaves the run `pending`. With an Idempotency-Key a repeat of the request would start it, but
+ * a caller that crashed or gave up never repeats it, so keyed starts are settled the same way (a repeat after
+ * that answers the ended run). Such runs carry a marker
  * (shared/store/pending-runs.ts) until they leave `pending`. For each run still pending past `minAgeMs`, the
  * sweep asks Step Functions whether its execution, named after the run, exists: if not, the run is ended
  * `failed` (`ExecutionNotStarted`) with its reservation given back, as the API does for a refused start

@@ -31,12 +31,15 @@ export const pendingMarkerExpiry = (createdAt: string): number =>
   Math.floor(Date.parse(createdAt) / 1000) + PENDING_MARKER_TTL_SECONDS;
 
 /**
- * Whether the run carries a marker: an API start without an Idempotency-Key. Every other start is found again
- * by what started it: a schedule's or an event's retried trigger and a repeated API request by their idempotency
- * marker, a delegated job's attempt by the jobs sweep, a graph's child run by its step's wait.
+ * Whether the run carries a marker: an API start, with or without an Idempotency-Key. Without one nothing else
+ * could find the run again; with one, only a repeat of the request would, and a caller that crashed or gave up
+ * never repeats it, so a keyed start is watched too (a repeat after the sweep ended the run answers that ended
+ * run: docs/api.md). Every other start is found again by what started it: a schedule's or an event's retried
+ * trigger by its idempotency marker, a delegated job's attempt by the jobs sweep, a graph's child run by its
+ * step's wait.
  */
 export const watchesStart = (run: Run): boolean =>
-  run.trigger.type === 'on_demand' && run.trigger.idempotencyKey === undefined && run.parent === undefined;
+  run.trigger.type === 'on_demand' && run.parent === undefined;
 
 /** Whether a change moves a run that carries a marker out of `pending` (its marker goes in the same transaction). */
 export const leavesWatchedPending = (run: Run, next: Run): boolean =>

@@ -64,7 +64,7 @@ export type NewRun = PreparedRun;
 
 /**
  * Writes a new run, its first transcript message and its first audit entries in one transaction, with an
- * optional idempotency marker (or else, for an API start, a pending-run marker: pending-runs.ts) and turn 0's
+ * optional idempotency marker (and, for an API start, a pending-run marker: pending-runs.ts) and turn 0's
  * budget reservation (core/first-reservation.ts: the run item holds it,
  * the day's counter and a graph child's graph run counter count it). A repeated key with the same request
  * returns the existing run instead. A reservation a ceiling refuses never fails the creation: the run is
@@ -127,8 +127,9 @@ async function createOnce(
           },
         ]
       : []),
-    // A start nothing else could find again is watched by the pending-runs sweep (pending-runs.ts). It takes
-    // the idempotency marker's place (a run has one or the other), so the transaction holds no more items.
+    // An API start is watched by the pending-runs sweep (pending-runs.ts): one more item for a keyed start
+    // (beside its idempotency marker), none for a keyless one (in the idempotency marker's place). The
+    // transaction is checked against TransactWriteItems' limits all the same (assertTransactionFits below).
     ...(watchesStart(stored) ? [pendingMarkerPut(T, stored)] : []),
     ...counters,
   ];

@@ -113,12 +113,8 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
     reason:
       'The pending-runs step of the sweep asks whether the execution of an API start left pending for 10 minutes exists before ending the run (shared/runs/pending-sweep.ts). The flow leaves no start pending; test/iam/pending-sweep-grants.test.ts simulates the grant and test/runs/pending-sweep.test.ts drives the call (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html).',
   },
-  ...(['turn', 'graph-advance'] as const).map((fn) => ({
-    fn,
-    action: 'dynamodb:DeleteItem',
-    reason:
-      "The first commit of a run started by the API without an Idempotency-Key deletes the run's pending-run marker in its transaction (shared/store/pending-runs.ts; TransactWriteItems is authorized as its parts: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html). The flow starts runs with a key; test/iam/pending-sweep-grants.test.ts simulates the grant and test/runs/pending-sweep.test.ts drives the commits.",
-  })),
+  // The first commit of an API-started run deletes its pending-run marker (DeleteItem, shared/store/pending-runs.ts):
+  // the flow's keyed starts are marked too, so Turn's and graph-advance's grant is recorded, not listed here.
   // External's own commits check the live head, and the api's trigger sync fences the trigger index on the
   // workflow head's rev (both recorded by the flow), so their anchoring need is not listed.
   ...['deliver', 'mark-failed', 'mcp', 'jobs-sweep'].map((fn) => ({

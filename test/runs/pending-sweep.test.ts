@@ -1,7 +1,7 @@
 /**
- * API starts left `pending` (shared/runs/pending-sweep.ts), on DynamoDB Local: an API start without an
- * Idempotency-Key creates its run with turn 0's reservation (on the day's counter too) and then starts its
- * execution. A crash in between, or an uncertain start that DescribeExecution could not settle, leaves the run
+ * API starts left `pending` (shared/runs/pending-sweep.ts), on DynamoDB Local: an API start (with an
+ * Idempotency-Key or without) creates its run with turn 0's reservation (on the day's counter too) and then
+ * starts its execution. A crash in between, or an uncertain start that DescribeExecution could not settle, leaves the run
  * `pending`; such a run carries a marker (shared/store/pending-runs.ts) that the jobs sweep's pending-runs step
  * reads. Past 10 minutes it asks DescribeExecution: no execution ends the run `failed` (`ExecutionNotStarted`)
  * with the reservation given back; an execution leaves the run alone. Every way out of `pending` removes the
@@ -238,15 +238,131 @@ describe('sweepPendingRuns: API starts left pending', () => {
   });
 });
 
+/** The API's start of a run with an Idempotency-Key (startRun as functions/api.ts calls it); `created` gets the new run's id. */
+function keyedStart(
+  version: Awaited<ReturnType<typeof dayCapped>>,
+  clock: FixedClock,
+  executions: ReturnType<typeof stepFunctions>['executions'],
+  key: string,
+  created: { runId?: string } = {},
+) {
+  const next = (prefix: string) => (created.runId = `${prefix}_${Math.random().toString(36).slice(2, 14)}`);
+  return startRun(
+    { store, executions, clock, ids: { next } },
+    {
+      owner: version.owner,
+      workflowId: version.workflowId,
+      trigger: { type: 'on_demand', caller: 'test', idempotencyKey: key },
+      input: { ticket: 4711 },
+      idempotency: { scope: `api:${version.workflowId}`, key },
+      actor: 'owner:test',
+    },
+  );
+}
+
+/** A keyed API start whose StartExecution was throttled, and whose caller never repeated it. */
+async function abandonedKeyedStart(clock: FixedClock, key: string) {
+  const version = await dayCapped(clock);
+  const created: { runId?: string } = {};
+  const { executions } = stepFunctions('missing', 'throttled');
+  const outcome = await keyedStart(version, clock, executions, key, created).catch((error: unknown) => error);
+  // With a key the API throws the start's error and leaves the run for a repeat (start-run.ts, launchRun).
+  expect(outcome).toMatchObject({ name: 'ThrottlingException' });
+  return { run: (await store.getRun(created.runId!))!, version };
+}
+
+describe('keyed API starts left pending', () => {
+  it('ends a keyed start whose caller never repeated it, as a keyless one', async () => {
+    // Prepare: the run is pending with turn 0's reservation on the day, and marked.
+    const clock = new FixedClock(freshDay());
+    const { run } = await abandonedKeyedStart(clock, 'abandoned-1');
+    expect(run).toMatchObject({
+      status: 'pending',
+      trigger: { idempotencyKey: 'abandoned-1' },
+      reservation: { turn: 0, daily: true },
+    });
+    expect(await dayOf(run)).toEqual({ totalUsd: run.reservation!.usd, reservedUsd: run.reservation!.usd });
+    clock.advance(11 * MINUTE);
+
+    // Act
+    const swept = await sweepPendingRuns({ store, executions: stepFunctions('missing').executions, clock });
+
+    // Assess
+    expect(swept).toMatchObject({ settled: [run.runId], undecided: [] });
+    expect(await store.getRun(run.runId)).toMatchObject({
+      status: 'failed',
+      stopReason: 'error',
+      error: { name: 'ExecutionNotStarted', message: expect.stringContaining('ExecutionDoesNotExist') },
+    });
+    expect(await dayOf(run)).toEqual({ totalUsd: 0, reservedUsd: 0 });
+    expect(await markerOf(run)).toBeUndefined();
+  });
+
+  it('answers a later repeat of the key with the ended run, and starts nothing', async () => {
+    // Prepare: the sweep ended the abandoned run.
+    const clock = new FixedClock(freshDay());
+    const { run, version } = await abandonedKeyedStart(clock, 'abandoned-2');
+    clock.advance(11 * MINUTE);
+    await sweepPendingRuns({ store, executions: stepFunctions('missing').executions, clock });
+    const { executions, calls } = stepFunctions('missing');
+
+    // Act: the same request again (same key and body).
+    const repeated = await keyedStart(version, clock, executions, 'abandoned-2');
+
+    // Assess: the key stays bound to its run; a new run takes a new key.
+    expect(repeated).toMatchObject({ created: false, run: { runId: run.runId, status: 'failed' } });
+    expect(calls).toEqual([]);
+    expect(await dayOf(run)).toEqual({ totalUsd: 0, reservedUsd: 0 });
+  });
+
+  it('keeps a run a repeat started before the sweep asked: only the marker goes', async () => {
+    // Prepare: the caller repeated the request, and this time its execution started.
+    const clock = new FixedClock(freshDay());
+    const { run, version } = await abandonedKeyedStart(clock, 'repeated-3');
+    const repeat = stepFunctions('exists');
+    const repeated = await keyedStart(version, clock, repeat.executions, 'repeated-3');
+    expect(repeated).toMatchObject({ created: false, run: { runId: run.runId } });
+    expect(repeat.calls).toEqual([{ command: 'StartExecutionCommand' }]);
+    clock.advance(11 * MINUTE);
+
+    // Act
+    const swept = await sweepPendingRuns({ store, executions: repeat.executions, clock });
+
+    // Assess
+    expect(swept).toMatchObject({ settled: [], started: [run.runId] });
+    expect(await store.getRun(run.runId)).toMatchObject({ status: 'pending', rev: run.rev });
+    expect(await markerOf(run)).toBeUndefined();
+  });
+
+  it('stops at its first turn the execution a repeat started after the sweep ended the run', async () => {
+    // Prepare: the sweep found no execution and ended the run; a repeat that read the run while it was still
+    // pending starts its execution (named after the run) only afterwards.
+    const clock = new FixedClock(freshDay());
+    const { run } = await abandonedKeyedStart(clock, 'late-4');
+    clock.advance(11 * MINUTE);
+    await sweepPendingRuns({ store, executions: stepFunctions('missing').executions, clock });
+    const ended = (await store.getRun(run.runId))!;
+    const model = new ScriptedModel([{ content: [text('should not be asked')], stopReason: 'end_turn' }]);
+
+    // Act: that late execution's first turn.
+    await driveRun(engineDeps(store, model, { clock }), run.runId);
+
+    // Assess: no model call, no spend, the run as the sweep ended it.
+    expect(model.requests).toHaveLength(0);
+    expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', rev: ended.rev });
+    expect(await dayOf(run)).toEqual({ totalUsd: 0, reservedUsd: 0 });
+  });
+});
+
 describe('pending-run markers: every way out of pending removes the marker', () => {
-  it('is not written for a start with an Idempotency-Key (a repeated request finds that run)', async () => {
+  it('is written for a start with an Idempotency-Key too (a caller that never repeats would leave it pending)', async () => {
     const clock = new FixedClock(freshDay());
     const version = await dayCapped(clock);
     const run = await seedRun(store, version, {
       clock,
       trigger: { type: 'on_demand', caller: 'test', idempotencyKey: 'k-1' },
     });
-    expect(await markerOf(run)).toBeUndefined();
+    expect(await markerOf(run)).toMatchObject({ runId: run.runId });
   });
 
   it('goes with the first turn commit', async () => {
