@@ -383,8 +383,8 @@ export const ReceiptPageSchema = z.object({
   nextToken: z.optional(z.string()).check(z.describe('Absent on the last page.')),
 });
 export const ListReceiptsQuerySchema = ListWorkflowsQuerySchema;
-/** An approval as the API shows it: never with its Step Functions task token. */
-export const PublicApprovalSchema = z.omit(ApprovalSchema, { taskToken: true });
+/** An approval as the API shows it: never with its Step Functions task token or the wait attempt that stored it. */
+export const PublicApprovalSchema = z.omit(ApprovalSchema, { taskToken: true, fence: true });
 export const ApprovalPageSchema = page(PublicApprovalSchema);
 /** A human task as the API shows it: never with its Step Functions task token. */
 export const PublicHumanTaskSchema = z.omit(HumanTaskSchema, { taskToken: true, waitFence: true });

@@ -69,5 +69,6 @@ describe('OpenAPI document', () => {
     ]);
     const approval = document.components.schemas.Approval as { properties: Record<string, unknown> };
     expect(Object.keys(approval.properties)).not.toContain('taskToken');
+    expect(Object.keys(approval.properties)).not.toContain('fence');
   });
 });

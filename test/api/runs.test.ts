@@ -280,6 +280,7 @@ describe('GET /v1/approvals', () => {
       expiresAt: '2026-12-01T07:00:00.000Z',
       createdAt: stored.createdAt,
       taskToken: 'secret-task-token',
+      fence: '2026-12-01T06:00:00.000Z.000000000000001.0000.0001',
     };
     await h.store.commit({ run: stored, next: stored, approvalCreate: [approval] });
 
@@ -288,7 +289,7 @@ describe('GET /v1/approvals', () => {
     const listed = reply.body.items.find(
       (item: { approvalId: string }) => item.approvalId === approval.approvalId,
     );
-    const { taskToken: _hidden, ...visible } = approval;
+    const { taskToken: _hidden, fence: _attempt, ...visible } = approval;
     expect(listed).toEqual(visible);
     expect(JSON.stringify(reply.body)).not.toContain('secret-task-token');
     expect((await h.alice.get('/v1/approvals?status=approved')).body.items).toEqual([]);
