@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { issueFormNonce, RESULT_TITLES, signApprovalLink } from '../../shared/approvals/index.ts';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import { RunHandle } from '../../shared/core/engine.ts';
 import { driveRun } from '../support/engine.ts';
-import { type SfnWire, sfnError, startSfnWire } from './sfn-wire.ts';
+import { sfnError, useSfnWire } from './sfn-wire.ts';
 import {
   ARGS,
   approvalScenario,
@@ -20,12 +20,7 @@ import {
   store,
 } from './support.ts';
 
-let wire: SfnWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-});
-afterAll(() => wire.close());
-beforeEach(() => wire.reset());
+const wire = useSfnWire();
 
 const decisionsIn = async (runId: string) =>
   (await store.listAudit(runId)).filter((entry) => entry.type === 'approval_decided');

@@ -8,7 +8,7 @@
  * step itself applies when it resumes (shared/graph-run/service-policy.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createActionCatalog } from '../../shared/actions/index.ts';
 import { RESULT_TITLES } from '../../shared/approvals/index.ts';
 import { createApprovalApp } from '../../shared/approvals-http/app.ts';
@@ -19,7 +19,7 @@ import { RunHandle } from '../../shared/core/run-handle.ts';
 import { inboxNotifier } from '../../shared/notify/index.ts';
 import { loadWorkflowText } from '../../shared/workflow-file/index.ts';
 import { FixedClock, seedRun, seedWorkflow } from '../support/store.ts';
-import { type SfnWire, startSfnWire } from './sfn-wire.ts';
+import { useSfnWire } from './sfn-wire.ts';
 import {
   approvalScenario,
   BOSS,
@@ -32,12 +32,7 @@ import {
   store,
 } from './support.ts';
 
-let wire: SfnWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-});
-afterAll(() => wire.close());
-beforeEach(() => wire.reset());
+const wire = useSfnWire();
 
 const WITHDRAWN = 'has been withdrawn from the workflow since it was requested';
 

@@ -5,13 +5,13 @@
  * Against DynamoDB Local, the pages on a store of their own whose requests are counted, as the approval-http
  * function's container is on AWS.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { issueFormNonce, RESULT_TITLES } from '../../shared/approvals/index.ts';
 import { createApprovalApp } from '../../shared/approvals-http/app.ts';
 import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
 import { minimalWorkflow, seedWorkflow, testStore } from '../support/store.ts';
-import { type SfnWire, startSfnWire } from './sfn-wire.ts';
+import { useSfnWire } from './sfn-wire.ts';
 import {
   approvalScenario,
   BOSS,
@@ -25,12 +25,7 @@ import {
   store,
 } from './support.ts';
 
-let wire: SfnWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-});
-afterAll(() => wire.close());
-beforeEach(() => wire.reset());
+const wire = useSfnWire();
 
 const WITHDRAWN = 'has been withdrawn from the workflow since it was requested';
 

@@ -3,7 +3,7 @@
  * (shared/approvals-http/page-loads.ts): no read. A kept copy that went stale is never trusted over the store:
  * the decision's commit is conditional on it, fails, and the decision reads again.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createActionCatalog } from '../../shared/actions/index.ts';
 import { RESULT_TITLES } from '../../shared/approvals/index.ts';
 import { FORM_NONCE_MAX_AGE_MS } from '../../shared/approvals/nonce.ts';
@@ -14,7 +14,7 @@ import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
 import { inboxNotifier } from '../../shared/notify/index.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
 import { testStore } from '../support/store.ts';
-import { type SfnWire, startSfnWire } from './sfn-wire.ts';
+import { useSfnWire } from './sfn-wire.ts';
 import {
   approvalScenario,
   BOSS,
@@ -28,12 +28,7 @@ import {
   store,
 } from './support.ts';
 
-let wire: SfnWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-});
-afterAll(() => wire.close());
-beforeEach(() => wire.reset());
+const wire = useSfnWire();
 
 /** A store for the pages whose requests are recorded by command name. */
 function countedStore(): DynamoStore & { sent: string[] } {

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APPROVAL_PAGE_HEADERS, RESULT_TITLES, signApprovalLink } from '../../shared/approvals/index.ts';
 import { createApprovalApp } from '../../shared/approvals-http/app.ts';
 import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
 import { decideApproval, expireApprovals } from '../../shared/core/approval-ops.ts';
 import type { RunStore } from '../../shared/core/store-port.ts';
-import { type SfnWire, startSfnWire } from './sfn-wire.ts';
+import { useSfnWire } from './sfn-wire.ts';
 import {
   ARGS,
   approvalScenario,
@@ -19,12 +19,7 @@ import {
   unescapeHtml,
 } from './support.ts';
 
-let wire: SfnWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-});
-afterAll(() => wire.close());
-beforeEach(() => wire.reset());
+const wire = useSfnWire();
 
 const argsOnPage = (html: string) =>
   JSON.parse(unescapeHtml(/<pre id="args">([\s\S]*?)<\/pre>/.exec(html)![1]!));

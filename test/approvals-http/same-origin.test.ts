@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { crossSiteReason, pageOrigin } from '../../shared/approvals-http/same-origin.ts';
-import { type SfnWire, startSfnWire } from './sfn-wire.ts';
+import { useSfnWire } from './sfn-wire.ts';
 import {
   approvalScenario,
   BOSS,
@@ -11,12 +11,7 @@ import {
   snapshot,
 } from './support.ts';
 
-let wire: SfnWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-});
-afterAll(() => wire.close());
-beforeEach(() => wire.reset());
+const wire = useSfnWire();
 
 async function postWith(s: Scenario, headers: Record<string, string>) {
   const link = s.linkOf(BOSS);

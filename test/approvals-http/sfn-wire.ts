@@ -6,6 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 
 export type SfnCall = { target: string; contentType: string; body: Record<string, unknown> };
 export type SfnReply = { status: number; body: Record<string, unknown> };
@@ -73,4 +74,19 @@ export async function startSfnWire(): Promise<SfnWire> {
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * A test file's wire: started before its tests, emptied before each test, closed after them. Call it at the
+ * file's top level; a support module registering hooks at its own top level would serve only the first file of
+ * a worker that shares modules (test/setup/isolation.ts).
+ */
+export function useSfnWire(): SfnWire {
+  const wire = {} as SfnWire;
+  beforeAll(async () => {
+    Object.assign(wire, await startSfnWire());
+  });
+  afterAll(() => wire.close());
+  beforeEach(() => wire.reset());
+  return wire;
 }

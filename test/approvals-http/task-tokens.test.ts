@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TaskTokenSendError } from '../../shared/approvals-http/errors.ts';
 import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
-import { type SfnWire, sfnError, startSfnWire } from './sfn-wire.ts';
+import { sfnError, startSfnWire, useSfnWire } from './sfn-wire.ts';
 
-let wire: SfnWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-});
-afterAll(() => wire.close());
-beforeEach(() => wire.reset());
+const wire = useSfnWire();
 
 const TOKEN = 'AQCEAAAAKgAAAAMAAAAAAAAAAT-task-token-secret';
 

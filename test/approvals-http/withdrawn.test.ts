@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RESULT_TITLES } from '../../shared/approvals/index.ts';
 import { withStoreOverrides } from '../support/store-overrides.ts';
-import { type SfnWire, startSfnWire } from './sfn-wire.ts';
+import { useSfnWire } from './sfn-wire.ts';
 import { approvalScenario, BOSS, decide, headingOf, nonceOf, type Scenario, store } from './support.ts';
 
-let wire: SfnWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-});
-afterAll(() => wire.close());
-beforeEach(() => wire.reset());
+const wire = useSfnWire();
 
 const WITHDRAWN = 'has been withdrawn from the workflow since it was requested';
 

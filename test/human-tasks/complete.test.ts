@@ -3,7 +3,7 @@
  * `{ output }`; a second, concurrent, expired, foreign or post-cancel one writes nothing. Timeouts and cancels
  * close open tasks (fail closed) and leave a submitted one alone.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Hex, verifyAuditChain } from '../../shared/audit/index.ts';
 import { endRun } from '../../shared/core/end-run.ts';
 import { HumanTaskClosedError } from '../../shared/core/store-errors.ts';
@@ -13,15 +13,10 @@ import {
   expireHumanTask,
   HUMAN_TASK_ERRORS,
 } from '../../shared/human-tasks/index.ts';
-import { type SfnWire, sfnError, startSfnWire } from '../approvals-http/sfn-wire.ts';
+import { sfnError, useSfnWire } from '../approvals-http/sfn-wire.ts';
 import { DEPUTY, MANAGER, store, taskScenario } from './support.ts';
 
-let wire: SfnWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-});
-afterAll(() => wire.close());
-beforeEach(() => wire.reset());
+const wire = useSfnWire();
 
 const VALUES = { decision: 'approve', reference: 'R-100', amount: 12.5, urgent: true };
 

@@ -4,9 +4,9 @@
  * is recorded as posted. (Before: Ajv judged a missing field by the inherited member, and a field's error was
  * dropped because the errors object already "had" it, so an empty or invalid submission was recorded.)
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHumanTaskApp } from '../../shared/human-tasks/index.ts';
-import { type SfnWire, startSfnWire } from '../approvals-http/sfn-wire.ts';
+import { useSfnWire } from '../approvals-http/sfn-wire.ts';
 import { nonceOf } from '../approvals-http/support.ts';
 import { MANAGER, store, taskScenario } from './support.ts';
 
@@ -24,12 +24,7 @@ const FORM = JSON.parse(
   }),
 ) as Record<string, unknown>;
 
-let wire: SfnWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-});
-afterAll(() => wire.close());
-beforeEach(() => wire.reset());
+const wire = useSfnWire();
 
 async function submit(values: [string, string][]) {
   const s = await taskScenario(wire, { form: FORM });

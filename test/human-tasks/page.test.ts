@@ -3,20 +3,15 @@
  * and the run context and writes nothing; POST validates server-side and re-renders with field errors; the first
  * valid submission wins; replays, forged, foreign, expired or cross-site requests change nothing and say why.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APPROVAL_PAGE_HEADERS, signSubjectLink } from '../../shared/approvals/index.ts';
 import { closeHumanTasks, createHumanTaskApp } from '../../shared/human-tasks/index.ts';
 import { TASK_TITLES } from '../../shared/human-tasks/results.ts';
-import { type SfnWire, startSfnWire } from '../approvals-http/sfn-wire.ts';
+import { useSfnWire } from '../approvals-http/sfn-wire.ts';
 import { headingOf, nonceOf, OTHER_KEYRING } from '../approvals-http/support.ts';
 import { DEPUTY, keyring, MANAGER, PUBLIC_BASE, store, taskScenario } from './support.ts';
 
-let wire: SfnWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-});
-afterAll(() => wire.close());
-beforeEach(() => wire.reset());
+const wire = useSfnWire();
 
 async function scenario() {
   const s = await taskScenario(wire);

@@ -3,7 +3,7 @@
  * snapshot and the token; each assignee gets their own signed link (no task token in it); a re-request only
  * replaces the token; a task already over answers the wait at once; nobody reachable closes it (fail closed).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifySubjectLink } from '../../shared/approvals/index.ts';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import {
@@ -16,16 +16,11 @@ import {
 } from '../../shared/human-tasks/index.ts';
 import { inboxNotifier } from '../../shared/notify/index.ts';
 import { humanTaskId, parseHumanTaskId } from '../../shared/schemas/human-task.ts';
-import { type SfnWire, startSfnWire } from '../approvals-http/sfn-wire.ts';
+import { useSfnWire } from '../approvals-http/sfn-wire.ts';
 import { FixedClock } from '../support/store.ts';
 import { DEPUTY, deps, keyring, MANAGER, node, RUN_DATA, seededRun, store, taskScenario } from './support.ts';
 
-let wire: SfnWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-});
-afterAll(() => wire.close());
-beforeEach(() => wire.reset());
+const wire = useSfnWire();
 
 const targets = () => wire.calls.map((call) => call.target.replace('AWSStepFunctions.', ''));
 

@@ -6,21 +6,16 @@
  * step retry) that requests the task again in the same attempt, its `RetryCount` back at 0, is the live one
  * (`$$.Execution.StartTime` heads the fence).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitFence } from '../../shared/graph-run/wait-fence.ts';
 import { humanTaskPort, type RequestHumanTaskResult } from '../../shared/human-tasks/index.ts';
 import { inboxNotifier } from '../../shared/notify/index.ts';
 import { humanTaskId } from '../../shared/schemas/human-task.ts';
-import { type SfnWire, startSfnWire } from '../approvals-http/sfn-wire.ts';
+import { useSfnWire } from '../approvals-http/sfn-wire.ts';
 import { FixedClock } from '../support/store.ts';
 import { deps, MANAGER, node, seededRun, store } from './support.ts';
 
-let wire: SfnWire;
-beforeAll(async () => {
-  wire = await startSfnWire();
-});
-afterAll(() => wire.close());
-beforeEach(() => wire.reset());
+const wire = useSfnWire();
 
 /** A run whose `review` step (attempt 1) waits on a human task, and the human-task service's request of it. */
 async function openReview() {
