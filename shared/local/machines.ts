@@ -3,7 +3,7 @@
  * SDK calls (StartExecution, SendTaskSuccess, …) so those code paths are the AWS ones, and the delegated
  * jobs' dependencies built on them.
  */
-import { SFNClient } from '@aws-sdk/client-sfn';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import { synthesizeLocalDefinitions } from '../../infra/local-definition.ts';
 import { sfnTaskTokens, type TaskTokensPort } from '../approvals-http/index.ts';
 import type { ModelPort } from '../core/ports.ts';
@@ -11,7 +11,6 @@ import type { ExternalEngineRegistry } from '../external/index.ts';
 import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
 import type { JobsDeps } from '../jobs/index.ts';
 import type { ExecutionsPort } from '../runs/index.ts';
-import { recordAwsCalls } from '../runtime/aws-call-recorder.ts';
 import { randomIds, waitingClock } from '../runtime/clock.ts';
 import { engineDeps } from '../runtime/engine-deps.ts';
 import { sfnExecutions } from '../runtime/executions-sfn.ts';
@@ -23,10 +22,9 @@ import type { LocalHumanTasks } from './human-tasks-local.ts';
 import { localRunEnds } from './run-end-local.ts';
 import type { LocalServices } from './services-local.ts';
 import { type LocalStepFunctions, startLocalSfnEndpoint } from './sfn/index.ts';
+import { localSfnClients } from './sfn-clients.ts';
 import type { LocalStackOptions } from './stack-options.ts';
 import { asFunction, type Closers } from './stack-parts.ts';
-
-const SFN_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export type LocalMachines = {
   sfn: LocalStepFunctions;
@@ -130,15 +128,10 @@ export async function startLocalMachines(
 
   const endpoint = await startLocalSfnEndpoint([sfn, graph.graphSfn, externalSfn], { port: 0 });
   closers.push(() => endpoint.close());
-  sfnClient = new SFNClient({
-    endpoint: endpoint.url,
-    region: 'local',
-    credentials: SFN_CREDENTIALS,
-    maxAttempts: 1,
-  });
-  if (options.awsCalls) recordAwsCalls(sfnClient, options.awsCalls);
+  const clients = localSfnClients(endpoint.url, options.awsCalls);
+  sfnClient = clients.answers;
   executions = sfnExecutions(
-    sfnClient,
+    clients.executions,
     sfn.stateMachineArn,
     graph.graphSfn.stateMachineArn,
     externalSfn.stateMachineArn,
