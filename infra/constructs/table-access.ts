@@ -99,8 +99,8 @@ export const DELETE_PARTITIONS: Readonly<Partial<Record<HandlerName, readonly st
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html), so a run commit
  * is scoped part by part. Each list is what the function's code writes (a static review of its paths, with the
  * recorded calls of test/iam): a function listed here names partitions for every item write TABLE_ACCESS gives
- * it. A function not listed (Api, Mcp, JobsSweep, WorkflowWrite, Deliver, MarkFailed, External) keeps its
- * writes table-wide. Checked offline: test/iam/write-partitions.test.ts.
+ * it. A function not listed (Api, Mcp, JobsSweep: runs, jobs, grants, markers and owners' items, nearly every
+ * kind) keeps its writes table-wide. Checked offline: test/iam/write-partitions.test.ts.
  *
  * The sort key has no condition key: `RUN#*` lets a function write any item of any run, and `OWNER#*` (a
  * ConditionCheck of the workflow head) any item of any owner's partition.
@@ -131,6 +131,17 @@ export const WRITE_PARTITIONS: Readonly<
   // Turn commits (messages, ledger, audit, approvals made and expired), notes, the day's and a graph run's
   // spend counters, the workflow head as a ConditionCheck.
   turn: { [WRITE]: [RUN, APPROVAL], [UPDATE]: [RUN, DAY_SPEND], [CONDITION_CHECK]: [OWNER] },
+  // The delivery on the run, its head anchored in the owner's chains (anchors, anchor head, pending anchor,
+  // signed heads: all `OWNER#`), a pending anchor's marker as a ConditionCheck under contention.
+  deliver: { [WRITE]: [RUN, OWNER], [CONDITION_CHECK]: [OWNER] },
+  // A run ended (end-run.ts: open calls answered, the reservation given back to the day's and a graph run's
+  // counters), a failed graph's children ended too, and each head anchored as Deliver does.
+  'mark-failed': { [WRITE]: [RUN, OWNER], [UPDATE]: [RUN, DAY_SPEND], [CONDITION_CHECK]: [OWNER] },
+  // External runs' commits (ledger rows, audit), each fenced on the live head (a ConditionCheck), anchors.
+  external: { [WRITE]: [RUN, OWNER], [CONDITION_CHECK]: [OWNER] },
+  // Workflows, versions, drafts and the owner's change chain and signed heads (`OWNER#`), the trigger index
+  // fenced on the head (a ConditionCheck): store/workflow-store.ts knows no other item.
+  'workflow-write': { [WRITE]: [OWNER, TRIGGERS], [CONDITION_CHECK]: [OWNER] },
 };
 
 export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {

@@ -241,9 +241,12 @@ describe('IAM simulation of the recorded AWS calls', () => {
     console.log(
       `[iam] ${writes.length} recorded item writes of scoped functions; ${[...checked].sort().join(', ')}`,
     );
-    // Every scoped function's every scoped action is driven by the flow (each list is exercised, not only read).
+    // Every scoped function's every scoped action is driven by the flow (each list is exercised, not only read),
+    // but for a documented need the flow does not drive (an anchor under contention: documented-needs.ts).
     const listed = Object.entries(WRITE_PARTITIONS).flatMap(([fn, byAction]) =>
-      Object.keys(byAction ?? {}).map((action) => `${fn} ${action}`),
+      Object.keys(byAction ?? {})
+        .filter((action) => documentedNeed(fn, action) === undefined)
+        .map((action) => `${fn} ${action}`),
     );
     expect(listed.filter((each) => !checked.has(each))).toEqual([]);
     expect(outside).toEqual([]);

@@ -63,6 +63,10 @@ const EXPECTED: Record<string, Partial<Record<PartitionedWrite, readonly Kind[]>
   'graph-advance': { [PUT]: ['run'] },
   'graph-service': { [PUT]: ['run', 'approval'], [UPDATE]: ['run'], [CHECK]: ['owner'] },
   turn: { [PUT]: ['run', 'approval'], [UPDATE]: ['run', 'daySpend'], [CHECK]: ['owner'] },
+  deliver: { [PUT]: ['run', 'owner'], [CHECK]: ['owner'] },
+  'mark-failed': { [PUT]: ['run', 'owner'], [UPDATE]: ['run', 'daySpend'], [CHECK]: ['owner'] },
+  external: { [PUT]: ['run', 'owner'], [CHECK]: ['owner'] },
+  'workflow-write': { [PUT]: ['owner', 'trigger'], [CHECK]: ['owner'] },
 };
 const SCOPED = Object.keys(EXPECTED) as HandlerName[];
 
