@@ -8,7 +8,7 @@
  * DeleteItem is granted only in the partitions DELETE_PARTITIONS names (a `dynamodb:LeadingKeys` condition), and
  * so are PutItem, UpdateItem and ConditionCheckItem of the functions WRITE_PARTITIONS lists.
  * The approval pages are unauthenticated (the signed link is the credential): they can read and record a
- * decision, never scan, query or delete.
+ * decision, never scan, query or delete, and write only in runs' and approvals' partitions (WRITE_PARTITIONS).
  */
 import type { HandlerName } from './state-names.ts';
 
@@ -27,8 +27,10 @@ const BATCH_READ = 'dynamodb:BatchGetItem';
 /** The DynamoDB action whose grants are scoped to partitions (DELETE_PARTITIONS). */
 export const DELETE_ACTION = DELETE;
 
-/** The item writes whose grants WRITE_PARTITIONS may scope to partitions (a ConditionCheck writes nothing but is
- * authorized per item like the others). */
+/**
+ * The item actions whose grants WRITE_PARTITIONS may scope to partitions (a ConditionCheck writes nothing, but
+ * is authorized per item like the writes).
+ */
 export const PARTITIONED_WRITES = [WRITE, UPDATE, CONDITION_CHECK] as const;
 export type PartitionedWrite = (typeof PARTITIONED_WRITES)[number];
 
@@ -102,8 +104,9 @@ export const DELETE_PARTITIONS: Readonly<Partial<Record<HandlerName, readonly st
  * it. A function not listed (Api, Mcp, JobsSweep: runs, jobs, grants, markers and owners' items, nearly every
  * kind) keeps its writes table-wide. Checked offline: test/iam/write-partitions.test.ts.
  *
- * The sort key has no condition key: `RUN#*` lets a function write any item of any run, and `OWNER#*` (a
- * ConditionCheck of the workflow head) any item of any owner's partition.
+ * The sort key has no condition key: `RUN#*` lets a function write any item of any run, and `OWNER#*` any
+ * item of any owner's partition (an anchoring function may put a workflow head as well as an anchor). Owner
+ * isolation of runs and owners' items is the code's.
  */
 export const WRITE_PARTITIONS: Readonly<
   Partial<Record<HandlerName, Readonly<Partial<Record<PartitionedWrite, readonly string[]>>>>>
