@@ -92,24 +92,39 @@ export class RunTable extends Construct {
   }
 
   /**
-   * Grants `dynamodb:DeleteItem` on the table for items whose partition key matches one of `partitions`
-   * (`StringLike` patterns, e.g. `PENDINGRUN#*`), and no other: a `ForAllValues:StringLike` condition on
-   * `dynamodb:LeadingKeys`, the partition key values a request names
-   * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html). A Delete
-   * inside `TransactWriteItems` is authorized as a DeleteItem of its own item, so the condition holds for it too
+   * Grants `dynamodb:DeleteItem` on the table for items whose partition key matches one of `partitions`, and no
+   * other (`grantIn` with that one action).
+   */
+  public grantDeleteIn(grantee: iam.IGrantable, partitions: readonly string[]): iam.Grant {
+    return this.grantIn(grantee, ['dynamodb:DeleteItem'], partitions);
+  }
+
+  /**
+   * Grants item `actions` (e.g. `dynamodb:PutItem`, `dynamodb:DeleteItem`) on the table for items whose
+   * partition key matches one of `partitions` (`StringLike` patterns, e.g. `RUN#*`), and no other: a
+   * `ForAllValues:StringLike` condition on `dynamodb:LeadingKeys`, the partition key values a request names, for
+   * a PutItem the new item's (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html).
+   * A part of a `TransactWriteItems` is authorized as the action of its kind on its own item, so the condition
+   * holds for each part too
    * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html). `ForAllValues`
    * is also true of a request without the key, so `Null: false` requires it
    * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-single-vs-multi-valued-context-keys.html).
+   * The sort key has no condition key: a partition granted is granted whole.
    */
-  public grantDeleteIn(grantee: iam.IGrantable, partitions: readonly string[]): iam.Grant {
+  public grantIn(
+    grantee: iam.IGrantable,
+    actions: readonly string[],
+    partitions: readonly string[],
+  ): iam.Grant {
     if (partitions.length === 0 || partitions.includes('*'))
       throw new Error(
-        `RunTable: grantDeleteIn needs partition key patterns narrower than '*' (got ${JSON.stringify(partitions)}); ` +
-          "list the partitions the function deletes in, e.g. 'PENDINGRUN#*'.",
+        `RunTable: grantIn needs partition key patterns narrower than '*' (got ${JSON.stringify(partitions)}); ` +
+          "list the partitions the function writes in, e.g. 'PENDINGRUN#*'.",
       );
+    if (actions.length === 0) throw new Error('RunTable: grantIn needs at least one action.');
     return iam.Grant.addToPrincipal({
       grantee,
-      actions: ['dynamodb:DeleteItem'],
+      actions: [...actions],
       resourceArns: [this.table.tableArn],
       conditions: {
         'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] },

@@ -5,9 +5,10 @@
  *
  * `TransactWriteItems` is authorized as its parts (PutItem, UpdateItem, DeleteItem, ConditionCheckItem):
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html
- * DeleteItem is granted only in the partitions DELETE_PARTITIONS names (a `dynamodb:LeadingKeys` condition).
+ * DeleteItem is granted only in the partitions DELETE_PARTITIONS names (a `dynamodb:LeadingKeys` condition), and
+ * so are PutItem, UpdateItem and ConditionCheckItem of the functions WRITE_PARTITIONS lists.
  * The approval pages are unauthenticated (the signed link is the credential): they can read and record a
- * decision, never scan, query or delete.
+ * decision, never scan, query or delete, and write only in runs' and approvals' partitions (WRITE_PARTITIONS).
  */
 import type { HandlerName } from './state-names.ts';
 
@@ -25,6 +26,13 @@ const BATCH_READ = 'dynamodb:BatchGetItem';
 
 /** The DynamoDB action whose grants are scoped to partitions (DELETE_PARTITIONS). */
 export const DELETE_ACTION = DELETE;
+
+/**
+ * The item actions whose grants WRITE_PARTITIONS may scope to partitions (a ConditionCheck writes nothing, but
+ * is authorized per item like the writes).
+ */
+export const PARTITIONED_WRITES = [WRITE, UPDATE, CONDITION_CHECK] as const;
+export type PartitionedWrite = (typeof PARTITIONED_WRITES)[number];
 
 /*
  * Partition key patterns (docs/data-model.md, shared/store/keys.ts, shared/jobs/records.ts), as `StringLike`
@@ -44,6 +52,18 @@ const TRIGGERS = 'TRIGGERS#*';
 const GRANT = 'GRANT#*';
 /** `CLIENT#<clientId>`: a grant head of before grants were per owner, moved by its next change (grant-store.ts). */
 const LEGACY_GRANT_HEAD = 'CLIENT#*';
+/**
+ * `RUN#<runId>`: a run's item and everything of the run (keys.ts): messages, ledger rows, audit entries, notes,
+ * graph steps, human tasks, a graph run's spend counter and resume token. Any run's: no condition key tells one
+ * owner's run from another's (the partition key holds no owner), so owner isolation of runs is the code's.
+ */
+const RUN = 'RUN#*';
+/** `APR#<approvalId>`: an approval (keys.ts). */
+const APPROVAL = 'APR#*';
+/** `SPEND#<owner>#<workflowId>`: a workflow's day spend counters (keys.ts daySpend). */
+const DAY_SPEND = 'SPEND#*';
+/** `IDEM#<owner>#<scope>#<key>`: an idempotency marker (keys.ts idempotency). */
+const IDEMPOTENCY = 'IDEM#*';
 
 /**
  * The partitions each function that deletes may delete in, and no other: its `dynamodb:DeleteItem` grant carries
@@ -70,6 +90,61 @@ export const DELETE_PARTITIONS: Readonly<Partial<Record<HandlerName, readonly st
   'jobs-sweep': [PENDING_RUNS, OWNER, GRANT],
   // Jobs' queue entries; a cancel's pending anchor (a job's run carries no marker: pending-runs.ts watchesStart).
   mcp: [OWNER, GRANT],
+};
+
+/**
+ * The partitions each listed function may write in with each of its item writes (PutItem, UpdateItem,
+ * ConditionCheckItem), and no other: the grant carries `ForAllValues:StringLike` on `dynamodb:LeadingKeys`
+ * (RunTable.grantIn), the partition key of the item written, checked or, for a PutItem, the new item's
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html). The parts of a
+ * TransactWriteItems are authorized as these actions, each on its own item
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html), so a run commit
+ * is scoped part by part. Each list is what the function's code writes (a static review of its paths, with the
+ * recorded calls of test/iam): a function listed here names partitions for every item write TABLE_ACCESS gives
+ * it. A function not listed (Api, Mcp, JobsSweep: runs, jobs, grants, markers and owners' items, nearly every
+ * kind) keeps its writes table-wide. Checked offline: test/iam/write-partitions.test.ts.
+ *
+ * The sort key has no condition key: `RUN#*` lets a function write any item of any run, and `OWNER#*` any
+ * item of any owner's partition (an anchoring function may put a workflow head as well as an anchor). Owner
+ * isolation of runs and owners' items is the code's.
+ */
+export const WRITE_PARTITIONS: Readonly<
+  Partial<Record<HandlerName, Readonly<Partial<Record<PartitionedWrite, readonly string[]>>>>>
+> = {
+  // The approval pages (the signed link is the credential) and the human-task forms: a decision or a submission
+  // is one commit of the run (its item, audit entries, a human task) with the approval; an approval is fenced
+  // on the workflow head's revision (a ConditionCheck). Nothing of an owner's workflows, grants or triggers.
+  'approval-http': { [WRITE]: [RUN, APPROVAL], [CONDITION_CHECK]: [OWNER] },
+  // The task token on the wait's approvals, their notices' audit entries, an undeliverable one denied.
+  'request-approval': { [WRITE]: [RUN, APPROVAL] },
+  // Due approvals expired, with the run item and the audit entries.
+  expire: { [WRITE]: [RUN, APPROVAL] },
+  // The wait on the step and the task record: both in the run's partition.
+  'human-task': { [WRITE]: [RUN] },
+  // A run created from a schedule or an event (its items and its idempotency marker: no pending-run marker, the
+  // trigger finds it again), turn 0's reservation on the day's counter.
+  'start-run': { [WRITE]: [RUN, IDEMPOTENCY], [UPDATE]: [DAY_SPEND] },
+  // A graph step's child run (created without a marker: the step's wait finds it), the wait on the step, the
+  // resume token; the child's turn 0 reservation on the graph run's counter (its partition) and the day's.
+  'graph-wait': { [WRITE]: [RUN], [UPDATE]: [RUN, DAY_SPEND] },
+  // Step commits, a timed-out human task expired, a graph run ended.
+  'graph-advance': { [WRITE]: [RUN] },
+  // A service step's commits, its approvals, notes (put and list_append), the live head as a ConditionCheck.
+  'graph-service': { [WRITE]: [RUN, APPROVAL], [UPDATE]: [RUN], [CONDITION_CHECK]: [OWNER] },
+  // Turn commits (messages, ledger, audit, approvals made and expired), notes, the day's and a graph run's
+  // spend counters, the workflow head as a ConditionCheck.
+  turn: { [WRITE]: [RUN, APPROVAL], [UPDATE]: [RUN, DAY_SPEND], [CONDITION_CHECK]: [OWNER] },
+  // The delivery on the run, its head anchored in the owner's chains (anchors, anchor head, pending anchor,
+  // signed heads: all `OWNER#`), a pending anchor's marker as a ConditionCheck under contention.
+  deliver: { [WRITE]: [RUN, OWNER], [CONDITION_CHECK]: [OWNER] },
+  // A run ended (end-run.ts: open calls answered, the reservation given back to the day's and a graph run's
+  // counters), a failed graph's children ended too, and each head anchored as Deliver does.
+  'mark-failed': { [WRITE]: [RUN, OWNER], [UPDATE]: [RUN, DAY_SPEND], [CONDITION_CHECK]: [OWNER] },
+  // External runs' commits (ledger rows, audit), each fenced on the live head (a ConditionCheck), anchors.
+  external: { [WRITE]: [RUN, OWNER], [CONDITION_CHECK]: [OWNER] },
+  // Workflows, versions, drafts and the owner's change chain and signed heads (`OWNER#`), the trigger index
+  // fenced on the head (a ConditionCheck): store/workflow-store.ts knows no other item.
+  'workflow-write': { [WRITE]: [OWNER, TRIGGERS], [CONDITION_CHECK]: [OWNER] },
 };
 
 export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {

@@ -31,7 +31,13 @@ import { RuntimeApi } from './runtime-api.ts';
 import { RuntimeFunction, type RuntimeFunctionProps } from './runtime-function.ts';
 import { grantSecretValue } from './secret-value-grant.ts';
 import type { HandlerName } from './state-names.ts';
-import { DELETE_ACTION, DELETE_PARTITIONS, TABLE_ACCESS } from './table-access.ts';
+import {
+  DELETE_ACTION,
+  DELETE_PARTITIONS,
+  PARTITIONED_WRITES,
+  TABLE_ACCESS,
+  WRITE_PARTITIONS,
+} from './table-access.ts';
 import { Triggers } from './triggers.ts';
 import {
   ANTHROPIC_API_KEY_PLACEHOLDER,
@@ -122,19 +128,7 @@ export class WorkflowRuntime extends Construct {
         ...(props.traceAwsCalls === undefined ? {} : { traceAwsCalls: props.traceAwsCalls }),
       };
       const fn = new RuntimeFunction(functionScope, fnId, fnProps);
-      const actions = TABLE_ACCESS[handlerName];
-      this.table.grant(
-        fn,
-        actions.filter((action) => action !== DELETE_ACTION),
-      );
-      if (actions.includes(DELETE_ACTION)) {
-        const partitions = DELETE_PARTITIONS[handlerName];
-        if (partitions === undefined)
-          throw new Error(
-            `${handlerName} may delete but DELETE_PARTITIONS names no partition for it (table-access.ts)`,
-          );
-        this.table.grantDeleteIn(fn, partitions);
-      }
+      this.grantTableAccess(fn, handlerName);
       return fn;
     };
     const fns = {
@@ -469,6 +463,51 @@ export class WorkflowRuntime extends Construct {
       ...(props.alarmTopic === undefined ? {} : { alarmTopic: props.alarmTopic }),
       metricsNamespace,
     });
+  }
+
+  /**
+   * The table actions of TABLE_ACCESS: DeleteItem only in the function's DELETE_PARTITIONS, and its item writes
+   * in its WRITE_PARTITIONS when it has them (a `dynamodb:LeadingKeys` condition each: RunTable.grantIn); the
+   * rest table-wide.
+   */
+  private grantTableAccess(fn: RuntimeFunction, handlerName: HandlerName): void {
+    const actions = TABLE_ACCESS[handlerName];
+    const writes = WRITE_PARTITIONS[handlerName] ?? {};
+    const scoped = new Map<string, readonly string[]>();
+    for (const action of PARTITIONED_WRITES) {
+      const partitions = writes[action];
+      if (partitions === undefined) {
+        if (WRITE_PARTITIONS[handlerName] !== undefined && actions.includes(action))
+          throw new Error(
+            `${handlerName} may send ${action} but its WRITE_PARTITIONS name no partition for it (table-access.ts)`,
+          );
+        continue;
+      }
+      if (!actions.includes(action))
+        throw new Error(
+          `WRITE_PARTITIONS scope ${action} of ${handlerName}, which TABLE_ACCESS does not give it (table-access.ts)`,
+        );
+      scoped.set(action, partitions);
+    }
+    if (actions.includes(DELETE_ACTION)) {
+      const partitions = DELETE_PARTITIONS[handlerName];
+      if (partitions === undefined)
+        throw new Error(
+          `${handlerName} may delete but DELETE_PARTITIONS names no partition for it (table-access.ts)`,
+        );
+      scoped.set(DELETE_ACTION, partitions);
+    }
+    this.table.grant(
+      fn,
+      actions.filter((action) => !scoped.has(action)),
+    );
+    // One statement per partition set: actions scoped alike share it.
+    const byPartitions = new Map<string, string[]>();
+    for (const [action, partitions] of scoped) {
+      const key = JSON.stringify(partitions);
+      byPartitions.set(key, [...(byPartitions.get(key) ?? []), action]);
+    }
+    for (const [key, grouped] of byPartitions) this.table.grantIn(fn, grouped, JSON.parse(key) as string[]);
   }
 
   /**

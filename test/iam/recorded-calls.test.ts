@@ -11,6 +11,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../infra/constructs/env-names.ts';
 import { HANDLER_NAMES, type HandlerName } from '../../infra/constructs/state-names.ts';
+import {
+  PARTITIONED_WRITES,
+  type PartitionedWrite,
+  WRITE_PARTITIONS,
+} from '../../infra/constructs/table-access.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { childRunIdFor } from '../../shared/graph-run/wait.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../shared/model/index.ts';
@@ -185,6 +190,67 @@ describe('IAM simulation of the recorded AWS calls', () => {
     const items = requests.filter((r) => r.action.startsWith('dynamodb:') && r.action !== 'dynamodb:Query');
     expect(items.filter((r) => r.action === 'dynamodb:DeleteItem').length).toBeGreaterThan(0);
     expect(items.filter((r) => !Array.isArray(r.context['dynamodb:LeadingKeys']))).toEqual([]);
+  });
+
+  it('keeps every recorded item write of a function with WRITE_PARTITIONS in its partitions, and the same write in a partition outside them is denied', async () => {
+    // `StringLike`: `*` matches any run of characters (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html#Conditions_String).
+    const like = (pattern: string, value: string) =>
+      new RegExp(
+        `^${pattern
+          .split('*')
+          .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.*')}$`,
+      ).test(value);
+    // A partition of each kind no scoped function writes in with every action (keys.ts, jobs/records.ts).
+    const foreign = [
+      'OWNER#123456789012:user:mallory',
+      'GRANT#grant_x',
+      'TRIGGERS#schedule',
+      'IDEM#x#start#k',
+      'SPEND#x#wf_1',
+      'APR#apr_x',
+      'RUN#run_x',
+    ];
+    const writes = requests.filter(
+      (r) =>
+        (PARTITIONED_WRITES as readonly string[]).includes(r.action) && WRITE_PARTITIONS[r.fn as HandlerName],
+    );
+    const outside: string[] = [];
+    const allowedOutside: string[] = [];
+    const checked = new Set<string>();
+    for (const request of writes) {
+      const fn = request.fn as HandlerName;
+      const patterns = WRITE_PARTITIONS[fn]?.[request.action as PartitionedWrite] ?? [];
+      for (const pk of request.context['dynamodb:LeadingKeys'] as string[])
+        if (!patterns.some((pattern) => like(pattern, pk))) outside.push(`${fn} ${request.action} ${pk}`);
+      if (checked.has(`${fn} ${request.action}`)) continue;
+      checked.add(`${fn} ${request.action}`);
+      // The same call in a partition of a kind the function does not write in with it: denied by the simulation.
+      for (const pk of foreign.filter((each) => !patterns.some((pattern) => like(pattern, each)))) {
+        const decision = await decide({
+          principal: sessionOf(fn),
+          action: request.action,
+          resource: request.resource,
+          context: { ...request.context, 'dynamodb:LeadingKeys': [pk] },
+          identityPolicies: policies.functionIdentity(fn).policies,
+        });
+        if (decision !== 'ImplicitlyDenied')
+          allowedOutside.push(`${fn} ${request.action} ${pk}: ${decision}`);
+      }
+    }
+    console.log(
+      `[iam] ${writes.length} recorded item writes of scoped functions; ${[...checked].sort().join(', ')}`,
+    );
+    // Every scoped function's every scoped action is driven by the flow (each list is exercised, not only read),
+    // but for a documented need the flow does not drive (an anchor under contention: documented-needs.ts).
+    const listed = Object.entries(WRITE_PARTITIONS).flatMap(([fn, byAction]) =>
+      Object.keys(byAction ?? {})
+        .filter((action) => documentedNeed(fn, action) === undefined)
+        .map((action) => `${fn} ${action}`),
+    );
+    expect(listed.filter((each) => !checked.has(each))).toEqual([]);
+    expect(outside).toEqual([]);
+    expect(allowedOutside).toEqual([]);
   });
 
   it('allows every recorded call with the policies of the function that made it', async () => {
