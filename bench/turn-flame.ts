@@ -107,11 +107,15 @@ try {
     const used = process.cpuUsage(since);
     return (used.user + used.system) / 1000;
   };
-  // With --expose-gc, the heap is collected before each measured step, so none pays for the one before.
-  const collect = () => (globalThis as { gc?: () => void }).gc?.();
+  // With --expose-gc, the heap is collected before each measured step (and its sweeping threads given time to
+  // finish), so none pays for the garbage of the one before.
+  const collect = async () => {
+    (globalThis as { gc?: () => void }).gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  };
   for (let i = 0; i < RUNS; i++) {
     const timed = (await seedRun(bench.store, version)).runId;
-    collect();
+    await collect();
     let cpu = process.cpuUsage();
     await driveRun(engineDeps(bench.store, model), timed);
     parts.runtime += cpuMs(cpu);
@@ -123,13 +127,13 @@ try {
       driveRun(engineDeps(bench.store, tape.model), recordedRun),
     );
     parts.requests += await replayRequests(bench.store, [...workflowSeed.sent, ...seed.sent], sent, collect);
-    collect();
+    await collect();
     parts.calls += await replayModelCalls(model, asked);
-    collect();
+    await collect();
     cpu = process.cpuUsage();
     parts.floorTurns += (await floorLoop(bench.store, client, { runs: 1, turns: TURNS })).turns;
     parts.floor += cpuMs(cpu);
-    collect();
+    await collect();
     cpu = process.cpuUsage();
     parts.bareTurns += await bareLoop(client, TURNS);
     parts.bare += cpuMs(cpu);

@@ -95,7 +95,7 @@ export async function replayRequests(
   store: DynamoStore,
   setup: Sent[],
   requests: Sent[],
-  beforeTiming: () => void = () => {},
+  beforeTiming: () => Promise<void> = async () => {},
 ): Promise<number> {
   const table = `${store.ctx.table}-replay-${++tables}`;
   await store.ctx.doc.send(new CreateTableCommand(createTableInput(table)));
@@ -105,7 +105,7 @@ export async function replayRequests(
     await store.ctx.doc.send(new Command(toTable(input, table) as never) as never);
   };
   for (const request of setup) await send(request);
-  beforeTiming();
+  await beforeTiming();
   const cpu = process.cpuUsage();
   for (const request of requests) await send(request);
   const used = process.cpuUsage(cpu);
