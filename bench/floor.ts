@@ -67,3 +67,26 @@ export async function floorLoop(
   }
   return { ms: performance.now() - start, turns: count };
 }
+
+/**
+ * The bare SDK: the same conversation, tools answered in memory, nothing persisted. Returns its turns (up to
+ * `turns`).
+ */
+export async function bareLoop(client: Anthropic, turns: number): Promise<number> {
+  const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'go' }];
+  for (let turn = 1; turn <= turns; turn++) {
+    const response = await client.messages.create({
+      model: 'claude-sonnet-5-5',
+      max_tokens: 1024,
+      messages,
+    });
+    messages.push({ role: 'assistant', content: response.content });
+    const uses = response.content.filter((block) => block.type === 'tool_use');
+    if (uses.length === 0) return turn;
+    messages.push({
+      role: 'user',
+      content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: 'ok' })),
+    });
+  }
+  return turns;
+}

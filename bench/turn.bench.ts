@@ -3,7 +3,8 @@
  * DynamoDB requests per turn (plain and gated), and time per turn against the durable floor (bench/floor.ts:
  * the bare SDK loop plus one GetItem and one TransactWriteItems per turn, on the same DynamoDB Local, in the
  * same run) and against the bare SDK with no persistence; a gated turn phase by phase, its approval page and
- * decision through the real approval HTTP app. Prints tables; asserts nothing.
+ * decision through the real approval HTTP app. Time per turn is wall time and this process's CPU time. Prints
+ * tables; asserts nothing.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { createActionCatalog } from '../shared/actions/index.ts';
@@ -14,7 +15,7 @@ import { readApprovalForm } from '../shared/demo/approve.ts';
 import { createAnthropicModel, startScriptedModelServer } from '../shared/model/index.ts';
 import { driveRun, engineDeps, firstAttempt } from '../test/support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../test/support/store.ts';
-import { floorLoop } from './floor.ts';
+import { bareLoop, floorLoop } from './floor.ts';
 import { benchStore, type OpCounts, printTable } from './support.ts';
 import { commandTimer, printCpuProfile, printRequestProfile, requestRecorder } from './turn-profile.ts';
 
@@ -101,26 +102,6 @@ async function driveCounted(deps: TurnDeps, runId: string, tool: Tally, final: T
   }
 }
 
-/** The bare SDK: the same conversation, tools answered in memory, nothing persisted. Returns its turns. */
-async function bareLoop(): Promise<number> {
-  const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'go' }];
-  for (let turn = 1; turn <= TURNS; turn++) {
-    const response = await client.messages.create({
-      model: 'claude-sonnet-5-5',
-      max_tokens: 1024,
-      messages,
-    });
-    messages.push({ role: 'assistant', content: response.content });
-    const uses = response.content.filter((block) => block.type === 'tool_use');
-    if (uses.length === 0) return turn;
-    messages.push({
-      role: 'user',
-      content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: 'ok' })),
-    });
-  }
-  return TURNS;
-}
-
 const perTurn = (t: Tally) => ({
   reads: (t.reads / t.turns).toFixed(1),
   'writes (transactions)': (t.writes / t.turns).toFixed(1),
@@ -133,7 +114,7 @@ try {
   const warm = await seedWorkflow(store, minimalWorkflow());
   await driveRun(engineDeps(store, model('loop')), (await seedRun(store, warm.version)).runId);
   await floorLoop(store, client, { runs: 1, turns: TURNS });
-  await bareLoop();
+  await bareLoop(client, TURNS);
 
   // Runtime: plain turns, counted per turn.
   const { version } = await seedWorkflow(
@@ -149,22 +130,35 @@ try {
   let floorTotal = 0;
   let bareTotal = 0;
   let bareTurns = 0;
+  // CPU time of this process (user + system) in each loop: on a loaded machine wall time is mostly waiting for
+  // a core, CPU time is the work. It counts the in-process scripted model server for all three loops alike.
+  const cpu = { runtime: 0, floor: 0, bare: 0 };
+  const cpuMs = (since: NodeJS.CpuUsage) => {
+    const used = process.cpuUsage(since);
+    return (used.user + used.system) / 1000;
+  };
   for (let i = 0; i < RUNS; i++) {
     const { runId } = await seedRun(store, version);
     let start = performance.now();
+    let cpuStart = process.cpuUsage();
     toolWrite.on = true;
     await driveCounted(engineDeps(store, model('loop')), runId, toolTurns, finalTurns);
     runtimeTotal += performance.now() - start;
+    cpu.runtime += cpuMs(cpuStart);
     toolWrite.on = false;
 
     const before = snapshot(counts);
+    cpuStart = process.cpuUsage();
     const floor = await floorLoop(store, client, { runs: 1, turns: TURNS });
+    cpu.floor += cpuMs(cpuStart);
     add(floorTally, before, snapshot(counts));
     floorTally.turns += floor.turns - 1;
     floorTotal += floor.ms;
 
     start = performance.now();
-    bareTurns += await bareLoop();
+    cpuStart = process.cpuUsage();
+    bareTurns += await bareLoop(client, TURNS);
+    cpu.bare += cpuMs(cpuStart);
     bareTotal += performance.now() - start;
   }
   const turnsRun = toolTurns.turns + finalTurns.turns;
@@ -353,16 +347,43 @@ try {
     ],
   );
   printTable('One gated turn: its DynamoDB requests by phase, in the order they went out', gatedRequests);
+  const runtimeCpu = cpu.runtime / turnsRun;
+  const floorCpu = cpu.floor / floorTally.turns;
   printTable(`Time per turn, zero-latency scripted model, DynamoDB Local (${RUNS * TURNS} turns each)`, [
-    { loop: 'runtime (gates, ledger, budget, audit, DynamoDB)', 'ms/turn': runtimeMs.toFixed(2) },
-    { loop: 'durable floor (bare SDK + 1 GetItem + 1 TransactWriteItems)', 'ms/turn': floorMs.toFixed(2) },
-    { loop: 'bare SDK, no persistence', 'ms/turn': bareMs.toFixed(2) },
-    { loop: 'runtime ÷ floor', 'ms/turn': `${(runtimeMs / floorMs).toFixed(2)}×` },
-    { loop: 'runtime overhead over the floor per turn', 'ms/turn': (runtimeMs - floorMs).toFixed(2) },
-    { loop: 'of which the tool’s own write (notes_append UpdateItem)', 'ms/turn': toolMs.toFixed(2) },
+    {
+      loop: 'runtime (gates, ledger, budget, audit, DynamoDB)',
+      'ms/turn': runtimeMs.toFixed(2),
+      'CPU ms/turn': runtimeCpu.toFixed(2),
+    },
+    {
+      loop: 'durable floor (bare SDK + 1 GetItem + 1 TransactWriteItems)',
+      'ms/turn': floorMs.toFixed(2),
+      'CPU ms/turn': floorCpu.toFixed(2),
+    },
+    {
+      loop: 'bare SDK, no persistence',
+      'ms/turn': bareMs.toFixed(2),
+      'CPU ms/turn': (cpu.bare / bareTurns).toFixed(2),
+    },
+    {
+      loop: 'runtime ÷ floor',
+      'ms/turn': `${(runtimeMs / floorMs).toFixed(2)}×`,
+      'CPU ms/turn': `${(runtimeCpu / floorCpu).toFixed(2)}×`,
+    },
+    {
+      loop: 'runtime overhead over the floor per turn',
+      'ms/turn': (runtimeMs - floorMs).toFixed(2),
+      'CPU ms/turn': (runtimeCpu - floorCpu).toFixed(2),
+    },
+    {
+      loop: 'of which the tool’s own write (notes_append UpdateItem)',
+      'ms/turn': toolMs.toFixed(2),
+      'CPU ms/turn': '',
+    },
     {
       loop: 'runtime without the tool’s write ÷ floor (tools answered in memory)',
       'ms/turn': `${((runtimeMs - toolMs) / floorMs).toFixed(2)}×`,
+      'CPU ms/turn': '',
     },
   ]);
 

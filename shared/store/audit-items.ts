@@ -16,7 +16,7 @@
  * verifier checks each entry's own seq and link, so a reordered, dropped or spliced entry fails there.
  */
 import { type AuditEntry, AuditEntrySchema } from '../audit/index.ts';
-import { DYNAMO_ITEM_LIMIT_BYTES, itemBytes } from '../core/item-size.ts';
+import { DYNAMO_ITEM_LIMIT_BYTES, itemBytes, valueBytes } from '../core/item-size.ts';
 import { KEY_ATTRIBUTES } from './codec.ts';
 import { ItemCorruptError } from './errors.ts';
 import { keys } from './keys.ts';
@@ -25,16 +25,21 @@ import { keys } from './keys.ts';
 export function auditItems(runId: string, entries: readonly AuditEntry[]): Record<string, unknown>[] {
   const items: Record<string, unknown>[] = [];
   let group: AuditEntry[] = [];
+  // The size of the group's item (core/item-size.ts), kept as it grows: its keys and an empty list, plus 1 byte
+  // and the entry's size per entry, which is what `itemBytes` of the whole item adds up to. Each entry is sized
+  // once, not once per entry after it.
+  let groupBytes = 0;
   const close = () => {
     if (group.length > 0) items.push({ ...keys.audit(runId, group[0]!.seq), entries: group });
     group = [];
   };
   for (const entry of entries) {
-    const first = group[0] ?? entry;
-    const grown = { ...keys.audit(runId, first.seq), entries: [...group, entry] };
+    const entryBytes = 1 + valueBytes(entry);
     // An entry too large even alone keeps its own item, and the transaction's size check refuses it.
-    if (group.length > 0 && itemBytes(grown) > DYNAMO_ITEM_LIMIT_BYTES) close();
+    if (group.length > 0 && groupBytes + entryBytes > DYNAMO_ITEM_LIMIT_BYTES) close();
+    if (group.length === 0) groupBytes = itemBytes({ ...keys.audit(runId, entry.seq), entries: [] });
     group.push(entry);
+    groupBytes += entryBytes;
   }
   close();
   return items;

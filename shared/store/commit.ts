@@ -63,7 +63,10 @@ function withoutStaleHints(change: RunChange): Run {
   return next;
 }
 
-export async function commitRunChange(ctx: StoreContext, change: RunChange): Promise<Run> {
+/** What a commit wrote that its store keeps: the run item's next revision, and the items of the messages. */
+export type Committed = { next: Run; messageItems: readonly Record<string, unknown>[] };
+
+export async function commitRunChange(ctx: StoreContext, change: RunChange): Promise<Committed> {
   const { run } = change;
   const reopening =
     change.reopen === true &&
@@ -99,9 +102,8 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
   for (const item of auditItems(run.runId, sealed))
     putNew(item, () => new RunConflictError(run.runId, run.rev));
   // A large message spans several items (message-items.ts); all of them land in this transaction.
-  for (const message of change.messages ?? []) {
-    for (const item of messageItems(message)) putNew(item, () => new RunConflictError(run.runId, run.rev));
-  }
+  const written = (change.messages ?? []).flatMap((message) => messageItems(message));
+  for (const item of written) putNew(item, () => new RunConflictError(run.runId, run.rev));
   for (const row of change.ledgerCreate ?? []) {
     putNew(
       { ...keys.ledger(row.runId, row.toolUseId), ...row },
@@ -208,7 +210,7 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
     if (isThrottle(error)) throw new StoreThrottledError({ cause: error });
     throw error;
   }
-  return next;
+  return { next, messageItems: written };
 }
 
 /**

@@ -215,15 +215,15 @@ export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
       readOwnerChainHashes(this.ctx, owner, seqs),
   };
   async commit(change: RunChange): Promise<Run> {
-    const next = await commitRunChange(this.ctx, change);
+    const { next, messageItems } = await commitRunChange(this.ctx, change);
     // Its status as this container last wrote it: a parked run's next turn assumes the head (run-scopes.ts).
     this.scopes.remember(next);
-    // The messages it wrote, when they extend the transcript kept (written-messages.ts): the next turn here
-    // reads its run by key alone.
+    // The messages it wrote, when they extend the transcript kept (written-messages.ts), from the items the
+    // commit stored them as: the next turn here reads its run by key alone.
     const written = change.messages ?? [];
     const kept = this.transcripts.get(next.runId);
     if (written.length > 0 && written[0]!.seq === kept.length)
-      this.transcripts.remember(next.runId, kept, writtenMessages(written));
+      this.transcripts.remember(next.runId, kept, writtenMessages(messageItems));
     return next;
   }
 

@@ -1,5 +1,5 @@
 /**
- * The messages a commit of this container wrote, in the form a read of them returns: the items they are
+ * The messages a commit of this container wrote, in the form a read of them returns: the items they were
  * stored as (message-items.ts), each as the document client gives it back, reassembled and validated like a
  * read (message-assembly.ts). The transcript cache (transcript-cache.ts) keeps them, so the turn after a
  * commit of this container reads its run by key alone (run-with-messages.ts) and not its own messages again.
@@ -16,7 +16,6 @@
  */
 import type { TranscriptMessage } from '../schemas/message.ts';
 import { assembleMessages } from './message-assembly.ts';
-import { messageItems } from './message-items.ts';
 
 /** `value` as the document client reads back what it stored of it (see above). */
 export function readBack(value: unknown): unknown {
@@ -34,11 +33,11 @@ export function readBack(value: unknown): unknown {
   );
 }
 
-/** `messages` (written by a commit that succeeded) as a read of their items returns them. */
-export function writtenMessages(messages: readonly TranscriptMessage[]): TranscriptMessage[] {
-  return assembleMessages(
-    messages.flatMap((message) =>
-      messageItems(message).map((item) => readBack(item) as Record<string, unknown>),
-    ),
-  );
+/**
+ * The messages stored in `items` (the message items a commit that succeeded wrote, message-items.ts, in order) as
+ * a read of those items returns them. The items themselves, not the messages sized and cut again: the commit
+ * built them, sent them (the document client does not change what it is given) and keeps nothing else of them.
+ */
+export function writtenMessages(items: readonly Record<string, unknown>[]): TranscriptMessage[] {
+  return assembleMessages(items.map((item) => readBack(item) as Record<string, unknown>));
 }

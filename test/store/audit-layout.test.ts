@@ -137,6 +137,38 @@ describe('audit item layout', () => {
     expect(items.length).toBeLessThan(entries.length);
   });
 
+  it.each([
+    ['at the byte', 0],
+    ['one byte short of it', -1],
+    ['one byte past it', 1],
+  ])(
+    'fills each item as far as it goes: the next entry would pass the limit (an entry ending %s)',
+    (_name, delta) => {
+      const entry = (seq: number, pad: number): AuditEntry => ({
+        schemaVersion: 1,
+        owner: 'o',
+        runId: 'r',
+        seq,
+        at: '2026-11-30T07:00:00.000Z',
+        type: 'error',
+        actor: 'system',
+        data: { pad: 'x'.repeat(pad) },
+        prevHash: '0'.repeat(64),
+        hash: '1'.repeat(64),
+      });
+      // Two entries, the second padded so that the item of both is exactly the limit plus `delta`.
+      const first = entry(0, 100_000);
+      const both = itemBytes({ ...keys.audit('r', 0), entries: [first, entry(1, 0)] });
+      const entries = [first, entry(1, DYNAMO_ITEM_LIMIT_BYTES - both + delta), entry(2, 10)];
+
+      const items = auditItems('r', entries);
+
+      const seqs = items.map((item) => (item.entries as AuditEntry[]).map((e) => e.seq));
+      expect(seqs).toEqual(delta > 0 ? [[0], [1, 2]] : [[0, 1], [2]]);
+      for (const item of items) expect(itemBytes(item)).toBeLessThanOrEqual(DYNAMO_ITEM_LIMIT_BYTES);
+    },
+  );
+
   describe('tampering inside a batch item fails verification', () => {
     type Case = [string, (groups: AuditEntry[][]) => AuditEntry[][], number, string];
     const reseal = (entry: AuditEntry): AuditEntry => {
