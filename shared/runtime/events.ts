@@ -34,7 +34,10 @@ export const HeadHintSchema = z.object({
  * that does not parse is dropped, not an error: the turn then reads as without it.
  */
 export const TurnEventSchema = z.extend(TurnPointerSchema, {
-  execution: z.optional(z.object({ headHint: z.optional(z.catch(z.optional(HeadHintSchema), undefined)) })),
+  execution: z.catch(
+    z.optional(z.object({ headHint: z.catch(z.optional(HeadHintSchema), undefined) })),
+    undefined,
+  ),
 });
 
 export const RequestApprovalEventSchema = z.object({

@@ -108,9 +108,12 @@ describe('docs/state-machine.md', () => {
     const input = runExecutionInput(run);
     const event = TurnEventSchema.parse({ ...input, attempt: undefined, execution: documented });
 
-    // Assess: the same members; the hint reaches the turn.
+    // Assess: the same members; the hint reaches the turn, and a malformed one is dropped, not an error.
     expect(Object.keys(documented)).toEqual(Object.keys(input));
     expect(event.execution?.headHint).toEqual(documented.headHint);
+    const malformed = { ...input, headHint: { owner: '', workflowId: 7 } };
+    expect(TurnEventSchema.parse({ ...input, execution: malformed }).execution?.headHint).toBeUndefined();
+    expect(TurnEventSchema.parse({ ...input, execution: null }).execution).toBeUndefined();
   });
 
   it("the run pointer is Turn's input, as the Turn state passes it", () => {
