@@ -13,6 +13,8 @@ import type { TurnDeps } from '../shared/core/engine.ts';
 import { runTurn } from '../shared/core/turn.ts';
 import { readApprovalForm } from '../shared/demo/approve.ts';
 import { createAnthropicModel, startScriptedModelServer } from '../shared/model/index.ts';
+import { runExecutionInput } from '../shared/runs/start-run.ts';
+import type { Run } from '../shared/schemas/run.ts';
 import { driveRun, engineDeps, firstAttempt } from '../test/support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../test/support/store.ts';
 import { bareLoop, floorLoop } from './floor.ts';
@@ -89,13 +91,20 @@ function add(into: Tally, before: ReturnType<typeof snapshot>, after: ReturnType
 
 /**
  * Drives a run turn by turn like the state machine, adding each turn's requests to its kind's tally. Each turn
- * is the first attempt of its entry into Turn, as the state machine reports it (shared/core/attempt.ts).
+ * is the first attempt of its entry into Turn, as the state machine reports it (shared/core/attempt.ts), with
+ * the input the run's execution is started with (its first turn reads the head it names: start-run.ts).
  */
-async function driveCounted(deps: TurnDeps, runId: string, tool: Tally, final: Tally) {
+async function driveCounted(deps: TurnDeps, run: Run, tool: Tally, final: Tally) {
+  const { runId } = run;
+  const started = runExecutionInput(run);
   let pointer = { runId, turn: 0, segmentStartTurn: 0 };
   for (;;) {
     const before = snapshot(counts);
-    const outcome = await runTurn(deps, { ...pointer, attempt: firstAttempt(runId) });
+    const outcome = await runTurn(deps, {
+      ...pointer,
+      ...(started.headHint ? { headHint: started.headHint } : {}),
+      attempt: firstAttempt(runId),
+    });
     add(outcome.next === 'continue' ? tool : final, before, snapshot(counts));
     if (outcome.next !== 'continue') return;
     pointer = { ...pointer, turn: outcome.turn };
@@ -138,11 +147,11 @@ try {
     return (used.user + used.system) / 1000;
   };
   for (let i = 0; i < RUNS; i++) {
-    const { runId } = await seedRun(store, version);
+    const run = await seedRun(store, version);
     let start = performance.now();
     let cpuStart = process.cpuUsage();
     toolWrite.on = true;
-    await driveCounted(engineDeps(store, model('loop')), runId, toolTurns, finalTurns);
+    await driveCounted(engineDeps(store, model('loop')), run, toolTurns, finalTurns);
     runtimeTotal += performance.now() - start;
     cpu.runtime += cpuMs(cpuStart);
     toolWrite.on = false;
@@ -242,12 +251,8 @@ try {
     const deps = engineDeps(store, model('gated'), { clock });
     let waiting: Awaited<ReturnType<typeof runTurn>> | undefined;
     await count(requesting!, async () => {
-      waiting = await runTurn(deps, {
-        runId: run.runId,
-        turn: 0,
-        segmentStartTurn: 0,
-        attempt: firstAttempt(run.runId),
-      });
+      // Turn 0 as the run's first execution starts it: the input names the workflow head (start-run.ts).
+      waiting = await runTurn(deps, { ...runExecutionInput(run), attempt: firstAttempt(run.runId) });
     });
     const approvalIds = waiting?.next === 'await_approval' ? waiting.approvalIds : undefined;
     links.length = 0;

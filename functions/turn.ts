@@ -5,7 +5,7 @@ import { RunConflictError } from '../shared/core/store-errors.ts';
 import { runTurn } from '../shared/core/turn.ts';
 import { type RemainingTime, withInvocationDeadline } from '../shared/runtime/aws/invocation-deadline.ts';
 import { turnDeps } from '../shared/runtime/aws/turn.ts';
-import { TurnPointerSchema } from '../shared/runtime/events.ts';
+import { TurnEventSchema } from '../shared/runtime/events.ts';
 import { turnPoint } from '../shared/runtime/run-metrics.ts';
 import {
   handlerTelemetry,
@@ -24,7 +24,9 @@ export function createTurnHandler(deps: () => Promise<TurnDeps>, telemetry = han
     event: unknown,
     context?: LambdaContextLike & Partial<RemainingTime>,
   ): Promise<TurnOutcome> => {
-    const pointer = TurnPointerSchema.parse(event);
+    const { execution, ...parsed } = TurnEventSchema.parse(event);
+    const headHint = execution?.headHint;
+    const pointer: TurnInput = headHint ? { ...parsed, headHint } : parsed;
     const keys = { runId: pointer.runId, turn: pointer.turn };
     // The model call ends before Lambda's timeout would, with time left to record it (invocation-deadline.ts).
     return withInvocationDeadline(context, () =>

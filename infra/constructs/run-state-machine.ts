@@ -189,7 +189,10 @@ const RUN_POINTER = {
  * (https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html): `State.RetryCount`
  * (0 on the first attempt of each entry, +1 per retry), `Execution.RedriveCount` (0 until redriven) and
  * `Execution.Id`. The turn spends the reservation its previous turn made ahead only on a first attempt
- * (shared/core/attempt.ts).
+ * (shared/core/attempt.ts). And `Execution.Input`, the input the execution was started with (ids and counters:
+ * a run's first execution names its workflow head, `headHint`, which its first turn reads with the run:
+ * shared/runs/start-run.ts). The whole input, present in every execution, where a path to a field an input
+ * lacks (a continuation's, an earlier release's) would fail the task with States.ParameterPathFailure.
  */
 const TURN_PAYLOAD = {
   ...RUN_POINTER,
@@ -198,6 +201,7 @@ const TURN_PAYLOAD = {
     redriveCount: sfn.JsonPath.numberAt('$$.Execution.RedriveCount'),
     executionId: sfn.JsonPath.stringAt('$$.Execution.Id'),
   },
+  execution: sfn.JsonPath.objectAt('$$.Execution.Input'),
 };
 
 /** Where the execution log group lives (see `vendedLogGroupName`). */

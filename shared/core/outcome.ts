@@ -5,8 +5,15 @@ import type { TurnAttempt } from './attempt.ts';
 /** The run pointer the state machine carries: ids and counters only. */
 export type TurnPointer = { runId: string; turn: number; segmentStartTurn: number };
 
-/** What a Turn invocation gets: the pointer, and which attempt of the Turn state it is (attempt.ts). */
-export type TurnInput = TurnPointer & { attempt?: TurnAttempt | undefined };
+/**
+ * What a Turn invocation gets: the pointer, which attempt of the Turn state it is (attempt.ts), and where the
+ * run's workflow head is when its execution's input says (a read hint for the execution's first turn; the run
+ * read decides whose head is used: turn-context.ts).
+ */
+export type TurnInput = TurnPointer & {
+  attempt?: TurnAttempt | undefined;
+  headHint?: { owner: string; workflowId: string } | undefined;
+};
 
 export type TurnOutcome =
   | (TurnPointer & { next: 'continue' })

@@ -127,11 +127,14 @@ export interface RunStore {
    * two, so callers check the transcript against the run's `messageCount`. Optional: without it, callers
    * read the run and `listMessages` in parallel. With `headHint`, that workflow head is read too, in the same
    * request where the store can, and returned as `head` (`value` undefined: there is none); a store that
-   * returns no `head` leaves it to the caller.
+   * returns no `head` leaves it to the caller. `firstTurn`: the caller expects the run's first turn (its
+   * execution was started for a run holding only its first message), so a store that holds none of the
+   * transcript may read that message by key with the run and the head; what it returns is the same.
    */
   getRunWithMessages?(
     runId: string,
     headHint?: { owner: string; workflowId: string },
+    options?: { firstTurn?: boolean },
   ): Promise<{
     run: Run | undefined;
     messages: TranscriptMessage[];

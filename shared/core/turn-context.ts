@@ -53,16 +53,26 @@ export type PrefetchedHead = { owner: string; workflowId: string; head: Workflow
  * messages share a partition, and a container holding the transcript reads the run and the head by key in
  * one request), else in parallel. Either way they may straddle a commit: the caller uses the transcript only
  * when it holds the run's `messageCount` messages (turn.ts).
+ *
+ * A container that has not read the run learns where its head is from the execution's input (`headHint`,
+ * given to a run's first execution: shared/runs/start-run.ts), on the run's first turn only (turn 0 of the
+ * execution that started at 0; a later turn may be a resume, which reads no head). That is a hint, not the
+ * scope: a head read for it is used only if it is the run's own workflow's (loadTurnContext), else the run's
+ * own is read after the run. The store may then read the run, its first message and the head by key in one
+ * request (`firstTurn`: shared/store/first-turn-read.ts).
  */
 export async function readTurnStart(
   deps: TurnDeps,
-  runId: string,
+  input: Pick<TurnInput, 'runId' | 'turn' | 'segmentStartTurn' | 'headHint'>,
 ): Promise<{ run: Run | undefined; transcript: TranscriptMessage[]; head?: PrefetchedHead }> {
+  const { runId } = input;
   const scope = deps.store.knownRunScope?.(runId);
   // A parked run's next turn is a resume: it checks the head by condition (turn.ts), so it is not read ahead.
   const headScope = scope && !scope.delegated && !scope.parked ? scope : undefined;
-  const hint = headScope && { owner: headScope.owner, workflowId: headScope.workflowId };
-  const { run, transcript, head } = await readRunAndTranscript(deps.store, runId, hint);
+  const firstTurn = !scope && input.turn === 0 && input.segmentStartTurn === 0 ? input.headHint : undefined;
+  const known = headScope ?? firstTurn;
+  const hint = known && { owner: known.owner, workflowId: known.workflowId };
+  const { run, transcript, head } = await readRunAndTranscript(deps.store, runId, hint, !!firstTurn);
   return { run, transcript, ...(hint ? { head: { ...hint, head } } : {}) };
 }
 
@@ -71,10 +81,11 @@ async function readRunAndTranscript(
   store: RunStore,
   runId: string,
   hint: { owner: string; workflowId: string } | undefined,
+  firstTurn: boolean,
 ): Promise<{ run: Run | undefined; transcript: TranscriptMessage[]; head: WorkflowHead | undefined }> {
   const readHead = () => (hint ? store.getWorkflowHead(hint.owner, hint.workflowId) : undefined);
   if (store.getRunWithMessages) {
-    const read = await store.getRunWithMessages(runId, hint);
+    const read = await store.getRunWithMessages(runId, hint, firstTurn ? { firstTurn } : undefined);
     // A store that did not read the hinted head: read here, after the run.
     const head = read.head ? read.head.value : await readHead();
     return { run: read.run, transcript: read.messages, head };

@@ -62,7 +62,7 @@ const lostARace = (error: unknown): boolean =>
 
 async function turnFromStore(deps: TurnDeps, input: TurnInput, readHead: boolean): Promise<TurnOutcome> {
   // The transcript (and, when known, the workflow head) read alongside the run: turn-context.ts.
-  const { run, transcript, head } = await readTurnStart(deps, input.runId);
+  const { run, transcript, head } = await readTurnStart(deps, input);
   if (!run) throw new RunNotFoundError(input.runId);
   const h = new RunHandle(run, deps, rebaseOnSideWrites(deps.store));
   if (isTerminalRunStatus(run.status) || run.turn > input.turn) return committedOutcome(h, deps, input);

@@ -2,13 +2,20 @@
 import type { TurnPointer } from '../core/outcome.ts';
 import type { Run } from '../schemas/run.ts';
 
+/**
+ * A run execution's input: the run pointer, and for a run's first execution where its workflow head is
+ * (`headHint`: owner and workflow ids, the key of an item its first turn reads anyway), so that turn reads the
+ * run, its first message and the head in one request (shared/core/turn-context.ts). A hint: the run decides.
+ */
+export type RunExecutionInput = TurnPointer & { headHint?: { owner: string; workflowId: string } };
+
 export interface ExecutionsPort {
   /**
    * Starts an execution for a run. `name` makes the start idempotent: a second start with the same name
    * and input is the same execution (Step Functions' own semantics). Throws `ExecutionNotStartedError` only
    * when the start was refused so that no execution of that name exists; any other error may have started it.
    */
-  start(name: string, pointer: TurnPointer): Promise<{ executionArn: string }>;
+  start(name: string, input: RunExecutionInput): Promise<{ executionArn: string }>;
   /** Stops a running execution; an already-finished one is not an error. */
   stop(executionArn: string, cause: string): Promise<void>;
   /**

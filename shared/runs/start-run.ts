@@ -18,7 +18,12 @@ import { isAgentVersion } from '../schemas/workflow-record.ts';
 import type { DynamoStore, Idempotency, NewRun } from '../store/index.ts';
 import { CANCEL_ANCHOR_ATTEMPTS } from './cancel-run.ts';
 import { firstTurnPlanning } from './first-turn.ts';
-import { ExecutionNotStartedError, type ExecutionsPort, RunNotStartedError } from './ports.ts';
+import {
+  ExecutionNotStartedError,
+  type ExecutionsPort,
+  type RunExecutionInput,
+  RunNotStartedError,
+} from './ports.ts';
 
 /** Idempotency markers of API starts are kept for a week; a key reused after that starts a new run. */
 export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
@@ -315,5 +320,21 @@ export function startExecutionFor(executions: ExecutionsPort, run: Run, name = r
     if (!executions.graph) throw new Error('graph runs cannot start: no graph state machine is configured');
     return executions.graph.start(name, { runId: run.runId });
   }
-  return executions.start(name, { runId: run.runId, turn: run.turn, segmentStartTurn: run.turn });
+  return executions.start(name, runExecutionInput(run));
+}
+
+/**
+ * The input of an agent run's execution: the pointer at the run's turn, and where its workflow head is when
+ * the run is at its start (turn 0, its first message only), so the first turn reads run, message and head in
+ * one request (shared/store/first-turn-read.ts). Not for a delegated job's run, whose live policy is its grant,
+ * not a head; nor for a run further on (a resume after a local restart), whose transcript a first-turn read
+ * would not hold. Deterministic for the run, so a retried start sends the same input (idempotent by name and
+ * input: https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html).
+ */
+export function runExecutionInput(
+  run: Pick<Run, 'runId' | 'turn' | 'messageCount' | 'owner' | 'workflowId' | 'trigger'>,
+): RunExecutionInput {
+  const pointer = { runId: run.runId, turn: run.turn, segmentStartTurn: run.turn };
+  const fresh = run.turn === 0 && run.messageCount === 1 && run.trigger.type !== 'job';
+  return fresh ? { ...pointer, headHint: { owner: run.owner, workflowId: run.workflowId } } : pointer;
 }

@@ -19,6 +19,27 @@ export const TurnPointerSchema = z.object({
   ),
 });
 
+/**
+ * Where a run's workflow head is, in its first execution's input (shared/runs/start-run.ts): owner and workflow
+ * ids, a read hint only (the run read decides whose head is used: shared/core/turn-context.ts).
+ */
+export const HeadHintSchema = z.object({
+  owner: z.string().check(z.minLength(1), z.maxLength(256)),
+  workflowId: z.string().check(z.minLength(1), z.maxLength(256)),
+});
+
+/**
+ * What `Turn` gets: the pointer, its attempt, and the execution's input as it was started (`$$.Execution.Input`,
+ * https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html) for its `headHint`. A hint
+ * that does not parse is dropped, not an error: the turn then reads as without it.
+ */
+export const TurnEventSchema = z.extend(TurnPointerSchema, {
+  execution: z.catch(
+    z.optional(z.object({ headHint: z.catch(z.optional(HeadHintSchema), undefined) })),
+    undefined,
+  ),
+});
+
 export const RequestApprovalEventSchema = z.object({
   runId: z.string().check(z.minLength(1)),
   turn: z.number().check(z.int(), z.nonnegative()),

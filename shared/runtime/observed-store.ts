@@ -52,8 +52,12 @@ export function observeStore<S extends RunStore>(store: S, ...observers: StoreOb
   const readBoth = store.getRunWithMessages?.bind(store);
   const getRunWithMessages =
     readBoth &&
-    (async (runId: string, headHint?: { owner: string; workflowId: string }) => {
-      const read = await readBoth(runId, headHint);
+    (async (
+      runId: string,
+      headHint?: { owner: string; workflowId: string },
+      options?: { firstTurn?: boolean },
+    ) => {
+      const read = await readBoth(runId, headHint, options);
       if (read.run) for (const observer of observers) observer.runRead?.(read.run);
       return read;
     });

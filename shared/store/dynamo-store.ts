@@ -33,6 +33,7 @@ import {
   readSignedHeadRange,
 } from './audit-ranges.ts';
 import { commitRunChange } from './commit.ts';
+import { readFirstTurn } from './first-turn-read.ts';
 import { getHumanTask, listOwnerHumanTasks, listRunHumanTasks } from './human-tasks.ts';
 import { getJobSnapshot, getLiveDelegation } from './job-snapshots.ts';
 import { keys, prefixes } from './keys.ts';
@@ -80,10 +81,26 @@ export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
    * container holds the run's transcript (read before, or written by its own commits: transcript-cache.ts), the
    * run and the head by key in one BatchGetItem, and nothing more when the run has as many messages as are
    * kept; otherwise, or when another container has committed since, the run with the messages not kept in one
-   * Query (run-with-messages.ts), the head read alongside.
+   * Query (run-with-messages.ts), the head read alongside. On a run's first turn (`firstTurn`, with the head)
+   * in a container that holds none of it, the run, its first message and the head by key in one BatchGetItem
+   * (first-turn-read.ts), and the Query from seq 0 only when the run has more than that message.
    */
-  async getRunWithMessages(runId: string, headHint?: HeadHint): Promise<RunWithMessages> {
+  async getRunWithMessages(
+    runId: string,
+    headHint?: HeadHint,
+    options?: { firstTurn?: boolean },
+  ): Promise<RunWithMessages> {
     const kept = this.transcripts.get(runId);
+    if (kept.length === 0 && headHint && options?.firstTurn) {
+      const first = await readFirstTurn(this.ctx, runId, headHint);
+      if (first) {
+        const { run, head } = first;
+        if (!run) return { run, messages: [], head };
+        // More than its first message, or that message in parts: the Query from seq 0, the head as read here.
+        if (!first.complete) return { ...(await this.queryRunWithMessages(runId, [])), head };
+        return { ...this.remembered(runId, [], { run, messages: first.messages }), head };
+      }
+    }
     if (kept.length > 0) {
       const byKey = await getRunAndHead(this.ctx, runId, headHint);
       if (byKey) {

@@ -31,7 +31,13 @@ describe('Run routes', () => {
       expect(reply.headers.get('location')).toBe(`/v1/runs/${run.runId}`);
       expect(h.executions.starts.at(-1)).toEqual({
         name: run.runId,
-        pointer: { runId: run.runId, turn: 0, segmentStartTurn: 0 },
+        // The run's first execution names its workflow head: its first turn reads it with the run.
+        pointer: {
+          runId: run.runId,
+          turn: 0,
+          segmentStartTurn: 0,
+          headHint: { owner: h.owners.alice, workflowId },
+        },
       });
     });
 

@@ -8,8 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import type { RunStore } from '../../shared/core/store-port.ts';
 import { runTurn } from '../../shared/core/turn.ts';
+import { runExecutionInput } from '../../shared/runs/start-run.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
-import { engineDeps, ScriptedModel, text, toolUse } from '../support/engine.ts';
+import { engineDeps, firstAttempt, ScriptedModel, text, toolUse } from '../support/engine.ts';
 import { minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 
 /** The store with its reads logged as `start <method>` / `end <method>`, in the order they happened. */
@@ -73,6 +74,47 @@ describe('the turn reads the workflow head alongside the run', () => {
     expect(second).toMatchObject({ next: 'done' });
     expect(headAlongsideRun(log)).toBe(true);
     expect(log.filter((entry) => entry === 'start getWorkflowHead')).toHaveLength(1);
+  });
+
+  it("on a run's first turn, from its execution's head hint: one round trip for run, first message and head", async () => {
+    // Prepare: a container that has not read the run, given the hint its first execution carries.
+    const seeding = testStore();
+    const { version } = await seedWorkflow(seeding, minimalWorkflow());
+    const run = await seedRun(seeding, version);
+    const { store, log } = logged(testStore());
+    const deps = engineDeps(store, twoTurns());
+
+    // Act
+    const first = await runTurn(deps, { ...runExecutionInput(run), attempt: firstAttempt('hint') });
+
+    // Assess: the head went out with the run, and was not read again.
+    expect(first).toMatchObject({ next: 'continue' });
+    expect(headAlongsideRun(log)).toBe(true);
+    expect(log.filter((entry) => entry === 'start getWorkflowHead')).toHaveLength(1);
+  });
+
+  it("a head hint naming another workflow decides nothing: the run's own head is read, and a disabled one refuses", async () => {
+    // Prepare: the run's workflow disabled; the hint names another of the owner's workflows, enabled.
+    const seeding = testStore();
+    const { head, version } = await seedWorkflow(seeding, minimalWorkflow());
+    const other = await seedWorkflow(seeding, minimalWorkflow({ name: 'other-flow' }));
+    const run = await seedRun(seeding, version);
+    await seeding.updateWorkflowHead(head, { ...head, enabled: false, updatedAt: new Date().toISOString() });
+    const { store, log } = logged(testStore());
+    const model = twoTurns();
+    const deps = engineDeps(store, model);
+
+    // Act
+    const first = await runTurn(deps, {
+      ...runExecutionInput(run),
+      headHint: { owner: other.head.owner, workflowId: other.head.workflowId },
+      attempt: firstAttempt('wrong-hint'),
+    });
+
+    // Assess: the hinted head read with the run, then the run's own after it; the model never called.
+    expect(first).toMatchObject({ next: 'failed', stopReason: 'policy_denied' });
+    expect(log.filter((entry) => entry === 'start getWorkflowHead')).toHaveLength(2);
+    expect(model.requests).toHaveLength(0);
   });
 
   it('still refuses a workflow disabled between two turns, on the very next turn', async () => {

@@ -8,6 +8,7 @@ import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
 import { decideApproval } from '../../shared/core/approval-ops.ts';
 import { ApprovalAlreadyDecidedError } from '../../shared/core/store-errors.ts';
 import { runTurn } from '../../shared/core/turn.ts';
+import { runExecutionInput } from '../../shared/runs/start-run.ts';
 import { DynamoStore } from '../../shared/store/index.ts';
 import {
   CrashError,
@@ -19,7 +20,7 @@ import {
   text,
   toolUse,
 } from '../support/engine.ts';
-import { minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
+import { minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 import { withStoreOverrides } from '../support/store-overrides.ts';
 
 /** A store of its own (its own version cache) that counts the DynamoDB requests it sends, by command. */
@@ -80,6 +81,26 @@ describe('requests per turn', () => {
     // The tool's own write (notes_append) is the action's, not the runtime's.
     expect(sent.filter((name) => name === 'UpdateItemCommand')).toHaveLength(1);
     expect((await store.getRun(run.runId))?.reservation).toMatchObject({ turn: second.turn, ahead: {} });
+  });
+
+  it("a run's first turn reads the run, its first message and the live policy in one BatchGetItem (the head named by its execution's input)", async () => {
+    // Prepare: a container that has never read the run (the run was created elsewhere, as StartRun does).
+    const { store, sent } = countingStore();
+    const { version } = await seedWorkflow(testStore(), minimalWorkflow());
+    const run = await seedRun(testStore(), version);
+    await store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
+    const model = loop(1);
+    const deps = engineDeps(store, model);
+    sent.length = 0;
+
+    // Act: turn 0 as the run's first execution starts it (shared/runs/start-run.ts).
+    const first = await runTurn(deps, { ...runExecutionInput(run), attempt: firstAttempt('first') });
+
+    // Assess: one read request; the model was offered the live policy's tools, and the call ran.
+    expect(first.next).toBe('continue');
+    expect(reads(sent)).toEqual(['BatchGetItemCommand']);
+    expect(model.requests[0]?.tools.map((tool) => tool.name)).toContain('notes_append');
+    expect(model.requests[0]?.messages).toHaveLength(1);
   });
 
   it('reads the run, its transcript and the head in one request: two reads fewer than separate reads would take', async () => {

@@ -30,7 +30,8 @@ import {
   ROUTE_NEXT,
   STATE_NAMES,
 } from '../../infra/constructs/state-names.ts';
-import { TurnPointerSchema } from '../../shared/runtime/events.ts';
+import { runExecutionInput } from '../../shared/runs/start-run.ts';
+import { TurnEventSchema, TurnPointerSchema } from '../../shared/runtime/events.ts';
 import { StopReasonSchema } from '../../shared/schemas/run.ts';
 import { defaultRuntime, flatTemplate, logicalId } from '../infra/synth.ts';
 import { blockWith, declaration, fencedBlocks, pageText, shapeOf, tableRows } from './fenced-blocks.ts';
@@ -87,15 +88,39 @@ const seconds = (retry: RetryProps) =>
   `${retry.interval?.toSeconds()} s, ${retry.maxAttempts}, ${retry.maxDelay?.toSeconds()} s`;
 
 describe('docs/state-machine.md', () => {
-  it('has the four blocks this file checks', () => {
-    expect(fencedBlocks(PAGE).map((block) => block.info)).toEqual(['json', 'json', 'sh', '']);
+  it('has the five blocks this file checks', () => {
+    expect(fencedBlocks(PAGE).map((block) => block.info)).toEqual(['json', 'json', 'json', 'sh', '']);
+  });
+
+  it("a first execution's input is what the runtime starts it with, and Turn reads its head hint", () => {
+    // Prepare
+    const documented = JSON.parse(blockWith(PAGE, '"headHint"').body) as Record<string, unknown>;
+    const run = {
+      runId: 'run_x',
+      turn: 0,
+      messageCount: 1,
+      owner: 'team-a',
+      workflowId: 'wf_x',
+      trigger: { type: 'on_demand' as const, caller: 'test' },
+    };
+
+    // Act
+    const input = runExecutionInput(run);
+    const event = TurnEventSchema.parse({ ...input, attempt: undefined, execution: documented });
+
+    // Assess: the same members; the hint reaches the turn, and a malformed one is dropped, not an error.
+    expect(Object.keys(documented)).toEqual(Object.keys(input));
+    expect(event.execution?.headHint).toEqual(documented.headHint);
+    const malformed = { ...input, headHint: { owner: '', workflowId: 7 } };
+    expect(TurnEventSchema.parse({ ...input, execution: malformed }).execution?.headHint).toBeUndefined();
+    expect(TurnEventSchema.parse({ ...input, execution: null }).execution).toBeUndefined();
   });
 
   it("the run pointer is Turn's input, as the Turn state passes it", () => {
     const pointer = JSON.parse(blockWith(PAGE, '"segmentStartTurn": 0 }').body);
     expect(TurnPointerSchema.safeParse(pointer).success).toBe(true);
     const passed = Object.keys(run.Turn?.Parameters as object).map((key) => key.replace(/\.\$$/, ''));
-    expect(passed).toEqual([...Object.keys(pointer), 'attempt']);
+    expect(passed).toEqual([...Object.keys(pointer), 'attempt', 'execution']);
   });
 
   it("the Turn's outcome has the members and `next` values of TurnOutcome, and Route branches on them", () => {

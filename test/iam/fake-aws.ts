@@ -17,6 +17,8 @@ export type FakeAws = {
   secrets: Map<string, string>;
   /** Topics whose Publish is refused with `AuthorizationError` (what IAM answers on AWS). */
   forbiddenTopics: Set<string>;
+  /** Each started execution's input by execution name (what its Turn state reads as `$$.Execution.Input`). */
+  executionInputs: Map<string, unknown>;
   close(): Promise<void>;
 };
 
@@ -49,6 +51,7 @@ export async function startFakeAws(): Promise<FakeAws> {
     published: [],
     secrets: new Map(),
     forbiddenTopics: new Set(),
+    executionInputs: new Map(),
   };
   // STS AssumeRole (query protocol): temporary credentials, valid 15 minutes, for any role.
   const sts = (response: ServerResponse, form: URLSearchParams) => {
@@ -113,6 +116,7 @@ export async function startFakeAws(): Promise<FakeAws> {
       }
       case 'AWSStepFunctions.StartExecution': {
         const arn = String(input.stateMachineArn).replace(':stateMachine:', ':execution:');
+        fake.executionInputs.set(String(input.name), JSON.parse(String(input.input ?? 'null')));
         return json(response, 200, { executionArn: `${arn}:${String(input.name)}`, startDate: 0 });
       }
       case 'AWSStepFunctions.StopExecution':

@@ -179,8 +179,15 @@ export async function driveFlow(
   const start = async (workflowId: string) =>
     (await api('POST', `/v1/workflows/${workflowId}/runs`, {}, { 'Idempotency-Key': `k-${++starts}` })).run!
       .runId;
+  // As the run machine passes it: the pointer, and the input its execution was started with (a run's first
+  // execution names its workflow head, which the first turn reads with the run and its first message).
   const turn = (runId: string, n: number) =>
-    fns.invoke('turn', { runId, turn: n, segmentStartTurn: 0 }) as Promise<{ next: string; turn: number }>;
+    fns.invoke('turn', {
+      runId,
+      turn: n,
+      segmentStartTurn: 0,
+      execution: fake.executionInputs.get(runId),
+    }) as Promise<{ next: string; turn: number }>;
   /** Turns until the run leaves the loop; returns the outcome. */
   const loop = async (runId: string, from = 0) => {
     let outcome = await turn(runId, from);

@@ -17,6 +17,8 @@ let states: Record<string, Record<string, unknown>>;
 
 /** The `attempt` each Turn was given (the context object's counts), kept apart from its pointer. */
 const turnAttempts: unknown[] = [];
+/** The execution's input each Turn was given. */
+const turnExecutions: unknown[] = [];
 
 /** Runs the local definition in aws-local-stepfunctions with the given state handlers. */
 function run(input: Pointer, handlers: Record<string, Handler>) {
@@ -25,8 +27,10 @@ function run(input: Pointer, handlers: Record<string, Handler>) {
   const wrapped = turn
     ? {
         ...handlers,
-        Turn: async ({ attempt, ...pointer }: Record<string, unknown>) => {
+        // The execution's input (`$$.Execution.Input`) is kept apart too.
+        Turn: async ({ attempt, execution, ...pointer }: Record<string, unknown>) => {
           turnAttempts.push(attempt);
+          turnExecutions.push(execution);
           return turn(pointer);
         },
       }
@@ -37,7 +41,12 @@ function run(input: Pointer, handlers: Record<string, Handler>) {
     // resolves State.RetryCount per attempt: shared/local/sfn/retry-counts.ts).
     context: {
       StateMachine: { Id: 'arn:aws:states:local:000000000000:stateMachine:wf' },
-      Execution: { Id: 'arn:aws:states:local:000000000000:execution:wf:one', Name: 'one', RedriveCount: 0 },
+      Execution: {
+        Id: 'arn:aws:states:local:000000000000:execution:wf:one',
+        Name: 'one',
+        RedriveCount: 0,
+        Input: input,
+      },
       State: { RetryCount: 0 },
       Task: { Token: 'token-1' },
     } as never,
@@ -134,6 +143,8 @@ describe('the local definition in aws-local-stepfunctions', () => {
         executionId: 'arn:aws:states:local:000000000000:execution:wf:one',
       }),
     );
+    // Each Turn gets the input its execution was started with (`$$.Execution.Input`).
+    expect(turnExecutions.slice(-2)).toEqual(Array(2).fill({ runId: 'run_1', turn: 0, segmentStartTurn: 0 }));
   });
 
   it('expires an approval nobody decides in time and goes back to Turn', async () => {

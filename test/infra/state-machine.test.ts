@@ -69,6 +69,9 @@ describe('RunStateMachine', () => {
                 'redriveCount.$': '$$.Execution.RedriveCount',
                 'executionId.$': '$$.Execution.Id',
               },
+              // The execution's input as started, for a first execution's head hint (shared/runs/start-run.ts):
+              // the whole input, present in every execution, where a path to a field would fail one without it.
+              'execution.$': '$$.Execution.Input',
             }),
             Next: 'Route',
           }),

@@ -91,9 +91,13 @@ export abstract class ForwardingStore implements RunStore {
     this.inner.getWorkflowVersion(owner, id, version);
   listMessages = (runId: string) => this.inner.listMessages(runId);
   /** Forwarded (the turn's one-request read, when `inner` has it), so wrapped stores read as the real one does. */
-  getRunWithMessages = (runId: string, headHint?: { owner: string; workflowId: string }) =>
+  getRunWithMessages = (
+    runId: string,
+    headHint?: { owner: string; workflowId: string },
+    options?: { firstTurn?: boolean },
+  ) =>
     this.inner.getRunWithMessages
-      ? this.inner.getRunWithMessages(runId, headHint)
+      ? this.inner.getRunWithMessages(runId, headHint, options)
       : Promise.all([this.inner.getRun(runId), this.inner.listMessages(runId)]).then(([run, messages]) => ({
           run,
           messages,

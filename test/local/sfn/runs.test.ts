@@ -102,6 +102,25 @@ describe.each(definitionsUnderTest)('LocalStepFunctions runs ($label)', (subject
     ]);
   });
 
+  it('gives every Turn of the execution the input it was started with (`$$.Execution.Input`: a first run’s head hint)', async () => {
+    // Prepare
+    const { sfn, fake, startRun } = await start(byTurn({ next: 'continue' }, { next: 'done' }));
+    const headHint = { owner: 'team-a', workflowId: 'wf_a' };
+
+    // Act
+    const executionArn = await startRun('run_hint', undefined, { headHint });
+    const result = await sfn.waitForExecution(executionArn);
+
+    // Assess: the pointer is the state's; the execution's input, hint included, comes with each Turn.
+    expect(result.status).toBe('SUCCEEDED');
+    const started = { ...pointer('run_hint', 0), headHint };
+    expect(fake.reportedExecutions).toEqual([
+      { runId: 'run_hint', turn: 0, execution: started },
+      { runId: 'run_hint', turn: 1, execution: started },
+    ]);
+    expect(fake.eventsOf('turn')[1]).toEqual({ ...pointer('run_hint', 1), segmentStartTurn: 0 });
+  });
+
   it('gives up after the definition’s MaxAttempts and routes to MarkFailed', async () => {
     // Prepare
     const { sfn, fake, startRun } = await start(() => ({ throws: 'ModelOverloadedError' }));
