@@ -43,13 +43,16 @@ const MAX_GROUP = Math.floor((TRANSACTION_MAX_ITEMS - 1) / ITEMS_PER_ANCHOR);
 
 /**
  * Whether a waiting run whose head is at `position` among the pending ones (in key order) tries to commit a
- * group now. The first MAX_GROUP all would commit the same group (theirs plus the others of the first
- * MAX_GROUP), so they try: one wins and all of them are anchored. The rest wait for their turn rather than
- * send full transactions bound to lose; past FOLLOWER_PATIENCE attempts they try too, so heads of runs that
- * crashed after registering (first in key order, with nobody left to commit them) never hold the others up.
+ * group now. Only the first LEADERS do: each of the first MAX_GROUP would commit the same group (its own head
+ * plus the others of the first MAX_GROUP), so when they all tried, all but one sent a transaction of up to 100
+ * actions bound to lose the head (npm run bench:load counts them). Two, not one, so a first head whose run is
+ * gone (it crashed after registering, or its item is stale: anchor-repair.ts) does not stall the group: the
+ * second commits it. The rest wait for a leader's group; past FOLLOWER_PATIENCE attempts they try too, so
+ * leaders that crashed never hold the others up.
  */
 export const leadsGroup = (position: number, attempt: number) =>
-  position < MAX_GROUP || attempt > FOLLOWER_PATIENCE;
+  position < LEADERS || attempt > FOLLOWER_PATIENCE;
+const LEADERS = 2;
 const FOLLOWER_PATIENCE = 8;
 
 /** The condition on a run's marker: unchanged since it was read (`marked`), or still absent. */

@@ -64,17 +64,20 @@ describe('docs/security.md', () => {
     expect(page).toContain(`kept for the ${MAX_CACHED_OWNERS} most recently served owners`);
   });
 
-  it("the anchors' group commit: 33 heads a transaction, 1 + 3 × 33 = 100 actions, the others try after 8 attempts", () => {
+  it("the anchors' group commit: 33 heads a transaction, 1 + 3 × 33 = 100 actions, the first 2 waiting heads lead, the others try after 8 attempts", () => {
     const [, one, per, group, total] = /(\d+) \+ (\d+) × (\d+) = (\d+) actions/.exec(page) ?? [];
     expect(Number(one) + Number(per) * Number(group)).toBe(Number(total));
     expect(Number(total)).toBe(TRANSACTION_MAX_ITEMS);
     expect(page).toContain(`one transaction anchors up to ${group} of them`);
-    // Positions 0 … group - 1 lead at once; the rest only after the documented patience.
-    const patience = Number(quoted(/the others wait their turn, and after (\d+) attempts try too/));
-    expect(leadsGroup(Number(group) - 1, 1)).toBe(true);
-    expect(leadsGroup(Number(group), 1)).toBe(false);
-    expect(leadsGroup(Number(group), patience)).toBe(false);
-    expect(leadsGroup(Number(group), patience + 1)).toBe(true);
+    // The first `leaders` positions lead at once; every other position only after the documented patience.
+    const leaders = Number(quoted(/Only the first (\d+) waiting heads in key order try/));
+    const patience = Number(quoted(/The others wait for a leader's group, and after (\d+) attempts try too/));
+    for (let position = 0; position < leaders; position++) expect(leadsGroup(position, 1)).toBe(true);
+    for (const position of [leaders, Number(group) - 1, Number(group)]) {
+      expect(leadsGroup(position, 1)).toBe(false);
+      expect(leadsGroup(position, patience)).toBe(false);
+      expect(leadsGroup(position, patience + 1)).toBe(true);
+    }
   });
 
   it('the prompt-cache scope block and the budget wait are what the code uses', () => {
