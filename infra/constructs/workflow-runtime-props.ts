@@ -118,7 +118,7 @@ export const FUNCTION_SETTINGS: Record<
     // From measurement (`npm run bench:turn-memory`, docs/deploy.md "Turn memory"). Rule: memory ≥ 1.25 × the
     // highest peak RSS of the scenarios within the limits (200 turns; a ~4 MB, ~1M-token transcript; a 2.5 MB
     // answer; three of them served by one warm container). With the V8 and malloc settings below the worst of
-    // those peaks at 129 MB (1.25 × 129 = 161 ≤ 165; 160 MB misses by ~1 MB), where V8's and glibc's defaults let
+    // those peaks at 130 MB (1.25 × 130 = 163 ≤ 165; 160 MB misses by ~3 MB), where V8's and glibc's defaults let
     // the 200-turn run reach ~184 MB (256 MB then). 165 MB keeps `wf cost` under the $0.47 goal (#16): $0.4684.
     // Lambda takes any value of 128–10,240 MB in 1 MB steps
     // (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
