@@ -3,18 +3,21 @@
  * Node.js process per scenario loads the synthesized Turn bundle (a fresh `cdk synth`, or `--from <cloud
  * assembly dir>`; `--source` loads functions/turn.ts instead) and invokes its handler turn after turn, as one
  * warm Lambda container would, against DynamoDB Local and the scripted model server (ANTHROPIC_BASE_URL), the
- * Anthropic key from a loopback stand-in for Secrets Manager. Peak = `process.resourceUsage().maxRSS`.
+ * Anthropic key from a loopback stand-in for Secrets Manager. Peak = the child's own high-water mark (`VmHWM`;
+ * not `maxRSS`, which Linux carries over from the bench that forked it).
  * Scenarios span the limits: the cost shape, a run of `maxTurns` (200) turns, and the largest transcript a
  * model accepts (about 1M tokens, ~4 MB of text, the largest context window:
  * https://platform.claude.com/docs/en/build-with-claude/context-windows), filled with answers under the
  * runtime's own caps (shared/core/transcript-limits.ts: 2.5 MB per model call). Each row also gives the child's
  * CPU time (`process.cpuUsage()`: the import, and per turn; the model server and DynamoDB Local run in other
  * processes), and the cost shape's CPU is converted to wall time at Lambda's memory-proportional CPU share.
- * Prints tables; asserts nothing.
+ * Prints tables; asserts nothing. To try other settings: BENCH_NODE_OPTIONS="..." in place of the function's
+ * NODE_OPTIONS, BENCH_ENV="NAME=value ..." for more variables, BENCH_ONLY=<regex> for some rows only.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { stripTypeScriptTypes } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -92,8 +95,25 @@ const conversation = (turns: number, textBytes: number, calls: number): Scripted
   ],
 });
 
-/** `heap`: V8's old space as deployed (the function's NODE_OPTIONS), capped at a size, or unbounded. */
-type Scenario = { name: string; fixture?: ScriptedFixture; heap?: number | 'unbounded' };
+/**
+ * As deployed (the function's NODE_OPTIONS and other variables) unless: `heap`, V8's old space capped at a size
+ * or unbounded (the deployed cap left out); `nodeOptions`, these NODE_OPTIONS instead; `mallocDefaults`,
+ * without the function's MALLOC_* variables (glibc's defaults); `plainChild`, the child process as plain
+ * JavaScript (its types stripped beforehand) instead of TypeScript, which Node.js strips with a WebAssembly
+ * compiler it loads into the process; `runs`, that many runs one after the other in the one process.
+ */
+type Scenario = {
+  name: string;
+  fixture?: ScriptedFixture;
+  heap?: number | 'unbounded';
+  nodeOptions?: string;
+  mallocDefaults?: boolean;
+  plainChild?: boolean;
+  /** Runs of the fixture served one after the other by the same process (a warm container), 1 unless set. */
+  runs?: number;
+};
+/** The Turn's NODE_OPTIONS before #16's measurements: V8's young generation at its default size. */
+const BEFORE_OPTIONS = '--max-old-space-size=128';
 const perTurnOfLargest = 450 * KB;
 const largestTurns = Math.ceil(LARGEST_TRANSCRIPT_BYTES / perTurnOfLargest) + 1;
 const SCENARIOS: Scenario[] = [
@@ -112,21 +132,48 @@ const SCENARIOS: Scenario[] = [
     name: `2× the largest transcript: ${2 * largestTurns - 1} turns of 450 KB (~8 MB)`,
     fixture: conversation(2 * largestTurns - 1, perTurnOfLargest, 1),
   },
-  // The worst runs with V8's old space unbounded (no --max-old-space-size: V8 sizes it from this machine's
-  // memory, so it collects late), held to 96 MB (half of 192 MB, the cap a 192 MB Turn would get) and to 64 MB
-  // (the working set without garbage).
-  ...(['unbounded', 96, 64] as const).flatMap((heap) => [
+  // A warm container serves one run after another, and its transcript cache keeps up to 4 MB of item bytes of
+  // earlier runs (shared/store/transcript-cache.ts): the third run's turns run beside two runs' worth.
+  {
+    name: 'warm container: 3 runs of the largest transcript, one after the other',
+    fixture: conversation(largestTurns, perTurnOfLargest, 1),
+    runs: 3,
+  },
+  {
+    name: 'warm container: 3 runs of the largest answer, one after the other',
+    fixture: conversation(3, MAX_ASSISTANT_CONTENT_BYTES - 4 * KB, 1),
+    runs: 3,
+  },
+  // The same runs with V8's old space unbounded (no --max-old-space-size: V8 sizes it from this machine's
+  // memory, so it collects late).
+  ...(['long run', 'largest transcript'] as const).map((name) => ({
+    name: `${name}, V8 old space unbounded`,
+    fixture: name === 'long run' ? conversation(200, KB, 1) : conversation(largestTurns, perTurnOfLargest, 1),
+    heap: 'unbounded' as const,
+  })),
+  // The heaviest runs as the Turn was configured before (V8 at its default young generation, the old space at
+  // 128 MB, glibc's malloc at its defaults), and with only one of the two changes.
+  ...(
+    [
+      ['as before', { nodeOptions: BEFORE_OPTIONS, mallocDefaults: true }],
+      ["with glibc's malloc at its defaults", { mallocDefaults: true }],
+      ["with V8's young generation at its default size", { nodeOptions: BEFORE_OPTIONS }],
+    ] as const
+  ).flatMap(([how, options]) => [
+    { name: `long run, ${how}`, fixture: conversation(200, KB, 1), ...options },
     {
-      name: `long run, V8 old space ${heap === 'unbounded' ? heap : `capped at ${heap} MB`}`,
-      fixture: conversation(200, KB, 1),
-      heap,
-    },
-    {
-      name: `largest transcript, V8 old space ${heap === 'unbounded' ? heap : `capped at ${heap} MB`}`,
-      fixture: conversation(largestTurns, perTurnOfLargest, 1),
-      heap,
+      name: `largest answer, ${how}`,
+      fixture: conversation(3, MAX_ASSISTANT_CONTENT_BYTES - 4 * KB, 1),
+      ...options,
     },
   ]),
+  // What the TypeScript child itself costs: the same process as plain JavaScript (as Lambda loads index.js).
+  { name: 'import only, the child as plain JavaScript', plainChild: true },
+  {
+    name: 'largest answer, the child as plain JavaScript',
+    fixture: conversation(3, MAX_ASSISTANT_CONTENT_BYTES - 4 * KB, 1),
+    plainChild: true,
+  },
 ];
 
 /** A loopback stand-in for Secrets Manager's GetSecretValue (AWS JSON 1.1): the Anthropic key. */
@@ -165,13 +212,30 @@ type ChildResult = {
   turnsCpuMs: number;
 };
 
-function runChild(url: string, runId: string, env: Record<string, string>, invoke: boolean) {
+const childSource = join(repoRoot, 'bench/turn-memory-child.ts');
+let plainChildFile: string | undefined;
+/** The child as plain JavaScript: its types stripped into a temporary `.mjs` file. */
+function plainChild(): string {
+  if (!plainChildFile) {
+    const dir = mkdtempSync(join(tmpdir(), 'wf-bench-turn-memory-child-'));
+    plainChildFile = join(dir, 'turn-memory-child.mjs');
+    writeFileSync(plainChildFile, stripTypeScriptTypes(readFileSync(childSource, 'utf8')));
+  }
+  return plainChildFile;
+}
+
+function runChild(
+  childFile: string,
+  url: string,
+  runId: string,
+  env: Record<string, string>,
+  invoke: boolean,
+) {
   return new Promise<ChildResult | { error: string }>((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [join(repoRoot, 'bench/turn-memory-child.ts'), url, runId, ...(invoke ? [] : ['--no-invoke'])],
-      { env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [childFile, url, runId, ...(invoke ? [] : ['--no-invoke'])], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk) => (out += chunk));
@@ -206,9 +270,14 @@ try {
   for (const scenario of SCENARIOS.filter((candidate) => only.test(candidate.name))) {
     const server = await startScriptedModelServer({ fixtures: [scenario.fixture ?? conversation(1, 0, 0)] });
     try {
-      const run = await seedRun(bench.store, version, { clock: now });
-      // As deployed: the function's NODE_OPTIONS (the Turn's old-space cap); else without its cap, plus ours.
-      const deployed = handlerFile.env.NODE_OPTIONS ?? '';
+      const runIds: string[] = [];
+      for (let count = 0; count < (scenario.runs ?? 1); count++)
+        runIds.push((await seedRun(bench.store, version, { clock: now })).runId);
+      const runId = runIds.at(-1)!;
+      // As deployed: the function's NODE_OPTIONS (the Turn's V8 heap flags); a row's own, or BENCH_NODE_OPTIONS
+      // to try others; a row with its own old-space cap replaces that one flag.
+      const deployed =
+        scenario.nodeOptions ?? process.env.BENCH_NODE_OPTIONS ?? handlerFile.env.NODE_OPTIONS ?? '';
       const options =
         scenario.heap === undefined
           ? [deployed]
@@ -216,9 +285,14 @@ try {
               deployed.replace(/--max-old-space-size=\d+/, ''),
               typeof scenario.heap === 'number' && `--max-old-space-size=${scenario.heap}`,
             ];
+      const functionEnv = Object.fromEntries(
+        Object.entries(handlerFile.env).filter(
+          ([name]) => !(scenario.mallocDefaults && name.startsWith('MALLOC_')),
+        ),
+      );
       const env: Record<string, string> = {
         PATH: process.env.PATH ?? '',
-        ...handlerFile.env,
+        ...functionEnv,
         AWS_REGION: 'us-east-1',
         AWS_ACCESS_KEY_ID: 'bench',
         AWS_SECRET_ACCESS_KEY: 'bench',
@@ -231,9 +305,22 @@ try {
         WF_TABLE_NAME: bench.store.ctx.table,
         WF_ANTHROPIC_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:wf-anthropic-AbCdEf',
         NODE_OPTIONS: options.filter(Boolean).join(' '),
+        // BENCH_ENV="NAME=value ...": more variables for the function, to try them.
+        ...Object.fromEntries(
+          (process.env.BENCH_ENV ?? '')
+            .split(' ')
+            .filter(Boolean)
+            .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+        ),
       };
-      const result = await runChild(handlerFile.url, run.runId, env, scenario.fixture !== undefined);
-      const stored = scenario.fixture ? await bench.store.listMessages(run.runId) : [];
+      const result = await runChild(
+        scenario.plainChild ? plainChild() : childSource,
+        handlerFile.url,
+        runIds.join(','),
+        env,
+        scenario.fixture !== undefined,
+      );
+      const stored = scenario.fixture ? await bench.store.listMessages(runId) : [];
       const transcriptBytes = stored.reduce(
         (sum, message) => sum + JSON.stringify(message.content).length,
         0,
@@ -266,7 +353,12 @@ try {
     }
   }
   printTable(
-    `Turn function peak resident memory (${handlerFile.label}, NODE_OPTIONS "${handlerFile.env.NODE_OPTIONS ?? ''}" unless a row says otherwise, node ${process.version}, one fresh process per row; load ${loadavg()[0]!.toFixed(1)})`,
+    `Turn function peak resident memory (${handlerFile.label}, NODE_OPTIONS "${process.env.BENCH_NODE_OPTIONS ?? handlerFile.env.NODE_OPTIONS ?? ''}", ${
+      Object.entries(handlerFile.env)
+        .filter(([name]) => name.startsWith('MALLOC_'))
+        .map(([name, value]) => `${name}=${value}`)
+        .join(' ') || "glibc's malloc defaults"
+    }${process.env.BENCH_ENV ? ` ${process.env.BENCH_ENV}` : ''} unless a row says otherwise, node ${process.version}, one fresh process per row; load ${loadavg()[0]!.toFixed(1)})`,
     rows,
   );
   // Lambda allocates CPU in proportion to memory, one full vCPU at 1,769 MB
@@ -275,7 +367,7 @@ try {
   if (costShape)
     printTable(
       'Cost shape: CPU time as wall time at Lambda memory settings (CPU share = memory ÷ 1,769 MB)',
-      [128, 192, 256, 512].map((mb) => {
+      [128, 165, 192, 256, 512].map((mb) => {
         const share = mb / FULL_VCPU_MB;
         const perTurn = costShape!.turnsCpuMs / costShape!.turns;
         return {
@@ -294,4 +386,5 @@ try {
   secrets.close();
   await bench.stop();
   handlerFile.cleanup();
+  if (plainChildFile) rmSync(join(plainChildFile, '..'), { recursive: true, force: true });
 }

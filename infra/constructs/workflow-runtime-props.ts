@@ -115,17 +115,31 @@ export const FUNCTION_SETTINGS: Record<
   turn: {
     id: 'Turn',
     description: 'One model turn of a run (state Turn)',
-    // From measurement (`npm run bench:turn-memory`, docs/deploy.md "Turn memory"): the synthesized bundle is
-    // ~92 MB resident after its import, and with V8's old space held to half the memory (below) the worst
-    // run within the limits (200 turns; a ~4 MB, ~1M-token transcript) peaks at ~184 MB. Rule: memory ≥
-    // 1.25 × that peak. 128 MB cannot hold the cost shape (129 MB); 192 MB (old space 96 MB) peaks at 184 MB
-    // too, 96% of it; 256 MB keeps ≥ 20% headroom. A turn's CPU costs the same GB-s at any of them (Lambda's
-    // CPU is in proportion to memory), so less memory would save only the wait on the model. Lambda takes any
-    // value of 128–10,240 MB in 1 MB steps (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
-    memorySize: 256,
-    // V8 sizes its heap from the memory it sees; held to half the function's memory it collects before the
-    // sandbox fills (unbounded, the same 200 turns reach ~325 MB of uncollected garbage).
-    environment: { NODE_OPTIONS: '--max-old-space-size=128' },
+    // From measurement (`npm run bench:turn-memory`, docs/deploy.md "Turn memory"). Rule: memory ≥ 1.25 × the
+    // highest peak RSS of the scenarios within the limits (200 turns; a ~4 MB, ~1M-token transcript; a 2.5 MB
+    // answer; three of them served by one warm container). With the V8 and malloc settings below the worst of
+    // those peaks at 130 MB (1.25 × 130 = 163 ≤ 165; 160 MB misses by ~3 MB), where V8's and glibc's defaults let
+    // the 200-turn run reach ~184 MB (256 MB then). 165 MB keeps `wf cost` under the $0.47 goal (#16): $0.4684.
+    // Lambda takes any value of 128–10,240 MB in 1 MB steps
+    // (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
+    memorySize: 165,
+    environment: {
+      // V8's young generation held to 1 MB semi-spaces (V8 sizes them up to 16 MB and more from the machine's
+      // memory, and a young generation is 3 semi-spaces) and its old space to 64 MB, the working set of the
+      // largest transcript with room. Both options are allowed in NODE_OPTIONS
+      // (https://nodejs.org/api/cli.html#node_optionsoptions), which Lambda's Node.js runtime reads
+      // (https://docs.aws.amazon.com/lambda/latest/dg/lambda-nodejs.html).
+      NODE_OPTIONS: '--max-semi-space-size=1 --max-old-space-size=64',
+      // glibc's malloc (Amazon Linux 2023, https://docs.aws.amazon.com/lambda/latest/dg/lambda-nodejs.html):
+      // one arena for all threads, and blocks of 128 KB and more mapped on their own and unmapped when freed,
+      // the top of the heap given back past 128 KB. With glibc's defaults (an arena per thread, a mapping
+      // threshold that rises with the blocks freed) a 2.5 MB answer's buffers stayed resident: ~10 MB more.
+      // https://www.gnu.org/software/libc/manual/html_node/Memory-Allocation-Tunables.html ; none of these
+      // names is reserved (https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html#configuration-envvars-runtime).
+      MALLOC_ARENA_MAX: '1',
+      MALLOC_MMAP_THRESHOLD_: '131072',
+      MALLOC_TRIM_THRESHOLD_: '131072',
+    },
     // A model call may take up to 10 minutes (shared/model); tools dispatch after it.
     timeout: Duration.minutes(15),
   },

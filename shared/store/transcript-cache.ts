@@ -21,9 +21,10 @@ import type { TranscriptMessage } from '../schemas/message.ts';
 export const TRANSCRIPT_CACHE_RUNS = 64;
 /**
  * Bytes (DynamoDB item size, core/item-size.ts) of messages kept per container, over all runs; one run's
- * transcript is kept only up to half of it. Small beside the Turn function's 256 MB (docs/deploy.md, "Memory,
- * measured": a turn of the largest transcript peaks at 167 MB): the current run's kept messages are the
- * transcript the turn holds anyway; only other runs' (at most 4 MB of item bytes) are extra.
+ * transcript is kept only up to half of it. Small beside the Turn function's 165 MB (docs/deploy.md, "Turn
+ * memory": a turn of the largest transcript peaks at ~119 MB, and the third of three largest answers served by one
+ * container, beside two runs' kept messages, at ~130 MB): the current run's kept messages are the transcript the
+ * turn holds anyway; only other runs' (at most 4 MB of item bytes) are extra.
  */
 export const TRANSCRIPT_CACHE_BYTES = 4 * 1024 * 1024;
 

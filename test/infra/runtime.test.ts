@@ -27,8 +27,11 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.anthropicSecretArn,
     ENV.approvalBaseUrl,
     ENV.internalHosts,
-    // V8's old space held to half the memory (docs/deploy.md, "Turn memory").
+    // V8's young generation and old space, and glibc's malloc, held small (docs/deploy.md, "Turn memory").
     'NODE_OPTIONS',
+    'MALLOC_ARENA_MAX',
+    'MALLOC_MMAP_THRESHOLD_',
+    'MALLOC_TRIM_THRESHOLD_',
   ],
   'request-approval': [
     ...COMMON,
@@ -152,7 +155,7 @@ describe('WorkflowRuntime functions', () => {
     const variables = fn?.Properties.Environment.Variables as Record<string, unknown>;
     expect(Object.keys(variables).sort()).toEqual([...EXPECTED_ENV[handler]].sort());
     // No NODE_OPTIONS=--enable-source-maps: Node would read and parse the source map on every cold start.
-    // Turn's NODE_OPTIONS only holds its V8 old space (next test).
+    // Turn's NODE_OPTIONS only holds its V8 heap sizes (next test).
     expect(String(variables.NODE_OPTIONS ?? '')).not.toContain('--enable-source-maps');
     expect(variables).toMatchObject({
       [COMMON_ENV.powertoolsServiceName]: 'wf-runtime',
@@ -170,24 +173,35 @@ describe('WorkflowRuntime functions', () => {
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
   });
 
-  it('gives the Turn function room for a 10-minute model call, at the measured 256 MB', () => {
+  it('gives the Turn function room for a 10-minute model call, at the measured 165 MB', () => {
     synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('model turn'),
       Timeout: 900,
-      MemorySize: 256,
+      MemorySize: 165,
     });
   });
 
-  it("holds the Turn function's V8 old space to half its memory (docs/deploy.md, Turn memory)", () => {
+  it("holds the Turn function's V8 heap and glibc's malloc to the measured settings (docs/deploy.md, Turn memory)", () => {
     synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('model turn'),
-      MemorySize: 256,
-      Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--max-old-space-size=128' }) },
+      MemorySize: 165,
+      Environment: {
+        Variables: Match.objectLike({
+          NODE_OPTIONS: '--max-semi-space-size=1 --max-old-space-size=64',
+          MALLOC_ARENA_MAX: '1',
+          MALLOC_MMAP_THRESHOLD_: '131072',
+          MALLOC_TRIM_THRESHOLD_: '131072',
+        }),
+      },
     });
     const others = Object.values(synthesized.template.findResources('AWS::Lambda::Function')).filter(
       (fn) => !String(fn.Properties.Description ?? '').includes('model turn'),
     );
-    for (const fn of others) expect(fn.Properties.Environment?.Variables?.NODE_OPTIONS).toBeUndefined();
+    for (const fn of others) {
+      const variables = fn.Properties.Environment?.Variables ?? {};
+      expect(variables.NODE_OPTIONS).toBeUndefined();
+      expect(Object.keys(variables).filter((name) => name.startsWith('MALLOC_'))).toEqual([]);
+    }
   });
 
   it('attaches no managed policy to any role', () => {
