@@ -1,6 +1,11 @@
 /**
  * The shapes of delegated agent jobs, shared by the REST routes (shared/api/routes/jobs.ts, grants.ts) and
  * the MCP tools: one zod schema per concept, so both surfaces validate and describe the same input.
+ *
+ * The request and view schemas are built in `/* @__PURE__ *\/` closures: the store decodes job and grant
+ * records (shared/jobs/records.ts) with GrantSpecSchema, JobConstraintsSchema and JobRetrySchema only, so
+ * esbuild drops the rest from the functions that do not serve the jobs API instead of building them at every
+ * cold start (zod's own annotations do not cross files; docs/deploy.md, "Function bundles").
  */
 
 import {
@@ -35,7 +40,7 @@ export const MAX_PROMPT_CHARS = 100_000;
  * input's cap: 256 KiB as JSON in UTF-8 bytes, whatever its characters (100,000 CJK characters are ~300 KB).
  */
 const PROMPT_LIMITS: StorableLimits = { maxDepth: 1, maxBytes: RUN_INPUT_MAX_BYTES, indented: true };
-const storablePrompt = refineStorable(PROMPT_LIMITS);
+const storablePrompt = /* @__PURE__ */ refineStorable(PROMPT_LIMITS);
 
 /**
  * A delegation grant: what one client may delegate on its owner's behalf. Actions come from the owner's
@@ -90,64 +95,69 @@ export type GrantSpecInput = z.input<typeof GrantSpecSchema>;
  * input property, gate or connector named `constructor` was a 500).
  */
 const GRANT_LIMITS: StorableLimits = { maxDepth: MAX_VALUE_DEPTH, maxBytes: 350_000 };
-const storableGrant = refineStorable(GRANT_LIMITS, ['grant']);
+const storableGrant = /* @__PURE__ */ refineStorable(GRANT_LIMITS, ['grant']);
 
 /** `POST /v1/grants`: grant a client. */
-export const CreateGrantSchema = z
-  .strictObject({ clientId: ClientIdSchema, grant: GrantSpecSchema })
-  .check(z.superRefine((body, ctx) => storableGrant(body.grant, ctx)));
+export const CreateGrantSchema = /* @__PURE__ */ (() =>
+  z
+    .strictObject({ clientId: ClientIdSchema, grant: GrantSpecSchema })
+    .check(z.superRefine((body, ctx) => storableGrant(body.grant, ctx))))();
 /** `POST /v1/grants/{clientId}/narrow|widen`: the whole new grant, fenced on the version it replaces. */
-export const ChangeGrantSchema = z
-  .strictObject({
-    grant: GrantSpecSchema,
-    expectedVersion: z.optional(z.number().check(z.int(), z.positive())),
-  })
-  .check(z.superRefine((body, ctx) => storableGrant(body.grant, ctx)));
+export const ChangeGrantSchema = /* @__PURE__ */ (() =>
+  z
+    .strictObject({
+      grant: GrantSpecSchema,
+      expectedVersion: z.optional(z.number().check(z.int(), z.positive())),
+    })
+    .check(z.superRefine((body, ctx) => storableGrant(body.grant, ctx))))();
 
 /** A stored grant as the owner reads it. */
-export const GrantViewSchema = z.object({
-  clientId: ClientIdSchema,
-  grantId: GrantIdSchema,
-  version: z.number().check(z.int(), z.positive()),
-  revoked: z.boolean(),
-  grant: GrantSpecSchema,
-  createdAt: IsoTimeSchema,
-  updatedAt: IsoTimeSchema,
-  updatedBy: z.string(),
-});
+export const GrantViewSchema = /* @__PURE__ */ (() =>
+  z.object({
+    clientId: ClientIdSchema,
+    grantId: GrantIdSchema,
+    version: z.number().check(z.int(), z.positive()),
+    revoked: z.boolean(),
+    grant: GrantSpecSchema,
+    createdAt: IsoTimeSchema,
+    updatedAt: IsoTimeSchema,
+    updatedBy: z.string(),
+  }))();
 export type GrantView = z.infer<typeof GrantViewSchema>;
 
 /** `POST /v1/jobs` (and the MCP tool `submit_agent_job`): a task under the caller's grant. */
-export const SubmitJobSchema = z.strictObject({
-  prompt: z.string().check(
-    z.maxLength(MAX_PROMPT_CHARS),
-    z.refine((text) => text.trim().length > 0, 'must not be empty'),
-    z.superRefine((text, ctx) => storablePrompt(text, ctx)),
-    z.describe(
-      'The task, as the agent should read it: at most 100,000 characters and 262,144 bytes as JSON (UTF-8).',
-    ),
-  ),
-  tools: z
-    .optional(
-      z.array(ActionNameSchema).check(
-        z.maxLength(64),
-        z.refine((names) => new Set(names).size === names.length, 'must not list a tool twice'),
+export const SubmitJobSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    prompt: z.string().check(
+      z.maxLength(MAX_PROMPT_CHARS),
+      z.refine((text) => text.trim().length > 0, 'must not be empty'),
+      z.superRefine((text, ctx) => storablePrompt(text, ctx)),
+      z.describe(
+        'The task, as the agent should read it: at most 100,000 characters and 262,144 bytes as JSON (UTF-8).',
       ),
-    )
-    .check(z.describe("A subset of the grant's actions; default: all of them.")),
-  model: z.optional(GrantModelSchema).check(z.describe("One of the grant's models; default: its first.")),
-  maxTurns: z
-    .optional(z.number().check(z.int(), z.gte(1), z.lte(200)))
-    .check(z.describe("Model calls, at most the grant's.")),
-  dryRun: z._default(z.boolean(), false).check(z.describe('Resolve the constraints and queue nothing.')),
-});
+    ),
+    tools: z
+      .optional(
+        z.array(ActionNameSchema).check(
+          z.maxLength(64),
+          z.refine((names) => new Set(names).size === names.length, 'must not list a tool twice'),
+        ),
+      )
+      .check(z.describe("A subset of the grant's actions; default: all of them.")),
+    model: z.optional(GrantModelSchema).check(z.describe("One of the grant's models; default: its first.")),
+    maxTurns: z
+      .optional(z.number().check(z.int(), z.gte(1), z.lte(200)))
+      .check(z.describe("Model calls, at most the grant's.")),
+    dryRun: z._default(z.boolean(), false).check(z.describe('Resolve the constraints and queue nothing.')),
+  }))();
 export type SubmitJobInput = z.input<typeof SubmitJobSchema>;
 export type SubmitJobRequest = z.output<typeof SubmitJobSchema>;
 
 /** `GET /v1/jobs/{id}`, `DELETE /v1/jobs/{id}` (and `get_agent_job`, `cancel_agent_job`). */
-export const JobRefSchema = z.strictObject({
-  jobId: z.string().check(z.minLength(1), z.maxLength(80), z.describe('The job id (job_…).')),
-});
+export const JobRefSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    jobId: z.string().check(z.minLength(1), z.maxLength(80), z.describe('The job id (job_…).')),
+  }))();
 
 export const JOB_STATUSES = [
   'queued',
@@ -162,11 +172,12 @@ export const JobStatusSchema = z.enum(JOB_STATUSES);
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 
 /** `GET /v1/jobs` (and `list_agent_jobs`): the caller's jobs, newest first. */
-export const ListJobsSchema = z.strictObject({
-  status: z.optional(JobStatusSchema),
-  limit: z.optional(z.coerce.number().check(z.int(), z.gte(1), z.lte(100))),
-  nextToken: z.optional(z.string().check(z.maxLength(200))),
-});
+export const ListJobsSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    status: z.optional(JobStatusSchema),
+    limit: z.optional(z.coerce.number().check(z.int(), z.gte(1), z.lte(100))),
+    nextToken: z.optional(z.string().check(z.maxLength(200))),
+  }))();
 export type ListJobsInput = z.input<typeof ListJobsSchema>;
 
 /** The constraints a job runs under: what a dry run answers, and what a job keeps as its snapshot. */
@@ -190,61 +201,65 @@ export const JobRetrySchema = z.object({
 });
 
 /** What a poll answers: status, timestamps, queue position, result, stop reason, usage and cost, capped error. */
-export const JobViewSchema = z.object({
-  jobId: JobIdSchema,
-  status: JobStatusSchema,
-  /** 1 for the next job to start; only while queued. */
-  queuePosition: z.optional(z.number().check(z.int(), z.positive())),
-  createdAt: IsoTimeSchema,
-  startedAt: z.optional(IsoTimeSchema),
-  endedAt: z.optional(IsoTimeSchema),
-  runId: z.optional(z.string()),
-  result: z.optional(z.object({ text: z.string() })),
-  stopReason: z.optional(StopReasonSchema),
-  /** Model calls over all the job's attempts (at most `constraints.maxTurns`). */
-  turns: z.number().check(z.int(), z.nonnegative()),
-  /** The token usage of the current (or last) attempt's run. */
-  usage: UsageSchema,
-  /** The job's cost over all its attempts, USD (at most `constraints.budget.maxUsdPerJob`). */
-  costUsd: z.number().check(z.nonnegative()),
-  /** Capped at 1,000 characters. */
-  error: z.optional(z.object({ name: z.string(), message: z.string().check(z.maxLength(1000)) })),
-  /**
-   * Attempts used (of `max`: `constraints.maxAttempts`, the lower of the snapshot's and the live grant's, which
-   * retries are counted against); capacity waits (rate limit, overload) use none and are counted apart.
-   */
-  attempts: z.object({
-    made: z.number().check(z.int(), z.nonnegative()),
-    max: z.number().check(z.int(), z.positive()),
-    capacityWaits: z.number().check(z.int(), z.nonnegative()),
-  }),
-  retry: z.optional(JobRetrySchema),
-  /**
-   * What the job runs under now: its admitted constraints under the live grant, each the stricter of the two
-   * (a tool the grant withdrew is `deny`; `grantVersion` the live grant's version), as its run applies them.
-   */
-  constraints: JobConstraintsSchema,
-  /** The constraints the job was admitted with; only once its grant changed since (then `constraints` differ). */
-  admittedConstraints: z.optional(JobConstraintsSchema),
-});
+export const JobViewSchema = /* @__PURE__ */ (() =>
+  z.object({
+    jobId: JobIdSchema,
+    status: JobStatusSchema,
+    /** 1 for the next job to start; only while queued. */
+    queuePosition: z.optional(z.number().check(z.int(), z.positive())),
+    createdAt: IsoTimeSchema,
+    startedAt: z.optional(IsoTimeSchema),
+    endedAt: z.optional(IsoTimeSchema),
+    runId: z.optional(z.string()),
+    result: z.optional(z.object({ text: z.string() })),
+    stopReason: z.optional(StopReasonSchema),
+    /** Model calls over all the job's attempts (at most `constraints.maxTurns`). */
+    turns: z.number().check(z.int(), z.nonnegative()),
+    /** The token usage of the current (or last) attempt's run. */
+    usage: UsageSchema,
+    /** The job's cost over all its attempts, USD (at most `constraints.budget.maxUsdPerJob`). */
+    costUsd: z.number().check(z.nonnegative()),
+    /** Capped at 1,000 characters. */
+    error: z.optional(z.object({ name: z.string(), message: z.string().check(z.maxLength(1000)) })),
+    /**
+     * Attempts used (of `max`: `constraints.maxAttempts`, the lower of the snapshot's and the live grant's, which
+     * retries are counted against); capacity waits (rate limit, overload) use none and are counted apart.
+     */
+    attempts: z.object({
+      made: z.number().check(z.int(), z.nonnegative()),
+      max: z.number().check(z.int(), z.positive()),
+      capacityWaits: z.number().check(z.int(), z.nonnegative()),
+    }),
+    retry: z.optional(JobRetrySchema),
+    /**
+     * What the job runs under now: its admitted constraints under the live grant, each the stricter of the two
+     * (a tool the grant withdrew is `deny`; `grantVersion` the live grant's version), as its run applies them.
+     */
+    constraints: JobConstraintsSchema,
+    /** The constraints the job was admitted with; only once its grant changed since (then `constraints` differ). */
+    admittedConstraints: z.optional(JobConstraintsSchema),
+  }))();
 export type JobView = z.infer<typeof JobViewSchema>;
 
 /** The answer to a submission: the job and its state (never its result), or a dry run's constraints. */
-export const SubmitJobResultSchema = z.union([
-  z.object({ job: JobViewSchema, coalesced: z.boolean() }),
-  z.object({ dryRun: z.literal(true), constraints: JobConstraintsSchema }),
-]);
+export const SubmitJobResultSchema = /* @__PURE__ */ (() =>
+  z.union([
+    z.object({ job: JobViewSchema, coalesced: z.boolean() }),
+    z.object({ dryRun: z.literal(true), constraints: JobConstraintsSchema }),
+  ]))();
 export type SubmitJobResult = z.infer<typeof SubmitJobResultSchema>;
 
 /** What a cancel stopped: a queued job (never started), a running job's run, or nothing (already ended). */
-export const CancelJobResultSchema = z.object({
-  job: JobViewSchema,
-  stopped: z.enum(['queued', 'run', 'nothing']),
-});
+export const CancelJobResultSchema = /* @__PURE__ */ (() =>
+  z.object({
+    job: JobViewSchema,
+    stopped: z.enum(['queued', 'run', 'nothing']),
+  }))();
 export type CancelJobResult = z.infer<typeof CancelJobResultSchema>;
 
-export const ListJobsResultSchema = z.object({
-  jobs: z.array(JobViewSchema),
-  nextToken: z.optional(z.string()),
-});
+export const ListJobsResultSchema = /* @__PURE__ */ (() =>
+  z.object({
+    jobs: z.array(JobViewSchema),
+    nextToken: z.optional(z.string()),
+  }))();
 export type ListJobsResult = z.infer<typeof ListJobsResultSchema>;

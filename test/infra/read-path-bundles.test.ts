@@ -34,6 +34,15 @@ describe('read-path bundles', () => {
     expect(saveTimeChecks(inputsOf(handler))).toEqual([]);
   });
 
+  it.each(READ_PATH)("keeps the jobs API's request and view schemas out of %s", (handler) => {
+    // The store decodes job records with three of shared/jobs/schemas.ts's schemas; the rest (SubmitJobSchema,
+    // JobViewSchema, …) are built in `@__PURE__` closures, which esbuild drops where nothing uses them. The Api
+    // function serves the jobs routes and keeps them all.
+    const bytes = (name: string) => bundles[name]!.inputs['shared/jobs/schemas.ts']?.bytesInOutput ?? 0;
+    expect(bytes('api')).toBeGreaterThan(0);
+    expect(bytes(handler)).toBeLessThan(bytes('api') * 0.6);
+  });
+
   it("keeps the local stack's event bus (pattern matcher, ipaddr.js) out of the Api function", () => {
     // On AWS, POST /v1/events puts events on EventBridge; the local bus is passed in by the local stack only.
     const inputs = inputsOf('api');
