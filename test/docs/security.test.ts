@@ -64,20 +64,25 @@ describe('docs/security.md', () => {
     expect(page).toContain(`kept for the ${MAX_CACHED_OWNERS} most recently served owners`);
   });
 
-  it("the anchors' group commit: 33 heads a transaction, 1 + 3 × 33 = 100 actions, the first 2 waiting heads lead, the others try after 8 attempts", () => {
+  it("the anchors' group commit: 33 heads a transaction, 1 + 3 × 33 = 100 actions, the first 2 waiting heads lead, twice as many per attempt after 8", () => {
     const [, one, per, group, total] = /(\d+) \+ (\d+) × (\d+) = (\d+) actions/.exec(page) ?? [];
     expect(Number(one) + Number(per) * Number(group)).toBe(Number(total));
     expect(Number(total)).toBe(TRANSACTION_MAX_ITEMS);
     expect(page).toContain(`one transaction anchors up to ${group} of them`);
-    // The first `leaders` positions lead at once; every other position only after the documented patience.
+    // The first `leaders` positions lead at once; after the documented patience, twice as many per attempt.
     const leaders = Number(quoted(/Only the first (\d+) waiting heads in key order try/));
-    const patience = Number(quoted(/The others wait for a leader's group, and after (\d+) attempts try too/));
+    const patience = Number(quoted(/after (\d+) attempts the leaders double with each further attempt/));
     for (let position = 0; position < leaders; position++) expect(leadsGroup(position, 1)).toBe(true);
     for (const position of [leaders, Number(group) - 1, Number(group)]) {
       expect(leadsGroup(position, 1)).toBe(false);
       expect(leadsGroup(position, patience)).toBe(false);
-      expect(leadsGroup(position, patience + 1)).toBe(true);
     }
+    expect(leadsGroup(2 * leaders - 1, patience + 1)).toBe(true);
+    expect(leadsGroup(2 * leaders, patience + 1)).toBe(false);
+    expect(leadsGroup(4 * leaders - 1, patience + 2)).toBe(true);
+    expect(leadsGroup(4 * leaders, patience + 2)).toBe(false);
+    // A waiting run past a full group of crashed heads leads before its attempts run out (anchors.ts: 25).
+    expect(leadsGroup(Number(group), patience + 5)).toBe(true);
   });
 
   it('the prompt-cache scope block and the budget wait are what the code uses', () => {
