@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LAMBDA_BUNDLE_ALIASES, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
+import { LAMBDA_BUILD_OPTIONS } from '../support/lambda-bundle.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'wf-lazy-packages-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,19 +34,13 @@ const marker: Plugin = {
 
 async function bundle(entryPoints: Record<string, string>): Promise<void> {
   await build({
+    ...LAMBDA_BUILD_OPTIONS,
+    mainFields: [...LAMBDA_BUILD_OPTIONS.mainFields],
     entryPoints,
-    absWorkingDir: REPO_ROOT,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node22',
-    mainFields: ['module', 'main'],
     alias: { ...LAMBDA_BUNDLE_ALIASES },
     define: { 'process.env.WF_TRACING': '"invocations"' },
-    minify: true,
     outdir: dir,
     plugins: [marker],
-    logLevel: 'silent',
   });
 }
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LAMBDA_BUNDLE_ALIASES, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
-import { lambdaBundle } from '../support/lambda-bundle.ts';
+import { LAMBDA_BUILD_OPTIONS, lambdaBundle } from '../support/lambda-bundle.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'wf-zod-mini-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,17 +34,11 @@ describe('zod in the Lambda bundles', () => {
         'console.log(JSON.stringify(result.success ? null : result.error.issues.map((i) => i.message)));\n',
     );
     await build({
+      ...LAMBDA_BUILD_OPTIONS,
+      mainFields: [...LAMBDA_BUILD_OPTIONS.mainFields],
       entryPoints: [entry],
-      absWorkingDir: REPO_ROOT,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node22',
-      mainFields: ['module', 'main'],
       alias: { ...LAMBDA_BUNDLE_ALIASES },
-      minify: true,
       outfile: join(dir, 'index.js'),
-      logLevel: 'silent',
     });
     const printed = execFileSync(process.execPath, [join(dir, 'index.js')], { cwd: dir, encoding: 'utf8' });
     expect(JSON.parse(printed)).toEqual(['Too big: expected string to have <=255 characters']);

@@ -4,8 +4,24 @@
  * the bundled environment as defines), built in memory for esbuild's metafile: what the bundle holds code from.
  * Shared by the bundle-content checks in test/infra and `bench/bundle-contents.ts`.
  */
-import { build, type Metafile } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { bundleAliasesOf, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
+
+/**
+ * The esbuild options of every function's bundle (RuntimeFunction's): CommonJS for node22 from the packages'
+ * module builds, minified, no keepNames. The callers add their entry points, aliases, defines and output.
+ */
+export const LAMBDA_BUILD_OPTIONS = {
+  absWorkingDir: REPO_ROOT,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  minify: true,
+  keepNames: false,
+  logLevel: 'silent',
+} as const satisfies BuildOptions;
 
 /** The default bundled environment: tracing of invocations, as every function has unless it traces AWS calls. */
 const DEFAULT_DEFINES = { WF_TRACING: 'invocations' };
@@ -64,22 +80,15 @@ export async function lambdaMetafile(
     entryPoints: Object.fromEntries(
       handlers.map((handler) => [handler, `${REPO_ROOT}functions/${handler}.ts`]),
     ),
-    absWorkingDir: REPO_ROOT,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node22',
-    mainFields: ['module', 'main'],
+    ...LAMBDA_BUILD_OPTIONS,
+    mainFields: [...LAMBDA_BUILD_OPTIONS.mainFields],
     alias: bundleAliasesOf(handlers[0] ?? ''),
     define: Object.fromEntries(
       Object.entries(defines).map(([name, value]) => [`process.env.${name}`, JSON.stringify(value)]),
     ),
-    minify: true,
-    keepNames: false,
     write: false,
     metafile: true,
     outdir: 'lambda-bundles',
-    logLevel: 'silent',
   });
   return result.metafile;
 }
