@@ -8,17 +8,13 @@
  * may drop its run's pending-run marker, and nothing else. Evaluated with iam-simulate on the synthesized template;
  * the recorded calls (recorded-calls.test.ts) carry their partition keys, so the conditions are evaluated there too.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HandlerName } from '../../infra/constructs/state-names.ts';
 import { DELETE_PARTITIONS, TABLE_ACCESS } from '../../infra/constructs/table-access.ts';
 import { jobKeys } from '../../shared/jobs/records.ts';
 import { keys } from '../../shared/store/keys.ts';
 import { triggerIndexKey } from '../../shared/store/trigger-index.ts';
-import { logicalId } from '../infra/synth.ts';
-import { StackPolicies } from './policies.ts';
-import { decide } from './simulate.ts';
-import { synthForIam } from './stack.ts';
-import { ACCOUNT } from './template.ts';
+import { tableItemDecisions } from './table-item-decisions.ts';
 
 const OWNER = '123456789012:user:alice';
 const RUN = 'run_0123456789abcdef0123456789abcdef';
@@ -42,25 +38,9 @@ const NEVER_DELETED = [
   keys.idempotency(OWNER, 'start', 'k').pk,
 ];
 
-let policies: StackPolicies;
-let table: string;
-
-beforeAll(() => {
-  const synth = synthForIam();
-  policies = new StackPolicies(synth);
-  table = policies.resolved.getAtt(logicalId(synth.stack.runtime.table.table), 'Arn');
-});
-
-const deleteAs = (fn: HandlerName, leadingKeys?: string[]) => {
-  const identity = policies.functionIdentity(fn);
-  return decide({
-    principal: `arn:aws:sts::${ACCOUNT}:assumed-role/${identity.roleArn.split('/').at(-1)}/${fn}`,
-    action: 'dynamodb:DeleteItem',
-    resource: table,
-    ...(leadingKeys ? { context: { 'dynamodb:LeadingKeys': leadingKeys } } : {}),
-    identityPolicies: identity.policies,
-  });
-};
+const decideItem = tableItemDecisions();
+const deleteAs = (fn: HandlerName, leadingKeys?: string[]) =>
+  decideItem(fn, 'dynamodb:DeleteItem', leadingKeys);
 
 const DELETERS = (Object.keys(TABLE_ACCESS) as HandlerName[]).filter((fn) =>
   TABLE_ACCESS[fn].includes('dynamodb:DeleteItem'),

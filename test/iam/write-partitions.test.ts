@@ -12,7 +12,7 @@
  * spend or idempotency markers. Evaluated with iam-simulate on the synthesized template; every recorded write of
  * these functions stays in its list (recorded-calls.test.ts).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HandlerName } from '../../infra/constructs/state-names.ts';
 import {
   PARTITIONED_WRITES,
@@ -23,11 +23,7 @@ import {
 import { jobKeys } from '../../shared/jobs/records.ts';
 import { keys } from '../../shared/store/keys.ts';
 import { triggerIndexKey } from '../../shared/store/trigger-index.ts';
-import { logicalId } from '../infra/synth.ts';
-import { StackPolicies } from './policies.ts';
-import { decide } from './simulate.ts';
-import { synthForIam } from './stack.ts';
-import { ACCOUNT } from './template.ts';
+import { tableItemDecisions } from './table-item-decisions.ts';
 
 const OWNER = '123456789012:user:alice';
 const RUN = 'run_0123456789abcdef0123456789abcdef';
@@ -70,25 +66,7 @@ const EXPECTED: Record<string, Partial<Record<PartitionedWrite, readonly Kind[]>
 };
 const SCOPED = Object.keys(EXPECTED) as HandlerName[];
 
-let policies: StackPolicies;
-let table: string;
-
-beforeAll(() => {
-  const synth = synthForIam();
-  policies = new StackPolicies(synth);
-  table = policies.resolved.getAtt(logicalId(synth.stack.runtime.table.table), 'Arn');
-});
-
-const writeAs = (fn: HandlerName, action: string, leadingKeys?: string[]) => {
-  const identity = policies.functionIdentity(fn);
-  return decide({
-    principal: `arn:aws:sts::${ACCOUNT}:assumed-role/${identity.roleArn.split('/').at(-1)}/${fn}`,
-    action,
-    resource: table,
-    ...(leadingKeys ? { context: { 'dynamodb:LeadingKeys': leadingKeys } } : {}),
-    identityPolicies: identity.policies,
-  });
-};
+const writeAs = tableItemDecisions();
 
 /** Each (function, action) it sends, with the kinds of partition it may write in with it. */
 const CASES = SCOPED.flatMap((fn) =>
