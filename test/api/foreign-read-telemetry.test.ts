@@ -5,42 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { apiKeyAuthenticator, createApiApp } from '../../shared/api/index.ts';
-import type { ExecutionsPort, GraphExecutionsPort } from '../../shared/runs/index.ts';
 import { observeStore } from '../../shared/runtime/observed-store.ts';
 import type { Run } from '../../shared/schemas/run.ts';
-import { localTriggerSync } from '../../shared/triggers-sync/local.ts';
 import { refundGraph } from '../graph/fixtures.ts';
-import { FixedClock, randomIds, testStore, uniqueOwner } from '../support/store.ts';
-import { clientFor, definition, RecordingExecutions } from './helpers.ts';
-
-class GraphExecutions extends RecordingExecutions implements ExecutionsPort {
-  readonly graph: GraphExecutionsPort = {
-    start: async (name: string) => ({
-      executionArn: `arn:aws:states:local:000000000000:execution:wf-graph:${name}`,
-    }),
-  };
-}
+import { testStore } from '../support/store.ts';
+import { definition, twoOwnerGraphApp } from './helpers.ts';
 
 const runRead = vi.fn<(run: Run) => void>();
 const store = observeStore(testStore(), { runRead });
-const owners = { alice: uniqueOwner(), bob: uniqueOwner() };
-const apiKeys = { alice: `alice-${randomUUID()}`, bob: `bob-${randomUUID()}` };
-const app = createApiApp({
-  store,
-  executions: new GraphExecutions(),
-  clock: new FixedClock(),
-  ids: randomIds,
-  authenticator: apiKeyAuthenticator(
-    JSON.stringify({
-      keys: { [apiKeys.alice]: { owner: owners.alice }, [apiKeys.bob]: { owner: owners.bob } },
-    }),
-  ),
-  triggerSync: localTriggerSync(store),
-  graph: { taskTokens: { sendSuccess: async () => {} } },
-});
-const alice = clientFor(app, apiKeys.alice);
-const bob = clientFor(app, apiKeys.bob);
+const { owners, alice, bob } = twoOwnerGraphApp(store);
 const runs = { agent: '', graph: '' };
 
 async function startRun(body: Record<string, unknown>): Promise<string> {

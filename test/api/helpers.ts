@@ -9,7 +9,7 @@ import type { TurnPointer } from '../../shared/core/outcome.ts';
 import { BUILTIN_ENGINE_FACTORIES } from '../../shared/external/builtins.ts';
 import { createEngineRegistry, type ExternalEngineRegistry } from '../../shared/external/index.ts';
 import type { ApproverReach } from '../../shared/notify/index.ts';
-import type { ExecutionsPort } from '../../shared/runs/index.ts';
+import type { ExecutionsPort, GraphExecutionsPort } from '../../shared/runs/index.ts';
 import { DynamoStore } from '../../shared/store/index.ts';
 import type { EventBus } from '../../shared/triggers-sync/event-bus.ts';
 import { localTriggerSync } from '../../shared/triggers-sync/local.ts';
@@ -100,6 +100,38 @@ export function clientFor(app: ReturnType<typeof createApiApp>, key: string | un
     postText: (path: string, text: string, contentType: string, options: Options = {}) =>
       call('POST', path, text, { ...options, headers: { 'content-type': contentType, ...options.headers } }),
   };
+}
+
+/** Recording executions that also start graph runs (the graph machine's ARN derived from the name). */
+export class GraphExecutions extends RecordingExecutions implements ExecutionsPort {
+  readonly graph: GraphExecutionsPort = {
+    start: async (name: string) => ({
+      executionArn: `arn:aws:states:local:000000000000:execution:wf-graph:${name}`,
+    }),
+  };
+}
+
+/**
+ * The app over `store` with two owners (alice, bob) by API key, executions that start agent and graph runs, and
+ * graph task tokens answered by nobody: the owner-isolation checks of run reads.
+ */
+export function twoOwnerGraphApp(store: DynamoStore) {
+  const owners = { alice: uniqueOwner(), bob: uniqueOwner() };
+  const apiKeys = { alice: `alice-${randomUUID()}`, bob: `bob-${randomUUID()}` };
+  const app = createApiApp({
+    store,
+    executions: new GraphExecutions(),
+    clock: new FixedClock(),
+    ids: randomIds,
+    authenticator: apiKeyAuthenticator(
+      JSON.stringify({
+        keys: { [apiKeys.alice]: { owner: owners.alice }, [apiKeys.bob]: { owner: owners.bob } },
+      }),
+    ),
+    triggerSync: localTriggerSync(store),
+    graph: { taskTokens: { sendSuccess: async () => {} } },
+  });
+  return { owners, alice: clientFor(app, apiKeys.alice), bob: clientFor(app, apiKeys.bob) };
 }
 
 /** The app with two owners (alice, bob), recording ports and the local events route. */

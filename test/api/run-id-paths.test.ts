@@ -5,45 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { apiKeyAuthenticator, createApiApp } from '../../shared/api/index.ts';
-import type { ExecutionsPort, GraphExecutionsPort } from '../../shared/runs/index.ts';
-import { localTriggerSync } from '../../shared/triggers-sync/local.ts';
-import {
-  FixedClock,
-  minimalWorkflow,
-  missingRunId,
-  randomIds,
-  testStore,
-  uniqueOwner,
-} from '../support/store.ts';
-import { clientFor, RecordingExecutions } from './helpers.ts';
-
-class GraphExecutions extends RecordingExecutions implements ExecutionsPort {
-  readonly graph: GraphExecutionsPort = {
-    start: async (name: string) => ({
-      executionArn: `arn:aws:states:local:000000000000:execution:wf-graph:${name}`,
-    }),
-  };
-}
+import { minimalWorkflow, missingRunId, testStore } from '../support/store.ts';
+import { twoOwnerGraphApp } from './helpers.ts';
 
 const store = testStore();
-const owners = { alice: uniqueOwner(), bob: uniqueOwner() };
-const apiKeys = { alice: `alice-${randomUUID()}`, bob: `bob-${randomUUID()}` };
-const app = createApiApp({
-  store,
-  executions: new GraphExecutions(),
-  clock: new FixedClock(),
-  ids: randomIds,
-  authenticator: apiKeyAuthenticator(
-    JSON.stringify({
-      keys: { [apiKeys.alice]: { owner: owners.alice }, [apiKeys.bob]: { owner: owners.bob } },
-    }),
-  ),
-  triggerSync: localTriggerSync(store),
-  graph: { taskTokens: { sendSuccess: async () => {} } },
-});
-const alice = clientFor(app, apiKeys.alice);
-const bob = clientFor(app, apiKeys.bob);
+const { alice, bob } = twoOwnerGraphApp(store);
 const MISSING = missingRunId();
 let foreign: string;
 
