@@ -1,7 +1,12 @@
 /**
- * Bounds inside one evaluation step. JSONata's guardrails (`timeout`, `stack`, `sequence`) are checked between
- * steps, so one built-in call could allocate without limit before the next check: `$pad("x", 200000000)`, or
- * `$s := $s & $s` doubling a string to gigabytes (a count can come from untrusted step output). Here:
+ * Bounds of an evaluation, counted so that they do not depend on the machine's speed (expressions.ts):
+ * - the steps: JSONata calls a hook on entering every evaluation step; it counts them against the evaluation's
+ *   step budget (`GRAPH_TOO_MANY_STEPS`), which stops a runaway (an endless tail recursion, a huge `$map`) at the
+ *   same step on every evaluation.
+ * Bounds inside one evaluation step. The step count and JSONata's guardrails (`stack`, `sequence`, the
+ * wall-clock backstop) are checked between steps, so one built-in call could allocate without limit before the
+ * next check: `$pad("x", 200000000)`, or `$s := $s & $s` doubling a string to gigabytes (a count can come from
+ * untrusted step output). Here:
  * - the built-ins whose result can be far larger than their arguments (`$pad`, `$join`, `$string`, `$replace`
  *   and `$clone`, which the transform operator uses) and the `&` operator (rewritten in the AST into a call of
  *   a bounded concatenation) check the size of what they would make before making it: at most
@@ -15,7 +20,7 @@
  * - `$toMillis(text, picture)` matches the text against a regex JSONata builds from the picture with the global
  *   `RegExp` (V8's backtracking engine): adjacent components without widths (`[f][f][f]`, names, words) take
  *   polynomial time over a long string. The call runs with `RegExp` bound to RE2 instead (pictureOnLinearEngine).
- * Each refusal is an error as data: `GRAPH_VALUE_TOO_LARGE` or `GRAPH_PRODUCED_TOO_MUCH`.
+ * Each refusal is an error as data: `GRAPH_TOO_MANY_STEPS`, `GRAPH_VALUE_TOO_LARGE` or `GRAPH_PRODUCED_TOO_MUCH`.
  */
 import jsonata from 'jsonata';
 import { LinearRegExp } from '../regex/linear.ts';
@@ -42,7 +47,7 @@ type NativeFunction = {
   implementation: (...args: never[]) => unknown;
   signature?: unknown;
 };
-type BoundsState = { produced: number };
+type BoundsState = { produced: number; steps: number };
 
 const tooLarge = (what: string, size: number | string) => ({
   code: 'GRAPH_VALUE_TOO_LARGE',
@@ -156,7 +161,7 @@ async function matchesOf(
   return { count, longest };
 }
 
-/** The bindings of one evaluation: the bounded built-ins, the bounded `&`, and the produced-units tally. */
+/** The bindings of one evaluation: the bounded built-ins, the bounded `&`, and the step and produced-units tallies. */
 export async function boundedBindings(): Promise<Record<string, unknown>> {
   const [pad, join, string, replace, clone, distinct, toMillis] = (await Promise.all(
     ['pad', 'join', 'string', 'replace', 'clone', 'distinct', 'toMillis'].map(builtin),
@@ -177,7 +182,7 @@ export async function boundedBindings(): Promise<Record<string, unknown>> {
       throw tooLarge('a value compared with = or !=', 'more than that');
     return isDeepEqual(lhs, rhs);
   };
-  const state: BoundsState = { produced: 0 };
+  const state: BoundsState = { produced: 0, steps: 0 };
   return {
     [STATE]: state,
     // Parameter names matter: JSONata reads them to partially apply a built-in (`$pad(?, 10)`).
@@ -262,6 +267,27 @@ export async function boundedBindings(): Promise<Record<string, unknown>> {
   };
 }
 
+/** An evaluation frame as the step hooks see it: `base` is the evaluation's root frame, holding the bindings. */
+type Frame = { lookup(name: string): unknown; base?: { lookup(name: string): unknown } };
+
+/**
+ * The step count: JSONata calls this on entering every evaluation step (jsonata-js 2.2 `evaluate`, the hook
+ * bound as `Symbol.for('jsonata.__evaluate_entry')`), the same points where its own guardrails run. The tally is
+ * the evaluation's own (`$__bounds`), so concurrent evaluations of one compiled expression count apart, and the
+ * same expression over the same data trips at the same step on every evaluation, however fast the machine.
+ */
+function stepCounter(maxSteps: number) {
+  return (_expr: unknown, _input: unknown, environment: Frame): void => {
+    const state = (environment.base ?? environment).lookup(STATE) as BoundsState | undefined;
+    if (!state) throw { code: 'GRAPH_TOO_MANY_STEPS', message: 'the expression runs without a step count' };
+    if (++state.steps > maxSteps)
+      throw {
+        code: 'GRAPH_TOO_MANY_STEPS',
+        message: `the expression took more than ${maxSteps} evaluation steps`,
+      };
+  };
+}
+
 /**
  * Counts what each built-in call made towards `maxProducedUnits` (called by JSONata after every step; the
  * tally is the evaluation's own, bound as `$__bounds`). Lambdas are not counted at their call: what they make
@@ -304,9 +330,9 @@ const REWRITTEN = new Map([
 
 /**
  * Rewrites every `a & b`, `a = b` and `a != b` of the AST in place into `$__concat(a, b)`, `$__equals(a, b)`
- * and `$__differs(a, b)`, and installs the per-step count.
+ * and `$__differs(a, b)`, and installs the step count (at most `maxSteps`) and the per-step produced count.
  */
-export function bindBounds(expression: jsonata.Expression): void {
+export function bindBounds(expression: jsonata.Expression, maxSteps: number): void {
   const rewrite = (node: unknown): void => {
     if (Array.isArray(node)) {
       for (const item of node) rewrite(item);
@@ -329,5 +355,6 @@ export function bindBounds(expression: jsonata.Expression): void {
     }
   };
   rewrite(expression.ast());
+  expression.assign(Symbol.for('jsonata.__evaluate_entry') as unknown as string, stepCounter(maxSteps));
   expression.assign(Symbol.for('jsonata.__evaluate_exit') as unknown as string, afterStep);
 }

@@ -1,16 +1,26 @@
 /**
  * JSONata expressions for edge conditions and templates: compiled once, evaluated with bounds, errors as data.
  *
- * Bounds. JSONata is Turing-complete, so every evaluation runs under jsonata-js 2.2's guardrail options
- * (`timeout` → D1012, `stack` → D1011, `sequence` → D2015; see `jsonata(expr, options)` in
- * node_modules/jsonata/jsonata.js and its changelog for 2.2). They replace the older "timebox" pattern of
- * JSONata's test suite (https://github.com/jsonata-js/jsonata/blob/master/test/run-test-suite.js, which hooks
- * `expr.assign('__evaluate_entry' / '__evaluate_exit', …)` to count depth and check the clock), doing the same
- * check at every evaluation step. Those checks run between steps, so what one step makes is bounded too
- * (expression-bounds.ts: the allocating built-ins and `&` size their result before making it, and all calls of
- * one evaluation share a cap). On top: the input and the result are size-capped, and functions that make a
- * result depend on anything but the run data ($now, $millis, $random) or escape static checks ($eval) are
- * refused at compile time, so re-evaluating a condition after a crash gives the same answer.
+ * Bounds. JSONata is Turing-complete, so every evaluation is bounded, and by counts, not by time: re-evaluating
+ * a condition after a crash must give the same answer on a fast machine and on a loaded or throttled one.
+ * - Steps: at most `maxSteps` evaluation steps (`GRAPH_TOO_MANY_STEPS`), counted by JSONata's evaluate-entry
+ *   hook (expression-bounds.ts), the point where its own guardrails run. This replaces a 250 ms wall-clock
+ *   timeout, which a harmless condition could hit on a starved CPU. Sized from `npm run bench:expression-steps`:
+ *   the conditions and templates of the docs and examples take under 10 steps, and heavy legitimate ones over
+ *   10,000 items (the sequence cap) up to ~110,000; a step costs ~0.5–2 µs of CPU, so the budget is ~0.1–0.5 s.
+ * - Depth and sequences: jsonata-js 2.2's guardrail options `stack` (D1011) and `sequence` (D2015).
+ * - What one step makes: the allocating built-ins and `&` size their result before making it, and all calls of
+ *   one evaluation share a cap (expression-bounds.ts); the input and the result are size-capped.
+ * - A wall-clock backstop, the one bound that depends on the machine: JSONata's `timeout` option (D1012, never
+ *   GRAPH_TOO_MANY_STEPS), `backstopMs` = 5 s, far beyond what the step budget takes (an evaluation within it
+ *   reaches 5 s only on a machine ~10× slower than the bench's). It is there because a step is not bounded in
+ *   time: one built-in call over a 1M-character or 10,000-item value takes milliseconds ($sort of 10,000 numbers
+ *   ~80 ms, $distinct ~18 ms, an RE2 scan of 1M characters ~6 ms), so a runaway loop of such calls could run for
+ *   minutes within the step budget. Only such a runaway meets it.
+ * See `jsonata(expr, options)` and `evaluate` in node_modules/jsonata/jsonata.js for the guardrails and hooks;
+ * JSONata's test suite timeboxes the same way (https://github.com/jsonata-js/jsonata/blob/master/test/run-test-suite.js
+ * hooks `__evaluate_entry` / `__evaluate_exit`). Functions that make a result depend on anything but the run
+ * data ($now, $millis, $random) or escape static checks ($eval) are refused at compile time.
  *
  * Regex literals (`$match(s, /…/)`, `$replace`, `$split`, `$contains`) run on RE2 (shared/regex/linear.ts), in
  * time linear in the text, never on V8's backtracking engine: the guardrails above are checked between steps,
@@ -25,7 +35,10 @@ import { bindBounds, boundedBindings, jsonSizeWithin, RESERVED_PREFIX } from './
 
 export const EXPRESSION_LIMITS = {
   maxSourceChars: 2000,
-  timeoutMs: 250,
+  /** Evaluation steps per evaluation (`GRAPH_TOO_MANY_STEPS`): the deterministic bound on work. */
+  maxSteps: 250_000,
+  /** Wall-clock milliseconds per evaluation (JSONata's D1012): a backstop for runaways of heavy steps only. */
+  backstopMs: 5_000,
   maxDepth: 200,
   maxSequence: 10_000,
   maxInputBytes: 512_000,
@@ -35,7 +48,7 @@ export const EXPRESSION_LIMITS = {
 /** Functions refused in conditions and templates: nondeterministic, or evaluating text as code. */
 export const FORBIDDEN_FUNCTIONS = ['now', 'millis', 'random', 'eval'] as const;
 
-/** An expression problem, as data: a JSONata error code (S0201, D1012 …) or one of ours (`GRAPH_…`). */
+/** An expression problem, as data: a JSONata error code (S0201, D1011 …) or one of ours (`GRAPH_…`). */
 export type ExpressionError = { code: string; message: string; position?: number };
 
 export type ExpressionAst = jsonata.ExprNode;
@@ -135,7 +148,7 @@ export function compileExpression(source: string): Result<CompiledExpression> {
   let run: jsonata.Expression;
   try {
     run = jsonata(source, {
-      timeout: EXPRESSION_LIMITS.timeoutMs,
+      timeout: EXPRESSION_LIMITS.backstopMs,
       stack: EXPRESSION_LIMITS.maxDepth,
       sequence: EXPRESSION_LIMITS.maxSequence,
       get RegexEngine() {
@@ -153,7 +166,7 @@ export function compileExpression(source: string): Result<CompiledExpression> {
   const regex = unsupportedRegex(ast);
   if (regex) return { ok: false, error: regex };
   // After the checks, which read the expression as written: `&` becomes a bounded call (expression-bounds.ts).
-  bindBounds(run);
+  bindBounds(run, EXPRESSION_LIMITS.maxSteps);
   return { ok: true, value: { source, ast, run } };
 }
 

@@ -301,7 +301,10 @@ describe('docs/graph-workflows.md', () => {
     expect(flat).toContain(`At most ${MAX_TEMPLATE_PLACEHOLDERS} placeholders per template`);
     const l = EXPRESSION_LIMITS;
     expect(flat).toContain(
-      `at most ${l.maxSourceChars.toLocaleString('en')} characters of expression, ${l.timeoutMs} ms, ${l.maxDepth} levels of evaluation depth, sequences of ${l.maxSequence.toLocaleString('en')} items, ${kb(l.maxInputBytes)} of run data in and ${kb(l.maxResultBytes)} of result out`,
+      `at most ${l.maxSourceChars.toLocaleString('en')} characters of expression, ${l.maxSteps.toLocaleString('en')} evaluation steps, ${l.maxDepth} levels of evaluation depth, sequences of ${l.maxSequence.toLocaleString('en')} items, ${kb(l.maxInputBytes)} of run data in and ${kb(l.maxResultBytes)} of result out`,
+    );
+    expect(flat).toContain(
+      `One bound is on time: a backstop of ${l.backstopMs / 1000} s per evaluation (JSONata's \`D1012\`)`,
     );
     expect(flat).toContain(
       `at most ${VALUE_BOUNDS.maxValueChars.toLocaleString('en')} characters (or items) per value`,

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   compileExpression,
   compileTemplate,
   dataReferences,
+  EXPRESSION_LIMITS,
   evaluateCondition,
   evaluateExpression,
   renderText,
@@ -37,10 +38,62 @@ describe('compileExpression', () => {
 });
 
 describe('evaluateExpression bounds', () => {
-  it('stops an endless recursion with a timeout or depth error, not a hang', async () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  it('stops an endless recursion with a depth error, not a hang', async () => {
     const result = await evaluateExpression(compiled('($f := function($n){ $f($n + 1) + 1 }; $f(0))'), {});
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(['D1011', 'D1012', 'U1001']).toContain(result.error.code);
+    expect(result).toMatchObject({ ok: false, error: { code: 'D1011' } });
+  });
+  // A tail call does not deepen the stack (JSONata runs it as a thunk): only the step count stops it. Before, a
+  // 250 ms wall-clock timeout (D1012) did, after however many steps the machine managed.
+  it.each([
+    ['an endless tail recursion', '($f := function($n){ $f($n + 1) }; $f(0))'],
+    [
+      'a huge nested $map',
+      '$sum($map([1..9999], function($v){ $sum($map([1..9999], function($w){ $w })) }))',
+    ],
+  ])('stops %s at the step budget, with the same error every time', async (_name, source) => {
+    const expression = compiled(source);
+    const first = await evaluateExpression(expression, {});
+    expect(first).toMatchObject({
+      ok: false,
+      error: {
+        code: 'GRAPH_TOO_MANY_STEPS',
+        message: `the expression took more than ${EXPRESSION_LIMITS.maxSteps} evaluation steps`,
+      },
+    });
+    expect(await evaluateExpression(expression, {})).toEqual(first);
+  });
+  // Re-evaluating a condition after a crash must give the same answer: no bound that a harmless condition can
+  // meet may depend on how fast the machine is (a loaded CI runner, a throttled Lambda). Here every reading of
+  // the clock is a second after the last — this machine's step (~1 µs) a million times slower — over ~1,500
+  // steps. Before, the 250 ms timeout made this D1012 after 250 steps.
+  it('gives the same answer however slow the machine is', async () => {
+    const source =
+      '$count($filter([1..300], function($v){ $v % 7 = 0 })) = 42 and steps.triage.output.amount > 100';
+    const expression = compiled(source);
+    const fast = await evaluateCondition(expression, data);
+    expect(fast).toEqual({ ok: true, value: true });
+    let now = Date.now();
+    vi.spyOn(Date, 'now').mockImplementation(() => (now += 1));
+    vi.spyOn(performance, 'now').mockImplementation(() => (now += 1));
+    expect(await evaluateCondition(expression, data)).toEqual(fast);
+    expect(vi.mocked(Date.now).mock.calls.length).toBeGreaterThan(1000);
+  });
+  // The one bound left on time: a backstop far past the step budget, for runaways of heavy steps only, with a
+  // code of its own.
+  it('keeps a wall-clock backstop, told apart from the step budget', async () => {
+    let now = Date.now();
+    vi.spyOn(Date, 'now').mockImplementation(() => (now += EXPRESSION_LIMITS.backstopMs));
+    const result = await evaluateExpression(compiled('$count([1..10])'), {});
+    expect(result).toMatchObject({
+      ok: false,
+      error: {
+        code: 'D1012',
+        message: `Evaluation timeout after ${EXPRESSION_LIMITS.backstopMs} milliseconds. Check for infinite loop`,
+      },
+    });
   });
   it('stops a huge sequence', async () => {
     const result = await evaluateExpression(compiled('$count([1..1000000])'), {});
