@@ -24,7 +24,7 @@ const data = {
   },
 };
 
-type Measured = { steps: number; cpuMs: number; outcome: string };
+type Measured = { steps: number; cpuMs: number; wallMs: number; outcome: string };
 
 async function measure(source: string): Promise<Measured> {
   const compiled = compileExpression(source);
@@ -33,21 +33,24 @@ async function measure(source: string): Promise<Measured> {
   const result = await evaluateExpression(compiled.value, data);
   const outcome = result.ok ? 'ok' : result.error.code;
   const cpu: number[] = [];
+  const wall: number[] = [];
   let steps = 0;
   for (let round = 0; round < ROUNDS; round++) {
     const bindings = await boundedBindings();
     const start = process.cpuUsage();
+    const began = performance.now();
     try {
       await compiled.value.run.evaluate(data, bindings);
     } catch {
       // the outcome is the real path's, above
     }
+    wall.push(performance.now() - began);
     const used = process.cpuUsage(start);
     cpu.push((used.user + used.system) / 1000);
     steps = (bindings.__bounds as { steps: number }).steps;
   }
-  cpu.sort((a, b) => a - b);
-  return { steps, cpuMs: cpu[Math.floor(cpu.length / 2)] as number, outcome };
+  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+  return { steps, cpuMs: median(cpu), wallMs: median(wall), outcome };
 }
 
 const legitimate = [
@@ -72,6 +75,8 @@ const runaway = [
   '($f := function($n){ $f($n + 1) + 1 }; $f(0))',
   '$sum($map([1..9999], function($v){ $sum($map([1..9999], function($w){ $w })) }))',
   '$reduce([1..9999], function($a, $v){ $a + $count($filter([1..9999], function($w){ $w = $v })) }, 0)',
+  // heavy steps: an RE2 scan of 1M characters per iteration, ~5 steps each; only the wall-clock backstop stops it
+  '($big := $pad("", 999999, "a"); $count($filter([1..9999], function($i){ $contains($big, /ab/) })))',
 ];
 
 /** A loop of N iterations, each one heavy call over `$big` (1M characters) or `$arr` (9,999 items). */
@@ -103,6 +108,7 @@ const rows = async (sources: string[], label: (s: string) => string) => {
       outcome: m.outcome,
       steps: m.steps,
       'CPU ms': Number(m.cpuMs.toFixed(1)),
+      'wall ms': Number(m.wallMs.toFixed(1)),
       'CPU µs/step': Number(((m.cpuMs * 1000) / Math.max(m.steps, 1)).toFixed(2)),
     });
   }

@@ -7,13 +7,13 @@
  *   hook (expression-bounds.ts), the point where its own guardrails run. This replaces a 250 ms wall-clock
  *   timeout, which a harmless condition could hit on a starved CPU. Sized from `npm run bench:expression-steps`:
  *   the conditions and templates of the docs and examples take under 10 steps, and heavy legitimate ones over
- *   10,000 items (the sequence cap) up to ~110,000; a step costs ~0.5–2 µs of CPU, so the budget is ~0.1–0.5 s.
+ *   10,000 items (the sequence cap) ~40,000–110,000; a step costs ~0.5–3 µs of CPU, so the budget is ~0.15–0.75 s.
  * - Depth and sequences: jsonata-js 2.2's guardrail options `stack` (D1011) and `sequence` (D2015).
  * - What one step makes: the allocating built-ins and `&` size their result before making it, and all calls of
  *   one evaluation share a cap (expression-bounds.ts); the input and the result are size-capped.
  * - A wall-clock backstop, the one bound that depends on the machine: JSONata's `timeout` option (D1012, never
  *   GRAPH_TOO_MANY_STEPS), `backstopMs` = 5 s, far beyond what the step budget takes (an evaluation within it
- *   reaches 5 s only on a machine ~10× slower than the bench's). It is there because a step is not bounded in
+ *   reaches 5 s only on a machine ~7× slower than the bench's). It is there because a step is not bounded in
  *   time: one built-in call over a 1M-character or 10,000-item value takes milliseconds ($sort of 10,000 numbers
  *   ~80 ms, $distinct ~18 ms, an RE2 scan of 1M characters ~6 ms), so a runaway loop of such calls could run for
  *   minutes within the step budget. Only such a runaway meets it.
