@@ -65,6 +65,21 @@ describe('evaluateExpression bounds', () => {
     });
     expect(await evaluateExpression(expression, {})).toEqual(first);
   });
+  // Each evaluation counts its own steps: two at once of one compiled expression (~150,000 steps each, twice
+  // that is over the budget) both finish.
+  it('counts the steps of concurrent evaluations apart', async () => {
+    const rounds = (n: number) =>
+      compiled(`$sum($map([1..${n}], function($i){ $sum($map([1..1000], function($w){ $w })) }))`);
+    expect(await evaluateExpression(rounds(300), {})).toMatchObject({
+      ok: false,
+      error: { code: 'GRAPH_TOO_MANY_STEPS' },
+    });
+    const half = rounds(150);
+    expect(await Promise.all([evaluateExpression(half, {}), evaluateExpression(half, {})])).toEqual([
+      { ok: true, value: 75_075_000 },
+      { ok: true, value: 75_075_000 },
+    ]);
+  });
   // Re-evaluating a condition after a crash must give the same answer: no bound that a harmless condition can
   // meet may depend on how fast the machine is (a loaded CI runner, a throttled Lambda). Here every reading of
   // the clock is a second after the last — this machine's step (~1 µs) a million times slower — over ~1,500
