@@ -45,8 +45,9 @@ describe('evaluateExpression bounds', () => {
     const result = await evaluateExpression(compiled('($f := function($n){ $f($n + 1) + 1 }; $f(0))'), {});
     expect(result).toMatchObject({ ok: false, error: { code: 'D1011' } });
   });
-  // A tail call does not deepen the stack (JSONata runs it as a thunk): only the step count stops it. Before, a
-  // 250 ms wall-clock timeout (D1012) did, after however many steps the machine managed.
+  // Neither meets the depth or sequence bounds (JSONata runs a tail call as a thunk, so the depth does not grow):
+  // only the step count stops them. Before, a 250 ms wall-clock timeout (D1012) did, after however many steps the
+  // machine managed.
   it.each([
     ['an endless tail recursion', '($f := function($n){ $f($n + 1) }; $f(0))'],
     [
@@ -82,8 +83,8 @@ describe('evaluateExpression bounds', () => {
   });
   // Re-evaluating a condition after a crash must give the same answer: no bound that a harmless condition can
   // meet may depend on how fast the machine is (a loaded CI runner, a throttled Lambda). Here every reading of
-  // the clock is a second after the last — this machine's step (~1 µs) a million times slower — over ~1,500
-  // steps. Before, the 250 ms timeout made this D1012 after 250 steps.
+  // the clock (one per step) is a millisecond after the last — this machine's step (~1 µs) a thousand times
+  // slower — over ~1,500 steps. Before, the 250 ms timeout made this D1012 after 250 steps.
   it('gives the same answer however slow the machine is', async () => {
     const source =
       '$count($filter([1..300], function($v){ $v % 7 = 0 })) = 42 and steps.triage.output.amount > 100';
