@@ -84,7 +84,7 @@ describe('evaluateExpression bounds', () => {
   // Re-evaluating a condition after a crash must give the same answer: no bound that a harmless condition can
   // meet may depend on how fast the machine is (a loaded CI runner, a throttled Lambda). Here every reading of
   // the clock (one per step) is a millisecond after the last — this machine's step (~1 µs) a thousand times
-  // slower — over ~1,500 steps. Before, the 250 ms timeout made this D1012 after 250 steps.
+  // slower — over ~1,800 steps. Before, the 250 ms timeout made this D1012 after 250 steps.
   it('gives the same answer however slow the machine is', async () => {
     const source =
       '$count($filter([1..300], function($v){ $v % 7 = 0 })) = 42 and steps.triage.output.amount > 100';
