@@ -23,7 +23,7 @@ import { type Run, RunSchema } from '../schemas/run.ts';
 import * as z from '../zod.ts';
 
 /** The sealed field's domain: no other sealed token opens as a form state. */
-const DOMAIN = 'wf-approval/v1/form-state\n';
+export const FORM_STATE_DOMAIN = 'wf-approval/v1/form-state\n';
 
 /**
  * The largest state a page carries (characters). An approval whose arguments (or a run whose item) make it
@@ -45,7 +45,7 @@ export function sealFormState(
   binding: FormStateBinding,
   keyring: Keyring,
 ): string | undefined {
-  const sealed = sealToken(DOMAIN, { approval: load.approval, run: load.run }, keyring, binding);
+  const sealed = sealToken(FORM_STATE_DOMAIN, { approval: load.approval, run: load.run }, keyring, binding);
   return sealed.length <= FORM_STATE_MAX_CHARS ? sealed : undefined;
 }
 
@@ -58,7 +58,7 @@ export function openFormState(
   binding: FormStateBinding,
   keyring: Keyring,
 ): { ok: true; load: PageLoad } | { ok: false; reason: FormStateFailure } {
-  const opened = openSealedToken(state, DOMAIN, keyring, binding, FORM_STATE_MAX_CHARS);
+  const opened = openSealedToken(state, FORM_STATE_DOMAIN, keyring, binding, FORM_STATE_MAX_CHARS);
   if (!opened.ok) return opened;
   const parsed = PageLoadSchema.safeParse(opened.value);
   if (!parsed.success) return { ok: false, reason: 'invalid' };

@@ -25,8 +25,9 @@ export type SealedTokenFailure = 'malformed' | 'too_long' | 'unknown_key' | 'bad
 const keyFor = (key: SigningKey, domain: string, salt: Buffer): Buffer =>
   Buffer.from(hkdfSync('sha256', Buffer.from(key.secret, 'utf8'), salt, domain, 32));
 
+/** `domain` (which ends in a line break, as every token domain does) ‖ `s1\n` ‖ kid ‖ `\n` ‖ canonical JSON of `bound`. */
 const additionalData = (domain: string, kid: string, bound: Record<string, unknown>) =>
-  Buffer.from(`${domain}\n${VERSION}\n${kid}\n${canonicalJson(bound)}`, 'utf8');
+  Buffer.from(`${domain}${VERSION}\n${kid}\n${canonicalJson(bound)}`, 'utf8');
 
 /** Decodes base64url, refusing non-canonical spellings. */
 function decode(segment: string | undefined): Buffer | undefined {
