@@ -71,8 +71,11 @@ describe('A decision with its page’s sealed state', () => {
     // Prepare
     const pages = countedStore();
     const s = await approvalScenario(wire, [BOSS]);
-    const form = await formOn(s.app, s);
+    const html = await (await s.app.request(s.linkOf(BOSS).path)).text();
+    const form = hiddenFieldsOf(html, s.linkOf(BOSS).token);
     expect(form.state).toBeDefined();
+    // The state holds the task token, sealed: the page never shows it.
+    expect(html).not.toContain(s.taskToken);
 
     // Act
     const response = await postForm(otherContainer(s, pages), s.approvalId, { ...form, decision: 'approve' });
@@ -90,6 +93,7 @@ describe('A decision with its page’s sealed state', () => {
     ]);
     expect(await chainIsValid(s)).toMatchObject({ ok: true });
     expect(ignoredStates(s)).toEqual([]);
+    expect(s.logger.lines.join('\n')).not.toContain(form.state!);
   });
 
   it('on the page’s own container: the same one transaction', async () => {
@@ -252,6 +256,7 @@ describe('A decision with a state that does not open: ignored, the decision read
     expect(response.status).toBe(200);
     expect(sent).toEqual(['GetItem', 'GetItem', 'TransactWriteItems']);
     expect(ignoredStates(s)).toEqual([expect.objectContaining({ reason: 'bad_seal' })]);
+    expect(s.logger.lines.join('\n')).not.toContain(s.taskToken);
     expect(await store.getApproval(s.approvalId)).toMatchObject({ status: 'approved', args: ARGS });
     expect(await chainIsValid(s)).toMatchObject({ ok: true });
   });
