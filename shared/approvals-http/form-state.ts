@@ -1,7 +1,12 @@
 /**
  * The decision form's `state`: the approval and its run as the page read them, sealed (sealed-token.ts) into a
  * hidden field, so the decision POST commits on them without reading either again, on whichever container it
- * lands (API Gateway and Lambda give a POST no affinity to the container that served its page).
+ * lands: API Gateway and Lambda give a POST no affinity to the container that served its page (Lambda "may reuse"
+ * an environment for a "non-deterministic period",
+ * https://docs.aws.amazon.com/lambda/latest/operatorguide/execution-environments.html, and a function "should
+ * assume that the environment exists only for a single invocation",
+ * https://docs.aws.amazon.com/lambda/latest/operatorguide/statelessness-functions.html). The offline check:
+ * test/approvals-http/form-state.test.ts decides on a fresh app instance in one request.
  *
  * Why a carried read is as good as a fresh one: the decision is a commit conditional on the run's revision and
  * on the approval still `pending` with the task token as read (core/approval-ops.ts `decideApproval`,
