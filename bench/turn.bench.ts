@@ -11,7 +11,7 @@ import { createActionCatalog } from '../shared/actions/index.ts';
 import { createApprovalApp, requestApproval } from '../shared/approvals-http/index.ts';
 import type { TurnDeps } from '../shared/core/engine.ts';
 import { runTurn } from '../shared/core/turn.ts';
-import { readApprovalForm } from '../shared/demo/approve.ts';
+import { approvalFormBody, readApprovalForm } from '../shared/demo/approve.ts';
 import { createAnthropicModel, startScriptedModelServer } from '../shared/model/index.ts';
 import { runExecutionInput } from '../shared/runs/start-run.ts';
 import type { Run } from '../shared/schemas/run.ts';
@@ -197,7 +197,7 @@ try {
     'parking turn (the model asks, the call is gated)': tally(),
     'RequestApproval (task token, links sent, audited)': tally(),
     'approval page GET (the signed link)': tally(),
-    'decision POST on the page’s container (approve: verify, commit, resume)': tally(),
+    'decision POST, another container than the page’s (approve: verify, commit, resume)': tally(),
     'resume (answer the call, final model call)': tally(),
   };
   const [requesting, notifying, loading, deciding, resuming] = Object.values(phases) as Tally[];
@@ -226,8 +226,10 @@ try {
     actions: createActionCatalog({ notes: store }),
     logger: silent,
   });
-  // The same function's other container: a decision that does not come back to the container that served its
-  // page reads the approval and run again (shared/approvals-http/page-loads.ts). Shown once, beside the table.
+  // The same function's other container, where the decisions land: API Gateway and Lambda give a POST no
+  // affinity to the container that served its page. The form's sealed state carries what the page read
+  // (shared/approvals-http/form-state.ts), so the container makes no difference; a decision on the page's own
+  // container, and one without the state (an API client, a page of an earlier release), are shown once.
   const pagesElsewhere = createApprovalApp({
     store: elsewhereStore,
     clock,
@@ -239,13 +241,14 @@ try {
   });
   const pagePath = (url: string) => `${new URL(url).pathname}${new URL(url).search}`;
   /**
-   * One gated turn, phase by phase; `count` adds each phase's requests to its tally. The decision goes to the
-   * container that served the page unless `decideOn` names another.
+   * One gated turn, phase by phase; `count` adds each phase's requests to its tally. The decision goes to
+   * another container than the page's unless `decideOn` names the page's; `withState: false` posts the form
+   * without its sealed state.
    */
   async function gatedTurn(
     i: number,
     count: (phase: Tally, step: () => Promise<unknown>) => Promise<void>,
-    decideOn = pages,
+    { decideOn = pagesElsewhere, withState = true } = {},
   ) {
     const run = await seedRun(store, gated.version, { clock });
     const deps = engineDeps(store, model('gated'), { clock });
@@ -277,12 +280,14 @@ try {
       html = await page.text();
       if (page.status !== 200) throw new Error(`the approval page answered ${page.status}`);
     });
-    const form = readApprovalForm(html, link);
+    const { state, ...stateless } = readApprovalForm(html, link);
+    if (state === undefined) throw new Error('the approval page carries no state');
+    const form = withState ? { ...stateless, state } : stateless;
     await count(deciding!, async () => {
       const decided = await decideOn.request(pagePath(form.action), {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ t: form.t, nonce: form.nonce, decision: 'approve' }).toString(),
+        body: approvalFormBody(form, 'approve'),
       });
       if (decided.status !== 200) throw new Error(`the decision answered ${decided.status}`);
     });
@@ -305,19 +310,28 @@ try {
     const requests = log.map((entry) => `${entry.command} ${entry.items.join(', ')}`.trim());
     gatedRequests.push({ phase: phaseNames.get(phase) ?? '?', requests: requests.join(' → ') });
   });
-  // And one whose decision lands on another container than its page's.
-  await gatedTurn(
-    RUNS + 1,
-    async (phase, step) => {
-      if (phase !== deciding) return void (await step());
-      const { log } = await recorder.record(step);
-      gatedRequests.push({
-        phase: 'decision POST on another container than the page’s (not in the totals)',
-        requests: log.map((entry) => `${entry.command} ${entry.items.join(', ')}`.trim()).join(' → '),
-      });
-    },
-    pagesElsewhere,
-  );
+  // And the decision's variants, not in the totals: on the page's own container, and without the state.
+  const variants = [
+    ['decision POST on the page’s container (not in the totals)', { decideOn: pages }],
+    [
+      'decision POST without the form’s state: an API client, an earlier page (not in the totals)',
+      { withState: false },
+    ],
+  ] as const;
+  for (const [n, [name, options]] of variants.entries()) {
+    await gatedTurn(
+      RUNS + 1 + n,
+      async (phase, step) => {
+        if (phase !== deciding) return void (await step());
+        const { log } = await recorder.record(step);
+        gatedRequests.push({
+          phase: name,
+          requests: log.map((entry) => `${entry.command} ${entry.items.join(', ')}`.trim()).join(' → '),
+        });
+      },
+      options,
+    );
+  }
   const gatedTally = Object.values(phases).reduce(
     (sum, t) => ({
       turns: RUNS,

@@ -8,7 +8,6 @@ import { bodyLimit } from 'hono/body-limit';
 import { approvalPostUrl } from '../approvals/index.ts';
 import type { AppContext } from './app-context.ts';
 import { type ApprovalAppDeps, consoleLogger } from './deps.ts';
-import { PageLoads } from './page-loads.ts';
 import { methodNotAllowed, notFound, outcome, resultResponse, serverError } from './results.ts';
 import { decideHandler, MAX_FORM_BYTES } from './route-decide.ts';
 import { pageHandler } from './route-page.ts';
@@ -16,8 +15,7 @@ import { pageHandler } from './route-page.ts';
 /** Builds the app. Throws `ApprovalLinkError` at once if `publicBaseUrl` is unusable (not https off loopback). */
 export function createApprovalApp(deps: ApprovalAppDeps): Hono {
   approvalPostUrl(deps.publicBaseUrl, 'apr_0000000000');
-  // One app per container (functions/approval-http.ts): what its pages read serves their decisions (page-loads.ts).
-  const ctx: AppContext = { ...deps, logger: deps.logger ?? consoleLogger, pageLoads: new PageLoads() };
+  const ctx: AppContext = { ...deps, logger: deps.logger ?? consoleLogger };
   const app = new Hono();
 
   // GET also answers HEAD (Hono runs the GET handler and drops the body): both only read.

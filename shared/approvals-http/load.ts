@@ -5,7 +5,7 @@ import type { Approval } from '../schemas/approval.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowHead } from '../schemas/workflow-record.ts';
 import type { ApprovalLogger } from './deps.ts';
-import type { PageLoad } from './page-loads.ts';
+import type { PageLoad } from './form-state.ts';
 import type { ReadHints } from './read-hints.ts';
 import { closedResult, outcome, type PageResult } from './results.ts';
 
@@ -25,14 +25,14 @@ export async function loadForLink(
   /** The run (and head) the link or form names (unsigned: only which items to read alongside; the approval's decide). */
   hints: ReadHints = {},
   /**
-   * The approval and its run as this container's page read them (page-loads.ts): checked here like a fresh
-   * read, instead of one. Only a decision uses it, and its commit is conditional on what it read.
+   * The approval and its run as the page read them (its form's sealed state, form-state.ts): checked here like a
+   * fresh read, instead of one. Only a decision uses it, and its commit is conditional on what it read.
    */
-  kept?: PageLoad,
+  carried?: PageLoad,
 ): Promise<Loaded> {
   const both =
-    kept?.approval.approvalId === claims.approvalId
-      ? kept
+    carried?.approval.approvalId === claims.approvalId
+      ? carried
       : await readBoth(deps.store, claims.approvalId, hints);
   const approval = both?.approval;
   if (approval === undefined) return { ok: false, result: outcome({ kind: 'unknown_approval' }) };

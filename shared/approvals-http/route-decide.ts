@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import {
   checkWithKeyring,
+  type Keyring,
   keyringSourceOf,
   verifyApprovalLink,
   verifyFormNonce,
@@ -14,6 +15,7 @@ import { decideApproval } from '../core/approval-ops.ts';
 import { ApprovalAlreadyDecidedError, WorkflowHeadChangedError } from '../core/store-errors.ts';
 import type { AppContext } from './app-context.ts';
 import { TaskTokenSendError } from './errors.ts';
+import { FORM_STATE_MAX_CHARS, openFormState, type PageLoad } from './form-state.ts';
 import { loadForLink } from './load.ts';
 import { readHintsOf } from './read-hints.ts';
 import {
@@ -30,18 +32,21 @@ import {
 import { crossSiteReason, pageOrigin } from './same-origin.ts';
 import { grantStateOf } from './still-granted.ts';
 
-/** Larger than any valid form (two tokens of at most 4 KiB each); bigger bodies are refused unread. */
-export const MAX_FORM_BYTES = 16 * 1024;
+/**
+ * Larger than any valid form (two tokens of at most 4 KiB each and a state of at most FORM_STATE_MAX_CHARS);
+ * bigger bodies are refused unread.
+ */
+export const MAX_FORM_BYTES = 16 * 1024 + FORM_STATE_MAX_CHARS;
 
-type Form = { t?: string; nonce?: string; decision?: string };
+type Form = { t?: string; nonce?: string; decision?: string; state?: string };
 
-/** The three fields of an urlencoded form; undefined when the body is not one or repeats a field. */
+/** The fields of an urlencoded form; undefined when the body is not one or repeats a field. */
 async function readForm(c: Context): Promise<Form | undefined> {
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') return undefined;
   const params = new URLSearchParams(await c.req.text());
   const form: Form = {};
-  for (const name of ['t', 'nonce', 'decision'] as const) {
+  for (const name of ['t', 'nonce', 'decision', 'state'] as const) {
     const values = params.getAll(name);
     if (values.length > 1) return undefined;
     if (values[0] !== undefined) form[name] = values[0];
@@ -50,6 +55,24 @@ async function readForm(c: Context): Promise<Form | undefined> {
 }
 
 const DECISIONS = { approve: 'approved', deny: 'denied' } as const;
+
+/** The approval and run the form's state carries; none (the decision reads) when it does not open. */
+function openState(
+  deps: AppContext,
+  state: string,
+  nonce: string,
+  claims: { approvalId: string; approver: string },
+  keyring: Keyring,
+): PageLoad | undefined {
+  const opened = openFormState(
+    state,
+    { approvalId: claims.approvalId, approver: claims.approver, nonce },
+    keyring,
+  );
+  if (opened.ok) return opened.load;
+  deps.logger.warn('approval form state ignored', { approvalId: claims.approvalId, reason: opened.reason });
+  return undefined;
+}
 
 /** After a refused decision: re-read the record to say who decided, or that it expired or the run ended. */
 async function whyRefused(deps: AppContext, approvalId: string, nowMs: number): Promise<PageResult> {
@@ -94,26 +117,27 @@ export function decideHandler(deps: AppContext) {
       return resultResponse(outcome({ kind: 'invalid_request' }));
     }
     const formNonce = form.nonce;
-    const { result: nonce } = await checkWithKeyring(source, (ring) =>
+    const { result: nonce, keyring } = await checkWithKeyring(source, (ring) =>
       verifyFormNonce(formNonce, ring, { approvalId, approver, nowMs }),
     );
     if (!nonce.ok) {
       deps.logger.warn('approval form nonce refused', { approvalId, reason: nonce.reason });
       return resultResponse(nonceRefused(nonce.reason));
     }
-    // On the container that served the page, the approval and run it read (page-loads.ts: the commit below is
-    // conditional on them, and a stale copy is read again); elsewhere the form action names the run (`?run=`),
-    // so the approval and its run are one read.
+    // The approval and run the page read, from the form's sealed state (form-state.ts: the commit below is
+    // conditional on them, and a stale copy is read again); without a usable one, the form action names the run
+    // (`?run=`), so the approval and its run are one read.
     const { runId: runIdHint } = readHintsOf((name) => c.req.query(name));
-    const kept = deps.pageLoads.take(approvalId, nowMs);
-    const loaded = await loadForLink(deps, link.claims, nowMs, { runId: runIdHint }, kept);
+    const carried =
+      form.state === undefined ? undefined : openState(deps, form.state, formNonce, link.claims, keyring);
+    const loaded = await loadForLink(deps, link.claims, nowMs, { runId: runIdHint }, carried);
     if (!loaded.ok) return resultResponse(loaded.result);
 
     // An approval is recorded only while the workflow head is still at the revision the page was rendered with
     // (signed into the nonce): what the page said about the action still holds, and the head is not read again.
     // A denial needs no such condition: it is right whatever changed.
     const pageHead = decision === 'approved' ? nonce.head : undefined;
-    // Named on each line below: a decision on the approval and run its page read (page-loads.ts) reads no run,
+    // Named on each line below: a decision on the approval and run its page read (form-state.ts) reads no run,
     // so the shell's store observer has not put the owner on the invocation's lines.
     const { owner, workflowId } = loaded.approval;
     let decided: Awaited<ReturnType<typeof decideApproval>>;

@@ -16,6 +16,7 @@ import type { Approval } from '../schemas/approval.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import { isAgentVersion, type WorkflowVersion } from '../schemas/workflow-record.ts';
 import type { AppContext } from './app-context.ts';
+import { sealFormState } from './form-state.ts';
 import { loadForLink } from './load.ts';
 import { readHintsOf } from './read-hints.ts';
 import { htmlResponse, linkRefused, resultResponse } from './results.ts';
@@ -131,9 +132,6 @@ export function pageHandler(deps: AppContext) {
     );
     if (!loaded.ok) return resultResponse(loaded.result);
     const { approval, run } = loaded;
-    // An open approval behind a verified link: its decision, if it comes back to this container, need not read
-    // it again (page-loads.ts).
-    deps.pageLoads.keep({ approval, run }, nowMs);
     const versionOf = readOnce(deps.store.getWorkflowVersion.bind(deps.store));
     const [info, grant] = await Promise.all([
       actionInfo(deps, approval, versionOf),
@@ -143,6 +141,12 @@ export function pageHandler(deps: AppContext) {
         loaded.head,
       ),
     ]);
+    // Fresh per render, bound to this approval and approver; stateless, so rendering writes nothing. It carries
+    // the head revision this page rests on: an approval is recorded only while the head is still there.
+    const nonce = issueFormNonce(
+      { approvalId, approver: claims.approver, nowMs, head: headClaimOf(grant) },
+      keyring,
+    );
     const html = renderApprovalPage({
       owner: approval.owner,
       workflowName: approval.workflowName,
@@ -158,12 +162,10 @@ export function pageHandler(deps: AppContext) {
       approver: claims.approver,
       expiresAtIso: approval.expiresAt,
       token: c.req.query('t') ?? '',
-      // Fresh per render, bound to this approval and approver; stateless, so rendering writes nothing. It carries
-      // the head revision this page rests on: an approval is recorded only while the head is still there.
-      nonce: issueFormNonce(
-        { approvalId, approver: claims.approver, nowMs, head: headClaimOf(grant) },
-        keyring,
-      ),
+      nonce,
+      // The approval and run this page read, sealed and bound to the nonce: the decision, on whichever container
+      // it lands, commits on them instead of reading them again (form-state.ts).
+      state: sealFormState({ approval, run }, { approvalId, approver: claims.approver, nonce }, keyring),
       // The run rides on the form action, so the decision reads the approval and its run in one request.
       postUrl: `${approvalPostUrl(deps.publicBaseUrl, approvalId)}?run=${encodeURIComponent(run.runId)}`,
       flags: {

@@ -19,6 +19,8 @@ export type { ApprovalPageView } from './page.ts';
 export { renderApprovalPage } from './page.ts';
 export type { ApprovalOutcome, ResultPageView, ResultStatus } from './pages.ts';
 export { approvalResult, RESULT_TITLES, renderResultPage } from './pages.ts';
+export type { SealedTokenFailure } from './sealed-token.ts';
+export { openSealedToken, sealToken } from './sealed-token.ts';
 export type { SubjectLinkClaims, SubjectLinkFailure, SubjectLinkVerification } from './subject-link.ts';
 export { signSubjectLink, verifySubjectLink } from './subject-link.ts';
 export type { LinkSubject } from './subjects.ts';

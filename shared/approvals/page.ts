@@ -25,6 +25,11 @@ export type ApprovalPageView = {
   token: string;
   /** The form nonce (hidden form field `nonce`). */
   nonce: string;
+  /**
+   * What the page read, sealed for the decision (hidden form field `state`, shared/approvals-http/form-state.ts);
+   * none when it would be too large (the decision then reads).
+   */
+  state?: string | undefined;
   /** Where the form posts: a same-origin path (`/…`) or an http(s) URL (see `approvalPostUrl`). */
   postUrl: string;
   /** `withdrawn`: the action left the effective grant since the request; approving will not make it run. */
@@ -110,7 +115,7 @@ ${reason}
 <form method="post" action="${escapeHtml(view.postUrl)}">
 <input type="hidden" name="t" value="${escapeHtml(view.token)}">
 <input type="hidden" name="nonce" value="${escapeHtml(view.nonce)}">
-<p>Decide as <strong>${text(view.approver)}</strong>. Your decision is recorded in the run's audit log.</p>
+${view.state === undefined ? '' : `<input type="hidden" name="state" value="${escapeHtml(view.state)}">\n`}<p>Decide as <strong>${text(view.approver)}</strong>. Your decision is recorded in the run's audit log.</p>
 <div class="actions">
 <button class="approve" type="submit" name="decision" value="approve">Approve</button>
 <button class="deny" type="submit" name="decision" value="deny">Deny</button>

@@ -45,13 +45,17 @@ export type CostProfile = {
  * message and the workflow head in one BatchGetItem (shared/store/first-turn-read.ts), which rounds each item up to
  * a unit where the Query of the run and message and the GetItem of the head made 2: 9 → 10 RRU. The bench's later
  * turns read 1 time (the run and head by key, in the container that wrote the transcript); the profile keeps 2
- * per turn, as for the gated part, since on AWS that depends on Lambda reusing the container.
+ * per turn, since on AWS that depends on Lambda reusing the container. Re-measured 2026-12-03 15:27 UTC (only the
+ * gated part's read units moved, the counts as before): the approval's decision commits on the approval and run
+ * its form carries (shared/approvals-http/form-state.ts) on any container, so the profile no longer keeps the
+ * decision's read of the approval and its run that a decision on another container than its page's made
+ * (2 RRU): 6 → 4 RRU, as measured.
  */
 export const MEASURED_PROFILE: CostProfile = {
   measured:
-    "2026-12-03, npm run bench:cost-profile on the local stack (median of 3 runs per shape), request units by AWS's rule from the items sent and read, failed writes metered, run item under 1 KB, RequestApproval in one read and one write, the approval page in one read, the approval in one read and one write, the first turn in one read",
+    "2026-12-03, npm run bench:cost-profile on the local stack (median of 3 runs per shape), request units by AWS's rule from the items sent and read, failed writes metered, run item under 1 KB, RequestApproval in one read and one write, the approval page in one read, the approval in one write, the first turn in one read",
   fixed: { transitions: 1, dynamoReads: 9, dynamoWrites: 4, readUnits: 10, writeUnits: 27 },
   perTurn: { transitions: 2, dynamoReads: 2, dynamoWrites: 1, readUnits: 2, writeUnits: 12 },
   perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 13 },
-  perGatedTurn: { transitions: 1, dynamoReads: 2, dynamoWrites: 3, readUnits: 6, writeUnits: 45 },
+  perGatedTurn: { transitions: 1, dynamoReads: 2, dynamoWrites: 3, readUnits: 4, writeUnits: 45 },
 };

@@ -1,6 +1,6 @@
 /**
  * Decides an approval the way a person does in a browser: GET the link, read the form (action, hidden
- * `t` and `nonce`), POST it with the chosen button. Used by the demo's `--auto-approve` / `CI=true` path,
+ * `t`, `nonce` and `state`), POST it with the chosen button. Used by the demo's `--auto-approve` / `CI=true` path,
  * so an unattended run goes through exactly the same page and POST as a human click.
  */
 const unescapeHtml = (value: string) =>
@@ -11,18 +11,39 @@ const unescapeHtml = (value: string) =>
     .replaceAll('&gt;', '>')
     .replaceAll('&amp;', '&');
 
-export type ApprovalForm = { action: string; t: string; nonce: string };
+/** `state`: what the page read, sealed (absent when the page carries none: the decision then reads). */
+export type ApprovalForm = { action: string; t: string; nonce: string; state?: string };
 
-/** Reads the decision form of an approval page: its absolute action URL and the hidden `t` and `nonce`. */
+/**
+ * Reads the decision form of a page (an approval's; a human task's has no `state`): its absolute action URL
+ * and the hidden `t`, `nonce` and, when the page has one, `state`.
+ */
 export function readApprovalForm(html: string, pageUrl: string): ApprovalForm {
+  const value = (name: string) => new RegExp(`<input[^>]*name="${name}"[^>]*value="([^"]*)"`).exec(html)?.[1];
   const field = (name: string) => {
-    const match = new RegExp(`<input[^>]*name="${name}"[^>]*value="([^"]*)"`).exec(html)?.[1];
+    const match = value(name);
     if (!match) throw new Error(`the approval page has no '${name}' field`);
     return unescapeHtml(match);
   };
   const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
   if (!action) throw new Error('the approval page has no decision form');
-  return { action: new URL(unescapeHtml(action), pageUrl).toString(), t: field('t'), nonce: field('nonce') };
+  const state = value('state');
+  return {
+    action: new URL(unescapeHtml(action), pageUrl).toString(),
+    t: field('t'),
+    nonce: field('nonce'),
+    ...(state ? { state: unescapeHtml(state) } : {}),
+  };
+}
+
+/** The urlencoded body a click on one of the form's buttons posts: its hidden fields and the decision. */
+export function approvalFormBody(form: ApprovalForm, decision: 'approve' | 'deny'): string {
+  return new URLSearchParams({
+    t: form.t,
+    nonce: form.nonce,
+    ...(form.state === undefined ? {} : { state: form.state }),
+    decision,
+  }).toString();
 }
 
 /**
@@ -47,7 +68,7 @@ export async function decideThroughPage(
   const response = await fetch(form.action, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ t: form.t, nonce: form.nonce, decision }).toString(),
+    body: approvalFormBody(form, decision),
   });
   return { status: response.status, page: await response.text() };
 }

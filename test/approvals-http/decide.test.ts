@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { issueFormNonce, RESULT_TITLES, signApprovalLink } from '../../shared/approvals/index.ts';
+import { MAX_FORM_BYTES } from '../../shared/approvals-http/route-decide.ts';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import { RunHandle } from '../../shared/core/engine.ts';
 import { driveRun } from '../support/engine.ts';
@@ -17,6 +18,7 @@ import {
   postForm,
   type Scenario,
   snapshot,
+  stateOf,
   store,
 } from './support.ts';
 
@@ -25,11 +27,11 @@ const wire = useSfnWire();
 const decisionsIn = async (runId: string) =>
   (await store.listAudit(runId)).filter((entry) => entry.type === 'approval_decided');
 
-/** The page's form fields for BOSS: the link token and a fresh nonce from a real render. */
+/** The page's form fields for BOSS: the link token, a fresh nonce and the sealed state from a real render. */
 async function formFor(s: Scenario, approver = BOSS) {
   const link = s.linkOf(approver);
-  const nonce = nonceOf(await (await s.app.request(link.path)).text());
-  return { t: link.token, nonce };
+  const html = await (await s.app.request(link.path)).text();
+  return { t: link.token, nonce: nonceOf(html), ...(stateOf(html) ? { state: stateOf(html)! } : {}) };
 }
 
 function expectNoSecretsLogged(s: Scenario, extra: string[] = []) {
@@ -278,7 +280,7 @@ describe('POST /approvals/:approvalId', () => {
   it.each([
     ['a JSON body', 'application/json', JSON.stringify({ t: 'x', nonce: 'y', decision: 'approve' })],
     ['a repeated field', 'application/x-www-form-urlencoded', 'decision=deny&decision=approve&t=x&nonce=y'],
-    ['an oversized body', 'application/x-www-form-urlencoded', `t=${'a'.repeat(20_000)}`],
+    ['an oversized body', 'application/x-www-form-urlencoded', `t=${'a'.repeat(MAX_FORM_BYTES + 1)}`],
   ])('refuses %s as an invalid request and changes nothing', async (_name, contentType, body) => {
     const s = await approvalScenario(wire);
     const before = await snapshot(s.run.runId, s.approvalId);

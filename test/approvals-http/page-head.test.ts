@@ -9,12 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { issueFormNonce, RESULT_TITLES } from '../../shared/approvals/index.ts';
 import { createApprovalApp } from '../../shared/approvals-http/app.ts';
 import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
-import type { DynamoStore } from '../../shared/store/index.ts';
-import { minimalWorkflow, seedWorkflow, testStore } from '../support/store.ts';
+import { minimalWorkflow, seedWorkflow } from '../support/store.ts';
 import { useSfnWire } from './sfn-wire.ts';
 import {
   approvalScenario,
   BOSS,
+  countedStore,
   headingOf,
   keyring,
   nonceOf,
@@ -28,25 +28,6 @@ import {
 const wire = useSfnWire();
 
 const WITHDRAWN = 'has been withdrawn from the workflow since it was requested';
-
-/** A store for the pages whose requests are recorded (`Command` dropped; a BatchGetItem with its item kinds). */
-function countedStore(): DynamoStore & { sent: string[] } {
-  const pages = testStore() as DynamoStore & { sent: string[] };
-  pages.sent = [];
-  pages.ctx.doc.middlewareStack.add(
-    (next, context) => async (args) => {
-      const name = String(context.commandName).replace(/Command$/, '');
-      const input = args.input as { RequestItems?: Record<string, { Keys: { sk: string }[] }> };
-      const kinds = Object.values(input.RequestItems ?? {}).flatMap((table) =>
-        table.Keys.map((key) => key.sk.split('#')[0]),
-      );
-      pages.sent.push(kinds.length > 0 ? `${name} ${kinds.join(',')}` : name);
-      return next(args);
-    },
-    { step: 'initialize', name: 'pageRequests' },
-  );
-  return pages;
-}
 
 /** Renders the page from the link as sent; the form's token, nonce and action path. */
 async function openPage(s: Scenario, path = s.linkOf(BOSS).path) {
@@ -77,11 +58,12 @@ const setEnabled = async (s: Scenario, enabled: boolean) => {
 };
 
 describe('The approval page and decision, by their requests', () => {
-  it('page: the approval, its run and its head in one BatchGetItem; approve on another container: one read, one transaction', async () => {
+  it('page: the approval, its run and its head in one BatchGetItem; a form without its state on another container: one read, one transaction', async () => {
     // Prepare
     const pages = countedStore();
     const s = await approvalScenario(wire, [BOSS], pages);
-    // The decision on a container that did not serve the page (on the page's own: page-loads.test.ts).
+    // The decision on a container that did not serve the page, posted without the page's sealed state (an API
+    // client, a page of an earlier release): it reads the approval and run (with the state: form-state.test.ts).
     const elsewhere = createApprovalApp({
       store: pages,
       clock: s.clock,

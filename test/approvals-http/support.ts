@@ -93,6 +93,28 @@ export async function approvalScenario(
 
 export type Scenario = Awaited<ReturnType<typeof approvalScenario>>;
 
+/**
+ * A store of its own (as an approval-http container has) whose requests are recorded: the command without
+ * `Command`, a BatchGetItem with its items' kinds (`BatchGetItem APR,RUN`).
+ */
+export function countedStore(): DynamoStore & { sent: string[] } {
+  const pages = testStore() as DynamoStore & { sent: string[] };
+  pages.sent = [];
+  pages.ctx.doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = String(context.commandName).replace(/Command$/, '');
+      const input = args.input as { RequestItems?: Record<string, { Keys: { sk: string }[] }> };
+      const kinds = Object.values(input.RequestItems ?? {}).flatMap((table) =>
+        table.Keys.map((key) => key.sk.split('#')[0]),
+      );
+      pages.sent.push(kinds.length > 0 ? `${name} ${kinds.join(',')}` : name);
+      return next(args);
+    },
+    { step: 'initialize', name: 'pageRequests' },
+  );
+  return pages;
+}
+
 /** Everything a request could change: the approval item, the run item and the audit chain length. */
 export async function snapshot(runId: string, approvalId: string) {
   return {
@@ -109,6 +131,17 @@ export function nonceOf(html: string): string {
   return match[1]!;
 }
 
+/** The hidden sealed state of a rendered approval form (form-state.ts); none when the page carries none. */
+export function stateOf(html: string): string | undefined {
+  return /name="state" value="([^"]+)"/.exec(html)?.[1];
+}
+
+/** The hidden fields a browser posts with the clicked button: the link token, the nonce and the state. */
+export function hiddenFieldsOf(html: string, token: string): Record<string, string> {
+  const state = stateOf(html);
+  return { t: token, nonce: nonceOf(html), ...(state === undefined ? {} : { state }) };
+}
+
 /** POSTs an urlencoded form, as the page's form does. */
 export function postForm(app: Scenario['app'], approvalId: string, fields: Record<string, string>) {
   return app.request(`/approvals/${approvalId}`, {
@@ -118,12 +151,11 @@ export function postForm(app: Scenario['app'], approvalId: string, fields: Recor
   });
 }
 
-/** Opens the link, reads the form, and posts a decision with the page's own token and nonce. */
+/** Opens the link, reads the form, and posts a decision with the page's own hidden fields, as a browser does. */
 export async function decide(s: Scenario, decision: 'approve' | 'deny', approver = BOSS) {
   const link = s.linkOf(approver);
   const page = await s.app.request(link.path);
-  const nonce = nonceOf(await page.text());
-  return postForm(s.app, s.approvalId, { t: link.token, nonce, decision });
+  return postForm(s.app, s.approvalId, { ...hiddenFieldsOf(await page.text(), link.token), decision });
 }
 
 /** The text of an HTML page's first <h1>. */

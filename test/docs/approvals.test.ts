@@ -1,8 +1,10 @@
 /** Every fenced block of docs/approvals.md, checked against the code it describes. */
-import { createHmac } from 'node:crypto';
+import { createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../infra/constructs/env-names.ts';
 import { approvalUrl, parseKeyring, signApprovalLink } from '../../shared/approvals/index.ts';
+import { FORM_STATE_DOMAIN, sealFormState } from '../../shared/approvals-http/form-state.ts';
+import { canonicalJson } from '../../shared/audit/index.ts';
 import { blockWith, calledNames, exportedNames, fencedBlocks, linkFormat } from './fenced-blocks.ts';
 
 const PAGE = 'approvals.md';
@@ -10,8 +12,8 @@ const PAGE = 'approvals.md';
 const NOT_OURS = new Set(['SNSClient', 'SFNClient', 'SendTaskSuccess', 'handle', 'print']);
 
 describe('docs/approvals.md', () => {
-  it('has the six blocks this file checks', () => {
-    expect(fencedBlocks(PAGE).map((block) => block.info)).toEqual(['', '', 'json', 'ts', 'ts', 'ts']);
+  it('has the seven blocks this file checks', () => {
+    expect(fencedBlocks(PAGE).map((block) => block.info)).toEqual(['', '', '', 'json', 'ts', 'ts', 'ts']);
   });
 
   it('the flow names operations the code exports', () => {
@@ -47,6 +49,37 @@ describe('docs/approvals.md', () => {
     expect(claims.v).toBe(1);
     const expected = createHmac('sha256', secret).update(format.domain).update(payload).digest('base64url');
     expect(mac).toBe(expected);
+  });
+
+  it('a form state made by the code opens as the documented format says', () => {
+    // Prepare: the block's domain is the code's; the state is opened here from the block's recipe alone.
+    const block = blockWith(PAGE, 'wf-approval/v1/form-state');
+    expect(block.body).toContain(`"${FORM_STATE_DOMAIN.replace('\n', '\\n')}"`);
+    for (const part of ['HKDF-SHA256', 'AES-256-GCM', '"s1."', 'salt 16 bytes, iv 12, tag 16', '32 bytes'])
+      expect(block.body).toContain(part);
+    const secret = 's'.repeat(32);
+    const load = { approval: { approvalId: 'apr_1', runId: 'run_1' }, run: { runId: 'run_1' } };
+    const binding = { approvalId: 'apr_1', approver: 'ana@example.com', nonce: 'n.m' };
+    const state = sealFormState(load as never, binding, { current: { kid: 'k1', secret } })!;
+
+    // Act
+    const [version, kid, salt, iv, ciphertext, tag] = state.split('.') as string[];
+    const bytes = (segment: string | undefined) => Buffer.from(segment!, 'base64url');
+    const key = Buffer.from(hkdfSync('sha256', secret, bytes(salt), FORM_STATE_DOMAIN, 32));
+    const decipher = createDecipheriv('aes-256-gcm', key, bytes(iv));
+    decipher.setAAD(Buffer.from(`${FORM_STATE_DOMAIN}s1\n${kid}\n${canonicalJson(binding)}`));
+    decipher.setAuthTag(bytes(tag));
+    const plain = Buffer.concat([decipher.update(bytes(ciphertext)), decipher.final()]).toString('utf8');
+
+    // Assess
+    expect([version, kid, bytes(salt).length, bytes(iv).length, bytes(tag).length]).toEqual([
+      's1',
+      'k1',
+      16,
+      12,
+      16,
+    ]);
+    expect(JSON.parse(plain)).toEqual(load);
   });
 
   it('the keyring example is a keyring parseKeyring accepts', () => {

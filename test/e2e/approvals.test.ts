@@ -16,6 +16,7 @@ import {
   gatedNotesWorkflow,
   getAudit,
   getRun,
+  hiddenFields,
   noteLines,
   openPage,
   postForm,
@@ -105,7 +106,7 @@ describe('Gated action, decided through the approval page', () => {
 
     // Act
     const form = await openPage(link);
-    const decided = await postForm(form.action, { t: form.t, nonce: form.nonce, decision: 'approve' });
+    const decided = await postForm(form.action, { ...hiddenFields(form), decision: 'approve' });
     const run = await runEnded(e2e, runId);
 
     // Assess
@@ -139,7 +140,7 @@ describe('Gated action, decided through the approval page', () => {
 
     // Act
     const form = await openPage(link);
-    const decided = await postForm(form.action, { t: form.t, nonce: form.nonce, decision: 'deny' });
+    const decided = await postForm(form.action, { ...hiddenFields(form), decision: 'deny' });
     const run = await runEnded(e2e, runId);
 
     // Assess: `end_turn` after 2 model calls means the fixture's expectation on turn 1 (an is_error result saying
@@ -209,7 +210,7 @@ describe('Double click: two concurrent POSTs of the same form', () => {
     const answers = await Promise.all(
       [first, second].map(async (decision) => ({
         decision,
-        ...(await postForm(form.action, { t: form.t, nonce: form.nonce, decision })),
+        ...(await postForm(form.action, { ...hiddenFields(form), decision })),
       })),
     );
     const run = await runEnded(e2e, runId);
@@ -292,15 +293,13 @@ describe('Bad links change nothing', () => {
   it('a replayed link and form after the decision get 409 and change nothing', async () => {
     // Prepare: decide once, and let the run finish.
     const form = await openPage(target.link);
-    expect((await postForm(form.action, { t: form.t, nonce: form.nonce, decision: 'approve' })).status).toBe(
-      200,
-    );
+    expect((await postForm(form.action, { ...hiddenFields(form), decision: 'approve' })).status).toBe(200);
     const run = await runEnded(e2e, target.runId);
     const before = await snapshot(e2e, target.runId, target.approval.approvalId);
 
     // Act
-    const replayedPost = await postForm(form.action, { t: form.t, nonce: form.nonce, decision: 'approve' });
-    const replayedDeny = await postForm(form.action, { t: form.t, nonce: form.nonce, decision: 'deny' });
+    const replayedPost = await postForm(form.action, { ...hiddenFields(form), decision: 'approve' });
+    const replayedDeny = await postForm(form.action, { ...hiddenFields(form), decision: 'deny' });
     const replayedGet = await fetch(target.link);
     const after = await snapshot(e2e, target.runId, target.approval.approvalId);
 

@@ -16,6 +16,7 @@ import {
   type E2eStack,
   eventually,
   getAudit,
+  hiddenFields,
   openPage,
   postForm,
   removeDir,
@@ -110,7 +111,7 @@ describe('Cancel while a POST is in flight', () => {
     const runId = await startRun(e2e, workflowId);
     const { link } = await awaitingApproval(e2e, runId);
     const form = await openPage(link);
-    const decided = await postForm(form.action, { t: form.t, nonce: form.nonce, decision: 'approve' });
+    const decided = await postForm(form.action, { ...hiddenFields(form), decision: 'approve' });
     expect(decided.status).toBe(200);
     await eventually('the receiver to read the POST', async () => (received.length > 0 ? true : undefined));
 

@@ -15,6 +15,7 @@ import {
   gatedNotesWorkflow,
   getAudit,
   getRun,
+  hiddenFields,
   noteLines,
   openPage,
   postForm,
@@ -75,7 +76,7 @@ describe('Restart while a run waits for approval', () => {
     const reparked = await awaitingApproval(second, runId);
     const decided = await (async () => {
       const form = await openPage(link);
-      return postForm(form.action, { t: form.t, nonce: form.nonce, decision: 'approve' });
+      return postForm(form.action, { ...hiddenFields(form), decision: 'approve' });
     })();
     const run = await runEnded(second, runId);
 

@@ -198,10 +198,17 @@ export async function openPage(link: string): Promise<PageForm> {
   return readApprovalForm(html, link);
 }
 
+/** A form's hidden fields, as a browser posts them with the clicked button. */
+export const hiddenFields = (form: PageForm) => ({
+  t: form.t,
+  nonce: form.nonce,
+  ...(form.state === undefined ? {} : { state: form.state }),
+});
+
 /** POSTs a decision form (urlencoded, like the page's buttons). */
 export async function postForm(
   action: string,
-  fields: { t: string; nonce: string; decision: string },
+  fields: { t: string; nonce: string; state?: string; decision: string },
 ): Promise<{ status: number; page: string }> {
   const response = await fetch(action, {
     method: 'POST',

@@ -20,6 +20,7 @@ import {
   gatedNotesWorkflow,
   getAudit,
   getRun,
+  hiddenFields,
   noteLines,
   openPage,
   type PageForm,
@@ -185,7 +186,7 @@ describe('Approval timeout (no decision)', () => {
     const before = await snapshot(e2e, runId, approvalId);
 
     // Act
-    const latePost = await postForm(form.action, { t: form.t, nonce: form.nonce, decision: 'approve' });
+    const latePost = await postForm(form.action, { ...hiddenFields(form), decision: 'approve' });
     const lateGet = await fetch(link);
     const freshGet = await fetch(withToken(link, fresh));
     const freshPost = await postForm(approvalPostUrl(e2e.stack.url, approvalId), {

@@ -8,7 +8,7 @@
 import { vi } from 'vitest';
 import { servedByWorkflowWrite } from '../../shared/api/workflow-write-routes.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
-import { readApprovalForm } from '../../shared/demo/approve.ts';
+import { approvalFormBody, readApprovalForm } from '../../shared/demo/approve.ts';
 import { childRunIdFor } from '../../shared/graph-run/wait.ts';
 import type { FakeAws } from './fake-aws.ts';
 import { httpEvent, type Lambdas } from './lambdas.ts';
@@ -277,7 +277,7 @@ export async function driveFlow(
         origin,
         'sec-fetch-site': 'same-origin',
       },
-      body: new URLSearchParams({ t: form.t, nonce: form.nonce, decision: 'approve' }).toString(),
+      body: approvalFormBody(form, 'approve'),
     }),
   );
   // Asked again with nothing pending (a re-requested wait): request-approval answers it at once.
@@ -601,7 +601,7 @@ export async function driveFlow(
             origin: new URL(stepLink).origin,
             'sec-fetch-site': 'same-origin',
           },
-          body: new URLSearchParams({ t: stepForm.t, nonce: stepForm.nonce, decision: 'approve' }).toString(),
+          body: approvalFormBody(stepForm, 'approve'),
         }),
       );
     } else {

@@ -21,6 +21,7 @@ import {
   awaitingApproval,
   createOwnTable,
   type E2eStack,
+  hiddenFields,
   openPage,
   postForm,
   removeDir,
@@ -170,6 +171,6 @@ export const gatedFixture = (): ScriptedFixture =>
 export async function approveRun(e2e: E2eStack, runId: string): Promise<void> {
   const { link } = await awaitingApproval(e2e, runId);
   const form = await openPage(link);
-  const decided = await postForm(form.action, { t: form.t, nonce: form.nonce, decision: 'approve' });
+  const decided = await postForm(form.action, { ...hiddenFields(form), decision: 'approve' });
   if (decided.status !== 200) throw new Error(`approval answered ${decided.status}`);
 }
