@@ -45,8 +45,12 @@ export const EXPRESSION_LIMITS = {
   maxResultBytes: 64_000,
 } as const;
 
-/** Functions refused in conditions and templates: nondeterministic, or evaluating text as code. */
-export const FORBIDDEN_FUNCTIONS = ['now', 'millis', 'random', 'eval'] as const;
+/**
+ * Functions refused in conditions and templates: nondeterministic (the clock, `$random`, and `$shuffle`, whose
+ * order is random on every call), or evaluating text as code. A definition saved before one was refused fails
+ * closed when evaluated, with the same code.
+ */
+export const FORBIDDEN_FUNCTIONS = ['now', 'millis', 'random', 'shuffle', 'eval'] as const;
 
 /** An expression problem, as data: a JSONata error code (S0201, D1011 …) or one of ours (`GRAPH_…`). */
 export type ExpressionError = { code: string; message: string; position?: number };

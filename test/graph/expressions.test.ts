@@ -27,6 +27,7 @@ describe('compileExpression', () => {
     ['', 'GRAPH_EMPTY'],
     ['$now() > "2026"', 'GRAPH_FORBIDDEN_FUNCTION'],
     ['$random() > 0.5', 'GRAPH_FORBIDDEN_FUNCTION'],
+    ['$shuffle([1, 2, 3])[0] = 1', 'GRAPH_FORBIDDEN_FUNCTION'],
     ['$eval("1+1") = 2', 'GRAPH_FORBIDDEN_FUNCTION'],
     ['x'.repeat(2001), 'GRAPH_TOO_LONG'],
     ['$__concat("a", "b")', 'GRAPH_FORBIDDEN_FUNCTION'],

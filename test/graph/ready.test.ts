@@ -127,6 +127,16 @@ describe('readiness', () => {
       { edge: 0, from: 'start', to: 'a', error: { code: 'GRAPH_NOT_BOOLEAN' } },
     ]);
   });
+  it('fails closed on a condition saved before its function was refused ($shuffle), with the save-time code', async () => {
+    // readiness compiles the stored condition as it evaluates it, so a definition saved before `shuffle` joined
+    // FORBIDDEN_FUNCTIONS halts the run instead of taking a random branch.
+    const g = graph('start>a:$shuffle([true, false])[0]', 'a>end');
+    const result = await readiness(g, run({ start: 'succeeded' }));
+    expect(result).toMatchObject({ ready: [], outcome: 'failed', halt: { reason: 'condition_error' } });
+    expect(result.conditionErrors).toMatchObject([
+      { edge: 0, from: 'start', to: 'a', error: { code: 'GRAPH_FORBIDDEN_FUNCTION' } },
+    ]);
+  });
   it('a join with one dead and one open edge still waits for the open one', async () => {
     const g = graph('start>a', 'start>b:input.b', 'a>join', 'b>join', 'join>end');
     const result = await readiness(g, run({ start: 'succeeded', a: 'running' }, { b: false }));
