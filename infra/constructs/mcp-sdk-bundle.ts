@@ -27,8 +27,9 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import ts from 'typescript';
+import type * as TypeScript from 'typescript';
 
 /** Bumped when pureSchemas() changes, so a copy written by an older version is not reused. */
 const TRANSFORM_VERSION = 1;
@@ -38,6 +39,8 @@ const TRANSFORM_VERSION = 1;
  * `export const A = z.object({...}).extend(...)` → `export const A = /* @__PURE__ *\/ (() => z.object({...}).extend(...))()`.
  */
 export function pureSchemas(source: string, fileName = 'types.js'): string {
+  // Loaded here, not with the module: only writing a new copy needs the parser, and every synth imports this file.
+  const ts = createRequire(import.meta.url)('typescript') as typeof TypeScript;
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
   const edits: { start: number; end: number; text: string }[] = [];
   for (const statement of file.statements) {
