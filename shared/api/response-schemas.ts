@@ -1,8 +1,9 @@
 /**
  * Response schemas of the HTTP API: what the OpenAPI document (openapi.ts) says each route answers. Only the
- * document uses them, and the Api function loads it on the first request for it (api-routes.ts), so no cold
- * start builds these (docs/deploy.md, "Function bundles"). The request schemas the routes validate with, and
- * the views they shape answers with, are in schemas.ts.
+ * document uses them, and it is built on the first request for it (api-routes.ts), which calls
+ * responseSchemas(): no cold start builds these (docs/deploy.md, "Function bundles";
+ * test/infra/lazy-schemas.test.ts). The request schemas the routes validate with, and the views they shape
+ * answers with, are in schemas.ts.
  */
 
 import { AuditEntrySchema, OwnerAnchorSchema, OwnerChangeSchema, SignedHeadSchema } from '../audit/index.ts';

@@ -2,7 +2,7 @@
  * The shapes of delegated agent jobs, shared by the REST routes (shared/api/routes/jobs.ts, grants.ts) and
  * the MCP tools: one zod schema per concept, so both surfaces validate and describe the same input.
  *
- * The request and view schemas are built in `/* @__PURE__ *\/` closures: the store decodes job and grant
+ * The request schemas are built in `/* @__PURE__ *\/` closures: the store decodes job and grant
  * records (shared/jobs/records.ts) with GrantSpecSchema, JobConstraintsSchema and JobRetrySchema only, so
  * esbuild drops the rest from the functions that do not serve the jobs API instead of building them at every
  * cold start (zod's own annotations do not cross files; docs/deploy.md, "Function bundles").

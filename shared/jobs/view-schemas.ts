@@ -1,8 +1,9 @@
 /**
  * What the jobs API answers (docs/jobs.md): a grant and a job as their owner and client read them, and the
- * answers to a submission, a cancel and a listing. Only the OpenAPI document uses these schemas (openapi-jobs.ts,
- * loaded on the first request for it), so no function builds them at import; the routes and the MCP tools
- * answer with the plain objects these describe (the types are re-exported by schemas.ts).
+ * answers to a submission, a cancel and a listing. Only the OpenAPI document uses these schemas: it is built on
+ * the first request for it and calls jobViewSchemas() (openapi-jobs.ts), so no function builds them at import
+ * (test/infra/lazy-schemas.test.ts). The routes and the MCP tools answer with the plain objects these describe
+ * (the types are re-exported by schemas.ts).
  */
 
 import { IsoTimeSchema, UsageSchema } from '../schemas/common.ts';
