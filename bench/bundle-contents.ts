@@ -16,7 +16,8 @@ async function contents(handler: string): Promise<{ bytes: number; parts: [strin
   const output = await lambdaBundle(handler);
   const parts = new Map<string, number>();
   for (const [path, input] of Object.entries(output.inputs)) {
-    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
+    // The last node_modules/ of the path: the Mcp bundle's copy of the MCP SDK is under node_modules/.cache/.
+    const pkg = /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
     const key = pkg ?? `(repo) ${path.split('/').slice(0, 2).join('/')}`;
     parts.set(key, (parts.get(key) ?? 0) + input.bytesInOutput);
   }

@@ -60,7 +60,8 @@ export const GROUPS = [
 const SDK_DEPENDENCIES = ['fast-xml-parser', 'tslib', 'mnemonist', 'obliterator'];
 
 export function groupOfPath(path: string): string {
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
+  // The last node_modules/ of the path: the Mcp bundle's copy of the MCP SDK is under node_modules/.cache/.
+  const pkg = /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
   if (pkg === undefined) return /(^|\/)(shared|functions)\//.test(path) ? 'our modules' : path;
   if (/^@(aws-sdk|smithy|aws-crypto)\//.test(pkg) || SDK_DEPENDENCIES.includes(pkg)) return 'AWS SDK';
   if (pkg.startsWith('@anthropic-ai/')) return 'Anthropic SDK';

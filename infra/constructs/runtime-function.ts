@@ -14,6 +14,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { COMMON_ENV } from './env-names.ts';
+import { mcpSdkForBundle } from './mcp-sdk-bundle.ts';
 import { acknowledge } from './nag.ts';
 
 /** The repository root: `projectRoot` of the bundles and home of `functions/` and `package-lock.json`. */
@@ -66,7 +67,11 @@ export const HANDLER_BUNDLE_ALIASES: Readonly<Record<string, Readonly<Record<str
 
 /** The aliases of `functions/<handlerName>.ts`'s bundle: the Lambda ones and its own. */
 export function bundleAliasesOf(handlerName: string): Record<string, string> {
-  return { ...LAMBDA_BUNDLE_ALIASES, ...HANDLER_BUNDLE_ALIASES[handlerName] };
+  const aliases = { ...LAMBDA_BUNDLE_ALIASES, ...HANDLER_BUNDLE_ALIASES[handlerName] };
+  // The MCP SDK with its protocol schemas in pure closures, so the ones the server never references are not
+  // bundled and not built at each cold start (mcp-sdk-bundle.ts). Written on first use, hence not in the table.
+  if (handlerName === 'mcp') aliases['@modelcontextprotocol/sdk'] = mcpSdkForBundle(REPO_ROOT);
+  return aliases;
 }
 
 /** Powertools log levels accepted by `POWERTOOLS_LOG_LEVEL`. */

@@ -1,16 +1,7 @@
 /** The delegated-jobs operations (docs/jobs.md) as data for openapi.ts, with their component schemas. */
 
-import {
-  CancelJobResultSchema,
-  ChangeGrantSchema,
-  CreateGrantSchema,
-  GrantViewSchema,
-  JobViewSchema,
-  ListJobsResultSchema,
-  ListJobsSchema,
-  SubmitJobResultSchema,
-  SubmitJobSchema,
-} from '../jobs/schemas.ts';
+import { ChangeGrantSchema, CreateGrantSchema, ListJobsSchema, SubmitJobSchema } from '../jobs/schemas.ts';
+import { jobViewSchemas } from '../jobs/view-schemas.ts';
 import * as zod from '../zod.ts';
 import type { Operation } from './openapi-operations.ts';
 import * as s from './schemas.ts';
@@ -21,17 +12,27 @@ export const JOB_INPUT_COMPONENTS: Record<string, zod.ZodMiniType> = {
   ChangeGrantRequest: ChangeGrantSchema,
 };
 
-export const JOB_OUTPUT_COMPONENTS: Record<string, zod.ZodMiniType> = {
-  Job: JobViewSchema,
-  JobResponse: zod.object({ job: JobViewSchema }),
-  SubmitJobResponse: SubmitJobResultSchema,
-  CancelJobResponse: CancelJobResultSchema,
-  JobPage: ListJobsResultSchema,
-  Grant: GrantViewSchema,
-  GrantResponse: zod.object({ grant: GrantViewSchema }),
-  GrantList: zod.object({ grants: zod.array(GrantViewSchema) }),
-  GrantHistory: zod.object({ versions: zod.array(GrantViewSchema) }),
-};
+/** The jobs API's answers, built on the OpenAPI document's first request (view-schemas.ts). */
+export function jobOutputComponents(): Record<string, zod.ZodMiniType> {
+  const {
+    CancelJobResultSchema,
+    GrantViewSchema,
+    JobViewSchema,
+    ListJobsResultSchema,
+    SubmitJobResultSchema,
+  } = jobViewSchemas();
+  return {
+    Job: JobViewSchema,
+    JobResponse: zod.object({ job: JobViewSchema }),
+    SubmitJobResponse: SubmitJobResultSchema,
+    CancelJobResponse: CancelJobResultSchema,
+    JobPage: ListJobsResultSchema,
+    Grant: GrantViewSchema,
+    GrantResponse: zod.object({ grant: GrantViewSchema }),
+    GrantList: zod.object({ grants: zod.array(GrantViewSchema) }),
+    GrantHistory: zod.object({ versions: zod.array(GrantViewSchema) }),
+  };
+}
 
 const CLIENT_ONLY = {
   '403': 'Not a client identity with a live grant and the scope (not_granted, scope_missing).',

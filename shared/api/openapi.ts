@@ -10,8 +10,9 @@ import { RunSchema } from '../schemas/run.ts';
 import { GENERATED_RUN_ID } from '../schemas/run-id.ts';
 import { WorkflowHeadSchema, WorkflowVersionSchema } from '../schemas/workflow-record.ts';
 import * as z from '../zod.ts';
-import { JOB_INPUT_COMPONENTS, JOB_OUTPUT_COMPONENTS } from './openapi-jobs.ts';
+import { JOB_INPUT_COMPONENTS, jobOutputComponents } from './openapi-jobs.ts';
 import { OPERATIONS, type Operation } from './openapi-operations.ts';
+import { responseSchemas } from './response-schemas.ts';
 import * as s from './schemas.ts';
 
 type Json = Record<string, unknown>;
@@ -25,36 +26,43 @@ const INPUT_COMPONENTS: Record<string, z.ZodMiniType> = {
   LocalEventsRequest: s.LocalEventsBodySchema,
   ...JOB_INPUT_COMPONENTS,
 };
-const OUTPUT_COMPONENTS: Record<string, z.ZodMiniType> = {
-  Error: s.ErrorResponseSchema,
-  WorkflowHead: WorkflowHeadSchema,
-  WorkflowVersion: WorkflowVersionSchema,
-  WorkflowWithVersion: s.WorkflowWithVersionResponseSchema,
-  WorkflowResponse: s.WorkflowResponseSchema,
-  DaySpendResponse: s.DaySpendResponseSchema,
-  VersionResponse: s.VersionResponseSchema,
-  WorkflowSummary: s.WorkflowSummarySchema,
-  WorkflowListItem: s.WorkflowListItemSchema,
-  WorkflowPage: s.WorkflowPageSchema,
-  Run: RunSchema,
-  RunResponse: s.RunResponseSchema,
-  RunStepsResponse: s.RunStepsResponseSchema,
-  RunPage: s.RunPageSchema,
-  TranscriptMessage: TranscriptMessageSchema,
-  TranscriptResponse: s.TranscriptResponseSchema,
-  ReceiptPage: s.ReceiptPageSchema,
-  AuditEntry: AuditEntrySchema,
-  AuditVerification: s.AuditVerificationSchema,
-  AuditResponse: s.AuditResponseSchema,
-  OwnerAuditResponse: s.OwnerAuditResponseSchema,
-  Approval: s.PublicApprovalSchema,
-  ApprovalPage: s.ApprovalPageSchema,
-  HumanTaskPage: s.HumanTaskPageSchema,
-  MeResponse: s.MeResponseSchema,
-  PutEventsResponse: s.PutEventsResponseSchema,
-  LocalEventsResponse: s.LocalEventsResponseSchema,
-  ...JOB_OUTPUT_COMPONENTS,
-};
+/**
+ * The response schemas are built here, on the document's first request: no invocation of another route uses them
+ * (response-schemas.ts).
+ */
+function outputComponents(): Record<string, z.ZodMiniType> {
+  const r = responseSchemas();
+  return {
+    Error: r.ErrorResponseSchema,
+    WorkflowHead: WorkflowHeadSchema,
+    WorkflowVersion: WorkflowVersionSchema,
+    WorkflowWithVersion: r.WorkflowWithVersionResponseSchema,
+    WorkflowResponse: r.WorkflowResponseSchema,
+    DaySpendResponse: r.DaySpendResponseSchema,
+    VersionResponse: r.VersionResponseSchema,
+    WorkflowSummary: r.WorkflowSummarySchema,
+    WorkflowListItem: r.WorkflowListItemSchema,
+    WorkflowPage: r.WorkflowPageSchema,
+    Run: RunSchema,
+    RunResponse: r.RunResponseSchema,
+    RunStepsResponse: r.RunStepsResponseSchema,
+    RunPage: r.RunPageSchema,
+    TranscriptMessage: TranscriptMessageSchema,
+    TranscriptResponse: r.TranscriptResponseSchema,
+    ReceiptPage: r.ReceiptPageSchema,
+    AuditEntry: AuditEntrySchema,
+    AuditVerification: r.AuditVerificationSchema,
+    AuditResponse: r.AuditResponseSchema,
+    OwnerAuditResponse: r.OwnerAuditResponseSchema,
+    Approval: s.PublicApprovalSchema,
+    ApprovalPage: r.ApprovalPageSchema,
+    HumanTaskPage: r.HumanTaskPageSchema,
+    MeResponse: s.MeResponseSchema,
+    PutEventsResponse: r.PutEventsResponseSchema,
+    LocalEventsResponse: r.LocalEventsResponseSchema,
+    ...jobOutputComponents(),
+  };
+}
 
 const toJson = (schema: z.ZodMiniType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
@@ -79,7 +87,7 @@ function componentSchemas(): Json {
   const schemas: Json = {};
   for (const [io, components] of [
     ['input', INPUT_COMPONENTS],
-    ['output', OUTPUT_COMPONENTS],
+    ['output', outputComponents()],
   ] as const) {
     const registry = z.registry<{ id: string }>();
     for (const [id, schema] of Object.entries(components)) registry.add(schema, { id });

@@ -8,11 +8,11 @@ import { kindOf } from '../schemas/any-workflow.ts';
 import type { WorkflowHead } from '../schemas/workflow-record.ts';
 import type * as z from '../zod.ts';
 import type { ApiDeps } from './deps.ts';
+import type { responseSchemas } from './response-schemas.ts';
 import { daySpendOf } from './routes/workflow-spend.ts';
-import type { WorkflowSummarySchema } from './schemas.ts';
 import { loadVersion } from './workflow-access.ts';
 
-export type WorkflowSummary = z.output<typeof WorkflowSummarySchema>;
+export type WorkflowSummary = z.output<ReturnType<typeof responseSchemas>['WorkflowSummarySchema']>;
 
 async function summaryOf(deps: ApiDeps, head: WorkflowHead): Promise<WorkflowSummary> {
   const [version, runs] = await Promise.all([

@@ -2,10 +2,13 @@
  * The shapes of delegated agent jobs, shared by the REST routes (shared/api/routes/jobs.ts, grants.ts) and
  * the MCP tools: one zod schema per concept, so both surfaces validate and describe the same input.
  *
- * The request and view schemas are built in `/* @__PURE__ *\/` closures: the store decodes job and grant
+ * The request schemas are built in `/* @__PURE__ *\/` closures: the store decodes job and grant
  * records (shared/jobs/records.ts) with GrantSpecSchema, JobConstraintsSchema and JobRetrySchema only, so
  * esbuild drops the rest from the functions that do not serve the jobs API instead of building them at every
  * cold start (zod's own annotations do not cross files; docs/deploy.md, "Function bundles").
+ *
+ * What the jobs API answers (the views: GrantViewSchema, JobViewSchema, …) is in view-schemas.ts: only the
+ * OpenAPI document builds those, on its first request.
  */
 
 import {
@@ -14,14 +17,20 @@ import {
   refineStorable,
   type StorableLimits,
 } from '../api/storable.ts';
-import { ActionNameSchema, IsoTimeSchema, UsageSchema, WorkflowNameSchema } from '../schemas/common.ts';
+import { ActionNameSchema, IsoTimeSchema, WorkflowNameSchema } from '../schemas/common.ts';
 import { ConnectorSchema } from '../schemas/connector.ts';
 import { CredRefsSchema } from '../schemas/credentials.ts';
 import { ApprovalDefaultsSchema, GATE_MODES, GateSchema } from '../schemas/gate.ts';
 import { ClientIdSchema, GrantIdSchema, JobIdSchema } from '../schemas/job.ts';
-import { StopReasonSchema } from '../schemas/run.ts';
 import * as z from '../zod.ts';
 
+export type {
+  CancelJobResult,
+  GrantView,
+  JobView,
+  ListJobsResult,
+  SubmitJobResult,
+} from './view-schemas.ts';
 export { ClientIdSchema, GrantIdSchema, JobIdSchema };
 
 /** What a client may do with jobs: submit, read (poll and list) and cancel its own. */
@@ -111,20 +120,6 @@ export const ChangeGrantSchema = /* @__PURE__ */ (() =>
     })
     .check(z.superRefine((body, ctx) => storableGrant(body.grant, ctx))))();
 
-/** A stored grant as the owner reads it. */
-export const GrantViewSchema = /* @__PURE__ */ (() =>
-  z.object({
-    clientId: ClientIdSchema,
-    grantId: GrantIdSchema,
-    version: z.number().check(z.int(), z.positive()),
-    revoked: z.boolean(),
-    grant: GrantSpecSchema,
-    createdAt: IsoTimeSchema,
-    updatedAt: IsoTimeSchema,
-    updatedBy: z.string(),
-  }))();
-export type GrantView = z.infer<typeof GrantViewSchema>;
-
 /** `POST /v1/jobs` (and the MCP tool `submit_agent_job`): a task under the caller's grant. */
 export const SubmitJobSchema = /* @__PURE__ */ (() =>
   z.strictObject({
@@ -199,67 +194,3 @@ export const JobRetrySchema = z.object({
   reason: z.string().check(z.maxLength(1000)),
   nextAttemptAt: IsoTimeSchema,
 });
-
-/** What a poll answers: status, timestamps, queue position, result, stop reason, usage and cost, capped error. */
-export const JobViewSchema = /* @__PURE__ */ (() =>
-  z.object({
-    jobId: JobIdSchema,
-    status: JobStatusSchema,
-    /** 1 for the next job to start; only while queued. */
-    queuePosition: z.optional(z.number().check(z.int(), z.positive())),
-    createdAt: IsoTimeSchema,
-    startedAt: z.optional(IsoTimeSchema),
-    endedAt: z.optional(IsoTimeSchema),
-    runId: z.optional(z.string()),
-    result: z.optional(z.object({ text: z.string() })),
-    stopReason: z.optional(StopReasonSchema),
-    /** Model calls over all the job's attempts (at most `constraints.maxTurns`). */
-    turns: z.number().check(z.int(), z.nonnegative()),
-    /** The token usage of the current (or last) attempt's run. */
-    usage: UsageSchema,
-    /** The job's cost over all its attempts, USD (at most `constraints.budget.maxUsdPerJob`). */
-    costUsd: z.number().check(z.nonnegative()),
-    /** Capped at 1,000 characters. */
-    error: z.optional(z.object({ name: z.string(), message: z.string().check(z.maxLength(1000)) })),
-    /**
-     * Attempts used (of `max`: `constraints.maxAttempts`, the lower of the snapshot's and the live grant's, which
-     * retries are counted against); capacity waits (rate limit, overload) use none and are counted apart.
-     */
-    attempts: z.object({
-      made: z.number().check(z.int(), z.nonnegative()),
-      max: z.number().check(z.int(), z.positive()),
-      capacityWaits: z.number().check(z.int(), z.nonnegative()),
-    }),
-    retry: z.optional(JobRetrySchema),
-    /**
-     * What the job runs under now: its admitted constraints under the live grant, each the stricter of the two
-     * (a tool the grant withdrew is `deny`; `grantVersion` the live grant's version), as its run applies them.
-     */
-    constraints: JobConstraintsSchema,
-    /** The constraints the job was admitted with; only once its grant changed since (then `constraints` differ). */
-    admittedConstraints: z.optional(JobConstraintsSchema),
-  }))();
-export type JobView = z.infer<typeof JobViewSchema>;
-
-/** The answer to a submission: the job and its state (never its result), or a dry run's constraints. */
-export const SubmitJobResultSchema = /* @__PURE__ */ (() =>
-  z.union([
-    z.object({ job: JobViewSchema, coalesced: z.boolean() }),
-    z.object({ dryRun: z.literal(true), constraints: JobConstraintsSchema }),
-  ]))();
-export type SubmitJobResult = z.infer<typeof SubmitJobResultSchema>;
-
-/** What a cancel stopped: a queued job (never started), a running job's run, or nothing (already ended). */
-export const CancelJobResultSchema = /* @__PURE__ */ (() =>
-  z.object({
-    job: JobViewSchema,
-    stopped: z.enum(['queued', 'run', 'nothing']),
-  }))();
-export type CancelJobResult = z.infer<typeof CancelJobResultSchema>;
-
-export const ListJobsResultSchema = /* @__PURE__ */ (() =>
-  z.object({
-    jobs: z.array(JobViewSchema),
-    nextToken: z.optional(z.string()),
-  }))();
-export type ListJobsResult = z.infer<typeof ListJobsResultSchema>;

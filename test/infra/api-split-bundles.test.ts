@@ -18,7 +18,8 @@ function packagesOf(handler: string): Map<string, number> {
   const { inputs } = bundles[handler]!;
   const found = new Map<string, number>();
   for (const [path, input] of Object.entries(inputs)) {
-    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(path);
+    // The last node_modules/ of the path: the Mcp bundle's copy of the MCP SDK is under node_modules/.cache/.
+    const match = /.*node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(path);
     if (!match || input.bytesInOutput === 0) continue;
     const name = match[1] === 'zod' && match[2]!.startsWith('v3/') ? 'zod/v3' : match[1]!;
     found.set(name, (found.get(name) ?? 0) + input.bytesInOutput);
