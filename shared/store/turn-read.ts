@@ -1,7 +1,7 @@
 /**
  * A turn's first read by key, in a container that holds the run's transcript only up to some message (or none
  * of it): the run item, the messages it does not hold and the workflow head, in one strongly consistent
- * BatchGetItem (`batchGetItems`: `ConsistentRead`, unprocessed keys asked again;
+ * BatchGetItem (`ConsistentRead` per table:
  * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html), where the Query of the
  * run with its transcript (run-with-messages.ts) and, once the run named its workflow, a GetItem of the head
  * took two requests one after the other. The keys come from hints: the head's from the execution's start
@@ -24,7 +24,14 @@
  * or a decision added a message; a message in parts; one the read missed) the caller reads the rest by Query
  * from the first message not read, keeping the head read here. Message items are written once, in the commit
  * that counts them, and never changed (transcript-cache.ts), so a message read is the one any later read sees.
- * Undefined when keys were still unprocessed after the retries: the caller reads as without it.
+ *
+ * One request, its unprocessed keys not asked again: a response holds at most 16 MB, and "more than 1MB per
+ * partition" is returned in part with the rest as `UnprocessedKeys` (the API page above), and every key here
+ * but the head's is in the run's partition, so a transcript over about 1 MB always comes back in part. Asking
+ * again would take a request per MB, as the Query's pages do, so the messages left unprocessed end the prefix
+ * like a missing one, and the Query reads the rest. Undefined when the run item or the head was left
+ * unprocessed (throttling): the caller reads as without it, the Query and the head's GetItem, whose
+ * throttling the SDK's own retries handle.
  *
  * Cost: each BatchGetItem key is rounded up to 4 KB on its own ("DynamoDB processes each item in the batch as
  * an individual GetItem request, so DynamoDB first rounds up the size of each item to the next 4 KB boundary,
@@ -34,10 +41,12 @@
  * for one request and one round trip fewer. A key of a missing item costs a read unit too, so no key is named
  * that the hint does not say exists.
  */
+
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import { type Run, RunSchema } from '../schemas/run.ts';
 import { type WorkflowHead, WorkflowHeadSchema } from '../schemas/workflow-record.ts';
-import { BATCH_GET_MAX_KEYS, batchGetItems, type HeadHint } from './approvals.ts';
+import { BATCH_GET_MAX_KEYS, type HeadHint } from './approvals.ts';
 import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
 import { keys } from './keys.ts';
@@ -70,8 +79,16 @@ export async function readTurnByKey(
   const messageKeys = Array.from({ length: Math.max(0, messageCount - fromSeq) }, (_, i) =>
     keys.message(runId, fromSeq + i),
   );
-  const found = await batchGetItems(ctx, [runKey, headKey, ...messageKeys]);
-  if (!found) return undefined;
+  const response = await ctx.doc.send(
+    new BatchGetCommand({
+      RequestItems: { [ctx.table]: { Keys: [runKey, headKey, ...messageKeys], ConsistentRead: true } },
+    }),
+  );
+  const unprocessed = (response.UnprocessedKeys?.[ctx.table]?.Keys ?? []) as { pk: string; sk: string }[];
+  const isUnprocessed = (key: { pk: string; sk: string }) =>
+    unprocessed.some((left) => left.pk === key.pk && left.sk === key.sk);
+  if (isUnprocessed(runKey) || isUnprocessed(headKey)) return undefined;
+  const found = (response.Responses?.[ctx.table] ?? []) as Record<string, unknown>[];
   const bySk = new Map<string, Record<string, unknown>>();
   for (const item of found) if (item.pk === runKey.pk) bySk.set(String(item.sk), item);
   const headItem = found.find((item) => item.pk === headKey.pk && item.sk === headKey.sk);

@@ -30,6 +30,29 @@ function loggingStore() {
   return { store, sent };
 }
 
+/**
+ * Each BatchGetItem answers as DynamoDB does past "more than 1MB per partition"
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html): the message keys from
+ * `fromSeq` on are left unprocessed, the rest answered.
+ */
+function leaveMessagesUnprocessed(store: ReturnType<typeof testStore>, fromSeq: number) {
+  store.ctx.doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== 'BatchGetItemCommand') return next(args);
+      const input = args.input as { RequestItems: Record<string, { Keys: { sk: string }[] }> };
+      const [table, asked] = Object.entries(input.RequestItems)[0]!;
+      const left = (key: { sk: string }) => /^MSG#\d{6}$/.test(key.sk) && Number(key.sk.slice(4)) >= fromSeq;
+      const kept = { ...asked, Keys: asked.Keys.filter((key) => !left(key)) };
+      const answered = (await next({ ...args, input: { RequestItems: { [table]: kept } } })) as {
+        output: { UnprocessedKeys?: unknown };
+      };
+      answered.output.UnprocessedKeys = { [table]: { ...asked, Keys: asked.Keys.filter(left) } };
+      return answered as never;
+    },
+    { step: 'initialize', name: 'leaveMessagesUnprocessed' },
+  );
+}
+
 /** Every BatchGetItem answers nothing and leaves its keys unprocessed (a throttled table). */
 function leaveUnprocessed(store: ReturnType<typeof testStore>) {
   store.ctx.doc.middlewareStack.add(
@@ -146,9 +169,9 @@ describe('getRunWithMessages on a run’s first turn (messageCount 1)', () => {
     // Act
     const read = await store.getRunWithMessages(run.runId, hint, { messageCount: 1 });
 
-    // Assess: the backed-off rounds, then the Query and the head's GetItem.
-    expect(sent.filter((name) => name === 'BatchGetItemCommand')).toHaveLength(4);
-    expect(sent.slice(4).sort()).toEqual(['GetItemCommand', 'QueryCommand from MSG#']);
+    // Assess: one round (its unprocessed keys not asked again), then the Query and the head's GetItem.
+    expect(sent[0]).toBe('BatchGetItemCommand');
+    expect(sent.slice(1).sort()).toEqual(['GetItemCommand', 'QueryCommand from MSG#']);
     expect(isDeepStrictEqual(read.messages, (await freshRead(run)).messages)).toBe(true);
     expect(read.run).toStrictEqual(run);
     expect(read.head).toStrictEqual({ value: await store.getWorkflowHead(head.owner, head.workflowId) });
@@ -304,6 +327,22 @@ describe('getRunWithMessages on a later turn, in a container that holds none or 
     expect(sent).toEqual(['BatchGetItemCommand', 'QueryCommand from MSG#000002']);
     expect(read.messages.map((m) => m.seq)).toEqual([0, 1, 2, 3, 4]);
     expect(isDeepStrictEqual(read.messages, (await freshRead(run)).messages)).toBe(true);
+  });
+
+  it('messages left unprocessed (over 1 MB of one partition): those before them by key, the rest by Query, not asked again', async () => {
+    // Prepare
+    const { store, sent, head, run, hint } = await seeded();
+    const moved = await appended(run, 6);
+    leaveMessagesUnprocessed(store, 4);
+
+    // Act
+    const read = await store.getRunWithMessages(run.runId, hint, { messageCount: 7 });
+
+    // Assess
+    expect(sent).toEqual(['BatchGetItemCommand', 'QueryCommand from MSG#000004']);
+    expect(read.run).toStrictEqual(moved);
+    expect(isDeepStrictEqual(read.messages, (await freshRead(run)).messages)).toBe(true);
+    expect(read.head).toStrictEqual({ value: await store.getWorkflowHead(head.owner, head.workflowId) });
   });
 
   it(`a transcript beyond one request's keys (${TURN_READ_MAX_MESSAGES} messages and the run and head): the Query and the head's GetItem, in parallel`, async () => {
