@@ -3,8 +3,9 @@
  * DynamoDB requests per turn (plain and gated), and time per turn against the durable floor (bench/floor.ts:
  * the bare SDK loop plus one GetItem and one TransactWriteItems per turn, on the same DynamoDB Local, in the
  * same run) and against the bare SDK with no persistence; a gated turn phase by phase, its approval page and
- * decision through the real approval HTTP app. Time per turn is wall time and this process's CPU time. Prints
- * tables; asserts nothing.
+ * decision through the real approval HTTP app; a plain turn and a parking turn on another container than the
+ * previous turn's (each turn gets the state the previous one left, as the state machine hands it over). Time per
+ * turn is wall time and this process's CPU time. Prints tables; asserts nothing.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { createActionCatalog } from '../shared/actions/index.ts';
