@@ -3,13 +3,15 @@
  * DynamoDB requests per turn (plain and gated), and time per turn against the durable floor (bench/floor.ts:
  * the bare SDK loop plus one GetItem and one TransactWriteItems per turn, on the same DynamoDB Local, in the
  * same run) and against the bare SDK with no persistence; a gated turn phase by phase, its approval page and
- * decision through the real approval HTTP app. Time per turn is wall time and this process's CPU time. Prints
- * tables; asserts nothing.
+ * decision through the real approval HTTP app; a plain turn and a parking turn on another container than the
+ * previous turn's (each turn gets the state the previous one left, as the state machine hands it over). Time per
+ * turn is wall time and this process's CPU time. Prints tables; asserts nothing.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { createActionCatalog } from '../shared/actions/index.ts';
 import { createApprovalApp, requestApproval } from '../shared/approvals-http/index.ts';
 import type { TurnDeps } from '../shared/core/engine.ts';
+import type { TurnInput } from '../shared/core/outcome.ts';
 import { runTurn } from '../shared/core/turn.ts';
 import { approvalFormBody, readApprovalForm } from '../shared/demo/approve.ts';
 import { createAnthropicModel, startScriptedModelServer } from '../shared/model/index.ts';
@@ -50,14 +52,26 @@ const gatedFixture = {
   ],
 };
 
-const server = await startScriptedModelServer({ fixtures: [loopFixture, gatedFixture] });
+/** A gated call that is not the run's first turn: an allowed call first, then the gated one. */
+const gatedLaterFixture = {
+  name: 'gated-later',
+  turns: [
+    { response: { content: [{ type: 'tool_use' as const, name: 'current_time', input: {} }] } },
+    ...gatedFixture.turns,
+  ],
+};
+
+const server = await startScriptedModelServer({ fixtures: [loopFixture, gatedFixture, gatedLaterFixture] });
 const bench = await benchStore();
 const { store, counts } = bench;
 // The approval pages' container: a function of its own on AWS (its own store and workflow-version cache).
 const pagesStore = bench.otherContainer();
 // Another container of the same function, for a decision that does not come back to its page's container.
 const elsewhereStore = bench.otherContainer();
-const recorder = requestRecorder(store, pagesStore, elsewhereStore);
+// Another container of the Turn function, where a run's turn lands after its previous turn ran in `store`'s:
+// Lambda gives a run's turns no affinity. Warm (it has served other runs of the workflow), never this run.
+const turnElsewhere = bench.otherContainer();
+const recorder = requestRecorder(store, pagesStore, elsewhereStore, turnElsewhere);
 const toolWrite = commandTimer(store, 'UpdateItemCommand');
 const model = (fixture: string) =>
   createAnthropicModel({
@@ -92,22 +106,36 @@ function add(into: Tally, before: ReturnType<typeof snapshot>, after: ReturnType
 /**
  * Drives a run turn by turn like the state machine, adding each turn's requests to its kind's tally. Each turn
  * is the first attempt of its entry into Turn, as the state machine reports it (shared/core/attempt.ts), with
- * the input the run's execution is started with (its first turn reads the head it names: start-run.ts).
+ * the input the run's execution is started with (its first turn reads the head it names: start-run.ts) and
+ * the state the previous turn left (a `continue` names what the next turn reads: its `readHint`). With
+ * `elsewhere`, turn `elsewhere.turn` runs on that container's deps instead, its requests in `elsewhere.tally`.
  */
-async function driveCounted(deps: TurnDeps, run: Run, tool: Tally, final: Tally) {
+async function driveCounted(
+  deps: TurnDeps,
+  run: Run,
+  tool: Tally,
+  final: Tally,
+  elsewhere?: { turn: number; deps: TurnDeps; tally: Tally },
+) {
   const { runId } = run;
   const started = runExecutionInput(run);
-  let pointer = { runId, turn: 0, segmentStartTurn: 0 };
+  let pointer: TurnInput = { runId, turn: 0, segmentStartTurn: 0 };
   for (;;) {
     const before = snapshot(counts);
-    const outcome = await runTurn(deps, {
+    const there = elsewhere?.turn === pointer.turn ? elsewhere : undefined;
+    const outcome = await runTurn(there?.deps ?? deps, {
       ...pointer,
       ...(started.headHint ? { headHint: started.headHint } : {}),
       attempt: firstAttempt(runId),
     });
-    add(outcome.next === 'continue' ? tool : final, before, snapshot(counts));
+    add(there ? there.tally : outcome.next === 'continue' ? tool : final, before, snapshot(counts));
     if (outcome.next !== 'continue') return;
-    pointer = { ...pointer, turn: outcome.turn };
+    pointer = {
+      runId,
+      turn: outcome.turn,
+      segmentStartTurn: 0,
+      ...(outcome.readHint ? { readHint: outcome.readHint } : {}),
+    };
   }
 }
 
@@ -169,6 +197,23 @@ try {
     bareTurns += await bareLoop(client, TURNS);
     cpu.bare += cpuMs(cpuStart);
     bareTotal += performance.now() - start;
+  }
+  // Plain turns on another container than the previous turn's: turn 3 of each run lands on `turnElsewhere`,
+  // which serves the workflow (its version cached) but has never read the run. Not in the totals above.
+  const plainElsewhere = tally();
+  await driveCounted(
+    engineDeps(turnElsewhere, model('loop')),
+    await seedRun(store, version),
+    tally(),
+    tally(),
+  );
+  for (let i = 0; i < RUNS; i++) {
+    const run = await seedRun(store, version);
+    await driveCounted(engineDeps(store, model('loop')), run, tally(), tally(), {
+      turn: 3,
+      deps: engineDeps(turnElsewhere, model('loop')),
+      tally: plainElsewhere,
+    });
   }
   const turnsRun = toolTurns.turns + finalTurns.turns;
   const runtimeMs = runtimeTotal / turnsRun;
@@ -332,6 +377,46 @@ try {
       options,
     );
   }
+  // The parking turn on another container than the previous turn's: the run's first turn (an allowed call)
+  // in `store`'s container, its second (the gated call) on `turnElsewhere`, with the state the first left.
+  // Not in the totals; one more recorded request by request.
+  const parkingElsewhere = tally();
+  async function parkElsewhere(count: (step: () => Promise<unknown>) => Promise<void>) {
+    const run = await seedRun(store, gated.version, { clock });
+    const first = await runTurn(engineDeps(store, model('gated-later'), { clock }), {
+      ...runExecutionInput(run),
+      attempt: firstAttempt(run.runId),
+    });
+    if (first.next !== 'continue') throw new Error(`the first turn answered ${first.next}`);
+    const there = engineDeps(turnElsewhere, model('gated-later'), { clock });
+    await count(async () => {
+      const parked = await runTurn(there, {
+        runId: run.runId,
+        turn: first.turn,
+        segmentStartTurn: 0,
+        ...(first.readHint ? { readHint: first.readHint } : {}),
+        attempt: firstAttempt(run.runId),
+      });
+      if (parked.next !== 'await_approval') throw new Error(`the parking turn answered ${parked.next}`);
+    });
+  }
+  // Warmed up once: the container then holds the gated workflow's version, as one serving the workflow would.
+  await parkElsewhere(async (step) => void (await step()));
+  for (let i = 0; i < RUNS; i++) {
+    await parkElsewhere(async (step) => {
+      const before = snapshot(counts);
+      await step();
+      add(parkingElsewhere, before, snapshot(counts));
+    });
+  }
+  await parkElsewhere(async (step) => {
+    const { log } = await recorder.record(step);
+    gatedRequests.push({
+      phase:
+        'parking turn, not the run’s first, on another container than the previous turn’s (not in the totals)',
+      requests: log.map((entry) => `${entry.command} ${entry.items.join(', ')}`.trim()).join(' → '),
+    });
+  });
   const gatedTally = Object.values(phases).reduce(
     (sum, t) => ({
       turns: RUNS,
@@ -349,6 +434,10 @@ try {
     { turn: 'final (end_turn, run done)', ...perTurn(finalTurns) },
     { turn: 'all turns (average)', ...perTurn(allTurns) },
     { turn: 'floor (1 GetItem + 1 TransactWriteItems)', ...perTurn(floorTally) },
+    {
+      turn: 'plain, on another container than the previous turn’s (turn 3; not in the average)',
+      ...perTurn(plainElsewhere),
+    },
   ]);
   printTable(
     `Gated turn: parking turn, RequestApproval, the approval page and decision through the approval HTTP app, resume; 2 model calls (${RUNS} runs)`,
@@ -362,6 +451,24 @@ try {
         phase: 'gated turn (all phases)',
         'requests (reads + transactions)': requests(gatedTally),
         ...perTurn(gatedTally),
+      },
+      {
+        phase:
+          'parking turn, not the run’s first, on another container than the previous turn’s (not in the totals)',
+        'requests (reads + transactions)': requests(parkingElsewhere),
+        ...perTurn({ ...parkingElsewhere, turns: RUNS }),
+      },
+      {
+        phase: 'gated turn (all phases) with that parking turn instead',
+        'requests (reads + transactions)': (
+          (gatedTally.reads +
+            gatedTally.writes -
+            requesting!.reads -
+            requesting!.writes +
+            parkingElsewhere.reads +
+            parkingElsewhere.writes) /
+          RUNS
+        ).toFixed(1),
       },
     ],
   );
@@ -420,6 +527,27 @@ try {
     'One plain turn (turn 3): DynamoDB requests in the order they went out',
     plain.log,
     plain.ms,
+  );
+  // The same turn on another container than the previous turn's, given the state the previous turn left.
+  const moved = (await seedRun(store, version)).runId;
+  let next: TurnInput = { runId: moved, turn: 0, segmentStartTurn: 0 };
+  for (let turn = 0; turn < 3; turn++) {
+    const outcome = await runTurn(deps, { ...next, attempt: firstAttempt(moved) });
+    next = {
+      runId: moved,
+      turn: outcome.turn,
+      segmentStartTurn: 0,
+      ...(outcome.next === 'continue' && outcome.readHint ? { readHint: outcome.readHint } : {}),
+    };
+  }
+  const there = engineDeps(turnElsewhere, model('loop'));
+  const elsewhereTurn = await recorder.record(() =>
+    runTurn(there, { ...next, attempt: firstAttempt(moved) }),
+  );
+  printRequestProfile(
+    'One plain turn (turn 3) on another container than the previous turn’s: DynamoDB requests in the order they went out',
+    elsewhereTurn.log,
+    elsewhereTurn.ms,
   );
   const cpuRuns = 5;
   const runIds = await Promise.all(

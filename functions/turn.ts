@@ -24,9 +24,14 @@ export function createTurnHandler(deps: () => Promise<TurnDeps>, telemetry = han
     event: unknown,
     context?: LambdaContextLike & Partial<RemainingTime>,
   ): Promise<TurnOutcome> => {
-    const { execution, ...parsed } = TurnEventSchema.parse(event);
+    const { execution, state, ...parsed } = TurnEventSchema.parse(event);
     const headHint = execution?.headHint;
-    const pointer: TurnInput = headHint ? { ...parsed, headHint } : parsed;
+    const readHint = state?.readHint;
+    const pointer: TurnInput = {
+      ...parsed,
+      ...(headHint ? { headHint } : {}),
+      ...(readHint ? { readHint } : {}),
+    };
     const keys = { runId: pointer.runId, turn: pointer.turn };
     // The model call ends before Lambda's timeout would, with time left to record it (invocation-deadline.ts).
     return withInvocationDeadline(context, () =>

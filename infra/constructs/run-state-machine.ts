@@ -192,7 +192,11 @@ const RUN_POINTER = {
  * (shared/core/attempt.ts). And `Execution.Input`, the input the execution was started with (ids and counters:
  * a run's first execution names its workflow head, `headHint`, which its first turn reads with the run:
  * shared/runs/start-run.ts). The whole input, present in every execution, where a path to a field an input
- * lacks (a continuation's, an earlier release's) would fail the task with States.ParameterPathFailure.
+ * lacks (a continuation's, an earlier release's) would fail the task with States.ParameterPathFailure. And the
+ * state the Turn state is entered with, whole (`$`: the previous Turn's outcome, through Route, RequestApproval
+ * or Expire, whose results are discarded; the execution's input on its first Turn), for the `readHint` a
+ * `continue` carries (what the next turn reads by key: shared/core/outcome.ts). Whole for the same reason: a
+ * state without the field (a first turn, a resume, an outcome an earlier release's Turn wrote) must not fail.
  */
 const TURN_PAYLOAD = {
   ...RUN_POINTER,
@@ -202,6 +206,7 @@ const TURN_PAYLOAD = {
     executionId: sfn.JsonPath.stringAt('$$.Execution.Id'),
   },
   execution: sfn.JsonPath.objectAt('$$.Execution.Input'),
+  state: sfn.JsonPath.entirePayload,
 };
 
 /** Where the execution log group lives (see `vendedLogGroupName`). */

@@ -152,9 +152,8 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // Loads runs, transcripts and the ledger; commits turns; appends notes and day spend (UpdateItem); a resume
   // from approvals checks the workflow head as a ConditionCheck of its first commit (the live policy, no read).
   // The first commit of an API start without an Idempotency-Key deletes its pending-run marker (DeleteItem in
-  // the commit's transaction: shared/store/pending-runs.ts). A turn in a container that holds the run's
-  // transcript reads the run and the workflow head in one BatchGetItem (shared/store/run-with-messages.ts), and
-  // a run's first turn the run, its first message and the head (shared/store/first-turn-read.ts).
+  // the commit's transaction: shared/store/pending-runs.ts). A turn reads the run, the messages its container
+  // does not hold and the workflow head in one BatchGetItem (shared/store/turn-read.ts).
   turn: [READ, BATCH_READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // Reads the run and its pending approvals (one BatchGetItem when the state names them; a state from an
   // earlier release: the run first, by GetItem), stores the task token on them with the notices' audit.

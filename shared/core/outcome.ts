@@ -13,10 +13,20 @@ export type TurnPointer = { runId: string; turn: number; segmentStartTurn: numbe
 export type TurnInput = TurnPointer & {
   attempt?: TurnAttempt | undefined;
   headHint?: { owner: string; workflowId: string } | undefined;
+  /** The previous turn's `readHint`, when the state that entered this Turn carries one (see `ReadHint`). */
+  readHint?: ReadHint | undefined;
 };
 
+/**
+ * What the next turn reads, as the turn that routed to it left the run (a `continue` outcome of a run whose
+ * live policy is a workflow head): where the head is, and how many messages the run holds. A read hint only:
+ * the next turn names the run item, the messages it does not hold and the head by key in one request, and the
+ * run item it reads decides (shared/store/turn-read.ts). Ids and a counter, like the rest of the state.
+ */
+export type ReadHint = { owner: string; workflowId: string; messageCount: number };
+
 export type TurnOutcome =
-  | (TurnPointer & { next: 'continue' })
+  | (TurnPointer & { next: 'continue'; readHint?: ReadHint })
   | (TurnPointer & { next: 'continue_as_new' })
   | (TurnPointer & {
       next: 'await_approval';

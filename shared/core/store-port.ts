@@ -107,6 +107,9 @@ export type RunChange = {
  */
 export type RunScope = { owner: string; workflowId: string; delegated: boolean; parked: boolean };
 
+/** What a turn's first read expects (`RunStore.getRunWithMessages`): hints, never trusted over the run item. */
+export type TurnReadOptions = { messageCount?: number };
+
 export interface RunStore {
   getRun(runId: string): Promise<Run | undefined>;
   /**
@@ -127,14 +130,14 @@ export interface RunStore {
    * two, so callers check the transcript against the run's `messageCount`. Optional: without it, callers
    * read the run and `listMessages` in parallel. With `headHint`, that workflow head is read too, in the same
    * request where the store can, and returned as `head` (`value` undefined: there is none); a store that
-   * returns no `head` leaves it to the caller. `firstTurn`: the caller expects the run's first turn (its
-   * execution was started for a run holding only its first message), so a store that holds none of the
-   * transcript may read that message by key with the run and the head; what it returns is the same.
+   * returns no `head` leaves it to the caller. `messageCount`: how many messages the caller expects the run
+   * to hold (1 on a run's first turn; the previous turn's `ReadHint`), so a store may read the messages it does
+   * not hold by key with the run and the head; a hint only: what it returns is the same.
    */
   getRunWithMessages?(
     runId: string,
     headHint?: { owner: string; workflowId: string },
-    options?: { firstTurn?: boolean },
+    options?: TurnReadOptions,
   ): Promise<{
     run: Run | undefined;
     messages: TranscriptMessage[];

@@ -47,32 +47,36 @@ export type PrefetchedHead = { owner: string; workflowId: string; head: Workflow
 
 /**
  * The turn's first reads, in one round trip: the run (the fence), its transcript (needs only the run id) and,
- * when this container has read the run before (its owner and workflow never change: the store's
- * `knownRunScope`), its workflow head. The head is still read on every turn, only no longer after the run.
- * The store reads them together where it can (`getRunWithMessages` with the head as a hint: the run and the
- * messages share a partition, and a container holding the transcript reads the run and the head by key in
- * one request), else in parallel. Either way they may straddle a commit: the caller uses the transcript only
- * when it holds the run's `messageCount` messages (turn.ts).
+ * when this turn knows where it is, its workflow head. The head is still read on every turn, only no longer
+ * after the run. The store reads them together where it can (`getRunWithMessages` with the head as a hint: the
+ * run, the messages the container does not hold and the head by key in one request,
+ * shared/store/turn-read.ts), else in parallel. Either way they may straddle a commit: the caller uses the
+ * transcript only when it holds the run's `messageCount` messages (turn.ts).
  *
- * A container that has not read the run learns where its head is from the execution's input (`headHint`,
- * given to a run's first execution: shared/runs/start-run.ts), on the run's first turn only (turn 0 of the
- * execution that started at 0; a later turn may be a resume, which reads no head). That is a hint, not the
- * scope: a head read for it is used only if it is the run's own workflow's (loadTurnContext), else the run's
- * own is read after the run. The store may then read the run, its first message and the head by key in one
- * request (`firstTurn`: shared/store/first-turn-read.ts).
+ * Where the head is, and how many messages to expect, in order:
+ * - the previous turn's outcome (`readHint`, carried by the state machine into this Turn: a `continue` of a run
+ *   whose live policy is a workflow head; outcome.ts), on any container;
+ * - this container's memory of the run (its owner and workflow never change: the store's `knownRunScope`),
+ *   the messages it holds;
+ * - the execution's input (`headHint`, given to a run's first execution: shared/runs/start-run.ts), on the
+ *   run's first turn only (turn 0 of the execution that started at 0; a later turn may be a resume, which reads
+ *   no head): one message.
+ * Each is a hint, not the scope: a head read for it is used only if it is the run's own workflow's
+ * (loadTurnContext), else the run's own is read after the run; the run item says how many messages there are.
  */
 export async function readTurnStart(
   deps: TurnDeps,
-  input: Pick<TurnInput, 'runId' | 'turn' | 'segmentStartTurn' | 'headHint'>,
+  input: Pick<TurnInput, 'runId' | 'turn' | 'segmentStartTurn' | 'headHint' | 'readHint'>,
 ): Promise<{ run: Run | undefined; transcript: TranscriptMessage[]; head?: PrefetchedHead }> {
-  const { runId } = input;
+  const { runId, readHint } = input;
   const scope = deps.store.knownRunScope?.(runId);
   // A parked run's next turn is a resume: it checks the head by condition (turn.ts), so it is not read ahead.
   const headScope = scope && !scope.delegated && !scope.parked ? scope : undefined;
   const firstTurn = !scope && input.turn === 0 && input.segmentStartTurn === 0 ? input.headHint : undefined;
-  const known = headScope ?? firstTurn;
+  const known = readHint ?? headScope ?? firstTurn;
   const hint = known && { owner: known.owner, workflowId: known.workflowId };
-  const { run, transcript, head } = await readRunAndTranscript(deps.store, runId, hint, !!firstTurn);
+  const messageCount = readHint ? readHint.messageCount : firstTurn ? 1 : undefined;
+  const { run, transcript, head } = await readRunAndTranscript(deps.store, runId, hint, messageCount);
   return { run, transcript, ...(hint ? { head: { ...hint, head } } : {}) };
 }
 
@@ -81,11 +85,15 @@ async function readRunAndTranscript(
   store: RunStore,
   runId: string,
   hint: { owner: string; workflowId: string } | undefined,
-  firstTurn: boolean,
+  messageCount: number | undefined,
 ): Promise<{ run: Run | undefined; transcript: TranscriptMessage[]; head: WorkflowHead | undefined }> {
   const readHead = () => (hint ? store.getWorkflowHead(hint.owner, hint.workflowId) : undefined);
   if (store.getRunWithMessages) {
-    const read = await store.getRunWithMessages(runId, hint, firstTurn ? { firstTurn } : undefined);
+    const read = await store.getRunWithMessages(
+      runId,
+      hint,
+      messageCount !== undefined ? { messageCount } : undefined,
+    );
     // A store that did not read the hinted head: read here, after the run.
     const head = read.head ? read.head.value : await readHead();
     return { run: read.run, transcript: read.messages, head };

@@ -6,6 +6,7 @@
  * tool_use under the ledger; 8. commit the turn (conclude.ts, tool-calls.ts). Every write is a fenced
  * transaction carrying its audit entries; writes of the same moment share one (staged-change.ts).
  */
+import type { TranscriptMessage } from '../schemas/message.ts';
 import { isTerminalRunStatus } from '../schemas/run.ts';
 import { concludeAssistant, endWithOpenCalls, userMessage } from './conclude.ts';
 import { RunHandle, type TurnDeps } from './engine.ts';
@@ -24,7 +25,7 @@ import {
 import { answerToolUses } from './tool-calls.ts';
 import { toolResultContent } from './transcript.ts';
 import { rebaseOnSideWrites } from './turn-conflict.ts';
-import { loadTurnContext, readTurnStart } from './turn-context.ts';
+import { loadTurnContext, type PrefetchedHead, readTurnStart } from './turn-context.ts';
 
 /**
  * Runs one turn. A write that loses to a side write is re-applied on the fresh run (turn-conflict.ts); one
@@ -65,6 +66,35 @@ async function turnFromStore(deps: TurnDeps, input: TurnInput, readHead: boolean
   const { run, transcript, head } = await readTurnStart(deps, input);
   if (!run) throw new RunNotFoundError(input.runId);
   const h = new RunHandle(run, deps, rebaseOnSideWrites(deps.store));
+  return withReadHint(await turnOnRun(deps, input, readHead, h, transcript, head), h);
+}
+
+/**
+ * A `continue` names what the next turn reads (`ReadHint`, outcome.ts): the run's workflow head and how many
+ * messages the run holds as this turn left it, so the next turn, on whichever container, reads the run, the
+ * messages it does not hold and the head in one request (turn-context.ts). Not for a delegated job's run (its
+ * live policy is its grant, not a head), nor for any other outcome: a parked run's next turn is a resume, which
+ * reads no head, and the other outcomes end the execution or continue it in a new one (its input is the
+ * pointer).
+ */
+function withReadHint(outcome: TurnOutcome, h: RunHandle): TurnOutcome {
+  const run = h.run;
+  if (outcome.next !== 'continue' || run.trigger.type === 'job') return outcome;
+  return {
+    ...outcome,
+    readHint: { owner: run.owner, workflowId: run.workflowId, messageCount: run.messageCount },
+  };
+}
+
+async function turnOnRun(
+  deps: TurnDeps,
+  input: TurnInput,
+  readHead: boolean,
+  h: RunHandle,
+  transcript: TranscriptMessage[],
+  head: PrefetchedHead | undefined,
+): Promise<TurnOutcome> {
+  const run = h.run;
   if (isTerminalRunStatus(run.status) || run.turn > input.turn) return committedOutcome(h, deps, input);
   if (run.turn < input.turn) throw new TurnFenceError(run.runId, input.turn, run.turn);
   // A continuation's first turn records it on the run with its first commit (live-execution.ts).

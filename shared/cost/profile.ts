@@ -42,7 +42,7 @@ export type CostProfile = {
  * marker in its creation transaction and deletes it in turn 0's first commit (shared/store/pending-runs.ts), a
  * transactional write of a ~120-byte item each: 2 WRU each, 23 → 27 WRU, in the same requests. Re-measured
  * 2026-12-03 13:40 UTC (only the fixed part's read units moved): a run's first turn reads the run, its first
- * message and the workflow head in one BatchGetItem (shared/store/first-turn-read.ts), which rounds each item up to
+ * message and the workflow head in one BatchGetItem (shared/store/turn-read.ts), which rounds each item up to
  * a unit where the Query of the run and message and the GetItem of the head made 2: 9 → 10 RRU. The bench's later
  * turns read 1 time (the run and head by key, in the container that wrote the transcript); the profile keeps 2
  * per turn, since on AWS that depends on Lambda reusing the container. Re-measured 2026-12-03 15:27 UTC (only the

@@ -326,7 +326,7 @@ export function startExecutionFor(executions: ExecutionsPort, run: Run, name = r
 /**
  * The input of an agent run's execution: the pointer at the run's turn, and where its workflow head is when
  * the run is at its start (turn 0, its first message only), so the first turn reads run, message and head in
- * one request (shared/store/first-turn-read.ts). Not for a delegated job's run, whose live policy is its grant,
+ * one request (shared/store/turn-read.ts). Not for a delegated job's run, whose live policy is its grant,
  * not a head; nor for a run further on (a resume after a local restart), whose transcript a first-turn read
  * would not hold. Deterministic for the run, so a retried start sends the same input (idempotent by name and
  * input: https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html).

@@ -29,13 +29,27 @@ export const HeadHintSchema = z.object({
 });
 
 /**
- * What `Turn` gets: the pointer, its attempt, and the execution's input as it was started (`$$.Execution.Input`,
- * https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html) for its `headHint`. A hint
- * that does not parse is dropped, not an error: the turn then reads as without it.
+ * What the previous turn's outcome names for this one to read (shared/core/outcome.ts `ReadHint`): its head's
+ * owner and workflow, and how many messages the run held. A read hint only (the run read decides).
+ */
+export const ReadHintSchema = z.extend(HeadHintSchema, {
+  messageCount: z.number().check(z.int(), z.nonnegative()),
+});
+
+/**
+ * What `Turn` gets: the pointer, its attempt, the execution's input as it was started (`$$.Execution.Input`,
+ * https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html) for its `headHint`, and
+ * the state the Turn state was entered with (`$`: the previous Turn's outcome, or the execution's input) for its
+ * `readHint`. A hint that does not parse is dropped, not an error: the turn then reads as without it; so is a
+ * state without one (the first turn of an execution, a resume, an execution of an earlier definition).
  */
 export const TurnEventSchema = z.extend(TurnPointerSchema, {
   execution: z.catch(
     z.optional(z.object({ headHint: z.catch(z.optional(HeadHintSchema), undefined) })),
+    undefined,
+  ),
+  state: z.catch(
+    z.optional(z.object({ readHint: z.catch(z.optional(ReadHintSchema), undefined) })),
     undefined,
   ),
 });

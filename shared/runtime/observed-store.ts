@@ -2,7 +2,7 @@
  * A store that reports what passes through it: the runs it reads and the changes it commits. The handler
  * shells derive logs, metrics and trace annotations from these, so the core needs no telemetry port.
  */
-import type { RunChange, RunStore } from '../core/store-port.ts';
+import type { RunChange, RunStore, TurnReadOptions } from '../core/store-port.ts';
 import type { Run } from '../schemas/run.ts';
 
 /** Callbacks of `observeStore`; they run after the store call succeeded and must not throw. */
@@ -52,11 +52,7 @@ export function observeStore<S extends RunStore>(store: S, ...observers: StoreOb
   const readBoth = store.getRunWithMessages?.bind(store);
   const getRunWithMessages =
     readBoth &&
-    (async (
-      runId: string,
-      headHint?: { owner: string; workflowId: string },
-      options?: { firstTurn?: boolean },
-    ) => {
+    (async (runId: string, headHint?: { owner: string; workflowId: string }, options?: TurnReadOptions) => {
       const read = await readBoth(runId, headHint, options);
       if (read.run) for (const observer of observers) observer.runRead?.(read.run);
       return read;

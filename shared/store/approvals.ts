@@ -31,7 +31,7 @@ export type HeadHint = { owner: string; workflowId: string };
 const UNPROCESSED_ROUNDS = 4;
 const UNPROCESSED_BACKOFF = { baseMs: 25, capMs: 400 };
 /** Keys one BatchGetItem request may ask for ("as many as 100 items": the API page cited below). */
-const BATCH_GET_MAX_KEYS = 100;
+export const BATCH_GET_MAX_KEYS = 100;
 
 /**
  * The items of `itemKeys` that exist, read in BatchGetItem requests (at most 100 keys each), strongly consistent

@@ -7,7 +7,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { NotesPort } from '../actions/notes-port.ts';
 import type { AuditEntry } from '../audit/index.ts';
 import type { LiveDelegation } from '../core/live-policy.ts';
-import type { DaySpend, RunChange, RunScope, RunStore } from '../core/store-port.ts';
+import type { DaySpend, RunChange, RunScope, RunStore, TurnReadOptions } from '../core/store-port.ts';
 import { isGrantWorkflowId } from '../schemas/job.ts';
 import { type LedgerRow, LedgerRowSchema } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
@@ -33,7 +33,6 @@ import {
   readSignedHeadRange,
 } from './audit-ranges.ts';
 import { commitRunChange } from './commit.ts';
-import { readFirstTurn } from './first-turn-read.ts';
 import { getHumanTask, listOwnerHumanTasks, listRunHumanTasks } from './human-tasks.ts';
 import { getJobSnapshot, getLiveDelegation } from './job-snapshots.ts';
 import { keys, prefixes } from './keys.ts';
@@ -44,12 +43,13 @@ import { listOwnerChangeItems } from './owner-changes.ts';
 import { deletePendingRunMarker, listPendingRunMarkers, type PendingRunMarker } from './pending-runs.ts';
 import { queryPrefix, queryPrefixItems } from './reads.ts';
 import { RunScopes } from './run-scopes.ts';
-import { getRunAndHead, getRunWithMessages, type RunWithMessages } from './run-with-messages.ts';
+import { getRunWithMessages, type RunWithMessages } from './run-with-messages.ts';
 import { createRun, getRun, type Idempotency, listRuns, type NewRun, type RunListQuery } from './runs.ts';
 import { listSignedHeadItems } from './signed-heads.ts';
 import { readStepRange } from './step-range.ts';
 import { getResumeToken, loadGraphRun, putResumeToken, settleResumeToken } from './steps.ts';
 import { TranscriptCache } from './transcript-cache.ts';
+import { readTurnByKey, TURN_READ_MAX_MESSAGES } from './turn-read.ts';
 import { WorkflowStore } from './workflow-store.ts';
 import { writtenMessages } from './written-messages.ts';
 
@@ -77,45 +77,55 @@ export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
     return run?.owner === owner ? run : undefined;
   }
   /**
-   * The run and its transcript, and with `headHint` that workflow head, for a turn's first read. When this
-   * container holds the run's transcript (read before, or written by its own commits: transcript-cache.ts), the
-   * run and the head by key in one BatchGetItem, and nothing more when the run has as many messages as are
-   * kept; otherwise, or when another container has committed since, the run with the messages not kept in one
-   * Query (run-with-messages.ts), the head read alongside. On a run's first turn (`firstTurn`, with the head)
-   * in a container that holds none of it, the run, its first message and the head by key in one BatchGetItem
-   * (first-turn-read.ts), and the Query from seq 0 only when the run has more than that message.
+   * The run and its transcript, and with `headHint` that workflow head, for a turn's first read, in one request
+   * where the store can name every item (turn-read.ts): the run item, the messages this container does not hold
+   * (transcript-cache.ts: read before, or written by its own commits) and the head, by key in one BatchGetItem.
+   * Which messages: up to `messageCount` when the caller expects it (the previous turn's hint, or 1 on a run's
+   * first turn), else up to the ones held (none named: the run and the head alone). When the run holds more
+   * than was read, or the read stopped short (a message in parts, more than one request's keys), the rest comes
+   * by a Query of the run from the first message not held (run-with-messages.ts), the head as read here.
+   * Without a head, or with nothing to name by key (no count expected and nothing held), the Query, the head
+   * alongside it.
    */
   async getRunWithMessages(
     runId: string,
     headHint?: HeadHint,
-    options?: { firstTurn?: boolean },
+    options?: TurnReadOptions,
   ): Promise<RunWithMessages> {
-    const kept = this.transcripts.get(runId);
-    if (kept.length === 0 && headHint && options?.firstTurn) {
-      const first = await readFirstTurn(this.ctx, runId, headHint);
-      if (first) {
-        const { run, head } = first;
-        if (!run) return { run, messages: [], head };
-        // More than its first message, or that message in parts: the Query from seq 0, the head as read here.
-        if (!first.complete) return { ...(await this.queryRunWithMessages(runId, [])), head };
-        return { ...this.remembered(runId, [], { run, messages: first.messages }), head };
-      }
-    }
-    if (kept.length > 0) {
-      const byKey = await getRunAndHead(this.ctx, runId, headHint);
+    let kept = this.transcripts.get(runId);
+    const expected = Math.max(options?.messageCount ?? 0, kept.length);
+    const toName = expected - kept.length;
+    if (headHint && expected > 0 && toName <= TURN_READ_MAX_MESSAGES) {
+      const byKey = await readTurnByKey(this.ctx, runId, headHint, kept.length, expected);
       if (byKey) {
         const { run, head } = byKey;
-        const withHead = head ? { head } : {};
         if (!run) {
           this.transcripts.forget(runId);
-          return { run, messages: [], ...withHead };
+          return { run, messages: [], head };
         }
-        if (run.messageCount === kept.length) {
-          this.scopes.remember(run);
-          return { run, messages: [...kept], ...withHead };
+        if (byKey.complete)
+          return { ...this.remembered(runId, kept, { run, messages: byKey.messages }), head };
+        // More than the hint said (another container committed since), a message in parts, or one missed: the
+        // rest by Query after what is held and was read, the head as read here.
+        if (byKey.messages.length > 0) {
+          this.transcripts.remember(runId, kept, byKey.messages);
+          const held = this.transcripts.get(runId);
+          // Kept only when the whole prefix fits the cache; otherwise what was read is used as read.
+          kept = held.length === kept.length + byKey.messages.length ? held : [...kept, ...byKey.messages];
         }
-        // Another container committed since (or kept more than there is: never): read as without the head.
-        return { ...(await this.queryRunWithMessages(runId, kept)), ...withHead };
+        return { ...(await this.queryRunWithMessages(runId, kept)), head };
+      }
+    }
+    if (!headHint && kept.length > 0) {
+      // The run alone by key: the transcript is held unless another container committed since.
+      const run = await getRun(this.ctx, runId);
+      if (!run) {
+        this.transcripts.forget(runId);
+        return { run, messages: [] };
+      }
+      if (run.messageCount === kept.length) {
+        this.scopes.remember(run);
+        return { run, messages: [...kept] };
       }
     }
     const [read, head] = await Promise.all([

@@ -30,13 +30,12 @@
  */
 import type { TranscriptMessage } from '../schemas/message.ts';
 import { type Run, RunSchema } from '../schemas/run.ts';
-import { type WorkflowHead, WorkflowHeadSchema } from '../schemas/workflow-record.ts';
-import { batchGetItems, type HeadHint } from './approvals.ts';
+import type { WorkflowHead } from '../schemas/workflow-record.ts';
 import type { StoreContext } from './client.ts';
 import { decodeItem } from './codec.ts';
 import { keys, prefixes } from './keys.ts';
 import { assembleMessages } from './message-assembly.ts';
-import { getItem, queryAllItems } from './reads.ts';
+import { queryAllItems } from './reads.ts';
 
 export type RunWithMessages = {
   run: Run | undefined;
@@ -66,34 +65,5 @@ export async function getRunWithMessages(
   return {
     run: runItem ? decodeItem(RunSchema, runItem) : undefined,
     messages: assembleMessages(messageItems),
-  };
-}
-
-/**
- * The run item alone by its key, and the workflow head `headHint` names, in one strongly consistent request:
- * with a head, a BatchGetItem (`batchGetItems`: `ConsistentRead`, unprocessed keys asked again;
- * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html; only the Turn function
- * passes a head, and only it is granted BatchGetItem for this: infra/constructs/table-access.ts); without, a
- * GetItem. For a container that already holds the run's transcript (transcript-cache.ts): when the run's
- * `messageCount` is what it holds, this is the turn's whole first read. Undefined when keys were still
- * unprocessed after the retries (the caller reads as it would without the transcript).
- */
-export async function getRunAndHead(
-  ctx: StoreContext,
-  runId: string,
-  headHint?: HeadHint,
-): Promise<{ run: Run | undefined; head?: { value: WorkflowHead | undefined } } | undefined> {
-  const runKey = keys.run(runId);
-  if (!headHint) return { run: await getItem(ctx, runKey, RunSchema) };
-  const headKey = keys.workflowHead(headHint.owner, headHint.workflowId);
-  const found = await batchGetItems(ctx, [runKey, headKey]);
-  if (!found) return undefined;
-  const itemOf = (key: { pk: string; sk: string }) =>
-    found.find((item) => item.pk === key.pk && item.sk === key.sk);
-  const runItem = itemOf(runKey);
-  const headItem = itemOf(headKey);
-  return {
-    run: runItem ? decodeItem(RunSchema, runItem) : undefined,
-    head: { value: headItem ? decodeItem(WorkflowHeadSchema, headItem) : undefined },
   };
 }

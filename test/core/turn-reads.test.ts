@@ -117,6 +117,40 @@ describe('the turn reads the workflow head alongside the run', () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it("a previous turn's read hint naming another workflow decides nothing either: the run's own head refuses", async () => {
+    // Prepare: a run past its first turn, its workflow then disabled; the state names another workflow's head.
+    const seeding = testStore();
+    const { head, version } = await seedWorkflow(seeding, minimalWorkflow());
+    const other = await seedWorkflow(seeding, minimalWorkflow({ name: 'other-flow' }));
+    const run = await seedRun(seeding, version);
+    const model = twoTurns();
+    const first = await runTurn(engineDeps(seeding, model), {
+      ...runExecutionInput(run),
+      attempt: firstAttempt('wrong-read-hint'),
+    });
+    const current = (await seeding.getWorkflowHead(head.owner, head.workflowId))!;
+    await seeding.updateWorkflowHead(current, {
+      ...current,
+      enabled: false,
+      updatedAt: new Date().toISOString(),
+    });
+    const { store, log } = logged(testStore());
+
+    // Act: on another container, the hint's count right but its head another workflow's.
+    const second = await runTurn(engineDeps(store, model), {
+      runId: run.runId,
+      turn: first.turn,
+      segmentStartTurn: 0,
+      readHint: { owner: other.head.owner, workflowId: other.head.workflowId, messageCount: 3 },
+      attempt: firstAttempt('wrong-read-hint'),
+    });
+
+    // Assess: the hinted head read with the run, then the run's own; the model not called again.
+    expect(second).toMatchObject({ next: 'failed', stopReason: 'policy_denied' });
+    expect(log.filter((entry) => entry === 'start getWorkflowHead')).toHaveLength(2);
+    expect(model.requests).toHaveLength(1);
+  });
+
   it('still refuses a workflow disabled between two turns, on the very next turn', async () => {
     const { store, log } = logged(testStore());
     const { head, version } = await seedWorkflow(store, minimalWorkflow());

@@ -103,6 +103,123 @@ describe('requests per turn', () => {
     expect(model.requests[0]?.messages).toHaveLength(1);
   });
 
+  it('a plain turn on another container than the previous turn’s reads the run, its transcript and the live policy in one BatchGetItem (the previous outcome names them)', async () => {
+    // Prepare: three turns in one container; the fourth lands on a container that has never read the run
+    // (Lambda gives a run's turns no affinity), with the state the previous outcome left.
+    const { version } = await seedWorkflow(testStore(), minimalWorkflow());
+    const run = await seedRun(testStore(), version);
+    const model = loop(4);
+    const deps = engineDeps(testStore(), model);
+    let outcome = await runTurn(deps, { ...runExecutionInput(run), attempt: firstAttempt('elsewhere') });
+    for (let i = 0; i < 2; i++) {
+      if (outcome.next !== 'continue') throw new Error(`turn ${outcome.turn}: ${outcome.next}`);
+      const { readHint } = outcome;
+      outcome = await runTurn(deps, {
+        runId: run.runId,
+        turn: outcome.turn,
+        segmentStartTurn: 0,
+        ...(readHint ? { readHint } : {}),
+        attempt: firstAttempt('elsewhere'),
+      });
+    }
+    if (outcome.next !== 'continue') throw new Error(`turn ${outcome.turn}: ${outcome.next}`);
+    const readHint = outcome.readHint;
+    const held = (await testStore().getRun(run.runId))!;
+    const { store, sent } = countingStore();
+    await store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
+    sent.length = 0;
+    const elsewhere = engineDeps(store, model);
+
+    // Act
+    const fourth = await runTurn(elsewhere, {
+      runId: run.runId,
+      turn: outcome.turn,
+      segmentStartTurn: 0,
+      ...(readHint ? { readHint } : {}),
+      attempt: firstAttempt('elsewhere'),
+    });
+
+    // Assess: the hint names the run's head and its message count; one read request (the workflow version, read
+    // once per container, was read ahead as in the other tests); the model got the whole transcript and the
+    // live policy's tools.
+    expect(readHint).toEqual({
+      owner: run.owner,
+      workflowId: run.workflowId,
+      messageCount: held.messageCount,
+    });
+    expect(fourth.next).toBe('continue');
+    expect(reads(sent)).toEqual(['BatchGetItemCommand']);
+    expect(model.requests.at(-1)?.messages).toHaveLength(held.messageCount);
+    expect(model.requests.at(-1)?.tools.map((tool) => tool.name)).toContain('notes_append');
+  });
+
+  it('a turn without the hint on another container reads the run with its transcript, then the head: two reads', async () => {
+    // Prepare: as above, the state without `readHint` (an outcome an earlier release's Turn wrote).
+    const { version } = await seedWorkflow(testStore(), minimalWorkflow());
+    const run = await seedRun(testStore(), version);
+    const model = loop(2);
+    const first = await runTurn(engineDeps(testStore(), model), {
+      ...runExecutionInput(run),
+      attempt: firstAttempt('nohint'),
+    });
+    const { store, sent } = countingStore();
+    await store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
+    sent.length = 0;
+
+    // Act
+    const second = await runTurn(engineDeps(store, model), {
+      runId: run.runId,
+      turn: first.turn,
+      segmentStartTurn: 0,
+      attempt: firstAttempt('nohint'),
+    });
+
+    // Assess
+    expect(second.next).toBe('continue');
+    expect(reads(sent)).toEqual(['QueryCommand', 'GetItemCommand']);
+  });
+
+  it('a parking turn on another container than the previous turn’s reads in one request too', async () => {
+    // Prepare: the first turn runs an allowed call; the second (gated) lands elsewhere.
+    const { version } = await seedWorkflow(
+      testStore(),
+      minimalWorkflow({
+        gates: { notes_append: 'needs_approval' },
+        approvals: { approvers: ['a@example.com'] },
+      }),
+    );
+    const run = await seedRun(testStore(), version);
+    const model = new ScriptedModel([
+      { content: [toolUse('t0', 'current_time', {})], stopReason: 'tool_use' },
+      { content: [toolUse('t1', 'notes_append', { name: 'log', line: 'x' })], stopReason: 'tool_use' },
+      { content: [text('done')], stopReason: 'end_turn' },
+    ]);
+    const first = await runTurn(engineDeps(testStore(), model), {
+      ...runExecutionInput(run),
+      attempt: firstAttempt('park'),
+    });
+    if (first.next !== 'continue') throw new Error(first.next);
+    const { store, sent } = countingStore();
+    await store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
+    sent.length = 0;
+
+    // Act
+    const parking = await runTurn(engineDeps(store, model), {
+      runId: run.runId,
+      turn: first.turn,
+      segmentStartTurn: 0,
+      ...(first.readHint ? { readHint: first.readHint } : {}),
+      attempt: firstAttempt('park'),
+    });
+
+    // Assess: one read, one transaction (the assistant message with its approval); the parking outcome names
+    // nothing for the next turn to read ahead (a resume checks the head by a condition).
+    expect(parking.next).toBe('await_approval');
+    expect(parking).not.toHaveProperty('readHint');
+    expect(reads(sent)).toEqual(['BatchGetItemCommand']);
+    expect(transactions(sent)).toHaveLength(1);
+  });
+
   it('reads the run, its transcript and the head in one request: two reads fewer than separate reads would take', async () => {
     /** The reads of a later plain turn, with the store as it is or without its one-request read. */
     async function plainTurnReads(oneRequest: boolean) {

@@ -31,7 +31,7 @@ import {
   STATE_NAMES,
 } from '../../infra/constructs/state-names.ts';
 import { runExecutionInput } from '../../shared/runs/start-run.ts';
-import { TurnEventSchema, TurnPointerSchema } from '../../shared/runtime/events.ts';
+import { ReadHintSchema, TurnEventSchema, TurnPointerSchema } from '../../shared/runtime/events.ts';
 import { StopReasonSchema } from '../../shared/schemas/run.ts';
 import { defaultRuntime, flatTemplate, logicalId } from '../infra/synth.ts';
 import { blockWith, declaration, fencedBlocks, pageText, shapeOf, tableRows } from './fenced-blocks.ts';
@@ -120,12 +120,25 @@ describe('docs/state-machine.md', () => {
     const pointer = JSON.parse(blockWith(PAGE, '"segmentStartTurn": 0 }').body);
     expect(TurnPointerSchema.safeParse(pointer).success).toBe(true);
     const passed = Object.keys(run.Turn?.Parameters as object).map((key) => key.replace(/\.\$$/, ''));
-    expect(passed).toEqual([...Object.keys(pointer), 'attempt', 'execution']);
+    expect(passed).toEqual([...Object.keys(pointer), 'attempt', 'execution', 'state']);
   });
 
   it("the Turn's outcome has the members and `next` values of TurnOutcome, and Route branches on them", () => {
     const block = blockWith(PAGE, '"next": "continue"').body;
-    const members = [...block.matchAll(/"(\w+)":/g)].map((m) => m[1] as string);
+    // `readHint` is an object of its own: its members are ReadHint's, and it parses as Turn reads it.
+    const readHint = /"readHint": (\{[^}]*\})/.exec(block)?.[1] ?? '';
+    expect(ReadHintSchema.safeParse(JSON.parse(readHint)).success).toBe(true);
+    const entered = (state: unknown) => TurnEventSchema.parse({ runId: 'run_x', turn: 4, state }).state;
+    expect(entered({ ...JSON.parse(readHint), readHint: JSON.parse(readHint) })?.readHint).toEqual(
+      JSON.parse(readHint),
+    );
+    // A malformed hint, or a state without one, is dropped, not an error.
+    expect(entered({ readHint: { owner: 'team-a', messageCount: -1 } })?.readHint).toBeUndefined();
+    expect(entered(null)).toBeUndefined();
+    expect(Object.keys(JSON.parse(readHint)).sort()).toEqual(
+      shapeOf(declaration(source('shared/core/outcome.ts'), 'ReadHint') ?? '').members.sort(),
+    );
+    const members = [...block.replace(readHint, '{}').matchAll(/"(\w+)":/g)].map((m) => m[1] as string);
     const outcome = source('shared/core/outcome.ts');
     const pointer = shapeOf(declaration(outcome, 'TurnPointer') ?? '').members;
     const { members: own, literals } = shapeOf(declaration(outcome, 'TurnOutcome') ?? '');

@@ -28,7 +28,8 @@ function run(input: Pointer, handlers: Record<string, Handler>) {
     ? {
         ...handlers,
         // The execution's input (`$$.Execution.Input`) is kept apart too.
-        Turn: async ({ attempt, execution, ...pointer }: Record<string, unknown>) => {
+        // So is the state the Turn state was entered with (`$`, checked in test/local/sfn/runs.test.ts).
+        Turn: async ({ attempt, execution, state: _state, ...pointer }: Record<string, unknown>) => {
           turnAttempts.push(attempt);
           turnExecutions.push(execution);
           return turn(pointer);

@@ -72,6 +72,9 @@ describe('RunStateMachine', () => {
               // The execution's input as started, for a first execution's head hint (shared/runs/start-run.ts):
               // the whole input, present in every execution, where a path to a field would fail one without it.
               'execution.$': '$$.Execution.Input',
+              // The state the Turn state is entered with, whole (the previous Turn's outcome, or the execution's
+              // input), for the `readHint` a `continue` carries: a path to the field would fail a state without it.
+              'state.$': '$',
             }),
             Next: 'Route',
           }),

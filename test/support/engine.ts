@@ -1,7 +1,7 @@
 /** Test support for the turn engine: a scripted model fake, a recording egress, fault injection and a driver. */
 import { connectorActions, createActionCatalog, httpBuiltins } from '../../shared/actions/index.ts';
 import type { EngineConfig, TurnDeps } from '../../shared/core/engine.ts';
-import type { TurnOutcome } from '../../shared/core/outcome.ts';
+import type { TurnInput, TurnOutcome } from '../../shared/core/outcome.ts';
 import type {
   ContentBlock,
   EgressPort,
@@ -13,7 +13,7 @@ import type {
   Usage,
 } from '../../shared/core/ports.ts';
 import { DEFAULT_PRICES } from '../../shared/core/pricing.ts';
-import type { RunChange, RunStore } from '../../shared/core/store-port.ts';
+import type { RunChange, RunStore, TurnReadOptions } from '../../shared/core/store-port.ts';
 import { runTurn } from '../../shared/core/turn.ts';
 import { DEFAULT_MODEL_CONFIG } from '../../shared/model/resolve.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
@@ -94,7 +94,7 @@ export abstract class ForwardingStore implements RunStore {
   getRunWithMessages = (
     runId: string,
     headHint?: { owner: string; workflowId: string },
-    options?: { firstTurn?: boolean },
+    options?: TurnReadOptions,
   ) =>
     this.inner.getRunWithMessages
       ? this.inner.getRunWithMessages(runId, headHint, options)
@@ -191,7 +191,7 @@ export async function driveRun(
   from = { turn: 0, segmentStartTurn: 0 },
 ): Promise<TurnOutcome[]> {
   const outcomes: TurnOutcome[] = [];
-  let pointer = { runId, ...from };
+  let pointer: TurnInput = { runId, ...from };
   for (let guard = 0; guard < 100; guard++) {
     // Each turn is a first attempt of a new entry into Turn, in one execution per segment (core/attempt.ts):
     // the first named after the run (as launchRun names it), each continued one after its first turn.
@@ -200,10 +200,12 @@ export async function driveRun(
     const outcome = await runTurn(deps, { ...pointer, attempt });
     outcomes.push(outcome);
     if (outcome.next !== 'continue' && outcome.next !== 'continue_as_new') return outcomes;
+    // A `continue` names what the next turn reads, and the state machine hands it over (`state.readHint`).
     pointer = {
       runId,
       turn: outcome.turn,
       segmentStartTurn: outcome.next === 'continue_as_new' ? outcome.turn : pointer.segmentStartTurn,
+      ...(outcome.next === 'continue' && outcome.readHint ? { readHint: outcome.readHint } : {}),
     };
   }
   throw new Error('run did not settle in 100 turns');

@@ -121,6 +121,45 @@ describe.each(definitionsUnderTest)('LocalStepFunctions runs ($label)', (subject
     expect(fake.eventsOf('turn')[1]).toEqual({ ...pointer('run_hint', 1), segmentStartTurn: 0 });
   });
 
+  it('gives each Turn the state it was entered with (`$`): the previous Turn’s outcome, with its read hint', async () => {
+    // Prepare: turn 0 continues naming what turn 1 reads; turn 1 parks; the turn after the expiry ends.
+    const readHint = { owner: 'team-a', workflowId: 'wf_a', messageCount: 3 };
+    const { sfn, fake, startRun } = await start(
+      byTurn(
+        { next: 'continue', readHint },
+        { next: 'await_approval', approvalTimeoutSeconds: 1 },
+        { next: 'done' },
+      ),
+    );
+
+    // Act
+    const executionArn = await startRun('run_state');
+    const result = await sfn.waitForExecution(executionArn);
+
+    // Assess: the first Turn gets the execution's input; the next the outcome that routed to it, whole; the
+    // Turn after an expired wait the parking outcome (RequestApproval and Expire discard their results).
+    expect(result.status).toBe('SUCCEEDED');
+    expect(fake.reportedStates).toEqual([
+      { runId: 'run_state', turn: 0, state: pointer('run_state', 0) },
+      {
+        runId: 'run_state',
+        turn: 1,
+        state: { runId: 'run_state', turn: 1, segmentStartTurn: 0, next: 'continue', readHint },
+      },
+      {
+        runId: 'run_state',
+        turn: 2,
+        state: {
+          runId: 'run_state',
+          turn: 2,
+          segmentStartTurn: 0,
+          next: 'await_approval',
+          approvalTimeoutSeconds: 1,
+        },
+      },
+    ]);
+  });
+
   it('gives up after the definition’s MaxAttempts and routes to MarkFailed', async () => {
     // Prepare
     const { sfn, fake, startRun } = await start(() => ({ throws: 'ModelOverloadedError' }));
