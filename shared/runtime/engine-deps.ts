@@ -11,7 +11,9 @@ import type { PublishPolicy } from '../actions/publish-policy.ts';
 import type { EngineConfig, TurnDeps } from '../core/engine.ts';
 import type { EgressPort, Ids, ModelPort, SecretsPort, WaitingClock } from '../core/ports.ts';
 import { DEFAULT_PRICES } from '../core/pricing.ts';
-import { DEFAULT_MODEL_CONFIG } from '../model/index.ts';
+// Not the ../model/index.ts barrel: through it every bundle of this module would reach the Bedrock client, whose
+// import() makes esbuild wrap the AWS SDK core lazily (test/infra/lazy-wrappers.test.ts).
+import { DEFAULT_MODEL_CONFIG } from '../model/resolve.ts';
 import type { DynamoStore } from '../store/index.ts';
 
 /** Turns per Step Functions execution before continue-as-new: ~15 history events per gated turn ≪ 25,000. */
