@@ -7,10 +7,11 @@
  */
 
 import { IsoTimeSchema, UsageSchema } from '../schemas/common.ts';
-import { ClientIdSchema, GrantIdSchema, JobIdSchema } from '../schemas/job.ts';
+import { JobIdSchema } from '../schemas/job.ts';
 import { StopReasonSchema } from '../schemas/run.ts';
 import * as z from '../zod.ts';
-import { GrantSpecSchema, JobConstraintsSchema, JobRetrySchema, JobStatusSchema } from './schemas.ts';
+import { GrantRecordSchema } from './records.ts';
+import { JobConstraintsSchema, JobRetrySchema, JobStatusSchema } from './schemas.ts';
 
 /** The view schemas, built on the first call (the OpenAPI document's first request), then the same objects. */
 export function jobViewSchemas() {
@@ -21,17 +22,8 @@ export function jobViewSchemas() {
 let built: ReturnType<typeof build> | undefined;
 
 function build() {
-  /** A stored grant as the owner reads it. */
-  const GrantViewSchema = z.object({
-    clientId: ClientIdSchema,
-    grantId: GrantIdSchema,
-    version: z.number().check(z.int(), z.positive()),
-    revoked: z.boolean(),
-    grant: GrantSpecSchema,
-    createdAt: IsoTimeSchema,
-    updatedAt: IsoTimeSchema,
-    updatedBy: z.string(),
-  });
+  /** A stored grant as the owner reads it: the record without its owner (the caller is the owner). */
+  const GrantViewSchema = z.omit(GrantRecordSchema, { owner: true });
 
   /** What a poll answers: status, timestamps, queue position, result, stop reason, usage and cost, capped error. */
   const JobViewSchema = z.object({
