@@ -5,14 +5,13 @@
  * entry files, and run in a fresh Node.js process: importing a handler runs none of them, and the first
  * expression, pattern or schema runs its package, which answers as it does without the shim.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LAMBDA_BUNDLE_ALIASES, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
-import { LAMBDA_BUILD_OPTIONS } from '../support/lambda-bundle.ts';
+import { LAMBDA_BUILD_OPTIONS, runInFreshProcess } from '../support/lambda-bundle.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'wf-lazy-packages-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,17 +43,7 @@ async function bundle(entryPoints: Record<string, string>): Promise<void> {
   });
 }
 
-/** Runs `script` (CommonJS) in a fresh process with only a Lambda-like environment; returns what it printed. */
-function run(script: string): unknown {
-  const file = join(dir, `run-${Math.random().toString(36).slice(2)}.cjs`);
-  writeFileSync(file, script);
-  const printed = execFileSync(process.execPath, [file], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1' },
-    encoding: 'utf8',
-  });
-  return JSON.parse(printed);
-}
+const run = (script: string): unknown => runInFreshProcess(dir, script);
 
 describe('jsonata, re2js and Ajv in the Lambda bundles', () => {
   it.each([

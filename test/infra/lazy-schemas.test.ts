@@ -6,7 +6,6 @@
  * file), and the Api function's bundle, run in a fresh Node.js process with a marker in each builder, calls
  * neither at import while the document still calls both.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { build, type Plugin } from 'esbuild';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleAliasesOf, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
-import { LAMBDA_BUILD_OPTIONS } from '../support/lambda-bundle.ts';
+import { LAMBDA_BUILD_OPTIONS, runInFreshProcess } from '../support/lambda-bundle.ts';
 
 /** Each file with its builder: the function whose first call builds the file's schemas. */
 const LAZY_FILES = {
@@ -81,16 +80,7 @@ describe('schemas built on first use', () => {
     return join(dir, `${name}.js`);
   }
 
-  function run(script: string): unknown {
-    const file = join(dir, `run-${Math.random().toString(36).slice(2)}.cjs`);
-    writeFileSync(file, script);
-    const printed = execFileSync(process.execPath, [file], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1' },
-      encoding: 'utf8',
-    });
-    return JSON.parse(printed);
-  }
+  const run = (script: string): unknown => runInFreshProcess(dir, script);
 
   it('the Api bundle builds neither at import; the OpenAPI document builds both', async () => {
     const api = await bundle('api', join(REPO_ROOT, 'functions/api.ts'));

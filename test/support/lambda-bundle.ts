@@ -4,6 +4,9 @@
  * the bundled environment as defines), built in memory for esbuild's metafile: what the bundle holds code from.
  * Shared by the bundle-content checks in test/infra and `bench/bundle-contents.ts`.
  */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { bundleAliasesOf, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
 
@@ -91,4 +94,19 @@ export async function lambdaMetafile(
     outdir: 'lambda-bundles',
   });
   return result.metafile;
+}
+
+/**
+ * Runs `script` (CommonJS, written into `dir` beside the bundles it requires) in a fresh Node.js process with
+ * only a Lambda-like environment, and returns what it printed as JSON.
+ */
+export function runInFreshProcess(dir: string, script: string): unknown {
+  const file = join(dir, `run-${Math.random().toString(36).slice(2)}.cjs`);
+  writeFileSync(file, script);
+  const printed = execFileSync(process.execPath, [file], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1' },
+    encoding: 'utf8',
+  });
+  return JSON.parse(printed);
 }
