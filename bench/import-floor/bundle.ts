@@ -8,25 +8,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { LAMBDA_BUNDLE_ALIASES, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
+import { LAMBDA_BUILD_OPTIONS } from '../../test/support/lambda-bundle.ts';
 
 export async function floorBundle(): Promise<{ assetDir: string; entry: string }> {
   const assetDir = mkdtempSync(join(tmpdir(), 'wf-import-floor-'));
   const entry = join(assetDir, 'index.js');
   await build({
+    ...LAMBDA_BUILD_OPTIONS,
+    mainFields: [...LAMBDA_BUILD_OPTIONS.mainFields],
     entryPoints: [join(REPO_ROOT, 'bench/import-floor/handler.ts')],
-    absWorkingDir: REPO_ROOT,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node22',
-    mainFields: ['module', 'main'],
     alias: { ...LAMBDA_BUNDLE_ALIASES },
-    minify: true,
-    keepNames: false,
     sourcemap: 'external',
     sourcesContent: false,
     outfile: entry,
-    logLevel: 'silent',
   });
   return { assetDir, entry };
 }
