@@ -38,6 +38,17 @@ function countingStore() {
   return { store, sent };
 }
 
+/**
+ * Another container of the Turn function than the one that ran the previous turn: it holds none of the run, but
+ * has run this workflow version before (its version cache is warm, as a reused container's is), and counts from now.
+ */
+async function otherContainer(run: { owner: string; workflowId: string; workflowVersion: number }) {
+  const counting = countingStore();
+  await counting.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
+  counting.sent.length = 0;
+  return counting;
+}
+
 const loop = (calls: number) =>
   new ScriptedModel([
     ...Array.from({ length: calls }, (_, i) => ({
@@ -125,9 +136,7 @@ describe('requests per turn', () => {
     if (outcome.next !== 'continue') throw new Error(`turn ${outcome.turn}: ${outcome.next}`);
     const readHint = outcome.readHint;
     const held = (await testStore().getRun(run.runId))!;
-    const { store, sent } = countingStore();
-    await store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
-    sent.length = 0;
+    const { store, sent } = await otherContainer(run);
     const elsewhere = engineDeps(store, model);
 
     // Act
@@ -162,9 +171,7 @@ describe('requests per turn', () => {
       ...runExecutionInput(run),
       attempt: firstAttempt('nohint'),
     });
-    const { store, sent } = countingStore();
-    await store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
-    sent.length = 0;
+    const { store, sent } = await otherContainer(run);
 
     // Act
     const second = await runTurn(engineDeps(store, model), {
@@ -199,9 +206,7 @@ describe('requests per turn', () => {
       attempt: firstAttempt('park'),
     });
     if (first.next !== 'continue') throw new Error(first.next);
-    const { store, sent } = countingStore();
-    await store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
-    sent.length = 0;
+    const { store, sent } = await otherContainer(run);
 
     // Act
     const parking = await runTurn(engineDeps(store, model), {
