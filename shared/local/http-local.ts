@@ -4,7 +4,7 @@
  * `/local/events`, recordings).
  */
 import { readFileSync } from 'node:fs';
-import { type ServerType, serve } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { apiKeyAuthenticator, createApiApp, ownersOnly } from '../api/index.ts';
 import { localEventBus } from '../api/routes/local-events.ts';
@@ -99,9 +99,26 @@ export function localApp(args: {
   return app;
 }
 
-export async function serveLocal(app: Hono, port: number, closers: Closers): Promise<void> {
-  const server: ServerType = await new Promise((resolve) => {
-    const started = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve(started));
+/**
+ * Binds the local HTTP port before anything is built from it. The services and pages need the bound port (their
+ * links and host guard name it), so the port is bound first — port 0 picks a free one — and the app is attached
+ * once it exists; until then every request answers 503. Binding first leaves no window in which another process
+ * could take a port picked earlier (the EADDRINUSE a parallel test run hit). A bind error rejects.
+ */
+export async function listenLocal(
+  port: number,
+  closers: Closers,
+): Promise<{ port: number; attach(app: Hono): void }> {
+  let app: Hono | undefined;
+  const server = createAdaptorServer({
+    fetch: (request: Request) => (app ? app.fetch(request) : new Response('starting', { status: 503 })),
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.removeListener('error', reject);
+      resolve();
+    });
   });
   closers.push(
     () =>
@@ -111,4 +128,11 @@ export async function serveLocal(app: Hono, port: number, closers: Closers): Pro
         if ('closeAllConnections' in server) server.closeAllConnections();
       }),
   );
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : port,
+    attach: (built) => {
+      app = built;
+    },
+  };
 }

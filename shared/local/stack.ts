@@ -12,9 +12,8 @@
 
 import { ensureLocalSigningKey } from '../audit-signing/index.ts';
 import { systemClock } from '../runtime/clock.ts';
-import { freePort } from './dynamodb-local.ts';
 import { ensureLocalFiles, localFiles } from './files.ts';
-import { localApp, serveLocal } from './http-local.ts';
+import { listenLocal, localApp } from './http-local.ts';
 import { startLocalMachines } from './machines.ts';
 import { startLocalModel } from './model-local.ts';
 import { recoverAndSchedule } from './recovery.ts';
@@ -37,7 +36,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     const store = await startLocalStore(options, files, auditKey.privateKey, closers);
     const { model, modelUrl, recorder } = await startLocalModel(options, closers);
-    const port = options.port === 0 ? await freePort() : (options.port ?? 8787);
+    const { port, attach } = await listenLocal(options.port ?? 8787, closers);
     const url = `http://127.0.0.1:${port}`;
     const services = await localServices(options, { store, clock, port, url, print, files });
     const machines = await startLocalMachines(options, services, model, files, closers);
@@ -49,7 +48,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       auditPublicKeyPath: auditKey.publicKey,
       recorder,
     });
-    await serveLocal(app, port, closers);
+    attach(app);
     const { scheduler, delivered, resumed } = await recoverAndSchedule(options, services, machines, closers);
     return {
       url,

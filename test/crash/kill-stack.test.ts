@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyWorkflow } from '../../shared/cli/commands.ts';
 import { isDeliverable } from '../../shared/core/degraded.ts';
 import { costOf, DEFAULT_PRICES, priceFor } from '../../shared/core/pricing.ts';
-import { freePort } from '../../shared/local/dynamodb-local.ts';
+import { freePort } from '../../shared/local/free-port.ts';
 import {
   type ScriptedFixture,
   type ScriptedModelServer,

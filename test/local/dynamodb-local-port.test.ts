@@ -1,0 +1,63 @@
+/**
+ * DynamoDB Local binds its port seconds after the port was picked (the JVM's start). Another server can hold the
+ * port by then: its answer must not be taken for DynamoDB's, and a picked port is picked again.
+ */
+import { createServer, type Server } from 'node:http';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../shared/local/dynamodb-local.ts';
+
+const picked = vi.hoisted(() => ({ ports: [] as number[] }));
+vi.mock('../../shared/local/free-port.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../shared/local/free-port.ts')>();
+  return { freePort: async () => picked.ports.shift() ?? (await original.freePort()) };
+});
+
+let squatter: Server | undefined;
+let local: DynamoDbLocal | undefined;
+
+afterEach(async () => {
+  await local?.stop();
+  local = undefined;
+  await new Promise((resolve) => (squatter ? squatter.close(resolve) : resolve(undefined)));
+  squatter = undefined;
+});
+
+/** An HTTP server on a free loopback port that answers every request, as another test's server would. */
+async function holdPort(): Promise<number> {
+  squatter = createServer((_request, response) => response.end('not dynamodb'));
+  await new Promise<void>((resolve) => squatter!.listen(0, '127.0.0.1', resolve));
+  const address = squatter.address();
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+describe('Function: startDynamoDbLocal', () => {
+  it('fails with the bind error when the port it was given is held by another server', {
+    timeout: 120_000,
+  }, async () => {
+    // Prepare
+    const port = await holdPort();
+
+    // Act
+    const started = startDynamoDbLocal({ port });
+
+    // Assess
+    await expect(started).rejects.toThrow(/Failed to bind/);
+  });
+
+  it('picks another port when the one it picked was taken before the JVM bound it', {
+    timeout: 120_000,
+  }, async () => {
+    // Prepare
+    const taken = await holdPort();
+    picked.ports.push(taken);
+
+    // Act
+    local = await startDynamoDbLocal();
+
+    // Assess
+    expect(local.port).not.toBe(taken);
+    const answer = await fetch(local.endpoint, { method: 'POST' });
+    expect(answer.headers.has('x-amzn-requestid')).toBe(true);
+    expect(await answer.text()).toContain('MissingAuthenticationToken');
+  });
+});
