@@ -127,8 +127,9 @@ async function createOnce(
           },
         ]
       : []),
-    // An API start is watched by the pending-runs sweep (pending-runs.ts): one more item for a keyed start
-    // (beside its idempotency marker), none for a keyless one (in the idempotency marker's place). The
+    // An API, schedule or event start is watched by the pending-runs sweep (pending-runs.ts): one more item for
+    // a keyed start, a schedule's or an event's (beside its idempotency marker), none for a keyless one (in the
+    // idempotency marker's place). The
     // transaction is checked against TransactWriteItems' limits all the same (assertTransactionFits below).
     ...(watchesStart(stored) ? [pendingMarkerPut(T, stored)] : []),
     ...counters,
