@@ -9,7 +9,7 @@
  */
 import { ExecutionDoesNotExist, type SFNClient } from '@aws-sdk/client-sfn';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createJobsSweepHandler } from '../../functions/jobs-sweep.ts';
 import { createStartRunHandler } from '../../functions/start-run.ts';
 import { DEFAULT_PRICES } from '../../shared/core/pricing.ts';
@@ -474,14 +474,15 @@ describe('schedule and event starts left pending', () => {
     },
   );
 
-  it('answers a trigger redriven after the sweep ended its run with that run, and starts nothing', async () => {
+  it('answers a trigger redriven after the sweep ended its run with that run, starts nothing, and says so', async () => {
     // Prepare: every attempt failed; the sweep ended the run.
     const clock = new FixedClock(freshDay());
-    const { created, invoke } = await triggered(clock, 'event');
+    const { created, invoke, telemetry } = await triggered(clock, 'event');
     expect(await invoke('throttled').outcome).toMatchObject({ name: 'ThrottlingException' });
     clock.advance(11 * MINUTE);
     await sweepPendingRuns({ store, executions: stepFunctions('missing').executions, clock });
     const ended = (await store.getRun(created.runId!))!;
+    const warn = vi.spyOn(telemetry.logger, 'warn').mockImplementation(() => {});
 
     // Act: the trigger redriven from the dead-letter queue.
     const redrive = invoke('started');
@@ -490,6 +491,10 @@ describe('schedule and event starts left pending', () => {
     expect(await redrive.outcome).toEqual({ runId: ended.runId, created: false });
     expect(redrive.sfn.calls).toEqual([]);
     expect(await store.getRun(ended.runId)).toMatchObject({ status: 'failed', rev: ended.rev });
+    expect(warn).toHaveBeenCalledWith(
+      'duplicate trigger: its run ended without starting; nothing started',
+      expect.objectContaining({ runId: ended.runId, trigger: 'event' }),
+    );
   });
 
   it('marks no run of a delegated job (the jobs sweep finds it again)', async () => {
