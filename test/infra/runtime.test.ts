@@ -571,7 +571,7 @@ describe('cdk-nag and synthesis', () => {
   });
 
   // The sweep counts each undecided run once a minute: 5 in 5 minutes is a run no sweep of the window decided.
-  it('alarms on 5 undecided pending API starts in 5 minutes, not on one failed describe', () => {
+  it('alarms on 5 undecided pending starts in 5 minutes, not on one failed describe', () => {
     synthesized.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'PendingRunsUndecided',
       Statistic: 'Sum',
