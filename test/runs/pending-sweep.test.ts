@@ -1,8 +1,8 @@
 /**
- * API starts left `pending` (shared/runs/pending-sweep.ts), on DynamoDB Local: an API start (with an
- * Idempotency-Key or without) creates its run with turn 0's reservation (on the day's counter too) and then
- * starts its execution. A crash in between, or an uncertain start that DescribeExecution could not settle, leaves the run
- * `pending`; such a run carries a marker (shared/store/pending-runs.ts) that the jobs sweep's pending-runs step
+ * API, schedule and event starts left `pending` (shared/runs/pending-sweep.ts), on DynamoDB Local: an API start
+ * (with an Idempotency-Key or without), or start-run for a schedule or an event, creates its run with turn 0's
+ * reservation (on the day's counter too) and then starts its execution. A crash in between, an uncertain start
+ * that DescribeExecution could not settle, or a trigger whose every attempt failed leaves the run `pending`; such a run carries a marker (shared/store/pending-runs.ts) that the jobs sweep's pending-runs step
  * reads. Past 10 minutes it asks DescribeExecution: no execution ends the run `failed` (`ExecutionNotStarted`)
  * with the reservation given back; an execution leaves the run alone. Every way out of `pending` removes the
  * marker in its own transaction. The table is this file's own: the markers' hour buckets are shared by all runs.
