@@ -64,8 +64,8 @@ export type NewRun = PreparedRun;
 
 /**
  * Writes a new run, its first transcript message and its first audit entries in one transaction, with an
- * optional idempotency marker (and, for an API start, a pending-run marker: pending-runs.ts) and turn 0's
- * budget reservation (core/first-reservation.ts: the run item holds it,
+ * optional idempotency marker (and, for an API, schedule or event start, a pending-run marker: pending-runs.ts)
+ * and turn 0's budget reservation (core/first-reservation.ts: the run item holds it,
  * the day's counter and a graph child's graph run counter count it). A repeated key with the same request
  * returns the existing run instead. A reservation a ceiling refuses never fails the creation: the run is
  * created without it, and turn 0 reserves for itself (and stops the run `budget_exceeded`, visibly, when the

@@ -83,7 +83,8 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.auditSigningKeyArn,
     ENV.externalEngines,
   ],
-  // The graph and external machines' ARNs: the pending-runs step describes API starts of every kind.
+  // The graph and external machines' ARNs: the pending-runs step describes API, schedule and event starts of
+  // every kind.
   'jobs-sweep': [...COMMON, ENV.stateMachineArn, ENV.graphStateMachineArn, ENV.externalStateMachineArn],
   mcp: [...COMMON, ENV.stateMachineArn, ENV.apiAuth],
   'start-run': [...COMMON, ENV.stateMachineArn, ENV.graphStateMachineArn, ENV.externalStateMachineArn],
