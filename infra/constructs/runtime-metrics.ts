@@ -166,7 +166,8 @@ export function runtimeMetricAlarms(
       metric: runtimeMetric(source, 'PendingRunsUndecided'),
       threshold: 5,
       description:
-        'The jobs sweep could not decide pending runs (API, schedule or event starts) for 5 minutes (DescribeExecution failed, log "pending runs ' +
+        'The jobs sweep could not decide pending runs (API, schedule or event starts) for 5 minutes ' +
+        '(DescribeExecution failed, log "pending runs ' +
         'swept, some undecided"; or the sweep failed, log "pending runs not swept"): those runs stay pending, their ' +
         'reservations counted on the day, until a sweep decides.',
     },

@@ -27,8 +27,7 @@ export const PENDING_SWEEP_LIMITS = {
    * asynchronous invocation after one minute, then after two more:
    * https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html; an attempt Lambda
    * throttles is tried again for up to six hours, and one that comes after the sweep finds the run ended). Ten
-   * minutes also lets
-   * DescribeExecution, which is eventually consistent ("may not reflect very recent updates":
+   * minutes also lets DescribeExecution, which is eventually consistent ("may not reflect very recent updates":
    * https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html), see an
    * execution that did start.
    */

@@ -1,12 +1,13 @@
 /**
  * Pending-run markers: a run that would stay `pending` if its first start never happened and nothing started it
  * again (watchesStart) gets a small item, `PENDINGRUN#<hour created> / <createdAt>#<runId>`, which the
- * pending-runs sweep (shared/runs/pending-sweep.ts) reads, in its creation's transaction, and loses it in the transaction of the commit that moves it out of `pending`
- * (commit.ts), whoever makes it: its first turn, graph advance or external start, a cancel, MarkFailed, or the
- * sweep ending it unstarted. No request is added: both ride on a transaction the run writes anyway. A marker whose
- * run no sweep could decide (the sweep looks a day back) is deleted by the table's TTL two days after its run's
- * creation. TTL deletes are eventual, "typically within two days of expiration", and an expired item not yet
- * deleted "will still show up in reads, queries, and scans"
+ * pending-runs sweep (shared/runs/pending-sweep.ts) reads, in its creation's transaction, and loses it in the
+ * transaction of the commit that moves it out of `pending` (commit.ts), whoever makes it: its first turn, graph
+ * advance or external start, a cancel, MarkFailed, or the sweep ending it unstarted. No request is added: both
+ * ride on a transaction the run writes anyway. A marker whose run no sweep could decide (the sweep looks a day
+ * back) is deleted by the table's TTL two days after its run's creation. TTL deletes are eventual, "typically
+ * within two days of expiration", and an expired item not yet deleted "will still show up in reads, queries, and
+ * scans"
  * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTimeToLive.html,
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TTL.html): the sweep never reads a marker that
  * old, so an expired one still present changes nothing.

@@ -129,8 +129,8 @@ async function createOnce(
       : []),
     // An API, schedule or event start is watched by the pending-runs sweep (pending-runs.ts): one more item for
     // a keyed start, a schedule's or an event's (beside its idempotency marker), none for a keyless one (in the
-    // idempotency marker's place). The
-    // transaction is checked against TransactWriteItems' limits all the same (assertTransactionFits below).
+    // idempotency marker's place). The transaction is checked against TransactWriteItems' limits all the same
+    // (assertTransactionFits below).
     ...(watchesStart(stored) ? [pendingMarkerPut(T, stored)] : []),
     ...counters,
   ];
