@@ -1,7 +1,8 @@
 /**
  * The delegated-jobs sweep (docs/jobs.md), run every minute by an EventBridge rule: gives back the slots of
  * jobs whose runs ended, starts the runs a crash left unstarted, and promotes queued jobs into free slots
- * (retries whose wait is over included); and first settles API starts left `pending` (shared/runs/pending-sweep.ts).
+ * (retries whose wait is over included); and first settles API, schedule and event starts left `pending`
+ * (shared/runs/pending-sweep.ts).
  * Run also when a run execution ends (the run-ended rule): then it
  * settles that run's job and promotes the next queued job of its grant at once. Idempotent: every step is a
  * conditional write.
@@ -35,7 +36,8 @@ export function createJobsSweepHandler(
           telemetry.logger.info('run ended: job settled', { runId: request.runId });
           return { runId: request.runId };
         }
-        // API starts a crash left pending (docs/api.md): first, within its own time budget; never throws.
+        // API, schedule and event starts a crash or a failed start left pending (docs/api.md): first, within its
+        // own time budget; never throws.
         await pendingRunsStep(deps(), telemetry);
         // Stops before the timeout and goes on from there next time (docs/jobs.md, "The sweep's time").
         const swept = await sweepJobs(deps(), grantScope(telemetry), lambdaSweepDeadline(telemetry, context));

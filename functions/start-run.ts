@@ -84,11 +84,13 @@ async function start(
     idempotency: idempotencyFor(trigger, event.workflowId)!,
     actor: 'system',
   });
-  telemetry.logger.info(created ? 'run started' : 'duplicate trigger: run already started', {
-    runId: run.runId,
-    workflowId: event.workflowId,
-    trigger: trigger.type,
-  });
+  const context = { runId: run.runId, workflowId: event.workflowId, trigger: trigger.type };
+  // A retry or a redrive that comes after the jobs sweep ended the run unstarted (no execution of it existed:
+  // shared/runs/pending-sweep.ts) finds that ended run and starts nothing: said, so a redrive is not taken for a
+  // start (docs/event-triggers.md).
+  if (!created && run.status === 'failed' && run.error?.name === 'ExecutionNotStarted')
+    telemetry.logger.warn('duplicate trigger: its run ended without starting; nothing started', context);
+  else telemetry.logger.info(created ? 'run started' : 'duplicate trigger: run already started', context);
   return { runId: run.runId, created };
 }
 

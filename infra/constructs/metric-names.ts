@@ -73,12 +73,12 @@ export const RUNTIME_METRICS = {
   PendingRunsSettled: {
     unit: 'Count',
     description:
-      'API starts left pending whose execution the jobs sweep found never existed: ended failed, reservation given back.',
+      'Runs left pending (API, schedule and event starts) whose execution the jobs sweep found never existed: ended failed, reservation given back.',
   },
   PendingRunsUndecided: {
     unit: 'Count',
     description:
-      'API starts left pending whose execution the jobs sweep could not look up (DescribeExecution failed), and one per pending sweep that failed as a whole: tried again.',
+      'Runs left pending (API, schedule and event starts) whose execution the jobs sweep could not look up (DescribeExecution failed), and one per pending sweep that failed as a whole: tried again.',
   },
   CancelAnchorsDeferred: {
     unit: 'Count',

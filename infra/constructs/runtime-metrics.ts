@@ -107,7 +107,7 @@ export function runtimeMetricRows(source: RuntimeMetricsSource): cloudwatch.IWid
         left: [metric('BudgetStops', 'budget stops'), metric('EgressDenials', 'egress denials')],
       }),
       new cloudwatch.GraphWidget({
-        title: 'Jobs sweep: stopped early, pending API starts',
+        title: 'Jobs sweep: stopped early, pending starts',
         width: 12,
         left: [
           metric('JobsSweepStoppedEarly', 'sweeps stopped early'),
@@ -166,7 +166,8 @@ export function runtimeMetricAlarms(
       metric: runtimeMetric(source, 'PendingRunsUndecided'),
       threshold: 5,
       description:
-        'The jobs sweep could not decide pending API starts for 5 minutes (DescribeExecution failed, log "pending runs ' +
+        'The jobs sweep could not decide pending runs (API, schedule or event starts) for 5 minutes ' +
+        '(DescribeExecution failed, log "pending runs ' +
         'swept, some undecided"; or the sweep failed, log "pending runs not swept"): those runs stay pending, their ' +
         'reservations counted on the day, until a sweep decides.',
     },

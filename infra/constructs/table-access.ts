@@ -87,7 +87,7 @@ export const DELETE_PARTITIONS: Readonly<Partial<Record<HandlerName, readonly st
   api: [PENDING_RUNS, OWNER, TRIGGERS, GRANT, LEGACY_GRANT_HEAD],
   // Each trigger-index put deletes the workflow's entry of the other trigger type.
   'workflow-write': [TRIGGERS],
-  // Jobs' queue entries; markers of settled API starts; a cancel's pending anchor.
+  // Jobs' queue entries; markers of settled API, schedule and event starts; a cancel's pending anchor.
   'jobs-sweep': [PENDING_RUNS, OWNER, GRANT],
   // Jobs' queue entries; a cancel's pending anchor (a job's run carries no marker: pending-runs.ts watchesStart).
   mcp: [OWNER, GRANT],
@@ -122,9 +122,10 @@ export const WRITE_PARTITIONS: Readonly<
   expire: { [WRITE]: [RUN, APPROVAL] },
   // The wait on the step and the task record: both in the run's partition.
   'human-task': { [WRITE]: [RUN] },
-  // A run created from a schedule or an event (its items and its idempotency marker: no pending-run marker, the
-  // trigger finds it again), turn 0's reservation on the day's counter.
-  'start-run': { [WRITE]: [RUN, IDEMPOTENCY], [UPDATE]: [DAY_SPEND] },
+  // A run created from a schedule or an event (its items, its idempotency marker and its pending-run marker: a
+  // trigger whose retries all failed never starts it, shared/store/pending-runs.ts), turn 0's reservation on the
+  // day's counter.
+  'start-run': { [WRITE]: [RUN, IDEMPOTENCY, PENDING_RUNS], [UPDATE]: [DAY_SPEND] },
   // A graph step's child run (created without a marker: the step's wait finds it), the wait on the step, the
   // resume token; the child's turn 0 reservation on the graph run's counter (its partition) and the day's.
   'graph-wait': { [WRITE]: [RUN], [UPDATE]: [RUN, DAY_SPEND] },
@@ -151,8 +152,8 @@ export const WRITE_PARTITIONS: Readonly<
 export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // Loads runs, transcripts and the ledger; commits turns; appends notes and day spend (UpdateItem); a resume
   // from approvals checks the workflow head as a ConditionCheck of its first commit (the live policy, no read).
-  // The first commit of an API start without an Idempotency-Key deletes its pending-run marker (DeleteItem in
-  // the commit's transaction: shared/store/pending-runs.ts). A turn reads the run, the messages its container
+  // The first commit of an API, schedule or event start deletes its pending-run marker (DeleteItem in the
+  // commit's transaction: shared/store/pending-runs.ts). A turn reads the run, the messages its container
   // does not hold and the workflow head in one BatchGetItem (shared/store/turn-read.ts).
   turn: [READ, BATCH_READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // Reads the run and its pending approvals (one BatchGetItem when the state names them; a state from an
@@ -183,15 +184,17 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // the audit entries in one transaction (replacing a draft checks the head as a ConditionCheck), and keeps
   // the trigger index (each entry put deletes the workflow's entry of the other trigger type).
   'workflow-write': [READ, WRITE, DELETE, CONDITION_CHECK],
-  // Creates the run once per scheduled time or event id, with turn 0's budget reservation: a workflow with a
-  // day ceiling adds the reservation to the day's counter in the creation's transaction, an Update action
-  // (UpdateItem; shared/core/first-reservation.ts).
+  // Creates the run once per scheduled time or event id, with turn 0's budget reservation and its pending-run
+  // marker (a PutItem in the creation's transaction): a workflow with a day ceiling adds the reservation to the
+  // day's counter in the same transaction, an Update action (UpdateItem; shared/core/first-reservation.ts). It
+  // never deletes: a run it created leaves `pending` (and loses its marker) by another function's commit.
   'start-run': [READ, WRITE, UPDATE],
   // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries), and moves
   // the scheduled sweep's cursor before and after each grant (conditional PutItems, sweep-cursor.ts). A job
   // cancelled while it was being started has its run cancelled here, which anchors the run's head as Deliver
-  // does (a pending anchor under contention: ConditionCheckItem). It also settles API starts left pending:
-  // it queries the pending-run markers, removes those of started runs (DeleteItem) and ends the others.
+  // does (a pending anchor under contention: ConditionCheckItem). It also settles runs left pending (API,
+  // schedule and event starts): it queries the pending-run markers, removes those of started runs (DeleteItem)
+  // and ends the others.
   'jobs-sweep': [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // The jobs MCP server: the same job operations as the api's /v1/jobs (admission, queue, cancel).
   // A cancel anchors the run's head as Deliver does (a pending anchor under contention: ConditionCheckItem).

@@ -417,8 +417,9 @@ export class WorkflowRuntime extends Construct {
         machine.grantExecution(fns.api, 'states:DescribeExecution'),
         "An API start asks whether its run's execution exists after an uncertain StartExecution; the execution's name is the run id, known only at run time; scoped to executions of this state machine.",
       );
-    // The jobs sweep asks the same of API starts left pending (shared/runs/pending-sweep.ts), for runs of all
-    // three machines: the execution ARN comes from each machine's ARN (test/iam/pending-sweep-describe.test.ts).
+    // The jobs sweep asks the same of API, schedule and event starts left pending (shared/runs/pending-sweep.ts),
+    // for runs of all three machines: the execution ARN comes from each machine's ARN
+    // (test/iam/pending-sweep-grants.test.ts).
     fns['jobs-sweep']
       .addEnvironment(ENV.graphStateMachineArn, graphArn)
       .addEnvironment(ENV.externalStateMachineArn, externalArn);
@@ -430,7 +431,7 @@ export class WorkflowRuntime extends Construct {
       acknowledgeGrantWildcards(
         fns['jobs-sweep'],
         machine.grantExecution(fns['jobs-sweep'], 'states:DescribeExecution'),
-        "The jobs sweep asks whether a pending API start's execution exists; the execution's name is the run id, known only at run time; scoped to executions of this state machine.",
+        "The jobs sweep asks whether a pending run's execution exists (an API, schedule or event start); the execution's name is the run id, known only at run time; scoped to executions of this state machine.",
       );
     const engines = JSON.stringify(externalEnginesOf(props));
     for (const fn of [fns['workflow-write'], fns.external]) fn.addEnvironment(ENV.externalEngines, engines);

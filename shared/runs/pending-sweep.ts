@@ -1,10 +1,12 @@
 /**
- * The pending-runs sweep, a step of the scheduled jobs sweep (functions/jobs-sweep.ts): settles API starts that
- * no request will settle. An API start creates its run `pending` (with turn 0's reservation, on the day's
- * counter too) and then starts its execution; a crash in between, or a start whose outcome nothing could tell
- * (docs/api.md), leaves the run `pending`. With an Idempotency-Key a repeat of the request would start it, but
- * a caller that crashed or gave up never repeats it, so keyed starts are settled the same way (a repeat after
- * that answers the ended run). Such runs carry a marker
+ * The pending-runs sweep, a step of the scheduled jobs sweep (functions/jobs-sweep.ts): settles runs started by
+ * the API, a schedule or an event that nothing else will settle. Such a start creates its run `pending` (with
+ * turn 0's reservation, on the day's counter too) and then starts its execution; a crash in between, or a start
+ * whose outcome nothing could tell (docs/api.md), leaves the run `pending`. With an Idempotency-Key a repeat of
+ * the request would start it, but a caller that crashed or gave up never repeats it; a schedule's or an event's
+ * run is started again only by a retry of its trigger (Lambda's two retries of start-run, then a redrive from the
+ * trigger dead-letter queue, if anyone redrives it: docs/event-triggers.md). So all of them are settled the same
+ * way (a repeat, retry or redrive after that answers the ended run). Such runs carry a marker
  * (shared/store/pending-runs.ts) until they leave `pending`. For each run still pending past `minAgeMs`, the
  * sweep asks Step Functions whether its execution, named after the run, exists: if not, the run is ended
  * `failed` (`ExecutionNotStarted`) with its reservation given back, as the API does for a refused start
@@ -20,7 +22,11 @@ import { endUnstarted } from './start-run.ts';
 
 export const PENDING_SWEEP_LIMITS = {
   /**
-   * A run pending this long is looked at. An API start tries StartExecution three times within seconds; ten
+   * A run pending this long is looked at. An API start tries StartExecution three times within seconds; a
+   * schedule's or an event's start-run is tried three times within about three minutes (Lambda retries a failed
+   * asynchronous invocation after one minute, then after two more:
+   * https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html; an attempt Lambda
+   * throttles is tried again for up to six hours, and one that comes after the sweep finds the run ended). Ten
    * minutes also lets DescribeExecution, which is eventually consistent ("may not reflect very recent updates":
    * https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html), see an
    * execution that did start.

@@ -258,7 +258,7 @@ export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
   createRun(created: NewRun, idempotency?: Idempotency) {
     return createRun(this.ctx, created, idempotency);
   }
-  /** Markers of API starts created in `hour` before `createdBefore` (shared/store/pending-runs.ts). */
+  /** Markers of API, schedule and event starts created in `hour` before `createdBefore` (store/pending-runs.ts). */
   listPendingRunMarkers(hour: string, createdBefore: string): Promise<PendingRunMarker[]> {
     return listPendingRunMarkers(this.ctx, hour, createdBefore);
   }

@@ -1,12 +1,13 @@
 /**
- * Pending-run markers: a run that nothing but the pending-runs sweep (shared/runs/pending-sweep.ts) could find
- * again if its first start never happened gets a small item, `PENDINGRUN#<hour created> / <createdAt>#<runId>`,
- * in its creation's transaction, and loses it in the transaction of the commit that moves it out of `pending`
- * (commit.ts), whoever makes it: its first turn, graph advance or external start, a cancel, MarkFailed, or the
- * sweep ending it unstarted. No request is added: both ride on a transaction the run writes anyway. A marker whose
- * run no sweep could decide (the sweep looks a day back) is deleted by the table's TTL two days after its run's
- * creation. TTL deletes are eventual, "typically within two days of expiration", and an expired item not yet
- * deleted "will still show up in reads, queries, and scans"
+ * Pending-run markers: a run that would stay `pending` if its first start never happened and nothing started it
+ * again (watchesStart) gets a small item, `PENDINGRUN#<hour created> / <createdAt>#<runId>`, which the
+ * pending-runs sweep (shared/runs/pending-sweep.ts) reads, in its creation's transaction, and loses it in the
+ * transaction of the commit that moves it out of `pending` (commit.ts), whoever makes it: its first turn, graph
+ * advance or external start, a cancel, MarkFailed, or the sweep ending it unstarted. No request is added: both
+ * ride on a transaction the run writes anyway. A marker whose run no sweep could decide (the sweep looks a day
+ * back) is deleted by the table's TTL two days after its run's creation. TTL deletes are eventual, "typically
+ * within two days of expiration", and an expired item not yet deleted "will still show up in reads, queries, and
+ * scans"
  * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTimeToLive.html,
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TTL.html): the sweep never reads a marker that
  * old, so an expired one still present changes nothing.
@@ -30,16 +31,21 @@ export const PENDING_MARKER_TTL_SECONDS = 2 * 86_400;
 export const pendingMarkerExpiry = (createdAt: string): number =>
   Math.floor(Date.parse(createdAt) / 1000) + PENDING_MARKER_TTL_SECONDS;
 
+/** The triggers whose runs are watched: started by the API, a schedule or an event (a run of its own, no parent). */
+const WATCHED_TRIGGERS: ReadonlySet<Run['trigger']['type']> = new Set(['on_demand', 'schedule', 'event']);
+
 /**
- * Whether the run carries a marker: an API start, with or without an Idempotency-Key. Without one nothing else
- * could find the run again; with one, only a repeat of the request would, and a caller that crashed or gave up
- * never repeats it, so a keyed start is watched too (a repeat after the sweep ended the run answers that ended
- * run: docs/api.md). Every other start is found again by what started it: a schedule's or an event's retried
- * trigger by its idempotency marker, a delegated job's attempt by the jobs sweep, a graph's child run by its
- * step's wait.
+ * Whether the run carries a marker: an API start (with or without an Idempotency-Key), or a schedule's or an
+ * event's (functions/start-run.ts). Without a key nothing else could find an API start again; with one, only a
+ * repeat of the request would, and a caller that crashed or gave up never repeats it. A schedule's or an event's
+ * run is found again only by a retry of its trigger: Lambda's two retries of the asynchronous invocation, or a
+ * redrive from the trigger dead-letter queue (docs/event-triggers.md), and a trigger whose retries all failed
+ * comes back only if someone redrives it. So all of them are watched (a repeat, a retry or a redrive after the
+ * sweep ended the run answers that ended run: docs/api.md, docs/event-triggers.md). A delegated job's attempt is
+ * found again by the jobs sweep, a graph's child run by its step's wait: neither carries a marker.
  */
 export const watchesStart = (run: Run): boolean =>
-  run.trigger.type === 'on_demand' && run.parent === undefined;
+  WATCHED_TRIGGERS.has(run.trigger.type) && run.parent === undefined;
 
 /** Whether a change moves a run that carries a marker out of `pending` (its marker goes in the same transaction). */
 export const leavesWatchedPending = (run: Run, next: Run): boolean =>

@@ -64,8 +64,8 @@ export type NewRun = PreparedRun;
 
 /**
  * Writes a new run, its first transcript message and its first audit entries in one transaction, with an
- * optional idempotency marker (and, for an API start, a pending-run marker: pending-runs.ts) and turn 0's
- * budget reservation (core/first-reservation.ts: the run item holds it,
+ * optional idempotency marker (and, for an API, schedule or event start, a pending-run marker: pending-runs.ts)
+ * and turn 0's budget reservation (core/first-reservation.ts: the run item holds it,
  * the day's counter and a graph child's graph run counter count it). A repeated key with the same request
  * returns the existing run instead. A reservation a ceiling refuses never fails the creation: the run is
  * created without it, and turn 0 reserves for itself (and stops the run `budget_exceeded`, visibly, when the
@@ -127,9 +127,10 @@ async function createOnce(
           },
         ]
       : []),
-    // An API start is watched by the pending-runs sweep (pending-runs.ts): one more item for a keyed start
-    // (beside its idempotency marker), none for a keyless one (in the idempotency marker's place). The
-    // transaction is checked against TransactWriteItems' limits all the same (assertTransactionFits below).
+    // An API, schedule or event start is watched by the pending-runs sweep (pending-runs.ts): one more item for
+    // a keyed start, a schedule's or an event's (beside its idempotency marker), none for a keyless one (in the
+    // idempotency marker's place). The transaction is checked against TransactWriteItems' limits all the same
+    // (assertTransactionFits below).
     ...(watchesStart(stored) ? [pendingMarkerPut(T, stored)] : []),
     ...counters,
   ];

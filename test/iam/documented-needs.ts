@@ -111,7 +111,7 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
     fn: 'jobs-sweep',
     action: 'states:DescribeExecution',
     reason:
-      'The pending-runs step of the sweep asks whether the execution of an API start left pending for 10 minutes exists before ending the run (shared/runs/pending-sweep.ts). The flow leaves no start pending; test/iam/pending-sweep-grants.test.ts simulates the grant and test/runs/pending-sweep.test.ts drives the call (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html).',
+      'The pending-runs step of the sweep asks whether the execution of an API, schedule or event start left pending for 10 minutes exists before ending the run (shared/runs/pending-sweep.ts). The flow leaves no start pending; test/iam/pending-sweep-grants.test.ts simulates the grant and test/runs/pending-sweep.test.ts drives the call (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html).',
   },
   // The first commit of an API-started run deletes its pending-run marker (DeleteItem, shared/store/pending-runs.ts):
   // the flow's keyed starts are marked too, so Turn's and graph-advance's grant is recorded, not listed here.

@@ -1,14 +1,15 @@
 /**
- * The grants behind settling API starts left pending (shared/runs/pending-sweep.ts), evaluated with iam-simulate
- * on the synthesized template. The jobs sweep may `states:DescribeExecution` an execution of the run, graph and
- * external machines (an API start may be any of the three kinds) and of no other machine; DescribeExecution is
+ * The grants behind settling API, schedule and event starts left pending (shared/runs/pending-sweep.ts), evaluated
+ * with iam-simulate on the synthesized template. The jobs sweep may `states:DescribeExecution` an execution of
+ * the run, graph and external machines (a run so started may be any of the three kinds) and of no other machine; DescribeExecution is
  * authorized on the execution resource
  * `arn:<partition>:states:<region>:<account>:execution:<state machine name>:<execution name>`
  * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html,
  * https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html). The functions whose
  * commits move a run out of `pending` may delete its marker: TransactWriteItems is authorized as each of its parts
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html), a Delete as
- * DeleteItem, in the marker's partition.
+ * DeleteItem, in the marker's partition. Start-run puts the marker of a schedule's or an event's run in its
+ * creation's transaction (a Put as PutItem, in the marker's partition) and deletes none.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { HandlerName } from '../../infra/constructs/state-names.ts';
@@ -53,8 +54,8 @@ const decideFor = (
   });
 };
 
-describe('Settling API starts left pending: the grants', () => {
-  it('lets the jobs sweep describe an execution of each machine an API start may run on', async () => {
+describe('Settling API, schedule and event starts left pending: the grants', () => {
+  it('lets the jobs sweep describe an execution of each machine such a run may run on', async () => {
     for (const execution of Object.values(executionOf))
       expect(await decideFor('jobs-sweep', 'states:DescribeExecution', execution)).toBe('Allowed');
   });
@@ -74,4 +75,10 @@ describe('Settling API starts left pending: the grants', () => {
       );
     },
   );
+
+  it('lets start-run put the marker of a run it creates, and delete none', async () => {
+    const marker = { 'dynamodb:LeadingKeys': [keys.pendingRun('2026-12-03T10:15:00.000Z', 'run_0123').pk] };
+    expect(await decideFor('start-run', 'dynamodb:PutItem', table, marker)).toBe('Allowed');
+    expect(await decideFor('start-run', 'dynamodb:DeleteItem', table, marker)).toBe('ImplicitlyDenied');
+  });
 });

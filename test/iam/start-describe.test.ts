@@ -2,7 +2,9 @@
  * Who may ask whether a run's first execution exists, evaluated with iam-simulate on the synthesized template: the
  * api (an API start without an Idempotency-Key whose StartExecution may have happened: shared/runs/start-run.ts)
  * may `states:DescribeExecution` an execution of the run, graph and external machines (it starts runs on all
- * three); start-run, whose starts always carry an idempotency marker, may describe none. DescribeExecution is
+ * three); start-run, whose starts always carry an idempotency marker, may describe none (a retried trigger
+ * starts its pending run again; the jobs sweep describes one left pending: pending-sweep-grants.test.ts).
+ * DescribeExecution is
  * authorized on the execution resource
  * `arn:<partition>:states:<region>:<account>:execution:<state machine name>:<execution name>`
  * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html,
@@ -53,7 +55,7 @@ describe("Asking whether a run's first execution exists: who may", () => {
     expect(await describes('api', other)).toBe('ImplicitlyDenied');
   });
 
-  it('start-run may describe none (its starts are found again by their idempotency marker)', async () => {
+  it('start-run may describe none (a retry finds its run by its idempotency marker; the sweep asks)', async () => {
     for (const execution of Object.values(executionOf))
       expect(await describes('start-run', execution)).toBe('ImplicitlyDenied');
   });

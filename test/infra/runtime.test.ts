@@ -83,7 +83,8 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.auditSigningKeyArn,
     ENV.externalEngines,
   ],
-  // The graph and external machines' ARNs: the pending-runs step describes API starts of every kind.
+  // The graph and external machines' ARNs: the pending-runs step describes API, schedule and event starts of
+  // every kind.
   'jobs-sweep': [...COMMON, ENV.stateMachineArn, ENV.graphStateMachineArn, ENV.externalStateMachineArn],
   mcp: [...COMMON, ENV.stateMachineArn, ENV.apiAuth],
   'start-run': [...COMMON, ENV.stateMachineArn, ENV.graphStateMachineArn, ENV.externalStateMachineArn],
@@ -571,7 +572,7 @@ describe('cdk-nag and synthesis', () => {
   });
 
   // The sweep counts each undecided run once a minute: 5 in 5 minutes is a run no sweep of the window decided.
-  it('alarms on 5 undecided pending API starts in 5 minutes, not on one failed describe', () => {
+  it('alarms on 5 undecided pending starts in 5 minutes, not on one failed describe', () => {
     synthesized.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'PendingRunsUndecided',
       Statistic: 'Sum',

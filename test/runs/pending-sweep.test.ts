@@ -1,16 +1,17 @@
 /**
- * API starts left `pending` (shared/runs/pending-sweep.ts), on DynamoDB Local: an API start (with an
- * Idempotency-Key or without) creates its run with turn 0's reservation (on the day's counter too) and then
- * starts its execution. A crash in between, or an uncertain start that DescribeExecution could not settle, leaves the run
- * `pending`; such a run carries a marker (shared/store/pending-runs.ts) that the jobs sweep's pending-runs step
+ * API, schedule and event starts left `pending` (shared/runs/pending-sweep.ts), on DynamoDB Local: an API start
+ * (with an Idempotency-Key or without), or start-run for a schedule or an event, creates its run with turn 0's
+ * reservation (on the day's counter too) and then starts its execution. A crash in between, an uncertain start
+ * that DescribeExecution could not settle, or a trigger whose every attempt failed leaves the run `pending`; such a run carries a marker (shared/store/pending-runs.ts) that the jobs sweep's pending-runs step
  * reads. Past 10 minutes it asks DescribeExecution: no execution ends the run `failed` (`ExecutionNotStarted`)
  * with the reservation given back; an execution leaves the run alone. Every way out of `pending` removes the
  * marker in its own transaction. The table is this file's own: the markers' hour buckets are shared by all runs.
  */
 import { ExecutionDoesNotExist, type SFNClient } from '@aws-sdk/client-sfn';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createJobsSweepHandler } from '../../functions/jobs-sweep.ts';
+import { createStartRunHandler } from '../../functions/start-run.ts';
 import { DEFAULT_PRICES } from '../../shared/core/pricing.ts';
 import { DEFAULT_MODEL_CONFIG } from '../../shared/model/resolve.ts';
 import {
@@ -51,9 +52,13 @@ beforeAll(async () => {
 
 type Answer = 'missing' | 'exists' | 'throttled' | 'started';
 
-/** Step Functions answering StartExecution with `start` and DescribeExecution with `describe`; calls recorded. */
+/**
+ * Step Functions answering StartExecution with `start` and DescribeExecution with `describe`; calls recorded, and
+ * the name of each StartExecution in `names`.
+ */
 function stepFunctions(describe: Answer, start: Answer = 'started', onDescribe?: () => void) {
   const calls: { command: string; arn?: string }[] = [];
+  const names: string[] = [];
   const client = {
     send: async (command: {
       constructor: { name: string };
@@ -64,6 +69,7 @@ function stepFunctions(describe: Answer, start: Answer = 'started', onDescribe?:
         command: kind,
         ...(command.input.executionArn ? { arn: command.input.executionArn } : {}),
       });
+      if (command.input.name) names.push(command.input.name);
       const answer = kind === 'DescribeExecutionCommand' ? describe : start;
       if (kind === 'DescribeExecutionCommand') onDescribe?.();
       if (answer === 'throttled')
@@ -79,7 +85,7 @@ function stepFunctions(describe: Answer, start: Answer = 'started', onDescribe?:
       return { executionArn: `${MACHINE.replace(':stateMachine:', ':execution:')}:${command.input.name}` };
     },
   } as unknown as Pick<SFNClient, 'send'>;
-  return { executions: sfnExecutions(client, MACHINE), calls };
+  return { executions: sfnExecutions(client, MACHINE), calls, names };
 }
 
 const arnOf = (runId: string) => `${MACHINE.replace(':stateMachine:', ':execution:')}:${runId}`;
@@ -351,6 +357,178 @@ describe('keyed API starts left pending', () => {
     expect(model.requests).toHaveLength(0);
     expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', rev: ended.rev });
     expect(await dayOf(run)).toEqual({ totalUsd: 0, reservedUsd: 0 });
+  });
+});
+
+/**
+ * start-run as a schedule or a rule invokes it (functions/start-run.ts), over this file's table: `invoke` sends
+ * the trigger (the same scheduled time or event id each time, as Lambda's retries and a redrive do) with Step
+ * Functions answering StartExecution with `start`; `created.runId` is the run's id once created (the first
+ * attempt's).
+ */
+async function triggered(clock: FixedClock, type: 'schedule' | 'event') {
+  const version = await dayCapped(clock);
+  const created: { runId?: string } = {};
+  const telemetry = createTelemetry({});
+  const input =
+    type === 'schedule'
+      ? { owner: version.owner, workflowId: version.workflowId, scheduledTime: isoOf(clock) }
+      : {
+          owner: version.owner,
+          workflowId: version.workflowId,
+          event: {
+            version: '0',
+            id: `evt-${Math.random().toString(36).slice(2, 14)}`,
+            source: 'com.example.orders',
+            'detail-type': 'Order Placed',
+            detail: { 'wf-owner': version.owner },
+          },
+        };
+  const invoke = (start: Answer) => {
+    const sfn = stepFunctions('missing', start);
+    const handler = createStartRunHandler(
+      () => ({
+        store,
+        executions: sfn.executions,
+        clock,
+        // A retry prepares a run with a new id and is answered the one the first attempt created.
+        ids: {
+          next: (prefix) => (created.runId ??= `${prefix}_${Math.random().toString(36).slice(2, 14)}`),
+        },
+      }),
+      telemetry,
+    );
+    return { sfn, outcome: handler(input).catch((error: unknown) => error) };
+  };
+  return { version, created, invoke, telemetry };
+}
+
+const isoOf = (clock: FixedClock) => new Date(clock.nowMs()).toISOString();
+
+describe('schedule and event starts left pending', () => {
+  it.each(['schedule', 'event'] as const)(
+    'ends a %s start whose trigger failed every attempt, with its reservation given back',
+    async (type) => {
+      // Prepare: start-run and Lambda's two retries of it, each StartExecution throttled (the invocation fails,
+      // and the trigger goes to the dead-letter queue).
+      const clock = new FixedClock(freshDay());
+      const { created, invoke } = await triggered(clock, type);
+      for (const wait of [0, MINUTE, 2 * MINUTE]) {
+        clock.advance(wait);
+        expect(await invoke('throttled').outcome).toMatchObject({ name: 'ThrottlingException' });
+      }
+      const run = (await store.getRun(created.runId!))!;
+      expect(run).toMatchObject({
+        status: 'pending',
+        trigger: { type },
+        reservation: { turn: 0, daily: true },
+      });
+      expect(await dayOf(run)).toEqual({ totalUsd: run.reservation!.usd, reservedUsd: run.reservation!.usd });
+      expect(await markerOf(run)).toMatchObject({ runId: run.runId });
+      clock.advance(11 * MINUTE);
+      const { executions, calls } = stepFunctions('missing');
+
+      // Act
+      const swept = await sweepPendingRuns({ store, executions, clock });
+
+      // Assess
+      expect(swept).toMatchObject({ settled: [run.runId], started: [], undecided: [] });
+      expect(calls).toEqual([{ command: 'DescribeExecutionCommand', arn: arnOf(run.runId) }]);
+      expect(await store.getRun(run.runId)).toMatchObject({
+        status: 'failed',
+        stopReason: 'error',
+        error: { name: 'ExecutionNotStarted', message: expect.stringContaining('ExecutionDoesNotExist') },
+      });
+      expect(await dayOf(run)).toEqual({ totalUsd: 0, reservedUsd: 0 });
+      expect(await markerOf(run)).toBeUndefined();
+    },
+  );
+
+  it.each(['schedule', 'event'] as const)(
+    'starts a pending %s run by its name when the trigger is retried, and the sweep leaves it to its execution',
+    async (type) => {
+      // Prepare: the first attempt's StartExecution throttled; Lambda's retry a minute later finds the run pending.
+      const clock = new FixedClock(freshDay());
+      const { created, invoke } = await triggered(clock, type);
+      expect(await invoke('throttled').outcome).toMatchObject({ name: 'ThrottlingException' });
+      const run = (await store.getRun(created.runId!))!;
+      clock.advance(MINUTE);
+      const retry = invoke('started');
+      expect(await retry.outcome).toEqual({ runId: run.runId, created: false });
+      expect(retry.sfn.names).toEqual([run.runId]);
+      clock.advance(11 * MINUTE);
+      const { executions, calls } = stepFunctions('exists');
+
+      // Act
+      const swept = await sweepPendingRuns({ store, executions, clock });
+
+      // Assess: the run and its reservation are its execution's; only the marker goes.
+      expect(swept).toMatchObject({ settled: [], started: [run.runId], undecided: [] });
+      expect(calls).toEqual([{ command: 'DescribeExecutionCommand', arn: arnOf(run.runId) }]);
+      expect(await store.getRun(run.runId)).toMatchObject({
+        status: 'pending',
+        rev: run.rev,
+        reservation: run.reservation,
+      });
+      expect(await markerOf(run)).toBeUndefined();
+    },
+  );
+
+  it('answers a trigger redriven after the sweep ended its run with that run, starts nothing, and says so', async () => {
+    // Prepare: every attempt failed; the sweep ended the run.
+    const clock = new FixedClock(freshDay());
+    const { created, invoke, telemetry } = await triggered(clock, 'event');
+    expect(await invoke('throttled').outcome).toMatchObject({ name: 'ThrottlingException' });
+    clock.advance(11 * MINUTE);
+    await sweepPendingRuns({ store, executions: stepFunctions('missing').executions, clock });
+    const ended = (await store.getRun(created.runId!))!;
+    const warn = vi.spyOn(telemetry.logger, 'warn').mockImplementation(() => {});
+
+    // Act: the trigger redriven from the dead-letter queue.
+    const redrive = invoke('started');
+
+    // Assess
+    expect(await redrive.outcome).toEqual({ runId: ended.runId, created: false });
+    expect(redrive.sfn.calls).toEqual([]);
+    expect(await store.getRun(ended.runId)).toMatchObject({ status: 'failed', rev: ended.rev });
+    expect(warn).toHaveBeenCalledWith(
+      'duplicate trigger: its run ended without starting; nothing started',
+      expect.objectContaining({ runId: ended.runId, trigger: 'event' }),
+    );
+  });
+
+  it('marks no run of a delegated job (the jobs sweep finds it again)', async () => {
+    const clock = new FixedClock(freshDay());
+    const version = await dayCapped(clock);
+    const job = await seedRun(store, version, {
+      clock,
+      trigger: {
+        type: 'job',
+        clientId: 'svc-bot',
+        grantId: 'grant_abc123',
+        grantVersion: 1,
+        jobId: 'job_1gabc123',
+        attempt: 1,
+      },
+    });
+    expect(await markerOf(job)).toBeUndefined();
+  });
+
+  it('goes with the first turn of a scheduled run', async () => {
+    // Prepare
+    const clock = new FixedClock(freshDay());
+    const { created, invoke } = await triggered(clock, 'schedule');
+    expect(await invoke('started').outcome).toMatchObject({ created: true });
+    const run = (await store.getRun(created.runId!))!;
+    expect(await markerOf(run)).toBeDefined();
+    const model = new ScriptedModel([{ content: [text('done')], stopReason: 'end_turn' }]);
+
+    // Act
+    await driveRun(engineDeps(store, model, { clock }), run.runId);
+
+    // Assess
+    expect(await store.getRun(run.runId)).toMatchObject({ status: 'done' });
+    expect(await markerOf(run)).toBeUndefined();
   });
 });
 
