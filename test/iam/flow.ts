@@ -3,13 +3,17 @@
  * (lambdas.ts): the API (runs, cancel, disable) and WorkflowWrite (workflows with each trigger kind, a draft
  * saved, replaced and published, a published save), Turn, RequestApproval, the
  * approval pages (GET, POST approve), Expire, Deliver (stored, report, alert on the default and on a
- * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event.
+ * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event; two
+ * runs of one owner ending together (Deliver, MarkFailed), one losing the owner anchor chain's head to the other
+ * (dynamodb-interleave.ts holds its anchor back: contendedAnchors); a day-capped graph's child run.
  */
 import { vi } from 'vitest';
+import type { HandlerName } from '../../infra/constructs/state-names.ts';
 import { servedByWorkflowWrite } from '../../shared/api/workflow-write-routes.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { approvalFormBody, readApprovalForm } from '../../shared/demo/approve.ts';
 import { childRunIdFor } from '../../shared/graph-run/wait.ts';
+import type { DynamoInterleave } from './dynamodb-interleave.ts';
 import type { FakeAws } from './fake-aws.ts';
 import { httpEvent, type Lambdas } from './lambdas.ts';
 import { ACCOUNT } from './template.ts';
@@ -150,6 +154,32 @@ const notesGraphWorkflow = () => ({
   ],
 });
 
+/**
+ * A day-capped graph (`budget.maxUsdPerDay`) with one agent step: its child run counts on the graph workflow's
+ * day counter (shared/graph-run/agent-view.ts).
+ */
+const dayCappedGraphWorkflow = () => ({
+  kind: 'graph',
+  name: 'graph-day-capped',
+  trigger: { type: 'on_demand' },
+  budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 },
+  nodes: [
+    { id: 'start', type: 'start' },
+    {
+      id: 'triage',
+      type: 'agent_task',
+      model: { id: 'claude-sonnet-5-5', maxTokens: 1024 },
+      system: 'Triage.',
+      prompt: 'Triage {{ input.message }}',
+    },
+    { id: 'done', type: 'end' },
+  ],
+  edges: [
+    { from: 'start', to: 'triage' },
+    { from: 'triage', to: 'done' },
+  ],
+});
+
 const gated = {
   gates: { notes_append: 'needs_approval' },
   approvals: { approvers: [APPROVER], timeoutSeconds: 60 },
@@ -159,6 +189,8 @@ export async function driveFlow(
   fns: Lambdas,
   fake: FakeAws,
   topics: { declared: string; defaultTopic: string },
+  /** The functions' DynamoDB endpoint, which lets another writer in first (the contended anchors). */
+  dynamo: DynamoInterleave,
 ): Promise<{ runs: Record<string, string>; deliveries: Record<string, unknown> }> {
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = (await fns.invoke(
@@ -195,6 +227,44 @@ export async function driveFlow(
     return outcome;
   };
   const runs: Record<string, string> = {};
+  /** The run ids of the owner's anchor chain, each page of `GET /v1/audit` verified. */
+  const anchoredRuns = async () => {
+    const ids: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = (await api(
+        'GET',
+        `/v1/audit${token ? `?nextToken=${encodeURIComponent(token)}` : ''}`,
+      )) as unknown as {
+        anchors: { entries: { runId: string }[]; verification: { ok: boolean } };
+        nextToken?: string;
+      };
+      if (!page.anchors.verification.ok) throw new Error('the owner anchor chain does not verify');
+      ids.push(...page.anchors.entries.map((entry) => entry.runId));
+      token = page.nextToken;
+    } while (token);
+    return ids;
+  };
+  /**
+   * Two runs of the owner that end together contend for the owner chain's head (shared/store/anchors.ts):
+   * `first`'s anchor transaction reaches the table only once `second`'s invocation anchored its run, so it loses
+   * the head, registers its run's head for the group commit (a ConditionCheck of the run's anchor marker with
+   * the pending item's Put, shared/store/anchor-group.ts) and anchors it in the group. Both end anchored once.
+   */
+  type RunEvent = { runId: string; [field: string]: unknown };
+  const contendedAnchors = async (fn: HandlerName, first: RunEvent, second: RunEvent) => {
+    await dynamo.before(
+      (operation, body) => operation === 'TransactWriteItems' && body.includes('"ANCHORHEAD"'),
+      () => fns.invoke(fn, second),
+      () => fns.invoke(fn, first),
+    );
+    const anchored = await anchoredRuns();
+    for (const { runId } of [first, second])
+      if (anchored.filter((id) => id === runId).length !== 1)
+        throw new Error(
+          `${fn}: run ${runId} is anchored ${anchored.filter((id) => id === runId).length} times`,
+        );
+  };
 
   // Workflows: each trigger kind syncs its schedule or rule; each destination kind.
   const gatedId = await create(workflow('gated', { ...gated, destination: { type: 'alert' } }));
@@ -316,6 +386,10 @@ export async function driveFlow(
   runs.cancelled = await start(gatedId);
   await loop(runs.cancelled);
   await api('POST', `/v1/runs/${runs.cancelled}/cancel`);
+  // Cancelled before its first turn: the cancel moves it out of `pending`, so its commit deletes the run's
+  // pending-run marker (shared/store/pending-runs.ts), a Delete part in a `PENDINGRUN#` partition.
+  runs.cancelledPending = await start(gatedId);
+  await api('POST', `/v1/runs/${runs.cancelledPending}/cancel`);
 
   // Every destination kind.
   for (const [kind, workflowId] of Object.entries(destinationIds)) {
@@ -323,6 +397,16 @@ export async function driveFlow(
     await loop(runs[kind]);
     await fns.invoke('deliver', { runId: runs[kind], turn: 0 });
   }
+  // Two deliveries of the owner at once: the first loses the chain head to the second (contendedAnchors).
+  runs.deliverLoses = await start(destinationIds.stored!);
+  runs.deliverWins = await start(destinationIds.stored!);
+  await loop(runs.deliverLoses);
+  await loop(runs.deliverWins);
+  await contendedAnchors(
+    'deliver',
+    { runId: runs.deliverLoses, turn: 0 },
+    { runId: runs.deliverWins, turn: 0 },
+  );
 
   // A day-capped workflow (`budget.maxUsdPerDay`): the tool turn, told its attempt as the state machine tells
   // it, reserves the next turn ahead in its commit, so the run holds a reservation the day counts. MarkFailed
@@ -365,6 +449,15 @@ export async function driveFlow(
     runId: runs.failed,
     error: { Error: 'States.Timeout', Cause: '{"errorMessage":"timed out"}' },
   });
+  // Two runs failed at once: MarkFailed's anchor loses the chain head to the other's (contendedAnchors).
+  runs.failLoses = await start(destinationIds.stored!);
+  runs.failWins = await start(destinationIds.stored!);
+  const timeout = { Error: 'States.Timeout', Cause: '{"errorMessage":"timed out"}' };
+  await contendedAnchors(
+    'mark-failed',
+    { runId: runs.failLoses, error: timeout },
+    { runId: runs.failWins, error: timeout },
+  );
   await fns.invoke('start-run', {
     owner: OWNER,
     workflowId: scheduledId,
@@ -664,6 +757,27 @@ export async function driveFlow(
   const noteStep = noteSteps.steps.find((step) => step.stepId === 'note');
   if (noteStep?.status !== 'succeeded')
     throw new Error(`the notes_append step did not succeed: ${JSON.stringify(noteStep)}`);
+
+  // A day-capped graph's agent step: graph-wait creates the child run with turn 0's reservation, in one
+  // transaction with an ADD on the graph run's counter (`RUN#<graph run>`) and on the workflow's day counter
+  // (`SPEND#<owner>#<workflow>`): Update actions, which IAM authorizes as dynamodb:UpdateItem
+  // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
+  const dayCappedGraphId = await create(dayCappedGraphWorkflow());
+  runs.graphDayCapped = await start(dayCappedGraphId);
+  await fns.invoke('graph-advance', { runId: runs.graphDayCapped });
+  const dayCappedWait = (await fns.invoke('graph-wait', {
+    runId: runs.graphDayCapped,
+    stepId: 'triage',
+    type: 'agent_task',
+    attempt: 1,
+    taskToken: 'graph-day-capped',
+  })) as { started?: string };
+  if (dayCappedWait.started !== 'child_started')
+    throw new Error(`the day-capped graph's wait answered ${JSON.stringify(dayCappedWait)}`);
+  const dayCappedChild = (await api('GET', `/v1/runs/${childRunIdFor(runs.graphDayCapped, 'triage', 1)}`))
+    .run as unknown as { reservation?: { daily?: boolean } };
+  if (dayCappedChild.reservation?.daily !== true)
+    throw new Error("the day-capped graph's child run holds no daily reservation");
 
   // Reads, and the trigger cleanup when workflows are disabled and deleted.
   await api('GET', '/v1/workflows');
