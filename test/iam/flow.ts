@@ -382,6 +382,28 @@ export async function driveFlow(
   await fns.invoke('deliver', { runId: runs.expired, turn: 0 });
   fake.forbiddenTopics.delete(topics.defaultTopic);
 
+  // Undeliverable: the approval topic refuses the notice (as IAM or a topic policy would), so request-approval
+  // denies the approval at once and tells the owner on the owner-notices topic (shared/approvals-http/
+  // request-approval.ts, tellUndeliverable).
+  const approvalsTopic = fake.published.find((p) => p.message.includes('/approvals/'))?.topicArn;
+  if (!approvalsTopic) throw new Error('no approval notice was published');
+  runs.undeliverable = await start(gatedId);
+  const unsent = await loop(runs.undeliverable);
+  const publishedBefore = fake.published.length;
+  fake.forbiddenTopics.add(approvalsTopic);
+  try {
+    await fns.invoke('request-approval', {
+      runId: runs.undeliverable,
+      turn: unsent.turn,
+      taskToken: 'token-undeliverable',
+      turnOutcome: unsent,
+    });
+  } finally {
+    fake.forbiddenTopics.delete(approvalsTopic);
+  }
+  if (!fake.published.slice(publishedBefore).some((p) => p.topicArn !== approvalsTopic))
+    throw new Error('the undeliverable approval told no owner');
+
   // Cancelled while waiting (StopExecution).
   runs.cancelled = await start(gatedId);
   await loop(runs.cancelled);

@@ -534,6 +534,12 @@ describe('IAM simulation of the recorded AWS calls', () => {
     },
   );
 
+  it("simulates request-approval's owner notice of an undeliverable approval as allowed, and denied without sns:Publish", async () => {
+    // The approval topic refused the notice (flow.ts, "Undeliverable"): the approval is denied and its owner told.
+    const ownerTopic = policies.resolved.ref(logicalId(policies.synth.stack.runtime.ownerNotices.topic));
+    await expectNeeded([{ fn: 'request-approval', action: 'sns:Publish', resource: ownerTopic }]);
+  });
+
   it('simulates the Update actions of MarkFailed and graph-service as allowed, and denied without UpdateItem', async () => {
     const table = requests.find((r) => r.fn === 'mark-failed' && r.action === 'dynamodb:GetItem')!.resource;
     await expectNeeded([
