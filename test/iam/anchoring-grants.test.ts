@@ -3,8 +3,8 @@
  * External at its end, and a cancel, which the api and the jobs MCP server both serve through endRun) may send
  * what a contended anchor sends: the pending anchor's delete in the anchor's transaction (DeleteItem) and its
  * registration, conditional on the run's marker (ConditionCheckItem). The IAM flow makes that contention for
- * Deliver and MarkFailed only (flow.ts, contendedAnchors), so the simulation cannot see a missing grant of the
- * others' cancels (documented-needs.ts); this check can.
+ * Deliver, MarkFailed and the Mcp's cancels only (flow.ts, contendedAnchors), so the simulation cannot see a
+ * missing grant of the others (documented-needs.ts); this check can.
  */
 import { describe, expect, it } from 'vitest';
 import { TABLE_ACCESS } from '../../infra/constructs/table-access.ts';

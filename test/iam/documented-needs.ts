@@ -118,14 +118,14 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
   // External's own commits check the live head, and the api's trigger sync fences the trigger index on the
   // workflow head's rev (both recorded by the flow), so their anchoring need is not listed.
   // A contended anchor's registration (a ConditionCheck of the run's anchor marker, shared/store/anchor-group.ts)
-  // is recorded for Deliver and MarkFailed: the flow makes two of their runs end together (flow.ts,
-  // contendedAnchors). The api's and External's ConditionCheckItem grants are recorded by other calls.
-  ...['mcp', 'jobs-sweep'].map((fn) => ({
-    fn,
+  // is recorded for Deliver, MarkFailed and the Mcp's cancels: the flow makes two of their runs end together
+  // (flow.ts, contendedAnchors). The api's and External's ConditionCheckItem grants are recorded by other calls.
+  {
+    fn: 'jobs-sweep',
     action: 'dynamodb:ConditionCheckItem',
     reason:
-      "Anchoring a run's head (shared/store/anchors.ts): a run that loses the owner chain's head to another run of the owner registers its head for the group commit, conditional on its marker (a ConditionCheck, shared/store/anchor-group.ts). The flow makes that contention for Deliver and MarkFailed only (flow.ts, contendedAnchors), not for this function's cancels; test/store/anchor-group.test.ts drives the store path.",
-  })),
+      "Anchoring a run's head (shared/store/anchors.ts): a run that loses the owner chain's head to another run of the owner registers its head for the group commit, conditional on its marker (a ConditionCheck, shared/store/anchor-group.ts). The sweep anchors only a run it cancels or ends (a job cancelled while it was being started, an API start left pending), which the flow does not make (as states:StopExecution above); test/store/anchor-group.test.ts drives the store path.",
+  },
 ];
 
 /** The documented need for `action` of `fn`, if any. */

@@ -4,7 +4,7 @@
  * saved, replaced and published, a published save), Turn, RequestApproval, the
  * approval pages (GET, POST approve), Expire, Deliver (stored, report, alert on the default and on a
  * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event; two
- * runs of one owner ending together (Deliver, MarkFailed), one losing the owner anchor chain's head to the other
+ * runs of one owner ending together (Deliver, MarkFailed, two jobs cancelled through the Mcp), one losing the owner anchor chain's head to the other
  * (dynamodb-interleave.ts holds its anchor back: contendedAnchors); a day-capped graph's child run.
  */
 import { vi } from 'vitest';
@@ -251,19 +251,28 @@ export async function driveFlow(
    * the head, registers its run's head for the group commit (a ConditionCheck of the run's anchor marker with
    * the pending item's Put, shared/store/anchor-group.ts) and anchors it in the group. Both end anchored once.
    */
-  type RunEvent = { runId: string; [field: string]: unknown };
-  const contendedAnchors = async (fn: HandlerName, first: RunEvent, second: RunEvent) => {
+  const contendedAnchors = async (
+    fn: string,
+    first: () => Promise<string>,
+    second: () => Promise<string>,
+  ) => {
+    const runIds: string[] = [];
     await dynamo.before(
       (operation, body) => operation === 'TransactWriteItems' && body.includes('"ANCHORHEAD"'),
-      () => fns.invoke(fn, second),
-      () => fns.invoke(fn, first),
+      async () => runIds.push(await second()),
+      async () => runIds.push(await first()),
     );
     const anchored = await anchoredRuns();
-    for (const { runId } of [first, second])
+    for (const runId of runIds)
       if (anchored.filter((id) => id === runId).length !== 1)
         throw new Error(
           `${fn}: run ${runId} is anchored ${anchored.filter((id) => id === runId).length} times`,
         );
+  };
+  /** `fn` invoked with `event`, answering the run it ends. */
+  const ending = (fn: HandlerName, event: { runId: string } & Record<string, unknown>) => async () => {
+    await fns.invoke(fn, event);
+    return event.runId;
   };
 
   // Workflows: each trigger kind syncs its schedule or rule; each destination kind.
@@ -426,8 +435,8 @@ export async function driveFlow(
   await loop(runs.deliverWins);
   await contendedAnchors(
     'deliver',
-    { runId: runs.deliverLoses, turn: 0 },
-    { runId: runs.deliverWins, turn: 0 },
+    ending('deliver', { runId: runs.deliverLoses, turn: 0 }),
+    ending('deliver', { runId: runs.deliverWins, turn: 0 }),
   );
 
   // A day-capped workflow (`budget.maxUsdPerDay`): the tool turn, told its attempt as the state machine tells
@@ -477,8 +486,8 @@ export async function driveFlow(
   const timeout = { Error: 'States.Timeout', Cause: '{"errorMessage":"timed out"}' };
   await contendedAnchors(
     'mark-failed',
-    { runId: runs.failLoses, error: timeout },
-    { runId: runs.failWins, error: timeout },
+    ending('mark-failed', { runId: runs.failLoses, error: timeout }),
+    ending('mark-failed', { runId: runs.failWins, error: timeout }),
   );
   await fns.invoke('start-run', {
     owner: OWNER,
@@ -539,7 +548,7 @@ export async function driveFlow(
     | { job: { jobId: string } }
     | undefined;
   const queued = (await mcp('submit_agent_job', { prompt: 'Append a third line.' })) as
-    | { job: { status: string } }
+    | { job: { jobId: string; status: string } }
     | undefined;
   if (queued?.job.status !== 'queued')
     throw new Error(`the third job should wait queued: ${queued?.job.status}`);
@@ -554,8 +563,17 @@ export async function driveFlow(
     detail: { status: 'FAILED', input: JSON.stringify({ runId: firstRun, turn: 0, segmentStartTurn: 0 }) },
   });
   await mcp('list_agent_jobs', {});
-  // Cancelling a running job stops its execution.
-  await mcp('cancel_agent_job', { jobId: running?.job.jobId });
+  // Cancelling a running job stops its execution. The other two jobs' runs are cancelled at once: the first
+  // cancel's anchor loses the owner chain's head to the second's (contendedAnchors).
+  const cancelJob = (jobId: string | undefined) => async () => {
+    const cancelled = (await mcp('cancel_agent_job', { jobId })) as
+      | { job: { runId?: string }; stopped: string }
+      | undefined;
+    if (cancelled?.stopped !== 'run' || !cancelled.job.runId)
+      throw new Error(`the job's cancel stopped ${cancelled?.stopped}, not its run`);
+    return cancelled.job.runId;
+  };
+  await contendedAnchors('mcp', cancelJob(running?.job.jobId), cancelJob(queued.job.jobId));
   // Graph runs: Advance, a child agent run that answers its step when it ends (deliver, then mark-failed on a
   // second attempt's child), a service step that reads a credential, a human task (human-task signs a link and
   // publishes it on the approval topic; its page and form submission go through approval-http, which answers
