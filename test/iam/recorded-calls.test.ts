@@ -521,7 +521,9 @@ describe('IAM simulation of the recorded AWS calls', () => {
     async (fn) => {
       // In the order made (flow.ts, contendedAnchors): the registration after the anchor that lost the head (the
       // marker's ConditionCheck with the pending item's Put, shared/store/anchor-group.ts), then the owner's
-      // pending heads (Query) and the group's commit, which deletes the pending item.
+      // pending heads (Query) and the group's commit, which deletes the pending item. A ConditionCheck in a
+      // transaction is authorized as dynamodb:ConditionCheckItem on its item
+      // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
       const own = calls.filter((call) => call.fn === fn && call.client.startsWith('DynamoDB'));
       const register = own.findIndex(
         (call) =>
