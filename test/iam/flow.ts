@@ -4,8 +4,9 @@
  * saved, replaced and published, a published save), Turn, RequestApproval, the
  * approval pages (GET, POST approve), Expire, Deliver (stored, report, alert on the default and on a
  * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event; two
- * runs of one owner ending together (Deliver, MarkFailed, two jobs cancelled through the Mcp), one losing the owner anchor chain's head to the other
- * (dynamodb-interleave.ts holds its anchor back: contendedAnchors); a day-capped graph's child run.
+ * runs of one owner ending together (Deliver, MarkFailed, two jobs cancelled through the Mcp), one losing the
+ * owner anchor chain's head to the other (dynamodb-interleave.ts holds its anchor back: contendedAnchors); an
+ * undeliverable approval; a day-capped graph's child run.
  */
 import { vi } from 'vitest';
 import type { HandlerName } from '../../infra/constructs/state-names.ts';
