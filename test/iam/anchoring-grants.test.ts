@@ -2,8 +2,9 @@
  * Every function that can anchor a run's head (shared/store/anchors.ts: Deliver at the end of a run, MarkFailed,
  * External at its end, and a cancel, which the api and the jobs MCP server both serve through endRun) may send
  * what a contended anchor sends: the pending anchor's delete in the anchor's transaction (DeleteItem) and its
- * registration, conditional on the run's marker (ConditionCheckItem). The IAM flow never makes that contention,
- * so the simulation cannot see a missing grant (documented-needs.ts); this check can.
+ * registration, conditional on the run's marker (ConditionCheckItem). The IAM flow makes that contention for
+ * Deliver, MarkFailed and the Mcp's cancels only (flow.ts, contendedAnchors), so the simulation cannot see a
+ * missing grant of the others (documented-needs.ts); this check can.
  */
 import { describe, expect, it } from 'vitest';
 import { TABLE_ACCESS } from '../../infra/constructs/table-access.ts';

@@ -117,14 +117,55 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
   // the flow's keyed starts are marked too, so Turn's and graph-advance's grant is recorded, not listed here.
   // External's own commits check the live head, and the api's trigger sync fences the trigger index on the
   // workflow head's rev (both recorded by the flow), so their anchoring need is not listed.
-  ...['deliver', 'mark-failed', 'mcp', 'jobs-sweep'].map((fn) => ({
-    fn,
+  // A contended anchor's registration (a ConditionCheck of the run's anchor marker, shared/store/anchor-group.ts)
+  // is recorded for Deliver, MarkFailed and the Mcp's cancels: the flow makes two of their runs end together
+  // (flow.ts, contendedAnchors). The api's and External's ConditionCheckItem grants are recorded by other calls.
+  {
+    fn: 'jobs-sweep',
     action: 'dynamodb:ConditionCheckItem',
     reason:
-      "Anchoring a run's head (shared/store/anchors.ts): a run that loses the owner chain's head to another run of the owner registers its head for the group commit, conditional on its marker (a ConditionCheck, shared/store/anchor-group.ts). Only under contention, which this flow does not make; test/store/anchor-group.test.ts drives it.",
-  })),
+      "Anchoring a run's head (shared/store/anchors.ts): a run that loses the owner chain's head to another run of the owner registers its head for the group commit, conditional on its marker (a ConditionCheck, shared/store/anchor-group.ts). The sweep anchors only a run it cancels or ends (a job cancelled while it was being started, an API start left pending), which the flow does not make (as states:StopExecution above); test/store/anchor-group.test.ts drives the store path.",
+  },
 ];
 
 /** The documented need for `action` of `fn`, if any. */
 export const documentedNeed = (fn: string, action: string): DocumentedNeed | undefined =>
   DOCUMENTED_NEEDS.find((need) => (need.fn === ALL || need.fn === fn) && need.action === action);
+
+/**
+ * A partition a function is granted a partitioned action in (infra/constructs/table-access.ts WRITE_PARTITIONS,
+ * DELETE_PARTITIONS) that no recorded call of the flow writes in, with the reason and what drives it instead.
+ * A pattern neither recorded nor listed here fails test/iam/recorded-calls.test.ts.
+ */
+export type DocumentedPartitionNeed = DocumentedNeed & { partition: string };
+
+export const DOCUMENTED_PARTITION_NEEDS: readonly DocumentedPartitionNeed[] = [
+  {
+    fn: 'api',
+    action: 'dynamodb:DeleteItem',
+    partition: 'GRANT#*',
+    reason:
+      "A delegated job's queue entries (shared/jobs/queue-store.ts), when a client cancels a job through the api's /v1/jobs routes: those take a JWT client's identity, and the flow's client goes through the jobs MCP server instead (whose deletes are recorded); test/jobs/api.test.ts drives the cancel.",
+  },
+  {
+    fn: 'api',
+    action: 'dynamodb:DeleteItem',
+    partition: 'CLIENT#*',
+    reason:
+      "A grant head written before grants were per owner (`CLIENT#<clientId>`), moved to its owner's key by its next change (shared/jobs/grant-store.ts). A fresh table holds none; test/jobs/grants.test.ts seeds one and drives the move.",
+  },
+  {
+    fn: 'jobs-sweep',
+    action: 'dynamodb:DeleteItem',
+    partition: 'PENDINGRUN#*',
+    reason:
+      'The pending-runs step deletes the markers of API starts left pending for 10 minutes (shared/runs/pending-sweep.ts). The flow leaves no start pending that long (as states:DescribeExecution above); test/runs/pending-sweep.test.ts drives it.',
+  },
+  {
+    fn: 'jobs-sweep',
+    action: 'dynamodb:DeleteItem',
+    partition: 'OWNER#*',
+    reason:
+      "A run the sweep cancels or ends anchors its head (the pending anchor's delete, shared/store/anchors.ts): a job cancelled while it was being started, or an API start left pending (as states:StopExecution and states:DescribeExecution above). The flow makes neither; test/jobs/cancel-starting.test.ts and test/runs/pending-sweep.test.ts drive them.",
+  },
+];

@@ -3,13 +3,18 @@
  * (lambdas.ts): the API (runs, cancel, disable) and WorkflowWrite (workflows with each trigger kind, a draft
  * saved, replaced and published, a published save), Turn, RequestApproval, the
  * approval pages (GET, POST approve), Expire, Deliver (stored, report, alert on the default and on a
- * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event.
+ * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event; two
+ * runs of one owner ending together (Deliver, MarkFailed, two jobs cancelled through the Mcp), one losing the
+ * owner anchor chain's head to the other (dynamodb-interleave.ts holds its anchor back: contendedAnchors); an
+ * undeliverable approval; a day-capped graph's child run.
  */
 import { vi } from 'vitest';
+import type { HandlerName } from '../../infra/constructs/state-names.ts';
 import { servedByWorkflowWrite } from '../../shared/api/workflow-write-routes.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { approvalFormBody, readApprovalForm } from '../../shared/demo/approve.ts';
 import { childRunIdFor } from '../../shared/graph-run/wait.ts';
+import type { DynamoInterleave } from './dynamodb-interleave.ts';
 import type { FakeAws } from './fake-aws.ts';
 import { httpEvent, type Lambdas } from './lambdas.ts';
 import { ACCOUNT } from './template.ts';
@@ -150,6 +155,32 @@ const notesGraphWorkflow = () => ({
   ],
 });
 
+/**
+ * A day-capped graph (`budget.maxUsdPerDay`) with one agent step: its child run counts on the graph workflow's
+ * day counter (shared/graph-run/agent-view.ts).
+ */
+const dayCappedGraphWorkflow = () => ({
+  kind: 'graph',
+  name: 'graph-day-capped',
+  trigger: { type: 'on_demand' },
+  budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 },
+  nodes: [
+    { id: 'start', type: 'start' },
+    {
+      id: 'triage',
+      type: 'agent_task',
+      model: { id: 'claude-sonnet-5-5', maxTokens: 1024 },
+      system: 'Triage.',
+      prompt: 'Triage {{ input.message }}',
+    },
+    { id: 'done', type: 'end' },
+  ],
+  edges: [
+    { from: 'start', to: 'triage' },
+    { from: 'triage', to: 'done' },
+  ],
+});
+
 const gated = {
   gates: { notes_append: 'needs_approval' },
   approvals: { approvers: [APPROVER], timeoutSeconds: 60 },
@@ -159,6 +190,8 @@ export async function driveFlow(
   fns: Lambdas,
   fake: FakeAws,
   topics: { declared: string; defaultTopic: string },
+  /** The functions' DynamoDB endpoint, which lets another writer in first (the contended anchors). */
+  dynamo: DynamoInterleave,
 ): Promise<{ runs: Record<string, string>; deliveries: Record<string, unknown> }> {
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = (await fns.invoke(
@@ -195,6 +228,53 @@ export async function driveFlow(
     return outcome;
   };
   const runs: Record<string, string> = {};
+  /** The run ids of the owner's anchor chain, each page of `GET /v1/audit` verified. */
+  const anchoredRuns = async () => {
+    const ids: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = (await api(
+        'GET',
+        `/v1/audit${token ? `?nextToken=${encodeURIComponent(token)}` : ''}`,
+      )) as unknown as {
+        anchors: { entries: { runId: string }[]; verification: { ok: boolean } };
+        nextToken?: string;
+      };
+      if (!page.anchors.verification.ok) throw new Error('the owner anchor chain does not verify');
+      ids.push(...page.anchors.entries.map((entry) => entry.runId));
+      token = page.nextToken;
+    } while (token);
+    return ids;
+  };
+  /**
+   * Two runs of the owner that end together contend for the owner chain's head (shared/store/anchors.ts):
+   * `first`'s anchor transaction reaches the table only once `second`'s invocation anchored its run, so it loses
+   * the head, registers its run's head for the group commit (a ConditionCheck of the run's anchor marker with
+   * the pending item's Put, shared/store/anchor-group.ts) and anchors it in the group. Both end anchored once.
+   */
+  const contendedAnchors = async (
+    fn: string,
+    first: () => Promise<string>,
+    second: () => Promise<string>,
+  ) => {
+    const runIds: string[] = [];
+    await dynamo.before(
+      (operation, body) => operation === 'TransactWriteItems' && body.includes('"ANCHORHEAD"'),
+      async () => runIds.push(await second()),
+      async () => runIds.push(await first()),
+    );
+    const anchored = await anchoredRuns();
+    for (const runId of runIds)
+      if (anchored.filter((id) => id === runId).length !== 1)
+        throw new Error(
+          `${fn}: run ${runId} is anchored ${anchored.filter((id) => id === runId).length} times`,
+        );
+  };
+  /** `fn` invoked with `event`, answering the run it ends. */
+  const ending = (fn: HandlerName, event: { runId: string } & Record<string, unknown>) => async () => {
+    await fns.invoke(fn, event);
+    return event.runId;
+  };
 
   // Workflows: each trigger kind syncs its schedule or rule; each destination kind.
   const gatedId = await create(workflow('gated', { ...gated, destination: { type: 'alert' } }));
@@ -312,10 +392,36 @@ export async function driveFlow(
   await fns.invoke('deliver', { runId: runs.expired, turn: 0 });
   fake.forbiddenTopics.delete(topics.defaultTopic);
 
+  // Undeliverable: the approval topic refuses the notice (as IAM or a topic policy would), so request-approval
+  // denies the approval at once and tells the owner on the owner-notices topic (shared/approvals-http/
+  // request-approval.ts, tellUndeliverable).
+  const approvalsTopic = fake.published.find((p) => p.message.includes('/approvals/'))?.topicArn;
+  if (!approvalsTopic) throw new Error('no approval notice was published');
+  runs.undeliverable = await start(gatedId);
+  const unsent = await loop(runs.undeliverable);
+  const publishedBefore = fake.published.length;
+  fake.forbiddenTopics.add(approvalsTopic);
+  try {
+    await fns.invoke('request-approval', {
+      runId: runs.undeliverable,
+      turn: unsent.turn,
+      taskToken: 'token-undeliverable',
+      turnOutcome: unsent,
+    });
+  } finally {
+    fake.forbiddenTopics.delete(approvalsTopic);
+  }
+  if (!fake.published.slice(publishedBefore).some((p) => p.topicArn !== approvalsTopic))
+    throw new Error('the undeliverable approval told no owner');
+
   // Cancelled while waiting (StopExecution).
   runs.cancelled = await start(gatedId);
   await loop(runs.cancelled);
   await api('POST', `/v1/runs/${runs.cancelled}/cancel`);
+  // Cancelled before its first turn: the cancel moves it out of `pending`, so its commit deletes the run's
+  // pending-run marker (shared/store/pending-runs.ts), a Delete part in a `PENDINGRUN#` partition.
+  runs.cancelledPending = await start(gatedId);
+  await api('POST', `/v1/runs/${runs.cancelledPending}/cancel`);
 
   // Every destination kind.
   for (const [kind, workflowId] of Object.entries(destinationIds)) {
@@ -323,6 +429,16 @@ export async function driveFlow(
     await loop(runs[kind]);
     await fns.invoke('deliver', { runId: runs[kind], turn: 0 });
   }
+  // Two deliveries of the owner at once: the first loses the chain head to the second (contendedAnchors).
+  runs.deliverLoses = await start(destinationIds.stored!);
+  runs.deliverWins = await start(destinationIds.stored!);
+  await loop(runs.deliverLoses);
+  await loop(runs.deliverWins);
+  await contendedAnchors(
+    'deliver',
+    ending('deliver', { runId: runs.deliverLoses, turn: 0 }),
+    ending('deliver', { runId: runs.deliverWins, turn: 0 }),
+  );
 
   // A day-capped workflow (`budget.maxUsdPerDay`): the tool turn, told its attempt as the state machine tells
   // it, reserves the next turn ahead in its commit, so the run holds a reservation the day counts. MarkFailed
@@ -365,6 +481,15 @@ export async function driveFlow(
     runId: runs.failed,
     error: { Error: 'States.Timeout', Cause: '{"errorMessage":"timed out"}' },
   });
+  // Two runs failed at once: MarkFailed's anchor loses the chain head to the other's (contendedAnchors).
+  runs.failLoses = await start(destinationIds.stored!);
+  runs.failWins = await start(destinationIds.stored!);
+  const timeout = { Error: 'States.Timeout', Cause: '{"errorMessage":"timed out"}' };
+  await contendedAnchors(
+    'mark-failed',
+    ending('mark-failed', { runId: runs.failLoses, error: timeout }),
+    ending('mark-failed', { runId: runs.failWins, error: timeout }),
+  );
   await fns.invoke('start-run', {
     owner: OWNER,
     workflowId: scheduledId,
@@ -424,7 +549,7 @@ export async function driveFlow(
     | { job: { jobId: string } }
     | undefined;
   const queued = (await mcp('submit_agent_job', { prompt: 'Append a third line.' })) as
-    | { job: { status: string } }
+    | { job: { jobId: string; status: string } }
     | undefined;
   if (queued?.job.status !== 'queued')
     throw new Error(`the third job should wait queued: ${queued?.job.status}`);
@@ -439,8 +564,17 @@ export async function driveFlow(
     detail: { status: 'FAILED', input: JSON.stringify({ runId: firstRun, turn: 0, segmentStartTurn: 0 }) },
   });
   await mcp('list_agent_jobs', {});
-  // Cancelling a running job stops its execution.
-  await mcp('cancel_agent_job', { jobId: running?.job.jobId });
+  // Cancelling a running job stops its execution. The other two jobs' runs are cancelled at once: the first
+  // cancel's anchor loses the owner chain's head to the second's (contendedAnchors).
+  const cancelJob = (jobId: string | undefined) => async () => {
+    const cancelled = (await mcp('cancel_agent_job', { jobId })) as
+      | { job: { runId?: string }; stopped: string }
+      | undefined;
+    if (cancelled?.stopped !== 'run' || !cancelled.job.runId)
+      throw new Error(`the job's cancel stopped ${cancelled?.stopped}, not its run`);
+    return cancelled.job.runId;
+  };
+  await contendedAnchors('mcp', cancelJob(running?.job.jobId), cancelJob(queued.job.jobId));
   // Graph runs: Advance, a child agent run that answers its step when it ends (deliver, then mark-failed on a
   // second attempt's child), a service step that reads a credential, a human task (human-task signs a link and
   // publishes it on the approval topic; its page and form submission go through approval-http, which answers
@@ -664,6 +798,27 @@ export async function driveFlow(
   const noteStep = noteSteps.steps.find((step) => step.stepId === 'note');
   if (noteStep?.status !== 'succeeded')
     throw new Error(`the notes_append step did not succeed: ${JSON.stringify(noteStep)}`);
+
+  // A day-capped graph's agent step: graph-wait creates the child run with turn 0's reservation, in one
+  // transaction with an ADD on the graph run's counter (`RUN#<graph run>`) and on the workflow's day counter
+  // (`SPEND#<owner>#<workflow>`): Update actions, which IAM authorizes as dynamodb:UpdateItem
+  // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
+  const dayCappedGraphId = await create(dayCappedGraphWorkflow());
+  runs.graphDayCapped = await start(dayCappedGraphId);
+  await fns.invoke('graph-advance', { runId: runs.graphDayCapped });
+  const dayCappedWait = (await fns.invoke('graph-wait', {
+    runId: runs.graphDayCapped,
+    stepId: 'triage',
+    type: 'agent_task',
+    attempt: 1,
+    taskToken: 'graph-day-capped',
+  })) as { started?: string };
+  if (dayCappedWait.started !== 'child_started')
+    throw new Error(`the day-capped graph's wait answered ${JSON.stringify(dayCappedWait)}`);
+  const dayCappedChild = (await api('GET', `/v1/runs/${childRunIdFor(runs.graphDayCapped, 'triage', 1)}`))
+    .run as unknown as { reservation?: { daily?: boolean } };
+  if (dayCappedChild.reservation?.daily !== true)
+    throw new Error("the day-capped graph's child run holds no daily reservation");
 
   // Reads, and the trigger cleanup when workflows are disabled and deleted.
   await api('GET', '/v1/workflows');

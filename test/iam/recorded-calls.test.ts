@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../infra/constructs/env-names.ts';
 import { HANDLER_NAMES, type HandlerName } from '../../infra/constructs/state-names.ts';
 import {
+  DELETE_ACTION,
+  DELETE_PARTITIONS,
   PARTITIONED_WRITES,
   type PartitionedWrite,
   WRITE_PARTITIONS,
@@ -22,7 +24,8 @@ import { type ScriptedModelServer, startScriptedModelServer } from '../../shared
 import type { AwsCallRecord } from '../../shared/runtime/aws-call-recorder.ts';
 import { logicalId } from '../infra/synth.ts';
 import { createOwnTable } from '../support/table.ts';
-import { DOCUMENTED_NEEDS, documentedNeed } from './documented-needs.ts';
+import { DOCUMENTED_NEEDS, DOCUMENTED_PARTITION_NEEDS, documentedNeed } from './documented-needs.ts';
+import { type DynamoInterleave, startDynamoInterleave } from './dynamodb-interleave.ts';
 import { type FakeAws, startFakeAws } from './fake-aws.ts';
 import { driveFlow, HOOK_TOKEN_SECRET, OWNER } from './flow.ts';
 import { type Lambdas, lambdas } from './lambdas.ts';
@@ -36,6 +39,7 @@ const KEYRING = { current: { kid: 'k1', secret: 'iam-sim-signing-secret-aaaaaaaa
 
 let policies: StackPolicies;
 let fake: FakeAws;
+let dynamo: DynamoInterleave;
 let model: ScriptedModelServer;
 let fns: Lambdas;
 let dir: string;
@@ -84,6 +88,50 @@ async function expectNeeded(needed: readonly { fn: HandlerName; action: string; 
   }
 }
 
+/** `StringLike`: `*` matches any run of characters (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html#Conditions_String). */
+const like = (pattern: string, value: string) =>
+  new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  ).test(value);
+
+/**
+ * `fn`'s policies with `partition` taken out of the `dynamodb:LeadingKeys` patterns of every statement granting
+ * `action` (RunTable.grantIn), and how many statements lost it.
+ */
+function withoutPartition(fn: HandlerName, action: string, partition: string) {
+  let removed = 0;
+  const identityPolicies = policies.functionIdentity(fn).policies.map(({ name, policy }) => ({
+    name,
+    policy: {
+      ...policy,
+      Statement: policy.Statement.map((statement) => {
+        const like = statement.Condition?.['ForAllValues:StringLike'];
+        const patterns = asList(like?.['dynamodb:LeadingKeys'] as string | string[] | undefined);
+        if (!patterns.includes(partition) || !asList(statement.Action).some((a) => actionMatches(a, action)))
+          return statement;
+        removed += 1;
+        return {
+          ...statement,
+          Condition: {
+            ...statement.Condition,
+            'ForAllValues:StringLike': {
+              ...like,
+              'dynamodb:LeadingKeys': patterns.filter((pattern) => pattern !== partition),
+            },
+          },
+        };
+      }),
+    },
+  }));
+  return { identityPolicies, removed };
+}
+
+/** The partition of a transaction's first part (a ConditionCheck's key). */
+const call0Owner = (call: AwsCallRecord) => call.ids['TransactItems.0.ConditionCheck.Key.pk'];
+
 /** Each distinct IAM request once (the same call made twice is one check). */
 function distinct(all: IamRequest[]): IamRequest[] {
   const seen = new Map<string, IamRequest>();
@@ -122,14 +170,15 @@ beforeAll(async () => {
   });
   dir = await mkdtemp(join(tmpdir(), 'wf-iam-'));
   const callLog = join(dir, 'aws-calls.jsonl');
+  dynamo = await startDynamoInterleave(table.endpoint);
   fns = lambdas(policies, {
-    dynamodb: table.endpoint,
+    dynamodb: dynamo.url,
     aws: fake.url,
     anthropic: model.url,
     callLog,
   });
   try {
-    flow = await driveFlow(fns, fake, { declared: DECLARED_TOPIC, defaultTopic: ALERT_TOPIC });
+    flow = await driveFlow(fns, fake, { declared: DECLARED_TOPIC, defaultTopic: ALERT_TOPIC }, dynamo);
   } finally {
     fns.restore();
   }
@@ -149,6 +198,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fake?.close();
+  await dynamo?.close();
   await model?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -193,14 +243,6 @@ describe('IAM simulation of the recorded AWS calls', () => {
   });
 
   it('keeps every recorded item write of a function with WRITE_PARTITIONS in its partitions, and the same write in a partition outside them is denied', async () => {
-    // `StringLike`: `*` matches any run of characters (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html#Conditions_String).
-    const like = (pattern: string, value: string) =>
-      new RegExp(
-        `^${pattern
-          .split('*')
-          .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-          .join('.*')}$`,
-      ).test(value);
     // A partition of each kind no scoped function writes in with every action (keys.ts, jobs/records.ts).
     const foreign = [
       'OWNER#123456789012:user:mallory',
@@ -251,6 +293,66 @@ describe('IAM simulation of the recorded AWS calls', () => {
     expect(listed.filter((each) => !checked.has(each))).toEqual([]);
     expect(outside).toEqual([]);
     expect(allowedOutside).toEqual([]);
+  });
+
+  it('records a call in every partition each scoped grant names (WRITE_PARTITIONS, DELETE_PARTITIONS), but for documented needs', () => {
+    // An action recorded in one of its partitions says nothing of the others: a call in a partition no flow
+    // reaches (graph-wait's day counter, say) would be unchecked while the action looks covered.
+    const grants = [
+      ...Object.entries(WRITE_PARTITIONS).flatMap(([fn, byAction]) =>
+        Object.entries(byAction ?? {}).flatMap(([action, patterns]) =>
+          patterns.map((partition) => ({ fn, action, partition })),
+        ),
+      ),
+      ...Object.entries(DELETE_PARTITIONS).flatMap(([fn, patterns]) =>
+        (patterns ?? []).map((partition) => ({ fn, action: DELETE_ACTION, partition })),
+      ),
+    ];
+    const unused = grants.filter(
+      ({ fn, action, partition }) =>
+        !requests.some(
+          (r) =>
+            r.fn === fn &&
+            r.action === action &&
+            (r.context['dynamodb:LeadingKeys'] as string[] | undefined)?.some((pk) => like(partition, pk)),
+        ),
+    );
+    const reasonOf = ({ fn, action, partition }: (typeof unused)[number]) =>
+      DOCUMENTED_PARTITION_NEEDS.find(
+        (need) => need.fn === fn && need.action === action && need.partition === partition,
+      )?.reason ?? 'UNDOCUMENTED';
+    console.log(
+      `[iam] partition grants no recorded call uses:\n${unused.map((u) => `  ${u.fn.padEnd(11)} ${u.action.padEnd(20)} ${u.partition.padEnd(13)} ${reasonOf(u).slice(0, 80)}`).join('\n')}`,
+    );
+    expect(unused.filter((u) => reasonOf(u) === 'UNDOCUMENTED')).toEqual([]);
+    // A documented partition need that a recorded call uses (or no grant lists) is stale.
+    const stale = DOCUMENTED_PARTITION_NEEDS.filter(
+      (need) =>
+        !unused.some((u) => u.fn === need.fn && u.action === need.action && u.partition === need.partition),
+    );
+    expect(stale).toEqual([]);
+  });
+
+  it('records a call on every resource each granted action names, but for documented needs', () => {
+    // An action recorded on one of its resources says nothing of the others: request-approval publishes on the
+    // approval topic on every request, on the owner-notices topic only when an approval is undeliverable. The
+    // table's grants are checked per partition (above); an action a documented need excuses is not recorded at
+    // all (the grants-no-action check below).
+    const rows: string[] = [];
+    for (const fn of HANDLER_NAMES)
+      for (const { policy } of policies.functionIdentity(fn).policies)
+        for (const statement of policy.Statement.filter((each) => each.Effect === 'Allow'))
+          for (const action of asList(statement.Action)) {
+            if (action.startsWith('dynamodb:') || documentedNeed(fn, action)) continue;
+            for (const resource of asList(statement.Resource))
+              if (
+                !requests.some(
+                  (r) => r.fn === fn && actionMatches(action, r.action) && like(String(resource), r.resource),
+                )
+              )
+                rows.push(`${fn} ${action} ${resource}`);
+          }
+    expect(rows).toEqual([]);
   });
 
   it('allows every recorded call with the policies of the function that made it', async () => {
@@ -373,6 +475,95 @@ describe('IAM simulation of the recorded AWS calls', () => {
       { fn: 'api', action: 'states:StopExecution', resource: stopped },
       { fn: 'api', action: 'states:SendTaskSuccess', resource: graphMachine },
     ]);
+  });
+
+  it("simulates graph-wait's turn-0 reservation on a day-capped graph's day counter (SPEND#) as allowed, and denied without that partition in its UpdateItem grant", async () => {
+    // The child run's creation (one TransactWriteItems): the run's items, an ADD on the graph run's counter and
+    // one on the workflow's day counter (flow.ts, "graph-day-capped"; shared/store/runs.ts).
+    const creation = calls.find(
+      (call) =>
+        call.fn === 'graph-wait' &&
+        call.command === 'TransactWriteItems' &&
+        Object.entries(call.ids).some(
+          ([path, pk]) => path.endsWith('.Update.Key.pk') && pk.startsWith('SPEND#'),
+        ),
+    );
+    expect(creation).toBeDefined();
+    const updated = Object.entries(creation!.ids)
+      .filter(([path]) => path.endsWith('.Update.Key.pk'))
+      .map(([, pk]) => pk.split('#')[0]);
+    expect(updated.sort()).toEqual(['RUN', 'SPEND']);
+    const request = requests.find(
+      (r) =>
+        r.fn === 'graph-wait' &&
+        r.action === 'dynamodb:UpdateItem' &&
+        (r.context['dynamodb:LeadingKeys'] as string[]).every((pk) => pk.startsWith('SPEND#')),
+    )!;
+    expect(request).toBeDefined();
+    const as = (identityPolicies: ReturnType<typeof withoutPartition>['identityPolicies']) =>
+      decide({
+        principal: sessionOf('graph-wait'),
+        action: request.action,
+        resource: request.resource,
+        context: request.context,
+        identityPolicies,
+      });
+    expect(await as(policies.functionIdentity('graph-wait').policies)).toBe('Allowed');
+    // The same call with `SPEND#*` taken out of graph-wait's UpdateItem partitions (table-access.ts): denied.
+    const without = withoutPartition('graph-wait', request.action, 'SPEND#*');
+    expect(without.removed).toBe(1);
+    expect(await as(without.identityPolicies)).toBe('ImplicitlyDenied');
+    await expectNeeded([{ fn: 'graph-wait', action: 'dynamodb:UpdateItem', resource: request.resource }]);
+  });
+
+  it.each(['deliver', 'mark-failed', 'mcp'] as const)(
+    "simulates %s's contended anchor (its head registered for the group commit: a ConditionCheck of the run's marker) as allowed, and denied without ConditionCheckItem or, when its writes are scoped, without the owner's partitions",
+    async (fn) => {
+      // In the order made (flow.ts, contendedAnchors): the registration after the anchor that lost the head (the
+      // marker's ConditionCheck with the pending item's Put, shared/store/anchor-group.ts), then the owner's
+      // pending heads (Query) and the group's commit, which deletes the pending item. A ConditionCheck in a
+      // transaction is authorized as dynamodb:ConditionCheckItem on its item
+      // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
+      const own = calls.filter((call) => call.fn === fn && call.client.startsWith('DynamoDB'));
+      const register = own.findIndex(
+        (call) =>
+          call.command === 'TransactWriteItems' &&
+          call.ids['TransactItems.0.ConditionCheck.Key.pk']?.startsWith('OWNER#') === true &&
+          call.ids['TransactItems.1.Put.Item.pk']?.startsWith('OWNER#') === true,
+      );
+      expect(register).toBeGreaterThan(0);
+      const after = own.slice(register + 1);
+      const group = after.findIndex((call) => call.command === 'TransactWriteItems');
+      expect(after.slice(0, group).map((call) => call.command)).toContain('Query');
+      expect(
+        Object.entries(after[group]?.ids ?? {}).some(
+          ([path, pk]) => path.endsWith('.Delete.Key.pk') && pk.startsWith('OWNER#'),
+        ),
+      ).toBe(true);
+      const request = requests.find((r) => r.fn === fn && r.action === 'dynamodb:ConditionCheckItem')!;
+      expect(request.context['dynamodb:LeadingKeys']).toEqual([call0Owner(own[register]!)]);
+      await expectNeeded([{ fn, action: request.action, resource: request.resource }]);
+      // The Mcp's table writes are not scoped to partitions (table-access.ts): only the action is its grant.
+      if (WRITE_PARTITIONS[fn] === undefined) return;
+      // The same check with `OWNER#*` taken out of the function's ConditionCheckItem partitions: denied.
+      const without = withoutPartition(fn, request.action, 'OWNER#*');
+      expect(without.removed).toBeGreaterThan(0);
+      expect(
+        await decide({
+          principal: sessionOf(fn),
+          action: request.action,
+          resource: request.resource,
+          context: request.context,
+          identityPolicies: without.identityPolicies,
+        }),
+      ).toBe('ImplicitlyDenied');
+    },
+  );
+
+  it("simulates request-approval's owner notice of an undeliverable approval as allowed, and denied without sns:Publish", async () => {
+    // The approval topic refused the notice (flow.ts, "Undeliverable"): the approval is denied and its owner told.
+    const ownerTopic = policies.resolved.ref(logicalId(policies.synth.stack.runtime.ownerNotices.topic));
+    await expectNeeded([{ fn: 'request-approval', action: 'sns:Publish', resource: ownerTopic }]);
   });
 
   it('simulates the Update actions of MarkFailed and graph-service as allowed, and denied without UpdateItem', async () => {
