@@ -25,6 +25,8 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * import the package itself.
  * - The AWS SDK's default credential chain becomes the execution role's credentials from the environment, the
  *   only link of the chain that runs in Lambda (shared/runtime/aws/lambda-credentials.ts says why and cites AWS).
+ *   So does `@aws-sdk/credential-providers`, which the Bedrock client imports for the same chain
+ *   (shared/runtime/aws/lambda-credential-providers.ts).
  * - `yaml` (WorkflowWrite's YAML bodies) is taken from the package's ES module build, the same sources as the
  *   CommonJS build its `exports` map gives Node: esbuild then tree-shakes it and hoists its ~60 modules into
  *   the bundle's scope instead of one CommonJS wrapper each (112 → 96 KB). The one difference, a warning
@@ -38,6 +40,7 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  */
 export const LAMBDA_BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': join(REPO_ROOT, 'shared/runtime/aws/lambda-credentials.ts'),
+  '@aws-sdk/credential-providers': join(REPO_ROOT, 'shared/runtime/aws/lambda-credential-providers.ts'),
   yaml: join(REPO_ROOT, 'node_modules/yaml/browser/index.js'),
   jsonata: join(REPO_ROOT, 'shared/runtime/bundle-shims/jsonata.ts'),
   'jsonata/jsonata.js': join(REPO_ROOT, 'node_modules/jsonata/jsonata.js'),

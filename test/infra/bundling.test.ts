@@ -138,6 +138,22 @@ describe('RuntimeFunction credentials', () => {
     }
   });
 
+  it('gives the Bedrock client the same credentials, without the other providers of @aws-sdk/credential-providers', () => {
+    // The Bedrock client imports the package for its chain (lambda-credential-providers.ts); bundled whole, it
+    // brought every provider and the SSO, STS and Cognito clients they use.
+    const providerLink =
+      /node_modules\/(@aws-sdk\/(credential-providers|credential-provider-(?!env\/)[^/]+|client-cognito-identity)|@smithy\/credential-provider-imds)\//;
+    expect(sources.TurnBedrock!.filter((source) => providerLink.test(source))).toEqual([]);
+    expect(
+      sources.TurnBedrock!.some((source) =>
+        source.endsWith('shared/runtime/aws/lambda-credential-providers.ts'),
+      ),
+    ).toBe(true);
+    for (const absent of ['AWS_WEB_IDENTITY_TOKEN_FILE', 'AWS_CONTAINER_CREDENTIALS_FULL_URI']) {
+      expect(holds('TurnBedrock', absent), absent).toBe(false);
+    }
+  });
+
   it('keeps the STS client where owner sessions use it (Turn reads owner secrets with an AssumeRole session)', () => {
     expect(
       sources.TurnAnthropic!.some((source) =>

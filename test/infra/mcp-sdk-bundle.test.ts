@@ -3,7 +3,8 @@
  * the schemas nothing references are dropped, and the server answers as before. The bundle of the server, built
  * with the Mcp function's aliases and run in a fresh Node.js process, answers the recorded requests of
  * test/mcp/raw-answers.test.ts byte for byte; the package's types.js takes less than 60% of the bytes it takes
- * without the closures.
+ * without the closures. The server's requests to the client (sampling, elicitation, roots) throw in the copy, so
+ * the schemas of their answers are not bundled either.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pureSchemas } from '../../infra/constructs/mcp-sdk-bundle.ts';
+import { pureSchemas, UNSENT_REQUESTS, unsentRequests } from '../../infra/constructs/mcp-sdk-bundle.ts';
 import { bundleAliasesOf, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
 import { LAMBDA_BUILD_OPTIONS } from '../support/lambda-bundle.ts';
 
@@ -20,7 +21,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const TYPES = /@modelcontextprotocol\/sdk\/dist\/esm\/types\.js$/;
 
-async function bundle(name: string, aliases: Record<string, string>): Promise<number> {
+/** The bytes of the SDK's types.js in the bundle, and the bundle's text. */
+async function bundle(
+  name: string,
+  aliases: Record<string, string>,
+): Promise<{ types: number; text: string }> {
   const entry = join(dir, `${name}.ts`);
   writeFileSync(
     entry,
@@ -38,7 +43,7 @@ async function bundle(name: string, aliases: Record<string, string>): Promise<nu
   const output = Object.values(result.metafile.outputs).find((out) => out.entryPoint !== undefined)!;
   const types = Object.entries(output.inputs).filter(([path]) => TYPES.test(path));
   expect(types).toHaveLength(1);
-  return types[0]![1].bytesInOutput;
+  return { types: types[0]![1].bytesInOutput, text: readFileSync(join(dir, `${name}.js`), 'utf8') };
 }
 
 describe('the MCP SDK in the Mcp bundle', () => {
@@ -54,13 +59,45 @@ describe('the MCP SDK in the Mcp bundle', () => {
     );
   });
 
+  it('makes the named methods throw, and only them', () => {
+    const source =
+      'export class S extends P {\n    async ping() {\n        return this.request({ method: "ping" }, EmptyResultSchema);\n    }\n' +
+      '    async listRoots(params, options) {\n        return this.request({ method: "roots/list", params }, ListRootsResultSchema, options);\n    }\n}\n';
+    expect(unsentRequests(source, ['listRoots'], 'server/index.js')).toBe(
+      'export class S extends P {\n    async ping() {\n        return this.request({ method: "ping" }, EmptyResultSchema);\n    }\n' +
+        '    async listRoots(params, options) { throw new Error("listRoots: the jobs MCP server sends no such request (infra/constructs/mcp-sdk-bundle.ts)"); }\n}\n',
+    );
+    expect(() => unsentRequests(source, ['createMessage'], 'server/index.js')).toThrow(
+      'server/index.js: expected one method createMessage, found 0',
+    );
+  });
+
+  it.each(Object.entries(UNSENT_REQUESTS))(
+    "finds the unsent requests in the package's %s",
+    (file, methods) => {
+      const text = readFileSync(
+        join(REPO_ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm', file),
+        'utf8',
+      );
+      const out = unsentRequests(text, methods, file);
+      for (const method of methods)
+        expect(out).toContain(`${method}: the jobs MCP server sends no such request`);
+    },
+  );
+
   it('answers the recorded requests byte for byte, with half the protocol schemas bundled', async () => {
     const aliases = bundleAliasesOf('mcp');
     const { '@modelcontextprotocol/sdk': sdk, ...withoutCopy } = aliases;
     expect(sdk).toMatch(/node_modules\/\.cache\/wf-runtime\/mcp-sdk-[0-9a-f]{16}\//);
     const pure = await bundle('pure', aliases);
     const plain = await bundle('plain', withoutCopy);
-    expect(pure).toBeLessThan(plain * 0.6);
+    expect(pure.types).toBeLessThan(plain.types * 0.6);
+    // Literals of the answers of sampling (its stop reasons), elicitation (`decline`) and roots (`file://` URIs):
+    // in the package's bundle, not in the copy's.
+    for (const answerOnly of ['"endTurn"', '"maxTokens"', '"decline"', '"file://"']) {
+      expect(plain.text).toContain(answerOnly);
+      expect(pure.text).not.toContain(answerOnly);
+    }
 
     const recorded = readFileSync(
       join(REPO_ROOT, 'test/mcp/fixtures/mcp-answers-sdk-1.32.2-mcpserver.json'),
