@@ -21,7 +21,14 @@ import {
 import { isTerminalRunStatus, type Run } from '../../shared/schemas/run.ts';
 import { type FakeRemote, fakeRemote, type Received } from '../actions/support.ts';
 import { APPROVER, type AuditView, openPage, postForm, removeDir, tempDataDir } from '../e2e/support.ts';
-import { inboxLinks, modelProxy, type StackLife, startStackProcess } from './support.ts';
+import {
+  inboxLinks,
+  modelProxy,
+  type StackLife,
+  startStackProcess,
+  type WarmStackProcess,
+  warmStackProcess,
+} from './support.ts';
 
 const MODEL = 'claude-sonnet-5-5';
 const USAGE = { input_tokens: 100, output_tokens: 10 };
@@ -107,6 +114,8 @@ let remote: FakeRemote;
 let scripted: ScriptedModelServer;
 let proxy: Awaited<ReturnType<typeof modelProxy>>;
 let life: StackLife | undefined;
+/** The next life's process, warming while this life runs. */
+let next: WarmStackProcess | undefined;
 let armed: KillPoint | undefined;
 const killed: string[] = [];
 
@@ -129,6 +138,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  next?.kill();
   life?.kill();
   await life?.exited;
   await proxy?.close();
@@ -232,10 +242,14 @@ describe('The local stack killed at random points of runs', () => {
 
     // Act: two runs at first, one more after the second and the fourth restart; a kill point per life.
     await startRuns(0, 2);
+    // Each restart's process warms (imports, synthesizes) while the life before it runs, from that life's start.
+    next = warmStackProcess(config);
     for (const [index, point] of KILL_POINTS.entries()) {
       await drive(life, runIds, point);
       await life.exited;
-      life = await startStackProcess(config);
+      const starting = next!.start();
+      next = index < KILL_POINTS.length - 1 ? warmStackProcess(config) : undefined;
+      life = await starting;
       if (index === 1) await startRuns(2, 3);
       if (index === 3) await startRuns(3, 4);
     }

@@ -1,8 +1,12 @@
 /**
  * The local stack in a process of its own, for the crash test to SIGKILL (with its DynamoDB Local, which is
- * in the same process group). Configuration in `WF_CRASH_STACK` (JSON); prints `READY <json>` once it serves.
+ * in the same process group). Configuration in `WF_CRASH_STACK` (JSON). The process warms first: it imports the
+ * stack's modules and synthesizes its state machines (what any process that starts the stack does first, and
+ * touches no data), prints `WARM`, and starts the stack on the data only when a line arrives on stdin; then it
+ * prints `READY <json>` once it serves. Its stdin closed before that (the test process gone), it exits.
  */
 import { flushCompileCache } from 'node:module';
+import { synthesizeLocalDefinitions } from '../../infra/local-definition.ts';
 import { startLocalStack } from '../../shared/local/stack.ts';
 
 type Config = {
@@ -14,6 +18,17 @@ type Config = {
 };
 
 const config = JSON.parse(process.env.WF_CRASH_STACK ?? '{}') as Config;
+// The stack's own call reuses this synthesis (one per process).
+synthesizeLocalDefinitions();
+// The compile cache (NODE_COMPILE_CACHE, set by support.ts) is written at exit, and a life ends in SIGKILL:
+// write it now (and once started, for what starting loaded), so the next life loads the stack's modules compiled.
+flushCompileCache();
+process.stdout.write('WARM\n');
+await new Promise<void>((resolve) => {
+  process.stdin.once('data', () => resolve());
+  process.stdin.once('end', () => process.exit(0));
+});
+process.stdin.pause();
 const stack = await startLocalStack({
   dataDir: config.dataDir,
   port: config.port,
@@ -24,15 +39,13 @@ const stack = await startLocalStack({
   retryIntervalMs: 20,
   print: () => undefined,
 });
+flushCompileCache();
 const ready = {
   url: stack.url,
   apiKey: stack.apiKey,
   resumed: stack.resumed,
   delivered: stack.delivered,
 };
-// The compile cache (NODE_COMPILE_CACHE, set by support.ts) is written at exit, and a life ends in SIGKILL:
-// write it now, so the next life loads the stack's modules compiled.
-flushCompileCache();
 process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
 // Served until killed (or stopped politely on SIGTERM).
 process.once('SIGTERM', () => {
