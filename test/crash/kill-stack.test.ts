@@ -21,6 +21,7 @@ import {
 import { isTerminalRunStatus, type Run } from '../../shared/schemas/run.ts';
 import { type FakeRemote, fakeRemote, type Received } from '../actions/support.ts';
 import { APPROVER, type AuditView, openPage, postForm, removeDir, tempDataDir } from '../e2e/support.ts';
+import { testDefinitions } from '../support/local-definitions.ts';
 import {
   inboxLinks,
   modelProxy,
@@ -110,6 +111,8 @@ const KILL_POINTS: KillPoint[] = [
 ];
 
 let dataDir: string;
+/** Where the test run's state machines are, for every life's process (it synthesizes none). */
+let definitionsDir: string;
 let remote: FakeRemote;
 let scripted: ScriptedModelServer;
 let proxy: Awaited<ReturnType<typeof modelProxy>>;
@@ -129,6 +132,8 @@ function fire(event: Event): void {
 
 beforeAll(async () => {
   dataDir = await tempDataDir();
+  definitionsDir = await tempDataDir();
+  writeFileSync(join(definitionsDir, 'definitions.json'), JSON.stringify(testDefinitions()));
   remote = await fakeRemote((request) => {
     fire({ kind: 'remote', request });
     return { body: 'ok' };
@@ -145,6 +150,7 @@ afterAll(async () => {
   await scripted?.close();
   await remote?.close();
   await removeDir(dataDir);
+  await removeDir(definitionsDir);
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -216,6 +222,7 @@ describe('The local stack killed at random points of runs', () => {
       scriptedModelUrl: proxy.url,
       allowLoopbackPorts: [remote.port],
       internalHosts: ['127.0.0.1'],
+      definitionsFile: join(definitionsDir, 'definitions.json'),
     };
     life = await startStackProcess(config);
     const runIds: string[] = [];
@@ -242,7 +249,7 @@ describe('The local stack killed at random points of runs', () => {
 
     // Act: two runs at first, one more after the second and the fourth restart; a kill point per life.
     await startRuns(0, 2);
-    // Each restart's process warms (imports, synthesizes) while the life before it runs, from that life's start.
+    // Each restart's process warms (imports, reads the state machines) while the life before it runs.
     next = warmStackProcess(config);
     for (const [index, point] of KILL_POINTS.entries()) {
       await drive(life, runIds, point);

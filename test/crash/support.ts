@@ -30,11 +30,13 @@ export type StackConfig = {
   allowLoopbackPorts: number[];
   /** Hosts inside the deployment: the receivers' unsafe requests need no approval there. */
   internalHosts: string[];
+  /** A file holding the state machines to run (`testDefinitions()` as JSON). */
+  definitionsFile: string;
 };
 
 /**
- * A stack process spawned and warming (its modules imported and its state machines synthesized, no data
- * touched: test/crash/stack-process.ts), whose stack starts on the data at `start()`. A test spawns the next
+ * A stack process spawned and warming (its modules imported and its state machines read, no data touched:
+ * test/crash/stack-process.ts), whose stack starts on the data at `start()`. A test spawns the next
  * life's process while the current life runs, so each restart pays only the stack's start (DynamoDB Local's,
  * and the recovery), as a restarted machine whose program is already loaded would.
  */
