@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runWorkedExample } from '../../shared/demo/worked-example.ts';
+import { testDefinitions } from '../support/local-definitions.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -110,6 +111,7 @@ describe('the approval page in Chromium', () => {
 
     // Act
     const result = await runWorkedExample({
+      definitions: testDefinitions(),
       autoApprove: false,
       dataDir: await tempDir('wf-browser-demo-'),
       feedPort: 0,

@@ -14,6 +14,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decideThroughPage } from '../../shared/demo/approve.ts';
 import { runWorkedExample } from '../../shared/demo/worked-example.ts';
+import { testDefinitions } from '../support/local-definitions.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -80,6 +81,7 @@ describe('the web console in Chromium', () => {
 
     // Act
     const result = await runWorkedExample({
+      definitions: testDefinitions(),
       autoApprove: false,
       dataDir,
       feedPort: 0,
