@@ -15,7 +15,13 @@ export default defineConfig({
   test: {
     // One DynamoDB Local for the whole run: the global setup is the root's only (the projects below do not
     // extend it), and both projects read its endpoint through `inject`, which falls back to the root's context.
-    globalSetup: ['test/setup/temp-dir.ts', 'test/setup/dynamodb-local.ts'],
+    // The local stack's state machines are synthesized once too (test/setup/local-definitions.ts). The run's
+    // temporary directory (test/setup/temp-dir.ts) comes first, so that every setup after it writes there.
+    globalSetup: [
+      'test/setup/temp-dir.ts',
+      'test/setup/dynamodb-local.ts',
+      'test/setup/local-definitions.ts',
+    ],
     // Two files at a time. Vitest's default (cores - 1 workers) runs a single file at a time on a 2-core
     // machine, and most slow files wait (on DynamoDB Local, local Step Functions timers, child processes, a
     // browser) far more than they compute. Files share one DynamoDB Local; each

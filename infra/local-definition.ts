@@ -45,12 +45,24 @@ export function synthesizeLocalDefinition(): LocalDefinition {
   return synthesizeLocalDefinitions().run;
 }
 
-/** The state machines of the runtime, from one in-process synthesis: the run, graph and external machines. */
-export function synthesizeLocalDefinitions(): {
-  run: LocalDefinition;
-  graph: LocalDefinition;
-  external: LocalDefinition;
-} {
+/** The run, graph and external machines of the runtime. */
+export type LocalDefinitions = { run: LocalDefinition; graph: LocalDefinition; external: LocalDefinition };
+
+/** The synthesis's result as JSON, once a process has synthesized (see `synthesizeLocalDefinitions`). */
+let synthesized: string | undefined;
+
+/**
+ * The state machines of the runtime, from one in-process synthesis: the run, graph and external machines. A
+ * process synthesizes at its first call only (seconds of CPU; cdk.json's context is read then) and every call
+ * returns a fresh copy of that result, which its caller may change: a process that starts several local stacks
+ * (tests, the crash test's stack process warmed before it starts one) pays the synthesis once.
+ */
+export function synthesizeLocalDefinitions(): LocalDefinitions {
+  synthesized ??= JSON.stringify(synthesize());
+  return JSON.parse(synthesized) as LocalDefinitions;
+}
+
+function synthesize(): LocalDefinitions {
   const outdir = mkdtempSync(join(tmpdir(), 'wf-local-cdk-'));
   try {
     const app = new App({

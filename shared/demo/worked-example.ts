@@ -14,7 +14,7 @@ import { applyWorkflow } from '../cli/commands.ts';
 import { watchRun } from '../cli/watch.ts';
 import type { Usage } from '../core/ports.ts';
 import { ensureLocalFiles, ensureLocalSecret, localFiles } from '../local/files.ts';
-import { startLocalStack } from '../local/stack.ts';
+import { type LocalStackOptions, startLocalStack } from '../local/stack.ts';
 import type { ScriptedFixture } from '../model/index.ts';
 import { type RunAuditPage, readRunAudit } from '../runs/audit-reader.ts';
 import { isAgentDefinition } from '../schemas/any-workflow.ts';
@@ -52,6 +52,8 @@ export type WorkedExampleOptions = {
   print: (line: string) => void;
   /** Lets a test (or a browser) act on the link instead of the built-in unattended POST. */
   onApprovalLink?: (link: string) => void | Promise<void>;
+  /** The stack's state machines, when the caller synthesized them already (`definitions` of the local stack). */
+  definitions?: LocalStackOptions['definitions'];
 };
 
 export type WorkedExampleResult = {
@@ -96,6 +98,7 @@ export async function runWorkedExample(options: WorkedExampleOptions): Promise<W
     schedulerIntervalMs: 0,
     ...(moved ? { fixtures: exampleFixtures(onPorts) } : {}),
     ...(options.anthropicApiKey ? { anthropicApiKey: options.anthropicApiKey } : {}),
+    ...(options.definitions ? { definitions: options.definitions } : {}),
     print: () => undefined,
   });
   try {

@@ -4,7 +4,6 @@
  * jobs' dependencies built on them.
  */
 import type { SFNClient } from '@aws-sdk/client-sfn';
-import { synthesizeLocalDefinitions } from '../../infra/local-definition.ts';
 import { sfnTaskTokens, type TaskTokensPort } from '../approvals-http/index.ts';
 import type { ModelPort } from '../core/ports.ts';
 import type { ExternalEngineRegistry } from '../external/index.ts';
@@ -72,7 +71,9 @@ export async function startLocalMachines(
   let executions: ExecutionsPort | undefined;
   let jobs: JobsDeps | undefined;
   const taskTokens = lateTaskTokens(() => sfnClient);
-  const definitions = synthesizeLocalDefinitions();
+  // The CDK app is imported only to synthesize: a caller that brings the definitions loads none of it.
+  const definitions =
+    options.definitions ?? (await import('../../infra/local-definition.ts')).synthesizeLocalDefinitions();
   const engine = engineDeps({
     store,
     model,

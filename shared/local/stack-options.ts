@@ -1,4 +1,5 @@
 /** The local stack's options and what a started stack hands back (shared/local/stack.ts starts it). */
+import type { LocalDefinitions } from '../../infra/local-definition.ts';
 import type { DeliverDeps } from '../core/deliver.ts';
 import type { TurnDeps } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
@@ -103,6 +104,12 @@ export type LocalStackOptions = {
   jobSweepIntervalMs?: number;
   /** Delegated jobs' retry waits (tests shorten them). Default DEFAULT_RETRY_POLICY. */
   jobRetry?: RetryPolicy;
+  /**
+   * The state machines to run, as `synthesizeLocalDefinitions()` (infra/local-definition.ts) returns them, when
+   * the caller synthesized them already (a test run does once for all its files, test/setup/local-definitions.ts).
+   * Default: synthesized at start, which imports the CDK app (seconds of CPU).
+   */
+  definitions?: LocalDefinitions;
 };
 
 export type LocalStack = {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runWorkedExample } from '../../shared/demo/worked-example.ts';
+import { testDefinitions } from '../support/local-definitions.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -35,10 +36,10 @@ const REASON = proposal.find((block) => block.type === 'text')!.text!;
 const POST = proposal.find((block) => block.name === 'post_to_site')!.input!;
 
 const temps: string[] = [];
-let context: BrowserContext | undefined;
+let launching: Promise<BrowserContext> | undefined;
 
 afterAll(async () => {
-  await context?.close();
+  await launching?.then((launched) => launched.close()).catch(() => undefined);
   for (const dir of temps) await rm(dir, { recursive: true, force: true });
 });
 
@@ -100,7 +101,8 @@ describe('the approval page in Chromium', () => {
     // Prepare: a fresh profile, so nothing from another run (cache, cookies) is in play.
     const profile = await tempDir('wf-chromium-');
     const shots = await tempDir('wf-shots-');
-    context = await chromium.launchPersistentContext(profile, {
+    // The browser launches while the example starts its stack (both mostly wait on their own processes).
+    launching = chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
       args: CHROMIUM_ARGS,
@@ -109,19 +111,21 @@ describe('the approval page in Chromium', () => {
 
     // Act
     const result = await runWorkedExample({
+      definitions: testDefinitions(),
       autoApprove: false,
       dataDir: await tempDir('wf-browser-demo-'),
       feedPort: 0,
       sitePort: 0,
       print: () => undefined,
       onApprovalLink: async (link) => {
-        const first = await context!.newPage();
+        const context = await launching!;
+        const first = await context.newPage();
         const response = await first.goto(link);
         seen.csp = response?.headers()['content-security-policy'];
         seen.status = response?.status();
         seen.page = await read(first);
         // Opened before anyone decides: GET changes nothing, so this tab still offers the form.
-        const second = await context!.newPage();
+        const second = await context.newPage();
         await second.goto(link);
         seen.secondBefore = await read(second);
         seen.screenshot = join(shots, 'approval-page.png');
@@ -130,7 +134,7 @@ describe('the approval page in Chromium', () => {
         seen.approved = await decide(first, 'Approve');
         seen.denied = await decide(second, 'Deny');
         // Before the stack stops: Chromium keeps (pre)connected sockets that would hold its server open.
-        await context!.close();
+        await context.close();
       },
     });
 

@@ -74,18 +74,19 @@ describe('the console draws a graph run in Chromium', () => {
       `${dataDir}/api-keys.json`,
       JSON.stringify({ keys: { [KEY_A]: { owner: 'local' }, [KEY_B]: { owner: 'bob' } } }),
     );
+    // The browser launches while the stack starts (both mostly wait on their own processes).
+    const launching = chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const e2e: E2eStack = await startE2eStack(await createOwnTable(), {
       dataDir,
       allowLoopbackPorts: [payments.port],
       internalHosts: ['127.0.0.1'],
+    }).catch(async (error: unknown) => {
+      await launching.then((launched) => launched.close()).catch(() => undefined);
+      throw error;
     });
     closers.push(() => e2e.stack.stop());
     await mkdir(SHOTS, { recursive: true });
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
+    const browser: Browser = await launching;
     closers.push(() => browser.close());
     const origin = new URL(e2e.stack.url).origin;
 

@@ -14,6 +14,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decideThroughPage } from '../../shared/demo/approve.ts';
 import { runWorkedExample } from '../../shared/demo/worked-example.ts';
+import { testDefinitions } from '../support/local-definitions.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -31,9 +32,9 @@ const KEY_A = `wfl_owner_a_${'a'.repeat(24)}`;
 const KEY_B = `wfl_owner_b_${'b'.repeat(24)}`;
 
 const temps: string[] = [];
-let browser: Browser | undefined;
+let launching: Promise<Browser> | undefined;
 afterAll(async () => {
-  await browser?.close();
+  await launching?.then((launched) => launched.close()).catch(() => undefined);
   for (const dir of temps) await rm(dir, { recursive: true, force: true });
 });
 
@@ -74,19 +75,22 @@ describe('the web console in Chromium', () => {
       JSON.stringify({ keys: { [KEY_A]: { owner: 'local' }, [KEY_B]: { owner: 'bob' } } }),
     );
     await mkdir(SHOTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    // The browser launches while the example starts its stack (both mostly wait on their own processes).
+    launching = chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const seen: Record<string, string | number | undefined> = {};
 
     // Act
     const result = await runWorkedExample({
+      definitions: testDefinitions(),
       autoApprove: false,
       dataDir,
       feedPort: 0,
       sitePort: 0,
       print: () => undefined,
       onApprovalLink: async (link) => {
+        const browser = await launching!;
         const origin = new URL(link).origin;
-        const a = await (await browser!.newContext()).newPage();
+        const a = await (await browser.newContext()).newPage();
         await signIn(a, origin, KEY_A);
         seen.runsWaiting = await text(a);
         const runUrl = new URL(
@@ -132,7 +136,7 @@ describe('the web console in Chromium', () => {
         await a.screenshot({ path: join(SHOTS, 'runs-list.png'), fullPage: true });
 
         // Owner B: nothing of A's, and A's run id is "not found", as a made-up id is.
-        const b = await (await browser!.newContext()).newPage();
+        const b = await (await browser.newContext()).newPage();
         await signIn(b, origin, KEY_B);
         seen.bRuns = await text(b);
         await b.goto(`${origin}/console/workflows`);
@@ -145,8 +149,7 @@ describe('the web console in Chromium', () => {
         seen.bMissing = await text(b);
         await b.goto(`${origin}/console/approvals`);
         seen.bApprovals = await text(b);
-        await browser!.close();
-        browser = undefined;
+        await browser.close();
       },
     });
 

@@ -38,19 +38,24 @@ describe('the refund example approved through the form page in Chromium', () => 
     closers.push(() => payments.close());
     const dataDir = await tempDataDir();
     closers.push(() => removeDir(dataDir));
-    const e2e: E2eStack = await startE2eStack(await createOwnTable(), {
-      dataDir,
-      allowLoopbackPorts: [payments.port],
-      internalHosts: ['127.0.0.1'],
-    });
-    closers.push(() => e2e.stack.stop());
     const profile = await mkdtemp(join(tmpdir(), 'wf-chromium-'));
     closers.push(() => rm(profile, { recursive: true, force: true }));
-    const browser: BrowserContext = await chromium.launchPersistentContext(profile, {
+    // The browser launches while the stack starts (both mostly wait on their own processes).
+    const launching = chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
       args: CHROMIUM_ARGS,
     });
+    const e2e: E2eStack = await startE2eStack(await createOwnTable(), {
+      dataDir,
+      allowLoopbackPorts: [payments.port],
+      internalHosts: ['127.0.0.1'],
+    }).catch(async (error: unknown) => {
+      await launching.then((launched) => launched.close()).catch(() => undefined);
+      throw error;
+    });
+    closers.push(() => e2e.stack.stop());
+    const browser: BrowserContext = await launching;
     closers.push(() => browser.close());
 
     // Arrange: a large amount (the refund-large-* fixtures: 250 for c_88) waits for the manager; the link is in the inbox.

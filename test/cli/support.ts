@@ -7,6 +7,7 @@ import { main } from '../../shared/cli/main.ts';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../shared/local/stack.ts';
 import type { ScriptedFixture } from '../../shared/model/index.ts';
 import type { Run } from '../../shared/schemas/run.ts';
+import { testDefinitions } from '../support/local-definitions.ts';
 import { createOwnTable as createOwnTableWithPrefix } from '../support/table.ts';
 
 /** What one `wf` invocation printed and returned. */
@@ -55,6 +56,7 @@ export async function startCliStack(
     schedulerIntervalMs: 0,
     retryIntervalMs: 20,
     print: (text) => printed.push(text),
+    definitions: testDefinitions(),
     ...more,
   });
   const client = new ApiClient(stack.url, { kind: 'api-key', apiKey: stack.apiKey });

@@ -21,7 +21,15 @@ import {
 import { isTerminalRunStatus, type Run } from '../../shared/schemas/run.ts';
 import { type FakeRemote, fakeRemote, type Received } from '../actions/support.ts';
 import { APPROVER, type AuditView, openPage, postForm, removeDir, tempDataDir } from '../e2e/support.ts';
-import { inboxLinks, modelProxy, type StackLife, startStackProcess } from './support.ts';
+import { testDefinitions } from '../support/local-definitions.ts';
+import {
+  inboxLinks,
+  modelProxy,
+  type StackLife,
+  startStackProcess,
+  type WarmStackProcess,
+  warmStackProcess,
+} from './support.ts';
 
 const MODEL = 'claude-sonnet-5-5';
 const USAGE = { input_tokens: 100, output_tokens: 10 };
@@ -103,10 +111,14 @@ const KILL_POINTS: KillPoint[] = [
 ];
 
 let dataDir: string;
+/** Where the test run's state machines are, for every life's process (it synthesizes none). */
+let definitionsDir: string;
 let remote: FakeRemote;
 let scripted: ScriptedModelServer;
 let proxy: Awaited<ReturnType<typeof modelProxy>>;
 let life: StackLife | undefined;
+/** The next life's process, warming while this life runs. */
+let next: WarmStackProcess | undefined;
 let armed: KillPoint | undefined;
 const killed: string[] = [];
 
@@ -120,6 +132,8 @@ function fire(event: Event): void {
 
 beforeAll(async () => {
   dataDir = await tempDataDir();
+  definitionsDir = await tempDataDir();
+  writeFileSync(join(definitionsDir, 'definitions.json'), JSON.stringify(testDefinitions()));
   remote = await fakeRemote((request) => {
     fire({ kind: 'remote', request });
     return { body: 'ok' };
@@ -129,12 +143,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  next?.kill();
   life?.kill();
   await life?.exited;
   await proxy?.close();
   await scripted?.close();
   await remote?.close();
   await removeDir(dataDir);
+  await removeDir(definitionsDir);
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -206,6 +222,7 @@ describe('The local stack killed at random points of runs', () => {
       scriptedModelUrl: proxy.url,
       allowLoopbackPorts: [remote.port],
       internalHosts: ['127.0.0.1'],
+      definitionsFile: join(definitionsDir, 'definitions.json'),
     };
     life = await startStackProcess(config);
     const runIds: string[] = [];
@@ -232,10 +249,14 @@ describe('The local stack killed at random points of runs', () => {
 
     // Act: two runs at first, one more after the second and the fourth restart; a kill point per life.
     await startRuns(0, 2);
+    // Each restart's process warms (imports, reads the state machines) while the life before it runs.
+    next = warmStackProcess(config);
     for (const [index, point] of KILL_POINTS.entries()) {
       await drive(life, runIds, point);
       await life.exited;
-      life = await startStackProcess(config);
+      const starting = next!.start();
+      next = index < KILL_POINTS.length - 1 ? warmStackProcess(config) : undefined;
+      life = await starting;
       if (index === 1) await startRuns(2, 3);
       if (index === 3) await startRuns(3, 4);
     }

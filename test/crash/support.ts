@@ -23,18 +23,35 @@ export type StackLife = {
   stderr(): string;
 };
 
-export async function startStackProcess(config: {
+export type StackConfig = {
   dataDir: string;
   port: number;
   scriptedModelUrl: string;
   allowLoopbackPorts: number[];
   /** Hosts inside the deployment: the receivers' unsafe requests need no approval there. */
   internalHosts: string[];
-}): Promise<StackLife> {
+  /** A file holding the state machines to run (`testDefinitions()` as JSON). */
+  definitionsFile: string;
+};
+
+/**
+ * A stack process spawned and warming (its modules imported and its state machines read, no data touched:
+ * test/crash/stack-process.ts), whose stack starts on the data at `start()`. A test spawns the next
+ * life's process while the current life runs, so each restart pays only the stack's start (DynamoDB Local's,
+ * and the recovery), as a restarted machine whose program is already loaded would.
+ */
+export type WarmStackProcess = {
+  /** Starts the stack (after the process warmed) and resolves once it serves. */
+  start(): Promise<StackLife>;
+  /** SIGKILL of the process group, started or not. */
+  kill(): void;
+};
+
+export function warmStackProcess(config: StackConfig): WarmStackProcess {
   const child: ChildProcess = spawn(process.execPath, ['test/crash/stack-process.ts'], {
     // Its own process group, so one kill reaches the stack and the DynamoDB Local it spawned.
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
     env: {
       ...process.env,
       // Node's on-disk compile cache (https://nodejs.org/api/module.html#module-compile-cache): every life after
@@ -55,24 +72,53 @@ export async function startStackProcess(config: {
     dead = true;
     process.kill(-child.pid, 'SIGKILL');
   };
-  const ready = await new Promise<{ url: string; apiKey: string; resumed: string[]; delivered: string[] }>(
-    (resolve, reject) => {
-      let out = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const line = out.split('\n').find((candidate) => candidate.startsWith('READY '));
-        if (line) resolve(JSON.parse(line.slice('READY '.length)));
-      });
-      void exited.then(() => reject(new Error(`the stack process exited before it was ready:\n${stderr}`)));
-    },
-  );
-  return {
-    ...ready,
-    client: new ApiClient(ready.url, { kind: 'api-key', apiKey: ready.apiKey }),
-    kill,
-    exited,
-    stderr: () => stderr,
+  let out = '';
+  const onOutput = new Set<() => void>();
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    for (const check of onOutput) check();
+  });
+  /** The first whole line of the child's stdout that starts with `prefix`; rejects if the child exits first. */
+  const line = (prefix: string) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const found = out
+          .split('\n')
+          .slice(0, -1)
+          .find((candidate) => candidate.startsWith(prefix));
+        if (found === undefined) return;
+        onOutput.delete(check);
+        resolve(found);
+      };
+      onOutput.add(check);
+      check();
+      void exited.then(() =>
+        reject(new Error(`the stack process exited before it printed ${prefix}:\n${stderr}`)),
+      );
+    });
+  const start = async (): Promise<StackLife> => {
+    await line('WARM');
+    child.stdin?.end('start\n');
+    const ready = JSON.parse((await line('READY ')).slice('READY '.length)) as {
+      url: string;
+      apiKey: string;
+      resumed: string[];
+      delivered: string[];
+    };
+    return {
+      ...ready,
+      client: new ApiClient(ready.url, { kind: 'api-key', apiKey: ready.apiKey }),
+      kill,
+      exited,
+      stderr: () => stderr,
+    };
   };
+  return { start, kill };
+}
+
+/** Spawns a stack process and starts its stack (`warmStackProcess` then `start`). */
+export function startStackProcess(config: StackConfig): Promise<StackLife> {
+  return warmStackProcess(config).start();
 }
 
 /**

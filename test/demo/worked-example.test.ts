@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWorkedExample, type WorkedExampleResult } from '../../shared/demo/worked-example.ts';
+import { testDefinitions } from '../support/local-definitions.ts';
 
 const fixture = JSON.parse(
   await readFile(new URL('../../examples/fixtures/morning-news.fixture.json', import.meta.url), 'utf8'),
@@ -22,6 +23,7 @@ const lines: string[] = [];
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'wf-demo-'));
   result = await runWorkedExample({
+    definitions: testDefinitions(),
     autoApprove: true,
     dataDir,
     feedPort: 0,

@@ -17,6 +17,7 @@ import type { ScriptedFixture } from '../../shared/model/index.ts';
 import type { Approval } from '../../shared/schemas/approval.ts';
 import type { TranscriptMessage } from '../../shared/schemas/message.ts';
 import type { Run, RunStatus } from '../../shared/schemas/run.ts';
+import { testDefinitions } from '../support/local-definitions.ts';
 import { createOwnTable as createOwnTableWithPrefix } from '../support/table.ts';
 
 export const APPROVER = 'editor@example.com';
@@ -26,7 +27,10 @@ export const createOwnTable = () => createOwnTableWithPrefix('wf-e2e');
 
 export type E2eStack = { stack: LocalStack; client: ApiClient; keyring: Keyring; dataDir: string };
 
-/** Starts a local stack for tests: loopback only, any free port, no scheduler, quiet, quick retries. */
+/**
+ * Starts a local stack for tests: loopback only, any free port, no scheduler, quiet, quick retries, the state
+ * machines the test run synthesized once.
+ */
 export async function startE2eStack(
   table: { endpoint: string; tableName: string },
   options: Omit<LocalStackOptions, 'dynamodbEndpoint' | 'tableName'> & { dataDir: string },
@@ -36,6 +40,7 @@ export async function startE2eStack(
     schedulerIntervalMs: 0,
     retryIntervalMs: 20,
     print: () => undefined,
+    definitions: testDefinitions(),
     ...options,
     dynamodbEndpoint: table.endpoint,
     tableName: table.tableName,

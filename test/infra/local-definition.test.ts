@@ -6,6 +6,7 @@ import {
   type LocalDefinition,
   localFunctionArn,
   synthesizeLocalDefinition,
+  synthesizeLocalDefinitions,
 } from '../../infra/local-definition.ts';
 import { defaultRuntime, flatTemplate, logicalId } from './synth.ts';
 
@@ -106,6 +107,16 @@ describe('synthesizeLocalDefinition', () => {
     }
     text = text.replaceAll(`\${AWS::Partition}`, 'aws');
     expect(JSON.parse(text)).toEqual(local.definition);
+  });
+
+  it('synthesizes once per process and hands each caller its own copy', () => {
+    const first = synthesizeLocalDefinitions();
+    (first.run.definition as { States: Record<string, unknown> }).States.Turn = 'changed by a caller';
+    first.graph.functionByState.changed = 'by a caller';
+    const second = synthesizeLocalDefinitions();
+    expect(second.run).toEqual(local);
+    expect(second.graph.functionByState).not.toHaveProperty('changed');
+    expect(second.run.definition).not.toBe(first.run.definition);
   });
 });
 
