@@ -21,6 +21,7 @@ import {
   tempDataDir,
 } from '../e2e/support.ts';
 import { refundGraph, startRefund } from '../graph/support.ts';
+import { startWhileLaunching } from './launch.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-quic'];
@@ -74,16 +75,15 @@ describe('the console draws a graph run in Chromium', () => {
       `${dataDir}/api-keys.json`,
       JSON.stringify({ keys: { [KEY_A]: { owner: 'local' }, [KEY_B]: { owner: 'bob' } } }),
     );
-    // The browser launches while the stack starts (both mostly wait on their own processes).
     const launching = chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-    const e2e: E2eStack = await startE2eStack(await createOwnTable(), {
-      dataDir,
-      allowLoopbackPorts: [payments.port],
-      internalHosts: ['127.0.0.1'],
-    }).catch(async (error: unknown) => {
-      await launching.then((launched) => launched.close()).catch(() => undefined);
-      throw error;
-    });
+    const e2e: E2eStack = await startWhileLaunching(
+      launching,
+      startE2eStack(await createOwnTable(), {
+        dataDir,
+        allowLoopbackPorts: [payments.port],
+        internalHosts: ['127.0.0.1'],
+      }),
+    );
     closers.push(() => e2e.stack.stop());
     await mkdir(SHOTS, { recursive: true });
     const browser: Browser = await launching;

@@ -21,6 +21,7 @@ import {
   tempDataDir,
 } from '../e2e/support.ts';
 import { refundGraph, startRefund, stepsOf } from '../graph/support.ts';
+import { startWhileLaunching } from './launch.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-quic'];
@@ -40,20 +41,19 @@ describe('the refund example approved through the form page in Chromium', () => 
     closers.push(() => removeDir(dataDir));
     const profile = await mkdtemp(join(tmpdir(), 'wf-chromium-'));
     closers.push(() => rm(profile, { recursive: true, force: true }));
-    // The browser launches while the stack starts (both mostly wait on their own processes).
     const launching = chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
       args: CHROMIUM_ARGS,
     });
-    const e2e: E2eStack = await startE2eStack(await createOwnTable(), {
-      dataDir,
-      allowLoopbackPorts: [payments.port],
-      internalHosts: ['127.0.0.1'],
-    }).catch(async (error: unknown) => {
-      await launching.then((launched) => launched.close()).catch(() => undefined);
-      throw error;
-    });
+    const e2e: E2eStack = await startWhileLaunching(
+      launching,
+      startE2eStack(await createOwnTable(), {
+        dataDir,
+        allowLoopbackPorts: [payments.port],
+        internalHosts: ['127.0.0.1'],
+      }),
+    );
     closers.push(() => e2e.stack.stop());
     const browser: BrowserContext = await launching;
     closers.push(() => browser.close());

@@ -132,6 +132,19 @@ const markerOf = async (run: Run) =>
   );
 const dayOf = (run: Run) => store.getDaySpendDetail(run.owner, run.workflowId, run.createdAt.slice(0, 10));
 
+/** The run as the sweep leaves one it found unstarted: failed, its day's reservation given back, unmarked. */
+async function expectEndedUnstarted(run: Run): Promise<Run | undefined> {
+  const ended = await store.getRun(run.runId);
+  expect(ended).toMatchObject({
+    status: 'failed',
+    stopReason: 'error',
+    error: { name: 'ExecutionNotStarted', message: expect.stringContaining('ExecutionDoesNotExist') },
+  });
+  expect(await dayOf(run)).toEqual({ totalUsd: 0, reservedUsd: 0 });
+  expect(await markerOf(run)).toBeUndefined();
+  return ended;
+}
+
 describe('sweepPendingRuns: API starts left pending', () => {
   it.each([
     ['a crash between creating the run and starting it', crashedStart],
@@ -154,15 +167,8 @@ describe('sweepPendingRuns: API starts left pending', () => {
       // Assess
       expect(swept).toMatchObject({ settled: [run.runId], started: [], undecided: [], complete: true });
       expect(calls).toEqual([{ command: 'DescribeExecutionCommand', arn: arnOf(run.runId) }]);
-      const ended = await store.getRun(run.runId);
-      expect(ended).toMatchObject({
-        status: 'failed',
-        stopReason: 'error',
-        error: { name: 'ExecutionNotStarted', message: expect.stringContaining('ExecutionDoesNotExist') },
-      });
+      const ended = await expectEndedUnstarted(run);
       expect(ended?.reservation).toBeUndefined();
-      expect(await dayOf(run)).toEqual({ totalUsd: 0, reservedUsd: 0 });
-      expect(await markerOf(run)).toBeUndefined();
       const audit = await store.listAudit(run.runId);
       expect(audit.filter((entry) => entry.type === 'budget_settled').map((entry) => entry.data)).toEqual([
         expect.objectContaining({ turn: 0, actualUsd: 0, unused: true, notStarted: true }),
@@ -295,13 +301,7 @@ describe('keyed API starts left pending', () => {
 
     // Assess
     expect(swept).toMatchObject({ settled: [run.runId], undecided: [] });
-    expect(await store.getRun(run.runId)).toMatchObject({
-      status: 'failed',
-      stopReason: 'error',
-      error: { name: 'ExecutionNotStarted', message: expect.stringContaining('ExecutionDoesNotExist') },
-    });
-    expect(await dayOf(run)).toEqual({ totalUsd: 0, reservedUsd: 0 });
-    expect(await markerOf(run)).toBeUndefined();
+    await expectEndedUnstarted(run);
   });
 
   it('answers a later repeat of the key with the ended run, and starts nothing', async () => {
@@ -434,13 +434,7 @@ describe('schedule and event starts left pending', () => {
       // Assess
       expect(swept).toMatchObject({ settled: [run.runId], started: [], undecided: [] });
       expect(calls).toEqual([{ command: 'DescribeExecutionCommand', arn: arnOf(run.runId) }]);
-      expect(await store.getRun(run.runId)).toMatchObject({
-        status: 'failed',
-        stopReason: 'error',
-        error: { name: 'ExecutionNotStarted', message: expect.stringContaining('ExecutionDoesNotExist') },
-      });
-      expect(await dayOf(run)).toEqual({ totalUsd: 0, reservedUsd: 0 });
-      expect(await markerOf(run)).toBeUndefined();
+      await expectEndedUnstarted(run);
     },
   );
 
