@@ -4,7 +4,6 @@
  * model's reason, clicks Approve, and the run completes. A second tab opened on the same link before the
  * click then clicks Deny and is told the approval was already decided.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,18 +11,8 @@ import { type BrowserContext, chromium, type Locator, type Page } from 'playwrig
 import { afterAll, describe, expect, it } from 'vitest';
 import { runWorkedExample } from '../../shared/demo/worked-example.ts';
 import { testDefinitions } from '../support/local-definitions.ts';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from './launch.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 type Block = { type: string; text?: string; name?: string; input?: Record<string, unknown> };
@@ -42,17 +31,6 @@ afterAll(async () => {
   await launching?.then((launched) => launched.close()).catch(() => undefined);
   for (const dir of temps) await rm(dir, { recursive: true, force: true });
 });
-
-/** A missing browser is a failed precondition, never a skip; on CI it says what to install. */
-function requireChromium(): void {
-  if (existsSync(CHROMIUM)) return;
-  const hint = "install Debian's chromium: apt-get install chromium";
-  throw new Error(
-    process.env.CI === 'true'
-      ? `CI: the browser test needs ${CHROMIUM}, which is missing: ${hint}`
-      : `precondition failed: ${CHROMIUM} is missing (${hint}); no browser is downloaded`,
-  );
-}
 
 const tempDir = async (prefix: string) => {
   const dir = await mkdtemp(join(tmpdir(), prefix));

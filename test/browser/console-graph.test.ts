@@ -4,7 +4,6 @@
  * listed with who is asked and until when but never its link, and once the manager approves, every node shows
  * its final state. Owner B sees neither the run nor the task. Screenshots go to test-results/console/.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -21,10 +20,8 @@ import {
   tempDataDir,
 } from '../e2e/support.ts';
 import { refundGraph, startRefund } from '../graph/support.ts';
-import { startWhileLaunching } from './launch.ts';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium, startWhileLaunching } from './launch.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-quic'];
 const SHOTS = new URL('../../test-results/console/', import.meta.url).pathname;
 const KEY_A = `wfl_owner_a_${'a'.repeat(24)}`;
 const KEY_B = `wfl_owner_b_${'b'.repeat(24)}`;
@@ -65,7 +62,7 @@ async function untilStatus(page: Page, url: string, status: string): Promise<voi
 
 describe('the console draws a graph run in Chromium', () => {
   it('shows every node with its state, the open human task without its link, and owner B sees neither', async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`precondition failed: ${CHROMIUM} is missing`);
+    requireChromium();
     // Prepare: two owners' keys, the fake payments service, the local stack, a browser.
     const payments: FakePayments = await startFakePayments();
     closers.push(() => payments.close());

@@ -5,7 +5,6 @@
  * verifies. A second run is cancelled from the console. Owner B, signed in with another key, sees none of A's
  * data, and A's run id answers B like a missing one. Screenshots go to test-results/console/ (gitignored).
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,18 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { decideThroughPage } from '../../shared/demo/approve.ts';
 import { runWorkedExample } from '../../shared/demo/worked-example.ts';
 import { testDefinitions } from '../support/local-definitions.ts';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from './launch.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 const SHOTS = new URL('../../test-results/console/', import.meta.url).pathname;
 const KEY_A = `wfl_owner_a_${'a'.repeat(24)}`;
 const KEY_B = `wfl_owner_b_${'b'.repeat(24)}`;
@@ -37,12 +26,6 @@ afterAll(async () => {
   await launching?.then((launched) => launched.close()).catch(() => undefined);
   for (const dir of temps) await rm(dir, { recursive: true, force: true });
 });
-
-/** A missing browser is a failed precondition, never a skip. */
-function requireChromium(): void {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`precondition failed: ${CHROMIUM} is missing (apt-get install chromium)`);
-}
 
 async function signIn(page: Page, origin: string, key: string): Promise<void> {
   await page.goto(`${origin}/console/runs`);

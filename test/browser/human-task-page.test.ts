@@ -4,7 +4,6 @@
  * kind (choice, text, long text, number, integer, checkbox) and submits; the run's wait is answered with the
  * typed values. A second tab opened before the submit then submits and is told it was already submitted.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,31 +15,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createHumanTaskApp } from '../../shared/human-tasks/index.ts';
 import { type SfnWire, startSfnWire } from '../approvals-http/sfn-wire.ts';
 import { DEPUTY, MANAGER, store, taskScenario } from '../human-tasks/support.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from './launch.ts';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const close of closers.reverse()) await close();
 });
-
-/** A missing browser is a failed precondition, never a skip. */
-function requireChromium(): void {
-  if (existsSync(CHROMIUM)) return;
-  throw new Error(
-    `precondition failed: ${CHROMIUM} is missing (apt-get install chromium); no browser is downloaded`,
-  );
-}
 
 /** A loopback server whose app is set once its port (and so the pages' origin) is known. */
 async function pagesServer() {

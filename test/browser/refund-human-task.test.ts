@@ -3,7 +3,6 @@
  * downloaded): the local stack's graph run waits on `manager_review`, the manager opens the signed link from
  * the inbox, ticks "Approve the refund", writes a note and submits; the run goes on and the refund is paid once.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,10 +20,7 @@ import {
   tempDataDir,
 } from '../e2e/support.ts';
 import { refundGraph, startRefund, stepsOf } from '../graph/support.ts';
-import { startWhileLaunching } from './launch.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-quic'];
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium, startWhileLaunching } from './launch.ts';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
@@ -34,7 +30,7 @@ afterAll(async () => {
 describe('the refund example approved through the form page in Chromium', () => {
   it('the manager approves the large amount in the browser; the run is refunded once and done', async () => {
     // A missing browser is a failed precondition, never a skip.
-    if (!existsSync(CHROMIUM)) throw new Error(`precondition failed: ${CHROMIUM} is missing`);
+    requireChromium();
     const payments: FakePayments = await startFakePayments();
     closers.push(() => payments.close());
     const dataDir = await tempDataDir();
