@@ -19,7 +19,7 @@ import { runExecutionInput } from '../shared/runs/start-run.ts';
 import type { Run } from '../shared/schemas/run.ts';
 import { driveRun, engineDeps, firstAttempt } from '../test/support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../test/support/store.ts';
-import { bareLoop, floorLoop } from './floor.ts';
+import { bareLoop, floorLoop, ledgerFloorLoop } from './floor.ts';
 import { benchStore, type OpCounts, printTable } from './support.ts';
 import { commandTimer, printCpuProfile, printRequestProfile, requestRecorder } from './turn-profile.ts';
 
@@ -151,6 +151,7 @@ try {
   const warm = await seedWorkflow(store, minimalWorkflow());
   await driveRun(engineDeps(store, model('loop')), (await seedRun(store, warm.version)).runId);
   await floorLoop(store, client, { runs: 1, turns: TURNS });
+  await ledgerFloorLoop(store, client, { runs: 1, turns: TURNS });
   await bareLoop(client, TURNS);
 
   // Runtime: plain turns, counted per turn.
@@ -161,15 +162,17 @@ try {
   const toolTurns = tally();
   const finalTurns = tally();
   const floorTally = tally();
-  // Interleaved run by run (runtime, floor, bare SDK), so a change of load on this shared machine weighs
+  const ledgerTally = tally();
+  // Interleaved run by run (runtime, floor, ledger floor, bare SDK), so a change of load on this shared machine weighs
   // on all three alike and the ratio stays comparable.
   let runtimeTotal = 0;
   let floorTotal = 0;
+  let ledgerTotal = 0;
   let bareTotal = 0;
   let bareTurns = 0;
   // CPU time of this process (user + system) in each loop: on a loaded machine wall time is mostly waiting for
   // a core, CPU time is the work. It counts the in-process scripted model server for all three loops alike.
-  const cpu = { runtime: 0, floor: 0, bare: 0 };
+  const cpu = { runtime: 0, floor: 0, ledger: 0, bare: 0 };
   const cpuMs = (since: NodeJS.CpuUsage) => {
     const used = process.cpuUsage(since);
     return (used.user + used.system) / 1000;
@@ -191,6 +194,14 @@ try {
     add(floorTally, before, snapshot(counts));
     floorTally.turns += floor.turns - 1;
     floorTotal += floor.ms;
+
+    const beforeLedger = snapshot(counts);
+    cpuStart = process.cpuUsage();
+    const ledger = await ledgerFloorLoop(store, client, { runs: 1, turns: TURNS });
+    cpu.ledger += cpuMs(cpuStart);
+    add(ledgerTally, beforeLedger, snapshot(counts));
+    ledgerTally.turns += ledger.turns - 1;
+    ledgerTotal += ledger.ms;
 
     start = performance.now();
     cpuStart = process.cpuUsage();
@@ -219,6 +230,7 @@ try {
   const runtimeMs = runtimeTotal / turnsRun;
   const toolMs = toolWrite.ms / turnsRun;
   const floorMs = floorTotal / floorTally.turns;
+  const ledgerMs = ledgerTotal / ledgerTally.turns;
   const bareMs = bareTotal / bareTurns;
   const allTurns = {
     turns: turnsRun,
@@ -434,6 +446,7 @@ try {
     { turn: 'final (end_turn, run done)', ...perTurn(finalTurns) },
     { turn: 'all turns (average)', ...perTurn(allTurns) },
     { turn: 'floor (1 GetItem + 1 TransactWriteItems)', ...perTurn(floorTally) },
+    { turn: 'ledger floor (the invariants’ writes, bare; bench/floor.ts)', ...perTurn(ledgerTally) },
     {
       turn: 'plain, on another container than the previous turn’s (turn 3; not in the average)',
       ...perTurn(plainElsewhere),
@@ -475,6 +488,7 @@ try {
   printTable('One gated turn: its DynamoDB requests by phase, in the order they went out', gatedRequests);
   const runtimeCpu = cpu.runtime / turnsRun;
   const floorCpu = cpu.floor / floorTally.turns;
+  const ledgerCpu = cpu.ledger / ledgerTally.turns;
   printTable(`Time per turn, zero-latency scripted model, DynamoDB Local (${RUNS * TURNS} turns each)`, [
     {
       loop: 'runtime (gates, ledger, budget, audit, DynamoDB)',
@@ -510,6 +524,21 @@ try {
       loop: 'runtime without the tool’s write ÷ floor (tools answered in memory)',
       'ms/turn': `${((runtimeMs - toolMs) / floorMs).toFixed(2)}×`,
       'CPU ms/turn': '',
+    },
+    {
+      loop: 'ledger floor (pending row before the call, the tool’s write, settle; each with run and audit)',
+      'ms/turn': ledgerMs.toFixed(2),
+      'CPU ms/turn': ledgerCpu.toFixed(2),
+    },
+    {
+      loop: 'ledger floor ÷ floor (what the invariants’ writes cost)',
+      'ms/turn': `${(ledgerMs / floorMs).toFixed(2)}×`,
+      'CPU ms/turn': `${(ledgerCpu / floorCpu).toFixed(2)}×`,
+    },
+    {
+      loop: 'runtime ÷ ledger floor (what the runtime adds to them)',
+      'ms/turn': `${(runtimeMs / ledgerMs).toFixed(2)}×`,
+      'CPU ms/turn': `${(runtimeCpu / ledgerCpu).toFixed(2)}×`,
     },
   ]);
 
