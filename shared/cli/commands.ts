@@ -126,7 +126,7 @@ const capacityNote = (run: Run): string => {
 
 export async function startRunCommand(
   client: ApiClient,
-  args: { workflow: string; input?: string; wait: boolean; idempotencyKey?: string },
+  args: { workflow: string; input?: string; wait: boolean; idempotencyKey?: string; intervalMs?: number },
   out: Output,
   /** Told the run once it ended (with `wait`): `--record` fetches its recording then. */
   onEnded?: (run: Run) => Promise<void>,
@@ -153,6 +153,7 @@ export async function startRunCommand(
     return 0;
   }
   const run = await watchRun(client, body.run.runId, {
+    ...(args.intervalMs === undefined ? {} : { intervalMs: args.intervalMs }),
     print: (line) => out.line(line),
     onAwaitingApproval: () =>
       out.line(

@@ -25,6 +25,8 @@ export type ExtraContext = {
   out: Output;
   colours: Colours;
   isTTY: boolean;
+  /** `--interval`: a fixed wait between `--watch`'s polls. */
+  intervalMs?: number;
   signal?: AbortSignal;
 };
 
@@ -41,6 +43,7 @@ export const EXTRA_COMMANDS: Record<string, (ctx: ExtraContext) => Promise<numbe
       ...(x.values.status ? { status: x.values.status } : {}),
       watch: x.values.watch === true,
       redraw: x.isTTY,
+      ...(x.intervalMs === undefined ? {} : { intervalMs: x.intervalMs }),
       ...(x.signal ? { signal: x.signal } : {}),
     };
     return runList(x.client(), args, x.out, x.colours);

@@ -60,9 +60,9 @@ export const HELP: Record<string, CommandHelp> = {
   },
   'run start': {
     usage:
-      'wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY] [--record DIR [--record-name NAME]]',
+      'wf run start WORKFLOW [--input JSON] [--wait [--interval SECONDS]] [--idempotency-key KEY] [--record DIR [--record-name NAME]]',
     summary:
-      "Starts a run. --wait follows it to the end (exit 3 when not done). --record DIR (a local stack with ANTHROPIC_API_KEY) also saves the conversation as DIR/<workflow>.<NAME>.fixture.json (NAME: --record-name, or a hash of the run's first user message), to replay offline; each input recorded is its own conversation.",
+      "Starts a run. --wait follows it to the end (exit 3 when not done), polling every 0.4 s while it moves and backing off to 5 s while it waits; --interval SECONDS polls at a fixed pace instead. --record DIR (a local stack with ANTHROPIC_API_KEY) also saves the conversation as DIR/<workflow>.<NAME>.fixture.json (NAME: --record-name, or a hash of the run's first user message), to replay offline; each input recorded is its own conversation.",
     examples: [
       'wf run start notes-on-demand --input \'{"topic":"x"}\' --wait',
       'wf run start status-digest --record fixtures',
@@ -70,9 +70,9 @@ export const HELP: Record<string, CommandHelp> = {
     ],
   },
   'run list': {
-    usage: 'wf run list [--workflow WORKFLOW] [--status STATUS] [--watch]',
+    usage: 'wf run list [--workflow WORKFLOW] [--status STATUS] [--watch [--interval SECONDS]]',
     summary:
-      'Lists runs, newest first. --watch redraws on a terminal, or prints each new run and status change.',
+      'Lists runs, newest first. --watch redraws on a terminal, or prints each new run and status change; it polls every second while the list changes, backing off to 10 s while it does not (--interval SECONDS: a fixed pace).',
     examples: ['wf run list --status awaiting_approval', 'wf run list --workflow morning-news --watch'],
   },
   'run show': {

@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import type { GrantView, JobView, SubmitJobResult } from '../jobs/schemas.ts';
 import type { ApiClient } from './client.ts';
 import { type Output, UsageError } from './commands.ts';
+import { fixedPoll, POLL_BACKOFF, pollBackoff } from './poll-backoff.ts';
 
 const enc = encodeURIComponent;
 
@@ -115,6 +116,8 @@ export async function jobCommand(
     maxTurns?: string | undefined;
     dryRun?: boolean;
     wait?: boolean;
+    /** `--interval`: a fixed wait between `--wait`'s polls. */
+    intervalMs?: number | undefined;
     idempotencyKey?: string | undefined;
     status?: string | undefined;
   },
@@ -155,9 +158,15 @@ export async function jobCommand(
       const read = async () => (await client.get<{ job: JobView }>(`/v1/jobs/${enc(job.jobId)}`)).job;
       // The submit answer never carries a result (docs/jobs.md): a job that already ended is read once for it.
       if (ENDED.includes(job.status)) job = await read();
+      // Polled every second while the job moves, backing off to 10 s while it waits (poll-backoff.ts).
+      const backoff =
+        args.intervalMs === undefined ? pollBackoff(POLL_BACKOFF.list) : fixedPoll(args.intervalMs);
+      let changed = true;
       while (!ENDED.includes(job.status)) {
-        await sleep(1000);
+        await sleep(backoff.next(changed));
+        const before = job;
         job = await read();
+        changed = job.status !== before.status || job.turns !== before.turns;
       }
       printJob(job, out);
       out.data({ job, coalesced: result.coalesced });

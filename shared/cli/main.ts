@@ -46,6 +46,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   wf workflow delete WORKFLOW                        delete it (the name is free again)
   wf run start WORKFLOW [--input JSON] [--wait] [--idempotency-key KEY] [--record DIR [--record-name NAME]]
   wf run list [--workflow W] [--status S] [--watch]  runs, newest first; --watch follows them
+                                                     (--interval SECONDS: poll --wait/--watch at a fixed pace)
   wf run show RUN
   wf run transcript RUN
   wf run steps RUN                                   a graph run's steps: status, attempt, error
@@ -109,7 +110,20 @@ const OPTIONS = {
   force: { type: 'boolean' },
   stack: { type: 'string' },
   'request-timeout': { type: 'string' },
+  interval: { type: 'string' },
 } as const;
+
+/**
+ * `--interval SECONDS`: a fixed wait between the polls of `run start --wait`, `run list --watch` and
+ * `job submit --wait`, instead of their backoff (shared/cli/poll-backoff.ts).
+ */
+export function pollIntervalMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (value.trim() === '' || !Number.isFinite(seconds) || seconds < 0.1 || seconds > 3600)
+    throw new UsageError(`--interval must be a number of seconds from 0.1 to 3600, got '${value}'`);
+  return Math.round(seconds * 1000);
+}
 
 export type Io = {
   stdout: (text: string) => void;
@@ -238,7 +252,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         { clientId: arg, file: values.file, expectedVersion: values['expected-version'] },
         out,
       );
-    if (group === 'job')
+    if (group === 'job') {
+      const intervalMs = pollIntervalMs(values.interval);
       return await jobCommand(
         client(),
         need(verb, 'a job command'),
@@ -252,14 +267,25 @@ export async function main(argv: string[], io: Io): Promise<number> {
           wait: values.wait === true,
           idempotencyKey: values['idempotency-key'],
           status: values.status,
+          intervalMs,
         },
         out,
       );
+    }
     const command = `${group} ${verb ?? ''}`.trim();
     const extra = EXTRA_COMMANDS[command];
     if (extra) {
       const colour = colours(!values.json && colourEnabled(io.env, io.isTTY === true));
-      const ctx = { arg, values, client, out, colours: colour, isTTY: io.isTTY === true };
+      const intervalMs = pollIntervalMs(values.interval);
+      const ctx = {
+        arg,
+        values,
+        client,
+        out,
+        colours: colour,
+        isTTY: io.isTTY === true,
+        ...(intervalMs === undefined ? {} : { intervalMs }),
+      };
       return await extra(io.signal ? { ...ctx, signal: io.signal } : ctx);
     }
     switch (command) {
@@ -274,9 +300,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'workflow list':
         return await listWorkflows(client(), out);
       case 'run start': {
+        const intervalMs = pollIntervalMs(values.interval);
         const args = {
           workflow: need(arg, 'WORKFLOW (a name or wf_ id)'),
           wait: values.wait === true,
+          ...(intervalMs === undefined ? {} : { intervalMs }),
           ...(values.input !== undefined ? { input: values.input } : {}),
           ...(values['idempotency-key'] ? { idempotencyKey: values['idempotency-key'] } : {}),
         };

@@ -9,6 +9,7 @@ import type { ApiClient } from './client.ts';
 import { type Colours, statusColour } from './colour.ts';
 import { findWorkflow, type Output, UsageError } from './commands.ts';
 import { firstFilledPage, type ListPage, noneLine } from './follow-pages.ts';
+import { fixedPoll, POLL_BACKOFF, pollBackoff } from './poll-backoff.ts';
 
 export type RunListArgs = {
   workflow?: string;
@@ -16,6 +17,7 @@ export type RunListArgs = {
   watch?: boolean;
   /** Redraw in place (a TTY) rather than print changes. */
   redraw?: boolean;
+  /** A fixed wait between polls; by default it backs off while the list does not change (poll-backoff.ts). */
   intervalMs?: number;
   /** Stops `--watch` (Ctrl-C in the bin; a test's signal). */
   signal?: AbortSignal;
@@ -56,9 +58,11 @@ export async function runList(
   out.line(drawn);
   if (!args.watch) return 0;
   const known = new Map(page.items.map((run) => [run.runId, run.status]));
+  const backoff = args.intervalMs === undefined ? pollBackoff(POLL_BACKOFF.list) : fixedPoll(args.intervalMs);
+  let changed = true;
   while (!args.signal?.aborted) {
     // Ctrl-C (the signal) ends the wait at once rather than after the interval.
-    await sleep(args.intervalMs ?? 1_000, undefined, args.signal ? { signal: args.signal } : {}).catch(
+    await sleep(backoff.next(changed), undefined, args.signal ? { signal: args.signal } : {}).catch(
       () => undefined,
     );
     if (args.signal?.aborted) break;
@@ -66,12 +70,15 @@ export async function runList(
     if (args.redraw && !out.json) {
       // A terminal: replace the list in place, and only when it changed (no flicker between changes).
       const now = drawing(c, next);
-      if (now !== drawn) out.line(`${redrawFrom(drawn.split('\n').length)}${now}`);
+      changed = now !== drawn;
+      if (changed) out.line(`${redrawFrom(drawn.split('\n').length)}${now}`);
       drawn = now;
       continue;
     }
+    changed = false;
     for (const run of [...next.items].reverse()) {
       if (known.get(run.runId) === run.status) continue;
+      changed = true;
       known.set(run.runId, run.status);
       out.data({ run });
       out.line(line(c, run));

@@ -3,6 +3,7 @@ import { isDeliverable } from '../core/degraded.ts';
 import { followRunAudit, type RunAuditPage } from '../runs/audit-reader.ts';
 import type { Run } from '../schemas/run.ts';
 import type { ApiClient } from './client.ts';
+import { fixedPoll, POLL_BACKOFF, pollBackoff } from './poll-backoff.ts';
 import { costSoFar, describeAuditEntry } from './progress.ts';
 
 const TERMINAL = ['done', 'failed', 'denied', 'cancelled'];
@@ -11,7 +12,10 @@ const DELIVERY_GRACE_MS = 10_000;
 export const DEFAULT_WAIT_MS = 30 * 60_000;
 
 export type WatchOptions = {
+  /** A fixed wait between polls; by default the wait backs off while the run shows nothing new (poll-backoff.ts). */
   intervalMs?: number;
+  /** Waits `ms` between polls (tests record the waits). */
+  sleep?: (ms: number) => Promise<void>;
   timeoutMs?: number;
   print: (line: string) => void;
   /** Called once each time the run starts waiting for approval. */
@@ -26,7 +30,11 @@ export async function watchRun(
   const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
   const deadline = Date.now() + timeoutMs;
   let seen = 0;
+  let lastStatus: string | undefined;
   let waiting = false;
+  const backoff =
+    options.intervalMs === undefined ? pollBackoff(POLL_BACKOFF.runWait) : fixedPoll(options.intervalMs);
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   let deliveryDeadline: number | undefined;
   // Pages already read whole are not read again: each poll continues from the last page.
   const readAudit = followRunAudit(runId, (path) => client.get<RunAuditPage>(path));
@@ -43,7 +51,11 @@ export async function watchRun(
             : line,
         );
     }
+    // Something new: an audit entry (each turn, gate, dispatch, approval writes one) or a status.
+    const changed =
+      entries.length > seen || run.status !== lastStatus || (isDeliverable(run) && !run.delivery);
     seen = entries.length;
+    lastStatus = run.status;
     // A done run still delivers its result (and audits that): wait for it, briefly, so the chain is final.
     const delivers = isDeliverable(run);
     if (delivers && !run.delivery) deliveryDeadline ??= Date.now() + DELIVERY_GRACE_MS;
@@ -56,6 +68,6 @@ export async function watchRun(
     if (run.status !== 'awaiting_approval') waiting = false;
     if (Date.now() > deadline)
       throw new Error(`run ${runId} is still ${run.status} after ${Math.round(timeoutMs / 1000)} s`);
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 400));
+    await sleep(backoff.next(changed));
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `wf run list --watch` as a person runs it: the real bin in a real pseudo-terminal (util-linux `script`),
+ * `wf run list --watch --interval 0.2` as a person runs it: the real bin in a real pseudo-terminal (util-linux `script`),
  * against an API on loopback whose run list the test changes. On the terminal the list is redrawn in place
  * (cursor up over the previous drawing, clear down), only when it changed, and Ctrl-C (the terminal's own
  * SIGINT) stops it with exit 0 and no stack trace. With stdout a pipe it prints one line per change instead,
@@ -89,6 +89,9 @@ const WF = (api: FakeApi) => [
   'run',
   'list',
   '--watch',
+  // A fixed pace (docs/cli.md, "Polling"): the test waits for polls, and the backoff would stretch them to 10 s.
+  '--interval',
+  '0.2',
   '--url',
   api.url,
   '--api-key',

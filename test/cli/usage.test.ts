@@ -68,6 +68,18 @@ describe('wf usage', () => {
     [['events', 'put', '--detail-type', 'Ping'], 'missing --source'],
     [['owner-key'], 'missing OWNER'],
     [
+      ['run', 'list', '--watch', '--interval', '0'],
+      "--interval must be a number of seconds from 0.1 to 3600, got '0'",
+    ],
+    [
+      ['run', 'start', 'x', '--wait', '--interval', 'soon'],
+      "--interval must be a number of seconds from 0.1 to 3600, got 'soon'",
+    ],
+    [
+      ['job', 'submit', '--prompt', 'p', '--wait', '--interval', '7200'],
+      "--interval must be a number of seconds from 0.1 to 3600, got '7200'",
+    ],
+    [
       ['owner-key', 'has space'],
       "'has space' is not an owner id: letters, digits and . _ : @ + = | / - only",
     ],
