@@ -126,6 +126,8 @@ export async function runWorkedExample(options: WorkedExampleOptions): Promise<W
     let link: string | undefined;
     const run = await watchRun(client, body.run.runId, {
       print: (line) => print(`  ${line}`),
+      // The demo's stack is this process: polling it costs nothing, and the approval shows at once.
+      intervalMs: 400,
       // As long as the approval link is valid (the workflow's approval timeout), and a minute for the rest.
       timeoutMs: (approvalTimeoutSeconds(workflowFile) + 60) * 1000,
       onAwaitingApproval: async () => {
