@@ -41,13 +41,13 @@ export type CostAssumptions = {
    * 2025-08-01 as the INIT phase of on-demand functions of managed runtimes
    * (https://aws.amazon.com/blogs/compute/aws-lambda-standardizes-billing-for-init-phase/), taken at the function's
    * share of a vCPU as a turn's CPU is (an upper bound: AWS does not document the CPU of the INIT phase). Measured
-   * by `npm run bench:turn-memory` (the "import only" row).
+   * by `npm run bench:turn-memory` (the "import only" row: 425–432 ms in three samples on 2026-12-03, median 428).
    */
   turnInitCpuMs: number;
   /**
    * CPU ms of a turn that is its container's first (composition, the first requests and the model call through
    * code not yet optimized), in place of `turnCpuMsPerTurn`: `npm run bench:turn-memory`, the "one turn on a new
-   * container" row.
+   * container" row (122–145 ms in three samples on 2026-12-03, median 129).
    */
   coldTurnCpuMs: number;
   /** Billed time of an invocation of any other function (start, delivery, approval request and pages). */
