@@ -145,7 +145,7 @@ export function runCost(
   const invocations = shape.turns + others;
   const gbSeconds = (turnSeconds * memory.turnMb + others * a.otherInvocationSeconds * memory.otherMb) / 1024;
   const notices = shape.gatedTurns * a.approvers;
-  // A new container reads the model key at its composition (shared/runtime/aws/turn.ts): once per turn.
+  // A new container reads the model key once (its key cache is the container's: shared/runtime/aws/model.ts).
   const secretReads =
     (shape.coldTurns ? shape.turns : turnSecretReads(shape, turnSeconds, a)) + shape.gatedTurns * 3;
   const start = shape.start ?? 'api';
