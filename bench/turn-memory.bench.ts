@@ -119,6 +119,9 @@ const largestTurns = Math.ceil(LARGEST_TRANSCRIPT_BYTES / perTurnOfLargest) + 1;
 const SCENARIOS: Scenario[] = [
   { name: 'import only (cold start, no invocation)' },
   { name: 'cost shape: 5 turns, 4 tool calls', fixture: conversation(5, 200, 1) },
+  // A turn on a new container: its first invocation after the import (composition, the first calls' warm-up).
+  // `wf cost --cold-turns` prices every turn so: this row's CPU per turn, after the import row's CPU.
+  { name: 'one turn on a new container: a 1-turn run', fixture: conversation(1, 200, 0) },
   { name: 'long run: 200 turns (maxTurns), 1 tool call and 1 KB each', fixture: conversation(200, KB, 1) },
   {
     name: `largest transcript: ${largestTurns} turns of 450 KB (~4 MB, ~1M tokens)`,

@@ -15,6 +15,9 @@ export type AwsPrices = {
   writeUnit: number;
   /** API Gateway HTTP API, per request (first 300 million a month). */
   apiRequest: number;
+  /** EventBridge Scheduler, per scheduled invocation; EventBridge, per custom event published (64 KB each). */
+  schedulerInvocation: number;
+  customEvent: number;
   /** SNS, per publish request and per email delivered. */
   snsPublish: number;
   snsEmail: number;
@@ -39,6 +42,10 @@ export const AWS_PRICES_US_EAST_1: AwsPrices = {
   writeUnit: 0.625 / 1_000_000,
   // https://aws.amazon.com/api-gateway/pricing/ — HTTP APIs: $1.00 per million requests (first 300 million).
   apiRequest: 1 / 1_000_000,
+  // https://aws.amazon.com/eventbridge/pricing/ — Scheduler: $1.00 per million scheduled invocations (after 14
+  // million free a month); event buses: $1.00 per million custom events published, each 64 KB chunk an event.
+  schedulerInvocation: 1 / 1_000_000,
+  customEvent: 1 / 1_000_000,
   // https://aws.amazon.com/sns/pricing/ — $0.50 per million publishes; email $2.00 per 100,000 notifications.
   snsPublish: 0.5 / 1_000_000,
   snsEmail: 2 / 100_000,

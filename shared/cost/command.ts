@@ -6,10 +6,11 @@ import { parseArgs } from 'node:util';
 import { costOf, DEFAULT_PRICES, priceFor } from '../core/pricing.ts';
 import { AWS_PRICES_US_EAST_1 } from './aws-prices.ts';
 import { configuredMemory } from './lambda-memory.ts';
-import { MEASURED_PROFILE } from './profile.ts';
+import { MEASURED_PROFILE, type RunStart } from './profile.ts';
 import { DEFAULT_ASSUMPTIONS, type RunShape, runCost } from './run-cost.ts';
 
 export const COST_USAGE = `wf cost [--turns 5] [--gated-turns 0] [--tool-calls TURNS-1] [--model-latency 8]
+        [--trigger schedule|event] [--cold-turns]
         [--turn-memory-mb MB] [--runs-per-hour 100] [--model claude-sonnet-5-5] [--input-tokens 3000] [--output-tokens 300]
         [--cache-read-share 0.8] [--json]
   AWS cost per 1,000 runs of that shape (us-east-1), and the model tokens apart.`;
@@ -19,6 +20,8 @@ const OPTIONS = {
   'gated-turns': { type: 'string' },
   'tool-calls': { type: 'string' },
   'model-latency': { type: 'string' },
+  trigger: { type: 'string' },
+  'cold-turns': { type: 'boolean' },
   'turn-memory-mb': { type: 'string' },
   'runs-per-hour': { type: 'string' },
   model: { type: 'string' },
@@ -58,8 +61,25 @@ export function shapeOf(values: Record<string, string | boolean | undefined>): R
     throw new CostUsageError('--gated-turns: each gated turn is one of the tool calls');
   if (gatedTurns > turns - 1)
     throw new CostUsageError('--gated-turns: at most one gated call ends each turn');
-  return { turns, gatedTurns, toolCalls, modelLatencySeconds };
+  const trigger = values.trigger as string | undefined;
+  if (trigger !== undefined && trigger !== 'schedule' && trigger !== 'event')
+    throw new CostUsageError(`--trigger: '${trigger}' is not allowed here (schedule or event)`);
+  const start: RunStart = trigger ?? 'api';
+  return {
+    turns,
+    gatedTurns,
+    toolCalls,
+    modelLatencySeconds,
+    start,
+    coldTurns: values['cold-turns'] === true,
+  };
 }
+
+const STARTED = {
+  api: 'started by the API',
+  schedule: 'started by a schedule',
+  event: 'started by an event',
+};
 
 const usd = (value: number) => `$${value.toFixed(4)}`;
 
@@ -118,8 +138,13 @@ export async function costCommand(argv: string[], print: (text: string) => void)
   print(
     `AWS cost per 1,000 runs, ${prices.region} list prices as of ${prices.asOf} (shared/cost/aws-prices.ts)`,
   );
+  // The start and the containers are named only when an option chose them: the default's lines stay as they were.
+  const how = [
+    ...(shape.start !== 'api' ? [`${STARTED[shape.start ?? 'api']} (StartRun)`] : []),
+    ...(shape.coldTurns ? ['every turn on a new Turn container'] : []),
+  ];
   print(
-    `run: ${shape.turns} turns, ${shape.toolCalls} tool calls (${shape.gatedTurns} gated), ${shape.modelLatencySeconds} s model latency per turn; Lambda memory: Turn ${memory.turnMb} MB, others ${memory.otherMb} MB`,
+    `run: ${shape.turns} turns, ${shape.toolCalls} tool calls (${shape.gatedTurns} gated), ${shape.modelLatencySeconds} s model latency per turn${how.map((part) => `, ${part}`).join('')}; Lambda memory: Turn ${memory.turnMb} MB, others ${memory.otherMb} MB`,
   );
   print(`counts: ${MEASURED_PROFILE.measured}; steady traffic of ${runsPerHour} runs an hour`);
   print('');

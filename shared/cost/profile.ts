@@ -14,13 +14,28 @@ export type CountsPart = {
   writeUnits: number;
 };
 
-export type CostProfile = {
-  /** When and how the counts were measured. */
-  measured: string;
+/** The four parts of a run: fixed, per model turn, per allowed tool call, per gated call. */
+export type RunParts = {
   fixed: CountsPart;
   perTurn: CountsPart;
   perToolCall: CountsPart;
   perGatedTurn: CountsPart;
+};
+
+/** How a run starts: the API (`POST /v1/workflows/{id}/runs`), or the StartRun function for a schedule or an event. */
+export type RunStart = 'api' | 'schedule' | 'event';
+
+export type CostProfile = RunParts & {
+  /** When and how the counts were measured. */
+  measured: string;
+  /**
+   * A new Turn container for every turn (`wf cost --cold-turns`), added to the parts above: per turn, the workflow
+   * version the container does not hold yet; per transcript message a turn reads that the container that wrote
+   * it would hold (run-cost.ts `coldMessageReads` counts them).
+   */
+  coldTurns: { perTurn: CountsPart; perMessageRead: CountsPart };
+  /** A run a schedule or an event starts through StartRun (`wf cost --trigger`), added to the API start's parts. */
+  triggerStart: Record<Exclude<RunStart, 'api'>, RunParts>;
 };
 
 /**
@@ -50,7 +65,26 @@ export type CostProfile = {
  * its form carries (shared/approvals-http/form-state.ts) on any container, so the profile no longer keeps the
  * decision's read of the approval and its run that a decision on another container than its page's made
  * (2 RRU): 6 → 4 RRU, as measured.
+ *
+ * Measured 2026-12-03 23:05 UTC (the four parts above unchanged, the same in three runs of the bench that day):
+ * `coldTurns` and `triggerStart`, from the same shapes run each way (the bench's tables "each shape minus the API
+ * start's"). Cold turns (the local stack's `newTurnContainer`: every turn on a new container): +1 read and 1 RRU
+ * per turn, the workflow version's GetItem (a version under 4 KB, as the bench's); +1 RRU per transcript message
+ * a turn reads that its container would hold warm (`coldMessageReads` in run-cost.ts: 0, 8, 8, 0 and 24 messages
+ * in r1–r5, predicting the measured 1, 11, 11, 2 and 29 RRU more exactly), each message one BatchGetItem item
+ * (strongly consistent, under 4 KB). The profile's part keeps `dynamoReads: 0` there: `perTurn` above keeps 2
+ * requests per turn already (measured warm: 1), which is what a new container makes (the BatchGetItem and the
+ * version's GetItem). A schedule's start (StartRun): 4 WRU more, once: its trigger (`scheduleName`,
+ * `scheduledTime`) makes the run item 981 bytes where an API start's is 956, so the final answer's commit takes it
+ * past 1 KB (1,027 bytes): 10 WRU for that commit where the API start's pays 6 (the item, and each index, one
+ * unit more). An event's start: 8 WRU fixed, 4 per turn and per tool call more: the run item holds the event as
+ * its input (EventBridge's whole envelope, ~300 bytes with the bench's small `detail`: 1,228 bytes at creation),
+ * so every commit of it pays 2 units for it in the table and 1 in each index more; a larger event moves it past
+ * the next KB too. No request more either way; the pending-run marker is written and deleted as in a keyed API
+ * start (pending-runs.ts), which the parts above already count.
  */
+const NONE: CountsPart = { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 0, writeUnits: 0 };
+
 export const MEASURED_PROFILE: CostProfile = {
   measured:
     "2026-12-03, npm run bench:cost-profile on the local stack (median of 3 runs per shape), request units by AWS's rule from the items sent and read, failed writes metered, run item under 1 KB, RequestApproval in one read and one write, the approval page in one read, the approval in one write, the first turn in one read",
@@ -58,4 +92,22 @@ export const MEASURED_PROFILE: CostProfile = {
   perTurn: { transitions: 2, dynamoReads: 2, dynamoWrites: 1, readUnits: 2, writeUnits: 12 },
   perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 13 },
   perGatedTurn: { transitions: 1, dynamoReads: 2, dynamoWrites: 3, readUnits: 4, writeUnits: 45 },
+  coldTurns: {
+    perTurn: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 1, writeUnits: 0 },
+    perMessageRead: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 1, writeUnits: 0 },
+  },
+  triggerStart: {
+    schedule: {
+      fixed: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 0, writeUnits: 4 },
+      perTurn: NONE,
+      perToolCall: NONE,
+      perGatedTurn: NONE,
+    },
+    event: {
+      fixed: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 0, writeUnits: 8 },
+      perTurn: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 0, writeUnits: 4 },
+      perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 0, writeUnits: 4 },
+      perGatedTurn: NONE,
+    },
+  },
 };

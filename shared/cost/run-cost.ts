@@ -4,10 +4,21 @@
  */
 import { SECRET_CACHE_TTL_MS } from '../credentials/file-secrets.ts';
 import type { AwsPrices } from './aws-prices.ts';
-import type { CostProfile, CountsPart } from './profile.ts';
+import type { CostProfile, CountsPart, RunParts, RunStart } from './profile.ts';
 
-/** A run: model turns, of its tool calls how many needed approval, and how long each model call waits. */
-export type RunShape = { turns: number; gatedTurns: number; toolCalls: number; modelLatencySeconds: number };
+/**
+ * A run: model turns, of its tool calls how many needed approval, and how long each model call waits; how it
+ * starts (default `api`), and whether every turn lands on a new Turn container (`coldTurns`, default false: on
+ * a warm one, as the profile's parts are measured).
+ */
+export type RunShape = {
+  turns: number;
+  gatedTurns: number;
+  toolCalls: number;
+  modelLatencySeconds: number;
+  start?: RunStart;
+  coldTurns?: boolean;
+};
 
 /** Lambda memory (MB) of the Turn function and of the others, as the infra props configure them. */
 export type LambdaMemory = { turnMb: number; otherMb: number };
@@ -25,6 +36,20 @@ export type CostAssumptions = {
    * warm-up, shared by the runs it serves), not counted.
    */
   turnCpuMsPerTurn: number;
+  /**
+   * A new Turn container, before its turn: the import of the Turn bundle (CPU ms on a full core), billed since
+   * 2025-08-01 as the INIT phase of on-demand functions of managed runtimes
+   * (https://aws.amazon.com/blogs/compute/aws-lambda-standardizes-billing-for-init-phase/), taken at the function's
+   * share of a vCPU as a turn's CPU is (an upper bound: AWS does not document the CPU of the INIT phase). Measured
+   * by `npm run bench:turn-memory` (the "import only" row: 425–432 ms in three samples on 2026-12-03, median 428).
+   */
+  turnInitCpuMs: number;
+  /**
+   * CPU ms of a turn that is its container's first (composition, the first requests and the model call through
+   * code not yet optimized), in place of `turnCpuMsPerTurn`: `npm run bench:turn-memory`, the "one turn on a new
+   * container" row (122–145 ms in three samples on 2026-12-03, median 129).
+   */
+  coldTurnCpuMs: number;
   /** Billed time of an invocation of any other function (start, delivery, approval request and pages). */
   otherInvocationSeconds: number;
   /** CloudWatch Logs bytes per invocation: platform START/END/REPORT lines, the runtime's logs and EMF metrics. */
@@ -43,6 +68,8 @@ export const FULL_VCPU_MB = 1769;
 export const DEFAULT_ASSUMPTIONS: CostAssumptions = {
   secondsPerDynamoRequest: 0.01,
   turnCpuMsPerTurn: 25,
+  turnInitCpuMs: 428,
+  coldTurnCpuMs: 129,
   otherInvocationSeconds: 0.1,
   logBytesPerInvocation: 1536,
   approvers: 1,
@@ -53,20 +80,42 @@ export const DEFAULT_ASSUMPTIONS: CostAssumptions = {
 /** One priced line of a run: what, how many per run, and USD per run. */
 export type CostLine = { item: string; quantity: number; unit: string; usd: number };
 
-/** The measured counts of a run of this shape: fixed + per turn + per tool call + per gated call. */
+const PART_KEYS = ['transitions', 'dynamoReads', 'dynamoWrites', 'readUnits', 'writeUnits'] as const;
+const partsCounts = (shape: RunShape, parts: RunParts, key: keyof CountsPart) =>
+  parts.fixed[key] +
+  shape.turns * parts.perTurn[key] +
+  shape.toolCalls * parts.perToolCall[key] +
+  shape.gatedTurns * parts.perGatedTurn[key];
+
+/**
+ * Transcript messages the turns of a run read on new containers that a warm container would hold. A turn's
+ * transcript holds 1 + 2k messages at turn k (the prompt, then each earlier turn's answer and its tool results);
+ * turn 0 reads its one message on any container. A turn right after a gated call reads its transcript on a
+ * warm container too (measured: the gated shape's cold turns added only the version reads), so those add none;
+ * the gated calls are taken as the run's first turns, which makes the most of the rest. Each message as one
+ * item of the turn's BatchGetItem (turn-read.ts), under 4 KB as the bench's are.
+ */
+export function coldMessageReads(shape: RunShape): number {
+  let messages = 0;
+  for (let k = 1 + shape.gatedTurns; k < shape.turns; k++) messages += 1 + 2 * k;
+  return messages;
+}
+
+/**
+ * The measured counts of a run of this shape: fixed + per turn + per tool call + per gated call, with a trigger's
+ * start its parts added, and with cold turns the version and transcript reads of new containers.
+ */
 export function countsFor(shape: RunShape, profile: CostProfile): CountsPart {
+  const start = shape.start ?? 'api';
+  const trigger = start === 'api' ? undefined : profile.triggerStart[start];
+  const messages = shape.coldTurns ? coldMessageReads(shape) : 0;
   const sum = (key: keyof CountsPart) =>
-    profile.fixed[key] +
-    shape.turns * profile.perTurn[key] +
-    shape.toolCalls * profile.perToolCall[key] +
-    shape.gatedTurns * profile.perGatedTurn[key];
-  return {
-    transitions: sum('transitions'),
-    dynamoReads: sum('dynamoReads'),
-    dynamoWrites: sum('dynamoWrites'),
-    readUnits: sum('readUnits'),
-    writeUnits: sum('writeUnits'),
-  };
+    partsCounts(shape, profile, key) +
+    (trigger ? partsCounts(shape, trigger, key) : 0) +
+    (shape.coldTurns
+      ? shape.turns * profile.coldTurns.perTurn[key] + messages * profile.coldTurns.perMessageRead[key]
+      : 0);
+  return Object.fromEntries(PART_KEYS.map((key) => [key, sum(key)])) as CountsPart;
 }
 
 /** The AWS lines of one run, in USD per run (multiply by 1,000 for the table). */
@@ -84,17 +133,22 @@ export function runCost(
   const counts = countsFor(shape, profile);
   const requestsOf = (part: CountsPart) => part.dynamoReads + part.dynamoWrites;
   // The Turn function waits on the model, works on its CPU share, and makes its turn's and its tool calls' requests.
+  // A turn on a new container: the INIT phase (the bundle's import) before it, and its first-turn CPU.
+  const cpuMsPerTurn = shape.coldTurns ? a.turnInitCpuMs + a.coldTurnCpuMs : a.turnCpuMsPerTurn;
   const turnSeconds =
     shape.turns * shape.modelLatencySeconds +
-    (shape.turns * a.turnCpuMsPerTurn) / 1000 / Math.min(1, memory.turnMb / FULL_VCPU_MB) +
+    (shape.turns * cpuMsPerTurn) / 1000 / Math.min(1, memory.turnMb / FULL_VCPU_MB) +
     (shape.turns * requestsOf(profile.perTurn) + shape.toolCalls * requestsOf(profile.perToolCall)) *
       a.secondsPerDynamoRequest;
-  // Api (start) and Deliver once per run; RequestApproval and ApprovalHttp (page, decision) per gated call.
+  // Api or StartRun (start) and Deliver once per run; RequestApproval and ApprovalHttp (page, decision) per gated call.
   const others = 2 + shape.gatedTurns * 3;
   const invocations = shape.turns + others;
   const gbSeconds = (turnSeconds * memory.turnMb + others * a.otherInvocationSeconds * memory.otherMb) / 1024;
   const notices = shape.gatedTurns * a.approvers;
-  const secretReads = turnSecretReads(shape, turnSeconds, a) + shape.gatedTurns * 3;
+  // A new container reads the model key once (its key cache is the container's: shared/runtime/aws/model.ts).
+  const secretReads =
+    (shape.coldTurns ? shape.turns : turnSecretReads(shape, turnSeconds, a)) + shape.gatedTurns * 3;
+  const start = shape.start ?? 'api';
   const logGb = (invocations * a.logBytesPerInvocation) / 1e9;
   const traces = xrayTraces(shape);
   const tracesPerSecond = (a.runsPerHour * traces) / 3600;
@@ -104,7 +158,18 @@ export function runCost(
     line('Lambda requests', invocations, 'invocations', prices.lambdaRequest),
     line('DynamoDB reads', counts.readUnits, 'RRU', prices.readUnit),
     line('DynamoDB writes', counts.writeUnits, 'WRU', prices.writeUnit),
-    line('API Gateway (HTTP API)', 1 + shape.gatedTurns * 2, 'requests', prices.apiRequest),
+    // A trigger's run starts with no API request: the schedule or the event invokes StartRun.
+    line(
+      'API Gateway (HTTP API)',
+      (start === 'api' ? 1 : 0) + shape.gatedTurns * 2,
+      'requests',
+      prices.apiRequest,
+    ),
+    ...(start === 'schedule'
+      ? [line('EventBridge Scheduler', 1, 'invocations', prices.schedulerInvocation)]
+      : start === 'event'
+        ? [line('EventBridge custom events', 1, 'events', prices.customEvent)]
+        : []),
     line('SNS publishes', notices, 'publishes', prices.snsPublish),
     line('SNS email', notices, 'emails', prices.snsEmail),
     line('Secrets Manager (5-min cache)', secretReads, 'API calls', prices.secretsCall),

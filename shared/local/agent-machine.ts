@@ -16,7 +16,8 @@ import { asFunction, retryEvery } from './stack-parts.ts';
 export function localAgentMachine(args: {
   services: LocalServices;
   definition: LocalDefinition;
-  turnDeps: TurnDeps;
+  /** The Turn function's dependencies at each invocation (the container's: stack-options.ts `newTurnContainer`). */
+  turnDeps: () => TurnDeps;
   taskTokens: TaskTokensPort;
   ends: LocalRunEnds;
   retryMs: number;
@@ -32,7 +33,7 @@ export function localAgentMachine(args: {
     handlers: {
       turn: asFunction(
         'turn',
-        createTurnHandler(async () => args.turnDeps),
+        createTurnHandler(async () => args.turnDeps()),
       ),
       ...approvalFunctions(services, taskTokens, ends),
       'mark-failed': ends.markFailed,

@@ -5,6 +5,7 @@
  */
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { sfnTaskTokens, type TaskTokensPort } from '../approvals-http/index.ts';
+import type { TurnDeps } from '../core/engine.ts';
 import type { ModelPort } from '../core/ports.ts';
 import type { ExternalEngineRegistry } from '../external/index.ts';
 import type { HumanTaskPort } from '../graph-run/human-task-port.ts';
@@ -13,6 +14,7 @@ import type { ExecutionsPort } from '../runs/index.ts';
 import { randomIds, waitingClock } from '../runtime/clock.ts';
 import { engineDeps } from '../runtime/engine-deps.ts';
 import { sfnExecutions } from '../runtime/executions-sfn.ts';
+import { DynamoStore } from '../store/index.ts';
 import { localAgentMachine } from './agent-machine.ts';
 import { localEngineRegistry, localExternalMachine } from './external-local.ts';
 import type { LocalFiles } from './files.ts';
@@ -74,15 +76,19 @@ export async function startLocalMachines(
   // The CDK app is imported only to synthesize: a caller that brings the definitions loads none of it.
   const definitions =
     options.definitions ?? (await import('../../infra/local-definition.ts')).synthesizeLocalDefinitions();
-  const engine = engineDeps({
-    store,
-    model,
-    egress: services.egress,
-    secrets,
-    clock: waitingClock(clock),
-    ids: randomIds,
-    publish: services.publish,
-  });
+  const compose = (turnStore: DynamoStore) =>
+    engineDeps({
+      store: turnStore,
+      model,
+      egress: services.egress,
+      secrets,
+      clock: waitingClock(clock),
+      ids: randomIds,
+      publish: services.publish,
+    });
+  const wrap = (deps: TurnDeps) => (options.wrapTurnDeps ? options.wrapTurnDeps(deps) : deps);
+  const engine = compose(store);
+  const warmTurn = wrap(engine);
   const ends = localRunEnds(services, options, {
     taskTokens,
     jobs: () => jobs,
@@ -92,7 +98,8 @@ export async function startLocalMachines(
   const sfn = localAgentMachine({
     services,
     definition: definitions.run,
-    turnDeps: options.wrapTurnDeps ? options.wrapTurnDeps(engine) : engine,
+    // A new container composes its dependencies again, on a store of its own (its caches empty).
+    turnDeps: () => (options.newTurnContainer?.() ? wrap(compose(new DynamoStore(store.ctx))) : warmTurn),
     taskTokens,
     ends,
     retryMs,

@@ -71,6 +71,14 @@ export type LocalStackOptions = {
   /** Test hook: wraps the Turn handler's dependencies (fault injection, e.g. a crash between dispatch and settle). */
   wrapTurnDeps?: (deps: TurnDeps) => TurnDeps;
   /**
+   * Bench hook, asked at every Turn invocation: true runs that turn on a new container of the Turn function, its
+   * dependencies composed again on a store of their own (on the same table and client) whose caches are empty
+   * (workflow versions: version-cache.ts; transcripts: transcript-cache.ts), as on AWS when Lambda starts a
+   * container for the turn. Unsigned, as the Turn function's store on AWS (shared/runtime/aws/store.ts).
+   * Default: one container serves every turn (`npm run bench:cost-profile`'s cold-container shapes set it).
+   */
+  newTurnContainer?: () => boolean;
+  /**
    * Records every AWS call (DynamoDB, Step Functions) with the logical name of the function that made it
    * (tests: the offline IAM check, test/iam). Calls the stack makes for itself are recorded as `local`.
    */

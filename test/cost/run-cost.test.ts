@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../shared/cli/main.ts';
 import { AWS_PRICES_US_EAST_1 } from '../../shared/cost/aws-prices.ts';
 import { CostUsageError, shapeOf } from '../../shared/cost/command.ts';
-import type { CostProfile } from '../../shared/cost/profile.ts';
+import { type CostProfile, MEASURED_PROFILE } from '../../shared/cost/profile.ts';
 import {
+  coldMessageReads,
   countsFor,
   DEFAULT_ASSUMPTIONS,
   runCost,
@@ -19,6 +20,24 @@ const profile: CostProfile = {
   perTurn: { transitions: 2, dynamoReads: 2, dynamoWrites: 2, readUnits: 2, writeUnits: 10 },
   perToolCall: { transitions: 0, dynamoReads: 1, dynamoWrites: 1, readUnits: 1, writeUnits: 5 },
   perGatedTurn: { transitions: 1, dynamoReads: 5, dynamoWrites: 3, readUnits: 5, writeUnits: 12 },
+  coldTurns: {
+    perTurn: { transitions: 0, dynamoReads: 1, dynamoWrites: 0, readUnits: 1, writeUnits: 0 },
+    perMessageRead: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 0.5, writeUnits: 0 },
+  },
+  triggerStart: {
+    schedule: {
+      fixed: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 0, writeUnits: 4 },
+      perTurn: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 0, writeUnits: 0 },
+      perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 0, writeUnits: 0 },
+      perGatedTurn: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 0, writeUnits: 0 },
+    },
+    event: {
+      fixed: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 0, writeUnits: 8 },
+      perTurn: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 0, writeUnits: 4 },
+      perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 0, writeUnits: 3 },
+      perGatedTurn: { transitions: 0, dynamoReads: 1, dynamoWrites: 0, readUnits: 2, writeUnits: 1 },
+    },
+  },
 };
 // 3 turns, 2 tool calls of which 1 gated, 10 s per model call; Turn 1024 MB, others 512 MB.
 const shape = { turns: 3, toolCalls: 2, gatedTurns: 1, modelLatencySeconds: 10 };
@@ -90,6 +109,85 @@ describe('Function: runCost', () => {
   });
 });
 
+describe('Function: runCost, a trigger start and cold turns', () => {
+  const inputs = { profile, prices: AWS_PRICES_US_EAST_1, memory };
+  const byItem = (lines: { item: string; quantity: number }[]) =>
+    Object.fromEntries(lines.map((line) => [line.item, line.quantity]));
+
+  it("adds a trigger's measured parts to the API start's", () => {
+    // Act
+    const api = countsFor(shape, profile);
+    const event = countsFor({ ...shape, start: 'event' }, profile);
+
+    // Assess: fixed 8 + 3 turns × 4 + 2 calls × 3 + 1 gated × 1 more WRU; the gated call's read.
+    expect(event.writeUnits - api.writeUnits).toBe(8 + 12 + 6 + 1);
+    expect(event.readUnits - api.readUnits).toBe(2);
+    expect(event.dynamoReads - api.dynamoReads).toBe(1);
+    expect(countsFor({ ...shape, start: 'schedule' }, profile).writeUnits - api.writeUnits).toBe(4);
+  });
+
+  it('starts a triggered run without an API request: the schedule or the event is priced instead', () => {
+    // Act
+    const api = byItem(runCost(shape, inputs).lines);
+    const schedule = byItem(runCost({ ...shape, start: 'schedule' }, inputs).lines);
+    const event = byItem(runCost({ ...shape, start: 'event' }, inputs).lines);
+
+    // Assess: the gated call's page and decision are API requests whatever started the run.
+    expect(api['API Gateway (HTTP API)']).toBe(3);
+    expect(schedule['API Gateway (HTTP API)']).toBe(2);
+    expect(schedule['EventBridge Scheduler']).toBe(1);
+    expect(event['EventBridge custom events']).toBe(1);
+    expect('EventBridge Scheduler' in api || 'EventBridge custom events' in api).toBe(false);
+    expect(schedule['Lambda requests']).toBe(api['Lambda requests']);
+  });
+
+  it('counts the messages new containers read: the transcript of every turn after the first, not one after a decision', () => {
+    // 1 + 2k messages at turn k: turns 1–4 of a five-turn run read 3 + 5 + 7 + 9.
+    expect(coldMessageReads({ ...shape, turns: 5, toolCalls: 4, gatedTurns: 0 })).toBe(24);
+    expect(coldMessageReads({ ...shape, turns: 1, toolCalls: 0, gatedTurns: 0 })).toBe(0);
+    // A gated call's next turn reads its transcript on any container (measured): turn 1 adds none.
+    expect(coldMessageReads({ ...shape, turns: 2, toolCalls: 1, gatedTurns: 1 })).toBe(0);
+    expect(coldMessageReads({ ...shape, turns: 3, toolCalls: 2, gatedTurns: 1 })).toBe(5);
+  });
+
+  it('adds per cold turn its version read, and the messages it reads', () => {
+    // Act
+    const warm = countsFor(shape, profile);
+    const cold = countsFor({ ...shape, coldTurns: true }, profile);
+
+    // Assess: 3 turns × 1 RRU and 1 read, 5 messages (turn 2) × 0.5 RRU.
+    expect(cold.readUnits - warm.readUnits).toBe(3 + 2.5);
+    expect(cold.dynamoReads - warm.dynamoReads).toBe(3);
+    expect(cold.writeUnits).toBe(warm.writeUnits);
+  });
+
+  it("bills each cold turn's INIT and first-turn CPU at the Turn's CPU share, and a model-key read per turn", () => {
+    // Prepare: at 1,000 runs an hour a warm Turn reads the key less than once per turn.
+    const assumptions = { runsPerHour: 1000, turnInitCpuMs: 400, coldTurnCpuMs: 100 };
+    const cost = (coldTurns: boolean) =>
+      byItem(runCost({ ...shape, coldTurns }, { ...inputs, assumptions }).lines);
+
+    // Act
+    const warm = cost(false);
+    const cold = cost(true);
+
+    // Assess: 3 turns × (400 + 100 − 25) ms of CPU at 1024/1769 of a vCPU, at 1 GB.
+    expect(cold['Lambda compute']! - warm['Lambda compute']!).toBeCloseTo((3 * 0.475 * 1769) / 1024, 10);
+    // One read per turn (each container composes its model), 3 per gated call as before.
+    expect(cold['Secrets Manager (5-min cache)']).toBe(3 + 3);
+    expect(warm['Secrets Manager (5-min cache)']).toBeLessThan(3 + 3);
+  });
+
+  it("reproduces what the bench measured for the five-turn run's cold turns: 29 RRU more", () => {
+    // npm run bench:cost-profile: the five-turn run read 20 RRU on a warm container, 49 on a new one per turn.
+    const five = { turns: 5, toolCalls: 4, gatedTurns: 0, modelLatencySeconds: 8 };
+    expect(
+      countsFor({ ...five, coldTurns: true }, MEASURED_PROFILE).readUnits -
+        countsFor(five, MEASURED_PROFILE).readUnits,
+    ).toBe(29);
+  });
+});
+
 describe('Function: turnSecretReads', () => {
   // 3 turns of 10 s: 30 s of Turn per run.
   const reads = (runsPerHour: number) =>
@@ -137,7 +235,22 @@ describe('Function: xraySampledShare', () => {
 
 describe('Function: shapeOf', () => {
   it('defaults to five turns at 8 s, each but the last with one tool call', () => {
-    expect(shapeOf({})).toEqual({ turns: 5, toolCalls: 4, gatedTurns: 0, modelLatencySeconds: 8 });
+    expect(shapeOf({})).toEqual({
+      turns: 5,
+      toolCalls: 4,
+      gatedTurns: 0,
+      modelLatencySeconds: 8,
+      start: 'api',
+      coldTurns: false,
+    });
+  });
+
+  it('takes a schedule or an event as the start, and cold turns', () => {
+    expect(shapeOf({ trigger: 'schedule' }).start).toBe('schedule');
+    expect(shapeOf({ trigger: 'event', 'cold-turns': true })).toMatchObject({
+      start: 'event',
+      coldTurns: true,
+    });
   });
 
   it.each([
@@ -147,6 +260,8 @@ describe('Function: shapeOf', () => {
     [{ turns: '1', 'tool-calls': '1' }, '--tool-calls'],
     [{ 'gated-turns': '5' }, '--gated-turns'],
     [{ 'model-latency': '' }, '--model-latency'],
+    [{ trigger: 'api' }, '--trigger'],
+    [{ trigger: 'cron' }, '--trigger'],
   ])('refuses %j naming %s', (values, flag) => {
     expect(() => shapeOf(values)).toThrow(CostUsageError);
     expect(() => shapeOf(values)).toThrow(flag);
@@ -194,6 +309,25 @@ describe('Command: wf cost', () => {
     };
 
     expect(await main(['cost'], io)).toBe(0);
+    expect(out.join('\n').trimEnd()).toBe(sample);
+  });
+
+  it.each([
+    ['--cold-turns', ['--cold-turns']],
+    ['--trigger schedule', ['--trigger', 'schedule']],
+    ['--trigger event', ['--trigger', 'event']],
+  ])('prints exactly the sample docs/cli.md shows for `wf cost %s`', async (flags, args) => {
+    const doc = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+    const sample = new RegExp(`With \`${flags}\`:\n\n\`\`\`text\n([\\s\\S]*?)\n\`\`\``).exec(doc)?.[1];
+    const out: string[] = [];
+    const io = {
+      stdout: (text: string) => out.push(text),
+      stderr: (text: string) => out.push(text),
+      env: {},
+    };
+
+    expect(sample).toBeDefined();
+    expect(await main(['cost', ...args], io)).toBe(0);
     expect(out.join('\n').trimEnd()).toBe(sample);
   });
 
