@@ -75,9 +75,9 @@ export type NewRun = PreparedRun;
  * and turn 0's budget reservation (core/first-reservation.ts: the run item holds it,
  * the day's counter and a graph child's graph run counter count it). A repeated key with the same request
  * returns the existing run instead (the run the marker names, which for a creation that replaces an ended run,
- * Idempotency.replaces, is the run another creation put in its place). A reservation a ceiling refuses never fails the creation: the run is
- * created without it, and turn 0 reserves for itself (and stops the run `budget_exceeded`, visibly, when the
- * day or the graph run has no room).
+ * Idempotency.replaces, is the run another creation put in its place). A reservation a ceiling refuses never
+ * fails the creation: the run is created without it, and turn 0 reserves for itself (and stops the run
+ * `budget_exceeded`, visibly, when the day or the graph run has no room).
  */
 export async function createRun(
   ctx: StoreContext,
