@@ -1,6 +1,7 @@
 /**
  * The target of EventBridge Scheduler schedules and EventBridge rules: creates the run once per scheduled
- * time or event id, and starts its execution. A duplicate delivery returns the run already started.
+ * time or event id, and starts its execution. A duplicate delivery returns the run already started; one that
+ * comes after that run ended without ever starting starts a new run in its place (shared/runs/start-run.ts).
  */
 
 import { idempotencyFor, type StartRunDeps, startRun } from '../shared/runs/index.ts';
@@ -86,10 +87,13 @@ async function start(
   });
   const context = { runId: run.runId, workflowId: event.workflowId, trigger: trigger.type };
   // A retry or a redrive that comes after the jobs sweep ended the run unstarted (no execution of it existed:
-  // shared/runs/pending-sweep.ts) finds that ended run and starts nothing: said, so a redrive is not taken for a
-  // start (docs/event-triggers.md).
-  if (!created && run.status === 'failed' && run.error?.name === 'ExecutionNotStarted')
-    telemetry.logger.warn('duplicate trigger: its run ended without starting; nothing started', context);
+  // shared/runs/pending-sweep.ts) starts a new run in its place, which names it (docs/event-triggers.md).
+  const replaced = created && 'replacesRunId' in run.trigger ? run.trigger.replacesRunId : undefined;
+  if (replaced)
+    telemetry.logger.info('run started in place of a run that ended without starting', {
+      ...context,
+      replacesRunId: replaced,
+    });
   else telemetry.logger.info(created ? 'run started' : 'duplicate trigger: run already started', context);
   return { runId: run.runId, created };
 }

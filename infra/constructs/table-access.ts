@@ -124,7 +124,8 @@ export const WRITE_PARTITIONS: Readonly<
   'human-task': { [WRITE]: [RUN] },
   // A run created from a schedule or an event (its items, its idempotency marker and its pending-run marker: a
   // trigger whose retries all failed never starts it, shared/store/pending-runs.ts), turn 0's reservation on the
-  // day's counter.
+  // day's counter. A redriven trigger whose run ended unstarted takes the marker over with the new run's creation:
+  // the same Put of `IDEM#…`, under another condition (shared/store/runs.ts), so no other partition or action.
   'start-run': { [WRITE]: [RUN, IDEMPOTENCY, PENDING_RUNS], [UPDATE]: [DAY_SPEND] },
   // A graph step's child run (created without a marker: the step's wait finds it), the wait on the step, the
   // resume token; the child's turn 0 reservation on the graph run's counter (its partition) and the day's.

@@ -1,6 +1,7 @@
 /**
  * Starting a run, for every trigger: create it idempotently (schedule time / event id / Idempotency-Key),
- * then start its execution with the run pointer only. A repeated trigger returns the existing run.
+ * then start its execution with the run pointer only. A repeated trigger returns the existing run, but for a
+ * schedule's or an event's whose run ended without ever starting: that one gets a new run (startRun).
  */
 
 import { canonicalJson, sha256Hex } from '../audit/index.ts';
@@ -31,7 +32,8 @@ export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
 /**
  * A schedule's or an event's marker (scheduled time, event id) outlives the trigger dead-letter queue's
  * retention, 14 days (infra/constructs/trigger-dead-letters.ts): a trigger redriven from the queue on its last
- * day still finds the run it started, if it did, and never starts a second one (docs/event-triggers.md).
+ * day still finds the run it started, if it did, and never starts a second one; a run that ended without ever
+ * starting is replaced by a new one, which takes the marker over (docs/event-triggers.md).
  */
 export const TRIGGER_IDEMPOTENCY_TTL_SECONDS = 15 * 24 * 3600;
 
@@ -133,18 +135,20 @@ export async function startRun(
     if (bytes > MAX_EXTERNAL_PAYLOAD_BYTES)
       throw new RunInputTooLargeError(bytes, MAX_EXTERNAL_PAYLOAD_BYTES);
   }
-  const created = prepareRun({
-    version,
-    trigger: request.trigger,
-    input: request.input,
-    clock: deps.clock,
-    ids: deps.ids,
-    actor: request.actor,
-  });
-  // An agent run reserves its turn 0 with its creation (core/first-reservation.ts); other kinds have no turns.
-  const prepared = isAgentVersion(version)
-    ? reserveFirstTurn(created, version.definition, deps.firstTurn ?? firstTurnPlanning(), deps.clock)
-    : created;
+  const prepare = (trigger: TriggerProvenance): NewRun => {
+    const created = prepareRun({
+      version,
+      trigger,
+      input: request.input,
+      clock: deps.clock,
+      ids: deps.ids,
+      actor: request.actor,
+    });
+    // An agent run reserves its turn 0 with its creation (core/first-reservation.ts); other kinds have no turns.
+    return isAgentVersion(version)
+      ? reserveFirstTurn(created, version.definition, deps.firstTurn ?? firstTurnPlanning(), deps.clock)
+      : created;
+  };
   const idempotency: Idempotency | undefined = request.idempotency && {
     ...request.idempotency,
     requestHash: sha256Hex(
@@ -156,7 +160,39 @@ export async function startRun(
     ),
     expiresAtEpoch: Math.floor(deps.clock.nowMs() / 1000) + idempotencyTtlSeconds(request.trigger),
   };
-  return launchRun(deps, prepared, idempotency);
+  const found = await launchRun(deps, prepare(request.trigger), idempotency);
+  const { trigger } = request;
+  if (trigger.type !== 'schedule' && trigger.type !== 'event') return found;
+  if (found.created || !idempotency || !replaceable(request, found.run)) return found;
+  // A trigger that comes again after its run ended without ever starting (a redrive from the dead-letter queue,
+  // a late retry): a new run in its place, taking the marker over from the ended run in its creation's
+  // transaction, conditional on the marker still naming that run (Idempotency.replaces). Of two at once, one
+  // creates; the other is answered the run that one created, and starts it if it is still pending, by its name,
+  // as any retry does (launchRun).
+  const replacesRunId = found.run.runId;
+  return launchRun(deps, prepare({ ...trigger, replacesRunId }), {
+    ...idempotency,
+    replaces: replacesRunId,
+  });
+}
+
+/**
+ * Whether a schedule's or an event's trigger that found its run (by its idempotency marker) starts a new run in
+ * its place: only when that run provably never ran. `failed` with `ExecutionNotStarted` is how a run ends once
+ * no execution named after it existed (endUnstarted: the jobs sweep's DescribeExecution, or a refused start),
+ * and it is terminal: no execution of it runs, its turn 0's reservation was given back, and the one way out of
+ * `failed` (a graph step's retry) needs a step, which a run that never started has none of. An API start with
+ * an Idempotency-Key is answered its run whatever its end: its caller reads the answer (docs/api.md).
+ */
+function replaceable(request: StartRunRequest, run: Run): boolean {
+  return (
+    (request.trigger.type === 'schedule' || request.trigger.type === 'event') &&
+    run.trigger.type === request.trigger.type &&
+    run.owner === request.owner &&
+    run.workflowId === request.workflowId &&
+    run.status === 'failed' &&
+    run.error?.name === 'ExecutionNotStarted'
+  );
 }
 
 /**

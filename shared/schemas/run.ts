@@ -57,10 +57,25 @@ export const STOP_REASONS = [
 export const StopReasonSchema = z.enum(STOP_REASONS);
 export type StopReason = z.infer<typeof StopReasonSchema>;
 
-/** Where a run came from; given to the model as trigger context. */
+/**
+ * Where a run came from; given to the model as trigger context. `replacesRunId` (a schedule's or an event's):
+ * the run of the same scheduled time or event id that ended without ever starting (`error.name:
+ * ExecutionNotStarted`), which this run replaced when the trigger came again (shared/runs/start-run.ts).
+ */
 export const TriggerProvenanceSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('schedule'), scheduleName: z.string(), scheduledTime: IsoTimeSchema }),
-  z.object({ type: z.literal('event'), eventId: z.string(), source: z.string(), detailType: z.string() }),
+  z.object({
+    type: z.literal('schedule'),
+    scheduleName: z.string(),
+    scheduledTime: IsoTimeSchema,
+    replacesRunId: z.optional(z.string()),
+  }),
+  z.object({
+    type: z.literal('event'),
+    eventId: z.string(),
+    source: z.string(),
+    detailType: z.string(),
+    replacesRunId: z.optional(z.string()),
+  }),
   z.object({ type: z.literal('on_demand'), caller: z.string(), idempotencyKey: z.optional(z.string()) }),
   /** A delegated job (docs/jobs.md): its client, grant version and attempt. */
   JobTriggerSchema,

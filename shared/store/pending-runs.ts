@@ -40,8 +40,9 @@ const WATCHED_TRIGGERS: ReadonlySet<Run['trigger']['type']> = new Set(['on_deman
  * repeat of the request would, and a caller that crashed or gave up never repeats it. A schedule's or an event's
  * run is found again only by a retry of its trigger: Lambda's two retries of the asynchronous invocation, or a
  * redrive from the trigger dead-letter queue (docs/event-triggers.md), and a trigger whose retries all failed
- * comes back only if someone redrives it. So all of them are watched (a repeat, a retry or a redrive after the
- * sweep ended the run answers that ended run: docs/api.md, docs/event-triggers.md). A delegated job's attempt is
+ * comes back only if someone redrives it. So all of them are watched (after the sweep ended the run, an API repeat
+ * is answered that ended run, and a schedule's or an event's retry or redrive starts a new run in its place,
+ * with a marker of its own: docs/api.md, docs/event-triggers.md). A delegated job's attempt is
  * found again by the jobs sweep, a graph's child run by its step's wait: neither carries a marker.
  */
 export const watchesStart = (run: Run): boolean =>

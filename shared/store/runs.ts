@@ -34,6 +34,13 @@ export type Idempotency = {
    * until then it is still read, so creation checks the time itself (`markerHolds`).
    */
   expiresAtEpoch: number;
+  /**
+   * The run the marker names that this creation takes the key over from: a schedule's or an event's run that
+   * ended without ever starting (shared/runs/start-run.ts, a redriven trigger). The marker's Put is then
+   * conditional on still naming that run (or on the key being free, as for any creation), so of two such
+   * creations at once exactly one writes anything. Absent: the key must be free.
+   */
+  replaces?: string;
 };
 
 const IdempotencyItemSchema = z.object({
@@ -67,9 +74,10 @@ export type NewRun = PreparedRun;
  * optional idempotency marker (and, for an API, schedule or event start, a pending-run marker: pending-runs.ts)
  * and turn 0's budget reservation (core/first-reservation.ts: the run item holds it,
  * the day's counter and a graph child's graph run counter count it). A repeated key with the same request
- * returns the existing run instead. A reservation a ceiling refuses never fails the creation: the run is
- * created without it, and turn 0 reserves for itself (and stops the run `budget_exceeded`, visibly, when the
- * day or the graph run has no room).
+ * returns the existing run instead (the run the marker names, which for a creation that replaces an ended run,
+ * Idempotency.replaces, is the run another creation put in its place). A reservation a ceiling refuses never
+ * fails the creation: the run is created without it, and turn 0 reserves for itself (and stops the run
+ * `budget_exceeded`, visibly, when the day or the graph run has no room).
  */
 export async function createRun(
   ctx: StoreContext,
@@ -83,6 +91,30 @@ export async function createRun(
     const { firstReservation: _refused, ...without } = created;
     return createOnce(ctx, without, idempotency);
   }
+}
+
+/**
+ * The condition of the idempotency marker's Put. A marker past its expiry that TTL has not deleted yet no longer
+ * holds: a new run takes the key. A creation that replaces a run (Idempotency.replaces) also takes a marker that
+ * still names that run, and only that one: the re-point is this Put itself, one action on the marker, since a
+ * transaction may not target one item twice ("no two actions can target the same item. For example, you cannot
+ * both ConditionCheck and Update the same item"), and a failed condition cancels the whole transaction ("either
+ * all of them succeed, or all of them fail": nothing of the new run is written)
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html).
+ */
+function markerCondition(idempotency: Idempotency, nowEpoch: number) {
+  const free = 'attribute_not_exists(pk) OR #expires < :now';
+  if (idempotency.replaces === undefined)
+    return {
+      ConditionExpression: free,
+      ExpressionAttributeNames: { '#expires': TABLE_KEYS.ttlAttribute },
+      ExpressionAttributeValues: { ':now': nowEpoch },
+    };
+  return {
+    ConditionExpression: `${free} OR #runId = :replaces`,
+    ExpressionAttributeNames: { '#expires': TABLE_KEYS.ttlAttribute, '#runId': 'runId' },
+    ExpressionAttributeValues: { ':now': nowEpoch, ':replaces': idempotency.replaces },
+  };
 }
 
 async function createOnce(
@@ -119,10 +151,7 @@ async function createOnce(
                 requestHash: idempotency.requestHash,
                 [TABLE_KEYS.ttlAttribute]: idempotency.expiresAtEpoch,
               },
-              // A marker past its expiry that TTL has not deleted yet no longer holds: a new run takes the key.
-              ConditionExpression: 'attribute_not_exists(pk) OR #expires < :now',
-              ExpressionAttributeNames: { '#expires': TABLE_KEYS.ttlAttribute },
-              ExpressionAttributeValues: { ':now': epochSecondsOf(run) },
+              ...markerCondition(idempotency, epochSecondsOf(run)),
             },
           },
         ]

@@ -107,12 +107,6 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
     reason:
       'An API start without an Idempotency-Key whose StartExecution may have happened (throttled or timed out past its retries) asks whether the execution exists before ending the run (shared/runs/start-run.ts). The flow drives no failed start; test/iam/start-describe.test.ts simulates the grant and test/runs/first-turn-start.test.ts drives the call (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html).',
   },
-  {
-    fn: 'jobs-sweep',
-    action: 'states:DescribeExecution',
-    reason:
-      'The pending-runs step of the sweep asks whether the execution of an API, schedule or event start left pending for 10 minutes exists before ending the run (shared/runs/pending-sweep.ts). The flow leaves no start pending; test/iam/pending-sweep-grants.test.ts simulates the grant and test/runs/pending-sweep.test.ts drives the call (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html).',
-  },
   // The first commit of an API-started run deletes its pending-run marker (DeleteItem, shared/store/pending-runs.ts):
   // the flow's keyed starts are marked too, so Turn's and graph-advance's grant is recorded, not listed here.
   // External's own commits check the live head, and the api's trigger sync fences the trigger index on the
@@ -124,7 +118,7 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
     fn: 'jobs-sweep',
     action: 'dynamodb:ConditionCheckItem',
     reason:
-      "Anchoring a run's head (shared/store/anchors.ts): a run that loses the owner chain's head to another run of the owner registers its head for the group commit, conditional on its marker (a ConditionCheck, shared/store/anchor-group.ts). The sweep anchors only a run it cancels or ends (a job cancelled while it was being started, an API start left pending), which the flow does not make (as states:StopExecution above); test/store/anchor-group.test.ts drives the store path.",
+      "Anchoring a run's head (shared/store/anchors.ts): a run that loses the owner chain's head to another run of the owner registers its head for the group commit, conditional on its marker (a ConditionCheck, shared/store/anchor-group.ts). The sweep anchors only a run it cancels or ends (a job cancelled while it was being started, a start left pending: the flow's redriven schedule, flow.ts), and the flow ends none of them while another run of the owner takes the chain's head; test/store/anchor-group.test.ts drives the store path.",
   },
 ];
 
@@ -153,19 +147,5 @@ export const DOCUMENTED_PARTITION_NEEDS: readonly DocumentedPartitionNeed[] = [
     partition: 'CLIENT#*',
     reason:
       "A grant head written before grants were per owner (`CLIENT#<clientId>`), moved to its owner's key by its next change (shared/jobs/grant-store.ts). A fresh table holds none; test/jobs/grants.test.ts seeds one and drives the move.",
-  },
-  {
-    fn: 'jobs-sweep',
-    action: 'dynamodb:DeleteItem',
-    partition: 'PENDINGRUN#*',
-    reason:
-      'The pending-runs step deletes the markers of API starts left pending for 10 minutes (shared/runs/pending-sweep.ts). The flow leaves no start pending that long (as states:DescribeExecution above); test/runs/pending-sweep.test.ts drives it.',
-  },
-  {
-    fn: 'jobs-sweep',
-    action: 'dynamodb:DeleteItem',
-    partition: 'OWNER#*',
-    reason:
-      "A run the sweep cancels or ends anchors its head (the pending anchor's delete, shared/store/anchors.ts): a job cancelled while it was being started, or an API start left pending (as states:StopExecution and states:DescribeExecution above). The flow makes neither; test/jobs/cancel-starting.test.ts and test/runs/pending-sweep.test.ts drive them.",
   },
 ];

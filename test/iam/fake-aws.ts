@@ -19,6 +19,11 @@ export type FakeAws = {
   forbiddenTopics: Set<string>;
   /** Each started execution's input by execution name (what its Turn state reads as `$$.Execution.Input`). */
   executionInputs: Map<string, unknown>;
+  /**
+   * How many of the next StartExecution calls are refused with `ExecutionLimitExceeded` (no execution is
+   * created); DescribeExecution answers `ExecutionDoesNotExist` for an execution never started.
+   */
+  refusedStarts: { remaining: number };
   close(): Promise<void>;
 };
 
@@ -52,6 +57,7 @@ export async function startFakeAws(): Promise<FakeAws> {
     secrets: new Map(),
     forbiddenTopics: new Set(),
     executionInputs: new Map(),
+    refusedStarts: { remaining: 0 },
   };
   // STS AssumeRole (query protocol): temporary credentials, valid 15 minutes, for any role.
   const sts = (response: ServerResponse, form: URLSearchParams) => {
@@ -115,9 +121,25 @@ export async function startFakeAws(): Promise<FakeAws> {
         return json(response, 200, { ARN: id, Name: secretNameOf(id), SecretString: value });
       }
       case 'AWSStepFunctions.StartExecution': {
+        if (fake.refusedStarts.remaining > 0) {
+          fake.refusedStarts.remaining -= 1;
+          return json(response, 400, {}, 'ExecutionLimitExceeded');
+        }
         const arn = String(input.stateMachineArn).replace(':stateMachine:', ':execution:');
         fake.executionInputs.set(String(input.name), JSON.parse(String(input.input ?? 'null')));
         return json(response, 200, { executionArn: `${arn}:${String(input.name)}`, startDate: 0 });
+      }
+      case 'AWSStepFunctions.DescribeExecution': {
+        const executionArn = String(input.executionArn);
+        const name = executionArn.split(':').at(-1) ?? '';
+        if (!fake.executionInputs.has(name)) return json(response, 400, {}, 'ExecutionDoesNotExist');
+        return json(response, 200, {
+          executionArn,
+          stateMachineArn: executionArn.replace(':execution:', ':stateMachine:').replace(/:[^:]+$/, ''),
+          name,
+          status: 'RUNNING',
+          startDate: 0,
+        });
       }
       case 'AWSStepFunctions.StopExecution':
         return json(response, 200, { stopDate: 0 });

@@ -6,7 +6,8 @@
  * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event; two
  * runs of one owner ending together (Deliver, MarkFailed, two jobs cancelled through the Mcp), one losing the
  * owner anchor chain's head to the other (dynamodb-interleave.ts holds its anchor back: contendedAnchors); an
- * undeliverable approval; a day-capped graph's child run.
+ * undeliverable approval; a day-capped graph's child run; a schedule's trigger whose start was refused, its run
+ * ended unstarted by the jobs sweep and the trigger redriven (a new run in its place).
  */
 import { vi } from 'vitest';
 import type { HandlerName } from '../../infra/constructs/state-names.ts';
@@ -819,6 +820,39 @@ export async function driveFlow(
     .run as unknown as { reservation?: { daily?: boolean } };
   if (dayCappedChild.reservation?.daily !== true)
     throw new Error("the day-capped graph's child run holds no daily reservation");
+
+  // A schedule's trigger whose every start was refused (its run left pending, the invocation failed: on AWS the
+  // trigger goes to the dead-letter queue), the jobs sweep 11 minutes later ending the run unstarted
+  // (DescribeExecution: no such execution), then the trigger redriven: start-run creates a new run in its place
+  // and takes the idempotency marker over in that transaction (a Put of `IDEM#…` conditional on still naming the
+  // ended run, shared/store/runs.ts), with turn 0's reservation on the day's counter.
+  const redrivenId = await create(
+    workflow('redriven', {
+      budget: { maxUsdPerRun: 1, maxTurns: 4, maxUsdPerDay: 5 },
+      trigger: { type: 'schedule', expression: 'cron(0 6 * * ? *)', timezone: 'UTC' },
+    }),
+  );
+  const redriven = { owner: OWNER, workflowId: redrivenId, scheduledTime: '2026-12-01T06:00:00Z' };
+  fake.refusedStarts.remaining = 1;
+  const refused = await fns.invoke('start-run', redriven).catch((error: unknown) => error);
+  fake.refusedStarts.remaining = 0;
+  if ((refused as { name?: string }).name !== 'ExecutionNotStartedError')
+    throw new Error(`the refused trigger answered ${JSON.stringify(refused)}`);
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Date.now() + 11 * 60_000);
+  try {
+    await fns.invoke('jobs-sweep', {});
+    const replaced = (await fns.invoke('start-run', redriven)) as { runId: string; created: boolean };
+    const replacement = (await api('GET', `/v1/runs/${replaced.runId}`)).run as unknown as {
+      trigger: { replacesRunId?: string };
+    };
+    if (!replaced.created || !replacement.trigger.replacesRunId)
+      throw new Error(`the redriven trigger started no new run: ${JSON.stringify(replaced)}`);
+    runs.redrivenEnded = replacement.trigger.replacesRunId;
+    runs.redriven = replaced.runId;
+  } finally {
+    vi.useRealTimers();
+  }
 
   // Reads, and the trigger cleanup when workflows are disabled and deleted.
   await api('GET', '/v1/workflows');

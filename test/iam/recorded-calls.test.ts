@@ -46,6 +46,7 @@ let dir: string;
 let calls: AwsCallRecord[];
 let requests: IamRequest[];
 let flow: Awaited<ReturnType<typeof driveFlow>>;
+let deployment: Parameters<typeof iamRequestsFor>[1];
 
 const sessionOf = (fn: HandlerName) => {
   const role = policies.functionIdentity(fn).roleArn.split('/').at(-1);
@@ -186,7 +187,7 @@ beforeAll(async () => {
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as AwsCallRecord);
-  const deployment = {
+  deployment = {
     region: policies.resolved.region,
     stateMachineArn: policies.resolved.ref(logicalId(runtime.runStateMachine.stateMachine)),
     graphStateMachineArn: policies.resolved.ref(logicalId(runtime.graphStateMachine.stateMachine)),
@@ -516,6 +517,44 @@ describe('IAM simulation of the recorded AWS calls', () => {
     await expectNeeded([{ fn: 'graph-wait', action: 'dynamodb:UpdateItem', resource: request.resource }]);
   });
 
+  it("simulates start-run's redrive (a new run in place of one the sweep ended unstarted, the idempotency marker re-pointed in its creation) as allowed, and its marker Put denied without IDEM# in start-run's PutItem grant", async () => {
+    // The new run's creation (one TransactWriteItems, flow.ts "redriven"): its items, its pending-run marker, the
+    // day's counter, and the Put of the trigger's marker conditional on still naming the ended run
+    // (shared/store/runs.ts). An action's condition is no part of its authorization: it is authorized as a
+    // PutItem of the marker's partition (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
+    const replacement = flow.runs.redriven!;
+    expect(flow.runs.redrivenEnded).toBeDefined();
+    const creation = calls.find(
+      (call) =>
+        call.fn === 'start-run' &&
+        call.command === 'TransactWriteItems' &&
+        Object.values(call.ids).includes(`RUN#${replacement}`),
+    );
+    expect(creation).toBeDefined();
+    const parts = Object.entries(creation!.ids)
+      .filter(([path]) => /\.(Item|Key)\.pk$/.test(path))
+      .map(([path, pk]) => `${path.split('.')[2]} ${pk.split('#')[0]}`);
+    expect([...new Set(parts)].sort()).toEqual(['Put IDEM', 'Put PENDINGRUN', 'Put RUN', 'Update SPEND']);
+    const made = iamRequestsFor(creation!, deployment);
+    const as = (request: IamRequest, identityPolicies = policies.functionIdentity('start-run').policies) =>
+      decide({
+        principal: sessionOf('start-run'),
+        action: request.action,
+        resource: request.resource,
+        context: request.context,
+        identityPolicies,
+      });
+    for (const request of made)
+      expect({ ...request, decision: await as(request) }).toMatchObject({ decision: 'Allowed' });
+    const marker = made.find((request) =>
+      (request.context['dynamodb:LeadingKeys'] as string[]).every((pk) => pk.startsWith('IDEM#')),
+    )!;
+    expect(marker.action).toBe('dynamodb:PutItem');
+    const without = withoutPartition('start-run', marker.action, 'IDEM#*');
+    expect(without.removed).toBe(1);
+    expect(await as(marker, without.identityPolicies)).toBe('ImplicitlyDenied');
+  });
+
   it.each(['deliver', 'mark-failed', 'mcp'] as const)(
     "simulates %s's contended anchor (its head registered for the group commit: a ConditionCheck of the run's marker) as allowed, and denied without ConditionCheckItem or, when its writes are scoped, without the owner's partitions",
     async (fn) => {
@@ -578,9 +617,10 @@ describe('IAM simulation of the recorded AWS calls', () => {
   });
 
   it("simulates the jobs sweep's cursor mark and move (conditional PutItems, shared/jobs/sweep-cursor.ts) as allowed, and denied without PutItem", async () => {
-    // The flow's sweep marks the flow's one grant on the cursor, handles it, then moves the cursor past it: the
-    // sweep's only plain PutItems (its job writes are transactions).
-    expect(calls.filter((call) => call.fn === 'jobs-sweep' && call.command === 'PutItem')).toHaveLength(2);
+    // Each of the flow's two sweeps (the second ends the redriven schedule's run, flow.ts "redriven") marks the
+    // flow's one grant on the cursor, handles it, then moves the cursor past it: the sweep's only plain PutItems
+    // (its job writes are transactions).
+    expect(calls.filter((call) => call.fn === 'jobs-sweep' && call.command === 'PutItem')).toHaveLength(4);
     const table = requests.find((r) => r.fn === 'jobs-sweep' && r.action === 'dynamodb:GetItem')!.resource;
     await expectNeeded([{ fn: 'jobs-sweep', action: 'dynamodb:PutItem', resource: table }]);
   });

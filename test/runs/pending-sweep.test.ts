@@ -318,6 +318,7 @@ describe('keyed API starts left pending', () => {
     // Assess: the key stays bound to its run; a new run takes a new key.
     expect(repeated).toMatchObject({ created: false, run: { runId: run.runId, status: 'failed' } });
     expect(calls).toEqual([]);
+    expect(await runIdsOf(version)).toEqual([run.runId]);
     expect(await dayOf(run)).toEqual({ totalUsd: 0, reservedUsd: 0 });
   });
 
@@ -384,23 +385,79 @@ async function triggered(clock: FixedClock, type: 'schedule' | 'event') {
             detail: { 'wf-owner': version.owner },
           },
         };
-  const invoke = (start: Answer) => {
+  const invoke = (start: Answer, through: (inner: DynamoStore) => DynamoStore = (inner) => inner) => {
     const sfn = stepFunctions('missing', start);
     const handler = createStartRunHandler(
       () => ({
-        store,
+        store: through(store),
         executions: sfn.executions,
         clock,
         // A retry prepares a run with a new id and is answered the one the first attempt created.
         ids: {
-          next: (prefix) => (created.runId ??= `${prefix}_${Math.random().toString(36).slice(2, 14)}`),
+          next: (prefix) => {
+            const id = `${prefix}_${Math.random().toString(36).slice(2, 14)}`;
+            created.runId ??= id;
+            return id;
+          },
         },
       }),
       telemetry,
     );
     return { sfn, outcome: handler(input).catch((error: unknown) => error) };
   };
-  return { version, created, invoke, telemetry };
+  // The trigger's idempotency marker (shared/runs/start-run.ts idempotencyFor): the run it names.
+  const markedRunId = async () => {
+    const key =
+      'event' in input
+        ? keys.idempotency(version.owner, `event:${version.workflowId}`, input.event.id)
+        : keys.idempotency(version.owner, `schedule:${version.workflowId}`, input.scheduledTime);
+    const { Item } = await store.ctx.doc.send(new GetCommand({ TableName: store.ctx.table, Key: key }));
+    return Item?.runId as string | undefined;
+  };
+  return { version, created, invoke, telemetry, markedRunId };
+}
+
+/**
+ * A store whose creations that replace an ended run (Idempotency.replaces) wait until `parties` of them are
+ * under way: each has found the ended run before any of them writes.
+ */
+function meetingToReplace(parties: number) {
+  let arrived = 0;
+  let release = () => {};
+  const met = new Promise<void>((resolve) => (release = resolve));
+  const through = (inner: DynamoStore): DynamoStore =>
+    new Proxy(inner, {
+      get(target, property, receiver) {
+        if (property === 'createRun')
+          return async (...args: Parameters<DynamoStore['createRun']>) => {
+            if (args[1]?.replaces !== undefined) {
+              arrived += 1;
+              if (arrived === parties) release();
+              await met;
+            }
+            return target.createRun(...args);
+          };
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  return { through, arrived: () => arrived };
+}
+
+/** The runs of a workflow, by id. */
+const runIdsOf = async (version: { owner: string; workflowId: string }) =>
+  (await store.listRuns({ owner: version.owner, workflowId: version.workflowId, limit: 50 })).items
+    .map((run) => run.runId)
+    .sort();
+
+/** A trigger whose every attempt failed (StartExecution throttled), and whose run the sweep then ended unstarted. */
+async function endedByTheSweep(clock: FixedClock, type: 'schedule' | 'event') {
+  const trigger = await triggered(clock, type);
+  expect(await trigger.invoke('throttled').outcome).toMatchObject({ name: 'ThrottlingException' });
+  clock.advance(11 * MINUTE);
+  await sweepPendingRuns({ store, executions: stepFunctions('missing').executions, clock });
+  const ended = (await expectEndedUnstarted((await store.getRun(trigger.created.runId!))!))!;
+  return { ...trigger, ended };
 }
 
 const isoOf = (clock: FixedClock) => new Date(clock.nowMs()).toISOString();
@@ -468,27 +525,132 @@ describe('schedule and event starts left pending', () => {
     },
   );
 
-  it('answers a trigger redriven after the sweep ended its run with that run, starts nothing, and says so', async () => {
-    // Prepare: every attempt failed; the sweep ended the run.
-    const clock = new FixedClock(freshDay());
-    const { created, invoke, telemetry } = await triggered(clock, 'event');
-    expect(await invoke('throttled').outcome).toMatchObject({ name: 'ThrottlingException' });
-    clock.advance(11 * MINUTE);
-    await sweepPendingRuns({ store, executions: stepFunctions('missing').executions, clock });
-    const ended = (await store.getRun(created.runId!))!;
-    const warn = vi.spyOn(telemetry.logger, 'warn').mockImplementation(() => {});
+  it.each(['schedule', 'event'] as const)(
+    'starts a new %s run in place of the run the sweep ended unstarted when the trigger is redriven, and re-points the marker',
+    async (type) => {
+      // Prepare: every attempt failed; the sweep ended the run (no execution of it exists).
+      const clock = new FixedClock(freshDay());
+      const { ended, invoke, telemetry, markedRunId, version } = await endedByTheSweep(clock, type);
+      expect(await markedRunId()).toBe(ended.runId);
+      clock.advance(3 * 86_400_000);
+      const info = vi.spyOn(telemetry.logger, 'info').mockImplementation(() => {});
 
-    // Act: the trigger redriven from the dead-letter queue.
+      // Act: the trigger redriven from the dead-letter queue, days later.
+      const redrive = invoke('started');
+
+      // Assess: a new run, started by its own name, in the marker's place; the ended run as the sweep left it.
+      const outcome = (await redrive.outcome) as { runId: string; created: boolean };
+      expect(outcome).toEqual({ runId: expect.not.stringMatching(ended.runId), created: true });
+      expect(redrive.sfn.names).toEqual([outcome.runId]);
+      expect(await markedRunId()).toBe(outcome.runId);
+      expect(await runIdsOf(version)).toEqual([ended.runId, outcome.runId].sort());
+      expect(await store.getRun(ended.runId)).toMatchObject({ status: 'failed', rev: ended.rev });
+      const fresh = (await store.getRun(outcome.runId))!;
+      expect(fresh).toMatchObject({
+        status: 'pending',
+        owner: ended.owner,
+        workflowId: ended.workflowId,
+        trigger: { ...ended.trigger, replacesRunId: ended.runId },
+        ...(ended.input === undefined ? {} : { input: ended.input }),
+        reservation: { turn: 0, daily: true },
+      });
+      // Its own turn 0's reservation on its day, its own pending-run marker for the sweep to watch.
+      expect(await dayOf(fresh)).toEqual({
+        totalUsd: fresh.reservation!.usd,
+        reservedUsd: fresh.reservation!.usd,
+      });
+      expect(await markerOf(fresh)).toMatchObject({ runId: fresh.runId });
+      expect(fresh.input).toEqual(ended.input);
+      // The audit's run_created names the run it replaced (its trigger), for an operator to follow.
+      const created = (await store.listAudit(fresh.runId)).find((entry) => entry.type === 'run_created');
+      expect(created?.data).toMatchObject({ trigger: { replacesRunId: ended.runId } });
+      expect(info).toHaveBeenCalledWith(
+        'run started in place of a run that ended without starting',
+        expect.objectContaining({ runId: fresh.runId, replacesRunId: ended.runId, trigger: type }),
+      );
+    },
+  );
+
+  it('answers a second redrive with the new run, and starts no third', async () => {
+    // Prepare: the first redrive replaced the ended run.
+    const clock = new FixedClock(freshDay());
+    const { ended, invoke, markedRunId, version } = await endedByTheSweep(clock, 'schedule');
+    const first = (await invoke('started').outcome) as { runId: string; created: boolean };
+    expect(first).toMatchObject({ created: true });
+
+    // Act
+    const second = invoke('started');
+
+    // Assess: a duplicate of the new run (still pending: started again by its own name, as any retry).
+    expect(await second.outcome).toEqual({ runId: first.runId, created: false });
+    expect(second.sfn.names).toEqual([first.runId]);
+    expect(await markedRunId()).toBe(first.runId);
+    expect(await runIdsOf(version)).toEqual([ended.runId, first.runId].sort());
+  });
+
+  it('starts exactly one new run for two redrives at once; the other answers it', async () => {
+    // Prepare
+    const clock = new FixedClock(freshDay());
+    const { ended, invoke, markedRunId, version } = await endedByTheSweep(clock, 'event');
+
+    // Act: two redrives of the same message (an operator's and a late Lambda retry) at the same time, each
+    // having found the ended run before either writes its replacement.
+    const meeting = meetingToReplace(2);
+    const [a, b] = [invoke('started', meeting.through), invoke('started', meeting.through)];
+    const outcomes = (await Promise.all([a.outcome, b.outcome])) as { runId: string; created: boolean }[];
+
+    // Assess: both tried to replace it; one created the new run (its marker Put's condition held), the other's
+    // transaction was cancelled as a whole and it was answered the winner's run; one run added, one reservation.
+    expect(meeting.arrived()).toBe(2);
+    const winner = outcomes.find((outcome) => outcome.created)!;
+    expect(outcomes.map((outcome) => outcome.created).sort()).toEqual([false, true]);
+    expect(outcomes.map((outcome) => outcome.runId)).toEqual([winner.runId, winner.runId]);
+    expect(await runIdsOf(version)).toEqual([ended.runId, winner.runId].sort());
+    expect(await markedRunId()).toBe(winner.runId);
+    const fresh = (await store.getRun(winner.runId))!;
+    expect(fresh.trigger).toMatchObject({ replacesRunId: ended.runId });
+    expect(await dayOf(fresh)).toEqual({
+      totalUsd: fresh.reservation!.usd,
+      reservedUsd: fresh.reservation!.usd,
+    });
+    // Every start named the winner's execution: at most one execution.
+    expect(new Set([...a.sfn.names, ...b.sfn.names])).toEqual(new Set([winner.runId]));
+  });
+
+  it.each([
+    ['still pending', undefined],
+    ['that ran and is done', 'done'],
+    ['that ran and failed otherwise', 'failed'],
+  ] as const)('answers a redrive of a run %s with that run, and starts no new run', async (_label, end) => {
+    // Prepare: the first attempt created the run; its StartExecution was throttled.
+    const clock = new FixedClock(freshDay());
+    const { created, invoke, markedRunId, version } = await triggered(clock, 'schedule');
+    expect(await invoke('throttled').outcome).toMatchObject({ name: 'ThrottlingException' });
+    const run = (await store.getRun(created.runId!))!;
+    if (end)
+      await store.commit({
+        run,
+        next: {
+          ...run,
+          status: end,
+          ...(end === 'failed'
+            ? { stopReason: 'error' as const, error: { name: 'States.Timeout', message: 'timed out' } }
+            : { stopReason: 'end_turn' as const }),
+          endedAt: isoOf(clock),
+        },
+      });
+    const before = (await store.getRun(run.runId))!;
+    clock.advance(3 * 86_400_000);
+
+    // Act
     const redrive = invoke('started');
 
-    // Assess
-    expect(await redrive.outcome).toEqual({ runId: ended.runId, created: false });
-    expect(redrive.sfn.calls).toEqual([]);
-    expect(await store.getRun(ended.runId)).toMatchObject({ status: 'failed', rev: ended.rev });
-    expect(warn).toHaveBeenCalledWith(
-      'duplicate trigger: its run ended without starting; nothing started',
-      expect.objectContaining({ runId: ended.runId, trigger: 'event' }),
-    );
+    // Assess: the same run; a pending one started by its own name, an ended one not started at all.
+    expect(await redrive.outcome).toEqual({ runId: run.runId, created: false });
+    expect(redrive.sfn.names).toEqual(end ? [] : [run.runId]);
+    expect(await runIdsOf(version)).toEqual([run.runId]);
+    expect(await markedRunId()).toBe(run.runId);
+    expect(await store.getRun(run.runId)).toMatchObject({ status: before.status, rev: before.rev });
   });
 
   it('marks no run of a delegated job (the jobs sweep finds it again)', async () => {
