@@ -19,6 +19,12 @@ export type FakeAws = {
   forbiddenTopics: Set<string>;
   /** Each started execution's input by execution name (what its Turn state reads as `$$.Execution.Input`). */
   executionInputs: Map<string, unknown>;
+  /**
+   * While set, StartExecution answers `ServiceUnavailable` (HTTP 503) and starts nothing: a start whose outcome
+   * the caller cannot know (shared/runtime/executions-sfn.ts passes it on as uncertain; the SDK retries it).
+   * DescribeExecution answers from `executionInputs`: an execution never started is `ExecutionDoesNotExist`.
+   */
+  startsUnavailable: boolean;
   close(): Promise<void>;
 };
 
@@ -52,6 +58,7 @@ export async function startFakeAws(): Promise<FakeAws> {
     secrets: new Map(),
     forbiddenTopics: new Set(),
     executionInputs: new Map(),
+    startsUnavailable: false,
   };
   // STS AssumeRole (query protocol): temporary credentials, valid 15 minutes, for any role.
   const sts = (response: ServerResponse, form: URLSearchParams) => {
@@ -115,9 +122,17 @@ export async function startFakeAws(): Promise<FakeAws> {
         return json(response, 200, { ARN: id, Name: secretNameOf(id), SecretString: value });
       }
       case 'AWSStepFunctions.StartExecution': {
+        if (fake.startsUnavailable) return json(response, 503, {}, 'ServiceUnavailable');
         const arn = String(input.stateMachineArn).replace(':stateMachine:', ':execution:');
         fake.executionInputs.set(String(input.name), JSON.parse(String(input.input ?? 'null')));
         return json(response, 200, { executionArn: `${arn}:${String(input.name)}`, startDate: 0 });
+      }
+      // https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html#API_DescribeExecution_Errors
+      case 'AWSStepFunctions.DescribeExecution': {
+        const executionArn = String(input.executionArn);
+        if (!fake.executionInputs.has(executionArn.split(':').at(-1) ?? ''))
+          return json(response, 400, {}, 'ExecutionDoesNotExist');
+        return json(response, 200, { executionArn, status: 'RUNNING', startDate: 0 });
       }
       case 'AWSStepFunctions.StopExecution':
         return json(response, 200, { stopDate: 0 });
@@ -164,13 +179,13 @@ export async function startFakeAws(): Promise<FakeAws> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
-    ...fake,
+  // The same object the server reads: a flag the flow sets (startsUnavailable) is seen by the next request.
+  return Object.assign(fake, {
     url: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
-  };
+  });
 }
