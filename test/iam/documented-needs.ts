@@ -89,12 +89,6 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
       'Owner notices: publishing to the SSE-encrypted owner-notices topic (alias/aws/sns) needs kms:Decrypt and kms:GenerateDataKey* on its key, used by SNS for the publisher (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).',
   },
   { fn: 'expire', action: 'kms:GenerateDataKey*', reason: 'As kms:Decrypt: the owner-notices topic key.' },
-  ...(['mark-failed'] as const).map((fn) => ({
-    fn,
-    action: 'states:StopExecution',
-    reason:
-      "A graph's agent child runs are stopped when the graph fails (mark-failed), those of agent steps whose wait timed out included: shared/graph-run/end-children.ts. The flow drives neither failure; test/iam/child-run-stop.test.ts simulates the grant (run-machine executions only) and test/graph/end-children.test.ts, test/graph/agent-wait-timeout.test.ts drive the calls (https://docs.aws.amazon.com/step-functions/latest/apireference/API_StopExecution.html).",
-  })),
   // The first commit of an API-started run deletes its pending-run marker (DeleteItem, shared/store/pending-runs.ts):
   // the flow's keyed starts are marked too, so Turn's and graph-advance's grant is recorded, not listed here.
   // External's own commits check the live head, and the api's trigger sync fences the trigger index on the
@@ -103,6 +97,8 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
   // is recorded for Deliver, MarkFailed, the Mcp's cancels and the jobs sweep's end of an API start left pending:
   // the flow makes two of their runs end together (flow.ts, contendedAnchors). The api's and External's
   // ConditionCheckItem grants are recorded by other calls.
+  // MarkFailed's StopExecution is recorded: the flow fails a graph while its agent step's child runs (flow.ts,
+  // graph-day-capped), and mark-failed stops the child's execution (shared/graph-run/end-children.ts).
   // The jobs sweep's other needs are recorded too: the flow leaves an API start pending past minAgeMs for the
   // sweep's pending-runs step (DescribeExecution, the markers' and the pending anchor's DeleteItem), and cancels a
   // job while the sweep is starting it (StopExecution). So is the api's DescribeExecution (unkeyed starts whose

@@ -6,10 +6,11 @@
  * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event; two
  * runs of one owner ending together (Deliver, MarkFailed, two jobs cancelled through the Mcp), one losing the
  * owner anchor chain's head to the other (dynamodb-interleave.ts holds its anchor back: contendedAnchors); an
- * undeliverable approval; a day-capped graph's child run; delegated jobs through the jobs MCP server and the
- * api's /v1/jobs routes as a JWT client, one of them cancelled while the sweep starts it; starts whose
- * StartExecution failed (without an Idempotency-Key the api asks DescribeExecution and ends the run; with one the
- * run is left pending until the jobs sweep's pending-runs step, eleven minutes on, ends it).
+ * undeliverable approval; a day-capped graph's child run, stopped by MarkFailed when that graph fails; delegated
+ * jobs through the jobs MCP server and the api's /v1/jobs routes as a JWT client, one of them cancelled while the
+ * sweep starts it; starts whose StartExecution failed (without an Idempotency-Key the api asks DescribeExecution
+ * and ends the run; with one the run is left pending until the jobs sweep's pending-runs step, eleven minutes on,
+ * ends it).
  */
 import { vi } from 'vitest';
 import type { HandlerName } from '../../infra/constructs/state-names.ts';
@@ -903,6 +904,18 @@ export async function driveFlow(
     .run as unknown as { reservation?: { daily?: boolean } };
   if (dayCappedChild.reservation?.daily !== true)
     throw new Error("the day-capped graph's child run holds no daily reservation");
+  // That graph then fails while its agent step's child runs (MarkGraphFailed after the machine's Catch):
+  // mark-failed cancels the child run and stops its execution on the run machine, by the ARN graph-wait recorded
+  // on the step (shared/graph-run/end-children.ts).
+  await fns.invoke('mark-failed', {
+    runId: runs.graphDayCapped,
+    error: { Error: 'States.Runtime', Cause: 'the graph execution failed' },
+  });
+  const dayCappedChildEnded = (
+    await api('GET', `/v1/runs/${childRunIdFor(runs.graphDayCapped, 'triage', 1)}`)
+  ).run as unknown as { status: string };
+  if (dayCappedChildEnded.status !== 'cancelled')
+    throw new Error(`the failed graph's child run is ${dayCappedChildEnded.status}, not cancelled`);
 
   // Starts whose StartExecution fails without telling whether it happened (503, past the SDK's retries). Without
   // an Idempotency-Key nothing would start the run again: the api tries twice more, asks DescribeExecution

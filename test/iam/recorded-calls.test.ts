@@ -640,6 +640,21 @@ describe('IAM simulation of the recorded AWS calls', () => {
     await expectPartitionNeeded('api', 'dynamodb:DeleteItem', 'GRANT#*');
   });
 
+  it("simulates mark-failed's stop of a failed graph's agent child (an execution of the run machine) as allowed, and denied without StopExecution", async () => {
+    // flow.ts, "graph-day-capped": the graph failed while its triage child ran; MarkGraphFailed cancelled the
+    // child and stopped its execution by the ARN graph-wait recorded on the step (shared/graph-run/end-children.ts).
+    const child = childRunIdFor(flow.runs.graphDayCapped!, 'triage', 1);
+    const runMachine = policies.resolved.ref(
+      logicalId(policies.synth.stack.runtime.runStateMachine.stateMachine),
+    );
+    const stop = requests.find(
+      (r) =>
+        r.fn === 'mark-failed' && r.action === 'states:StopExecution' && r.resource.endsWith(`:${child}`),
+    );
+    expect(stop?.resource).toBe(`${runMachine.replace(':stateMachine:', ':execution:')}:${child}`);
+    await expectNeeded([{ fn: 'mark-failed', action: 'states:StopExecution', resource: stop!.resource }]);
+  });
+
   it("simulates the api's uncertain starts and the jobs sweep's pending-runs step (DescribeExecution on each machine's executions; the marker's and the pending anchor's deletes) as allowed, and denied without each grant", async () => {
     // flow.ts: an unkeyed start of each kind whose StartExecution failed (the api asks, then ends the run), and a
     // keyed one left pending that the sweep finds unstarted eleven minutes on (shared/runs/pending-sweep.ts).
