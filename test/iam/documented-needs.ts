@@ -89,37 +89,20 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
       'Owner notices: publishing to the SSE-encrypted owner-notices topic (alias/aws/sns) needs kms:Decrypt and kms:GenerateDataKey* on its key, used by SNS for the publisher (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).',
   },
   { fn: 'expire', action: 'kms:GenerateDataKey*', reason: 'As kms:Decrypt: the owner-notices topic key.' },
-  ...(['mark-failed'] as const).map((fn) => ({
-    fn,
-    action: 'states:StopExecution',
-    reason:
-      "A graph's agent child runs are stopped when the graph fails (mark-failed), those of agent steps whose wait timed out included: shared/graph-run/end-children.ts. The flow drives neither failure; test/iam/child-run-stop.test.ts simulates the grant (run-machine executions only) and test/graph/end-children.test.ts, test/graph/agent-wait-timeout.test.ts drive the calls (https://docs.aws.amazon.com/step-functions/latest/apireference/API_StopExecution.html).",
-  })),
-  {
-    fn: 'jobs-sweep',
-    action: 'states:StopExecution',
-    reason:
-      'A job cancelled while the sweep was starting it (cancelRequested on a starting job) has its run cancelled by the sweep: shared/jobs/lifecycle.ts startJobRun → shared/runs/cancel-run.ts, which stops the execution. The flow drives no such race; test/jobs/cancel-starting.test.ts drives the calls (https://docs.aws.amazon.com/step-functions/latest/apireference/API_StopExecution.html).',
-  },
-  {
-    fn: 'api',
-    action: 'states:DescribeExecution',
-    reason:
-      'An API start without an Idempotency-Key whose StartExecution may have happened (throttled or timed out past its retries) asks whether the execution exists before ending the run (shared/runs/start-run.ts). The flow drives no failed start; test/iam/start-describe.test.ts simulates the grant and test/runs/first-turn-start.test.ts drives the call (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html).',
-  },
   // The first commit of an API-started run deletes its pending-run marker (DeleteItem, shared/store/pending-runs.ts):
   // the flow's keyed starts are marked too, so Turn's and graph-advance's grant is recorded, not listed here.
   // External's own commits check the live head, and the api's trigger sync fences the trigger index on the
   // workflow head's rev (both recorded by the flow), so their anchoring need is not listed.
   // A contended anchor's registration (a ConditionCheck of the run's anchor marker, shared/store/anchor-group.ts)
-  // is recorded for Deliver, MarkFailed and the Mcp's cancels: the flow makes two of their runs end together
-  // (flow.ts, contendedAnchors). The api's and External's ConditionCheckItem grants are recorded by other calls.
-  {
-    fn: 'jobs-sweep',
-    action: 'dynamodb:ConditionCheckItem',
-    reason:
-      "Anchoring a run's head (shared/store/anchors.ts): a run that loses the owner chain's head to another run of the owner registers its head for the group commit, conditional on its marker (a ConditionCheck, shared/store/anchor-group.ts). The sweep anchors only a run it cancels or ends (a job cancelled while it was being started, a start left pending: the flow's redriven schedule, flow.ts), and the flow ends none of them while another run of the owner takes the chain's head; test/store/anchor-group.test.ts drives the store path.",
-  },
+  // is recorded for Deliver, MarkFailed, the Mcp's cancels and the jobs sweep's end of an API start left pending:
+  // the flow makes two of their runs end together (flow.ts, contendedAnchors). The api's and External's
+  // ConditionCheckItem grants are recorded by other calls.
+  // MarkFailed's StopExecution is recorded: the flow fails a graph while its agent step's child runs (flow.ts,
+  // graph-day-capped), and mark-failed stops the child's execution (shared/graph-run/end-children.ts).
+  // The jobs sweep's other needs are recorded too: the flow leaves an API start pending past minAgeMs for the
+  // sweep's pending-runs step (DescribeExecution, the markers' and the pending anchor's DeleteItem), and cancels a
+  // job while the sweep is starting it (StopExecution). So is the api's DescribeExecution (unkeyed starts whose
+  // StartExecution failed, on each machine) and its delete of job queue entries (a cancel through /v1/jobs).
 ];
 
 /** The documented need for `action` of `fn`, if any. */
@@ -134,13 +117,6 @@ export const documentedNeed = (fn: string, action: string): DocumentedNeed | und
 export type DocumentedPartitionNeed = DocumentedNeed & { partition: string };
 
 export const DOCUMENTED_PARTITION_NEEDS: readonly DocumentedPartitionNeed[] = [
-  {
-    fn: 'api',
-    action: 'dynamodb:DeleteItem',
-    partition: 'GRANT#*',
-    reason:
-      "A delegated job's queue entries (shared/jobs/queue-store.ts), when a client cancels a job through the api's /v1/jobs routes: those take a JWT client's identity, and the flow's client goes through the jobs MCP server instead (whose deletes are recorded); test/jobs/api.test.ts drives the cancel.",
-  },
   {
     fn: 'api',
     action: 'dynamodb:DeleteItem',

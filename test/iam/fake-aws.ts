@@ -24,6 +24,12 @@ export type FakeAws = {
    * created); DescribeExecution answers `ExecutionDoesNotExist` for an execution never started.
    */
   refusedStarts: { remaining: number };
+  /**
+   * While set, StartExecution answers `ServiceUnavailable` (HTTP 503) and starts nothing: a start whose outcome
+   * the caller cannot know (shared/runtime/executions-sfn.ts passes it on as uncertain; the SDK retries it).
+   * DescribeExecution answers from `executionInputs`: an execution never started is `ExecutionDoesNotExist`.
+   */
+  startsUnavailable: boolean;
   close(): Promise<void>;
 };
 
@@ -58,6 +64,7 @@ export async function startFakeAws(): Promise<FakeAws> {
     forbiddenTopics: new Set(),
     executionInputs: new Map(),
     refusedStarts: { remaining: 0 },
+    startsUnavailable: false,
   };
   // STS AssumeRole (query protocol): temporary credentials, valid 15 minutes, for any role.
   const sts = (response: ServerResponse, form: URLSearchParams) => {
@@ -125,10 +132,12 @@ export async function startFakeAws(): Promise<FakeAws> {
           fake.refusedStarts.remaining -= 1;
           return json(response, 400, {}, 'ExecutionLimitExceeded');
         }
+        if (fake.startsUnavailable) return json(response, 503, {}, 'ServiceUnavailable');
         const arn = String(input.stateMachineArn).replace(':stateMachine:', ':execution:');
         fake.executionInputs.set(String(input.name), JSON.parse(String(input.input ?? 'null')));
         return json(response, 200, { executionArn: `${arn}:${String(input.name)}`, startDate: 0 });
       }
+      // https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html#API_DescribeExecution_Errors
       case 'AWSStepFunctions.DescribeExecution': {
         const executionArn = String(input.executionArn);
         const name = executionArn.split(':').at(-1) ?? '';
@@ -186,13 +195,13 @@ export async function startFakeAws(): Promise<FakeAws> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
-    ...fake,
+  // The same object the server reads: a flag the flow sets (startsUnavailable) is seen by the next request.
+  return Object.assign(fake, {
     url: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
-  };
+  });
 }

@@ -6,8 +6,12 @@
  * declared topic, http with a credential), MarkFailed, and start-run from a schedule and from an event; two
  * runs of one owner ending together (Deliver, MarkFailed, two jobs cancelled through the Mcp), one losing the
  * owner anchor chain's head to the other (dynamodb-interleave.ts holds its anchor back: contendedAnchors); an
- * undeliverable approval; a day-capped graph's child run; a schedule's trigger whose start was refused, its run
- * ended unstarted by the jobs sweep and the trigger redriven (a new run in its place).
+ * undeliverable approval; a day-capped graph's child run, stopped by MarkFailed when that graph fails; delegated
+ * jobs through the jobs MCP server and the api's /v1/jobs routes as a JWT client, one of them cancelled while the
+ * sweep starts it; starts whose StartExecution failed (without an Idempotency-Key the api asks DescribeExecution
+ * and ends the run; with one the run is left pending until the jobs sweep's pending-runs step, eleven minutes on,
+ * ends it); a schedule's trigger whose start was refused, its run ended unstarted by the jobs sweep and the
+ * trigger redriven (a new run in its place).
  */
 import { vi } from 'vitest';
 import type { HandlerName } from '../../infra/constructs/state-names.ts';
@@ -15,6 +19,7 @@ import { servedByWorkflowWrite } from '../../shared/api/workflow-write-routes.ts
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { approvalFormBody, readApprovalForm } from '../../shared/demo/approve.ts';
 import { childRunIdFor } from '../../shared/graph-run/wait.ts';
+import { PENDING_SWEEP_LIMITS } from '../../shared/runs/pending-sweep.ts';
 import type { DynamoInterleave } from './dynamodb-interleave.ts';
 import type { FakeAws } from './fake-aws.ts';
 import { httpEvent, type Lambdas } from './lambdas.ts';
@@ -207,6 +212,16 @@ export async function driveFlow(
       throw new Error(`${method} ${path}: ${response.statusCode} ${response.body}`);
     return JSON.parse(response.body) as Record<string, { workflowId: string; runId: string }>;
   };
+  /** The api's answer as it is, whatever its status (a start that fails). */
+  const rawApi = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    (await fns.invoke(
+      apiFunctionFor(method, path),
+      httpEvent(method, `${API}${path}`, {
+        iam: CALLER,
+        headers: { 'content-type': 'application/json', ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    )) as Response;
   const create = async (definition: unknown) =>
     (await api('POST', '/v1/workflows', definition)).workflow!.workflowId;
   let starts = 0;
@@ -576,6 +591,76 @@ export async function driveFlow(
     return cancelled.job.runId;
   };
   await contendedAnchors('mcp', cancelJob(running?.job.jobId), cancelJob(queued.job.jobId));
+
+  // The api's /v1/jobs routes, as the same JWT client (the api of a deployment that takes JWTs: WF_API_AUTH,
+  // its own container). Two jobs take the grant's slots and a third waits queued. The first one's run ends and
+  // the sweep, settling it, starts the queued one, which the client cancels while the sweep is starting it: the
+  // cancel's mark (markCancelRequested, the api cancel's first write) lands once the sweep created the run and
+  // before it recorded it, so the sweep cancels that run itself (shared/jobs/lifecycle.ts startJobRun →
+  // cancelStartedRun: StopExecution) and the client's cancel finds the job ended. The second job is cancelled
+  // running: the api stops its run and gives its slot back (a Delete of its slot entry, a `GRANT#` partition).
+  const jobsApi = async (method: string, path: string, body?: unknown) => {
+    const response = (await fns.invoke(
+      'api',
+      httpEvent(method, `${API}${path}`, {
+        jwt: { sub: 'ci-bot', client_id: 'ci-bot', scope: `wf-jobs/owner:${OWNER}` },
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+      { WF_API_AUTH: 'jwt' },
+    )) as Response;
+    if (response.statusCode >= 300)
+      throw new Error(`api ${method} ${path}: ${response.statusCode} ${response.body}`);
+    return JSON.parse(response.body) as {
+      job: { jobId: string; status: string; runId?: string };
+      stopped?: string;
+    };
+  };
+  const apiJobs: Awaited<ReturnType<typeof jobsApi>>['job'][] = [];
+  for (const prompt of ['Append a fourth line.', 'Append a fifth line.', 'Append a sixth line.'])
+    apiJobs.push((await jobsApi('POST', '/v1/jobs', { prompt })).job);
+  const [endsFirst, cancelledRunning, startedBySweep] = apiJobs;
+  if (
+    endsFirst?.status !== 'running' ||
+    cancelledRunning?.status !== 'running' ||
+    startedBySweep?.status !== 'queued'
+  )
+    throw new Error(`the api's jobs should be running, running, queued: ${JSON.stringify(apiJobs)}`);
+  await fns.invoke('mark-failed', { runId: endsFirst.runId });
+  await dynamo.before(
+    // The sweep's write recording the started job's run (state running, conditional on no cancel).
+    (operation, body) =>
+      operation === 'TransactWriteItems' &&
+      body.includes(`"${startedBySweep.jobId}"`) &&
+      body.includes('"state":{"S":"running"}'),
+    () =>
+      fns.within('api', async () => {
+        const { awsStore } = await import('../../shared/runtime/aws/store.ts');
+        const { getJobRecord, markCancelRequested } = await import('../../shared/jobs/queue-store.ts');
+        const { parseJobId } = await import('../../shared/schemas/job.ts');
+        const ref = parseJobId(startedBySweep.jobId)!;
+        const ctx = awsStore().ctx;
+        const job = await getJobRecord(ctx, ref.grantId, ref.number);
+        if (job?.state !== 'starting' || !(await markCancelRequested(ctx, job, new Date().toISOString())))
+          throw new Error(`the queued job is not being started: ${job?.state}`);
+      }),
+    () =>
+      fns.invoke('jobs-sweep', {
+        source: 'aws.states',
+        'detail-type': 'Step Functions Execution Status Change',
+        detail: {
+          status: 'FAILED',
+          input: JSON.stringify({ runId: endsFirst.runId, turn: 0, segmentStartTurn: 0 }),
+        },
+      }),
+  );
+  const cancelledStarting = await jobsApi('DELETE', `/v1/jobs/${startedBySweep.jobId}`);
+  if (cancelledStarting.job.status !== 'cancelled' || !cancelledStarting.job.runId)
+    throw new Error(`the job cancelled while starting: ${JSON.stringify(cancelledStarting)}`);
+  runs.jobCancelledStarting = cancelledStarting.job.runId;
+  const cancelledRun = await jobsApi('POST', `/v1/jobs/${cancelledRunning.jobId}/cancel`);
+  if (cancelledRun.stopped !== 'run')
+    throw new Error(`the running job's cancel stopped ${cancelledRun.stopped}`);
   // Graph runs: Advance, a child agent run that answers its step when it ends (deliver, then mark-failed on a
   // second attempt's child), a service step that reads a credential, a human task (human-task signs a link and
   // publishes it on the approval topic; its page and form submission go through approval-http, which answers
@@ -820,6 +905,80 @@ export async function driveFlow(
     .run as unknown as { reservation?: { daily?: boolean } };
   if (dayCappedChild.reservation?.daily !== true)
     throw new Error("the day-capped graph's child run holds no daily reservation");
+  // That graph then fails while its agent step's child runs (MarkGraphFailed after the machine's Catch):
+  // mark-failed cancels the child run and stops its execution on the run machine, by the ARN graph-wait recorded
+  // on the step (shared/graph-run/end-children.ts).
+  await fns.invoke('mark-failed', {
+    runId: runs.graphDayCapped,
+    error: { Error: 'States.Runtime', Cause: 'the graph execution failed' },
+  });
+  const dayCappedChildEnded = (
+    await api('GET', `/v1/runs/${childRunIdFor(runs.graphDayCapped, 'triage', 1)}`)
+  ).run as unknown as { status: string };
+  if (dayCappedChildEnded.status !== 'cancelled')
+    throw new Error(`the failed graph's child run is ${dayCappedChildEnded.status}, not cancelled`);
+
+  // Starts whose StartExecution fails without telling whether it happened (503, past the SDK's retries). Without
+  // an Idempotency-Key nothing would start the run again: the api tries twice more, asks DescribeExecution
+  // whether an attempt started it (ExecutionDoesNotExist) and ends the run failed (shared/runs/start-run.ts,
+  // settleFirstStart), for a run of each machine it starts runs on. With a key the run is left pending for the
+  // caller's repeat, which does not come.
+  const unstartedId = await create(workflow('unstarted'));
+  fake.startsUnavailable = true;
+  try {
+    for (const workflowId of [unstartedId, graphId, externalShadow]) {
+      const answer = await rawApi('POST', `/v1/workflows/${workflowId}/runs`, {});
+      if (answer.statusCode !== 502 || !answer.body.includes('run_not_started'))
+        throw new Error(`an unkeyed start that failed answered ${answer.statusCode} ${answer.body}`);
+    }
+    const keyed = await rawApi(
+      'POST',
+      `/v1/workflows/${unstartedId}/runs`,
+      {},
+      { 'Idempotency-Key': 'k-unstarted' },
+    );
+    if (keyed.statusCode < 500) throw new Error(`a keyed start that failed answered ${keyed.statusCode}`);
+  } finally {
+    fake.startsUnavailable = false;
+  }
+  const pending = (await api('GET', `/v1/runs?workflowId=${unstartedId}&status=pending`)) as unknown as {
+    items: { runId: string }[];
+  };
+  const unstarted = pending.items[0]?.runId;
+  if (pending.items.length !== 1 || !unstarted) throw new Error('the keyed start left no run pending');
+  runs.unstarted = unstarted;
+  // Past minAgeMs the minutely sweep's pending-runs step (shared/runs/pending-sweep.ts) asks DescribeExecution
+  // of every start still pending: the flow's scheduled and evented starts (their executions exist: their markers
+  // go) and the keyed one (none: ended failed, its reservation given back, and anchored). Another run of the
+  // owner ends meanwhile, so the sweep's anchor loses the chain head to it (contendedAnchors).
+  runs.sweepContender = await start(destinationIds.stored!);
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Date.now() + PENDING_SWEEP_LIMITS.minAgeMs + 60_000);
+  try {
+    await contendedAnchors(
+      'jobs-sweep',
+      async () => {
+        await fns.invoke('jobs-sweep', {});
+        return unstarted;
+      },
+      ending('mark-failed', {
+        runId: runs.sweepContender,
+        error: { Error: 'States.Timeout', Cause: '{"errorMessage":"timed out"}' },
+      }),
+    );
+  } finally {
+    vi.useRealTimers();
+  }
+  // The caller's repeat, at last, answers the ended run.
+  const repeated = (
+    await api('POST', `/v1/workflows/${unstartedId}/runs`, {}, { 'Idempotency-Key': 'k-unstarted' })
+  ).run as unknown as { runId: string; status: string; error?: { name: string } };
+  if (
+    repeated.runId !== unstarted ||
+    repeated.status !== 'failed' ||
+    repeated.error?.name !== 'ExecutionNotStarted'
+  )
+    throw new Error(`the swept start: ${JSON.stringify(repeated)}`);
 
   // A schedule's trigger whose every start was refused (its run left pending, the invocation failed: on AWS the
   // trigger goes to the dead-letter queue), the jobs sweep 11 minutes later ending the run unstarted

@@ -12,7 +12,11 @@ import type { StackPolicies } from './policies.ts';
 type Handler = (event: unknown, context?: unknown) => Promise<unknown>;
 
 export type Lambdas = {
-  /** `env` overrides the function's environment for this invocation (e.g. the API's auth kind). */
+  /**
+   * `env` overrides the function's environment for this invocation (e.g. the API's auth kind). A function is
+   * loaded once per `env` (its own container, as a deployment with that environment would run it): what its
+   * composition reads once, at its first invocation (the API's authenticator), follows `env`.
+   */
   invoke(fn: HandlerName, event: unknown, env?: Record<string, string>): Promise<unknown>;
   /**
    * Runs `work` as part of `fn` (its environment, its name on the recorded calls), with modules loaded fresh:
@@ -27,7 +31,8 @@ export function lambdas(
   endpoints: { dynamodb: string; aws: string; anthropic: string; callLog: string },
 ): Lambdas {
   const original = { ...process.env };
-  const handlers = new Map<HandlerName, Handler>();
+  /** By function and environment overrides (`lambdas.invoke`). */
+  const handlers = new Map<string, Handler>();
   const setEnv = (env: Record<string, string | undefined>) => {
     for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
     for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
@@ -57,12 +62,13 @@ export function lambdas(
   return {
     async invoke(fn, event, env = {}) {
       enter(fn, env);
-      let handler = handlers.get(fn);
+      const container = `${fn} ${JSON.stringify(env)}`;
+      let handler = handlers.get(container);
       if (!handler) {
         vi.resetModules();
         const loaded = (await import(`../../functions/${fn}.ts`)) as { handler: Handler };
         handler = loaded.handler;
-        handlers.set(fn, handler);
+        handlers.set(container, handler);
       }
       const run = handler;
       return withFunctionName(fn, () => run(event, { functionName: fn, awsRequestId: 'iam-sim' }));

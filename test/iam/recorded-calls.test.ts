@@ -130,6 +130,47 @@ function withoutPartition(fn: HandlerName, action: string, partition: string) {
   return { identityPolicies, removed };
 }
 
+/**
+ * A recorded call of `fn` with `action` in `partition` only: allowed with the function's policies, and denied with
+ * `partition` taken out of the `dynamodb:LeadingKeys` of its grant of `action` (table-access.ts).
+ */
+async function expectPartitionNeeded(fn: HandlerName, action: string, partition: string) {
+  const request = requests.find(
+    (r) =>
+      r.fn === fn &&
+      r.action === action &&
+      (r.context['dynamodb:LeadingKeys'] as string[] | undefined)?.every((pk) => like(partition, pk)),
+  );
+  expect({ fn, action, partition, recorded: request !== undefined }).toEqual({
+    fn,
+    action,
+    partition,
+    recorded: true,
+  });
+  const as = (identityPolicies: ReturnType<typeof withoutPartition>['identityPolicies']) =>
+    decide({
+      principal: sessionOf(fn),
+      action,
+      resource: request!.resource,
+      context: request!.context,
+      identityPolicies,
+    });
+  expect({ fn, action, partition, decision: await as(policies.functionIdentity(fn).policies) }).toEqual({
+    fn,
+    action,
+    partition,
+    decision: 'Allowed',
+  });
+  const without = withoutPartition(fn, action, partition);
+  expect(without.removed).toBeGreaterThan(0);
+  expect({ fn, action, partition, decision: await as(without.identityPolicies) }).toEqual({
+    fn,
+    action,
+    partition,
+    decision: 'ImplicitlyDenied',
+  });
+}
+
 /** The partition of a transaction's first part (a ConditionCheck's key). */
 const call0Owner = (call: AwsCallRecord) => call.ids['TransactItems.0.ConditionCheck.Key.pk'];
 
@@ -555,7 +596,7 @@ describe('IAM simulation of the recorded AWS calls', () => {
     expect(await as(marker, without.identityPolicies)).toBe('ImplicitlyDenied');
   });
 
-  it.each(['deliver', 'mark-failed', 'mcp'] as const)(
+  it.each(['deliver', 'mark-failed', 'mcp', 'jobs-sweep'] as const)(
     "simulates %s's contended anchor (its head registered for the group commit: a ConditionCheck of the run's marker) as allowed, and denied without ConditionCheckItem or, when its writes are scoped, without the owner's partitions",
     async (fn) => {
       // In the order made (flow.ts, contendedAnchors): the registration after the anchor that lost the head (the
@@ -617,12 +658,79 @@ describe('IAM simulation of the recorded AWS calls', () => {
   });
 
   it("simulates the jobs sweep's cursor mark and move (conditional PutItems, shared/jobs/sweep-cursor.ts) as allowed, and denied without PutItem", async () => {
-    // Each of the flow's two sweeps (the second ends the redriven schedule's run, flow.ts "redriven") marks the
-    // flow's one grant on the cursor, handles it, then moves the cursor past it: the sweep's only plain PutItems
-    // (its job writes are transactions).
-    expect(calls.filter((call) => call.fn === 'jobs-sweep' && call.command === 'PutItem')).toHaveLength(4);
+    // Each of the flow's three scheduled sweeps (the jobs section's; eleven minutes on, for its pending-runs
+    // step; and eleven minutes on again, ending the redriven schedule's run, flow.ts "redriven") marks the flow's
+    // one grant on the cursor, handles it, then moves the cursor past it: the sweep's only plain PutItems (its job
+    // writes are transactions).
+    expect(calls.filter((call) => call.fn === 'jobs-sweep' && call.command === 'PutItem')).toHaveLength(6);
     const table = requests.find((r) => r.fn === 'jobs-sweep' && r.action === 'dynamodb:GetItem')!.resource;
     await expectNeeded([{ fn: 'jobs-sweep', action: 'dynamodb:PutItem', resource: table }]);
+  });
+
+  it("simulates the jobs sweep's cancel of a job it was starting (StopExecution) and a client's cancel through the api's /v1/jobs (its slot entry's delete) as allowed, and denied without each grant", async () => {
+    // flow.ts, "The api's /v1/jobs routes": the sweep created the job's run, found the cancel marked when it
+    // recorded the run, and cancelled it (shared/jobs/lifecycle.ts cancelStartedRun → cancel-run.ts).
+    const runId = flow.runs.jobCancelledStarting!;
+    const stop = requests.find(
+      (r) => r.fn === 'jobs-sweep' && r.action === 'states:StopExecution' && r.resource.endsWith(`:${runId}`),
+    );
+    expect(stop).toBeDefined();
+    await expectNeeded([{ fn: 'jobs-sweep', action: 'states:StopExecution', resource: stop!.resource }]);
+    // The running job's cancel gives its slot back: a Delete of its slot entry, in the grant's partition.
+    await expectPartitionNeeded('api', 'dynamodb:DeleteItem', 'GRANT#*');
+  });
+
+  it("simulates mark-failed's stop of a failed graph's agent child (an execution of the run machine) as allowed, and denied without StopExecution", async () => {
+    // flow.ts, "graph-day-capped": the graph failed while its triage child ran; MarkGraphFailed cancelled the
+    // child and stopped its execution by the ARN graph-wait recorded on the step (shared/graph-run/end-children.ts).
+    const child = childRunIdFor(flow.runs.graphDayCapped!, 'triage', 1);
+    const runMachine = policies.resolved.ref(
+      logicalId(policies.synth.stack.runtime.runStateMachine.stateMachine),
+    );
+    const stop = requests.find(
+      (r) =>
+        r.fn === 'mark-failed' && r.action === 'states:StopExecution' && r.resource.endsWith(`:${child}`),
+    );
+    expect(stop?.resource).toBe(`${runMachine.replace(':stateMachine:', ':execution:')}:${child}`);
+    await expectNeeded([{ fn: 'mark-failed', action: 'states:StopExecution', resource: stop!.resource }]);
+  });
+
+  it("simulates the api's uncertain starts and the jobs sweep's pending-runs step (DescribeExecution on each machine's executions; the marker's and the pending anchor's deletes) as allowed, and denied without each grant", async () => {
+    // flow.ts: an unkeyed start of each kind whose StartExecution failed (the api asks, then ends the run), and a
+    // keyed one left pending that the sweep finds unstarted eleven minutes on (shared/runs/pending-sweep.ts).
+    const runtime = policies.synth.stack.runtime;
+    const executionsOf = [
+      runtime.runStateMachine,
+      runtime.graphStateMachine,
+      runtime.externalStateMachine,
+    ].map((machine) =>
+      policies.resolved.ref(logicalId(machine.stateMachine)).replace(':stateMachine:', ':execution:'),
+    );
+    for (const fn of ['api', 'jobs-sweep'] as const)
+      for (const executions of executionsOf) {
+        const described = requests.find(
+          (r) =>
+            r.fn === fn && r.action === 'states:DescribeExecution' && r.resource.startsWith(`${executions}:`),
+        );
+        expect({ fn, executions, described: described !== undefined }).toEqual({
+          fn,
+          executions,
+          described: true,
+        });
+        await expectNeeded([{ fn, action: 'states:DescribeExecution', resource: described!.resource }]);
+      }
+    // The keyed start: described by the sweep (no execution), then ended; its commit deletes its pending-run
+    // marker, its anchor the pending anchor (contended: flow.ts, contendedAnchors).
+    expect(
+      requests.some(
+        (r) =>
+          r.fn === 'jobs-sweep' &&
+          r.action === 'states:DescribeExecution' &&
+          r.resource.endsWith(`:${flow.runs.unstarted}`),
+      ),
+    ).toBe(true);
+    await expectPartitionNeeded('jobs-sweep', 'dynamodb:DeleteItem', 'PENDINGRUN#*');
+    await expectPartitionNeeded('jobs-sweep', 'dynamodb:DeleteItem', 'OWNER#*');
   });
 
   it('gives graph-wait (child runs, AwaitResume) neither the signing key, nor the approval topic, nor SendTaskFailure', async () => {
