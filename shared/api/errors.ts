@@ -8,7 +8,12 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { GraphOperationError } from '../graph-run/operations.ts';
 import { GrantChangeError, JobNotFoundError, JobRejectedError } from '../jobs/errors.ts';
-import { RunInputTooLargeError, RunNotStartedError, WorkflowNotRunnableError } from '../runs/index.ts';
+import {
+  RunInputTooLargeError,
+  RunNotStartedError,
+  RunStartPendingError,
+  WorkflowNotRunnableError,
+} from '../runs/index.ts';
 import {
   AlreadyExistsError,
   IdempotencyConflictError,
@@ -132,6 +137,17 @@ export function mapDomainError(error: unknown): ApiError | undefined {
       'run_not_started',
       `run ${error.runId} was created but its execution could not be started; the run was ended failed. Start again to start a new run.`,
       { cause: error },
+    );
+  // The run was created and is pending: its execution could not be started, or nothing could say whether it
+  // was (shared/runs/start-run.ts). Not a 500: the caller learns the run's id and what to do.
+  if (error instanceof RunStartPendingError)
+    return new ApiError(
+      503,
+      'run_start_pending',
+      error.keyed
+        ? `run ${error.runId} was created but its execution could not be started yet; send the same request with the same Idempotency-Key to start it (within 10 minutes: after that the run is ended failed, ExecutionNotStarted)`
+        : `run ${error.runId} was created but whether its execution started is unknown: it runs if it did, and is ended failed (ExecutionNotStarted) within about 11 minutes if it did not; see GET /v1/runs/${error.runId} before starting again`,
+      { headers: { 'Retry-After': error.keyed ? '5' : '60' }, cause: error },
     );
   if (error instanceof WorkflowConflictError || error instanceof RunConflictError) {
     return new ApiError(409, 'concurrent_update', 'it changed concurrently; reload and retry');

@@ -71,3 +71,25 @@ export class RunNotStartedError extends Error {
     this.runId = runId;
   }
 }
+
+/**
+ * A run was created (or found `pending` again) and its execution could not be started, or nothing could say
+ * whether it started: the run stays `pending` with its reservation counted. With an idempotency key (a keyed API
+ * start, a trigger's scheduled time or event id, a job's attempt) the same request again starts it, by the
+ * run's name; the jobs sweep ends it `failed` (`ExecutionNotStarted`) once it has been pending 10 minutes with no
+ * execution (shared/runs/pending-sweep.ts). `cause` is the start's (or the describe's) error.
+ */
+export class RunStartPendingError extends Error {
+  override readonly name = 'RunStartPendingError';
+  readonly runId: string;
+  /** Whether a repeat of the request finds this run (it was created with an idempotency key). */
+  readonly keyed: boolean;
+  constructor(runId: string, keyed: boolean, options: { cause: unknown }) {
+    super(
+      `run ${runId} is pending: its execution could not be started (${(options.cause as Error)?.message ?? options.cause})`,
+      options,
+    );
+    this.runId = runId;
+    this.keyed = keyed;
+  }
+}

@@ -24,6 +24,7 @@ import {
   type ExecutionsPort,
   type RunExecutionInput,
   RunNotStartedError,
+  RunStartPendingError,
 } from './ports.ts';
 
 /** Idempotency markers of API starts are kept for a week; a key reused after that starts a new run. */
@@ -218,7 +219,7 @@ export async function launchRun(
     ({ executionArn } = await startExecutionFor(deps.executions, run));
   } catch (error) {
     // With a key (or found again), a retried trigger starts it; without one, nothing would: settled here.
-    if (!created || idempotency) throw error;
+    if (!created || idempotency) throw new RunStartPendingError(run.runId, true, { cause: error });
     ({ executionArn } = await settleFirstStart(deps, run, error));
   }
   // The ARN the port derives for the run's name is the one started: nothing to record.
@@ -273,7 +274,8 @@ async function settleFirstStart(
     const exists =
       arn && deps.executions.exists ? await deps.executions.exists(arn).catch(() => undefined) : undefined;
     if (arn && exists === true) return { executionArn: arn };
-    if (exists !== false) throw last;
+    // Nothing can say: the run stays pending, for the jobs sweep to settle.
+    if (exists !== false) throw new RunStartPendingError(run.runId, false, { cause: last });
   }
   if (!(await endUnstarted(deps, run, last))) throw last;
   throw new RunNotStartedError(run.runId, { cause: last });

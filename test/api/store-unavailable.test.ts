@@ -76,7 +76,7 @@ describe('a store that is busy or briefly away', () => {
     expect((await startRunWith(cancelled('None', 'ValidationError'))).status).toBe(500);
   });
 
-  it("still answers 500 for another service's fault (only the store's are known to be retryable)", async () => {
+  it("answers another service's fault at the run's start with 503 run_start_pending naming the run, not as the store's", async () => {
     const start = h.executions.start;
     h.executions.start = async () => {
       throw new InternalServerError({ ...meta, message: 'not the store' });
@@ -84,9 +84,50 @@ describe('a store that is busy or briefly away', () => {
     try {
       const created = await h.alice.post('/v1/workflows', definition());
       const reply = await h.alice.post(`/v1/workflows/${created.body.workflow.workflowId}/runs`, {});
-      expect(reply.status).toBe(500);
+      // Unkeyed, and nothing can say whether it started (this port cannot describe): the run stays pending.
+      const [pending] = (await h.alice.get('/v1/runs?status=pending')).body.items;
+      expect({
+        status: reply.status,
+        code: reply.body.error.code,
+        retryAfter: reply.headers.get('retry-after'),
+        names: reply.body.error.message.includes(`run ${pending.runId} was created`),
+      }).toEqual({ status: 503, code: 'run_start_pending', retryAfter: '60', names: true });
     } finally {
       h.executions.start = start;
     }
+  });
+
+  it('answers a keyed start whose execution could not start with 503 run_start_pending; the same request again starts it', async () => {
+    const created = await h.alice.post('/v1/workflows', definition());
+    const path = `/v1/workflows/${created.body.workflow.workflowId}/runs`;
+    const headers = { 'idempotency-key': 'retry-me-1' };
+    const start = h.executions.start;
+    h.executions.start = async () => {
+      throw new InternalServerError({ ...meta, message: 'Step Functions is having a moment' });
+    };
+    let first: Awaited<ReturnType<typeof h.alice.post>>;
+    try {
+      first = await h.alice.post(path, { input: { n: 2 } }, { headers });
+    } finally {
+      h.executions.start = start;
+    }
+    const [pending] = (await h.alice.get('/v1/runs?status=pending')).body.items;
+    expect({
+      status: first.status,
+      code: first.body.error.code,
+      retryAfter: first.headers.get('retry-after'),
+      message: first.body.error.message,
+    }).toEqual({
+      status: 503,
+      code: 'run_start_pending',
+      retryAfter: '5',
+      message: `run ${pending.runId} was created but its execution could not be started yet; send the same request with the same Idempotency-Key to start it (within 10 minutes: after that the run is ended failed, ExecutionNotStarted)`,
+    });
+    const again = await h.alice.post(path, { input: { n: 2 } }, { headers });
+    expect({ status: again.status, runId: again.body.run.runId }).toEqual({
+      status: 200,
+      runId: pending.runId,
+    });
+    expect(h.executions.starts.filter((s) => s.name === pending.runId)).toHaveLength(1);
   });
 });

@@ -995,7 +995,7 @@ export async function driveFlow(
   fake.refusedStarts.remaining = 1;
   const refused = await fns.invoke('start-run', redriven).catch((error: unknown) => error);
   fake.refusedStarts.remaining = 0;
-  if ((refused as { name?: string }).name !== 'ExecutionNotStartedError')
+  if ((refused as { name?: string }).name !== 'RunStartPendingError')
     throw new Error(`the refused trigger answered ${JSON.stringify(refused)}`);
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(Date.now() + 11 * 60_000);

@@ -92,7 +92,16 @@ describe('Function: sweepJobs', () => {
     expect(await startedOwners(raw, executions)).toEqual(['bob']);
     expect(swept).toBeInstanceOf(JobsSweepError);
     expect((swept as JobsSweepError).failures).toEqual([
-      { grantId: GRANT_IDS.alice, error: { name: 'ThrottlingException', message: 'Rate exceeded' } },
+      {
+        grantId: GRANT_IDS.alice,
+        // The job's run stays pending (the next sweep starts it by its name); the throttle is its cause.
+        error: {
+          name: 'RunStartPendingError',
+          message: expect.stringMatching(
+            /^run run_\w+ is pending: its execution could not be started \(Rate exceeded\)$/,
+          ),
+        },
+      },
     ]);
     expect((swept as JobsSweepError).message).not.toContain('alice');
   });

@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ExecutionNotStartedError,
   RunNotStartedError,
+  RunStartPendingError,
   START_RETRIES,
   startRun,
 } from '../../shared/runs/index.ts';
@@ -176,11 +177,11 @@ describe('startRun and turn 0’s reservation', () => {
     ['a retried trigger with the same key may start it', refused(), 'key-1', 'missing' as const],
   ])('keeps it when %s', async (_label, error, key, describe) => {
     // Act
-    const { outcome, run, day } = await start(error, key, describe);
+    const { outcome, run, day, runId } = await start(error, key, describe);
 
-    // Assess
-    expect(outcome).toBeInstanceOf(Error);
-    expect(outcome).not.toBeInstanceOf(RunNotStartedError);
+    // Assess: the caller is told the run is pending, its id, whether a repeat finds it, and the start's error.
+    expect(outcome).toBeInstanceOf(RunStartPendingError);
+    expect(outcome).toMatchObject({ runId, keyed: key !== undefined, cause: { name: error.name } });
     expect(run).toMatchObject({ status: 'pending', reservation: { turn: 0 } });
     expect(day).toEqual({ totalUsd: run!.reservation!.usd, reservedUsd: run!.reservation!.usd });
   });

@@ -35,6 +35,9 @@ import { driveRun, engineDeps, ScriptedModel, text } from '../support/engine.ts'
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 import { createOwnTable } from '../support/table.ts';
 
+/** A start whose StartExecution was throttled: the run stays pending, named, with the throttle as its cause. */
+const PENDING_AFTER_THROTTLE = { name: 'RunStartPendingError', cause: { name: 'ThrottlingException' } };
+
 const MACHINE = 'arn:aws:states:eu-west-1:123456789012:stateMachine:m';
 let days = 0;
 /**
@@ -122,7 +125,7 @@ async function undecidedStart(clock: FixedClock) {
       actor: 'owner:test',
     },
   ).catch((error: unknown) => error);
-  expect(outcome).toMatchObject({ name: 'ThrottlingException' });
+  expect(outcome).toMatchObject(PENDING_AFTER_THROTTLE);
   return { run: (await store.getRun(runId))!, version };
 }
 
@@ -279,7 +282,7 @@ async function abandonedKeyedStart(clock: FixedClock, key: string) {
   const { executions } = stepFunctions('missing', 'throttled');
   const outcome = await keyedStart(version, clock, executions, key, created).catch((error: unknown) => error);
   // With a key the API throws the start's error and leaves the run for a repeat (start-run.ts, launchRun).
-  expect(outcome).toMatchObject({ name: 'ThrottlingException' });
+  expect(outcome).toMatchObject(PENDING_AFTER_THROTTLE);
   return { run: (await store.getRun(created.runId!))!, version };
 }
 
@@ -453,7 +456,7 @@ const runIdsOf = async (version: { owner: string; workflowId: string }) =>
 /** A trigger whose every attempt failed (StartExecution throttled), and whose run the sweep then ended unstarted. */
 async function endedByTheSweep(clock: FixedClock, type: 'schedule' | 'event') {
   const trigger = await triggered(clock, type);
-  expect(await trigger.invoke('throttled').outcome).toMatchObject({ name: 'ThrottlingException' });
+  expect(await trigger.invoke('throttled').outcome).toMatchObject(PENDING_AFTER_THROTTLE);
   clock.advance(11 * MINUTE);
   await sweepPendingRuns({ store, executions: stepFunctions('missing').executions, clock });
   const ended = (await expectEndedUnstarted((await store.getRun(trigger.created.runId!))!))!;
@@ -472,7 +475,7 @@ describe('schedule and event starts left pending', () => {
       const { created, invoke } = await triggered(clock, type);
       for (const wait of [0, MINUTE, 2 * MINUTE]) {
         clock.advance(wait);
-        expect(await invoke('throttled').outcome).toMatchObject({ name: 'ThrottlingException' });
+        expect(await invoke('throttled').outcome).toMatchObject(PENDING_AFTER_THROTTLE);
       }
       const run = (await store.getRun(created.runId!))!;
       expect(run).toMatchObject({
@@ -501,7 +504,7 @@ describe('schedule and event starts left pending', () => {
       // Prepare: the first attempt's StartExecution throttled; Lambda's retry a minute later finds the run pending.
       const clock = new FixedClock(freshDay());
       const { created, invoke } = await triggered(clock, type);
-      expect(await invoke('throttled').outcome).toMatchObject({ name: 'ThrottlingException' });
+      expect(await invoke('throttled').outcome).toMatchObject(PENDING_AFTER_THROTTLE);
       const run = (await store.getRun(created.runId!))!;
       clock.advance(MINUTE);
       const retry = invoke('started');
@@ -625,7 +628,7 @@ describe('schedule and event starts left pending', () => {
     // Prepare: the first attempt created the run; its StartExecution was throttled.
     const clock = new FixedClock(freshDay());
     const { created, invoke, markedRunId, version } = await triggered(clock, 'schedule');
-    expect(await invoke('throttled').outcome).toMatchObject({ name: 'ThrottlingException' });
+    expect(await invoke('throttled').outcome).toMatchObject(PENDING_AFTER_THROTTLE);
     const run = (await store.getRun(created.runId!))!;
     if (end)
       await store.commit({
