@@ -173,15 +173,23 @@ describe('startRun and turn 0’s reservation', () => {
       throttled(),
       undefined,
       throttled(),
+      'ThrottlingException',
     ],
-    ['a retried trigger with the same key may start it', refused(), 'key-1', 'missing' as const],
-  ])('keeps it when %s', async (_label, error, key, describe) => {
+    [
+      'a retried trigger with the same key may start it',
+      refused(),
+      'key-1',
+      'missing' as const,
+      // The port's refusal (ExecutionsPort.start): no execution of that name exists.
+      'ExecutionNotStartedError',
+    ],
+  ])('keeps it when %s', async (_label, error, key, describe, causeName) => {
     // Act
     const { outcome, run, day, runId } = await start(error, key, describe);
 
     // Assess: the caller is told the run is pending, its id, whether a repeat finds it, and the start's error.
     expect(outcome).toBeInstanceOf(RunStartPendingError);
-    expect(outcome).toMatchObject({ runId, keyed: key !== undefined, cause: { name: error.name } });
+    expect(outcome).toMatchObject({ runId, keyed: key !== undefined, cause: { name: causeName } });
     expect(run).toMatchObject({ status: 'pending', reservation: { turn: 0 } });
     expect(day).toEqual({ totalUsd: run!.reservation!.usd, reservedUsd: run!.reservation!.usd });
   });
