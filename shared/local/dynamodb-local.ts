@@ -9,6 +9,21 @@ import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.ts';
 
+/**
+ * A real operation (ListTables, one name), not a bare POST: only DynamoDB answers it 200. DynamoDB Local checks
+ * no signature, but reads the access key from an Authorization header of SigV4's shape.
+ */
+const READY_PROBE: RequestInit = {
+  method: 'POST',
+  headers: {
+    'content-type': 'application/x-amz-json-1.0',
+    'x-amz-target': 'DynamoDB_20120810.ListTables',
+    authorization:
+      'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+  },
+  body: '{"Limit":1}',
+};
+
 export class JavaMissingError extends Error {
   constructor(detail: string) {
     super(
@@ -116,10 +131,13 @@ async function spawnAndAwait(
         bindFailed: /Failed to bind|address already in use|BindException/i.test(output),
       };
     try {
-      const response = await fetch(endpoint, { method: 'POST' });
+      const response = await fetch(endpoint, READY_PROBE);
       await response.body?.cancel();
-      // Only DynamoDB's answer counts: whatever else holds the port (the JVM then fails to bind) answers too.
-      if (response.headers.has('x-amzn-requestid') && child.exitCode === null) break;
+      // Only DynamoDB's answer counts: whatever else holds the port (the JVM then fails to bind) answers too, and
+      // a request id does not prove DynamoDB. Another test's local Step Functions endpoint (shared/local/sfn/
+      // endpoint.ts) answers every request with one: it held a picked port in CI, was taken for DynamoDB Local, and
+      // the stack's first DescribeTable got its `Unsupported operation`. So a DynamoDB operation must succeed.
+      if (response.ok && response.headers.has('x-amzn-requestid') && child.exitCode === null) break;
       await sleep(100);
     } catch {
       await sleep(100);

@@ -22,33 +22,51 @@ afterEach(async () => {
   squatter = undefined;
 });
 
-/** An HTTP server on a free loopback port that answers every request, as another test's server would. */
-async function holdPort(): Promise<number> {
-  squatter = createServer((_request, response) => response.end('not dynamodb'));
+/**
+ * An HTTP server on a free loopback port that answers every request, as another test's server would: plain, or
+ * as an AWS JSON service that is not DynamoDB (the local stack's Step Functions endpoint, shared/local/sfn/
+ * endpoint.ts, answers an unknown operation with a request id: it once held DynamoDB Local's picked port in CI,
+ * and the stack's first DescribeTable got `Unsupported operation`).
+ */
+async function holdPort(as: 'plain' | 'another AWS service' = 'plain'): Promise<number> {
+  squatter = createServer((request, response) => {
+    if (as === 'plain') return response.end('not dynamodb');
+    response.writeHead(400, { 'x-amzn-requestid': 'r-1', 'content-type': 'application/x-amz-json-1.0' });
+    response.end(
+      JSON.stringify({
+        __type: 'UnknownOperationException',
+        message: `Unsupported operation '${request.headers['x-amz-target']}'`,
+      }),
+    );
+  });
   await new Promise<void>((resolve) => squatter!.listen(0, '127.0.0.1', resolve));
   const address = squatter.address();
   return typeof address === 'object' && address ? address.port : 0;
 }
 
 describe('Function: startDynamoDbLocal', () => {
-  it('fails with the bind error when the port it was given is held by another server', {
-    timeout: 120_000,
-  }, async () => {
-    // Prepare
-    const port = await holdPort();
+  it.each(['plain', 'another AWS service'] as const)(
+    'fails with the bind error when the port it was given is held by another server (%s)',
+    {
+      timeout: 120_000,
+    },
+    async (as) => {
+      // Prepare
+      const port = await holdPort(as);
 
-    // Act
-    const started = startDynamoDbLocal({ port });
+      // Act
+      const started = startDynamoDbLocal({ port });
 
-    // Assess
-    await expect(started).rejects.toThrow(/Failed to bind/);
-  });
+      // Assess
+      await expect(started).rejects.toThrow(/Failed to bind/);
+    },
+  );
 
   it('picks another port when the one it picked was taken before the JVM bound it', {
     timeout: 120_000,
   }, async () => {
     // Prepare
-    const taken = await holdPort();
+    const taken = await holdPort('another AWS service');
     picked.ports.push(taken);
 
     // Act
