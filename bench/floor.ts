@@ -13,6 +13,19 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoStore } from '../shared/store/index.ts';
 
+/** One model call of the conversation: its answer appended as the assistant's message, and the calls it makes. */
+async function modelTurn(client: Anthropic, messages: Anthropic.MessageParam[]) {
+  const response = await client.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 1024, messages });
+  messages.push({ role: 'assistant', content: response.content });
+  return { response, uses: response.content.filter((block) => block.type === 'tool_use') };
+}
+
+/** The user message answering every call in memory. */
+const answerOf = (uses: readonly Anthropic.ToolUseBlock[]): Anthropic.MessageParam => ({
+  role: 'user',
+  content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: 'ok' })),
+});
+
 /** Runs `runs` conversations of up to `turns` turns; tools are answered in memory. Returns the time taken. */
 export async function floorLoop(
   store: DynamoStore,
@@ -29,17 +42,8 @@ export async function floorLoop(
       count++;
       const loaded = await doc.send(new GetCommand({ TableName: table, Key: runKey, ConsistentRead: true }));
       const rev = Number(loaded.Item?.rev ?? 0);
-      const response = await client.messages.create({
-        model: 'claude-sonnet-5-5',
-        max_tokens: 1024,
-        messages,
-      });
-      messages.push({ role: 'assistant', content: response.content });
-      const uses = response.content.filter((block) => block.type === 'tool_use');
-      const answer: Anthropic.MessageParam = {
-        role: 'user',
-        content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: 'ok' })),
-      };
+      const { response, uses } = await modelTurn(client, messages);
+      const answer = answerOf(uses);
       await doc.send(
         new TransactWriteCommand({
           TransactItems: [
@@ -80,18 +84,9 @@ export async function floorLoop(
 export async function bareLoop(client: Anthropic, turns: number): Promise<number> {
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'go' }];
   for (let turn = 1; turn <= turns; turn++) {
-    const response = await client.messages.create({
-      model: 'claude-sonnet-5-5',
-      max_tokens: 1024,
-      messages,
-    });
-    messages.push({ role: 'assistant', content: response.content });
-    const uses = response.content.filter((block) => block.type === 'tool_use');
+    const { uses } = await modelTurn(client, messages);
     if (uses.length === 0) return turn;
-    messages.push({
-      role: 'user',
-      content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: 'ok' })),
-    });
+    messages.push(answerOf(uses));
   }
   return turns;
 }
@@ -145,12 +140,7 @@ export async function ledgerFloorLoop(
       count++;
       const loaded = await doc.send(new GetCommand({ TableName: table, Key: runKey, ConsistentRead: true }));
       let rev = Number(loaded.Item?.rev ?? 0);
-      const response = await client.messages.create({
-        model: 'claude-sonnet-5-5',
-        max_tokens: 1024,
-        messages,
-      });
-      messages.push({ role: 'assistant', content: response.content });
+      const { response, uses } = await modelTurn(client, messages);
       const assistant = {
         Put: {
           TableName: table,
@@ -163,7 +153,6 @@ export async function ledgerFloorLoop(
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       };
-      const uses = response.content.filter((block) => block.type === 'tool_use');
       if (uses.length === 0) {
         await commit(rev, turn + 1, [assistant]);
         break;
@@ -189,10 +178,7 @@ export async function ledgerFloorLoop(
           }),
         );
       }
-      const answer: Anthropic.MessageParam = {
-        role: 'user',
-        content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: 'ok' })),
-      };
+      const answer = answerOf(uses);
       await commit(rev, turn + 1, [
         {
           Put: {

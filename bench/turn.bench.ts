@@ -177,6 +177,16 @@ try {
     const used = process.cpuUsage(since);
     return (used.user + used.system) / 1000;
   };
+  /** One run of a floor loop: its time, its CPU, and its requests added to `into` (as one tally per turn). */
+  const floorRun = async (loop: typeof floorLoop, into: Tally) => {
+    const before = snapshot(counts);
+    const cpuStart = process.cpuUsage();
+    const done = await loop(store, client, { runs: 1, turns: TURNS });
+    const used = cpuMs(cpuStart);
+    add(into, before, snapshot(counts));
+    into.turns += done.turns - 1;
+    return { ms: done.ms, cpuMs: used };
+  };
   for (let i = 0; i < RUNS; i++) {
     const run = await seedRun(store, version);
     let start = performance.now();
@@ -187,20 +197,11 @@ try {
     cpu.runtime += cpuMs(cpuStart);
     toolWrite.on = false;
 
-    const before = snapshot(counts);
-    cpuStart = process.cpuUsage();
-    const floor = await floorLoop(store, client, { runs: 1, turns: TURNS });
-    cpu.floor += cpuMs(cpuStart);
-    add(floorTally, before, snapshot(counts));
-    floorTally.turns += floor.turns - 1;
+    const floor = await floorRun(floorLoop, floorTally);
+    cpu.floor += floor.cpuMs;
     floorTotal += floor.ms;
-
-    const beforeLedger = snapshot(counts);
-    cpuStart = process.cpuUsage();
-    const ledger = await ledgerFloorLoop(store, client, { runs: 1, turns: TURNS });
-    cpu.ledger += cpuMs(cpuStart);
-    add(ledgerTally, beforeLedger, snapshot(counts));
-    ledgerTally.turns += ledger.turns - 1;
+    const ledger = await floorRun(ledgerFloorLoop, ledgerTally);
+    cpu.ledger += ledger.cpuMs;
     ledgerTotal += ledger.ms;
 
     start = performance.now();
