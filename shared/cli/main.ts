@@ -245,6 +245,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
       if (!value) throw new UsageError(`missing ${what}`);
       return value;
     };
+    // `--interval` of the followers (run start --wait, run list --watch, job submit --wait), checked once.
+    const intervalMs = pollIntervalMs(values.interval);
     if (group === 'grant')
       return await grantCommand(
         client(),
@@ -253,7 +255,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
         out,
       );
     if (group === 'job') {
-      const intervalMs = pollIntervalMs(values.interval);
       return await jobCommand(
         client(),
         need(verb, 'a job command'),
@@ -276,7 +277,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
     const extra = EXTRA_COMMANDS[command];
     if (extra) {
       const colour = colours(!values.json && colourEnabled(io.env, io.isTTY === true));
-      const intervalMs = pollIntervalMs(values.interval);
       const ctx = {
         arg,
         values,
@@ -300,7 +300,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'workflow list':
         return await listWorkflows(client(), out);
       case 'run start': {
-        const intervalMs = pollIntervalMs(values.interval);
         const args = {
           workflow: need(arg, 'WORKFLOW (a name or wf_ id)'),
           wait: values.wait === true,

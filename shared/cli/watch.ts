@@ -51,13 +51,13 @@ export async function watchRun(
             : line,
         );
     }
-    // Something new: an audit entry (each turn, gate, dispatch, approval writes one) or a status.
-    const changed =
-      entries.length > seen || run.status !== lastStatus || (isDeliverable(run) && !run.delivery);
-    seen = entries.length;
-    lastStatus = run.status;
     // A done run still delivers its result (and audits that): wait for it, briefly, so the chain is final.
     const delivers = isDeliverable(run);
+    // Something new (an audit entry: each turn, gate, dispatch, approval writes one; or a status), or a
+    // delivery awaited: the next poll comes soon.
+    const changed = entries.length > seen || run.status !== lastStatus || (delivers && !run.delivery);
+    seen = entries.length;
+    lastStatus = run.status;
     if (delivers && !run.delivery) deliveryDeadline ??= Date.now() + DELIVERY_GRACE_MS;
     const delivered = !delivers || run.delivery !== undefined || Date.now() > (deliveryDeadline ?? 0);
     if (TERMINAL.includes(run.status) && delivered) return run;
