@@ -42,6 +42,26 @@ async function startRunWith(error: Error) {
   return h.alice.post(`/v1/workflows/${created.body.workflow.workflowId}/runs`, { input: { n: 1 } });
 }
 
+/** `act` while every StartExecution fails with a Step Functions 500 (not a store fault), then starts work again. */
+async function whileStartsFail<T>(message: string, act: () => Promise<T>): Promise<T> {
+  const start = h.executions.start;
+  h.executions.start = async () => {
+    throw new InternalServerError({ ...meta, message });
+  };
+  try {
+    return await act();
+  } finally {
+    h.executions.start = start;
+  }
+}
+
+/** The workflow's one pending run (the file's other tests leave runs of their own pending). */
+async function onlyPendingRunOf(workflowId: string): Promise<{ runId: string }> {
+  const { items } = (await h.alice.get(`/v1/runs?workflowId=${workflowId}&status=pending`)).body;
+  expect(items).toHaveLength(1);
+  return items[0];
+}
+
 describe('a store that is busy or briefly away', () => {
   it.each([
     ['DynamoDB 500 (InternalServerError)', () => new InternalServerError({ ...meta, message: 'internal' })],
@@ -77,49 +97,29 @@ describe('a store that is busy or briefly away', () => {
   });
 
   it("answers another service's fault at the run's start with 503 run_start_pending naming the run, not as the store's", async () => {
-    const start = h.executions.start;
-    h.executions.start = async () => {
-      throw new InternalServerError({ ...meta, message: 'not the store' });
-    };
-    try {
-      const created = await h.alice.post('/v1/workflows', definition());
-      const { workflowId } = created.body.workflow;
-      const reply = await h.alice.post(`/v1/workflows/${workflowId}/runs`, {});
-      // Unkeyed, and nothing can say whether it started (this port cannot describe): the run stays pending.
-      const { items } = (await h.alice.get(`/v1/runs?workflowId=${workflowId}&status=pending`)).body;
-      expect(items).toHaveLength(1);
-      const [pending] = items;
-      expect({
-        status: reply.status,
-        code: reply.body.error.code,
-        retryAfter: reply.headers.get('retry-after'),
-        names: reply.body.error.message.includes(`run ${pending.runId} was created`),
-      }).toEqual({ status: 503, code: 'run_start_pending', retryAfter: '60', names: true });
-    } finally {
-      h.executions.start = start;
-    }
+    const created = await h.alice.post('/v1/workflows', definition());
+    const { workflowId } = created.body.workflow;
+    const reply = await whileStartsFail('not the store', () =>
+      h.alice.post(`/v1/workflows/${workflowId}/runs`, {}),
+    );
+    // Unkeyed, and nothing can say whether it started (this port cannot describe): the run stays pending.
+    const pending = await onlyPendingRunOf(workflowId);
+    expect({
+      status: reply.status,
+      code: reply.body.error.code,
+      retryAfter: reply.headers.get('retry-after'),
+      names: reply.body.error.message.includes(`run ${pending.runId} was created`),
+    }).toEqual({ status: 503, code: 'run_start_pending', retryAfter: '60', names: true });
   });
 
   it('answers a keyed start whose execution could not start with 503 run_start_pending; the same request again starts it', async () => {
     const created = await h.alice.post('/v1/workflows', definition());
     const path = `/v1/workflows/${created.body.workflow.workflowId}/runs`;
     const headers = { 'idempotency-key': 'retry-me-1' };
-    const start = h.executions.start;
-    h.executions.start = async () => {
-      throw new InternalServerError({ ...meta, message: 'Step Functions is having a moment' });
-    };
-    let first: Awaited<ReturnType<typeof h.alice.post>>;
-    try {
-      first = await h.alice.post(path, { input: { n: 2 } }, { headers });
-    } finally {
-      h.executions.start = start;
-    }
-    // This workflow's only run (the file's other tests leave runs of their own pending).
-    const { items } = (
-      await h.alice.get(`/v1/runs?workflowId=${created.body.workflow.workflowId}&status=pending`)
-    ).body;
-    expect(items).toHaveLength(1);
-    const [pending] = items;
+    const first = await whileStartsFail('Step Functions is having a moment', () =>
+      h.alice.post(path, { input: { n: 2 } }, { headers }),
+    );
+    const pending = await onlyPendingRunOf(created.body.workflow.workflowId);
     expect({
       status: first.status,
       code: first.body.error.code,

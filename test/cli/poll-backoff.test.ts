@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixedPoll, pollBackoff } from '../../shared/cli/poll-backoff.ts';
 import { watchRun } from '../../shared/cli/watch.ts';
+import { emptyAuditPage } from './audit-page.ts';
 
 describe('pollBackoff', () => {
   it('doubles while nothing changes, up to the cap, and starts over at a change', () => {
@@ -28,14 +29,7 @@ describe('pollBackoff', () => {
 });
 
 describe('wf run start --wait', () => {
-  const emptyAudit = {
-    runId: 'run_abcdef',
-    entries: [],
-    from: { seq: 0, prevHash: '' },
-    verification: { ok: true, count: 0, head: '' },
-    anchor: null,
-    anchored: false,
-  };
+  const emptyAudit = emptyAuditPage('run_abcdef');
 
   it('backs off while the run waits for approval and polls fast again when it moves', async () => {
     const statuses = [

@@ -4,16 +4,10 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_WAIT_MS, watchRun } from '../../shared/cli/watch.ts';
+import { emptyAuditPage } from './audit-page.ts';
 
 const running = { runId: 'run_abcdef', status: 'running' };
-const emptyAudit = {
-  runId: 'run_abcdef',
-  entries: [],
-  from: { seq: 0, prevHash: '' },
-  verification: { ok: true, count: 0, head: '' },
-  anchor: null,
-  anchored: false,
-};
+const emptyAudit = emptyAuditPage('run_abcdef');
 
 afterEach(() => vi.useRealTimers());
 
