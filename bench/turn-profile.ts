@@ -173,8 +173,26 @@ function bucketOf(url: string, functionName: string): string {
   return 'other';
 }
 
-/** Samples the CPU while `run` drives `turns` turns and prints self time per bucket, per turn. */
-export async function printCpuProfile(title: string, turns: number, run: () => Promise<void>): Promise<void> {
+/** Bytes of the HTTP request bodies `store`'s DynamoDB client sends while counting (marshalled items and keys). */
+export function requestBytes(store: DynamoStore) {
+  let bytes = 0;
+  store.ctx.doc.middlewareStack.add(
+    (next) => async (args) => {
+      const body = (args.request as { body?: unknown }).body;
+      // Bytes (the JSON codec's own Uint8Array) or a string, depending on the protocol's serializer.
+      if (body instanceof Uint8Array) bytes += body.byteLength;
+      else if (typeof body === 'string') bytes += Buffer.byteLength(body);
+      return next(args);
+    },
+    { step: 'finalizeRequest', name: 'benchRequestBytes' },
+  );
+  return { get: () => bytes };
+}
+
+/** A loop to profile: its column label, the turns it drives, and the drive. */
+export type ProfiledLoop = { label: string; turns: number; run: () => Promise<void> };
+
+async function sampledSelfTime(run: () => Promise<void>) {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -184,13 +202,7 @@ export async function printCpuProfile(title: string, turns: number, run: () => P
   await run();
   const used = process.cpuUsage(cpu);
   const { profile } = (await session.post('Profiler.stop')) as {
-    profile: {
-      nodes: ProfileNode[];
-      startTime: number;
-      endTime: number;
-      samples: number[];
-      timeDeltas: number[];
-    };
+    profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
   };
   session.disconnect();
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -200,18 +212,58 @@ export async function printCpuProfile(title: string, turns: number, run: () => P
     const bucket = node ? bucketOf(node.callFrame.url, node.callFrame.functionName) : 'other';
     buckets.set(bucket, (buckets.get(bucket) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
   }
-  const wallMs = (profile.endTime - profile.startTime) / 1000;
-  const rows = [...buckets]
-    .sort((a, b) => b[1] - a[1])
-    .map(([bucket, ms]) => ({
-      'self time in': bucket,
-      'ms/turn': (ms / turns).toFixed(2),
-      share: `${((ms / wallMs) * 100).toFixed(1)}%`,
-    }));
-  rows.push({
-    'self time in': 'process CPU (user + system, all threads)',
-    'ms/turn': ((used.user + used.system) / 1000 / turns).toFixed(2),
-    share: '',
-  });
+  return { buckets, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/**
+ * Samples the CPU while each loop runs (one after the other) and prints self time per bucket and per turn, a
+ * column per loop and, for two loops, the first's minus the second's; then the process's CPU and the bytes
+ * `sent` reports for each. Buckets in the first loop's order, largest first.
+ */
+export async function printCpuProfiles(
+  title: string,
+  loops: readonly ProfiledLoop[],
+  sent: () => number,
+): Promise<void> {
+  type Profiled = { loop: ProfiledLoop; buckets: Map<string, number>; cpuMs: number; bytes: number };
+  const profiles: Profiled[] = [];
+  for (const loop of loops) {
+    const before = sent();
+    const { buckets, cpuMs } = await sampledSelfTime(loop.run);
+    profiles.push({ loop, buckets, cpuMs, bytes: sent() - before });
+  }
+  const names = [...new Set(profiles.flatMap((profile) => [...profile.buckets.keys()]))];
+  const perTurn = (profile: Profiled, bucket: string) =>
+    (profile.buckets.get(bucket) ?? 0) / profile.loop.turns;
+  const first = profiles[0]!;
+  names.sort((a, b) => perTurn(first, b) - perTurn(first, a));
+  const row = (label: string, values: number[], digits: number) => {
+    const cells: Record<string, string> = { 'self time in': label };
+    for (const [index, profile] of profiles.entries())
+      cells[profile.loop.label] = values[index]!.toFixed(digits);
+    if (values.length === 2) cells.difference = (values[0]! - values[1]!).toFixed(digits);
+    return cells;
+  };
+  const rows = names.map((bucket) =>
+    row(
+      bucket,
+      profiles.map((profile) => perTurn(profile, bucket)),
+      2,
+    ),
+  );
+  rows.push(
+    row(
+      'process CPU (user + system, all threads)',
+      profiles.map((profile) => profile.cpuMs / profile.loop.turns),
+      2,
+    ),
+  );
+  rows.push(
+    row(
+      'bytes sent to DynamoDB (request bodies)',
+      profiles.map((profile) => profile.bytes / profile.loop.turns),
+      0,
+    ),
+  );
   printTable(title, rows);
 }
