@@ -4,23 +4,13 @@
  * listed with who is asked and until when but never its link, and once the manager approves, every node shows
  * its final state. Owner B sees neither the run nor the task. Screenshots go to test-results/console/.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
-import {
-  applyWorkflowText,
-  createOwnTable,
-  type E2eStack,
-  eventually,
-  removeDir,
-  runEnded,
-  startE2eStack,
-  tempDataDir,
-} from '../e2e/support.ts';
-import { refundGraph, startRefund } from '../graph/support.ts';
-import { CHROMIUM, CHROMIUM_ARGS, requireChromium, startWhileLaunching } from './launch.ts';
+import { runEnded } from '../e2e/support.ts';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from './launch.ts';
+import { startLargeRefundWhileLaunching } from './refund-stack.ts';
 
 const SHOTS = new URL('../../test-results/console/', import.meta.url).pathname;
 const KEY_A = `wfl_owner_a_${'a'.repeat(24)}`;
@@ -63,42 +53,19 @@ async function untilStatus(page: Page, url: string, status: string): Promise<voi
 describe('the console draws a graph run in Chromium', () => {
   it('shows every node with its state, the open human task without its link, and owner B sees neither', async () => {
     requireChromium();
-    // Prepare: two owners' keys, the fake payments service, the local stack, a browser.
-    const payments: FakePayments = await startFakePayments();
-    closers.push(() => payments.close());
-    const dataDir = await tempDataDir();
-    closers.push(() => removeDir(dataDir));
-    await writeFile(
-      `${dataDir}/api-keys.json`,
-      JSON.stringify({ keys: { [KEY_A]: { owner: 'local' }, [KEY_B]: { owner: 'bob' } } }),
-    );
+    // Prepare: two owners' keys, the fake payments service, the local stack, a browser; a large amount (the
+    // refund-large-* fixtures: 250 for c_88) waits on the manager.
     const launching = chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-    const e2e: E2eStack = await startWhileLaunching(
-      launching,
-      startE2eStack(await createOwnTable(), {
-        dataDir,
-        allowLoopbackPorts: [payments.port],
-        internalHosts: ['127.0.0.1'],
-      }),
-    );
-    closers.push(() => e2e.stack.stop());
-    await mkdir(SHOTS, { recursive: true });
-    const browser: Browser = await launching;
-    closers.push(() => browser.close());
-    const origin = new URL(e2e.stack.url).origin;
-
-    // A large amount (the refund-large-* fixtures: 250 for c_88) waits on the manager.
-    const workflowId = await applyWorkflowText(
+    const {
       e2e,
-      'refund-large',
-      refundGraph('refund-large', payments.url),
-    );
-    const runId = await startRefund(e2e, workflowId, 'My order never arrived. Customer c_88.');
-    const notice = await eventually('the manager review link', async () =>
-      e2e.stack.inbox
-        .notices()
-        .find((candidate) => candidate.runId === runId && candidate.subject === 'human_task'),
-    );
+      runId,
+      notice,
+      launched: browser,
+    } = await startLargeRefundWhileLaunching(launching, closers, {
+      apiKeys: { [KEY_A]: { owner: 'local' }, [KEY_B]: { owner: 'bob' } },
+    });
+    await mkdir(SHOTS, { recursive: true });
+    const origin = new URL(e2e.stack.url).origin;
 
     // Act 1: owner A opens the run page and the human tasks page while the run waits.
     const a = await browser.newPage();

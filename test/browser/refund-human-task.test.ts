@@ -6,21 +6,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
-import {
-  applyWorkflowText,
-  createOwnTable,
-  type E2eStack,
-  eventually,
-  removeDir,
-  runEnded,
-  startE2eStack,
-  tempDataDir,
-} from '../e2e/support.ts';
-import { refundGraph, startRefund, stepsOf } from '../graph/support.ts';
-import { CHROMIUM, CHROMIUM_ARGS, requireChromium, startWhileLaunching } from './launch.ts';
+import { runEnded } from '../e2e/support.ts';
+import { stepsOf } from '../graph/support.ts';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from './launch.ts';
+import { startLargeRefundWhileLaunching } from './refund-stack.ts';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
@@ -31,10 +22,6 @@ describe('the refund example approved through the form page in Chromium', () => 
   it('the manager approves the large amount in the browser; the run is refunded once and done', async () => {
     // A missing browser is a failed precondition, never a skip.
     requireChromium();
-    const payments: FakePayments = await startFakePayments();
-    closers.push(() => payments.close());
-    const dataDir = await tempDataDir();
-    closers.push(() => removeDir(dataDir));
     const profile = await mkdtemp(join(tmpdir(), 'wf-chromium-'));
     closers.push(() => rm(profile, { recursive: true, force: true }));
     const launching = chromium.launchPersistentContext(profile, {
@@ -42,30 +29,14 @@ describe('the refund example approved through the form page in Chromium', () => 
       headless: true,
       args: CHROMIUM_ARGS,
     });
-    const e2e: E2eStack = await startWhileLaunching(
-      launching,
-      startE2eStack(await createOwnTable(), {
-        dataDir,
-        allowLoopbackPorts: [payments.port],
-        internalHosts: ['127.0.0.1'],
-      }),
-    );
-    closers.push(() => e2e.stack.stop());
-    const browser: BrowserContext = await launching;
-    closers.push(() => browser.close());
-
     // Arrange: a large amount (the refund-large-* fixtures: 250 for c_88) waits for the manager; the link is in the inbox.
-    const workflowId = await applyWorkflowText(
+    const {
       e2e,
-      'refund-large',
-      refundGraph('refund-large', payments.url),
-    );
-    const runId = await startRefund(e2e, workflowId, 'My order never arrived. Customer c_88.');
-    const notice = await eventually('the manager review link', async () =>
-      e2e.stack.inbox
-        .notices()
-        .find((candidate) => candidate.runId === runId && candidate.subject === 'human_task'),
-    );
+      payments,
+      runId,
+      notice,
+      launched: browser,
+    } = await startLargeRefundWhileLaunching(launching, closers);
     expect(payments.refunds.filter((refund) => refund.customerId === 'c_88')).toEqual([]);
 
     // Act: open the link, approve with a note, submit.
