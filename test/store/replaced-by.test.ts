@@ -186,7 +186,9 @@ describe('replacedBy: the ended run links to the run that replaced it', () => {
     const replacement = replace(made, made.ended, clock);
 
     // Assess: the whole transaction cancelled by the link's condition alone (the marker's held), and not answered
-    // with the ended run as if another creation had taken the marker: nothing was started in its place.
+    // with the ended run as if another creation had taken the marker: nothing was started in its place. The
+    // reasons are "ordered according to the ordering of the TransactWriteItems request parameter", `None` for an
+    // item without an error (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CancellationReason.html).
     const error = await replacement.catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(TransactionCanceledException);
     const sent = transactions.slice(before);
