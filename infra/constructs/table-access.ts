@@ -124,9 +124,10 @@ export const WRITE_PARTITIONS: Readonly<
   'human-task': { [WRITE]: [RUN] },
   // A run created from a schedule or an event (its items, its idempotency marker and its pending-run marker: a
   // trigger whose retries all failed never starts it, shared/store/pending-runs.ts), turn 0's reservation on the
-  // day's counter. A redriven trigger whose run ended unstarted takes the marker over with the new run's creation:
-  // the same Put of `IDEM#…`, under another condition (shared/store/runs.ts), so no other partition or action.
-  'start-run': { [WRITE]: [RUN, IDEMPOTENCY, PENDING_RUNS], [UPDATE]: [DAY_SPEND] },
+  // day's counter. A redriven trigger whose run ended unstarted takes the marker over with the new run's creation
+  // (the same Put of `IDEM#…`, under another condition) and links the ended run to it (`replacedBy`, an Update of
+  // its run item: shared/store/runs.ts), so UpdateItem in `RUN#` too, where its PutItem could already put any item.
+  'start-run': { [WRITE]: [RUN, IDEMPOTENCY, PENDING_RUNS], [UPDATE]: [RUN, DAY_SPEND] },
   // A graph step's child run (created without a marker: the step's wait finds it), the wait on the step, the
   // resume token; the child's turn 0 reservation on the graph run's counter (its partition) and the day's.
   'graph-wait': { [WRITE]: [RUN], [UPDATE]: [RUN, DAY_SPEND] },
@@ -187,7 +188,8 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   'workflow-write': [READ, WRITE, DELETE, CONDITION_CHECK],
   // Creates the run once per scheduled time or event id, with turn 0's budget reservation and its pending-run
   // marker (a PutItem in the creation's transaction): a workflow with a day ceiling adds the reservation to the
-  // day's counter in the same transaction, an Update action (UpdateItem; shared/core/first-reservation.ts). It
+  // day's counter in the same transaction, an Update action (UpdateItem; shared/core/first-reservation.ts), as is
+  // the link a redriven trigger's new run writes on the run it replaces (`replacedBy`, shared/store/runs.ts). It
   // never deletes: a run it created leaves `pending` (and loses its marker) by another function's commit.
   'start-run': [READ, WRITE, UPDATE],
   // Delegated jobs: settles ended runs' jobs, promotes queued ones (counter, queue and slot entries), and moves

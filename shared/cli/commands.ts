@@ -182,6 +182,8 @@ export async function showRun(
   );
   if (run.result?.text) out.line(`  result: ${run.result.text}`);
   if (run.error) out.line(`  error: ${run.error.name}: ${run.error.message}`);
+  // A schedule's or an event's run that ended without starting, and the run its trigger started in its place.
+  if (run.replacedBy) out.line(`  replaced by ${run.replacedBy}`);
   for (const line of refusedLines(refused, c)) out.line(line);
   return 0;
 }

@@ -167,9 +167,10 @@ export async function startRun(
   if (found.created || !idempotency || !replaceable(request, found.run)) return found;
   // A trigger that comes again after its run ended without ever starting (a redrive from the dead-letter queue,
   // a late retry): a new run in its place, taking the marker over from the ended run in its creation's
-  // transaction, conditional on the marker still naming that run (Idempotency.replaces). Of two at once, one
-  // creates; the other is answered the run that one created, and starts it if it is still pending, by its name,
-  // as any retry does (launchRun).
+  // transaction, conditional on the marker still naming that run (Idempotency.replaces), and linking the ended
+  // run to it in the same transaction (`replacedBy`, conditional on no link yet: shared/store/runs.ts). Of two at
+  // once, one creates; the other is answered the run that one created, and starts it if it is still pending, by
+  // its name, as any retry does (launchRun).
   const replacesRunId = found.run.runId;
   return launchRun(deps, prepare({ ...trigger, replacesRunId }), {
     ...idempotency,

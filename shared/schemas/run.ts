@@ -183,6 +183,12 @@ export const RunSchema = z.object({
   lastNext: z.optional(TurnNextSchema),
   result: z.optional(z.object({ text: z.string() })),
   error: z.optional(z.object({ name: z.string(), message: z.string() })),
+  /**
+   * A schedule's or an event's run that ended without ever starting (`error.name: ExecutionNotStarted`): the
+   * run its trigger started in its place when it came again (whose `trigger.replacesRunId` names this one),
+   * written in that run's creating transaction (shared/store/runs.ts). Absent on every other run.
+   */
+  replacedBy: z.optional(z.string().check(z.regex(/^run_[A-Za-z0-9]{6,40}$/))),
   executionArn: z.optional(z.string()),
   /**
    * The run's current execution when it is a continue-as-new of an earlier one: that execution's name after

@@ -38,7 +38,8 @@ export type Idempotency = {
    * The run the marker names that this creation takes the key over from: a schedule's or an event's run that
    * ended without ever starting (shared/runs/start-run.ts, a redriven trigger). The marker's Put is then
    * conditional on still naming that run (or on the key being free, as for any creation), so of two such
-   * creations at once exactly one writes anything. Absent: the key must be free.
+   * creations at once exactly one writes anything; the same transaction links that run to the new one
+   * (`replacedBy`, replacedByUpdate). Absent: the key must be free.
    */
   replaces?: string;
 };
@@ -117,6 +118,40 @@ function markerCondition(idempotency: Idempotency, nowEpoch: number) {
   };
 }
 
+/**
+ * The Update of the run a creation replaces (Idempotency.replaces): `replacedBy` names the new run, `rev` moves
+ * on (a writer holding the ended run's earlier revision fails its condition rather than put the item back
+ * without the link). Conditional on the run still being what start-run replaces (`failed` with
+ * `ExecutionNotStarted`: shared/runs/start-run.ts, replaceable) and not linked yet: a link is never overwritten,
+ * and a run that ended any other way never gets one. A failed condition cancels the whole transaction, the new
+ * run with it (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html);
+ * the marker's Put is another item, so the transaction targets each item once.
+ */
+function replacedByUpdate(table: string, replaces: string, by: string) {
+  return {
+    Update: {
+      TableName: table,
+      Key: keys.run(replaces),
+      UpdateExpression: 'SET #replacedBy = :by, #rev = #rev + :one',
+      ConditionExpression:
+        '#status = :failed AND #error.#name = :notStarted AND attribute_not_exists(#replacedBy)',
+      ExpressionAttributeNames: {
+        '#replacedBy': 'replacedBy',
+        '#rev': 'rev',
+        '#status': 'status',
+        '#error': 'error',
+        '#name': 'name',
+      },
+      ExpressionAttributeValues: {
+        ':by': by,
+        ':one': 1,
+        ':failed': 'failed',
+        ':notStarted': 'ExecutionNotStarted',
+      },
+    },
+  };
+}
+
 async function createOnce(
   ctx: StoreContext,
   created: NewRun,
@@ -156,6 +191,8 @@ async function createOnce(
           },
         ]
       : []),
+    // A replacement links the run it replaces to itself in the same transaction (replacedByUpdate).
+    ...(idempotency?.replaces === undefined ? [] : [replacedByUpdate(T, idempotency.replaces, run.runId)]),
     // An API, schedule or event start is watched by the pending-runs sweep (pending-runs.ts): one more item for
     // a keyed start, a schedule's or an event's (beside its idempotency marker), none for a keyless one (in the
     // idempotency marker's place). The transaction is checked against TransactWriteItems' limits all the same
@@ -206,6 +243,10 @@ async function settleCreateFailure(
     IdempotencyItemSchema,
   );
   if (!marker || !markerHolds(marker, epochSecondsOf(run))) throw error;
+  // A replacement whose marker still names the run it replaces lost to no other creation: its cancellation was
+  // the link's condition (that run is linked already, or no longer ended unstarted) or conflicts that outlasted
+  // the attempts. Answering the ended run would take the trigger as handled with nothing started.
+  if (idempotency.replaces !== undefined && marker.runId === idempotency.replaces) throw error;
   if (marker.requestHash !== idempotency.requestHash)
     throw new IdempotencyConflictError(idempotency.key, marker.runId);
   const existing = await getItem(ctx, keys.run(marker.runId), RunSchema);

@@ -984,7 +984,8 @@ export async function driveFlow(
   // trigger goes to the dead-letter queue), the jobs sweep 11 minutes later ending the run unstarted
   // (DescribeExecution: no such execution), then the trigger redriven: start-run creates a new run in its place
   // and takes the idempotency marker over in that transaction (a Put of `IDEM#…` conditional on still naming the
-  // ended run, shared/store/runs.ts), with turn 0's reservation on the day's counter.
+  // ended run, shared/store/runs.ts), with turn 0's reservation on the day's counter, and links the ended run to
+  // it (an Update of its run item: `replacedBy`).
   const redrivenId = await create(
     workflow('redriven', {
       budget: { maxUsdPerRun: 1, maxTurns: 4, maxUsdPerDay: 5 },
@@ -1007,6 +1008,12 @@ export async function driveFlow(
     };
     if (!replaced.created || !replacement.trigger.replacesRunId)
       throw new Error(`the redriven trigger started no new run: ${JSON.stringify(replaced)}`);
+    // The same transaction linked the ended run to it (an Update of its run item).
+    const ended = (await api('GET', `/v1/runs/${replacement.trigger.replacesRunId}`)).run as unknown as {
+      replacedBy?: string;
+    };
+    if (ended.replacedBy !== replaced.runId)
+      throw new Error(`the ended run is not linked to its replacement: ${JSON.stringify(ended)}`);
     runs.redrivenEnded = replacement.trigger.replacesRunId;
     runs.redriven = replaced.runId;
   } finally {

@@ -558,11 +558,11 @@ describe('IAM simulation of the recorded AWS calls', () => {
     await expectNeeded([{ fn: 'graph-wait', action: 'dynamodb:UpdateItem', resource: request.resource }]);
   });
 
-  it("simulates start-run's redrive (a new run in place of one the sweep ended unstarted, the idempotency marker re-pointed in its creation) as allowed, and its marker Put denied without IDEM# in start-run's PutItem grant", async () => {
+  it("simulates start-run's redrive (a new run in place of one the sweep ended unstarted, the idempotency marker re-pointed and the ended run linked in its creation) as allowed, its marker Put denied without IDEM# in start-run's PutItem grant and its link without RUN# in its UpdateItem grant", async () => {
     // The new run's creation (one TransactWriteItems, flow.ts "redriven"): its items, its pending-run marker, the
-    // day's counter, and the Put of the trigger's marker conditional on still naming the ended run
-    // (shared/store/runs.ts). An action's condition is no part of its authorization: it is authorized as a
-    // PutItem of the marker's partition (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
+    // day's counter, the Put of the trigger's marker conditional on still naming the ended run and the Update
+    // linking the ended run to the new one (shared/store/runs.ts). An action's condition is no part of its
+    // authorization: each part is authorized as its action in its item's partition (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
     const replacement = flow.runs.redriven!;
     expect(flow.runs.redrivenEnded).toBeDefined();
     const creation = calls.find(
@@ -575,7 +575,13 @@ describe('IAM simulation of the recorded AWS calls', () => {
     const parts = Object.entries(creation!.ids)
       .filter(([path]) => /\.(Item|Key)\.pk$/.test(path))
       .map(([path, pk]) => `${path.split('.')[2]} ${pk.split('#')[0]}`);
-    expect([...new Set(parts)].sort()).toEqual(['Put IDEM', 'Put PENDINGRUN', 'Put RUN', 'Update SPEND']);
+    expect([...new Set(parts)].sort()).toEqual([
+      'Put IDEM',
+      'Put PENDINGRUN',
+      'Put RUN',
+      'Update RUN',
+      'Update SPEND',
+    ]);
     const made = iamRequestsFor(creation!, deployment);
     const as = (request: IamRequest, identityPolicies = policies.functionIdentity('start-run').policies) =>
       decide({
@@ -594,6 +600,19 @@ describe('IAM simulation of the recorded AWS calls', () => {
     const without = withoutPartition('start-run', marker.action, 'IDEM#*');
     expect(without.removed).toBe(1);
     expect(await as(marker, without.identityPolicies)).toBe('ImplicitlyDenied');
+    // The ended run's link to the new run (`replacedBy`): an UpdateItem of its run item, in `RUN#` alone, denied
+    // without `RUN#*` in start-run's UpdateItem partitions (table-access.ts).
+    const link = made.find(
+      (request) =>
+        request.action === 'dynamodb:UpdateItem' &&
+        (request.context['dynamodb:LeadingKeys'] as string[]).every(
+          (pk) => pk === `RUN#${flow.runs.redrivenEnded}`,
+        ),
+    )!;
+    expect(link).toBeDefined();
+    const unlinked = withoutPartition('start-run', link.action, 'RUN#*');
+    expect(unlinked.removed).toBe(1);
+    expect(await as(link, unlinked.identityPolicies)).toBe('ImplicitlyDenied');
   });
 
   it.each(['deliver', 'mark-failed', 'mcp', 'jobs-sweep'] as const)(

@@ -54,7 +54,7 @@ const EXPECTED: Record<string, Partial<Record<PartitionedWrite, readonly Kind[]>
   'request-approval': { [PUT]: ['run', 'approval'] },
   expire: { [PUT]: ['run', 'approval'] },
   'human-task': { [PUT]: ['run'] },
-  'start-run': { [PUT]: ['run', 'idempotency', 'pendingRun'], [UPDATE]: ['daySpend'] },
+  'start-run': { [PUT]: ['run', 'idempotency', 'pendingRun'], [UPDATE]: ['run', 'daySpend'] },
   'graph-wait': { [PUT]: ['run'], [UPDATE]: ['run', 'daySpend'] },
   'graph-advance': { [PUT]: ['run'] },
   'graph-service': { [PUT]: ['run', 'approval'], [UPDATE]: ['run'], [CHECK]: ['owner'] },

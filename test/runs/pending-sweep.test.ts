@@ -541,13 +541,18 @@ describe('schedule and event starts left pending', () => {
       // Act: the trigger redriven from the dead-letter queue, days later.
       const redrive = invoke('started');
 
-      // Assess: a new run, started by its own name, in the marker's place; the ended run as the sweep left it.
+      // Assess: a new run, started by its own name, in the marker's place; the ended run as the sweep left it,
+      // but for its link to the new run (one revision on).
       const outcome = (await redrive.outcome) as { runId: string; created: boolean };
       expect(outcome).toEqual({ runId: expect.not.stringMatching(ended.runId), created: true });
       expect(redrive.sfn.names).toEqual([outcome.runId]);
       expect(await markedRunId()).toBe(outcome.runId);
       expect(await runIdsOf(version)).toEqual([ended.runId, outcome.runId].sort());
-      expect(await store.getRun(ended.runId)).toMatchObject({ status: 'failed', rev: ended.rev });
+      expect(await store.getRun(ended.runId)).toEqual({
+        ...ended,
+        replacedBy: outcome.runId,
+        rev: ended.rev + 1,
+      });
       const fresh = (await store.getRun(outcome.runId))!;
       expect(fresh).toMatchObject({
         status: 'pending',
@@ -589,6 +594,7 @@ describe('schedule and event starts left pending', () => {
     expect(second.sfn.names).toEqual([first.runId]);
     expect(await markedRunId()).toBe(first.runId);
     expect(await runIdsOf(version)).toEqual([ended.runId, first.runId].sort());
+    expect(await store.getRun(ended.runId)).toMatchObject({ replacedBy: first.runId, rev: ended.rev + 1 });
   });
 
   it('starts exactly one new run for two redrives at once; the other answers it', async () => {
@@ -612,6 +618,8 @@ describe('schedule and event starts left pending', () => {
     expect(await markedRunId()).toBe(winner.runId);
     const fresh = (await store.getRun(winner.runId))!;
     expect(fresh.trigger).toMatchObject({ replacesRunId: ended.runId });
+    // The ended run linked once, to the winner (the loser's transaction, its link's Update included, cancelled).
+    expect(await store.getRun(ended.runId)).toMatchObject({ replacedBy: winner.runId, rev: ended.rev + 1 });
     expect(await dayOf(fresh)).toEqual({
       totalUsd: fresh.reservation!.usd,
       reservedUsd: fresh.reservation!.usd,
@@ -653,7 +661,8 @@ describe('schedule and event starts left pending', () => {
     expect(redrive.sfn.names).toEqual(end ? [] : [run.runId]);
     expect(await runIdsOf(version)).toEqual([run.runId]);
     expect(await markedRunId()).toBe(run.runId);
-    expect(await store.getRun(run.runId)).toMatchObject({ status: before.status, rev: before.rev });
+    expect(await store.getRun(run.runId)).toEqual(before);
+    expect(before.replacedBy).toBeUndefined();
   });
 
   it('marks no run of a delegated job (the jobs sweep finds it again)', async () => {

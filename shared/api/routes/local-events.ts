@@ -3,7 +3,8 @@
  * (see events.ts) a PutEvents body. Each event is stamped with the caller's owner and matched, with EventBridge
  * pattern semantics, against every enabled event-triggered workflow's pattern AND that workflow's owner stamp —
  * what the rules on AWS do — so an event only ever starts runs of its own owner's workflows. One run per
- * (workflow, event id): a redelivered event id starts nothing new.
+ * (workflow, event id): a redelivered event id starts nothing new, but for a new run in place of one that ended
+ * without ever starting (shared/runs/start-run.ts).
  */
 import { Hono } from 'hono';
 import { idempotencyFor, startRun, WorkflowNotRunnableError } from '../../runs/index.ts';
@@ -51,20 +52,24 @@ export async function deliverLocally(deps: ApiDeps, events: EventEnvelope[]): Pr
         detailType: event['detail-type'],
       };
       const idempotency = idempotencyFor(trigger, workflowId);
-      try {
-        const { run, created } = await startRun(deps, {
+      const start = (input: unknown) =>
+        startRun(deps, {
           owner,
           workflowId,
           trigger,
-          input: event,
+          input,
           ...(idempotency ? { idempotency } : {}),
           actor: 'system',
         });
+      try {
+        const { run, created } = await start(event);
         runs.push({ eventId: event.id, workflowId, runId: run.runId, created });
       } catch (error) {
-        // The same event id with other content (e.g. a defaulted time) is still the same event: no new run.
+        // The same event id with other content (e.g. a defaulted time) is still the same event: no new run,
+        // but in place of a run it started that ended without ever starting (sameEventAgain).
         if (error instanceof IdempotencyConflictError) {
-          runs.push({ eventId: event.id, workflowId, runId: error.runId, created: false });
+          const { runId, created } = await sameEventAgain(deps, error.runId, start);
+          runs.push({ eventId: event.id, workflowId, runId, created });
         } else if (!(error instanceof WorkflowNotRunnableError)) {
           throw error;
         }
@@ -72,6 +77,30 @@ export async function deliverLocally(deps: ApiDeps, events: EventEnvelope[]): Pr
     }
   }
   return runs;
+}
+
+/**
+ * An event id delivered again with other content than its first delivery (a defaulted time) whose run, named by
+ * its marker, ended without ever starting (`failed`, `ExecutionNotStarted`): started again with the first
+ * delivery's content, its run's input (what a redrive delivers on AWS, where an event's content does not change),
+ * so start-run finds that run by its marker and starts a new run in its place (shared/runs/start-run.ts). Any other
+ * run is the answer, as it is to a repeat of the same content.
+ */
+async function sameEventAgain(
+  deps: ApiDeps,
+  runId: string,
+  start: (input: unknown) => Promise<{ run: { runId: string }; created: boolean }>,
+): Promise<{ runId: string; created: boolean }> {
+  const named = await deps.store.getRun(runId);
+  if (named?.status !== 'failed' || named.error?.name !== 'ExecutionNotStarted')
+    return { runId, created: false };
+  try {
+    const { run, created } = await start(named.input);
+    return { runId: run.runId, created };
+  } catch (error) {
+    if (error instanceof IdempotencyConflictError) return { runId: error.runId, created: false };
+    throw error;
+  }
 }
 
 function localEventRoutes(deps: ApiDeps): Hono<ApiEnv> {

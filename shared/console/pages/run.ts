@@ -80,7 +80,8 @@ export async function runPage(
 ${u.cacheReadInputTokens} cache read, ${u.cacheCreationInputTokens} cache write)</td></tr>
 ${engineRow(run)}
 ${run.result ? html`<tr><th>Result</th><td><pre>${run.result.text}</pre></td></tr>` : ''}
-${run.error ? html`<tr><th>Error</th><td class="bad">${run.error.name}: ${run.error.message}</td></tr>` : ''}</table>`;
+${run.error ? html`<tr><th>Error</th><td class="bad">${run.error.name}: ${run.error.message}</td></tr>` : ''}
+${run.replacedBy ? html`<tr><th>Replaced by</th><td><a id="replaced-by" href="/console/runs/${run.replacedBy}">${run.replacedBy}</a></td></tr>` : ''}</table>`;
   const graph = run.kind === 'graph' ? await graphSection(deps, identity, run) : '';
   const body = html`${summary}${graph}<h2>Audit</h2>${verificationLine(audit)}<h2>Timeline</h2>${timeline(audit.entries)}${auditLinks(audit, run.runId)}
 <h2>Receipts</h2>${receipts(sideEffects.items)}
