@@ -36,7 +36,6 @@ async function endedUnstartedEvent() {
     Entries: [{ Source: source, DetailType: 'Order Placed', Detail: '{"total": 250}' }],
   });
   h.executions.start = start;
-  expect(put.body.error).toMatchObject({ code: 'run_start_pending' });
   const pending = (await h.alice.get(`/v1/runs?workflowId=${workflowId}&status=pending`)).body.items;
   expect(pending).toHaveLength(1);
   const { runId: endedId, input: event } = pending[0] as {
@@ -44,6 +43,13 @@ async function endedUnstartedEvent() {
     input: { id: string; detail: Record<string, unknown> };
   };
   expect(event.detail).toMatchObject({ total: 250 });
+  // What starts it again is the event delivered again with its id, not a request with an Idempotency-Key.
+  expect(put.status).toBe(503);
+  expect(put.headers.get('retry-after')).toBe('5');
+  expect(put.body.error).toMatchObject({ code: 'run_start_pending' });
+  expect(put.body.error.message).toContain(`run ${endedId} was created for event ${event.id}`);
+  expect(put.body.error.message).toContain('POST /local/events');
+  expect(put.body.error.message).not.toContain('Idempotency-Key');
   h.clock.advance(11 * MINUTE);
   const swept = await sweepPendingRuns({
     store: h.store,

@@ -8,6 +8,7 @@
  */
 import { Hono } from 'hono';
 import { idempotencyFor, startRun, WorkflowNotRunnableError } from '../../runs/index.ts';
+import { RunStartPendingError } from '../../runs/ports.ts';
 import type { TriggerProvenance } from '../../schemas/run.ts';
 import { IdempotencyConflictError } from '../../store/index.ts';
 import {
@@ -19,6 +20,7 @@ import {
 } from '../../triggers/index.ts';
 import { readJsonBody } from '../body.ts';
 import type { ApiDeps, ApiEnv } from '../deps.ts';
+import { ApiError } from '../errors.ts';
 import { ownedLocalEvents } from './event-intake.ts';
 
 /** A run an event started (or had already started). */
@@ -60,6 +62,8 @@ export async function deliverLocally(deps: ApiDeps, events: EventEnvelope[]): Pr
           input,
           ...(idempotency ? { idempotency } : {}),
           actor: 'system',
+        }).catch((error: unknown) => {
+          throw error instanceof RunStartPendingError ? eventStartPending(error, event.id) : error;
         });
       try {
         const { run, created } = await start(event);
@@ -77,6 +81,20 @@ export async function deliverLocally(deps: ApiDeps, events: EventEnvelope[]): Pr
     }
   }
   return runs;
+}
+
+/**
+ * An event's run was created and its execution could not be started: the API's `run_start_pending` (as for a
+ * keyed start), but what starts it again is the event delivered again with its id, not a request repeated
+ * with an Idempotency-Key (`/v1/events` gives every entry a new id; `/local/events` keeps an envelope's).
+ */
+function eventStartPending(error: RunStartPendingError, eventId: string): ApiError {
+  return new ApiError(
+    503,
+    'run_start_pending',
+    `run ${error.runId} was created for event ${eventId} but its execution could not be started yet; deliver the event again with the same id (POST /local/events with its envelope, "id": "${eventId}") to start it; once the run has been pending 10 minutes it is ended failed (ExecutionNotStarted), and a delivery of that id then starts a new run in its place`,
+    { headers: { 'Retry-After': '5' }, cause: error },
+  );
 }
 
 /**
