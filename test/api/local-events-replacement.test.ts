@@ -142,3 +142,44 @@ describe('the local event bus: the same event id with its time defaulted anew', 
     expect((await h.alice.get(`/v1/runs?workflowId=${workflowId}`)).body.items).toHaveLength(2);
   });
 });
+
+describe('the local event bus: one start refused among several events', () => {
+  it('delivers every event of the request, then answers run_start_pending for the refused one', async () => {
+    // Prepare: an event-triggered workflow; the first StartExecution of the request is refused, the rest start.
+    const source = `com.test.${randomUUID()}`;
+    const created = await h.alice.post(
+      '/v1/workflows',
+      definition({ trigger: { type: 'event', pattern: { source: [source] } } }),
+    );
+    const workflowId = created.body.workflow.workflowId as string;
+    const start = h.executions.start.bind(h.executions);
+    let refused = false;
+    h.executions.start = async (name, ...rest) => {
+      if (refused) return start(name, ...rest);
+      refused = true;
+      throw new ExecutionNotStartedError(name, { cause: new Error('refused') });
+    };
+
+    // Act: three events in one request.
+    const put = await h.alice.post('/v1/events', {
+      Entries: [1, 2, 3].map((n) => ({ Source: source, DetailType: 'Order Placed', Detail: `{"n": ${n}}` })),
+    });
+    h.executions.start = start;
+
+    // Assess: the answer names the refused run (the first event's); all three runs were created, and the other
+    // two events' executions started (runs stay pending here: nothing runs their first turn).
+    expect(put.status).toBe(503);
+    expect(put.body.error).toMatchObject({ code: 'run_start_pending' });
+    const runs = (await h.alice.get(`/v1/runs?workflowId=${workflowId}`)).body.items as {
+      runId: string;
+      input: { detail: { n: number } };
+    }[];
+    const byN = new Map(runs.map((run) => [run.input.detail.n, run.runId]));
+    expect([...byN.keys()].sort()).toEqual([1, 2, 3]);
+    expect(put.body.error.message).toContain(`run ${byN.get(1)} was created`);
+    const started = h.executions.starts.map((execution) => execution.name);
+    expect(started).not.toContain(byN.get(1));
+    expect(started).toContain(byN.get(2));
+    expect(started).toContain(byN.get(3));
+  });
+});

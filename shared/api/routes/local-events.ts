@@ -40,47 +40,66 @@ async function matchers(deps: ApiDeps) {
   return compiled;
 }
 
-/** Starts a run of every enabled workflow whose owner-stamped pattern an event matches. */
+/**
+ * Starts a run of every enabled workflow whose owner-stamped pattern an event matches. A start left pending does
+ * not stop the others: every event is delivered, then the first such start is the answer (eventStartPending).
+ */
 export async function deliverLocally(deps: ApiDeps, events: EventEnvelope[]): Promise<StartedRun[]> {
   const workflows = await matchers(deps);
   const runs: StartedRun[] = [];
+  let pending: ApiError | undefined;
   for (const event of events) {
     for (const { owner, workflowId, matches } of workflows) {
       if (!matches(event)) continue;
-      const trigger: TriggerProvenance = {
-        type: 'event',
-        eventId: event.id,
-        source: event.source,
-        detailType: event['detail-type'],
-      };
-      const idempotency = idempotencyFor(trigger, workflowId);
-      const start = (input: unknown) =>
-        startRun(deps, {
-          owner,
-          workflowId,
-          trigger,
-          input,
-          ...(idempotency ? { idempotency } : {}),
-          actor: 'system',
-        }).catch((error: unknown) => {
-          throw error instanceof RunStartPendingError ? eventStartPending(error, event.id) : error;
-        });
       try {
-        const { run, created } = await start(event);
-        runs.push({ eventId: event.id, workflowId, runId: run.runId, created });
+        const started = await deliverTo(deps, event, owner, workflowId);
+        if (started) runs.push(started);
       } catch (error) {
-        // The same event id with other content (e.g. a defaulted time) is still the same event: no new run,
-        // but in place of a run it started that ended without ever starting (sameEventAgain).
-        if (error instanceof IdempotencyConflictError) {
-          const { runId, created } = await sameEventAgain(deps, error.runId, start);
-          runs.push({ eventId: event.id, workflowId, runId, created });
-        } else if (!(error instanceof WorkflowNotRunnableError)) {
-          throw error;
-        }
+        if (!(error instanceof RunStartPendingError)) throw error;
+        pending ??= eventStartPending(error, event.id);
       }
     }
   }
+  if (pending) throw pending;
   return runs;
+}
+
+/** One event to one workflow: its run (created or found), or undefined when the workflow cannot run. */
+async function deliverTo(
+  deps: ApiDeps,
+  event: EventEnvelope,
+  owner: string,
+  workflowId: string,
+): Promise<StartedRun | undefined> {
+  const trigger: TriggerProvenance = {
+    type: 'event',
+    eventId: event.id,
+    source: event.source,
+    detailType: event['detail-type'],
+  };
+  const idempotency = idempotencyFor(trigger, workflowId);
+  const start = (input: unknown) =>
+    startRun(deps, {
+      owner,
+      workflowId,
+      trigger,
+      input,
+      ...(idempotency ? { idempotency } : {}),
+      actor: 'system',
+    });
+  try {
+    const { run, created } = await start(event);
+    return { eventId: event.id, workflowId, runId: run.runId, created };
+  } catch (error) {
+    // The same event id with other content (e.g. a defaulted time) is still the same event: no new run,
+    // but in place of a run it started that ended without ever starting (sameEventAgain).
+    if (error instanceof IdempotencyConflictError) {
+      const { runId, created } = await sameEventAgain(deps, error.runId, start);
+      return { eventId: event.id, workflowId, runId, created };
+    }
+    if (error instanceof WorkflowNotRunnableError) return undefined;
+    throw error;
+  }
 }
 
 /**
