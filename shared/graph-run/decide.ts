@@ -9,7 +9,7 @@ import type { Clock } from '../core/ports.ts';
 import type { GraphDefinition } from '../graph/definition.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import type { Run } from '../schemas/run.ts';
-import { renderPrompt } from './expressions.ts';
+import { invocationAllowance, renderPrompt } from './expressions.ts';
 import { externalWaitSeconds, startExternalStep } from './external-start.ts';
 import { humanTaskWindowEnd } from './human-window.ts';
 import { type Plan, planRun } from './plan.ts';
@@ -38,7 +38,11 @@ export async function decideNext(
   // is complete, halted or stuck ends as it would have.
   const pastDeadline = deps.clock.nowMs() >= Date.parse(run.deadlineAt);
   if (run.paused && !pastDeadline) return { next: 'paused', rev: run.rev };
-  const plan = await planRun(definition, run.input, steps);
+  // One allowance for every expression of this decision: the conditions first, then the templates of the
+  // steps it starts, in order (EXPRESSION_LIMITS.maxStepsPerInvocation). A decision made again after a write
+  // conflict starts a fresh one: the same data stops at the same edge.
+  const allowance = invocationAllowance();
+  const plan = await planRun(definition, run.input, steps, allowance);
   const at = isoAt(deps.clock);
   if (pastDeadline && (plan.start.length > 0 || plan.inFlight.length > 0))
     return timedOut(deps, run, plan, at);
@@ -120,7 +124,7 @@ export async function decideNext(
     if (node.type === 'service_task') refs.push({ runId: run.runId, stepId: id, type: node.type, attempt });
     else if (node.type === 'agent_task') {
       try {
-        const prompt = await renderPrompt(`step ${id} prompt`, node.prompt, data);
+        const prompt = await renderPrompt(`step ${id} prompt`, node.prompt, data, allowance);
         starts.push(move(id, 'running', { attempt, input: { prompt } }));
         refs.push({ runId: run.runId, stepId: id, type: node.type, attempt });
       } catch (error) {
@@ -139,7 +143,7 @@ export async function decideNext(
         timeoutSeconds: node.timeoutSeconds,
       });
     } else if (node.type === 'external_task') {
-      const started = await startExternalStep(node, attempt, data);
+      const started = await startExternalStep(node, attempt, data, allowance);
       starts.push(move(id, started.status, started.fields, started.reason));
       if (started.status === 'running')
         refs.push({

@@ -31,12 +31,37 @@
 import jsonata from 'jsonata';
 import { LinearRegExp } from '../regex/linear.ts';
 import { linearSyntaxMessage, linearSyntaxProblem } from '../regex/syntax.ts';
-import { bindBounds, boundedBindings, jsonSizeWithin, RESERVED_PREFIX } from './expression-bounds.ts';
+import {
+  bindBounds,
+  boundedBindings,
+  jsonSizeWithin,
+  RESERVED_PREFIX,
+  type StepAllowance,
+} from './expression-bounds.ts';
 
 export const EXPRESSION_LIMITS = {
   maxSourceChars: 2000,
   /** Evaluation steps per evaluation (`GRAPH_TOO_MANY_STEPS`): the deterministic bound on work. */
   maxSteps: 250_000,
+  /**
+   * Evaluation steps all the expressions of one invocation take together (`GRAPH_CONDITIONS_OVER_BUDGET`): in
+   * one Advance decision the conditions of readiness() (up to 400 edges) and the templates of the steps it
+   * starts; in GraphService a service step's args; in GraphWait and HumanTask a human task's context paths.
+   * Each evaluation keeps its own `maxSteps` too. Sized for Advance, whose function has the shortest timeout
+   * of those (GraphService has 120 s). Sized from the GraphAdvance function (30 s timeout, 512 MB:
+   * RUNTIME_FUNCTION_DEFAULTS, infra/constructs/runtime-function.ts) and `npm run bench:expression-steps`, whose
+   * costliest legitimate steps took up to 3.6 µs of CPU each (a filter over 10,000 items; 0.4–3.6 µs for the
+   * heavy conditions, 0.7–0.8 µs for the runaways), rounded up to 4 µs:
+   *   300,000 steps × 4 µs = 1.2 s of one vCPU. Lambda allocates CPU in proportion to memory, one vCPU at
+   *   1,769 MB (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html), so 512 MB has
+   *   512 / 1,769 ≈ 0.29 of one: ~4.1 s of wall clock, ~8.3 s on a core half as fast as the bench's — under a
+   *   third of the 30 s timeout. Advance decides again on a write conflict (at most 5 decisions,
+   *   shared/graph-run/advance.ts): 5 × 4.1 s ≈ 21 s, still inside it.
+   * test/infra/expression-budget.test.ts checks this arithmetic against the function's settings. Heavy steps
+   * (one built-in call over 10,000 items or 1M characters, milliseconds each) are bounded by `backstopMs` per
+   * evaluation only, not by this.
+   */
+  maxStepsPerInvocation: 300_000,
   /** Wall-clock milliseconds per evaluation (JSONata's D1012): a backstop for runaways of heavy steps only. */
   backstopMs: 5_000,
   maxDepth: 200,
@@ -177,10 +202,14 @@ export function compileExpression(source: string): Result<CompiledExpression> {
 const jsonBytes = (value: unknown): number =>
   value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 
-/** Evaluates over `data` within EXPRESSION_LIMITS. An absent path is `undefined`, not an error. */
+/**
+ * Evaluates over `data` within EXPRESSION_LIMITS, its steps drawn from `allowance` too when given (several
+ * evaluations of one invocation, `GRAPH_CONDITIONS_OVER_BUDGET`). An absent path is `undefined`, not an error.
+ */
 export async function evaluateExpression(
   expression: CompiledExpression,
   data: unknown,
+  allowance?: StepAllowance,
 ): Promise<Result<unknown>> {
   if (jsonBytes(data) > EXPRESSION_LIMITS.maxInputBytes) {
     return fail(
@@ -191,7 +220,7 @@ export async function evaluateExpression(
   let value: unknown;
   regexEngine.current = LinearRegExp as unknown as RegExpConstructor;
   try {
-    value = await expression.run.evaluate(data, await boundedBindings());
+    value = await expression.run.evaluate(data, await boundedBindings(allowance));
   } catch (thrown) {
     return { ok: false, error: toExpressionError(thrown) };
   }
@@ -217,8 +246,9 @@ export async function evaluateExpression(
 export async function evaluateCondition(
   expression: CompiledExpression,
   data: unknown,
+  allowance?: StepAllowance,
 ): Promise<Result<boolean>> {
-  const result = await evaluateExpression(expression, data);
+  const result = await evaluateExpression(expression, data, allowance);
   if (!result.ok) return result;
   if (result.value === undefined) return { ok: true, value: false };
   if (typeof result.value !== 'boolean') {
