@@ -44,22 +44,23 @@ export const EXPRESSION_LIMITS = {
   /** Evaluation steps per evaluation (`GRAPH_TOO_MANY_STEPS`): the deterministic bound on work. */
   maxSteps: 250_000,
   /**
-   * Evaluation steps all the expressions of one invocation take together (`GRAPH_CONDITIONS_OVER_BUDGET`): in
-   * one Advance decision the conditions of readiness() (up to 400 edges) and the templates of the steps it
-   * starts; in GraphService a service step's args; in GraphWait and HumanTask a human task's context paths.
-   * Each evaluation keeps its own `maxSteps` too. Sized for Advance, whose function has the shortest timeout
-   * of those (GraphService has 120 s). Sized from the GraphAdvance function (30 s timeout, 512 MB:
-   * RUNTIME_FUNCTION_DEFAULTS, infra/constructs/runtime-function.ts) and `npm run bench:expression-steps`, whose
-   * costliest legitimate steps took up to 3.6 µs of CPU each (a filter over 10,000 items; 0.4–3.6 µs for the
-   * heavy conditions, 0.7–0.8 µs for the runaways), rounded up to 4 µs:
+   * Evaluation steps the expressions of one invocation take together (`GRAPH_CONDITIONS_OVER_BUDGET`), each
+   * evaluation within its own `maxSteps` too: in one Advance decision (decide.ts) the conditions of readiness()
+   * (up to 400 edges) and then the templates of the steps it starts; in GraphService a service step's args, and
+   * the decision after it; in GraphWait and HumanTask a human task's context paths (at most 20).
+   * Sized from GraphAdvance, 30 s and 512 MB (RUNTIME_FUNCTION_DEFAULTS, infra/constructs/runtime-function.ts;
+   * GraphWait and HumanTask have the same, GraphService 120 s), and `npm run bench:expression-steps`, whose
+   * costliest legitimate steps took up to 3.6 µs of CPU each (0.4–3.6 µs for conditions over 10,000 items,
+   * 0.7–0.8 µs for the runaways; a loaded 2-core AMD EPYC), rounded up to 4 µs:
    *   300,000 steps × 4 µs = 1.2 s of one vCPU. Lambda allocates CPU in proportion to memory, one vCPU at
    *   1,769 MB (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html), so 512 MB has
    *   512 / 1,769 ≈ 0.29 of one: ~4.1 s of wall clock, ~8.3 s on a core half as fast as the bench's — under a
-   *   third of the 30 s timeout. Advance decides again on a write conflict (at most 5 decisions,
-   *   shared/graph-run/advance.ts): 5 × 4.1 s ≈ 21 s, still inside it.
-   * test/infra/expression-budget.test.ts checks this arithmetic against the function's settings. Heavy steps
-   * (one built-in call over 10,000 items or 1M characters, milliseconds each) are bounded by `backstopMs` per
-   * evaluation only, not by this.
+   *   third of the 30 s timeout. Advance decides again after a write conflict, each time with a fresh
+   *   allowance (at most 5 decisions, shared/graph-run/advance.ts): 5 × 4.1 s ≈ 21 s, still inside it.
+   * test/infra/expression-budget.test.ts checks this arithmetic against the functions' settings. It allows one
+   * condition at the `maxSteps` cap, or ~3–7 that filter 10,000 items (40,000–110,000 steps each), beside
+   * hundreds of simple ones (under 10 steps). Heavy steps (one built-in call over 10,000 items or 1M characters,
+   * milliseconds each) are bounded by `backstopMs` per evaluation only, not by this.
    */
   maxStepsPerInvocation: 300_000,
   /** Wall-clock milliseconds per evaluation (JSONata's D1012): a backstop for runaways of heavy steps only. */

@@ -16,6 +16,7 @@ import {
   renderValue,
   StepAllowance,
 } from '../../shared/graph/index.ts';
+import { invocationAllowance, renderPrompt } from '../../shared/graph-run/expressions.ts';
 import { planRun } from '../../shared/graph-run/plan.ts';
 import type { GraphStep } from '../../shared/schemas/graph-step.ts';
 
@@ -122,13 +123,13 @@ describe('the step allowance of readiness()', () => {
   });
 
   it('by default allows EXPRESSION_LIMITS.maxStepsPerInvocation: two conditions of ~151,000 steps do not both fit', async () => {
-    expect(EXPRESSION_LIMITS.maxStepsPerInvocation).toBe(300_000);
     const one = branches(heavy(150));
     expect((await readiness(one, allSucceeded(one))).conditionErrors).toEqual([]);
     const two = branches(heavy(150), heavy(150));
     const found = await readiness(two, allSucceeded(two));
     expect(found.conditionErrors.map((e) => [e.edge, e.error.code])).toEqual([[3, OVER_BUDGET]]);
     expect(found.edges).toEqual(['fired', 'fired', 'fired', 'open']);
+    expect(EXPRESSION_LIMITS.maxStepsPerInvocation).toBe(300_000);
   });
 
   it("keeps each expression's own cap: a runaway condition fails GRAPH_TOO_MANY_STEPS within a larger allowance", async () => {
@@ -172,6 +173,33 @@ describe('the allowance in an Advance decision', () => {
     expect(plan.halt?.reason).toBe('condition_error');
     expect(plan.halt?.message).toMatch(
       /^the conditions are over budget: the conditions evaluated in one Advance took more than 300000 evaluation steps together .*edges\[3\] 's1' → 'end1'.*split the graph/,
+    );
+  });
+
+  it("draws the prompts of the steps it starts from what the conditions left (decideNext's allowance)", async () => {
+    const heavyGraph = branches(heavy(150));
+    const steps = heavyGraph.nodes
+      .filter((node) => node.type !== 'end')
+      .map(
+        (node) =>
+          ({
+            stepId: node.id,
+            type: node.type,
+            status: 'succeeded',
+            attempt: 1,
+            output: {},
+          }) as unknown as GraphStep,
+      );
+    const allowance = new StepAllowance(EXPRESSION_LIMITS.maxStepsPerInvocation);
+    const plan = await planRun(heavyGraph as Parameters<typeof planRun>[0], { x: 1 }, steps, allowance);
+    expect(plan.halt).toBeUndefined();
+    const data = { input: { x: 1 }, steps: {} };
+    await expect(renderPrompt('step s1 prompt', `{{ ${heavy(150)} }}`, data, allowance)).rejects.toThrow(
+      'step s1 prompt: placeholder 0: the conditions and templates evaluated in one invocation took more than 300000',
+    );
+    // The same prompt alone fits.
+    expect(await renderPrompt('step s1 prompt', `{{ ${heavy(150)} }}`, data, invocationAllowance())).toBe(
+      'true',
     );
   });
 
