@@ -17,9 +17,10 @@
  *   caller passes the one its invocation shares), evaluated in the order of the edges: where it runs out, that
  *   edge and every conditional edge after it stay open, not evaluated, and one error names the budget and that
  *   edge (`GRAPH_CONDITIONS_OVER_BUDGET`). Steps are counted, not timed, so the same data stops at the same edge.
- *   Edges are not remembered between calls (each is decided again from the run data): a cache would need the
- *   exact data a condition read, and a retried step's output, or a condition of a definition saved before the
- *   upstream-only check, can change what it reads.
+ *   Edges are not remembered between calls (each is decided again from the run data): nothing stores an edge's
+ *   state, and skipping a condition would need a proof that nothing it reads has changed since, which the
+ *   save-time reference check (expression-checks.ts: the explicit root paths of an expression) does not give
+ *   for every expression.
  * - A failed or cancelled step, or a condition that cannot be evaluated, halts the run: nothing new starts,
  *   steps in progress finish, then the outcome is `failed` (or `cancelled`). Retrying the failed step (set back
  *   to pending) resumes readiness where it stopped, because nothing downstream was skipped.
