@@ -8,6 +8,9 @@
  *   timeout, which a harmless condition could hit on a starved CPU. Sized from `npm run bench:expression-steps`:
  *   the conditions and templates of the docs and examples take under 10 steps, and heavy legitimate ones over
  *   10,000 items (the sequence cap) ~40,000–110,000; a step costs ~0.5–3 µs of CPU, so the budget is ~0.15–0.75 s.
+ * - Steps of one invocation: the expressions one invocation evaluates (an Advance's conditions and templates)
+ *   draw from one StepAllowance of `maxStepsPerInvocation` steps together (`GRAPH_CONDITIONS_OVER_BUDGET`),
+ *   sized from the function's timeout and memory below, each still within its own `maxSteps`.
  * - Depth and sequences: jsonata-js 2.2's guardrail options `stack` (D1011) and `sequence` (D2015).
  * - What one step makes: the allocating built-ins and `&` size their result before making it, and all calls of
  *   one evaluation share a cap (expression-bounds.ts); the input and the result are size-capped.
@@ -50,13 +53,13 @@ export const EXPRESSION_LIMITS = {
    * the decision after it; in GraphWait and HumanTask a human task's context paths (at most 20).
    * Sized from GraphAdvance, 30 s and 512 MB (RUNTIME_FUNCTION_DEFAULTS, infra/constructs/runtime-function.ts;
    * GraphWait and HumanTask have the same, GraphService 120 s), and `npm run bench:expression-steps`, whose
-   * costliest legitimate steps took up to 3.6 µs of CPU each (0.4–3.6 µs for conditions over 10,000 items,
-   * 0.7–0.8 µs for the runaways; a loaded 2-core AMD EPYC), rounded up to 4 µs:
-   *   300,000 steps × 4 µs = 1.2 s of one vCPU. Lambda allocates CPU in proportion to memory, one vCPU at
+   * costliest legitimate steps took up to 4.1 µs of CPU each (0.4–4.1 µs for conditions over 10,000 items in
+   * two runs, 0.7–0.8 µs for the runaways; a 2-core AMD EPYC at load 3–7), rounded up to 5 µs:
+   *   300,000 steps × 5 µs = 1.5 s of one vCPU. Lambda allocates CPU in proportion to memory, one vCPU at
    *   1,769 MB (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html), so 512 MB has
-   *   512 / 1,769 ≈ 0.29 of one: ~4.1 s of wall clock, ~8.3 s on a core half as fast as the bench's — under a
-   *   third of the 30 s timeout. Advance decides again after a write conflict, each time with a fresh
-   *   allowance (at most 5 decisions, shared/graph-run/advance.ts): 5 × 4.1 s ≈ 21 s, still inside it.
+   *   512 / 1,769 ≈ 0.29 of one: ~5.2 s of wall clock, ~10.4 s on a core half as fast as the bench's — about a
+   *   third of the 30 s timeout. Advance decides again after a write conflict, each time with a fresh allowance
+   *   (at most 5 decisions, shared/graph-run/advance.ts): 5 × 5.2 s ≈ 26 s, inside it at the bench's speed.
    * test/infra/expression-budget.test.ts checks this arithmetic against the functions' settings. It allows one
    * condition at the `maxSteps` cap, or ~3–7 that filter 10,000 items (40,000–110,000 steps each), beside
    * hundreds of simple ones (under 10 steps). Heavy steps (one built-in call over 10,000 items or 1M characters,
