@@ -16,9 +16,13 @@ import {
   renderValue,
   StepAllowance,
 } from '../../shared/graph/index.ts';
+import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
+import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
 import { invocationAllowance, renderPrompt } from '../../shared/graph-run/expressions.ts';
 import { planRun } from '../../shared/graph-run/plan.ts';
 import type { GraphStep } from '../../shared/schemas/graph-step.ts';
+import { FixedClock, seedRun, seedWorkflow, testStore } from '../support/store.ts';
+import { refundGraph } from './fixtures.ts';
 
 /** `start` then one branch per condition, each out of its own step (so they are not alternatives of one node). */
 function branches(...conditions: string[]): GraphShape {
@@ -216,5 +220,68 @@ describe('the allowance in an Advance decision', () => {
       'placeholder 0: the conditions and templates evaluated in one invocation took more than 6 evaluation steps ' +
         'together (EXPRESSION_LIMITS.maxStepsPerInvocation); simplify them or split the graph',
     );
+  });
+});
+
+describe('Advance over budget', () => {
+  const store = testStore();
+  const model = (refundGraph().nodes as { type: string; model?: unknown }[]).find(
+    (node) => node.type === 'agent_task',
+  )?.model;
+  /** start → a or b (two alternatives, both false), start → think (an agent step, its prompt one placeholder). */
+  const workflow = (name: string, prompt: string) => ({
+    kind: 'graph',
+    name,
+    trigger: { type: 'on_demand' },
+    budget: { maxUsdPerRun: 1 },
+    nodes: [
+      { id: 'start', type: 'start' },
+      { id: 'a', type: 'service_task', action: 'current_time', args: {} },
+      { id: 'b', type: 'service_task', action: 'current_time', args: {} },
+      { id: 'think', type: 'agent_task', model, system: 'You think.', prompt },
+      { id: 'done', type: 'end' },
+    ],
+    edges: [
+      { from: 'start', to: 'a', when: heavy(150).replace('> 0', '< 0') },
+      { from: 'start', to: 'b', when: 'input.x < 0' },
+      { from: 'start', to: 'think' },
+      { from: 'a', to: 'done' },
+      { from: 'b', to: 'done' },
+      { from: 'think', to: 'done' },
+    ],
+  });
+  const advance = async (name: string, prompt: string, when?: string) => {
+    const clock = new FixedClock();
+    const definition = workflow(name, prompt);
+    if (when) definition.edges[1]!.when = when;
+    const { version } = await seedWorkflow(store, definition, { clock });
+    const run = await seedRun(store, version, { clock, input: { x: 1 } });
+    const next = await advanceGraphRun({ store, definitionOf: graphDefinitions(store), clock }, run.runId);
+    return { next, steps: (await store.loadGraphRun(run.runId))?.steps ?? [] };
+  };
+  const causeOf = (next: unknown) =>
+    (JSON.parse((next as { error: { Cause: string } }).error.Cause) as { errorMessage: string }).errorMessage;
+
+  it('halts the run ConditionError naming the budget and the edge where the conditions ran out; nothing starts', async () => {
+    const { next, steps } = await advance('over-conditions', 'hi', heavy(150).replace('> 0', '< 0'));
+    expect(next).toMatchObject({ next: 'failed', error: { Error: 'ConditionError' } });
+    expect(causeOf(next)).toMatch(
+      /^the conditions are over budget: the conditions evaluated in one Advance took more than 300000 evaluation steps together \(EXPRESSION_LIMITS.maxStepsPerInvocation\); edges\[1\] 'start' → 'b' and the conditional edges after it were not decided\. Simplify the conditions/,
+    );
+    // Start has no step item; nothing was started or skipped.
+    expect(steps).toEqual([]);
+  });
+
+  it('fails a started step whose prompt runs out of what the conditions left (TemplateRenderError), then the run', async () => {
+    const { next, steps } = await advance('over-prompt', `{{ ${heavy(150)} }}`);
+    expect(next).toMatchObject({ next: 'failed', error: { Error: 'StepFailed' } });
+    const think = steps.find((step) => step.stepId === 'think');
+    expect(think).toMatchObject({ status: 'failed', error: { name: 'TemplateRenderError' } });
+    expect(think?.error?.message).toContain(
+      'step think prompt: placeholder 0: the conditions and templates evaluated in one invocation took more than 300000',
+    );
+    // The same prompt where the conditions took little: the step starts.
+    const fits = await advance('prompt-fits', `{{ ${heavy(100)} }}`);
+    expect(fits.steps.find((step) => step.stepId === 'think')).toMatchObject({ status: 'running' });
   });
 });
