@@ -5,12 +5,21 @@
  *   let through (10,000 items, the sequence cap; ~350 KB, under the 512 KB input cap): steps each;
  * - runaway expressions: where and after how much CPU they stop;
  * - the costliest steps: a loop of one heavy built-in call each, CPU µs per step (what the step budget times
- *   the worst step costs bounds an evaluation to).
+ *   the worst step costs bounds an evaluation to);
+ * - the largest readiness() the definition limits allow, every condition near the per-expression cap: where
+ *   the per-invocation allowance (EXPRESSION_LIMITS.maxStepsPerInvocation) stops it and after how much CPU.
  * CPU ms is the process's user + system time (process.cpuUsage), the median of ROUNDS evaluations. Prints
  * tables; asserts nothing. The machine may be shared: quote `uptime` with the numbers.
  */
 import { boundedBindings } from '../shared/graph/expression-bounds.ts';
-import { compileExpression, EXPRESSION_LIMITS, evaluateExpression } from '../shared/graph/index.ts';
+import {
+  compileExpression,
+  EXPRESSION_LIMITS,
+  evaluateExpression,
+  type GraphShape,
+  readiness,
+  StepAllowance,
+} from '../shared/graph/index.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
@@ -139,3 +148,40 @@ console.log(
   `\nthe costliest steps (a loop of ${N}, less the loop's own ${base.steps} steps, ${base.cpuMs.toFixed(1)} ms)`,
 );
 console.table(perCall);
+
+// 75 steps after start, 4 conditional edges out of each to the end (375 edges of the 400 allowed), every
+// condition ~242,000 steps (false, so no two alternatives are true together). Without the per-invocation
+// allowance this would be 300 × 242,000 steps.
+const costly = (k: number) =>
+  `$sum($map([1..240], function($v){ $sum($map([1..1000], function($w){ $w })) })) < ${k}`;
+const worst: GraphShape = {
+  nodes: [
+    { id: 'start', type: 'start' },
+    { id: 'end', type: 'end' },
+  ],
+  edges: [],
+};
+const worstSteps: Record<string, { status: 'succeeded'; output: unknown }> = {
+  start: { status: 'succeeded', output: {} },
+};
+for (let i = 0; i < 75; i++) {
+  worst.nodes.push({ id: `s${i}`, type: 'service_task' } as GraphShape['nodes'][number]);
+  worst.edges.push({ from: 'start', to: `s${i}` });
+  for (let j = 0; j < 4; j++) worst.edges.push({ from: `s${i}`, to: 'end', when: costly(j) });
+  worstSteps[`s${i}`] = { status: 'succeeded', output: {} };
+}
+const allowance = new StepAllowance(EXPRESSION_LIMITS.maxStepsPerInvocation);
+const cpuStart = process.cpuUsage();
+const found = await readiness(worst, { input: {}, steps: worstSteps }, allowance);
+const cpu = process.cpuUsage(cpuStart);
+console.log(
+  `\nreadiness() over ${worst.edges.length} edges (${worst.edges.filter((e) => e.when).length} conditions of ~242,000 steps each), allowance ${EXPRESSION_LIMITS.maxStepsPerInvocation}`,
+);
+console.table([
+  {
+    'stopped at': found.conditionErrors.map((e) => `edges[${e.edge}] ${e.error.code}`).join(', '),
+    'steps used': allowance.used,
+    'CPU ms': Number(((cpu.user + cpu.system) / 1000).toFixed(1)),
+    'CPU µs/step': Number(((cpu.user + cpu.system) / allowance.used).toFixed(2)),
+  },
+]);

@@ -7,9 +7,10 @@
 import { isoAt, RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import type { GraphDefinition } from '../graph/definition.ts';
+import type { StepAllowance } from '../graph/expression-bounds.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import type { Run } from '../schemas/run.ts';
-import { renderPrompt } from './expressions.ts';
+import { invocationAllowance, renderPrompt } from './expressions.ts';
 import { externalWaitSeconds, startExternalStep } from './external-start.ts';
 import { humanTaskWindowEnd } from './human-window.ts';
 import { type Plan, planRun } from './plan.ts';
@@ -27,18 +28,26 @@ export function graphResultText(steps: readonly GraphStep[]): string {
   return JSON.stringify(outputs).slice(0, 100_000);
 }
 
+/**
+ * `allowance`: the evaluation steps this decision's expressions may take together (a fresh
+ * EXPRESSION_LIMITS.maxStepsPerInvocation unless given): the conditions first, then the templates of the steps
+ * it starts, in order. The decision that follows steps failing as they started shares it: its outcome is
+ * `StepFailed` whatever its conditions give, so it adds nothing to one decision's worst case. A decision made
+ * again after a write conflict (advance.ts) starts a fresh one, so the same data stops at the same edge.
+ */
 export async function decideNext(
   deps: DecideDeps,
   run: Run,
   steps: readonly GraphStep[],
   definition: GraphDefinition,
+  allowance: StepAllowance = invocationAllowance(),
 ): Promise<GraphNext> {
   // The run's deadline (budget.runTimeoutSeconds, stamped as deadlineAt when it was created) bounds what
   // starts: past it, paused or not, a run with a step to start or to re-drive ends failed (timeout); one that
   // is complete, halted or stuck ends as it would have.
   const pastDeadline = deps.clock.nowMs() >= Date.parse(run.deadlineAt);
   if (run.paused && !pastDeadline) return { next: 'paused', rev: run.rev };
-  const plan = await planRun(definition, run.input, steps);
+  const plan = await planRun(definition, run.input, steps, allowance);
   const at = isoAt(deps.clock);
   if (pastDeadline && (plan.start.length > 0 || plan.inFlight.length > 0))
     return timedOut(deps, run, plan, at);
@@ -120,7 +129,7 @@ export async function decideNext(
     if (node.type === 'service_task') refs.push({ runId: run.runId, stepId: id, type: node.type, attempt });
     else if (node.type === 'agent_task') {
       try {
-        const prompt = await renderPrompt(`step ${id} prompt`, node.prompt, data);
+        const prompt = await renderPrompt(`step ${id} prompt`, node.prompt, data, allowance);
         starts.push(move(id, 'running', { attempt, input: { prompt } }));
         refs.push({ runId: run.runId, stepId: id, type: node.type, attempt });
       } catch (error) {
@@ -139,7 +148,7 @@ export async function decideNext(
         timeoutSeconds: node.timeoutSeconds,
       });
     } else if (node.type === 'external_task') {
-      const started = await startExternalStep(node, attempt, data);
+      const started = await startExternalStep(node, attempt, data, allowance);
       starts.push(move(id, started.status, started.fields, started.reason));
       if (started.status === 'running')
         refs.push({
@@ -154,7 +163,7 @@ export async function decideNext(
   if (refs.length === 0 && starts.length > 0) {
     // Only steps that failed as they started (a template, mode off): the next decision fails the run.
     const fresh = await commit(undefined, starts);
-    return decideNext(deps, fresh, mergeSteps(steps, starts), definition);
+    return decideNext(deps, fresh, mergeSteps(steps, starts), definition, allowance);
   }
   if (refs.length === 0) {
     if (plan.ended) {

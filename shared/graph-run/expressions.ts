@@ -2,6 +2,8 @@
  * Templates over the run data for the executor: the bounded JSONata of shared/graph (template.ts), with a
  * render error turned into a thrown `TemplateRenderError` that names the node, so the step fails with it.
  */
+import { StepAllowance } from '../graph/expression-bounds.ts';
+import { EXPRESSION_LIMITS } from '../graph/expressions.ts';
 import { renderText, renderValue } from '../graph/template.ts';
 import type { RunData } from './run-data.ts';
 
@@ -17,10 +19,28 @@ const orThrow = <T>(
   return result.value;
 };
 
-/** An agent prompt: always text. */
-export const renderPrompt = async (where: string, template: string, data: RunData): Promise<string> =>
-  orThrow(where, await renderText(template, data));
+/**
+ * An agent prompt: always text. Its placeholders draw from `allowance`, the steps all expressions of the
+ * invocation may take together (EXPRESSION_LIMITS.maxStepsPerInvocation): pass the invocation's one.
+ */
+export const renderPrompt = async (
+  where: string,
+  template: string,
+  data: RunData,
+  allowance: StepAllowance,
+): Promise<string> => orThrow(where, await renderText(template, data, allowance));
 
-/** Service arguments (and context paths): every string at any depth is a template; a whole `{{ }}` keeps its type. */
-export const renderArgs = async (where: string, value: unknown, data: RunData): Promise<unknown> =>
-  orThrow(where, await renderValue(value, data));
+/**
+ * Service arguments (and context paths): every string at any depth is a template; a whole `{{ }}` keeps its
+ * type. Drawn from `allowance`, as renderPrompt.
+ */
+export const renderArgs = async (
+  where: string,
+  value: unknown,
+  data: RunData,
+  allowance: StepAllowance,
+): Promise<unknown> => orThrow(where, await renderValue(value, data, allowance));
+
+/** The allowance of one invocation's expressions (shared/graph/expression-bounds.ts). */
+export const invocationAllowance = (): StepAllowance =>
+  new StepAllowance(EXPRESSION_LIMITS.maxStepsPerInvocation);

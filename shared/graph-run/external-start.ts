@@ -7,8 +7,9 @@
  * node of the latest graph version caps the node's mode; disabled, deleted or gone → the child ends `denied`).
  */
 import { MAX_EXTERNAL_PAYLOAD_BYTES } from '../external/run/key.ts';
+import type { StepAllowance } from '../graph/expression-bounds.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
-import { renderArgs } from './expressions.ts';
+import { invocationAllowance, renderArgs } from './expressions.ts';
 import type { ExternalTaskNode } from './external-view.ts';
 import type { RunData } from './run-data.ts';
 
@@ -36,10 +37,12 @@ const failed = (attempt: number, name: string, message: string): ExternalStart =
   reason: message,
 });
 
+/** `allowance`: the steps the invocation's expressions may still take (decideNext passes its decision's). */
 export async function startExternalStep(
   node: ExternalTaskNode,
   attempt: number,
   data: RunData,
+  allowance: StepAllowance = invocationAllowance(),
 ): Promise<ExternalStart> {
   if (node.mode === 'off')
     return failed(
@@ -49,7 +52,7 @@ export async function startExternalStep(
     );
   let payload: unknown;
   try {
-    payload = await renderArgs(`step ${node.id} payload`, node.payload, data);
+    payload = await renderArgs(`step ${node.id} payload`, node.payload, data, allowance);
   } catch (error) {
     return failed(attempt, 'TemplateRenderError', (error as Error).message);
   }

@@ -4,6 +4,7 @@
  * still in flight, and why the run halts (a failed or cancelled step, a condition that cannot be evaluated).
  */
 import type { GraphDefinition } from '../graph/definition.ts';
+import type { StepAllowance } from '../graph/expression-bounds.ts';
 import { readiness } from '../graph/ready.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import { runDataOf, stepViews } from './run-data.ts';
@@ -20,13 +21,15 @@ export type Plan = {
   ended: boolean;
 };
 
+/** `allowance`: the steps the decision's expressions may take together (readiness draws from it first). */
 export async function planRun(
   definition: GraphDefinition,
   input: unknown,
   steps: readonly GraphStep[],
+  allowance?: StepAllowance,
 ): Promise<Plan> {
   const views = stepViews(definition, steps, input);
-  const found = await readiness(definition, runDataOf(input, views));
+  const found = await readiness(definition, runDataOf(input, views), allowance);
   const inFlight = steps.filter((s) => s.status === 'running' || s.status === 'waiting').map((s) => s.stepId);
   const endsReached = found.ready.filter((node) => node.type === 'end').map((node) => node.id);
   const ended =
@@ -40,7 +43,9 @@ export async function planRun(
             .map((e) =>
               e.error.code === 'GRAPH_ALTERNATIVES_OVERLAP'
                 ? `the conditions out of ${e.from} chose more than one branch: ${e.error.message}`
-                : `a condition could not be evaluated: edge ${e.from} → ${e.to}: ${e.error.message}`,
+                : e.error.code === 'GRAPH_CONDITIONS_OVER_BUDGET'
+                  ? `the conditions are over budget: ${e.error.message}`
+                  : `a condition could not be evaluated: edge ${e.from} → ${e.to}: ${e.error.message}`,
             )
             .join('; ')
         : `step ${found.halt.steps.join(', ')} ${found.halt.reason === 'step_failed' ? 'failed' : 'was cancelled'}: ${

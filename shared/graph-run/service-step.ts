@@ -18,7 +18,7 @@ import type { LedgerRow } from '../schemas/ledger.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import { isConflict } from './advance.ts';
 import { serviceStepView } from './agent-view.ts';
-import { renderArgs } from './expressions.ts';
+import { invocationAllowance, renderArgs } from './expressions.ts';
 import type { GraphNext, StepRef } from './ports.ts';
 import { runDataOf, stepViews } from './run-data.ts';
 import { requestStepApproval, settleStepApproval, waitsOnApproval } from './service-approval.ts';
@@ -99,7 +99,7 @@ async function serviceOnce(
     const data = runDataOf(run.input, stepViews(definition, steps, run.input));
     let args: unknown;
     try {
-      args = await renderArgs(`step ${ref.stepId} args`, node.args, data);
+      args = await renderArgs(`step ${ref.stepId} args`, node.args, data, invocationAllowance());
     } catch (error) {
       return finishStep(call, { content: (error as Error).message, isError: true });
     }

@@ -19,7 +19,7 @@ import type { NewRun } from '../store/runs.ts';
 import { isConflict } from './advance.ts';
 import { agentChildRun } from './agent-child.ts';
 import type { AgentTaskNode, HumanTaskNode } from './agent-view.ts';
-import { renderArgs } from './expressions.ts';
+import { invocationAllowance, renderArgs } from './expressions.ts';
 import { externalChildRun } from './external-child.ts';
 import type { HumanTaskPort } from './human-task-port.ts';
 import { humanTaskWindowEnd } from './human-window.ts';
@@ -196,8 +196,9 @@ async function requestHuman(
   data: ReturnType<typeof runDataOf>,
 ) {
   const context: Record<string, unknown> = {};
+  const allowance = invocationAllowance();
   for (const path of node.context)
-    context[path] = await renderArgs(`step ${step.stepId} context`, `{{ ${path} }}`, data);
+    context[path] = await renderArgs(`step ${step.stepId} context`, `{{ ${path} }}`, data, allowance);
   const expiresAt = humanTaskWindowEnd(step, node.timeoutSeconds, deps.clock.nowMs());
   const fenced = wait.fence === undefined ? {} : { waitFence: wait.fence };
   await recordWait(deps, run, step, { taskToken: wait.taskToken, ...fenced, input: { context, expiresAt } });

@@ -47,7 +47,28 @@ type NativeFunction = {
   implementation: (...args: never[]) => unknown;
   signature?: unknown;
 };
-type BoundsState = { produced: number; steps: number };
+type BoundsState = { produced: number; steps: number; allowance?: StepAllowance };
+
+/**
+ * Evaluation steps that several evaluations of one invocation draw from together (`GRAPH_CONDITIONS_OVER_BUDGET`
+ * when it runs out), on top of each evaluation's own `maxSteps`: one Advance evaluates up to 400 conditions and
+ * the templates of the steps it starts, and 400 × maxSteps would run far past its Lambda timeout
+ * (EXPRESSION_LIMITS.maxStepsPerInvocation, expressions.ts, has the sizing). Counted like the steps of one
+ * evaluation, so the same expressions over the same data run out at the same step.
+ */
+export class StepAllowance {
+  used = 0;
+  readonly total: number;
+  constructor(total: number) {
+    this.total = total;
+  }
+  /** Whether nothing is left: the next step of any evaluation drawing from it fails. */
+  get spent(): boolean {
+    return this.used >= this.total;
+  }
+}
+
+export const OVER_BUDGET = 'GRAPH_CONDITIONS_OVER_BUDGET';
 
 const tooLarge = (what: string, size: number | string) => ({
   code: 'GRAPH_VALUE_TOO_LARGE',
@@ -161,8 +182,11 @@ async function matchesOf(
   return { count, longest };
 }
 
-/** The bindings of one evaluation: the bounded built-ins, the bounded `&`, and the step and produced-units tallies. */
-export async function boundedBindings(): Promise<Record<string, unknown>> {
+/**
+ * The bindings of one evaluation: the bounded built-ins, the bounded `&`, and the step and produced-units
+ * tallies; the steps drawn from `allowance` too when given.
+ */
+export async function boundedBindings(allowance?: StepAllowance): Promise<Record<string, unknown>> {
   const [pad, join, string, replace, clone, distinct, toMillis] = (await Promise.all(
     ['pad', 'join', 'string', 'replace', 'clone', 'distinct', 'toMillis'].map(builtin),
   )) as [
@@ -182,7 +206,7 @@ export async function boundedBindings(): Promise<Record<string, unknown>> {
       throw tooLarge('a value compared with = or !=', 'more than that');
     return isDeepEqual(lhs, rhs);
   };
-  const state: BoundsState = { produced: 0, steps: 0 };
+  const state: BoundsState = allowance ? { produced: 0, steps: 0, allowance } : { produced: 0, steps: 0 };
   return {
     [STATE]: state,
     // Parameter names matter: JSONata reads them to partially apply a built-in (`$pad(?, 10)`).
@@ -274,16 +298,27 @@ type Frame = { lookup(name: string): unknown; base?: { lookup(name: string): unk
  * The step count: JSONata calls this on entering every evaluation step (jsonata-js 2.2 `evaluate`, the hook
  * bound as `Symbol.for('jsonata.__evaluate_entry')`), the same points where its own guardrails run. The tally is
  * the evaluation's own (`$__bounds`), so concurrent evaluations of one compiled expression count apart, and the
- * same expression over the same data trips at the same step on every evaluation, however fast the machine.
+ * same expression over the same data trips at the same step on every evaluation, however fast the machine. A
+ * step also counts towards the evaluation's StepAllowance when it has one; the expression's own cap is checked
+ * first, so an expression over its `maxSteps` fails `GRAPH_TOO_MANY_STEPS` whatever is left of the allowance.
  */
 function stepCounter(maxSteps: number) {
   return (_expr: unknown, _input: unknown, environment: Frame): void => {
     const state = (environment.base ?? environment).lookup(STATE) as BoundsState | undefined;
     if (!state) throw { code: 'GRAPH_TOO_MANY_STEPS', message: 'the expression runs without a step count' };
+    const { allowance } = state;
+    if (allowance) allowance.used += 1;
     if (++state.steps > maxSteps)
       throw {
         code: 'GRAPH_TOO_MANY_STEPS',
         message: `the expression took more than ${maxSteps} evaluation steps`,
+      };
+    if (allowance && allowance.used > allowance.total)
+      throw {
+        code: OVER_BUDGET,
+        message:
+          `the conditions and templates evaluated in one invocation took more than ${allowance.total} ` +
+          'evaluation steps together (EXPRESSION_LIMITS.maxStepsPerInvocation); simplify them or split the graph',
       };
   };
 }

@@ -8,6 +8,9 @@
  *   timeout, which a harmless condition could hit on a starved CPU. Sized from `npm run bench:expression-steps`:
  *   the conditions and templates of the docs and examples take under 10 steps, and heavy legitimate ones over
  *   10,000 items (the sequence cap) ~40,000–110,000; a step costs ~0.5–3 µs of CPU, so the budget is ~0.15–0.75 s.
+ * - Steps of one invocation: the expressions one invocation evaluates (an Advance's conditions and templates)
+ *   draw from one StepAllowance of `maxStepsPerInvocation` steps together (`GRAPH_CONDITIONS_OVER_BUDGET`),
+ *   sized from the function's timeout and memory below, each still within its own `maxSteps`.
  * - Depth and sequences: jsonata-js 2.2's guardrail options `stack` (D1011) and `sequence` (D2015).
  * - What one step makes: the allocating built-ins and `&` size their result before making it, and all calls of
  *   one evaluation share a cap (expression-bounds.ts); the input and the result are size-capped.
@@ -31,12 +34,38 @@
 import jsonata from 'jsonata';
 import { LinearRegExp } from '../regex/linear.ts';
 import { linearSyntaxMessage, linearSyntaxProblem } from '../regex/syntax.ts';
-import { bindBounds, boundedBindings, jsonSizeWithin, RESERVED_PREFIX } from './expression-bounds.ts';
+import {
+  bindBounds,
+  boundedBindings,
+  jsonSizeWithin,
+  RESERVED_PREFIX,
+  type StepAllowance,
+} from './expression-bounds.ts';
 
 export const EXPRESSION_LIMITS = {
   maxSourceChars: 2000,
   /** Evaluation steps per evaluation (`GRAPH_TOO_MANY_STEPS`): the deterministic bound on work. */
   maxSteps: 250_000,
+  /**
+   * Evaluation steps the expressions of one invocation take together (`GRAPH_CONDITIONS_OVER_BUDGET`), each
+   * evaluation within its own `maxSteps` too: in one Advance decision (decide.ts) the conditions of readiness()
+   * (up to 400 edges) and then the templates of the steps it starts; in GraphService a service step's args, and
+   * the decision after it; in GraphWait and HumanTask a human task's context paths (at most 20).
+   * Sized from GraphAdvance, 30 s and 512 MB (RUNTIME_FUNCTION_DEFAULTS, infra/constructs/runtime-function.ts;
+   * GraphWait and HumanTask have the same, GraphService 120 s), and `npm run bench:expression-steps`, whose
+   * costliest legitimate steps took up to 4.1 µs of CPU each (0.4–4.1 µs for conditions over 10,000 items in
+   * two runs, 0.7–0.8 µs for the runaways; a 2-core AMD EPYC at load 3–7), rounded up to 5 µs:
+   *   300,000 steps × 5 µs = 1.5 s of one vCPU. Lambda allocates CPU in proportion to memory, one vCPU at
+   *   1,769 MB (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html), so 512 MB has
+   *   512 / 1,769 ≈ 0.29 of one: ~5.2 s of wall clock, ~10.4 s on a core half as fast as the bench's — about a
+   *   third of the 30 s timeout. Advance decides again after a write conflict, each time with a fresh allowance
+   *   (at most 5 decisions, shared/graph-run/advance.ts): 5 × 5.2 s ≈ 26 s, inside it at the bench's speed.
+   * test/infra/expression-budget.test.ts checks this arithmetic against the functions' settings. It allows one
+   * condition at the `maxSteps` cap, or ~3–7 that filter 10,000 items (40,000–110,000 steps each), beside
+   * hundreds of simple ones (under 10 steps). Heavy steps (one built-in call over 10,000 items or 1M characters,
+   * milliseconds each) are bounded by `backstopMs` per evaluation only, not by this.
+   */
+  maxStepsPerInvocation: 300_000,
   /** Wall-clock milliseconds per evaluation (JSONata's D1012): a backstop for runaways of heavy steps only. */
   backstopMs: 5_000,
   maxDepth: 200,
@@ -177,10 +206,14 @@ export function compileExpression(source: string): Result<CompiledExpression> {
 const jsonBytes = (value: unknown): number =>
   value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 
-/** Evaluates over `data` within EXPRESSION_LIMITS. An absent path is `undefined`, not an error. */
+/**
+ * Evaluates over `data` within EXPRESSION_LIMITS, its steps drawn from `allowance` too when given (several
+ * evaluations of one invocation, `GRAPH_CONDITIONS_OVER_BUDGET`). An absent path is `undefined`, not an error.
+ */
 export async function evaluateExpression(
   expression: CompiledExpression,
   data: unknown,
+  allowance?: StepAllowance,
 ): Promise<Result<unknown>> {
   if (jsonBytes(data) > EXPRESSION_LIMITS.maxInputBytes) {
     return fail(
@@ -191,7 +224,7 @@ export async function evaluateExpression(
   let value: unknown;
   regexEngine.current = LinearRegExp as unknown as RegExpConstructor;
   try {
-    value = await expression.run.evaluate(data, await boundedBindings());
+    value = await expression.run.evaluate(data, await boundedBindings(allowance));
   } catch (thrown) {
     return { ok: false, error: toExpressionError(thrown) };
   }
@@ -217,8 +250,9 @@ export async function evaluateExpression(
 export async function evaluateCondition(
   expression: CompiledExpression,
   data: unknown,
+  allowance?: StepAllowance,
 ): Promise<Result<boolean>> {
-  const result = await evaluateExpression(expression, data);
+  const result = await evaluateExpression(expression, data, allowance);
   if (!result.ok) return result;
   if (result.value === undefined) return { ok: true, value: false };
   if (typeof result.value !== 'boolean') {

@@ -26,6 +26,7 @@ export {
   StartNodeSchema,
   TemplateSchema,
 } from './definition.ts';
+export { OVER_BUDGET, StepAllowance } from './expression-bounds.ts';
 export {
   type CompiledExpression,
   compileExpression,

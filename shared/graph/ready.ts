@@ -13,6 +13,14 @@
  * - A pending node is ready when none of its incoming edges is open and at least one fired (a join waits for
  *   every incoming edge that can still fire); when all are dead it is skipped, which kills its outgoing edges in
  *   turn (propagated in the same call). `start` is ready while pending.
+ * - The conditions of one call draw from one StepAllowance (EXPRESSION_LIMITS.maxStepsPerInvocation unless the
+ *   caller passes the one its invocation shares), evaluated in the order of the edges: where it runs out, that
+ *   edge and every conditional edge after it stay open, not evaluated, and one error names the budget and that
+ *   edge (`GRAPH_CONDITIONS_OVER_BUDGET`). Steps are counted, not timed, so the same data stops at the same edge.
+ *   Edges are not remembered between calls (each is decided again from the run data): nothing stores an edge's
+ *   state, and skipping a condition would need a proof that nothing it reads has changed since, which the
+ *   save-time reference check (expression-checks.ts: the explicit root paths of an expression) does not give
+ *   for every expression.
  * - A failed or cancelled step, or a condition that cannot be evaluated, halts the run: nothing new starts,
  *   steps in progress finish, then the outcome is `failed` (or `cancelled`). Retrying the failed step (set back
  *   to pending) resumes readiness where it stopped, because nothing downstream was skipped.
@@ -20,7 +28,13 @@
  *   and no end succeeded (every path was skipped).
  */
 import type { GraphDefinition, GraphNodeType } from './definition.ts';
-import { compileExpression, type ExpressionError, evaluateCondition } from './expressions.ts';
+import { OVER_BUDGET, StepAllowance } from './expression-bounds.ts';
+import {
+  compileExpression,
+  EXPRESSION_LIMITS,
+  type ExpressionError,
+  evaluateCondition,
+} from './expressions.ts';
 import { IN_PROGRESS_STATUSES, type RunData, type StepStatus } from './run-data.ts';
 
 export type EdgeState = 'fired' | 'dead' | 'open';
@@ -42,22 +56,52 @@ export type Readiness = {
 
 export type GraphShape = Pick<GraphDefinition, 'nodes' | 'edges'>;
 
+/** The error of the edge where the allowance ran out: the budget, the edge, and what to do. */
+function overBudget(
+  index: number,
+  edge: GraphShape['edges'][number],
+  allowance: StepAllowance,
+): ConditionError {
+  return {
+    edge: index,
+    from: edge.from,
+    to: edge.to,
+    error: {
+      code: OVER_BUDGET,
+      message:
+        `the conditions evaluated in one Advance took more than ${allowance.total} evaluation steps together ` +
+        `(EXPRESSION_LIMITS.maxStepsPerInvocation); edges[${index}] '${edge.from}' → '${edge.to}' and the ` +
+        'conditional edges after it were not decided. Simplify the conditions (fewer steps each: filter less ' +
+        'data, compute a value once in a step) or split the graph into smaller workflows',
+    },
+  };
+}
+
 async function edgeStates(
   graph: GraphShape,
   status: Map<string, StepStatus>,
   data: RunData,
   errors: ConditionError[],
+  allowance: StepAllowance,
 ): Promise<EdgeState[]> {
   const states: EdgeState[] = [];
+  let stopped = false;
   for (const [index, edge] of graph.edges.entries()) {
     const source = status.get(edge.from) ?? 'pending';
     if (source === 'skipped' || source === 'failed' || source === 'cancelled') states.push('dead');
     else if (source !== 'succeeded') states.push('open');
     else if (edge.when === undefined) states.push('fired');
-    else {
+    else if (stopped) states.push('open');
+    else if (allowance.spent) {
+      errors.push(overBudget(index, edge, allowance));
+      stopped = true;
+      states.push('open');
+    } else {
       const compiled = compileExpression(edge.when);
-      const result = compiled.ok ? await evaluateCondition(compiled.value, data) : compiled;
-      if (!result.ok) errors.push({ edge: index, from: edge.from, to: edge.to, error: result.error });
+      const result = compiled.ok ? await evaluateCondition(compiled.value, data, allowance) : compiled;
+      stopped = !result.ok && result.error.code === OVER_BUDGET;
+      if (stopped) errors.push(overBudget(index, edge, allowance));
+      else if (!result.ok) errors.push({ edge: index, from: edge.from, to: edge.to, error: result.error });
       states.push(result.ok && result.value ? 'fired' : result.ok ? 'dead' : 'open');
     }
   }
@@ -94,13 +138,20 @@ function overlappingAlternatives(graph: GraphShape, states: EdgeState[], errors:
   }
 }
 
-/** Ready steps, skips and the run's outcome for the current run data (a step absent from `data.steps` is pending). */
-export async function readiness(graph: GraphShape, data: RunData): Promise<Readiness> {
+/**
+ * Ready steps, skips and the run's outcome for the current run data (a step absent from `data.steps` is
+ * pending). The conditions draw from `allowance`: pass the one the invocation's other evaluations share.
+ */
+export async function readiness(
+  graph: GraphShape,
+  data: RunData,
+  allowance: StepAllowance = new StepAllowance(EXPRESSION_LIMITS.maxStepsPerInvocation),
+): Promise<Readiness> {
   const status = new Map<string, StepStatus>(
     graph.nodes.map((node) => [node.id, data.steps[node.id]?.status ?? 'pending']),
   );
   const conditionErrors: ConditionError[] = [];
-  const edges = await edgeStates(graph, status, data, conditionErrors);
+  const edges = await edgeStates(graph, status, data, conditionErrors, allowance);
   const inProgress = [...status.values()].some((s) => IN_PROGRESS_STATUSES.includes(s));
   const failed = graph.nodes.filter((node) => status.get(node.id) === 'failed').map((node) => node.id);
   const cancelled = graph.nodes.filter((node) => status.get(node.id) === 'cancelled').map((node) => node.id);

@@ -5,6 +5,7 @@
  * one `{{ … }}` (no text around it) keeps its JSON type: `amount: "{{ steps.triage.output.amount }}"` is a
  * number, which is what service_task arguments need.
  */
+import type { StepAllowance } from './expression-bounds.ts';
 import {
   type CompiledExpression,
   compileExpression,
@@ -62,15 +63,22 @@ export const templateExpressions = (template: CompiledTemplate): CompiledExpress
 const asText = (value: unknown): string =>
   value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
 
-/** Renders a template to a value: the JSON value itself when `whole`, otherwise text. */
-export async function renderTemplate(template: CompiledTemplate, data: unknown): Promise<Result<unknown>> {
+/**
+ * Renders a template to a value: the JSON value itself when `whole`, otherwise text. Its placeholders draw
+ * from `allowance` when given (the steps all expressions of one invocation may take, expressions.ts).
+ */
+export async function renderTemplate(
+  template: CompiledTemplate,
+  data: unknown,
+  allowance?: StepAllowance,
+): Promise<Result<unknown>> {
   let text = '';
   for (const [index, part] of template.parts.entries()) {
     if ('text' in part) {
       text += part.text;
       continue;
     }
-    const result = await evaluateExpression(part.expression, data);
+    const result = await evaluateExpression(part.expression, data, allowance);
     if (!result.ok)
       return {
         ok: false,
@@ -83,26 +91,35 @@ export async function renderTemplate(template: CompiledTemplate, data: unknown):
 }
 
 /** Renders a text template (agent prompts): always a string. */
-export async function renderText(source: string, data: unknown): Promise<Result<string>> {
+export async function renderText(
+  source: string,
+  data: unknown,
+  allowance?: StepAllowance,
+): Promise<Result<string>> {
   const compiled = compileTemplate(source);
   if (!compiled.ok) return compiled;
-  const rendered = await renderTemplate({ ...compiled.value, whole: false }, data);
+  const rendered = await renderTemplate({ ...compiled.value, whole: false }, data, allowance);
   return rendered.ok ? { ok: true, value: asText(rendered.value) } : rendered;
 }
 
 /**
  * Renders every string inside `value` (service_task args, nested objects and arrays included); a string that
- * is exactly one `{{ … }}` becomes the expression's JSON value. The first error stops the render.
+ * is exactly one `{{ … }}` becomes the expression's JSON value. The first error stops the render. Strings are
+ * rendered one after the other, in order, so the same value and data run out of an allowance at the same one.
  */
-export async function renderValue(value: unknown, data: unknown): Promise<Result<unknown>> {
+export async function renderValue(
+  value: unknown,
+  data: unknown,
+  allowance?: StepAllowance,
+): Promise<Result<unknown>> {
   if (typeof value === 'string') {
     const compiled = compileTemplate(value);
-    return compiled.ok ? renderTemplate(compiled.value, data) : compiled;
+    return compiled.ok ? renderTemplate(compiled.value, data, allowance) : compiled;
   }
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     for (const item of value) {
-      const rendered = await renderValue(item, data);
+      const rendered = await renderValue(item, data, allowance);
       if (!rendered.ok) return rendered;
       out.push(rendered.value);
     }
@@ -111,7 +128,7 @@ export async function renderValue(value: unknown, data: unknown): Promise<Result
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      const rendered = await renderValue(item, data);
+      const rendered = await renderValue(item, data, allowance);
       if (!rendered.ok) return rendered;
       if (rendered.value !== undefined) out[key] = rendered.value;
     }

@@ -5,18 +5,19 @@
  * Paths run on the graph's bounded evaluator (size limits, RE2 for regex literals), as every other expression
  * over run data: a path is owner-written and the run data holds untrusted step output.
  */
-import { compileExpression, evaluateExpression } from '../graph/expressions.ts';
+import { StepAllowance } from '../graph/expression-bounds.ts';
+import { compileExpression, EXPRESSION_LIMITS, evaluateExpression } from '../graph/expressions.ts';
 import type { ContextValue } from '../schemas/human-task.ts';
 
 /** Larger values are stored as a shortened JSON preview, marked `truncated`. */
 export const MAX_CONTEXT_VALUE_CHARS = 4000;
 
-async function evaluate(path: string, runData: unknown): Promise<ContextValue> {
+async function evaluate(path: string, runData: unknown, allowance: StepAllowance): Promise<ContextValue> {
   // Paths are checked at save time; one that still fails (or is refused by a bound) shows as nothing rather
   // than failing the request.
   const compiled = compileExpression(path);
   if (!compiled.ok) return { path };
-  const result = await evaluateExpression(compiled.value, runData);
+  const result = await evaluateExpression(compiled.value, runData, allowance);
   return result.ok ? contextValue(path, result.value) : { path };
 }
 
@@ -32,9 +33,15 @@ export function contextValue(path: string, value: unknown): ContextValue {
   return { path, value: JSON.parse(json) as unknown };
 }
 
-/** The values of `paths` over `runData`, in order. */
-export function snapshotContext(paths: readonly string[], runData: unknown): Promise<ContextValue[]> {
-  return Promise.all(paths.map((path) => evaluate(path, runData)));
+/**
+ * The values of `paths` over `runData`, evaluated one after the other, in order, drawing from one allowance
+ * (EXPRESSION_LIMITS.maxStepsPerInvocation): a path past it shows as nothing, the same ones for the same data.
+ */
+export async function snapshotContext(paths: readonly string[], runData: unknown): Promise<ContextValue[]> {
+  const allowance = new StepAllowance(EXPRESSION_LIMITS.maxStepsPerInvocation);
+  const values: ContextValue[] = [];
+  for (const path of paths) values.push(await evaluate(path, runData, allowance));
+  return values;
 }
 
 /** Context already evaluated by the caller (path → value), as stored. */

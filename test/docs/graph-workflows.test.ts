@@ -306,6 +306,12 @@ describe('docs/graph-workflows.md', () => {
     expect(flat).toContain(
       `One bound is on time: a backstop of ${l.backstopMs / 1000} s per evaluation (JSONata's \`D1012\`)`,
     );
+    const perInvocation = l.maxStepsPerInvocation.toLocaleString('en');
+    expect(flat).toContain(`share a step budget: **${perInvocation} evaluation steps in all**`);
+    expect(flat).toContain(
+      `${l.maxSteps.toLocaleString('en')} evaluation steps per expression, and ${perInvocation} for all`,
+    );
+    expect(flat).toContain(`took more than ${l.maxStepsPerInvocation} evaluation steps together`);
     expect(flat).toContain(
       `at most ${VALUE_BOUNDS.maxValueChars.toLocaleString('en')} characters (or items) per value`,
     );

@@ -20,4 +20,19 @@ describe('snapshotContext', () => {
       { path: '$match(input.message, /(a)\\1/).match' },
     ]);
   });
+
+  // The paths of one task share one step allowance (EXPRESSION_LIMITS.maxStepsPerInvocation, 300,000), in order:
+  // 20 paths of ~151,000 steps each would take ~3,000,000 steps in one HumanTask invocation.
+  it('evaluates the paths one after the other from one allowance: those past it show as nothing', async () => {
+    const heavy = (n: number) =>
+      `$sum($map([1..150], function($v){ $sum($map([1..1000], function($w){ $w })) })) + ${n}`;
+    const context = await snapshotContext([heavy(1), heavy(2), 'input.message'], {
+      input: { message: 'hi' },
+    });
+    expect(context).toEqual([
+      { path: heavy(1), value: 75_075_001 },
+      { path: heavy(2) },
+      { path: 'input.message' },
+    ]);
+  });
 });

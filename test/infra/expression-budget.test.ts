@@ -1,0 +1,48 @@
+/**
+ * The step allowance of one invocation (EXPRESSION_LIMITS.maxStepsPerInvocation, shared/graph/expressions.ts)
+ * fits the timeout of each function that evaluates many expressions in one invocation, on the CPU share its
+ * memory buys. The arithmetic of the comment on maxStepsPerInvocation, against the functions' settings.
+ */
+import { describe, expect, it } from 'vitest';
+import { RUNTIME_FUNCTION_DEFAULTS } from '../../infra/constructs/runtime-function.ts';
+import type { HandlerName } from '../../infra/constructs/state-names.ts';
+import { FUNCTION_SETTINGS } from '../../infra/constructs/workflow-runtime-props.ts';
+import { EXPRESSION_LIMITS } from '../../shared/graph/expressions.ts';
+
+/** The costliest legitimate step `npm run bench:expression-steps` measured (4.1 µs of CPU), rounded up. */
+const CPU_US_PER_STEP = 5;
+/** Lambda: "At 1,769 MB, a function has the equivalent of one vCPU" (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html). */
+const MB_PER_VCPU = 1769;
+/** A Lambda core taken as half as fast as the bench machine's. */
+const SLOWER_CORE = 2;
+/** Advance decides again after a write conflict: at most this many decisions (shared/graph-run/advance.ts). */
+const DECISIONS_PER_ADVANCE = 5;
+
+const settings = (handler: HandlerName) => ({
+  timeoutSeconds: FUNCTION_SETTINGS[handler].timeout?.toSeconds() ?? RUNTIME_FUNCTION_DEFAULTS.timeoutSeconds,
+  memoryMb: FUNCTION_SETTINGS[handler].memorySize ?? RUNTIME_FUNCTION_DEFAULTS.memorySize,
+});
+
+/** Wall-clock seconds of a whole allowance at `memoryMb`, on a core `slower` times slower than the bench's. */
+const allowanceSeconds = (memoryMb: number, slower = 1) =>
+  (EXPRESSION_LIMITS.maxStepsPerInvocation * CPU_US_PER_STEP * slower) /
+  1e6 /
+  Math.min(1, memoryMb / MB_PER_VCPU);
+
+describe('the step allowance of one invocation', () => {
+  it('takes under half the timeout of each function drawing from it, on a core half as fast', () => {
+    // GraphAdvance (conditions, prompts, payloads), GraphService (args), GraphWait and HumanTask (human-task context).
+    for (const handler of ['graph-advance', 'graph-service', 'graph-wait', 'human-task'] as const) {
+      const { timeoutSeconds, memoryMb } = settings(handler);
+      expect(allowanceSeconds(memoryMb, SLOWER_CORE), handler).toBeLessThan(timeoutSeconds / 2);
+    }
+    // Today: 300,000 × 5 µs = 1.5 s of one vCPU; 512 MB is 512 / 1,769 of one: ~5.2 s, ~10.4 s on the slower core.
+    expect(settings('graph-advance')).toEqual({ timeoutSeconds: 30, memoryMb: 512 });
+    expect(allowanceSeconds(512)).toBeCloseTo(5.18, 1);
+  });
+
+  it('fits GraphAdvance even when write conflicts make it decide five times', () => {
+    const { timeoutSeconds, memoryMb } = settings('graph-advance');
+    expect(DECISIONS_PER_ADVANCE * allowanceSeconds(memoryMb)).toBeLessThan(timeoutSeconds);
+  });
+});
