@@ -184,6 +184,8 @@ export async function showRun(
   if (run.error) out.line(`  error: ${run.error.name}: ${run.error.message}`);
   // A schedule's or an event's run that ended without starting, and the run its trigger started in its place.
   if (run.replacedBy) out.line(`  replaced by ${run.replacedBy}`);
+  if ('replacesRunId' in run.trigger && run.trigger.replacesRunId)
+    out.line(`  replaces ${run.trigger.replacesRunId}`);
   for (const line of refusedLines(refused, c)) out.line(line);
   return 0;
 }

@@ -78,7 +78,7 @@ export const HELP: Record<string, CommandHelp> = {
   'run show': {
     usage: 'wf run show RUN',
     summary:
-      'A run: status, trigger, tokens and cost, result or error, the run that replaced it (a schedule or event run that ended without starting), and the calls it refused (denied, expired).',
+      'A run: status, trigger, tokens and cost, result or error, the run that replaced it (a schedule or event run that ended without starting) or the one it replaces, and the calls it refused (denied, expired).',
     examples: ['wf run show run_01J…'],
   },
   'run cancel': {

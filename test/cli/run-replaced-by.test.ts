@@ -1,7 +1,7 @@
 /**
  * A schedule's or an event's run that ended without ever starting and was replaced by a new run when its trigger
- * came again carries `replacedBy` (shared/store/runs.ts): `wf run show` prints it and the console's run page
- * links to it. The API's answers are deterministic stand-ins here; what the CLI prints and the page shows is
+ * came again carries `replacedBy` (shared/store/runs.ts), and the new run's trigger `replacesRunId`: `wf run show`
+ * prints each and the console's run page links each way. The API's answers are deterministic stand-ins here; what the CLI prints and the page shows is
  * judged.
  */
 import { describe, expect, it } from 'vitest';
@@ -41,6 +41,24 @@ const endedRun = (replacedBy?: string): Run => ({
   deadlineAt: '2026-12-01T08:00:00.000Z',
 });
 
+/** The run started in the ended run's place: pending, its trigger naming the ended run. */
+const replacementRun = (): Run => {
+  const { error: _error, stopReason: _stop, endedAt: _ended, ...ended } = endedRun();
+  return {
+    ...ended,
+    runId: REPLACEMENT,
+    status: 'pending',
+    rev: 0,
+    trigger: {
+      type: 'event',
+      eventId: 'evt-1',
+      source: 'app.orders',
+      detailType: 'OrderPlaced',
+      replacesRunId: ENDED,
+    },
+  };
+};
+
 /** The API's answers for one run: the run, an empty audit page, transcript and receipts. */
 const answersFor = (run: Run): Record<string, unknown> => ({
   [`/v1/runs/${run.runId}`]: { run },
@@ -78,6 +96,13 @@ describe('wf run show', () => {
 
   it('prints no such line for a run nothing replaced', async () => {
     const { lines } = await show(endedRun());
+    expect(lines.filter((line) => line.includes('replace'))).toEqual([]);
+  });
+
+  it('prints the run a replacement was started in place of', async () => {
+    const { code, lines } = await show(replacementRun());
+    expect(code).toBe(0);
+    expect(lines).toContain(`  replaces ${ENDED}`);
     expect(lines.filter((line) => line.includes('replaced by'))).toEqual([]);
   });
 });
@@ -118,6 +143,14 @@ describe("the console's run page", () => {
   });
 
   it('shows no such link for a run nothing replaced', async () => {
-    expect(await page(endedRun())).not.toContain('replaced-by');
+    const html = await page(endedRun());
+    expect(html).not.toContain('replaced-by');
+    expect(html).not.toContain('id="replaces"');
+  });
+
+  it('links a replacement back to the run it was started in place of', async () => {
+    const html = await page(replacementRun());
+    expect(html).toContain(`<a id="replaces" href="/console/runs/${ENDED}">${ENDED}</a>`);
+    expect(html).not.toContain('replaced-by');
   });
 });

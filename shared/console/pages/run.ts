@@ -81,7 +81,8 @@ ${u.cacheReadInputTokens} cache read, ${u.cacheCreationInputTokens} cache write)
 ${engineRow(run)}
 ${run.result ? html`<tr><th>Result</th><td><pre>${run.result.text}</pre></td></tr>` : ''}
 ${run.error ? html`<tr><th>Error</th><td class="bad">${run.error.name}: ${run.error.message}</td></tr>` : ''}
-${run.replacedBy ? html`<tr><th>Replaced by</th><td><a id="replaced-by" href="/console/runs/${run.replacedBy}">${run.replacedBy}</a></td></tr>` : ''}</table>`;
+${run.replacedBy ? html`<tr><th>Replaced by</th><td><a id="replaced-by" href="/console/runs/${run.replacedBy}">${run.replacedBy}</a></td></tr>` : ''}
+${replacesRow(run)}</table>`;
   const graph = run.kind === 'graph' ? await graphSection(deps, identity, run) : '';
   const body = html`${summary}${graph}<h2>Audit</h2>${verificationLine(audit)}<h2>Timeline</h2>${timeline(audit.entries)}${auditLinks(audit, run.runId)}
 <h2>Receipts</h2>${receipts(sideEffects.items)}
@@ -97,4 +98,12 @@ function engineRow(run: Run) {
   return html`<tr><th>Engine</th><td id="engine">${last.state}${last.detail ? ` (${last.detail})` : ''}${
     next ? html`; next start attempt ${when(next)}` : ''
   }</td></tr>`;
+}
+
+/** A run its trigger started in place of one that ended without starting links back to that run. */
+function replacesRow(run: Run): Fragment | '' {
+  const replaces = 'replacesRunId' in run.trigger ? run.trigger.replacesRunId : undefined;
+  return replaces
+    ? html`<tr><th>Replaces</th><td><a id="replaces" href="/console/runs/${replaces}">${replaces}</a></td></tr>`
+    : '';
 }
