@@ -2,8 +2,7 @@
  * Templates over the run data for the executor: the bounded JSONata of shared/graph (template.ts), with a
  * render error turned into a thrown `TemplateRenderError` that names the node, so the step fails with it.
  */
-import { StepAllowance } from '../graph/expression-bounds.ts';
-import { EXPRESSION_LIMITS } from '../graph/expressions.ts';
+import type { StepAllowance } from '../graph/expression-bounds.ts';
 import { renderText, renderValue } from '../graph/template.ts';
 import type { RunData } from './run-data.ts';
 
@@ -40,7 +39,3 @@ export const renderArgs = async (
   data: RunData,
   allowance: StepAllowance,
 ): Promise<unknown> => orThrow(where, await renderValue(value, data, allowance));
-
-/** The allowance of one invocation's expressions (shared/graph/expression-bounds.ts). */
-export const invocationAllowance = (): StepAllowance =>
-  new StepAllowance(EXPRESSION_LIMITS.maxStepsPerInvocation);

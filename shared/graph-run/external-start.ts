@@ -8,8 +8,9 @@
  */
 import { MAX_EXTERNAL_PAYLOAD_BYTES } from '../external/run/key.ts';
 import type { StepAllowance } from '../graph/expression-bounds.ts';
+import { invocationAllowance } from '../graph/expressions.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
-import { invocationAllowance, renderArgs } from './expressions.ts';
+import { renderArgs } from './expressions.ts';
 import type { ExternalTaskNode } from './external-view.ts';
 import type { RunData } from './run-data.ts';
 

@@ -39,7 +39,7 @@ import {
   boundedBindings,
   jsonSizeWithin,
   RESERVED_PREFIX,
-  type StepAllowance,
+  StepAllowance,
 } from './expression-bounds.ts';
 
 export const EXPRESSION_LIMITS = {
@@ -73,6 +73,10 @@ export const EXPRESSION_LIMITS = {
   maxInputBytes: 512_000,
   maxResultBytes: 64_000,
 } as const;
+
+/** The allowance of one invocation's expressions: EXPRESSION_LIMITS.maxStepsPerInvocation steps together. */
+export const invocationAllowance = (): StepAllowance =>
+  new StepAllowance(EXPRESSION_LIMITS.maxStepsPerInvocation);
 
 /**
  * Functions refused in conditions and templates: nondeterministic (the clock, `$random`, and `$shuffle`, whose

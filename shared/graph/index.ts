@@ -36,6 +36,7 @@ export {
   evaluateCondition,
   evaluateExpression,
   FORBIDDEN_FUNCTIONS,
+  invocationAllowance,
   type Result,
 } from './expressions.ts';
 export {

@@ -28,12 +28,12 @@
  *   and no end succeeded (every path was skipped).
  */
 import type { GraphDefinition, GraphNodeType } from './definition.ts';
-import { OVER_BUDGET, StepAllowance } from './expression-bounds.ts';
+import { OVER_BUDGET, type StepAllowance } from './expression-bounds.ts';
 import {
   compileExpression,
-  EXPRESSION_LIMITS,
   type ExpressionError,
   evaluateCondition,
+  invocationAllowance,
 } from './expressions.ts';
 import { IN_PROGRESS_STATUSES, type RunData, type StepStatus } from './run-data.ts';
 
@@ -145,7 +145,7 @@ function overlappingAlternatives(graph: GraphShape, states: EdgeState[], errors:
 export async function readiness(
   graph: GraphShape,
   data: RunData,
-  allowance: StepAllowance = new StepAllowance(EXPRESSION_LIMITS.maxStepsPerInvocation),
+  allowance: StepAllowance = invocationAllowance(),
 ): Promise<Readiness> {
   const status = new Map<string, StepStatus>(
     graph.nodes.map((node) => [node.id, data.steps[node.id]?.status ?? 'pending']),

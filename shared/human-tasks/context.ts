@@ -5,8 +5,8 @@
  * Paths run on the graph's bounded evaluator (size limits, RE2 for regex literals), as every other expression
  * over run data: a path is owner-written and the run data holds untrusted step output.
  */
-import { StepAllowance } from '../graph/expression-bounds.ts';
-import { compileExpression, EXPRESSION_LIMITS, evaluateExpression } from '../graph/expressions.ts';
+import type { StepAllowance } from '../graph/expression-bounds.ts';
+import { compileExpression, evaluateExpression, invocationAllowance } from '../graph/expressions.ts';
 import type { ContextValue } from '../schemas/human-task.ts';
 
 /** Larger values are stored as a shortened JSON preview, marked `truncated`. */
@@ -38,7 +38,7 @@ export function contextValue(path: string, value: unknown): ContextValue {
  * (EXPRESSION_LIMITS.maxStepsPerInvocation): a path past it shows as nothing, the same ones for the same data.
  */
 export async function snapshotContext(paths: readonly string[], runData: unknown): Promise<ContextValue[]> {
-  const allowance = new StepAllowance(EXPRESSION_LIMITS.maxStepsPerInvocation);
+  const allowance = invocationAllowance();
   const values: ContextValue[] = [];
   for (const path of paths) values.push(await evaluate(path, runData, allowance));
   return values;

@@ -10,6 +10,7 @@ import {
   evaluateExpression,
   type GraphNode,
   type GraphShape,
+  invocationAllowance,
   OVER_BUDGET,
   type RunData,
   readiness,
@@ -18,7 +19,7 @@ import {
 } from '../../shared/graph/index.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
-import { invocationAllowance, renderPrompt } from '../../shared/graph-run/expressions.ts';
+import { renderPrompt } from '../../shared/graph-run/expressions.ts';
 import { planRun } from '../../shared/graph-run/plan.ts';
 import type { GraphStep } from '../../shared/schemas/graph-step.ts';
 import { FixedClock, seedRun, seedWorkflow, testStore } from '../support/store.ts';
@@ -157,21 +158,25 @@ describe('the step allowance of readiness()', () => {
   });
 });
 
+/** Every step of `graph` but its ends, succeeded with an empty output: the conditions out of them are due. */
+const succeededBeforeTheEnds = (graph: GraphShape): GraphStep[] =>
+  graph.nodes
+    .filter((node) => node.type !== 'end')
+    .map(
+      (node) =>
+        ({
+          stepId: node.id,
+          type: node.type,
+          status: 'succeeded',
+          attempt: 1,
+          output: {},
+        }) as unknown as GraphStep,
+    );
+
 describe('the allowance in an Advance decision', () => {
   it('halts with a message that names the budget and says what to do', async () => {
     const heavyGraph = branches(heavy(150), heavy(150));
-    const steps = heavyGraph.nodes
-      .filter((node) => node.type !== 'end')
-      .map(
-        (node) =>
-          ({
-            stepId: node.id,
-            type: node.type,
-            status: 'succeeded',
-            attempt: 1,
-            output: {},
-          }) as unknown as GraphStep,
-      );
+    const steps = succeededBeforeTheEnds(heavyGraph);
     const definition = { ...heavyGraph } as Parameters<typeof planRun>[0];
     const plan = await planRun(definition, { x: 1 }, steps);
     expect(plan.halt?.reason).toBe('condition_error');
@@ -182,18 +187,7 @@ describe('the allowance in an Advance decision', () => {
 
   it("draws the prompts of the steps it starts from what the conditions left (decideNext's allowance)", async () => {
     const heavyGraph = branches(heavy(150));
-    const steps = heavyGraph.nodes
-      .filter((node) => node.type !== 'end')
-      .map(
-        (node) =>
-          ({
-            stepId: node.id,
-            type: node.type,
-            status: 'succeeded',
-            attempt: 1,
-            output: {},
-          }) as unknown as GraphStep,
-      );
+    const steps = succeededBeforeTheEnds(heavyGraph);
     const allowance = new StepAllowance(EXPRESSION_LIMITS.maxStepsPerInvocation);
     const plan = await planRun(heavyGraph as Parameters<typeof planRun>[0], { x: 1 }, steps, allowance);
     expect(plan.halt).toBeUndefined();
