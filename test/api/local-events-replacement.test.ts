@@ -104,6 +104,14 @@ describe('the local event bus: an event whose run ended unstarted, delivered aga
   });
 });
 
+/** The event's id with the first delivery's content but no `time`, which the bus then defaults anew. */
+const sameIdTimeDefaulted = (event: { id: string }) => ({
+  id: event.id,
+  source: (event as unknown as { source: string }).source,
+  'detail-type': 'Order Placed',
+  detail: { total: 250 },
+});
+
 describe('the local event bus: the same event id with its time defaulted anew', () => {
   it('is the same event: a new run in place of the ended one, with the event as first delivered', async () => {
     // Prepare
@@ -111,12 +119,7 @@ describe('the local event bus: the same event id with its time defaulted anew', 
     h.clock.advance(MINUTE);
 
     // Act: the event id again, its time left to the bus (so later than the first delivery's).
-    const again = await h.alice.post('/local/events', {
-      id: event.id,
-      source: (event as unknown as { source: string }).source,
-      'detail-type': 'Order Placed',
-      detail: { total: 250 },
-    });
+    const again = await h.alice.post('/local/events', sameIdTimeDefaulted(event));
 
     // Assess: the new run runs the event as the bus first delivered it (what a redrive on AWS delivers).
     expect(again.body.runs).toEqual([
@@ -130,12 +133,7 @@ describe('the local event bus: the same event id with its time defaulted anew', 
     expect((await h.alice.get(`/v1/runs/${endedId}`)).body.run).toMatchObject({ replacedBy: replacementId });
     // Once more, its time defaulted again: answered the new run (it did not end unstarted), no third run.
     h.clock.advance(MINUTE);
-    const third = await h.alice.post('/local/events', {
-      id: event.id,
-      source: (event as unknown as { source: string }).source,
-      'detail-type': 'Order Placed',
-      detail: { total: 250 },
-    });
+    const third = await h.alice.post('/local/events', sameIdTimeDefaulted(event));
     expect(third.body.runs).toEqual([
       { eventId: event.id, workflowId, runId: replacementId, created: false },
     ]);
