@@ -1,22 +1,15 @@
 /**
- * What the browser tests of the refund graph share: the fake payments service, a data directory (with the
- * owners' API keys when given), the local stack started while the browser launches, and the refund example's
- * large amount (the refund-large-* fixtures: 250 for c_88) waiting on the manager, with the human-task notice
- * from the inbox. Everything started is registered in `closers`, in the order it must close in reverse.
+ * What the browser tests of the refund graph share: the graph stack with the real human-task service
+ * (test/support/graph-stack.ts; the owners' API keys when given) started while the browser launches, and the
+ * refund example's large amount (the refund-large-* fixtures: 250 for c_88) waiting on the manager, with the
+ * human-task notice from the inbox. Everything started is registered in `closers`, in the order it must close in
+ * reverse.
  */
-import { writeFile } from 'node:fs/promises';
-import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
+import type { FakePayments } from '../../shared/demo/fake-payments.ts';
 import type { ApprovalNotice } from '../../shared/notify/index.ts';
-import {
-  applyWorkflowText,
-  createOwnTable,
-  type E2eStack,
-  eventually,
-  removeDir,
-  startE2eStack,
-  tempDataDir,
-} from '../e2e/support.ts';
+import { applyWorkflowText, type E2eStack, eventually } from '../e2e/support.ts';
 import { refundGraph, startRefund } from '../graph/support.ts';
+import { startGraphStack } from '../support/graph-stack.ts';
 import { startWhileLaunching } from './launch.ts';
 
 export type RefundWaiting = {
@@ -33,25 +26,15 @@ export async function startLargeRefundWhileLaunching<Launched extends { close():
   closers: (() => Promise<unknown>)[],
   options: { apiKeys?: Record<string, { owner: string }> } = {},
 ): Promise<RefundWaiting & { launched: Launched }> {
-  const payments = await startFakePayments();
-  closers.push(() => payments.close());
-  const dataDir = await tempDataDir();
-  closers.push(() => removeDir(dataDir));
-  if (options.apiKeys) {
-    await writeFile(`${dataDir}/api-keys.json`, JSON.stringify({ keys: options.apiKeys }));
-  }
-  const e2e = await startWhileLaunching(
+  const graph = await startWhileLaunching(
     launching,
-    startE2eStack(await createOwnTable(), {
-      dataDir,
-      allowLoopbackPorts: [payments.port],
-      internalHosts: ['127.0.0.1'],
-    }),
+    startGraphStack({ humanTasks: 'service', ...(options.apiKeys ? { apiKeys: options.apiKeys } : {}) }),
   );
-  closers.push(() => e2e.stack.stop());
+  closers.push(() => graph.stop());
   const launched = await launching;
   closers.push(() => launched.close());
 
+  const { e2e, payments } = graph;
   const workflowId = await applyWorkflowText(e2e, 'refund-large', refundGraph('refund-large', payments.url));
   const runId = await startRefund(e2e, workflowId, 'My order never arrived. Customer c_88.');
   const notice = await eventually('the manager review link', async () =>

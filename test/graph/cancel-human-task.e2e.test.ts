@@ -3,42 +3,17 @@
  * records, signed links, the form pages), as on AWS: the cancel answers 200, the task is closed (its links stop
  * working), the step is `cancelled`, and the run's final head is anchored.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
+import { describe, expect, it } from 'vitest';
 import type { Run } from '../../shared/schemas/run.ts';
-import {
-  type AuditView,
-  applyWorkflowText,
-  createOwnTable,
-  type E2eStack,
-  eventually,
-  removeDir,
-  startE2eStack,
-  tempDataDir,
-} from '../e2e/support.ts';
+import { type AuditView, applyWorkflowText, eventually } from '../e2e/support.ts';
+import { graphStackForSuite } from '../support/graph-stack.ts';
 import { refundGraph, startRefund, stepsOf } from './support.ts';
 
 describe('cancelling a graph run with an open human task (the real service)', () => {
-  let e2e: E2eStack;
-  let payments: FakePayments;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    payments = await startFakePayments();
-    dataDir = await tempDataDir();
-    e2e = await startE2eStack(await createOwnTable(), {
-      dataDir,
-      allowLoopbackPorts: [payments.port],
-      internalHosts: ['127.0.0.1'],
-    });
-  });
-  afterAll(async () => {
-    await e2e?.stack.stop();
-    await payments?.close();
-    await removeDir(dataDir);
-  });
+  const graph = graphStackForSuite({ humanTasks: 'service' });
 
   it('closes the task, cancels the step and anchors the final head', async () => {
+    const { e2e, payments } = graph;
     // Prepare: a large refund waits on the manager's review.
     const workflowId = await applyWorkflowText(
       e2e,

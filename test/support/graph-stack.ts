@@ -1,18 +1,32 @@
 /**
  * A local stack for graph e2e tests, one per test file: its own table and data directory, a fake payments
  * server on loopback that the egress guard may reach (and that counts for an internal host, so its POSTs are no
- * external publish), and the in-memory human tasks whose `submit` answers the wait. `graphStackForSuite()`
+ * external publish), and the in-memory human tasks whose `submit` answers the wait (or the real service). `graphStackForSuite()`
  * starts it in `beforeAll` and stops everything in `afterAll`.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
 import type { LocalStackOptions } from '../../shared/local/stack.ts';
 import { createOwnTable, type E2eStack, removeDir, startE2eStack, tempDataDir } from '../e2e/support.ts';
 
 export type GraphStack = { e2e: E2eStack; payments: FakePayments; stop(): Promise<void> };
-export type GraphStackOptions = Omit<LocalStackOptions, 'dynamodbEndpoint' | 'tableName' | 'dataDir'>;
+export type GraphStackOptions = Omit<
+  LocalStackOptions,
+  'dynamodbEndpoint' | 'tableName' | 'dataDir' | 'humanTasks'
+> & {
+  /**
+   * The in-memory stand-in by default; `'service'`: the real human-task service (task records, signed links,
+   * the form pages), as `npm start` runs it.
+   */
+  humanTasks?: LocalStackOptions['humanTasks'] | 'service';
+  /** Owners' API keys, written to `<dataDir>/api-keys.json` before the stack starts. */
+  apiKeys?: Record<string, { owner: string }>;
+};
 
 export async function startGraphStack(options: GraphStackOptions = {}): Promise<GraphStack> {
+  const { humanTasks = 'in-memory', apiKeys, ...stackOptions } = options;
   const payments = await startFakePayments();
   const dataDir = await tempDataDir();
   const stop = async (e2e?: E2eStack) => {
@@ -21,12 +35,13 @@ export async function startGraphStack(options: GraphStackOptions = {}): Promise<
     await removeDir(dataDir);
   };
   try {
+    if (apiKeys) await writeFile(join(dataDir, 'api-keys.json'), JSON.stringify({ keys: apiKeys }));
     const e2e = await startE2eStack(await createOwnTable(), {
       dataDir,
       allowLoopbackPorts: [payments.port],
       internalHosts: ['127.0.0.1'],
-      humanTasks: 'in-memory',
-      ...options,
+      ...(humanTasks === 'service' ? {} : { humanTasks }),
+      ...stackOptions,
     });
     return { e2e, payments, stop: () => stop(e2e) };
   } catch (error) {
