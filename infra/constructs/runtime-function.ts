@@ -13,7 +13,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { COMMON_ENV } from './env-names.ts';
+import { COMMON_ENV, ENV } from './env-names.ts';
 import { mcpSdkForBundle } from './mcp-sdk-bundle.ts';
 import { acknowledge } from './nag.ts';
 
@@ -48,6 +48,7 @@ export const LAMBDA_BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   're2js/build/index.js': join(REPO_ROOT, 'node_modules/re2js/build/index.js'),
   'ajv/dist/2020.js': join(REPO_ROOT, 'shared/runtime/bundle-shims/ajv.ts'),
   'ajv/dist/2020': join(REPO_ROOT, 'node_modules/ajv/dist/2020.js'),
+  '@smithy/core/event-streams': join(REPO_ROOT, 'shared/runtime/bundle-shims/no-event-streams.ts'),
 };
 
 /**
@@ -68,9 +69,20 @@ export const HANDLER_BUNDLE_ALIASES: Readonly<Record<string, Readonly<Record<str
   },
 };
 
-/** The aliases of `functions/<handlerName>.ts`'s bundle: the Lambda ones and its own. */
-export function bundleAliasesOf(handlerName: string): Record<string, string> {
-  const aliases = { ...LAMBDA_BUNDLE_ALIASES, ...HANDLER_BUNDLE_ALIASES[handlerName] };
+/**
+ * The aliases of `functions/<handlerName>.ts`'s bundle built with `bundledEnvironment`: the Lambda ones and its
+ * own. A Bedrock deployment's Turn keeps `@smithy/core/event-streams`: the Bedrock clients it bundles import
+ * the module statically.
+ */
+export function bundleAliasesOf(
+  handlerName: string,
+  bundledEnvironment: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const aliases: Record<string, string> = {
+    ...LAMBDA_BUNDLE_ALIASES,
+    ...HANDLER_BUNDLE_ALIASES[handlerName],
+  };
+  if (bundledEnvironment[ENV.modelProvider] === 'bedrock') delete aliases['@smithy/core/event-streams'];
   // The MCP SDK with its protocol schemas in pure closures, so the ones the server never references are not
   // bundled and not built at each cold start (mcp-sdk-bundle.ts). Written on first use, hence not in the table.
   if (handlerName === 'mcp') aliases['@modelcontextprotocol/sdk'] = mcpSdkForBundle(REPO_ROOT);
@@ -231,7 +243,7 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
         externalModules: [],
         define: definesOf({ ...bundledEnvironment, ...this.bundledConstants }),
         esbuildArgs: {
-          '--alias': Object.entries(bundleAliasesOf(props.handlerName)).map(
+          '--alias': Object.entries(bundleAliasesOf(props.handlerName, bundledEnvironment)).map(
             ([name, path]) => `${name}=${path}`,
           ),
         },

@@ -17,26 +17,45 @@ import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { bundleAliasesOf, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
 import { HANDLER_NAMES } from '../../infra/constructs/state-names.ts';
-import { LAMBDA_BUILD_OPTIONS, lambdaMetafile } from '../support/lambda-bundle.ts';
+import { LAMBDA_BUILD_OPTIONS, lambdaMetafile, runtimeClients } from '../support/lambda-bundle.ts';
 
 const BEDROCK_CLIENT = 'node_modules/@anthropic-ai/bedrock-sdk/';
+const EVENT_STREAMS = 'node_modules/@smithy/core/dist-es/submodules/event-streams/';
+const EVENT_STREAMS_STUB = 'shared/runtime/bundle-shims/no-event-streams.ts';
 
 describe('lazy module wrappers in the Lambda bundles', () => {
-  it('no bundle but a Bedrock deployment’s Turn reaches the Bedrock client', async () => {
+  it('no bundle but a Bedrock deployment’s Turn reaches the Bedrock client or @smithy/core’s event streams', async () => {
     const handlers = HANDLER_NAMES.filter((name) => name !== 'mcp');
     // Every handler but Mcp shares its aliases, so one esbuild call parses them all (Mcp's own below).
-    const reached = async (group: readonly string[]) =>
-      Object.keys((await lambdaMetafile(group, { WF_MODEL_PROVIDER: 'anthropic' })).inputs);
-    const inputs = [...(await reached(handlers)), ...(await reached(['mcp']))];
+    const anthropic = { WF_MODEL_PROVIDER: 'anthropic' };
+    const metafiles = [await lambdaMetafile(handlers, anthropic), await lambdaMetafile(['mcp'], anthropic)];
+    const inputs = metafiles.flatMap((metafile) => Object.keys(metafile.inputs));
     expect(inputs.filter((path) => path.startsWith(BEDROCK_CLIENT))).toEqual([]);
-    // The check sees the client when it is reached: a Bedrock deployment's Turn.
+    // Each bundle holds the event-streams stub in the module's place (test/infra/event-streams.test.ts says
+    // why that is safe) and no AWS SDK client the runtime does not depend on.
+    const clients = runtimeClients().map((name) => `node_modules/${name}/`);
+    for (const output of metafiles.flatMap((metafile) => Object.values(metafile.outputs))) {
+      const held = Object.keys(output.inputs);
+      expect(held, output.entryPoint).toContain(EVENT_STREAMS_STUB);
+      expect(
+        held.filter((path) => path.startsWith(EVENT_STREAMS)),
+        output.entryPoint,
+      ).toEqual([]);
+      const otherClients = held.filter(
+        (path) =>
+          path.startsWith('node_modules/@aws-sdk/client-') && !clients.some((c) => path.startsWith(c)),
+      );
+      expect(otherClients, output.entryPoint).toEqual([]);
+    }
+    // The checks see the client and the module when they are reached: a Bedrock deployment's Turn.
     const bedrockTurn = Object.keys(
       (await lambdaMetafile(['turn'], { WF_MODEL_PROVIDER: 'bedrock' })).inputs,
     );
     expect(bedrockTurn.some((path) => path.startsWith(BEDROCK_CLIENT))).toBe(true);
+    expect(bedrockTurn.some((path) => path.startsWith(EVENT_STREAMS))).toBe(true);
   }, 180_000);
 
-  it('an Anthropic deployment’s Turn wraps at most 320 modules (447 when it reached the Bedrock client)', async () => {
+  it('an Anthropic deployment’s Turn wraps at most 160 modules (301 with @smithy/core’s event streams, 447 when it reached the Bedrock client)', async () => {
     // Unminified, so each wrapper keeps esbuild's helper name and its module's path.
     const result = await build({
       ...LAMBDA_BUILD_OPTIONS,
@@ -54,11 +73,12 @@ describe('lazy module wrappers in the Lambda bundles', () => {
     const wrapped = [...result.outputFiles[0]!.text.matchAll(/= __esm\(\{\n\s+"([^"]+)"/g)].map(
       (match) => match[1]!,
     );
-    // Left (2026-12-03): @smithy/core's event streams (`import()`ed by its HttpProtocol, in every bundle),
-    // the Anthropic SDK's agent toolset (`import()`ed by its environments worker) and our HTML parser
-    // (fetch-url.ts, loaded on the first HTML page).
+    // Left (2026-12-04: 141): the Anthropic SDK's agent toolset (`import()`ed by its environments worker) and
+    // our HTML parser (fetch-url.ts, loaded on the first HTML page). @smithy/core's event streams
+    // (`import()`ed by its HttpProtocol) are a stub since 2026-12-04 (test/infra/event-streams.test.ts).
     expect(wrapped.length).toBeGreaterThan(0);
-    expect(wrapped.length).toBeLessThanOrEqual(320);
+    expect(wrapped.length).toBeLessThanOrEqual(160);
+    expect(wrapped.filter((path) => path.includes('/event-streams/'))).toEqual([]);
     expect(wrapped.filter((path) => path.includes('credential-provider'))).toEqual([]);
   }, 120_000);
 });

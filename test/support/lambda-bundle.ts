@@ -5,7 +5,7 @@
  * Shared by the bundle-content checks in test/infra and `bench/bundle-contents.ts`.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { bundleAliasesOf, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
@@ -51,7 +51,7 @@ export async function lambdaBundles(
 ): Promise<Record<string, LambdaBundle>> {
   const byAliases = new Map<string, string[]>();
   for (const handler of handlers) {
-    const key = JSON.stringify(bundleAliasesOf(handler));
+    const key = JSON.stringify(bundleAliasesOf(handler, environment));
     byAliases.set(key, [...(byAliases.get(key) ?? []), handler]);
   }
   const byHandler: Record<string, LambdaBundle> = {};
@@ -75,7 +75,7 @@ export async function lambdaMetafile(
   handlers: readonly string[],
   environment: Record<string, string> = {},
 ): Promise<Metafile> {
-  const aliases = new Set(handlers.map((handler) => JSON.stringify(bundleAliasesOf(handler))));
+  const aliases = new Set(handlers.map((handler) => JSON.stringify(bundleAliasesOf(handler, environment))));
   if (aliases.size > 1)
     throw new Error(`${handlers.join(', ')} have different bundle aliases: bundle them apart`);
   const defines = { ...DEFAULT_DEFINES, ...environment };
@@ -85,7 +85,7 @@ export async function lambdaMetafile(
     ),
     ...LAMBDA_BUILD_OPTIONS,
     mainFields: [...LAMBDA_BUILD_OPTIONS.mainFields],
-    alias: bundleAliasesOf(handlers[0] ?? ''),
+    alias: bundleAliasesOf(handlers[0] ?? '', environment),
     define: Object.fromEntries(
       Object.entries(defines).map(([name, value]) => [`process.env.${name}`, JSON.stringify(value)]),
     ),
@@ -109,4 +109,12 @@ export function runInFreshProcess(dir: string, script: string): unknown {
     encoding: 'utf8',
   });
   return JSON.parse(printed);
+}
+
+/** The `@aws-sdk/client-*` packages the runtime depends on (package.json `dependencies`). */
+export function runtimeClients(): string[] {
+  const manifest = JSON.parse(readFileSync(`${REPO_ROOT}package.json`, 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
+  return Object.keys(manifest.dependencies).filter((name) => name.startsWith('@aws-sdk/client-'));
 }
