@@ -391,7 +391,9 @@ export const OPERATIONS: Operation[] = [
     summary: 'Put events on the runtime bus, stamped with your owner.',
     description:
       "Each entry's Detail gains `wf-owner`: the caller's owner, from authentication. A Detail that sets " +
-      '`wf-owner` to anyone else is refused (400 naming the field) and nothing is put. Events start only the ' +
+      '`wf-owner` to anyone else is refused (400 naming the field) and nothing is put. The entries together ' +
+      '(stamp included) must not pass 256 KiB, as EventBridge requires of one request (400 naming Entries). ' +
+      'Events start only the ' +
       "caller's own event-triggered workflows. On AWS the answer is EventBridge PutEvents'; locally it also " +
       'lists the runs started.',
     body: { schema: 'PutEventsRequest', mediaTypes: ['application/json'], required: true },

@@ -112,6 +112,22 @@ async function endDeadTask(
   return undefined;
 }
 
+/**
+ * The completion with its child's text read from the child run when the answer could not carry it
+ * (`textInStore`, parent-answer.ts): only for the child this step attempt waits on.
+ */
+async function withChildText(
+  deps: CompleteStepDeps,
+  step: GraphStep,
+  completion: StepCompletion,
+): Promise<StepCompletion> {
+  const answer = completion.result as { textInStore?: unknown; childRunId?: unknown } | undefined;
+  if (answer?.textInStore !== true || !step.childRunId || answer.childRunId !== step.childRunId)
+    return completion;
+  const child = await deps.store.getRun(step.childRunId);
+  return { ...completion, result: { ...answer, text: child?.result?.text ?? '' } };
+}
+
 /** Records the completion; returns the step's status after it (or `unchanged`). */
 export async function completeStep(deps: CompleteStepDeps, completion: StepCompletion): Promise<string> {
   const expiry = await endDeadTask(deps, completion);
@@ -128,7 +144,7 @@ export async function completeStep(deps: CompleteStepDeps, completion: StepCompl
     const definition = await deps.definitionOf(loaded.run);
     const node = definition.nodes.find((candidate) => candidate.id === completion.stepId);
     if (!node) return 'unchanged';
-    const { status, ...fields } = outcomeOf(node, completion, expiry);
+    const { status, ...fields } = outcomeOf(node, await withChildText(deps, step, completion), expiry);
     const move = moveStep({
       runId: loaded.run.runId,
       stepId: step.stepId,

@@ -6,6 +6,7 @@
  * replaced, the step already answered) is fine, so answering twice (a cancel, then the child's ABORTED event)
  * is too. A parent run that has ended waits on nothing (its execution ended with it): it is not asked.
  */
+import { utf8Length } from '../core/byte-caps.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { GraphRunStore } from './ports.ts';
 
@@ -17,15 +18,31 @@ export type ChildAnswer = {
   stopReason?: string;
   /** The child's error message, when it failed. */
   error?: string;
+  /** The text did not fit the answer (`MAX_CHILD_ANSWER_BYTES`): it is the child run's `result.text`. */
+  textInStore?: true;
 };
 
-export const childAnswer = (child: Run): ChildAnswer => ({
-  childRunId: child.runId,
-  status: child.status,
-  text: child.result?.text ?? '',
-  ...(child.stopReason ? { stopReason: child.stopReason } : {}),
-  ...(child.error ? { error: child.error.message.slice(0, 1000) } : {}),
-});
+/**
+ * The most UTF-8 bytes of an answer as JSON. SendTaskSuccess takes an `output` of at most 262,144 bytes
+ * (https://docs.aws.amazon.com/step-functions/latest/apireference/API_SendTaskSuccess.html, InvalidOutput
+ * otherwise), and the Map iteration then holds it with its step ref and token under the same 256 KiB
+ * (test/infra/graph-payloads.test.ts). The result text is at most 64 KiB, but as a JSON string a control
+ * character takes six bytes (`\u0000`): an engine's artifact or a model's answer full of them does not fit.
+ */
+export const MAX_CHILD_ANSWER_BYTES = 128 * 1024;
+
+export const childAnswer = (child: Run): ChildAnswer => {
+  const answer: ChildAnswer = {
+    childRunId: child.runId,
+    status: child.status,
+    text: child.result?.text ?? '',
+    ...(child.stopReason ? { stopReason: child.stopReason } : {}),
+    ...(child.error ? { error: child.error.message.slice(0, 1000) } : {}),
+  };
+  if (utf8Length(JSON.stringify(answer)) <= MAX_CHILD_ANSWER_BYTES) return answer;
+  // Too large to carry: CompleteStep reads the text from the child run instead (complete-step.ts).
+  return { ...answer, text: '', textInStore: true };
+};
 
 export type ParentAnswerDeps = {
   store: Pick<GraphRunStore, 'loadGraphRun'>;

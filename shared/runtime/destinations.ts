@@ -23,6 +23,7 @@ import { idempotencyKeyFor } from '../core/identity.ts';
 import type { Clock, EgressPort, SecretsPort } from '../core/ports.ts';
 import { unreadableCredential } from '../core/redacted-dispatch.ts';
 import { type AlertTopicOwners, mayUseAlertTopic } from '../notify/alert-topics.ts';
+import { snsMessage } from '../notify/sns-message.ts';
 import { OWNER_ATTRIBUTE } from '../notify/sns-owner.ts';
 import { snsSubject } from '../notify/sns-subject.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
@@ -57,12 +58,15 @@ export function destinations(deps: {
           `destination.topicArn ${topicArn} is not an alert topic this deployment declares for this owner (alertTopics)`,
         );
       try {
+        const attributes = { [OWNER_ATTRIBUTE]: { DataType: 'String', StringValue: owner } };
+        const validSubject = snsSubject(subject);
         const response = await deps.sns.send(
           new PublishCommand({
             TopicArn: target,
-            Subject: snsSubject(subject),
-            Message: deps.secrets.redact(owner, message),
-            MessageAttributes: { [OWNER_ATTRIBUTE]: { DataType: 'String', StringValue: owner } },
+            Subject: validSubject,
+            // Cut to what the topic accepts (sns-message.ts): a long run's report can be larger than 256 KiB.
+            Message: snsMessage(deps.secrets.redact(owner, message), attributes, validSubject),
+            MessageAttributes: attributes,
           }),
         );
         return `sns message ${response.MessageId ?? '?'}`;

@@ -84,10 +84,25 @@ export async function startFakeAws(): Promise<FakeAws> {
       );
     }
     const attributes: Record<string, string> = {};
+    let attributeBytes = 0;
     // The query protocol's map encoding: MessageAttributes.entry.N.Name / .Value.StringValue.
-    for (let n = 1; form.has(`MessageAttributes.entry.${n}.Name`); n++)
-      attributes[form.get(`MessageAttributes.entry.${n}.Name`) ?? ''] =
-        form.get(`MessageAttributes.entry.${n}.Value.StringValue`) ?? '';
+    for (let n = 1; form.has(`MessageAttributes.entry.${n}.Name`); n++) {
+      const name = form.get(`MessageAttributes.entry.${n}.Name`) ?? '';
+      const value = form.get(`MessageAttributes.entry.${n}.Value.StringValue`) ?? '';
+      attributes[name] = value;
+      attributeBytes += [name, form.get(`MessageAttributes.entry.${n}.Value.DataType`) ?? '', value].reduce(
+        (sum, part) => sum + Buffer.byteLength(part),
+        0,
+      );
+    }
+    // As SNS: body and attributes together within the topic's MaximumMessageSize, 262,144 bytes by default
+    // (https://docs.aws.amazon.com/sns/latest/dg/large-message-payloads.html), or InvalidParameter.
+    if (Buffer.byteLength(form.get('Message') ?? '') + attributeBytes > 262_144) {
+      response.writeHead(400, { 'content-type': 'text/xml' });
+      return void response.end(
+        '<ErrorResponse><Error><Type>Sender</Type><Code>InvalidParameter</Code><Message>Invalid parameter: Message too long</Message></Error><RequestId>r</RequestId></ErrorResponse>',
+      );
+    }
     fake.published.push({
       topicArn,
       subject: form.get('Subject') ?? '',

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { GRAPH_STATE_NAMES } from '../../infra/constructs/state-names.ts';
 import { MAX_RESULT_TEXT_BYTES } from '../../shared/core/transcript-limits.ts';
 import { GraphDefinitionSchema } from '../../shared/graph/definition.ts';
+import { MAX_CHILD_ANSWER_BYTES } from '../../shared/graph-run/parent-answer.ts';
 import { MAX_TASK_FORM_BYTES } from '../../shared/human-tasks/route-submit.ts';
 import { defaultRuntime, flatTemplate, logicalId } from './synth.ts';
 
@@ -50,9 +51,11 @@ describe('GraphStateMachine: payloads', () => {
   });
 
   it('keeps one iteration (step ref, token, and the answer of its wait) under 256 KiB', () => {
-    // A child's answer is its run's result text (capped) and ids; a form's values are at most its body, and
-    // JSON at most doubles url-encoded bytes (%00 → \u0000).
-    expect(MAX_RESULT_TEXT_BYTES + TOKEN_AND_REF_BYTES).toBeLessThan(PAYLOAD_LIMIT);
+    // A child's answer is its run's result text (capped) and ids, as JSON at most MAX_CHILD_ANSWER_BYTES (a text
+    // whose JSON passes that stays on the child run: test/graph/child-answer-size.test.ts); a form's values are
+    // at most its body, and JSON at most doubles url-encoded bytes (%00 → \u0000).
+    expect(MAX_RESULT_TEXT_BYTES).toBeLessThan(MAX_CHILD_ANSWER_BYTES);
+    expect(MAX_CHILD_ANSWER_BYTES + TOKEN_AND_REF_BYTES).toBeLessThan(PAYLOAD_LIMIT);
     expect(2 * MAX_TASK_FORM_BYTES + TOKEN_AND_REF_BYTES).toBeLessThan(PAYLOAD_LIMIT);
   });
 });

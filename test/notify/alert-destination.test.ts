@@ -11,7 +11,14 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActionCatalog } from '../../shared/actions/index.ts';
 import { DeliveryRefusedError } from '../../shared/core/deliver.ts';
-import { SNS_SUBJECT_MAX, snsSubject } from '../../shared/notify/index.ts';
+import {
+  SNS_MESSAGE_CUT_NOTE,
+  SNS_MESSAGE_MAX_BYTES,
+  SNS_SUBJECT_MAX,
+  snsAttributeBytes,
+  snsMessage,
+  snsSubject,
+} from '../../shared/notify/index.ts';
 import { destinations } from '../../shared/runtime/destinations.ts';
 import { type FakeAws, startFakeAws } from '../iam/fake-aws.ts';
 import { noEgress, noSecrets } from '../support/engine.ts';
@@ -64,7 +71,48 @@ describe('Function: snsSubject', () => {
   });
 });
 
+describe('Function: snsMessage', () => {
+  const attributes = { owner: { DataType: 'String', StringValue: owner } };
+
+  it('keeps a message that fits with its attributes and subject as it is', () => {
+    const fits = 'x'.repeat(SNS_MESSAGE_MAX_BYTES - snsAttributeBytes(attributes) - 2);
+    expect(snsMessage(fits, attributes, 'ok')).toBe(fits);
+  });
+
+  it('cuts a larger one on a character boundary, its attributes and subject counted, ending with a note', () => {
+    // 'é' is 2 bytes: a cut inside one would leave half a character.
+    const message = snsMessage('é'.repeat(200_000), attributes, 'subject');
+    expect(message.endsWith(SNS_MESSAGE_CUT_NOTE)).toBe(true);
+    expect(message.startsWith('é'.repeat(1000))).toBe(true);
+    expect(message).not.toContain('\uFFFD');
+    const bytes = Buffer.byteLength(message) + snsAttributeBytes(attributes) + 'subject'.length;
+    expect(bytes).toBeLessThanOrEqual(SNS_MESSAGE_MAX_BYTES);
+    expect(bytes).toBeGreaterThan(SNS_MESSAGE_MAX_BYTES - 2);
+  });
+});
+
 describe('Method: alert', () => {
+  // A run of many turns lists every action it took: its report can pass the 256 KiB a topic accepts, and
+  // SNS then refuses the whole Publish (InvalidParameter). Before the fix the alert was refused so.
+  it('publishes a report larger than SNS accepts, cut to fit with its owner attribute', async () => {
+    const actions = Array.from({ length: 5000 }, (_, n) => `- fetch_page_${n}: completed`).join('\n');
+    const report = `# Crawl\n\n## Actions taken\n\n${actions}\n${'ü'.repeat(100_000)}`;
+    expect(Buffer.byteLength(report)).toBeGreaterThan(SNS_MESSAGE_MAX_BYTES);
+    await expect(alerts.alert({ owner, subject: 'Crawl: run done', message: report })).resolves.toMatch(
+      /^sns message /,
+    );
+    const published = fake.published.at(-1);
+    expect(published?.attributes).toEqual({ owner });
+    expect(published?.message.startsWith('# Crawl\n\n## Actions taken\n\n- fetch_page_0: completed')).toBe(
+      true,
+    );
+    expect(published?.message.endsWith(SNS_MESSAGE_CUT_NOTE)).toBe(true);
+    expect(
+      Buffer.byteLength(published?.message ?? '') +
+        snsAttributeBytes({ owner: { DataType: 'String', StringValue: owner } }),
+    ).toBeLessThanOrEqual(SNS_MESSAGE_MAX_BYTES);
+  });
+
   it('publishes to the default topic and to a declared one, with a valid subject', async () => {
     await alerts.alert({ owner, subject: `Run\ndone ${'z'.repeat(120)}`, message: 'body' });
     await alerts.alert({ owner, topicArn: DECLARED, subject: 'ok', message: 'body' });

@@ -5,8 +5,10 @@
  */
 import {
   type EventEnvelope,
+  MAX_ENTRY_BYTES,
   normalizePutEventsEntry,
   type PutEventsEntry,
+  putEventsEntrySize,
   stampDetail,
 } from '../../triggers/index.ts';
 import { validate } from '../body.ts';
@@ -41,6 +43,19 @@ export function ownedPutEvents(deps: ApiDeps, body: unknown, owner: string): Own
     const { EventBusName: _ignored, ...rest } = entry;
     return { ...rest, Detail: JSON.stringify(detail) };
   });
+  const total = entries.reduce((sum, entry) => sum + putEventsEntrySize(entry), 0);
+  // Each entry within 256 KiB is not enough: EventBridge refuses the whole request (ValidationException, "Total
+  // size of the entries in the request is over the limit") when the entries together pass it. "You can batch
+  // multiple event entries into one request [...] The total entry size must be less than 256KB", each entry
+  // counted as the page says (putEventsEntrySize, the stamp included):
+  // https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-putevent-size.html. The local bus takes any.
+  if (entries.length > 1 && total > MAX_ENTRY_BYTES)
+    throw invalid([
+      {
+        path: 'Entries',
+        message: `the entries together are ${total} bytes; EventBridge accepts at most ${MAX_ENTRY_BYTES} (256 KiB) in one request: send them in several`,
+      },
+    ]);
   const events = entries.map((entry, index) => {
     // Normalized after stamping, so the size limit counts the stamp too.
     const result = normalizePutEventsEntry(entry, { now, id: () => deps.ids.next('evt') });
