@@ -94,7 +94,8 @@ export class StepAllowance {
  * The invocation's steps ran out in a decision that had not used up its own allowance: the decisions before it
  * (made again after write conflicts) took the rest. What a decision alone would give is not known, so nothing
  * is recorded and the invocation fails with this error (never `GRAPH_CONDITIONS_OVER_BUDGET`, which the same
- * data would then not give every time).
+ * data would then not give every time). The graph machine retries it in a fresh invocation, whose first decision
+ * has the whole allowance (ENGINE_RETRYABLE_ERRORS, infra/constructs/state-names.ts).
  */
 export class InvocationStepsSpentError extends Error {
   override readonly name = 'InvocationStepsSpentError';

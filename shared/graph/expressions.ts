@@ -65,7 +65,7 @@ export const EXPRESSION_LIMITS = {
    *   decision after a service step's args each count their own steps against this total (so each stops at
    *   the same edge as it would alone), and all of them count against one InvocationSteps of the same total
    *   (invocationSteps()); past it the invocation fails `InvocationStepsSpentError`, recording nothing from
-   *   the decision it was making.
+   *   the decision it was making, and the graph machine retries it in a fresh invocation.
    * test/infra/expression-budget.test.ts checks this arithmetic against the functions' settings. It allows one
    * condition at the `maxSteps` cap, or ~3–7 that filter 10,000 items (40,000–110,000 steps each), beside
    * hundreds of simple ones (under 10 steps). Heavy steps (one built-in call over 10,000 items or 1M characters,
