@@ -92,6 +92,9 @@ export const ENGINE_RETRYABLE_ERRORS = [
   'StoreThrottledError',
   // A credential the answer must be redacted of could not be loaded (shared/core/redaction.ts): the cap frees up.
   'CredentialUnavailableError',
+  // A graph decision made again after write conflicts found its invocation's expression steps used up by the
+  // tries before it (shared/graph/expression-bounds.ts): nothing was recorded; a fresh invocation has them all.
+  'InvocationStepsSpentError',
 ] as const;
 
 /** The state names of the graph state machine (docs/state-machine.md, "The graph machine"). */

@@ -7,7 +7,7 @@
 import { isoAt, RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import type { GraphDefinition } from '../graph/definition.ts';
-import type { StepAllowance } from '../graph/expression-bounds.ts';
+import { InvocationStepsSpentError, type StepAllowance } from '../graph/expression-bounds.ts';
 import { invocationAllowance } from '../graph/expressions.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import type { Run } from '../schemas/run.ts';
@@ -34,7 +34,9 @@ export function graphResultText(steps: readonly GraphStep[]): string {
  * EXPRESSION_LIMITS.maxStepsPerInvocation unless given): the conditions first, then the templates of the steps
  * it starts, in order. The decision that follows steps failing as they started shares it: its outcome is
  * `StepFailed` whatever its conditions give, so it adds nothing to one decision's worst case. A decision made
- * again after a write conflict (advance.ts) starts a fresh one, so the same data stops at the same edge.
+ * again after a write conflict (advance.ts) takes a fresh one, so the same data stops at the same edge, drawn
+ * from the same invocation's steps (InvocationSteps): when the tries before it left too few, its evaluation
+ * throws InvocationStepsSpentError and nothing is committed from it.
  */
 export async function decideNext(
   deps: DecideDeps,
@@ -134,6 +136,7 @@ export async function decideNext(
         starts.push(move(id, 'running', { attempt, input: { prompt } }));
         refs.push({ runId: run.runId, stepId: id, type: node.type, attempt });
       } catch (error) {
+        if (error instanceof InvocationStepsSpentError) throw error;
         const message = (error as Error).message;
         starts.push(
           move(id, 'failed', { attempt, error: { name: 'TemplateRenderError', message } }, message),

@@ -7,7 +7,7 @@
  * node of the latest graph version caps the node's mode; disabled, deleted or gone → the child ends `denied`).
  */
 import { MAX_EXTERNAL_PAYLOAD_BYTES } from '../external/run/key.ts';
-import type { StepAllowance } from '../graph/expression-bounds.ts';
+import { InvocationStepsSpentError, type StepAllowance } from '../graph/expression-bounds.ts';
 import { invocationAllowance } from '../graph/expressions.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import { renderArgs } from './expressions.ts';
@@ -55,6 +55,7 @@ export async function startExternalStep(
   try {
     payload = await renderArgs(`step ${node.id} payload`, node.payload, data, allowance);
   } catch (error) {
+    if (error instanceof InvocationStepsSpentError) throw error;
     return failed(attempt, 'TemplateRenderError', (error as Error).message);
   }
   const bytes = Buffer.byteLength(JSON.stringify(payload), 'utf8');

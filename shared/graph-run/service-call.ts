@@ -12,6 +12,7 @@ import type { AuditInput } from '../core/store-port.ts';
 import { capRefusal, contentHashOf } from '../core/transcript-limits.ts';
 import { settleAudit, settledRow } from '../core/uncertain.ts';
 import type { GraphDefinition } from '../graph/definition.ts';
+import type { InvocationSteps } from '../graph/expression-bounds.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { Run } from '../schemas/run.ts';
@@ -34,6 +35,11 @@ export type StepCall = {
   steps: GraphStep[];
   ref: StepRef;
   toolUseId: string;
+  /**
+   * The evaluation steps of this invocation (invocationSteps(), shared/graph/expressions.ts): the args and the
+   * decision after the step each take a decision's allowance from it, on every try after a write conflict too.
+   */
+  invocation: InvocationSteps;
 };
 
 /** Why a call was not made: the audit's `cause`, the step error's name, and the reason (`denied: …`). */
@@ -58,7 +64,7 @@ const releasing =
 export function decideAfter(call: StepCall): Promise<GraphNext> {
   return call.deps.decideAfter === false
     ? Promise.resolve({ next: 'stop' })
-    : decideNext(call.deps, call.handle.run, call.steps, call.definition);
+    : decideNext(call.deps, call.handle.run, call.steps, call.definition, call.invocation.decision());
 }
 
 /**

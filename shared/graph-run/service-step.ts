@@ -13,7 +13,8 @@ import { evaluateGate } from '../core/gate.ts';
 import { WorkflowHeadMovedError } from '../core/store-errors.ts';
 import { UNKNOWN_AFTER_STOP } from '../core/uncertain.ts';
 import type { GraphDefinition } from '../graph/definition.ts';
-import { invocationAllowance } from '../graph/expressions.ts';
+import { type InvocationSteps, InvocationStepsSpentError } from '../graph/expression-bounds.ts';
+import { invocationSteps } from '../graph/expressions.ts';
 import { type GraphStep, isFinishedStep } from '../schemas/graph-step.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
@@ -42,12 +43,22 @@ export async function runServiceStep(
   options: { decide: boolean } = { decide: true },
 ): Promise<GraphNext> {
   const decideDeps = options.decide ? deps : { ...deps, decideAfter: false as const };
+  // One for every try: a try after a write conflict draws from what the tries before it left.
+  const invocation = invocationSteps();
   for (let round = 1; ; round++) {
     const loaded = await deps.store.loadGraphRun(ref.runId, { ledger: true });
     if (!loaded || isTerminalRunStatus(loaded.run.status)) return { next: 'stop' };
     const definition = await deps.definitionOf(loaded.run);
     try {
-      return await serviceOnce(decideDeps, definition, loaded.run, loaded.steps, loaded.ledger, ref);
+      return await serviceOnce(
+        decideDeps,
+        definition,
+        loaded.run,
+        loaded.steps,
+        loaded.ledger,
+        ref,
+        invocation,
+      );
     } catch (error) {
       if (!isConflict(error) || round >= 5) throw error;
     }
@@ -61,6 +72,7 @@ async function serviceOnce(
   steps: GraphStep[],
   ledger: LedgerRow[],
   ref: StepRef,
+  invocation: InvocationSteps,
 ): Promise<GraphNext> {
   const node = definition.nodes.find((candidate) => candidate.id === ref.stepId);
   if (node?.type !== 'service_task') throw new Error(`step ${ref.stepId} is not a service_task`);
@@ -75,6 +87,7 @@ async function serviceOnce(
     steps,
     ref,
     toolUseId,
+    invocation,
   };
   const step = stepOf(call);
   // This attempt already ended (a retried invocation after the settle): only decide again.
@@ -100,8 +113,9 @@ async function serviceOnce(
     const data = runDataOf(run.input, stepViews(definition, steps, run.input));
     let args: unknown;
     try {
-      args = await renderArgs(`step ${ref.stepId} args`, node.args, data, invocationAllowance());
+      args = await renderArgs(`step ${ref.stepId} args`, node.args, data, invocation.decision());
     } catch (error) {
+      if (error instanceof InvocationStepsSpentError) throw error;
       return finishStep(call, { content: (error as Error).message, isError: true });
     }
     const gate = evaluateGate({ name: node.action, input: args }, policy.grant, deps.actions, view);

@@ -11,7 +11,8 @@ import { isoAt, RunHandle } from '../core/engine.ts';
 import type { FirstTurnPlanning } from '../core/first-reservation.ts';
 import type { Clock, Ids } from '../core/ports.ts';
 import { RunConflictError } from '../core/store-errors.ts';
-import { invocationAllowance } from '../graph/expressions.ts';
+import type { StepAllowance } from '../graph/expression-bounds.ts';
+import { invocationSteps } from '../graph/expressions.ts';
 import type { ExecutionsPort } from '../runs/ports.ts';
 import { startExecutionFor } from '../runs/start-run.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
@@ -113,13 +114,16 @@ export type HumanTaskWaitDeps = Pick<GraphWaitDeps, 'store' | 'definitionOf' | '
 
 /**
  * `HumanTask` (the human-task function): records the wait on the step, then opens the task and sends the links
- * through the human-task service.
+ * through the human-task service. The context paths are evaluated on every try (the run data may have moved),
+ * each try's from what the tries before it left of the invocation's steps (invocationSteps()).
  */
 export function startHumanTaskWait(deps: HumanTaskWaitDeps, wait: StepWait): Promise<string> {
+  const invocation = invocationSteps();
   return onWaitingStep(deps, wait, async ({ run, fence, step, definition, node, steps }) => {
     if (node?.type !== 'human_task') throw new Error(`step ${wait.stepId} is not a human task`);
     const data = runDataOf(run.input, stepViews(definition, steps, run.input));
-    return requestHuman(deps, run, step, node, { taskToken: wait.taskToken, fence }, data);
+    const token = { taskToken: wait.taskToken, fence };
+    return requestHuman(deps, run, step, node, token, data, invocation.decision());
   });
 }
 
@@ -195,9 +199,9 @@ async function requestHuman(
   node: HumanTaskNode,
   wait: { taskToken: string; fence: string | undefined },
   data: ReturnType<typeof runDataOf>,
+  allowance: StepAllowance,
 ) {
   const context: Record<string, unknown> = {};
-  const allowance = invocationAllowance();
   for (const path of node.context)
     context[path] = await renderArgs(`step ${step.stepId} context`, `{{ ${path} }}`, data, allowance);
   const expiresAt = humanTaskWindowEnd(step, node.timeoutSeconds, deps.clock.nowMs());

@@ -50,22 +50,55 @@ type NativeFunction = {
 type BoundsState = { produced: number; steps: number; allowance?: StepAllowance };
 
 /**
- * Evaluation steps that several evaluations of one invocation draw from together (`GRAPH_CONDITIONS_OVER_BUDGET`
- * when it runs out), on top of each evaluation's own `maxSteps`: one Advance evaluates up to 400 conditions and
- * the templates of the steps it starts, and 400 × maxSteps would run far past its Lambda timeout
- * (EXPRESSION_LIMITS.maxStepsPerInvocation, expressions.ts, has the sizing). Counted like the steps of one
- * evaluation, so the same expressions over the same data run out at the same step.
+ * The evaluation steps of one invocation, across every decision it makes: a decision made again after a write
+ * conflict, a service step's args and the decision after them. Each decision counts its own steps against its
+ * StepAllowance (so its outcome is what it would be alone); all of them count here too, and past `total` the
+ * evaluation throws InvocationStepsSpentError, recording nothing.
  */
-export class StepAllowance {
+export class InvocationSteps {
   used = 0;
   readonly total: number;
   constructor(total: number) {
     this.total = total;
   }
+  /** The allowance of the invocation's next decision: its own `total` steps, drawn from this invocation's. */
+  decision(): StepAllowance {
+    return new StepAllowance(this.total, this);
+  }
+}
+
+/**
+ * Evaluation steps that several evaluations of one decision draw from together (`GRAPH_CONDITIONS_OVER_BUDGET`
+ * when it runs out), on top of each evaluation's own `maxSteps`: one Advance evaluates up to 400 conditions and
+ * the templates of the steps it starts, and 400 × maxSteps would run far past its Lambda timeout
+ * (EXPRESSION_LIMITS.maxStepsPerInvocation, expressions.ts, has the sizing). Counted like the steps of one
+ * evaluation, so the same expressions over the same data run out at the same step. Its steps also count towards
+ * its `invocation` (InvocationSteps; one of its own unless given), which bounds the decisions of one invocation
+ * together.
+ */
+export class StepAllowance {
+  used = 0;
+  readonly total: number;
+  readonly invocation: InvocationSteps;
+  constructor(total: number, invocation: InvocationSteps = new InvocationSteps(total)) {
+    this.total = total;
+    this.invocation = invocation;
+  }
   /** Whether nothing is left: the next step of any evaluation drawing from it fails. */
   get spent(): boolean {
     return this.used >= this.total;
   }
+}
+
+/**
+ * The invocation's steps ran out in a decision that had not used up its own allowance: the decisions before it
+ * (made again after write conflicts) took the rest. What a decision alone would give is not known, so nothing
+ * is recorded and the invocation fails with this error (never `GRAPH_CONDITIONS_OVER_BUDGET`, which the same
+ * data would then not give every time). The graph machine retries it in a fresh invocation, whose first decision
+ * has the whole allowance (ENGINE_RETRYABLE_ERRORS, infra/constructs/state-names.ts).
+ */
+export class InvocationStepsSpentError extends Error {
+  override readonly name = 'InvocationStepsSpentError';
 }
 
 export const OVER_BUDGET = 'GRAPH_CONDITIONS_OVER_BUDGET';
@@ -299,15 +332,19 @@ type Frame = { lookup(name: string): unknown; base?: { lookup(name: string): unk
  * bound as `Symbol.for('jsonata.__evaluate_entry')`), the same points where its own guardrails run. The tally is
  * the evaluation's own (`$__bounds`), so concurrent evaluations of one compiled expression count apart, and the
  * same expression over the same data trips at the same step on every evaluation, however fast the machine. A
- * step also counts towards the evaluation's StepAllowance when it has one; the expression's own cap is checked
- * first, so an expression over its `maxSteps` fails `GRAPH_TOO_MANY_STEPS` whatever is left of the allowance.
+ * step also counts towards the evaluation's StepAllowance when it has one, and its invocation's; the
+ * expression's own cap is checked first, so an expression over its `maxSteps` fails `GRAPH_TOO_MANY_STEPS`
+ * whatever is left of the allowance, then the allowance's, then the invocation's.
  */
 function stepCounter(maxSteps: number) {
   return (_expr: unknown, _input: unknown, environment: Frame): void => {
     const state = (environment.base ?? environment).lookup(STATE) as BoundsState | undefined;
     if (!state) throw { code: 'GRAPH_TOO_MANY_STEPS', message: 'the expression runs without a step count' };
     const { allowance } = state;
-    if (allowance) allowance.used += 1;
+    if (allowance) {
+      allowance.used += 1;
+      allowance.invocation.used += 1;
+    }
     if (++state.steps > maxSteps)
       throw {
         code: 'GRAPH_TOO_MANY_STEPS',
@@ -320,6 +357,13 @@ function stepCounter(maxSteps: number) {
           `the conditions and templates evaluated in one invocation took more than ${allowance.total} ` +
           'evaluation steps together (EXPRESSION_LIMITS.maxStepsPerInvocation); simplify them or split the graph',
       };
+    // Checked last: a step past the evaluation's or the decision's own bound fails as it would alone.
+    if (allowance && allowance.invocation.used > allowance.invocation.total)
+      throw new InvocationStepsSpentError(
+        `the expressions of this invocation took more than ${allowance.invocation.total} evaluation steps ` +
+          'together (EXPRESSION_LIMITS.maxStepsPerInvocation) over the decisions it made again after write ' +
+          'conflicts; nothing was recorded from the last one',
+      );
   };
 }
 

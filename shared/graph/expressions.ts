@@ -37,9 +37,11 @@ import { linearSyntaxMessage, linearSyntaxProblem } from '../regex/syntax.ts';
 import {
   bindBounds,
   boundedBindings,
+  InvocationSteps,
+  InvocationStepsSpentError,
   jsonSizeWithin,
   RESERVED_PREFIX,
-  StepAllowance,
+  type StepAllowance,
 } from './expression-bounds.ts';
 
 export const EXPRESSION_LIMITS = {
@@ -49,8 +51,8 @@ export const EXPRESSION_LIMITS = {
   /**
    * Evaluation steps the expressions of one invocation take together (`GRAPH_CONDITIONS_OVER_BUDGET`), each
    * evaluation within its own `maxSteps` too: in one Advance decision (decide.ts) the conditions of readiness()
-   * (up to 400 edges) and then the templates of the steps it starts; in GraphService a service step's args, and
-   * the decision after it; in GraphWait and HumanTask a human task's context paths (at most 20).
+   * (up to 400 edges) and then the templates of the steps it starts; in GraphService a service step's args, then
+   * the decision after it; in HumanTask a human task's context paths (at most 20).
    * Sized from GraphAdvance, 30 s and 512 MB (RUNTIME_FUNCTION_DEFAULTS, infra/constructs/runtime-function.ts;
    * GraphWait and HumanTask have the same, GraphService 120 s), and `npm run bench:expression-steps`, whose
    * costliest legitimate steps took up to 4.1 µs of CPU each (0.4–4.1 µs for conditions over 10,000 items in
@@ -58,8 +60,12 @@ export const EXPRESSION_LIMITS = {
    *   300,000 steps × 5 µs = 1.5 s of one vCPU. Lambda allocates CPU in proportion to memory, one vCPU at
    *   1,769 MB (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html), so 512 MB has
    *   512 / 1,769 ≈ 0.29 of one: ~5.2 s of wall clock, ~10.4 s on a core half as fast as the bench's — about a
-   *   third of the 30 s timeout. Advance decides again after a write conflict, each time with a fresh allowance
-   *   (at most 5 decisions, shared/graph-run/advance.ts): 5 × 5.2 s ≈ 26 s, inside it at the bench's speed.
+   *   third of the 30 s timeout. That is the bound of the invocation, however many decisions it makes: a
+   *   decision made again after a write conflict (Advance, GraphService, HumanTask: up to 5 tries) and the
+   *   decision after a service step's args each count their own steps against this total (so each stops at
+   *   the same edge as it would alone), and all of them count against one InvocationSteps of the same total
+   *   (invocationSteps()); past it the invocation fails `InvocationStepsSpentError`, recording nothing from
+   *   the decision it was making, and the graph machine retries it in a fresh invocation.
    * test/infra/expression-budget.test.ts checks this arithmetic against the functions' settings. It allows one
    * condition at the `maxSteps` cap, or ~3–7 that filter 10,000 items (40,000–110,000 steps each), beside
    * hundreds of simple ones (under 10 steps). Heavy steps (one built-in call over 10,000 items or 1M characters,
@@ -74,9 +80,15 @@ export const EXPRESSION_LIMITS = {
   maxResultBytes: 64_000,
 } as const;
 
-/** The allowance of one invocation's expressions: EXPRESSION_LIMITS.maxStepsPerInvocation steps together. */
-export const invocationAllowance = (): StepAllowance =>
-  new StepAllowance(EXPRESSION_LIMITS.maxStepsPerInvocation);
+/**
+ * The steps of one invocation's expressions, EXPRESSION_LIMITS.maxStepsPerInvocation in all however many
+ * decisions it makes (again after a write conflict): each decision takes its allowance from `decision()`.
+ */
+export const invocationSteps = (): InvocationSteps =>
+  new InvocationSteps(EXPRESSION_LIMITS.maxStepsPerInvocation);
+
+/** The allowance of an invocation that makes one decision: EXPRESSION_LIMITS.maxStepsPerInvocation steps. */
+export const invocationAllowance = (): StepAllowance => invocationSteps().decision();
 
 /**
  * Functions refused in conditions and templates: nondeterministic (the clock, `$random`, and `$shuffle`, whose
@@ -230,6 +242,8 @@ export async function evaluateExpression(
   try {
     value = await expression.run.evaluate(data, await boundedBindings(allowance));
   } catch (thrown) {
+    // Not the expression's outcome: the invocation's earlier decisions used up its steps (expression-bounds.ts).
+    if (thrown instanceof InvocationStepsSpentError) throw thrown;
     return { ok: false, error: toExpressionError(thrown) };
   }
   if (typeof value === 'function')

@@ -26,7 +26,12 @@ export {
   StartNodeSchema,
   TemplateSchema,
 } from './definition.ts';
-export { OVER_BUDGET, StepAllowance } from './expression-bounds.ts';
+export {
+  InvocationSteps,
+  InvocationStepsSpentError,
+  OVER_BUDGET,
+  StepAllowance,
+} from './expression-bounds.ts';
 export {
   type CompiledExpression,
   compileExpression,
@@ -37,6 +42,7 @@ export {
   evaluateExpression,
   FORBIDDEN_FUNCTIONS,
   invocationAllowance,
+  invocationSteps,
   type Result,
 } from './expressions.ts';
 export {

@@ -7,18 +7,9 @@
  * with States.Timeout → ExpireStepApproval records the approval expired → the step runs again and fails
  * `expired`, never called; the run fails.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
-import {
-  applyWorkflowText,
-  createOwnTable,
-  type E2eStack,
-  getAudit,
-  removeDir,
-  runEnded,
-  startE2eStack,
-  tempDataDir,
-} from '../e2e/support.ts';
+import { describe, expect, it } from 'vitest';
+import { applyWorkflowText, getAudit, runEnded } from '../e2e/support.ts';
+import { graphStackForSuite } from '../support/graph-stack.ts';
 import { FixedClock } from '../support/store.ts';
 import { gatedGraph, startGated, stepApproval } from './gated-support.ts';
 import { stepsOf } from './support.ts';
@@ -26,31 +17,11 @@ import { stepsOf } from './support.ts';
 const clock = new FixedClock(new Date().toISOString());
 
 describe('a gated service step whose approval expires', () => {
-  let payments: FakePayments;
-  let dataDir: string;
-  let table: { endpoint: string; tableName: string };
-  let e2e: E2eStack | undefined;
-  const options = () => ({
-    dataDir,
-    clock,
-    allowLoopbackPorts: [payments.port],
-    internalHosts: ['127.0.0.1'],
-    humanTasks: 'in-memory' as const,
-  });
-
-  beforeAll(async () => {
-    payments = await startFakePayments();
-    dataDir = await tempDataDir();
-    table = await createOwnTable();
-  });
-  afterAll(async () => {
-    await e2e?.stack.stop();
-    await payments?.close();
-    await removeDir(dataDir);
-  });
+  const graph = graphStackForSuite({ clock });
 
   it('fails the step `expired` and never calls', async () => {
-    e2e = await startE2eStack(table, options());
+    const { payments } = graph;
+    let e2e = graph.e2e;
     const workflowId = await applyWorkflowText(
       e2e,
       'e2e-gated-expiry',
@@ -58,11 +29,7 @@ describe('a gated service step whose approval expires', () => {
     );
     const runId = await startGated(e2e, workflowId, 40);
     const first = await stepApproval(e2e, runId);
-    await e2e.stack.stop();
-    e2e = undefined;
-
-    clock.advance(58_000);
-    e2e = await startE2eStack(table, options());
+    e2e = await graph.restart(() => clock.advance(58_000));
     expect(e2e.stack.resumed).toContain(runId);
     const second = await stepApproval(e2e, runId, first.approval.taskToken);
     expect(second.approval.approvalId).toBe(first.approval.approvalId);

@@ -1,47 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   APPROVER,
   applyWorkflowText,
-  createOwnTable,
   type E2eStack,
   getAudit,
   getRun,
   openPage,
   postForm,
-  removeDir,
   runEnded,
-  startE2eStack,
-  tempDataDir,
 } from '../e2e/support.ts';
+import { graphStackForSuite } from '../support/graph-stack.ts';
 import { gatedGraph, startGated, stepApproval } from './gated-support.ts';
 import { stepsOf } from './support.ts';
 
 describe('a service step gated needs_approval, on the local stack', () => {
+  const graph = graphStackForSuite();
   let e2e: E2eStack;
-  let payments: FakePayments;
-  let dataDir: string;
   let workflowId: string;
 
   beforeAll(async () => {
-    payments = await startFakePayments();
-    dataDir = await tempDataDir();
-    e2e = await startE2eStack(await createOwnTable(), {
-      dataDir,
-      allowLoopbackPorts: [payments.port],
-      internalHosts: ['127.0.0.1'],
-      humanTasks: 'in-memory',
-    });
+    e2e = graph.e2e;
     workflowId = await applyWorkflowText(
       e2e,
       'e2e-gated-refund',
-      gatedGraph('e2e-gated-refund', payments.url),
+      gatedGraph('e2e-gated-refund', graph.payments.url),
     );
-  });
-  afterAll(async () => {
-    await e2e?.stack.stop();
-    await payments?.close();
-    await removeDir(dataDir);
   });
 
   it('waits with the exact call, and once approved pays once under the ledger', async () => {
@@ -61,7 +44,7 @@ describe('a service step gated needs_approval, on the local stack', () => {
       turn: 0,
     });
     expect((await getRun(e2e, runId)).pendingApprovalIds).toEqual([approval.approvalId]);
-    expect(payments.refunds).toHaveLength(0);
+    expect(graph.payments.refunds).toHaveLength(0);
 
     const form = await openPage(link);
     const page = await (await fetch(link)).text();
@@ -74,7 +57,7 @@ describe('a service step gated needs_approval, on the local stack', () => {
     expect(run.status).toBe('done');
     expect(run.pendingApprovalIds).toEqual([]);
     expect(
-      payments.refunds.filter((refund) => refund.customerId === 'c_7' && refund.amount === 30),
+      graph.payments.refunds.filter((refund) => refund.customerId === 'c_7' && refund.amount === 30),
     ).toHaveLength(1);
     const loaded = await e2e.stack.store.loadGraphRun(runId, { ledger: true });
     expect(loaded?.ledger).toEqual([expect.objectContaining({ tool: 'issue_refund', status: 'completed' })]);
@@ -100,7 +83,7 @@ describe('a service step gated needs_approval, on the local stack', () => {
   });
 
   it('denied: never called, the step fails `denied` and the run fails', async () => {
-    const before = payments.refunds.length;
+    const before = graph.payments.refunds.length;
     const runId = await startGated(e2e, workflowId, 31);
     const { link } = await stepApproval(e2e, runId);
     const form = await openPage(link);
@@ -110,7 +93,7 @@ describe('a service step gated needs_approval, on the local stack', () => {
 
     const run = await runEnded(e2e, runId);
     expect(run.status).toBe('failed');
-    expect(payments.refunds).toHaveLength(before);
+    expect(graph.payments.refunds).toHaveLength(before);
     const steps = await stepsOf(e2e, runId);
     expect(steps.refund).toMatchObject({ status: 'failed', error: { name: 'ApprovalDenied' } });
     expect(steps.refund?.error?.message).toMatch(new RegExp(`^denied: an approver \\(${APPROVER}\\) denied`));
@@ -124,7 +107,7 @@ describe('a service step gated needs_approval, on the local stack', () => {
   });
 
   it('the workflow disabled while the approval waits: approved, never called', async () => {
-    const before = payments.refunds.length;
+    const before = graph.payments.refunds.length;
     const runId = await startGated(e2e, workflowId, 32);
     const { link } = await stepApproval(e2e, runId);
     await e2e.client.post(`/v1/workflows/${workflowId}/disable`, {});
@@ -135,7 +118,7 @@ describe('a service step gated needs_approval, on the local stack', () => {
       ).toBe(200);
       const run = await runEnded(e2e, runId);
       expect(run.status).toBe('failed');
-      expect(payments.refunds).toHaveLength(before);
+      expect(graph.payments.refunds).toHaveLength(before);
       const steps = await stepsOf(e2e, runId);
       expect(steps.refund).toMatchObject({ status: 'failed', error: { name: 'GateDenied' } });
       expect(steps.refund?.error?.message).toContain('withdrawn or disabled');

@@ -6,21 +6,11 @@
  * the task `expired` (audited) and the step's `onTimeout` (declined). The clock never passes the window: the
  * page and the api refuse the task because its record says expired, not because the clock does.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { issueSubjectNonce } from '../../shared/approvals/index.ts';
-import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
 import type { HumanTask } from '../../shared/schemas/human-task.ts';
-import {
-  applyWorkflowText,
-  createOwnTable,
-  type E2eStack,
-  eventually,
-  getAudit,
-  removeDir,
-  runEnded,
-  startE2eStack,
-  tempDataDir,
-} from '../e2e/support.ts';
+import { applyWorkflowText, eventually, getAudit, runEnded } from '../e2e/support.ts';
+import { graphStackForSuite } from '../support/graph-stack.ts';
 import { FixedClock } from '../support/store.ts';
 import { refundGraph, startRefund, stepsOf } from './support.ts';
 
@@ -28,31 +18,12 @@ const clock = new FixedClock(new Date().toISOString());
 const MANAGER = 'manager@example.com';
 
 describe('a human task whose wait times out (the real service)', () => {
-  let payments: FakePayments;
-  let dataDir: string;
-  let table: { endpoint: string; tableName: string };
-  let e2e: E2eStack | undefined;
-  const options = () => ({
-    dataDir,
-    clock,
-    allowLoopbackPorts: [payments.port],
-    internalHosts: ['127.0.0.1'],
-  });
-
-  beforeAll(async () => {
-    payments = await startFakePayments();
-    dataDir = await tempDataDir();
-    table = await createOwnTable();
-  });
-  afterAll(async () => {
-    await e2e?.stack.stop();
-    await payments?.close();
-    await removeDir(dataDir);
-  });
+  const graph = graphStackForSuite({ clock, humanTasks: 'service' });
 
   it('expires the task, takes onTimeout, and refuses a late submission', async () => {
     // Prepare: the manager review waits, its link in the inbox.
-    e2e = await startE2eStack(table, options());
+    const { payments } = graph;
+    let e2e = graph.e2e;
     const workflowId = await applyWorkflowText(
       e2e,
       'refund-unanswered',
@@ -67,12 +38,8 @@ describe('a human task whose wait times out (the real service)', () => {
       first.stack.inbox.notices().find((n) => n.runId === runId && n.approver === MANAGER),
     );
     const linkPath = ((url) => `${url.pathname}${url.search}`)(new URL(sent.url));
-    await e2e.stack.stop();
-    e2e = undefined;
-
     // Act: 2 s of the 86,400 s window are left when the stack comes back; the wait's timer fires.
-    clock.advance((86_400 - 2) * 1000);
-    e2e = await startE2eStack(table, options());
+    e2e = await graph.restart(() => clock.advance((86_400 - 2) * 1000));
     expect(e2e.stack.resumed).toContain(runId);
     const run = await runEnded(e2e, runId, 30_000);
 
@@ -95,7 +62,7 @@ describe('a human task whose wait times out (the real service)', () => {
 
     // The owner's list shows it expired, never open.
     const list = async (status: string) =>
-      (await e2e!.client.get<{ items: HumanTask[] }>(`/v1/human-tasks?status=${status}`)).items.map(
+      (await e2e.client.get<{ items: HumanTask[] }>(`/v1/human-tasks?status=${status}`)).items.map(
         (t) => t.taskId,
       );
     expect(await list('open')).not.toContain(task.taskId);

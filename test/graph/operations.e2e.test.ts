@@ -8,24 +8,18 @@
  * - cancel: a run waiting on its human task is cancelled: the step is `cancelled`, the task closed;
  * - owner fencing: another owner's run id answers 404, as a missing one.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, ApiError } from '../../shared/cli/client.ts';
-import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 import {
   type AuditView,
   applyWorkflowText,
-  createOwnTable,
   type E2eStack,
   eventually,
   getRun,
-  removeDir,
   runEnded,
-  startE2eStack,
-  tempDataDir,
 } from '../e2e/support.ts';
+import { graphStackForSuite } from '../support/graph-stack.ts';
 import { missingRunId } from '../support/store.ts';
 import { refundGraph, startRefund, stepsOf } from './support.ts';
 
@@ -45,43 +39,29 @@ async function statusOf(client: ApiClient, path: string): Promise<number> {
 }
 
 describe('graph run operations on the local stack', () => {
+  const graph = graphStackForSuite({
+    apiKeys: { [KEY_A]: { owner: 'team-a' }, [KEY_B]: { owner: 'team-b' } },
+  });
   let e2e: E2eStack;
-  let payments: FakePayments;
-  let dataDir: string;
   let small: string;
   let large: string;
 
   beforeAll(async () => {
-    payments = await startFakePayments();
-    dataDir = await tempDataDir();
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(
-      join(dataDir, 'api-keys.json'),
-      JSON.stringify({ keys: { [KEY_A]: { owner: 'team-a' }, [KEY_B]: { owner: 'team-b' } } }),
-    );
-    const started = await startE2eStack(await createOwnTable(), {
-      dataDir,
-      allowLoopbackPorts: [payments.port],
-      internalHosts: ['127.0.0.1'],
-      humanTasks: 'in-memory',
-    });
+    const started = graph.e2e;
     e2e = { ...started, client: new ApiClient(started.stack.url, { kind: 'api-key', apiKey: KEY_A }) };
-    small = await applyWorkflowText(e2e, 'refund-request', refundGraph('refund-request', payments.url));
-    large = await applyWorkflowText(e2e, 'refund-large', refundGraph('refund-large', payments.url));
-  });
-  afterAll(async () => {
-    await e2e?.stack.stop();
-    await payments?.close();
-    await removeDir(dataDir);
+    const { url } = graph.payments;
+    small = await applyWorkflowText(e2e, 'refund-request', refundGraph('refund-request', url));
+    large = await applyWorkflowText(e2e, 'refund-large', refundGraph('refund-large', url));
   });
 
   const post = async (path: string) => (await e2e.client.post<{ run: Run }>(path, {})).body.run;
   const anchoredAudit = (runId: string) =>
     e2e.client.get<AuditView & { anchored: boolean }>(`/v1/runs/${runId}/audit`);
-  const paid = (customerId: string) => payments.refunds.filter((refund) => refund.customerId === customerId);
+  const paid = (customerId: string) =>
+    graph.payments.refunds.filter((refund) => refund.customerId === customerId);
 
   it('retrying a failed step re-runs only that step', async () => {
-    payments.failNext(1);
+    graph.payments.failNext(1);
     const runId = await startRefund(e2e, small, 'Order 1: the vase arrived broken. Customer c_17.');
     const failed = await runEnded(e2e, runId, 30_000);
     expect(failed.status).toBe('failed');

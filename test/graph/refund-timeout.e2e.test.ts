@@ -6,49 +6,20 @@
  * wait fails with States.Timeout, the Catch records the step's `onTimeout` (continue with approve: false,
  * timedOut), the `declined` end is reached, and nothing is paid.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
-import {
-  applyWorkflowText,
-  createOwnTable,
-  type E2eStack,
-  eventually,
-  removeDir,
-  runEnded,
-  startE2eStack,
-  tempDataDir,
-} from '../e2e/support.ts';
+import { describe, expect, it } from 'vitest';
+import { applyWorkflowText, eventually, runEnded } from '../e2e/support.ts';
+import { graphStackForSuite } from '../support/graph-stack.ts';
 import { FixedClock } from '../support/store.ts';
 import { refundGraph, startRefund, stepsOf } from './support.ts';
 
 const clock = new FixedClock(new Date().toISOString());
 
 describe('a human task that times out', () => {
-  let payments: FakePayments;
-  let dataDir: string;
-  let table: { endpoint: string; tableName: string };
-  let e2e: E2eStack | undefined;
-  const options = () => ({
-    dataDir,
-    clock,
-    allowLoopbackPorts: [payments.port],
-    internalHosts: ['127.0.0.1'],
-    humanTasks: 'in-memory' as const,
-  });
-
-  beforeAll(async () => {
-    payments = await startFakePayments();
-    dataDir = await tempDataDir();
-    table = await createOwnTable();
-  });
-  afterAll(async () => {
-    await e2e?.stack.stop();
-    await payments?.close();
-    await removeDir(dataDir);
-  });
+  const graph = graphStackForSuite({ clock });
 
   it('takes its onTimeout path (declined), pays nothing', async () => {
-    e2e = await startE2eStack(table, options());
+    const { payments } = graph;
+    let e2e = graph.e2e;
     const workflowId = await applyWorkflowText(
       e2e,
       'refund-unanswered',
@@ -59,11 +30,7 @@ describe('a human task that times out', () => {
     await eventually('the manager review task', async () =>
       first.stack.humanTasks.find(runId, 'manager_review'),
     );
-    await e2e.stack.stop();
-    e2e = undefined;
-
-    clock.advance((86_400 - 2) * 1000);
-    e2e = await startE2eStack(table, options());
+    e2e = await graph.restart(() => clock.advance((86_400 - 2) * 1000));
     expect(e2e.stack.resumed).toContain(runId);
     const run = await runEnded(e2e, runId, 30_000);
     const steps = await stepsOf(e2e, runId);

@@ -7,22 +7,12 @@
  *   approved all the same, the call is refused (the stricter gate of the two versions wins), never sent.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunChange } from '../../shared/core/store-port.ts';
-import { type FakePayments, startFakePayments } from '../../shared/demo/fake-payments.ts';
 import type { ServiceStepDeps } from '../../shared/graph-run/service-step.ts';
 import type { Run } from '../../shared/schemas/run.ts';
-import {
-  applyWorkflowText,
-  createOwnTable,
-  type E2eStack,
-  openPage,
-  postForm,
-  removeDir,
-  runEnded,
-  startE2eStack,
-  tempDataDir,
-} from '../e2e/support.ts';
+import { applyWorkflowText, openPage, postForm, runEnded } from '../e2e/support.ts';
+import { graphStackForSuite } from '../support/graph-stack.ts';
 import { withStoreOverrides } from '../support/store-overrides.ts';
 import { gatedGraph, startGated, stepApproval } from './gated-support.ts';
 import { stepsOf } from './support.ts';
@@ -42,28 +32,10 @@ const killSwitchBetweenReadAndWrite = (deps: ServiceStepDeps): ServiceStepDeps =
 });
 
 describe('service steps under the live workflow head', () => {
-  let e2e: E2eStack;
-  let payments: FakePayments;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    payments = await startFakePayments();
-    dataDir = await tempDataDir();
-    e2e = await startE2eStack(await createOwnTable(), {
-      dataDir,
-      allowLoopbackPorts: [payments.port],
-      internalHosts: ['127.0.0.1'],
-      humanTasks: 'in-memory',
-      wrapServiceDeps: killSwitchBetweenReadAndWrite,
-    });
-  });
-  afterAll(async () => {
-    await e2e?.stack.stop();
-    await payments?.close();
-    await removeDir(dataDir);
-  });
+  const graph = graphStackForSuite({ wrapServiceDeps: killSwitchBetweenReadAndWrite });
 
   it('refuses an allowed call when the workflow is disabled between the step read and its write', async () => {
+    const { e2e, payments } = graph;
     const name = 'e2e-live-head-allowed';
     const ungated = gatedGraph(name, payments.url).replace(
       'gates: { issue_refund: needs_approval }',
@@ -90,6 +62,7 @@ describe('service steps under the live workflow head', () => {
   });
 
   it('refuses an approved call once a newer version gates the action deny', async () => {
+    const { e2e, payments } = graph;
     const name = 'e2e-live-head-republished';
     const workflowId = await applyWorkflowText(e2e, name, gatedGraph(name, payments.url));
     const runId = await startGated(e2e, workflowId, 60);

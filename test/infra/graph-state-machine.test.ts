@@ -72,6 +72,23 @@ describe('GraphStateMachine', () => {
     ).toBe('INLINE');
   });
 
+  it('retries the tasks that evaluate expressions on InvocationStepsSpentError, in a fresh invocation, with backoff', () => {
+    // A decision made again after write conflicts found its invocation's expression steps spent (nothing was
+    // recorded, shared/graph/expression-bounds.ts): a fresh invocation has them all. The States Language matches
+    // a Lambda function's error by its name (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html).
+    const tasks = [
+      top[GRAPH_STATE_NAMES.advance],
+      top[GRAPH_STATE_NAMES.serviceStep],
+      item[GRAPH_STATE_NAMES.serviceTask],
+      item[GRAPH_STATE_NAMES.humanTask],
+    ];
+    for (const task of tasks) {
+      const retriers = task?.Retry as { ErrorEquals: string[]; MaxAttempts: number; BackoffRate: number }[];
+      const retrier = retriers.find((each) => each.ErrorEquals.includes('InvocationStepsSpentError'));
+      expect(retrier).toMatchObject({ MaxAttempts: 6, BackoffRate: 2, JitterStrategy: 'FULL' });
+    }
+  });
+
   it('waits for a human task with its own timeout; States.Timeout is caught (→ onTimeout), never retried', () => {
     const human = item[GRAPH_STATE_NAMES.humanTask] as State & Record<string, unknown>;
     expect(human.Resource).toMatch(/lambda:invoke\.waitForTaskToken$/);

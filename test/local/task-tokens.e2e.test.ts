@@ -6,29 +6,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/cli/client.ts';
-import { startFakePayments } from '../../shared/demo/fake-payments.ts';
 import type { AwsCallRecord } from '../../shared/runtime/aws-call-recorder.ts';
-import {
-  applyWorkflowText,
-  createOwnTable,
-  eventually,
-  removeDir,
-  startE2eStack,
-  tempDataDir,
-} from '../e2e/support.ts';
+import { applyWorkflowText, eventually } from '../e2e/support.ts';
 import { refundGraph, startRefund, stepsOf } from '../graph/support.ts';
+import { startGraphStack } from '../support/graph-stack.ts';
 
 describe('task-token answers on the local stack', () => {
   it('answers the wait of a human task closed by a cancel, through the endpoint', async () => {
     const calls: AwsCallRecord[] = [];
-    const payments = await startFakePayments();
-    const dataDir = await tempDataDir();
-    const e2e = await startE2eStack(await createOwnTable(), {
-      dataDir,
-      allowLoopbackPorts: [payments.port],
-      internalHosts: ['127.0.0.1'],
+    const graph = await startGraphStack({
+      humanTasks: 'service',
       awsCalls: (record) => calls.push(record),
     });
+    const { e2e, payments } = graph;
     try {
       const workflowId = await applyWorkflowText(
         e2e,
@@ -62,9 +52,7 @@ describe('task-token answers on the local stack', () => {
         client: 'SFNClient',
       });
     } finally {
-      await e2e.stack.stop();
-      await payments.close();
-      await removeDir(dataDir);
+      await graph.stop();
     }
   });
 });

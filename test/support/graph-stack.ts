@@ -2,7 +2,9 @@
  * A local stack for graph e2e tests, one per test file: its own table and data directory, a fake payments
  * server on loopback that the egress guard may reach (and that counts for an internal host, so its POSTs are no
  * external publish), and the in-memory human tasks whose `submit` answers the wait (or the real service). `graphStackForSuite()`
- * starts it in `beforeAll` and stops everything in `afterAll`.
+ * starts it in `beforeAll` and stops everything in `afterAll`. `restart()` stops the local stack and starts it
+ * again on the same table and data directory (a process that went away, then came back: it resumes the runs it
+ * finds), with the payments server kept.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,7 +13,17 @@ import { type FakePayments, startFakePayments } from '../../shared/demo/fake-pay
 import type { LocalStackOptions } from '../../shared/local/stack.ts';
 import { createOwnTable, type E2eStack, removeDir, startE2eStack, tempDataDir } from '../e2e/support.ts';
 
-export type GraphStack = { e2e: E2eStack; payments: FakePayments; stop(): Promise<void> };
+export type GraphStack = {
+  /** The stack now running (a new one after each `restart`). */
+  readonly e2e: E2eStack;
+  payments: FakePayments;
+  /**
+   * Stops the local stack, runs `meanwhile` (moving the stack's clock while nothing runs), then starts it again
+   * with the same options, table and data directory; answers the new one (also `e2e` from now on).
+   */
+  restart(meanwhile?: () => void | Promise<void>): Promise<E2eStack>;
+  stop(): Promise<void>;
+};
 export type GraphStackOptions = Omit<
   LocalStackOptions,
   'dynamodbEndpoint' | 'tableName' | 'dataDir' | 'humanTasks'
@@ -29,21 +41,40 @@ export async function startGraphStack(options: GraphStackOptions = {}): Promise<
   const { humanTasks = 'in-memory', apiKeys, ...stackOptions } = options;
   const payments = await startFakePayments();
   const dataDir = await tempDataDir();
-  const stop = async (e2e?: E2eStack) => {
-    await e2e?.stack.stop();
+  let current: E2eStack | undefined;
+  const stop = async () => {
+    await current?.stack.stop();
+    current = undefined;
     await payments.close();
     await removeDir(dataDir);
   };
   try {
     if (apiKeys) await writeFile(join(dataDir, 'api-keys.json'), JSON.stringify({ keys: apiKeys }));
-    const e2e = await startE2eStack(await createOwnTable(), {
-      dataDir,
-      allowLoopbackPorts: [payments.port],
-      internalHosts: ['127.0.0.1'],
-      ...(humanTasks === 'service' ? {} : { humanTasks }),
-      ...stackOptions,
-    });
-    return { e2e, payments, stop: () => stop(e2e) };
+    const table = await createOwnTable();
+    const start = () =>
+      startE2eStack(table, {
+        dataDir,
+        allowLoopbackPorts: [payments.port],
+        internalHosts: ['127.0.0.1'],
+        ...(humanTasks === 'service' ? {} : { humanTasks }),
+        ...stackOptions,
+      });
+    current = await start();
+    return {
+      get e2e() {
+        if (!current) throw new Error('the graph stack is stopped');
+        return current;
+      },
+      payments,
+      async restart(meanwhile) {
+        await current?.stack.stop();
+        current = undefined;
+        await meanwhile?.();
+        current = await start();
+        return current;
+      },
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -70,5 +101,6 @@ export function graphStackForSuite(options: GraphStackOptions = {}): Omit<GraphS
     get payments() {
       return get().payments;
     },
+    restart: (meanwhile) => get().restart(meanwhile),
   };
 }
