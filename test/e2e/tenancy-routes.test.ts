@@ -9,8 +9,16 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiFunctionApp } from '../../shared/api/api-function-app.ts';
+import type { ApiDeps } from '../../shared/api/deps.ts';
+import { createMcpApp, type McpAppDeps } from '../../shared/api/mcp-app.ts';
+import { createWorkflowWriteApp } from '../../shared/api/workflow-write-app.ts';
+import type { ApprovalAppDeps } from '../../shared/approvals-http/deps.ts';
 import { ApiClient } from '../../shared/cli/client.ts';
+import type { HumanTaskDeps } from '../../shared/human-tasks/deps.ts';
+import { signedPagesApp } from '../../shared/human-tasks/signed-pages.ts';
 import { humanTaskId } from '../../shared/schemas/human-task.ts';
 import { jobIdOf } from '../../shared/schemas/job.ts';
 import { refundGraph, startRefund } from '../graph/support.ts';
@@ -346,6 +354,32 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
       'rows of ROUTES (test/e2e/tenancy-fixtures.ts) for routes the stack no longer serves',
     ).toEqual([]);
     expect(served.length).toBeGreaterThan(40);
+  });
+
+  it('probes every route the AWS functions serve: each is a route of the stack', () => {
+    // Building the apps reads no port (test/api/route-split.test.ts); the pages check their public URL only.
+    const deps = {
+      authenticator: { authenticate: () => undefined },
+      mcp: async () => new Response(null, { status: 204 }),
+      publicBaseUrl: 'https://pages.example.com',
+    };
+    const functions: Record<string, Hono> = {
+      api: createApiFunctionApp(deps as unknown as ApiDeps) as unknown as Hono,
+      'workflow-write': createWorkflowWriteApp(deps as unknown as ApiDeps) as unknown as Hono,
+      mcp: createMcpApp(deps as unknown as McpAppDeps) as unknown as Hono,
+      'approval-http': signedPagesApp(deps as unknown as ApprovalAppDeps, deps as unknown as HumanTaskDeps),
+    };
+    const elsewhere = Object.entries(functions).flatMap(([name, app]) =>
+      app.routes
+        .filter((route) => route.method !== 'ALL')
+        .map((route) => `${route.method} ${route.path}`)
+        .filter((route) => !e2e.stack.routes.includes(route))
+        .map((route) => `${name}: ${route}`),
+    );
+    expect(
+      elsewhere,
+      'routes served on AWS that the local stack does not serve (and so this check does not probe)',
+    ).toEqual([]);
   });
 
   it.each(Object.entries(ROUTES))(
