@@ -183,8 +183,8 @@ function echoSwapped(reply: Reply, probe: Probe): Reply {
   return JSON.parse(text);
 }
 
-/** Every item of A's in the stack's table (by key, index key or owner attribute), as sorted JSON. */
-async function itemsOfA(): Promise<string[]> {
+/** Every item of `owner`'s in the stack's table (by key, index key or owner attribute), as sorted JSON. */
+async function itemsOf(owner: string): Promise<string[]> {
   const { store } = e2e.stack;
   const items: string[] = [];
   let startKey: Record<string, unknown> | undefined;
@@ -195,7 +195,7 @@ async function itemsOfA(): Promise<string[]> {
         FilterExpression:
           'contains(pk, :o) OR contains(sk, :o) OR contains(gsi1pk, :o) OR contains(gsi2pk, :o) OR #owner = :o',
         ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':o': 'team-a' },
+        ExpressionAttributeValues: { ':o': owner },
         ExclusiveStartKey: startKey,
       }),
     );
@@ -207,6 +207,10 @@ async function itemsOfA(): Promise<string[]> {
   } while (startKey);
   return items.sort();
 }
+
+const itemsOfA = () => itemsOf('team-a');
+/** What the caller's owner got written by a request: B's answer to A's id may not differ even there. */
+const addedFor = (before: string[], after: string[]) => after.filter((item) => !before.includes(item));
 
 async function asA(method: 'GET' | 'POST', path: string, body?: unknown, key = KEY_A) {
   const client = new ApiClient(e2e.stack.url, { kind: 'api-key', apiKey: key });
@@ -319,12 +323,17 @@ async function probeRoute(route: string, probe: Probe) {
   const before = await itemsOfA();
   if (namesIds(probe)) {
     const request = requestOf(route, probe, 'foreign');
+    const b0 = await itemsOf('team-b');
     const foreignReply = await send(probe.as, request.method, request.path, probe);
+    const b1 = await itemsOf('team-b');
     const missingRequest = requestOf(route, probe, 'missing');
     const missingReply = await send(probe.as, missingRequest.method, missingRequest.path, probe);
+    const b2 = await itemsOf('team-b');
     const label = `${probe.as} ${request.method} ${request.path} (missing: ${missingRequest.path})`;
     expect(missingReply.status, label).toBe(probe.status ?? 404);
     expect(echoSwapped(foreignReply, probe), label).toEqual(missingReply);
+    // Nor in what B's own items record of the two (an audit entry B could read back).
+    expect(addedFor(b0, b1), `${label}: B's items`).toEqual(addedFor(b1, b2));
   } else {
     const request = requestOf(route, probe, 'missing');
     const reply = await send(probe.as, request.method, request.path, probe);
