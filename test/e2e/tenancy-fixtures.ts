@@ -19,6 +19,8 @@ export type IdKind =
   | 'graphRun'
   | 'externalRun'
   | 'jobRun'
+  /** The child agent run of A's graph run's triage step. */
+  | 'childRun'
   | 'approval'
   | 'humanTask'
   | 'job'
@@ -48,7 +50,7 @@ export type Probe = {
 
 export type Fixture = { probes: Probe[] } | { exempt: string };
 
-const runKinds: IdKind[] = ['agentRun', 'graphRun', 'externalRun', 'jobRun'];
+const runKinds: IdKind[] = ['agentRun', 'graphRun', 'externalRun', 'jobRun', 'childRun'];
 const workflowKinds: IdKind[] = ['agentWorkflow', 'graphWorkflow', 'externalWorkflow'];
 const eachRun = (extra: Omit<Probe, 'as' | 'params'> = {}, params: Record<string, Value> = {}): Probe[] =>
   runKinds.map((id) => ({ as: 'ownerB', params: { id, ...params }, ...extra }));
