@@ -214,6 +214,8 @@ export async function startTenancyWorld(): Promise<void> {
       textFixture('job-helper', 'Done: 42.'),
     ],
     externalEngines: { 'http-runtime': { enabled: true, settings: { endpoint: 'http://127.0.0.1:9' } } },
+    // No periodic jobs sweep: nothing writes A's items but the probes (A's job has ended anyway).
+    jobSweepIntervalMs: 0,
   });
   e2e = graph.e2e;
   origin = new URL(e2e.stack.url).origin;
