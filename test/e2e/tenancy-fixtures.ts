@@ -46,6 +46,11 @@ export type Probe = {
   form?: Record<string, string>;
   /** The status the missing id answers (default 404): proves the probe reached the id check. */
   status?: number;
+  /**
+   * B's probes are sent again with the key of a client of A's own: what a client gets on an owner's route, for
+   * A's id and a missing one alike (default 403).
+   */
+  clientStatus?: number;
 };
 
 export type Fixture = { probes: Probe[] } | { exempt: string };
@@ -162,7 +167,8 @@ export const ROUTES: Record<string, Fixture> = {
   'GET /v1/openapi.json': { exempt: 'the public API document: the same for every caller, no owner data' },
   // The local stack's own pages.
   'GET /local/runs/:id/recording': { probes: eachRun() },
-  'GET /local/inbox': { probes: [{ as: 'ownerB' }] },
+  // A client's key opens no inbox: it gets the sign-in form, as nobody does.
+  'GET /local/inbox': { probes: [{ as: 'ownerB', clientStatus: 200 }] },
   'POST /local/session': { probes: [{ as: 'anonymous', form: { key: 'B' }, status: 303 }] },
   'POST /local/session/end': { probes: [{ as: 'anonymous' }] },
   // The approval and human-task pages: the signed link is the credential, checked before the id is read; with

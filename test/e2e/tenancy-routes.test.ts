@@ -119,7 +119,13 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
     "%s: A's id answers B as a missing id does, B sees none of A's ids, and nothing of A's changes",
     async (route, fixture) => {
       if ('exempt' in fixture) return;
-      for (const probe of fixture.probes) await probeRoute(route, probe);
+      for (const probe of fixture.probes) {
+        await probeRoute(route, probe);
+        // A client of A's own on an owner's route: refused whatever the id (clients have /v1/jobs and /mcp only),
+        // so it reads nothing of its owner's either.
+        if (probe.as === 'ownerB')
+          await probeRoute(route, { ...probe, as: 'siblingA', status: probe.clientStatus ?? 403 });
+      }
     },
   );
 
