@@ -115,6 +115,14 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
     ).toEqual([]);
   });
 
+  it("probes each route with a path parameter with at least one of A's ids", () => {
+    const idless = Object.entries(ROUTES)
+      .filter(([route, fixture]) => route.includes('/:') && 'probes' in fixture)
+      .filter(([, fixture]) => 'probes' in fixture && !fixture.probes.some(namesIds))
+      .map(([route]) => route);
+    expect(idless, "rows of ROUTES whose probes name none of A's ids for the route's parameters").toEqual([]);
+  });
+
   it.each(Object.entries(ROUTES))(
     "%s: A's id answers B as a missing id does, B sees none of A's ids, and nothing of A's changes",
     async (route, fixture) => {
@@ -164,6 +172,15 @@ describe('Tenancy of every tool of the jobs MCP server', () => {
       'tools without a tenancy fixture: add a row for each to TOOLS in test/e2e/tenancy-fixtures.ts',
     ).toEqual([]);
     expect(Object.keys(TOOLS).filter((name) => !listed.includes(name))).toEqual([]);
+    // An argument named like an id (`jobId`, any `…Id`) is probed with A's: its row says which of A's objects.
+    const unprobed = tools.flatMap((tool) =>
+      Object.keys(tool.inputSchema.properties ?? {})
+        .filter((arg) => /Id$/.test(arg) && TOOLS[tool.name]?.ids?.[arg] === undefined)
+        .map((arg) => `${tool.name}.${arg}`),
+    );
+    expect(unprobed, 'id arguments without an entry in their TOOLS row (ids)').toEqual([]);
+    // Tools are all the server offers: a resource or a prompt would need probes of its own here.
+    expect(Object.keys(mcp('clientB').getServerCapabilities() ?? {})).toEqual(['tools']);
   });
 
   describe.each(['clientB', 'siblingA'] as const)('as %s', (caller) => {
