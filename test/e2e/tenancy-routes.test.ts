@@ -2,11 +2,11 @@
  * Tenancy, derived from the code: every route the local stack's HTTP server matches (the API, the local
  * extras, the console, the approval and human-task pages) and every tool of the jobs MCP server is probed with
  * owner A's ids as owner B (B's client, a second client of A's, B in the console, nobody), against a missing
- * id of the same shape: the two answers are the same, status and body (the id a reply echoes swapped), and
- * nothing of A's changes (every item of A's in the table, byte for byte). A probe without an id must show
- * none of A's ids. The route and tool lists come from the stack and the MCP server themselves: one without a
- * fixture in tenancy-fixtures.ts fails the check, with the row to add. The stack and A's objects:
- * tenancy-world.ts.
+ * id of the same shape: the two answers are the same, status, headers and body (the id a reply echoes
+ * swapped), and nothing of A's changes (every item of A's in the table, byte for byte). A probe without an id
+ * must show none of A's ids. B's probes are sent again by a client of A's own, which owner routes refuse. The
+ * route and tool lists come from the stack and the MCP server themselves: one without a fixture in
+ * tenancy-fixtures.ts fails the check, with the row to add. The stack and A's objects: tenancy-world.ts.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Hono } from 'hono';
