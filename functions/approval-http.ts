@@ -4,8 +4,7 @@
  */
 import type { Hono } from 'hono';
 import { handle } from 'hono/aws-lambda';
-import { createApprovalApp } from '../shared/approvals-http/index.ts';
-import { createHumanTaskApp } from '../shared/human-tasks/app.ts';
+import { signedPagesApp } from '../shared/human-tasks/signed-pages.ts';
 import { approvalAppDeps } from '../shared/runtime/aws/approval-app.ts';
 import { humanTaskAppDeps } from '../shared/runtime/aws/human-tasks.ts';
 import { handlerTelemetry, withInvocation } from '../shared/runtime/telemetry.ts';
@@ -27,12 +26,8 @@ export const handler = tracedHandler('approval-http', (event: LambdaEvent, conte
     {},
     async () => {
       app ??= Promise.all([approvalAppDeps(), humanTaskAppDeps()])
-        .then(([approvalDeps, taskDeps]) => {
-          // One function serves both signed-page families: `/approvals/*` and `/human-tasks/*`.
-          const pages = createApprovalApp(approvalDeps);
-          pages.route('/', createHumanTaskApp(taskDeps));
-          return pages;
-        })
+        // One function serves both signed-page families: `/approvals/*` and `/human-tasks/*`.
+        .then(([approvalDeps, taskDeps]) => signedPagesApp(approvalDeps, taskDeps))
         .catch((error: unknown) => {
           app = undefined;
           throw error;

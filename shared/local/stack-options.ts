@@ -142,5 +142,10 @@ export type LocalStack = {
   jobs: JobsDeps;
   /** Deliverable runs found without a delivery record on start, delivered (or refused) then. */
   delivered: string[];
+  /**
+   * Every route the stack's HTTP server matches, `METHOD path` as Hono lists them (middleware and fallbacks,
+   * method ALL, left out): what test/e2e/tenancy-routes.test.ts holds a fixture for, route by route.
+   */
+  routes: readonly string[];
   stop(): Promise<void>;
 };

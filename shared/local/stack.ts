@@ -67,6 +67,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       modelUrl,
       resumed,
       delivered,
+      routes: [
+        ...new Set(app.routes.filter((route) => route.method !== 'ALL').map((r) => `${r.method} ${r.path}`)),
+      ],
       stop,
     };
   } catch (error) {

@@ -34,7 +34,7 @@ export type GraphStackOptions = Omit<
    */
   humanTasks?: LocalStackOptions['humanTasks'] | 'service';
   /** Owners' API keys, written to `<dataDir>/api-keys.json` before the stack starts. */
-  apiKeys?: Record<string, { owner: string }>;
+  apiKeys?: Record<string, { owner: string; client?: string }>;
 };
 
 export async function startGraphStack(options: GraphStackOptions = {}): Promise<GraphStack> {

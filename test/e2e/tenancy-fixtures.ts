@@ -1,0 +1,237 @@
+/**
+ * The fixtures of the tenancy check (tenancy-routes.test.ts): one row per route of the local stack's HTTP
+ * server, keyed `METHOD path` as Hono lists it, and one row per tool of the jobs MCP server. A route or tool
+ * without a row fails the check, so a new one is covered the day it is added.
+ *
+ * A probe names, for each id in the request (path parameter, query parameter), which of owner A's objects it
+ * stands for; the check sends it once with A's id and once with a well-formed missing id of the same kind, as
+ * owner B (or B's client, or a sibling client of A's), and both answers must be the same. A probe that names no
+ * id is sent once: its answer must mention none of A's ids. Either way, nothing of A's may change.
+ */
+import { baseGrant } from '../jobs/support.ts';
+
+/** A's objects, by kind: each has a missing counterpart of the same shape (MISSING in the test). */
+export type IdKind =
+  | 'agentWorkflow'
+  | 'graphWorkflow'
+  | 'externalWorkflow'
+  | 'agentRun'
+  | 'graphRun'
+  | 'externalRun'
+  | 'jobRun'
+  /** The child agent run of A's graph run's triage step. */
+  | 'childRun'
+  | 'approval'
+  | 'humanTask'
+  | 'job'
+  | 'client'
+  /** The `nextToken` of the first page (limit 1) of A's runs, and of A's workflows. */
+  | 'runsToken'
+  | 'workflowsToken';
+
+/** Who asks: B's owner key, B's client key, a second client of A's, B in the console, or nobody. */
+export type Caller = 'ownerB' | 'clientB' | 'siblingA' | 'consoleB' | 'anonymous';
+
+/** A path or query value: one of A's ids (swapped for a missing one) or a literal sent as is. */
+export type Value = IdKind | { literal: string };
+export const lit = (literal: string): Value => ({ literal });
+
+export type Probe = {
+  as: Caller;
+  /** Every path parameter of the route. */
+  params?: Record<string, Value>;
+  query?: Record<string, Value>;
+  /** A minimal valid JSON body (or a form, for the pages). */
+  json?: unknown;
+  form?: Record<string, string>;
+  /** The status the missing id answers (default 404): proves the probe reached the id check. */
+  status?: number;
+  /**
+   * B's probes are sent again with the key of a client of A's own: what a client gets on an owner's route, for
+   * A's id and a missing one alike (default 403).
+   */
+  clientStatus?: number;
+};
+
+export type Fixture = { probes: Probe[] } | { exempt: string };
+
+const runKinds: IdKind[] = ['agentRun', 'graphRun', 'externalRun', 'jobRun', 'childRun'];
+const workflowKinds: IdKind[] = ['agentWorkflow', 'graphWorkflow', 'externalWorkflow'];
+const eachRun = (extra: Omit<Probe, 'as' | 'params'> = {}, params: Record<string, Value> = {}): Probe[] =>
+  runKinds.map((id) => ({ as: 'ownerB', params: { id, ...params }, ...extra }));
+const eachWorkflow = (extra: Omit<Probe, 'as' | 'params'> = {}, params: Record<string, Value> = {}) =>
+  workflowKinds.map((id): Probe => ({ as: 'ownerB', params: { id, ...params }, ...extra }));
+/** The same probe as B's client and as A's other client (the job routes are per client). */
+const asClients = (probe: Omit<Probe, 'as'>): Probe[] => [
+  { as: 'clientB', ...probe },
+  { as: 'siblingA', ...probe },
+];
+
+/** A definition B could save: valid, so only the id decides the answer. */
+export const agentDefinition = (name: string) => ({
+  name,
+  description: 'tenancy check',
+  model: { id: 'claude-sonnet-5-5', maxTokens: 512 },
+  prompt: { system: 'Say done.' },
+  allowedActions: ['current_time'],
+  trigger: { type: 'on_demand' },
+  budget: { maxUsdPerRun: 1, maxTurns: 2, maxToolCallsPerTurn: 1 },
+});
+const grantChange = { grant: baseGrant({ maxTurns: 4 }) };
+/** A link token of the right shape that no key signed. */
+const FORGED = `v1.${'A'.repeat(43)}.${'B'.repeat(43)}`;
+const event = { Entries: [{ Source: 'com.example.orders', DetailType: 'Order Placed', Detail: '{}' }] };
+
+export const ROUTES: Record<string, Fixture> = {
+  // Workflows.
+  'GET /v1/workflows': {
+    probes: [
+      { as: 'ownerB' },
+      { as: 'ownerB', query: { include: lit('summary') } },
+      { as: 'ownerB', query: { limit: lit('1'), nextToken: 'workflowsToken' }, status: 400 },
+    ],
+  },
+  'POST /v1/workflows': { probes: [{ as: 'ownerB', json: agentDefinition('tenancy-a-agent'), status: 201 }] },
+  'GET /v1/workflows/:id': { probes: eachWorkflow() },
+  'DELETE /v1/workflows/:id': { probes: eachWorkflow() },
+  'POST /v1/workflows/:id/enable': { probes: eachWorkflow() },
+  'POST /v1/workflows/:id/disable': { probes: eachWorkflow() },
+  'GET /v1/workflows/:id/spend': { probes: eachWorkflow() },
+  'POST /v1/workflows/:id/runs': { probes: eachWorkflow({ json: { input: { message: 'x' } } }) },
+  'POST /v1/workflows/:id/versions': {
+    probes: [
+      { as: 'ownerB', params: { id: 'agentWorkflow' }, json: agentDefinition('tenancy-a-agent') },
+      {
+        as: 'ownerB',
+        params: { id: 'agentWorkflow' },
+        query: { draft: lit('true') },
+        json: agentDefinition('tenancy-a-agent'),
+      },
+    ],
+  },
+  'GET /v1/workflows/:id/versions/:version': {
+    probes: [...eachWorkflow({}, { version: lit('1') }), ...eachWorkflow({}, { version: lit('2') })],
+  },
+  'PUT /v1/workflows/:id/versions/:version': {
+    probes: eachWorkflow({ json: agentDefinition('tenancy-a-agent') }, { version: lit('2') }),
+  },
+  'POST /v1/workflows/:id/versions/:version/publish': { probes: eachWorkflow({}, { version: lit('2') }) },
+  // Runs of every kind.
+  'GET /v1/runs': {
+    probes: [
+      { as: 'ownerB' },
+      ...workflowKinds.map((id): Probe => ({ as: 'ownerB', query: { workflowId: id }, status: 200 })),
+      { as: 'ownerB', query: { limit: lit('1'), nextToken: 'runsToken' }, status: 400 },
+    ],
+  },
+  'GET /v1/runs/:id': { probes: eachRun() },
+  'GET /v1/runs/:id/transcript': { probes: eachRun() },
+  'GET /v1/runs/:id/audit': { probes: eachRun() },
+  'GET /v1/runs/:id/receipts': { probes: eachRun() },
+  'GET /v1/runs/:id/steps': { probes: eachRun() },
+  'POST /v1/runs/:id/cancel': { probes: eachRun() },
+  'POST /v1/runs/:id/pause': { probes: eachRun() },
+  'POST /v1/runs/:id/resume': { probes: eachRun() },
+  'POST /v1/runs/:id/steps/:stepId/retry': {
+    probes: [...eachRun({}, { stepId: lit('manager_review') }), ...eachRun({}, { stepId: lit('triage') })],
+  },
+  // Approvals, human tasks, audit, identity, events.
+  'GET /v1/approvals': { probes: [{ as: 'ownerB' }, { as: 'ownerB', query: { status: lit('pending') } }] },
+  'GET /v1/human-tasks': { probes: [{ as: 'ownerB' }, { as: 'ownerB', query: { status: lit('open') } }] },
+  'GET /v1/audit': { probes: [{ as: 'ownerB' }] },
+  'GET /v1/me': { probes: [{ as: 'ownerB' }, { as: 'clientB' }] },
+  'POST /v1/events': { probes: [{ as: 'ownerB', json: event }] },
+  'POST /local/events': { probes: [{ as: 'ownerB', json: event }] },
+  // Grants (the owner's) and jobs (the client's).
+  'GET /v1/grants': { probes: [{ as: 'ownerB' }] },
+  'POST /v1/grants': { probes: [{ as: 'ownerB', json: { clientId: 'b-new', grant: baseGrant() } }] },
+  'GET /v1/grants/:clientId': { probes: [{ as: 'ownerB', params: { clientId: 'client' } }] },
+  'GET /v1/grants/:clientId/history': { probes: [{ as: 'ownerB', params: { clientId: 'client' } }] },
+  'GET /v1/grants/:clientId/jobs': { probes: [{ as: 'ownerB', params: { clientId: 'client' } }] },
+  'POST /v1/grants/:clientId/narrow': {
+    probes: [{ as: 'ownerB', params: { clientId: 'client' }, json: grantChange }],
+  },
+  'POST /v1/grants/:clientId/widen': {
+    probes: [{ as: 'ownerB', params: { clientId: 'client' }, json: grantChange }],
+  },
+  'POST /v1/grants/:clientId/revoke': { probes: [{ as: 'ownerB', params: { clientId: 'client' } }] },
+  'GET /v1/jobs': { probes: asClients({}) },
+  'POST /v1/jobs': { probes: asClients({ json: { prompt: 'What time is it?', dryRun: true } }) },
+  'GET /v1/jobs/:id': { probes: asClients({ params: { id: 'job' } }) },
+  'DELETE /v1/jobs/:id': { probes: asClients({ params: { id: 'job' } }) },
+  'POST /v1/jobs/:id/cancel': { probes: asClients({ params: { id: 'job' } }) },
+  // The MCP server: its tools are checked one by one through the MCP client (TOOLS below).
+  'POST /mcp': { exempt: 'the MCP transport: every tool is probed through the MCP client (TOOLS)' },
+  'GET /mcp': { exempt: 'answers 405 to everyone (stateless: no SSE stream)' },
+  'DELETE /mcp': { exempt: 'answers 405 to everyone (stateless: no session)' },
+  'GET /v1/openapi.json': { exempt: 'the public API document: the same for every caller, no owner data' },
+  // The local stack's own pages.
+  'GET /local/runs/:id/recording': { probes: eachRun() },
+  // A client's key opens no inbox: it gets the sign-in form, as nobody does.
+  'GET /local/inbox': { probes: [{ as: 'ownerB', clientStatus: 200 }] },
+  'POST /local/session': { probes: [{ as: 'anonymous', form: { key: 'B' }, status: 303 }] },
+  'POST /local/session/end': { probes: [{ as: 'anonymous' }] },
+  // The approval and human-task pages: the signed link is the credential, checked before the id is read; with
+  // a link B could forge, A's id and a missing one draw the same refusal.
+  'GET /approvals/:approvalId': {
+    probes: [{ as: 'anonymous', params: { approvalId: 'approval' }, query: { t: lit(FORGED) }, status: 403 }],
+  },
+  'POST /approvals/:approvalId': {
+    probes: [
+      {
+        as: 'anonymous',
+        params: { approvalId: 'approval' },
+        form: { t: FORGED, nonce: FORGED, decision: 'approve' },
+        status: 403,
+      },
+    ],
+  },
+  'GET /human-tasks/:taskId': {
+    probes: [{ as: 'anonymous', params: { taskId: 'humanTask' }, query: { t: lit(FORGED) }, status: 403 }],
+  },
+  'POST /human-tasks/:taskId': {
+    probes: [
+      {
+        as: 'anonymous',
+        params: { taskId: 'humanTask' },
+        form: { t: FORGED, nonce: FORGED, approve: 'true' },
+        status: 403,
+      },
+    ],
+  },
+  // The console (B signed in).
+  'GET /console/login': { probes: [{ as: 'anonymous' }] },
+  'POST /console/login': { probes: [{ as: 'anonymous', form: { key: 'B' }, status: 303 }] },
+  // Signed out without a session: B's own would end the session the other console probes use.
+  'POST /console/logout': { probes: [{ as: 'anonymous', status: 303 }] },
+  'GET /console': { probes: [{ as: 'consoleB' }] },
+  'GET /console/': { probes: [{ as: 'consoleB' }] },
+  'GET /console/workflows': {
+    probes: [{ as: 'consoleB' }, { as: 'consoleB', query: { after: 'workflowsToken' }, status: 400 }],
+  },
+  'GET /console/runs': {
+    probes: [
+      { as: 'consoleB' },
+      ...workflowKinds.map((id): Probe => ({ as: 'consoleB', query: { workflow: id }, status: 200 })),
+      { as: 'consoleB', query: { after: 'runsToken' }, status: 400 },
+    ],
+  },
+  'GET /console/runs/:id': { probes: runKinds.map((id): Probe => ({ as: 'consoleB', params: { id } })) },
+  'POST /console/runs/:id/cancel': {
+    probes: runKinds.map((id): Probe => ({ as: 'consoleB', params: { id } })),
+  },
+  'GET /console/approvals': { probes: [{ as: 'consoleB' }] },
+  'GET /console/human-tasks': { probes: [{ as: 'consoleB' }] },
+  'GET /console/jobs': {
+    probes: [{ as: 'consoleB' }, { as: 'consoleB', query: { client: 'client' }, status: 200 }],
+  },
+  'GET /console/grants': { probes: [{ as: 'consoleB' }] },
+};
+
+/** The jobs MCP server's tools: which arguments are ids of A's, and minimal valid other arguments. */
+export const TOOLS: Record<string, { ids?: Record<string, IdKind>; args?: Record<string, unknown> }> = {
+  submit_agent_job: { args: { prompt: 'What time is it?', dryRun: true } },
+  get_agent_job: { ids: { jobId: 'job' } },
+  cancel_agent_job: { ids: { jobId: 'job' } },
+  list_agent_jobs: { args: {} },
+};

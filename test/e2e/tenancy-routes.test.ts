@@ -1,0 +1,216 @@
+/**
+ * Tenancy, derived from the code: every route the local stack's HTTP server matches (the API, the local
+ * extras, the console, the approval and human-task pages) and every tool of the jobs MCP server is probed with
+ * owner A's ids as owner B (B's client, a second client of A's, B in the console, nobody), against a missing
+ * id of the same shape: the two answers are the same, status, headers and body (the id a reply echoes
+ * swapped), and nothing of A's changes (every item of A's in the table, byte for byte). A probe without an id
+ * must show none of A's ids. B's probes are sent again by a client of A's own, which owner routes refuse. The
+ * route and tool lists come from the stack and the MCP server themselves: one without a fixture in
+ * tenancy-fixtures.ts fails the check, with the row to add. The stack and A's objects: tenancy-world.ts.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiFunctionApp } from '../../shared/api/api-function-app.ts';
+import type { ApiDeps } from '../../shared/api/deps.ts';
+import { createMcpApp, type McpAppDeps } from '../../shared/api/mcp-app.ts';
+import { createWorkflowWriteApp } from '../../shared/api/workflow-write-app.ts';
+import type { ApprovalAppDeps } from '../../shared/approvals-http/deps.ts';
+import type { HumanTaskDeps } from '../../shared/human-tasks/deps.ts';
+import { signedPagesApp } from '../../shared/human-tasks/signed-pages.ts';
+import { bearer, callTool, connectMcp } from '../mcp/support.ts';
+import { type Probe, ROUTES, TOOLS } from './tenancy-fixtures.ts';
+import {
+  addedFor,
+  asA,
+  CLIENTS,
+  e2e,
+  echoSwapped,
+  foreign,
+  itemsOf,
+  itemsOfA,
+  keyOf,
+  leakable,
+  missingOf,
+  namesIds,
+  requestOf,
+  send,
+  startTenancyWorld,
+  stopTenancyWorld,
+} from './tenancy-world.ts';
+
+beforeAll(startTenancyWorld, 120_000);
+afterAll(stopTenancyWorld);
+
+/** The answers `probe` gets, and whether A's items stayed the same around it. */
+async function probeRoute(route: string, probe: Probe) {
+  const before = await itemsOfA();
+  if (namesIds(probe)) {
+    const request = requestOf(route, probe, 'foreign');
+    const b0 = await itemsOf('team-b');
+    const foreignReply = await send(probe.as, request.method, request.path, probe);
+    const b1 = await itemsOf('team-b');
+    const missingRequest = requestOf(route, probe, 'missing');
+    const missingReply = await send(probe.as, missingRequest.method, missingRequest.path, probe);
+    const b2 = await itemsOf('team-b');
+    const label = `${probe.as} ${request.method} ${request.path} (missing: ${missingRequest.path})`;
+    expect(missingReply.status, label).toBe(probe.status ?? 404);
+    expect(echoSwapped(foreignReply, probe), label).toEqual(missingReply);
+    // Nor in what B's own items record of the two (an audit entry B could read back).
+    expect(addedFor(b0, b1), `${label}: B's items`).toEqual(addedFor(b1, b2));
+  } else {
+    const request = requestOf(route, probe, 'missing');
+    const reply = await send(probe.as, request.method, request.path, probe);
+    const label = `${probe.as} ${request.method} ${request.path}`;
+    if (probe.status !== undefined) expect(reply.status, label).toBe(probe.status);
+    expect(reply.status, label).toBeLessThan(500);
+    const text = JSON.stringify(reply.body);
+    expect(
+      leakable.filter((id) => text.includes(id)),
+      `${label} shows A's ids`,
+    ).toEqual([]);
+  }
+  expect(await itemsOfA(), `${probe.as} on ${route} changed A's items`).toEqual(before);
+}
+
+describe('Tenancy of every route of the local stack (the API, the pages, the console)', () => {
+  it('holds a fixture for every route the stack serves, and none for a route it no longer has', () => {
+    const served = e2e.stack.routes;
+    const uncovered = served.filter((route) => !(route in ROUTES));
+    const stale = Object.keys(ROUTES).filter((route) => !served.includes(route));
+    expect(
+      uncovered,
+      `routes without a tenancy fixture: add a row for each to ROUTES in test/e2e/tenancy-fixtures.ts (its id parameters and which of A's objects they name, or why it is exempt)`,
+    ).toEqual([]);
+    expect(
+      stale,
+      'rows of ROUTES (test/e2e/tenancy-fixtures.ts) for routes the stack no longer serves',
+    ).toEqual([]);
+    expect(served.length).toBeGreaterThan(40);
+  });
+
+  it('probes every route the AWS functions serve: each is a route of the stack', () => {
+    // Building the apps reads no port (test/api/route-split.test.ts); the pages check their public URL only.
+    const deps = {
+      authenticator: { authenticate: () => undefined },
+      mcp: async () => new Response(null, { status: 204 }),
+      publicBaseUrl: 'https://pages.example.com',
+    };
+    const functions: Record<string, Hono> = {
+      api: createApiFunctionApp(deps as unknown as ApiDeps) as unknown as Hono,
+      'workflow-write': createWorkflowWriteApp(deps as unknown as ApiDeps) as unknown as Hono,
+      mcp: createMcpApp(deps as unknown as McpAppDeps) as unknown as Hono,
+      'approval-http': signedPagesApp(deps as unknown as ApprovalAppDeps, deps as unknown as HumanTaskDeps),
+    };
+    const elsewhere = Object.entries(functions).flatMap(([name, app]) =>
+      app.routes
+        .filter((route) => route.method !== 'ALL')
+        .map((route) => `${route.method} ${route.path}`)
+        .filter((route) => !e2e.stack.routes.includes(route))
+        .map((route) => `${name}: ${route}`),
+    );
+    expect(
+      elsewhere,
+      'routes served on AWS that the local stack does not serve (and so this check does not probe)',
+    ).toEqual([]);
+  });
+
+  it("probes each route with a path parameter with at least one of A's ids", () => {
+    const idless = Object.entries(ROUTES)
+      .filter(([route, fixture]) => route.includes('/:') && 'probes' in fixture)
+      .filter(([, fixture]) => 'probes' in fixture && !fixture.probes.some(namesIds))
+      .map(([route]) => route);
+    expect(idless, "rows of ROUTES whose probes name none of A's ids for the route's parameters").toEqual([]);
+  });
+
+  it.each(Object.entries(ROUTES))(
+    "%s: A's id answers B as a missing id does, B sees none of A's ids, and nothing of A's changes",
+    async (route, fixture) => {
+      if ('exempt' in fixture) return;
+      for (const probe of fixture.probes) {
+        await probeRoute(route, probe);
+        // A client of A's own on an owner's route: refused whatever the id (clients have /v1/jobs and /mcp only),
+        // so it reads nothing of its owner's either.
+        if (probe.as === 'ownerB')
+          await probeRoute(route, { ...probe, as: 'siblingA', status: probe.clientStatus ?? 403 });
+      }
+    },
+  );
+
+  it("left A's things as they were", async () => {
+    const { run } = await asA('GET', `/v1/runs/${foreign.agentRun}`);
+    expect(run.status).toBe('awaiting_approval');
+    const graphRun = (await asA('GET', `/v1/runs/${foreign.graphRun}`)).run;
+    expect(graphRun.status).toBe('running');
+    const { workflow } = await asA('GET', `/v1/workflows/${foreign.agentWorkflow}`);
+    expect(workflow).toMatchObject({ enabled: true, draftVersion: 2 });
+    const { grant } = await asA('GET', `/v1/grants/${CLIENTS.a}`);
+    expect(grant).toMatchObject({ version: 1, revoked: false });
+  });
+});
+
+describe('Tenancy of every tool of the jobs MCP server', () => {
+  const clients: Partial<Record<'clientB' | 'siblingA', Client>> = {};
+  const mcp = (caller: 'clientB' | 'siblingA') => {
+    const client = clients[caller];
+    if (!client) throw new Error(`no MCP client for ${caller}`);
+    return client;
+  };
+  beforeAll(async () => {
+    for (const caller of ['clientB', 'siblingA'] as const)
+      clients[caller] = await connectMcp(`${e2e.stack.url}/mcp`, bearer(keyOf[caller] ?? ''));
+  });
+  afterAll(async () => {
+    for (const client of Object.values(clients)) await client?.close();
+  });
+
+  it('holds a fixture for every tool the server lists', async () => {
+    const { tools } = await mcp('clientB').listTools();
+    const listed = tools.map((tool) => tool.name);
+    expect(
+      listed.filter((name) => !(name in TOOLS)),
+      'tools without a tenancy fixture: add a row for each to TOOLS in test/e2e/tenancy-fixtures.ts',
+    ).toEqual([]);
+    expect(Object.keys(TOOLS).filter((name) => !listed.includes(name))).toEqual([]);
+    // An argument named like an id (`jobId`, any `…Id`) is probed with A's: its row says which of A's objects.
+    const unprobed = tools.flatMap((tool) =>
+      Object.keys(tool.inputSchema.properties ?? {})
+        .filter((arg) => /Id$/.test(arg) && TOOLS[tool.name]?.ids?.[arg] === undefined)
+        .map((arg) => `${tool.name}.${arg}`),
+    );
+    expect(unprobed, 'id arguments without an entry in their TOOLS row (ids)').toEqual([]);
+    // Tools are all the server offers: a resource or a prompt would need probes of its own here.
+    expect(Object.keys(mcp('clientB').getServerCapabilities() ?? {})).toEqual(['tools']);
+  });
+
+  describe.each(['clientB', 'siblingA'] as const)('as %s', (caller) => {
+    it.each(Object.entries(TOOLS))(
+      "%s: A's id answers as a missing id does, no answer shows A's ids, nothing of A's changes",
+      async (name, fixture) => {
+        const before = await itemsOfA();
+        const args = (ids: 'foreign' | 'missing') => ({
+          ...fixture.args,
+          ...Object.fromEntries(
+            Object.entries(fixture.ids ?? {}).map(([arg, kind]) => [
+              arg,
+              ids === 'foreign' ? foreign[kind] : missingOf(kind, caller),
+            ]),
+          ),
+        });
+        if (fixture.ids) {
+          const foreignResult = await callTool(mcp(caller), name, args('foreign'));
+          const missingResult = await callTool(mcp(caller), name, args('missing'));
+          expect(missingResult.structuredContent?.error?.code).toBe('not_found');
+          let text = JSON.stringify(foreignResult);
+          for (const kind of Object.values(fixture.ids))
+            text = text.replaceAll(foreign[kind], missingOf(kind, caller));
+          expect(JSON.parse(text)).toEqual(missingResult);
+        } else {
+          const result = JSON.stringify(await callTool(mcp(caller), name, args('missing')));
+          expect(leakable.filter((id) => result.includes(id))).toEqual([]);
+        }
+        expect(await itemsOfA()).toEqual(before);
+      },
+    );
+  });
+});
