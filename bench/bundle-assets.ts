@@ -2,7 +2,7 @@
  * The Lambda bundles of a synthesized cloud assembly: each `AWS::Lambda::Function` of the template mapped to
  * its asset directory (`aws:asset:path` metadata) and named after its construct (`.../Functions/<Name>/...`).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -68,6 +68,18 @@ export function codeSize(assetDir: string): { bytes: number; gzipBytes: number }
     gzipBytes += gzipSync(readFileSync(path)).length;
   }
   return { bytes, gzipBytes };
+}
+
+/**
+ * Bytes of the lazy libraries shipped beside the bundle (`node_modules/wf-lazy/*.js`,
+ * infra/constructs/lazy-libraries.ts): in the deployment package, but loaded only by an invocation that uses one.
+ */
+export function lazyLibraryBytes(assetDir: string): number {
+  const dir = join(assetDir, 'node_modules/wf-lazy');
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.js'))
+    .reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
 }
 
 /** How many bytes of a bundle come from each source file, by the bundle's source map (`index.js.map`). */

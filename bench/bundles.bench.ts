@@ -15,7 +15,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bytesBySource, codeSize, type FunctionBundle, functionBundles } from './bundle-assets.ts';
+import {
+  bytesBySource,
+  codeSize,
+  type FunctionBundle,
+  functionBundles,
+  lazyLibraryBytes,
+} from './bundle-assets.ts';
 import { floorBundle } from './import-floor/bundle.ts';
 import { GROUPS, groupOfPath, importProfile } from './import-profile.ts';
 import { type ImportTime, importTimes, median } from './import-time.ts';
@@ -83,14 +89,20 @@ function printProfiles(bundles: readonly FunctionBundle[]): void {
 }
 
 /** What the table prints of one bundle: its code's bytes, the AWS SDK's share, and its import samples. */
-type Measured = { bytes: number; gzipBytes: number; sdkBytes: number; times: ImportTime[] };
+type Measured = {
+  bytes: number;
+  gzipBytes: number;
+  sdkBytes: number;
+  lazyBytes: number;
+  times: ImportTime[];
+};
 
 function sizes(bundle: { assetDir: string; entry: string }): Omit<Measured, 'times'> {
   const { bytes, gzipBytes } = codeSize(bundle.assetDir);
   const sdkBytes = [...bytesBySource(bundle.entry)]
     .filter(([source]) => groupOfPath(source) === 'AWS SDK')
     .reduce((sum, [, size]) => sum + size, 0);
-  return { bytes, gzipBytes, sdkBytes };
+  return { bytes, gzipBytes, sdkBytes, lazyBytes: lazyLibraryBytes(bundle.assetDir) };
 }
 
 /**
@@ -125,6 +137,7 @@ function row(name: string, memoryMb: number | string, measured: Measured): Recor
     gzip: kb(measured.gzipBytes),
     'AWS SDK': kb(measured.sdkBytes),
     'without AWS SDK': kb(measured.bytes - measured.sdkBytes),
+    'beside it, on first use': measured.lazyBytes === 0 ? '-' : kb(measured.lazyBytes),
     [`import ms (median of ${SAMPLES})`]: wallMs(measured).toFixed(0),
     'cpu ms': cpuMs(measured).toFixed(0),
     'rss MB': rssMb(measured).toFixed(0),

@@ -14,6 +14,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { COMMON_ENV, ENV } from './env-names.ts';
+import { LAZY_PACKAGE } from './lazy-libraries.ts';
 import { mcpSdkForBundle } from './mcp-sdk-bundle.ts';
 import { acknowledge } from './nag.ts';
 
@@ -33,21 +34,17 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  *   written with `console.warn` instead of `process.emitWarning`, is never reached by the options the API
  *   parses with (test/api/yaml-builds.test.ts compares the two builds' results and errors).
  * - `jsonata`, `re2js` and Ajv (`ajv/dist/2020.js`) become shims (shared/runtime/bundle-shims/) that load the
- *   package on first use: it stays in the bundle, but is evaluated only by an invocation that runs an expression,
- *   an owner's pattern or an owner's JSON Schema.
- *   Each shim requires its package by file path, which is aliased back to the package's own file (an alias of
- *   the exact path wins over the package's).
+ *   package on first use, only in an invocation that runs an expression, an owner's pattern or an owner's JSON
+ *   Schema. Each shim requires `wf-lazy/<name>`, a file of its own beside the bundle (lazy-libraries.ts), so
+ *   the package is not even parsed at a cold start.
  */
 export const LAMBDA_BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': join(REPO_ROOT, 'shared/runtime/aws/lambda-credentials.ts'),
   '@aws-sdk/credential-providers': join(REPO_ROOT, 'shared/runtime/aws/lambda-credential-providers.ts'),
   yaml: join(REPO_ROOT, 'node_modules/yaml/browser/index.js'),
   jsonata: join(REPO_ROOT, 'shared/runtime/bundle-shims/jsonata.ts'),
-  'jsonata/jsonata.js': join(REPO_ROOT, 'node_modules/jsonata/jsonata.js'),
   re2js: join(REPO_ROOT, 'shared/runtime/bundle-shims/re2js.ts'),
-  're2js/build/index.js': join(REPO_ROOT, 'node_modules/re2js/build/index.js'),
   'ajv/dist/2020.js': join(REPO_ROOT, 'shared/runtime/bundle-shims/ajv.ts'),
-  'ajv/dist/2020': join(REPO_ROOT, 'node_modules/ajv/dist/2020.js'),
   '@smithy/core/event-streams': join(REPO_ROOT, 'shared/runtime/bundle-shims/no-event-streams.ts'),
 };
 
@@ -239,8 +236,18 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
         keepNames: false,
         // The AWS SDK is bundled, not taken from the Lambda runtime: the version the tests ran is the one
         // deployed, and a bundle imports faster than the runtime's CommonJS packages load from node_modules
-        // (docs/deploy.md, "Function bundles", with the measurements).
-        externalModules: [],
+        // (docs/deploy.md, "Function bundles", with the measurements). External: only `wf-lazy/*`, the
+        // packages that only some invocations use, which are files of their own beside the bundle
+        // (lazy-libraries.ts: each is copied in after esbuild if the bundle requires it).
+        externalModules: [LAZY_PACKAGE],
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          // Run by the Node.js running the synth, which runs this TypeScript file too.
+          afterBundling: (_inputDir: string, outputDir: string) => [
+            [process.execPath, LAZY_LIBRARIES_SCRIPT, outputDir].map(shellQuoted).join(' '),
+          ],
+        },
         define: definesOf({ ...bundledEnvironment, ...this.bundledConstants }),
         esbuildArgs: {
           '--alias': Object.entries(bundleAliasesOf(props.handlerName, bundledEnvironment)).map(
@@ -263,6 +270,14 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
     this.function.addEnvironment(key, value);
     return this;
   }
+}
+
+/** The script that copies a bundle's lazy libraries beside it (`afterBundling`). */
+const LAZY_LIBRARIES_SCRIPT = join(REPO_ROOT, 'infra/constructs/lazy-libraries.ts');
+
+/** `text` as one POSIX shell word (the bundling commands run in a shell). */
+function shellQuoted(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** `process.env.NAME` → the JSON string of its value, as esbuild's define takes it. */

@@ -5,7 +5,9 @@ import { App, Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cdkJsonContext } from '../../infra/cdk-context.ts';
 import { ENV } from '../../infra/constructs/env-names.ts';
+import { lazyRequires } from '../../infra/constructs/lazy-libraries.ts';
 import { RuntimeFunction } from '../../infra/constructs/runtime-function.ts';
+import { runInFreshProcess } from '../support/lambda-bundle.ts';
 
 let outdir: string;
 /** Bundle code (index.js) by function id. */
@@ -13,6 +15,7 @@ const code: Record<string, string> = {};
 /** The source files each bundle holds code from (its index.js.map's `sources`), by function id. */
 const sources: Record<string, string[]> = {};
 let expireDir: string;
+let approvalDir: string;
 
 beforeAll(() => {
   // Real bundles, with the local esbuild (no Docker), of handlers of the repository.
@@ -35,6 +38,7 @@ beforeAll(() => {
       handlerName: 'turn',
       bundledEnvironment: { [ENV.modelProvider]: 'bedrock' },
     }),
+    ApprovalHttp: new RuntimeFunction(stack, 'ApprovalHttp', { handlerName: 'approval-http' }),
   };
   app.synth();
   const template = JSON.parse(readFileSync(join(outdir, 'Bundling.template.json'), 'utf8')) as {
@@ -46,6 +50,7 @@ beforeAll(() => {
     code[id] = readFileSync(join(outdir, asset, 'index.js'), 'utf8');
     sources[id] = JSON.parse(readFileSync(join(outdir, asset, 'index.js.map'), 'utf8')).sources;
     if (id === 'Expire') expireDir = join(outdir, asset);
+    if (id === 'ApprovalHttp') approvalDir = join(outdir, asset);
   }
 }, 240_000);
 
@@ -108,6 +113,39 @@ describe('RuntimeFunction bundling', () => {
     expect(holds('TurnAnthropic', 'ANTHROPIC_BEDROCK_BASE_URL')).toBe(false);
     expect(holds('TurnBedrock', 'ANTHROPIC_BEDROCK_BASE_URL')).toBe(true);
     expect(holds('TurnAnthropic', 'api.anthropic.com')).toBe(true);
+  });
+});
+
+describe('RuntimeFunction lazy libraries (infra/constructs/lazy-libraries.ts)', () => {
+  it('ships the packages only some invocations use as files beside the bundle, exactly those it requires', () => {
+    expect(lazyRequires(code.ApprovalHttp!).sort()).toEqual(['ajv', 're2js']);
+    expect(readdirSync(join(approvalDir, 'node_modules')).sort()).toEqual(['wf-lazy']);
+    expect(readdirSync(join(approvalDir, 'node_modules/wf-lazy')).sort()).toEqual([
+      'ajv.js',
+      'ajv.js.map',
+      're2js.js',
+      're2js.js.map',
+    ]);
+    // The packages' code is in those files, not in the bundle: RE2's and Ajv's error texts.
+    expect(holds('ApprovalHttp', 'missing closing )')).toBe(false);
+    expect(holds('ApprovalHttp', 'addKeywords: keyword must be string or non-empty array')).toBe(false);
+    // A bundle that requires none ships none.
+    expect(lazyRequires(code.Expire!)).toEqual([]);
+  });
+
+  it('imports the bundle without loading them; the first use finds each where Node looks from index.js', () => {
+    const answer = runInFreshProcess(
+      approvalDir,
+      `require(${JSON.stringify(join(approvalDir, 'index.js'))});\n` +
+        "const lazy = () => Object.keys(require.cache).filter((f) => f.includes('/node_modules/wf-lazy/')).length;\n" +
+        'const atImport = lazy();\n' +
+        "const { RE2JS } = require('wf-lazy/re2js');\n" +
+        "const { Ajv2020 } = require('wf-lazy/ajv');\n" +
+        "const matched = RE2JS.compile('a+b').matcher('xaab').find(0);\n" +
+        "const valid = new Ajv2020().compile({ type: 'string', maxLength: 2 })('abc');\n" +
+        'console.log(JSON.stringify({ atImport, matched, valid, loaded: lazy() }));\n',
+    );
+    expect(answer).toEqual({ atImport: 0, matched: true, valid: false, loaded: 2 });
   });
 });
 

@@ -4,8 +4,9 @@
  * import. Ajv's ~80 CommonJS modules (and fast-uri's) ran at every cold start of the functions that bundle it
  * (~10 ms of CPU measured on the development machine), although only compiling an owner's JSON Schema needs
  * them (a human-task submission, an agent step's structured output, a graph definition being saved:
- * shared/json-schema/validators.ts). Ajv stays in the bundle (esbuild's lazily initialized CommonJS wrappers),
- * so the first use reads nothing from disk. Local mode, the CLI and the tests import the package itself.
+ * shared/json-schema/validators.ts). Ajv is a file of its own beside the bundle (`wf-lazy/ajv`,
+ * infra/constructs/lazy-libraries.ts), so a cold start does not even parse it. Local mode, the CLI and the tests
+ * import the package itself.
  */
 import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js';
 
@@ -18,7 +19,7 @@ let loaded: Ajv2020Constructor | undefined;
  * false; validators.ts never asks).
  */
 export const Ajv2020 = function Ajv2020(...args: ConstructorParameters<Ajv2020Constructor>) {
-  // The package's file by another path: the alias maps `ajv/dist/2020.js` here. Only esbuild resolves this.
-  loaded ??= (require('ajv/dist/2020') as { Ajv2020: Ajv2020Constructor }).Ajv2020;
+  // Left external by esbuild; Node finds it in the function's node_modules (lazy-libraries.ts).
+  loaded ??= (require('wf-lazy/ajv') as { Ajv2020: Ajv2020Constructor }).Ajv2020;
   return new loaded(...args);
 } as unknown as Ajv2020Constructor;

@@ -4,8 +4,9 @@
  * jsonata-js registers its ~60 built-in functions (parsing each signature) when its module runs, ~10–25 ms of
  * CPU measured on the development machine, and many invocations of the functions that bundle it evaluate no
  * expression (a graph step whose edges have no condition, a human task whose texts have no `{{ }}`, a workflow
- * that is not a graph). The package stays in the bundle (esbuild's lazily initialized CommonJS wrapper), so the
- * first call reads nothing from disk. Local mode, the CLI and the tests import the package itself.
+ * that is not a graph). The package is a file of its own beside the bundle (`wf-lazy/jsonata`,
+ * infra/constructs/lazy-libraries.ts), so a cold start does not even parse it. Local mode, the CLI and the tests
+ * import the package itself.
  */
 import type jsonataPackage from 'jsonata';
 
@@ -15,8 +16,8 @@ let loaded: Jsonata | undefined;
 
 /** `jsonata(expression, options)`, loading the package on the first call. */
 const jsonata = ((...args: Parameters<Jsonata>) => {
-  // The package's file by path: the alias maps `jsonata` itself here. Only esbuild resolves this `require`.
-  loaded ??= require('jsonata/jsonata.js') as Jsonata;
+  // Left external by esbuild; Node finds it in the function's node_modules (lazy-libraries.ts).
+  loaded ??= require('wf-lazy/jsonata') as Jsonata;
   return loaded(...args);
 }) as Jsonata;
 

@@ -4,17 +4,17 @@
  * at import. Its ~150 KB were parsed in full and run at every cold start of the four functions that bundle it,
  * ~20 ms of CPU measured on the development machine, although only an owner's pattern needs it (a JSONata
  * regex literal, a JSON Schema `pattern` over a model's output or a form submission: shared/regex/linear.ts).
- * The package stays in the bundle (esbuild's lazily initialized module), so the first use reads nothing from
- * disk. Local mode, the CLI and the tests import the package itself.
+ * The package is a file of its own beside the bundle (`wf-lazy/re2js`, infra/constructs/lazy-libraries.ts), so
+ * a cold start does not even parse it. Local mode, the CLI and the tests import the package itself.
  */
 import type { RE2JS as RE2JSClass } from 're2js';
 
 type RE2JSStatics = typeof RE2JSClass;
 
 let loaded: RE2JSStatics | undefined;
-// The package's file by path: the alias maps `re2js` itself here. Only esbuild resolves this `require`.
+// Left external by esbuild; Node finds it in the function's node_modules (lazy-libraries.ts).
 const load = (): RE2JSStatics => {
-  loaded ??= (require('re2js/build/index.js') as { RE2JS: RE2JSStatics }).RE2JS;
+  loaded ??= (require('wf-lazy/re2js') as { RE2JS: RE2JSStatics }).RE2JS;
   return loaded;
 };
 
