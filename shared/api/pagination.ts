@@ -3,11 +3,21 @@
  * of the caller's own listing, so a forged or foreign token is a 400 rather than a DynamoDB error or a peek
  * into someone else's partition.
  */
+import { utf8Length } from '../core/byte-caps.ts';
 import { decodeToken } from '../store/index.ts';
 import { invalid } from './errors.ts';
 
 type Expect = { equals: string } | { prefix: string };
 export type TokenShape = Record<string, Expect>;
+
+/**
+ * The longest key value a token may carry, in UTF-8 bytes: a sort key value is at most 1,024 bytes (a partition
+ * key 2,048; https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html#limits-partition-sort-keys),
+ * and every key of a page token is a stored item's, whose partition keys are far shorter. Counted in bytes, not
+ * characters: `WF#` and 400 `€` is 403 characters but 1,203 bytes. DynamoDB Local pages from such an
+ * `ExclusiveStartKey` without complaint; it is no key of any item, so it is refused here like any forged token.
+ */
+export const TOKEN_KEY_MAX_BYTES = 1024;
 
 const badToken = () => invalid([{ path: 'nextToken', message: 'is not a token this listing issued' }]);
 
@@ -26,7 +36,7 @@ export function checkedToken(token: string | undefined, shape: TokenShape): stri
   for (const name of names) {
     const expect = shape[name];
     const value = key[name];
-    if (!expect || typeof value !== 'string' || value.length > 1024) throw badToken();
+    if (!expect || typeof value !== 'string' || utf8Length(value) > TOKEN_KEY_MAX_BYTES) throw badToken();
     if ('equals' in expect ? value !== expect.equals : !value.startsWith(expect.prefix)) throw badToken();
   }
   return token;

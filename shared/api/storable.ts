@@ -5,6 +5,7 @@
  * lone UTF-16 surrogates, and item size. The walk is iterative, so no input can overflow the stack.
  */
 
+import { valueBytes } from '../core/item-size.ts';
 import { type FieldError, formatPath } from '../workflow-file/errors.ts';
 import type * as z from '../zod.ts';
 
@@ -31,6 +32,13 @@ export type StorableLimits = {
   maxBytes?: number;
   /** Measure the size as indented JSON (how run input appears in the transcript). */
   indented?: boolean;
+  /**
+   * Limit on the size DynamoDB counts when the value is stored as an attribute (core/item-size.ts `valueBytes`:
+   * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html). It can pass
+   * the JSON size: each list element and map entry costs a byte of its own, and a number up to 21 bytes however
+   * short its JSON, so `[1,1,…]` is 2 bytes an element as JSON and 3 or more as stored.
+   */
+  maxStoredBytes?: number;
 };
 
 type Frame = { value: unknown; path: PropertyKey[]; depth: number };
@@ -104,7 +112,27 @@ export function storableProblems(
       add(at, `is too large to store: ${bytes} bytes as JSON, the limit is ${limits.maxBytes}`);
     }
   }
+  if (issues.length === 0 && !tooDeep && limits.maxStoredBytes !== undefined) {
+    const bytes = valueBytes(value);
+    if (bytes > limits.maxStoredBytes)
+      add(largestField(value, at), storedTooLarge(bytes, limits.maxStoredBytes));
+  }
   return issues;
+}
+
+const storedTooLarge = (bytes: number, limit: number) =>
+  `is too large to store: ${bytes} bytes as DynamoDB counts them (each list element and map entry 1 byte more, ` +
+  `each number up to 21 bytes), the limit is ${limit}`;
+
+/** Where to point a stored-size problem: the largest field of an object (what to shorten), else the value. */
+function largestField(value: unknown, at: PropertyKey[]): PropertyKey[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return at;
+  let largest: { key: string; bytes: number } | undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const bytes = valueBytes(child);
+    if (!largest || bytes > largest.bytes) largest = { key, bytes };
+  }
+  return largest ? [...at, largest.key] : at;
 }
 
 /** A zod refinement adding each problem of the value at its path (for `.superRefine` on a request schema). */

@@ -9,8 +9,17 @@ import { MAX_VALUE_DEPTH, refineStorable, type StorableLimits } from './storable
 
 /** JSON/YAML nesting allowed in a body before any schema sees it (deep inputs stop here, not in a stack overflow). */
 export const MAX_BODY_DEPTH = 32;
-/** A stored workflow version must stay well under DynamoDB's 400 KB item limit. */
-export const DEFINITION_LIMITS: StorableLimits = { maxDepth: MAX_VALUE_DEPTH, maxBytes: 350_000 };
+/**
+ * A stored workflow version must stay well under DynamoDB's 400 KB item limit
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html#limits-items): 350,000 bytes
+ * as JSON and as DynamoDB counts the stored value (a list of 170,000 `1`s is 340,000 bytes of JSON but over
+ * 400 KB stored: it was a 500 from the write).
+ */
+export const DEFINITION_LIMITS: StorableLimits = {
+  maxDepth: MAX_VALUE_DEPTH,
+  maxBytes: 350_000,
+  maxStoredBytes: 350_000,
+};
 
 /** A workflow definition of any kind as a request body (JSON or YAML), stored as one immutable version. */
 // Pure: only the workflow-write routes and the OpenAPI document use it; other bundles drop it (and Ajv, JSONata).

@@ -3,6 +3,7 @@
  * intersected with the live policy), its input parses, and its gate allows; irreversible actions always
  * need approval. Any fault while deciding is a denial.
  */
+import { MAX_VALUE_DEPTH, storableIssues } from '../api/storable.ts';
 import { canonicalJson } from '../audit/canonical.ts';
 import type { GateMode } from '../schemas/gate.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
@@ -128,6 +129,14 @@ export function evaluateGate(
     if (mode === 'needs_approval') {
       if (entry.approvers.length === 0)
         return { decision: 'deny', reason: 'this action needs approval but no approvers are configured' };
+      // The approval item keeps the exact arguments as a map: what DynamoDB cannot hold there (a number below
+      // 1e-130, an integer past 2^53, ...: shared/api/storable.ts) would fail the write that asks for approval.
+      const [unstorable] = storableIssues(parsed.data, { maxDepth: MAX_VALUE_DEPTH }, ['input']);
+      if (unstorable)
+        return {
+          decision: 'deny',
+          reason: `the input cannot be stored for its approval (${unstorable.path} ${unstorable.message})`,
+        };
       return {
         decision: 'needs_approval',
         action,

@@ -6,6 +6,7 @@ import type { CredentialRefSpec } from '../schemas/credentials.ts';
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { Run } from '../schemas/run.ts';
 import type { GraphDefinitionOf, GraphRunStore } from './ports.ts';
+import { unstorableOutput } from './storable-output.ts';
 
 export type ServiceStepDeps = {
   store: GraphRunStore;
@@ -43,7 +44,9 @@ export async function dispatch(
 
 /**
  * A service step's structured output: the action's JSON answer (an HTTP action's result is its status line
- * and headers, a blank line, then the body: the body is read), or its text as `{ text }`.
+ * and headers, a blank line, then the body: the body is read), or its text as `{ text }`. Also as text: a JSON
+ * answer DynamoDB cannot hold in the step item (storable-output.ts), which would fail the write that settles the
+ * call, after the call was made.
  */
 export function outputOf(content: string): unknown {
   const blank = content.indexOf('\n\n');
@@ -51,7 +54,8 @@ export function outputOf(content: string): unknown {
     if (candidate === undefined) continue;
     try {
       const parsed = JSON.parse(candidate) as unknown;
-      if (parsed !== null && typeof parsed === 'object') return parsed;
+      if (parsed !== null && typeof parsed === 'object' && unstorableOutput(parsed) === undefined)
+        return parsed;
     } catch {}
   }
   return { text: content };

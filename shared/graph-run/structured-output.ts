@@ -5,6 +5,7 @@
  */
 import { compileSchema } from '../json-schema/index.ts';
 import { linearPatterns } from '../regex/linear.ts';
+import { unstorableOutput } from './storable-output.ts';
 
 export type ParsedOutput = { ok: true; output: unknown } | { ok: false; reason: string };
 
@@ -31,7 +32,13 @@ export function parseStructuredOutput(
   const compiled = compileSchema(schema, 'run', { patterns: linearPatterns });
   if (!compiled.ok) return { ok: false, reason: `the output schema does not compile: ${compiled.message}` };
   const { validate } = compiled;
-  if (validate(value)) return { ok: true, output: value };
+  if (validate(value)) {
+    // Valid, yet possibly not storable in the step item (an empty field name, a number DynamoDB cannot hold).
+    const unstorable = unstorableOutput(value);
+    return unstorable === undefined
+      ? { ok: true, output: value }
+      : { ok: false, reason: `the output cannot be stored: ${unstorable}` };
+  }
   const problems = (validate.errors ?? [])
     .slice(0, 5)
     .map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`)

@@ -103,7 +103,11 @@ export type GrantSpecInput = z.input<typeof GrantSpecSchema>;
  * DynamoDB's 400 KB item limit, and only with field names the document client can marshal (a connector
  * input property, gate or connector named `constructor` was a 500).
  */
-const GRANT_LIMITS: StorableLimits = { maxDepth: MAX_VALUE_DEPTH, maxBytes: 350_000 };
+const GRANT_LIMITS: StorableLimits = {
+  maxDepth: MAX_VALUE_DEPTH,
+  maxBytes: 350_000,
+  maxStoredBytes: 350_000,
+};
 const storableGrant = /* @__PURE__ */ refineStorable(GRANT_LIMITS, ['grant']);
 
 /** `POST /v1/grants`: grant a client. */

@@ -330,18 +330,30 @@ export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
       }),
     );
   }
+  /**
+   * A note is one item, so its lines together stay under DynamoDB's 400 KB item limit
+   * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html#limits-items): a long run
+   * appending to one note reaches it (about 200 lines of 2,000 characters, 68 of 2,000 three-byte ones). The
+   * append DynamoDB then refuses is a `NoteFullError` naming the note, not its bare ValidationException.
+   */
   async append(runId: string, name: string, line: string): Promise<number> {
-    const response = await this.ctx.doc.send(
-      new UpdateCommand({
-        TableName: this.ctx.table,
-        Key: keys.note(runId, name),
-        UpdateExpression: 'SET #name = :name, #lines = list_append(if_not_exists(#lines, :empty), :line)',
-        ExpressionAttributeNames: { '#name': 'name', '#lines': 'lines' },
-        ExpressionAttributeValues: { ':name': name, ':line': [line], ':empty': [] },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return (response.Attributes?.lines as unknown[] | undefined)?.length ?? 0;
+    try {
+      const response = await this.ctx.doc.send(
+        new UpdateCommand({
+          TableName: this.ctx.table,
+          Key: keys.note(runId, name),
+          UpdateExpression: 'SET #name = :name, #lines = list_append(if_not_exists(#lines, :empty), :line)',
+          ExpressionAttributeNames: { '#name': 'name', '#lines': 'lines' },
+          ExpressionAttributeValues: { ':name': name, ':line': [line], ':empty': [] },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return (response.Attributes?.lines as unknown[] | undefined)?.length ?? 0;
+    } catch (error) {
+      if ((error as Error)?.name === 'ValidationException' && /item size/i.test((error as Error).message))
+        throw new NoteFullError(name, { cause: error });
+      throw error;
+    }
   }
   /** The lines of one run note, or undefined if it was never written. */
   async getNoteLines(runId: string, name: string): Promise<string[] | undefined> {
@@ -352,5 +364,16 @@ export class DynamoStore extends WorkflowStore implements RunStore, NotesPort {
   }
   listNotes(runId: string): Promise<Note[]> {
     return queryPrefix(this.ctx, keys.run(runId).pk, prefixes.note, NoteSchema);
+  }
+}
+
+/** An append to a note already as large as one item holds (see `append`): nothing was appended. */
+export class NoteFullError extends Error {
+  constructor(name: string, options?: ErrorOptions) {
+    super(
+      `note '${name}' is full: a note holds at most 400 KB; nothing was appended. Replace it with notes_put, or append to another note`,
+      options,
+    );
+    this.name = 'NoteFullError';
   }
 }

@@ -7,6 +7,7 @@
  * block that opens the next part (message-split.ts); reading joins them back (message-assembly.ts).
  * Item size: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html
  */
+import { MAX_VALUE_DEPTH, storableProblems } from '../api/storable.ts';
 import { utf8PrefixUnits } from '../core/byte-caps.ts';
 import { DYNAMO_ITEM_LIMIT_BYTES, itemBytes, valueBytes } from '../core/item-size.ts';
 import { MessageTooLargeError } from '../core/store-errors.ts';
@@ -18,9 +19,24 @@ import { type SplitBlock, splitBlocks } from './message-split.ts';
 export const MESSAGE_ITEM_BUDGET_BYTES = 380_000;
 const elementBytes = (block: SplitBlock) => 1 + valueBytes(block);
 
+/**
+ * A `tool_use` whose input DynamoDB cannot hold as a map travels as `inputJson`, its input as JSON text, as one
+ * too large for a part does (message-split.ts), and is read back the same (message-join.ts). The model writes
+ * that input: an empty field name (`{"": 1}`, "Empty attribute name"), a number below 1e-130 ("Number
+ * underflow"), nesting past 32 levels (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html#limits-data-types),
+ * or an integer past 2^53 the document client refuses, made the write of its message fail, and the turn with it.
+ */
+function storableBlock(block: TranscriptMessage['content'][number]): SplitBlock {
+  if (block.type !== 'tool_use') return block;
+  if (storableProblems(block.input, { maxDepth: MAX_VALUE_DEPTH }).length === 0) return block;
+  const { input, ...rest } = block;
+  return { ...rest, inputJson: JSON.stringify(input ?? null) };
+}
+
 /** The items that store `message`, head first; every one within `MESSAGE_ITEM_BUDGET_BYTES`. */
 export function messageItems(message: TranscriptMessage): Record<string, unknown>[] {
-  const { content, ...fields } = message;
+  const { content: blocks, ...fields } = message;
+  const content = blocks.map(storableBlock);
   const itemOf = (part: number): Record<string, unknown> =>
     part === 0
       ? { ...keys.message(message.runId, message.seq), ...fields }

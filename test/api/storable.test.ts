@@ -38,6 +38,22 @@ describe('storableIssues', () => {
     expect(storableIssues(list, { maxDepth: 4, maxBytes: 400, indented: true })).toHaveLength(1);
   });
 
+  // DynamoDB's item size counts each list element and map entry 1 byte besides its value, and a number by its
+  // digits (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html):
+  // `[1,1,…]` is 2 bytes an element as JSON but 3 or more stored, so a JSON bound alone lets it past 400 KB.
+  it('measures the size as DynamoDB counts it when asked, naming the largest field', () => {
+    const value = { note: 'short', xs: Array.from({ length: 300 }, () => 1) };
+    const stored = { maxDepth: 4, maxBytes: 1000, maxStoredBytes: 1000 };
+    expect(storableIssues(value, { maxDepth: 4, maxBytes: 1000 })).toEqual([]);
+    expect(storableIssues(value, stored)).toEqual([
+      { path: 'xs', message: expect.stringContaining('bytes as DynamoDB counts them') },
+    ]);
+    expect(storableIssues(value.xs, stored, ['input'])).toEqual([
+      { path: 'input', message: expect.stringContaining('the limit is 1000') },
+    ]);
+    expect(storableIssues({ xs: value.xs.slice(0, 40) }, stored)).toEqual([]);
+  });
+
   it('walks a very deep value without recursion', () => {
     expect(exceedsDepth(nested(200_000, 'array'), 32)).toBe(true);
     expect(exceedsDepth(nested(31, 'object'), 32)).toBe(false);
@@ -61,6 +77,33 @@ describe('a stored value with a constructor field', () => {
     const read = await h.alice.get(`/v1/runs/${reply.body.run.runId}`);
     expect(read.body.run.input).toEqual(input);
     expect(h.executions.starts).toHaveLength(1);
+  });
+});
+
+describe('a workflow version', () => {
+  const h = apiHarness();
+  const external = {
+    kind: 'external',
+    name: 'many-numbers',
+    engine: 'http-runtime',
+    mode: 'shadow',
+    trigger: { type: 'on_demand' },
+    budget: { maxUsdPerRun: 1 },
+  };
+
+  // 170,000 `1`s: 340,000 bytes of JSON, within the 350,000-byte bound, but over DynamoDB's 400 KB item limit as
+  // stored (a byte per element besides each number's own). The write was refused: a 500, 'Item size has exceeded
+  // the maximum allowed size' (DynamoDB Local and AWS alike).
+  it('whose stored size passes what one item can hold is a 400 naming the field; nothing is written', async () => {
+    const payload = { xs: Array.from({ length: 170_000 }, () => 1) };
+    expect(JSON.stringify({ ...external, payload }).length).toBeLessThan(350_000);
+    const reply = await h.alice.post('/v1/workflows', { ...external, payload });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.fields).toEqual([
+      { path: 'payload', message: expect.stringContaining('bytes as DynamoDB counts them') },
+    ]);
+    const listed = await h.alice.get('/v1/workflows');
+    expect(listed.body.items.map((head: { name: string }) => head.name)).not.toContain(external.name);
   });
 });
 
@@ -91,6 +134,19 @@ describe('a grant', () => {
     const widened = await h.alice.post(`/v1/grants/${clientId}/widen`, { grant: baseGrant(overrides) });
     expect(widened.status).toBe(400);
     expect((await h.alice.get(`/v1/grants/${clientId}`)).body.grant.version).toBe(1);
+  });
+
+  it('whose stored size passes what one item can hold is a 400 naming the grant field', async () => {
+    const many = { type: 'number', enum: Array.from({ length: 170_000 }, () => 1) };
+    const overrides = { actions: ['lookup'], connectors: { lookup: lookup({ many }) } };
+    const clientId = newClientId();
+    const created = await h.alice.post('/v1/grants', { clientId, grant: baseGrant(overrides as never) });
+    expect(created.status).toBe(400);
+    expect(created.body.error.fields[0]).toMatchObject({
+      path: 'grant.connectors',
+      message: expect.stringContaining('bytes as DynamoDB counts them'),
+    });
+    expect((await h.alice.get(`/v1/grants/${clientId}`)).status).toBe(404);
   });
 
   it('with a field named constructor is stored as given (shared/store/own-constructor-keys.ts)', async () => {

@@ -69,6 +69,24 @@ describe('Gate', () => {
     expect(result.decision).toBe(expected);
   });
 
+  // An approval keeps the exact arguments as a DynamoDB map, where a number below 1e-130 or an integer past 2^53
+  // cannot be stored (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html#limits-data-types):
+  // the write asking for approval failed, and the turn with it.
+  it.each([
+    [1e-200, 'input.amount is too small to store'],
+    [2 ** 64, 'input.amount is too large to store exactly'],
+  ])('denies a call needing approval whose input %s cannot be stored, naming the field', (amount, why) => {
+    const amounts = catalog([action('notes_append', { input: z.object({ amount: z.number() }).strict() })]);
+    const def = definition({ gates: { notes_append: 'needs_approval' } });
+    const grant = effectiveGrant(def, def, true);
+    expect(evaluateGate({ name: 'notes_append', input: { amount } }, grant, amounts, def)).toEqual({
+      decision: 'deny',
+      reason: expect.stringContaining(`the input cannot be stored for its approval (${why}`),
+    });
+    const fine = evaluateGate({ name: 'notes_append', input: { amount: 1e-130 } }, grant, amounts, def);
+    expect(fine.decision).toBe('needs_approval');
+  });
+
   it('denies everything when the workflow is disabled', () => {
     const def = definition();
     expect(
