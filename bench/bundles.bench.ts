@@ -4,8 +4,9 @@
  * processes. The bundles hold the AWS SDK (docs/deploy.md, "Function bundles"): the size goal is applied to the
  * bytes that are not the SDK's (attributed through each bundle's source map), and the total is printed beside
  * it. A fresh synth's assembly has
- * no node_modules, so a bundle that still required a package would fail here rather than borrow the
- * repository's. `--profile` adds where each import spends its CPU. `--against <cloud assembly dir>` measures
+ * no node_modules but the lazy libraries linked beside a bundle (`node_modules/wf-lazy/`, whose size is printed
+ * apart: infra/constructs/lazy-libraries.ts), so a bundle that still required a package would fail here rather
+ * than borrow the repository's. `--profile` adds where each import spends its CPU. `--against <cloud assembly dir>` measures
  * a second synth (e.g. main's) in the same run, function by function, its samples interleaved with this one's
  * so that the machine's load weighs on both alike. A floor row (bench/import-floor: the DynamoDB document
  * client alone, bundled the same way) shows the least an import takes on this machine. Prints tables; asserts
