@@ -1,25 +1,14 @@
 /**
- * The run context a human task shows: each `context` path of the node (JSONata over the run data,
- * `{ input, steps }`) evaluated once, when the task is requested, and stored on the record. The page shows this
- * snapshot, so what the assignee sees is what the run knew when it asked, and the page never evaluates anything.
- * Paths run on the graph's bounded evaluator (size limits, RE2 for regex literals), as every other expression
- * over run data: a path is owner-written and the run data holds untrusted step output.
+ * The run context a human task shows, as stored on the record: each `context` path of the node with its value.
+ * The paths are evaluated by the task's wait (shared/graph-run/wait.ts: JSONata over the run data
+ * `{ input, steps }` on the graph's bounded evaluator; a path that fails fails the wait) and stored when the task
+ * is created (a re-request keeps them). The page shows this snapshot, so what the assignee sees is what the run
+ * knew when it asked, and the page never evaluates anything.
  */
-import type { StepAllowance } from '../graph/expression-bounds.ts';
-import { compileExpression, evaluateExpression, invocationAllowance } from '../graph/expressions.ts';
 import type { ContextValue } from '../schemas/human-task.ts';
 
 /** Larger values are stored as a shortened JSON preview, marked `truncated`. */
 export const MAX_CONTEXT_VALUE_CHARS = 4000;
-
-async function evaluate(path: string, runData: unknown, allowance: StepAllowance): Promise<ContextValue> {
-  // Paths are checked at save time; one that still fails (or is refused by a bound) shows as nothing rather
-  // than failing the request.
-  const compiled = compileExpression(path);
-  if (!compiled.ok) return { path };
-  const result = await evaluateExpression(compiled.value, runData, allowance);
-  return result.ok ? contextValue(path, result.value) : { path };
-}
 
 /** One context value as stored: JSON data only, shortened past the cap. */
 export function contextValue(path: string, value: unknown): ContextValue {
@@ -33,17 +22,6 @@ export function contextValue(path: string, value: unknown): ContextValue {
   return { path, value: JSON.parse(json) as unknown };
 }
 
-/**
- * The values of `paths` over `runData`, evaluated one after the other, in order, drawing from one allowance
- * (EXPRESSION_LIMITS.maxStepsPerInvocation): a path past it shows as nothing, the same ones for the same data.
- */
-export async function snapshotContext(paths: readonly string[], runData: unknown): Promise<ContextValue[]> {
-  const allowance = invocationAllowance();
-  const values: ContextValue[] = [];
-  for (const path of paths) values.push(await evaluate(path, runData, allowance));
-  return values;
-}
-
-/** Context already evaluated by the caller (path → value), as stored. */
+/** Context the wait evaluated (path → value, in the node's order), as stored: a missing value as nothing. */
 export const contextOf = (values: Record<string, unknown>): ContextValue[] =>
   Object.entries(values).map(([path, value]) => contextValue(path, value));

@@ -10,11 +10,6 @@ export { formHash } from './deps.ts';
 export { HUMAN_TASK_ERRORS } from './errors.ts';
 export type { GraphHumanTaskPort, GraphHumanTaskRequest } from './port.ts';
 export { humanTaskCloser, humanTaskPort, lazyHumanTaskPort } from './port.ts';
-export type {
-  HumanTaskNode,
-  RequestHumanTaskDeps,
-  RequestHumanTaskInput,
-  RequestHumanTaskResult,
-} from './request.ts';
-export { openHumanTask, requestHumanTask, type TaskSpec } from './request.ts';
+export type { RequestHumanTaskDeps, RequestHumanTaskResult } from './request.ts';
+export { openHumanTask, type TaskSpec } from './request.ts';
 export { readSubmission } from './submission.ts';

@@ -29,8 +29,8 @@ export function humanTaskPort(
         title: task.title,
         assignees: task.assignees,
         form: task.form,
-        context: async () => contextOf(task.context),
-        expiresAt: () => task.expiresAt,
+        context: contextOf(task.context),
+        expiresAt: task.expiresAt,
       });
       onRequest?.(result);
     },

@@ -1,6 +1,7 @@
 /**
- * What the graph's `human_task` step does when its execution parks on `waitForTaskToken`:
- * `requestHumanTask` creates the step attempt's task record (or, on a re-request, stores the newer task token on
+ * What the graph's `human_task` step does when its execution parks on `waitForTaskToken`, once its wait
+ * (shared/graph-run/wait.ts) has evaluated the context and the expiry and calls `humanTaskPort.request`:
+ * `openHumanTask` creates the step attempt's task record (or, on a re-request, stores the newer task token on
  * it), then sends each reachable assignee their own signed link and audits each notice a channel accepted
  * (never the link). A task that reaches nobody is closed at once and the wait failed (fail closed), and a task
  * that is already over answers the wait at once.
@@ -11,32 +12,16 @@ import { consoleLogger } from '../approvals-http/deps.ts';
 import type { TaskTokenAnswer } from '../approvals-http/task-tokens.ts';
 import { isoAt } from '../core/engine.ts';
 import { HumanTaskClosedError } from '../core/store-errors.ts';
-import type { HumanTaskNodeSchema } from '../graph/definition.ts';
 import { isLaterWait } from '../graph-run/wait-fence.ts';
 import type { Notifier } from '../notify/index.ts';
 import { SCHEMA_VERSION } from '../schemas/common.ts';
 import { type ContextValue, type HumanTask, humanTaskId } from '../schemas/human-task.ts';
-import type * as z from '../zod.ts';
 import { commitTaskChange, runIsLive } from './commit.ts';
-import { snapshotContext } from './context.ts';
 import { formHash, type HumanTaskDeps } from './deps.ts';
 import { HUMAN_TASK_ERRORS } from './errors.ts';
 import { sendNotices } from './notices.ts';
 
-export type HumanTaskNode = z.output<typeof HumanTaskNodeSchema>;
-
 export type RequestHumanTaskDeps = HumanTaskDeps & { notifier: Notifier };
-
-export type RequestHumanTaskInput = {
-  runId: string;
-  stepId: string;
-  /** The step's attempt (1 first; an operator's retry of the step opens a new task). @default 1 */
-  attempt?: number;
-  taskToken: string;
-  node: HumanTaskNode;
-  /** The run data `{ input, steps }` the node's context paths are evaluated over. */
-  runData: unknown;
-};
 
 export type RequestHumanTaskResult =
   /** Links went out (`failed`: assignees whose send failed; the others can still submit). */
@@ -55,10 +40,7 @@ export type RequestHumanTaskResult =
   /** No assignee could be sent a link: the task was closed and the wait failed with `HumanTask.Undeliverable`. */
   | { status: 'undeliverable'; taskId: string; answer: TaskTokenAnswer };
 
-/**
- * What a task is opened from, whoever computed it: the node and run data (`requestHumanTask`), or the graph
- * executor's own request with the context already evaluated (`humanTaskPort`).
- */
+/** What a task is opened from: the graph executor's request (`humanTaskPort`), the context already evaluated. */
 export type TaskSpec = {
   runId: string;
   stepId: string;
@@ -69,19 +51,19 @@ export type TaskSpec = {
   title: string;
   assignees: readonly string[];
   form: Record<string, unknown>;
-  /** Evaluated only when the task is created (a re-request keeps the first snapshot). */
-  context: () => Promise<ContextValue[]>;
-  /** When the task and its links expire, from the request time. */
-  expiresAt: (nowMs: number) => string;
+  /** Stored only when the task is created (a re-request keeps the first snapshot). */
+  context: ContextValue[];
+  /** When the task and its links expire (the wait's window: shared/graph-run/human-window.ts). */
+  expiresAt: string;
 };
 
 /** The new record of a step attempt. */
-async function newTask(
+function newTask(
   deps: RequestHumanTaskDeps,
   spec: TaskSpec,
   run: NonNullable<Parameters<typeof runIsLive>[0]>,
   taskId: string,
-): Promise<HumanTask> {
+): HumanTask {
   const nowMs = deps.clock.nowMs();
   return {
     schemaVersion: SCHEMA_VERSION,
@@ -97,10 +79,10 @@ async function newTask(
     assignees: [...new Set(spec.assignees)],
     form: spec.form,
     formHash: formHash(spec.stepId, spec.form),
-    context: await spec.context(),
+    context: spec.context,
     status: 'open',
     createdAt: new Date(nowMs).toISOString(),
-    expiresAt: spec.expiresAt(nowMs),
+    expiresAt: spec.expiresAt,
     taskToken: spec.taskToken,
     ...(spec.waitFence === undefined ? {} : { waitFence: spec.waitFence }),
   };
@@ -124,7 +106,7 @@ function openTask(deps: RequestHumanTaskDeps, input: TaskSpec, taskId: string) {
     const fence = input.waitFence === undefined ? {} : { waitFence: input.waitFence };
     const task = existing
       ? { ...existing, taskToken: input.taskToken, ...fence }
-      : await newTask(deps, input, run, taskId);
+      : newTask(deps, input, run, taskId);
     return {
       result: { task, fresh: existing === undefined },
       writes: [existing ? { task, expectedStatus: 'open' as const } : { task }],
@@ -168,28 +150,10 @@ async function answerOver(
 }
 
 /**
- * Opens (or re-opens the wait of) the human task of `stepId`'s attempt, and sends each assignee their link.
- * Idempotent per attempt: a retried request replaces the token and sends no second round of links.
+ * Opens (or re-opens the wait of) the human task of `stepId`'s attempt: open or refresh the record, send each
+ * assignee their link, answer a wait that is over. Idempotent per attempt: a retried request replaces the token
+ * and sends no second round of links.
  */
-export function requestHumanTask(
-  deps: RequestHumanTaskDeps,
-  input: RequestHumanTaskInput,
-): Promise<RequestHumanTaskResult> {
-  const { node } = input;
-  return openHumanTask(deps, {
-    runId: input.runId,
-    stepId: input.stepId,
-    attempt: input.attempt ?? 1,
-    taskToken: input.taskToken,
-    title: node.title,
-    assignees: node.assignees,
-    form: node.form,
-    context: () => snapshotContext(node.context, input.runData),
-    expiresAt: (nowMs) => new Date(nowMs + node.timeoutSeconds * 1000).toISOString(),
-  });
-}
-
-/** `requestHumanTask` from a task spec: open or refresh the record, send the links, answer a wait that is over. */
 export async function openHumanTask(
   deps: RequestHumanTaskDeps,
   input: TaskSpec,

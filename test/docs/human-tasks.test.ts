@@ -13,11 +13,17 @@ describe('docs/human-tasks.md', () => {
   });
 
   it('the flow names operations the code exports', () => {
-    const flow = blockWith(PAGE, 'requestHumanTask(deps');
+    const flow = blockWith(PAGE, 'startHumanTaskWait(deps');
     // camelCase calls are operations; capitalised words are Step Functions states and errors.
     const operations = calledNames(flow.body).filter((name) => /^[a-z]+[A-Z]/.test(name));
     expect(operations).toEqual(
-      expect.arrayContaining(['requestHumanTask', 'expireHumanTask', 'closeHumanTasks']),
+      expect.arrayContaining([
+        'startHumanTaskWait',
+        'humanTaskPort',
+        'openHumanTask',
+        'expireHumanTask',
+        'closeHumanTasks',
+      ]),
     );
     const named = [...flow.body.matchAll(/\b(completeHumanTask|closeFailedWaitTask)\b/g)].map((m) => m[1]);
     expect(named).toEqual(['completeHumanTask', 'closeFailedWaitTask']);

@@ -1,6 +1,6 @@
 /**
- * Human-task records on DynamoDB Local: requesting opens one record per step attempt with the form, a context
- * snapshot and the token; each assignee gets their own signed link (no task token in it); a re-request only
+ * Human-task records on DynamoDB Local, requested through humanTaskPort as a graph wait requests them: requesting
+ * opens one record per step attempt with the form, the context the wait evaluated and the token; each assignee gets their own signed link (no task token in it); a re-request only
  * replaces the token; a task already over answers the wait at once; nobody reachable closes it (fail closed).
  */
 import { describe, expect, it } from 'vitest';
@@ -12,20 +12,30 @@ import {
   HUMAN_TASK_ERRORS,
   humanTaskPort,
   type RequestHumanTaskResult,
-  requestHumanTask,
 } from '../../shared/human-tasks/index.ts';
 import { inboxNotifier } from '../../shared/notify/index.ts';
 import { humanTaskId, parseHumanTaskId } from '../../shared/schemas/human-task.ts';
 import { useSfnWire } from '../approvals-http/sfn-wire.ts';
 import { FixedClock } from '../support/store.ts';
-import { DEPUTY, deps, keyring, MANAGER, node, RUN_DATA, seededRun, store, taskScenario } from './support.ts';
+import {
+  DEPUTY,
+  deps,
+  keyring,
+  MANAGER,
+  MESSAGE,
+  node,
+  requestTask,
+  seededRun,
+  store,
+  taskScenario,
+} from './support.ts';
 
 const wire = useSfnWire();
 
 const targets = () => wire.calls.map((call) => call.target.replace('AWSStepFunctions.', ''));
 
-describe('requestHumanTask', () => {
-  it('opens the record with the form, a context snapshot, the expiry and the token', async () => {
+describe('requesting a human task', () => {
+  it('opens the record with the form, the context snapshot, the expiry and the token', async () => {
     const s = await taskScenario(wire);
     expect(s.requested).toMatchObject({ status: 'notified', notified: [MANAGER, DEPUTY], failed: [] });
     expect(s.taskId).toBe(humanTaskId(s.run.runId, 'review', 1));
@@ -43,7 +53,7 @@ describe('requestHumanTask', () => {
     expect(task.notifiedAt).toBeDefined();
     expect(task.context).toEqual([
       { path: 'steps.triage.output.amount', value: 250 },
-      { path: 'input.message', value: RUN_DATA.input.message },
+      { path: 'input.message', value: MESSAGE },
       { path: 'steps.nothing.output' },
     ]);
     expect(targets()).toEqual([]);
@@ -90,13 +100,7 @@ describe('requestHumanTask', () => {
 
   it('a re-request replaces the token and sends no second round of links', async () => {
     const s = await taskScenario(wire);
-    const again = await requestHumanTask(s.deps, {
-      runId: s.run.runId,
-      stepId: 'review',
-      taskToken: 'newer-token',
-      node: node(),
-      runData: RUN_DATA,
-    });
+    const again = await requestTask(s.deps, s.run, { taskToken: 'newer-token' });
     expect(again).toEqual({ status: 'waiting', taskId: s.taskId });
     expect((await store.getHumanTask(s.taskId))!.taskToken).toBe('newer-token');
     expect(s.inbox.notices()).toHaveLength(2);
@@ -110,13 +114,7 @@ describe('requestHumanTask', () => {
       values: { decision: 'approve', reference: 'R-1' },
     });
     wire.reset();
-    const again = await requestHumanTask(s.deps, {
-      runId: s.run.runId,
-      stepId: 'review',
-      taskToken: 'late-token',
-      node: node(),
-      runData: RUN_DATA,
-    });
+    const again = await requestTask(s.deps, s.run, { taskToken: 'late-token' });
     expect(again).toMatchObject({ status: 'answered', outcome: 'submitted', answer: 'sent' });
     expect(wire.calls[0]!.body).toEqual({
       taskToken: 'late-token',
@@ -131,13 +129,7 @@ describe('requestHumanTask', () => {
       status: 'expired',
       taskId: s.taskId,
     });
-    const again = await requestHumanTask(s.deps, {
-      runId: s.run.runId,
-      stepId: 'review',
-      taskToken: 'late-token',
-      node: node(),
-      runData: RUN_DATA,
-    });
+    const again = await requestTask(s.deps, s.run, { taskToken: 'late-token' });
     expect(again).toMatchObject({ status: 'answered', outcome: 'expired' });
     expect(targets()).toEqual(['SendTaskFailure']);
     expect(wire.calls[0]!.body.error).toBe(HUMAN_TASK_ERRORS.expired);
@@ -145,14 +137,7 @@ describe('requestHumanTask', () => {
 
   it('another attempt of the step is a new task', async () => {
     const s = await taskScenario(wire);
-    const second = await requestHumanTask(s.deps, {
-      runId: s.run.runId,
-      stepId: 'review',
-      attempt: 2,
-      taskToken: 'attempt-2',
-      node: node(),
-      runData: RUN_DATA,
-    });
+    const second = await requestTask(s.deps, s.run, { attempt: 2, taskToken: 'attempt-2' });
     expect(second).toMatchObject({ status: 'notified', taskId: humanTaskId(s.run.runId, 'review', 2) });
     expect((await store.listRunHumanTasks(s.run.runId)).map((t) => t.attempt)).toEqual([1, 2]);
   });
@@ -162,13 +147,7 @@ describe('requestHumanTask', () => {
     const run = await seededRun(clock);
     const nobody = { ...inboxNotifier(), channel: 'sns', reaches: () => false };
     const { deps: d } = deps(wire, clock, nobody);
-    const result = await requestHumanTask(d, {
-      runId: run.runId,
-      stepId: 'review',
-      taskToken: 'tok',
-      node: node(),
-      runData: RUN_DATA,
-    });
+    const result = await requestTask(d, run, { taskToken: 'tok' });
     expect(result).toMatchObject({ status: 'undeliverable', answer: 'sent' });
     expect(await store.getHumanTask(result.taskId)).toMatchObject({
       status: 'closed',

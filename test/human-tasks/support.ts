@@ -1,9 +1,17 @@
-/** Test support: a run with a human task requested on it, links in an inbox, and the task-token wire. */
+/**
+ * Test support: a run with a human task requested on it the way its graph wait requests it (humanTaskPort, the
+ * context already evaluated), links in an inbox, and the task-token wire.
+ */
 import { randomUUID } from 'node:crypto';
 import { sfnTaskTokens } from '../../shared/approvals-http/task-tokens.ts';
-import type { HumanTaskNode, RequestHumanTaskDeps } from '../../shared/human-tasks/index.ts';
-import { requestHumanTask } from '../../shared/human-tasks/index.ts';
+import type { HumanTaskNode } from '../../shared/graph-run/agent-view.ts';
+import {
+  humanTaskPort,
+  type RequestHumanTaskDeps,
+  type RequestHumanTaskResult,
+} from '../../shared/human-tasks/index.ts';
 import { inboxNotifier, type Notifier } from '../../shared/notify/index.ts';
+import type { Run } from '../../shared/schemas/run.ts';
 import type { SfnWire } from '../approvals-http/sfn-wire.ts';
 import { keyring, PUBLIC_BASE, recordingLogger, store } from '../approvals-http/support.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../support/store.ts';
@@ -40,9 +48,17 @@ export const node = (overrides: Partial<HumanTaskNode> = {}): HumanTaskNode => (
   ...overrides,
 });
 
-export const RUN_DATA = {
-  input: { message: 'Please refund my order <#42> & thanks' },
-  steps: { triage: { status: 'succeeded', output: { amount: 250, reason: 'damaged' } } },
+export const MESSAGE = 'Please refund my order <#42> & thanks';
+
+/**
+ * What the wait evaluates `node().context` to over a run whose input `message` is MESSAGE and whose `triage`
+ * step output `{ amount: 250 }` (shared/graph-run/wait.ts; test/graph/human-task-context.test.ts evaluates paths
+ * on that path): path → value, a missing one undefined.
+ */
+export const CONTEXT: Record<string, unknown> = {
+  'steps.triage.output.amount': 250,
+  'input.message': MESSAGE,
+  'steps.nothing.output': undefined,
 };
 
 export async function seededRun(clock: FixedClock) {
@@ -69,6 +85,37 @@ export function deps(
   return { deps: d, logger };
 }
 
+/**
+ * Requests the task of `node`'s step attempt through humanTaskPort, as the wait does: the context is CONTEXT and
+ * the window `timeoutSeconds` from now.
+ */
+export async function requestTask(
+  d: RequestHumanTaskDeps,
+  run: Run,
+  request: { taskToken: string; attempt?: number; node?: Partial<HumanTaskNode> },
+): Promise<RequestHumanTaskResult> {
+  const asked = node(request.node);
+  let result: RequestHumanTaskResult | undefined;
+  await humanTaskPort(d, (outcome) => {
+    result = outcome;
+  }).request({
+    owner: run.owner,
+    runId: run.runId,
+    stepId: asked.id,
+    attempt: request.attempt ?? 1,
+    workflowId: run.workflowId,
+    workflowName: run.workflowName,
+    taskToken: request.taskToken,
+    title: asked.title,
+    assignees: asked.assignees,
+    form: asked.form,
+    context: CONTEXT,
+    expiresAt: new Date(d.clock.nowMs() + asked.timeoutSeconds * 1000).toISOString(),
+  });
+  if (result === undefined) throw new Error('humanTaskPort reported no outcome');
+  return result;
+}
+
 /** A run with a human task on step `review`, its links in an inbox. */
 export async function taskScenario(
   wire: SfnWire,
@@ -80,13 +127,7 @@ export async function taskScenario(
   const inbox = inboxNotifier();
   const { deps: d, logger } = deps(wire, clock, inbox, publicBaseUrl);
   const taskToken = `task-token-${randomUUID()}`;
-  const requested = await requestHumanTask(d, {
-    runId: run.runId,
-    stepId: 'review',
-    taskToken,
-    node: node(overrides),
-    runData: RUN_DATA,
-  });
+  const requested = await requestTask(d, run, { taskToken, node: overrides });
   const linkOf = (assignee: string) => {
     const url = new URL(inbox.notices().find((notice) => notice.approver === assignee)!.url);
     return { path: `${url.pathname}${url.search}`, token: url.searchParams.get('t')! };
