@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { RUN_INPUT_MAX_BYTES } from '../../shared/api/storable.ts';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import { utf8Length } from '../../shared/core/byte-caps.ts';
-import { deliverResult, REPORT_MAX_BYTES, renderReport } from '../../shared/core/deliver.ts';
+import { deliverResult, REPORT_MAX_BYTES, renderReport, reportRoom } from '../../shared/core/deliver.ts';
 import { DYNAMO_ITEM_LIMIT_BYTES, itemBytes } from '../../shared/core/item-size.ts';
 import { MAX_RESULT_TEXT_BYTES } from '../../shared/core/transcript-limits.ts';
 import { keys } from '../../shared/store/keys.ts';
@@ -88,6 +88,36 @@ describe('report size', () => {
     expect(
       verifyAuditChain(await store.listAudit(run.runId), { owner: run.owner, runId: run.runId }),
     ).toMatchObject({ ok: true });
+  });
+
+  it('records a refused delivery when the run item has under 1 KiB left for its report', async () => {
+    // Prepare: a finished run with a long result; a second one whose input is longer by the first one's room
+    // minus 500 bytes, so it has 500 bytes left (the room shrinks byte for byte with an ASCII input).
+    const { version } = await seedWorkflow(store, minimalWorkflow({ destination: { type: 'report' } }));
+    const finished = async (inputBytes: number) => {
+      const run = await seedRun(store, version, { input: { text: 'i'.repeat(inputBytes) } });
+      const model = new ScriptedModel([{ content: [text('r'.repeat(80_000))], stopReason: 'end_turn' }]);
+      await driveRun(engineDeps(store, model, { clock }), run.runId);
+      return (await store.getRun(run.runId))!;
+    };
+    const first = await finished(250_000);
+    const run = await finished(250_000 + reportRoom(first) - 500);
+    expect(reportRoom(run)).toBe(500);
+
+    // Act
+    const delivered = await deliverResult({ store, clock, destinations }, run.runId);
+
+    // Assert: refused and recorded, no report, the refusal in the audit chain.
+    expect(delivered?.delivery).toEqual({
+      destination: 'report',
+      status: 'refused',
+      at: expect.any(String),
+      detail:
+        'refused: the run item has 500 bytes left for its report (at least 1024 needed); read the run in the API',
+    });
+    expect((await store.getRun(run.runId))?.delivery?.status).toBe('refused');
+    const audit = await store.listAudit(run.runId);
+    expect(audit.at(-1)).toMatchObject({ type: 'error', data: { name: 'DeliveryRefusedError' } });
   });
 
   it('lists at most 200 actions in a report, then says how many more there were', async () => {
