@@ -11,7 +11,7 @@ import type { TurnOutcome } from './outcome.ts';
 import type { ContentBlock, ToolOutcome } from './ports.ts';
 import { answerToolUses } from './tool-calls.ts';
 import { textOf, toolResultContent, toolUsesOf } from './transcript.ts';
-import { OUTPUT_TOO_LARGE } from './transcript-limits.ts';
+import { OUTPUT_TOO_LARGE, OUTPUT_UNUSABLE } from './transcript-limits.ts';
 import type { TurnContext } from './turn-context.ts';
 
 /** Step 7 onwards for this turn's persisted assistant message (also after a crash that followed step 6). */
@@ -30,6 +30,13 @@ export async function concludeAssistant(
       status: 'failed',
       stopReason: 'error',
       error: { name: 'ModelOutputTooLargeError', message: text },
+    });
+  }
+  if (assistant.stopReason === OUTPUT_UNUSABLE) {
+    return finishRun(h, deps, input, {
+      status: 'failed',
+      stopReason: 'error',
+      error: { name: 'ModelOutputInvalidError', message: text },
     });
   }
   if (assistant.stopReason === 'tool_use' && uses.length > 0) {

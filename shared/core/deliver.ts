@@ -12,9 +12,11 @@ import type { Destination } from '../schemas/destination.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import { asAgentVersion } from '../schemas/workflow-record.ts';
+import { capUtf8 } from './byte-caps.ts';
 import { isDeliverable } from './degraded.ts';
 import { deliveryPolicy } from './delivery-policy.ts';
 import { isoAt, RunHandle } from './engine.ts';
+import { DYNAMO_ITEM_LIMIT_BYTES, itemBytes } from './item-size.ts';
 import type { Clock } from './ports.ts';
 import { RunConflictError } from './store-errors.ts';
 import type { RunStore } from './store-port.ts';
@@ -46,13 +48,39 @@ export class DeliveryRefusedError extends Error {
 
 export type DeliverDeps = { store: RunStore; clock: Clock; destinations: DestinationsPort };
 
+/**
+ * A report lists at most this many actions, then "… and N more actions": a run may make 10,000 calls
+ * (maxTurns 200 × maxToolCallsPerTurn 50), and its ledger stays readable in the API.
+ */
+export const REPORT_MAX_ACTIONS = 200;
+/**
+ * A report (stored on the run item, or published as an alert) is at most this many UTF-8 bytes, its cut note
+ * included: the run item also holds the input (up to 256 KiB) and the result (up to 64 KiB), and DynamoDB caps an
+ * item at 400 KB, attribute names included
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html); an SNS message at
+ * 256 KiB (shared/notify/sns-message.ts). A stored report is cut further to the room its run item has left.
+ */
+export const REPORT_MAX_BYTES = 128 * 1024;
+/** What a stored report leaves free in its run item for the keys, index attributes and the delivery record. */
+export const RUN_ITEM_MARGIN_BYTES = 4 * 1024;
+/** A run item with less room than this for its report records a refused delivery instead (nothing useful fits). */
+const REPORT_MIN_BYTES = 1024;
+
+/** The note a cut report ends with. */
+export const reportCutNote = (maxBytes: number) =>
+  `\n\n[truncated: the report was over ${maxBytes} bytes; read the whole run in the API]`;
+
 export function renderReport(
   run: Run,
   definition: { name: string },
   title: string | undefined,
   actions: string[],
+  maxBytes = REPORT_MAX_BYTES,
 ): string {
-  return [
+  const listed = actions.slice(0, REPORT_MAX_ACTIONS).map((line) => `- ${line}`);
+  if (actions.length > REPORT_MAX_ACTIONS)
+    listed.push(`- … and ${actions.length - REPORT_MAX_ACTIONS} more actions`);
+  const report = [
     `# ${title ?? definition.name}`,
     '',
     `- Workflow: ${definition.name} (version ${run.workflowVersion})`,
@@ -65,7 +93,7 @@ export function renderReport(
     '',
     '## Actions taken',
     '',
-    ...(actions.length > 0 ? actions.map((line) => `- ${line}`) : ['- none']),
+    ...(listed.length > 0 ? listed : ['- none']),
     '',
     ...(run.degraded
       ? [
@@ -76,6 +104,16 @@ export function renderReport(
         ]
       : []),
   ].join('\n');
+  return capUtf8(report, maxBytes, reportCutNote(maxBytes));
+}
+
+/**
+ * The bytes a report may take on `run`'s item: `REPORT_MAX_BYTES`, or less when the rest of the item (its input,
+ * result, refusals...) leaves less of DynamoDB's 400 KB.
+ */
+export function reportRoom(run: Run): number {
+  const { delivery: _delivery, ...rest } = run;
+  return Math.min(REPORT_MAX_BYTES, DYNAMO_ITEM_LIMIT_BYTES - RUN_ITEM_MARGIN_BYTES - itemBytes(rest));
 }
 
 export async function deliverResult(deps: DeliverDeps, runId: string): Promise<Run | undefined> {
@@ -100,8 +138,16 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
     let report: string | undefined;
     let detail: string | undefined;
     let refused = false;
-    if (destination.type === 'report')
-      report = renderReport(run, version.definition, destination.title, actions);
+    if (destination.type === 'report') {
+      const room = reportRoom(run);
+      if (room >= REPORT_MIN_BYTES)
+        report = renderReport(run, version.definition, destination.title, actions, room);
+      else {
+        // Nothing useful fits beside the rest of the run item: a refused delivery, recorded, not a doomed write.
+        refused = true;
+        detail = `refused: the run item has ${Math.max(0, room)} bytes left for its report (at least ${REPORT_MIN_BYTES} needed); read the run in the API`;
+      }
+    }
     // The live policy, read just before anything leaves the store (fail closed: delivery-policy.ts).
     const policy =
       destination.type === 'alert' || destination.type === 'http'

@@ -8,6 +8,7 @@ import { canonicalJson } from '../audit/canonical.ts';
 import type { GateMode } from '../schemas/gate.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import type { Action, ActionCatalog } from './actions.ts';
+import { MAX_APPROVAL_ARGS_BYTES } from './transcript-limits.ts';
 
 export type GrantEntry = { mode: GateMode; approvers: string[]; timeoutSeconds: number };
 /** Action name → how it is gated now. Absent names are denied. */
@@ -130,8 +131,15 @@ export function evaluateGate(
       if (entry.approvers.length === 0)
         return { decision: 'deny', reason: 'this action needs approval but no approvers are configured' };
       // The approval item keeps the exact arguments as a map: what DynamoDB cannot hold there (a number below
-      // 1e-130, an integer past 2^53, ...: shared/api/storable.ts) would fail the write that asks for approval.
-      const [unstorable] = storableIssues(parsed.data, { maxDepth: MAX_VALUE_DEPTH }, ['input']);
+      // 1e-130, an integer past 2^53, ...: shared/api/storable.ts) would fail the write that asks for approval,
+      // and so would arguments that, with the rest of the approval item, pass DynamoDB's 400 KB item limit
+      // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html): sized as DynamoDB
+      // counts them (item-size.ts), the denial names the largest field.
+      const [unstorable] = storableIssues(
+        parsed.data,
+        { maxDepth: MAX_VALUE_DEPTH, maxStoredBytes: MAX_APPROVAL_ARGS_BYTES },
+        ['input'],
+      );
       if (unstorable)
         return {
           decision: 'deny',

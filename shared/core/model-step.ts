@@ -22,7 +22,13 @@ import type { ContentBlock, ModelRequest, ModelResponse } from './ports.ts';
 import { costOf, type ModelPrice, roundUsd } from './pricing.ts';
 import { assertCredentialsReadable, redactModelContent } from './redaction.ts';
 import { outstandingReservationPart, releasePart } from './reservation-parts.ts';
-import { contentHashOf, OUTPUT_TOO_LARGE, oversizeReason } from './transcript-limits.ts';
+import {
+  contentHashOf,
+  OUTPUT_TOO_LARGE,
+  OUTPUT_UNUSABLE,
+  oversizeReason,
+  unusableReason,
+} from './transcript-limits.ts';
 import type { TurnContext } from './turn-context.ts';
 
 export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext): Promise<TurnOutcome> {
@@ -53,8 +59,12 @@ export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext):
   // An answer too large to store is replaced by a note and ends the run (concludeAssistant), instead of
   // a commit that DynamoDB refuses on every retry.
   const tooLarge = oversizeReason(said);
-  const content: ContentBlock[] = tooLarge
-    ? [{ type: 'text', text: `(the model's response was not kept: ${tooLarge})` }]
+  // Calls that cannot be answered (an id the API refuses back, or two calls with one id: one ledger row) end
+  // the run the same way, before any of them is gated or dispatched.
+  const unusable = tooLarge === undefined ? unusableReason(said) : undefined;
+  const notKept = tooLarge ?? unusable;
+  const content: ContentBlock[] = notKept
+    ? [{ type: 'text', text: `(the model's response was not kept: ${notKept})` }]
     : said.length > 0
       ? said
       : [{ type: 'text', text: '(no content)' }];
@@ -65,7 +75,7 @@ export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext):
     turn: h.run.turn,
     role: 'assistant',
     content,
-    stopReason: tooLarge ? OUTPUT_TOO_LARGE : response.stopReason,
+    stopReason: tooLarge ? OUTPUT_TOO_LARGE : unusable ? OUTPUT_UNUSABLE : response.stopReason,
     usage: response.usage,
     costUsd: cost,
     model: response.model,

@@ -17,12 +17,10 @@ import type { ApprovalDecision } from './approval-record.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
 import { type EffectiveGrant, evaluateGate } from './gate.ts';
 import { approvalIdFor, argsHashOf } from './identity.ts';
-import { valueBytes } from './item-size.ts';
 import type { ToolOutcome, ToolUseBlock } from './ports.ts';
 import { dispatch, resumePending } from './tool-dispatch.ts';
 import { refuse, requestApproval } from './tool-refusals.ts';
 import { toolUsesOf } from './transcript.ts';
-import { MAX_APPROVAL_ARGS_BYTES } from './transcript-limits.ts';
 
 export type ToolCallContext = {
   assistant: TranscriptMessage;
@@ -95,18 +93,6 @@ export async function answerToolUses(
       outcomes.set(use.id, await refuse(h, deps, ctx, use, gate.reason));
     } else if (gate.decision === 'allow') {
       outcomes.set(use.id, await dispatch(h, deps, ctx, use, gate.action, gate.input, 'allow'));
-    } else if (valueBytes(gate.input) > MAX_APPROVAL_ARGS_BYTES) {
-      // The approval item holds the exact arguments and must stay under DynamoDB's 400 KB item limit.
-      outcomes.set(
-        use.id,
-        await refuse(
-          h,
-          deps,
-          ctx,
-          use,
-          `the arguments are over ${MAX_APPROVAL_ARGS_BYTES} bytes, too large to hold for approval`,
-        ),
-      );
     } else {
       awaiting.push(
         await requestApproval(h, deps, ctx, use, gate.input, gate.approvers, gate.timeoutSeconds),

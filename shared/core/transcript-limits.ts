@@ -27,6 +27,19 @@ export const MAX_RESULT_TEXT_BYTES = 64 * 1024;
 
 /** The stop reason recorded instead of the model's when its answer was too large to keep. */
 export const OUTPUT_TOO_LARGE = 'output_too_large';
+/** The stop reason recorded instead of the model's when its answer could not be answered as it is. */
+export const OUTPUT_UNUSABLE = 'output_unusable';
+
+/**
+ * The tool_use ids the Messages API accepts back in a tool_result: letters, digits, `_` and `-`. The API's own ids
+ * look like `toolu_01D7FLrfh4GYq7yT1ULFeyMV`; an id with other characters is refused when it is sent back (`string
+ * should match pattern '^[a-zA-Z0-9_-]+$'`, a 400, as third parties report it: github.com/BlockRunAI/ClawRouter
+ * pull 18, github.com/HKUDS/nanobot pull 4356). Each id is also a ledger sort key, `TOOL#<id>`, which DynamoDB caps
+ * at 1,024 bytes
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html#limits-partition-sort-keys):
+ * MAX_TOOL_USE_ID_BYTES keeps it far below.
+ */
+export const TOOL_USE_ID_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 /** Cuts a tool result to `MAX_TOOL_RESULT_BYTES`, saying so in the result. */
 export const capToolResult = (content: string): string =>
@@ -51,6 +64,22 @@ export function oversizeReason(content: ContentBlock[]): string | undefined {
     (use) => utf8Length(use.id) > MAX_TOOL_USE_ID_BYTES || utf8Length(use.name) > MAX_TOOL_USE_ID_BYTES,
   );
   if (odd) return `a tool call has an id or name over ${MAX_TOOL_USE_ID_BYTES} bytes`;
+  return undefined;
+}
+
+/**
+ * Why the tool calls of a model answer cannot be answered as they are, or undefined when they can: an id outside
+ * `TOOL_USE_ID_PATTERN` (the next model call would be refused on every retry), or two calls with one id (one
+ * ledger row, `TOOL#<id>`, and one tool_result for both). Checked before any call is gated or dispatched.
+ */
+export function unusableReason(content: ContentBlock[]): string | undefined {
+  const seen = new Set<string>();
+  for (const use of toolUsesOf({ content })) {
+    if (!TOOL_USE_ID_PATTERN.test(use.id))
+      return `the tool call id ${JSON.stringify(use.id)} is not letters, digits, '_' and '-' only`;
+    if (seen.has(use.id)) return `two tool calls have the id ${JSON.stringify(use.id)}`;
+    seen.add(use.id);
+  }
   return undefined;
 }
 

@@ -12,8 +12,6 @@ import { isoAt } from '../core/engine.ts';
 import type { GateResult } from '../core/gate.ts';
 import { evaluateGate } from '../core/gate.ts';
 import { argsHashOf } from '../core/identity.ts';
-import { valueBytes } from '../core/item-size.ts';
-import { MAX_APPROVAL_ARGS_BYTES } from '../core/transcript-limits.ts';
 import type { Approval } from '../schemas/approval.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import { mergeSteps } from './decide.ts';
@@ -34,10 +32,7 @@ export async function requestStepApproval(
   policy: LivePolicy,
   gate: Extract<GateResult, { decision: 'needs_approval' }>,
 ): Promise<GraphNext> {
-  if (valueBytes(gate.input) > MAX_APPROVAL_ARGS_BYTES) {
-    const reason = `denied: the arguments are over ${MAX_APPROVAL_ARGS_BYTES} bytes, too large to hold for approval`;
-    return refuseStep(call, { cause: 'gate', name: 'GateDenied', reason }, gate.input);
-  }
+  // Arguments too large to hold for approval were denied by the gate (gate.ts), naming the field.
   const run = call.handle.run;
   const { stepId, attempt } = call.ref;
   const approval = newApproval(

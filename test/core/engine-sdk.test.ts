@@ -66,6 +66,18 @@ const fixtures: ScriptedFixture[] = [
     })),
   },
   {
+    // An id the Messages API would refuse back in a tool_result (^[a-zA-Z0-9_-]+$): the run fails naming it.
+    name: 'odd-id',
+    turns: [
+      {
+        response: {
+          content: [{ type: 'tool_use' as const, id: 'toolu.1:x', name: 'current_time', input: {} }],
+        },
+      },
+      { text: 'never asked' },
+    ],
+  },
+  {
     name: 'costly',
     turns: [0, 1, 2, 3].map(() => ({
       response: {
@@ -129,6 +141,23 @@ describe.each(PROVIDERS)('turn engine with the real %s SDK and the scripted serv
   ])('records the stop reason of %s as %s', async (fixture, stopReason) => {
     const { run } = await runFixture(provider, fixture);
     expect(run).toMatchObject({ status: 'failed', stopReason });
+  });
+
+  it('fails the run naming a tool_use id the API would refuse back, before the call is dispatched', async () => {
+    const { run, outcomes, messages } = await runFixture(provider, 'odd-id');
+    expect(outcomes.map((o) => o.next)).toEqual(['failed']);
+    expect(run).toMatchObject({
+      status: 'failed',
+      stopReason: 'error',
+      modelCalls: 1,
+      error: {
+        name: 'ModelOutputInvalidError',
+        message: `(the model's response was not kept: the tool call id "toolu.1:x" is not letters, digits, '_' and '-' only)`,
+      },
+    });
+    expect(messages[1]).toMatchObject({ role: 'assistant', stopReason: 'output_unusable' });
+    expect(await store.listLedger(run.runId)).toEqual([]);
+    expect(server.failures).toEqual([]);
   });
 
   it('stops at max_turns', async () => {

@@ -2,9 +2,10 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
+import { newApproval } from '../../shared/core/approval-record.ts';
 import { utf8Length } from '../../shared/core/byte-caps.ts';
 import { approvalIdFor } from '../../shared/core/identity.ts';
-import { DYNAMO_ITEM_LIMIT_BYTES, itemBytes } from '../../shared/core/item-size.ts';
+import { DYNAMO_ITEM_LIMIT_BYTES, itemBytes, valueBytes } from '../../shared/core/item-size.ts';
 import type { ContentBlock } from '../../shared/core/ports.ts';
 import { transcriptProblems } from '../../shared/core/transcript.ts';
 import { verifyTranscriptBinding } from '../../shared/core/transcript-binding.ts';
@@ -13,8 +14,11 @@ import {
   MAX_ASSISTANT_CONTENT_BYTES,
   MAX_RESULT_TEXT_BYTES,
   MAX_TOOL_RESULT_BYTES,
+  MAX_TOOL_USE_ID_BYTES,
 } from '../../shared/core/transcript-limits.ts';
 import { BudgetSchema } from '../../shared/schemas/budget.ts';
+import type { Run } from '../../shared/schemas/run.ts';
+import { indexKeys, keys } from '../../shared/store/keys.ts';
 import * as z from '../../shared/zod.ts';
 import { driveRun, engineDeps, ScriptedModel, text, toolUse } from '../support/engine.ts';
 import { minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
@@ -177,10 +181,71 @@ describe('approvals of large calls', () => {
       {
         type: 'tool_result',
         tool_use_id: 'g1',
-        content: expect.stringContaining('too large to hold for approval'),
+        content: expect.stringContaining(
+          `the input cannot be stored for its approval (input.value is too large to store: ${utf8Length(value) + 9} bytes as DynamoDB counts them`,
+        ),
         is_error: true,
       },
     ]);
     await expectVerifiable(run.runId, run.owner);
+  });
+
+  it('denies a gated call of near 400 KB before any approval write, naming the field', async () => {
+    // Prepare: a gated call whose one field is just under DynamoDB's item limit, beside a small one.
+    const { version } = await seedWorkflow(
+      store,
+      minimalWorkflow({
+        gates: { notes_put: 'needs_approval' },
+        approvals: { approvers: ['boss@example.com'], timeoutSeconds: 600 },
+        // The next turn sends the call back to the model: ~100k tokens, priced within this budget.
+        budget: { maxUsdPerRun: 50, maxTurns: 10 },
+      }),
+    );
+    const run = await seedRun(store, version);
+    const value = 'v'.repeat(DYNAMO_ITEM_LIMIT_BYTES - 2_000);
+    const model = new ScriptedModel([
+      { content: [toolUse('g2', 'notes_put', { value })], stopReason: 'tool_use' },
+      { content: [text('Could not store it.')], stopReason: 'end_turn' },
+    ]);
+
+    // Act
+    const outcomes = await driveRun(depsWith(model), run.runId);
+
+    // Assert: no approval, the call denied naming input.value, the run finished, its records verifiable.
+    expect(outcomes.map((outcome) => outcome.next)).toEqual(['continue', 'done']);
+    expect(await store.getApproval(approvalIdFor(run.runId, 'g2'))).toBeUndefined();
+    const [result] = ((await store.listMessages(run.runId))[2]?.content ?? []) as { content?: string }[];
+    expect(result?.content).toContain(
+      `Denied: the input cannot be stored for its approval (input.value is too large to store: ${value.length + 9} bytes as DynamoDB counts them`,
+    );
+    expect(result?.content).toContain(`the limit is ${MAX_APPROVAL_ARGS_BYTES}`);
+    expect((await store.getRun(run.runId))?.status).not.toBe('failed');
+    await expectVerifiable(run.runId, run.owner);
+  });
+
+  it('an approval item holding the largest arguments the gate lets through fits in one DynamoDB item', () => {
+    // The approval item: its keys and index keys, the arguments at the cap, the longest reason (4,000 characters
+    // of 3 bytes), a tool name and id at their cap (MAX_TOOL_USE_ID_BYTES), twenty long approvers.
+    const run = { runId: 'r'.repeat(26), owner: 'o'.repeat(128), workflowId: 'w'.repeat(26) };
+    const approval = newApproval(
+      { ...run, workflowName: 'n'.repeat(100), workflowVersion: 9999 } as Run,
+      {
+        toolUseId: 't'.repeat(MAX_TOOL_USE_ID_BYTES),
+        turn: 200,
+        tool: 'a'.repeat(MAX_TOOL_USE_ID_BYTES),
+        input: { value: 'v'.repeat(MAX_APPROVAL_ARGS_BYTES - 9) },
+        approvers: Array.from({ length: 20 }, () => `${'x'.repeat(240)}@example.com`),
+        timeoutSeconds: 86_400,
+        reason: EURO.repeat(10_000),
+      },
+      0,
+    );
+    const item = {
+      ...keys.approval(approval.approvalId),
+      ...indexKeys.approvalByOwner(approval.owner, approval.createdAt, approval.approvalId),
+      ...approval,
+    };
+    expect(valueBytes(approval.args)).toBe(MAX_APPROVAL_ARGS_BYTES);
+    expect(itemBytes(item)).toBeLessThan(DYNAMO_ITEM_LIMIT_BYTES);
   });
 });

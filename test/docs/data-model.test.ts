@@ -4,6 +4,12 @@
  * page quotes are the constants the code uses.
  */
 import { describe, expect, it } from 'vitest';
+import {
+  REPORT_MAX_ACTIONS,
+  REPORT_MAX_BYTES,
+  RUN_ITEM_MARGIN_BYTES,
+  reportCutNote,
+} from '../../shared/core/deliver.ts';
 import { MERGED_TRANSACTION_BOUND } from '../../shared/core/staged-change.ts';
 import {
   capRefusal,
@@ -263,6 +269,7 @@ describe('docs/data-model.md', () => {
       'one model answer': `${MAX_ASSISTANT_CONTENT_BYTES.toLocaleString('en')} bytes`,
       'arguments of a call that needs approval': `${MAX_APPROVAL_ARGS_BYTES.toLocaleString('en')} bytes`,
       "the run's `result.text`": `${MAX_RESULT_TEXT_BYTES / 1024} KiB`,
+      "a `report` destination's report": `${REPORT_MAX_ACTIONS} actions, then ${REPORT_MAX_BYTES / 1024} KiB or the room its run item has left under 400 KB (${RUN_ITEM_MARGIN_BYTES / 1024} KiB kept for keys and the delivery record)`,
     });
     const ending = (what: string) =>
       /ending `([^`]*)`/.exec(rows.find(([cell]) => cell?.startsWith(what))?.[2] ?? '')?.[1] ?? '?';
@@ -273,6 +280,7 @@ describe('docs/data-model.md', () => {
     expect(capRefusal(long).endsWith(ending('one refusal'))).toBe(true);
     expect(Buffer.byteLength(capRefusal(long))).toBeLessThanOrEqual(MAX_REFUSAL_BYTES);
     expect(capResultText(long).endsWith(ending("the run's `result.text`"))).toBe(true);
+    expect(reportCutNote(1000).trim()).toBe(ending("a `report` destination's report").replace('N', '1000'));
   });
 
   it('the limits the prose quotes are the constants the code uses', () => {
