@@ -5,21 +5,25 @@
  * execution starts or stops, no task token is answered and no human task is closed.
  */
 import { randomUUID } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyAuthenticator, createApiApp } from '../../shared/api/index.ts';
 import { inProcessApi } from '../../shared/console/in-process.ts';
 import { localConsole } from '../../shared/console/local.ts';
 import type { HumanTaskPort } from '../../shared/graph-run/human-task-port.ts';
 import type { ExecutionsPort, GraphExecutionsPort } from '../../shared/runs/index.ts';
-import type { DynamoStore } from '../../shared/store/index.ts';
 import { localTriggerSync } from '../../shared/triggers-sync/local.ts';
 import { refundGraph } from '../graph/fixtures.ts';
 import { baseGrant } from '../jobs/support.ts';
 import { FixedClock, randomIds, testStore, uniqueOwner } from '../support/store.ts';
-import { clientFor, ownTableName, RecordingExecutions, testEngineRegistry } from './helpers.ts';
+import {
+  clientFor,
+  ownerSnapshot,
+  ownTableName,
+  RecordingExecutions,
+  testEngineRegistry,
+} from './helpers.ts';
 
-/** A table of this file's own: `snapshotOf` scans it. */
+/** A table of this file's own: `ownerSnapshot` scans it. */
 const store = testStore(await ownTableName());
 const graphStarts: string[] = [];
 const externalStarts: string[] = [];
@@ -101,30 +105,6 @@ const as = {
   bClient: clientFor(app, keys.bClient),
 };
 
-/** Every item of `owner` in the table (by key, index key or owner attribute), as sorted JSON. */
-async function snapshotOf(db: DynamoStore, owner: string): Promise<string[]> {
-  const items: string[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const response = await db.ctx.doc.send(
-      new ScanCommand({
-        TableName: db.ctx.table,
-        FilterExpression:
-          'contains(pk, :o) OR contains(sk, :o) OR contains(gsi1pk, :o) OR contains(gsi2pk, :o) OR #owner = :o',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':o': owner },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of response.Items ?? [])
-      items.push(
-        JSON.stringify(Object.fromEntries(Object.entries(item).sort(([x], [y]) => (x < y ? -1 : 1)))),
-      );
-    startKey = response.LastEvaluatedKey;
-  } while (startKey);
-  return items.sort();
-}
-
 type Ids = {
   graphWorkflowId: string;
   graphRunId: string;
@@ -177,7 +157,7 @@ beforeAll(async () => {
   expect((await as.a.post('/v1/grants', { clientId: clients.a, grant: baseGrant() })).status).toBe(201);
   const job = await as.bClient.post('/v1/jobs', { prompt: 'What time is it?' });
   expect(job.status).toBe(202);
-  expect((await snapshotOf(store, owners.b)).join('\n')).toContain(graphRun.body.run.runId);
+  expect((await ownerSnapshot(store, owners.b)).join('\n')).toContain(graphRun.body.run.runId);
   foreign = {
     graphWorkflowId,
     graphRunId: graphRun.body.run.runId,
@@ -251,7 +231,7 @@ describe('Owner fencing of the new kinds', () => {
   it.each(routes)(
     '%s: another owner’s id gets the same 404 as a missing id, and nothing of theirs changes',
     async (_label, caller, route) => {
-      const before = await snapshotOf(store, owners.b);
+      const before = await ownerSnapshot(store, owners.b);
       const counts = [executions.starts.length, graphStarts.length, externalStarts.length];
       const [method, path, body] = route(foreign);
       const [, missingPath, missingBody] = route(missing);
@@ -260,7 +240,7 @@ describe('Owner fencing of the new kinds', () => {
       expect(foreignReply.status).toBe(404);
       expect(foreignReply.body).toEqual(missingReply.body);
       expect(foreignReply.body.error.code).toBe('not_found');
-      expect(await snapshotOf(store, owners.b)).toEqual(before);
+      expect(await ownerSnapshot(store, owners.b)).toEqual(before);
       expect([executions.starts.length, graphStarts.length, externalStarts.length]).toEqual(counts);
       expect(executions.stops).toEqual([]);
       expect(tokensAnswered).toEqual([]);
@@ -311,12 +291,12 @@ describe('Owner fencing of the console pages and actions', () => {
   ])(
     '%s: a foreign id draws the same page as a missing one, and changes nothing',
     async (_l, method, path) => {
-      const before = await snapshotOf(store, owners.b);
+      const before = await ownerSnapshot(store, owners.b);
       const foreignPage = await page(method, path(foreign));
       const missingPage = await page(method, path(missing));
       expect(foreignPage.status).toBe(404);
       expect(foreignPage).toEqual(missingPage);
-      expect(await snapshotOf(store, owners.b)).toEqual(before);
+      expect(await ownerSnapshot(store, owners.b)).toEqual(before);
       expect(executions.stops).toEqual([]);
     },
   );

@@ -211,13 +211,8 @@ export const definition = (overrides: Record<string, unknown> = {}) =>
 /** A fresh table for one test file's harnesses (created on the run's DynamoDB Local). */
 export const ownTableName = async () => (await createOwnTable('wf-api')).tableName;
 
-/**
- * How many items in the table belong to `owner` (by key, index key or owner attribute). A full scan: give a
- * harness that counts items a table of its own (`tableName: await ownTableName()`); on the shared table the
- * scan reads every item the whole run wrote so far (seconds per scan late in the suite).
- */
-export async function itemsOf(store: DynamoStore, owner: string): Promise<number> {
-  let count = 0;
+/** The pages of a scan for `owner`'s items (by key, index key or owner attribute). A full scan of the table. */
+async function* ownerItemPages(store: DynamoStore, owner: string): AsyncGenerator<Record<string, unknown>[]> {
   let startKey: Record<string, unknown> | undefined;
   do {
     const response = await store.ctx.doc.send(
@@ -230,8 +225,29 @@ export async function itemsOf(store: DynamoStore, owner: string): Promise<number
         ExclusiveStartKey: startKey,
       }),
     );
-    count += response.Count ?? 0;
+    yield response.Items ?? [];
     startKey = response.LastEvaluatedKey;
   } while (startKey);
+}
+
+/**
+ * How many items in the table belong to `owner` (by key, index key or owner attribute). A full scan: give a
+ * harness that counts items a table of its own (`tableName: await ownTableName()`); on the shared table the
+ * scan reads every item the whole run wrote so far (seconds per scan late in the suite).
+ */
+export async function itemsOf(store: DynamoStore, owner: string): Promise<number> {
+  let count = 0;
+  for await (const items of ownerItemPages(store, owner)) count += items.length;
   return count;
+}
+
+/** Every item of `owner`'s in the table (as `itemsOf` finds them), each as JSON with sorted keys, sorted. */
+export async function ownerSnapshot(store: DynamoStore, owner: string): Promise<string[]> {
+  const snapshot: string[] = [];
+  for await (const items of ownerItemPages(store, owner))
+    for (const item of items)
+      snapshot.push(
+        JSON.stringify(Object.fromEntries(Object.entries(item).sort(([x], [y]) => (x < y ? -1 : 1)))),
+      );
+  return snapshot.sort();
 }

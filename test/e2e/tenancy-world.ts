@@ -2,11 +2,11 @@
  * The world of the tenancy check (tenancy-routes.test.ts): one local stack with owners A and B, A's objects of
  * every kind, and the requests a probe sends (tenancy-fixtures.ts) with A's ids or missing ones.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { ApiClient } from '../../shared/cli/client.ts';
 import { humanTaskId } from '../../shared/schemas/human-task.ts';
 import { jobIdOf } from '../../shared/schemas/job.ts';
+import { ownerSnapshot } from '../api/helpers.ts';
 import { refundGraph, startRefund } from '../graph/support.ts';
 import { baseGrant, clientKey, textFixture } from '../jobs/support.ts';
 import { type GraphStack, startGraphStack } from '../support/graph-stack.ts';
@@ -163,29 +163,7 @@ export function echoSwapped(reply: Reply, probe: Probe): Reply {
 }
 
 /** Every item of `owner`'s in the stack's table (by key, index key or owner attribute), as sorted JSON. */
-export async function itemsOf(owner: string): Promise<string[]> {
-  const { store } = e2e.stack;
-  const items: string[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.ctx.doc.send(
-      new ScanCommand({
-        TableName: store.ctx.table,
-        FilterExpression:
-          'contains(pk, :o) OR contains(sk, :o) OR contains(gsi1pk, :o) OR contains(gsi2pk, :o) OR #owner = :o',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':o': owner },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? [])
-      items.push(
-        JSON.stringify(Object.fromEntries(Object.entries(item).sort(([x], [y]) => (x < y ? -1 : 1)))),
-      );
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items.sort();
-}
+export const itemsOf = (owner: string): Promise<string[]> => ownerSnapshot(e2e.stack.store, owner);
 
 export const itemsOfA = () => itemsOf('team-a');
 /** What the caller's owner got written by a request: B's answer to A's id may not differ even there. */
