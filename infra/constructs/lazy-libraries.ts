@@ -2,7 +2,7 @@
  * Packages that only some invocations use, shipped beside a function's bundle instead of inside it.
  *
  * JSONata, RE2 (`re2js`) and Ajv run only when an invocation evaluates an expression, an owner's pattern or an
- * owner's JSON Schema. Their shims (shared/runtime/bundle-shims/) load them on first use, but while they sat in
+ * owner's JSON Schema; htmlparser2 only when `fetch_url` reads an HTML body. Their shims (shared/runtime/bundle-shims/) load them on first use, but while they sat in
  * `index.js` V8 still pre-parsed their ~360 KB at every cold start (~0.1 ms of CPU per KB; docs/deploy.md,
  * "Function bundles"). Each shim now requires `wf-lazy/<name>`, which the bundles leave external
  * (RuntimeFunction), and the package is built once per version into a minified CommonJS file. After esbuild
@@ -25,6 +25,8 @@ export const LAZY_LIBRARIES: Readonly<Record<string, { readonly pkg: string; rea
   jsonata: { pkg: 'jsonata', entry: 'jsonata/jsonata.js' },
   re2js: { pkg: 're2js', entry: 're2js/build/index.js' },
   ajv: { pkg: 'ajv', entry: 'ajv/dist/2020.js' },
+  // Only its Parser (what shared/actions/http/html-text.ts uses), not the DOM handler and feeds of its index.
+  htmlparser2: { pkg: 'htmlparser2', entry: 'htmlparser2/dist/Parser.js' },
 };
 
 /** Bumped when the build options below change, so a file built by an older version is not reused. */

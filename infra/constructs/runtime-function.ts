@@ -36,7 +36,8 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * - `jsonata`, `re2js` and Ajv (`ajv/dist/2020.js`) become shims (shared/runtime/bundle-shims/) that load the
  *   package on first use, only in an invocation that runs an expression, an owner's pattern or an owner's JSON
  *   Schema. Each shim requires `wf-lazy/<name>`, a file of its own beside the bundle (lazy-libraries.ts), so
- *   the package is not even parsed at a cold start.
+ *   the package is not even parsed at a cold start. So does `htmlparser2`, which only `fetch_url` reading an
+ *   HTML body uses.
  */
 export const LAMBDA_BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': join(REPO_ROOT, 'shared/runtime/aws/lambda-credentials.ts'),
@@ -45,6 +46,7 @@ export const LAMBDA_BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   jsonata: join(REPO_ROOT, 'shared/runtime/bundle-shims/jsonata.ts'),
   re2js: join(REPO_ROOT, 'shared/runtime/bundle-shims/re2js.ts'),
   'ajv/dist/2020.js': join(REPO_ROOT, 'shared/runtime/bundle-shims/ajv.ts'),
+  htmlparser2: join(REPO_ROOT, 'shared/runtime/bundle-shims/htmlparser2.ts'),
   '@smithy/core/event-streams': join(REPO_ROOT, 'shared/runtime/bundle-shims/no-event-streams.ts'),
 };
 
