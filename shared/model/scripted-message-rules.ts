@@ -125,6 +125,8 @@ export function messageProblems(messages: unknown): string[] {
   list.forEach((message, i) => {
     if (message.role !== 'user' && message.role !== 'assistant')
       problems.push(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    // Only a final assistant message may be empty, as the API answers ("all messages must have non-empty content
+    // except for the optional final assistant message": https://github.com/anthropics/claude-code/issues/3196).
     const final = i === list.length - 1 && message.role === 'assistant';
     if (isEmptyContent(message)) {
       if (!final)
