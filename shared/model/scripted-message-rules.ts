@@ -43,6 +43,9 @@ function textProblems(path: string, blocks: Block[]): string[] {
   });
 }
 
+const isEmptyResult = (content: unknown) =>
+  content === undefined || content === '' || (Array.isArray(content) && content.length === 0);
+
 /** One conversational turn: consecutive messages of a role, which the API combines into one turn. */
 type Turn = { role: unknown; blocks: { block: Block; path: string }[]; first: number };
 
@@ -87,6 +90,10 @@ function toolProblems(messages: Message[]): string[] {
         leading = false;
         continue;
       }
+      // An error result must say something: the API's answer, as several public clients quote it (no page of
+      // the documentation states it; docs/scripted-model.md).
+      if (block.is_error === true && isEmptyResult(block.content))
+        problems.push(`${path}.tool_result: content cannot be empty if \`is_error\` is true`);
       if (!asked.has(String(block.tool_use_id)))
         problems.push(
           `${path}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,

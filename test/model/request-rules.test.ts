@@ -150,6 +150,12 @@ const RULES: [string, Json, string, Json][] = [
     { messages: afterCall([toolResult('t1')]) },
   ],
   [
+    'an error tool_result has content',
+    { messages: afterCall([{ ...toolResult('t1', ''), is_error: true }]) },
+    'messages.2.content.0.tool_result: content cannot be empty if `is_error` is true',
+    { messages: afterCall([{ ...toolResult('t1', '.'), is_error: true }]) },
+  ],
+  [
     'a tool_use id matches ^[a-zA-Z0-9_-]+$',
     { messages: [user('a'), assistant([toolUse('call:1')]), user([toolResult('call:1')])] },
     "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
