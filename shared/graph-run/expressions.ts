@@ -19,15 +19,25 @@ const orThrow = <T>(
 };
 
 /**
- * An agent prompt: always text. Its placeholders draw from `allowance`, the steps all expressions of the
- * invocation may take together (EXPRESSION_LIMITS.maxStepsPerInvocation): pass the invocation's one.
+ * An agent prompt: always text, never blank. Its placeholders draw from `allowance`, the steps all expressions
+ * of the invocation may take together (EXPRESSION_LIMITS.maxStepsPerInvocation): pass the invocation's one.
+ * The prompt is the child run's first message, and the Messages API refuses a text block that is empty or only
+ * whitespace ("text content blocks must be non-empty": docs/scripted-model.md "Request rules"); a blank one
+ * fails the step here, naming it, instead of a child run whose every model call is refused.
  */
-export const renderPrompt = async (
+export async function renderPrompt(
   where: string,
   template: string,
   data: RunData,
   allowance: StepAllowance,
-): Promise<string> => orThrow(where, await renderText(template, data, allowance));
+): Promise<string> {
+  const prompt = orThrow(where, await renderText(template, data, allowance));
+  if (prompt.trim() === '')
+    throw new TemplateRenderError(
+      `${where}: rendered blank (${JSON.stringify(prompt)}); the Messages API refuses an empty first message`,
+    );
+  return prompt;
+}
 
 /**
  * Service arguments (and context paths): every string at any depth is a template; a whole `{{ }}` keeps its

@@ -159,7 +159,20 @@ function fromBlock(block: Anthropic.ContentBlock): ContentBlock {
   }
 }
 
-/** The core's view of an API message: known blocks, a known stop reason, usage with nulls as 0. */
+/**
+ * Whether a response block carries something to send back. The API can answer with an empty or whitespace-only
+ * text block (often beside a tool_use) but refuses one in a request ("text content blocks must be non-empty",
+ * "… must contain non-whitespace text": https://github.com/anthropics/anthropic-sdk-python/issues/461,
+ * https://github.com/anthropics/claude-code/issues/23440), so the conversation's next call would fail on every
+ * retry. Such a block says nothing; it is dropped here, before the core stores the answer.
+ */
+const worthKeeping = (block: Anthropic.ContentBlock): boolean =>
+  block.type !== 'text' || block.text.trim() !== '';
+
+/**
+ * The core's view of an API message: known blocks (blank text dropped, `worthKeeping`), a known stop reason,
+ * usage with nulls as 0.
+ */
 export function fromMessage(message: Anthropic.Message): ModelResponse {
   const stopReason = message.stop_reason === null ? undefined : STOP_REASONS[message.stop_reason];
   if (!stopReason) {
@@ -168,7 +181,7 @@ export function fromMessage(message: Anthropic.Message): ModelResponse {
   const usage = message.usage;
   return {
     model: message.model,
-    content: message.content.map(fromBlock),
+    content: message.content.filter(worthKeeping).map(fromBlock),
     stopReason,
     usage: {
       inputTokens: usage.input_tokens ?? 0,

@@ -22,6 +22,7 @@ import { loadFixtures, nameOfKey, type ParsedFixture, type ScriptedFixture } fro
 import { readBody, recordedHeaders, sendJson } from './scripted-http.ts';
 import { type CacheableRequest, requestTokens } from './scripted-prefix.ts';
 import { bedrockReplies, messagesReplies, type Replies } from './scripted-replies.ts';
+import { betasOf, requestProblems } from './scripted-request-rules.ts';
 import { pickConversation } from './scripted-select.ts';
 import {
   buildMessage,
@@ -147,6 +148,10 @@ export async function startScriptedModelServer(
     turnRequest: { record: RecordedRequest; body: WireRequest; replies: Replies; requestId: string },
   ) {
     const { record, body, replies, requestId } = turnRequest;
+    // What the real API refuses is refused here too, before any fixture is consulted (scripted-request-rules.ts).
+    const wire = body as Record<string, unknown>;
+    const refused = requestProblems(wire, betasOf(req.headers['anthropic-beta'], wire));
+    if (refused.length > 0) throw new Failure('request', refused.join('; '));
     let account: ReturnType<PromptCache['account']>;
     try {
       account = cache.account(body as CacheableRequest);

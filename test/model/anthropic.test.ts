@@ -146,6 +146,46 @@ describe.each(PROVIDERS)('Model port through the %s SDK', (provider) => {
     ]);
   });
 
+  it.each([{ streaming: true }, { streaming: false }])(
+    'drops the blank text blocks of an answer, which the API returns but refuses back (streaming: $streaming)',
+    async ({ streaming }) => {
+      // Prepare
+      const server = await scripted({
+        name: 'blank',
+        turns: [
+          {
+            response: {
+              content: [
+                { type: 'text', text: '' },
+                { type: 'text', text: ' \n\n' },
+                { type: 'tool_use', name: 'lookup_user', input: { id: 'u_42' } },
+              ],
+            },
+          },
+          { text: 'Hello, Ada!' },
+        ],
+      });
+      const port = modelOn(server, { streaming }, provider);
+      const messages: Message[] = [userText('Say hello to u_42')];
+
+      // Act
+      const first = await port.call(request({ messages, tools: [lookupUser] }));
+      messages.push({ role: 'assistant', content: first.content });
+      messages.push({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_blank_0_2', content: '{"name":"Ada"}' }],
+      });
+      const second = await port.call(request({ messages, tools: [lookupUser] }));
+
+      // Assess
+      expect(first.content).toEqual([
+        { type: 'tool_use', id: 'toolu_blank_0_2', name: 'lookup_user', input: { id: 'u_42' } },
+      ]);
+      expect(second.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
+      expect(server.failures).toEqual([]);
+    },
+  );
+
   it('sends the defaultHeaders, so a header can select the fixture', async () => {
     // Prepare
     const server = await scripted([

@@ -23,6 +23,27 @@ function apiMessage(overrides: Record<string, unknown>): Anthropic.Message {
 }
 
 describe('fromMessage', () => {
+  it('drops empty and whitespace-only text blocks, keeping every other block', () => {
+    // Act
+    const response = fromMessage(
+      apiMessage({
+        content: [
+          { type: 'text', text: '', citations: null },
+          { type: 'text', text: ' \n\t', citations: null },
+          { type: 'text', text: ' kept ', citations: null },
+          { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} },
+        ],
+        stop_reason: 'tool_use',
+      }),
+    );
+
+    // Assess
+    expect(response.content).toEqual([
+      { type: 'text', text: ' kept ' },
+      { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} },
+    ]);
+  });
+
   it('reports null cache counts as 0', () => {
     // Act
     const response = fromMessage(apiMessage({}));

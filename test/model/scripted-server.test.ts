@@ -6,6 +6,9 @@ import { postMessages, scripted } from './helpers.ts';
 const user = (text: string) => ({ role: 'user', content: text });
 const assistant = (text: string) => ({ role: 'assistant', content: [{ type: 'text', text }] });
 
+/** A tool as the API accepts it: a name and an object input schema. */
+const tool = (name: string) => ({ name, input_schema: { type: 'object' } });
+
 function body(messages: unknown[], extra: Record<string, unknown> = {}) {
   return { model: 'claude-test', max_tokens: 100, messages, ...extra };
 }
@@ -143,10 +146,10 @@ describe('startScriptedModelServer', () => {
   });
 
   it.each([
-    [{ tools: ['a', 'b'] }, { tools: [{ name: 'b' }, { name: 'a' }] }, undefined],
-    [{ tools: ['a'] }, { tools: [{ name: 'a' }, { name: 'b' }] }, 'tools: expected [a], got [a, b]'],
-    [{ toolsInclude: ['c'] }, { tools: [{ name: 'a' }] }, 'toolsInclude: not offered [c]'],
-    [{ toolsExclude: ['a'] }, { tools: [{ name: 'a' }] }, 'toolsExclude: offered [a]'],
+    [{ tools: ['a', 'b'] }, { tools: [tool('b'), tool('a')] }, undefined],
+    [{ tools: ['a'] }, { tools: [tool('a'), tool('b')] }, 'tools: expected [a], got [a, b]'],
+    [{ toolsInclude: ['c'] }, { tools: [tool('a')] }, 'toolsInclude: not offered [c]'],
+    [{ toolsExclude: ['a'] }, { tools: [tool('a')] }, 'toolsExclude: offered [a]'],
     [{ systemContains: 'policy' }, { system: [{ type: 'text', text: 'the policy' }] }, undefined],
     [{ systemContains: 'policy' }, { system: 'other' }, 'systemContains: system prompt lacks "policy"'],
     [{ lastUserContains: 'hello' }, {}, 'lastUserContains: last user message lacks "hello"'],

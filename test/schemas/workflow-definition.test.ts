@@ -120,6 +120,20 @@ describe('Workflow definition', () => {
       'allowedActions[2]',
       /listed twice/,
     ],
+    // An action name is the tool name the model is offered: one the Messages API refuses
+    // (^[a-zA-Z0-9_-]{1,64}$, docs/scripted-model.md "Request rules") is refused when the workflow is saved.
+    [
+      'action name the Messages API refuses as a tool name (a dot)',
+      (d) => ({ ...d, allowedActions: ['fetch_url', 'notes.put'] }),
+      'allowedActions[1]',
+      /lower snake case/,
+    ],
+    [
+      'action name the Messages API refuses as a tool name (65 characters)',
+      (d) => ({ ...d, allowedActions: ['fetch_url', 'x'.repeat(65)] }),
+      'allowedActions[1]',
+      /at most 64/,
+    ],
     [
       'unknown action name',
       (d) => ({ ...d, allowedActions: ['fetch_url', 'post_digest', 'launch_rocket'] }),
