@@ -107,6 +107,18 @@ function withTranscriptBreakpoints(messages: Anthropic.MessageParam[]): Anthropi
 }
 
 /**
+ * A stored message's blocks as they can be sent: an assistant message stored before `fromMessage` dropped blank
+ * text blocks (below) may hold one, which the API refuses in a request; it is left out here too, so such a run
+ * goes on. A message of nothing but blank text keeps its blocks: dropping them all would leave a message the
+ * API refuses as empty.
+ */
+function sendable(message: Message): ContentBlock[] {
+  if (message.role !== 'assistant') return message.content;
+  const kept = message.content.filter((block) => block.type !== 'text' || block.text.trim() !== '');
+  return kept.length === 0 ? message.content : kept;
+}
+
+/**
  * The Messages API body for a request: exactly `request.tools`, prompt-cache breakpoints on the system prompt,
  * the end of the previous turn's request and the last message block (the prefix is cached in the order
  * tools → system → messages), and the thinking fields. No breakpoint after the tools: that prefix holds
@@ -116,7 +128,10 @@ function withTranscriptBreakpoints(messages: Anthropic.MessageParam[]): Anthropi
 export function toCreateParams(request: ModelRequest, style: ThinkingStyle): CreateParams {
   const messages = request.messages.map(
     (message: Message) =>
-      ({ role: message.role, content: message.content.map(toBlockParam) }) as Anthropic.MessageParam,
+      ({
+        role: message.role,
+        content: sendable(message).map(toBlockParam),
+      }) as Anthropic.MessageParam,
   );
   const { thinking, output_config, max_tokens } = thinkingParams(request.thinking, request.maxTokens, style);
   const system = systemBlocks(request);

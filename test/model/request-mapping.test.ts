@@ -106,6 +106,29 @@ describe('Anthropic request mapping', () => {
     ]);
   });
 
+  it('leaves out the blank text blocks of a stored assistant message (stored before answers were cleaned), which the API refuses', async () => {
+    // Act
+    const body = await recordedBody({
+      messages: [
+        userText('go'),
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: ' \n' },
+            { type: 'tool_use', id: 'toolu_1', name: 'lookup_user', input: { id: 'u1' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'found' }],
+        },
+      ],
+    });
+
+    // Assess: the server (which refuses blank text as the API does) answered, and got the tool_use alone.
+    expect(body.messages[1]?.content.map((block) => block.type)).toEqual(['tool_use']);
+  });
+
   it.each([
     ['off', 1024, undefined, 1024],
     ['low', 1024, { type: 'enabled', budget_tokens: 1024 }, 2048],
