@@ -88,6 +88,23 @@ export function bundleAliasesOf(
   return aliases;
 }
 
+/**
+ * What every bundle leaves external (esbuild `external`):
+ * - `wf-lazy/*`: the packages only some invocations use, files of their own beside the bundle
+ *   (lazy-libraries.ts: each is copied in after esbuild if the bundle requires it).
+ * - The Anthropic SDK's agent toolset, by its resolved path. The SDK's client imports its beta resources, whose
+ *   environments worker `import()`s the toolset. Turn never runs that worker, and tree shaking drops it, but
+ *   esbuild decides which modules to wrap in lazy initializers before it shakes: the toolset imports the SDK's
+ *   client back, so ~120 modules of the SDK and `@opentelemetry/api` were wrapped, and V8 compiles a wrapped
+ *   module's body twice at a cold start. External, the file is not parsed and nothing is wrapped for it. The
+ *   bundle keeps no reference to it (test/infra/lazy-wrappers.test.ts); were a future SDK to reach it, the
+ *   `import()` would fail (the file is not in the asset) rather than run anything.
+ */
+export const BUNDLE_EXTERNALS: readonly string[] = [
+  LAZY_PACKAGE,
+  join(REPO_ROOT, 'node_modules/@anthropic-ai/sdk/tools/agent-toolset/node.mjs'),
+];
+
 /** Powertools log levels accepted by `POWERTOOLS_LOG_LEVEL`. */
 export type PowertoolsLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -238,10 +255,8 @@ export class RuntimeFunction extends Construct implements iam.IGrantable {
         keepNames: false,
         // The AWS SDK is bundled, not taken from the Lambda runtime: the version the tests ran is the one
         // deployed, and a bundle imports faster than the runtime's CommonJS packages load from node_modules
-        // (docs/deploy.md, "Function bundles", with the measurements). External: only `wf-lazy/*`, the
-        // packages that only some invocations use, which are files of their own beside the bundle
-        // (lazy-libraries.ts: each is copied in after esbuild if the bundle requires it).
-        externalModules: [LAZY_PACKAGE],
+        // (docs/deploy.md, "Function bundles", with the measurements). External: only BUNDLE_EXTERNALS.
+        externalModules: [...BUNDLE_EXTERNALS],
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],

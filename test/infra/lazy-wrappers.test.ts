@@ -55,11 +55,12 @@ describe('lazy module wrappers in the Lambda bundles', () => {
     expect(bedrockTurn.some((path) => path.startsWith(EVENT_STREAMS))).toBe(true);
   }, 180_000);
 
-  it('an Anthropic deployment’s Turn wraps at most 160 modules (301 with @smithy/core’s event streams, 447 when it reached the Bedrock client)', async () => {
+  it('an Anthropic deployment’s Turn wraps at most 10 modules (124 with the Anthropic SDK’s agent toolset, 301 with @smithy/core’s event streams, 447 when it reached the Bedrock client)', async () => {
     // Unminified, so each wrapper keeps esbuild's helper name and its module's path.
     const result = await build({
       ...LAMBDA_BUILD_OPTIONS,
       mainFields: [...LAMBDA_BUILD_OPTIONS.mainFields],
+      external: [...LAMBDA_BUILD_OPTIONS.external],
       minify: false,
       entryPoints: [`${REPO_ROOT}functions/turn.ts`],
       alias: bundleAliasesOf('turn'),
@@ -73,11 +74,15 @@ describe('lazy module wrappers in the Lambda bundles', () => {
     const wrapped = [...result.outputFiles[0]!.text.matchAll(/= __esm\(\{\n\s+"([^"]+)"/g)].map(
       (match) => match[1]!,
     );
-    // Left (2026-12-04: 141): the Anthropic SDK's agent toolset (`import()`ed by its environments worker) and
-    // our HTML parser (fetch-url.ts, loaded on the first HTML page). @smithy/core's event streams
+    // Left (2026-12-04: 5): our HTML reader (fetch-url.ts, loaded on the first HTML page) and its parser's shim,
+    // a stub or two. The Anthropic SDK's agent toolset (`import()`ed by its environments worker, and importing
+    // the SDK's client back) is external since 2026-12-04 (BUNDLE_EXTERNALS); @smithy/core's event streams
     // (`import()`ed by its HttpProtocol) are a stub since 2026-12-04 (test/infra/event-streams.test.ts).
     expect(wrapped.length).toBeGreaterThan(0);
-    expect(wrapped.length).toBeLessThanOrEqual(160);
+    expect(wrapped.length).toBeLessThanOrEqual(10);
+    expect(wrapped.filter((path) => path.includes('@anthropic-ai/sdk/client'))).toEqual([]);
+    // Tree shaking drops the worker: the bundle keeps no `import()` of the toolset that could fail.
+    expect(result.outputFiles[0]!.text.includes('agent-toolset')).toBe(false);
     expect(wrapped.filter((path) => path.includes('/event-streams/'))).toEqual([]);
     expect(wrapped.filter((path) => path.includes('credential-provider'))).toEqual([]);
   }, 120_000);

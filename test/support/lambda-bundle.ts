@@ -8,8 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { LAZY_PACKAGE } from '../../infra/constructs/lazy-libraries.ts';
-import { bundleAliasesOf, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
+import { BUNDLE_EXTERNALS, bundleAliasesOf, REPO_ROOT } from '../../infra/constructs/runtime-function.ts';
 
 /**
  * The esbuild options of every function's bundle (RuntimeFunction's): CommonJS for node22 from the packages'
@@ -22,8 +21,8 @@ export const LAMBDA_BUILD_OPTIONS = {
   format: 'cjs',
   target: 'node22',
   mainFields: ['module', 'main'],
-  // The lazy libraries: files of their own beside the bundle (infra/constructs/lazy-libraries.ts).
-  external: [LAZY_PACKAGE],
+  // The lazy libraries (files of their own beside the bundle) and the Anthropic SDK's agent toolset.
+  external: [...BUNDLE_EXTERNALS],
   minify: true,
   keepNames: false,
   logLevel: 'silent',
