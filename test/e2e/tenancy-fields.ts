@@ -4,11 +4,14 @@
  * the zod schemas the routes validate with, shared/api/openapi.ts), and every argument of every MCP tool, that
  * is named like an id (`id`, `…Id`, `…Ids`, `…Token`, `…Arn`) or typed as a reference to something an owner
  * has (its JSON Schema has the pattern of a workflow, grant, job or client id, a credential secret, an
- * approver or an external engine). Each must be probed with owner A's value by a row of ROUTES (or TOOLS), or
- * be exempt with its reason (FIELD_EXEMPTIONS): a new field of that kind without one fails the check.
+ * approver or an external engine); and the unsigned read hints the approval pages take beside their signed
+ * link. Each must be probed with owner A's value by a row of ROUTES (or TOOLS), or be exempt with its reason
+ * (FIELD_EXEMPTIONS): a new field of that kind without one fails the check.
  */
 
+import { hintParams } from '../../shared/approvals-http/read-hints.ts';
 import { EngineNameSchema } from '../../shared/external/definition.ts';
+import type { Approval } from '../../shared/schemas/approval.ts';
 import { CredentialRefSchema } from '../../shared/schemas/credentials.ts';
 import { ApproverSchema } from '../../shared/schemas/gate.ts';
 import { ClientIdSchema, GrantIdSchema, JobIdSchema } from '../../shared/schemas/job.ts';
@@ -54,7 +57,8 @@ export function idFields(schema: unknown, resolve: (ref: string) => unknown = ()
     while (s && typeof s.$ref === 'string') s = resolve(s.$ref) as Json | undefined;
     if (!s || typeof s !== 'object' || seen.has(s)) return;
     const inner = new Set(seen).add(s);
-    if (path && idReason(name, s)) found.add(path);
+    // An array of ids is its items' field (`jobIds[]`), where a probe's `ref` goes.
+    if (path && !s.items && idReason(name, s)) found.add(path);
     for (const key of ['anyOf', 'oneOf', 'allOf'])
       for (const branch of (s[key] as unknown[] | undefined) ?? []) walk(branch, path, name, inner);
     for (const [key, child] of Object.entries((s.properties as Json | undefined) ?? {}))
@@ -89,6 +93,21 @@ export function requestIdFields(document: Json): IdField[] {
       if (body) for (const field of idFields(body, resolve)) fields.push({ route, field: `body.${field}` });
     }
   return fields;
+}
+
+/**
+ * The approval pages' unsigned read hints (read-hints.ts): the query parameters a link carries for a workflow's
+ * approval (`hintParams`), and the `run` its decision form's action carries (route-page.ts).
+ */
+export function approvalHintFields(): IdField[] {
+  const approval = { runId: 'run_x', owner: 'o', workflowId: 'wf_xxxxxx' } as Approval;
+  return [
+    ...Object.keys(hintParams(approval)).map((name) => ({
+      route: 'GET /approvals/:approvalId',
+      field: `query.${name}`,
+    })),
+    { route: 'POST /approvals/:approvalId', field: 'query.run' },
+  ];
 }
 
 /** Whether a concrete path (`credRefs.api.secret`) is the field pattern `credRefs.*.secret`. */

@@ -44,13 +44,15 @@ export type IdKind =
   /** A credential secret in A's namespace (`wf/<ownerKey(A)>/…`). */
   | 'secret'
   /** A client A granted (its second), for a body naming a client: B granting it must take nothing of A's. */
-  | 'grantedClient';
+  | 'grantedClient'
+  /** A's owner id, as the approval pages' unsigned read hints name it (`owner=`). */
+  | 'owner';
 
 /** Who asks: B's owner key, B's client key, a second client of A's, B in the console, or nobody. */
 export type Caller = 'ownerB' | 'clientB' | 'siblingA' | 'consoleB' | 'anonymous';
 
 /** B's own objects, for a probe whose path names B's and whose query or body names A's. */
-export type OwnKind = 'workflow' | 'run';
+export type OwnKind = 'workflow' | 'run' | 'approval' | 'approvalLink';
 
 /**
  * A path or query value: one of A's ids (swapped for a missing one), a literal sent as is, or one of B's own
@@ -287,7 +289,17 @@ export const ROUTES: Record<string, Fixture> = {
   // The approval and human-task pages: the signed link is the credential, checked before the id is read; with
   // a link B could forge, A's id and a missing one draw the same refusal.
   'GET /approvals/:approvalId': {
-    probes: [{ as: 'anonymous', params: { approvalId: 'approval' }, query: { t: lit(FORGED) }, status: 403 }],
+    probes: [
+      { as: 'anonymous', params: { approvalId: 'approval' }, query: { t: lit(FORGED) }, status: 403 },
+      // B's own approval with its real link, whose unsigned read hints (read-hints.ts) name A's run and head:
+      // the page is B's either way, and nothing of A's is shown.
+      {
+        as: 'anonymous',
+        params: { approvalId: own('approval') },
+        query: { t: own('approvalLink'), run: 'agentRun', owner: 'owner', wf: 'agentWorkflow' },
+        status: 200,
+      },
+    ],
   },
   'POST /approvals/:approvalId': {
     probes: [
@@ -384,6 +396,8 @@ export const FIELD_EXEMPTIONS: Record<string, string> = {
       'the local stack reaches every approver (its inbox shows each owner its own links); an approver declared for other owners answers as an undeclared one in test/api/approvers.test.ts',
     ]),
   ),
+  'POST /approvals/:approvalId query.run':
+    "a decision is one-shot, so it has no pair to compare; the form's sealed state decides which run it commits on, a hint only which item to read (the page's probe names A's run there)",
   'POST /local/events body.id':
     "the event's own id, chosen by its sender: it dedupes runs per workflow, and B's events reach B's workflows only (tenancy of events)",
 };

@@ -19,7 +19,7 @@ import type { ApprovalAppDeps } from '../../shared/approvals-http/deps.ts';
 import type { HumanTaskDeps } from '../../shared/human-tasks/deps.ts';
 import { signedPagesApp } from '../../shared/human-tasks/signed-pages.ts';
 import { bearer, callTool, connectMcp } from '../mcp/support.ts';
-import { type IdField, idFields, isField, requestIdFields } from './tenancy-fields.ts';
+import { approvalHintFields, type IdField, idFields, isField, requestIdFields } from './tenancy-fields.ts';
 import { FIELD_EXEMPTIONS, type Probe, ROUTES, TOOLS } from './tenancy-fixtures.ts';
 import {
   addedFor,
@@ -35,6 +35,7 @@ import {
   leakable,
   missingOf,
   namesIds,
+  openedForm,
   type Reply,
   refsIn,
   requestOf,
@@ -66,11 +67,14 @@ async function probeRoute(route: string, probe: Probe) {
       missingRequest.probe,
     );
     const b2 = await itemsOf('team-b');
-    const label = `${probe.as} ${request.method} ${request.path} (missing: ${missingRequest.path})`;
+    const inBody = refsIn(probe.json).map(({ path, kind }) => ` ${path}=<${kind} of A's>`);
+    const label = `${probe.as} ${request.method} ${request.path}${inBody.length ? ` body${inBody.join('')}` : ''} (missing: ${missingRequest.path})`;
     expect(missingReply.status, label).toBe(probe.status ?? 404);
     if (probe.field) expect(fieldsOf(missingReply), `${label}: the field refused`).toContain(probe.field);
     // What B's own writes generate (ids, times) differs between any two requests; nothing else may.
-    expect(freshAsB(echoSwapped(foreignReply, probe)), label).toEqual(freshAsB(missingReply));
+    expect(freshAsB(openedForm(echoSwapped(foreignReply, probe))), label).toEqual(
+      freshAsB(openedForm(missingReply)),
+    );
     // Nor in what B's own items record of the two (an audit entry B could read back).
     expect(freshAsB(echoSwapped(addedFor(b0, b1), probe)), `${label}: B's items`).toEqual(
       freshAsB(addedFor(b1, b2)),
@@ -143,7 +147,7 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
   it("names A's ids in every query and JSON body field that is an id (or says why it need not)", async () => {
     // The API's request schemas, as the stack serves them: the ones its routes validate with.
     const document = await (await fetch(`${e2e.stack.url}/v1/openapi.json`)).json();
-    const fields = requestIdFields(document);
+    const fields = [...requestIdFields(document), ...approvalHintFields()];
     const exempt = ({ route, field }: IdField) =>
       FIELD_EXEMPTIONS[field] !== undefined || FIELD_EXEMPTIONS[`${route} ${field}`] !== undefined;
     const unprobed = fields

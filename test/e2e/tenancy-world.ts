@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import { ownerAuditToken, runAuditToken } from '../../shared/api/audit-cursors.ts';
+import { openFormState } from '../../shared/approvals-http/form-state.ts';
 import { ApiClient } from '../../shared/cli/client.ts';
 import { ownerSecretPrefix } from '../../shared/credentials/owner-key.ts';
 import { jobKeys } from '../../shared/jobs/records.ts';
@@ -15,7 +16,14 @@ import { refundGraph, startRefund } from '../graph/support.ts';
 import { baseGrant, clientKey, textFixture } from '../jobs/support.ts';
 import { type GraphStack, startGraphStack } from '../support/graph-stack.ts';
 import { missingRunId } from '../support/store.ts';
-import { appendTurn, applyWorkflowText, awaitingApproval, type E2eStack, eventually } from './support.ts';
+import {
+  appendTurn,
+  applyWorkflowText,
+  awaitingApproval,
+  type E2eStack,
+  eventually,
+  tokenOf,
+} from './support.ts';
 import {
   agentDefinition,
   type Caller,
@@ -65,6 +73,7 @@ const MISSING: Record<IdKind, string> = {
   ...missingPageTokens(),
   secret: `${ownerSecretPrefix('wf/', 'team-nobody')}tenancy`,
   grantedClient: 'b-fresh-client',
+  owner: 'team-nobody',
 };
 /**
  * The page tokens of listings of nobody's (a missing owner, run or grant), each made as its route makes them:
@@ -246,6 +255,27 @@ export function freshAsB<T>(value: T): T {
   return JSON.parse(text);
 }
 
+/**
+ * An approval page with its form's fresh values opened: the nonce (signed per render) as its claims without the
+ * time and the random part, the sealed state as the approval and run it carries. What the page rests on (the
+ * workflow head's revision, the run) stays compared; only what differs per render goes.
+ */
+export function openedForm(reply: Reply): Reply {
+  if (typeof reply.body !== 'string' || !reply.body.includes('name="nonce"')) return reply;
+  const nonce = /name="nonce" value="([^"]+)"/.exec(reply.body)?.[1] ?? '';
+  const claims = JSON.parse(Buffer.from(nonce.split('.')[0] ?? '', 'base64url').toString('utf8'));
+  const { iat: _iat, n: _n, ...kept } = claims;
+  const body = reply.body
+    .replace(/name="nonce" value="[^"]+"/, `name="nonce" value="${JSON.stringify(kept)}"`)
+    .replace(/name="state" value="([^"]+)"/, (_m, state: string) => {
+      const binding = { approvalId: claims.approvalId, approver: claims.approver, nonce };
+      const opened = openFormState(state, binding, e2e.keyring);
+      if (!opened.ok) throw new Error(`the approval page's form state does not open: ${opened.reason}`);
+      return `name="state" value="${JSON.stringify(opened.load)}"`;
+    });
+  return { ...reply, body };
+}
+
 /** Every item of `owner`'s in the stack's table (by key, index key or owner attribute), as sorted JSON. */
 export const itemsOf = (owner: string): Promise<string[]> => ownerSnapshot(e2e.stack.store, owner);
 
@@ -273,6 +303,7 @@ export async function startTenancyWorld(): Promise<void> {
     fixtureDirs: [new URL('../../examples/fixtures/', import.meta.url).pathname],
     fixtures: [
       { name: 'tenancy-a-agent', turns: [appendTurn('a line'), { text: 'done' }] },
+      { name: 'tenancy-b-own', turns: [appendTurn('a line of B'), { text: 'done' }] },
       textFixture('job-helper', 'Done: 42.'),
     ],
     externalEngines: { 'http-runtime': { enabled: true, settings: { endpoint: 'http://127.0.0.1:9' } } },
@@ -342,6 +373,7 @@ export async function startTenancyWorld(): Promise<void> {
   Object.assign(foreign, await pageTokensOfA());
   foreign.secret = `${ownerSecretPrefix('wf/', 'team-a')}tenancy`;
   foreign.grantedClient = CLIENTS.sibling;
+  foreign.owner = 'team-a';
   const unissued = Object.entries(foreign).filter(([, id]) => typeof id !== 'string' || id === '');
   expect(unissued, "A's ids and page tokens the setup did not get").toEqual([]);
   // B's own: an agent workflow with an open draft (version 2), and an external run that ended.
@@ -363,12 +395,19 @@ export async function startTenancyWorld(): Promise<void> {
     EXTERNAL.replace('tenancy-a-external', 'tenancy-b-external'),
   );
   ownB.run = (await asA('POST', `/v1/workflows/${external}/runs`, { input: {} }, KEY_B)).run.runId;
+  // And B's run waiting for approval, with its approver's signed link (the approval pages' probes).
+  const gatedB = (await asA('POST', `/v1/workflows/${ownB.workflow}/runs`, { input: {} }, KEY_B)).run.runId;
+  const waiting = await awaitingApproval(b, gatedB);
+  ownB.approval = waiting.approval.approvalId;
+  ownB.approvalLink = tokenOf(waiting.link);
   await eventually("B's external run to end", async () => {
     const { run } = await asA('GET', `/v1/runs/${ownB.run}`, undefined, KEY_B);
     return ['done', 'failed'].includes(run.status) ? true : undefined;
   });
   leakable = Object.entries(foreign)
-    .filter(([kind]) => !['client', 'grantedClient', 'secret'].includes(kind) && !kind.endsWith('Token'))
+    .filter(
+      ([kind]) => !['client', 'grantedClient', 'secret', 'owner'].includes(kind) && !kind.endsWith('Token'),
+    )
     .map(([, id]) => id)
     .concat(Object.values(grantIds).filter((id) => id !== grantIds[CLIENTS.b]));
   // B in the console.
