@@ -205,6 +205,19 @@ function probesField({ route, field }: IdField): boolean {
   );
 }
 
+/**
+ * `value` with `id` at the field `path` as idFields names it (`a.b`, `ids[]`: an array of that one id), the
+ * objects and arrays on the way made as needed.
+ */
+function withField(value: unknown, path: string, id: string): unknown {
+  const match = /^([^.[\]]+)(\[\])?(?:\.(.*))?$/.exec(path);
+  if (!match) throw new Error(`not a field path: ${path}`);
+  const [, name = '', array, rest] = match;
+  const object = (value ?? {}) as Record<string, unknown>;
+  const inner = rest === undefined ? id : withField(array ? undefined : object[name], rest, id);
+  return { ...object, [name]: array ? [inner] : inner };
+}
+
 describe('Tenancy of every tool of the jobs MCP server', () => {
   const clients: Partial<Record<'clientB' | 'siblingA', Client>> = {};
   const mcp = (caller: 'clientB' | 'siblingA') => {
@@ -248,15 +261,12 @@ describe('Tenancy of every tool of the jobs MCP server', () => {
       "%s (probe %i): A's id answers as a missing id does, no answer shows A's ids, nothing of A's changes",
       async (name, _index, fixture) => {
         const before = await itemsOfA();
-        const args = (ids: 'foreign' | 'missing') => ({
-          ...fixture.args,
-          ...Object.fromEntries(
-            Object.entries(fixture.ids ?? {}).map(([arg, kind]) => [
-              arg,
-              ids === 'foreign' ? foreign[kind] : missingOf(kind, caller),
-            ]),
-          ),
-        });
+        const args = (ids: 'foreign' | 'missing') => {
+          let built: unknown = structuredClone(fixture.args ?? {});
+          for (const [arg, kind] of Object.entries(fixture.ids ?? {}))
+            built = withField(built, arg, ids === 'foreign' ? foreign[kind] : missingOf(kind, caller));
+          return built as Record<string, unknown>;
+        };
         if (fixture.ids) {
           const foreignResult = await callTool(mcp(caller), name, args('foreign'));
           const missingResult = await callTool(mcp(caller), name, args('missing'));
