@@ -205,12 +205,17 @@ function withIds(json: unknown, id: (kind: IdKind) => string): unknown {
   return Object.fromEntries(Object.entries(json).map(([key, child]) => [key, withIds(child, id)]));
 }
 
+const ownOf = (kind: OwnKind): string => {
+  const id = ownB[kind];
+  if (id === undefined) throw new Error(`the setup made no ${kind} of B's`);
+  return id;
+};
+
 /** The request of `probe` on `route` with A's ids (`ids = 'foreign'`) or missing ones, and the probe to send. */
 export function requestOf(route: string, probe: Probe, ids: 'foreign' | 'missing') {
   const [method = '', pattern = ''] = route.split(' ');
   const id = (kind: IdKind) => (ids === 'foreign' ? foreign[kind] : missingOf(kind, probe.as));
-  const value = (v: Value) =>
-    typeof v === 'string' ? id(v) : 'literal' in v ? v.literal : (ownB[v.own] ?? '');
+  const value = (v: Value) => (typeof v === 'string' ? id(v) : 'literal' in v ? v.literal : ownOf(v.own));
   const path = pattern.replace(/:(\w+)/g, (_m, name: string) => {
     const v = probe.params?.[name];
     if (v === undefined) throw new Error(`${route}: the fixture gives no value for :${name}`);
@@ -419,11 +424,12 @@ export async function startTenancyWorld(): Promise<void> {
   });
   expect(signIn.status).toBe(303);
   consoleCookie = /(wf_console=[^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1] ?? '';
-  // A settles: nothing of A's moves on its own from here (the waits are an hour and a day long).
-  let before = await itemsOfA();
-  await eventually('A to settle', async () => {
+  // A and B settle: nothing of theirs moves on its own from here (the waits are an hour and a day long), so what
+  // B's items gain around a probe is the probe's.
+  let before = [await itemsOfA(), await itemsOf('team-b')];
+  await eventually('A and B to settle', async () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const now = await itemsOfA();
+    const now = [await itemsOfA(), await itemsOf('team-b')];
     const same = JSON.stringify(now) === JSON.stringify(before);
     before = now;
     return same ? true : undefined;
