@@ -31,7 +31,7 @@ import type { Closers } from './stack-parts.ts';
 
 /** The routes, in the order they are matched. */
 export function localApp(args: {
-  options: Pick<LocalStackOptions, 'hostNames' | 'jobRetry'>;
+  options: Pick<LocalStackOptions, 'hostNames' | 'jobRetry' | 'alertTopics'>;
   services: LocalServices;
   machines: LocalMachines;
   files: LocalFiles;
@@ -82,6 +82,7 @@ export function localApp(args: {
     jobs: { models: machines.models, ...(options.jobRetry ? { retry: options.jobRetry } : {}) },
     graph: { taskTokens, humanTasks: machines.humanTaskService },
     externalEngines: machines.engines,
+    ...alertTopicDeps(options.alertTopics ?? []),
     // The jobs MCP server at /mcp (on AWS it is its own function, functions/mcp.ts).
     mcp: handleMcpRequest,
   });
@@ -97,6 +98,18 @@ export function localApp(args: {
   );
   app.route('/', api);
   return app;
+}
+
+/** The `alertTopics` option as the API's save-time check reads it (as the functions read it on AWS). */
+function alertTopicDeps(topics: NonNullable<LocalStackOptions['alertTopics']>) {
+  const owners: Record<string, string[]> = {};
+  for (const topic of topics)
+    if (typeof topic !== 'string')
+      owners[topic.topicArn] = [...(owners[topic.topicArn] ?? []), ...topic.owners];
+  return {
+    alertTopicArns: topics.map((topic) => (typeof topic === 'string' ? topic : topic.topicArn)),
+    alertTopicOwners: owners,
+  };
 }
 
 /**

@@ -46,7 +46,9 @@ export type IdKind =
   /** A client A granted (its second), for a body naming a client: B granting it must take nothing of A's. */
   | 'grantedClient'
   /** A's owner id, as the approval pages' unsigned read hints name it (`owner=`). */
-  | 'owner';
+  | 'owner'
+  /** An alert topic the stack declares for A only (`alertTopics` with `owners`). */
+  | 'alertTopic';
 
 /** Who asks: B's owner key, B's client key, a second client of A's, B in the console, or nobody. */
 export type Caller = 'ownerB' | 'clientB' | 'siblingA' | 'consoleB' | 'anonymous';
@@ -114,11 +116,11 @@ const grantChange = { grant: baseGrant({ maxTurns: 4 }) };
 /** Owner A's clients, and B's. */
 export const CLIENTS = { a: 'a-bot', b: 'b-bot', sibling: 'a-other' } as const;
 /**
- * Definitions and grants of B's naming A's credential secret: refused for A's as for a secret of nobody's,
- * naming the field, and nothing written.
+ * Bodies of B's naming A's credential secret (or alert topic): refused for A's as for one of nobody's, naming
+ * the field, and nothing written.
  */
 const secretRefs = { api: { secret: ref('secret') } };
-const secretProbe = (field: string, json: unknown, extra: Omit<Probe, 'as' | 'json'> = {}): Probe => ({
+const refusedBodyProbe = (field: string, json: unknown, extra: Omit<Probe, 'as' | 'json'> = {}): Probe => ({
   as: 'ownerB',
   json,
   status: 400,
@@ -126,9 +128,16 @@ const secretProbe = (field: string, json: unknown, extra: Omit<Probe, 'as' | 'js
   ...extra,
 });
 const definitionSecret = (name: string, extra: Omit<Probe, 'as' | 'json'> = {}) =>
-  secretProbe('credRefs.api.secret', { ...agentDefinition(name), credRefs: secretRefs }, extra);
+  refusedBodyProbe('credRefs.api.secret', { ...agentDefinition(name), credRefs: secretRefs }, extra);
+/** A definition of B's whose alert names A's topic: refused as an undeclared topic is, naming the field. */
+const definitionTopic = (name: string, extra: Omit<Probe, 'as' | 'json'> = {}) =>
+  refusedBodyProbe(
+    'destination.topicArn',
+    { ...agentDefinition(name), destination: { type: 'alert', topicArn: ref('alertTopic') } },
+    extra,
+  );
 const grantSecret = (json: Record<string, unknown>, extra: Omit<Probe, 'as' | 'json'> = {}) =>
-  secretProbe(
+  refusedBodyProbe(
     'grant.credRefs.api.secret',
     { ...json, grant: { ...baseGrant(), credRefs: secretRefs } },
     extra,
@@ -166,6 +175,7 @@ export const ROUTES: Record<string, Fixture> = {
     probes: [
       { as: 'ownerB', json: agentDefinition('tenancy-a-agent'), status: 201 },
       definitionSecret('tenancy-b-refs'),
+      definitionTopic('tenancy-b-refs'),
     ],
   },
   'GET /v1/workflows/:id': { probes: eachWorkflow() },
@@ -184,6 +194,7 @@ export const ROUTES: Record<string, Fixture> = {
         json: agentDefinition('tenancy-a-agent'),
       },
       definitionSecret('tenancy-b-own', { params: { id: own('workflow') } }),
+      definitionTopic('tenancy-b-own', { params: { id: own('workflow') } }),
     ],
   },
   'GET /v1/workflows/:id/versions/:version': {
@@ -193,6 +204,7 @@ export const ROUTES: Record<string, Fixture> = {
     probes: [
       ...eachWorkflow({ json: agentDefinition('tenancy-a-agent') }, { version: lit('2') }),
       definitionSecret('tenancy-b-own', { params: { id: own('workflow'), version: lit('2') } }),
+      definitionTopic('tenancy-b-own', { params: { id: own('workflow'), version: lit('2') } }),
     ],
   },
   'POST /v1/workflows/:id/versions/:version/publish': { probes: eachWorkflow({}, { version: lit('2') }) },
@@ -381,8 +393,6 @@ export const FIELD_EXEMPTIONS: Record<string, string> = {
     'an external engine the deployment enables for every owner (externalEngines): none is an owner’s',
   'body.nodes[].engine':
     'an external engine the deployment enables for every owner (externalEngines): none is an owner’s',
-  'body.destination.topicArn':
-    'the local stack declares no alert topics, so every topicArn is refused alike; a topic declared for other owners answers as an undeclared one in test/api/alert-topics.test.ts',
   ...Object.fromEntries(
     [
       'body.approvals.approvers[]',

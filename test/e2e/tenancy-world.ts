@@ -37,6 +37,9 @@ import {
 
 const KEY_A = `wfl_${'A'.repeat(32)}`;
 const KEY_B = `wfl_${'B'.repeat(32)}`;
+/** Alert topics the stack declares: one for A only, one for every owner. */
+const TOPIC_OF_A = 'arn:aws:sns:eu-west-1:123456789012:tenancy-a-alerts';
+const SHARED_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:tenancy-shared-alerts';
 
 export { CLIENTS };
 
@@ -74,6 +77,7 @@ const MISSING: Record<IdKind, string> = {
   secret: `${ownerSecretPrefix('wf/', 'team-nobody')}tenancy`,
   grantedClient: 'b-fresh-client',
   owner: 'team-nobody',
+  alertTopic: 'arn:aws:sns:eu-west-1:123456789012:tenancy-undeclared',
 };
 /**
  * The page tokens of listings of nobody's (a missing owner, run or grant), each made as its route makes them:
@@ -312,6 +316,7 @@ export async function startTenancyWorld(): Promise<void> {
       textFixture('job-helper', 'Done: 42.'),
     ],
     externalEngines: { 'http-runtime': { enabled: true, settings: { endpoint: 'http://127.0.0.1:9' } } },
+    alertTopics: [SHARED_TOPIC, { topicArn: TOPIC_OF_A, owners: ['team-a'] }],
     // No periodic jobs sweep: nothing writes A's items but the probes (A's job has ended anyway).
     jobSweepIntervalMs: 0,
   });
@@ -327,6 +332,11 @@ export async function startTenancyWorld(): Promise<void> {
     refundGraph('refund-large', graph.payments.url),
   );
   foreign.externalWorkflow = await applyWorkflowText(a, 'tenancy-a-external', EXTERNAL);
+  // A's alert topic is A's to name (B's probes name it).
+  await asA('POST', '/v1/workflows', {
+    ...agentDefinition('tenancy-a-alerts'),
+    destination: { type: 'alert', topicArn: TOPIC_OF_A },
+  });
   // Matched by B's events too, were they not fenced: a run of it would change A's items.
   await applyWorkflowText(a, 'tenancy-a-event', EVENT);
   await asA(
@@ -379,6 +389,7 @@ export async function startTenancyWorld(): Promise<void> {
   foreign.secret = `${ownerSecretPrefix('wf/', 'team-a')}tenancy`;
   foreign.grantedClient = CLIENTS.sibling;
   foreign.owner = 'team-a';
+  foreign.alertTopic = TOPIC_OF_A;
   const unissued = Object.entries(foreign).filter(([, id]) => typeof id !== 'string' || id === '');
   expect(unissued, "A's ids and page tokens the setup did not get").toEqual([]);
   // B's own: an agent workflow with an open draft (version 2), and an external run that ended.
@@ -411,7 +422,9 @@ export async function startTenancyWorld(): Promise<void> {
   });
   leakable = Object.entries(foreign)
     .filter(
-      ([kind]) => !['client', 'grantedClient', 'secret', 'owner'].includes(kind) && !kind.endsWith('Token'),
+      ([kind]) =>
+        !['client', 'grantedClient', 'secret', 'owner', 'alertTopic'].includes(kind) &&
+        !kind.endsWith('Token'),
     )
     .map(([, id]) => id)
     .concat(Object.values(grantIds).filter((id) => id !== grantIds[CLIENTS.b]));
