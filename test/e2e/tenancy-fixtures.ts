@@ -48,13 +48,15 @@ export type IdKind =
   /** A's owner id, as the approval pages' unsigned read hints name it (`owner=`). */
   | 'owner'
   /** An alert topic the stack declares for A only (`alertTopics` with `owners`). */
-  | 'alertTopic';
+  | 'alertTopic'
+  /** An approver the stack declares for A only (its `approvers` option). */
+  | 'approver';
 
 /** Who asks: B's owner key, B's client key, a second client of A's, B in the console, or nobody. */
 export type Caller = 'ownerB' | 'clientB' | 'siblingA' | 'consoleB' | 'anonymous';
 
 /** B's own objects, for a probe whose path names B's and whose query or body names A's. */
-export type OwnKind = 'workflow' | 'run' | 'approval' | 'approvalLink';
+export type OwnKind = 'workflow' | 'graph' | 'run' | 'approval' | 'approvalLink';
 
 /**
  * A path or query value: one of A's ids (swapped for a missing one), a literal sent as is, or one of B's own
@@ -112,6 +114,46 @@ export const agentDefinition = (name: string) => ({
   trigger: { type: 'on_demand' },
   budget: { maxUsdPerRun: 1, maxTurns: 2, maxToolCallsPerTurn: 1 },
 });
+/** A graph B could save, its agent step's gate and its human task naming `approver`. */
+export const graphDefinition = (name: string, approver: unknown) => ({
+  kind: 'graph',
+  name,
+  description: 'tenancy check',
+  nodes: [
+    { id: 'start', type: 'start' },
+    {
+      id: 'work',
+      type: 'agent_task',
+      model: { id: 'claude-sonnet-5-5', maxTokens: 512 },
+      system: 'Say done.',
+      prompt: 'Say done.',
+      allowedActions: ['notes_append'],
+      gates: { notes_append: { mode: 'needs_approval', approvers: [approver] } },
+    },
+    {
+      id: 'review',
+      type: 'human_task',
+      title: 'Review',
+      assignees: [approver],
+      form: { type: 'object', properties: { ok: { type: 'boolean' } } },
+      timeoutSeconds: 3600,
+    },
+    { id: 'end', type: 'end' },
+  ],
+  edges: [
+    { from: 'start', to: 'work' },
+    { from: 'work', to: 'review' },
+    { from: 'review', to: 'end' },
+  ],
+  trigger: { type: 'on_demand' },
+  budget: { maxUsdPerRun: 1 },
+});
+/** Approval defaults and a gate naming `approver` (a workflow's, or a grant's jobs'). */
+const gatedBy = (approver: unknown) => ({
+  allowedActions: ['notes_append'],
+  gates: { notes_append: { mode: 'needs_approval', approvers: [approver] } },
+  approvals: { approvers: [approver], timeoutSeconds: 600 },
+});
 const grantChange = { grant: baseGrant({ maxTurns: 4 }) };
 /** Owner A's clients, and B's. */
 export const CLIENTS = { a: 'a-bot', b: 'b-bot', sibling: 'a-other' } as const;
@@ -136,6 +178,23 @@ const definitionTopic = (name: string, extra: Omit<Probe, 'as' | 'json'> = {}) =
     { ...agentDefinition(name), destination: { type: 'alert', topicArn: ref('alertTopic') } },
     extra,
   );
+/** Definitions of B's naming A's approver: refused as an undeclared approver is, naming the field. */
+const definitionApprover = (name: string, extra: Omit<Probe, 'as' | 'json'> = {}) =>
+  refusedBodyProbe(
+    'approvals.approvers[0]',
+    { ...agentDefinition(name), ...gatedBy(ref('approver')) },
+    extra,
+  );
+const graphApprover = (name: string, extra: Omit<Probe, 'as' | 'json'> = {}) =>
+  refusedBodyProbe('nodes[2].assignees[0]', graphDefinition(name, ref('approver')), extra);
+const grantApprover = (json: Record<string, unknown>, extra: Omit<Probe, 'as' | 'json'> = {}) => {
+  const { allowedActions: _, ...gates } = gatedBy(ref('approver'));
+  return refusedBodyProbe(
+    'grant.approvals.approvers[0]',
+    { ...json, grant: { ...baseGrant(), ...gates } },
+    extra,
+  );
+};
 const grantSecret = (json: Record<string, unknown>, extra: Omit<Probe, 'as' | 'json'> = {}) =>
   refusedBodyProbe(
     'grant.credRefs.api.secret',
@@ -176,6 +235,8 @@ export const ROUTES: Record<string, Fixture> = {
       { as: 'ownerB', json: agentDefinition('tenancy-a-agent'), status: 201 },
       definitionSecret('tenancy-b-refs'),
       definitionTopic('tenancy-b-refs'),
+      definitionApprover('tenancy-b-refs'),
+      graphApprover('tenancy-b-refs'),
     ],
   },
   'GET /v1/workflows/:id': { probes: eachWorkflow() },
@@ -195,6 +256,8 @@ export const ROUTES: Record<string, Fixture> = {
       },
       definitionSecret('tenancy-b-own', { params: { id: own('workflow') } }),
       definitionTopic('tenancy-b-own', { params: { id: own('workflow') } }),
+      definitionApprover('tenancy-b-own', { params: { id: own('workflow') } }),
+      graphApprover('tenancy-b-graph', { params: { id: own('graph') } }),
     ],
   },
   'GET /v1/workflows/:id/versions/:version': {
@@ -205,6 +268,8 @@ export const ROUTES: Record<string, Fixture> = {
       ...eachWorkflow({ json: agentDefinition('tenancy-a-agent') }, { version: lit('2') }),
       definitionSecret('tenancy-b-own', { params: { id: own('workflow'), version: lit('2') } }),
       definitionTopic('tenancy-b-own', { params: { id: own('workflow'), version: lit('2') } }),
+      definitionApprover('tenancy-b-own', { params: { id: own('workflow'), version: lit('2') } }),
+      graphApprover('tenancy-b-graph', { params: { id: own('graph'), version: lit('2') } }),
     ],
   },
   'POST /v1/workflows/:id/versions/:version/publish': { probes: eachWorkflow({}, { version: lit('2') }) },
@@ -259,6 +324,7 @@ export const ROUTES: Record<string, Fixture> = {
       // B grants a client A granted too: as a client nobody granted, and A's grant stays A's.
       { as: 'ownerB', json: { clientId: ref('grantedClient'), grant: baseGrant() }, status: 201 },
       grantSecret({ clientId: 'b-refs' }),
+      grantApprover({ clientId: 'b-refs' }),
     ],
   },
   'GET /v1/grants/:clientId': { probes: [{ as: 'ownerB', params: { clientId: 'client' } }] },
@@ -273,12 +339,14 @@ export const ROUTES: Record<string, Fixture> = {
     probes: [
       { as: 'ownerB', params: { clientId: 'client' }, json: grantChange },
       grantSecret({}, { params: { clientId: lit(CLIENTS.b) } }),
+      grantApprover({}, { params: { clientId: lit(CLIENTS.b) } }),
     ],
   },
   'POST /v1/grants/:clientId/widen': {
     probes: [
       { as: 'ownerB', params: { clientId: 'client' }, json: grantChange },
       grantSecret({}, { params: { clientId: lit(CLIENTS.b) } }),
+      grantApprover({}, { params: { clientId: lit(CLIENTS.b) } }),
     ],
   },
   'POST /v1/grants/:clientId/revoke': { probes: [{ as: 'ownerB', params: { clientId: 'client' } }] },
@@ -393,19 +461,6 @@ export const FIELD_EXEMPTIONS: Record<string, string> = {
     'an external engine the deployment enables for every owner (externalEngines): none is an owner’s',
   'body.nodes[].engine':
     'an external engine the deployment enables for every owner (externalEngines): none is an owner’s',
-  ...Object.fromEntries(
-    [
-      'body.approvals.approvers[]',
-      'body.gates.*.approvers[]',
-      'body.nodes[].assignees[]',
-      'body.nodes[].gates.*.approvers[]',
-      'body.grant.approvals.approvers[]',
-      'body.grant.gates.*.approvers[]',
-    ].map((field) => [
-      field,
-      'the local stack reaches every approver (its inbox shows each owner its own links); an approver declared for other owners answers as an undeclared one in test/api/approvers.test.ts',
-    ]),
-  ),
   'POST /approvals/:approvalId query.run':
     "a decision is one-shot, so it has no pair to compare; the form's sealed state decides which run it commits on, a hint only which item to read (the page's probe names A's run there)",
   'POST /local/events body.id':

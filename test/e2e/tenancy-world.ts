@@ -28,6 +28,7 @@ import {
   agentDefinition,
   type Caller,
   CLIENTS,
+  graphDefinition,
   type IdKind,
   type OwnKind,
   type Probe,
@@ -40,6 +41,8 @@ const KEY_B = `wfl_${'B'.repeat(32)}`;
 /** Alert topics the stack declares: one for A only, one for every owner. */
 const TOPIC_OF_A = 'arn:aws:sns:eu-west-1:123456789012:tenancy-a-alerts';
 const SHARED_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:tenancy-shared-alerts';
+/** An approver the stack declares for A only; the others every owner may name. */
+const APPROVER_OF_A = 'a-approver@example.com';
 
 export { CLIENTS };
 
@@ -78,6 +81,7 @@ const MISSING: Record<IdKind, string> = {
   grantedClient: 'b-fresh-client',
   owner: 'team-nobody',
   alertTopic: 'arn:aws:sns:eu-west-1:123456789012:tenancy-undeclared',
+  approver: 'nobody-approver@example.com',
 };
 /**
  * The page tokens of listings of nobody's (a missing owner, run or grant), each made as its route makes them:
@@ -317,6 +321,7 @@ export async function startTenancyWorld(): Promise<void> {
     ],
     externalEngines: { 'http-runtime': { enabled: true, settings: { endpoint: 'http://127.0.0.1:9' } } },
     alertTopics: [SHARED_TOPIC, { topicArn: TOPIC_OF_A, owners: ['team-a'] }],
+    approvers: { '*': ['editor@example.com', 'manager@example.com'], 'team-a': [APPROVER_OF_A] },
     // No periodic jobs sweep: nothing writes A's items but the probes (A's job has ended anyway).
     jobSweepIntervalMs: 0,
   });
@@ -332,10 +337,11 @@ export async function startTenancyWorld(): Promise<void> {
     refundGraph('refund-large', graph.payments.url),
   );
   foreign.externalWorkflow = await applyWorkflowText(a, 'tenancy-a-external', EXTERNAL);
-  // A's alert topic is A's to name (B's probes name it).
+  // A's alert topic and approver are A's to name (B's probes name them).
   await asA('POST', '/v1/workflows', {
     ...agentDefinition('tenancy-a-alerts'),
     destination: { type: 'alert', topicArn: TOPIC_OF_A },
+    gates: { current_time: { mode: 'needs_approval', approvers: [APPROVER_OF_A] } },
   });
   // Matched by B's events too, were they not fenced: a run of it would change A's items.
   await applyWorkflowText(a, 'tenancy-a-event', EVENT);
@@ -390,6 +396,7 @@ export async function startTenancyWorld(): Promise<void> {
   foreign.grantedClient = CLIENTS.sibling;
   foreign.owner = 'team-a';
   foreign.alertTopic = TOPIC_OF_A;
+  foreign.approver = APPROVER_OF_A;
   const unissued = Object.entries(foreign).filter(([, id]) => typeof id !== 'string' || id === '');
   expect(unissued, "A's ids and page tokens the setup did not get").toEqual([]);
   // B's own: an agent workflow with an open draft (version 2), and an external run that ended.
@@ -403,6 +410,15 @@ export async function startTenancyWorld(): Promise<void> {
     'POST',
     `/v1/workflows/${ownB.workflow}/versions?draft=true`,
     agentDefinition('tenancy-b-own'),
+    KEY_B,
+  );
+  ownB.graph = (
+    await asA('POST', '/v1/workflows', graphDefinition('tenancy-b-graph', 'editor@example.com'), KEY_B)
+  ).workflow.workflowId;
+  await asA(
+    'POST',
+    `/v1/workflows/${ownB.graph}/versions?draft=true`,
+    graphDefinition('tenancy-b-graph', 'manager@example.com'),
     KEY_B,
   );
   const external = await applyWorkflowText(
@@ -423,7 +439,7 @@ export async function startTenancyWorld(): Promise<void> {
   leakable = Object.entries(foreign)
     .filter(
       ([kind]) =>
-        !['client', 'grantedClient', 'secret', 'owner', 'alertTopic'].includes(kind) &&
+        !['client', 'grantedClient', 'secret', 'owner', 'alertTopic', 'approver'].includes(kind) &&
         !kind.endsWith('Token'),
     )
     .map(([, id]) => id)
