@@ -16,6 +16,7 @@ import { localConsole } from '../console/local.ts';
 import { createHumanTaskApp } from '../human-tasks/index.ts';
 import { handleMcpRequest } from '../mcp/server.ts';
 import type { RecordingProxy } from '../model/recording-proxy.ts';
+import { declaredApprovers } from '../notify/reach.ts';
 import { withFunctionName } from '../runtime/aws-call-recorder.ts';
 import { randomIds } from '../runtime/clock.ts';
 import { localTriggerSync } from '../triggers-sync/index.ts';
@@ -31,7 +32,7 @@ import type { Closers } from './stack-parts.ts';
 
 /** The routes, in the order they are matched. */
 export function localApp(args: {
-  options: Pick<LocalStackOptions, 'hostNames' | 'jobRetry'>;
+  options: Pick<LocalStackOptions, 'hostNames' | 'jobRetry' | 'alertTopics' | 'approvers'>;
   services: LocalServices;
   machines: LocalMachines;
   files: LocalFiles;
@@ -82,6 +83,8 @@ export function localApp(args: {
     jobs: { models: machines.models, ...(options.jobRetry ? { retry: options.jobRetry } : {}) },
     graph: { taskTokens, humanTasks: machines.humanTaskService },
     externalEngines: machines.engines,
+    ...alertTopicDeps(options.alertTopics ?? []),
+    ...(options.approvers ? { approverReach: approverReachOf(options.approvers) } : {}),
     // The jobs MCP server at /mcp (on AWS it is its own function, functions/mcp.ts).
     mcp: handleMcpRequest,
   });
@@ -97,6 +100,26 @@ export function localApp(args: {
   );
   app.route('/', api);
   return app;
+}
+
+/** The `alertTopics` option as the API's save-time check reads it (as the functions read it on AWS). */
+function alertTopicDeps(topics: NonNullable<LocalStackOptions['alertTopics']>) {
+  const owners: Record<string, string[]> = {};
+  for (const topic of topics)
+    if (typeof topic !== 'string')
+      owners[topic.topicArn] = [...(owners[topic.topicArn] ?? []), ...topic.owners];
+  return {
+    alertTopicArns: topics.map((topic) => (typeof topic === 'string' ? topic : topic.topicArn)),
+    alertTopicOwners: owners,
+  };
+}
+
+/** The `approvers` option (owner → emails, as CDK context) as the API's save-time check reads it. */
+function approverReachOf(approvers: Record<string, string[]>) {
+  const owners: Record<string, string[]> = {};
+  for (const [owner, emails] of Object.entries(approvers))
+    for (const email of emails) owners[email] = [...(owners[email] ?? []), owner];
+  return declaredApprovers('local', owners);
 }
 
 /**

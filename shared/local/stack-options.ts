@@ -97,6 +97,18 @@ export type LocalStackOptions = {
    * `allowLoopbackPorts`.
    */
   externalEngines?: EnginesConfig;
+  /**
+   * The SNS topics an `alert` destination may name in `destination.topicArn`, as `alertTopics` in CDK: a topic
+   * ARN, or `{ topicArn, owners }` for a topic only those owners may name. Checked when a workflow is saved, as
+   * on AWS; the local stack publishes no alerts (an alert delivery is recorded as refused). Default: none.
+   */
+  alertTopics?: (string | { topicArn: string; owners: string[] })[];
+  /**
+   * The approvers (and human-task assignees) each owner may name, as `approvers` in CDK context: owner id (or
+   * `*`, every owner) → approver emails. Checked when a workflow or grant is saved, as on AWS; the inbox still
+   * shows every link. Default: every approver may be named.
+   */
+  approvers?: Record<string, string[]>;
   /** How long each external `ObserveWait` pauses locally, in ms (the definition's seconds scaled down). Default 1000. */
   externalObserveWaitMs?: number;
   /** Test hook: wraps the external steps' dependencies (fault injection: a crash after the engine accepted). */

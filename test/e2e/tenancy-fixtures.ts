@@ -3,10 +3,12 @@
  * server, keyed `METHOD path` as Hono lists it, and one row per tool of the jobs MCP server. A route or tool
  * without a row fails the check, so a new one is covered the day it is added.
  *
- * A probe names, for each id in the request (path parameter, query parameter), which of owner A's objects it
- * stands for; the check sends it once with A's id and once with a well-formed missing id of the same kind, as
- * owner B (or B's client, or a sibling client of A's), and both answers must be the same. A probe that names no
- * id is sent once: its answer must mention none of A's ids. Either way, nothing of A's may change.
+ * A probe names, for each id in the request (path parameter, query parameter, JSON body field: `ref(kind)`),
+ * which of owner A's objects it stands for; the check sends it once with A's id and once with a well-formed
+ * missing id of the same kind, as owner B (or B's client, or a sibling client of A's), and both answers must
+ * be the same. A probe that names no id is sent once: its answer must mention none of A's ids. Either way,
+ * nothing of A's may change. Every query and body field that is an id (tenancy-fields.ts) is named by a probe
+ * of its route's row, or exempt in FIELD_EXEMPTIONS with its reason.
  */
 import { baseGrant } from '../jobs/support.ts';
 
@@ -27,14 +29,47 @@ export type IdKind =
   | 'client'
   /** The `nextToken` of the first page (limit 1) of A's runs, and of A's workflows. */
   | 'runsToken'
-  | 'workflowsToken';
+  | 'workflowsToken'
+  /** The `nextToken` of a first page of A's: approvals, human tasks, owner audit, a client's jobs (as the client
+   * and on the owner's grant route), and of one run's transcript, receipts, audit and steps. */
+  | 'approvalsToken'
+  | 'humanTasksToken'
+  | 'auditToken'
+  | 'jobsToken'
+  | 'grantJobsToken'
+  | 'transcriptToken'
+  | 'receiptsToken'
+  | 'runAuditToken'
+  | 'stepsToken'
+  /** A credential secret in A's namespace (`wf/<ownerKey(A)>/…`). */
+  | 'secret'
+  /** A client A granted (its second), for a body naming a client: B granting it must take nothing of A's. */
+  | 'grantedClient'
+  /** A's owner id, as the approval pages' unsigned read hints name it (`owner=`). */
+  | 'owner'
+  /** An alert topic the stack declares for A only (`alertTopics` with `owners`). */
+  | 'alertTopic'
+  /** An approver the stack declares for A only (its `approvers` option). */
+  | 'approver';
 
 /** Who asks: B's owner key, B's client key, a second client of A's, B in the console, or nobody. */
 export type Caller = 'ownerB' | 'clientB' | 'siblingA' | 'consoleB' | 'anonymous';
 
-/** A path or query value: one of A's ids (swapped for a missing one) or a literal sent as is. */
-export type Value = IdKind | { literal: string };
+/** B's own objects, for a probe whose path names B's and whose query or body names A's. */
+export type OwnKind = 'workflow' | 'graph' | 'run' | 'approval' | 'approvalLink';
+
+/**
+ * A path or query value: one of A's ids (swapped for a missing one), a literal sent as is, or one of B's own
+ * ids (the same in both requests).
+ */
+export type Value = IdKind | { literal: string } | { own: OwnKind };
 export const lit = (literal: string): Value => ({ literal });
+export const own = (kind: OwnKind): Value => ({ own: kind });
+
+/** In a probe's JSON body, where one of A's ids goes (a missing one of the same kind in the second request). */
+export const REF = '$tenancyRef';
+export type Ref = { [REF]: IdKind };
+export const ref = (kind: IdKind): Ref => ({ [REF]: kind });
 
 export type Probe = {
   as: Caller;
@@ -46,6 +81,8 @@ export type Probe = {
   form?: Record<string, string>;
   /** The status the missing id answers (default 404): proves the probe reached the id check. */
   status?: number;
+  /** The field a 400 must name (`error.fields[].path`): proves a body or query id was the reason. */
+  field?: string;
   /**
    * B's probes are sent again with the key of a client of A's own: what a client gets on an owner's route, for
    * A's id and a missing one alike (default 403).
@@ -77,7 +114,109 @@ export const agentDefinition = (name: string) => ({
   trigger: { type: 'on_demand' },
   budget: { maxUsdPerRun: 1, maxTurns: 2, maxToolCallsPerTurn: 1 },
 });
+/** A graph B could save, its agent step's gate and its human task naming `approver`. */
+export const graphDefinition = (name: string, approver: unknown) => ({
+  kind: 'graph',
+  name,
+  description: 'tenancy check',
+  nodes: [
+    { id: 'start', type: 'start' },
+    {
+      id: 'work',
+      type: 'agent_task',
+      model: { id: 'claude-sonnet-5-5', maxTokens: 512 },
+      system: 'Say done.',
+      prompt: 'Say done.',
+      allowedActions: ['notes_append'],
+      gates: { notes_append: { mode: 'needs_approval', approvers: [approver] } },
+    },
+    {
+      id: 'review',
+      type: 'human_task',
+      title: 'Review',
+      assignees: [approver],
+      form: { type: 'object', properties: { ok: { type: 'boolean' } } },
+      timeoutSeconds: 3600,
+    },
+    { id: 'end', type: 'end' },
+  ],
+  edges: [
+    { from: 'start', to: 'work' },
+    { from: 'work', to: 'review' },
+    { from: 'review', to: 'end' },
+  ],
+  trigger: { type: 'on_demand' },
+  budget: { maxUsdPerRun: 1 },
+});
+/** Approval defaults and a gate naming `approver` (a workflow's, or a grant's jobs'). */
+const gatedBy = (approver: unknown) => ({
+  allowedActions: ['notes_append'],
+  gates: { notes_append: { mode: 'needs_approval', approvers: [approver] } },
+  approvals: { approvers: [approver], timeoutSeconds: 600 },
+});
 const grantChange = { grant: baseGrant({ maxTurns: 4 }) };
+/** Owner A's clients, and B's. */
+export const CLIENTS = { a: 'a-bot', b: 'b-bot', sibling: 'a-other' } as const;
+/**
+ * Bodies of B's naming A's credential secret (or alert topic): refused for A's as for one of nobody's, naming
+ * the field, and nothing written.
+ */
+const secretRefs = { api: { secret: ref('secret') } };
+const refusedBodyProbe = (field: string, json: unknown, extra: Omit<Probe, 'as' | 'json'> = {}): Probe => ({
+  as: 'ownerB',
+  json,
+  status: 400,
+  field,
+  ...extra,
+});
+const definitionSecret = (name: string, extra: Omit<Probe, 'as' | 'json'> = {}) =>
+  refusedBodyProbe('credRefs.api.secret', { ...agentDefinition(name), credRefs: secretRefs }, extra);
+/** A definition of B's whose alert names A's topic: refused as an undeclared topic is, naming the field. */
+const definitionTopic = (name: string, extra: Omit<Probe, 'as' | 'json'> = {}) =>
+  refusedBodyProbe(
+    'destination.topicArn',
+    { ...agentDefinition(name), destination: { type: 'alert', topicArn: ref('alertTopic') } },
+    extra,
+  );
+/** Definitions of B's naming A's approver: refused as an undeclared approver is, naming the field. */
+const definitionApprover = (name: string, extra: Omit<Probe, 'as' | 'json'> = {}) =>
+  refusedBodyProbe(
+    'approvals.approvers[0]',
+    { ...agentDefinition(name), ...gatedBy(ref('approver')) },
+    extra,
+  );
+const graphApprover = (name: string, extra: Omit<Probe, 'as' | 'json'> = {}) =>
+  refusedBodyProbe('nodes[2].assignees[0]', graphDefinition(name, ref('approver')), extra);
+const grantApprover = (json: Record<string, unknown>, extra: Omit<Probe, 'as' | 'json'> = {}) => {
+  const { allowedActions: _, ...gates } = gatedBy(ref('approver'));
+  return refusedBodyProbe(
+    'grant.approvals.approvers[0]',
+    { ...json, grant: { ...baseGrant(), ...gates } },
+    extra,
+  );
+};
+const grantSecret = (json: Record<string, unknown>, extra: Omit<Probe, 'as' | 'json'> = {}) =>
+  refusedBodyProbe(
+    'grant.credRefs.api.secret',
+    { ...json, grant: { ...baseGrant(), credRefs: secretRefs } },
+    extra,
+  );
+/** A page token of A's listing, sent as B: refused as a token of nobody's listing is, naming `nextToken`. */
+const tokenProbe = (
+  nextToken: IdKind,
+  extra: Omit<Probe, 'as' | 'query'> = {},
+  query: Record<string, Value> = { limit: lit('1') },
+): Omit<Probe, 'as'> => ({
+  query: { ...query, nextToken },
+  status: 400,
+  field: 'nextToken',
+  ...extra,
+});
+/** A token of one of A's runs on B's own run. */
+const runTokenProbe = (nextToken: IdKind, query?: Record<string, Value>): Probe => ({
+  as: 'ownerB',
+  ...tokenProbe(nextToken, { params: { id: own('run') } }, query),
+});
 /** A link token of the right shape that no key signed. */
 const FORGED = `v1.${'A'.repeat(43)}.${'B'.repeat(43)}`;
 const event = { Entries: [{ Source: 'com.example.orders', DetailType: 'Order Placed', Detail: '{}' }] };
@@ -91,7 +230,15 @@ export const ROUTES: Record<string, Fixture> = {
       { as: 'ownerB', query: { limit: lit('1'), nextToken: 'workflowsToken' }, status: 400 },
     ],
   },
-  'POST /v1/workflows': { probes: [{ as: 'ownerB', json: agentDefinition('tenancy-a-agent'), status: 201 }] },
+  'POST /v1/workflows': {
+    probes: [
+      { as: 'ownerB', json: agentDefinition('tenancy-a-agent'), status: 201 },
+      definitionSecret('tenancy-b-refs'),
+      definitionTopic('tenancy-b-refs'),
+      definitionApprover('tenancy-b-refs'),
+      graphApprover('tenancy-b-refs'),
+    ],
+  },
   'GET /v1/workflows/:id': { probes: eachWorkflow() },
   'DELETE /v1/workflows/:id': { probes: eachWorkflow() },
   'POST /v1/workflows/:id/enable': { probes: eachWorkflow() },
@@ -107,13 +254,23 @@ export const ROUTES: Record<string, Fixture> = {
         query: { draft: lit('true') },
         json: agentDefinition('tenancy-a-agent'),
       },
+      definitionSecret('tenancy-b-own', { params: { id: own('workflow') } }),
+      definitionTopic('tenancy-b-own', { params: { id: own('workflow') } }),
+      definitionApprover('tenancy-b-own', { params: { id: own('workflow') } }),
+      graphApprover('tenancy-b-graph', { params: { id: own('graph') } }),
     ],
   },
   'GET /v1/workflows/:id/versions/:version': {
     probes: [...eachWorkflow({}, { version: lit('1') }), ...eachWorkflow({}, { version: lit('2') })],
   },
   'PUT /v1/workflows/:id/versions/:version': {
-    probes: eachWorkflow({ json: agentDefinition('tenancy-a-agent') }, { version: lit('2') }),
+    probes: [
+      ...eachWorkflow({ json: agentDefinition('tenancy-a-agent') }, { version: lit('2') }),
+      definitionSecret('tenancy-b-own', { params: { id: own('workflow'), version: lit('2') } }),
+      definitionTopic('tenancy-b-own', { params: { id: own('workflow'), version: lit('2') } }),
+      definitionApprover('tenancy-b-own', { params: { id: own('workflow'), version: lit('2') } }),
+      graphApprover('tenancy-b-graph', { params: { id: own('graph'), version: lit('2') } }),
+    ],
   },
   'POST /v1/workflows/:id/versions/:version/publish': { probes: eachWorkflow({}, { version: lit('2') }) },
   // Runs of every kind.
@@ -125,10 +282,10 @@ export const ROUTES: Record<string, Fixture> = {
     ],
   },
   'GET /v1/runs/:id': { probes: eachRun() },
-  'GET /v1/runs/:id/transcript': { probes: eachRun() },
-  'GET /v1/runs/:id/audit': { probes: eachRun() },
-  'GET /v1/runs/:id/receipts': { probes: eachRun() },
-  'GET /v1/runs/:id/steps': { probes: eachRun() },
+  'GET /v1/runs/:id/transcript': { probes: [...eachRun(), runTokenProbe('transcriptToken')] },
+  'GET /v1/runs/:id/audit': { probes: [...eachRun(), runTokenProbe('runAuditToken', {})] },
+  'GET /v1/runs/:id/receipts': { probes: [...eachRun(), runTokenProbe('receiptsToken')] },
+  'GET /v1/runs/:id/steps': { probes: [...eachRun(), runTokenProbe('stepsToken')] },
   'POST /v1/runs/:id/cancel': { probes: eachRun() },
   'POST /v1/runs/:id/pause': { probes: eachRun() },
   'POST /v1/runs/:id/resume': { probes: eachRun() },
@@ -136,26 +293,64 @@ export const ROUTES: Record<string, Fixture> = {
     probes: [...eachRun({}, { stepId: lit('manager_review') }), ...eachRun({}, { stepId: lit('triage') })],
   },
   // Approvals, human tasks, audit, identity, events.
-  'GET /v1/approvals': { probes: [{ as: 'ownerB' }, { as: 'ownerB', query: { status: lit('pending') } }] },
-  'GET /v1/human-tasks': { probes: [{ as: 'ownerB' }, { as: 'ownerB', query: { status: lit('open') } }] },
-  'GET /v1/audit': { probes: [{ as: 'ownerB' }] },
+  'GET /v1/approvals': {
+    probes: [
+      { as: 'ownerB' },
+      { as: 'ownerB', query: { status: lit('pending') } },
+      { as: 'ownerB', ...tokenProbe('approvalsToken') },
+    ],
+  },
+  'GET /v1/human-tasks': {
+    probes: [
+      { as: 'ownerB' },
+      { as: 'ownerB', query: { status: lit('open') } },
+      { as: 'ownerB', ...tokenProbe('humanTasksToken') },
+    ],
+  },
+  'GET /v1/audit': {
+    probes: [
+      { as: 'ownerB' },
+      { as: 'ownerB', query: { nextToken: 'auditToken' }, status: 400, field: 'nextToken' },
+    ],
+  },
   'GET /v1/me': { probes: [{ as: 'ownerB' }, { as: 'clientB' }] },
   'POST /v1/events': { probes: [{ as: 'ownerB', json: event }] },
   'POST /local/events': { probes: [{ as: 'ownerB', json: event }] },
   // Grants (the owner's) and jobs (the client's).
   'GET /v1/grants': { probes: [{ as: 'ownerB' }] },
-  'POST /v1/grants': { probes: [{ as: 'ownerB', json: { clientId: 'b-new', grant: baseGrant() } }] },
+  'POST /v1/grants': {
+    probes: [
+      { as: 'ownerB', json: { clientId: 'b-new', grant: baseGrant() } },
+      // B grants a client A granted too: as a client nobody granted, and A's grant stays A's.
+      { as: 'ownerB', json: { clientId: ref('grantedClient'), grant: baseGrant() }, status: 201 },
+      grantSecret({ clientId: 'b-refs' }),
+      grantApprover({ clientId: 'b-refs' }),
+    ],
+  },
   'GET /v1/grants/:clientId': { probes: [{ as: 'ownerB', params: { clientId: 'client' } }] },
   'GET /v1/grants/:clientId/history': { probes: [{ as: 'ownerB', params: { clientId: 'client' } }] },
-  'GET /v1/grants/:clientId/jobs': { probes: [{ as: 'ownerB', params: { clientId: 'client' } }] },
+  'GET /v1/grants/:clientId/jobs': {
+    probes: [
+      { as: 'ownerB', params: { clientId: 'client' } },
+      { as: 'ownerB', ...tokenProbe('grantJobsToken', { params: { clientId: lit(CLIENTS.b) } }) },
+    ],
+  },
   'POST /v1/grants/:clientId/narrow': {
-    probes: [{ as: 'ownerB', params: { clientId: 'client' }, json: grantChange }],
+    probes: [
+      { as: 'ownerB', params: { clientId: 'client' }, json: grantChange },
+      grantSecret({}, { params: { clientId: lit(CLIENTS.b) } }),
+      grantApprover({}, { params: { clientId: lit(CLIENTS.b) } }),
+    ],
   },
   'POST /v1/grants/:clientId/widen': {
-    probes: [{ as: 'ownerB', params: { clientId: 'client' }, json: grantChange }],
+    probes: [
+      { as: 'ownerB', params: { clientId: 'client' }, json: grantChange },
+      grantSecret({}, { params: { clientId: lit(CLIENTS.b) } }),
+      grantApprover({}, { params: { clientId: lit(CLIENTS.b) } }),
+    ],
   },
   'POST /v1/grants/:clientId/revoke': { probes: [{ as: 'ownerB', params: { clientId: 'client' } }] },
-  'GET /v1/jobs': { probes: asClients({}) },
+  'GET /v1/jobs': { probes: [...asClients({}), ...asClients(tokenProbe('jobsToken'))] },
   'POST /v1/jobs': { probes: asClients({ json: { prompt: 'What time is it?', dryRun: true } }) },
   'GET /v1/jobs/:id': { probes: asClients({ params: { id: 'job' } }) },
   'DELETE /v1/jobs/:id': { probes: asClients({ params: { id: 'job' } }) },
@@ -174,7 +369,17 @@ export const ROUTES: Record<string, Fixture> = {
   // The approval and human-task pages: the signed link is the credential, checked before the id is read; with
   // a link B could forge, A's id and a missing one draw the same refusal.
   'GET /approvals/:approvalId': {
-    probes: [{ as: 'anonymous', params: { approvalId: 'approval' }, query: { t: lit(FORGED) }, status: 403 }],
+    probes: [
+      { as: 'anonymous', params: { approvalId: 'approval' }, query: { t: lit(FORGED) }, status: 403 },
+      // B's own approval with its real link, whose unsigned read hints (read-hints.ts) name A's run and head:
+      // the page is B's either way, and nothing of A's is shown.
+      {
+        as: 'anonymous',
+        params: { approvalId: own('approval') },
+        query: { t: own('approvalLink'), run: 'agentRun', owner: 'owner', wf: 'agentWorkflow' },
+        status: 200,
+      },
+    ],
   },
   'POST /approvals/:approvalId': {
     probes: [
@@ -216,22 +421,61 @@ export const ROUTES: Record<string, Fixture> = {
       { as: 'consoleB', query: { after: 'runsToken' }, status: 400 },
     ],
   },
-  'GET /console/runs/:id': { probes: runKinds.map((id): Probe => ({ as: 'consoleB', params: { id } })) },
+  'GET /console/runs/:id': {
+    probes: [
+      ...runKinds.map((id): Probe => ({ as: 'consoleB', params: { id } })),
+      // A's run's transcript and audit page tokens on B's own run's page.
+      { as: 'consoleB', params: { id: own('run') }, query: { transcript: 'transcriptToken' }, status: 400 },
+      { as: 'consoleB', params: { id: own('run') }, query: { audit: 'runAuditToken' }, status: 400 },
+    ],
+  },
   'POST /console/runs/:id/cancel': {
     probes: runKinds.map((id): Probe => ({ as: 'consoleB', params: { id } })),
   },
-  'GET /console/approvals': { probes: [{ as: 'consoleB' }] },
-  'GET /console/human-tasks': { probes: [{ as: 'consoleB' }] },
+  'GET /console/approvals': {
+    probes: [{ as: 'consoleB' }, { as: 'consoleB', query: { after: 'approvalsToken' }, status: 400 }],
+  },
+  'GET /console/human-tasks': {
+    probes: [{ as: 'consoleB' }, { as: 'consoleB', query: { after: 'humanTasksToken' }, status: 400 }],
+  },
   'GET /console/jobs': {
-    probes: [{ as: 'consoleB' }, { as: 'consoleB', query: { client: 'client' }, status: 200 }],
+    probes: [
+      { as: 'consoleB' },
+      { as: 'consoleB', query: { client: 'client' }, status: 200 },
+      // B's own client, with the page token of A's client's jobs.
+      { as: 'consoleB', query: { client: lit(CLIENTS.b), after: 'grantJobsToken' }, status: 400 },
+    ],
   },
   'GET /console/grants': { probes: [{ as: 'consoleB' }] },
 };
 
-/** The jobs MCP server's tools: which arguments are ids of A's, and minimal valid other arguments. */
-export const TOOLS: Record<string, { ids?: Record<string, IdKind>; args?: Record<string, unknown> }> = {
-  submit_agent_job: { args: { prompt: 'What time is it?', dryRun: true } },
-  get_agent_job: { ids: { jobId: 'job' } },
-  cancel_agent_job: { ids: { jobId: 'job' } },
-  list_agent_jobs: { args: {} },
+/**
+ * Query and body fields that are ids (tenancy-fields.ts) but name nothing of another owner's to probe, by field
+ * (on every route) or by `METHOD path field`: why each is exempt.
+ */
+export const FIELD_EXEMPTIONS: Record<string, string> = {
+  'body.model.id': "a model of the deployment's catalog, the same for every owner",
+  'body.nodes[].model.id': "a model of the deployment's catalog, the same for every owner",
+  'body.nodes[].id': 'names a node of the definition itself',
+  'body.engine':
+    'an external engine the deployment enables for every owner (externalEngines): none is an owner’s',
+  'body.nodes[].engine':
+    'an external engine the deployment enables for every owner (externalEngines): none is an owner’s',
+  'POST /approvals/:approvalId query.run':
+    "a decision is one-shot, so it has no pair to compare; the form's sealed state decides which run it commits on, a hint only which item to read (the page's probe names A's run there)",
+  'POST /local/events body.id':
+    "the event's own id, chosen by its sender: it dedupes runs per workflow, and B's events reach B's workflows only (tenancy of events)",
+};
+
+/**
+ * The jobs MCP server's tools, each with its probes: which arguments are ids of A's (a nested one by its path),
+ * minimal valid other arguments, and the error code the missing id answers (default not_found).
+ */
+export type ToolProbe = { ids?: Record<string, IdKind>; args?: Record<string, unknown>; code?: string };
+export const TOOLS: Record<string, ToolProbe[]> = {
+  submit_agent_job: [{ args: { prompt: 'What time is it?', dryRun: true } }],
+  get_agent_job: [{ ids: { jobId: 'job' } }],
+  cancel_agent_job: [{ ids: { jobId: 'job' } }],
+  // A page token of A's client's jobs: refused as a token of nobody's.
+  list_agent_jobs: [{ args: {} }, { ids: { nextToken: 'jobsToken' }, code: 'validation_failed' }],
 };

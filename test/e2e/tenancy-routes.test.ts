@@ -19,7 +19,8 @@ import type { ApprovalAppDeps } from '../../shared/approvals-http/deps.ts';
 import type { HumanTaskDeps } from '../../shared/human-tasks/deps.ts';
 import { signedPagesApp } from '../../shared/human-tasks/signed-pages.ts';
 import { bearer, callTool, connectMcp } from '../mcp/support.ts';
-import { type Probe, ROUTES, TOOLS } from './tenancy-fixtures.ts';
+import { approvalHintFields, type IdField, idFields, isField, requestIdFields } from './tenancy-fields.ts';
+import { FIELD_EXEMPTIONS, type Probe, ROUTES, TOOLS } from './tenancy-fixtures.ts';
 import {
   addedFor,
   asA,
@@ -27,12 +28,16 @@ import {
   e2e,
   echoSwapped,
   foreign,
+  freshAsB,
   itemsOf,
   itemsOfA,
   keyOf,
   leakable,
   missingOf,
   namesIds,
+  openedForm,
+  type Reply,
+  refsIn,
   requestOf,
   send,
   startTenancyWorld,
@@ -42,25 +47,41 @@ import {
 beforeAll(startTenancyWorld, 120_000);
 afterAll(stopTenancyWorld);
 
+/** The field paths a 400 answer names (`error.fields[].path`). */
+const fieldsOf = (reply: Reply): string[] =>
+  ((reply.body as { error?: { fields?: { path: string }[] } }).error?.fields ?? []).map((f) => f.path);
+
 /** The answers `probe` gets, and whether A's items stayed the same around it. */
 async function probeRoute(route: string, probe: Probe) {
   const before = await itemsOfA();
   if (namesIds(probe)) {
     const request = requestOf(route, probe, 'foreign');
     const b0 = await itemsOf('team-b');
-    const foreignReply = await send(probe.as, request.method, request.path, probe);
+    const foreignReply = await send(probe.as, request.method, request.path, request.probe);
     const b1 = await itemsOf('team-b');
     const missingRequest = requestOf(route, probe, 'missing');
-    const missingReply = await send(probe.as, missingRequest.method, missingRequest.path, probe);
+    const missingReply = await send(
+      probe.as,
+      missingRequest.method,
+      missingRequest.path,
+      missingRequest.probe,
+    );
     const b2 = await itemsOf('team-b');
-    const label = `${probe.as} ${request.method} ${request.path} (missing: ${missingRequest.path})`;
+    const inBody = refsIn(probe.json).map(({ path, kind }) => ` ${path}=<${kind} of A's>`);
+    const label = `${probe.as} ${request.method} ${request.path}${inBody.length ? ` body${inBody.join('')}` : ''} (missing: ${missingRequest.path})`;
     expect(missingReply.status, label).toBe(probe.status ?? 404);
-    expect(echoSwapped(foreignReply, probe), label).toEqual(missingReply);
+    if (probe.field) expect(fieldsOf(missingReply), `${label}: the field refused`).toContain(probe.field);
+    // What B's own writes generate (ids, times) differs between any two requests; nothing else may.
+    expect(freshAsB(openedForm(echoSwapped(foreignReply, probe))), label).toEqual(
+      freshAsB(openedForm(missingReply)),
+    );
     // Nor in what B's own items record of the two (an audit entry B could read back).
-    expect(addedFor(b0, b1), `${label}: B's items`).toEqual(addedFor(b1, b2));
+    expect(freshAsB(echoSwapped(addedFor(b0, b1), probe)), `${label}: B's items`).toEqual(
+      freshAsB(addedFor(b1, b2)),
+    );
   } else {
     const request = requestOf(route, probe, 'missing');
-    const reply = await send(probe.as, request.method, request.path, probe);
+    const reply = await send(probe.as, request.method, request.path, request.probe);
     const label = `${probe.as} ${request.method} ${request.path}`;
     if (probe.status !== undefined) expect(reply.status, label).toBe(probe.status);
     expect(reply.status, label).toBeLessThan(500);
@@ -123,6 +144,26 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
     expect(idless, "rows of ROUTES whose probes name none of A's ids for the route's parameters").toEqual([]);
   });
 
+  it("names A's ids in every query and JSON body field that is an id (or says why it need not)", async () => {
+    // The API's request schemas, as the stack serves them: the ones its routes validate with.
+    const document = await (await fetch(`${e2e.stack.url}/v1/openapi.json`)).json();
+    const fields = [...requestIdFields(document), ...approvalHintFields()];
+    const exempt = ({ route, field }: IdField) =>
+      FIELD_EXEMPTIONS[field] !== undefined || FIELD_EXEMPTIONS[`${route} ${field}`] !== undefined;
+    const unprobed = fields
+      .filter((f) => !probesField(f) && !exempt(f))
+      .map(({ route, field }) => `${route} ${field}`);
+    expect(
+      unprobed,
+      "id fields of requests that no probe names one of A's ids in: add a probe to the route's row in ROUTES (test/e2e/tenancy-fixtures.ts; `ref(kind)` in a JSON body), or an entry with its reason to FIELD_EXEMPTIONS",
+    ).toEqual([]);
+    const stale = Object.keys(FIELD_EXEMPTIONS).filter(
+      (key) => !fields.some(({ route, field }) => key === field || key === `${route} ${field}`),
+    );
+    expect(stale, 'FIELD_EXEMPTIONS entries for fields no request has').toEqual([]);
+    expect(fields.length).toBeGreaterThan(40);
+  });
+
   it.each(Object.entries(ROUTES))(
     "%s: A's id answers B as a missing id does, B sees none of A's ids, and nothing of A's changes",
     async (route, fixture) => {
@@ -131,8 +172,10 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
         await probeRoute(route, probe);
         // A client of A's own on an owner's route: refused whatever the id (clients have /v1/jobs and /mcp only),
         // so it reads nothing of its owner's either.
-        if (probe.as === 'ownerB')
-          await probeRoute(route, { ...probe, as: 'siblingA', status: probe.clientStatus ?? 403 });
+        if (probe.as === 'ownerB') {
+          const { field: _refused, ...asClient } = probe;
+          await probeRoute(route, { ...asClient, as: 'siblingA', status: probe.clientStatus ?? 403 });
+        }
       }
     },
   );
@@ -148,6 +191,32 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
     expect(grant).toMatchObject({ version: 1, revoked: false });
   });
 });
+
+/** Whether a probe of the field's route names one of A's ids in that query parameter or body field. */
+function probesField({ route, field }: IdField): boolean {
+  const fixture = ROUTES[route];
+  if (!fixture || !('probes' in fixture)) return false;
+  const [where, ...rest] = field.split('.');
+  const path = rest.join('.');
+  return fixture.probes.some((probe) =>
+    where === 'query'
+      ? typeof probe.query?.[path] === 'string'
+      : refsIn(probe.json).some((r) => isField(path, r.path)),
+  );
+}
+
+/**
+ * `value` with `id` at the field `path` as idFields names it (`a.b`, `ids[]`: an array of that one id), the
+ * objects and arrays on the way made as needed.
+ */
+function withField(value: unknown, path: string, id: string): unknown {
+  const match = /^([^.[\]]+)(\[\])?(?:\.(.*))?$/.exec(path);
+  if (!match) throw new Error(`not a field path: ${path}`);
+  const [, name = '', array, rest] = match;
+  const object = (value ?? {}) as Record<string, unknown>;
+  const inner = rest === undefined ? id : withField(array ? undefined : object[name], rest, id);
+  return { ...object, [name]: array ? [inner] : inner };
+}
 
 describe('Tenancy of every tool of the jobs MCP server', () => {
   const clients: Partial<Record<'clientB' | 'siblingA', Client>> = {};
@@ -172,35 +241,36 @@ describe('Tenancy of every tool of the jobs MCP server', () => {
       'tools without a tenancy fixture: add a row for each to TOOLS in test/e2e/tenancy-fixtures.ts',
     ).toEqual([]);
     expect(Object.keys(TOOLS).filter((name) => !listed.includes(name))).toEqual([]);
-    // An argument named like an id (`jobId`, any `…Id`) is probed with A's: its row says which of A's objects.
+    // An argument that is an id (`jobId`, `nextToken`, one nested or in an array: tenancy-fields.ts) is probed
+    // with A's: a probe of its row says which of A's objects.
     const unprobed = tools.flatMap((tool) =>
-      Object.keys(tool.inputSchema.properties ?? {})
-        .filter((arg) => /Id$/.test(arg) && TOOLS[tool.name]?.ids?.[arg] === undefined)
+      idFields(tool.inputSchema)
+        .filter((arg) => !(TOOLS[tool.name] ?? []).some((probe) => probe.ids?.[arg] !== undefined))
         .map((arg) => `${tool.name}.${arg}`),
     );
-    expect(unprobed, 'id arguments without an entry in their TOOLS row (ids)').toEqual([]);
+    expect(unprobed, 'id arguments without a probe naming them in their TOOLS row (ids)').toEqual([]);
     // Tools are all the server offers: a resource or a prompt would need probes of its own here.
     expect(Object.keys(mcp('clientB').getServerCapabilities() ?? {})).toEqual(['tools']);
   });
 
+  const toolProbes = Object.entries(TOOLS).flatMap(([name, probes]) =>
+    probes.map((probe, index) => [name, index, probe] as const),
+  );
   describe.each(['clientB', 'siblingA'] as const)('as %s', (caller) => {
-    it.each(Object.entries(TOOLS))(
-      "%s: A's id answers as a missing id does, no answer shows A's ids, nothing of A's changes",
-      async (name, fixture) => {
+    it.each(toolProbes)(
+      "%s (probe %i): A's id answers as a missing id does, no answer shows A's ids, nothing of A's changes",
+      async (name, _index, fixture) => {
         const before = await itemsOfA();
-        const args = (ids: 'foreign' | 'missing') => ({
-          ...fixture.args,
-          ...Object.fromEntries(
-            Object.entries(fixture.ids ?? {}).map(([arg, kind]) => [
-              arg,
-              ids === 'foreign' ? foreign[kind] : missingOf(kind, caller),
-            ]),
-          ),
-        });
+        const args = (ids: 'foreign' | 'missing') => {
+          let built: unknown = structuredClone(fixture.args ?? {});
+          for (const [arg, kind] of Object.entries(fixture.ids ?? {}))
+            built = withField(built, arg, ids === 'foreign' ? foreign[kind] : missingOf(kind, caller));
+          return built as Record<string, unknown>;
+        };
         if (fixture.ids) {
           const foreignResult = await callTool(mcp(caller), name, args('foreign'));
           const missingResult = await callTool(mcp(caller), name, args('missing'));
-          expect(missingResult.structuredContent?.error?.code).toBe('not_found');
+          expect(missingResult.structuredContent?.error?.code).toBe(fixture.code ?? 'not_found');
           let text = JSON.stringify(foreignResult);
           for (const kind of Object.values(fixture.ids))
             text = text.replaceAll(foreign[kind], missingOf(kind, caller));

@@ -3,26 +3,56 @@
  * every kind, and the requests a probe sends (tenancy-fixtures.ts) with A's ids or missing ones.
  */
 import { expect } from 'vitest';
+import { ownerAuditToken, runAuditToken } from '../../shared/api/audit-cursors.ts';
+import { openFormState } from '../../shared/approvals-http/form-state.ts';
 import { ApiClient } from '../../shared/cli/client.ts';
+import { ownerSecretPrefix } from '../../shared/credentials/owner-key.ts';
+import { jobKeys } from '../../shared/jobs/records.ts';
 import { humanTaskId } from '../../shared/schemas/human-task.ts';
 import { jobIdOf } from '../../shared/schemas/job.ts';
+import { encodeToken } from '../../shared/store/index.ts';
 import { ownerSnapshot } from '../api/helpers.ts';
 import { refundGraph, startRefund } from '../graph/support.ts';
 import { baseGrant, clientKey, textFixture } from '../jobs/support.ts';
 import { type GraphStack, startGraphStack } from '../support/graph-stack.ts';
 import { missingRunId } from '../support/store.ts';
-import { appendTurn, applyWorkflowText, awaitingApproval, type E2eStack, eventually } from './support.ts';
-import { agentDefinition, type Caller, type IdKind, type Probe, type Value } from './tenancy-fixtures.ts';
+import {
+  appendTurn,
+  applyWorkflowText,
+  awaitingApproval,
+  type E2eStack,
+  eventually,
+  tokenOf,
+} from './support.ts';
+import {
+  agentDefinition,
+  type Caller,
+  CLIENTS,
+  graphDefinition,
+  type IdKind,
+  type OwnKind,
+  type Probe,
+  REF,
+  type Value,
+} from './tenancy-fixtures.ts';
 
 const KEY_A = `wfl_${'A'.repeat(32)}`;
 const KEY_B = `wfl_${'B'.repeat(32)}`;
-export const CLIENTS = { a: 'a-bot', b: 'b-bot', sibling: 'a-other' } as const;
+/** Alert topics the stack declares: one for A only, one for every owner. */
+const TOPIC_OF_A = 'arn:aws:sns:eu-west-1:123456789012:tenancy-a-alerts';
+const SHARED_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:tenancy-shared-alerts';
+/** An approver the stack declares for A only; the others every owner may name. */
+const APPROVER_OF_A = 'a-approver@example.com';
+
+export { CLIENTS };
 
 let graph: GraphStack;
 export let e2e: E2eStack;
 let origin: string;
 let consoleCookie: string;
 export const foreign = {} as Record<IdKind, string>;
+/** B's own objects, named in a probe's path beside A's ids in its query or body. */
+const ownB = {} as Record<OwnKind, string>;
 /** A's ids that no answer to B may carry (client ids are names, not secrets: B may use the same). */
 export let leakable: string[];
 /** Each client's grant id: a missing job id is one under the caller's own grant. */
@@ -46,7 +76,38 @@ const MISSING: Record<IdKind, string> = {
     JSON.stringify({ pk: 'RUN#run_x', sk: 'RUN', gsi1pk: 'OWNER#nobody', gsi1sk: 'RUN#x' }),
   ).toString('base64url'),
   workflowsToken: Buffer.from(JSON.stringify({ pk: 'OWNER#nobody', sk: 'WF#wf_x' })).toString('base64url'),
+  ...missingPageTokens(),
+  secret: `${ownerSecretPrefix('wf/', 'team-nobody')}tenancy`,
+  grantedClient: 'b-fresh-client',
+  owner: 'team-nobody',
+  alertTopic: 'arn:aws:sns:eu-west-1:123456789012:tenancy-undeclared',
+  approver: 'nobody-approver@example.com',
 };
+/**
+ * The page tokens of listings of nobody's (a missing owner, run or grant), each made as its route makes them:
+ * A's token must be refused as these are.
+ */
+function missingPageTokens() {
+  const run = missingRunId();
+  const key = (value: Record<string, string>) => encodeToken(value) ?? '';
+  const start = { seq: 1, prevHash: '0'.repeat(64) };
+  return {
+    approvalsToken: key({ pk: 'APR#apr_x', sk: 'APR', gsi1pk: 'OWNER#nobody', gsi1sk: 'APR#x' }),
+    humanTasksToken: key({ pk: `RUN#${run}`, sk: 'HTK#x', gsi1pk: 'OWNER#nobody', gsi1sk: 'HTK#x' }),
+    auditToken: ownerAuditToken('nobody', {
+      section: 'changes',
+      changes: start,
+      anchors: start,
+      signed: { index: 0 },
+    }),
+    jobsToken: key(jobKeys.job('grant_none000', 1)),
+    grantJobsToken: key(jobKeys.job('grant_none000', 1)),
+    transcriptToken: key({ pk: `RUN#${run}`, sk: 'MSG#000000001' }),
+    receiptsToken: key({ pk: `RUN#${run}`, sk: 'TOOL#x' }),
+    runAuditToken: runAuditToken(run, { item: 1, ...start }),
+    stepsToken: key({ pk: `RUN#${run}`, sk: 'STEP#triage' }),
+  };
+}
 const missingJob = (caller: Caller) =>
   jobIdOf(grantIds[caller === 'siblingA' ? CLIENTS.sibling : CLIENTS.b] ?? 'grant_none000', 999_999);
 export const missingOf = (kind: IdKind, caller: Caller) =>
@@ -133,11 +194,36 @@ export async function send(caller: Caller, method: string, path: string, probe: 
   };
 }
 
-/** The request of `probe` on `route` with A's ids (`ids = 'foreign'`) or missing ones. */
+const isRef = (value: unknown): value is { [REF]: IdKind } =>
+  value !== null && typeof value === 'object' && REF in value;
+
+/** Each `ref(kind)` in a probe's JSON body, by its path (`credRefs.api.secret`, `nodes[0].id`). */
+export function refsIn(json: unknown, path = ''): { path: string; kind: IdKind }[] {
+  if (isRef(json)) return [{ path, kind: json[REF] }];
+  if (Array.isArray(json)) return json.flatMap((item, i) => refsIn(item, `${path}[${i}]`));
+  if (json === null || typeof json !== 'object') return [];
+  return Object.entries(json).flatMap(([key, child]) => refsIn(child, path ? `${path}.${key}` : key));
+}
+
+/** The JSON body with each `ref(kind)` replaced by `id(kind)`. */
+function withIds(json: unknown, id: (kind: IdKind) => string): unknown {
+  if (isRef(json)) return id(json[REF]);
+  if (Array.isArray(json)) return json.map((item) => withIds(item, id));
+  if (json === null || typeof json !== 'object') return json;
+  return Object.fromEntries(Object.entries(json).map(([key, child]) => [key, withIds(child, id)]));
+}
+
+const ownOf = (kind: OwnKind): string => {
+  const id = ownB[kind];
+  if (id === undefined) throw new Error(`the setup made no ${kind} of B's`);
+  return id;
+};
+
+/** The request of `probe` on `route` with A's ids (`ids = 'foreign'`) or missing ones, and the probe to send. */
 export function requestOf(route: string, probe: Probe, ids: 'foreign' | 'missing') {
   const [method = '', pattern = ''] = route.split(' ');
-  const value = (v: Value) =>
-    typeof v === 'string' ? (ids === 'foreign' ? foreign[v] : missingOf(v, probe.as)) : v.literal;
+  const id = (kind: IdKind) => (ids === 'foreign' ? foreign[kind] : missingOf(kind, probe.as));
+  const value = (v: Value) => (typeof v === 'string' ? id(v) : 'literal' in v ? v.literal : ownOf(v.own));
   const path = pattern.replace(/:(\w+)/g, (_m, name: string) => {
     const v = probe.params?.[name];
     if (v === undefined) throw new Error(`${route}: the fixture gives no value for :${name}`);
@@ -146,20 +232,61 @@ export function requestOf(route: string, probe: Probe, ids: 'foreign' | 'missing
   const query = new URLSearchParams(
     Object.entries(probe.query ?? {}).map(([name, v]) => [name, value(v)]),
   ).toString();
-  return { method, path: query ? `${path}?${query}` : path };
+  const sent = probe.json === undefined ? probe : { ...probe, json: withIds(probe.json, id) };
+  return { method, path: query ? `${path}?${query}` : path, probe: sent };
 }
 
-export const namesIds = (probe: Probe) =>
-  [...Object.values(probe.params ?? {}), ...Object.values(probe.query ?? {})].some(
-    (v) => typeof v === 'string',
-  );
+/** The kinds of A's ids a probe names: in its path, its query, its JSON body. */
+const kindsIn = (probe: Probe): IdKind[] => [
+  ...[...Object.values(probe.params ?? {}), ...Object.values(probe.query ?? {})].filter(
+    (v): v is IdKind => typeof v === 'string',
+  ),
+  ...refsIn(probe.json).map((r) => r.kind),
+];
 
-/** `reply` with each of A's ids it echoes swapped for the missing id the other request carried. */
-export function echoSwapped(reply: Reply, probe: Probe): Reply {
+export const namesIds = (probe: Probe) => kindsIn(probe).length > 0;
+
+/** `reply` (or B's items) with each of A's ids it echoes swapped for the missing id the other request carried. */
+export function echoSwapped<T>(reply: T, probe: Probe): T {
   let text = JSON.stringify(reply);
-  for (const v of [...Object.values(probe.params ?? {}), ...Object.values(probe.query ?? {})])
-    if (typeof v === 'string') text = text.replaceAll(foreign[v], missingOf(v, probe.as));
+  for (const kind of kindsIn(probe)) text = text.replaceAll(foreign[kind], missingOf(kind, probe.as));
   return JSON.parse(text);
+}
+
+/**
+ * `value` with what differs between any two writes of B's own: the ids the stack generates for B (`<prefix>_`
+ * and 32 hex digits), times, and where an entry lands in B's own audit chain (its seq, its hashes). A's ids are
+ * kept as they are: an answer or item showing one still differs.
+ */
+export function freshAsB<T>(value: T): T {
+  const text = JSON.stringify(value)
+    .replace(/\b[a-z]+_[0-9a-f]{32}\b/g, (id) => (leakable.includes(id) ? id : '<id of B>'))
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, '<time>')
+    .replace(/\b[0-9a-f]{64}\b/g, '<hash>')
+    .replace(/("seq\\?":)\d+/g, '$10')
+    .replace(/#\d{9}\b/g, '#<seq>');
+  return JSON.parse(text);
+}
+
+/**
+ * An approval page with its form's fresh values opened: the nonce (signed per render) as its claims without the
+ * time and the random part, the sealed state as the approval and run it carries. What the page rests on (the
+ * workflow head's revision, the run) stays compared; only what differs per render goes.
+ */
+export function openedForm(reply: Reply): Reply {
+  if (typeof reply.body !== 'string' || !reply.body.includes('name="nonce"')) return reply;
+  const nonce = /name="nonce" value="([^"]+)"/.exec(reply.body)?.[1] ?? '';
+  const claims = JSON.parse(Buffer.from(nonce.split('.')[0] ?? '', 'base64url').toString('utf8'));
+  const { iat: _iat, n: _n, ...kept } = claims;
+  const body = reply.body
+    .replace(/name="nonce" value="[^"]+"/, `name="nonce" value="${JSON.stringify(kept)}"`)
+    .replace(/name="state" value="([^"]+)"/, (_m, state: string) => {
+      const binding = { approvalId: claims.approvalId, approver: claims.approver, nonce };
+      const opened = openFormState(state, binding, e2e.keyring);
+      if (!opened.ok) throw new Error(`the approval page's form state does not open: ${opened.reason}`);
+      return `name="state" value="${JSON.stringify(opened.load)}"`;
+    });
+  return { ...reply, body };
 }
 
 /** Every item of `owner`'s in the stack's table (by key, index key or owner attribute), as sorted JSON. */
@@ -189,9 +316,12 @@ export async function startTenancyWorld(): Promise<void> {
     fixtureDirs: [new URL('../../examples/fixtures/', import.meta.url).pathname],
     fixtures: [
       { name: 'tenancy-a-agent', turns: [appendTurn('a line'), { text: 'done' }] },
+      { name: 'tenancy-b-own', turns: [appendTurn('a line of B'), { text: 'done' }] },
       textFixture('job-helper', 'Done: 42.'),
     ],
     externalEngines: { 'http-runtime': { enabled: true, settings: { endpoint: 'http://127.0.0.1:9' } } },
+    alertTopics: [SHARED_TOPIC, { topicArn: TOPIC_OF_A, owners: ['team-a'] }],
+    approvers: { '*': ['editor@example.com', 'manager@example.com'], 'team-a': [APPROVER_OF_A] },
     // No periodic jobs sweep: nothing writes A's items but the probes (A's job has ended anyway).
     jobSweepIntervalMs: 0,
   });
@@ -207,6 +337,12 @@ export async function startTenancyWorld(): Promise<void> {
     refundGraph('refund-large', graph.payments.url),
   );
   foreign.externalWorkflow = await applyWorkflowText(a, 'tenancy-a-external', EXTERNAL);
+  // A's alert topic and approver are A's to name (B's probes name them).
+  await asA('POST', '/v1/workflows', {
+    ...agentDefinition('tenancy-a-alerts'),
+    destination: { type: 'alert', topicArn: TOPIC_OF_A },
+    gates: { current_time: { mode: 'needs_approval', approvers: [APPROVER_OF_A] } },
+  });
   // Matched by B's events too, were they not fenced: a run of it would change A's items.
   await applyWorkflowText(a, 'tenancy-a-event', EVENT);
   await asA(
@@ -255,9 +391,57 @@ export async function startTenancyWorld(): Promise<void> {
   });
   foreign.runsToken = (await asA('GET', '/v1/runs?limit=1')).nextToken;
   foreign.workflowsToken = (await asA('GET', '/v1/workflows?limit=1')).nextToken;
-  expect([foreign.runsToken, foreign.workflowsToken]).toEqual([expect.any(String), expect.any(String)]);
+  Object.assign(foreign, await pageTokensOfA());
+  foreign.secret = `${ownerSecretPrefix('wf/', 'team-a')}tenancy`;
+  foreign.grantedClient = CLIENTS.sibling;
+  foreign.owner = 'team-a';
+  foreign.alertTopic = TOPIC_OF_A;
+  foreign.approver = APPROVER_OF_A;
+  const unissued = Object.entries(foreign).filter(([, id]) => typeof id !== 'string' || id === '');
+  expect(unissued, "A's ids and page tokens the setup did not get").toEqual([]);
+  // B's own: an agent workflow with an open draft (version 2), and an external run that ended.
+  const b = { ...e2e, client: new ApiClient(e2e.stack.url, { kind: 'api-key', apiKey: KEY_B }) };
+  ownB.workflow = await applyWorkflowText(
+    b,
+    'tenancy-b-own',
+    GATED.replace('tenancy-a-agent', 'tenancy-b-own'),
+  );
+  await asA(
+    'POST',
+    `/v1/workflows/${ownB.workflow}/versions?draft=true`,
+    agentDefinition('tenancy-b-own'),
+    KEY_B,
+  );
+  ownB.graph = (
+    await asA('POST', '/v1/workflows', graphDefinition('tenancy-b-graph', 'editor@example.com'), KEY_B)
+  ).workflow.workflowId;
+  await asA(
+    'POST',
+    `/v1/workflows/${ownB.graph}/versions?draft=true`,
+    graphDefinition('tenancy-b-graph', 'manager@example.com'),
+    KEY_B,
+  );
+  const external = await applyWorkflowText(
+    b,
+    'tenancy-b-external',
+    EXTERNAL.replace('tenancy-a-external', 'tenancy-b-external'),
+  );
+  ownB.run = (await asA('POST', `/v1/workflows/${external}/runs`, { input: {} }, KEY_B)).run.runId;
+  // And B's run waiting for approval, with its approver's signed link (the approval pages' probes).
+  const gatedB = (await asA('POST', `/v1/workflows/${ownB.workflow}/runs`, { input: {} }, KEY_B)).run.runId;
+  const waiting = await awaitingApproval(b, gatedB);
+  ownB.approval = waiting.approval.approvalId;
+  ownB.approvalLink = tokenOf(waiting.link);
+  await eventually("B's external run to end", async () => {
+    const { run } = await asA('GET', `/v1/runs/${ownB.run}`, undefined, KEY_B);
+    return ['done', 'failed'].includes(run.status) ? true : undefined;
+  });
   leakable = Object.entries(foreign)
-    .filter(([kind]) => !['client', 'runsToken', 'workflowsToken'].includes(kind))
+    .filter(
+      ([kind]) =>
+        !['client', 'grantedClient', 'secret', 'owner', 'alertTopic', 'approver'].includes(kind) &&
+        !kind.endsWith('Token'),
+    )
     .map(([, id]) => id)
     .concat(Object.values(grantIds).filter((id) => id !== grantIds[CLIENTS.b]));
   // B in the console.
@@ -269,15 +453,43 @@ export async function startTenancyWorld(): Promise<void> {
   });
   expect(signIn.status).toBe(303);
   consoleCookie = /(wf_console=[^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1] ?? '';
-  // A settles: nothing of A's moves on its own from here (the waits are an hour and a day long).
-  let before = await itemsOfA();
-  await eventually('A to settle', async () => {
+  // A and B settle: nothing of theirs moves on its own from here (the waits are an hour and a day long), so what
+  // B's items gain around a probe is the probe's.
+  let before = [await itemsOfA(), await itemsOf('team-b')];
+  await eventually('A and B to settle', async () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const now = await itemsOfA();
+    const now = [await itemsOfA(), await itemsOf('team-b')];
     const same = JSON.stringify(now) === JSON.stringify(before);
     before = now;
     return same ? true : undefined;
   });
+}
+
+/**
+ * A's page tokens of every listing that takes one: as the API issues them (a first page of one), or, for the
+ * audit answers (paged by size, and A's are short) and receipts (A has none), made as the route makes its own.
+ */
+async function pageTokensOfA(): Promise<Partial<Record<IdKind, string | undefined>>> {
+  const first = async (path: string, key = KEY_A) =>
+    (await asA('GET', `${path}?limit=1`, undefined, key)).nextToken;
+  const start = { seq: 1, prevHash: '0'.repeat(64) };
+  return {
+    approvalsToken: await first('/v1/approvals'),
+    humanTasksToken: await first('/v1/human-tasks'),
+    jobsToken: await first('/v1/jobs', clientKey(CLIENTS.a)),
+    grantJobsToken: await first(`/v1/grants/${CLIENTS.a}/jobs`),
+    transcriptToken: await first(`/v1/runs/${foreign.agentRun}/transcript`),
+    // A's runs have no receipt yet (the gated call waits for its approval): a key of the run's ledger rows.
+    receiptsToken: encodeToken({ pk: `RUN#${foreign.agentRun}`, sk: 'TOOL#toolu_tenancy' }),
+    stepsToken: await first(`/v1/runs/${foreign.graphRun}/steps`),
+    runAuditToken: runAuditToken(foreign.agentRun, { item: 1, ...start }),
+    auditToken: ownerAuditToken('team-a', {
+      section: 'changes',
+      changes: start,
+      anchors: start,
+      signed: { index: 0 },
+    }),
+  };
 }
 
 export async function stopTenancyWorld(): Promise<void> {
