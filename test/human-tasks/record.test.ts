@@ -223,7 +223,11 @@ describe("humanTaskPort (the graph executor's port)", () => {
 
     // Assess: the stored preview ends on a whole emoji, and the audit chain of the run still verifies
     const task = (await store.getHumanTask(humanTaskId(run.runId, 'review', 1)))!;
-    expect(task.context[0]).toEqual({ path: 'input.big', value: `"x${emoji.repeat(1_998)}…`, truncated: true });
+    expect(task.context[0]).toEqual({
+      path: 'input.big',
+      value: `"x${emoji.repeat(1_998)}…`,
+      truncated: true,
+    });
     expect(
       verifyAuditChain(await store.listAudit(run.runId), { owner: run.owner, runId: run.runId }),
     ).toMatchObject({ ok: true });
