@@ -30,11 +30,20 @@ const BODY = `x${EMOJI.repeat(12_000)}`;
 let remote: FakeRemote;
 let server: Awaited<ReturnType<typeof startScriptedModelServer>>;
 beforeAll(async () => {
-  remote = await fakeRemote((request) => ({
-    status: request.path === '/refused' ? 422 : 200,
-    headers: { 'content-type': 'text/plain; charset=utf-8' },
-    body: BODY,
-  }));
+  remote = await fakeRemote((request) =>
+    request.path.endsWith('/issues')
+      ? // GitHub's error JSON, its message carrying a lone surrogate as an escape (JSON allows it)
+        {
+          status: 422,
+          headers: { 'content-type': 'application/json' },
+          body: '{"message":"bad \\ud83d title"}',
+        }
+      : {
+          status: request.path === '/refused' ? 422 : 200,
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
+          body: BODY,
+        },
+  );
   server = await startScriptedModelServer({
     fixtures: [
       {
@@ -127,5 +136,23 @@ describe('the other HTTP actions that cut a body', () => {
     const outcome = await runParsed(action, { event: 'ping' }, context());
     expect(outcome.content.isWellFormed()).toBe(true);
     expect(outcome.content).toContain(`${EMOJI}\n[truncated: showing the first 1999 of 24001 characters]`);
+  });
+
+  it('the GitHub connector answers a lone surrogate in the error JSON with U+FFFD', async () => {
+    const definition = definitionWith({
+      allowedActions: ['file_issue'],
+      connectors: {
+        file_issue: {
+          kind: 'github_create_issue',
+          repo: 'example-org/example-repo',
+          credential: { slot: 'hook_key' },
+          apiBaseUrl: remote.origin,
+        },
+      },
+      credRefs: { hook_key: { secret: 'wf/owner-test/hook-key' } },
+    });
+    const action = connectorActions()('file_issue', definition.connectors.file_issue!, definition);
+    const outcome = await runParsed(action, { title: 'A title', body: 'x' }, context());
+    expect(outcome).toEqual({ content: 'GitHub answered HTTP 422: bad \ufffd title', isError: true });
   });
 });
