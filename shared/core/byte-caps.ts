@@ -1,7 +1,8 @@
 /**
- * Cutting text for caps. UTF-8 byte arithmetic: DynamoDB measures strings in UTF-8 bytes, not UTF-16 code units,
- * so a result capped in characters can be three times larger than it looks ('€' is 1 character, 3 bytes).
- * Pure: no Buffer, no allocation of the encoded form. And `cutText`, for caps counted in UTF-16 units.
+ * Cutting text for caps without breaking a character. UTF-8 byte arithmetic: DynamoDB measures strings in UTF-8
+ * bytes, not UTF-16 code units, so a result capped in characters can be three times larger than it looks ('€' is
+ * 1 character, 3 bytes). `cutText`: caps counted in UTF-16 units, as `String.prototype.slice` counts them.
+ * Pure: no Buffer, no allocation of the encoded form.
  */
 
 const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
