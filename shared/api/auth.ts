@@ -6,13 +6,14 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
+import { cutText } from '../core/byte-caps.ts';
 import { OwnerIdSchema } from '../schemas/common.ts';
 import { ClientIdSchema } from '../schemas/job.ts';
 import * as z from '../zod.ts';
 import type { ApiEnv, Authenticator, Identity } from './deps.ts';
 import { ApiError, AuthConfigError } from './errors.ts';
 
-const principalOf = (value: string) => value.replaceAll(/\s/g, '_').slice(0, 512);
+const principalOf = (value: string) => cutText(value.replaceAll(/\s/g, '_'), 512);
 const validOwner = (owner: string) => (OwnerIdSchema.safeParse(owner).success ? owner : undefined);
 
 const IamEnvSchema = z.object({

@@ -12,6 +12,7 @@ import {
   verifyFormNonce,
 } from '../approvals/index.ts';
 import { decideApproval } from '../core/approval-ops.ts';
+import { cutText } from '../core/byte-caps.ts';
 import { ApprovalAlreadyDecidedError, WorkflowHeadChangedError } from '../core/store-errors.ts';
 import type { AppContext } from './app-context.ts';
 import { TaskTokenSendError } from './errors.ts';
@@ -91,7 +92,7 @@ export function decideHandler(deps: AppContext) {
     const crossSite = crossSiteReason(c.req.raw.headers, expectedOrigin);
     if (crossSite !== undefined) {
       deps.logger.warn('approval decision refused as cross-site', {
-        approvalId: approvalId.slice(0, 80),
+        approvalId: cutText(approvalId, 80),
         reason: crossSite,
       });
       return resultResponse(crossSiteRefused);
@@ -104,7 +105,7 @@ export function decideHandler(deps: AppContext) {
       verifyApprovalLink(form.t, ring, { nowMs, approvalId }),
     );
     if (!link.ok) {
-      deps.logger.warn('approval link refused', { approvalId: approvalId.slice(0, 80), reason: link.reason });
+      deps.logger.warn('approval link refused', { approvalId: cutText(approvalId, 80), reason: link.reason });
       return resultResponse(linkRefused(link.reason));
     }
     const { approver } = link.claims;

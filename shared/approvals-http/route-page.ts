@@ -10,6 +10,7 @@ import {
   verifyApprovalLink,
 } from '../approvals/index.ts';
 import type { ActionSpec } from '../core/actions.ts';
+import { cutText } from '../core/byte-caps.ts';
 import type { RunStore } from '../core/store-port.ts';
 import { serviceStepView } from '../graph-run/agent-view.ts';
 import type { Approval } from '../schemas/approval.ts';
@@ -119,7 +120,7 @@ export function pageHandler(deps: AppContext) {
       verifyApprovalLink(c.req.query('t'), ring, { nowMs, approvalId }),
     );
     if (!link.ok) {
-      deps.logger.warn('approval link refused', { approvalId: approvalId.slice(0, 80), reason: link.reason });
+      deps.logger.warn('approval link refused', { approvalId: cutText(approvalId, 80), reason: link.reason });
       return resultResponse(linkRefused(link.reason));
     }
     const { claims } = link;

@@ -1,6 +1,7 @@
 /** The `wf` commands. Each talks to the HTTP API and returns an exit status; output goes through `out`. */
 import { readFileSync } from 'node:fs';
 import canonicalize from 'canonicalize';
+import { cutText } from '../core/byte-caps.ts';
 import { type RunAuditPage, readRunAudit } from '../runs/audit-reader.ts';
 import { readWholeTranscript, type TranscriptPageBody } from '../runs/transcript-reader.ts';
 import type { Approval } from '../schemas/approval.ts';
@@ -201,7 +202,7 @@ export async function showTranscript(client: ApiClient, runId: string, out: Outp
       if (block.type === 'tool_use')
         out.line(`${message.role}: → ${block.name} ${JSON.stringify(block.input)}`);
       if (block.type === 'tool_result')
-        out.line(`${message.role}: ← ${block.is_error ? '(error) ' : ''}${block.content.slice(0, 300)}`);
+        out.line(`${message.role}: ← ${block.is_error ? '(error) ' : ''}${cutText(block.content, 300)}`);
     }
   }
   return 0;

@@ -1,4 +1,5 @@
 /** `wf run steps|pause|resume|cancel|retry-step`: a graph run's steps and the operator controls (docs/cli.md). */
+import { cutText } from '../core/byte-caps.ts';
 import { readAllSteps, type StepsPageBody } from '../runs/step-reader.ts';
 import type { GraphStep } from '../schemas/graph-step.ts';
 import type { Run } from '../schemas/run.ts';
@@ -8,7 +9,7 @@ type Output = { line(text: string): void; data(value: unknown): void };
 
 const stepLine = (step: Omit<GraphStep, 'taskToken'>): string =>
   `  ${step.stepId.padEnd(24)} ${step.status.padEnd(10)} attempt ${step.attempt}` +
-  (step.error ? `  ${step.error.name}: ${step.error.message.slice(0, 120)}` : '');
+  (step.error ? `  ${step.error.name}: ${cutText(step.error.message, 120)}` : '');
 
 export async function showSteps(client: ApiClient, runId: string, out: Output): Promise<number> {
   // The API pages steps under Lambda's 6 MB: every page, shown as one answer.

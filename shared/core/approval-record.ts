@@ -5,6 +5,7 @@
  */
 import type { Approval } from '../schemas/approval.ts';
 import type { Run } from '../schemas/run.ts';
+import { cutText } from './byte-caps.ts';
 import { approvalIdFor, argsHashOf } from './identity.ts';
 import type { AuditInput } from './store-port.ts';
 
@@ -37,7 +38,7 @@ export function newApproval(run: Run, request: ApprovalRequest, nowMs: number): 
     tool: request.tool,
     args: request.input,
     argsHash: argsHashOf(request.tool, request.input),
-    reason: request.reason.slice(0, 4000),
+    reason: cutText(request.reason, 4000),
     approvers: request.approvers,
     status: 'pending',
     expiresAt: new Date(nowMs + request.timeoutSeconds * 1000).toISOString(),

@@ -1,6 +1,7 @@
 /**
- * UTF-8 byte arithmetic for caps: DynamoDB measures strings in UTF-8 bytes, not UTF-16 code units, so a
- * result capped in characters can be three times larger than it looks ('€' is 1 character, 3 bytes).
+ * Cutting text for caps without breaking a character. UTF-8 byte arithmetic: DynamoDB measures strings in UTF-8
+ * bytes, not UTF-16 code units, so a result capped in characters can be three times larger than it looks ('€' is
+ * 1 character, 3 bytes). `cutText`: caps counted in UTF-16 units, as `String.prototype.slice` counts them.
  * Pure: no Buffer, no allocation of the encoded form.
  */
 
@@ -56,10 +57,31 @@ export function utf8PrefixUnits(text: string, maxBytes: number): number {
 
 /**
  * `text` if it fits in `maxBytes` UTF-8 bytes; otherwise its longest whole-character prefix followed by
- * `marker`, the two together at most `maxBytes`.
+ * `marker`, the two together at most `maxBytes`. Well-formed either way: a lone surrogate becomes U+FFFD (the
+ * same 3 bytes), as in `cutText`.
  */
-export function capUtf8(text: string, maxBytes: number, marker: string): string {
+export function capUtf8(raw: string, maxBytes: number, marker: string): string {
+  const text = raw.toWellFormed();
   if (utf8Length(text) <= maxBytes) return text;
   const room = Math.max(0, maxBytes - utf8Length(marker));
   return `${text.slice(0, utf8PrefixUnits(text, room))}${marker}`;
+}
+
+/**
+ * At most `maxUnits` UTF-16 units of `text` (what `text.slice(0, maxUnits)` keeps), never ending between the two
+ * halves of a surrogate pair, and well-formed: a lone surrogate already in it (a model's or an owner's JSON can
+ * carry one as an escape) becomes U+FFFD. Every cut of outside text (an error message, a page body, a reason)
+ * goes through it: a lone surrogate cannot be sealed into the audit chain (RFC 8785 refuses it), has no UTF-8
+ * form (DynamoDB strings are UTF-8:
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.NamingRulesDataTypes.html#HowItWorks.DataTypes),
+ * and the Anthropic API refuses a request carrying one ("The request body is not valid JSON: no low surrogate in
+ * string", https://github.com/anthropics/claude-code/issues/1939).
+ *
+ * @example cutText('ab😀', 3) === 'ab'
+ */
+export function cutText(text: string, maxUnits: number): string {
+  let end = Math.max(0, Math.min(text.length, Math.floor(maxUnits)));
+  if (end > 0 && end < text.length && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end)))
+    end -= 1;
+  return text.slice(0, end).toWellFormed();
 }

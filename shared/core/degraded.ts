@@ -6,6 +6,7 @@
 import type { LedgerRow } from '../schemas/ledger.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import type { Run } from '../schemas/run.ts';
+import { cutText } from './byte-caps.ts';
 
 /** The most refusals a run record lists (the count covers all). */
 export const MAX_LISTED_REFUSALS = 100;
@@ -23,10 +24,10 @@ export function degradedFrom(ledger: readonly LedgerRow[]): Run['degraded'] {
       toolUseId: row.toolUseId,
       turn: row.turn,
       // The model-readable denial up to its first sentence: "an approver (…) denied this call", "…expired…".
-      reason: (row.outcome?.content ?? 'refused')
-        .replace(DENIED_PREFIX, '')
-        .split('. This call')[0]!
-        .slice(0, 300),
+      reason: cutText(
+        (row.outcome?.content ?? 'refused').replace(DENIED_PREFIX, '').split('. This call')[0]!,
+        300,
+      ),
     })),
   };
 }

@@ -12,7 +12,7 @@ import type { Destination } from '../schemas/destination.ts';
 import type { Run } from '../schemas/run.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import { asAgentVersion } from '../schemas/workflow-record.ts';
-import { capUtf8 } from './byte-caps.ts';
+import { capUtf8, cutText } from './byte-caps.ts';
 import { isDeliverable } from './degraded.ts';
 import { deliveryPolicy } from './delivery-policy.ts';
 import { isoAt, RunHandle } from './engine.ts';
@@ -166,7 +166,7 @@ export async function deliverResult(deps: DeliverDeps, runId: string): Promise<R
         detail = await deps.destinations.alert({
           owner: run.owner,
           ...(destination.topicArn ? { topicArn: destination.topicArn } : {}),
-          subject: (destination.subject ?? `${version.definition.name}: run ${run.status}`).slice(0, 100),
+          subject: cutText(destination.subject ?? `${version.definition.name}: run ${run.status}`, 100),
           message: renderReport(run, version.definition, destination.subject, actions),
         });
       }

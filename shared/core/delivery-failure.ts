@@ -5,6 +5,7 @@
  * deliverable run is delivered exactly once, or says why it could not be (never silently undelivered).
  */
 import type { Run } from '../schemas/run.ts';
+import { cutText } from './byte-caps.ts';
 import { isDeliverable } from './degraded.ts';
 import { isoAt, RunHandle } from './engine.ts';
 import type { Clock } from './ports.ts';
@@ -22,7 +23,7 @@ export async function recordDeliveryFailure(
     if (run === undefined || !isDeliverable(run) || run.delivery !== undefined) return run;
     const version = await deps.store.getWorkflowVersion(run.owner, run.workflowId, run.workflowVersion);
     const destination = version?.definition.destination.type ?? 'unknown';
-    const detail = `failed: ${error.name}: ${error.message}`.slice(0, 1000);
+    const detail = cutText(`failed: ${error.name}: ${error.message}`, 1000);
     try {
       const handle = new RunHandle(run, deps);
       await handle.commit({

@@ -4,6 +4,7 @@
  * but has no delivery (Deliver failed for good) gets a `refused` delivery record saying why. Idempotent.
  */
 import type { Run } from '../schemas/run.ts';
+import { cutText } from './byte-caps.ts';
 import { isDeliverable } from './degraded.ts';
 import { recordDeliveryFailure } from './delivery-failure.ts';
 import { endRun } from './end-run.ts';
@@ -27,7 +28,7 @@ export async function markRunFailed(
     why: `the run failed (${error.name})`,
     actor: 'system',
     audit: [
-      { type: 'error', actor: 'system', data: { name: error.name, message: error.message.slice(0, 1000) } },
+      { type: 'error', actor: 'system', data: { name: error.name, message: cutText(error.message, 1000) } },
     ],
   });
 }

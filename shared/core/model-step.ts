@@ -20,7 +20,7 @@ import { planModelCall } from './model-request.ts';
 import type { TurnOutcome } from './outcome.ts';
 import type { ContentBlock, ModelRequest, ModelResponse } from './ports.ts';
 import { costOf, type ModelPrice, roundUsd } from './pricing.ts';
-import { assertCredentialsReadable, redactModelContent } from './redaction.ts';
+import { assertCredentialsReadable, redactModelContent, wellFormedContent } from './redaction.ts';
 import { outstandingReservationPart, releasePart } from './reservation-parts.ts';
 import {
   contentHashOf,
@@ -55,7 +55,12 @@ export async function callModel(h: RunHandle, deps: TurnDeps, ctx: TurnContext):
 
   const response = await callOrRelease(h, deps, request, input.attempt);
   const cost = costOf(response.usage, price);
-  const said = await redactModelContent(response.content, definition.credRefs, deps.secrets, h.run.owner);
+  const said = await redactModelContent(
+    wellFormedContent(response.content),
+    definition.credRefs,
+    deps.secrets,
+    h.run.owner,
+  );
   // An answer too large to store is replaced by a note and ends the run (concludeAssistant), instead of
   // a commit that DynamoDB refuses on every retry.
   const tooLarge = oversizeReason(said);

@@ -67,6 +67,7 @@ export async function runRedacted(
       outcome = thrownOutcome(error);
     }
   }
-  // Cut by UTF-8 bytes, the unit DynamoDB counts: see transcript-limits.ts. The unknown marker is kept.
+  // Cut by UTF-8 bytes, the unit DynamoDB counts: see transcript-limits.ts. The unknown marker is kept. Well-formed:
+  // a lone surrogate an action passed on (a JSON escape in a remote's answer) becomes U+FFFD (byte-caps.ts).
   return { ...outcome, content: capToolResult(scope.secrets.redact(scope.owner, outcome.content)) };
 }

@@ -18,16 +18,33 @@ import { credentialFailure } from './errors.ts';
 import type { ContentBlock, SecretsPort } from './ports.ts';
 import { unreadableCredential } from './redacted-dispatch.ts';
 
-function redactValue(input: unknown, redact: (text: string) => string): unknown {
-  if (typeof input === 'string') return redact(input);
-  if (Array.isArray(input)) return input.map((item) => redactValue(item, redact));
+/** `input` with `map` applied to every string in it, field names included. */
+function mapStrings(input: unknown, map: (text: string) => string): unknown {
+  if (typeof input === 'string') return map(input);
+  if (Array.isArray(input)) return input.map((item) => mapStrings(item, map));
   if (input !== null && typeof input === 'object') {
     return Object.fromEntries(
-      Object.entries(input).map(([key, inner]) => [redact(key), redactValue(inner, redact)]),
+      Object.entries(input).map(([key, inner]) => [map(key), mapStrings(inner, map)]),
     );
   }
   return input;
 }
+
+/** The text and tool inputs of `content` with `map` applied to every string; thinking blocks as they are. */
+const mapContent = (content: ContentBlock[], map: (text: string) => string): ContentBlock[] =>
+  content.map((block) => {
+    if (block.type === 'text') return { ...block, text: map(block.text) };
+    if (block.type === 'tool_use') return { ...block, input: mapStrings(block.input, map) };
+    return block;
+  });
+
+/**
+ * `content` with every lone UTF-16 surrogate in its text and tool inputs replaced by U+FFFD. The API's JSON
+ * can carry one as an escape; kept, it could not be sealed into the audit chain (RFC 8785), stored as UTF-8,
+ * or sent back to the Messages API (core/byte-caps.ts `cutText`), so every retry of the turn failed the same way.
+ */
+export const wellFormedContent = (content: ContentBlock[]): ContentBlock[] =>
+  mapContent(content, (text) => text.toWellFormed());
 
 /**
  * Resolves every credential of the workflow for `owner`; throws for one that fails: CredentialRefusedError when
@@ -51,10 +68,5 @@ export async function redactModelContent(
 ): Promise<ContentBlock[]> {
   if (Object.keys(credRefs).length === 0) return content;
   await assertCredentialsReadable(credRefs, secrets, owner);
-  const redact = (text: string) => secrets.redact(owner, text);
-  return content.map((block) => {
-    if (block.type === 'text') return { ...block, text: redact(block.text) };
-    if (block.type === 'tool_use') return { ...block, input: redactValue(block.input, redact) };
-    return block;
-  });
+  return mapContent(content, (text) => secrets.redact(owner, text));
 }

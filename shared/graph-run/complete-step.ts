@@ -7,6 +7,7 @@
  * A human task's timeout first records its task `expired` (the human-task service, `HumanTaskExpiryPort`): its
  * links stop working and listings show it over; a submission recorded before the expiry wins and is the output.
  */
+import { cutText } from '../core/byte-caps.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { requestExternalCancel } from '../external/run/request-cancel.ts';
@@ -38,9 +39,9 @@ function causeText(cause: string | undefined): string {
   if (!cause) return 'no reason given';
   try {
     const parsed = JSON.parse(cause) as { errorMessage?: unknown };
-    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
+    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage.toWellFormed();
   } catch {}
-  return cause.slice(0, 1000);
+  return cutText(cause, 1000);
 }
 
 export function outcomeOf(node: GraphNode, completion: StepCompletion, expiry?: HumanTaskExpiry): Outcome {

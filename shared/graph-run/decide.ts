@@ -4,6 +4,7 @@
  * ledger row), and says where the state machine goes. One commit at most, fenced on the run's `rev` and on
  * each step's status and attempt, so a second writer cannot start a step twice.
  */
+import { cutText } from '../core/byte-caps.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import type { GraphDefinition } from '../graph/definition.ts';
@@ -26,7 +27,7 @@ export function graphResultText(steps: readonly GraphStep[]): string {
   const outputs = Object.fromEntries(
     steps.filter((step) => step.output !== undefined).map((step) => [step.stepId, step.output]),
   );
-  return JSON.stringify(outputs).slice(0, 100_000);
+  return cutText(JSON.stringify(outputs), 100_000);
 }
 
 /**

@@ -6,7 +6,7 @@
  * replaced, the step already answered) is fine, so answering twice (a cancel, then the child's ABORTED event)
  * is too. A parent run that has ended waits on nothing (its execution ended with it): it is not asked.
  */
-import { utf8Length } from '../core/byte-caps.ts';
+import { cutText, utf8Length } from '../core/byte-caps.ts';
 import { isTerminalRunStatus, type Run } from '../schemas/run.ts';
 import type { GraphRunStore } from './ports.ts';
 
@@ -37,7 +37,7 @@ export const childAnswer = (child: Run): ChildAnswer => {
     status: child.status,
     text: child.result?.text ?? '',
     ...(child.stopReason ? { stopReason: child.stopReason } : {}),
-    ...(child.error ? { error: child.error.message.slice(0, 1000) } : {}),
+    ...(child.error ? { error: cutText(child.error.message, 1000) } : {}),
   };
   if (utf8Length(JSON.stringify(answer)) <= MAX_CHILD_ANSWER_BYTES) return answer;
   // Too large to carry: CompleteStep reads the text from the child run instead (complete-step.ts).

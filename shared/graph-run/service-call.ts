@@ -5,6 +5,7 @@
  * `denial` entry, as a turn's refusal is, and the step fails with the reason.
  */
 import type { Action } from '../core/actions.ts';
+import { cutText } from '../core/byte-caps.ts';
 import { isoAt, type RunHandle } from '../core/engine.ts';
 import { argsHashOf, idempotencyKeyFor } from '../core/identity.ts';
 import type { ToolOutcome } from '../core/ports.ts';
@@ -91,7 +92,7 @@ export async function finishStep(
       attempt: call.ref.attempt,
       ...(args === undefined ? {} : { input: args }),
       ...(outcome.isError
-        ? { error: { name: errorName, message: (refusal?.reason ?? outcome.content).slice(0, 2000) } }
+        ? { error: { name: errorName, message: cutText(refusal?.reason ?? outcome.content, 2000) } }
         : { output: outputOf(outcome.content) }),
     },
     ...(outcome.isError ? { reason: refusal?.reason ?? outcome.content } : {}),

@@ -1,4 +1,5 @@
 /** Building step items and their audit entries: every step change is a conditional write plus one entry. */
+import { cutText } from '../core/byte-caps.ts';
 import type { AuditInput } from '../core/store-port.ts';
 import type { GraphNodeType } from '../graph/definition.ts';
 import type { GraphStep, StepExpectation, StepStatus, StepWrite } from '../schemas/graph-step.ts';
@@ -51,7 +52,7 @@ export function moveStep(args: {
         attempt: step.attempt,
         from: base.status,
         to: status,
-        ...(args.reason ? { reason: args.reason.slice(0, 500) } : {}),
+        ...(args.reason ? { reason: cutText(args.reason, 500) } : {}),
       },
     },
   };

@@ -4,6 +4,7 @@
  * a submitted task alone: a submission that won the race is the step's output.
  */
 import { consoleLogger } from '../approvals-http/deps.ts';
+import { cutText } from '../core/byte-caps.ts';
 import { isoAt } from '../core/engine.ts';
 import { type HumanTask, humanTaskId } from '../schemas/human-task.ts';
 import { commitTaskChange } from './commit.ts';
@@ -71,7 +72,7 @@ export async function closeFailedWaitTask(
     const task = await deps.store.getHumanTask(taskId);
     if (task?.status !== 'open') return { result: undefined };
     const { taskToken: _over, ...rest } = task;
-    const closedReason = `wait_failed: ${input.reason}`.slice(0, 200);
+    const closedReason = cutText(`wait_failed: ${input.reason}`, 200);
     return {
       result: undefined,
       writes: [

@@ -5,9 +5,10 @@
  * is created (a re-request keeps them). The page shows this snapshot, so what the assignee sees is what the run
  * knew when it asked, and the page never evaluates anything.
  */
+import { cutText } from '../core/byte-caps.ts';
 import type { ContextValue } from '../schemas/human-task.ts';
 
-/** Larger values are stored as a shortened JSON preview, marked `truncated`. */
+/** Larger values are stored as a shortened JSON preview (never ending inside an emoji), marked `truncated`. */
 export const MAX_CONTEXT_VALUE_CHARS = 4000;
 
 /** One context value as stored: JSON data only, shortened past the cap. */
@@ -17,7 +18,7 @@ export function contextValue(path: string, value: unknown): ContextValue {
   const json = JSON.stringify(value);
   if (json === undefined) return { path };
   if (json.length > MAX_CONTEXT_VALUE_CHARS) {
-    return { path, value: `${json.slice(0, MAX_CONTEXT_VALUE_CHARS - 1)}…`, truncated: true };
+    return { path, value: `${cutText(json, MAX_CONTEXT_VALUE_CHARS - 1)}…`, truncated: true };
   }
   return { path, value: JSON.parse(json) as unknown };
 }

@@ -9,6 +9,7 @@ import {
   verifySubjectLink,
 } from '../approvals/index.ts';
 import { htmlResponse, resultResponse } from '../approvals-http/results.ts';
+import { cutText } from '../core/byte-caps.ts';
 import { formFields } from '../graph/form.ts';
 import type { HumanTask } from '../schemas/human-task.ts';
 import type { TaskAppContext } from './app.ts';
@@ -56,7 +57,7 @@ export function taskPageHandler(deps: TaskAppContext) {
       verifySubjectLink('human_task', token, ring, { nowMs, id: taskId }),
     );
     if (!link.ok) {
-      deps.logger.warn('task link refused', { taskId: taskId.slice(0, 80), reason: link.reason });
+      deps.logger.warn('task link refused', { taskId: cutText(taskId, 80), reason: link.reason });
       return resultResponse(taskLinkRefused(link.reason));
     }
     const loaded = await loadTaskForLink(deps, link.claims, nowMs);

@@ -12,6 +12,7 @@ import {
 } from '../approvals/index.ts';
 import { htmlResponse, type PageResult, resultResponse } from '../approvals-http/results.ts';
 import { crossSiteReason, pageOrigin } from '../approvals-http/same-origin.ts';
+import { cutText } from '../core/byte-caps.ts';
 import { HumanTaskClosedError } from '../core/store-errors.ts';
 import { formFields } from '../graph/form.ts';
 import type { TaskAppContext } from './app.ts';
@@ -49,7 +50,7 @@ export function taskSubmitHandler(deps: TaskAppContext) {
     const crossSite = crossSiteReason(c.req.raw.headers, expectedOrigin);
     if (crossSite !== undefined) {
       deps.logger.warn('task submission refused as cross-site', {
-        taskId: taskId.slice(0, 80),
+        taskId: cutText(taskId, 80),
         reason: crossSite,
       });
       return resultResponse(taskResults.crossSite);
@@ -65,7 +66,7 @@ export function taskSubmitHandler(deps: TaskAppContext) {
       verifySubjectLink('human_task', token, ring, { nowMs, id: taskId }),
     );
     if (!link.ok) {
-      deps.logger.warn('task link refused', { taskId: taskId.slice(0, 80), reason: link.reason });
+      deps.logger.warn('task link refused', { taskId: cutText(taskId, 80), reason: link.reason });
       return resultResponse(taskLinkRefused(link.reason));
     }
     const assignee = link.claims.holder;

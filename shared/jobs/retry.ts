@@ -6,6 +6,7 @@
  * A fresh attempt is a fresh run; it is only made when the failed run dispatched no tool call, so a retry
  * can never repeat a side effect (the ledger of one run does not cover the next).
  */
+import { cutText } from '../core/byte-caps.ts';
 import type { Run, StopReason } from '../schemas/run.ts';
 import type { JobRecord } from './records.ts';
 import { exhausted, remainingSpend, settledSpend } from './spend.ts';
@@ -86,7 +87,7 @@ function retryDisposition(
 ): Disposition {
   if (run.status !== 'failed' || run.stopReason !== 'error') return { kind: 'final' };
   const name = run.error?.name ?? '';
-  const reason = `${name}: ${run.error?.message ?? ''}`.slice(0, 1000);
+  const reason = cutText(`${name}: ${run.error?.message ?? ''}`, 1000);
   if (dispatched > 0)
     return { kind: 'final', note: 'not retried: the failed attempt had dispatched tool calls' };
   const retryable = CAPACITY_ERRORS.includes(name) || TRANSIENT_ERRORS.includes(name);

@@ -4,6 +4,7 @@
  * the sweep carries on with the next, and the failures are thrown together once the sweep ended. Also
  * what a sweep reports (how far it got) and the deadline it is given.
  */
+import { cutText } from '../core/byte-caps.ts';
 import type { GrantRef } from './grant-store.ts';
 
 /** Runs one grant's sweep; the Lambda shell scopes its log keys and trace annotations to `grant`. */
@@ -72,5 +73,5 @@ export class JobsSweepError extends Error {
 
 export function grantFailure(grantId: string, error: unknown): GrantFailure {
   const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-  return { grantId, error: { name, message: message.slice(0, 300) } };
+  return { grantId, error: { name, message: cutText(message, 300) } };
 }

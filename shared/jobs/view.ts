@@ -1,4 +1,5 @@
 /** A job as its client polls it: the job record joined with its run (status, result, usage, cost). */
+import { cutText } from '../core/byte-caps.ts';
 import { roundUsd } from '../core/pricing.ts';
 import { ZERO_USAGE } from '../schemas/common.ts';
 import type { Run } from '../schemas/run.ts';
@@ -60,7 +61,7 @@ export function jobView(
     ...(stopReason ? { stopReason } : {}),
     ...totalsOf(job, run),
     usage: run?.usage ?? { ...ZERO_USAGE },
-    ...(error ? { error: { name: error.name, message: error.message.slice(0, MAX_ERROR_CHARS) } } : {}),
+    ...(error ? { error: { name: error.name, message: cutText(error.message, MAX_ERROR_CHARS) } } : {}),
     attempts: { made: job.attemptsMade, max: constraints.maxAttempts, capacityWaits: job.capacityWaits },
     ...(job.retry && status === 'queued' ? { retry: job.retry } : {}),
     constraints,

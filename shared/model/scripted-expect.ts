@@ -2,6 +2,7 @@
  * Reading a Messages-API request body and checking a turn's `expect` against it.
  */
 
+import { cutText } from '../core/byte-caps.ts';
 import { isCacheScopeText } from './anthropic-mapping.ts';
 import type { ScriptedExpect } from './scripted-fixture.ts';
 
@@ -88,7 +89,7 @@ export function firstUserText(request: WireRequest): string {
     .join('\n');
 }
 
-const clip = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
+const clip = (text: string) => JSON.stringify(text.length > 80 ? `${cutText(text, 77)}...` : text);
 
 /**
  * The task text with what differs on every run masked: instants (ISO 8601 date-times) and run ids. The

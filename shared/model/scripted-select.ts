@@ -5,6 +5,7 @@
  * each turn finds the same one. A fixture without a recorded first user message (written by hand) answers
  * when no recording matches; with neither, the request drifted from every recording and the error says so.
  */
+import { cutText } from '../core/byte-caps.ts';
 import { firstUserText, stable, type WireRequest } from './scripted-expect.ts';
 import type { ParsedFixture } from './scripted-fixture.ts';
 
@@ -28,7 +29,7 @@ export function pickConversation(
   const handWritten = candidates.find(([, fixture]) => recordedFirstUser(fixture) === undefined);
   if (handWritten) return handWritten;
   const names = candidates.map(([, fixture]) => fixture.conversation ?? '(unnamed)').join(', ');
-  const now = JSON.stringify(task.length > 80 ? `${task.slice(0, 77)}...` : task);
+  const now = JSON.stringify(task.length > 80 ? `${cutText(task, 77)}...` : task);
   return {
     drift: `scripted-model expectation failed: fixture "${name}": drift: firstUser matches none of the ${candidates.length} recorded conversations (${names}); now ${now}`,
   };

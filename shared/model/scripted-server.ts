@@ -24,6 +24,7 @@ import { type CacheableRequest, requestTokens } from './scripted-prefix.ts';
 import { bedrockReplies, messagesReplies, type Replies } from './scripted-replies.ts';
 import { betasOf, requestProblems } from './scripted-request-rules.ts';
 import { pickConversation } from './scripted-select.ts';
+import { hasLoneSurrogate } from './scripted-unicode.ts';
 import {
   buildMessage,
   errorBody,
@@ -248,6 +249,11 @@ export async function startScriptedModelServer(
     try {
       if (!isObject(body))
         throw new Failure('request', 'scripted-model: the request body is not a JSON object');
+      if (!bedrock && hasLoneSurrogate(body))
+        throw new Failure(
+          'request',
+          'The request body is not valid JSON: no low surrogate in string (scripted-model: a lone UTF-16 surrogate, as the Messages API refuses it)',
+        );
       if (path === '/v1/messages/count_tokens') {
         const count = requestTokens(body as CacheableRequest);
         sendJson(res, 200, { input_tokens: count }, requestId);

@@ -1,5 +1,7 @@
 /** Approval notices: what an approver is told, in plain text, and the port that delivers it. */
 
+import { cutText } from '../core/byte-caps.ts';
+
 /** One notice to one approver. `url` is the signed link: a credential, never logged or audited. */
 export type ApprovalNotice = {
   /**
@@ -52,7 +54,7 @@ export function visible(value: string): string {
 /** Compact JSON of the arguments on one line, invisible characters escaped, cut at `maxChars` with `…`. */
 export function argsPreview(args: unknown, maxChars = 300): string {
   const json = visible(JSON.stringify(args ?? null) ?? 'null');
-  return json.length <= maxChars ? json : `${json.slice(0, Math.max(0, maxChars - 1))}…`;
+  return json.length <= maxChars ? json : `${cutText(json, maxChars - 1)}…`;
 }
 
 /** The subject line: printable ASCII only, no line breaks, under 100 characters (SNS's email subject rules). */

@@ -2,6 +2,7 @@
  * Owner notices made from the records the handlers that end runs already hold: a run that ended `failed` or
  * `denied`, an approval that expired or reached nobody. Pure: no clock, no SDK.
  */
+import { cutText } from '../core/byte-caps.ts';
 import type { Approval } from '../schemas/approval.ts';
 import type { Run } from '../schemas/run.ts';
 import type { OwnerNotice } from './owner-notice.ts';
@@ -16,7 +17,7 @@ export const runUrlFor = (apiBaseUrl: string, runId: string): string =>
 
 // Defence in depth: a recorded error never holds an approval link, but if one did it must not be mailed on.
 const APPROVAL_LINK = /\S*\/approvals\/\S*[?&]t=\S*/g;
-const short = (text: string) => text.replace(APPROVAL_LINK, '[approval link removed]').slice(0, MAX_REASON);
+const short = (text: string) => cutText(text.replace(APPROVAL_LINK, '[approval link removed]'), MAX_REASON);
 
 /** The notice for a run that ended `failed` or `denied`; undefined for any other status. */
 export function runEndedNotice(run: Run, apiBaseUrl: string): OwnerNotice | undefined {

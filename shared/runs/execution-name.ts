@@ -6,6 +6,7 @@
  * be deterministic. The local Step Functions stand-in accepts longer names; AWS answers ValidationException.
  */
 import { sha256Hex } from '../audit/index.ts';
+import { cutText } from '../core/byte-caps.ts';
 
 export const MAX_EXECUTION_NAME_LENGTH = 80;
 const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,80}$/;
@@ -36,7 +37,7 @@ export function derivedExecutionName(runId: string, label: string, ...parts: (st
 export function checkExecutionName(name: string): string {
   if (!isExecutionName(name))
     throw new ExecutionNameError(
-      `execution name '${name.slice(0, 100)}' is invalid: 1–${MAX_EXECUTION_NAME_LENGTH} characters of A–Z, a–z, 0–9, - and _`,
+      `execution name '${cutText(name, 100)}' is invalid: 1–${MAX_EXECUTION_NAME_LENGTH} characters of A–Z, a–z, 0–9, - and _`,
     );
   return name;
 }

@@ -5,6 +5,7 @@
  */
 
 import { canonicalJson, sha256Hex } from '../audit/index.ts';
+import { cutText } from '../core/byte-caps.ts';
 import { isoAt } from '../core/engine.ts';
 import { type FirstTurnPlanning, reserveFirstTurn } from '../core/first-reservation.ts';
 import { prepareRun } from '../core/new-run.ts';
@@ -302,7 +303,7 @@ export async function endUnstarted(
   const reason = cause as { name?: unknown; message?: unknown } | undefined;
   const error = {
     name: 'ExecutionNotStarted',
-    message: `the run's execution could not be started: ${String(reason?.name ?? 'Error')}: ${String(reason?.message ?? cause).slice(0, 500)}`,
+    message: `the run's execution could not be started: ${String(reason?.name ?? 'Error')}: ${cutText(String(reason?.message ?? cause), 500)}`,
   };
   const at = isoAt(deps.clock);
   let ended: Run;

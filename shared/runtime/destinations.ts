@@ -16,6 +16,7 @@
  */
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { ActionCatalog } from '../core/actions.ts';
+import { cutText } from '../core/byte-caps.ts';
 import { DeliveryRefusedError, type DestinationsPort } from '../core/deliver.ts';
 import { CredentialRefusedError, credentialFailure } from '../core/errors.ts';
 import { connectorRedeclared, effectiveGrant, evaluateGate, gateOf } from '../core/gate.ts';
@@ -73,7 +74,7 @@ export function destinations(deps: {
       } catch (error) {
         const { name, message: text } = error as { name?: string; message?: string };
         throw new DeliveryRefusedError(
-          `publishing to ${target} failed: ${name ?? 'Error'}: ${deps.secrets.redact(owner, String(text ?? '')).slice(0, 300)}`,
+          `publishing to ${target} failed: ${name ?? 'Error'}: ${cutText(deps.secrets.redact(owner, String(text ?? '')), 300)}`,
         );
       }
     },
@@ -138,9 +139,9 @@ export function destinations(deps: {
       });
       if (outcome.isError)
         throw new DeliveryRefusedError(
-          `delivery to '${action}' failed: ${deps.secrets.redact(run.owner, outcome.content).slice(0, 500)}`,
+          `delivery to '${action}' failed: ${cutText(deps.secrets.redact(run.owner, outcome.content), 500)}`,
         );
-      return deps.secrets.redact(run.owner, outcome.content).slice(0, 500);
+      return cutText(deps.secrets.redact(run.owner, outcome.content), 500);
     },
   };
 }

@@ -5,6 +5,7 @@
  * sweep that failed as a whole (its Query denied or throttled, a marker it cannot read) counts one undecided
  * run: it decided nothing, and the alarm on `PendingRunsUndecided` must see a sweep that keeps failing.
  */
+import { cutText } from '../core/byte-caps.ts';
 import { type PendingSweepDeps, sweepPendingRuns } from '../runs/pending-sweep.ts';
 import { recordPoints, type Telemetry } from './telemetry.ts';
 
@@ -34,7 +35,7 @@ export async function pendingRunsStep(deps: PendingSweepDeps, telemetry: Telemet
     else logger.info('pending runs swept', summary);
   } catch (error) {
     const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-    logger.error('pending runs not swept', { error: { name, message: message.slice(0, 500) } });
+    logger.error('pending runs not swept', { error: { name, message: cutText(message, 500) } });
     recordPoints(metrics, [{ name: 'PendingRunsUndecided', value: 1 }]);
   } finally {
     // An observed store's run reads put the run's id and owner on the log lines: none may reach the jobs step's.

@@ -2,6 +2,7 @@
  * Adapters that turn what flows through the ports into logs and metrics: the store's reads and commits, and
  * the egress guard's refusals. Composition roots wrap their store and egress with these.
  */
+import { cutText } from '../core/byte-caps.ts';
 import type { EgressPort } from '../core/ports.ts';
 import { EgressDeniedError } from '../egress/errors.ts';
 import type { GrantScope } from '../jobs/sweep-scope.ts';
@@ -61,7 +62,7 @@ export function grantScope(telemetry: Telemetry): GrantScope {
         return await work();
       } catch (error) {
         const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-        logger.error('grant not swept', { error: { name, message: message.slice(0, 500) } });
+        logger.error('grant not swept', { error: { name, message: cutText(message, 500) } });
         throw error;
       } finally {
         logger.removeKeys(SCOPED_KEYS);

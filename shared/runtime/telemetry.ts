@@ -5,6 +5,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { RUNTIME_METRICS } from '../../infra/constructs/metric-names.ts';
+import { cutText } from '../core/byte-caps.ts';
 import type { MetricPoint } from './run-metrics.ts';
 
 /** A handler's logger, and its metrics when they are on (always in Lambda; elsewhere only when configured). */
@@ -77,7 +78,7 @@ export async function withInvocation<T>(
   } catch (error) {
     // Name and message only: the stack is in Lambda's own error record, and nothing here carries a token.
     const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-    logger.error('invocation failed', { error: { name, message: message.slice(0, 500) } });
+    logger.error('invocation failed', { error: { name, message: cutText(message, 500) } });
     throw error;
   } finally {
     if (metrics?.hasStoredMetrics()) metrics.publishStoredMetrics();

@@ -1,4 +1,9 @@
-/** Seals a step's audit inputs onto a run's chain, in order, from the head the run item records. */
+/**
+ * Seals a step's audit inputs onto a run's chain, in order, from the head the run item records. Their text is
+ * made well-formed first: RFC 8785 canonical JSON refuses a lone UTF-16 surrogate, so an entry carrying one
+ * (outside text that no cut or check made well-formed) would fail its commit on every retry, and the run with it.
+ * Callers cut outside text with `cutText` (core/byte-caps.ts); this is the last line.
+ */
 import { type AuditEntry, sealAuditEntry } from '../audit/index.ts';
 import type { AuditInput } from '../core/store-port.ts';
 import type { Run } from '../schemas/run.ts';
@@ -18,8 +23,8 @@ export function sealAuditInputs(
         seq,
         at,
         type: input.type,
-        actor: input.actor,
-        data: input.data,
+        actor: input.actor.toWellFormed(),
+        data: wellFormed(input.data) as AuditInput['data'],
       },
       head,
     );
@@ -28,4 +33,15 @@ export function sealAuditInputs(
     return entry;
   });
   return { entries, audit: { seq, head } };
+}
+
+/** `value` with every lone surrogate in its strings and field names replaced by U+FFFD (audit data: small). */
+function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return value.toWellFormed();
+  if (Array.isArray(value)) return value.map(wellFormed);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [key.toWellFormed(), wellFormed(inner)]),
+    );
+  return value;
 }

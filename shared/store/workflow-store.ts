@@ -11,6 +11,7 @@
  */
 
 import type { AnchorSigner } from '../audit/index.ts';
+import { cutText } from '../core/byte-caps.ts';
 import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.ts';
 import { createStoreContext, type StoreConfig, type StoreContext } from './client.ts';
 import type { StoreFaults } from './faults.ts';
@@ -80,7 +81,7 @@ export class WorkflowStore {
           level: 'ERROR',
           message: 'workflow change committed; signing its owner heads failed (the next signing covers it)',
           owner,
-          error: { name, message: message.slice(0, 500) },
+          error: { name, message: cutText(message, 500) },
         }),
       );
       this.faults.workflowSigningFault?.();

@@ -1,4 +1,5 @@
 /** Validation errors in words a user understands: one per offending field path, never a stack trace. */
+import { cutText } from '../core/byte-caps.ts';
 import type * as z from '../zod.ts';
 
 export type FieldError = { path: string; message: string };
@@ -47,7 +48,7 @@ function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'an object';
-  return `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`;
+  return `${typeof value} ${cutText(JSON.stringify(value) ?? '', 40)}`;
 }
 
 /** zod's own default messages; anything else was written for this schema and is kept as is. */

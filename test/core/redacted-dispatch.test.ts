@@ -3,6 +3,7 @@
  * secrets port redacts only what it has resolved), and a call whose result could not be redacted is not
  * made. Through the graph's service-step dispatch, which never calls the model (so nothing else would have
  * resolved the other slots first); the agent path is covered end to end by secrets-never-stored.test.ts.
+ * The result is also made well-formed: a lone surrogate in it becomes U+FFFD.
  */
 import { describe, expect, it } from 'vitest';
 import type { Action } from '../../shared/core/actions.ts';
@@ -68,5 +69,22 @@ describe('service-step dispatch redaction', () => {
     });
     expect(rerun).toMatchObject({ isError: true, outcomeUnknown: true });
     expect(rerun.content).toContain("credential 'b'");
+  });
+});
+
+describe('service-step dispatch of an answer that is not well-formed text', () => {
+  it('replaces a lone surrogate in the result (a JSON escape an action passed on) with U+FFFD', async () => {
+    const action: Action = {
+      name: 'relay',
+      description: 'relay',
+      input: {} as Action['input'],
+      idempotent: true,
+      irreversible: false,
+      run: async () => ({ content: JSON.parse('"half an emoji: \\ud83d"') as string, isError: false }),
+    };
+
+    const outcome = await dispatch(depsWith({}), run, action, {}, row, { credRefs: {}, rerun: false });
+
+    expect(outcome).toEqual({ content: 'half an emoji: \ufffd', isError: false });
   });
 });

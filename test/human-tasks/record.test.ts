@@ -196,4 +196,40 @@ describe("humanTaskPort (the graph executor's port)", () => {
     expect((await store.getHumanTask(taskId))!.status).toBe('closed');
     expect((await store.getHumanTask(humanTaskId(run.runId, 'other', 1)))!.status).toBe('open');
   });
+
+  it('shortens a context value with an emoji at the cut before the emoji, never half of it', async () => {
+    // Prepare: in the JSON `"x😀😀…"` every emoji starts at an even index, as does the cut (3,999 and a '…')
+    const clock = new FixedClock();
+    const run = await seededRun(clock);
+    const { deps: d } = deps(wire, clock, inboxNotifier());
+    const port = humanTaskPort(d, () => {});
+    const emoji = '\u{1F600}';
+
+    // Act
+    await port.request({
+      owner: run.owner,
+      runId: run.runId,
+      stepId: 'review',
+      attempt: 1,
+      workflowId: run.workflowId,
+      workflowName: run.workflowName,
+      taskToken: 'port-token',
+      title: 'Review',
+      assignees: [MANAGER],
+      form: node().form,
+      context: { 'input.big': `x${emoji.repeat(3_000)}` },
+      expiresAt: new Date(clock.nowMs() + 120_000).toISOString(),
+    });
+
+    // Assess: the stored preview ends on a whole emoji, and the audit chain of the run still verifies
+    const task = (await store.getHumanTask(humanTaskId(run.runId, 'review', 1)))!;
+    expect(task.context[0]).toEqual({
+      path: 'input.big',
+      value: `"x${emoji.repeat(1_998)}…`,
+      truncated: true,
+    });
+    expect(
+      verifyAuditChain(await store.listAudit(run.runId), { owner: run.owner, runId: run.runId }),
+    ).toMatchObject({ ok: true });
+  });
 });

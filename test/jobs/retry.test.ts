@@ -74,6 +74,18 @@ describe('Function: dispositionOf', () => {
     expect(dispositionOf(run, record, dispatched, DEFAULT_RETRY_POLICY).kind).toBe(kind);
   });
 
+  it('records a retry reason cut before an emoji, never inside it (the job record is stored)', () => {
+    // 'ModelServerError: x' puts every emoji of the message at an odd index, so the cut at 1,000 falls inside one.
+    const emoji = '\u{1F600}';
+    const run = failedRun('ModelServerError', {
+      error: { name: 'ModelServerError', message: `x${emoji.repeat(600)}` },
+    });
+    expect(dispositionOf(run, job(), 0, DEFAULT_RETRY_POLICY)).toMatchObject({
+      kind: 'backoff',
+      reason: `ModelServerError: x${emoji.repeat(490)}`,
+    });
+  });
+
   it('ends a job whose client cancelled it cancelled, instead of retrying its failed run', () => {
     const cancelled = job({ cancelRequested: true });
     expect(dispositionOf(failedRun('ModelServerError'), cancelled, 0, DEFAULT_RETRY_POLICY)).toEqual({

@@ -103,6 +103,25 @@ describe('startScriptedModelServer', () => {
     expect(server.failures.map((failure) => failure.kind)).toEqual(['turn']);
   });
 
+  it('refuses a request carrying a lone surrogate with a 400, as the Messages API does, and records it', async () => {
+    // Prepare: JSON.stringify writes a lone surrogate as an escape, as the SDK sends it
+    // (the API: "The request body is not valid JSON: no low surrogate in string",
+    // https://github.com/anthropics/claude-code/issues/1939)
+    const server = await scripted(twoTurns);
+
+    // Act
+    const lone = await postMessages(server, body([user('half an emoji: \ud83d')]));
+    const pair = await postMessages(server, body([user('a whole one: \u{1F600}')]));
+
+    // Assess
+    expect([lone.status, pair.status]).toEqual([400, 200]);
+    expect(JSON.parse(lone.text).error).toEqual({
+      type: 'invalid_request_error',
+      message: expect.stringMatching(/^The request body is not valid JSON: no low surrogate in string/),
+    });
+    expect(server.failures.map((failure) => failure.kind)).toEqual(['request']);
+  });
+
   it('selects a fixture with the x-scripted-fixture header and rejects a missing or unknown name', async () => {
     // Prepare
     const server = await scripted([

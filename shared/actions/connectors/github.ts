@@ -5,6 +5,7 @@
  */
 
 import type { Action } from '../../core/actions.ts';
+import { cutText } from '../../core/byte-caps.ts';
 import type {
   GithubCreateCommentConnectorSchema,
   GithubCreateIssueConnectorSchema,
@@ -107,7 +108,7 @@ function githubAction<I>(
       }
       if (response.status >= 400 || typeof created !== 'object' || created === null) {
         const why = typeof created?.message === 'string' ? created.message : response.body;
-        return failed(`GitHub answered HTTP ${response.status}: ${why.slice(0, 500)}`);
+        return failed(`GitHub answered HTTP ${response.status}: ${cutText(why, 500)}`);
       }
       return succeeded(verb.done(created, input));
     },

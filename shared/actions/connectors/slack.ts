@@ -5,6 +5,7 @@
  */
 
 import type { Action } from '../../core/actions.ts';
+import { cutText } from '../../core/byte-caps.ts';
 import type { SlackWebhookConnectorSchema } from '../../schemas/connector.ts';
 import type { WorkflowDefinition } from '../../schemas/workflow.ts';
 import * as z from '../../zod.ts';
@@ -88,7 +89,7 @@ export function slackWebhookAction(
         });
         if (response.status >= 400) {
           return {
-            content: `Slack refused the message: HTTP ${response.status} ${response.body.slice(0, 200)}`,
+            content: `Slack refused the message: HTTP ${response.status} ${cutText(response.body, 200)}`,
             isError: true,
           };
         }

@@ -2,6 +2,7 @@
  * Turning an HTTP response into tool-result text: which headers the model sees, whether a body is text,
  * and the character cap (said in the result when it cuts).
  */
+import { cutText } from '../../core/byte-caps.ts';
 import type { EgressResponse } from '../../core/ports.ts';
 
 /** Default cap on the body text a tool result carries. */
@@ -71,10 +72,14 @@ export function looksBinary(body: string): boolean {
   return sample.length > 0 && replaced / sample.length > 0.05;
 }
 
-/** Cuts `text` to `max` characters and says so; `total` is the full length when known. */
+/**
+ * Cuts `text` to at most `max` characters (UTF-16 units), never inside an emoji or other surrogate pair, and
+ * says how many it kept.
+ */
 export function capText(text: string, max: number): string {
   if (text.length <= max) return text;
-  return `${text.slice(0, max)}\n[truncated: showing the first ${max} of ${text.length} characters]`;
+  const kept = cutText(text, max);
+  return `${kept}\n[truncated: showing the first ${kept.length} of ${text.length} characters]`;
 }
 
 /** `name: value` lines of the shown headers present in the response. */

@@ -6,6 +6,7 @@
  * request may have been received.
  */
 
+import { cutText } from '../../core/byte-caps.ts';
 import { isPermanentCredentialFailure } from '../../core/errors.ts';
 import { ownerSecretPrefix } from '../../credentials/owner-key.ts';
 import { EgressDeniedError, EgressError } from '../../egress/errors.ts';
@@ -110,7 +111,7 @@ export class HttpRuntimeClient {
       // Nothing was sent. A read that can never succeed as named (missing, not the owner's, access denied) is
       // final; any other (throttled, unreachable) is asked again later: Start retries it with the same key.
       const permanent = isPermanentCredentialFailure(cause);
-      const reason = cause instanceof Error ? `: ${cause.message}`.slice(0, 300) : '';
+      const reason = cause instanceof Error ? cutText(`: ${cause.message}`, 300) : '';
       throw new ExternalRefusedError(
         this.engine,
         key,

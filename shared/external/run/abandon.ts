@@ -7,6 +7,7 @@
  * parent graph step's answer); it finds the run ended. A run that already ended is left alone.
  */
 
+import { cutText } from '../../core/byte-caps.ts';
 import { isoAt } from '../../core/engine.ts';
 import { cancelExternal, cancelNote } from './cancel.ts';
 import type { ExternalNext, ExternalRunDeps } from './ports.ts';
@@ -33,12 +34,12 @@ export async function abandonExternal(
     ...(settled ? { ledgerSettle: [settled] } : {}),
     status: 'failed',
     stopReason: 'error',
-    error: { name: failure.name, message: `${failure.message}${cancelNote(facts)}`.slice(0, 1000) },
+    error: { name: failure.name, message: cutText(`${failure.message}${cancelNote(facts)}`, 1000) },
     audit: [
       {
         type: 'error',
         actor: 'system',
-        data: { name: failure.name, message: failure.message.slice(0, 1000) },
+        data: { name: failure.name, message: cutText(failure.message, 1000) },
       },
       ...(settled ? [settleAudit(settled)] : []),
       externalAudit('abandoned', { key, cancelled: facts?.stopped ?? false }),

@@ -8,6 +8,7 @@
  * cannot be asked (Start got no answer and the key cannot be looked up) the run's facts and error say it may
  * still run. A retry finds the row settled and only ends the run.
  */
+import { cutText } from '../../core/byte-caps.ts';
 import { isoAt } from '../../core/engine.ts';
 import type { AuditInput } from '../../core/store-port.ts';
 import type { ExternalRun } from '../../schemas/external-run.ts';
@@ -67,7 +68,7 @@ export async function cancelEngineExecution(
         requested: false,
         acknowledged: false,
         stopped: false,
-        detail: found.detail.slice(0, 500),
+        detail: cutText(found.detail, 500),
         byKey: found.byKey,
         at: at(),
       };
@@ -85,7 +86,7 @@ export async function cancelEngineExecution(
     requested: answer.requested,
     acknowledged: answer.acknowledged,
     stopped: answer.stopped,
-    ...(answer.detail ? { detail: answer.detail.slice(0, 500) } : {}),
+    ...(answer.detail ? { detail: cutText(answer.detail, 500) } : {}),
     ...(found ? { byKey: found.byKey, incarnation } : {}),
     at: at(),
   };
@@ -154,6 +155,6 @@ export function cancelNote(facts: CancelRecord | undefined): string {
   if (facts.byKey === 'not_found')
     return '; the engine never admitted the execution (start got no answer, and the engine does not know its key)';
   const asked = facts.requested ? 'was asked to cancel' : 'could not be asked to cancel';
-  const detail = facts.detail ? ` (${facts.detail.slice(0, 200)})` : '';
+  const detail = facts.detail ? ` (${cutText(facts.detail, 200)})` : '';
   return `; the engine's execution ${asked}${facts.acknowledged ? ' and acknowledged it' : ''} but did not confirm it stopped${detail}: it may still run`;
 }

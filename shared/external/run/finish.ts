@@ -7,6 +7,7 @@
  * by mode: `live` → Deliver to the destination, `report_only` → the result and artifact are recorded, nothing
  * is published.
  */
+import { cutText } from '../../core/byte-caps.ts';
 import { isoAt } from '../../core/engine.ts';
 import { ArtifactRejectedError, IncarnationMismatchError } from '../errors.ts';
 import { underLivePolicy } from './live-policy.ts';
@@ -47,7 +48,7 @@ export async function finishExternal(deps: ExternalRunDeps, runId: string): Prom
         await endExternalRun(deps, run, {
           status: 'failed',
           stopReason: 'error',
-          error: { name: error.name, message: error.message.slice(0, 1000) },
+          error: { name: error.name, message: cutText(error.message, 1000) },
           patch: { rejectedArtifact: error.evidence },
           audit: [externalAudit('artifact_rejected', { key, evidence: error.evidence })],
         });
@@ -57,7 +58,7 @@ export async function finishExternal(deps: ExternalRunDeps, runId: string): Prom
         await endExternalRun(deps, run, {
           status: 'failed',
           stopReason: 'error',
-          error: { name: error.name, message: error.message.slice(0, 1000) },
+          error: { name: error.name, message: cutText(error.message, 1000) },
           patch: { last: { state: 'incarnation_refused', at: isoAt(deps.clock) } },
           audit: [
             externalAudit('incarnation_refused', { key, expected: error.expected, actual: error.actual }),

@@ -11,6 +11,7 @@
  * extra request): once the workflow is disabled, deleted or republished in mode `off`, the next observe cancels
  * the engine's execution (cancel.ts) and ends the run `denied`, stop reason `policy_denied`.
  */
+import { cutText } from '../../core/byte-caps.ts';
 import { isoAt } from '../../core/engine.ts';
 import type { Observation } from '../contract.ts';
 import { ExternalNotFoundError, IncarnationMismatchError } from '../errors.ts';
@@ -56,8 +57,8 @@ export async function observeExternal(deps: ExternalRunDeps, runId: string): Pro
       await endExternalRun(deps, run, {
         status: 'failed',
         stopReason: 'error',
-        error: { name: error.name, message: error.message.slice(0, 1000) },
-        patch: { last: { state: refusal.event, at: isoAt(deps.clock), detail: error.message.slice(0, 500) } },
+        error: { name: error.name, message: cutText(error.message, 1000) },
+        patch: { last: { state: refusal.event, at: isoAt(deps.clock), detail: cutText(error.message, 500) } },
         audit: [externalAudit(refusal.event, { key, ...refusal })],
       });
       return { runId, next: 'stop' };
@@ -71,7 +72,7 @@ export async function observeExternal(deps: ExternalRunDeps, runId: string): Pro
   };
   const observes = run.external.observes + 1;
   if (observation.state === 'terminal') {
-    const outcome = { outcome: observation.outcome, summary: observation.summary.slice(0, 2000) };
+    const outcome = { outcome: observation.outcome, summary: cutText(observation.summary, 2000) };
     if (observation.outcome === 'succeeded') {
       const recorded = await underLivePolicy(deps.store, run, ({ patch, audit, condition }) =>
         updateExternal(
@@ -96,7 +97,7 @@ export async function observeExternal(deps: ExternalRunDeps, runId: string): Pro
       status: observation.outcome === 'failed' ? 'failed' : 'cancelled',
       stopReason: observation.outcome === 'failed' ? 'error' : 'cancelled',
       ...(observation.outcome === 'failed'
-        ? { error: { name: 'ExternalExecutionFailed', message: outcome.summary.slice(0, 1000) } }
+        ? { error: { name: 'ExternalExecutionFailed', message: cutText(outcome.summary, 1000) } }
         : {}),
       patch: { observes, last, outcome },
       audit: [externalAudit('terminal', { key, ...outcome })],
@@ -151,9 +152,9 @@ export async function observeExternal(deps: ExternalRunDeps, runId: string): Pro
 
 function detailOf(observation: Observation): { detail?: string } {
   if (observation.state === 'unknown')
-    return { detail: `${observation.cause}: ${observation.detail}`.slice(0, 500) };
+    return { detail: cutText(`${observation.cause}: ${observation.detail}`, 500) };
   if (observation.state === 'waiting') return { detail: observation.reason };
   if (observation.state === 'running' && observation.progress)
-    return { detail: observation.progress.slice(0, 500) };
+    return { detail: cutText(observation.progress, 500) };
   return {};
 }

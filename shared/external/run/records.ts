@@ -4,6 +4,7 @@
  * rows of the adapter calls that have side effects (start, cancel), written `pending` before dispatch and
  * settled once, so a run's receipts list them like any tool call.
  */
+import { cutText } from '../../core/byte-caps.ts';
 import { isoAt, RunHandle } from '../../core/engine.ts';
 import type { AuditInput, RunChange } from '../../core/store-port.ts';
 import { externalDefinitionOf } from '../../graph-run/external-view.ts';
@@ -80,8 +81,8 @@ export const deniedEnding = (reason: string, extra: Partial<ExternalEnding> = {}
   ...extra,
   status: 'denied',
   stopReason: 'policy_denied',
-  error: { name: 'policy_denied', message: reason.slice(0, 1000) },
-  audit: [...(extra.audit ?? []), externalAudit('policy_denied', { reason: reason.slice(0, 500) })],
+  error: { name: 'policy_denied', message: cutText(reason, 1000) },
+  audit: [...(extra.audit ?? []), externalAudit('policy_denied', { reason: cutText(reason, 500) })],
 });
 
 /** Ends the run (one commit: status, stop reason, result or error, the external record, audit); anchors its head. */
@@ -152,7 +153,7 @@ export function settledCall(row: LedgerRow, content: unknown, isError: boolean, 
   return {
     ...row,
     status: isError ? 'failed' : 'completed',
-    outcome: { content: JSON.stringify(content).slice(0, 4000), isError },
+    outcome: { content: cutText(JSON.stringify(content), 4000), isError },
     settledAt: at,
   };
 }

@@ -5,6 +5,7 @@
  * stores or delivers those answers. Redacting here, where the one adapter of a step is built, covers every
  * step and every engine at once.
  */
+import { cutText } from '../../core/byte-caps.ts';
 import { isPermanentCredentialFailure } from '../../core/errors.ts';
 import type { Clock, CredentialRef, SecretsPort } from '../../core/ports.ts';
 import type { ExternalAdapter, VerifiedArtifact } from '../contract.ts';
@@ -68,7 +69,7 @@ function credentialRefused(engine: string, key: string | undefined, secret: stri
   return new ExternalRefusedError(
     engine,
     key,
-    `credential ${secret} cannot be read (retrying will not help): ${reason}`.slice(0, 500),
+    cutText(`credential ${secret} cannot be read (retrying will not help): ${reason}`, 500),
     { cause },
   );
 }

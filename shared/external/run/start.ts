@@ -20,6 +20,7 @@
  * cancelled first).
  */
 import { canonicalJson, sha256Hex } from '../../audit/index.ts';
+import { cutText } from '../../core/byte-caps.ts';
 import { isoAt } from '../../core/engine.ts';
 import type { ExternalRun } from '../../schemas/external-run.ts';
 import type { LedgerRow } from '../../schemas/ledger.ts';
@@ -217,7 +218,7 @@ export async function startExternal(deps: ExternalRunDeps, runId: string): Promi
     await endExternalRun(deps, run, {
       status: 'failed',
       stopReason: 'error',
-      error: { name: error.name, message: error.message.slice(0, 1000) },
+      error: { name: error.name, message: cutText(error.message, 1000) },
       ledgerSettle: [settled],
       audit: [settleAudit(settled), externalAudit('refused', { key, error: error.name })],
     });
@@ -249,7 +250,7 @@ async function atCapacity(
   const at = new Date(nowMs).toISOString();
   const prior = run.external.capacity;
   const deadlineMs = Date.parse(run.deadlineAt);
-  const detail = error.message.slice(0, 500);
+  const detail = cutText(error.message, 500);
   const capacity = {
     since: prior?.since ?? at,
     attempts: (prior?.attempts ?? 0) + 1,
@@ -278,7 +279,7 @@ async function atCapacity(
     run,
     {
       capacity: { ...capacity, nextAttemptAt },
-      last: { state: 'waiting', at, detail: `capacity: ${detail}`.slice(0, 500) },
+      last: { state: 'waiting', at, detail: cutText(`capacity: ${detail}`, 500) },
     },
     {
       audit: prior
