@@ -10,6 +10,8 @@
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html), so this saves
  * request bytes and the work of building, signing and parsing them, not write units.
  * Update expressions: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html
+ * An expression string may be 4 KB (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html#limits-expression-parameters):
+ * a run item has fewer than 50 top-level attributes, each `#aN = :aN, ` at most 16 characters here.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Run } from '../schemas/run.ts';
