@@ -1,14 +1,28 @@
 /**
  * The per-request and per-CPU-category profile of a plain turn, for `npm run bench:turn`: every DynamoDB
- * request of one turn in order (its items by kind, its time, and whether it overlapped the one before, i.e.
- * went out in parallel), then where the process's CPU went over a batch of turns (V8's sampling profiler,
+ * request of one turn in order (its items by kind, its time, its body's bytes, and whether it overlapped the one
+ * before, i.e. went out in parallel), the bytes of those bodies by request and transaction item, then where the process's CPU went over a batch of turns (V8's sampling profiler,
  * self time by the package or module a function belongs to). Prints tables; asserts nothing.
  */
 import { Session } from 'node:inspector/promises';
 import type { DynamoStore } from '../shared/store/index.ts';
 import { printTable } from './support.ts';
 
-type Recorded = { command: string; items: string[]; start: number; end: number };
+/**
+ * One request: its command, its items by kind, its time, and the bytes of its HTTP body, whole and (for a
+ * transaction) per item, as DynamoDB received them (marshalled JSON).
+ */
+type Recorded = {
+  command: string;
+  items: string[];
+  start: number;
+  end: number;
+  bytes: number;
+  itemBytes: number[];
+};
+
+/** Where the body middleware finds the request's entry: the context both steps of one command share. */
+const RECORDED = Symbol('benchRecorded');
 
 /**
  * The kind of an item by its sort key (`AUD#000000012` → `AUD`, `RUN` → `RUN`, `DAY#…` → `DAY`); an item whose
@@ -64,7 +78,10 @@ export function requestRecorder(...stores: DynamoStore[]) {
           items: itemsOf(input),
           start: performance.now(),
           end: 0,
+          bytes: 0,
+          itemBytes: [],
         };
+        (context as { [RECORDED]?: Recorded })[RECORDED] = entry;
         if (entry.command === 'Query') entry.items = [queryLabel(input)];
         if (entry.command === 'GetItem' || entry.command === 'UpdateItem')
           entry.items = [kindOf(input.Key as never)];
@@ -77,6 +94,21 @@ export function requestRecorder(...stores: DynamoStore[]) {
         }
       },
       { step: 'initialize', name: 'benchProfileRecorder' },
+    );
+  for (const store of stores)
+    store.ctx.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        const entry = (context as { [RECORDED]?: Recorded })[RECORDED];
+        if (entry) {
+          const text = bodyText((args.request as { body?: unknown }).body);
+          entry.bytes = Buffer.byteLength(text);
+          // Each action as it sits in the body (the SDK's JSON is compact, as JSON.stringify writes it).
+          const actions = (JSON.parse(text || '{}') as { TransactItems?: unknown[] }).TransactItems ?? [];
+          entry.itemBytes = actions.map((action) => Buffer.byteLength(JSON.stringify(action)));
+        }
+        return next(args);
+      },
+      { step: 'finalizeRequest', name: 'benchProfileBodies' },
     );
   return {
     async record<T>(run: () => Promise<T>): Promise<{ value: T; log: Recorded[]; ms: number }> {
@@ -114,6 +146,49 @@ export function commandTimer(store: DynamoStore, command: string) {
   return state;
 }
 
+/** A request body as text: the JSON codec's own Uint8Array or a string, depending on the serializer. */
+function bodyText(body: unknown): string {
+  if (body instanceof Uint8Array)
+    return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString();
+  return typeof body === 'string' ? body : '';
+}
+
+/**
+ * Prints the bytes of one turn's request bodies by what they carry: each transaction item by its action and
+ * kind (`Update RUN`, `Put AUD`, …), the rest of each transaction (its envelope: table names, conditions'
+ * framing), and each other request whole.
+ */
+export function printRequestBytes(title: string, log: Recorded[]): void {
+  const rows = new Map<string, { count: number; bytes: number }>();
+  const add = (what: string, bytes: number) => {
+    const row = rows.get(what) ?? { count: 0, bytes: 0 };
+    row.count += 1;
+    row.bytes += bytes;
+    rows.set(what, row);
+  };
+  for (const entry of log) {
+    if (!entry.command.startsWith('TransactWrite')) {
+      add(`${entry.command} ${entry.items.join(', ')}`.trim(), entry.bytes);
+      continue;
+    }
+    for (const [index, item] of entry.items.entries()) add(`  ${item}`, entry.itemBytes[index] ?? 0);
+    add(
+      '  TransactWriteItems envelope',
+      entry.bytes - entry.itemBytes.reduce((sum, bytes) => sum + bytes, 0),
+    );
+  }
+  const total = log.reduce((sum, entry) => sum + entry.bytes, 0);
+  printTable(title, [
+    ...[...rows].map(([what, row]) => ({
+      'request or item': what,
+      count: row.count,
+      bytes: row.bytes,
+      share: `${((100 * row.bytes) / total).toFixed(1)}%`,
+    })),
+    { 'request or item': 'all request bodies of the turn', count: log.length, bytes: total, share: '100%' },
+  ]);
+}
+
 /** Prints one turn's requests in the order they went out, with the serial (critical-path) time. */
 export function printRequestProfile(title: string, log: Recorded[], turnMs: number): void {
   let lastEnd = Number.NEGATIVE_INFINITY;
@@ -134,6 +209,7 @@ export function printRequestProfile(title: string, log: Recorded[], turnMs: numb
       'transact items': entry.command.startsWith('TransactWrite') ? entry.items.length : '',
       'serial?': parallel ? 'parallel with previous' : 'serial',
       ms: (entry.end - entry.start).toFixed(2),
+      'body bytes': entry.bytes,
     };
   });
   printTable(title, rows);

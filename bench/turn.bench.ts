@@ -24,6 +24,7 @@ import { benchStore, type OpCounts, printTable } from './support.ts';
 import {
   commandTimer,
   printCpuProfiles,
+  printRequestBytes,
   printRequestProfile,
   requestBytes,
   requestRecorder,
@@ -563,6 +564,10 @@ try {
     'One plain turn (turn 3): DynamoDB requests in the order they went out',
     plain.log,
     plain.ms,
+  );
+  printRequestBytes(
+    'That turn’s request bodies by request and transaction item (marshalled JSON)',
+    plain.log,
   );
   // The same turn on another container than the previous turn's, given the state the previous turn left.
   const moved = (await seedRun(store, version)).runId;

@@ -65,6 +65,12 @@ export type CostProfile = RunParts & {
  * its form carries (shared/approvals-http/form-state.ts) on any container, so the profile no longer keeps the
  * decision's read of the approval and its run that a decision on another container than its page's made
  * (2 RRU): 6 → 4 RRU, as measured.
+ * Re-measured 2026-12-04 13:13 UTC (only the four parts' write units moved; the requests, the read units,
+ * `coldTurns` and `triggerStart` as before, and main re-run the same hour gave the counts above before it): audit
+ * items are compact (shared/store/audit-items.ts), so a turn commit's audit item crosses fewer KB; the run item's
+ * Update and the settle's are billed like the Puts they replace. The five-turn run's shape (r5) 139 → 129 WRU;
+ * the parts 27 / 12 / 13 / 45 → 28 / 11 / 11 / 42 WRU (fixed / per turn / per tool call / per gated call; the
+ * solved fixed part takes the unit the shapes' rounding gives it).
  *
  * Measured 2026-12-03 23:05 UTC (the four parts above unchanged, the same in three runs of the bench that day):
  * `coldTurns` and `triggerStart`, from the same shapes run each way (the bench's tables "each shape minus the API
@@ -87,11 +93,11 @@ const NONE: CountsPart = { transitions: 0, dynamoReads: 0, dynamoWrites: 0, read
 
 export const MEASURED_PROFILE: CostProfile = {
   measured:
-    "2026-12-03, npm run bench:cost-profile on the local stack (median of 3 runs per shape), request units by AWS's rule from the items sent and read, failed writes metered, run item under 1 KB, RequestApproval in one read and one write, the approval page in one read, the approval in one write, the first turn in one read",
-  fixed: { transitions: 1, dynamoReads: 9, dynamoWrites: 4, readUnits: 10, writeUnits: 27 },
-  perTurn: { transitions: 2, dynamoReads: 2, dynamoWrites: 1, readUnits: 2, writeUnits: 12 },
-  perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 13 },
-  perGatedTurn: { transitions: 1, dynamoReads: 2, dynamoWrites: 3, readUnits: 4, writeUnits: 45 },
+    "2026-12-04, npm run bench:cost-profile on the local stack (median of 3 runs per shape), request units by AWS's rule from the items sent and read, failed writes metered, run item under 1 KB, RequestApproval in one read and one write, the approval page in one read, the approval in one write, the first turn in one read, compact audit items",
+  fixed: { transitions: 1, dynamoReads: 9, dynamoWrites: 4, readUnits: 10, writeUnits: 28 },
+  perTurn: { transitions: 2, dynamoReads: 2, dynamoWrites: 1, readUnits: 2, writeUnits: 11 },
+  perToolCall: { transitions: 0, dynamoReads: 0, dynamoWrites: 2, readUnits: 0, writeUnits: 11 },
+  perGatedTurn: { transitions: 1, dynamoReads: 2, dynamoWrites: 3, readUnits: 4, writeUnits: 42 },
   coldTurns: {
     perTurn: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 1, writeUnits: 0 },
     perMessageRead: { transitions: 0, dynamoReads: 0, dynamoWrites: 0, readUnits: 1, writeUnits: 0 },

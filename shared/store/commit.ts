@@ -24,8 +24,10 @@ import {
   WorkflowHeadMovedError,
 } from './errors.ts';
 import { indexKeys, keys } from './keys.ts';
+import { ledgerSettleUpdate } from './ledger-settle.ts';
 import { messageItems } from './message-items.ts';
 import { leavesWatchedPending, pendingMarkerDelete } from './pending-runs.ts';
+import { runItem, runUpdate } from './run-update.ts';
 import { sealAuditInputs } from './seal.ts';
 import { stepWriteItem } from './steps.ts';
 import { transactRetryingConflicts } from './transact-retry.ts';
@@ -34,17 +36,11 @@ import { assertTransactionFits } from './transaction-limits.ts';
 type TransactItem = NonNullable<
   ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
 >[number];
-type Labeled = { item: TransactItem; onConditionFailed: () => Error };
-
-/** The full run item with its keys, as stored. */
-export function runItem(run: Run): Record<string, unknown> {
-  return {
-    ...keys.run(run.runId),
-    ...indexKeys.runByOwner(run.owner, run.createdAt, run.runId),
-    ...indexKeys.runByWorkflow(run.owner, run.workflowId, run.createdAt, run.runId),
-    ...run,
-  };
-}
+/**
+ * A transaction item, the error its failed condition means, and, for an Update, the whole item it leaves, which
+ * is what DynamoDB's item and transaction size limits count (transaction-limits.ts).
+ */
+type Labeled = { item: TransactItem; onConditionFailed: () => Error; sizedAs?: TransactItem };
 
 /**
  * The next run item; a ledger row created drops the "no ledger rows" hint of a waiting run, and a run no longer
@@ -81,15 +77,9 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
   const T = ctx.table;
   const items: Labeled[] = [
     {
-      item: {
-        Put: {
-          TableName: T,
-          Item: runItem(next),
-          ConditionExpression: '#rev = :rev',
-          ExpressionAttributeNames: { '#rev': 'rev' },
-          ExpressionAttributeValues: { ':rev': run.rev },
-        },
-      },
+      // Only what changed, fenced on the revision read (run-update.ts).
+      item: runUpdate(T, run, next),
+      sizedAs: { Put: { TableName: T, Item: runItem(next) } },
       onConditionFailed: () => new RunConflictError(run.runId, run.rev),
     },
   ];
@@ -112,15 +102,9 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
   }
   for (const row of change.ledgerSettle ?? []) {
     items.push({
-      item: {
-        Put: {
-          TableName: T,
-          Item: { ...keys.ledger(row.runId, row.toolUseId), ...row },
-          ConditionExpression: '#status = :pending',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':pending': 'pending' },
-        },
-      },
+      // The settlement's fields only, conditional on `pending` (ledger-settle.ts).
+      item: ledgerSettleUpdate(T, row),
+      sizedAs: { Put: { TableName: T, Item: { ...keys.ledger(row.runId, row.toolUseId), ...row } } },
       onConditionFailed: () =>
         new LedgerConflictError(row.runId, row.toolUseId, 'already settled; a second settle is refused'),
     });
@@ -187,7 +171,9 @@ export async function commitRunChange(ctx: StoreContext, change: RunChange): Pro
       onConditionFailed: () => new RunConflictError(run.runId, run.rev),
     });
   const transact = items.map((labeled) => labeled.item);
-  assertTransactionFits(transact);
+  // An Update is sized as the whole item it leaves, like the Put it replaces: the item limit is on the item, and
+  // the transaction's on the aggregate size of its items, not on what the request carries.
+  assertTransactionFits(items.map((labeled) => labeled.sizedAs ?? labeled.item));
   try {
     // A cancellation only by conflicts with other transactions (a shared counter: the day's spend, a graph run's
     // budget) is sent again a few times first (transact-retry.ts).

@@ -8,7 +8,6 @@ import * as z from '../zod.ts';
 import { auditItems } from './audit-items.ts';
 import { backOff } from './backoff.ts';
 import type { StoreContext } from './client.ts';
-import { runItem } from './commit.ts';
 import { daySpendUpdate, graphSpendUpdate } from './day-spend-item.ts';
 import {
   DayBudgetExceededError,
@@ -20,6 +19,7 @@ import { keys } from './keys.ts';
 import { messageItems } from './message-items.ts';
 import { pendingMarkerPut, watchesStart } from './pending-runs.ts';
 import { getItem, type Page, queryIndexPage } from './reads.ts';
+import { runItem } from './run-update.ts';
 import { sealAuditInputs } from './seal.ts';
 import { assertTransactionFits } from './transaction-limits.ts';
 

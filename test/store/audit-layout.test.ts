@@ -169,6 +169,124 @@ describe('audit item layout', () => {
     },
   );
 
+  describe('compact items', () => {
+    /** The run's stored compact item (its commit's entries) edited raw, as an attacker with write access could. */
+    async function editCompact(run: Run, edit: (item: Record<string, unknown>) => Record<string, unknown>) {
+      const items = await storedAuditItems(store, run.runId);
+      await replaceAuditItems(store, run.runId, [items[0]!, edit(structuredClone(items[1]!))]);
+    }
+    const storedEntries = (item: Record<string, unknown>) => item.entries as Record<string, unknown>[];
+
+    it('stores what the entries of one transaction share once, and each prevHash but the first as its link', async () => {
+      // Act
+      const run = await runWithCommit(4);
+
+      // Assess: owner, run, time and schema version once; entries 2–4 without them and without prevHash.
+      const items = await storedAuditItems(store, run.runId);
+      const entries = await store.listAudit(run.runId);
+      expect(items[1]!.common).toEqual({
+        schemaVersion: 1,
+        owner: run.owner,
+        runId: run.runId,
+        at: entries[1]!.at,
+      });
+      expect(storedEntries(items[1]!).map((entry) => Object.keys(entry).sort())).toEqual([
+        ['actor', 'data', 'hash', 'prevHash', 'seq', 'type'],
+        ['actor', 'data', 'hash', 'seq', 'type'],
+        ['actor', 'data', 'hash', 'seq', 'type'],
+        ['actor', 'data', 'hash', 'seq', 'type'],
+      ]);
+      // They read back whole, field for field as sealed, and verify; the item is smaller than the whole entries.
+      const whole = { ...keys.audit(run.runId, 1), entries: entries.slice(1) };
+      expect(auditEntriesOf([items[1]!])).toEqual(entries.slice(1));
+      expect(auditEntriesOf([items[1]!]).map((entry) => Object.keys(entry as object))).toEqual(
+        entries.slice(1).map((entry) => Object.keys(entry)),
+      );
+      expect(itemBytes(items[1]!)).toBeLessThan(itemBytes(whole) - 3 * 64);
+      expect(await verify(run)).toMatchObject({ ok: true, count: 5 });
+    });
+
+    it('reads whole batch items and compact ones in one chain', async () => {
+      // Prepare: the commit's entries stored whole (a table written before the compact form), then a commit.
+      const run = await runWithCommit(3);
+      await rewrite(run, (groups) => groups);
+      expect((await storedAuditItems(store, run.runId))[1]!.common).toBeUndefined();
+
+      // Act
+      const moved = await store.commit({
+        run: (await store.getRun(run.runId))!,
+        next: { ...run, status: 'cancelled' },
+        audit: inputs(2),
+      });
+
+      // Assess
+      const items = await storedAuditItems(store, run.runId);
+      expect(items.map((item) => item.common === undefined)).toEqual([true, true, false]);
+      expect((await store.listAudit(run.runId)).map((entry) => entry.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(await verify(moved)).toMatchObject({ ok: true, count: 6 });
+    });
+
+    type Case = [string, (item: Record<string, unknown>) => Record<string, unknown>, number, string];
+    const cases: Case[] = [
+      [
+        'the shared time changed',
+        (item) => ({ ...item, common: { ...(item.common as object), at: '2020-01-01T00:00:00.000Z' } }),
+        1,
+        'hash_mismatch',
+      ],
+      [
+        'an entry edited',
+        (item) => ({
+          ...item,
+          entries: storedEntries(item).map((e) => (e.seq === 3 ? { ...e, data: { call: 9 } } : e)),
+        }),
+        3,
+        'hash_mismatch',
+      ],
+      [
+        'an entry edited and its hash recomputed',
+        (item) => {
+          const [first] = auditEntriesOf([item]) as AuditEntry[];
+          const entries = storedEntries(item).map((e) => {
+            if (e.seq !== 2) return e;
+            const body = { ...first!, ...e, prevHash: first!.hash, data: { call: 9 } };
+            const { hash: _old, ...unsealed } = body;
+            return { ...e, data: { call: 9 }, hash: computeAuditEntryHash(unsealed) };
+          });
+          return { ...item, entries };
+        },
+        3,
+        'hash_mismatch',
+      ],
+      [
+        'an entry dropped',
+        (item) => ({ ...item, entries: storedEntries(item).filter((e) => e.seq !== 2) }),
+        2,
+        'seq_gap',
+      ],
+      [
+        'a field added to what the entries share',
+        (item) => ({ ...item, common: { ...(item.common as object), note: 'unhashed' } }),
+        1,
+        'schema',
+      ],
+      [
+        'the shared run changed',
+        (item) => ({ ...item, common: { ...(item.common as object), runId: 'run_someoneelse' } }),
+        1,
+        'wrong_run',
+      ],
+    ];
+    it.each(cases)('fails verification with %s', async (_name, edit, firstBrokenSeq, reason) => {
+      const run = await runWithCommit(4);
+      expect(await verify(run)).toMatchObject({ ok: true });
+
+      await editCompact(run, edit);
+
+      expect(await verify(run)).toMatchObject({ ok: false, firstBrokenSeq, reason });
+    });
+  });
+
   describe('tampering inside a batch item fails verification', () => {
     type Case = [string, (groups: AuditEntry[][]) => AuditEntry[][], number, string];
     const reseal = (entry: AuditEntry): AuditEntry => {
