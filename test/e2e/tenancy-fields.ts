@@ -71,10 +71,16 @@ export function idFields(schema: unknown, resolve: (ref: string) => unknown = ()
   return [...found].sort();
 }
 
-/** A request's id field: its route (`METHOD /path/:param`, as ROUTES keys it) and `query.x` or `body.x.y`. */
+/**
+ * A request's id field: its route (`METHOD /path/:param`, as ROUTES keys it) and `query.x`, `header.X` or
+ * `body.x.y`.
+ */
 export type IdField = { route: string; field: string };
 
-/** Every query parameter and JSON body field of the OpenAPI document's operations that is an id. */
+/**
+ * Every query parameter and JSON body field of the OpenAPI document's operations that is an id, and every
+ * header parameter: each names an earlier request (Idempotency-Key) or a version (If-Match) of the caller's.
+ */
 export function requestIdFields(document: Json): IdField[] {
   const components = ((document.components as Json | undefined)?.schemas ?? {}) as Json;
   const resolve = (ref: string) => components[ref.replace('#/components/schemas/', '')];
@@ -89,6 +95,7 @@ export function requestIdFields(document: Json): IdField[] {
       for (const parameter of op.parameters ?? [])
         if (parameter.in === 'query' && idReason(parameter.name, parameter.schema ?? {}))
           fields.push({ route, field: `query.${parameter.name}` });
+        else if (parameter.in === 'header') fields.push({ route, field: `header.${parameter.name}` });
       const body = op.requestBody?.content?.['application/json']?.schema;
       if (body) for (const field of idFields(body, resolve)) fields.push({ route, field: `body.${field}` });
     }
