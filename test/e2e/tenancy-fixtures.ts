@@ -301,14 +301,17 @@ export const ROUTES: Record<string, Fixture> = {
   'POST /v1/workflows/:id/versions': {
     probes: [
       { as: 'ownerB', params: { id: 'agentWorkflow' }, json: agentDefinition('tenancy-a-agent') },
-      // The If-Match A's new version would pass: a version number, not a secret of A's (B's own workflows have
-      // the same numbers), so it is probed on A's workflow, against a number nobody's is at on a missing one.
-      {
-        as: 'ownerB',
-        params: { id: 'externalWorkflow' },
-        headers: { 'If-Match': 'versionTag' },
-        json: agentDefinition('tenancy-a-external'),
-      },
+      // The If-Match A's new version would pass, and one it would not: a version number, not a secret of A's
+      // (B's own workflows have the same numbers), so it is probed on A's workflow, against a number nobody's is
+      // at on a missing one. Either way B learns nothing of A's head (no 412 before the 404).
+      ...[lit('"7"'), 'versionTag' as const].map(
+        (tag): Probe => ({
+          as: 'ownerB',
+          params: { id: 'externalWorkflow' },
+          headers: { 'If-Match': tag },
+          json: agentDefinition('tenancy-a-external'),
+        }),
+      ),
       {
         as: 'ownerB',
         params: { id: 'agentWorkflow' },

@@ -8,6 +8,7 @@
  * route and tool lists come from the stack and the MCP server themselves: one without a fixture in
  * tenancy-fixtures.ts fails the check, with the row to add. The stack and A's objects: tenancy-world.ts.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -168,6 +169,15 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
     );
     expect(stale, 'FIELD_EXEMPTIONS entries for fields no request has').toEqual([]);
     expect(fields.length).toBeGreaterThan(40);
+    // The header fields come from the document: each header a route reads (through validateHeader, body.ts) is
+    // a header parameter of its operation there, so a route honouring one undeclared fails here, not silently.
+    const read = headersReadByRoutes();
+    const declared = fields.filter((f) => f.field.startsWith('header.')).map((f) => f.field.slice(7));
+    expect(
+      declared.sort(),
+      'headers the routes read (shared/) against those the OpenAPI document declares',
+    ).toEqual(read);
+    expect(read).toContain('Idempotency-Key');
   });
 
   it.each(Object.entries(ROUTES))(
@@ -198,6 +208,19 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
     expect(grant).toMatchObject({ version: 1, revoked: false });
   });
 });
+
+/** The header names every `validateHeader(c, 'Name', …)` call in shared/ reads, one per call, sorted. */
+function headersReadByRoutes(): string[] {
+  const root = new URL('../../shared/', import.meta.url);
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .flatMap((file) =>
+      [...readFileSync(new URL(file, root), 'utf8').matchAll(/validateHeader\(\s*c,\s*'([^']+)'/g)].map(
+        (match) => match[1] ?? '',
+      ),
+    )
+    .sort();
+}
 
 /** Whether a probe of the field's route names one of A's ids in that query parameter, header or body field. */
 function probesField({ route, field }: IdField): boolean {
