@@ -4,8 +4,9 @@
  * the zod schemas the routes validate with, shared/api/openapi.ts), and every argument of every MCP tool, that
  * is named like an id (`id`, `…Id`, `…Ids`, `…Token`, `…Arn`) or typed as a reference to something an owner
  * has (its JSON Schema has the pattern of a workflow, grant, job or client id, a credential secret, an
- * approver or an external engine); and the unsigned read hints the approval pages take beside their signed
- * link. Each must be probed with owner A's value by a row of ROUTES (or TOOLS), or be exempt with its reason
+ * approver or an external engine); every header parameter there (Idempotency-Key, If-Match: each names an
+ * earlier request or a version of the caller's); and the unsigned read hints the approval pages take beside
+ * their signed link. Each must be probed with owner A's value by a row of ROUTES (or TOOLS), or be exempt with its reason
  * (FIELD_EXEMPTIONS): a new field of that kind without one fails the check.
  */
 

@@ -3,12 +3,12 @@
  * server, keyed `METHOD path` as Hono lists it, and one row per tool of the jobs MCP server. A route or tool
  * without a row fails the check, so a new one is covered the day it is added.
  *
- * A probe names, for each id in the request (path parameter, query parameter, JSON body field: `ref(kind)`),
- * which of owner A's objects it stands for; the check sends it once with A's id and once with a well-formed
- * missing id of the same kind, as owner B (or B's client, or a sibling client of A's), and both answers must
- * be the same. A probe that names no id is sent once: its answer must mention none of A's ids. Either way,
- * nothing of A's may change. Every query and body field that is an id (tenancy-fields.ts) is named by a probe
- * of its route's row, or exempt in FIELD_EXEMPTIONS with its reason.
+ * A probe names, for each id in the request (path parameter, query parameter, header, JSON body field:
+ * `ref(kind)`), which of owner A's objects it stands for; the check sends it once with A's id and once with a
+ * well-formed missing id of the same kind, as owner B (or B's client, or a sibling client of A's), and both
+ * answers must be the same. A probe that names no id is sent once: its answer must mention none of A's ids.
+ * Either way, nothing of A's may change. Every query, header and body field that is an id (tenancy-fields.ts)
+ * is named by a probe of its route's row, or exempt in FIELD_EXEMPTIONS with its reason.
  */
 import { baseGrant } from '../jobs/support.ts';
 

@@ -4,9 +4,11 @@
  * owner A's ids as owner B (B's client, a second client of A's, B in the console, nobody), against a missing
  * id of the same shape: the two answers are the same, status, headers and body (the id a reply echoes
  * swapped), and nothing of A's changes (every item of A's in the table, byte for byte). A probe without an id
- * must show none of A's ids. B's probes are sent again by a client of A's own, which owner routes refuse. The
- * route and tool lists come from the stack and the MCP server themselves: one without a fixture in
- * tenancy-fixtures.ts fails the check, with the row to add. The stack and A's objects: tenancy-world.ts.
+ * must show none of A's ids. Ids in query strings, headers (Idempotency-Key, If-Match) and JSON bodies are
+ * derived from the served OpenAPI document (tenancy-fields.ts) and probed the same way. B's probes are sent
+ * again by a client of A's own, which owner routes refuse. The route and tool lists come from the stack and the
+ * MCP server themselves: one without a fixture in tenancy-fixtures.ts fails the check, with the row to add.
+ * The stack and A's objects: tenancy-world.ts.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
