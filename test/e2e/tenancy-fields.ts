@@ -4,8 +4,9 @@
  * the zod schemas the routes validate with, shared/api/openapi.ts), and every argument of every MCP tool, that
  * is named like an id (`id`, `…Id`, `…Ids`, `…Token`, `…Arn`) or typed as a reference to something an owner
  * has (its JSON Schema has the pattern of a workflow, grant, job or client id, a credential secret, an
- * approver or an external engine); and the unsigned read hints the approval pages take beside their signed
- * link. Each must be probed with owner A's value by a row of ROUTES (or TOOLS), or be exempt with its reason
+ * approver or an external engine); every header parameter there (Idempotency-Key, If-Match: each names an
+ * earlier request or a version of the caller's); and the unsigned read hints the approval pages take beside
+ * their signed link. Each must be probed with owner A's value by a row of ROUTES (or TOOLS), or be exempt with its reason
  * (FIELD_EXEMPTIONS): a new field of that kind without one fails the check.
  */
 
@@ -71,10 +72,16 @@ export function idFields(schema: unknown, resolve: (ref: string) => unknown = ()
   return [...found].sort();
 }
 
-/** A request's id field: its route (`METHOD /path/:param`, as ROUTES keys it) and `query.x` or `body.x.y`. */
+/**
+ * A request's id field: its route (`METHOD /path/:param`, as ROUTES keys it) and `query.x`, `header.X` or
+ * `body.x.y`.
+ */
 export type IdField = { route: string; field: string };
 
-/** Every query parameter and JSON body field of the OpenAPI document's operations that is an id. */
+/**
+ * Every query parameter and JSON body field of the OpenAPI document's operations that is an id, and every
+ * header parameter: each names an earlier request (Idempotency-Key) or a version (If-Match) of the caller's.
+ */
 export function requestIdFields(document: Json): IdField[] {
   const components = ((document.components as Json | undefined)?.schemas ?? {}) as Json;
   const resolve = (ref: string) => components[ref.replace('#/components/schemas/', '')];
@@ -89,6 +96,7 @@ export function requestIdFields(document: Json): IdField[] {
       for (const parameter of op.parameters ?? [])
         if (parameter.in === 'query' && idReason(parameter.name, parameter.schema ?? {}))
           fields.push({ route, field: `query.${parameter.name}` });
+        else if (parameter.in === 'header') fields.push({ route, field: `header.${parameter.name}` });
       const body = op.requestBody?.content?.['application/json']?.schema;
       if (body) for (const field of idFields(body, resolve)) fields.push({ route, field: `body.${field}` });
     }

@@ -3,12 +3,12 @@
  * server, keyed `METHOD path` as Hono lists it, and one row per tool of the jobs MCP server. A route or tool
  * without a row fails the check, so a new one is covered the day it is added.
  *
- * A probe names, for each id in the request (path parameter, query parameter, JSON body field: `ref(kind)`),
- * which of owner A's objects it stands for; the check sends it once with A's id and once with a well-formed
- * missing id of the same kind, as owner B (or B's client, or a sibling client of A's), and both answers must
- * be the same. A probe that names no id is sent once: its answer must mention none of A's ids. Either way,
- * nothing of A's may change. Every query and body field that is an id (tenancy-fields.ts) is named by a probe
- * of its route's row, or exempt in FIELD_EXEMPTIONS with its reason.
+ * A probe names, for each id in the request (path parameter, query parameter, header, JSON body field:
+ * `ref(kind)`), which of owner A's objects it stands for; the check sends it once with A's id and once with a
+ * well-formed missing id of the same kind, as owner B (or B's client, or a sibling client of A's), and both
+ * answers must be the same. A probe that names no id is sent once: its answer must mention none of A's ids.
+ * Either way, nothing of A's may change. Every query, header and body field that is an id (tenancy-fields.ts)
+ * is named by a probe of its route's row, or exempt in FIELD_EXEMPTIONS with its reason.
  */
 import { baseGrant } from '../jobs/support.ts';
 
@@ -50,21 +50,45 @@ export type IdKind =
   /** An alert topic the stack declares for A only (`alertTopics` with `owners`). */
   | 'alertTopic'
   /** An approver the stack declares for A only (its `approvers` option). */
-  | 'approver';
+  | 'approver'
+  /** The Idempotency-Key A started its external run with, and the one A's client submitted its job with. */
+  | 'runKey'
+  | 'jobKey'
+  /** The If-Match under which A's agent workflow takes a new version: its latest version (`"1"`). */
+  | 'versionTag';
 
 /** Who asks: B's owner key, B's client key, a second client of A's, B in the console, or nobody. */
 export type Caller = 'ownerB' | 'clientB' | 'siblingA' | 'consoleB' | 'anonymous';
 
-/** B's own objects, for a probe whose path names B's and whose query or body names A's. */
-export type OwnKind = 'workflow' | 'graph' | 'run' | 'approval' | 'approvalLink';
+/**
+ * B's own objects, for a probe whose path names B's and whose query or body names A's: B's two runs waiting for
+ * approval each have an approval, its signed link and the nonce of its rendered form.
+ */
+export type OwnKind =
+  | 'workflow'
+  | 'graph'
+  | 'externalWorkflow'
+  | 'run'
+  | 'approval'
+  | 'approvalLink'
+  | 'approvalNonce'
+  | 'approval2'
+  | 'approvalLink2'
+  | 'approvalNonce2';
 
 /**
- * A path or query value: one of A's ids (swapped for a missing one), a literal sent as is, or one of B's own
- * ids (the same in both requests).
+ * One of B's own ids: the same in both requests, or, for a request that can be made only once (a decision),
+ * `second` in the request with the missing id.
  */
-export type Value = IdKind | { literal: string } | { own: OwnKind };
+export type OwnValue = { own: OwnKind; second?: OwnKind };
+/**
+ * A path, query or header value: one of A's ids (swapped for a missing one), a literal sent as is, or one of
+ * B's own ids.
+ */
+export type Value = IdKind | { literal: string } | OwnValue;
 export const lit = (literal: string): Value => ({ literal });
-export const own = (kind: OwnKind): Value => ({ own: kind });
+export const own = (kind: OwnKind, second?: OwnKind): OwnValue =>
+  second ? { own: kind, second } : { own: kind };
 
 /** In a probe's JSON body, where one of A's ids goes (a missing one of the same kind in the second request). */
 export const REF = '$tenancyRef';
@@ -76,9 +100,14 @@ export type Probe = {
   /** Every path parameter of the route. */
   params?: Record<string, Value>;
   query?: Record<string, Value>;
-  /** A minimal valid JSON body (or a form, for the pages). */
+  /**
+   * Request headers that name an earlier request (Idempotency-Key) or a version (If-Match): each a header
+   * parameter of the route in the OpenAPI document.
+   */
+  headers?: Record<string, Value>;
+  /** A minimal valid JSON body (or a form, for the pages: a literal, `B` for B's key, or one of B's ids). */
   json?: unknown;
-  form?: Record<string, string>;
+  form?: Record<string, string | OwnValue>;
   /** The status the missing id answers (default 404): proves the probe reached the id check. */
   status?: number;
   /** The field a 400 must name (`error.fields[].path`): proves a body or query id was the reason. */
@@ -88,6 +117,16 @@ export type Probe = {
    * A's id and a missing one alike (default 403).
    */
   clientStatus?: number;
+  /**
+   * The request starts work of B's that goes on after its answer (a run, a job, a run resumed by a decision):
+   * B's items are read for the comparison once they stop changing.
+   */
+  settles?: boolean;
+  /**
+   * Fields of the answer (dotted paths in its body) that tell how far B's new work had got when it was read, a
+   * matter of timing: left out of both answers. Where the work ended is compared in B's items, once settled.
+   */
+  progress?: string[];
 };
 
 export type Fixture = { probes: Probe[] } | { exempt: string };
@@ -244,10 +283,35 @@ export const ROUTES: Record<string, Fixture> = {
   'POST /v1/workflows/:id/enable': { probes: eachWorkflow() },
   'POST /v1/workflows/:id/disable': { probes: eachWorkflow() },
   'GET /v1/workflows/:id/spend': { probes: eachWorkflow() },
-  'POST /v1/workflows/:id/runs': { probes: eachWorkflow({ json: { input: { message: 'x' } } }) },
+  'POST /v1/workflows/:id/runs': {
+    probes: [
+      ...eachWorkflow({ json: { input: { message: 'x' } } }),
+      ...eachWorkflow({ json: { input: {} }, headers: { 'Idempotency-Key': 'runKey' } }),
+      // B starts a run of its own with the key A started a run with: a new run of B's, as with a fresh key.
+      {
+        as: 'ownerB',
+        params: { id: own('externalWorkflow') },
+        json: { input: {} },
+        headers: { 'Idempotency-Key': 'runKey' },
+        status: 201,
+        settles: true,
+      },
+    ],
+  },
   'POST /v1/workflows/:id/versions': {
     probes: [
       { as: 'ownerB', params: { id: 'agentWorkflow' }, json: agentDefinition('tenancy-a-agent') },
+      // The If-Match A's new version would pass, and one it would not: a version number, not a secret of A's
+      // (B's own workflows have the same numbers), so it is probed on A's workflow, against a number nobody's is
+      // at on a missing one. Either way B learns nothing of A's head (no 412 before the 404).
+      ...[lit('"7"'), 'versionTag' as const].map(
+        (tag): Probe => ({
+          as: 'ownerB',
+          params: { id: 'externalWorkflow' },
+          headers: { 'If-Match': tag },
+          json: agentDefinition('tenancy-a-external'),
+        }),
+      ),
       {
         as: 'ownerB',
         params: { id: 'agentWorkflow' },
@@ -351,7 +415,24 @@ export const ROUTES: Record<string, Fixture> = {
   },
   'POST /v1/grants/:clientId/revoke': { probes: [{ as: 'ownerB', params: { clientId: 'client' } }] },
   'GET /v1/jobs': { probes: [...asClients({}), ...asClients(tokenProbe('jobsToken'))] },
-  'POST /v1/jobs': { probes: asClients({ json: { prompt: 'What time is it?', dryRun: true } }) },
+  'POST /v1/jobs': {
+    probes: [
+      ...asClients({ json: { prompt: 'What time is it?', dryRun: true } }),
+      // B's client submits A's client's job with the key it was submitted with: a new job of B's, as with a fresh
+      // key. (A's other client would submit a job of A's: A's items change, so it is not probed this way.)
+      {
+        as: 'clientB',
+        json: { prompt: 'What time is it?' },
+        headers: { 'Idempotency-Key': 'jobKey' },
+        status: 202,
+        settles: true,
+        progress: ['job.status', 'job.attempts.made', 'job.turns', 'job.usage', 'job.costUsd'].concat([
+          'job.endedAt',
+          'job.stopReason',
+        ]),
+      },
+    ],
+  },
   'GET /v1/jobs/:id': { probes: asClients({ params: { id: 'job' } }) },
   'DELETE /v1/jobs/:id': { probes: asClients({ params: { id: 'job' } }) },
   'POST /v1/jobs/:id/cancel': { probes: asClients({ params: { id: 'job' } }) },
@@ -388,6 +469,21 @@ export const ROUTES: Record<string, Fixture> = {
         params: { approvalId: 'approval' },
         form: { t: FORGED, nonce: FORGED, decision: 'approve' },
         status: 403,
+      },
+      // A decision is made once, so B decides one of its two waiting approvals with the form action's read hint
+      // naming A's run, the other with a missing run. Without the form's sealed state, the hint is what the
+      // decision reads the run by: B's decision is made on B's own run either way.
+      {
+        as: 'anonymous',
+        params: { approvalId: own('approval', 'approval2') },
+        query: { run: 'agentRun' },
+        form: {
+          t: own('approvalLink', 'approvalLink2'),
+          nonce: own('approvalNonce', 'approvalNonce2'),
+          decision: 'deny',
+        },
+        status: 200,
+        settles: true,
       },
     ],
   },
@@ -461,8 +557,6 @@ export const FIELD_EXEMPTIONS: Record<string, string> = {
     'an external engine the deployment enables for every owner (externalEngines): none is an owner’s',
   'body.nodes[].engine':
     'an external engine the deployment enables for every owner (externalEngines): none is an owner’s',
-  'POST /approvals/:approvalId query.run':
-    "a decision is one-shot, so it has no pair to compare; the form's sealed state decides which run it commits on, a hint only which item to read (the page's probe names A's run there)",
   'POST /local/events body.id':
     "the event's own id, chosen by its sender: it dedupes runs per workflow, and B's events reach B's workflows only (tenancy of events)",
 };

@@ -4,10 +4,13 @@
  * owner A's ids as owner B (B's client, a second client of A's, B in the console, nobody), against a missing
  * id of the same shape: the two answers are the same, status, headers and body (the id a reply echoes
  * swapped), and nothing of A's changes (every item of A's in the table, byte for byte). A probe without an id
- * must show none of A's ids. B's probes are sent again by a client of A's own, which owner routes refuse. The
- * route and tool lists come from the stack and the MCP server themselves: one without a fixture in
- * tenancy-fixtures.ts fails the check, with the row to add. The stack and A's objects: tenancy-world.ts.
+ * must show none of A's ids. Ids in query strings, headers (Idempotency-Key, If-Match) and JSON bodies are
+ * derived from the served OpenAPI document (tenancy-fields.ts) and probed the same way. B's probes are sent
+ * again by a client of A's own, which owner routes refuse. The route and tool lists come from the stack and the
+ * MCP server themselves: one without a fixture in tenancy-fixtures.ts fails the check, with the row to add.
+ * The stack and A's objects: tenancy-world.ts.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,8 +43,10 @@ import {
   refsIn,
   requestOf,
   send,
+  settled,
   startTenancyWorld,
   stopTenancyWorld,
+  withoutProgress,
 } from './tenancy-world.ts';
 
 beforeAll(startTenancyWorld, 120_000);
@@ -57,7 +62,8 @@ async function probeRoute(route: string, probe: Probe) {
   if (namesIds(probe)) {
     const request = requestOf(route, probe, 'foreign');
     const b0 = await itemsOf('team-b');
-    const foreignReply = await send(probe.as, request.method, request.path, request.probe);
+    const foreignReply = await send(probe.as, request.method, request.path, request.probe, request.headers);
+    if (probe.settles) await settled();
     const b1 = await itemsOf('team-b');
     const missingRequest = requestOf(route, probe, 'missing');
     const missingReply = await send(
@@ -65,23 +71,26 @@ async function probeRoute(route: string, probe: Probe) {
       missingRequest.method,
       missingRequest.path,
       missingRequest.probe,
+      missingRequest.headers,
     );
+    if (probe.settles) await settled();
     const b2 = await itemsOf('team-b');
     const inBody = refsIn(probe.json).map(({ path, kind }) => ` ${path}=<${kind} of A's>`);
-    const label = `${probe.as} ${request.method} ${request.path}${inBody.length ? ` body${inBody.join('')}` : ''} (missing: ${missingRequest.path})`;
+    const inHeaders = Object.entries(request.headers).map(([name, value]) => ` ${name}: ${value}`);
+    const label = `${probe.as} ${request.method} ${request.path}${inHeaders.join('')}${inBody.length ? ` body${inBody.join('')}` : ''} (missing: ${missingRequest.path})`;
     expect(missingReply.status, label).toBe(probe.status ?? 404);
     if (probe.field) expect(fieldsOf(missingReply), `${label}: the field refused`).toContain(probe.field);
     // What B's own writes generate (ids, times) differs between any two requests; nothing else may.
-    expect(freshAsB(openedForm(echoSwapped(foreignReply, probe))), label).toEqual(
-      freshAsB(openedForm(missingReply)),
-    );
+    const shown = (reply: Reply) => freshAsB(openedForm(withoutProgress(reply, probe.progress)));
+    expect(shown(echoSwapped(foreignReply, probe)), label).toEqual(shown(missingReply));
     // Nor in what B's own items record of the two (an audit entry B could read back).
     expect(freshAsB(echoSwapped(addedFor(b0, b1), probe)), `${label}: B's items`).toEqual(
       freshAsB(addedFor(b1, b2)),
     );
   } else {
     const request = requestOf(route, probe, 'missing');
-    const reply = await send(probe.as, request.method, request.path, request.probe);
+    const reply = await send(probe.as, request.method, request.path, request.probe, request.headers);
+    if (probe.settles) await settled();
     const label = `${probe.as} ${request.method} ${request.path}`;
     if (probe.status !== undefined) expect(reply.status, label).toBe(probe.status);
     expect(reply.status, label).toBeLessThan(500);
@@ -144,7 +153,7 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
     expect(idless, "rows of ROUTES whose probes name none of A's ids for the route's parameters").toEqual([]);
   });
 
-  it("names A's ids in every query and JSON body field that is an id (or says why it need not)", async () => {
+  it("names A's ids in every query, header and JSON body field that is an id (or says why it need not)", async () => {
     // The API's request schemas, as the stack serves them: the ones its routes validate with.
     const document = await (await fetch(`${e2e.stack.url}/v1/openapi.json`)).json();
     const fields = [...requestIdFields(document), ...approvalHintFields()];
@@ -155,13 +164,22 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
       .map(({ route, field }) => `${route} ${field}`);
     expect(
       unprobed,
-      "id fields of requests that no probe names one of A's ids in: add a probe to the route's row in ROUTES (test/e2e/tenancy-fixtures.ts; `ref(kind)` in a JSON body), or an entry with its reason to FIELD_EXEMPTIONS",
+      "id fields of requests that no probe names one of A's ids in: add a probe to the route's row in ROUTES (test/e2e/tenancy-fixtures.ts; `ref(kind)` in a JSON body, A's key or version in `headers`), or an entry with its reason to FIELD_EXEMPTIONS",
     ).toEqual([]);
     const stale = Object.keys(FIELD_EXEMPTIONS).filter(
       (key) => !fields.some(({ route, field }) => key === field || key === `${route} ${field}`),
     );
     expect(stale, 'FIELD_EXEMPTIONS entries for fields no request has').toEqual([]);
     expect(fields.length).toBeGreaterThan(40);
+    // The header fields come from the document: each header a route reads (through validateHeader, body.ts) is
+    // a header parameter of its operation there, so a route honouring one undeclared fails here, not silently.
+    const read = headersReadByRoutes();
+    const declared = fields.filter((f) => f.field.startsWith('header.')).map((f) => f.field.slice(7));
+    expect(
+      declared.sort(),
+      'headers the routes read (shared/) against those the OpenAPI document declares',
+    ).toEqual(read);
+    expect(read).toContain('Idempotency-Key');
   });
 
   it.each(Object.entries(ROUTES))(
@@ -173,7 +191,8 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
         // A client of A's own on an owner's route: refused whatever the id (clients have /v1/jobs and /mcp only),
         // so it reads nothing of its owner's either.
         if (probe.as === 'ownerB') {
-          const { field: _refused, ...asClient } = probe;
+          // Refused before anything starts: nothing to wait for.
+          const { field: _refused, settles: _none, ...asClient } = probe;
           await probeRoute(route, { ...asClient, as: 'siblingA', status: probe.clientStatus ?? 403 });
         }
       }
@@ -192,7 +211,20 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
   });
 });
 
-/** Whether a probe of the field's route names one of A's ids in that query parameter or body field. */
+/** The header names every `validateHeader(c, 'Name', …)` call in shared/ reads, one per call, sorted. */
+function headersReadByRoutes(): string[] {
+  const root = new URL('../../shared/', import.meta.url);
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .flatMap((file) =>
+      [...readFileSync(new URL(file, root), 'utf8').matchAll(/validateHeader\(\s*c,\s*'([^']+)'/g)].map(
+        (match) => match[1] ?? '',
+      ),
+    )
+    .sort();
+}
+
+/** Whether a probe of the field's route names one of A's ids in that query parameter, header or body field. */
 function probesField({ route, field }: IdField): boolean {
   const fixture = ROUTES[route];
   if (!fixture || !('probes' in fixture)) return false;
@@ -201,7 +233,9 @@ function probesField({ route, field }: IdField): boolean {
   return fixture.probes.some((probe) =>
     where === 'query'
       ? typeof probe.query?.[path] === 'string'
-      : refsIn(probe.json).some((r) => isField(path, r.path)),
+      : where === 'header'
+        ? typeof probe.headers?.[path] === 'string'
+        : refsIn(probe.json).some((r) => isField(path, r.path)),
   );
 }
 

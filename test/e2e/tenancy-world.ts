@@ -31,6 +31,7 @@ import {
   graphDefinition,
   type IdKind,
   type OwnKind,
+  type OwnValue,
   type Probe,
   REF,
   type Value,
@@ -82,6 +83,10 @@ const MISSING: Record<IdKind, string> = {
   owner: 'team-nobody',
   alertTopic: 'arn:aws:sns:eu-west-1:123456789012:tenancy-undeclared',
   approver: 'nobody-approver@example.com',
+  // Keys nobody used: each starts one run, or submits one job, of B's (its probe's one request with it).
+  runKey: 'tenancy-fresh-run-key',
+  jobKey: 'tenancy-fresh-job-key',
+  versionTag: '"999"',
 };
 /**
  * The page tokens of listings of nobody's (a missing owner, run or grant), each made as its route makes them:
@@ -159,10 +164,17 @@ export const keyOf: Record<Caller, string | undefined> = {
   anonymous: undefined,
 };
 
-/** One request as `caller`; the body is JSON when the answer is, else its text. */
-export async function send(caller: Caller, method: string, path: string, probe: Probe): Promise<Reply> {
+/** One request as `caller` (with `extra` headers); the body is JSON when the answer is, else its text. */
+export async function send(
+  caller: Caller,
+  method: string,
+  path: string,
+  probe: Probe,
+  extra: Record<string, string> = {},
+): Promise<Reply> {
   const key = keyOf[caller];
   const headers: Record<string, string> = {
+    ...extra,
     // The pages' same-origin rule: a browser on the stack's own origin.
     origin,
     'sec-fetch-site': 'same-origin',
@@ -175,7 +187,8 @@ export async function send(caller: Caller, method: string, path: string, probe: 
     body = JSON.stringify(probe.json);
   } else if (probe.form) {
     headers['content-type'] = 'application/x-www-form-urlencoded';
-    const form = Object.entries(probe.form).map(([k, v]) => [k, v === 'B' ? KEY_B : v]);
+    // requestOf has put B's ids in place of each OwnValue.
+    const form = Object.entries(probe.form).map(([k, v]) => [k, v === 'B' ? KEY_B : String(v)]);
     body = new URLSearchParams(form).toString();
   }
   const response = await fetch(`${e2e.stack.url}${path}`, {
@@ -219,11 +232,15 @@ const ownOf = (kind: OwnKind): string => {
   return id;
 };
 
-/** The request of `probe` on `route` with A's ids (`ids = 'foreign'`) or missing ones, and the probe to send. */
+/**
+ * The request of `probe` on `route` with A's ids (`ids = 'foreign'`) or missing ones: its path, the headers the
+ * probe names, and the probe to send (B's ids and A's, or missing ones, in its body and form).
+ */
 export function requestOf(route: string, probe: Probe, ids: 'foreign' | 'missing') {
   const [method = '', pattern = ''] = route.split(' ');
   const id = (kind: IdKind) => (ids === 'foreign' ? foreign[kind] : missingOf(kind, probe.as));
-  const value = (v: Value) => (typeof v === 'string' ? id(v) : 'literal' in v ? v.literal : ownOf(v.own));
+  const ownValue = (v: OwnValue) => ownOf(ids === 'missing' && v.second ? v.second : v.own);
+  const value = (v: Value) => (typeof v === 'string' ? id(v) : 'literal' in v ? v.literal : ownValue(v));
   const path = pattern.replace(/:(\w+)/g, (_m, name: string) => {
     const v = probe.params?.[name];
     if (v === undefined) throw new Error(`${route}: the fixture gives no value for :${name}`);
@@ -232,15 +249,30 @@ export function requestOf(route: string, probe: Probe, ids: 'foreign' | 'missing
   const query = new URLSearchParams(
     Object.entries(probe.query ?? {}).map(([name, v]) => [name, value(v)]),
   ).toString();
-  const sent = probe.json === undefined ? probe : { ...probe, json: withIds(probe.json, id) };
-  return { method, path: query ? `${path}?${query}` : path, probe: sent };
+  const headers = Object.fromEntries(
+    Object.entries(probe.headers ?? {}).map(([name, v]) => [name, value(v)]),
+  );
+  const sent: Probe = {
+    ...probe,
+    ...(probe.json === undefined ? {} : { json: withIds(probe.json, id) }),
+    ...(probe.form === undefined
+      ? {}
+      : {
+          form: Object.fromEntries(
+            Object.entries(probe.form).map(([k, v]) => [k, typeof v === 'string' ? v : ownValue(v)]),
+          ),
+        }),
+  };
+  return { method, path: query ? `${path}?${query}` : path, headers, probe: sent };
 }
 
-/** The kinds of A's ids a probe names: in its path, its query, its JSON body. */
+/** The kinds of A's ids a probe names: in its path, its query, its headers, its JSON body. */
 const kindsIn = (probe: Probe): IdKind[] => [
-  ...[...Object.values(probe.params ?? {}), ...Object.values(probe.query ?? {})].filter(
-    (v): v is IdKind => typeof v === 'string',
-  ),
+  ...[
+    ...Object.values(probe.params ?? {}),
+    ...Object.values(probe.query ?? {}),
+    ...Object.values(probe.headers ?? {}),
+  ].filter((v): v is IdKind => typeof v === 'string'),
   ...refsIn(probe.json).map((r) => r.kind),
 ];
 
@@ -254,18 +286,39 @@ export function echoSwapped<T>(reply: T, probe: Probe): T {
 }
 
 /**
- * `value` with what differs between any two writes of B's own: the ids the stack generates for B (`<prefix>_`
- * and 32 hex digits), times, and where an entry lands in B's own audit chain (its seq, its hashes). A's ids are
- * kept as they are: an answer or item showing one still differs.
+ * `value` with what differs between any two writes of B's own: the ids and keys the stack generates for B
+ * (`<prefix>_` or `<prefix>-` and 32 hex digits, a waiting step's task token), B's counters (a job's number
+ * under B's grant, which is its run's workflowVersion), times (an expiry in epoch seconds too), and where an
+ * entry lands in B's own audit chain (its seq, its hashes, the signature over them). A's ids are kept as they
+ * are: an answer or item showing one still differs.
  */
 export function freshAsB<T>(value: T): T {
+  const ofB = (generic: string) => (id: string) => (leakable.includes(id) ? id : generic);
   const text = JSON.stringify(value)
-    .replace(/\b[a-z]+_[0-9a-f]{32}\b/g, (id) => (leakable.includes(id) ? id : '<id of B>'))
+    .replace(/\b[a-z]+(?:-[a-z]+)*[_-][0-9a-f]{32}\b/g, ofB('<id of B>'))
+    .replace(/\bjob_\d+g[A-Za-z0-9]+\b/g, ofB('<job of B>'))
+    .replace(/\blsfn1\.[\w-]+\.[\w-]+/g, '<task token>')
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, '<time>')
     .replace(/\b[0-9a-f]{64}\b/g, '<hash>')
-    .replace(/("seq\\?":)\d+/g, '$10')
+    .replace(/("(?:seq|anchorSeq|number|workflowVersion|expiresAtEpoch)\\?":)\d+/g, '$10')
+    .replace(/\bJOB#\d{10}\b/g, 'JOB#<number>')
+    .replace(/("signature\\?":\\?")[\w+/=]+/g, '$1<signature>')
     .replace(/#\d{9}\b/g, '#<seq>');
   return JSON.parse(text);
+}
+
+/** `reply` without the fields of its JSON body at `paths` (`job.status`): what a probe's `progress` names. */
+export function withoutProgress(reply: Reply, paths: string[] = []): Reply {
+  if (paths.length === 0 || typeof reply.body !== 'object' || reply.body === null) return reply;
+  const body = structuredClone(reply.body) as Record<string, unknown>;
+  for (const path of paths) {
+    const names = path.split('.');
+    const last = names.pop() ?? '';
+    let at: unknown = body;
+    for (const name of names) at = (at as Record<string, unknown> | undefined)?.[name];
+    if (at !== null && typeof at === 'object') delete (at as Record<string, unknown>)[last];
+  }
+  return { ...reply, body };
 }
 
 /**
@@ -296,10 +349,31 @@ export const itemsOfA = () => itemsOf('team-a');
 /** What the caller's owner got written by a request: B's answer to A's id may not differ even there. */
 export const addedFor = (before: string[], after: string[]) => after.filter((item) => !before.includes(item));
 
-export async function asA(method: 'GET' | 'POST', path: string, body?: unknown, key = KEY_A) {
+export async function asA(
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  key = KEY_A,
+  headers: Record<string, string> = {},
+) {
   const client = new ApiClient(e2e.stack.url, { kind: 'api-key', apiKey: key });
   // biome-ignore lint/suspicious/noExplicitAny: setup reads the ids it needs from the replies.
-  return method === 'GET' ? client.get<any>(path) : (await client.post<any>(path, body)).body;
+  return method === 'GET' ? client.get<any>(path) : (await client.post<any>(path, body, { headers })).body;
+}
+
+/**
+ * Resolves once A's and B's items stop changing (two reads 300 ms apart agree): nothing of theirs moves on its
+ * own for long (the waits are an hour and a day long), so what B's items gain around a probe is the probe's.
+ */
+export async function settled(): Promise<void> {
+  let before = [await itemsOfA(), await itemsOf('team-b')];
+  await eventually('A and B to settle', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const now = [await itemsOfA(), await itemsOf('team-b')];
+    const same = JSON.stringify(now) === JSON.stringify(before);
+    before = now;
+    return same ? true : undefined;
+  });
 }
 
 /** Starts the stack and makes A's objects, once per test file; `stopTenancyWorld` stops it. */
@@ -354,8 +428,13 @@ export async function startTenancyWorld(): Promise<void> {
   foreign.agentRun = (
     await asA('POST', `/v1/workflows/${foreign.agentWorkflow}/runs`, { input: { note: 'tenancy' } })
   ).run.runId;
+  // Started and submitted with an Idempotency-Key each: B's probes send the same keys (and the same bodies).
+  foreign.runKey = 'tenancy-a-run-key';
+  foreign.jobKey = 'tenancy-a-job-key';
   foreign.externalRun = (
-    await asA('POST', `/v1/workflows/${foreign.externalWorkflow}/runs`, { input: {} })
+    await asA('POST', `/v1/workflows/${foreign.externalWorkflow}/runs`, { input: {} }, KEY_A, {
+      'Idempotency-Key': foreign.runKey,
+    })
   ).run.runId;
   for (const [key, clientId] of [
     [KEY_A, CLIENTS.a],
@@ -367,7 +446,9 @@ export async function startTenancyWorld(): Promise<void> {
     ).grant.grantId;
   foreign.client = CLIENTS.a;
   foreign.job = (
-    await asA('POST', '/v1/jobs', { prompt: 'What time is it?' }, clientKey(CLIENTS.a))
+    await asA('POST', '/v1/jobs', { prompt: 'What time is it?' }, clientKey(CLIENTS.a), {
+      'Idempotency-Key': foreign.jobKey,
+    })
   ).job.jobId;
   foreign.approval = (await awaitingApproval(a, foreign.agentRun)).approval.approvalId;
   foreign.humanTask = await eventually(
@@ -397,6 +478,8 @@ export async function startTenancyWorld(): Promise<void> {
   foreign.owner = 'team-a';
   foreign.alertTopic = TOPIC_OF_A;
   foreign.approver = APPROVER_OF_A;
+  const { workflow: externalHead } = await asA('GET', `/v1/workflows/${foreign.externalWorkflow}`);
+  foreign.versionTag = `"${externalHead.latestVersion}"`;
   const unissued = Object.entries(foreign).filter(([, id]) => typeof id !== 'string' || id === '');
   expect(unissued, "A's ids and page tokens the setup did not get").toEqual([]);
   // B's own: an agent workflow with an open draft (version 2), and an external run that ended.
@@ -426,12 +509,22 @@ export async function startTenancyWorld(): Promise<void> {
     'tenancy-b-external',
     EXTERNAL.replace('tenancy-a-external', 'tenancy-b-external'),
   );
+  ownB.externalWorkflow = external;
   ownB.run = (await asA('POST', `/v1/workflows/${external}/runs`, { input: {} }, KEY_B)).run.runId;
-  // And B's run waiting for approval, with its approver's signed link (the approval pages' probes).
-  const gatedB = (await asA('POST', `/v1/workflows/${ownB.workflow}/runs`, { input: {} }, KEY_B)).run.runId;
-  const waiting = await awaitingApproval(b, gatedB);
-  ownB.approval = waiting.approval.approvalId;
-  ownB.approvalLink = tokenOf(waiting.link);
+  // And B's two runs waiting for approval, with their approver's signed links and the nonces of their rendered
+  // forms (the approval pages' probes: a decision is made once, so its probe decides both).
+  for (const suffix of ['', '2'] as const) {
+    const gatedB = (await asA('POST', `/v1/workflows/${ownB.workflow}/runs`, { input: {} }, KEY_B)).run.runId;
+    const waiting = await awaitingApproval(b, gatedB);
+    const link = tokenOf(waiting.link);
+    const approvalId = waiting.approval.approvalId;
+    const page = await fetch(`${e2e.stack.url}/approvals/${approvalId}?t=${encodeURIComponent(link)}`);
+    const nonce = /name="nonce" value="([^"]+)"/.exec(await page.text())?.[1];
+    if (!nonce) throw new Error(`B's approval page ${approvalId} has no form nonce (${page.status})`);
+    ownB[`approval${suffix}`] = approvalId;
+    ownB[`approvalLink${suffix}`] = link;
+    ownB[`approvalNonce${suffix}`] = nonce;
+  }
   await eventually("B's external run to end", async () => {
     const { run } = await asA('GET', `/v1/runs/${ownB.run}`, undefined, KEY_B);
     return ['done', 'failed'].includes(run.status) ? true : undefined;
@@ -439,8 +532,18 @@ export async function startTenancyWorld(): Promise<void> {
   leakable = Object.entries(foreign)
     .filter(
       ([kind]) =>
-        !['client', 'grantedClient', 'secret', 'owner', 'alertTopic', 'approver'].includes(kind) &&
-        !kind.endsWith('Token'),
+        // Names and keys B may use too (its own runs and jobs record the keys it sent).
+        ![
+          'client',
+          'grantedClient',
+          'secret',
+          'owner',
+          'alertTopic',
+          'approver',
+          'runKey',
+          'jobKey',
+          'versionTag',
+        ].includes(kind) && !kind.endsWith('Token'),
     )
     .map(([, id]) => id)
     .concat(Object.values(grantIds).filter((id) => id !== grantIds[CLIENTS.b]));
@@ -453,16 +556,7 @@ export async function startTenancyWorld(): Promise<void> {
   });
   expect(signIn.status).toBe(303);
   consoleCookie = /(wf_console=[^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1] ?? '';
-  // A and B settle: nothing of theirs moves on its own from here (the waits are an hour and a day long), so what
-  // B's items gain around a probe is the probe's.
-  let before = [await itemsOfA(), await itemsOf('team-b')];
-  await eventually('A and B to settle', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const now = [await itemsOfA(), await itemsOf('team-b')];
-    const same = JSON.stringify(now) === JSON.stringify(before);
-    before = now;
-    return same ? true : undefined;
-  });
+  await settled();
 }
 
 /**
