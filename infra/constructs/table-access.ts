@@ -115,13 +115,16 @@ export const WRITE_PARTITIONS: Readonly<
   // The approval pages (the signed link is the credential) and the human-task forms: a decision or a submission
   // is one commit of the run (its item, audit entries, a human task) with the approval; an approval is fenced
   // on the workflow head's revision (a ConditionCheck). Nothing of an owner's workflows, grants or triggers.
-  'approval-http': { [WRITE]: [RUN, APPROVAL], [CONDITION_CHECK]: [OWNER] },
+  // Every commit of a run moves its item with an Update of what changed (shared/store/run-update.ts) and settles
+  // a ledger row with an Update (ledger-settle.ts), so each function that commits a run has UpdateItem in `RUN#`,
+  // where its PutItem could already put any item.
+  'approval-http': { [WRITE]: [RUN, APPROVAL], [UPDATE]: [RUN], [CONDITION_CHECK]: [OWNER] },
   // The task token on the wait's approvals, their notices' audit entries, an undeliverable one denied.
-  'request-approval': { [WRITE]: [RUN, APPROVAL] },
+  'request-approval': { [WRITE]: [RUN, APPROVAL], [UPDATE]: [RUN] },
   // Due approvals expired, with the run item and the audit entries.
-  expire: { [WRITE]: [RUN, APPROVAL] },
+  expire: { [WRITE]: [RUN, APPROVAL], [UPDATE]: [RUN] },
   // The wait on the step and the task record: both in the run's partition.
-  'human-task': { [WRITE]: [RUN] },
+  'human-task': { [WRITE]: [RUN], [UPDATE]: [RUN] },
   // A run created from a schedule or an event (its items, its idempotency marker and its pending-run marker: a
   // trigger whose retries all failed never starts it, shared/store/pending-runs.ts), turn 0's reservation on the
   // day's counter. A redriven trigger whose run ended unstarted takes the marker over with the new run's creation
@@ -132,7 +135,7 @@ export const WRITE_PARTITIONS: Readonly<
   // resume token; the child's turn 0 reservation on the graph run's counter (its partition) and the day's.
   'graph-wait': { [WRITE]: [RUN], [UPDATE]: [RUN, DAY_SPEND] },
   // Step commits, a timed-out human task expired, a graph run ended.
-  'graph-advance': { [WRITE]: [RUN] },
+  'graph-advance': { [WRITE]: [RUN], [UPDATE]: [RUN] },
   // A service step's commits, its approvals, notes (put and list_append), the live head as a ConditionCheck.
   'graph-service': { [WRITE]: [RUN, APPROVAL], [UPDATE]: [RUN], [CONDITION_CHECK]: [OWNER] },
   // Turn commits (messages, ledger, audit, approvals made and expired), notes, the day's and a graph run's
@@ -140,17 +143,22 @@ export const WRITE_PARTITIONS: Readonly<
   turn: { [WRITE]: [RUN, APPROVAL], [UPDATE]: [RUN, DAY_SPEND], [CONDITION_CHECK]: [OWNER] },
   // The delivery on the run, its head anchored in the owner's chains (anchors, anchor head, pending anchor,
   // signed heads: all `OWNER#`), a pending anchor's marker as a ConditionCheck under contention.
-  deliver: { [WRITE]: [RUN, OWNER], [CONDITION_CHECK]: [OWNER] },
+  deliver: { [WRITE]: [RUN, OWNER], [UPDATE]: [RUN], [CONDITION_CHECK]: [OWNER] },
   // A run ended (end-run.ts: open calls answered, the reservation given back to the day's and a graph run's
   // counters), a failed graph's children ended too, and each head anchored as Deliver does.
   'mark-failed': { [WRITE]: [RUN, OWNER], [UPDATE]: [RUN, DAY_SPEND], [CONDITION_CHECK]: [OWNER] },
   // External runs' commits (ledger rows, audit), each fenced on the live head (a ConditionCheck), anchors.
-  external: { [WRITE]: [RUN, OWNER], [CONDITION_CHECK]: [OWNER] },
+  external: { [WRITE]: [RUN, OWNER], [UPDATE]: [RUN], [CONDITION_CHECK]: [OWNER] },
   // Workflows, versions, drafts and the owner's change chain and signed heads (`OWNER#`), the trigger index
   // fenced on the head (a ConditionCheck): store/workflow-store.ts knows no other item.
   'workflow-write': { [WRITE]: [OWNER, TRIGGERS], [CONDITION_CHECK]: [OWNER] },
 };
 
+/**
+ * Every function that commits a run sends UpdateItem: the run item moves by an Update of the attributes that
+ * changed, fenced on its revision (shared/store/run-update.ts), and a ledger row is settled by an Update
+ * conditional on `pending` (ledger-settle.ts).
+ */
 export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // Loads runs, transcripts and the ledger; commits turns; appends notes and day spend (UpdateItem); a resume
   // from approvals checks the workflow head as a ConditionCheck of its first commit (the live policy, no read).
@@ -160,14 +168,14 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   turn: [READ, BATCH_READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // Reads the run and its pending approvals (one BatchGetItem when the state names them; a state from an
   // earlier release: the run first, by GetItem), stores the task token on them with the notices' audit.
-  'request-approval': [READ, BATCH_READ, WRITE],
+  'request-approval': [READ, BATCH_READ, WRITE, UPDATE],
   // Marks due approvals expired.
-  expire: [READ, WRITE],
+  expire: [READ, WRITE, UPDATE],
   // Reads the ledger for the report, records the delivery and anchors the run's audit head. Anchoring
   // (shared/store/anchors.ts, anchor-group.ts) deletes the run's pending anchor in the anchor's transaction;
   // a run that lost the owner chain's head registers its head (a ConditionCheck of its marker) and finds the
   // owner's pending heads (Query).
-  deliver: [READ, WRITE, QUERY, DELETE, CONDITION_CHECK],
+  deliver: [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
   // Reads the run's audit chain, records the failure; anchors the run's head as Deliver does. A run that still
   // holds a budget reservation with a day ceiling (every tool turn of a `maxUsdPerDay` workflow or grant
   // reserves the next turn ahead) gives it back to the day in the same transaction: the day counter's ADD is an
@@ -176,7 +184,7 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // Reads the approval, the run and the workflow head (one BatchGetItem when the link names them), records the
   // decision; an approval is conditional on the head revision its page showed (a ConditionCheck, no read:
   // shared/approvals-http/route-decide.ts).
-  'approval-http': [READ, BATCH_READ, WRITE, CONDITION_CHECK],
+  'approval-http': [READ, BATCH_READ, WRITE, UPDATE, CONDITION_CHECK],
   // Workflows, versions, runs, listings (queries and the by-owner index); deleting a workflow name;
   // delegated jobs: the admission counter (UpdateItem) and queue entries (DeleteItem), docs/jobs.md; a cancel
   // anchors the run's head as Deliver does. `GET /v1/audit` checks each signed head on a page against the chain
@@ -205,7 +213,7 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // Graph runs: loads the run with its steps (Query), reads the bound version, commits step changes; a human
   // task whose wait timed out is recorded expired (GetItem, then a Put in the step's transaction). A graph run
   // started by the API without an Idempotency-Key loses its pending-run marker in its first commit (DeleteItem).
-  'graph-advance': [READ, WRITE, QUERY, DELETE],
+  'graph-advance': [READ, WRITE, UPDATE, QUERY, DELETE],
   // A service step: the run with its steps and ledger (Query), the version; pending and settle commits; the
   // workflow head as a ConditionCheck of the commit that lets a call go ahead (the live policy, no read).
   // A step may run a built-in action: notes_put is a PutItem, notes_append an UpdateItem (list_append).
@@ -215,8 +223,8 @@ export const TABLE_ACCESS: Readonly<Record<HandlerName, readonly string[]>> = {
   // all its children) and, with a maxUsdPerDay, on the day's counter: Update actions (UpdateItem).
   'graph-wait': [READ, WRITE, UPDATE, QUERY],
   // A human task: the run with its steps (Query), the version; the task record and the wait on the step.
-  'human-task': [READ, WRITE, QUERY],
+  'human-task': [READ, WRITE, UPDATE, QUERY],
   // External runs: the run, its version and ledger (Query), commits with ledger rows and audit, each fenced on
   // the workflow's live head (a ConditionCheck, shared/external/run/live-policy.ts), anchors (as Deliver does).
-  external: [READ, WRITE, QUERY, DELETE, CONDITION_CHECK],
+  external: [READ, WRITE, UPDATE, QUERY, DELETE, CONDITION_CHECK],
 };

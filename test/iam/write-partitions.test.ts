@@ -50,18 +50,19 @@ const CHECK = 'dynamodb:ConditionCheckItem';
 
 /** What each scoped function writes (the items its code writes: table-access.ts), per action. */
 const EXPECTED: Record<string, Partial<Record<PartitionedWrite, readonly Kind[]>>> = {
-  'approval-http': { [PUT]: ['run', 'approval'], [CHECK]: ['owner'] },
-  'request-approval': { [PUT]: ['run', 'approval'] },
-  expire: { [PUT]: ['run', 'approval'] },
-  'human-task': { [PUT]: ['run'] },
+  // Every function that commits a run updates its item and settles ledger rows with Updates (run-update.ts).
+  'approval-http': { [PUT]: ['run', 'approval'], [UPDATE]: ['run'], [CHECK]: ['owner'] },
+  'request-approval': { [PUT]: ['run', 'approval'], [UPDATE]: ['run'] },
+  expire: { [PUT]: ['run', 'approval'], [UPDATE]: ['run'] },
+  'human-task': { [PUT]: ['run'], [UPDATE]: ['run'] },
   'start-run': { [PUT]: ['run', 'idempotency', 'pendingRun'], [UPDATE]: ['run', 'daySpend'] },
   'graph-wait': { [PUT]: ['run'], [UPDATE]: ['run', 'daySpend'] },
-  'graph-advance': { [PUT]: ['run'] },
+  'graph-advance': { [PUT]: ['run'], [UPDATE]: ['run'] },
   'graph-service': { [PUT]: ['run', 'approval'], [UPDATE]: ['run'], [CHECK]: ['owner'] },
   turn: { [PUT]: ['run', 'approval'], [UPDATE]: ['run', 'daySpend'], [CHECK]: ['owner'] },
-  deliver: { [PUT]: ['run', 'owner'], [CHECK]: ['owner'] },
+  deliver: { [PUT]: ['run', 'owner'], [UPDATE]: ['run'], [CHECK]: ['owner'] },
   'mark-failed': { [PUT]: ['run', 'owner'], [UPDATE]: ['run', 'daySpend'], [CHECK]: ['owner'] },
-  external: { [PUT]: ['run', 'owner'], [CHECK]: ['owner'] },
+  external: { [PUT]: ['run', 'owner'], [UPDATE]: ['run'], [CHECK]: ['owner'] },
   'workflow-write': { [PUT]: ['owner', 'trigger'], [CHECK]: ['owner'] },
 };
 const SCOPED = Object.keys(EXPECTED) as HandlerName[];
