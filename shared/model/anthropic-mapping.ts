@@ -64,12 +64,14 @@ export const isCacheScopeText = (text: string): boolean => /^cache-scope: [0-9a-
 
 /**
  * The system blocks: the owner's scope block, then the prompt with a breakpoint (on the scope block when the
- * prompt is empty: an empty block cannot carry `cache_control`). Without a scope, the prompt alone, as before.
+ * prompt is empty or blank: an empty block cannot carry `cache_control`). Without a scope, the prompt alone, as before.
  */
 function systemBlocks(request: ModelRequest): Anthropic.TextBlockParam[] {
   const blocks: Anthropic.TextBlockParam[] = [];
   if (request.owner !== undefined) blocks.push({ type: 'text', text: cacheScopeText(request.owner) });
-  if (request.system !== '') blocks.push({ type: 'text', text: request.system });
+  // A blank prompt says nothing, and the API refuses blank text blocks in messages
+  // (docs/scripted-model.md, "request rules"); whether it also refuses a blank system block is not documented.
+  if (request.system.trim() !== '') blocks.push({ type: 'text', text: request.system });
   const last = blocks.length - 1;
   return blocks.map((block, i) => (i === last ? { ...block, cache_control: EPHEMERAL } : block));
 }

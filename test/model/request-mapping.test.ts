@@ -204,13 +204,19 @@ describe('Anthropic request mapping', () => {
     expect(body.max_tokens).toBe(200_000);
   });
 
-  it('omits an empty system prompt (an empty block cannot carry cache_control)', async () => {
-    // Act
-    const body = await recordedBody({ system: '' });
+  it.each([
+    ['empty', ''],
+    ['whitespace-only', ' \n\t'],
+  ])(
+    'omits an %s system prompt (it says nothing, and a blank block cannot carry cache_control)',
+    async (_kind, system) => {
+      // Act
+      const body = await recordedBody({ system });
 
-    // Assess
-    expect(body.system).toBeUndefined();
-  });
+      // Assess
+      expect(body.system).toBeUndefined();
+    },
+  );
 
   it("opens the system prompt with the owner's scope block, which carries the breakpoint when the prompt is empty", async () => {
     // Act
