@@ -72,8 +72,13 @@ describe('Restart while a run waits for approval', () => {
     second = await startE2eStack(table, { dataDir, fixtures, port });
     const resumed = second.stack.resumed;
     const afterRestart = await getRun(second, runId);
-    // The resumed execution parks on the approval again (a fresh task token, a fresh notice).
-    const reparked = await awaitingApproval(second, runId);
+    // The resumed execution parks on the approval again (a fresh task token, a fresh notice). The run is already
+    // `awaiting_approval` from before the restart, so wait for the new token itself, not for the status.
+    const restarted = second;
+    const reparked = await eventually('the resumed execution to store a fresh task token', async () => {
+      const parked = await awaitingApproval(restarted, runId);
+      return parked.approval.taskToken !== approval.taskToken ? parked : undefined;
+    });
     const decided = await (async () => {
       const form = await openPage(link);
       return postForm(form.action, { ...hiddenFields(form), decision: 'approve' });
