@@ -7,7 +7,7 @@
  * A human task's timeout first records its task `expired` (the human-task service, `HumanTaskExpiryPort`): its
  * links stop working and listings show it over; a submission recorded before the expiry wins and is the output.
  */
-import { cutText } from '../core/byte-caps.ts';
+import { catchCauseMessage } from '../core/catch-cause.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
 import { requestExternalCancel } from '../external/run/request-cancel.ts';
@@ -35,14 +35,7 @@ export type StepCompletion = StepRef & {
 
 type Outcome = Pick<GraphStep, 'status'> & Partial<GraphStep>;
 
-function causeText(cause: string | undefined): string {
-  if (!cause) return 'no reason given';
-  try {
-    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
-    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage.toWellFormed();
-  } catch {}
-  return cutText(cause, 1000);
-}
+const causeText = (cause: string | undefined): string => catchCauseMessage(cause, 'no reason given');
 
 export function outcomeOf(node: GraphNode, completion: StepCompletion, expiry?: HumanTaskExpiry): Outcome {
   const { error, result } = completion;

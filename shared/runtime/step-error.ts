@@ -1,4 +1,4 @@
-import { cutText } from '../core/byte-caps.ts';
+import { catchCauseMessage } from '../core/catch-cause.ts';
 
 /**
  * A Step Functions Catch's error (`{ Error, Cause }` at `$.error`) as the run's error: Lambda errors arrive
@@ -11,15 +11,5 @@ export function stepErrorOf(error: { Error?: string | undefined; Cause?: string 
   return { name: error?.Error ?? 'Error', message: causeMessage(error?.Cause) };
 }
 
-/**
- * The message of a Catch's `Cause` (JSON with `errorMessage` for a Lambda error, else the text itself, cut), as
- * well-formed text: the JSON can carry a lone surrogate as an escape, which no record could hold (byte-caps.ts).
- */
-export function causeMessage(cause: string | undefined): string {
-  if (!cause) return 'the run failed';
-  try {
-    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
-    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage.toWellFormed();
-  } catch {}
-  return cutText(cause, 1000);
-}
+/** The message of a Catch's `Cause` as the run's error (catch-cause.ts). */
+export const causeMessage = (cause: string | undefined): string => catchCauseMessage(cause, 'the run failed');
