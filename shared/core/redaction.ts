@@ -15,20 +15,9 @@
  */
 import type { CredentialRefSpec } from '../schemas/credentials.ts';
 import { credentialFailure } from './errors.ts';
+import { mapStrings } from './map-strings.ts';
 import type { ContentBlock, SecretsPort } from './ports.ts';
 import { unreadableCredential } from './redacted-dispatch.ts';
-
-/** `input` with `map` applied to every string in it, field names included. */
-function mapStrings(input: unknown, map: (text: string) => string): unknown {
-  if (typeof input === 'string') return map(input);
-  if (Array.isArray(input)) return input.map((item) => mapStrings(item, map));
-  if (input !== null && typeof input === 'object') {
-    return Object.fromEntries(
-      Object.entries(input).map(([key, inner]) => [map(key), mapStrings(inner, map)]),
-    );
-  }
-  return input;
-}
 
 /** The text and tool inputs of `content` with `map` applied to every string; thinking blocks as they are. */
 const mapContent = (content: ContentBlock[], map: (text: string) => string): ContentBlock[] =>

@@ -5,6 +5,7 @@
  * Callers cut outside text with `cutText` (core/byte-caps.ts); this is the last line.
  */
 import { type AuditEntry, sealAuditEntry } from '../audit/index.ts';
+import { mapStrings } from '../core/map-strings.ts';
 import type { AuditInput } from '../core/store-port.ts';
 import type { Run } from '../schemas/run.ts';
 
@@ -24,7 +25,7 @@ export function sealAuditInputs(
         at,
         type: input.type,
         actor: input.actor.toWellFormed(),
-        data: wellFormed(input.data) as AuditInput['data'],
+        data: mapStrings(input.data, (text) => text.toWellFormed()) as AuditInput['data'],
       },
       head,
     );
@@ -33,15 +34,4 @@ export function sealAuditInputs(
     return entry;
   });
   return { entries, audit: { seq, head } };
-}
-
-/** `value` with every lone surrogate in its strings and field names replaced by U+FFFD (audit data: small). */
-function wellFormed(value: unknown): unknown {
-  if (typeof value === 'string') return value.toWellFormed();
-  if (Array.isArray(value)) return value.map(wellFormed);
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [key.toWellFormed(), wellFormed(inner)]),
-    );
-  return value;
 }
