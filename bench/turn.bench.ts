@@ -20,6 +20,7 @@ import type { Run } from '../shared/schemas/run.ts';
 import { driveRun, engineDeps, firstAttempt } from '../test/support/engine.ts';
 import { FixedClock, minimalWorkflow, seedRun, seedWorkflow } from '../test/support/store.ts';
 import { bareLoop, floorLoop, ledgerFloorLoop } from './floor.ts';
+import { leastTurns, measureRequestCosts, REQUEST_KINDS } from './request-costs.ts';
 import { benchStore, type OpCounts, printTable } from './support.ts';
 import {
   commandTimer,
@@ -547,6 +548,26 @@ try {
       loop: 'runtime ÷ ledger floor (what the runtime adds to them)',
       'ms/turn': `${(runtimeMs / ledgerMs).toFixed(2)}×`,
       'CPU ms/turn': `${(runtimeCpu / ledgerCpu).toFixed(2)}×`,
+    },
+  ]);
+
+  // What the requests alone cost on this DynamoDB Local, and the least a turn made only of them can take: the
+  // runtime ÷ floor goal read against what the invariants' requests cost before any CPU of the runtime's own.
+  const costs = await measureRequestCosts(store, 200);
+  printTable(
+    'What each request costs on this DynamoDB Local (alone, interleaved, median of 200)',
+    REQUEST_KINDS.map((kind) => ({ request: kind, ms: costs[kind].toFixed(2) })),
+  );
+  printTable('The least a turn can take: a bare model call and only the requests named, no other CPU', [
+    ...leastTurns(costs, bareMs).map((least) => ({
+      turn: least.toolWrite ? least.turn : `${least.turn}; tools answered in memory`,
+      'ms/turn': least.ms.toFixed(2),
+      '÷ floor (measured)': `${(least.ms / floorMs).toFixed(2)}×`,
+    })),
+    {
+      turn: 'measured: the runtime without the tool’s write',
+      'ms/turn': (runtimeMs - toolMs).toFixed(2),
+      '÷ floor (measured)': `${((runtimeMs - toolMs) / floorMs).toFixed(2)}×`,
     },
   ]);
 
