@@ -45,7 +45,7 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
@@ -55,13 +55,13 @@ import {
   type EnginesConfig,
   EnginesConfigSchema,
 } from '../../shared/external/index.ts';
+import { loggedStateMachine } from './logged-state-machine.ts';
 import { acknowledge, nagRef } from './nag.ts';
 import {
   CRASH_RETRY,
   ENGINE_RETRY,
   LAMBDA_SERVICE_RETRY,
   LAMBDA_THROTTLE_RETRY,
-  vendedLogGroupName,
 } from './run-state-machine.ts';
 import { EXTERNAL_NEXT, EXTERNAL_RETRY_LATER_ERRORS, EXTERNAL_STATE_NAMES } from './state-names.ts';
 
@@ -180,18 +180,12 @@ export class ExternalStateMachine extends Construct {
     // DeliverExternal ends the execution itself (`End: true`): one billed transition fewer than a Succeed state
     // after it (state-names.ts, "Terminal tasks").
 
-    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
-      logGroupName: vendedLogGroupName(this),
-      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-      ...(props.logRemovalPolicy === undefined ? {} : { removalPolicy: props.logRemovalPolicy }),
-    });
-    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
-      stateMachineType: sfn.StateMachineType.STANDARD,
-      definitionBody: sfn.DefinitionBody.fromChainable(start),
+    ({ logGroup: this.logGroup, stateMachine: this.stateMachine } = loggedStateMachine(this, {
+      start,
       comment: 'One external run: start, observe with backoff, verify, deliver (docs/state-machine.md).',
-      tracingEnabled: true,
-      logs: { destination: this.logGroup, level: sfn.LogLevel.ERROR, includeExecutionData: false },
-    });
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+    }));
     this.acknowledgeFindings(handlers);
   }
 

@@ -34,10 +34,11 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { loggedStateMachine } from './logged-state-machine.ts';
 import { acknowledge, acknowledgeGrantWildcards, nagRef } from './nag.ts';
 import {
   CALLBACK_CRASH_RETRY,
@@ -45,7 +46,6 @@ import {
   ENGINE_RETRY,
   LAMBDA_SERVICE_RETRY,
   LAMBDA_THROTTLE_RETRY,
-  vendedLogGroupName,
   WAIT_ATTEMPT,
 } from './run-state-machine.ts';
 import { GRAPH_NEXT, GRAPH_STATE_NAMES } from './state-names.ts';
@@ -199,18 +199,12 @@ export class GraphStateMachine extends Construct {
     // DeliverGraph ends the execution itself (`End: true`): one billed transition fewer than a Succeed state
     // after it (state-names.ts, "Terminal tasks").
 
-    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
-      logGroupName: vendedLogGroupName(this),
-      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-      ...(props.logRemovalPolicy === undefined ? {} : { removalPolicy: props.logRemovalPolicy }),
-    });
-    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
-      stateMachineType: sfn.StateMachineType.STANDARD,
-      definitionBody: sfn.DefinitionBody.fromChainable(advance),
+    ({ logGroup: this.logGroup, stateMachine: this.stateMachine } = loggedStateMachine(this, {
+      start: advance,
       comment: 'One execution of a graph workflow run (docs/state-machine.md, "The graph machine").',
-      tracingEnabled: true,
-      logs: { destination: this.logGroup, level: sfn.LogLevel.ERROR, includeExecutionData: false },
-    });
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+    }));
     this.acknowledgeFindings(handlers);
   }
 

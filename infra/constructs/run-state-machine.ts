@@ -5,10 +5,11 @@
 import { ArnFormat, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { loggedStateMachine } from './logged-state-machine.ts';
 import { acknowledge, acknowledgeGrantWildcards, nagRef } from './nag.ts';
 import { OwnStateMachineRef, StartOwnExecution } from './start-own-execution.ts';
 import {
@@ -19,7 +20,6 @@ import {
   ROUTE_NEXT,
   STATE_NAMES,
 } from './state-names.ts';
-import { vendedLogGroupNameFor } from './vended-logs.ts';
 
 export {
   ENGINE_RETRYABLE_ERRORS,
@@ -209,17 +209,8 @@ const TURN_PAYLOAD = {
   state: sfn.JsonPath.entirePayload,
 };
 
-/** Where the execution log group lives (see `vendedLogGroupName`). */
+/** Where the execution log group lives (see `vendedLogGroupName`, logged-state-machine.ts). */
 export const VENDED_LOGS_PREFIX = '/aws/vendedlogs/states/';
-
-/**
- * `/aws/vendedlogs/states/<stack>-<path><hash>-<stack uuid>`: Step Functions adds every logging state machine's
- * log group to the account's CloudWatch Logs resource policy unless it is under `/aws/vendedlogs/`
- * (https://docs.aws.amazon.com/step-functions/latest/dg/bp-cwl.html; vended-logs.ts).
- */
-export function vendedLogGroupName(scope: Construct): string {
-  return vendedLogGroupNameFor(scope, 'states');
-}
 
 /** The run state machine: `Turn` → `Route` → approvals, delivery, failure, continue-as-new. */
 export class RunStateMachine extends Construct {
@@ -336,19 +327,13 @@ export class RunStateMachine extends Construct {
     // Deliver and ContinueAsNew end the execution themselves (`End: true`, no Succeed state after them): see
     // TERMINAL_TASKS_NOTE in state-names.ts for the AWS semantics this relies on.
 
-    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
-      logGroupName: vendedLogGroupName(this),
-      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-      ...(props.logRemovalPolicy === undefined ? {} : { removalPolicy: props.logRemovalPolicy }),
-    });
-    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
-      stateMachineType: sfn.StateMachineType.STANDARD,
-      definitionBody: sfn.DefinitionBody.fromChainable(turn),
+    ({ logGroup: this.logGroup, stateMachine: this.stateMachine } = loggedStateMachine(this, {
+      start: turn,
       comment: 'One run segment of an LLM workflow (docs/state-machine.md).',
-      tracingEnabled: true,
-      logs: { destination: this.logGroup, level: sfn.LogLevel.ERROR, includeExecutionData: false },
-      ...(props.stateMachineName === undefined ? {} : { stateMachineName: props.stateMachineName }),
-    });
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+      stateMachineName: props.stateMachineName,
+    }));
 
     // ContinueAsNew starts an execution of this very state machine. Granting it on the role's default policy
     // would be a cycle (the state machine depends on that policy); a separate policy breaks it. Its first use
