@@ -8,19 +8,13 @@ import type { WorkflowHead, WorkflowVersion } from '../schemas/workflow-record.t
 import type { StoreContext } from './client.ts';
 import { keys } from './keys.ts';
 import { draftChange, type TransactItem, transactWithChange } from './owner-changes.ts';
-import { nextRevision, revFence, WorkflowConflictError } from './workflows.ts';
-
-const versionPut = (
-  ctx: StoreContext,
-  version: WorkflowVersion,
-  condition: Omit<TransactItem['Put'] & object, 'TableName' | 'Item'>,
-): TransactItem => ({
-  Put: {
-    TableName: ctx.table,
-    Item: { ...keys.workflowVersion(version.owner, version.workflowId, version.version), ...version },
-    ...condition,
-  },
-});
+import {
+  headTakingNextNumber,
+  nextRevision,
+  revFence,
+  versionPut,
+  WorkflowConflictError,
+} from './workflows.ts';
 
 /** The draft as it was read must still be the open draft, unchanged (same `updatedAt`). */
 const draftFence = (previous: WorkflowVersion) => ({
@@ -44,16 +38,8 @@ export async function putDraft(
   author: string,
 ): Promise<WorkflowHead> {
   const written = nextRevision(previous, head);
-  const fence = revFence(previous);
   const items: TransactItem[] = [
-    {
-      Put: {
-        TableName: ctx.table,
-        Item: { ...keys.workflowHead(head.owner, head.workflowId), ...written },
-        ConditionExpression: `${fence.condition} AND latestVersion = :latest AND deleted = :false AND attribute_not_exists(draftVersion)`,
-        ExpressionAttributeValues: { ...fence.values, ':latest': previous.latestVersion, ':false': false },
-      },
-    },
+    headTakingNextNumber(ctx, previous, written),
     versionPut(ctx, draft, { ConditionExpression: 'attribute_not_exists(pk)' }),
   ];
   await transactWithChange(

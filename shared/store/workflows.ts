@@ -50,6 +50,40 @@ export const nextRevision = (previous: WorkflowHead, head: WorkflowHead): Workfl
   rev: headRev(previous) + 1,
 });
 
+/**
+ * The head's write when a new version or a draft takes the next number (`written` is `nextRevision` of
+ * `previous`): fenced on the head as read (`revFence`), on the latest version read, not deleted, and with no
+ * draft open, since an open draft holds the next number.
+ */
+export function headTakingNextNumber(
+  ctx: StoreContext,
+  previous: WorkflowHead,
+  written: WorkflowHead,
+): TransactItem {
+  const fence = revFence(previous);
+  return {
+    Put: {
+      TableName: ctx.table,
+      Item: { ...keys.workflowHead(written.owner, written.workflowId), ...written },
+      ConditionExpression: `${fence.condition} AND latestVersion = :latest AND deleted = :false AND attribute_not_exists(draftVersion)`,
+      ExpressionAttributeValues: { ...fence.values, ':latest': previous.latestVersion, ':false': false },
+    },
+  };
+}
+
+/** The Put of a version item under `condition` (its own key from the version's owner, workflow and number). */
+export const versionPut = (
+  ctx: StoreContext,
+  version: WorkflowVersion,
+  condition: Omit<TransactItem['Put'] & object, 'TableName' | 'Item'>,
+): TransactItem => ({
+  Put: {
+    TableName: ctx.table,
+    Item: { ...keys.workflowVersion(version.owner, version.workflowId, version.version), ...version },
+    ...condition,
+  },
+});
+
 /** Creates a workflow (head, version 1, name claim) and audits it, in one transaction. */
 export async function putNewWorkflow(
   ctx: StoreContext,
@@ -97,24 +131,9 @@ export async function putNextVersion(
   version: WorkflowVersion,
 ): Promise<WorkflowHead> {
   const written = nextRevision(previous, head);
-  const fence = revFence(previous);
   const items: TransactItem[] = [
-    {
-      Put: {
-        TableName: ctx.table,
-        Item: { ...keys.workflowHead(head.owner, head.workflowId), ...written },
-        // A published version may not be saved while a draft is open: the draft holds the next number.
-        ConditionExpression: `${fence.condition} AND latestVersion = :latest AND deleted = :false AND attribute_not_exists(draftVersion)`,
-        ExpressionAttributeValues: { ...fence.values, ':latest': previous.latestVersion, ':false': false },
-      },
-    },
-    {
-      Put: {
-        TableName: ctx.table,
-        Item: { ...keys.workflowVersion(head.owner, head.workflowId, version.version), ...version },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
+    headTakingNextNumber(ctx, previous, written),
+    versionPut(ctx, version, { ConditionExpression: 'attribute_not_exists(pk)' }),
   ];
   await transactWithChange(
     ctx,
