@@ -10,12 +10,14 @@ import { recordDeliveryFailure } from './delivery-failure.ts';
 import { endRun } from './end-run.ts';
 import type { Clock } from './ports.ts';
 import type { RunStore } from './store-port.ts';
+import { storedError } from './stored-error.ts';
 
 export async function markRunFailed(
   deps: { store: RunStore; clock: Clock },
   args: { runId: string; error?: { name: string; message: string } },
 ): Promise<Run | undefined> {
-  const error = args.error ?? { name: 'Error', message: 'the run failed' };
+  // As the run stores it (run-handle.ts does the same), so the audit entry and the notice quote the stored name.
+  const error = storedError(args.error ?? { name: 'Error', message: 'the run failed' });
   // Deliver failed for good on a run that already ended: record why it was not delivered (run stays ended).
   const current = await deps.store.getRun(args.runId);
   if (current !== undefined && isDeliverable(current) && current.delivery === undefined)

@@ -4,12 +4,15 @@
  * once they land, while the fence stays on the revision last read or committed.
  * With `rebase` (a turn's handle, turn-conflict.ts), a commit that lost to a side write is re-applied on
  * the fresh run instead of failing.
+ * A run's `error` is stored bounded and well-formed (stored-error.ts), whichever writer set it: the run ending of a
+ * turn, MarkFailed, a cancel, an external run's end, a graph run's deadline, a start that never happened.
  */
 import type { Run } from '../schemas/run.ts';
 import type { Clock } from './ports.ts';
 import { type ChangePart, canMerge, isEmptyPart, mergeParts } from './staged-change.ts';
 import { RunConflictError } from './store-errors.ts';
 import type { RunStore } from './store-port.ts';
+import { storedError } from './stored-error.ts';
 import type { ConflictRebase } from './turn-conflict.ts';
 
 const isoAt = (clock: Clock): string => new Date(clock.nowMs()).toISOString();
@@ -90,7 +93,11 @@ export class RunHandle {
     return this.#deps.store.commit({
       ...rest,
       run: this.#stored,
-      next: { ...next, updatedAt: stamped.updatedAt },
+      next: {
+        ...next,
+        updatedAt: stamped.updatedAt,
+        ...(next.error ? { error: storedError(next.error) } : {}),
+      },
     });
   }
 }

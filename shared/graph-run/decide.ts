@@ -7,6 +7,7 @@
 import { cutText } from '../core/byte-caps.ts';
 import { isoAt, RunHandle } from '../core/engine.ts';
 import type { Clock } from '../core/ports.ts';
+import { storedError } from '../core/stored-error.ts';
 import type { GraphDefinition } from '../graph/definition.ts';
 import { InvocationStepsSpentError, type StepAllowance } from '../graph/expression-bounds.ts';
 import { invocationAllowance } from '../graph/expressions.ts';
@@ -213,7 +214,8 @@ async function timedOut(deps: DecideDeps, run: Run, plan: Plan, at: string): Pro
     ...plan.start.map((id) => `${id} (not started)`),
   ];
   const message = `the run passed its deadline (${run.deadlineAt}) before it reached an end; steps left: ${left.join(', ')}`;
-  const error = { name: 'RunTimedOut', message };
+  // Bounded as stored (a graph of many steps names them all): the audit entry quotes what the run holds.
+  const error = storedError({ name: 'RunTimedOut', message });
   await new RunHandle(run, deps).commit({
     next: (current) => ({
       ...current,
@@ -225,7 +227,7 @@ async function timedOut(deps: DecideDeps, run: Run, plan: Plan, at: string): Pro
       pendingApprovalIds: [],
     }),
     audit: [
-      { type: 'error', actor: 'system', data: { name: error.name, message } },
+      { type: 'error', actor: 'system', data: error },
       {
         type: 'status_changed',
         actor: 'system',
@@ -233,7 +235,10 @@ async function timedOut(deps: DecideDeps, run: Run, plan: Plan, at: string): Pro
       },
     ],
   });
-  return { next: 'failed', error: { Error: error.name, Cause: JSON.stringify({ errorMessage: message }) } };
+  return {
+    next: 'failed',
+    error: { Error: error.name, Cause: JSON.stringify({ errorMessage: error.message }) },
+  };
 }
 
 /** The step items after `moves` (for deciding again without reading). */

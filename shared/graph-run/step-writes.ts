@@ -1,6 +1,7 @@
 /** Building step items and their audit entries: every step change is a conditional write plus one entry. */
 import { cutText } from '../core/byte-caps.ts';
 import type { AuditInput } from '../core/store-port.ts';
+import { storedError } from '../core/stored-error.ts';
 import type { GraphNodeType } from '../graph/definition.ts';
 import type { GraphStep, StepExpectation, StepStatus, StepWrite } from '../schemas/graph-step.ts';
 
@@ -11,7 +12,11 @@ export function expectationOf(step: GraphStep | undefined): StepExpectation {
   return step ? { status: step.status, attempt: step.attempt } : 'absent';
 }
 
-/** Moves a step (`current`: its item, or none while pending) to `status`; `fields` overrides the rest. */
+/**
+ * Moves a step (`current`: its item, or none while pending) to `status`; `fields` overrides the rest. A step's
+ * `error` is stored bounded and well-formed (stored-error.ts): a Lambda's `errorMessage`, a template's or an
+ * engine's text can be any length, and a step item with a message past the schema's cap could not be read back.
+ */
 export function moveStep(args: {
   runId: string;
   stepId: string;
@@ -40,6 +45,7 @@ export function moveStep(args: {
     ...(status === 'running' && !base.startedAt ? { startedAt: at } : {}),
     ...(finished ? { endedAt: at } : {}),
     ...args.fields,
+    ...(args.fields?.error ? { error: storedError(args.fields.error) } : {}),
   };
   return {
     write: { step, expect: expectationOf(current) },

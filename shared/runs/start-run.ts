@@ -13,6 +13,7 @@ import type { Clock, Ids } from '../core/ports.ts';
 import { releasePart } from '../core/reservation-parts.ts';
 import { RunHandle } from '../core/run-handle.ts';
 import { RunConflictError } from '../core/store-errors.ts';
+import { storedError } from '../core/stored-error.ts';
 import { externalPayloadFor, MAX_EXTERNAL_PAYLOAD_BYTES } from '../external/run/key.ts';
 import { kindOf } from '../schemas/any-workflow.ts';
 import type { Run, TriggerProvenance } from '../schemas/run.ts';
@@ -301,10 +302,11 @@ export async function endUnstarted(
       ? releasePart(run, held, { unused: true, notStarted: true })
       : undefined;
   const reason = cause as { name?: unknown; message?: unknown } | undefined;
-  const error = {
+  // The start's error names are outside text too: the audit entry holds the error as the run stores it.
+  const error = storedError({
     name: 'ExecutionNotStarted',
     message: `the run's execution could not be started: ${String(reason?.name ?? 'Error')}: ${cutText(String(reason?.message ?? cause), 500)}`,
-  };
+  });
   const at = isoAt(deps.clock);
   let ended: Run;
   try {

@@ -35,6 +35,7 @@ export const GraphStepSchema = z.object({
   output: z.optional(z.unknown()),
   /** A human task that ran out of time and took its `continue` path. */
   timedOut: z.optional(z.literal(true)),
+  /** Stored cut to 2,000 UTF-16 units (shared/core/stored-error.ts, STORED_ERROR_MESSAGE_UNITS). */
   error: z.optional(z.object({ name: z.string(), message: z.string().check(z.maxLength(2000)) })),
   /** The child agent run of an `agent_task` (its parent pointer names this step). */
   childRunId: z.optional(z.string()),

@@ -11,6 +11,7 @@ import {
   reportCutNote,
 } from '../../shared/core/deliver.ts';
 import { MERGED_TRANSACTION_BOUND } from '../../shared/core/staged-change.ts';
+import { STORED_ERROR_MESSAGE_UNITS, STORED_ERROR_NAME_UNITS } from '../../shared/core/stored-error.ts';
 import {
   capRefusal,
   capResultText,
@@ -294,6 +295,9 @@ describe('docs/data-model.md', () => {
     );
     expect(page).toContain(
       `at most ${TRANSACTION_MAX_ITEMS} items and ${TRANSACTION_MAX_BYTES / 1024 / 1024} MB in all`,
+    );
+    expect(page.replace(/\s+/g, ' ')).toContain(
+      `the name cut to ${STORED_ERROR_NAME_UNITS} and the message to ${STORED_ERROR_MESSAGE_UNITS.toLocaleString('en')} UTF-16 units`,
     );
     expect(page).toContain('`RUN_TRANSITIONS` (data, in `shared/schemas/run.ts`)');
     expect(Object.keys(RUN_TRANSITIONS).length).toBeGreaterThan(0);

@@ -8,6 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMarkFailedHandler } from '../../functions/mark-failed.ts';
 import type { TaskTokensPort } from '../../shared/approvals-http/task-tokens.ts';
+import { verifyAuditChain } from '../../shared/audit/index.ts';
+import { STORED_ERROR_MESSAGE_UNITS } from '../../shared/core/stored-error.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { completeStep } from '../../shared/graph-run/complete-step.ts';
 import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
@@ -202,6 +204,45 @@ describe("a graph run's deadline", () => {
       error: { Error: 'RunTimedOut' },
     });
     expect(await store.getRun(s.run.runId)).toMatchObject({ status: 'failed', stopReason: 'timeout' });
+  });
+
+  it('a run of many steps that passes it stores its error cut to the cap; the audit entry and the Cause quote it', async () => {
+    // Prepare: two hubs, each fanning out to 20 steps (the most a node may have) with 40-character ids; both hubs
+    // done, none of the 40 started: the error names them all (2,000+ characters).
+    const leaves = (hub: string) =>
+      Array.from({ length: 20 }, (_, i) => `${hub}_step_${String(i).padStart(2, '0')}_${'x'.repeat(26)}`);
+    const hubs = ['hub_a', 'hub_b'];
+    const wide = graphOf(
+      'deadline-wide',
+      hubs.flatMap((hub) => [
+        { from: 'start', to: hub },
+        ...leaves(hub).flatMap((id) => [
+          { from: hub, to: id },
+          { from: id, to: 'done' },
+        ]),
+      ]),
+      [...hubs, ...hubs.flatMap(leaves)],
+    );
+    const s = await seeded(wide);
+    for (const hub of hubs) expect(await s.submit(hub)).toBe('succeeded');
+    s.pastDeadline();
+
+    // Act
+    const next = await advanceGraphRun(s.graph, s.run.runId);
+
+    // Assess
+    const ended = await store.getRun(s.run.runId);
+    expect(ended).toMatchObject({ status: 'failed', stopReason: 'timeout', error: { name: 'RunTimedOut' } });
+    const message = ended?.error?.message ?? '';
+    expect(message).toHaveLength(STORED_ERROR_MESSAGE_UNITS);
+    expect(
+      message.startsWith(`the run passed its deadline (${s.run.deadlineAt}) before it reached an end`),
+    ).toBe(true);
+    const audit = await store.listAudit(s.run.runId);
+    expect(audit.find((entry) => entry.type === 'error')?.data).toEqual({ name: 'RunTimedOut', message });
+    expect(verifyAuditChain(audit, { owner: s.run.owner, runId: s.run.runId })).toMatchObject({ ok: true });
+    expect(next).toMatchObject({ next: 'failed', error: { Error: 'RunTimedOut' } });
+    expect(JSON.parse((next as { error: { Cause: string } }).error.Cause)).toEqual({ errorMessage: message });
   });
 
   it('a run whose last step ended after it still completes: nothing was left to start', async () => {

@@ -9,6 +9,7 @@
 
 import { cutText } from '../../core/byte-caps.ts';
 import { isoAt } from '../../core/engine.ts';
+import { storedError } from '../../core/stored-error.ts';
 import { cancelExternal, cancelNote } from './cancel.ts';
 import type { ExternalNext, ExternalRunDeps } from './ports.ts';
 import { externalAudit, externalCallId, loadExternalRun, settleAudit, settledCall } from './records.ts';
@@ -18,8 +19,10 @@ export type StepFailure = { name: string; message: string };
 export async function abandonExternal(
   deps: ExternalRunDeps,
   runId: string,
-  failure: StepFailure = { name: 'Error', message: 'the run failed' },
+  failed: StepFailure = { name: 'Error', message: 'the run failed' },
 ): Promise<ExternalNext> {
+  // A Catch's error name and message are outside text: bounded as stored, in the run and in its audit entry.
+  const failure = storedError(failed);
   const loaded = await loadExternalRun(deps, runId);
   if (!loaded) return { runId, next: 'stop' };
   const { key } = loaded.run.external;
