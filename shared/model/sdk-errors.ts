@@ -2,6 +2,8 @@
  * Translation of `@anthropic-ai/sdk` errors into the named model errors of `errors.ts`.
  */
 import { AnthropicError, APIConnectionError, APIError } from '@anthropic-ai/sdk/core/error';
+import { cutText } from '../core/byte-caps.ts';
+import { STORED_ERROR_MESSAGE_UNITS } from '../core/stored-error.ts';
 import {
   ModelAuthError,
   ModelBadRequestError,
@@ -57,12 +59,24 @@ function bedrockErrorType(error: APIError): string | undefined {
   return error.headers?.get('x-amzn-errortype')?.split(':')[0] || undefined;
 }
 
+/**
+ * What a model error quotes of the SDK's message, which for an API error holds the whole response body: cut to
+ * what a run stores of an error (stored-error.ts), never inside an emoji, and well-formed. The Turn throws it, so
+ * it travels as the Lambda error's `errorMessage` in the Catch's `Cause` into the state machine's state, whose
+ * input and output are limited to 256 KiB
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html#service-limits-task-executions), and
+ * a Step Functions `cause` is at most 32,768 characters
+ * (https://docs.aws.amazon.com/step-functions/latest/apireference/API_TaskFailedEventDetails.html): an error
+ * body of any size must not decide whether the run can end through its own `MarkFailed`.
+ */
+const quoted = (message: string): string => cutText(message, STORED_ERROR_MESSAGE_UNITS);
+
 /** Turns whatever the SDK threw into a `ModelError` (model errors pass through unchanged). */
 export function toModelError(error: unknown): ModelError {
   if (error instanceof ModelError) return error;
   if (error instanceof APIConnectionError) {
     // Includes APIConnectionTimeoutError: no response arrived.
-    return new ModelConnectionError(`model API unreachable: ${error.message}`, { cause: error });
+    return new ModelConnectionError(`model API unreachable: ${quoted(error.message)}`, { cause: error });
   }
   if (error instanceof APIError) {
     const status = typeof error.status === 'number' ? error.status : undefined;
@@ -78,12 +92,12 @@ export function toModelError(error: unknown): ModelError {
         : // No status: an `event: error` inside an SSE stream (or an abort). Classify by type;
           // an unknown type mid-stream is most likely transient.
           (BY_ERROR_TYPE[error.type ?? ''] ?? (error.type ? ModelServerError : ModelConnectionError));
-    return new ErrorClass(`model API error: ${error.message}`, options);
+    return new ErrorClass(`model API error: ${quoted(error.message)}`, options);
   }
   if (error instanceof AnthropicError) {
     // SDK-side failures after a response started, e.g. a stream that ended without `message_stop`.
-    return new ModelConnectionError(`model API call failed: ${error.message}`, { cause: error });
+    return new ModelConnectionError(`model API call failed: ${quoted(error.message)}`, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new ModelError(`model call failed: ${message}`, false, { cause: error });
+  return new ModelError(`model call failed: ${quoted(message)}`, false, { cause: error });
 }

@@ -162,6 +162,37 @@ describe.each(PROVIDERS)('Model errors through the %s SDK', (provider) => {
     expect(error).toBeInstanceOf(ModelConnectionError);
     expect(error.retryable).toBe(true);
   });
+
+  it('quotes at most 2,000 units of a huge error body, cut between emoji and well-formed', async () => {
+    // Prepare: a loopback server answering 400 with a 300 KB body whose message is emoji (surrogate pairs),
+    // the kind of text a Turn's thrown error would carry into the state machine's Cause.
+    const message = '😀'.repeat(75_000);
+    const body = JSON.stringify(
+      provider === 'bedrock'
+        ? { message }
+        : { type: 'error', error: { type: 'invalid_request_error', message } },
+    );
+    const loud = createServer((_, res) => {
+      res.writeHead(400, {
+        'content-type': 'application/json',
+        ...(provider === 'bedrock' ? { 'x-amzn-errortype': 'ValidationException' } : {}),
+      });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => loud.listen(0, '127.0.0.1', resolve));
+    const { port } = loud.address() as AddressInfo;
+
+    // Act
+    const error = await callError(portAt(provider, `http://127.0.0.1:${port}`).call(request()));
+    loud.close();
+
+    // Assess
+    expect(error).toBeInstanceOf(ModelBadRequestError);
+    expect(error.message.startsWith('model API error: ')).toBe(true);
+    expect(error.message.length).toBeLessThanOrEqual('model API error: '.length + 2000);
+    expect(error.message).toContain('😀😀');
+    expect(error.message.isWellFormed()).toBe(true);
+  });
 });
 
 describe('Model error names', () => {
