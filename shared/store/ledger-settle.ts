@@ -8,6 +8,7 @@
  */
 import type { LedgerRow } from '../schemas/ledger.ts';
 import { keys } from './keys.ts';
+import { updateExpression } from './update-expression.ts';
 
 /** What a row's `pending` create fixes for good; a settle writes every other field it has. */
 const FIXED_AT_CREATE: ReadonlySet<string> = new Set<keyof LedgerRow>([
@@ -24,26 +25,23 @@ const FIXED_AT_CREATE: ReadonlySet<string> = new Set<keyof LedgerRow>([
 
 /** The Update settling `row`, conditional on it being `pending` (a missing row fails the condition too). */
 export function ledgerSettleUpdate(table: string, row: LedgerRow) {
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = { ':pending': 'pending' };
-  const set: string[] = [];
-  let index = 0;
-  for (const [name, value] of Object.entries(row)) {
-    if (FIXED_AT_CREATE.has(name) || value === undefined) continue;
+  const settlement = Object.entries(row).filter(
+    ([name, value]) => !FIXED_AT_CREATE.has(name) && value !== undefined,
+  );
+  const expression = updateExpression(settlement, {
+    prefix: 's',
+    condition: { names: { '#status': 'status' }, values: { ':pending': 'pending' } },
     // `#status` is also the condition's name; the condition's `:pending` is the status it must have.
-    const [nameRef, valueRef] = name === 'status' ? ['#status', ':status'] : [`#s${index}`, `:s${index++}`];
-    names[nameRef] = name;
-    values[valueRef] = value;
-    set.push(`${nameRef} = ${valueRef}`);
-  }
+    placeholders: { status: ['#status', ':status'] },
+  });
   return {
     Update: {
       TableName: table,
       Key: keys.ledger(row.runId, row.toolUseId),
-      UpdateExpression: `SET ${set.join(', ')}`,
+      UpdateExpression: expression.UpdateExpression,
       ConditionExpression: '#status = :pending',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      ExpressionAttributeNames: expression.ExpressionAttributeNames,
+      ExpressionAttributeValues: expression.ExpressionAttributeValues,
     },
   };
 }

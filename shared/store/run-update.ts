@@ -16,6 +16,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Run } from '../schemas/run.ts';
 import { indexKeys, keys } from './keys.ts';
+import { updateExpression } from './update-expression.ts';
 
 /** The full run item with its keys, as stored. */
 export function runItem(run: Run): Record<string, unknown> {
@@ -38,38 +39,29 @@ const ITEM_KEY = new Set(['pk', 'sk']);
 export function runUpdate(table: string, run: Run, next: Run) {
   const before = runItem(run);
   const after = runItem(next);
-  const names: Record<string, string> = { '#rev': 'rev' };
-  const values: Record<string, unknown> = { ':rev': run.rev };
-  const set: string[] = [];
-  const remove: string[] = [];
-  let index = 0;
-  for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (ITEM_KEY.has(name)) continue;
-    const value = after[name];
-    const was = before[name];
+  const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])]
+    .filter((name) => !ITEM_KEY.has(name))
     // An undefined value is not stored (the document client's removeUndefinedValues): absent either way.
-    if (value === undefined ? was === undefined : isDeepStrictEqual(value, was)) continue;
-    // `#rev` is also the condition's name; the condition's `:rev` is the revision read, `:next` the new one.
-    const [nameRef, valueRef] = name === 'rev' ? ['#rev', ':next'] : [`#a${index}`, `:a${index++}`];
-    names[nameRef] = name;
-    if (value === undefined) remove.push(nameRef);
-    else {
-      values[valueRef] = value;
-      set.push(`${nameRef} = ${valueRef}`);
-    }
-  }
-  const expression = [
-    set.length > 0 ? `SET ${set.join(', ')}` : '',
-    remove.length > 0 ? `REMOVE ${remove.join(', ')}` : '',
-  ];
+    .filter((name) =>
+      after[name] === undefined ? before[name] !== undefined : !isDeepStrictEqual(after[name], before[name]),
+    );
+  const expression = updateExpression(
+    changed.map((name) => [name, after[name]] as const),
+    {
+      prefix: 'a',
+      condition: { names: { '#rev': 'rev' }, values: { ':rev': run.rev } },
+      // `#rev` is also the condition's name; the condition's `:rev` is the revision read, `:next` the new one.
+      placeholders: { rev: ['#rev', ':next'] },
+    },
+  );
   return {
     Update: {
       TableName: table,
       Key: keys.run(run.runId),
-      UpdateExpression: expression.filter((part) => part !== '').join(' '),
+      UpdateExpression: expression.UpdateExpression,
       ConditionExpression: '#rev = :rev',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      ExpressionAttributeNames: expression.ExpressionAttributeNames,
+      ExpressionAttributeValues: expression.ExpressionAttributeValues,
     },
   };
 }

@@ -1,264 +1,33 @@
 /**
  * The fixtures of the tenancy check (tenancy-routes.test.ts): one row per route of the local stack's HTTP
- * server, keyed `METHOD path` as Hono lists it, and one row per tool of the jobs MCP server. A route or tool
- * without a row fails the check, so a new one is covered the day it is added.
- *
- * A probe names, for each id in the request (path parameter, query parameter, header, JSON body field:
- * `ref(kind)`), which of owner A's objects it stands for; the check sends it once with A's id and once with a
- * well-formed missing id of the same kind, as owner B (or B's client, or a sibling client of A's), and both
- * answers must be the same. A probe that names no id is sent once: its answer must mention none of A's ids.
- * Either way, nothing of A's may change. Every query, header and body field that is an id (tenancy-fields.ts)
- * is named by a probe of its route's row, or exempt in FIELD_EXEMPTIONS with its reason.
+ * server, keyed `METHOD path` as Hono lists it, and one row per tool of the jobs MCP server, each naming its
+ * probes (tenancy-probe.ts says what a probe is and how it is sent; tenancy-probe-builders.ts holds the builders
+ * the rows share). A route or tool without a row fails the check, so a new one is covered the day it is added.
+ * Every query, header and body field that is an id (tenancy-fields.ts) is named by a probe of its route's row,
+ * or exempt in FIELD_EXEMPTIONS with its reason.
  */
 import { baseGrant } from '../jobs/support.ts';
-
-/** A's objects, by kind: each has a missing counterpart of the same shape (MISSING in the test). */
-export type IdKind =
-  | 'agentWorkflow'
-  | 'graphWorkflow'
-  | 'externalWorkflow'
-  | 'agentRun'
-  | 'graphRun'
-  | 'externalRun'
-  | 'jobRun'
-  /** The child agent run of A's graph run's triage step. */
-  | 'childRun'
-  | 'approval'
-  | 'humanTask'
-  | 'job'
-  | 'client'
-  /** The `nextToken` of the first page (limit 1) of A's runs, and of A's workflows. */
-  | 'runsToken'
-  | 'workflowsToken'
-  /** The `nextToken` of a first page of A's: approvals, human tasks, owner audit, a client's jobs (as the client
-   * and on the owner's grant route), and of one run's transcript, receipts, audit and steps. */
-  | 'approvalsToken'
-  | 'humanTasksToken'
-  | 'auditToken'
-  | 'jobsToken'
-  | 'grantJobsToken'
-  | 'transcriptToken'
-  | 'receiptsToken'
-  | 'runAuditToken'
-  | 'stepsToken'
-  /** A credential secret in A's namespace (`wf/<ownerKey(A)>/…`). */
-  | 'secret'
-  /** A client A granted (its second), for a body naming a client: B granting it must take nothing of A's. */
-  | 'grantedClient'
-  /** A's owner id, as the approval pages' unsigned read hints name it (`owner=`). */
-  | 'owner'
-  /** An alert topic the stack declares for A only (`alertTopics` with `owners`). */
-  | 'alertTopic'
-  /** An approver the stack declares for A only (its `approvers` option). */
-  | 'approver'
-  /** The Idempotency-Key A started its external run with, and the one A's client submitted its job with. */
-  | 'runKey'
-  | 'jobKey'
-  /** The If-Match under which A's agent workflow takes a new version: its latest version (`"1"`). */
-  | 'versionTag';
-
-/** Who asks: B's owner key, B's client key, a second client of A's, B in the console, or nobody. */
-export type Caller = 'ownerB' | 'clientB' | 'siblingA' | 'consoleB' | 'anonymous';
-
-/**
- * B's own objects, for a probe whose path names B's and whose query or body names A's: B's two runs waiting for
- * approval each have an approval, its signed link and the nonce of its rendered form.
- */
-export type OwnKind =
-  | 'workflow'
-  | 'graph'
-  | 'externalWorkflow'
-  | 'run'
-  | 'approval'
-  | 'approvalLink'
-  | 'approvalNonce'
-  | 'approval2'
-  | 'approvalLink2'
-  | 'approvalNonce2';
-
-/**
- * One of B's own ids: the same in both requests, or, for a request that can be made only once (a decision),
- * `second` in the request with the missing id.
- */
-export type OwnValue = { own: OwnKind; second?: OwnKind };
-/**
- * A path, query or header value: one of A's ids (swapped for a missing one), a literal sent as is, or one of
- * B's own ids.
- */
-export type Value = IdKind | { literal: string } | OwnValue;
-export const lit = (literal: string): Value => ({ literal });
-export const own = (kind: OwnKind, second?: OwnKind): OwnValue =>
-  second ? { own: kind, second } : { own: kind };
-
-/** In a probe's JSON body, where one of A's ids goes (a missing one of the same kind in the second request). */
-export const REF = '$tenancyRef';
-export type Ref = { [REF]: IdKind };
-export const ref = (kind: IdKind): Ref => ({ [REF]: kind });
-
-export type Probe = {
-  as: Caller;
-  /** Every path parameter of the route. */
-  params?: Record<string, Value>;
-  query?: Record<string, Value>;
-  /**
-   * Request headers that name an earlier request (Idempotency-Key) or a version (If-Match): each a header
-   * parameter of the route in the OpenAPI document.
-   */
-  headers?: Record<string, Value>;
-  /** A minimal valid JSON body (or a form, for the pages: a literal, `B` for B's key, or one of B's ids). */
-  json?: unknown;
-  form?: Record<string, string | OwnValue>;
-  /** The status the missing id answers (default 404): proves the probe reached the id check. */
-  status?: number;
-  /** The field a 400 must name (`error.fields[].path`): proves a body or query id was the reason. */
-  field?: string;
-  /**
-   * B's probes are sent again with the key of a client of A's own: what a client gets on an owner's route, for
-   * A's id and a missing one alike (default 403).
-   */
-  clientStatus?: number;
-  /**
-   * The request starts work of B's that goes on after its answer (a run, a job, a run resumed by a decision):
-   * B's items are read for the comparison once they stop changing.
-   */
-  settles?: boolean;
-  /**
-   * Fields of the answer (dotted paths in its body) that tell how far B's new work had got when it was read, a
-   * matter of timing: left out of both answers. Where the work ended is compared in B's items, once settled.
-   */
-  progress?: string[];
-};
-
-export type Fixture = { probes: Probe[] } | { exempt: string };
-
-const runKinds: IdKind[] = ['agentRun', 'graphRun', 'externalRun', 'jobRun', 'childRun'];
-const workflowKinds: IdKind[] = ['agentWorkflow', 'graphWorkflow', 'externalWorkflow'];
-const eachRun = (extra: Omit<Probe, 'as' | 'params'> = {}, params: Record<string, Value> = {}): Probe[] =>
-  runKinds.map((id) => ({ as: 'ownerB', params: { id, ...params }, ...extra }));
-const eachWorkflow = (extra: Omit<Probe, 'as' | 'params'> = {}, params: Record<string, Value> = {}) =>
-  workflowKinds.map((id): Probe => ({ as: 'ownerB', params: { id, ...params }, ...extra }));
-/** The same probe as B's client and as A's other client (the job routes are per client). */
-const asClients = (probe: Omit<Probe, 'as'>): Probe[] => [
-  { as: 'clientB', ...probe },
-  { as: 'siblingA', ...probe },
-];
-
-/** A definition B could save: valid, so only the id decides the answer. */
-export const agentDefinition = (name: string) => ({
-  name,
-  description: 'tenancy check',
-  model: { id: 'claude-sonnet-5-5', maxTokens: 512 },
-  prompt: { system: 'Say done.' },
-  allowedActions: ['current_time'],
-  trigger: { type: 'on_demand' },
-  budget: { maxUsdPerRun: 1, maxTurns: 2, maxToolCallsPerTurn: 1 },
-});
-/** A graph B could save, its agent step's gate and its human task naming `approver`. */
-export const graphDefinition = (name: string, approver: unknown) => ({
-  kind: 'graph',
-  name,
-  description: 'tenancy check',
-  nodes: [
-    { id: 'start', type: 'start' },
-    {
-      id: 'work',
-      type: 'agent_task',
-      model: { id: 'claude-sonnet-5-5', maxTokens: 512 },
-      system: 'Say done.',
-      prompt: 'Say done.',
-      allowedActions: ['notes_append'],
-      gates: { notes_append: { mode: 'needs_approval', approvers: [approver] } },
-    },
-    {
-      id: 'review',
-      type: 'human_task',
-      title: 'Review',
-      assignees: [approver],
-      form: { type: 'object', properties: { ok: { type: 'boolean' } } },
-      timeoutSeconds: 3600,
-    },
-    { id: 'end', type: 'end' },
-  ],
-  edges: [
-    { from: 'start', to: 'work' },
-    { from: 'work', to: 'review' },
-    { from: 'review', to: 'end' },
-  ],
-  trigger: { type: 'on_demand' },
-  budget: { maxUsdPerRun: 1 },
-});
-/** Approval defaults and a gate naming `approver` (a workflow's, or a grant's jobs'). */
-const gatedBy = (approver: unknown) => ({
-  allowedActions: ['notes_append'],
-  gates: { notes_append: { mode: 'needs_approval', approvers: [approver] } },
-  approvals: { approvers: [approver], timeoutSeconds: 600 },
-});
-const grantChange = { grant: baseGrant({ maxTurns: 4 }) };
-/** Owner A's clients, and B's. */
-export const CLIENTS = { a: 'a-bot', b: 'b-bot', sibling: 'a-other' } as const;
-/**
- * Bodies of B's naming A's credential secret (or alert topic): refused for A's as for one of nobody's, naming
- * the field, and nothing written.
- */
-const secretRefs = { api: { secret: ref('secret') } };
-const refusedBodyProbe = (field: string, json: unknown, extra: Omit<Probe, 'as' | 'json'> = {}): Probe => ({
-  as: 'ownerB',
-  json,
-  status: 400,
-  field,
-  ...extra,
-});
-const definitionSecret = (name: string, extra: Omit<Probe, 'as' | 'json'> = {}) =>
-  refusedBodyProbe('credRefs.api.secret', { ...agentDefinition(name), credRefs: secretRefs }, extra);
-/** A definition of B's whose alert names A's topic: refused as an undeclared topic is, naming the field. */
-const definitionTopic = (name: string, extra: Omit<Probe, 'as' | 'json'> = {}) =>
-  refusedBodyProbe(
-    'destination.topicArn',
-    { ...agentDefinition(name), destination: { type: 'alert', topicArn: ref('alertTopic') } },
-    extra,
-  );
-/** Definitions of B's naming A's approver: refused as an undeclared approver is, naming the field. */
-const definitionApprover = (name: string, extra: Omit<Probe, 'as' | 'json'> = {}) =>
-  refusedBodyProbe(
-    'approvals.approvers[0]',
-    { ...agentDefinition(name), ...gatedBy(ref('approver')) },
-    extra,
-  );
-const graphApprover = (name: string, extra: Omit<Probe, 'as' | 'json'> = {}) =>
-  refusedBodyProbe('nodes[2].assignees[0]', graphDefinition(name, ref('approver')), extra);
-const grantApprover = (json: Record<string, unknown>, extra: Omit<Probe, 'as' | 'json'> = {}) => {
-  const { allowedActions: _, ...gates } = gatedBy(ref('approver'));
-  return refusedBodyProbe(
-    'grant.approvals.approvers[0]',
-    { ...json, grant: { ...baseGrant(), ...gates } },
-    extra,
-  );
-};
-const grantSecret = (json: Record<string, unknown>, extra: Omit<Probe, 'as' | 'json'> = {}) =>
-  refusedBodyProbe(
-    'grant.credRefs.api.secret',
-    { ...json, grant: { ...baseGrant(), credRefs: secretRefs } },
-    extra,
-  );
-/** A page token of A's listing, sent as B: refused as a token of nobody's listing is, naming `nextToken`. */
-const tokenProbe = (
-  nextToken: IdKind,
-  extra: Omit<Probe, 'as' | 'query'> = {},
-  query: Record<string, Value> = { limit: lit('1') },
-): Omit<Probe, 'as'> => ({
-  query: { ...query, nextToken },
-  status: 400,
-  field: 'nextToken',
-  ...extra,
-});
-/** A token of one of A's runs on B's own run. */
-const runTokenProbe = (nextToken: IdKind, query?: Record<string, Value>): Probe => ({
-  as: 'ownerB',
-  ...tokenProbe(nextToken, { params: { id: own('run') } }, query),
-});
-/** A link token of the right shape that no key signed. */
-const FORGED = `v1.${'A'.repeat(43)}.${'B'.repeat(43)}`;
-const event = { Entries: [{ Source: 'com.example.orders', DetailType: 'Order Placed', Detail: '{}' }] };
+import { type Fixture, lit, own, type Probe, ref, type ToolProbe } from './tenancy-probe.ts';
+import {
+  agentDefinition,
+  asClients,
+  CLIENTS,
+  definitionApprover,
+  definitionSecret,
+  definitionTopic,
+  eachRun,
+  eachWorkflow,
+  event,
+  FORGED,
+  grantApprover,
+  grantChange,
+  grantSecret,
+  graphApprover,
+  runKinds,
+  runTokenProbe,
+  tokenProbe,
+  workflowKinds,
+} from './tenancy-probe-builders.ts';
 
 export const ROUTES: Record<string, Fixture> = {
   // Workflows.
@@ -561,11 +330,7 @@ export const FIELD_EXEMPTIONS: Record<string, string> = {
     "the event's own id, chosen by its sender: it dedupes runs per workflow, and B's events reach B's workflows only (tenancy of events)",
 };
 
-/**
- * The jobs MCP server's tools, each with its probes: which arguments are ids of A's (a nested one by its path),
- * minimal valid other arguments, and the error code the missing id answers (default not_found).
- */
-export type ToolProbe = { ids?: Record<string, IdKind>; args?: Record<string, unknown>; code?: string };
+/** The jobs MCP server's tools, each with its probes. */
 export const TOOLS: Record<string, ToolProbe[]> = {
   submit_agent_job: [{ args: { prompt: 'What time is it?', dryRun: true } }],
   get_agent_job: [{ ids: { jobId: 'job' } }],

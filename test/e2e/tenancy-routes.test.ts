@@ -23,7 +23,8 @@ import type { HumanTaskDeps } from '../../shared/human-tasks/deps.ts';
 import { signedPagesApp } from '../../shared/human-tasks/signed-pages.ts';
 import { bearer, callTool, connectMcp } from '../mcp/support.ts';
 import { approvalHintFields, type IdField, idFields, isField, requestIdFields } from './tenancy-fields.ts';
-import { FIELD_EXEMPTIONS, type Probe, ROUTES, TOOLS } from './tenancy-fixtures.ts';
+import { FIELD_EXEMPTIONS, ROUTES, TOOLS } from './tenancy-fixtures.ts';
+import type { Probe } from './tenancy-probe.ts';
 import {
   addedFor,
   asA,

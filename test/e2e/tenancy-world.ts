@@ -1,6 +1,6 @@
 /**
  * The world of the tenancy check (tenancy-routes.test.ts): one local stack with owners A and B, A's objects of
- * every kind, and the requests a probe sends (tenancy-fixtures.ts) with A's ids or missing ones.
+ * every kind, and the requests a probe sends (tenancy-probe.ts) with A's ids or missing ones.
  */
 import { expect } from 'vitest';
 import { ownerAuditToken, runAuditToken } from '../../shared/api/audit-cursors.ts';
@@ -25,17 +25,15 @@ import {
   tokenOf,
 } from './support.ts';
 import {
-  agentDefinition,
   type Caller,
-  CLIENTS,
-  graphDefinition,
   type IdKind,
   type OwnKind,
   type OwnValue,
   type Probe,
   REF,
   type Value,
-} from './tenancy-fixtures.ts';
+} from './tenancy-probe.ts';
+import { agentDefinition, CLIENTS, graphDefinition } from './tenancy-probe-builders.ts';
 
 const KEY_A = `wfl_${'A'.repeat(32)}`;
 const KEY_B = `wfl_${'B'.repeat(32)}`;
