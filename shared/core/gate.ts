@@ -8,7 +8,7 @@ import { canonicalJson } from '../audit/canonical.ts';
 import type { GateMode } from '../schemas/gate.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import type { Action, ActionCatalog } from './actions.ts';
-import { type InexactNumber, inexactNumber } from './inexact-number.ts';
+import { inexactNumber, inexactNumberReason } from './inexact-number.ts';
 import { MAX_APPROVAL_ARGS_BYTES } from './transcript-limits.ts';
 
 export type GrantEntry = { mode: GateMode; approvers: string[]; timeoutSeconds: number };
@@ -122,7 +122,7 @@ export function evaluateGate(
     // "expected string" could hide why. The parsed input is checked too: a schema default or transform could
     // put in a number the model never wrote.
     const written = inexactNumber(call.input);
-    if (written) return { decision: 'deny', reason: inexactReason(written) };
+    if (written) return { decision: 'deny', reason: inexactNumberReason(written) };
     const parsed = action.input.safeParse(call.input);
     if (!parsed.success) {
       const problems = parsed.error.issues
@@ -132,7 +132,7 @@ export function evaluateGate(
       return { decision: 'deny', reason: `the input does not match the action's schema (${problems})` };
     }
     const produced = inexactNumber(parsed.data);
-    if (produced) return { decision: 'deny', reason: inexactReason(produced) };
+    if (produced) return { decision: 'deny', reason: inexactNumberReason(produced) };
     const forced = action.irreversible || action.publishesExternally?.(parsed.data) === true;
     const mode = forced && entry.mode === 'allow' ? 'needs_approval' : entry.mode;
     if (mode === 'allow') return { decision: 'allow', action, input: parsed.data };
@@ -170,11 +170,6 @@ export function evaluateGate(
     };
   }
 }
-
-/** Why a call holding a number that cannot be sent as written is denied, and what to send instead. */
-const inexactReason = ({ path, read }: InexactNumber): string =>
-  `${path} was read as ${read}: a number past ${Number.MAX_SAFE_INTEGER} in magnitude cannot be read exactly, ` +
-  'so it may not be the number that was written; send such a value (an id, say) as a string';
 
 /** The tool_result text the model sees for a denial: readable, and clear that it must not retry. */
 export const denialText = (reason: string): string =>

@@ -50,6 +50,11 @@ export function inexactNumber(value: unknown, at: PropertyKey[] = ['input']): In
   return undefined;
 }
 
+/** Why a call holding such a number is denied, and what to send instead (the model reads it). */
+export const inexactNumberReason = ({ path, read }: InexactNumber): string =>
+  `${path} was read as ${read}: a number past ${Number.MAX_SAFE_INTEGER} in magnitude cannot be read exactly, ` +
+  'so it may not be the number that was written; send such a value (an id, say) as a string';
+
 function pathOf(frame: Frame): PropertyKey[] {
   const path: PropertyKey[] = [];
   for (let at: Frame | undefined = frame; at?.parent; at = at.parent) path.push(at.key!);
