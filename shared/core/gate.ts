@@ -8,6 +8,7 @@ import { canonicalJson } from '../audit/canonical.ts';
 import type { GateMode } from '../schemas/gate.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import type { Action, ActionCatalog } from './actions.ts';
+import { inexactNumber, inexactNumberReason } from './inexact-number.ts';
 import { MAX_APPROVAL_ARGS_BYTES } from './transcript-limits.ts';
 
 export type GrantEntry = { mode: GateMode; approvers: string[]; timeoutSeconds: number };
@@ -116,6 +117,12 @@ export function evaluateGate(
     }
     const action = catalog.resolve(call.name, definition);
     if (!action) return { decision: 'deny', reason: `no action named '${call.name}' exists` };
+    // A number past 2^53 was rounded before the runtime saw it (inexact-number.ts): sent, it would be another
+    // number than the model wrote (an account id, say), so it is denied in every mode, before the schema's
+    // "expected string" could hide why. The parsed input is checked too: a schema default or transform could
+    // put in a number the model never wrote.
+    const written = inexactNumber(call.input);
+    if (written) return { decision: 'deny', reason: inexactNumberReason(written) };
     const parsed = action.input.safeParse(call.input);
     if (!parsed.success) {
       const problems = parsed.error.issues
@@ -124,6 +131,8 @@ export function evaluateGate(
         .join('; ');
       return { decision: 'deny', reason: `the input does not match the action's schema (${problems})` };
     }
+    const produced = inexactNumber(parsed.data);
+    if (produced) return { decision: 'deny', reason: inexactNumberReason(produced) };
     const forced = action.irreversible || action.publishesExternally?.(parsed.data) === true;
     const mode = forced && entry.mode === 'allow' ? 'needs_approval' : entry.mode;
     if (mode === 'allow') return { decision: 'allow', action, input: parsed.data };
@@ -131,7 +140,7 @@ export function evaluateGate(
       if (entry.approvers.length === 0)
         return { decision: 'deny', reason: 'this action needs approval but no approvers are configured' };
       // The approval item keeps the exact arguments as a map: what DynamoDB cannot hold there (a number below
-      // 1e-130, an integer past 2^53, ...: shared/api/storable.ts) would fail the write that asks for approval,
+      // 1e-130, nesting past 24 levels, ...: shared/api/storable.ts) would fail the write that asks for approval,
       // and so would arguments that, with the rest of the approval item, pass DynamoDB's 400 KB item limit
       // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html): sized as DynamoDB
       // counts them (item-size.ts), the denial names the largest field.

@@ -9,6 +9,7 @@ import type { LedgerRow } from '../schemas/ledger.ts';
 import type { Action } from './actions.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
 import { approvalIdFor, argsHashOf, idempotencyKeyFor } from './identity.ts';
+import { inexactNumber } from './inexact-number.ts';
 import type { ToolOutcome, ToolUseBlock } from './ports.ts';
 import { runRedacted } from './redacted-dispatch.ts';
 import type { ToolCallContext } from './tool-calls.ts';
@@ -25,9 +26,13 @@ export async function resumePending(
   if (row.idempotent && action) {
     const approval = await deps.store.getApproval(approvalIdFor(h.run.runId, use.id));
     const input = approval?.status === 'approved' ? approval.args : action.input.parse(use.input);
-    // What is staged (earlier calls' settles) is committed before this call runs again.
-    await h.flush();
-    return runAndSettle(h, deps, ctx, use, action, input, row, true);
+    // Sent again only as the gate would allow it now: a row written before the gate denied numbers past 2^53
+    // (inexact-number.ts) holds one rounded, which is never sent again; its outcome stays unknown.
+    if (inexactNumber(input) === undefined) {
+      // What is staged (earlier calls' settles) is committed before this call runs again.
+      await h.flush();
+      return runAndSettle(h, deps, ctx, use, action, input, row, true);
+    }
   }
   const outcome = UNKNOWN_AFTER_STOP;
   await h.stage({

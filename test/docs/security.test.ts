@@ -9,6 +9,7 @@ import { FORM_NONCE_MAX_AGE_MS } from '../../shared/approvals/nonce.ts';
 import { DEFAULT_BUDGET_WAIT_MS } from '../../shared/core/budget.ts';
 import { denialText } from '../../shared/core/gate.ts';
 import { idempotencyKeyFor } from '../../shared/core/identity.ts';
+import { inexactNumber, inexactNumberReason } from '../../shared/core/inexact-number.ts';
 import { MAX_REDACTION_OWNERS, REDACTION_HOLD_MS } from '../../shared/credentials/owner-redactors.ts';
 import { MAX_CACHED_OWNERS } from '../../shared/credentials/recent-owners.ts';
 import { cacheScopeText } from '../../shared/model/anthropic-mapping.ts';
@@ -42,6 +43,12 @@ describe('docs/security.md', () => {
     expect(idempotencyKeyFor('run_1', 3, 'toolu_1')).toMatch(/^wf-[0-9a-f]{40}$/);
     const denial = quoted(/the model is told why and not to retry \(`([^`]+)`\)/);
     expect(denialText('…').startsWith(denial)).toBe(true);
+  });
+
+  it('the denial of a number past 2^53 is the one the gate gives', () => {
+    const quote = quoted(/asking for a string: `([^`]+)`/);
+    const found = inexactNumber(JSON.parse('{"account":{"id":12345678901234567890}}'));
+    expect(found && denialText(inexactNumberReason(found)).startsWith(quote)).toBe(true);
   });
 
   it("the approval pages' headers are the ones the page quotes", () => {
