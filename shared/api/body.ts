@@ -3,10 +3,10 @@
  * validation into `validation_failed` field errors. Workflow definitions (JSON or YAML): definition-body.ts.
  */
 import type { Context } from 'hono';
+import { exceedsDepth } from '../core/storable.ts';
 import { fieldErrors } from '../workflow-file/errors.ts';
 import type * as z from '../zod.ts';
 import { ApiError, invalid } from './errors.ts';
-import { exceedsDepth } from './storable.ts';
 import { MAX_BODY_DEPTH } from './write-schemas.ts';
 
 export const JSON_TYPES = ['application/json'];

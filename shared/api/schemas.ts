@@ -3,13 +3,18 @@
  * document is generated from all of them (openapi.ts), so the two cannot drift.
  */
 
+import {
+  MAX_VALUE_DEPTH,
+  RUN_INPUT_MAX_BYTES,
+  refineStorable,
+  type StorableLimits,
+} from '../core/storable.ts';
 import { StoredWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
 import { ApprovalSchema, ApprovalStatusSchema } from '../schemas/approval.ts';
 import { HumanTaskSchema, HumanTaskStatusSchema } from '../schemas/human-task.ts';
 import { RunStatusSchema } from '../schemas/run.ts';
 import { WorkflowIdSchema } from '../schemas/workflow-record.ts';
 import * as z from '../zod.ts';
-import { MAX_VALUE_DEPTH, RUN_INPUT_MAX_BYTES, refineStorable, type StorableLimits } from './storable.ts';
 
 // ---------------------------------------------------------------- limits
 

@@ -3,9 +3,10 @@
  * apart from shared/api/schemas.ts (which re-exports them for the OpenAPI document) so the WorkflowWrite
  * function does not bundle every response schema of the API (docs/deploy.md, "Function bundles").
  */
+
+import { MAX_VALUE_DEPTH, refineStorable, type StorableLimits } from '../core/storable.ts';
 import { AnyWorkflowDefinitionSchema } from '../schemas/any-workflow.ts';
 import * as z from '../zod.ts';
-import { MAX_VALUE_DEPTH, refineStorable, type StorableLimits } from './storable.ts';
 
 /** JSON/YAML nesting allowed in a body before any schema sees it (deep inputs stop here, not in a stack overflow). */
 export const MAX_BODY_DEPTH = 32;

@@ -3,12 +3,13 @@
  * intersected with the live policy), its input parses, and its gate allows; irreversible actions always
  * need approval. Any fault while deciding is a denial.
  */
-import { MAX_VALUE_DEPTH, storableIssues } from '../api/storable.ts';
+
 import { canonicalJson } from '../audit/canonical.ts';
 import type { GateMode } from '../schemas/gate.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import type { Action, ActionCatalog } from './actions.ts';
 import { inexactNumber, inexactNumberReason } from './inexact-number.ts';
+import { MAX_VALUE_DEPTH, storableIssues } from './storable.ts';
 import { MAX_APPROVAL_ARGS_BYTES } from './transcript-limits.ts';
 
 export type GrantEntry = { mode: GateMode; approvers: string[]; timeoutSeconds: number };
@@ -140,7 +141,7 @@ export function evaluateGate(
       if (entry.approvers.length === 0)
         return { decision: 'deny', reason: 'this action needs approval but no approvers are configured' };
       // The approval item keeps the exact arguments as a map: what DynamoDB cannot hold there (a number below
-      // 1e-130, nesting past 24 levels, ...: shared/api/storable.ts) would fail the write that asks for approval,
+      // 1e-130, nesting past 24 levels, ...: shared/core/storable.ts) would fail the write that asks for approval,
       // and so would arguments that, with the rest of the approval item, pass DynamoDB's 400 KB item limit
       // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html): sized as DynamoDB
       // counts them (item-size.ts), the denial names the largest field.

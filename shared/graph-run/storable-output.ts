@@ -5,9 +5,9 @@
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html#limits-data-types,
  * #limits-attributes); and the document client refuses an integer past 2^53 (`12345678901234567890`, an id many
  * APIs send). Such an output failed the write that ends the step, after the call was made. Checked as the API
- * checks the values it stores (shared/api/storable.ts).
+ * checks the values it stores (shared/core/storable.ts).
  */
-import { MAX_VALUE_DEPTH, storableIssues } from '../api/storable.ts';
+import { MAX_VALUE_DEPTH, storableIssues } from '../core/storable.ts';
 
 /** Why `output` cannot be stored, naming where (`output.id …`), or undefined when it can. */
 export function unstorableOutput(output: unknown): string | undefined {

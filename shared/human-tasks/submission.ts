@@ -4,7 +4,7 @@
  * Only declared fields are read; anything else in the body is ignored.
  */
 
-import { MAX_VALUE_DEPTH, storableProblems } from '../api/storable.ts';
+import { MAX_VALUE_DEPTH, storableProblems } from '../core/storable.ts';
 import { type FormField, formFields } from '../graph/form.ts';
 import { compileSchema, type ErrorObject, type ValidateFunction } from '../json-schema/index.ts';
 import { linearPatterns } from '../regex/linear.ts';

@@ -16,7 +16,7 @@ import {
   RUN_INPUT_MAX_BYTES,
   refineStorable,
   type StorableLimits,
-} from '../api/storable.ts';
+} from '../core/storable.ts';
 import { ActionNameSchema, IsoTimeSchema, WorkflowNameSchema } from '../schemas/common.ts';
 import { ConnectorSchema } from '../schemas/connector.ts';
 import { CredRefsSchema } from '../schemas/credentials.ts';

@@ -7,9 +7,10 @@
  * block that opens the next part (message-split.ts); reading joins them back (message-assembly.ts).
  * Item size: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html
  */
-import { MAX_VALUE_DEPTH, storableProblems } from '../api/storable.ts';
+
 import { utf8PrefixUnits } from '../core/byte-caps.ts';
 import { DYNAMO_ITEM_LIMIT_BYTES, itemBytes, valueBytes } from '../core/item-size.ts';
+import { MAX_VALUE_DEPTH, storableProblems } from '../core/storable.ts';
 import { MessageTooLargeError } from '../core/store-errors.ts';
 import type { TranscriptMessage } from '../schemas/message.ts';
 import { keys } from './keys.ts';

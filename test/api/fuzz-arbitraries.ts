@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { stringify } from 'yaml';
-import { exceedsDepth } from '../../shared/api/storable.ts';
+import { exceedsDepth } from '../../shared/core/storable.ts';
 import type * as z from '../../shared/zod.ts';
 
 type Path = (string | number)[];

@@ -6,11 +6,11 @@
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { RUN_INPUT_MAX_BYTES } from '../../shared/api/storable.ts';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
 import { utf8Length } from '../../shared/core/byte-caps.ts';
 import { deliverResult, REPORT_MAX_BYTES, renderReport, reportRoom } from '../../shared/core/deliver.ts';
 import { DYNAMO_ITEM_LIMIT_BYTES, itemBytes } from '../../shared/core/item-size.ts';
+import { RUN_INPUT_MAX_BYTES } from '../../shared/core/storable.ts';
 import { MAX_RESULT_TEXT_BYTES } from '../../shared/core/transcript-limits.ts';
 import { keys } from '../../shared/store/keys.ts';
 import { driveRun, engineDeps, ScriptedModel, text } from '../support/engine.ts';

@@ -3,6 +3,8 @@
  * and stamps every event with the caller's owner (`detail["wf-owner"]`, from verified identity, never from the
  * body). A body that sets the stamp to anyone else is refused, naming the field; nothing is put or started.
  */
+
+import { storableIssues } from '../../core/storable.ts';
 import {
   type EventEnvelope,
   MAX_ENTRY_BYTES,
@@ -15,7 +17,6 @@ import { validate } from '../body.ts';
 import type { ApiDeps } from '../deps.ts';
 import { invalid } from '../errors.ts';
 import { LocalEventEnvelopeBodySchema, PutEventsBodySchema, RUN_INPUT_LIMITS } from '../schemas.ts';
-import { storableIssues } from '../storable.ts';
 
 /** Stamped PutEvents entries and the events EventBridge would deliver for them (ids from `deps.ids`). */
 export type OwnedEvents = {

@@ -5,9 +5,9 @@
  * lone UTF-16 surrogates, and item size. The walk is iterative, so no input can overflow the stack.
  */
 
-import { valueBytes } from '../core/item-size.ts';
 import { type FieldError, formatPath } from '../workflow-file/errors.ts';
 import type * as z from '../zod.ts';
+import { valueBytes } from './item-size.ts';
 
 /**
  * A run's input, as JSON in UTF-8 bytes, indented as the transcript shows it: it is stored on the run and in its
