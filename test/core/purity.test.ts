@@ -49,12 +49,14 @@ function importGraph(entries: string[]): Map<string, { specifiers: string[]; sou
   return seen;
 }
 
-/** `process.env` outside comments. */
-const readsEnvironment = (source: string) =>
+/** Whether `pattern` matches `source` outside comments. */
+const inCode = (source: string, pattern: RegExp) =>
   source
     .replace(/\/\*[\s\S]*?\*\//g, '')
     .split('\n')
-    .some((line) => /\bprocess\.env\b/.test(line.replace(/\/\/.*$/, '')));
+    .some((line) => pattern.test(line.replace(/\/\/.*$/, '')));
+const readsEnvironment = (source: string) => inCode(source, /\bprocess\.env\b/);
+const readsClock = (source: string) => inCode(source, /\bDate\.now\(\)|\bnew Date\(\)/);
 
 describe('the core is pure', () => {
   const entries = readdirSync(CORE)
@@ -79,6 +81,16 @@ describe('the core is pure', () => {
     // Act
     const offending = [...graph]
       .filter(([, { source }]) => readsEnvironment(source))
+      .map(([file]) => relative(ROOT, file));
+
+    // Assess
+    expect(offending).toEqual([]);
+  });
+
+  it('reads no clock of its own (Date.now(), new Date()) anywhere it reaches: time comes through the Clock port', () => {
+    // Act
+    const offending = [...graph]
+      .filter(([, { source }]) => readsClock(source))
       .map(([file]) => relative(ROOT, file));
 
     // Assess
