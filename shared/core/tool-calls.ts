@@ -15,7 +15,7 @@ import type { TranscriptMessage } from '../schemas/message.ts';
 import type { WorkflowDefinition } from '../schemas/workflow.ts';
 import type { ApprovalDecision } from './approval-record.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
-import { type EffectiveGrant, evaluateGate } from './gate.ts';
+import { type EffectiveGrant, evaluateGate, policyDenial } from './gate.ts';
 import { approvalIdFor, argsHashOf } from './identity.ts';
 import type { ToolOutcome, ToolUseBlock } from './ports.ts';
 import { dispatch, resumePending } from './tool-dispatch.ts';
@@ -82,15 +82,13 @@ export async function answerToolUses(
       continue;
     }
     if (index >= limit) {
-      outcomes.set(
-        use.id,
-        await refuse(h, deps, ctx, use, `the per-turn limit of ${limit} tool calls was reached`),
-      );
+      const overLimit = policyDenial(`the per-turn limit of ${limit} tool calls was reached`);
+      outcomes.set(use.id, await refuse(h, deps, ctx, use, overLimit));
       continue;
     }
     const gate = evaluateGate(use, ctx.grant, deps.actions, ctx.definition);
     if (gate.decision === 'deny') {
-      outcomes.set(use.id, await refuse(h, deps, ctx, use, gate.reason));
+      outcomes.set(use.id, await refuse(h, deps, ctx, use, gate));
     } else if (gate.decision === 'allow') {
       outcomes.set(use.id, await dispatch(h, deps, ctx, use, gate.action, gate.input, 'allow'));
     } else {
@@ -122,7 +120,7 @@ async function honourApproval(
         },
       ],
     });
-    return refuse(h, deps, ctx, use, NO_DECISION, 'expired');
+    return refuse(h, deps, ctx, use, policyDenial(NO_DECISION), 'expired');
   }
   if (approval.status !== 'approved')
     return refuseUndecided(h, deps, ctx, use, approval.status, approval.decidedBy);
@@ -133,7 +131,7 @@ async function honourApproval(
       deps,
       ctx,
       use,
-      'the approved arguments do not match the requested call',
+      policyDenial('the approved arguments do not match the requested call'),
       'args_mismatch',
     );
   }
@@ -143,7 +141,7 @@ async function honourApproval(
     deps.actions,
     ctx.definition,
   );
-  if (gate.decision === 'deny') return refuse(h, deps, ctx, use, gate.reason);
+  if (gate.decision === 'deny') return refuse(h, deps, ctx, use, gate);
   return dispatch(h, deps, ctx, use, gate.action, gate.input, 'approved');
 }
 
@@ -158,12 +156,12 @@ function refuseUndecided(
 ): Promise<ToolOutcome> {
   if (status === 'denied') {
     const by = decidedBy ?? 'unknown';
-    return refuse(h, deps, ctx, use, `an approver (${by}) denied this call`, 'approver_denied');
+    return refuse(h, deps, ctx, use, policyDenial(`an approver (${by}) denied this call`), 'approver_denied');
   }
   if (status === 'undeliverable') {
-    return refuse(h, deps, ctx, use, NO_APPROVER_REACHED, 'undeliverable');
+    return refuse(h, deps, ctx, use, policyDenial(NO_APPROVER_REACHED), 'undeliverable');
   }
-  return refuse(h, deps, ctx, use, NO_DECISION, 'expired');
+  return refuse(h, deps, ctx, use, policyDenial(NO_DECISION), 'expired');
 }
 
 /**
@@ -184,7 +182,7 @@ async function honourDecision(
   if (decided.status !== 'approved')
     return refuseUndecided(h, deps, ctx, use, decided.status, decided.decidedBy);
   const gate = evaluateGate(use, ctx.grant, deps.actions, ctx.definition);
-  if (gate.decision === 'deny') return refuse(h, deps, ctx, use, gate.reason);
+  if (gate.decision === 'deny') return refuse(h, deps, ctx, use, gate);
   if (argsHashOf(use.name, gate.input) !== decided.argsHash) return undefined;
   return dispatch(h, deps, ctx, use, gate.action, gate.input, 'approved');
 }

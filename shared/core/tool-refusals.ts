@@ -1,12 +1,13 @@
 /**
  * Answers that dispatch nothing: a refusal (a denied, over-limit or no-longer-approved call) is a `refused`
  * ledger row with its model-readable denial, and a call that needs approval gets an approval record. Both
- * are staged for the turn's next write, which always comes before the turn ends.
+ * are staged for the turn's next write, which always comes before the turn ends. A refusal for the input alone
+ * (gate.ts `DenialFault`) differs only in its text, which invites a corrected call.
  */
 import type { Approval } from '../schemas/approval.ts';
 import { approvalRequestedAudit, newApproval } from './approval-record.ts';
 import { isoAt, type RunHandle, type TurnDeps } from './engine.ts';
-import { denialText } from './gate.ts';
+import { type Denial, denialText } from './gate.ts';
 import { argsHashOf, idempotencyKeyFor } from './identity.ts';
 import type { ToolOutcome, ToolUseBlock } from './ports.ts';
 import type { ToolCallContext } from './tool-calls.ts';
@@ -18,10 +19,11 @@ export async function refuse(
   deps: TurnDeps,
   ctx: ToolCallContext,
   use: ToolUseBlock,
-  reason: string,
+  denial: Denial,
   cause = 'gate',
 ): Promise<ToolOutcome> {
-  const outcome: ToolOutcome = { content: capRefusal(denialText(reason)), isError: true };
+  const { reason } = denial;
+  const outcome: ToolOutcome = { content: capRefusal(denialText(denial)), isError: true };
   const argsHash = argsHashOf(use.name, use.input);
   const now = isoAt(deps.clock);
   await h.stage({

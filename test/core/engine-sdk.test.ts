@@ -17,6 +17,8 @@ import { driveRun, engineDeps } from '../support/engine.ts';
 import { minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 
 const store = testStore();
+/** What an input-only denial asks of the model (shared/core/gate.ts). */
+const INVITE = 'Correct the input and call again if the task still needs it.';
 const call = (i: number) => ({
   type: 'tool_use' as const,
   id: `toolu_call_${i}`,
@@ -44,6 +46,43 @@ const fixtures: ScriptedFixture[] = [
       {
         expect: { tools: ['current_time', 'notes_append', 'notes_put'] },
         text: 'All four lines are logged.',
+      },
+    ],
+  },
+  {
+    // The first call's input does not match notes_append's schema (`line` must be a string): denied, the model is
+    // invited to correct it, and the corrected call (its own id) is gated again and dispatched.
+    name: 'corrects-input',
+    turns: [
+      {
+        response: {
+          content: [
+            { type: 'text', text: 'Logging.' },
+            { type: 'tool_use', id: 'toolu_bad', name: 'notes_append', input: { name: 'log', line: 42 } },
+          ],
+        },
+      },
+      {
+        expect: {
+          toolResults: [
+            {
+              toolUseId: 'toolu_bad',
+              contains: "Denied: the input does not match the action's schema",
+              isError: true,
+            },
+            { toolUseId: 'toolu_bad', contains: INVITE, isError: true },
+          ],
+        },
+        response: {
+          content: [
+            { type: 'text', text: 'Fixing the line.' },
+            { type: 'tool_use', id: 'toolu_good', name: 'notes_append', input: { name: 'log', line: '42' } },
+          ],
+        },
+      },
+      {
+        expect: { toolResults: [{ toolUseId: 'toolu_good', contains: '1 line(s)', isError: false }] },
+        text: 'Logged 42.',
       },
     ],
   },
@@ -133,6 +172,36 @@ describe.each(PROVIDERS)('turn engine with the real %s SDK and the scripted serv
     });
     expect(await store.getNoteLines(run.runId, 'log')).toEqual(['turn 0', 'turn 1', 'turn 2', 'turn 3']);
     expect(server.failures).toEqual([]);
+  });
+
+  it('denies a schema-invalid input inviting a corrected call, dispatches the correction, and ends done', async () => {
+    const { run, outcomes, messages } = await runFixture(provider, 'corrects-input');
+    // The scripted server checked each turn's tool results (the invitation, then the dispatch's answer).
+    expect(server.failures).toEqual([]);
+    expect(outcomes.map((o) => o.next)).toEqual(['continue', 'continue', 'done']);
+    // Not degraded: the one refusal was of the input alone, and a later turn ran the action.
+    expect(run).toMatchObject({
+      status: 'done',
+      stopReason: 'end_turn',
+      modelCalls: 3,
+      result: { text: 'Logged 42.' },
+    });
+    expect(run.degraded).toBeUndefined();
+    const ledger = await store.listLedger(run.runId);
+    expect(ledger.map((row) => [row.toolUseId, row.status])).toEqual([
+      ['toolu_bad', 'refused'],
+      ['toolu_good', 'completed'],
+    ]);
+    expect(ledger[0]?.outcome).toEqual({
+      content: expect.stringMatching(/not executed\. Correct the input/),
+      isError: true,
+    });
+    const audit = await store.listAudit(run.runId);
+    expect(audit.filter((entry) => entry.type === 'denial').map((entry) => entry.data.toolUseId)).toEqual([
+      'toolu_bad',
+    ]);
+    expect(await store.getNoteLines(run.runId, 'log')).toEqual(['42']);
+    expect(messages.filter((m) => m.role === 'assistant')).toHaveLength(3);
   });
 
   it.each([

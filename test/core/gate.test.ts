@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { Action, ActionCatalog } from '../../shared/core/actions.ts';
-import { effectiveGrant, evaluateGate } from '../../shared/core/gate.ts';
+import { type DenialFault, denialText, effectiveGrant, evaluateGate } from '../../shared/core/gate.ts';
+import { MAX_REFUSAL_BYTES } from '../../shared/core/transcript-limits.ts';
 import { asAgentDefinition } from '../../shared/schemas/any-workflow.ts';
 import type { WorkflowDefinition } from '../../shared/schemas/workflow.ts';
 import { validateWorkflowDefinition } from '../../shared/workflow-file/index.ts';
@@ -81,6 +82,7 @@ describe('Gate', () => {
       expect(evaluateGate({ name: 'notes_append', input: { amount } }, grant, amounts, def)).toEqual({
         decision: 'deny',
         reason: expect.stringContaining(`the input cannot be stored for its approval (${why}`),
+        fault: 'input',
       });
       const fine = evaluateGate({ name: 'notes_append', input: { amount: 1e-130 } }, grant, amounts, def);
       expect(fine.decision).toBe('needs_approval');
@@ -108,6 +110,7 @@ describe('Gate', () => {
         'input.account.id was read as 12345678901234567000: a number past 9007199254740991 in magnitude ' +
         'cannot be read exactly, so it may not be the number that was written; send such a value (an id, say) as ' +
         'a string',
+      fault: 'input',
     });
     expect(decide(-(2 ** 53)).decision).toBe('deny');
     expect(decide(Number.MAX_SAFE_INTEGER).decision).not.toBe('deny');
@@ -199,3 +202,121 @@ describe('Gate', () => {
     );
   });
 });
+
+describe('Gate: whose fault a denial is', () => {
+  const def = definition({ gates: { notes_append: 'needs_approval', notes_put: 'allow' } });
+  const grant = effectiveGrant(def, def, true);
+  const denied = (name: string, input: unknown, under = def, actions = tools) =>
+    evaluateGate({ name, input }, under === def ? grant : effectiveGrant(under, under, true), actions, under);
+
+  // Only what the model wrote stands in the way: the same action with a corrected input may pass.
+  it.each([
+    ['a schema mismatch', 'notes_put', { text: 42 }, /^the input does not match the action's schema/],
+    ['an unexpected field', 'notes_put', { text: 'x', extra: true }, /^the input does not match/],
+    ['a number past 2^53', 'notes_put', { text: 2 ** 64 }, /^input\.text was read as/],
+    [
+      'an input too deep to keep for its approval',
+      'notes_append',
+      { text: 'x', ...nested(40) },
+      /^the input cannot be stored for its approval/,
+    ],
+  ])('calls %s an input fault', (_case, name, input, reason) => {
+    const lenient = catalog([
+      action('notes_put'),
+      action('notes_append', { input: z.object({ text: z.string() }).loose() }),
+    ]);
+    expect(denied(name, input, def, lenient)).toEqual({
+      decision: 'deny',
+      reason: expect.stringMatching(reason),
+      fault: 'input',
+    });
+  });
+
+  // Nothing the model could write gets past these.
+  it.each([
+    ['an action outside the allow-set', () => denied('http_request', { text: 'x' })],
+    ['an unknown tool', () => denied('launch_rocket', {})],
+    [
+      'a gate of deny',
+      () => denied('notes_put', { text: 'x' }, definition({ gates: { notes_put: 'deny' } })),
+    ],
+    [
+      'a withdrawn action',
+      () => evaluateGate({ name: 'notes_put', input: { text: 'x' } }, new Map(), tools, def),
+    ],
+    [
+      'no action of that name in the catalog',
+      () => evaluateGate({ name: 'notes_put', input: { text: 'x' } }, grant, catalog([]), def),
+    ],
+    [
+      'no approvers',
+      () => {
+        const none = new Map(grant);
+        none.set('notes_append', { mode: 'needs_approval', approvers: [], timeoutSeconds: 60 });
+        return evaluateGate({ name: 'notes_append', input: { text: 'x' } }, none, tools, def);
+      },
+    ],
+    [
+      'a fault while deciding',
+      () =>
+        evaluateGate(
+          { name: 'notes_put', input: { text: 'x' } },
+          grant,
+          {
+            resolve: () => {
+              throw new Error('x');
+            },
+          },
+          def,
+        ),
+    ],
+  ])('calls %s a policy fault', (_case, decide) => {
+    expect(decide()).toMatchObject({ decision: 'deny', fault: 'policy' });
+  });
+
+  it('a policy fault is final even when the input is also wrong', () => {
+    expect(denied('notes_put', { text: 42 }, definition({ gates: { notes_put: 'deny' } }))).toMatchObject({
+      decision: 'deny',
+      fault: 'policy',
+    });
+  });
+});
+
+describe('denialText', () => {
+  it.each<[DenialFault, string]>([
+    ['policy', 'Do not retry it; continue without it, or say what you could not do.'],
+    ['input', 'Correct the input and call again if the task still needs it.'],
+  ])('tells the model after a %s denial: %s', (fault, next) => {
+    expect(denialText({ reason: 'the reason', fault })).toBe(
+      `Denied: the reason. This call was not executed. ${next}`,
+    );
+  });
+
+  it('invites a corrected call for an input the schema refuses, as the gate decides it', () => {
+    const def = definition();
+    const gate = evaluateGate(
+      { name: 'notes_put', input: { text: 42 } },
+      effectiveGrant(def, def, true),
+      tools,
+      def,
+    );
+    if (gate.decision !== 'deny') throw new Error('expected a denial');
+    const told = denialText(gate);
+    expect(told).toMatch(/^Denied: the input does not match the action's schema \(text: /);
+    expect(told).toMatch(/Correct the input and call again if the task still needs it\.$/);
+    expect(told).not.toContain('Do not retry');
+  });
+
+  it('cuts a long reason, never what to do next, and stays within the refusal cap', () => {
+    const told = denialText({ reason: 'é'.repeat(MAX_REFUSAL_BYTES), fault: 'input' });
+    expect(Buffer.byteLength(told)).toBeLessThanOrEqual(MAX_REFUSAL_BYTES);
+    expect(told).toMatch(/é \[truncated\]\. This call was not executed\. Correct the input and call again/);
+  });
+});
+
+/** `{ a: { a: … } }`, `depth` levels deep. */
+function nested(depth: number): Record<string, unknown> {
+  let value: Record<string, unknown> = {};
+  for (let level = 0; level < depth; level++) value = { a: value };
+  return value;
+}

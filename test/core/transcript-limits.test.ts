@@ -112,7 +112,7 @@ describe('worst-case item sizes from the schema limits', () => {
         tool_use_id: longestId(index),
         content: dispatched
           ? capToolResult(EURO.repeat(MAX_TOOL_RESULT_BYTES))
-          : capRefusal(denialText(EURO.repeat(MAX_REFUSAL_BYTES))),
+          : capRefusal(denialText({ reason: EURO.repeat(MAX_REFUSAL_BYTES), fault: 'input' })),
         is_error: !dispatched,
       });
     }

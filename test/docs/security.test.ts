@@ -42,13 +42,18 @@ describe('docs/security.md', () => {
     expect(page).toContain('(`wf-` + 40 hex of SHA-256 of its identity)');
     expect(idempotencyKeyFor('run_1', 3, 'toolu_1')).toMatch(/^wf-[0-9a-f]{40}$/);
     const denial = quoted(/the model is told why and not to retry \(`([^`]+)`\)/);
-    expect(denialText('…').startsWith(denial)).toBe(true);
+    expect(denialText({ reason: '…', fault: 'policy' })).toBe(denial);
+  });
+
+  it("the denial of the input alone is the gate's, inviting a corrected call", () => {
+    const invite = quoted(/the model is told to fix it \(`([^`]+)`\)/);
+    expect(denialText({ reason: '…', fault: 'input' })).toBe(invite);
   });
 
   it('the denial of a number past 2^53 is the one the gate gives', () => {
     const quote = quoted(/asking for a string: `([^`]+)`/);
     const found = inexactNumber(JSON.parse('{"account":{"id":12345678901234567890}}'));
-    expect(found && denialText(inexactNumberReason(found)).startsWith(quote)).toBe(true);
+    expect(found && denialText({ reason: inexactNumberReason(found), fault: 'input' })).toBe(quote);
   });
 
   it("the approval pages' headers are the ones the page quotes", () => {
