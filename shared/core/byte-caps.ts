@@ -2,7 +2,7 @@
  * Cutting text for caps without breaking a character. UTF-8 byte arithmetic: DynamoDB measures strings in UTF-8
  * bytes, not UTF-16 code units, so a result capped in characters can be three times larger than it looks ('€' is
  * 1 character, 3 bytes). `cutText`: caps counted in UTF-16 units, as `String.prototype.slice` counts them.
- * Pure: no Buffer, no allocation of the encoded form.
+ * Pure: nothing is encoded to be measured.
  */
 
 const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
@@ -22,21 +22,13 @@ function codePointAt(text: string, index: number): { bytes: number; units: numbe
 /**
  * The UTF-8 length of a string in bytes: one per UTF-16 unit, plus one for U+0080-U+07FF, two for the rest of
  * the BMP (and a lone surrogate, encoded as U+FFFD), two for a surrogate pair (4 bytes for its 2 units).
- * Sized on every write (item-size.ts), so one pass with nothing allocated.
+ * Sized on every write (item-size.ts), several times per turn over the same transcript text, so it is Node's
+ * native count, which encodes nothing and counts exactly this (a lone surrogate as U+FFFD's 3 bytes;
+ * test/core/utf8-length.test.ts holds it to the rule above): a loop over the units in JavaScript took ten times
+ * longer on a tool result's text (issue #16). https://nodejs.org/api/buffer.html#static-method-bufferbytelengthstring-encoding
  */
 export function utf8Length(text: string): number {
-  const length = text.length;
-  let bytes = length;
-  for (let index = 0; index < length; index++) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) continue;
-    if (code < 0x800) bytes += 1;
-    else if (isHigh(code) && index + 1 < length && isLow(text.charCodeAt(index + 1))) {
-      bytes += 2;
-      index++;
-    } else bytes += 2;
-  }
-  return bytes;
+  return Buffer.byteLength(text, 'utf8');
 }
 
 /**
