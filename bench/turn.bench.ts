@@ -155,9 +155,12 @@ const perTurn = (t: Tally) => ({
 });
 
 try {
+  // One Turn container's dependencies for every run, as a warm Lambda container keeps them (its action catalog
+  // and tool schemas are built once per container, not per run).
+  const loopDeps = engineDeps(store, model('loop'));
   // Warm up every path once (the runtime, the floor, the bare SDK).
   const warm = await seedWorkflow(store, minimalWorkflow());
-  await driveRun(engineDeps(store, model('loop')), (await seedRun(store, warm.version)).runId);
+  await driveRun(loopDeps, (await seedRun(store, warm.version)).runId);
   await floorLoop(store, client, { runs: 1, turns: TURNS });
   await ledgerFloorLoop(store, client, { runs: 1, turns: TURNS });
   await bareLoop(client, TURNS);
@@ -200,7 +203,7 @@ try {
     let start = performance.now();
     let cpuStart = process.cpuUsage();
     toolWrite.on = true;
-    await driveCounted(engineDeps(store, model('loop')), run, toolTurns, finalTurns);
+    await driveCounted(loopDeps, run, toolTurns, finalTurns);
     runtimeTotal += performance.now() - start;
     cpu.runtime += cpuMs(cpuStart);
     toolWrite.on = false;
@@ -229,7 +232,7 @@ try {
   );
   for (let i = 0; i < RUNS; i++) {
     const run = await seedRun(store, version);
-    await driveCounted(engineDeps(store, model('loop')), run, tally(), tally(), {
+    await driveCounted(loopDeps, run, tally(), tally(), {
       turn: 3,
       deps: engineDeps(turnElsewhere, model('loop')),
       tally: plainElsewhere,
@@ -574,7 +577,7 @@ try {
   // Where a plain turn's time goes: its requests in order (turn 3 of a fresh run, a typical plain turn),
   // then the CPU of a batch of runs by package/module. After the timings, so profiling does not weigh on them.
   const profiled = (await seedRun(store, version)).runId;
-  const deps = engineDeps(store, model('loop'));
+  const deps = loopDeps;
   let pointer = { runId: profiled, turn: 0, segmentStartTurn: 0 };
   for (let turn = 0; turn < 3; turn++) {
     const outcome = await runTurn(deps, { ...pointer, attempt: firstAttempt(profiled) });
@@ -625,7 +628,7 @@ try {
         label: 'runtime',
         turns: cpuRuns * TURNS,
         run: async () => {
-          for (const runId of runIds) await driveRun(engineDeps(store, model('loop')), runId);
+          for (const runId of runIds) await driveRun(loopDeps, runId);
         },
       },
       {
