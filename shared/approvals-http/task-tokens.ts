@@ -4,6 +4,7 @@
  * (answered, timed out, or replaced by a newer wait), and the decision stays recorded for the next Turn.
  */
 import { SendTaskFailureCommand, SendTaskSuccessCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import { sfnFailureFields } from '../core/sfn-failure.ts';
 import { TaskTokenSendError } from './errors.ts';
 
 /** `sent`: the wait was open and is now answered. `already_closed`: there was nothing left to answer. */
@@ -101,9 +102,10 @@ export function sfnTaskTokens(client: SFNClient, options: SfnTaskTokensOptions =
       answer('SendTaskSuccess', () =>
         client.send(new SendTaskSuccessCommand({ taskToken: token, output: JSON.stringify(output) })),
       ),
+    // Cut to the API's caps: a longer error or cause is refused, and the wait would stay open to its timeout.
     sendFailure: (token, error, cause) =>
       answer('SendTaskFailure', () =>
-        client.send(new SendTaskFailureCommand({ taskToken: token, error, cause })),
+        client.send(new SendTaskFailureCommand({ taskToken: token, ...sfnFailureFields(error, cause) })),
       ),
   };
 }

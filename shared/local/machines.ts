@@ -22,7 +22,7 @@ import { localGraphMachine } from './graph-machine.ts';
 import type { LocalHumanTasks } from './human-tasks-local.ts';
 import { localRunEnds } from './run-end-local.ts';
 import type { LocalServices } from './services-local.ts';
-import { type LocalStepFunctions, startLocalSfnEndpoint } from './sfn/index.ts';
+import { type LocalStepFunctions, type SfnRefusal, startLocalSfnEndpoint } from './sfn/index.ts';
 import { localSfnClients } from './sfn-clients.ts';
 import type { LocalStackOptions } from './stack-options.ts';
 import { asFunction, type Closers } from './stack-parts.ts';
@@ -34,6 +34,8 @@ export type LocalMachines = {
   humanTasks: LocalHumanTasks;
   humanTaskService: HumanTaskPort;
   executions: ExecutionsPort;
+  /** What the Step Functions endpoint refused (LocalStack.sfnRefusals). */
+  sfnRefusals: readonly SfnRefusal[];
   taskTokens: TaskTokensPort;
   jobs: JobsDeps;
   /** Model prices and roles (delegated jobs' admission). */
@@ -153,5 +155,16 @@ export async function startLocalMachines(
     models,
     ...(options.jobRetry ? { retry: options.jobRetry } : {}),
   };
-  return { sfn, ...graph, externalSfn, executions, taskTokens, jobs, models, engines, deliver: ends.deliver };
+  return {
+    sfn,
+    ...graph,
+    externalSfn,
+    executions,
+    sfnRefusals: endpoint.refusals,
+    taskTokens,
+    jobs,
+    models,
+    engines,
+    deliver: ends.deliver,
+  };
 }

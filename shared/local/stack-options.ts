@@ -16,7 +16,7 @@ import type { DynamoStore } from '../store/index.ts';
 import type { LocalFiles } from './files.ts';
 import type { LocalHumanTasks } from './human-tasks-local.ts';
 import type { LocalScheduler } from './scheduler.ts';
-import type { LocalStepFunctions } from './sfn/index.ts';
+import type { LocalStepFunctions, SfnRefusal } from './sfn/index.ts';
 
 export type LocalStackOptions = {
   /** Where DynamoDB data, the keyring, API keys and secrets live. Default `.local`. */
@@ -146,6 +146,11 @@ export type LocalStack = {
   /** The in-memory human tasks of graph runs (used with the `humanTasks: 'in-memory'` option). */
   humanTasks: LocalHumanTasks;
   executions: ExecutionsPort;
+  /**
+   * The Step Functions requests the local endpoint refused as AWS would (a `cause` over 32,768 characters, …:
+   * shared/local/sfn/README.md, "Request rules"), the last 100: the tests' stacks fail on any.
+   */
+  sfnRefusals: readonly SfnRefusal[];
   inbox: ReturnType<typeof inboxNotifier>;
   scheduler: LocalScheduler;
   modelUrl: string | undefined;

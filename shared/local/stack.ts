@@ -62,6 +62,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       externalSfn: machines.externalSfn,
       humanTasks: machines.humanTasks,
       executions: machines.executions,
+      sfnRefusals: machines.sfnRefusals,
       inbox: services.inbox,
       scheduler,
       modelUrl,

@@ -14,6 +14,7 @@ import {
   StopExecutionCommand,
   ValidationException,
 } from '@aws-sdk/client-sfn';
+import { sfnFailureFields } from '../core/sfn-failure.ts';
 import { checkExecutionName, ExecutionNameError } from '../runs/execution-name.ts';
 import { ExecutionNotStartedError, type ExecutionsPort } from '../runs/ports.ts';
 
@@ -48,7 +49,10 @@ export function sfnExecutionStops(client: Pick<SFNClient, 'send'>): Pick<Executi
   return {
     async stop(executionArn, cause) {
       try {
-        await client.send(new StopExecutionCommand({ executionArn, cause, error: 'Cancelled' }));
+        // Cut to the API's caps: a longer cause is refused, and the execution would run on.
+        await client.send(
+          new StopExecutionCommand({ executionArn, ...sfnFailureFields('Cancelled', cause) }),
+        );
       } catch (error) {
         if (!(error instanceof ExecutionDoesNotExist)) throw error;
       }

@@ -47,7 +47,27 @@ export async function startE2eStack(
   });
   const client = new ApiClient(stack.url, { kind: 'api-key', apiKey: stack.apiKey });
   const keyring = parseKeyring(readFileSync(join(options.dataDir, 'keyring.json'), 'utf8'));
-  return { stack, client, keyring, dataDir: options.dataDir };
+  return { stack: refusalsFailStop(stack), client, keyring, dataDir: options.dataDir };
+}
+
+/**
+ * The stack whose `stop` fails when its Step Functions endpoint refused a request, as AWS would have
+ * (shared/local/sfn/README.md, "Request rules"): the runtime may swallow the error (a wait left to time out),
+ * and the test would pass on a call that fails on AWS.
+ */
+function refusalsFailStop(stack: LocalStack): LocalStack {
+  return {
+    ...stack,
+    async stop() {
+      await stack.stop();
+      if (stack.sfnRefusals.length > 0)
+        throw new Error(
+          `the local Step Functions endpoint refused, as AWS would: ${stack.sfnRefusals
+            .map((refusal) => `${refusal.operation} ${refusal.code}: ${refusal.message.slice(0, 300)}`)
+            .join(' | ')}`,
+        );
+    },
+  };
 }
 
 export const tempDataDir = () => mkdtemp(join(tmpdir(), 'wf-e2e-'));

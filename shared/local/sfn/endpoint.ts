@@ -11,9 +11,33 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { SfnApiError } from './errors.ts';
 import type { LocalStepFunctions } from './local-step-functions.ts';
+import { checkRequest } from './request-rules.ts';
 import type { ExecutionStatus, ExecutionSummary } from './types.ts';
 
-export type LocalSfnEndpoint = { url: string; close(): Promise<void> };
+/** A request the endpoint refused as AWS would refuse it (a broken constraint, a malformed body). */
+export type SfnRefusal = { operation: string; code: string; message: string };
+
+export type LocalSfnEndpoint = {
+  url: string;
+  /**
+   * The requests refused for what they carried (the codes in REFUSAL_CODES), oldest first, the last 100: a
+   * runtime request AWS would refuse shows here even when the caller swallowed the error.
+   */
+  readonly refusals: readonly SfnRefusal[];
+  close(): Promise<void>;
+};
+
+/** Answers that mean the request itself was wrong, not that the execution or token is in another state. */
+const REFUSAL_CODES: ReadonlySet<string> = new Set([
+  'ValidationException',
+  'InvalidName',
+  'InvalidExecutionInput',
+  'InvalidOutput',
+  'InvalidArn',
+  'SerializationException',
+  'UnknownOperationException',
+]);
+const KEPT_REFUSALS = 100;
 
 type Body = Record<string, unknown>;
 type Operation = (sfn: LocalStepFunctions, body: Body) => Promise<Body>;
@@ -99,8 +123,14 @@ export async function startLocalSfnEndpoint(
   options: { port?: number } = {},
 ): Promise<LocalSfnEndpoint> {
   const machines = Array.isArray(sfn) ? sfn : [sfn as LocalStepFunctions];
+  const refusals: SfnRefusal[] = [];
+  const refused = (refusal: SfnRefusal) => {
+    if (!REFUSAL_CODES.has(refusal.code)) return;
+    refusals.push(refusal);
+    if (refusals.length > KEPT_REFUSALS) refusals.shift();
+  };
   const server = createServer((request, response) => {
-    void handle(machines, request, response);
+    void handle(machines, request, response, refused);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -109,6 +139,7 @@ export async function startLocalSfnEndpoint(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    refusals,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
@@ -121,32 +152,29 @@ async function handle(
   machines: readonly LocalStepFunctions[],
   request: IncomingMessage,
   response: ServerResponse,
+  refused: (refusal: SfnRefusal) => void,
 ): Promise<void> {
+  const target = String(request.headers['x-amz-target'] ?? '');
+  const name = target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : target;
+  const refuse = (code: string, message: string) => {
+    refused({ operation: name, code, message });
+    send(response, 400, { __type: code, message });
+  };
   try {
-    const target = String(request.headers['x-amz-target'] ?? '');
-    const operation = target.startsWith(TARGET_PREFIX)
-      ? operations[target.slice(TARGET_PREFIX.length)]
-      : undefined;
+    const operation = Object.hasOwn(operations, name) ? operations[name] : undefined;
     const text = await readBody(request);
-    if (request.method !== 'POST' || !operation) {
-      return send(response, 400, {
-        __type: 'UnknownOperationException',
-        message: `Unsupported operation '${target}'`,
-      });
-    }
+    if (request.method !== 'POST' || !operation || !target.startsWith(TARGET_PREFIX))
+      return refuse('UnknownOperationException', `Unsupported operation '${target}'`);
     let body: Body;
     try {
       body = text === '' ? {} : (JSON.parse(text) as Body);
     } catch {
-      return send(response, 400, {
-        __type: 'SerializationException',
-        message: 'The request body is not JSON',
-      });
+      return refuse('SerializationException', 'The request body is not JSON');
     }
+    checkRequest(name, body);
     send(response, 200, await operation(machineFor(machines, body), body));
   } catch (error) {
-    if (error instanceof SfnApiError)
-      return send(response, 400, { __type: error.code, message: error.message });
+    if (error instanceof SfnApiError) return refuse(error.code, error.message);
     send(response, 500, { __type: 'InternalFailure', message: (error as Error).message });
   }
 }

@@ -1,5 +1,5 @@
 export { prepareDefinition, type TaskPlan } from './definition.ts';
-export { type LocalSfnEndpoint, startLocalSfnEndpoint } from './endpoint.ts';
+export { type LocalSfnEndpoint, type SfnRefusal, startLocalSfnEndpoint } from './endpoint.ts';
 export {
   isSfnError,
   LambdaFault,

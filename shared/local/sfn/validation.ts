@@ -7,20 +7,39 @@ type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string
 /** Characters AWS refuses in execution names: whitespace, brackets, wildcards, these specials, control chars. */
 const FORBIDDEN_NAME_CHARACTERS = new Set('<>{}[]?*"#%\\^|~`$&,;:/');
 
-/** Throws `InvalidName` unless `name` is 1–80 characters without the characters AWS refuses. */
+/**
+ * A character StartExecution's `name` must not contain
+ * (https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html): white space,
+ * `< > { } [ ] ? * " # % \ ^ | ~ \` $ & , ; : /`, control characters (U+0000-001F, U+007F-009F, U+FFFE-FFFF),
+ * surrogates (U+D800-DFFF: a lone one, as a JS string can hold) and U+10FFFF.
+ */
+function refusedInName(character: string): boolean {
+  const code = character.codePointAt(0) ?? 0;
+  return (
+    FORBIDDEN_NAME_CHARACTERS.has(character) ||
+    /\s/.test(character) ||
+    code <= 0x1f ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0xfffe ||
+    code === 0xffff ||
+    (code >= 0xd800 && code <= 0xdfff) ||
+    code === 0x10ffff
+  );
+}
+
+/**
+ * Throws unless `name` is a name AWS takes: 1–80 characters (`ValidationException`, the length constraint, as
+ * over the API: request-rules.ts) without a refused character (`InvalidName`).
+ */
 export function validateExecutionName(name: string): void {
-  const refused = [...name].some((character) => {
-    const code = character.codePointAt(0) ?? 0;
-    return (
-      FORBIDDEN_NAME_CHARACTERS.has(character) ||
-      /\s/.test(character) ||
-      code <= 0x1f ||
-      (code >= 0x7f && code <= 0x9f)
+  if (name.length === 0 || name.length > 80) {
+    const bound = name.length === 0 ? 'greater than or equal to 1' : 'less than or equal to 80';
+    throw new SfnApiError(
+      'ValidationException',
+      `1 validation error detected: Value '${name}' at 'name' failed to satisfy constraint: Member must have length ${bound}`,
     );
-  });
-  if (name.length === 0 || name.length > 80 || refused) {
-    throw new SfnApiError('InvalidName', `Invalid Name: '${name}'`);
   }
+  if ([...name].some(refusedInName)) throw new SfnApiError('InvalidName', `Invalid Name: '${name}'`);
 }
 
 /** Parses an execution input; `InvalidExecutionInput` when it is not JSON or over 256 KiB. */
