@@ -21,6 +21,8 @@ export type IdKind =
   /** The child agent run of A's graph run's triage step. */
   | 'childRun'
   | 'approval'
+  /** The signed link (`t`) A's approver was sent for A's approval. */
+  | 'approvalLink'
   | 'humanTask'
   | 'job'
   | 'client'

@@ -33,7 +33,7 @@ import {
   REF,
   type Value,
 } from './tenancy-probe.ts';
-import { agentDefinition, CLIENTS, graphDefinition } from './tenancy-probe-builders.ts';
+import { agentDefinition, CLIENTS, FORGED, graphDefinition } from './tenancy-probe-builders.ts';
 
 const KEY_A = `wfl_${'A'.repeat(32)}`;
 const KEY_B = `wfl_${'B'.repeat(32)}`;
@@ -67,6 +67,7 @@ const MISSING: Record<IdKind, string> = {
   jobRun: missingRunId(),
   childRun: missingRunId(),
   approval: 'apr_missing0000000000',
+  approvalLink: FORGED,
   humanTask: humanTaskId(missingRunId(), 'manager_review', 1),
   job: '', // per caller: missingJob
   client: 'nobody-granted',
@@ -448,7 +449,9 @@ export async function startTenancyWorld(): Promise<void> {
       'Idempotency-Key': foreign.jobKey,
     })
   ).job.jobId;
-  foreign.approval = (await awaitingApproval(a, foreign.agentRun)).approval.approvalId;
+  const waitingA = await awaitingApproval(a, foreign.agentRun);
+  foreign.approval = waitingA.approval.approvalId;
+  foreign.approvalLink = tokenOf(waitingA.link);
   foreign.humanTask = await eventually(
     'the open manager review',
     async () =>
