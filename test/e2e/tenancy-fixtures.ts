@@ -23,6 +23,7 @@ import {
   grantChange,
   grantSecret,
   graphApprover,
+  MISSING_TASK,
   runKinds,
   runTokenProbe,
   tokenProbe,
@@ -260,7 +261,11 @@ export const ROUTES: Record<string, Fixture> = {
     ],
   },
   'GET /human-tasks/:taskId': {
-    probes: [{ as: 'anonymous', params: { taskId: 'humanTask' }, query: { t: lit(FORGED) }, status: 403 }],
+    probes: [
+      { as: 'anonymous', params: { taskId: 'humanTask' }, query: { t: lit(FORGED) }, status: 403 },
+      // A's link on a task of nobody's (B has none): refused as a link no key signed is.
+      { as: 'anonymous', params: { taskId: lit(MISSING_TASK) }, query: { t: 'humanTaskLink' }, status: 403 },
+    ],
   },
   'POST /human-tasks/:taskId': {
     probes: [

@@ -7,6 +7,7 @@ import { ownerAuditToken, runAuditToken } from '../../shared/api/audit-cursors.t
 import { openFormState } from '../../shared/approvals-http/form-state.ts';
 import { ApiClient } from '../../shared/cli/client.ts';
 import { ownerSecretPrefix } from '../../shared/credentials/owner-key.ts';
+import { signedTaskUrl } from '../../shared/human-tasks/notices.ts';
 import { jobKeys } from '../../shared/jobs/records.ts';
 import { humanTaskId } from '../../shared/schemas/human-task.ts';
 import { jobIdOf } from '../../shared/schemas/job.ts';
@@ -69,6 +70,7 @@ const MISSING: Record<IdKind, string> = {
   approval: 'apr_missing0000000000',
   approvalLink: FORGED,
   humanTask: humanTaskId(missingRunId(), 'manager_review', 1),
+  humanTaskLink: FORGED,
   job: '', // per caller: missingJob
   client: 'nobody-granted',
   // Page tokens of a listing of nobody's: A's must be refused as theirs is.
@@ -452,11 +454,11 @@ export async function startTenancyWorld(): Promise<void> {
   const waitingA = await awaitingApproval(a, foreign.agentRun);
   foreign.approval = waitingA.approval.approvalId;
   foreign.approvalLink = tokenOf(waitingA.link);
-  foreign.humanTask = await eventually(
-    'the open manager review',
-    async () =>
-      (await e2e.stack.store.listRunHumanTasks(foreign.graphRun)).find((t) => t.status === 'open')?.taskId,
+  const task = await eventually('the open manager review', async () =>
+    (await e2e.stack.store.listRunHumanTasks(foreign.graphRun)).find((t) => t.status === 'open'),
   );
+  foreign.humanTask = task.taskId;
+  foreign.humanTaskLink = tokenOf(signedTaskUrl(e2e.stack.url, e2e.keyring, task, task.assignees[0] ?? ''));
   foreign.childRun = await eventually(
     'the triage child run',
     async () =>
