@@ -13,8 +13,27 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** The code that serves requests: the API, the pages, the console, the MCP server, the local stack, the handlers. */
-export const SERVING_DIRS = ['api', 'approvals-http', 'console', 'human-tasks', 'local', 'mcp', 'runtime'];
+/**
+ * The code that serves requests (the API, the pages, the console, the MCP server, the local stack, the
+ * handlers), each directory with the paths of the routes it answers: a name read there is bound only by a
+ * probe of one of those routes.
+ */
+const SURFACES = {
+  api: ['/v1/'],
+  'approvals-http': ['/approvals/'],
+  console: ['/console'],
+  'human-tasks': ['/human-tasks/'],
+  local: ['/local/'],
+  mcp: ['/mcp'],
+  runtime: ['/'],
+} as const;
+export const SERVING_DIRS = Object.keys(SURFACES) as (keyof typeof SURFACES)[];
+
+/** Whether `route` (`METHOD /path`) is one the code of `file` (`shared/<dir>/…`) answers. */
+export const answers = (file: string, route: string): boolean =>
+  (SURFACES[file.split('/')[1] as keyof typeof SURFACES] ?? ['/']).some((prefix) =>
+    route.split(' ')[1]?.startsWith(prefix),
+  );
 
 /** A query parameter read by name, and the file (`shared/…`) that reads it. */
 export type QueryRead = { name: string; file: string };

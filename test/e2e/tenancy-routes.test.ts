@@ -33,7 +33,7 @@ import {
 } from './tenancy-fields.ts';
 import { FIELD_EXEMPTIONS, QUERY_EXEMPTIONS, ROUTES, TOOLS } from './tenancy-fixtures.ts';
 import type { Probe } from './tenancy-probe.ts';
-import { QUERY_HANDED_ON, queryReads, SERVING_DIRS } from './tenancy-query.ts';
+import { answers, QUERY_HANDED_ON, queryReads, SERVING_DIRS } from './tenancy-query.ts';
 import {
   addedFor,
   asA,
@@ -205,36 +205,33 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
       handedOn,
       'query reads whose parameter the scan cannot name (a variable name, the whole query handed on): name it by literal, or review the site in QUERY_HANDED_ON (test/e2e/tenancy-query.ts)',
     ).toEqual(Object.keys(QUERY_HANDED_ON).sort());
-    const read = new Map<string, string[]>();
-    for (const { name, file } of named) read.set(name, [...new Set([...(read.get(name) ?? []), file])]);
-    expect([...read.keys()]).toContain('after');
-    // A probe binds a name when it sends one of A's values (an id kind, not a literal or B's own) in it.
+    const read = new Set(named.map(({ name }) => name));
+    expect([...read]).toContain('after');
     const probes = Object.entries(ROUTES).flatMap(([route, fixture]) =>
       'probes' in fixture ? fixture.probes.map((probe) => ({ route, query: probe.query ?? {} })) : [],
     );
-    const bound = new Set(
-      probes.flatMap(({ query }) =>
-        Object.entries(query)
-          .filter(([, value]) => typeof value === 'string')
-          .map(([name]) => name),
-      ),
-    );
-    const unprobed = [...read]
-      .filter(([name]) => !bound.has(name) && QUERY_EXEMPTIONS[name] === undefined)
-      .map(([name, files]) => `${name} (read in ${files.join(', ')})`);
+    // A read is bound when a probe of a route its file answers (the console's, a page's) sends one of A's values
+    // (an id kind: not a literal, not B's own) in that parameter.
+    const bound = ({ name, file }: { name: string; file: string }) =>
+      probes.some(({ route, query }) => answers(file, route) && typeof query[name] === 'string');
+    const unprobed = named
+      .filter((r) => !bound(r) && QUERY_EXEMPTIONS[r.name] === undefined)
+      .map(({ name, file }) => `${name} (read in ${file})`);
     expect(
-      unprobed,
+      [...new Set(unprobed)],
       "query parameters read by name outside the OpenAPI document that no probe sends one of A's values in: add a probe to the ROUTES row of the route that reads it (test/e2e/tenancy-fixtures.ts, `query: { <name>: <kind of A's> }`), or an entry with its reason to QUERY_EXEMPTIONS",
     ).toEqual([]);
     expect(
       Object.keys(QUERY_EXEMPTIONS).filter((name) => !read.has(name)),
       'QUERY_EXEMPTIONS entries for query parameters the serving code no longer reads',
     ).toEqual([]);
-    // Every query parameter a probe sends is one its route declares in the OpenAPI document or one the code reads.
+    // Every query parameter a probe sends is one its route declares in the OpenAPI document, or one the code
+    // answering it reads.
     const declared = new Set(requestQueryParameters(document).map(({ route, name }) => `${route} ${name}`));
     const stale = probes.flatMap(({ route, query }) =>
       Object.keys(query)
-        .filter((name) => !declared.has(`${route} ${name}`) && !read.has(name))
+        .filter((name) => !declared.has(`${route} ${name}`))
+        .filter((name) => !named.some((r) => r.name === name && answers(r.file, route)))
         .map((name) => `${route} ?${name}`),
     );
     expect(stale, 'probes sending a query parameter their route no longer reads').toEqual([]);
