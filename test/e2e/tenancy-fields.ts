@@ -103,6 +103,20 @@ export function requestIdFields(document: Json): IdField[] {
   return fields;
 }
 
+/** Every query parameter of the OpenAPI document's operations, by route (`METHOD /path/:param`). */
+export function requestQueryParameters(document: Json): { route: string; name: string }[] {
+  return Object.entries(document.paths as Json).flatMap(([path, operations]) =>
+    Object.entries(operations as Json).flatMap(([method, operation]) =>
+      ((operation as { parameters?: { in: string; name: string }[] }).parameters ?? [])
+        .filter((parameter) => parameter.in === 'query')
+        .map((parameter) => ({
+          route: `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`,
+          name: parameter.name,
+        })),
+    ),
+  );
+}
+
 /**
  * The approval pages' unsigned read hints (read-hints.ts): the query parameters a link carries for a workflow's
  * approval (`hintParams`), and the `run` its decision form's action carries (route-page.ts).

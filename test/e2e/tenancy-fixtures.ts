@@ -23,6 +23,7 @@ import {
   grantChange,
   grantSecret,
   graphApprover,
+  MISSING_TASK,
   runKinds,
   runTokenProbe,
   tokenProbe,
@@ -221,6 +222,9 @@ export const ROUTES: Record<string, Fixture> = {
   'GET /approvals/:approvalId': {
     probes: [
       { as: 'anonymous', params: { approvalId: 'approval' }, query: { t: lit(FORGED) }, status: 403 },
+      // A's link on B's own approval: refused as a link no key signed is (a link opens the approval it was
+      // signed for only).
+      { as: 'anonymous', params: { approvalId: own('approval') }, query: { t: 'approvalLink' }, status: 403 },
       // B's own approval with its real link, whose unsigned read hints (read-hints.ts) name A's run and head:
       // the page is B's either way, and nothing of A's is shown.
       {
@@ -257,7 +261,11 @@ export const ROUTES: Record<string, Fixture> = {
     ],
   },
   'GET /human-tasks/:taskId': {
-    probes: [{ as: 'anonymous', params: { taskId: 'humanTask' }, query: { t: lit(FORGED) }, status: 403 }],
+    probes: [
+      { as: 'anonymous', params: { taskId: 'humanTask' }, query: { t: lit(FORGED) }, status: 403 },
+      // A's link on a task of nobody's (B has none): refused as a link no key signed is.
+      { as: 'anonymous', params: { taskId: lit(MISSING_TASK) }, query: { t: 'humanTaskLink' }, status: 403 },
+    ],
   },
   'POST /human-tasks/:taskId': {
     probes: [
@@ -328,6 +336,16 @@ export const FIELD_EXEMPTIONS: Record<string, string> = {
     'an external engine the deployment enables for every owner (externalEngines): none is an owner’s',
   'POST /local/events body.id':
     "the event's own id, chosen by its sender: it dedupes runs per workflow, and B's events reach B's workflows only (tenancy of events)",
+};
+
+/**
+ * Query parameters the console and the pages read by name (tenancy-query.ts) that name nothing of an owner's,
+ * so no probe sends A's value in them: why each is exempt.
+ */
+export const QUERY_EXEMPTIONS: Record<string, string> = {
+  status:
+    "the console's runs filter by status: one of the run statuses (RUN_STATUSES), the same for every owner",
+  kind: "the console's runs filter by kind: agent, graph or external, the same for every owner",
 };
 
 /** The jobs MCP server's tools, each with its probes. */

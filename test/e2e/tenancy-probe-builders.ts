@@ -3,7 +3,9 @@
  * probe per run or workflow kind of A's, the same probe as each client, bodies of B's naming one of A's
  * secrets, topics or approvers, and page tokens of A's; and the definitions and clients B's requests name.
  */
+import { humanTaskId } from '../../shared/schemas/human-task.ts';
 import { baseGrant } from '../jobs/support.ts';
+import { missingRunId } from '../support/store.ts';
 import { type IdKind, lit, own, type Probe, ref, type Value } from './tenancy-probe.ts';
 
 export const runKinds: IdKind[] = ['agentRun', 'graphRun', 'externalRun', 'jobRun', 'childRun'];
@@ -133,6 +135,8 @@ export const runTokenProbe = (nextToken: IdKind, query?: Record<string, Value>):
   as: 'ownerB',
   ...tokenProbe(nextToken, { params: { id: own('run') } }, query),
 });
+/** A human task of nobody's run. */
+export const MISSING_TASK = humanTaskId(missingRunId(), 'manager_review', 1);
 /** A link token of the right shape that no key signed. */
 export const FORGED = `v1.${'A'.repeat(43)}.${'B'.repeat(43)}`;
 export const event = {

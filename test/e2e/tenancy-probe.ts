@@ -21,7 +21,11 @@ export type IdKind =
   /** The child agent run of A's graph run's triage step. */
   | 'childRun'
   | 'approval'
+  /** The signed link (`t`) A's approver was sent for A's approval. */
+  | 'approvalLink'
   | 'humanTask'
+  /** The signed link (`t`) A's assignee was sent for A's human task. */
+  | 'humanTaskLink'
   | 'job'
   | 'client'
   /** The `nextToken` of the first page (limit 1) of A's runs, and of A's workflows. */

@@ -5,7 +5,8 @@
  * id of the same shape: the two answers are the same, status, headers and body (the id a reply echoes
  * swapped), and nothing of A's changes (every item of A's in the table, byte for byte). A probe without an id
  * must show none of A's ids. Ids in query strings, headers (Idempotency-Key, If-Match) and JSON bodies are
- * derived from the served OpenAPI document (tenancy-fields.ts) and probed the same way. B's probes are sent
+ * derived from the served OpenAPI document (tenancy-fields.ts), and the query parameters the console and pages
+ * read by name from a scan of the serving code (tenancy-query.ts), and probed the same way. B's probes are sent
  * again by a client of A's own, which owner routes refuse. The route and tool lists come from the stack and the
  * MCP server themselves: one without a fixture in tenancy-fixtures.ts fails the check, with the row to add.
  * The stack and A's objects: tenancy-world.ts.
@@ -22,9 +23,17 @@ import type { ApprovalAppDeps } from '../../shared/approvals-http/deps.ts';
 import type { HumanTaskDeps } from '../../shared/human-tasks/deps.ts';
 import { signedPagesApp } from '../../shared/human-tasks/signed-pages.ts';
 import { bearer, callTool, connectMcp } from '../mcp/support.ts';
-import { approvalHintFields, type IdField, idFields, isField, requestIdFields } from './tenancy-fields.ts';
-import { FIELD_EXEMPTIONS, ROUTES, TOOLS } from './tenancy-fixtures.ts';
+import {
+  approvalHintFields,
+  type IdField,
+  idFields,
+  isField,
+  requestIdFields,
+  requestQueryParameters,
+} from './tenancy-fields.ts';
+import { FIELD_EXEMPTIONS, QUERY_EXEMPTIONS, ROUTES, TOOLS } from './tenancy-fixtures.ts';
 import type { Probe } from './tenancy-probe.ts';
+import { answers, QUERY_HANDED_ON, queryReads, SERVING_DIRS } from './tenancy-query.ts';
 import {
   addedFor,
   asA,
@@ -189,6 +198,45 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
     );
   });
 
+  it("names A's values in every query parameter the console and the pages read by name (or says why it need not)", async () => {
+    const document = await (await fetch(`${e2e.stack.url}/v1/openapi.json`)).json();
+    const { named, handedOn } = queryReads();
+    expect(
+      handedOn,
+      'query reads whose parameter the scan cannot name (a variable name, the whole query handed on): name it by literal, or review the site in QUERY_HANDED_ON (test/e2e/tenancy-query.ts)',
+    ).toEqual(Object.keys(QUERY_HANDED_ON).sort());
+    const read = new Set(named.map(({ name }) => name));
+    expect([...read]).toContain('after');
+    const probes = Object.entries(ROUTES).flatMap(([route, fixture]) =>
+      'probes' in fixture ? fixture.probes.map((probe) => ({ route, query: probe.query ?? {} })) : [],
+    );
+    // A read is bound when a probe of a route its file answers (the console's, a page's) sends one of A's values
+    // (an id kind: not a literal, not B's own) in that parameter.
+    const bound = ({ name, file }: { name: string; file: string }) =>
+      probes.some(({ route, query }) => answers(file, route) && typeof query[name] === 'string');
+    const unprobed = named
+      .filter((r) => !bound(r) && QUERY_EXEMPTIONS[r.name] === undefined)
+      .map(({ name, file }) => `${name} (read in ${file})`);
+    expect(
+      [...new Set(unprobed)],
+      "query parameters read by name outside the OpenAPI document that no probe sends one of A's values in: add a probe to the ROUTES row of the route that reads it (test/e2e/tenancy-fixtures.ts, `query: { <name>: <kind of A's> }`), or an entry with its reason to QUERY_EXEMPTIONS",
+    ).toEqual([]);
+    expect(
+      Object.keys(QUERY_EXEMPTIONS).filter((name) => !read.has(name)),
+      'QUERY_EXEMPTIONS entries for query parameters the serving code no longer reads',
+    ).toEqual([]);
+    // Every query parameter a probe sends is one its route declares in the OpenAPI document, or one the code
+    // answering it reads.
+    const declared = new Set(requestQueryParameters(document).map(({ route, name }) => `${route} ${name}`));
+    const stale = probes.flatMap(({ route, query }) =>
+      Object.keys(query)
+        .filter((name) => !declared.has(`${route} ${name}`))
+        .filter((name) => !named.some((r) => r.name === name && answers(r.file, route)))
+        .map((name) => `${route} ?${name}`),
+    );
+    expect(stale, 'probes sending a query parameter their route no longer reads').toEqual([]);
+  });
+
   it.each(Object.entries(ROUTES))(
     "%s: A's id answers B as a missing id does, B sees none of A's ids, and nothing of A's changes",
     async (route, fixture) => {
@@ -240,9 +288,6 @@ const READ_DIRECTLY: Record<string, string> = {
   origin: "the pages' same-origin check of a decision or submission (shared/approvals-http/same-origin.ts)",
   'sec-fetch-site': "the pages' same-origin check, as origin",
 };
-
-/** The code that serves requests: the API, the pages, the console, the MCP server, the local stack, the handlers. */
-const SERVING_DIRS = ['api', 'approvals-http', 'console', 'human-tasks', 'local', 'mcp', 'runtime'];
 
 /**
  * The header names read by literal in the serving code (`c.req.header('name')`, `headers.get('name')`),

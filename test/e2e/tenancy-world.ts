@@ -7,6 +7,7 @@ import { ownerAuditToken, runAuditToken } from '../../shared/api/audit-cursors.t
 import { openFormState } from '../../shared/approvals-http/form-state.ts';
 import { ApiClient } from '../../shared/cli/client.ts';
 import { ownerSecretPrefix } from '../../shared/credentials/owner-key.ts';
+import { signedTaskUrl } from '../../shared/human-tasks/notices.ts';
 import { jobKeys } from '../../shared/jobs/records.ts';
 import { humanTaskId } from '../../shared/schemas/human-task.ts';
 import { jobIdOf } from '../../shared/schemas/job.ts';
@@ -33,7 +34,7 @@ import {
   REF,
   type Value,
 } from './tenancy-probe.ts';
-import { agentDefinition, CLIENTS, graphDefinition } from './tenancy-probe-builders.ts';
+import { agentDefinition, CLIENTS, FORGED, graphDefinition } from './tenancy-probe-builders.ts';
 
 const KEY_A = `wfl_${'A'.repeat(32)}`;
 const KEY_B = `wfl_${'B'.repeat(32)}`;
@@ -67,7 +68,9 @@ const MISSING: Record<IdKind, string> = {
   jobRun: missingRunId(),
   childRun: missingRunId(),
   approval: 'apr_missing0000000000',
+  approvalLink: FORGED,
   humanTask: humanTaskId(missingRunId(), 'manager_review', 1),
+  humanTaskLink: FORGED,
   job: '', // per caller: missingJob
   client: 'nobody-granted',
   // Page tokens of a listing of nobody's: A's must be refused as theirs is.
@@ -448,12 +451,14 @@ export async function startTenancyWorld(): Promise<void> {
       'Idempotency-Key': foreign.jobKey,
     })
   ).job.jobId;
-  foreign.approval = (await awaitingApproval(a, foreign.agentRun)).approval.approvalId;
-  foreign.humanTask = await eventually(
-    'the open manager review',
-    async () =>
-      (await e2e.stack.store.listRunHumanTasks(foreign.graphRun)).find((t) => t.status === 'open')?.taskId,
+  const waitingA = await awaitingApproval(a, foreign.agentRun);
+  foreign.approval = waitingA.approval.approvalId;
+  foreign.approvalLink = tokenOf(waitingA.link);
+  const task = await eventually('the open manager review', async () =>
+    (await e2e.stack.store.listRunHumanTasks(foreign.graphRun)).find((t) => t.status === 'open'),
   );
+  foreign.humanTask = task.taskId;
+  foreign.humanTaskLink = tokenOf(signedTaskUrl(e2e.stack.url, e2e.keyring, task, task.assignees[0] ?? ''));
   foreign.childRun = await eventually(
     'the triage child run',
     async () =>

@@ -60,10 +60,10 @@ export async function runPage(
 ): Promise<Fragment> {
   const path = `/v1/runs/${encodeURIComponent(runId)}`;
   const { run } = await apiGet<{ run: Run }>(deps.api, identity, path);
-  const query = (token: string | undefined) => (token ? `?nextToken=${encodeURIComponent(token)}` : '');
+  const pageOf = (token: string | undefined) => (token ? `?nextToken=${encodeURIComponent(token)}` : '');
   const [audit, messages, sideEffects] = await Promise.all([
-    apiGet<AuditAnswer>(deps.api, identity, `${path}/audit${query(auditToken)}`),
-    apiGet<TranscriptPageBody>(deps.api, identity, `${path}/transcript${query(transcriptToken)}`),
+    apiGet<AuditAnswer>(deps.api, identity, `${path}/audit${pageOf(auditToken)}`),
+    apiGet<TranscriptPageBody>(deps.api, identity, `${path}/transcript${pageOf(transcriptToken)}`),
     apiGet<{ items: Receipt[] }>(deps.api, identity, `${path}/receipts?limit=100`),
   ]);
   const live = !isTerminalRunStatus(run.status);
