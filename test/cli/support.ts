@@ -8,6 +8,7 @@ import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../
 import type { ScriptedFixture } from '../../shared/model/index.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 import { testDefinitions } from '../support/local-definitions.ts';
+import { assertNoSfnRefusals } from '../support/sfn-refusals.ts';
 import { createOwnTable as createOwnTableWithPrefix } from '../support/table.ts';
 
 /** What one `wf` invocation printed and returned. */
@@ -74,6 +75,7 @@ export async function startCliStack(
     async stop() {
       await stack.stop();
       await rm(dataDir, { recursive: true, force: true });
+      assertNoSfnRefusals(stack);
     },
   };
 }

@@ -18,6 +18,7 @@ import type { Approval } from '../../shared/schemas/approval.ts';
 import type { TranscriptMessage } from '../../shared/schemas/message.ts';
 import type { Run, RunStatus } from '../../shared/schemas/run.ts';
 import { testDefinitions } from '../support/local-definitions.ts';
+import { refusalsFailStop } from '../support/sfn-refusals.ts';
 import { createOwnTable as createOwnTableWithPrefix } from '../support/table.ts';
 
 export const APPROVER = 'editor@example.com';
@@ -48,26 +49,6 @@ export async function startE2eStack(
   const client = new ApiClient(stack.url, { kind: 'api-key', apiKey: stack.apiKey });
   const keyring = parseKeyring(readFileSync(join(options.dataDir, 'keyring.json'), 'utf8'));
   return { stack: refusalsFailStop(stack), client, keyring, dataDir: options.dataDir };
-}
-
-/**
- * The stack whose `stop` fails when its Step Functions endpoint refused a request, as AWS would have
- * (shared/local/sfn/README.md, "Request rules"): the runtime may swallow the error (a wait left to time out),
- * and the test would pass on a call that fails on AWS.
- */
-function refusalsFailStop(stack: LocalStack): LocalStack {
-  return {
-    ...stack,
-    async stop() {
-      await stack.stop();
-      if (stack.sfnRefusals.length > 0)
-        throw new Error(
-          `the local Step Functions endpoint refused, as AWS would: ${stack.sfnRefusals
-            .map((refusal) => `${refusal.operation} ${refusal.code}: ${refusal.message.slice(0, 300)}`)
-            .join(' | ')}`,
-        );
-    },
-  };
 }
 
 export const tempDataDir = () => mkdtemp(join(tmpdir(), 'wf-e2e-'));
