@@ -561,15 +561,19 @@ try {
     'What each request costs on this DynamoDB Local (alone, interleaved, median of 200)',
     REQUEST_KINDS.map((kind) => ({ request: kind, ms: costs[kind].toFixed(2) })),
   );
+  const leasts = leastTurns(costs, bareMs);
+  const floorParts = leasts[0]?.ms ?? Number.NaN;
   printTable('The least a turn can take: a bare model call and only the requests named, no other CPU', [
-    ...leastTurns(costs, bareMs).map((least) => ({
+    ...leasts.map((least) => ({
       turn: least.toolWrite ? least.turn : `${least.turn}; tools answered in memory`,
       'ms/turn': least.ms.toFixed(2),
+      '÷ the floor’s parts': `${(least.ms / floorParts).toFixed(2)}×`,
       '÷ floor (measured)': `${(least.ms / floorMs).toFixed(2)}×`,
     })),
     {
       turn: 'measured: the runtime without the tool’s write',
       'ms/turn': (runtimeMs - toolMs).toFixed(2),
+      '÷ the floor’s parts': '',
       '÷ floor (measured)': `${((runtimeMs - toolMs) / floorMs).toFixed(2)}×`,
     },
   ]);
