@@ -287,8 +287,10 @@ export const ROUTES: Record<string, Fixture> = {
   'GET /human-tasks/:taskId': {
     probes: [
       { as: 'anonymous', params: { taskId: 'humanTask' }, query: { t: lit(FORGED) }, status: 403 },
-      // A's link on a task of nobody's (B has none): refused as a link no key signed is.
+      // A's link on a task of nobody's, and on B's own task: refused as a link no key signed is (a link opens
+      // the task it was signed for only).
       { as: 'anonymous', params: { taskId: lit(MISSING_TASK) }, query: { t: 'humanTaskLink' }, status: 403 },
+      { as: 'anonymous', params: { taskId: own('humanTask') }, query: { t: 'humanTaskLink' }, status: 403 },
     ],
   },
   'POST /human-tasks/:taskId': {
