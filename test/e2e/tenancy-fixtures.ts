@@ -215,7 +215,14 @@ export const ROUTES: Record<string, Fixture> = {
   'GET /local/runs/:id/recording': { probes: eachRun() },
   // A client's key opens no inbox: it gets the sign-in form, as nobody does.
   'GET /local/inbox': { probes: [{ as: 'ownerB', clientStatus: 200 }] },
-  'POST /local/session': { probes: [{ as: 'anonymous', form: { key: 'B' }, status: 303 }] },
+  'POST /local/session': {
+    probes: [
+      { as: 'anonymous', form: { key: 'B' }, status: 303 },
+      // The key of a delegated client of A's: the inbox is the owner's, so it signs in nobody, as a key of a
+      // client nobody granted.
+      { as: 'anonymous', form: { key: ref('clientKey') }, status: 401 },
+    ],
+  },
   'POST /local/session/end': { probes: [{ as: 'anonymous' }] },
   // The approval and human-task pages: the signed link is the credential, checked before the id is read; with
   // a link B could forge, A's id and a missing one draw the same refusal.
@@ -243,9 +250,25 @@ export const ROUTES: Record<string, Fixture> = {
         form: { t: FORGED, nonce: FORGED, decision: 'approve' },
         status: 403,
       },
+      // A's link on B's own approval, with B's own nonce: refused as a link no key signed, nothing decided.
+      {
+        as: 'anonymous',
+        params: { approvalId: own('approval') },
+        form: { t: ref('approvalLink'), nonce: own('approvalNonce'), decision: 'approve' },
+        status: 403,
+      },
+      // B's own approval and link with the nonce of A's form: refused as a nonce no key signed, nothing decided.
+      {
+        as: 'anonymous',
+        params: { approvalId: own('approval') },
+        form: { t: own('approvalLink'), nonce: ref('approvalNonce'), decision: 'approve' },
+        status: 403,
+      },
       // A decision is made once, so B decides one of its two waiting approvals with the form action's read hint
-      // naming A's run, the other with a missing run. Without the form's sealed state, the hint is what the
-      // decision reads the run by: B's decision is made on B's own run either way.
+      // naming A's run and the sealed state of A's form, the other with a missing run and a state nothing sealed.
+      // A's state is sealed to A's approval, approver and nonce, so it does not open for B's and is ignored as the
+      // other is; the hint is then what the decision reads the run by: B's decision is made on B's own run either
+      // way.
       {
         as: 'anonymous',
         params: { approvalId: own('approval', 'approval2') },
@@ -254,6 +277,7 @@ export const ROUTES: Record<string, Fixture> = {
           t: own('approvalLink', 'approvalLink2'),
           nonce: own('approvalNonce', 'approvalNonce2'),
           decision: 'deny',
+          state: ref('approvalState'),
         },
         status: 200,
         settles: true,
@@ -263,8 +287,10 @@ export const ROUTES: Record<string, Fixture> = {
   'GET /human-tasks/:taskId': {
     probes: [
       { as: 'anonymous', params: { taskId: 'humanTask' }, query: { t: lit(FORGED) }, status: 403 },
-      // A's link on a task of nobody's (B has none): refused as a link no key signed is.
+      // A's link on a task of nobody's, and on B's own task: refused as a link no key signed is (a link opens
+      // the task it was signed for only).
       { as: 'anonymous', params: { taskId: lit(MISSING_TASK) }, query: { t: 'humanTaskLink' }, status: 403 },
+      { as: 'anonymous', params: { taskId: own('humanTask') }, query: { t: 'humanTaskLink' }, status: 403 },
     ],
   },
   'POST /human-tasks/:taskId': {
@@ -272,14 +298,35 @@ export const ROUTES: Record<string, Fixture> = {
       {
         as: 'anonymous',
         params: { taskId: 'humanTask' },
-        form: { t: FORGED, nonce: FORGED, approve: 'true' },
+        form: { t: FORGED, nonce: FORGED, 'f.approve': 'true' },
+        status: 403,
+      },
+      // A's link on B's own task, with B's own nonce: refused as a link no key signed, nothing submitted.
+      {
+        as: 'anonymous',
+        params: { taskId: own('humanTask') },
+        form: { t: ref('humanTaskLink'), nonce: own('humanTaskNonce'), 'f.approve': 'true' },
+        status: 403,
+      },
+      // B's own task and link with the nonce of A's form: refused as a nonce no key signed, nothing submitted.
+      {
+        as: 'anonymous',
+        params: { taskId: own('humanTask') },
+        form: { t: own('humanTaskLink'), nonce: ref('humanTaskNonce'), 'f.approve': 'true' },
         status: 403,
       },
     ],
   },
   // The console (B signed in).
   'GET /console/login': { probes: [{ as: 'anonymous' }] },
-  'POST /console/login': { probes: [{ as: 'anonymous', form: { key: 'B' }, status: 303 }] },
+  'POST /console/login': {
+    probes: [
+      { as: 'anonymous', form: { key: 'B' }, status: 303 },
+      // The key of a delegated client of A's: the console is the owner's, so it signs in nobody, as a key of a
+      // client nobody granted.
+      { as: 'anonymous', form: { key: ref('clientKey') }, status: 401 },
+    ],
+  },
   // Signed out without a session: B's own would end the session the other console probes use.
   'POST /console/logout': { probes: [{ as: 'anonymous', status: 303 }] },
   'GET /console': { probes: [{ as: 'consoleB' }] },
@@ -346,6 +393,14 @@ export const QUERY_EXEMPTIONS: Record<string, string> = {
   status:
     "the console's runs filter by status: one of the run statuses (RUN_STATUSES), the same for every owner",
   kind: "the console's runs filter by kind: agent, graph or external, the same for every owner",
+};
+
+/**
+ * Form fields the pages and the console read by name (tenancy-form.ts) that name nothing of an owner's, so no
+ * probe sends A's value in them: why each is exempt.
+ */
+export const FORM_EXEMPTIONS: Record<string, string> = {
+  decision: "the approval form's choice: `approve` or `deny`, the same for every owner",
 };
 
 /** The jobs MCP server's tools, each with its probes. */

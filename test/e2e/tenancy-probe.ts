@@ -23,11 +23,18 @@ export type IdKind =
   | 'approval'
   /** The signed link (`t`) A's approver was sent for A's approval. */
   | 'approvalLink'
+  /** The form nonce (`nonce`) and sealed state (`state`) of A's approval page, as A's approver opened it. */
+  | 'approvalNonce'
+  | 'approvalState'
   | 'humanTask'
   /** The signed link (`t`) A's assignee was sent for A's human task. */
   | 'humanTaskLink'
+  /** The form nonce (`nonce`) of A's human-task page, as A's assignee opened it. */
+  | 'humanTaskNonce'
   | 'job'
   | 'client'
+  /** The key of a delegated client of A's (a sign-in form's `key`: a client key signs nobody in). */
+  | 'clientKey'
   /** The `nextToken` of the first page (limit 1) of A's runs, and of A's workflows. */
   | 'runsToken'
   | 'workflowsToken'
@@ -63,7 +70,8 @@ export type Caller = 'ownerB' | 'clientB' | 'siblingA' | 'consoleB' | 'anonymous
 
 /**
  * B's own objects, for a probe whose path names B's and whose query or body names A's: B's two runs waiting for
- * approval each have an approval, its signed link and the nonce of its rendered form.
+ * approval each have an approval, its signed link and the nonce of its rendered form; B's graph run waits on a
+ * human task, with its assignee's link and the nonce of its rendered form.
  */
 export type OwnKind =
   | 'workflow'
@@ -75,7 +83,10 @@ export type OwnKind =
   | 'approvalNonce'
   | 'approval2'
   | 'approvalLink2'
-  | 'approvalNonce2';
+  | 'approvalNonce2'
+  | 'humanTask'
+  | 'humanTaskLink'
+  | 'humanTaskNonce';
 
 /**
  * One of B's own ids: the same in both requests, or, for a request that can be made only once (a decision),
@@ -106,9 +117,13 @@ export type Probe = {
    * parameter of the route in the OpenAPI document.
    */
   headers?: Record<string, Value>;
-  /** A minimal valid JSON body (or a form, for the pages: a literal, `B` for B's key, or one of B's ids). */
+  /** A minimal valid JSON body. */
   json?: unknown;
-  form?: Record<string, string | OwnValue>;
+  /**
+   * A form, for the pages and sign-in: each field a literal, `B` for B's key, one of B's ids, or `ref(kind)`
+   * for one of A's (swapped for a missing one as any id).
+   */
+  form?: Record<string, string | OwnValue | Ref>;
   /** The status the missing id answers (default 404): proves the probe reached the id check. */
   status?: number;
   /** The field a 400 must name (`error.fields[].path`): proves a body or query id was the reason. */

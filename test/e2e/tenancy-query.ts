@@ -59,14 +59,14 @@ export const QUERY_HANDED_ON: Record<string, string> = {
 };
 
 /** Source without its comments, so a name in prose is not a read. */
-const code = (source: string) =>
+export const code = (source: string) =>
   source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 
 /** A string literal's text, or undefined for anything else. */
-const literal = (arg: string) => /^(['"`])([^'"`$]*)\1$/.exec(arg.trim())?.[2];
+export const literal = (arg: string) => /^(['"`])([^'"`$]*)\1$/.exec(arg.trim())?.[2];
 
 /** The text of a call's arguments, from just after its `(` to its matching `)`. */
-function argumentAt(text: string, start: number): string {
+export function argumentAt(text: string, start: number): string {
   let depth = 0;
   for (let end = start; end < text.length; end++) {
     if (text[end] === '(') depth++;

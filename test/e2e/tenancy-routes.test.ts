@@ -6,7 +6,8 @@
  * swapped), and nothing of A's changes (every item of A's in the table, byte for byte). A probe without an id
  * must show none of A's ids. Ids in query strings, headers (Idempotency-Key, If-Match) and JSON bodies are
  * derived from the served OpenAPI document (tenancy-fields.ts), and the query parameters the console and pages
- * read by name from a scan of the serving code (tenancy-query.ts), and probed the same way. B's probes are sent
+ * read by name from a scan of the serving code (tenancy-query.ts), as are the form fields the pages and the
+ * console read from a posted body (tenancy-form.ts), and probed the same way. B's probes are sent
  * again by a client of A's own, which owner routes refuse. The route and tool lists come from the stack and the
  * MCP server themselves: one without a fixture in tenancy-fixtures.ts fails the check, with the row to add.
  * The stack and A's objects: tenancy-world.ts.
@@ -31,8 +32,9 @@ import {
   requestIdFields,
   requestQueryParameters,
 } from './tenancy-fields.ts';
-import { FIELD_EXEMPTIONS, QUERY_EXEMPTIONS, ROUTES, TOOLS } from './tenancy-fixtures.ts';
-import type { Probe } from './tenancy-probe.ts';
+import { FIELD_EXEMPTIONS, FORM_EXEMPTIONS, QUERY_EXEMPTIONS, ROUTES, TOOLS } from './tenancy-fixtures.ts';
+import { FORM_HANDED_ON, formReads } from './tenancy-form.ts';
+import { type Probe, REF } from './tenancy-probe.ts';
 import { answers, QUERY_HANDED_ON, queryReads, SERVING_DIRS } from './tenancy-query.ts';
 import {
   addedFor,
@@ -87,7 +89,10 @@ async function probeRoute(route: string, probe: Probe) {
     const b2 = await itemsOf('team-b');
     const inBody = refsIn(probe.json).map(({ path, kind }) => ` ${path}=<${kind} of A's>`);
     const inHeaders = Object.entries(request.headers).map(([name, value]) => ` ${name}: ${value}`);
-    const label = `${probe.as} ${request.method} ${request.path}${inHeaders.join('')}${inBody.length ? ` body${inBody.join('')}` : ''} (missing: ${missingRequest.path})`;
+    const inForm = Object.entries(probe.form ?? {}).flatMap(([name, v]) =>
+      typeof v === 'object' && REF in v ? [` ${name}=<${v[REF]} of A's>`] : [],
+    );
+    const label = `${probe.as} ${request.method} ${request.path}${inHeaders.join('')}${inBody.length ? ` body${inBody.join('')}` : ''}${inForm.length ? ` form${inForm.join('')}` : ''} (missing: ${missingRequest.path})`;
     expect(missingReply.status, label).toBe(probe.status ?? 404);
     if (probe.field) expect(fieldsOf(missingReply), `${label}: the field refused`).toContain(probe.field);
     // What B's own writes generate (ids, times) differs between any two requests; nothing else may.
@@ -235,6 +240,49 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
         .map((name) => `${route} ?${name}`),
     );
     expect(stale, 'probes sending a query parameter their route no longer reads').toEqual([]);
+  });
+
+  it("names A's values in every form field the pages and the console read by name (or says why it need not)", () => {
+    const { named, handedOn } = formReads();
+    expect(
+      handedOn,
+      'body reads whose form fields the scan cannot name (a variable name, the form or the raw request handed on, a JSON or multipart body): name each field by literal, or review the site in FORM_HANDED_ON (test/e2e/tenancy-form.ts)',
+    ).toEqual(Object.keys(FORM_HANDED_ON).sort());
+    const read = new Set(named.map(({ name }) => name));
+    expect([...read]).toEqual(expect.arrayContaining(['t', 'nonce', 'key']));
+    const probes = Object.entries(ROUTES).flatMap(([route, fixture]) =>
+      'probes' in fixture ? fixture.probes.map((probe) => ({ route, form: probe.form ?? {} })) : [],
+    );
+    // A read is bound when a probe of a route its file answers (a page's, the console's, the inbox's) sends one
+    // of A's values in that field (`ref(kind)`: not a literal, not B's own).
+    const bound = ({ name, file }: { name: string; file: string }) =>
+      probes.some(({ route, form }) => {
+        const value = form[name];
+        return answers(file, route) && typeof value === 'object' && REF in value;
+      });
+    const unprobed = named
+      .filter((r) => !bound(r) && FORM_EXEMPTIONS[r.name] === undefined)
+      .map(({ name, file }) => `${name} (read in ${file})`);
+    expect(
+      [...new Set(unprobed)],
+      "form fields read by name that no probe sends one of A's values in: add a probe to the ROUTES row of the route that reads it (test/e2e/tenancy-fixtures.ts, `form: { <name>: ref(<kind of A's>) }`), or an entry with its reason to FORM_EXEMPTIONS",
+    ).toEqual([]);
+    expect(
+      Object.keys(FORM_EXEMPTIONS).filter((name) => !read.has(name)),
+      'FORM_EXEMPTIONS entries for form fields the serving code no longer reads',
+    ).toEqual([]);
+    // Every form field a probe sends is one the code answering its route reads, by name or through a reviewed
+    // reader of the form's own fields (the human-task form's `f.<name>`).
+    const readers = Object.entries(FORM_HANDED_ON).flatMap(([site, { reads }]) =>
+      reads ? [{ file: site.split(':')[0] ?? '', reads }] : [],
+    );
+    const stale = probes.flatMap(({ route, form }) =>
+      Object.keys(form)
+        .filter((name) => !named.some((r) => r.name === name && answers(r.file, route)))
+        .filter((name) => !readers.some((r) => r.reads.test(name) && answers(r.file, route)))
+        .map((name) => `${route} form ${name}`),
+    );
+    expect(stale, 'probes sending a form field their route does not read').toEqual([]);
   });
 
   it.each(Object.entries(ROUTES))(

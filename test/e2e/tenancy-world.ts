@@ -69,10 +69,15 @@ const MISSING: Record<IdKind, string> = {
   childRun: missingRunId(),
   approval: 'apr_missing0000000000',
   approvalLink: FORGED,
+  // A nonce of nobody's (set with A's, nonceOfNobody) and a state nothing sealed.
+  approvalNonce: '',
+  approvalState: FORGED,
   humanTask: humanTaskId(missingRunId(), 'manager_review', 1),
   humanTaskLink: FORGED,
+  humanTaskNonce: '',
   job: '', // per caller: missingJob
   client: 'nobody-granted',
+  clientKey: clientKey('nobody-granted'),
   // Page tokens of a listing of nobody's: A's must be refused as theirs is.
   runsToken: Buffer.from(
     JSON.stringify({ pk: 'RUN#run_x', sk: 'RUN', gsi1pk: 'OWNER#nobody', gsi1sk: 'RUN#x' }),
@@ -260,14 +265,17 @@ export function requestOf(route: string, probe: Probe, ids: 'foreign' | 'missing
       ? {}
       : {
           form: Object.fromEntries(
-            Object.entries(probe.form).map(([k, v]) => [k, typeof v === 'string' ? v : ownValue(v)]),
+            Object.entries(probe.form).map(([k, v]) => [
+              k,
+              typeof v === 'string' ? v : isRef(v) ? id(v[REF]) : ownValue(v),
+            ]),
           ),
         }),
   };
   return { method, path: query ? `${path}?${query}` : path, headers, probe: sent };
 }
 
-/** The kinds of A's ids a probe names: in its path, its query, its headers, its JSON body. */
+/** The kinds of A's ids a probe names: in its path, its query, its headers, its JSON body, its form. */
 const kindsIn = (probe: Probe): IdKind[] => [
   ...[
     ...Object.values(probe.params ?? {}),
@@ -275,6 +283,9 @@ const kindsIn = (probe: Probe): IdKind[] => [
     ...Object.values(probe.headers ?? {}),
   ].filter((v): v is IdKind => typeof v === 'string'),
   ...refsIn(probe.json).map((r) => r.kind),
+  ...Object.values(probe.form ?? {})
+    .filter(isRef)
+    .map((v) => v[REF]),
 ];
 
 export const namesIds = (probe: Probe) => kindsIn(probe).length > 0;
@@ -446,6 +457,7 @@ export async function startTenancyWorld(): Promise<void> {
       await asA('POST', '/v1/grants', { clientId, grant: baseGrant() }, key)
     ).grant.grantId;
   foreign.client = CLIENTS.a;
+  foreign.clientKey = clientKey(CLIENTS.sibling);
   foreign.job = (
     await asA('POST', '/v1/jobs', { prompt: 'What time is it?' }, clientKey(CLIENTS.a), {
       'Idempotency-Key': foreign.jobKey,
@@ -459,6 +471,13 @@ export async function startTenancyWorld(): Promise<void> {
   );
   foreign.humanTask = task.taskId;
   foreign.humanTaskLink = tokenOf(signedTaskUrl(e2e.stack.url, e2e.keyring, task, task.assignees[0] ?? ''));
+  // The forms A's approver and assignee were shown: B's probes post their nonce and sealed state.
+  const approvalForm = await formOf(`/approvals/${foreign.approval}`, foreign.approvalLink);
+  foreign.approvalNonce = approvalForm.nonce;
+  foreign.approvalState = approvalForm.state ?? '';
+  foreign.humanTaskNonce = (await formOf(`/human-tasks/${foreign.humanTask}`, foreign.humanTaskLink)).nonce;
+  MISSING.approvalNonce = nonceOfNobody(foreign.approvalNonce, foreign.approval, MISSING.approval);
+  MISSING.humanTaskNonce = nonceOfNobody(foreign.humanTaskNonce, foreign.humanTask, MISSING.humanTask);
   foreign.childRun = await eventually(
     'the triage child run',
     async () =>
@@ -521,13 +540,19 @@ export async function startTenancyWorld(): Promise<void> {
     const waiting = await awaitingApproval(b, gatedB);
     const link = tokenOf(waiting.link);
     const approvalId = waiting.approval.approvalId;
-    const page = await fetch(`${e2e.stack.url}/approvals/${approvalId}?t=${encodeURIComponent(link)}`);
-    const nonce = /name="nonce" value="([^"]+)"/.exec(await page.text())?.[1];
-    if (!nonce) throw new Error(`B's approval page ${approvalId} has no form nonce (${page.status})`);
     ownB[`approval${suffix}`] = approvalId;
     ownB[`approvalLink${suffix}`] = link;
-    ownB[`approvalNonce${suffix}`] = nonce;
+    ownB[`approvalNonce${suffix}`] = (await formOf(`/approvals/${approvalId}`, link)).nonce;
   }
+  // And B's graph run waiting on a human task, with its assignee's link and the nonce of its rendered form.
+  const refundB = await applyWorkflowText(b, 'refund-large', refundGraph('refund-large', graph.payments.url));
+  const graphRunB = await startRefund(b, refundB, 'My parcel never arrived. Customer c_99.');
+  const taskB = await eventually("B's open manager review", async () =>
+    (await e2e.stack.store.listRunHumanTasks(graphRunB)).find((t) => t.status === 'open'),
+  );
+  ownB.humanTask = taskB.taskId;
+  ownB.humanTaskLink = tokenOf(signedTaskUrl(e2e.stack.url, e2e.keyring, taskB, taskB.assignees[0] ?? ''));
+  ownB.humanTaskNonce = (await formOf(`/human-tasks/${taskB.taskId}`, ownB.humanTaskLink)).nonce;
   await eventually("B's external run to end", async () => {
     const { run } = await asA('GET', `/v1/runs/${ownB.run}`, undefined, KEY_B);
     return ['done', 'failed'].includes(run.status) ? true : undefined;
@@ -560,6 +585,27 @@ export async function startTenancyWorld(): Promise<void> {
   expect(signIn.status).toBe(303);
   consoleCookie = /(wf_console=[^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1] ?? '';
   await settled();
+}
+
+/**
+ * A nonce of the shape `nonce` has (`<claims>.<signature>`, a key of the stack's named) for a page of nobody's:
+ * its claims name `missing` where they named `id`, under a signature no key made.
+ */
+function nonceOfNobody(nonce: string, id: string, missing: string): string {
+  const claims = Buffer.from(nonce.split('.')[0] ?? '', 'base64url')
+    .toString('utf8')
+    .replaceAll(id, missing);
+  return `${Buffer.from(claims, 'utf8').toString('base64url')}.${'B'.repeat(43)}`;
+}
+
+/** The nonce and sealed state (approval pages only) of the form on the page at `path` opened with link `t`. */
+async function formOf(path: string, t: string): Promise<{ nonce: string; state?: string }> {
+  const page = await fetch(`${e2e.stack.url}${path}?t=${encodeURIComponent(t)}`);
+  const text = await page.text();
+  const nonce = /name="nonce" value="([^"]+)"/.exec(text)?.[1];
+  if (!nonce) throw new Error(`the page ${path} has no form nonce (${page.status})`);
+  const state = /name="state" value="([^"]+)"/.exec(text)?.[1];
+  return state === undefined ? { nonce } : { nonce, state };
 }
 
 /**
