@@ -12,7 +12,11 @@ const ORIGIN = 'http://127.0.0.1:8787';
 const KEY = 'wfl_test_key_0123456789abcdef';
 const clock = { nowMs: () => Date.parse('2026-12-01T12:00:00Z') };
 
-function consoleUnderTest() {
+type Login = Parameters<typeof createConsoleApp>[0]['login'];
+const ownerLogin: Login = async (key) =>
+  key === KEY ? { owner: 'alice', principal: 'alice@laptop' } : undefined;
+
+function consoleUnderTest(login: Login = ownerLogin) {
   const calls: { owner: string; method: string; path: string }[] = [];
   const answers: Record<string, ApiAnswer> = {
     'GET /v1/workflows?limit=100': { status: 200, body: { items: [] } },
@@ -24,7 +28,7 @@ function consoleUnderTest() {
       calls.push({ owner: identity.owner, method, path });
       return answers[`${method} ${path}`] ?? { status: 404, body: { error: { code: 'not_found' } } };
     },
-    login: async (key) => (key === KEY ? { owner: 'alice', principal: 'alice@laptop' } : undefined),
+    login,
     sessions: sessionTable(clock),
     clock,
     origin: ORIGIN,
@@ -84,6 +88,21 @@ describe('console: sign-in', () => {
   it('refuses a wrong key with 401 and no cookie', async () => {
     const { app } = consoleUnderTest();
     const response = await app.request('/console/login', form('key=wrong', { origin: ORIGIN }));
+    expect(response.status).toBe(401);
+    expect(response.headers.get('set-cookie')).toBeNull();
+  });
+
+  it.each<[string, Login]>([
+    // The console's own check, apart from any login's: a login that lets a client through is still refused.
+    [
+      "a delegated client's identity",
+      async () => ({ owner: 'alice', principal: 'cli_ops', client: 'cli_ops' }),
+    ],
+    ['a login that fails', async () => Promise.reject(new Error('lookup failed'))],
+    ['an identity without an owner', async () => ({ owner: '', principal: 'nobody' })],
+  ])('refuses %s with 401 and no cookie, even for the right key', async (_name, login) => {
+    const { app } = consoleUnderTest(login);
+    const response = await app.request('/console/login', form(`key=${KEY}`, { origin: ORIGIN }));
     expect(response.status).toBe(401);
     expect(response.headers.get('set-cookie')).toBeNull();
   });
