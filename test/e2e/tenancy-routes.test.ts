@@ -10,9 +10,8 @@
  * console read from a posted body (tenancy-form.ts), and probed the same way. B's probes are sent
  * again by a client of A's own, which owner routes refuse. The route and tool lists come from the stack and the
  * MCP server themselves: one without a fixture in tenancy-fixtures.ts fails the check, with the row to add.
- * The stack and A's objects: tenancy-world.ts.
+ * The stack and A's and B's objects: tenancy-world.ts; one route's probe: tenancy-route-probe.ts.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,99 +23,29 @@ import type { ApprovalAppDeps } from '../../shared/approvals-http/deps.ts';
 import type { HumanTaskDeps } from '../../shared/human-tasks/deps.ts';
 import { signedPagesApp } from '../../shared/human-tasks/signed-pages.ts';
 import { bearer, callTool, connectMcp } from '../mcp/support.ts';
+import { itemsOfA } from './tenancy-compare.ts';
+import { probesField, withField } from './tenancy-field-probes.ts';
 import {
   approvalHintFields,
   type IdField,
   idFields,
-  isField,
   requestIdFields,
   requestQueryParameters,
 } from './tenancy-fields.ts';
 import { FIELD_EXEMPTIONS, FORM_EXEMPTIONS, QUERY_EXEMPTIONS, ROUTES, TOOLS } from './tenancy-fixtures.ts';
 import { FORM_HANDED_ON, formReads } from './tenancy-form.ts';
-import { type Probe, REF } from './tenancy-probe.ts';
-import { answers, QUERY_HANDED_ON, queryReads, SERVING_DIRS } from './tenancy-query.ts';
-import {
-  addedFor,
-  asA,
-  CLIENTS,
-  e2e,
-  echoSwapped,
-  foreign,
-  freshAsB,
-  itemsOf,
-  itemsOfA,
-  keyOf,
-  leakable,
-  missingOf,
-  namesIds,
-  openedForm,
-  type Reply,
-  refsIn,
-  requestOf,
-  send,
-  settled,
-  startTenancyWorld,
-  stopTenancyWorld,
-  withoutProgress,
-} from './tenancy-world.ts';
+import { headersReadByRoutes, headersReadDirectly, READ_DIRECTLY } from './tenancy-headers.ts';
+import { foreign, leakable, missingOf } from './tenancy-ids.ts';
+import { REF } from './tenancy-probe.ts';
+import { CLIENTS } from './tenancy-probe-builders.ts';
+import { answers, QUERY_HANDED_ON, queryReads } from './tenancy-query.ts';
+import { keyOf, namesIds } from './tenancy-request.ts';
+import { probeRoute } from './tenancy-route-probe.ts';
+import { asA, e2e } from './tenancy-stack.ts';
+import { startTenancyWorld, stopTenancyWorld } from './tenancy-world.ts';
 
 beforeAll(startTenancyWorld, 120_000);
 afterAll(stopTenancyWorld);
-
-/** The field paths a 400 answer names (`error.fields[].path`). */
-const fieldsOf = (reply: Reply): string[] =>
-  ((reply.body as { error?: { fields?: { path: string }[] } }).error?.fields ?? []).map((f) => f.path);
-
-/** The answers `probe` gets, and whether A's items stayed the same around it. */
-async function probeRoute(route: string, probe: Probe) {
-  const before = await itemsOfA();
-  if (namesIds(probe)) {
-    const request = requestOf(route, probe, 'foreign');
-    const b0 = await itemsOf('team-b');
-    const foreignReply = await send(probe.as, request.method, request.path, request.probe, request.headers);
-    if (probe.settles) await settled();
-    const b1 = await itemsOf('team-b');
-    const missingRequest = requestOf(route, probe, 'missing');
-    const missingReply = await send(
-      probe.as,
-      missingRequest.method,
-      missingRequest.path,
-      missingRequest.probe,
-      missingRequest.headers,
-    );
-    if (probe.settles) await settled();
-    const b2 = await itemsOf('team-b');
-    const inBody = refsIn(probe.json).map(({ path, kind }) => ` ${path}=<${kind} of A's>`);
-    const inHeaders = Object.entries(request.headers).map(([name, value]) => ` ${name}: ${value}`);
-    const inForm = Object.entries(probe.form ?? {}).flatMap(([name, v]) =>
-      typeof v === 'object' && REF in v ? [` ${name}=<${v[REF]} of A's>`] : [],
-    );
-    const label = `${probe.as} ${request.method} ${request.path}${inHeaders.join('')}${inBody.length ? ` body${inBody.join('')}` : ''}${inForm.length ? ` form${inForm.join('')}` : ''} (missing: ${missingRequest.path})`;
-    expect(missingReply.status, label).toBe(probe.status ?? 404);
-    if (probe.field) expect(fieldsOf(missingReply), `${label}: the field refused`).toContain(probe.field);
-    // What B's own writes generate (ids, times) differs between any two requests; nothing else may.
-    const shown = (reply: Reply) => freshAsB(openedForm(withoutProgress(reply, probe.progress)));
-    expect(shown(echoSwapped(foreignReply, probe)), label).toEqual(shown(missingReply));
-    // Nor in what B's own items record of the two (an audit entry B could read back).
-    expect(freshAsB(echoSwapped(addedFor(b0, b1), probe)), `${label}: B's items`).toEqual(
-      freshAsB(addedFor(b1, b2)),
-    );
-  } else {
-    const request = requestOf(route, probe, 'missing');
-    const reply = await send(probe.as, request.method, request.path, request.probe, request.headers);
-    if (probe.settles) await settled();
-    const label = `${probe.as} ${request.method} ${request.path}`;
-    if (probe.status !== undefined) expect(reply.status, label).toBe(probe.status);
-    expect(reply.status, label).toBeLessThan(500);
-    const text = JSON.stringify(reply.body);
-    expect(
-      leakable.filter((id) => text.includes(id)),
-      `${label} shows A's ids`,
-    ).toEqual([]);
-  }
-  expect(await itemsOfA(), `${probe.as} on ${route} changed A's items`).toEqual(before);
-}
 
 describe('Tenancy of every route of the local stack (the API, the pages, the console)', () => {
   it('holds a fixture for every route the stack serves, and none for a route it no longer has', () => {
@@ -313,75 +242,6 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
     expect(grant).toMatchObject({ version: 1, revoked: false });
   });
 });
-
-/** The header names every `validateHeader(c, 'Name', …)` call in shared/ reads, one per call, sorted. */
-function headersReadByRoutes(): string[] {
-  const root = new URL('../../shared/', import.meta.url);
-  return readdirSync(root, { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts'))
-    .flatMap((file) =>
-      [...readFileSync(new URL(file, root), 'utf8').matchAll(/validateHeader\(\s*c,\s*'([^']+)'/g)].map(
-        (match) => match[1] ?? '',
-      ),
-    )
-    .sort();
-}
-
-/** Headers the served routes read without validateHeader, each with why it carries nothing of an owner's. */
-const READ_DIRECTLY: Record<string, string> = {
-  authorization:
-    "the caller's own bearer token, the identity every probe already varies (shared/api/auth.ts)",
-  'content-type': 'how the body is encoded (shared/api/body.ts, the form posts of the pages)',
-  host: "the local stack's host guard against DNS rebinding (shared/local/host-guard.ts)",
-  origin: "the pages' same-origin check of a decision or submission (shared/approvals-http/same-origin.ts)",
-  'sec-fetch-site': "the pages' same-origin check, as origin",
-};
-
-/**
- * The header names read by literal in the serving code (`c.req.header('name')`, `headers.get('name')`),
- * lower-cased, once each, sorted.
- */
-function headersReadDirectly(): string[] {
-  const names = new Set<string>();
-  for (const dir of SERVING_DIRS) {
-    const root = new URL(`../../shared/${dir}/`, import.meta.url);
-    for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' })) {
-      if (!file.endsWith('.ts')) continue;
-      const source = readFileSync(new URL(file, root), 'utf8');
-      for (const match of source.matchAll(/(?:req\.header|headers\.get)\(\s*['"]([^'"]+)['"]/g))
-        names.add((match[1] ?? '').toLowerCase());
-    }
-  }
-  return [...names].sort();
-}
-
-/** Whether a probe of the field's route names one of A's ids in that query parameter, header or body field. */
-function probesField({ route, field }: IdField): boolean {
-  const fixture = ROUTES[route];
-  if (!fixture || !('probes' in fixture)) return false;
-  const [where, ...rest] = field.split('.');
-  const path = rest.join('.');
-  return fixture.probes.some((probe) =>
-    where === 'query'
-      ? typeof probe.query?.[path] === 'string'
-      : where === 'header'
-        ? typeof probe.headers?.[path] === 'string'
-        : refsIn(probe.json).some((r) => isField(path, r.path)),
-  );
-}
-
-/**
- * `value` with `id` at the field `path` as idFields names it (`a.b`, `ids[]`: an array of that one id), the
- * objects and arrays on the way made as needed.
- */
-function withField(value: unknown, path: string, id: string): unknown {
-  const match = /^([^.[\]]+)(\[\])?(?:\.(.*))?$/.exec(path);
-  if (!match) throw new Error(`not a field path: ${path}`);
-  const [, name = '', array, rest] = match;
-  const object = (value ?? {}) as Record<string, unknown>;
-  const inner = rest === undefined ? id : withField(array ? undefined : object[name], rest, id);
-  return { ...object, [name]: array ? [inner] : inner };
-}
 
 describe('Tenancy of every tool of the jobs MCP server', () => {
   const clients: Partial<Record<'clientB' | 'siblingA', Client>> = {};
