@@ -54,11 +54,11 @@ describe('Tenancy of every route of the local stack (the API, the pages, the con
     const stale = Object.keys(ROUTES).filter((route) => !served.includes(route));
     expect(
       uncovered,
-      `routes without a tenancy fixture: add a row for each to ROUTES in test/e2e/tenancy-fixtures.ts (its id parameters and which of A's objects they name, or why it is exempt)`,
+      `routes without a tenancy fixture: add a row for each to ROUTES in test/e2e/tenancy-fixtures.ts, in the file of its surface (the API's rows: tenancy-api-routes.ts; the pages' and the console's: tenancy-page-routes.ts), naming its id parameters and which of A's objects they name, or why it is exempt`,
     ).toEqual([]);
     expect(
       stale,
-      'rows of ROUTES (test/e2e/tenancy-fixtures.ts) for routes the stack no longer serves',
+      'rows of ROUTES (test/e2e/tenancy-fixtures.ts, from tenancy-api-routes.ts and tenancy-page-routes.ts) for routes the stack no longer serves',
     ).toEqual([]);
     expect(served.length).toBeGreaterThan(40);
   });
