@@ -13,8 +13,7 @@
  * form read by a name the scan cannot see, or handed on whole) must be one of the reviewed sites
  * (FORM_HANDED_ON), each saying where its names are read instead.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { argumentAt, code, literal, SERVING_DIRS } from './tenancy-query.ts';
+import { argumentAt, code, literal, scanServingCode } from './tenancy-query.ts';
 
 /** A form field read by name, and the file (`shared/…`) that reads it. */
 export type FormRead = { name: string; file: string };
@@ -127,17 +126,4 @@ export function scanFormReads(file: string, source: string): FormScan {
 }
 
 /** Every form read of the serving code (SERVING_DIRS under shared/). */
-export function formReads(): FormScan {
-  const named: FormRead[] = [];
-  const handedOn: string[] = [];
-  for (const dir of SERVING_DIRS) {
-    const root = new URL(`../../shared/${dir}/`, import.meta.url);
-    for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' })) {
-      if (!file.endsWith('.ts')) continue;
-      const scan = scanFormReads(`shared/${dir}/${file}`, readFileSync(new URL(file, root), 'utf8'));
-      named.push(...scan.named);
-      handedOn.push(...scan.handedOn);
-    }
-  }
-  return { named, handedOn: [...new Set(handedOn)].sort() };
-}
+export const formReads = (): FormScan => scanServingCode(scanFormReads);

@@ -3,7 +3,7 @@
  * validateHeader (declared in the OpenAPI document, and so probed), and those read directly, each reviewed.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { SERVING_DIRS } from './tenancy-query.ts';
+import { servingSources } from './tenancy-query.ts';
 
 /** The header names every `validateHeader(c, 'Name', …)` call in shared/ reads, one per call, sorted. */
 export function headersReadByRoutes(): string[] {
@@ -34,14 +34,8 @@ export const READ_DIRECTLY: Record<string, string> = {
  */
 export function headersReadDirectly(): string[] {
   const names = new Set<string>();
-  for (const dir of SERVING_DIRS) {
-    const root = new URL(`../../shared/${dir}/`, import.meta.url);
-    for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' })) {
-      if (!file.endsWith('.ts')) continue;
-      const source = readFileSync(new URL(file, root), 'utf8');
-      for (const match of source.matchAll(/(?:req\.header|headers\.get)\(\s*['"]([^'"]+)['"]/g))
-        names.add((match[1] ?? '').toLowerCase());
-    }
-  }
+  for (const { source } of servingSources())
+    for (const match of source.matchAll(/(?:req\.header|headers\.get)\(\s*['"]([^'"]+)['"]/g))
+      names.add((match[1] ?? '').toLowerCase());
   return [...names].sort();
 }

@@ -109,18 +109,29 @@ export function scanQueryReads(file: string, source: string): QueryScan {
   return { named, handedOn: [...handedOn] };
 }
 
-/** Every query read of the serving code (SERVING_DIRS under shared/). */
-export function queryReads(): QueryScan {
-  const named: QueryRead[] = [];
-  const handedOn: string[] = [];
-  for (const dir of SERVING_DIRS) {
+/** Every TypeScript file of the serving code (SERVING_DIRS under shared/), with its source. */
+export function servingSources(): { file: string; source: string }[] {
+  return SERVING_DIRS.flatMap((dir) => {
     const root = new URL(`../../shared/${dir}/`, import.meta.url);
-    for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' })) {
-      if (!file.endsWith('.ts')) continue;
-      const scan = scanQueryReads(`shared/${dir}/${file}`, readFileSync(new URL(file, root), 'utf8'));
-      named.push(...scan.named);
-      handedOn.push(...scan.handedOn);
-    }
-  }
-  return { named, handedOn: [...new Set(handedOn)].sort() };
+    return readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => ({ file: `shared/${dir}/${file}`, source: readFileSync(new URL(file, root), 'utf8') }));
+  });
 }
+
+/** `scan` over every file of the serving code: the reads it names, and the sites handed on, once each, sorted. */
+export function scanServingCode<Read>(
+  scan: (file: string, source: string) => { named: Read[]; handedOn: string[] },
+): { named: Read[]; handedOn: string[] } {
+  const named: Read[] = [];
+  const handedOn = new Set<string>();
+  for (const { file, source } of servingSources()) {
+    const found = scan(file, source);
+    named.push(...found.named);
+    for (const site of found.handedOn) handedOn.add(site);
+  }
+  return { named, handedOn: [...handedOn].sort() };
+}
+
+/** Every query read of the serving code (SERVING_DIRS under shared/). */
+export const queryReads = (): QueryScan => scanServingCode(scanQueryReads);
