@@ -11,15 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { markRunFailed } from '../../shared/core/mark-failed.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { completeStep } from '../../shared/graph-run/complete-step.ts';
-import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
 import { cancelChildrenOfFailedGraph } from '../../shared/graph-run/end-children.ts';
 import { unconfiguredHumanTasks } from '../../shared/graph-run/human-task-port.ts';
 import { childRunIdFor, startStepWait } from '../../shared/graph-run/wait.ts';
 import { humanTaskExpiry } from '../../shared/human-tasks/expiry.ts';
 import type { ExecutionsPort } from '../../shared/runs/ports.ts';
 import { apiHarness } from '../api/helpers.ts';
-import { aliceRunOf, oneAgentStepGraph } from '../support/graph-fixtures.ts';
-import { randomIds } from '../support/store.ts';
+import { aliceRunOf, graphRunDeps, oneAgentStepGraph } from '../support/graph-fixtures.ts';
 
 const MACHINE = 'arn:aws:states:local:0:execution:agent';
 
@@ -31,17 +29,7 @@ describe('An agent step whose wait timed out', () => {
     stop: async (arn, cause) => void stopped.push({ arn, cause }),
     arnOf: (_kind, name) => `${MACHINE}:${name}`,
   };
-  const deps = () => ({
-    store: h.store,
-    definitionOf: graphDefinitions(h.store),
-    clock: h.clock,
-    ids: randomIds,
-    executions,
-    humanTasks: unconfiguredHumanTasks,
-    answer: async () => {
-      throw new Error('no child answers here');
-    },
-  });
+  const deps = () => graphRunDeps(h, executions, unconfiguredHumanTasks);
 
   async function waitingAgentStep(name: string) {
     const run = await aliceRunOf(h, oneAgentStepGraph(name));

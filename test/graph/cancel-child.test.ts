@@ -12,15 +12,13 @@ import { describe, expect, it } from 'vitest';
 import { createMarkFailedHandler } from '../../functions/mark-failed.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { completeStep } from '../../shared/graph-run/complete-step.ts';
-import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
 import { unconfiguredHumanTasks } from '../../shared/graph-run/human-task-port.ts';
 import { answerParentStep } from '../../shared/graph-run/parent-answer.ts';
 import { childRunIdFor, startStepWait } from '../../shared/graph-run/wait.ts';
 import { humanTaskExpiry } from '../../shared/human-tasks/expiry.ts';
 import { handlerTelemetry } from '../../shared/runtime/telemetry.ts';
 import { apiHarness } from '../api/helpers.ts';
-import { aliceRunOf, oneAgentStepGraph } from '../support/graph-fixtures.ts';
-import { randomIds } from '../support/store.ts';
+import { aliceRunOf, graphRunDeps, oneAgentStepGraph } from '../support/graph-fixtures.ts';
 
 /** Task tokens as Step Functions answers them: the first answer of a token is taken, later ones find it closed. */
 class OneAnswerTokens {
@@ -35,17 +33,7 @@ class OneAnswerTokens {
 describe("a graph step's agent child run cancelled on its own", () => {
   const tokens = new OneAnswerTokens();
   const h = apiHarness({ graph: { taskTokens: tokens, humanTasks: unconfiguredHumanTasks } });
-  const deps = () => ({
-    store: h.store,
-    definitionOf: graphDefinitions(h.store),
-    clock: h.clock,
-    ids: randomIds,
-    executions: h.executions,
-    humanTasks: humanTaskExpiry({ store: h.store, clock: h.clock }),
-    answer: async () => {
-      throw new Error('no child answers here');
-    },
-  });
+  const deps = () => graphRunDeps(h, h.executions, humanTaskExpiry({ store: h.store, clock: h.clock }));
   const markFailed = createMarkFailedHandler(
     () => ({
       store: h.store,

@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
 import { MAX_RESULT_TEXT_BYTES } from '../../shared/core/transcript-limits.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { completeStep } from '../../shared/graph-run/complete-step.ts';
-import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
 import {
   answerParentStep,
   childAnswer,
@@ -23,8 +22,7 @@ import { SFN_PAYLOAD_LIMIT_BYTES } from '../../shared/local/sfn/types.ts';
 import { validateTaskOutput } from '../../shared/local/sfn/validation.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 import { apiHarness } from '../api/helpers.ts';
-import { aliceRunOf, oneAgentStepGraph } from '../support/graph-fixtures.ts';
-import { randomIds } from '../support/store.ts';
+import { aliceRunOf, graphRunDeps, oneAgentStepGraph } from '../support/graph-fixtures.ts';
 
 /** The longest result a run keeps, all of it NUL characters. */
 const NULS = '\u0000'.repeat(MAX_RESULT_TEXT_BYTES);
@@ -62,17 +60,7 @@ describe('Function: childAnswer', () => {
 describe("a graph step's answer too large to carry", () => {
   const tokens = new CheckedTokens();
   const h = apiHarness();
-  const deps = () => ({
-    store: h.store,
-    definitionOf: graphDefinitions(h.store),
-    clock: h.clock,
-    ids: randomIds,
-    executions: h.executions,
-    humanTasks: humanTaskExpiry({ store: h.store, clock: h.clock }),
-    answer: async () => {
-      throw new Error('no child answers here');
-    },
-  });
+  const deps = () => graphRunDeps(h, h.executions, humanTaskExpiry({ store: h.store, clock: h.clock }));
 
   it("is answered, and the step's output is the child's whole text read from the child run", async () => {
     // Prepare: the agent step waits on its child, which ends done with the longest text of NULs.

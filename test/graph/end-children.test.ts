@@ -9,14 +9,12 @@
 import { describe, expect, it } from 'vitest';
 import { markRunFailed } from '../../shared/core/mark-failed.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
-import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
 import { cancelChildrenOfFailedGraph } from '../../shared/graph-run/end-children.ts';
 import { unconfiguredHumanTasks } from '../../shared/graph-run/human-task-port.ts';
 import { childRunIdFor, startStepWait } from '../../shared/graph-run/wait.ts';
 import type { ExecutionsPort } from '../../shared/runs/ports.ts';
 import { apiHarness } from '../api/helpers.ts';
-import { aliceRunOf, TRIAGE_AGENT_STEP } from '../support/graph-fixtures.ts';
-import { randomIds } from '../support/store.ts';
+import { aliceRunOf, graphRunDeps, TRIAGE_AGENT_STEP } from '../support/graph-fixtures.ts';
 
 const graph = {
   kind: 'graph',
@@ -76,17 +74,7 @@ describe("a failed graph run's running children", () => {
         start: async (name) => ({ executionArn: `arn:aws:states:local:0:execution:external:${name}` }),
       },
     };
-    const deps = {
-      store: h.store,
-      definitionOf: graphDefinitions(h.store),
-      clock: h.clock,
-      ids: randomIds,
-      executions,
-      humanTasks: unconfiguredHumanTasks,
-      answer: async () => {
-        throw new Error('no child answers here');
-      },
-    };
+    const deps = graphRunDeps(h, executions, unconfiguredHumanTasks);
     await advanceGraphRun(deps, run.runId);
     for (const [stepId, type] of [
       ['triage', 'agent_task'],

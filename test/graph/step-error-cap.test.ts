@@ -13,7 +13,6 @@ import { markRunFailed } from '../../shared/core/mark-failed.ts';
 import { STORED_ERROR_MESSAGE_UNITS, STORED_ERROR_NAME_UNITS } from '../../shared/core/stored-error.ts';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
 import { completeStep } from '../../shared/graph-run/complete-step.ts';
-import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
 import { unconfiguredHumanTasks } from '../../shared/graph-run/human-task-port.ts';
 import { startStepWait } from '../../shared/graph-run/wait.ts';
 import { humanTaskExpiry } from '../../shared/human-tasks/expiry.ts';
@@ -21,8 +20,7 @@ import type { ExecutionsPort } from '../../shared/runs/ports.ts';
 import { stepErrorOf } from '../../shared/runtime/step-error.ts';
 import { GraphStepSchema } from '../../shared/schemas/graph-step.ts';
 import { apiHarness } from '../api/helpers.ts';
-import { aliceRunOf, oneAgentStepGraph } from '../support/graph-fixtures.ts';
-import { randomIds } from '../support/store.ts';
+import { aliceRunOf, graphRunDeps, oneAgentStepGraph } from '../support/graph-fixtures.ts';
 
 const MACHINE = 'arn:aws:states:local:0:execution:agent';
 const EMOJI = '\u{1F600}';
@@ -34,17 +32,7 @@ describe('A graph step that fails with a very long error', () => {
     stop: async () => undefined,
     arnOf: (_kind, name) => `${MACHINE}:${name}`,
   };
-  const deps = () => ({
-    store: h.store,
-    definitionOf: graphDefinitions(h.store),
-    clock: h.clock,
-    ids: randomIds,
-    executions,
-    humanTasks: unconfiguredHumanTasks,
-    answer: async () => {
-      throw new Error('no child answers here');
-    },
-  });
+  const deps = () => graphRunDeps(h, executions, unconfiguredHumanTasks);
 
   it('stores the step error and the run error cut and well-formed; the run loads and its chain verifies', async () => {
     // Prepare: an agent step waiting on its child; the wait fails with a Lambda error whose message is an emoji

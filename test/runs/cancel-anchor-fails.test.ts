@@ -9,7 +9,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { advanceGraphRun } from '../../shared/graph-run/advance.ts';
-import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
 import { unconfiguredHumanTasks } from '../../shared/graph-run/human-task-port.ts';
 import { childRunIdFor, startStepWait } from '../../shared/graph-run/wait.ts';
 import { CANCEL_ANCHOR_ATTEMPTS, cancelRun } from '../../shared/runs/cancel-run.ts';
@@ -18,15 +17,8 @@ import type { ExecutionsPort } from '../../shared/runs/ports.ts';
 import type { Run } from '../../shared/schemas/run.ts';
 import type { DynamoStore } from '../../shared/store/index.ts';
 import { apiHarness, RecordingExecutions } from '../api/helpers.ts';
-import { aliceRunOf } from '../support/graph-fixtures.ts';
-import {
-  FixedClock,
-  minimalWorkflow,
-  randomIds,
-  seedRun,
-  seedWorkflow,
-  testStore,
-} from '../support/store.ts';
+import { aliceRunOf, graphRunDeps } from '../support/graph-fixtures.ts';
+import { FixedClock, minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 
 const store = testStore();
 
@@ -180,17 +172,7 @@ describe('a graph cancel whose anchor fails', () => {
       arnOf: (kind, name) => `${kind === 'graph' ? GRAPH : AGENT}:${name}`,
       graph: { start: async (name) => ({ executionArn: `${GRAPH}:${name}` }) },
     };
-    const graphDeps = {
-      store: h.store,
-      definitionOf: graphDefinitions(h.store),
-      clock: h.clock,
-      ids: randomIds,
-      executions,
-      humanTasks: unconfiguredHumanTasks,
-      answer: async () => {
-        throw new Error('no child answers here');
-      },
-    };
+    const graphDeps = graphRunDeps(h, executions, unconfiguredHumanTasks);
     await advanceGraphRun(graphDeps, run.runId);
     const waited = { runId: run.runId, stepId: 'triage', type: 'agent_task' as const, attempt: 1 };
     expect(await startStepWait(graphDeps, { ...waited, taskToken: 'triage' })).toBe('child_started');

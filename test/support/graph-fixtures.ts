@@ -4,6 +4,8 @@
  */
 import { expect } from 'vitest';
 import { prepareRun } from '../../shared/core/new-run.ts';
+import { graphDefinitions } from '../../shared/graph-run/definitions.ts';
+import type { ExecutionsPort } from '../../shared/runs/ports.ts';
 import type { apiHarness } from '../api/helpers.ts';
 import { randomIds } from './store.ts';
 
@@ -50,3 +52,23 @@ export async function aliceRunOf(h: ApiHarness, workflow: object, input: unknown
   });
   return (await h.store.createRun(prepared)).run;
 }
+
+/**
+ * A graph run's dependencies on the harness's store and clock, with `executions` and `humanTasks` as the test
+ * gives them; no child run answers (a test that needs one answers it itself).
+ */
+export const graphRunDeps = <HumanTasks>(
+  h: ApiHarness,
+  executions: ExecutionsPort,
+  humanTasks: HumanTasks,
+) => ({
+  store: h.store,
+  definitionOf: graphDefinitions(h.store),
+  clock: h.clock,
+  ids: randomIds,
+  executions,
+  humanTasks,
+  answer: async (): Promise<never> => {
+    throw new Error('no child answers here');
+  },
+});
