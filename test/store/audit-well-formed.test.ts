@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../../shared/audit/index.ts';
-import { prepareRun } from '../../shared/core/new-run.ts';
-import { FixedClock, minimalWorkflow, randomIds, seedWorkflow, testStore } from '../support/store.ts';
+import { minimalWorkflow, seedRun, seedWorkflow, testStore } from '../support/store.ts';
 
 const store = testStore();
 
@@ -14,15 +13,7 @@ describe('a run commit whose audit text carries a lone surrogate', () => {
   it('seals it with U+FFFD in its place, in the data, its field names and the actor', async () => {
     // Prepare
     const { version } = await seedWorkflow(store, minimalWorkflow());
-    const { run } = await store.createRun(
-      prepareRun({
-        version,
-        trigger: { type: 'on_demand', caller: 't' },
-        clock: new FixedClock(),
-        ids: randomIds,
-        actor: 'owner:t',
-      }),
-    );
+    const run = await seedRun(store, version, { firstTurn: false });
 
     // Act
     await store.commit({
