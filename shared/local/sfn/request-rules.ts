@@ -105,10 +105,21 @@ export function requestProblems(operation: string, body: Record<string, unknown>
   return Object.entries(rules).flatMap(([member, rule]) => memberProblem(member, rule, body[member]) ?? []);
 }
 
-/** Throws AWS's `ValidationException` (`N validation error(s) detected: …; …`) when `body` breaks a rule. */
+/** AWS's `ValidationException` for `problems`: `N validation error(s) detected: …; …`. */
+function validationException(problems: readonly string[]): SfnApiError {
+  const count = `${problems.length} validation error${problems.length === 1 ? '' : 's'} detected`;
+  return new SfnApiError('ValidationException', `${count}: ${problems.join('; ')}`);
+}
+
+/** Throws AWS's `ValidationException` when `body` breaks a rule. */
 export function checkRequest(operation: string, body: Record<string, unknown>): void {
   const problems = requestProblems(operation, body);
-  if (problems.length === 0) return;
-  const count = `${problems.length} validation error${problems.length === 1 ? '' : 's'} detected`;
-  throw new SfnApiError('ValidationException', `${count}: ${problems.join('; ')}`);
+  if (problems.length > 0) throw validationException(problems);
+}
+
+/** Throws AWS's `ValidationException` when `value` breaks the rule of `operation`'s `member` (an in-process call). */
+export function checkMember(operation: string, member: string, value: unknown): void {
+  const rule = SFN_REQUEST_RULES[operation]?.[member];
+  const problem = rule && memberProblem(member, rule, value);
+  if (problem) throw validationException([problem]);
 }

@@ -1,5 +1,6 @@
 /** Request validation of the local Step Functions API, with AWS's error codes. */
 import { SfnApiError } from './errors.ts';
+import { checkMember } from './request-rules.ts';
 import { SFN_PAYLOAD_LIMIT_BYTES } from './types.ts';
 
 type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -32,13 +33,7 @@ function refusedInName(character: string): boolean {
  * over the API: request-rules.ts) without a refused character (`InvalidName`).
  */
 export function validateExecutionName(name: string): void {
-  if (name.length === 0 || name.length > 80) {
-    const bound = name.length === 0 ? 'greater than or equal to 1' : 'less than or equal to 80';
-    throw new SfnApiError(
-      'ValidationException',
-      `1 validation error detected: Value '${name}' at 'name' failed to satisfy constraint: Member must have length ${bound}`,
-    );
-  }
+  checkMember('StartExecution', 'name', name);
   if ([...name].some(refusedInName)) throw new SfnApiError('InvalidName', `Invalid Name: '${name}'`);
 }
 
