@@ -205,17 +205,20 @@ const NEXT_STEP: Record<DenialFault, string> = {
 
 const REASON_CUT = ' [truncated]';
 
+/** The sentences every denial ends with: not executed, and what to do next. */
+const tailOf = (fault: DenialFault): string => `. This call was not executed. ${NEXT_STEP[fault]}`;
+
 /**
  * The tool_result text the model sees for a denial: readable, and clear whether it may call again. A long reason
  * (a schema problem quoting a long key) is cut so the whole stays within `MAX_REFUSAL_BYTES` and the last
  * sentence, what to do next, is always there.
  */
 export function denialText({ reason, fault }: Denial): string {
-  const tail = `. This call was not executed. ${NEXT_STEP[fault]}`;
+  const tail = tailOf(fault);
   const room = MAX_REFUSAL_BYTES - utf8Length(`Denied: ${tail}`);
   return `Denied: ${capUtf8(reason, room, REASON_CUT)}${tail}`;
 }
 
 /** Whether a stored refusal's text is an input-fault denial (`denialText` of an `input` fault). */
 export const isInputDenial = (content: string | undefined): boolean =>
-  content?.endsWith(`. This call was not executed. ${NEXT_STEP.input}`) === true;
+  content?.endsWith(tailOf('input')) === true;
