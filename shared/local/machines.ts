@@ -136,7 +136,10 @@ export async function startLocalMachines(
   });
   closers.push(() => externalSfn.close());
 
-  const endpoint = await startLocalSfnEndpoint([sfn, graph.graphSfn, externalSfn], { port: 0 });
+  const endpoint = await startLocalSfnEndpoint([sfn, graph.graphSfn, externalSfn], {
+    port: 0,
+    ...(options.onSfnRefusal ? { onRefusal: options.onSfnRefusal } : {}),
+  });
   closers.push(() => endpoint.close());
   const clients = localSfnClients(endpoint.url, options.awsCalls);
   sfnClient = clients.answers;

@@ -83,6 +83,11 @@ export type LocalStackOptions = {
    * (tests: the offline IAM check, test/iam). Calls the stack makes for itself are recorded as `local`.
    */
   awsCalls?: AwsCallSink;
+  /**
+   * Test hook: told each Step Functions request the local endpoint refuses as AWS would, as it happens
+   * (`sfnRefusals` keeps them too; a stack in a process its test kills reports them before it dies).
+   */
+  onSfnRefusal?: (refusal: SfnRefusal) => void;
   /** Test hook: wraps a graph service step's dependencies (fault injection: a crash between call and settle). */
   wrapServiceDeps?: (deps: ServiceStepDeps) => ServiceStepDeps;
   /**

@@ -13,6 +13,7 @@ import { applyWorkflow } from '../../shared/cli/commands.ts';
 import { isDeliverable } from '../../shared/core/degraded.ts';
 import { costOf, DEFAULT_PRICES, priceFor } from '../../shared/core/pricing.ts';
 import { freePort } from '../../shared/local/free-port.ts';
+import type { SfnRefusal } from '../../shared/local/sfn/index.ts';
 import {
   type ScriptedFixture,
   type ScriptedModelServer,
@@ -251,9 +252,12 @@ describe('The local stack killed at random points of runs', () => {
     await startRuns(0, 2);
     // Each restart's process warms (imports, reads the state machines) while the life before it runs.
     next = warmStackProcess(config);
+    // What each life's Step Functions endpoint refused as AWS would (a killed life's too: stack-process.ts).
+    const refused: SfnRefusal[] = [];
     for (const [index, point] of KILL_POINTS.entries()) {
       await drive(life, runIds, point);
       await life.exited;
+      refused.push(...life.sfnRefusals());
       const starting = next!.start();
       next = index < KILL_POINTS.length - 1 ? warmStackProcess(config) : undefined;
       life = await starting;
@@ -261,6 +265,7 @@ describe('The local stack killed at random points of runs', () => {
       if (index === 3) await startRuns(3, 4);
     }
     await drive(life, runIds, undefined);
+    refused.push(...life.sfnRefusals());
     const runs = await runsOf(life, runIds);
     const audits = await Promise.all(runIds.map((id) => life!.client.get<AuditView>(`/v1/runs/${id}/audit`)));
 
@@ -313,5 +318,7 @@ describe('The local stack killed at random points of runs', () => {
     // Every audit chain verifies.
     for (const audit of audits) expect(audit.verification.ok).toBe(true);
     expect(scripted.failures).toEqual([]);
+    // No life, recovering or killed, sent Step Functions a request AWS refuses.
+    expect(refused).toEqual([]);
   });
 });

@@ -4,9 +4,10 @@
  * run's synthesis (test/setup/local-definitions.ts), read from `definitionsFile`. The process warms first: it
  * imports the stack's modules and reads the definitions (what any process that starts the stack does first, and
  * touches no data), prints `WARM`, and starts the stack on the data only when a line arrives on stdin; then it
- * prints `READY <json>` once it serves. Its stdin closed before that (the test process gone), it exits.
+ * prints `READY <json>` once it serves. Its stdin closed before that (the test process gone), it exits. Each
+ * Step Functions request its endpoint refuses as AWS would is printed at once as `SFN-REFUSAL <json>`.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { flushCompileCache } from 'node:module';
 import type { LocalDefinitions } from '../../infra/local-definition.ts';
 import { startLocalStack } from '../../shared/local/stack.ts';
@@ -41,6 +42,8 @@ const stack = await startLocalStack({
   retryIntervalMs: 20,
   print: () => undefined,
   definitions,
+  // Written synchronously: the line is in the pipe before a SIGKILL can take the process.
+  onSfnRefusal: (refusal) => void writeSync(1, `SFN-REFUSAL ${JSON.stringify(refusal)}\n`),
 });
 flushCompileCache();
 const ready = {

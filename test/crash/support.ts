@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClient } from '../../shared/cli/client.ts';
+import type { SfnRefusal } from '../../shared/local/sfn/index.ts';
 
 export type StackLife = {
   url: string;
@@ -21,6 +22,11 @@ export type StackLife = {
   exited: Promise<void>;
   /** The child's stderr (last 20 KB), for a failure's message. */
   stderr(): string;
+  /**
+   * The Step Functions requests this life's endpoint refused as AWS would (test/crash/stack-process.ts prints
+   * each as it happens, so a killed life's are kept): a test that passes on a refused call would fail on AWS.
+   */
+  sfnRefusals(): SfnRefusal[];
 };
 
 export type StackConfig = {
@@ -111,10 +117,18 @@ export function warmStackProcess(config: StackConfig): WarmStackProcess {
       kill,
       exited,
       stderr: () => stderr,
+      sfnRefusals: () =>
+        out
+          .split('\n')
+          .slice(0, -1)
+          .filter((each) => each.startsWith(REFUSAL_LINE))
+          .map((each) => JSON.parse(each.slice(REFUSAL_LINE.length)) as SfnRefusal),
     };
   };
   return { start, kill };
 }
+
+const REFUSAL_LINE = 'SFN-REFUSAL ';
 
 /** Spawns a stack process and starts its stack (`warmStackProcess` then `start`). */
 export function startStackProcess(config: StackConfig): Promise<StackLife> {

@@ -120,7 +120,11 @@ const operations: Record<string, Operation> = {
 /** Serves the Step Functions API of `sfn` (one machine or several) on 127.0.0.1 (`port` 0: a free port). */
 export async function startLocalSfnEndpoint(
   sfn: LocalStepFunctions | readonly LocalStepFunctions[],
-  options: { port?: number } = {},
+  options: {
+    port?: number;
+    /** Told each refusal as it is recorded (a stack in a process that may be killed reports it at once). */
+    onRefusal?: (refusal: SfnRefusal) => void;
+  } = {},
 ): Promise<LocalSfnEndpoint> {
   const machines = Array.isArray(sfn) ? sfn : [sfn as LocalStepFunctions];
   const refusals: SfnRefusal[] = [];
@@ -128,6 +132,7 @@ export async function startLocalSfnEndpoint(
     if (!REFUSAL_CODES.has(refusal.code)) return;
     refusals.push(refusal);
     if (refusals.length > KEPT_REFUSALS) refusals.shift();
+    options.onRefusal?.(refusal);
   };
   const server = createServer((request, response) => {
     void handle(machines, request, response, refused);
