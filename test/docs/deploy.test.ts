@@ -12,6 +12,7 @@ import { settingsFromContext } from '../../infra/context.ts';
 import { checkApproversReachable } from '../../shared/api/approver-reach.ts';
 import { ApiError } from '../../shared/api/errors.ts';
 import { parseKeyring } from '../../shared/approvals/index.ts';
+import { costCommand } from '../../shared/cost/command.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { OwnerIdSchema } from '../../shared/schemas/common.ts';
 import { EVENT_OWNER_KEY } from '../../shared/triggers/event-owner.ts';
@@ -209,5 +210,42 @@ describe('docs/deploy.md, Teardown', () => {
   it('leaves nothing behind under -c removalPolicy=destroy', () => {
     expect(retainedTypes(RemovalPolicy.DESTROY)).toEqual([]);
     expect(teardown).toContain('the audit signing key is scheduled for deletion');
+  });
+});
+
+describe('docs/deploy.md, Cost per 1,000 runs', () => {
+  /** What `wf cost <args>` totals per 1,000 runs, as it prints it. */
+  const totalOf = async (args: string[]) => {
+    const printed: string[] = [];
+    expect(await costCommand([...args, '--json'], (text) => printed.push(text))).toBe(0);
+    const { totalUsd } = JSON.parse(printed.join('')) as { totalUsd: number };
+    return `$${(totalUsd * 1000).toFixed(4)}`;
+  };
+  const lines = page.split('\n');
+  const header = lines.findIndex((line) =>
+    line.startsWith(
+      '| item | API start, warm (default) | `--trigger schedule` | `--trigger event` | `--cold-turns` |',
+    ),
+  );
+  const totals =
+    lines.slice(header).find((line) => line.startsWith('| **total, excluding model tokens** |')) ?? '';
+
+  it("the trigger and cold-turn table's totals are what `wf cost` prints for each shape", async () => {
+    expect(header).toBeGreaterThan(0);
+    const documented = [...totals.matchAll(/\*\*(\$\d+\.\d{4})\*\*/g)].map((m) => m[1]);
+    expect(documented).toEqual([
+      await totalOf([]),
+      await totalOf(['--trigger', 'schedule']),
+      await totalOf(['--trigger', 'event']),
+      await totalOf(['--cold-turns']),
+    ]);
+  });
+
+  it('the gated-call totals after it are what `wf cost --gated-turns 1` prints, cold and warm', async () => {
+    const sentence = /`wf cost --gated-turns 1 --cold-turns` (\$\d+\.\d{4}), warm (\$\d+\.\d{4})/.exec(page);
+    expect(sentence?.slice(1)).toEqual([
+      await totalOf(['--gated-turns', '1', '--cold-turns']),
+      await totalOf(['--gated-turns', '1']),
+    ]);
   });
 });
