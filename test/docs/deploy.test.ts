@@ -4,6 +4,7 @@
  * parses or answers, `wf` lines parse (sent to a port where nothing listens).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { EMAIL } from '../../infra/constructs/notice-topic.ts';
@@ -11,10 +12,12 @@ import { settingsFromContext } from '../../infra/context.ts';
 import { checkApproversReachable } from '../../shared/api/approver-reach.ts';
 import { ApiError } from '../../shared/api/errors.ts';
 import { parseKeyring } from '../../shared/approvals/index.ts';
+import { costCommand } from '../../shared/cost/command.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
 import { OwnerIdSchema } from '../../shared/schemas/common.ts';
 import { EVENT_OWNER_KEY } from '../../shared/triggers/event-owner.ts';
 import { wf } from '../cli/support.ts';
+import { synthRuntime } from '../infra/synth.ts';
 import { blockWith, fencedBlocks } from './fenced-blocks.ts';
 
 const PAGE = 'deploy.md';
@@ -172,5 +175,77 @@ describe('docs/deploy.md', () => {
     for (const flag of args.filter((arg) => arg.startsWith('--')))
       expect(code).toContain(`${flag.slice(2)}: { type:`);
     expect(existsSync(new URL(`../../${script}`, import.meta.url))).toBe(true);
+  });
+});
+
+describe('docs/deploy.md, Teardown', () => {
+  const teardown = page.slice(page.indexOf('\n## Teardown\n'), page.indexOf('\n## Cost notes\n'));
+  /** What the section calls each resource type a destroy leaves behind. */
+  const NAMED = {
+    'AWS::DynamoDB::Table': '**The table**',
+    'AWS::KMS::Key': '**The audit signing key**',
+    'AWS::Logs::LogGroup': '**Log groups**',
+  } as const;
+  /** The resource types the stack keeps when it is destroyed (DeletionPolicy Retain). */
+  const retainedTypes = (removalPolicy?: RemovalPolicy) => {
+    const { template } = synthRuntime(removalPolicy === undefined ? undefined : { removalPolicy });
+    const resources = template.toJSON().Resources as Record<
+      string,
+      { Type: string; DeletionPolicy?: string }
+    >;
+    return [
+      ...new Set(
+        Object.values(resources)
+          .filter((resource) => resource.DeletionPolicy === 'Retain')
+          .map((resource) => resource.Type),
+      ),
+    ].sort();
+  };
+
+  it('names every kind of resource a destroy leaves behind, and the stack retains no other', () => {
+    expect(retainedTypes()).toEqual(Object.keys(NAMED).sort());
+    for (const name of Object.values(NAMED)) expect(teardown).toContain(name);
+  });
+
+  it('leaves nothing behind under -c removalPolicy=destroy', () => {
+    expect(retainedTypes(RemovalPolicy.DESTROY)).toEqual([]);
+    expect(teardown).toContain('the audit signing key is scheduled for deletion');
+  });
+});
+
+describe('docs/deploy.md, Cost per 1,000 runs', () => {
+  /** What `wf cost <args>` totals per 1,000 runs, as it prints it. */
+  const totalOf = async (args: string[]) => {
+    const printed: string[] = [];
+    expect(await costCommand([...args, '--json'], (text) => printed.push(text))).toBe(0);
+    const { totalUsd } = JSON.parse(printed.join('')) as { totalUsd: number };
+    return `$${(totalUsd * 1000).toFixed(4)}`;
+  };
+  const lines = page.split('\n');
+  const header = lines.findIndex((line) =>
+    line.startsWith(
+      '| item | API start, warm (default) | `--trigger schedule` | `--trigger event` | `--cold-turns` |',
+    ),
+  );
+  const totals =
+    lines.slice(header).find((line) => line.startsWith('| **total, excluding model tokens** |')) ?? '';
+
+  it("the trigger and cold-turn table's totals are what `wf cost` prints for each shape", async () => {
+    expect(header).toBeGreaterThan(0);
+    const documented = [...totals.matchAll(/\*\*(\$\d+\.\d{4})\*\*/g)].map((m) => m[1]);
+    expect(documented).toEqual([
+      await totalOf([]),
+      await totalOf(['--trigger', 'schedule']),
+      await totalOf(['--trigger', 'event']),
+      await totalOf(['--cold-turns']),
+    ]);
+  });
+
+  it('the gated-call totals after it are what `wf cost --gated-turns 1` prints, cold and warm', async () => {
+    const sentence = /`wf cost --gated-turns 1 --cold-turns` (\$\d+\.\d{4}), warm (\$\d+\.\d{4})/.exec(page);
+    expect(sentence?.slice(1)).toEqual([
+      await totalOf(['--gated-turns', '1', '--cold-turns']),
+      await totalOf(['--gated-turns', '1']),
+    ]);
   });
 });
