@@ -27,6 +27,8 @@ export type AwsPrices = {
   logsGb: number;
   /** X-Ray, per trace recorded. */
   xrayTrace: number;
+  /** KMS, per request on an asymmetric key other than RSA 2048 (the audit signing key's `kms:Sign`). */
+  kmsAsymmetricRequest: number;
 };
 
 export const AWS_PRICES_US_EAST_1: AwsPrices = {
@@ -55,4 +57,8 @@ export const AWS_PRICES_US_EAST_1: AwsPrices = {
   logsGb: 0.5,
   // https://aws.amazon.com/xray/pricing/ — $5.00 per million traces recorded.
   xrayTrace: 5 / 1_000_000,
+  // https://aws.amazon.com/kms/pricing/ — $0.15 per 10,000 asymmetric requests except RSA 2048 (the audit signing
+  // key is ECC_NIST_P256: infra/constructs/audit-signing-key.ts); the 20,000 free requests a month do not cover
+  // asymmetric requests. Each key is $1 a month, fixed.
+  kmsAsymmetricRequest: 0.15 / 10_000,
 };

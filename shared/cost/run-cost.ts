@@ -140,8 +140,11 @@ export function runCost(
     (shape.turns * cpuMsPerTurn) / 1000 / Math.min(1, memory.turnMb / FULL_VCPU_MB) +
     (shape.turns * requestsOf(profile.perTurn) + shape.toolCalls * requestsOf(profile.perToolCall)) *
       a.secondsPerDynamoRequest;
-  // Api or StartRun (start) and Deliver once per run; RequestApproval and ApprovalHttp (page, decision) per gated call.
-  const others = 2 + shape.gatedTurns * 3;
+  // Api or StartRun (start), Deliver and the jobs sweep once per run; RequestApproval and ApprovalHttp (page,
+  // decision) per gated call. The sweep's run-ended rule invokes it for every ended execution of the run machine,
+  // a delegated job's or not (infra/constructs/jobs-sweep.ts); its read of the run is in the profile (the local
+  // stack settles the job in process after Deliver: shared/local/run-end-local.ts).
+  const others = 3 + shape.gatedTurns * 3;
   const invocations = shape.turns + others;
   const gbSeconds = (turnSeconds * memory.turnMb + others * a.otherInvocationSeconds * memory.otherMb) / 1024;
   const notices = shape.gatedTurns * a.approvers;
@@ -174,6 +177,9 @@ export function runCost(
     line('SNS email', notices, 'emails', prices.snsEmail),
     line('Secrets Manager (5-min cache)', secretReads, 'API calls', prices.secretsCall),
     line('CloudWatch Logs ingestion', logGb, 'GB', prices.logsGb),
+    // Deliver anchors the run's audit head and signs the owner's heads (shared/store/signed-heads.ts): one
+    // kms:Sign per run at most (none when a concurrent anchor's signing already covered the same heads).
+    line('KMS Sign (owner audit heads)', 1, 'requests', prices.kmsAsymmetricRequest),
     line(
       'X-Ray (default sampling rule)',
       traces * xraySampledShare(tracesPerSecond),
@@ -204,10 +210,12 @@ export function turnSecretReads(shape: RunShape, turnSeconds: number, a: CostAss
  * test/runtime/execution-trace-header.test.ts) and Step Functions continues the trace it is passed
  * (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-xray-tracing.html), then passes it to the
  * Lambda functions its tasks invoke. Per gated call, the approval page and the decision arrive as new API
- * requests (an HTTP API passes no trace header): a trace each. docs/deploy.md, "Tracing".
+ * requests (an HTTP API passes no trace header): a trace each. The jobs sweep's run-ended invocation is one more:
+ * the execution's status-change event reaches it through EventBridge from Step Functions itself, with no trace
+ * header, so Lambda starts a trace of its own (infra/constructs/jobs-sweep.ts). docs/deploy.md, "Tracing".
  */
 export function xrayTraces(shape: RunShape): number {
-  return 1 + shape.gatedTurns * 2;
+  return 2 + shape.gatedTurns * 2;
 }
 
 /**

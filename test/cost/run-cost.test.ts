@@ -60,22 +60,26 @@ describe('Function: runCost', () => {
 
     // Assess — by hand:
     // Turn: 3 × 10 s + (3 turns × 4 requests + 2 calls × 2 requests) × 10 ms = 30.16 s, plus 3 turns × 25 ms
-    // of CPU at 1024/1769 of a vCPU = 0.129565 s, at 1 GB; others: Api, Deliver, RequestApproval,
-    // 2 × ApprovalHttp = 5 × 0.1 s at 0.5 GB = 0.25 GB-s → 30.539565 GB-s.
+    // of CPU at 1024/1769 of a vCPU = 0.129565 s, at 1 GB; others: Api, Deliver, the jobs sweep (its run-ended
+    // rule), RequestApproval, 2 × ApprovalHttp = 6 × 0.1 s at 0.5 GB = 0.3 GB-s → 30.589565 GB-s.
     const byItem = Object.fromEntries(lines.map((line) => [line.item, line]));
-    expect(byItem['Lambda compute']?.quantity).toBeCloseTo(30.41 + (0.075 * 1769) / 1024, 10);
-    expect(byItem['Lambda requests']?.quantity).toBe(8);
+    expect(byItem['Lambda compute']?.quantity).toBeCloseTo(30.46 + (0.075 * 1769) / 1024, 10);
+    expect(byItem['Lambda requests']?.quantity).toBe(9);
     expect(byItem['API Gateway (HTTP API)']?.quantity).toBe(3);
     // Secrets at 100 runs/hour: one busy Turn container (100 × 30.16 s < 1 h) reads 12 times an hour = 0.12
     // per run, plus one read per approval function call (3).
     expect(byItem['Secrets Manager (5-min cache)']?.quantity).toBeCloseTo(3.12, 10);
-    // X-Ray: the starting API request with its execution (one trace), and the page and decision of the gated
-    // call; at 100 runs an hour (3 traces each: 0.08 a second) the default rule records all of them.
-    expect(byItem['X-Ray (default sampling rule)']?.quantity).toBe(3);
-    // 9 × $0.000025 + 30.539565 × $0.0000133334 + 8 × $0.0000002 + 23 × $0.000000125 + 72 × $0.000000625
-    // + 3 × $0.000001 + $0.0000005 + $0.00002 + 3.12 × $0.000005 + (8 × 1536 / 1e9) × $0.50 + 3 × $0.000005
-    // = $0.000741915242 per run.
-    expect(totalUsd).toBeCloseTo(0.000741915242, 12);
+    // X-Ray: the starting API request with its execution (one trace), the jobs sweep's run-ended invocation
+    // (one), and the page and decision of the gated call; at 100 runs an hour (4 traces each: 0.11 a second)
+    // the default rule records all of them.
+    expect(byItem['X-Ray (default sampling rule)']?.quantity).toBe(4);
+    // The owner's audit heads signed once, when Deliver anchors the run.
+    expect(byItem['KMS Sign (owner audit heads)']?.quantity).toBe(1);
+    expect(byItem['KMS Sign (owner audit heads)']?.usd).toBeCloseTo(0.000015, 12);
+    // 9 × $0.000025 + 30.589565 × $0.0000133334 + 9 × $0.0000002 + 23 × $0.000000125 + 72 × $0.000000625
+    // + 3 × $0.000001 + $0.0000005 + $0.00002 + 3.12 × $0.000005 + (9 × 1536 / 1e9) × $0.50 + 4 × $0.000005
+    // + $0.000015 = $0.000763549912 per run.
+    expect(totalUsd).toBeCloseTo(0.000763549912, 12);
   });
 
   it('counts model latency only in the Turn function, at its memory', () => {
@@ -206,9 +210,9 @@ describe('Function: turnSecretReads', () => {
 });
 
 describe('Function: xrayTraces', () => {
-  it('counts a run with its starting request as one trace, and two per gated call', () => {
-    expect(xrayTraces({ ...shape, gatedTurns: 0 })).toBe(1);
-    expect(xrayTraces({ ...shape, gatedTurns: 2 })).toBe(5);
+  it("counts a run with its starting request as one trace, the jobs sweep's run-ended invocation as one, and two per gated call", () => {
+    expect(xrayTraces({ ...shape, gatedTurns: 0 })).toBe(2);
+    expect(xrayTraces({ ...shape, gatedTurns: 2 })).toBe(6);
   });
 });
 
@@ -227,9 +231,9 @@ describe('Function: xraySampledShare', () => {
         line.item.startsWith('X-Ray'),
       )?.quantity;
 
-    expect(xray(100)).toBe(1);
-    // 36,000 runs an hour: 10 traces a second, 1 + 0.45 recorded.
-    expect(xray(36_000)).toBeCloseTo(0.145, 12);
+    expect(xray(100)).toBe(2);
+    // 18,000 runs an hour: 10 traces a second, 1 + 0.45 recorded, 0.29 per run.
+    expect(xray(18_000)).toBeCloseTo(0.29, 12);
   });
 });
 
