@@ -10,8 +10,9 @@ export const ENV = {
   /** ARN of the external state machine (api, start-run: external runs). */
   externalStateMachineArn: 'WF_EXTERNAL_STATE_MACHINE_ARN',
   /**
-   * The deployment's external engines, JSON `{"<engine>":{"enabled":true,"settings":{…}}}` (api: save-time
-   * check; external: the adapters). From the `externalEngines` prop or context (docs/external-engines.md).
+   * The deployment's external engines, JSON `{"<engine>":{"enabled":true,"settings":{…}}}` (workflow-write:
+   * save-time check; external: the adapters). From the `externalEngines` prop or context
+   * (docs/external-engines.md).
    */
   externalEngines: 'WF_EXTERNAL_ENGINES',
   /** ARN of the graph state machine (api, start-run: graph runs; graph-wait: child runs use the run machine). */

@@ -397,7 +397,7 @@ export class WorkflowRuntime extends Construct {
 
     // External runs: the api and start-run start them on the external machine; the external function calls
     // the engines (the workflow's credential from the owner's secrets, through the egress guard) and ends runs
-    // (it anchors their audit heads). The deployment's engines go to the api (save-time check) and to it.
+    // (it anchors their audit heads). The deployment's engines go to workflow-write (save-time check) and to it.
     const externalArn = this.externalStateMachine.stateMachine.stateMachineArn;
     for (const fn of [fns.api, fns['start-run']]) {
       fn.addEnvironment(ENV.externalStateMachineArn, externalArn);

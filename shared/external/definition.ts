@@ -1,7 +1,7 @@
 /**
  * The external workflow definition: `kind: external` hands the whole run to an execution engine we do not run,
  * through a registered adapter (issue #14). This module holds the shape; whether the engine is registered and
- * enabled in this deployment is checked when the workflow is saved. Field reference: docs/external-engines.md.
+ * enabled in this deployment is checked when the workflow is saved. Field reference: docs/external-workflows.md.
  */
 
 import { BudgetSchema } from '../schemas/budget.ts';

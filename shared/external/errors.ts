@@ -30,24 +30,34 @@ export class ExternalConflictError extends ExternalError {
 }
 
 /**
- * The engine answered and refused (auth, validation, quota). `retryable` when it asked us to come back;
- * `retryAfterSeconds` when it said when (an HTTP `Retry-After` header).
+ * The engine answered and refused (auth, validation, quota), or the call was refused on our side. `retryable`
+ * when it asked us to come back; `retryAfterSeconds` when it said when (an HTTP `Retry-After` header). `sent`
+ * is false only when the request provably never left (a credential that could not be read, the egress guard, a
+ * key the adapter refuses): a cancel refused so was never asked of the engine.
  */
 export class ExternalRefusedError extends ExternalError {
   readonly status: number | undefined;
   readonly retryable: boolean;
   readonly retryAfterSeconds: number | undefined;
+  readonly sent: boolean;
   constructor(
     engine: string,
     key: ExecutionKey | undefined,
     detail: string,
-    options: { status?: number; retryable?: boolean; retryAfterSeconds?: number; cause?: unknown } = {},
+    options: {
+      status?: number;
+      retryable?: boolean;
+      retryAfterSeconds?: number;
+      sent?: boolean;
+      cause?: unknown;
+    } = {},
   ) {
     super(engine, key, `refused: ${detail}`, options.cause);
     this.name = 'ExternalRefusedError';
     this.status = options.status;
     this.retryable = options.retryable ?? false;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.sent = options.sent ?? true;
   }
 }
 

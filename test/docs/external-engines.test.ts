@@ -1,6 +1,7 @@
 /** Every fenced block of docs/external-engines.md, checked against the code it describes. */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { EngineNameSchema } from '../../shared/external/definition.ts';
 import { FixtureEngine } from '../../shared/external/fixture-engine/index.ts';
 import { HttpRuntimeSettingsSchema } from '../../shared/external/http/settings.ts';
 import { CONFORMANCE_CHECKS } from '../support/external-conformance.ts';
@@ -77,6 +78,15 @@ describe('docs/external-engines.md', () => {
       const module = (await import(`../../${match[2]}`)) as Record<string, unknown>;
       expect(module[match[1] as string], match[0]).toBeDefined();
     }
+  });
+
+  it("the adapter recipe's factory is named as the registry takes engine names, and names both built-in lists", () => {
+    const page = readFileSync(new URL(`../../docs/${PAGE}`, import.meta.url), 'utf8');
+    const named = /Give it a factory: `\{ engine: '([^']*)'/.exec(page)?.[1];
+    expect(EngineNameSchema.safeParse(named).success, named).toBe(true);
+    expect(page).toMatch(/^\d\. .*`BUILTIN_ENGINE_FACTORIES` \(`shared\/external\/builtins\.ts`\)/m);
+    expect(page).toContain('`BUILTIN_ENGINE_SETTINGS` (`shared/external/builtin-settings.ts`)');
+    expect(source('shared/external/builtin-settings.ts')).toContain('export const BUILTIN_ENGINE_SETTINGS');
   });
 
   it('the http-runtime settings example is valid settings', () => {

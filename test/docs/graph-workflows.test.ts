@@ -5,7 +5,7 @@
  * (or nightly-build) example changed as the rule says, the run data and step statuses are the code's, the limits
  * are the constants, and the `wf` lines parse.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -318,6 +318,22 @@ describe('docs/graph-workflows.md', () => {
     expect(flat).toContain(
       `at most ${VALUE_BOUNDS.maxProducedUnits.toLocaleString('en')} characters and items`,
     );
+  });
+
+  it("the Deadline section's advice quotes the example file's run timeout and review timeout", () => {
+    const quoted =
+      /\(\[`(examples\/refund-request\.graph\.yaml)`\]\(\.\.\/\1\): (\d+) h for a (\d+) h review\)/.exec(
+        flat,
+      );
+    expect(quoted, 'the sentence names the example file').not.toBeNull();
+    const file = parse(readFileSync(new URL(`../../${quoted?.[1]}`, import.meta.url), 'utf8')) as Graph & {
+      budget: { runTimeoutSeconds: number };
+    };
+    const review = file.nodes.find((each) => each.type === 'human_task') as Node & { timeoutSeconds: number };
+    expect([file.budget.runTimeoutSeconds / 3600, review.timeoutSeconds / 3600]).toEqual([
+      Number(quoted?.[2]),
+      Number(quoted?.[3]),
+    ]);
   });
 
   it('the draft and publish lines parse and go to send their request', async () => {

@@ -57,6 +57,10 @@ describe('an engine credential deleted while its execution runs', () => {
     expect(run.error?.name).toBe('ExternalRefusedError');
     expect(run.error?.message).toContain(`credential ${SECRET} cannot be read`);
     expect(run.error?.message).toContain('it may still run');
+    // The cancel needs the same credential, so it never left: recorded as not requested, never as asked.
+    expect(run.error?.message).toContain('could not be asked to cancel');
+    expect(run.external?.cancel).toMatchObject({ requested: false, acknowledged: false, stopped: false });
+    expect(h.engine.count('abort')).toBe(0);
     expect(run.external?.unknownSince).toBeUndefined();
     expect((await externalEvents(h, runId)).map((event) => event.event)).toContain('abandoned');
   });

@@ -3,7 +3,8 @@
  * shared/external/run/redacting-adapter.ts over the Secrets Manager adapter): a read that can never succeed as
  * named (ResourceNotFoundException, AccessDeniedException) is a final refusal naming it, on Start and on every
  * later call — not an unknown observation polled until the unknown deadline; a throttled read is asked again
- * (retryable), never final, even when the read succeeds again right after.
+ * (retryable), never final, even when the read succeeds again right after. A cancel refused so never left: it
+ * is not reported as requested.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpRuntimeFactory } from '../../shared/external/http/index.ts';
@@ -59,6 +60,8 @@ describe('an external credential that cannot be read', () => {
         expect((answer as Error).message).toContain(name);
       }
       expect(harness.engine.count()).toBe(0);
+      // Start and Cancel were refused before anything left: a cancel refused so is never recorded as asked.
+      expect([answers[0], answers[2]]).toMatchObject([{ sent: false }, { sent: false }]);
     },
   );
 
@@ -74,6 +77,16 @@ describe('an external credential that cannot be read', () => {
     // Asked again, the read succeeds and the start goes out.
     await adapter.start('k1', {});
     expect(harness.engine.count()).toBe(1);
+  });
+
+  it('throttled on Cancel: the facts say it was not requested (nothing left), never a made-up request', async () => {
+    const adapter = await adapterReading(() => ({ error: 'ThrottlingException' }));
+
+    const facts = await adapter.cancel('k1', 'i1');
+
+    expect(facts).toMatchObject({ requested: false, acknowledged: false, stopped: false });
+    expect(facts.detail).toContain(`credential ${SECRET} could not be loaded now`);
+    expect(harness.engine.count()).toBe(0);
   });
 
   it('throttled on Observe: an unknown observation, polled again', async () => {

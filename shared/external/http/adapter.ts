@@ -34,7 +34,7 @@ export function createHttpRuntimeAdapter(
   const client = new HttpRuntimeClient(engine, settings, context);
   const checked = (key: string): string => {
     const problem = ExecutionKeySchema.safeParse(key).error?.issues[0]?.message;
-    if (problem !== undefined) throw new ExternalRefusedError(engine, key, `key ${problem}`);
+    if (problem !== undefined) throw new ExternalRefusedError(engine, key, `key ${problem}`, { sent: false });
     return key;
   };
   return {

@@ -51,7 +51,10 @@ export class HttpRuntimeClient {
       const received =
         error instanceof EgressError && error.delivery.sent && !SAFE_METHODS.has(error.delivery.method);
       if (error instanceof EgressDeniedError && !received) {
-        throw new ExternalRefusedError(this.engine, key, `egress denied: ${error.reason}`, { cause: error });
+        throw new ExternalRefusedError(this.engine, key, `egress denied: ${error.reason}`, {
+          cause: error,
+          sent: error.delivery.sent,
+        });
       }
       if (error instanceof EgressError) {
         throw new ExternalTransportError(
@@ -102,7 +105,9 @@ export class HttpRuntimeClient {
     const ref = this.#context.credential;
     if (ref === undefined) return undefined;
     if (ref.owner !== this.#context.owner) {
-      throw new ExternalRefusedError(this.engine, key, `credential ${ref.secret} is not the owner's`);
+      throw new ExternalRefusedError(this.engine, key, `credential ${ref.secret} is not the owner's`, {
+        sent: false,
+      });
     }
     let secret: string;
     try {
@@ -118,7 +123,7 @@ export class HttpRuntimeClient {
         permanent
           ? `credential ${ref.secret} cannot be read (retrying will not help)${reason}`
           : `credential ${ref.secret} could not be loaded now${reason}`,
-        { cause, retryable: !permanent },
+        { cause, retryable: !permanent, sent: false },
       );
     }
     const { header, format } = this.#settings.auth;

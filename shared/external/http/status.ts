@@ -68,8 +68,9 @@ export async function cancelExecution(
     if (error instanceof ExternalTransportError) {
       return { requested: error.sent, acknowledged: false, stopped: false, detail: error.message };
     }
+    // "Later" (429/503: the engine got it), or a credential not loadable now (nothing left: not requested).
     if (error instanceof ExternalRefusedError && error.retryable) {
-      return { requested: true, acknowledged: false, stopped: false, detail: error.message };
+      return { requested: error.sent, acknowledged: false, stopped: false, detail: error.message };
     }
     throw error;
   }

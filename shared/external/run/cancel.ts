@@ -14,6 +14,7 @@ import type { AuditInput } from '../../core/store-port.ts';
 import type { ExternalRun } from '../../schemas/external-run.ts';
 import type { Run } from '../../schemas/run.ts';
 import type { CancelFacts } from '../contract.ts';
+import { ExternalRefusedError } from '../errors.ts';
 import { type ByKey, findByKey } from './lookup.ts';
 import type { ExternalRunDeps } from './ports.ts';
 import {
@@ -130,8 +131,10 @@ async function askToCancel(
   try {
     return await adapter.cancel(key, incarnation);
   } catch (error) {
-    // Refused (another incarnation, unknown key): it may not have reached anything that runs our work.
-    return { requested: true, acknowledged: false, stopped: false, detail: (error as Error).message };
+    // Refused by the engine (another incarnation, unknown key): it may not have reached anything that runs our
+    // work. Refused on our side before it left (the same credential, the egress guard): never requested.
+    const requested = !(error instanceof ExternalRefusedError && !error.sent);
+    return { requested, acknowledged: false, stopped: false, detail: (error as Error).message };
   }
 }
 

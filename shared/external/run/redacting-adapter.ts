@@ -62,17 +62,27 @@ class UnredactableAnswerError extends ExternalTransportError {
 /**
  * The credential can never be read as it is named (missing, not the owner's, access denied:
  * isPermanentCredentialFailure): retrying cannot help, so the answer is a final refusal naming it — Start ends
- * the run refused, any later step fails and AbandonExternal asks the engine to cancel.
+ * the run refused, any later step fails and AbandonExternal asks the engine to cancel. `sent`: whether the call
+ * it answers may have left (false when the call itself was refused before sending: the same credential).
  */
-function credentialRefused(engine: string, key: string | undefined, secret: string, cause: unknown) {
+function credentialRefused(
+  engine: string,
+  key: string | undefined,
+  secret: string,
+  cause: unknown,
+  sent: boolean,
+) {
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new ExternalRefusedError(
     engine,
     key,
     cutText(`credential ${secret} cannot be read (retrying will not help): ${reason}`, 500),
-    { cause },
+    { cause, sent },
   );
 }
+
+/** A refusal of ours: the request provably never left, so no engine answer came back. */
+const unsent = (error: unknown): boolean => error instanceof ExternalRefusedError && !error.sent;
 
 export function redactingAdapter(
   adapter: ExternalAdapter,
@@ -92,7 +102,7 @@ export function redactingAdapter(
   // could carry it unredacted: fail closed, the answer is not used (an unknown observation, a retryable
   // transport error otherwise: a start is deduplicated by its key), and the resolve is tried again next time.
   // A permanent failure is final at once (credentialRefused), not polled until the unknown deadline.
-  const ensureKnown = async (key: string | undefined): Promise<boolean> => {
+  const ensureKnown = async (key: string | undefined, sent = true): Promise<boolean> => {
     const { credential } = context;
     known ??= credential
       ? context.secrets.resolve(credential).then(
@@ -103,7 +113,7 @@ export function redactingAdapter(
     const answer = await known;
     if (answer.ok) return true;
     if (answer.permanent && credential)
-      throw credentialRefused(adapter.engine, key, credential.secret, answer.cause);
+      throw credentialRefused(adapter.engine, key, credential.secret, answer.cause, sent);
     known = undefined;
     return false;
   };
@@ -112,14 +122,17 @@ export function redactingAdapter(
     key: string | undefined,
     call: () => Promise<T>,
     clean: (value: T) => T,
+    sentNothing: (value: T) => boolean = () => false,
   ): Promise<T> => {
     let value: T;
     try {
       value = await call();
     } catch (error) {
-      if (!(await ensureKnown(key))) throw new UnredactableAnswerError(adapter.engine, key);
+      if (!(await ensureKnown(key, !unsent(error)))) throw new UnredactableAnswerError(adapter.engine, key);
       throw redactError(error, redact);
     }
+    // An answer of the adapter's own (nothing left: no engine text in it) is used even unredactable.
+    if (sentNothing(value)) return clean(value);
     if (!(await ensureKnown(key))) throw new UnredactableAnswerError(adapter.engine, key);
     return clean(value);
   };
@@ -144,7 +157,15 @@ export function redactingAdapter(
       }
     },
     ...(find ? { find: (key: string) => guarded(key, () => find(key), deep) } : {}),
-    cancel: (key, incarnation) => guarded(key, () => adapter.cancel(key, incarnation), deep),
+    // Facts of a cancel that never left (`requested: false`) are the adapter's own: kept as they are, so a
+    // credential that cannot be loaded now leaves "not requested" on the run, not a made-up request.
+    cancel: (key, incarnation) =>
+      guarded(
+        key,
+        () => adapter.cancel(key, incarnation),
+        deep,
+        (facts) => !facts.requested,
+      ),
     listArtifacts: (key, incarnation) => guarded(key, () => adapter.listArtifacts(key, incarnation), deep),
     openArtifact: (key, incarnation, path) =>
       guarded(
