@@ -4,7 +4,12 @@
  * comes after that run ended without ever starting starts a new run in its place (shared/runs/start-run.ts).
  */
 
-import { idempotencyFor, type StartRunDeps, startRun } from '../shared/runs/index.ts';
+import {
+  idempotencyFor,
+  type StartRunDeps,
+  startRun,
+  WorkflowNotRunnableError,
+} from '../shared/runs/index.ts';
 import { awsExecutions } from '../shared/runtime/aws/executions.ts';
 import { awsStore } from '../shared/runtime/aws/store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
@@ -37,10 +42,11 @@ const EventSchema = z.object({
 });
 export const StartRunEventSchema = z.union([ScheduledSchema, EventSchema]);
 
-/** What start-run answers: the run, or why an event was refused without starting anything. */
+/** What start-run answers: the run, or why a trigger was refused without starting anything. */
 export type StartRunResult =
   | { runId: string; created: boolean }
-  | { refused: 'owner_mismatch'; eventId: string };
+  | { refused: 'owner_mismatch'; eventId: string }
+  | { refused: WorkflowNotRunnableError['reason']; workflowId: string };
 
 export function createStartRunHandler(deps: () => StartRunDeps, telemetry = handlerTelemetry()) {
   return async (raw: unknown, context?: LambdaContextLike): Promise<StartRunResult> => {
@@ -77,14 +83,30 @@ async function start(
           source: event.event.source,
           detailType: event.event['detail-type'],
         };
-  const { run, created } = await startRun(deps, {
-    owner: event.owner,
-    workflowId: event.workflowId,
-    trigger,
-    ...('event' in event ? { input: { event: event.event } } : {}),
-    idempotency: idempotencyFor(trigger, event.workflowId)!,
-    actor: 'system',
-  });
+  let started: Awaited<ReturnType<typeof startRun>>;
+  try {
+    started = await startRun(deps, {
+      owner: event.owner,
+      workflowId: event.workflowId,
+      trigger,
+      ...('event' in event ? { input: { event: event.event } } : {}),
+      idempotency: idempotencyFor(trigger, event.workflowId)!,
+      actor: 'system',
+    });
+  } catch (error) {
+    // A workflow deleted, disabled or switched off (an invocation already on its way when its schedule or rule
+    // changed, or a sync that failed) is a refusal on purpose, as on the local stack (shared/local/scheduler.ts):
+    // answered, not thrown, so Lambda does not retry it and it never reaches the trigger dead-letter queue
+    // (docs/event-triggers.md, "Undelivered triggers").
+    if (!(error instanceof WorkflowNotRunnableError)) throw error;
+    telemetry.logger.info('trigger refused: the workflow cannot run', {
+      workflowId: event.workflowId,
+      trigger: trigger.type,
+      reason: error.reason,
+    });
+    return { refused: error.reason, workflowId: event.workflowId };
+  }
+  const { run, created } = started;
   const context = { runId: run.runId, workflowId: event.workflowId, trigger: trigger.type };
   // A retry or a redrive that comes after the jobs sweep ended the run unstarted (no execution of it existed:
   // shared/runs/pending-sweep.ts) starts a new run in its place, which names it (docs/event-triggers.md).

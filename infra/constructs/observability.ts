@@ -161,7 +161,7 @@ export class Observability extends Construct {
               }),
               1,
               'A schedule or event could not start its run and waits in the trigger dead-letter queue ' +
-                '(docs/triggers.md, "Undelivered triggers").',
+                '(docs/event-triggers.md, "Undelivered triggers").',
             ),
           }),
       ...(props.executionEndedDeadLetterQueue === undefined

@@ -16,7 +16,7 @@
  *   function's role (the destination grants it).
  * Messages stay 14 days, SQS's maximum (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SetQueueAttributes.html,
  * `MessageRetentionPeriod`), encrypted with SQS-managed keys (SSE-SQS), which all three services can send to
- * without a key policy. The depth alarm is in `Observability`; redriving is in docs/triggers.md.
+ * without a key policy. The depth alarm is in `Observability`; redriving is in docs/event-triggers.md.
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ADD_FIXTURE_HINT } from '../../shared/model/fixture-dir.ts';
 import { ScriptedFixtureSchema } from '../../shared/model/scripted-fixture.ts';
 import { startScriptedModelServer } from '../../shared/model/scripted-server.ts';
 import { wf } from '../cli/support.ts';
@@ -111,6 +112,34 @@ describe('docs/local-development.md', () => {
     const code = readFileSync(new URL('../../shared/cli/record.ts', import.meta.url), 'utf8');
     expect(line).toMatch(/^recorded \d+ turn\(s\) to \S+\.fixture\.json$/);
     expect(code).toContain(['`recorded $', '{fixture.turns.length} turn(s) to $', '{path}`'].join(''));
+  });
+
+  it("the missing-fixture error is what the local stack's scripted server answers", async () => {
+    const text = readFileSync(new URL(`../../docs/${PAGE}`, import.meta.url), 'utf8').replaceAll('\n', ' ');
+    const quoted = /fails with the error ``(.*?)``\./.exec(text)?.[1] ?? '';
+    const server = await startScriptedModelServer({
+      fixtures: [{ name: 'other', turns: [{ text: 'ok' }] }],
+      reload: () => [],
+      missingHint: ADD_FIXTURE_HINT,
+    });
+    try {
+      await postMessages(
+        server,
+        { model: 'claude-sonnet-5-5', max_tokens: 64, messages: [{ role: 'user', content: 'go' }] },
+        { 'x-scripted-fixture': 'X' },
+      );
+      const message = server.failures[0]?.message ?? '';
+      const parts = quoted.split('…').map((part) => part.trim());
+      expect(parts.length).toBe(3);
+      let at = 0;
+      for (const part of parts) {
+        const found = message.indexOf(part, at);
+        expect(found, `"${part}" in order in: ${message}`).toBeGreaterThanOrEqual(at);
+        at = found + part.length;
+      }
+    } finally {
+      await server.close();
+    }
   });
 
   it('the drift error is what the scripted server answers a changed system prompt', async () => {

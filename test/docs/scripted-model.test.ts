@@ -121,6 +121,54 @@ describe('docs/scripted-model.md', () => {
     expect(JSON.parse(statuses[2]?.text ?? '').content).toMatchObject([{ type: 'text', text: turn.text }]);
   });
 
+  it('the default error type of each status the page lists is the one the server answers', async () => {
+    const row = /^\| `error\.type` \|(.*)\|$/m.exec(page)?.[1] ?? '';
+    const listed = [...row.matchAll(/(\d{3}) `(\w+)`/g)].map(
+      ([, status, type]) => [Number(status), type] as const,
+    );
+    expect(listed.length).toBeGreaterThanOrEqual(9);
+    // "other 5xx" and "other 4xx": one status of each that the list does not name.
+    if (row.includes('other 5xx `api_error`')) listed.push([502, 'api_error']);
+    if (row.includes('other 4xx `invalid_request_error`')) listed.push([422, 'invalid_request_error']);
+    const server = await serve(
+      listed.map(([status]) => ({ name: `e${status}`, turns: [{ error: { status } }] })),
+    );
+    const body = { model: 'm', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] };
+    for (const [status, type] of listed) {
+      const answer = await postMessages(server, body, { 'x-scripted-fixture': `e${status}` });
+      expect({ status: answer.status, type: JSON.parse(answer.text).error.type }).toEqual({ status, type });
+    }
+  });
+
+  it("the status-to-error mapping the page states is the adapter's", async () => {
+    const sentence = /Errors map to the adapter's named errors: ([\s\S]*?)\. That is/.exec(page)?.[1] ?? '';
+    const named = [...sentence.matchAll(/([\d/]{3,}|other 5xx|any other 4xx) → `(\w+)`/g)].flatMap(
+      ([, statuses, name]) =>
+        (statuses === 'other 5xx'
+          ? ['502']
+          : statuses === 'any other 4xx'
+            ? ['422']
+            : statuses!.split('/')
+        ).map((status) => [Number(status), name] as const),
+    );
+    expect(named.length).toBeGreaterThanOrEqual(8);
+    const server = await serve(
+      named.map(([status]) => ({ name: `e${status}`, turns: [{ error: { status } }] })),
+    );
+    for (const [status, name] of named) {
+      const model = createAnthropicModel({
+        apiKey: 'test',
+        baseURL: server.url,
+        defaultHeaders: { 'x-scripted-fixture': `e${status}` },
+      });
+      const error = await model.call(modelRequest({ messages: [userText('hi')] })).then(
+        () => undefined,
+        (thrown: unknown) => thrown as Error,
+      );
+      expect({ status, name: error?.name }).toEqual({ status, name });
+    }
+  });
+
   it('the Bedrock sketch and the schema command name real code', () => {
     for (const name of calledNames(blockWith(PAGE, 'createBedrockModel({').body))
       expect(exportedNames(), name).toContain(name);

@@ -55,4 +55,32 @@ describe('Function: startRecordingProxy', () => {
     for (const request of upstream.requests)
       expect(Object.keys(request.headers)).not.toContain('x-recording-owner');
   });
+
+  it('drops the oldest recording of any owner once it keeps `maxRuns` in all', async () => {
+    // Prepare: a proxy that keeps 2 runs per owner and 3 in all (the defaults are 100 and 500).
+    const small = await startRecordingProxy({ upstream: upstream.url, maxRunsPerOwner: 2, maxRuns: 3 });
+    const model = modelFor({ kind: 'anthropic', apiKey: 'test', baseURL: small.url, recording: true });
+    const turn = (owner: string, runId: string) =>
+      model.call({
+        model: 'claude-sonnet-5-5',
+        system: `${owner}'s prompt`,
+        messages: [{ role: 'user', content: [{ type: 'text', text: `${owner} input` }] }],
+        tools: [],
+        maxTokens: 100,
+        thinking: 'off',
+        workflow: 'triage',
+        runId,
+        owner,
+      });
+    try {
+      // Act: three owners, one run each, then a fourth owner's run.
+      for (const owner of ['ann', 'ben', 'cat', 'dan']) await turn(owner, `run_${owner}0001`);
+
+      // Assess: ann's, the oldest of all, went; each of the others is still kept.
+      expect(small.fixtureOfRun('run_ann0001')).toBeUndefined();
+      for (const owner of ['ben', 'cat', 'dan']) expect(small.fixtureOfRun(`run_${owner}0001`)).toBeDefined();
+    } finally {
+      await small.close();
+    }
+  });
 });

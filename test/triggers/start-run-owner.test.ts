@@ -51,3 +51,49 @@ describe('start-run handler: owner stamp', () => {
     );
   });
 });
+
+describe('start-run handler: a workflow that cannot run', () => {
+  it.each([
+    ['disabled', { enabled: false }, 'disabled'],
+    ['deleted', { enabled: false, deleted: true }, 'not_found'],
+  ] as const)(
+    'answers a trigger of a %s workflow with a refusal instead of an error (no Lambda retry, no dead letter)',
+    async (_label, change, reason) => {
+      // Prepare
+      const { head, executions, invoke, telemetry } = await setup();
+      await store.updateWorkflowHead(head, { ...head, ...change }, 'deleted' in change);
+      const info = vi.spyOn(telemetry.logger, 'info').mockImplementation(() => {});
+
+      // Act
+      const result = await invoke('evt-late', { 'wf-owner': head.owner });
+
+      // Assess
+      expect(result).toEqual({ refused: reason, workflowId: head.workflowId });
+      expect(executions.starts).toHaveLength(0);
+      expect(info).toHaveBeenCalledWith(
+        'trigger refused: the workflow cannot run',
+        expect.objectContaining({ workflowId: head.workflowId, reason }),
+      );
+    },
+  );
+
+  it('answers a schedule of a workflow that does not exist with a refusal', async () => {
+    // Prepare
+    const { head, executions } = await setup();
+    const handler = createStartRunHandler(
+      () => ({ store, executions, clock: new FixedClock(), ids: randomIds }),
+      createTelemetry({}),
+    );
+
+    // Act
+    const result = await handler({
+      owner: head.owner,
+      workflowId: 'wf_missing000000',
+      scheduledTime: '2026-11-30T08:00:00Z',
+    });
+
+    // Assess
+    expect(result).toEqual({ refused: 'not_found', workflowId: 'wf_missing000000' });
+    expect(executions.starts).toHaveLength(0);
+  });
+});

@@ -2,7 +2,8 @@
  * The member constraints of the Step Functions API requests the local endpoint serves, checked before any
  * operation runs, so the stand-in refuses what AWS refuses (HTTP 400 `ValidationException`) and a runtime that
  * passes offline does not fail on its first real call. Only constraints an API reference page states (read
- * 2026-12-04, each cited on its operation below); docs/local-stack.md lists them and what is left out.
+ * 2026-12-04, each cited on its operation below); shared/local/sfn/README.md ("Request rules") lists them and what
+ * is left out.
  *
  * Lengths count UTF-16 units (`String.prototype.length`), which is never fewer than the code points: what
  * passes here is never too long for AWS. Payload sizes (`input`, `output`: "expressed as bytes in UTF-8") are
