@@ -15,8 +15,10 @@ import { toolSpecOf } from '../../shared/core/actions.ts';
 import type { EgressRequest } from '../../shared/core/ports.ts';
 import { actionCatalogFor } from '../../shared/runtime/engine-deps.ts';
 import { asAgentDefinition } from '../../shared/schemas/any-workflow.ts';
+import { LEDGER_STATUSES } from '../../shared/schemas/ledger.ts';
 import type { WorkflowDefinition } from '../../shared/schemas/workflow.ts';
 import { parseWorkflowText } from '../../shared/workflow-file/index.ts';
+import { tableRows } from '../docs/fenced-blocks.ts';
 import { FixedClock, testStore } from '../support/store.ts';
 import { actionContext, type FakeRemote, fakeRemote, runParsed, secretsFile } from './support.ts';
 import { verifySignedWebhook } from './webhook-receiver-example.ts';
@@ -113,6 +115,13 @@ describe('docs/actions.md', () => {
     const body = (n: number) => ({ method: 'POST', url: 'https://api.example.com/', body: '€'.repeat(n) });
     expect(HttpRequestInput.safeParse(body(MAX_REQUEST_BODY_CHARS)).success).toBe(true);
     expect(HttpRequestInput.safeParse(body(MAX_REQUEST_BODY_CHARS + 1)).success).toBe(false);
+  });
+
+  it('lists the four outcome classes in one table, each on a settled ledger status', () => {
+    const rows = tableRows('actions.md', '| class | ledger row | what the model reads | when |');
+    expect(rows.map(([name]) => name)).toEqual(['completed', 'failed', 'refused', '**outcome unknown**']);
+    const settled = LEDGER_STATUSES.filter((status) => status !== 'pending');
+    for (const [, row] of rows) expect(settled).toContain(/`(\w+)`/.exec(row ?? '')?.[1]);
   });
 
   it('shows what fetch_url makes of the HTML example', () => {
