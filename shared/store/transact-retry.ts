@@ -14,7 +14,8 @@ type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteComma
 
 /** Sends of one transaction cancelled only by conflicts, before the conflict is thrown. */
 export const CONFLICT_ATTEMPTS = 4;
-const CONFLICT_BACKOFF = { baseMs: 25, capMs: 400 };
+/** The jittered wait before each send again (`backOff`: at most min(cap, base × 2^attempt)). */
+export const CONFLICT_BACKOFF = { baseMs: 25, capMs: 400 };
 
 export async function transactRetryingConflicts(ctx: StoreContext, items: TransactItems): Promise<void> {
   for (let attempt = 1; ; attempt++) {

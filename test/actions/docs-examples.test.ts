@@ -2,14 +2,23 @@
 
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_WEBHOOK_BODY_CHARS } from '../../shared/actions/connectors/signed-webhook.ts';
 import { htmlToText } from '../../shared/actions/http/html-text.ts';
+import {
+  HttpRequestInput,
+  MAX_REQUEST_BODY_CHARS,
+  MAX_REQUEST_HEADERS,
+} from '../../shared/actions/http/http-request.ts';
+import { MAX_URL_CHARS } from '../../shared/actions/http/url.ts';
 import { connectorActions } from '../../shared/actions/index.ts';
 import { toolSpecOf } from '../../shared/core/actions.ts';
 import type { EgressRequest } from '../../shared/core/ports.ts';
 import { actionCatalogFor } from '../../shared/runtime/engine-deps.ts';
 import { asAgentDefinition } from '../../shared/schemas/any-workflow.ts';
+import { LEDGER_STATUSES } from '../../shared/schemas/ledger.ts';
 import type { WorkflowDefinition } from '../../shared/schemas/workflow.ts';
 import { parseWorkflowText } from '../../shared/workflow-file/index.ts';
+import { tableRows } from '../docs/fenced-blocks.ts';
 import { FixedClock, testStore } from '../support/store.ts';
 import { actionContext, type FakeRemote, fakeRemote, runParsed, secretsFile } from './support.ts';
 import { verifySignedWebhook } from './webhook-receiver-example.ts';
@@ -92,6 +101,27 @@ describe('docs/actions.md', () => {
       { origin: 'https://ci.example.com', name: 'Authorization', value: 'Bearer ci-token-for-the-docs-0001' },
     ]);
     expect(sent[0]?.headers?.['Idempotency-Key']).toBe(ctx.idempotencyKey);
+  });
+
+  it('quotes the input limits the action schemas hold, in characters', () => {
+    const count = (n: number) => n.toLocaleString('en');
+    const flat = doc.replace(/\s+/g, ' ');
+    expect(flat).toContain(
+      `Input limits: \`http_request\` body ${count(MAX_REQUEST_BODY_CHARS)} characters, ${MAX_REQUEST_HEADERS} headers; \`signed_webhook\` payload ${count(MAX_WEBHOOK_BODY_CHARS)} characters; URL ${count(MAX_URL_CHARS)} characters`,
+    );
+    expect(flat).toContain(`≤ ${count(MAX_REQUEST_BODY_CHARS)} characters once serialised`);
+    expect(flat).toContain(`(≤ ${count(MAX_WEBHOOK_BODY_CHARS)} characters serialised)`);
+    // Characters, not bytes: a body of three-byte characters is held to the same count.
+    const body = (n: number) => ({ method: 'POST', url: 'https://api.example.com/', body: '€'.repeat(n) });
+    expect(HttpRequestInput.safeParse(body(MAX_REQUEST_BODY_CHARS)).success).toBe(true);
+    expect(HttpRequestInput.safeParse(body(MAX_REQUEST_BODY_CHARS + 1)).success).toBe(false);
+  });
+
+  it('lists the four outcome classes in one table, each on a settled ledger status', () => {
+    const rows = tableRows('actions.md', '| class | ledger row | what the model reads | when |');
+    expect(rows.map(([name]) => name)).toEqual(['completed', 'failed', 'refused', '**outcome unknown**']);
+    const settled = LEDGER_STATUSES.filter((status) => status !== 'pending');
+    for (const [, row] of rows) expect(settled).toContain(/`(\w+)`/.exec(row ?? '')?.[1]);
   });
 
   it('shows what fetch_url makes of the HTML example', () => {

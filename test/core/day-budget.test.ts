@@ -163,40 +163,47 @@ describe('per-day ceiling', () => {
     });
   });
 
-  it('counts a reservation as spent when the call failed in a way that may have been billed', async () => {
-    // Prepare: the call breaks off without an HTTP status (a broken stream, a timeout).
-    const { version } = await seedWorkflow(
-      store,
-      minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 } }),
-    );
-    const clock = new FixedClock();
-    // Turn 0 reserves for itself (a run created without turn 0's reservation) just before the call.
-    const run = await seedRun(store, version, { clock, firstTurn: false });
-    const broken = {
-      call: async () =>
-        Promise.reject(Object.assign(new Error('stream broke off'), { name: 'ModelConnectionError' })),
-    };
+  it.each([
+    // The call breaks off without an HTTP status (a broken stream, a timeout).
+    ['without an HTTP status', { name: 'ModelConnectionError' }],
+    // A 408 is a 4xx, yet a timeout: the request may have been processed and billed.
+    ['with a 408', { name: 'ModelConnectionError', status: 408 }],
+  ])(
+    'counts a reservation as spent when the call failed %s, which may have been billed',
+    async (_case, fault) => {
+      // Prepare
+      const { version } = await seedWorkflow(
+        store,
+        minimalWorkflow({ budget: { maxUsdPerRun: 1, maxUsdPerDay: 5 } }),
+      );
+      const clock = new FixedClock();
+      // Turn 0 reserves for itself (a run created without turn 0's reservation) just before the call.
+      const run = await seedRun(store, version, { clock, firstTurn: false });
+      const broken = {
+        call: async () => Promise.reject(Object.assign(new Error('stream broke off'), fault)),
+      };
 
-    // Act
-    await expect(
-      runTurn(engineDeps(store, broken, { clock }), { runId: run.runId, turn: 0, segmentStartTurn: 0 }),
-    ).rejects.toThrow(/stream broke off/);
-    const reserved = (await store.getRun(run.runId))?.reservation?.usd ?? 0;
-    await markRunFailed(
-      { store, clock },
-      { runId: run.runId, error: { name: 'ModelConnectionError', message: 'stream broke off' } },
-    );
+      // Act
+      await expect(
+        runTurn(engineDeps(store, broken, { clock }), { runId: run.runId, turn: 0, segmentStartTurn: 0 }),
+      ).rejects.toThrow(/stream broke off/);
+      const reserved = (await store.getRun(run.runId))?.reservation?.usd ?? 0;
+      await markRunFailed(
+        { store, clock },
+        { runId: run.runId, error: { name: 'ModelConnectionError', message: 'stream broke off' } },
+      );
 
-    // Assess: never free; the day keeps it as spend, not as a reservation.
-    expect(reserved).toBeGreaterThan(0);
-    expect(await store.getDaySpendDetail(version.owner, version.workflowId, DAY)).toEqual({
-      totalUsd: reserved,
-      reservedUsd: 0,
-    });
-    expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', costUsd: reserved });
-    const settled = (await store.listAudit(run.runId)).find((e) => e.type === 'budget_settled');
-    expect(settled?.data).toMatchObject({ actualUsd: reserved, unsettled: true });
-  });
+      // Assess: never free; the day keeps it as spend, not as a reservation.
+      expect(reserved).toBeGreaterThan(0);
+      expect(await store.getDaySpendDetail(version.owner, version.workflowId, DAY)).toEqual({
+        totalUsd: reserved,
+        reservedUsd: 0,
+      });
+      expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', costUsd: reserved });
+      const settled = (await store.listAudit(run.runId)).find((e) => e.type === 'budget_settled');
+      expect(settled?.data).toMatchObject({ actualUsd: reserved, unsettled: true });
+    },
+  );
 
   it('a call that costs more than its reservation is counted in full, and the next reservation sees it', async () => {
     // Prepare: a model that reports far more output than max_tokens allows ($0.2 against ~$0.013).

@@ -178,6 +178,32 @@ describe('Gate', () => {
     expect(granted(withHook('https://hooks.example.com/a', 'wf/owner/other'))).toEqual(['notes_put']);
   });
 
+  it("withdraws nothing for a connector's new description or input schema alone, and withdraws it for any other field", () => {
+    const hook = (changes: Record<string, unknown>) =>
+      definition({
+        allowedActions: ['notes_put', 'hook'],
+        connectors: {
+          hook: {
+            kind: 'http',
+            description: 'Posts.',
+            method: 'POST',
+            url: 'https://hooks.example.com/a',
+            ...changes,
+          },
+        },
+      });
+    const version = hook({});
+    const granted = (live: WorkflowDefinition) => [...effectiveGrant(version, live, true).keys()].sort();
+
+    const told = {
+      description: 'Posts a note.',
+      input: { type: 'object', properties: { text: { type: 'string' } } },
+    };
+    expect(granted(hook(told))).toEqual(['hook', 'notes_put']);
+    expect(granted(hook({ idempotent: true }))).toEqual(['notes_put']);
+    expect(granted(hook({ body: 'none' }))).toEqual(['notes_put']);
+  });
+
   it('denies, and does not throw, when deciding faults', () => {
     const def = definition();
     const faulty: ActionCatalog = {

@@ -11,6 +11,7 @@ import {
   reportCutNote,
 } from '../../shared/core/deliver.ts';
 import { MERGED_TRANSACTION_BOUND } from '../../shared/core/staged-change.ts';
+import { MAX_VALUE_DEPTH } from '../../shared/core/storable.ts';
 import { STORED_ERROR_MESSAGE_UNITS, STORED_ERROR_NAME_UNITS } from '../../shared/core/stored-error.ts';
 import {
   capRefusal,
@@ -299,6 +300,11 @@ describe('docs/data-model.md', () => {
     expect(page.replace(/\s+/g, ' ')).toContain(
       `the name cut to ${STORED_ERROR_NAME_UNITS} and the message to ${STORED_ERROR_MESSAGE_UNITS.toLocaleString('en')} UTF-16 units`,
     );
+    // The depth a value may nest, where an owner sends it and where a tool_use input is kept as a map.
+    expect(page.replace(/\s+/g, ' ')).toContain(
+      `a value may nest ${MAX_VALUE_DEPTH} levels, \`MAX_VALUE_DEPTH\``,
+    );
+    expect(page.replace(/\s+/g, ' ')).toContain(`nesting past ${MAX_VALUE_DEPTH} levels; [data types]`);
     expect(page).toContain('`RUN_TRANSITIONS` (data, in `shared/schemas/run.ts`)');
     expect(Object.keys(RUN_TRANSITIONS).length).toBeGreaterThan(0);
   });

@@ -1,6 +1,7 @@
 /**
  * The README says why each runtime dependency is there: every package in package.json's `dependencies` has a
- * row in "Runtime dependencies and why", and every package a row names is one the project declares.
+ * row in "Runtime dependencies and why", and every package a row names is one the project declares. Its
+ * "Dev dependencies:" paragraph names every package of `devDependencies`.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +24,10 @@ const named = section
     return names.map((name, i) => (scope && i > 0 && !name.includes('/') ? `${scope}/${name}` : name));
   });
 
+/** The names the "Dev dependencies:" paragraph puts in backticks. */
+const devParagraph = /\nDev dependencies: ([\s\S]*?)(?:\n\n|$)/.exec(section)?.[1] ?? '';
+const devNamed = [...devParagraph.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
+
 describe('README: runtime dependencies and why', () => {
   it('has a row for every runtime dependency', () => {
     expect(Object.keys(pkg.dependencies).filter((name) => !named.includes(name))).toEqual([]);
@@ -31,5 +36,10 @@ describe('README: runtime dependencies and why', () => {
   it('names only packages the project declares', () => {
     const declared = { ...pkg.dependencies, ...pkg.devDependencies };
     expect(named.filter((name) => !(name in declared))).toEqual([]);
+  });
+
+  it('names every dev dependency in its "Dev dependencies:" paragraph', () => {
+    expect(devParagraph).not.toBe('');
+    expect(Object.keys(pkg.devDependencies).filter((name) => !devNamed.includes(name))).toEqual([]);
   });
 });

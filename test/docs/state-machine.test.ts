@@ -33,6 +33,7 @@ import {
 import { runExecutionInput } from '../../shared/runs/start-run.ts';
 import { ReadHintSchema, TurnEventSchema, TurnPointerSchema } from '../../shared/runtime/events.ts';
 import { StopReasonSchema } from '../../shared/schemas/run.ts';
+import { CONFLICT_ATTEMPTS, CONFLICT_BACKOFF } from '../../shared/store/transact-retry.ts';
 import { defaultRuntime, flatTemplate, logicalId } from '../infra/synth.ts';
 import { blockWith, declaration, fencedBlocks, pageText, shapeOf, tableRows } from './fenced-blocks.ts';
 
@@ -214,6 +215,17 @@ describe('docs/state-machine.md', () => {
         `${retry.IntervalSeconds} s, ${retry.MaxAttempts}, ${retry.MaxDelaySeconds} s`,
       ]),
     ).toEqual(retriers.map((retry) => [retry.errors, seconds(retry)]));
+  });
+
+  it("a commit's sends on conflicts alone, and the waits between them, are the store's", () => {
+    // backOff waits at most min(cap, base × 2^attempt) after send `attempt` (1…), before the next send.
+    const waits = Array.from({ length: CONFLICT_ATTEMPTS - 1 }, (_, i) =>
+      Math.min(CONFLICT_BACKOFF.capMs, CONFLICT_BACKOFF.baseMs * 2 ** (i + 1)),
+    );
+    const said = `${waits.slice(0, -1).join(', ')}, then ${waits.at(-1)} ms`;
+    expect(page.replace(/\s+/g, ' ')).toContain(
+      `sends the same transaction up to ${CONFLICT_ATTEMPTS} times in all, after a jittered wait of at most ${said}`,
+    );
   });
 
   it("the crash-retry table names each task's crash retrier as the definition has it", () => {
