@@ -1,6 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EgressDeniedError } from '../../shared/egress/index.ts';
+import * as egress from '../../shared/egress/index.ts';
+import {
+  ADDRESS_DENY_REASONS,
+  DENY_REASONS,
+  EGRESS_DEFAULTS,
+  EgressDeniedError,
+  LIMIT_REASONS,
+} from '../../shared/egress/index.ts';
 import { scriptedResolver, startServer, type TestServer, useDialGuard } from './helpers.ts';
 import { getForecast, makeEgress } from './usage-example.ts';
 
@@ -62,5 +69,60 @@ describe('docs/egress.md usage example', () => {
     expect(error).toMatchObject({ reason });
     expect(server.sockets()).toBe(sockets);
     expect(guard.dials).toEqual([]);
+  });
+});
+
+describe('docs/egress.md reference', () => {
+  const doc = () => readFile(new URL('../../docs/egress.md', import.meta.url), 'utf8');
+  const section = (text: string, heading: string) =>
+    text.split(`\n## ${heading}\n`)[1]?.split('\n## ')[0] ?? '';
+
+  it('names only what shared/egress/index.ts exports: the API block and the "Also exported" list', async () => {
+    // Prepare
+    const api = section(await doc(), 'API');
+    const imported = /import \{([^}]+)\}/.exec(api)?.[1] ?? '';
+    const alsoExported = /Also exported: ([\s\S]+?)\./.exec(api)?.[1] ?? '';
+    const names = [
+      ...imported.split(',').map((name) => name.trim()),
+      ...[...alsoExported.matchAll(/`(\w+)`/g)].map((match) => match[1] as string),
+    ].filter((name) => name !== '');
+    // Assess
+    expect(names.length).toBeGreaterThan(20);
+    for (const name of names) expect([name, name in egress]).toEqual([name, true]);
+  });
+
+  it("the policy table's defaults are EGRESS_DEFAULTS", async () => {
+    // Prepare
+    const policy = section(await doc(), 'Policy');
+    const row = (field: string) => policy.split('\n').find((line) => line.startsWith(`| \`${field}?`)) ?? '';
+    // Assess
+    expect(row('allowedPorts')).toContain(`\`[${EGRESS_DEFAULTS.allowedPorts.join(', ')}]\``);
+    expect(row('maxResponseBytes')).toContain(
+      EGRESS_DEFAULTS.maxResponseBytes.toLocaleString('fr').replace(/\s/g, ' '),
+    );
+    expect(row('totalTimeoutMs')).toContain(
+      EGRESS_DEFAULTS.totalTimeoutMs.toLocaleString('fr').replace(/\s/g, ' '),
+    );
+    expect(row('headersTimeoutMs')).toContain(
+      EGRESS_DEFAULTS.headersTimeoutMs.toLocaleString('fr').replace(/\s/g, ' '),
+    );
+    expect(row('maxHeaderBytes')).toContain(
+      EGRESS_DEFAULTS.maxHeaderBytes.toLocaleString('fr').replace(/\s/g, ' '),
+    );
+    expect(row('maxRedirects')).toContain(`| ${EGRESS_DEFAULTS.maxRedirects} |`);
+  });
+
+  it("the errors table's reasons are the guard's, each in its class", async () => {
+    // Prepare
+    const errors = section(await doc(), 'Errors');
+    const reasonsOf = (label: string) => {
+      const line = errors.split('\n').find((l) => l.startsWith(`| \`${label}\``)) ?? '';
+      return [...(line.split('|')[2] ?? '').matchAll(/`(\w+)`/g)].map((match) => match[1] as string);
+    };
+    // Assess: the denied row lists every non-address reason ("address reasons (below)" covers the rest)
+    expect(reasonsOf('EgressDeniedError').sort()).toEqual(
+      DENY_REASONS.filter((r) => !(ADDRESS_DENY_REASONS as readonly string[]).includes(r)).sort(),
+    );
+    expect(reasonsOf('EgressLimitError').sort()).toEqual([...LIMIT_REASONS].sort());
   });
 });
