@@ -13,7 +13,7 @@ import { settleJobOfRun, sweepJobs, sweepRequestOf } from '../shared/jobs/index.
 import { DEFAULT_MODEL_CONFIG } from '../shared/model/resolve.ts';
 import { awsExecutions } from '../shared/runtime/aws/executions.ts';
 import type { RemainingTime } from '../shared/runtime/aws/invocation-deadline.ts';
-import { awsStore } from '../shared/runtime/aws/store.ts';
+import { awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
 import { lambdaSweepDeadline } from '../shared/runtime/jobs-sweep-deadline.ts';
 import { pendingRunsStep } from '../shared/runtime/pending-sweep-step.ts';
@@ -52,7 +52,8 @@ export const handler = tracedHandler(
   'jobs-sweep',
   createJobsSweepHandler(() => {
     return {
-      store: awsStore(),
+      // Ending a job's run or an unstarted start anchors its head: the owner's heads are signed after it.
+      store: awsSigningStore(),
       executions: awsExecutions(),
       clock: systemClock,
       ids: randomIds,

@@ -9,13 +9,14 @@ import { iamAuthenticator, jwtAuthenticator } from '../shared/api/auth.ts';
 import { createMcpApp } from '../shared/api/mcp-app.ts';
 import { handleMcpRequest } from '../shared/mcp/server.ts';
 import { awsExecutions } from '../shared/runtime/aws/executions.ts';
-import { awsStore } from '../shared/runtime/aws/store.ts';
+import { awsSigningStore } from '../shared/runtime/aws/signing-store.ts';
 import { randomIds, systemClock } from '../shared/runtime/clock.ts';
 import { honoLambdaHandler } from '../shared/runtime/hono-lambda.ts';
 
 const build = (): Hono =>
   createMcpApp({
-    store: awsStore(),
+    // A cancel anchors the run's head: the owner's heads are signed after it, as the api's cancel signs them.
+    store: awsSigningStore(),
     executions: awsExecutions(),
     clock: systemClock,
     ids: randomIds,

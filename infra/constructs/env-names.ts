@@ -61,7 +61,7 @@ export const ENV = {
   triggerDeadLetterQueueArn: 'WF_TRIGGER_DLQ_ARN',
   /** How /v1 callers are authenticated: `iam` or `jwt` (api). */
   apiAuth: 'WF_API_AUTH',
-  /** ARN of the KMS key that signs audit chain heads (api, deliver, mark-failed: the functions that sign). */
+  /** ARN of the KMS key that signs audit chain heads (given only to the functions that anchor runs or change workflows). */
   auditSigningKeyArn: 'WF_AUDIT_SIGNING_KEY_ARN',
   /** Optional SNS topic ARN for `alert` destinations (deliver; absent when no alert topic is configured). */
   alertTopicArn: 'WF_ALERT_TOPIC_ARN',

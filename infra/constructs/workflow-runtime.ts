@@ -440,8 +440,17 @@ export class WorkflowRuntime extends Construct {
       .addEnvironment(ENV.credentialRoleArn, this.credentialReader.role.roleArn)
       .addEnvironment(ENV.approvalBaseUrl, this.approvalBaseUrl);
 
-    // Audit: the functions that anchor runs or change workflows sign the owner's chain heads; the api verifies.
-    const auditSigners = [fns.api, fns['workflow-write'], fns.deliver, fns['mark-failed'], fns.external];
+    // Audit: the functions that anchor runs (a cancel through the api or the jobs MCP server, the jobs sweep's
+    // ends included) or change workflows sign the owner's chain heads; the api verifies.
+    const auditSigners = [
+      fns.api,
+      fns['workflow-write'],
+      fns.deliver,
+      fns['mark-failed'],
+      fns.external,
+      fns.mcp,
+      fns['jobs-sweep'],
+    ];
     this.auditSigningKey = new AuditSigningKey(this, 'AuditSigningKey', {
       signers: auditSigners.map((fn) => fn.role),
       verifiers: [fns.api.role],

@@ -1,7 +1,10 @@
 /** Every fenced block of docs/approvals.md, checked against the code it describes. */
 import { createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../infra/constructs/env-names.ts';
+import { APPROVAL_PAGE_HEADERS } from '../../shared/approvals/headers.ts';
 import { approvalUrl, parseKeyring, signApprovalLink } from '../../shared/approvals/index.ts';
 import { FORM_STATE_DOMAIN, sealFormState } from '../../shared/approvals-http/form-state.ts';
 import { canonicalJson } from '../../shared/audit/index.ts';
@@ -86,6 +89,17 @@ describe('docs/approvals.md', () => {
     const keyring = parseKeyring(blockWith(PAGE, '"current"').body);
     expect(keyring.current.kid).toBe('k2026');
     expect(keyring.previous?.map((key) => key.kid)).toEqual(['k2025']);
+  });
+
+  it("quotes the pages' Content-Security-Policy as APPROVAL_PAGE_HEADERS sends it", () => {
+    const text = readFileSync(join(import.meta.dirname, '../../docs', PAGE), 'utf8');
+    const quoted = /`APPROVAL_PAGE_HEADERS` \(CSP `([^`]+)`/.exec(text)?.[1]?.replace(/\s*\n\s*/g, ' ');
+    expect(quoted).toBe(APPROVAL_PAGE_HEADERS['Content-Security-Policy']);
+  });
+
+  it("the local stack's sketch puts the host guard before every route, as shared/local/http-local.ts does", () => {
+    const local = blockWith(PAGE, 'hostGuard(').body;
+    expect(local.indexOf('hostGuard(')).toBeLessThan(local.indexOf('app.route('));
   });
 
   it.each(fencedBlocks(PAGE).filter((block) => block.info === 'ts'))(

@@ -267,6 +267,19 @@ describe('IAM simulation of the recorded AWS calls', () => {
     expect(starts.some((arn) => arn.includes('ExternalStateMachine'))).toBe(true);
   });
 
+  it("records kms:Sign by every function that anchors a run head: the owner's heads are signed after each anchor", async () => {
+    // The functions that anchor are those that may delete a pending anchor in the owner's partition
+    // (shared/store/anchor-group.ts); the flow ends runs through each of them (the jobs MCP server's cancels, the
+    // jobs sweep's end of a start left pending included).
+    const anchoring = (Object.entries(DELETE_PARTITIONS) as [HandlerName, readonly string[]][])
+      .filter(([, partitions]) => partitions.includes('OWNER#*'))
+      .map(([fn]) => fn);
+    expect(anchoring).toEqual(expect.arrayContaining(['mcp', 'jobs-sweep']));
+    const signed = (fn: HandlerName) =>
+      requests.find((r) => r.fn === fn && r.action === 'kms:Sign')?.resource ?? '(no kms:Sign recorded)';
+    await expectNeeded(anchoring.map((fn) => ({ fn, action: 'kms:Sign', resource: signed(fn) })));
+  });
+
   it("records an external_task's child run: graph-wait starts it on the external machine, its end answers the graph's wait", () => {
     const byFn = (fn: string, action: string) =>
       requests.filter((r) => r.fn === fn && r.action === action).map((r) => r.resource);
@@ -679,9 +692,15 @@ describe('IAM simulation of the recorded AWS calls', () => {
   it("simulates the jobs sweep's cursor mark and move (conditional PutItems, shared/jobs/sweep-cursor.ts) as allowed, and denied without PutItem", async () => {
     // Each of the flow's three scheduled sweeps (the jobs section's; eleven minutes on, for its pending-runs
     // step; and eleven minutes on again, ending the redriven schedule's run, flow.ts "redriven") marks the flow's
-    // one grant on the cursor, handles it, then moves the cursor past it: the sweep's only plain PutItems (its job
-    // writes are transactions).
-    expect(calls.filter((call) => call.fn === 'jobs-sweep' && call.command === 'PutItem')).toHaveLength(6);
+    // one grant on the cursor, handles it, then moves the cursor past it: the sweep's only plain PutItems outside
+    // the owners' partitions (its job writes are transactions; a signed head after an anchor is an owner's item).
+    const cursorPuts = calls.filter(
+      (call) =>
+        call.fn === 'jobs-sweep' &&
+        call.command === 'PutItem' &&
+        call.ids['Item.pk']?.startsWith('OWNER#') !== true,
+    );
+    expect(cursorPuts).toHaveLength(6);
     const table = requests.find((r) => r.fn === 'jobs-sweep' && r.action === 'dynamodb:GetItem')!.resource;
     await expectNeeded([{ fn: 'jobs-sweep', action: 'dynamodb:PutItem', resource: table }]);
   });

@@ -1,13 +1,14 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../infra/constructs/env-names.ts';
+import { DELETE_PARTITIONS } from '../../infra/constructs/table-access.ts';
 import { defaultRuntime, logicalId } from './synth.ts';
 
 const { stack, template } = defaultRuntime();
 const runtime = stack.runtime;
 const keyId = logicalId(runtime.auditSigningKey.key);
 const roleId = (name: keyof typeof runtime.functions) => logicalId(runtime.functions[name].role);
-const SIGNERS = ['api', 'workflow-write', 'deliver', 'mark-failed', 'external'] as const;
+const SIGNERS = ['api', 'workflow-write', 'deliver', 'mark-failed', 'external', 'mcp', 'jobs-sweep'] as const;
 
 /** The policy statements attached to a role (by its logical id), flattened. */
 function statementsOf(role: string): { Action: string | string[]; Resource: unknown; Effect: string }[] {
@@ -51,6 +52,26 @@ describe('AuditSigningKey', () => {
         (SIGNERS as readonly string[]).includes(name),
       ]);
       expect([name, grantsOn(roleId(name), 'kms:GetPublicKey')]).toEqual([name, name === 'api']);
+    }
+  });
+
+  it('signs for every function that anchors run heads (each may delete a pending anchor in OWNER#)', () => {
+    // Prepare: an anchor's transaction deletes the run's pending anchor in the owner's partition
+    // (shared/store/anchor-group.ts), so the functions that anchor are those granted that delete.
+    const anchoring = Object.entries(DELETE_PARTITIONS)
+      .filter(([, partitions]) => partitions?.includes('OWNER#*'))
+      .map(([name]) => name as keyof typeof runtime.functions);
+    // Assess: after every anchor the owner's heads are signed (docs/security.md, "Signed heads").
+    expect(anchoring).toEqual(expect.arrayContaining(['deliver', 'mark-failed', 'mcp', 'jobs-sweep']));
+    for (const name of anchoring) {
+      const fn =
+        template.findResources('AWS::Lambda::Function')[logicalId(runtime.functions[name].function)]!;
+      const env = fn.Properties.Environment?.Variables ?? {};
+      expect([name, grantsOn(roleId(name), 'kms:Sign'), ENV.auditSigningKeyArn in env]).toEqual([
+        name,
+        true,
+        true,
+      ]);
     }
   });
 

@@ -85,8 +85,15 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
   ],
   // The graph and external machines' ARNs: the pending-runs step describes API, schedule and event starts of
   // every kind.
-  'jobs-sweep': [...COMMON, ENV.stateMachineArn, ENV.graphStateMachineArn, ENV.externalStateMachineArn],
-  mcp: [...COMMON, ENV.stateMachineArn, ENV.apiAuth],
+  // Both anchor the heads of the runs they end, and sign the owner's heads after (AuditSigningKey).
+  'jobs-sweep': [
+    ...COMMON,
+    ENV.stateMachineArn,
+    ENV.graphStateMachineArn,
+    ENV.externalStateMachineArn,
+    ENV.auditSigningKeyArn,
+  ],
+  mcp: [...COMMON, ENV.stateMachineArn, ENV.apiAuth, ENV.auditSigningKeyArn],
   'start-run': [...COMMON, ENV.stateMachineArn, ENV.graphStateMachineArn, ENV.externalStateMachineArn],
   'graph-advance': [...COMMON],
   'graph-service': [
@@ -346,10 +353,10 @@ describe('Triggers', () => {
     expect(actions).not.toContain('events:PutEvents');
   });
 
-  it('lets the mcp function start and stop runs (submit, cancel) and nothing of the schedules or rules', () => {
+  it('lets the mcp function start and stop runs (submit, cancel), sign the heads it anchors, and nothing of the schedules or rules', () => {
     const actions = statementsOf(roleId('mcp')).flatMap((statement) => [statement.Action].flat() as string[]);
     expect(actions).toEqual(expect.arrayContaining(['states:StartExecution', 'states:StopExecution']));
-    expect(actions.filter((action) => /^(scheduler|events|iam|kms):/.test(action))).toEqual([]);
+    expect(actions.filter((action) => /^(scheduler|events|iam|kms):/.test(action))).toEqual(['kms:Sign']);
   });
 
   it('lets the api function manage schedules in the group, pass only the Scheduler role, and manage prefixed rules', () => {

@@ -1,7 +1,7 @@
 /**
- * The run store of the functions that anchor runs or change workflows (api, deliver, mark-failed, external): the
- * owners' chain heads are signed with the KMS key whose ARN the CDK gives only these functions (and kms:Sign
- * on it). Without the ARN heads are not signed, as in store.ts. WorkflowWrite, which changes workflows only,
+ * The run store of the functions that anchor runs or change workflows (api, deliver, mark-failed, external, mcp,
+ * jobs-sweep): the owners' chain heads are signed with the KMS key whose ARN the CDK gives only these functions
+ * (and kms:Sign on it). Without the ARN heads are not signed, as in store.ts. WorkflowWrite, which changes workflows only,
  * signs through workflow-store.ts instead.
  */
 import type { AnchorVerifier } from '../../audit/index.ts';

@@ -1,6 +1,7 @@
 /**
  * The run store of the functions that do not sign audit heads: DynamoDB, observed by telemetry and tracing.
- * The signing functions (api, deliver, mark-failed) use signing-store.ts instead, so KMS is loaded only there.
+ * The signing functions (those that anchor runs or change workflows) use signing-store.ts or workflow-store.ts
+ * instead, so KMS is loaded only there.
  */
 
 import { ENV } from '../../../infra/constructs/env-names.ts';
