@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -255,6 +256,28 @@ describe('WorkflowRuntime', () => {
     );
     expect(policies.length).toBeGreaterThan(10);
     expect(new Set(policies)).toEqual(new Set(['Delete']));
+  });
+
+  it('removalPolicy changes what docs/deploy.md says it does: the table, the log groups and the audit key', () => {
+    const kept = (removalPolicy?: RemovalPolicy) => {
+      const stack = newStack();
+      new WorkflowRuntime(stack, 'Runtime', removalPolicy === undefined ? {} : { removalPolicy });
+      return Object.entries(
+        Template.fromStack(stack).toJSON().Resources as Record<
+          string,
+          { Type: string; DeletionPolicy?: string }
+        >,
+      );
+    };
+    const destroyed = new Map(kept(RemovalPolicy.DESTROY).map(([id, each]) => [id, each.DeletionPolicy]));
+    const changed = kept().filter(([id, each]) => each.DeletionPolicy !== destroyed.get(id));
+    expect(new Set(changed.map(([, each]) => each.Type))).toEqual(
+      new Set(['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup', 'AWS::KMS::Key']),
+    );
+    const doc = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    expect(doc).toContain(
+      '| `removalPolicy` | `retain` or `destroy` (table, log groups and the audit signing key) |',
+    );
   });
 
   it('stays free of cdk-nag findings when embedded in another stack with custom props', () => {
