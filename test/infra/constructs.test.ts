@@ -5,6 +5,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { describe, expect, it } from 'vitest';
 import { ApprovalNotices } from '../../infra/constructs/approval-notices.ts';
+import { MAX_OWNERS_PER_SUBSCRIPTION } from '../../infra/constructs/notice-topic.ts';
+import { OwnerNotices } from '../../infra/constructs/owner-notices.ts';
 import { RunTable } from '../../infra/constructs/run-table.ts';
 import { ApiAuth } from '../../infra/constructs/runtime-api.ts';
 import { RuntimeFunction } from '../../infra/constructs/runtime-function.ts';
@@ -88,6 +90,27 @@ describe('ApprovalNotices', () => {
       ['carol@example.com', { approver: ['carol@example.com'], owner: ['team-a', 'team-b'] }],
       ['shared@example.com', { approver: ['shared@example.com'] }],
     ]);
+  });
+});
+
+describe('OwnerNotices', () => {
+  const listed = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      owner: `123456789012:role:team-${i}`,
+      email: 'ops@example.com',
+    }));
+
+  it('gives an address listed for 150 owners one subscription filtering on all of them', () => {
+    const stack = newStack();
+    new OwnerNotices(stack, 'Owners', { owners: listed(MAX_OWNERS_PER_SUBSCRIPTION) });
+    const [subscription] = Object.values(Template.fromStack(stack).findResources('AWS::SNS::Subscription'));
+    expect(subscription?.Properties.FilterPolicy.owner).toHaveLength(MAX_OWNERS_PER_SUBSCRIPTION);
+  });
+
+  it('refuses an address listed for more owners than an SNS filter policy holds, naming it', () => {
+    expect(
+      () => new OwnerNotices(newStack(), 'Owners', { owners: listed(MAX_OWNERS_PER_SUBSCRIPTION + 1) }),
+    ).toThrow(/'ops@example.com' is listed for 151 owners; .*SNS filter policy holds at most 150/);
   });
 });
 
