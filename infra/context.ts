@@ -131,7 +131,8 @@ function approversFrom(value: unknown): ApproverDeclaration[] | undefined {
     } catch {
       throw new Error(
         `context approvers must map owner ids to approver emails, e.g. ${example}; approvers are declared per ` +
-          'owner (a plain list of addresses is no longer accepted: docs/deploy.md "Approvers per owner"; ' +
+          'owner (a plain list of addresses is no longer accepted: docs/deploy.md "Approvers", "Upgrading from a ' +
+          'comma-separated approvers list"; ' +
           'use "*" as the owner for an approver every owner may name).',
       );
     }

@@ -12,7 +12,12 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { OwnerIdSchema } from '../../shared/schemas/common.ts';
-import { EMAIL, grantNoticePublish, scopeFilterToAttributes } from './notice-topic.ts';
+import {
+  EMAIL,
+  grantNoticePublish,
+  MAX_OWNERS_PER_SUBSCRIPTION,
+  scopeFilterToAttributes,
+} from './notice-topic.ts';
 // The run's owner id, as on owner notices: a subscription accepts it only for the approver's declared owners.
 import { OWNER_MESSAGE_ATTRIBUTE } from './owner-notices.ts';
 
@@ -20,12 +25,8 @@ import { OWNER_MESSAGE_ATTRIBUTE } from './owner-notices.ts';
 export const APPROVER_MESSAGE_ATTRIBUTE = 'approver';
 /** In `owners`, alone: the approver serves every owner (an explicit choice; notices still name the owner). */
 export const EVERY_OWNER = '*';
-/**
- * SNS: "The total combination of values in a filter policy must not exceed 150" (the product of each array's
- * values; https://docs.aws.amazon.com/sns/latest/dg/subscription-filter-policy-constraints.html). One approver
- * value times the owners.
- */
-export const MAX_OWNERS_PER_APPROVER = 150;
+/** The owners one approver may be declared for: one approver value times the owners (notice-topic.ts). */
+export const MAX_OWNERS_PER_APPROVER = MAX_OWNERS_PER_SUBSCRIPTION;
 
 /** An approver and the owners whose runs may ask them (`['*']`: every owner). */
 export interface ApproverDeclaration {

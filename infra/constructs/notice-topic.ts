@@ -7,6 +7,14 @@ import { acknowledgeGrantWildcards } from './nag.ts';
 // Deliberately loose: SNS validates the address; this catches lists split wrong and names pasted by mistake.
 export const EMAIL = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/;
 
+/**
+ * SNS: "The total combination of values in a filter policy must not exceed 150" (the product of each array's
+ * values; https://docs.aws.amazon.com/sns/latest/dg/subscription-filter-policy-constraints.html). Each notice
+ * subscription matches one approver (or none) times its owners, so it may list at most this many owners; more
+ * would fail the deploy, so synth refuses them.
+ */
+export const MAX_OWNERS_PER_SUBSCRIPTION = 150;
+
 /** Grants publishing to `topic` (and, under the AWS managed key, using that key through its alias). */
 export function grantNoticePublish(
   topic: sns.ITopic,

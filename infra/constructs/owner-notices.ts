@@ -9,7 +9,12 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { EMAIL, grantNoticePublish, scopeFilterToAttributes } from './notice-topic.ts';
+import {
+  EMAIL,
+  grantNoticePublish,
+  MAX_OWNERS_PER_SUBSCRIPTION,
+  scopeFilterToAttributes,
+} from './notice-topic.ts';
 
 /** The message attribute (String, the run's owner id exactly as the API identifies it) subscriptions filter on. */
 export const OWNER_MESSAGE_ATTRIBUTE = 'owner';
@@ -24,7 +29,10 @@ export interface OwnerSubscription {
 
 /** Properties of `OwnerNotices`. */
 export interface OwnerNoticesProps {
-  /** Owners and their addresses. An address listed for several owners gets one subscription for all. @default - none */
+  /**
+   * Owners and their addresses. An address listed for several owners gets one subscription for all (at most
+   * MAX_OWNERS_PER_SUBSCRIPTION of them). @default - none
+   */
   readonly owners?: readonly OwnerSubscription[];
   /** Key that encrypts messages at rest. @default - the AWS managed key alias/aws/sns */
   readonly masterKey?: kms.IKey;
@@ -65,6 +73,11 @@ export class OwnerNotices extends Construct {
     // (https://docs.aws.amazon.com/sns/latest/dg/sns-subscription-filter-policies.html): a notice for
     // another owner, or one without an `owner` attribute, never reaches this address.
     for (const [address, owners] of byEmail) {
+      if (owners.length > MAX_OWNERS_PER_SUBSCRIPTION)
+        throw new Error(
+          `OwnerNotices '${id}': '${address}' is listed for ${owners.length} owners; its subscription's SNS filter ` +
+            `policy holds at most ${MAX_OWNERS_PER_SUBSCRIPTION}. List the address for fewer owners.`,
+        );
       scopeFilterToAttributes(
         this.topic.addSubscription(
           new subscriptions.EmailSubscription(address, {

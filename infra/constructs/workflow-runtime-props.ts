@@ -43,7 +43,7 @@ export interface WorkflowRuntimeProps {
   readonly approvers?: readonly ApproverDeclaration[];
   /** Owners and the addresses that hear of their failed, denied and expired runs. @default - none */
   readonly ownerNotices?: readonly OwnerSubscription[];
-  /** What happens to the table and the log groups when they leave the stack. @default RemovalPolicy.RETAIN */
+  /** What happens to the table, the log groups and the audit signing key when they leave the stack. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
   /** Authentication of `/v1`. @default ApiAuth.iam() */
   readonly apiAuth?: ApiAuth;

@@ -73,6 +73,28 @@ describe('Workflows API: approvers must be declared for the saving owner', () =>
     ]);
   });
 
+  it("refuses bob's graph naming alice's approver in an agent_task's gate (nodes[i].gates.<action>.approvers[j])", async () => {
+    const h = declared();
+    const graph = refundGraph();
+    graph.approvals = { approvers: ['shared@example.com'], timeoutSeconds: 600 };
+    graph.nodes[2].assignees = ['shared@example.com'];
+    graph.nodes[1].allowedActions = ['notes_append'];
+    graph.nodes[1].gates = {
+      notes_append: { mode: 'needs_approval', approvers: ['boss@example.com', 'carol@example.com'] },
+    };
+
+    const reply = await h.bob.post('/v1/workflows', graph);
+
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.fields).toEqual([
+      {
+        path: 'nodes[1].gates.notes_append.approvers[1]',
+        message: expect.stringContaining("'carol@example.com'"),
+      },
+    ]);
+    expect(await itemsOf(h.store, h.owners.bob)).toBe(0);
+  });
+
   it('refuses on create with 400 naming approvals.approvers[i] an approver declared for nobody, and writes nothing', async () => {
     const h = declared();
 

@@ -87,6 +87,28 @@ describe('docs/deploy.md', () => {
     }
   });
 
+  it('the refusal of a comma-separated approvers list quotes itself as the page does and names its sections', () => {
+    const upgrading =
+      /\*\*Upgrading from a comma-separated `approvers` list\.\*\*[^\n]*\n[^(]*\(`([^`]*) …`\)/.exec(page);
+    expect(upgrading?.[1]?.replace(/\s+/g, ' ')).toBe(
+      'context approvers must map owner ids to approver emails',
+    );
+    let refusal = '';
+    try {
+      fromContext({ approvers: 'a@example.com,b@example.com' });
+    } catch (error) {
+      refusal = (error as Error).message;
+    }
+    expect(refusal.startsWith('context approvers must map owner ids to approver emails')).toBe(true);
+    const [, section, part] = /docs\/deploy\.md "([^"]+)", "([^"]+)"/.exec(refusal) ?? [];
+    expect(page).toContain(`\n## ${section}\n`);
+    const body = page.slice(
+      page.indexOf(`\n## ${section}\n`),
+      page.indexOf('\n## ', page.indexOf(`\n## ${section}\n`) + 1),
+    );
+    expect(body.replaceAll('`', '')).toContain(`**${part}.**`);
+  });
+
   it('every stack output a command names is one the stack has', () => {
     const stack = source('infra/workflow-runtime-stack.ts');
     const outputs = [...new Set(shellLines.join('\n').matchAll(/<([A-Z][A-Za-z]+)(?: output)?>/g))].map(

@@ -4,6 +4,7 @@
  * 200 filter policies per topic (one subscription per approver) and CloudFormation's 500 resources, both
  * refused at synth (infra/constructs/deploy-limits.ts).
  */
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { APPROVER_HANDLERS } from '../../infra/constructs/approver-bundling.ts';
 import {
@@ -83,6 +84,16 @@ describe('Approver ceiling', () => {
     }));
     expect(() => synthRuntime({ approvers: approvers(FILTER_POLICIES_PER_TOPIC), ownerNotices })).toThrow(
       new RegExp(`would declare \\d+ resources; CloudFormation allows ${CLOUDFORMATION_RESOURCES}`),
+    );
+  });
+
+  it("docs/deploy.md's room for subscriptions is 500 less the stack's own resources, rounded to tens", () => {
+    const bare = synthRuntime().template;
+    bare.resourceCountIs('AWS::SNS::Subscription', 0);
+    const own = Math.round(Object.keys(bare.toJSON().Resources).length / 10) * 10;
+    const doc = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(doc).toContain(
+      `the stack is about ${own} without subscriptions | about ${CLOUDFORMATION_RESOURCES - own} approver and owner-notice subscriptions together |`,
     );
   });
 

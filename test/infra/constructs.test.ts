@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { describe, expect, it } from 'vitest';
 import { ApprovalNotices } from '../../infra/constructs/approval-notices.ts';
+import { MAX_OWNERS_PER_SUBSCRIPTION } from '../../infra/constructs/notice-topic.ts';
+import { OwnerNotices } from '../../infra/constructs/owner-notices.ts';
 import { RunTable } from '../../infra/constructs/run-table.ts';
 import { ApiAuth } from '../../infra/constructs/runtime-api.ts';
 import { RuntimeFunction } from '../../infra/constructs/runtime-function.ts';
@@ -87,6 +90,27 @@ describe('ApprovalNotices', () => {
       ['carol@example.com', { approver: ['carol@example.com'], owner: ['team-a', 'team-b'] }],
       ['shared@example.com', { approver: ['shared@example.com'] }],
     ]);
+  });
+});
+
+describe('OwnerNotices', () => {
+  const listed = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      owner: `123456789012:role:team-${i}`,
+      email: 'ops@example.com',
+    }));
+
+  it('gives an address listed for 150 owners one subscription filtering on all of them', () => {
+    const stack = newStack();
+    new OwnerNotices(stack, 'Owners', { owners: listed(MAX_OWNERS_PER_SUBSCRIPTION) });
+    const [subscription] = Object.values(Template.fromStack(stack).findResources('AWS::SNS::Subscription'));
+    expect(subscription?.Properties.FilterPolicy.owner).toHaveLength(MAX_OWNERS_PER_SUBSCRIPTION);
+  });
+
+  it('refuses an address listed for more owners than an SNS filter policy holds, naming it', () => {
+    expect(
+      () => new OwnerNotices(newStack(), 'Owners', { owners: listed(MAX_OWNERS_PER_SUBSCRIPTION + 1) }),
+    ).toThrow(/'ops@example.com' is listed for 151 owners; .*SNS filter policy holds at most 150/);
   });
 });
 
@@ -255,6 +279,28 @@ describe('WorkflowRuntime', () => {
     );
     expect(policies.length).toBeGreaterThan(10);
     expect(new Set(policies)).toEqual(new Set(['Delete']));
+  });
+
+  it('removalPolicy changes what docs/deploy.md says it does: the table, the log groups and the audit key', () => {
+    const kept = (removalPolicy?: RemovalPolicy) => {
+      const stack = newStack();
+      new WorkflowRuntime(stack, 'Runtime', removalPolicy === undefined ? {} : { removalPolicy });
+      return Object.entries(
+        Template.fromStack(stack).toJSON().Resources as Record<
+          string,
+          { Type: string; DeletionPolicy?: string }
+        >,
+      );
+    };
+    const destroyed = new Map(kept(RemovalPolicy.DESTROY).map(([id, each]) => [id, each.DeletionPolicy]));
+    const changed = kept().filter(([id, each]) => each.DeletionPolicy !== destroyed.get(id));
+    expect(new Set(changed.map(([, each]) => each.Type))).toEqual(
+      new Set(['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup', 'AWS::KMS::Key']),
+    );
+    const doc = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    expect(doc).toContain(
+      '| `removalPolicy` | `retain` or `destroy` (table, log groups and the audit signing key) |',
+    );
   });
 
   it('stays free of cdk-nag findings when embedded in another stack with custom props', () => {

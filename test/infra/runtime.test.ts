@@ -542,6 +542,29 @@ describe('cdk-nag and synthesis', () => {
     expect(nagFindings(variant.app)).toEqual([]);
   });
 
+  it("docs/deploy.md's table of what gets deployed counts what the stack holds", () => {
+    const deployDoc = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    const table = deployDoc.slice(
+      deployDoc.indexOf('What gets deployed:'),
+      deployDoc.indexOf('## Prerequisites'),
+    );
+    const count = (type: string) => Object.keys(synthesized.template.findResources(type)).length;
+    const words = ['zero', 'one', 'two', 'three', 'four'];
+    expect(table).toContain(`| code | sixteen Lambda functions`);
+    expect(count('AWS::Lambda::Function')).toBe(16);
+    expect(table).toContain(`| runs | ${words[count('AWS::StepFunctions::StateMachine')]} Step Functions`);
+    expect(table).toContain(`${words[count('AWS::Events::Rule')]} rules on the default event bus`);
+    // The triggers' and the execution-ended rules' dead-letter queues; the approval and owner-notice topics.
+    expect(count('AWS::SQS::Queue')).toBe(2);
+    expect(table.match(/dead-letter queue/g)).toHaveLength(2);
+    expect(count('AWS::SNS::Topic')).toBe(2);
+    expect(table).toContain('SNS topic for approval links and one for owner notices');
+    expect(count('AWS::KMS::Key')).toBe(1);
+    expect(table).toContain('| audit | a KMS key');
+    for (const route of ['/v1/*', '/mcp', '/approvals/*', '/human-tasks/*'])
+      expect(table).toContain(`\`${route}\``);
+  });
+
   it('synthesizes without error annotations', () => {
     expect(Annotations.fromStack(synthesized.stack).findError('*', Match.anyValue())).toEqual([]);
   });
