@@ -351,9 +351,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'audit verify': {
         if (values.owner) {
           if (arg) throw new UsageError('pass either RUN or --owner, not both');
+          // The data directory as every command finds it (docs/cli.md): --data-dir, else WF_DATA_DIR.
+          const dataDir = values['data-dir'] ?? io.env.WF_DATA_DIR;
           const publicKeyPath = auditPublicKeyPath({
             ...(values['public-key'] ? { publicKey: values['public-key'] } : {}),
-            ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+            ...(dataDir ? { dataDir } : {}),
             ...(values.aws ? { aws: true } : {}),
           });
           return await verifyOwnerAudit(client(), publicKeyPath ? { publicKeyPath } : {}, out);
