@@ -51,6 +51,9 @@ export const OPERATIONS: Operation[] = [
     operationId: 'getOpenApi',
     tag: 'meta',
     summary: 'This document.',
+    // api-routes.ts: public locally; on AWS `/v1/{proxy+}` carries the authorizer (infra/constructs/runtime-api.ts).
+    description:
+      'Served without authentication by the local stack; on AWS the API Gateway authorizer covers it like every /v1 route.',
     responses: { '200': { description: 'The OpenAPI 3.1 document.' } },
     errors: {},
     authenticated: false,
