@@ -1,8 +1,9 @@
 /** The request examples in docs/api.md work against the app as written. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { apiKeyAuthenticator } from '../../shared/api/auth.ts';
 import { ownerKey } from '../../shared/credentials/owner-key.ts';
-import { apiHarness } from './helpers.ts';
+import { apiHarness, definition } from './helpers.ts';
 
 const doc = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
 /** `curl … "$API/<path>" -d '<json>'` examples, in document order. */
@@ -144,4 +145,36 @@ describe('docs/api.md curl examples', () => {
       else expect(reply.status, JSON.stringify(reply.body)).toBeLessThan(300);
     },
   );
+});
+
+/** The page's ```json blocks, in order. */
+const jsonBlocks = [...doc.matchAll(/^```json\n([\s\S]*?)^```$/gm)].map((block) => block[1]!);
+
+describe('docs/api.md JSON examples', () => {
+  it('the API keys file example is a valid keys file: owners and principals as the page says', async () => {
+    const file = jsonBlocks.find((block) => block.includes('"keys"'))!;
+    const auth = apiKeyAuthenticator(file);
+    const who = (key: string) =>
+      auth.authenticate(new Request('http://local/', { headers: { authorization: `Bearer ${key}` } }), {});
+
+    expect(await who('f3b1c0de-local-key-for-alice')).toEqual({ owner: 'alice', principal: 'alice@laptop' });
+    // `principal` defaults to the owner.
+    expect(await who('9a7e2b44-local-key-for-bob')).toEqual({ owner: 'bob', principal: 'bob' });
+  });
+
+  it('the error example is what an invalid budget is answered', async () => {
+    const example = JSON.parse(jsonBlocks.find((block) => block.includes('"error"'))!) as {
+      error: { code: string; message: string; fields: { path: string; message: string }[] };
+    };
+    const h = apiHarness();
+
+    const reply = await h.alice.post('/v1/workflows', definition({ budget: { maxUsdPerRun: 0 } }));
+
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatchObject({
+      code: example.error.code,
+      message: example.error.message,
+      fields: expect.arrayContaining(example.error.fields),
+    });
+  });
 });
