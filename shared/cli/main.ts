@@ -356,7 +356,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
           const publicKeyPath = auditPublicKeyPath({
             ...(values['public-key'] ? { publicKey: values['public-key'] } : {}),
             ...(dataDir ? { dataDir } : {}),
-            ...(values.aws ? { aws: true } : {}),
+            // WF_AUTH=aws stands for --aws: a deployed stack's heads are never checked with the local stack's key.
+            ...(values.aws || io.env.WF_AUTH === 'aws' ? { aws: true } : {}),
           });
           return await verifyOwnerAudit(client(), publicKeyPath ? { publicKeyPath } : {}, out);
         }
