@@ -51,6 +51,9 @@ export const OPERATIONS: Operation[] = [
     operationId: 'getOpenApi',
     tag: 'meta',
     summary: 'This document.',
+    // api-routes.ts: public locally; on AWS `/v1/{proxy+}` carries the authorizer (infra/constructs/runtime-api.ts).
+    description:
+      'Served without authentication by the local stack; on AWS the API Gateway authorizer covers it like every /v1 route.',
     responses: { '200': { description: 'The OpenAPI 3.1 document.' } },
     errors: {},
     authenticated: false,
@@ -99,7 +102,8 @@ export const OPERATIONS: Operation[] = [
     pathParams: ['id'],
     summary: 'Delete: triggers removed, the name released, runs in flight stopped at their next turn.',
     responses: { '200': { description: 'Deleted.', schema: 'WorkflowResponse' } },
-    errors: NOT_FOUND,
+    // Fenced on the head as read, then the trigger synced, as enable and disable are (routes/workflows.ts).
+    errors: { ...NOT_FOUND, '409': 'concurrent_update.', '502': 'trigger_sync_failed.' },
   },
   {
     method: 'get',
@@ -204,7 +208,17 @@ export const OPERATIONS: Operation[] = [
         schema: 'RunResponse',
       },
     },
-    errors: { ...BODY_ERRORS, ...NOT_FOUND, '409': 'idempotency_conflict or workflow_disabled.' },
+    // The start's own refusals (shared/api/errors.ts): a kind or mode that cannot run, an execution not started.
+    errors: {
+      ...BODY_ERRORS,
+      ...NOT_FOUND,
+      '409':
+        'idempotency_conflict, workflow_disabled, or workflow_not_runnable (an external workflow in mode off, or a kind this deployment cannot run).',
+      '502':
+        'run_not_started: the run was created, its execution could not be started, and it was ended failed (its id in the message); start again for a new run.',
+      '503':
+        '`run_start_pending`: the run was created and stays pending (its id in the message); with an Idempotency-Key, repeat the request after `Retry-After` to start it, without one GET the run before starting again. Or `throttled` or `unavailable`: send the same request again after `Retry-After`.',
+    },
   },
   {
     method: 'get',

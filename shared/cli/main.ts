@@ -351,10 +351,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'audit verify': {
         if (values.owner) {
           if (arg) throw new UsageError('pass either RUN or --owner, not both');
+          // The data directory as every command finds it (docs/cli.md): --data-dir, else WF_DATA_DIR.
+          const dataDir = values['data-dir'] ?? io.env.WF_DATA_DIR;
           const publicKeyPath = auditPublicKeyPath({
             ...(values['public-key'] ? { publicKey: values['public-key'] } : {}),
-            ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
-            ...(values.aws ? { aws: true } : {}),
+            ...(dataDir ? { dataDir } : {}),
+            // WF_AUTH=aws stands for --aws: a deployed stack's heads are never checked with the local stack's key.
+            ...(values.aws || io.env.WF_AUTH === 'aws' ? { aws: true } : {}),
           });
           return await verifyOwnerAudit(client(), publicKeyPath ? { publicKeyPath } : {}, out);
         }

@@ -36,8 +36,9 @@ function parseFile(file: string, out: Output) {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
-  } catch {
-    throw new UsageError(`cannot read ${file}`);
+  } catch (error) {
+    // A file that cannot be read is an error (exit 1), as for `wf workflow apply`, not a usage mistake.
+    throw new Error(`cannot read ${file}: ${(error as Error).message}`);
   }
   const parsed = parseWorkflowText(text);
   if (!parsed.ok) {

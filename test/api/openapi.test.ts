@@ -37,6 +37,21 @@ describe('OpenAPI document', () => {
     expect(responses('/v1/openapi.json', 'get')).not.toContain('503');
   });
 
+  // What the routes answer (shared/api/errors.ts, docs/api.md): a start's own refusals, and a delete fenced on
+  // the head and followed by a trigger sync like enable and disable.
+  it.each([
+    ['post', '/v1/workflows/{id}/runs', '409', 'workflow_not_runnable'],
+    ['post', '/v1/workflows/{id}/runs', '502', 'run_not_started'],
+    ['post', '/v1/workflows/{id}/runs', '503', 'run_start_pending'],
+    ['delete', '/v1/workflows/{id}', '409', 'concurrent_update'],
+    ['delete', '/v1/workflows/{id}', '502', 'trigger_sync_failed'],
+  ])('lists on %s %s the %s the route answers (%s)', (method, path, status, code) => {
+    const operation = document.paths[path]?.[method] as
+      | { responses?: Record<string, { description: string }> }
+      | undefined;
+    expect(operation?.responses?.[status]?.description).toContain(code);
+  });
+
   it('documents exactly the routes the app serves', () => {
     const served = h.app.routes
       .filter((route) => route.method !== 'ALL')

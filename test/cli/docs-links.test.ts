@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const DOCS = new URL('../../docs/', import.meta.url);
-const PAGES = ['cli.md', 'workflow-file.md', 'security.md'];
+const PAGES = ['cli.md', 'api.md', 'console.md', 'workflow-file.md', 'security.md'];
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens. */
 const slug = (heading: string) =>
@@ -25,7 +25,7 @@ const links = PAGES.flatMap((page) => {
     .map((target) => [page, target] as const);
 });
 
-describe('links in docs/cli.md, docs/workflow-file.md, docs/security.md', () => {
+describe('links in docs/cli.md, docs/api.md, docs/console.md, docs/workflow-file.md, docs/security.md', () => {
   it('finds links to check', () => {
     expect(links.length).toBeGreaterThan(20);
   });

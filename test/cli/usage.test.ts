@@ -137,6 +137,23 @@ describe('wf against a runtime it cannot use', () => {
     );
   });
 
+  // docs/cli.md, exit statuses: a missing file is an error (1), one line naming it, not a usage mistake (2).
+  it.each([
+    [['workflow', 'apply', '-f']],
+    [['workflow', 'apply', '--draft', '-f']],
+    [['workflow', 'validate', '-f']],
+    [['workflow', 'diff', '-f']],
+    [['fixture', 'init']],
+    [['grant', 'create', 'ci-bot', '-f']],
+  ])('%j a file that does not exist: one line naming it, exit 1', async (argv) => {
+    const missing = '/nonexistent/wf-docs/missing.workflow.yaml';
+    const result = await wf([...argv, missing, '--url', UNREACHABLE, '--api-key', 'wfl_test']);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(missing);
+    expect(result.stderr.split('\n')).toHaveLength(1);
+  });
+
   it('--aws without a region says so, and exits 1 before signing anything', async () => {
     const result = await wf(['workflow', 'list', '--aws', '--url', UNREACHABLE]);
 

@@ -101,6 +101,16 @@ describe('console: an empty page with a nextToken', () => {
   });
 });
 
+describe('console: no workflows yet', () => {
+  it('names the command that adds one as the CLI takes it (`-f FILE`, docs/cli.md)', async () => {
+    const { get } = await signedIn((path) =>
+      path.startsWith('/v1/workflows') ? { status: 200, body: { items: [] } } : undefined,
+    );
+    const page = await get('/console/workflows');
+    expect(page).toContain('No workflows yet: <code>wf workflow apply -f FILE</code> adds one.');
+  });
+});
+
 describe('console: grants page links', () => {
   it("links to a client's jobs with the client id URL-encoded, and the jobs page picks that client", async () => {
     const { get, calls } = await signedIn((path) =>

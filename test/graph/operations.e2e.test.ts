@@ -1,5 +1,6 @@
 /**
- * Operator controls of a graph run on the local stack, through the API (as `wf run …` calls it):
+ * Operator controls of a graph run on the local stack, through the API and through `wf run steps | pause |
+ * resume | retry-step` (docs/cli.md):
  * - retry: the refund fails (payments answer 503), the run fails; retrying the step re-runs only it (the
  *   triage child run is not run again), in attempt 2, and the run completes with one refund, its final head
  *   anchored again;
@@ -11,6 +12,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, ApiError } from '../../shared/cli/client.ts';
 import type { Run } from '../../shared/schemas/run.ts';
+import { wf } from '../cli/support.ts';
 import {
   type AuditView,
   applyWorkflowText,
@@ -55,6 +57,8 @@ describe('graph run operations on the local stack', () => {
   });
 
   const post = async (path: string) => (await e2e.client.post<{ run: Run }>(path, {})).body.run;
+  /** `wf` as team A, against this stack. */
+  const cli = (...argv: string[]) => wf([...argv, '--url', e2e.stack.url, '--api-key', KEY_A]);
   const anchoredAudit = (runId: string) =>
     e2e.client.get<AuditView & { anchored: boolean }>(`/v1/runs/${runId}/audit`);
   const paid = (customerId: string) =>
@@ -69,9 +73,15 @@ describe('graph run operations on the local stack', () => {
     const before = await stepsOf(e2e, runId);
     expect(before.issue_refund).toMatchObject({ status: 'failed', attempt: 1 });
     expect(before.draft_reply).toBeUndefined();
+    const shown = await cli('run', 'steps', runId);
+    expect(shown.code).toBe(0);
+    expect(shown.lines[0]).toBe(`${runId}: ${Object.keys(before).length} step(s) started`);
+    expect(shown.lines).toContainEqual(
+      expect.stringMatching(/^ {2}issue_refund {13}failed {5}attempt 1 {2}\S/),
+    );
 
-    const reopened = await post(`/v1/runs/${runId}/steps/issue_refund/retry`);
-    expect(reopened.status).toBe('running');
+    const reopened = await cli('run', 'retry-step', runId, 'issue_refund');
+    expect(reopened).toMatchObject({ code: 0, stdout: `${runId}: step issue_refund retried; now running` });
     const run = await runEnded(e2e, runId, 30_000);
     const after = await stepsOf(e2e, runId);
     expect(run.status).toBe('done');
@@ -101,8 +111,9 @@ describe('graph run operations on the local stack', () => {
     const before = paid('c_88').length;
     const runId = await startRefund(e2e, large, 'My order never arrived. Customer c_88.');
     await eventually('the manager review', async () => e2e.stack.humanTasks.find(runId, 'manager_review'));
-    const paused = await post(`/v1/runs/${runId}/pause`);
-    expect(paused.paused).toBe(true);
+    const paused = await cli('run', 'pause', runId);
+    expect(paused).toMatchObject({ code: 0, stdout: `${runId}: paused; now running (paused)` });
+    expect((await getRun(e2e, runId)).paused).toBe(true);
     await e2e.stack.humanTasks.submit(runId, 'manager_review', { approve: true });
     // The review (already running) finishes; the execution then waits for a resume instead of refunding.
     await eventually('the execution to wait for a resume', async () =>
@@ -113,11 +124,15 @@ describe('graph run operations on the local stack', () => {
     expect(steps.issue_refund).toBeUndefined();
     expect(paid('c_88').length).toBe(before);
 
-    const resumed = await post(`/v1/runs/${runId}/resume`);
-    expect(resumed.paused).toBeUndefined();
+    const resumed = await cli('run', 'resume', runId);
+    expect(resumed).toMatchObject({ code: 0, stdout: `${runId}: resumed; now running` });
     const run = await runEnded(e2e, runId, 30_000);
     expect(run.status).toBe('done');
+    expect(run.paused).toBeUndefined();
     expect(paid('c_88').length).toBe(before + 1);
+    // Not paused: invalid_state (HTTP 409), exit 1.
+    const again = await cli('run', 'resume', runId);
+    expect([again.code, again.stderr]).toEqual([1, expect.stringMatching(/\(invalid_state, HTTP 409\)$/)]);
   });
 
   it('cancel closes the waiting human task and cancels the step', async () => {

@@ -64,7 +64,7 @@ export async function runPage(
   const [audit, messages, sideEffects] = await Promise.all([
     apiGet<AuditAnswer>(deps.api, identity, `${path}/audit${pageOf(auditToken)}`),
     apiGet<TranscriptPageBody>(deps.api, identity, `${path}/transcript${pageOf(transcriptToken)}`),
-    apiGet<{ items: Receipt[] }>(deps.api, identity, `${path}/receipts?limit=100`),
+    apiGet<{ items: Receipt[]; nextToken?: string }>(deps.api, identity, `${path}/receipts?limit=100`),
   ]);
   const live = !isTerminalRunStatus(run.status);
   const cancel = live
@@ -85,7 +85,7 @@ ${run.replacedBy ? html`<tr><th>Replaced by</th><td><a id="replaced-by" href="/c
 ${replacesRow(run)}</table>`;
   const graph = run.kind === 'graph' ? await graphSection(deps, identity, run) : '';
   const body = html`${summary}${graph}<h2>Audit</h2>${verificationLine(audit)}<h2>Timeline</h2>${timeline(audit.entries)}${auditLinks(audit, run.runId)}
-<h2>Receipts</h2>${receipts(sideEffects.items)}
+<h2>Receipts</h2>${receipts(sideEffects.items, run.runId, sideEffects.nextToken !== undefined)}
 <h2>Transcript</h2>${transcript(messages, run.runId, transcriptToken !== undefined)}`;
   return page(`Run ${run.runId}`, body, { signedIn: true, ...(live ? { refreshSeconds: 3 } : {}) });
 }

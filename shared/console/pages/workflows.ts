@@ -33,7 +33,7 @@ ${spend.ceilingUsd === null ? 'no ceiling' : usd(spend.ceilingUsd)}</td></tr>`;
   });
   const body =
     summaries.length === 0
-      ? html`<p>No workflows yet: <code>wf workflow apply FILE</code> adds one.</p>`
+      ? html`<p>No workflows yet: <code>wf workflow apply -f FILE</code> adds one.</p>`
       : html`<table id="workflows"><tr><th>Workflow</th><th>Kind</th><th>Trigger</th><th>Next fire</th>
 <th>Enabled</th><th>Latest</th><th>Last run</th><th>Today's spend</th></tr>${rows}</table>`;
   return page('Workflows', html`${body}${nextLink('/console/workflows', {}, nextToken)}`, { signedIn: true });
