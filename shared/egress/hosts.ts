@@ -1,9 +1,10 @@
 /**
  * Host names: pattern matching for allow/block lists and the built-in blocked hosts that no workflow can
- * allow-list (loopback names, cloud metadata names, internal suffixes, AWS API endpoints).
+ * allow-list (loopback names, cloud metadata names, internal suffixes, AWS API endpoints: aws-hosts.ts).
  */
 import { isIP } from 'node:net';
 import { normalizeAddress } from './address.ts';
+import { blockedAwsService } from './aws-hosts.ts';
 
 /** Lower-case host without IPv6 brackets or trailing dots (`Example.COM.` → `example.com`). */
 export function normalizeHost(host: string): string {
@@ -55,86 +56,6 @@ export const BUILTIN_BLOCKED_HOSTS = [
   '*.home.arpa',
   '*.aws',
 ] as const;
-
-/**
- * AWS service endpoints that act on the account with IAM (`<service>[-fips][.<region>].amazonaws.com[.cn]`).
- * Customer-facing endpoints under amazonaws.com (API Gateway `*.execute-api…`, ELB `*.elb…`, S3 buckets,
- * AppSync, OpenSearch domains) stay reachable; they are ordinary destinations checked by address.
- */
-export const BLOCKED_AWS_SERVICES: ReadonlySet<string> = new Set([
-  'sts',
-  'iam',
-  'sso',
-  'portal.sso',
-  'oidc',
-  'identitystore',
-  'signin',
-  'organizations',
-  'account',
-  'secretsmanager',
-  'kms',
-  'ssm',
-  'ssmmessages',
-  'ec2messages',
-  'ec2',
-  'states',
-  'sync-states',
-  'lambda',
-  'dynamodb',
-  'streams.dynamodb',
-  'sqs',
-  'sns',
-  'events',
-  'scheduler',
-  'logs',
-  'monitoring',
-  'xray',
-  'cloudformation',
-  'cloudcontrolapi',
-  'cloudtrail',
-  'config',
-  'apigateway',
-  'cognito-identity',
-  'cognito-idp',
-  'ecr',
-  'api.ecr',
-  'ecs',
-  'eks',
-  'rds',
-  'rds-data',
-  's3-control',
-  'bedrock',
-  'bedrock-runtime',
-  'bedrock-agent',
-  'bedrock-agent-runtime',
-  'route53',
-  'acm',
-  'ram',
-  'tagging',
-  'servicequotas',
-  'appconfig',
-  'appconfigdata',
-  'codebuild',
-  'codepipeline',
-  'kinesis',
-  'firehose',
-  'athena',
-  'glue',
-]);
-
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
-const AMAZONAWS = /^(.+)\.amazonaws\.com(\.cn)?$/;
-
-/** The AWS API service a host names (`sts.us-east-1.amazonaws.com` → `sts`), if it is a blocked one. */
-export function blockedAwsService(host: string): string | undefined {
-  const match = AMAZONAWS.exec(normalizeHost(host));
-  if (!match?.[1]) return undefined;
-  const labels = match[1].split('.');
-  if (labels.length > 1 && REGION.test(labels.at(-1) ?? '')) labels.pop();
-  labels[0] = (labels[0] ?? '').replace(/-fips$/, '');
-  const service = labels.join('.');
-  return BLOCKED_AWS_SERVICES.has(service) ? service : undefined;
-}
 
 /** The built-in rule that blocks this host (`*.internal`, `aws:sts`, `single-label name`), or undefined. */
 export function builtinBlockRule(host: string): string | undefined {

@@ -5,6 +5,7 @@ export {
   isLoopbackAddress,
   normalizeAddress,
 } from './address.ts';
+export { BLOCKED_AWS_SERVICES } from './aws-hosts.ts';
 export { checkUrl, type UrlCheck } from './check.ts';
 export {
   ADDRESS_DENY_REASONS,
@@ -28,12 +29,7 @@ export {
   FORBIDDEN_REQUEST_HEADERS,
   isForbiddenRequestHeader,
 } from './headers.ts';
-export {
-  BLOCKED_AWS_SERVICES,
-  BUILTIN_BLOCKED_HOSTS,
-  builtinBlockRule,
-  matchesHostPattern,
-} from './hosts.ts';
+export { BUILTIN_BLOCKED_HOSTS, builtinBlockRule, matchesHostPattern } from './hosts.ts';
 export {
   EGRESS_DEFAULTS,
   type EgressPolicy,

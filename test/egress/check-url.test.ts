@@ -123,6 +123,10 @@ describe('checkUrl', () => {
     'https://lambda.us-east-1.amazonaws.com/',
     'https://dynamodb.us-east-1.amazonaws.com/',
     'https://iam.amazonaws.com/',
+    'https://123456789012.ddb.us-east-1.amazonaws.com/',
+    'https://123456789012.s3-control.us-east-1.amazonaws.com/v20180820/configuration/publicAccessBlock',
+    'https://queue.amazonaws.com/123456789012/jobs',
+    'https://us-west-2.queue.amazonaws.com/123456789012/jobs',
     'https://sts.us-east-1.api.aws/',
     'https://printer.local/',
     'http://intranet/',
@@ -143,6 +147,8 @@ describe('checkUrl', () => {
     'https://abc123.execute-api.us-east-1.amazonaws.com/prod',
     'https://my-bucket.s3.us-east-1.amazonaws.com/key',
     'https://my-lb-123.us-east-1.elb.amazonaws.com/',
+    'https://ddb.s3.amazonaws.com/key',
+    'https://queue.s3.us-east-1.amazonaws.com/key',
   ])('leaves the customer endpoint %s to the address checks', async (url) => {
     const resolve = scriptedResolver({ [new URL(url).hostname]: [PUBLIC] });
 

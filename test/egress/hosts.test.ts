@@ -86,3 +86,91 @@ describe('builtinBlockRule', () => {
     expect(builtinBlockRule(host)).toBeUndefined();
   });
 });
+
+// Every endpoint form AWS documents for a blocked service (sources cited in shared/egress/aws-hosts.ts).
+describe('builtinBlockRule on AWS API endpoint forms', () => {
+  it.each([
+    // DynamoDB account-based endpoints, the SDKs' default since 2024, and its search endpoints.
+    ['123456789012.ddb.us-east-1.amazonaws.com', 'aws:dynamodb'],
+    ['123456789012.ddb.cn-north-1.amazonaws.com.cn', 'aws:dynamodb'],
+    ['123456789012.search-ddb.us-west-2.amazonaws.com', 'aws:dynamodb'],
+    ['search-dynamodb-fips.us-east-1.amazonaws.com', 'aws:dynamodb'],
+    ['dynamodb-fips.us-east-2.amazonaws.com', 'aws:dynamodb'],
+    // S3 Control: the account id in the host is its standard form; dual-stack and FIPS variants.
+    ['s3-control.amazonaws.com', 'aws:s3-control'],
+    ['123456789012.s3-control.us-west-2.amazonaws.com', 'aws:s3-control'],
+    ['123456789012.s3-control.dualstack.us-east-1.amazonaws.com', 'aws:s3-control'],
+    ['123456789012.s3-control-fips.us-east-1.amazonaws.com', 'aws:s3-control'],
+    ['123456789012.s3-control-fips.dualstack.us-gov-west-1.amazonaws.com', 'aws:s3-control'],
+    ['s3-control.cn-northwest-1.amazonaws.com.cn', 'aws:s3-control'],
+    // SQS legacy endpoints.
+    ['queue.amazonaws.com', 'aws:sqs'],
+    ['us-west-2.queue.amazonaws.com', 'aws:sqs'],
+    ['eu-west-1.queue.amazonaws.com', 'aws:sqs'],
+    ['sqs-fips.us-east-1.amazonaws.com', 'aws:sqs'],
+    // Dual-stack and FIPS in other label positions, China and the European Sovereign Cloud.
+    ['sts.dualstack.us-east-1.amazonaws.com', 'aws:sts'],
+    ['sts-fips.dualstack.us-east-1.amazonaws.com', 'aws:sts'],
+    ['kms.cn-north-1.amazonaws.com.cn', 'aws:kms'],
+    ['events.cn-north-1.api.amazonwebservices.com.cn', 'aws:events'],
+    ['sts.eusc-de-east-1.amazonaws.eu', 'aws:sts'],
+    ['secretsmanager.eusc-de-east-1.api.amazonwebservices.eu', 'aws:secretsmanager'],
+    // Global endpoints of a partition.
+    ['iam-fips.amazonaws.com', 'aws:iam'],
+    ['iam.us-gov.amazonaws.com', 'aws:iam'],
+    ['route53.us-gov.amazonaws.com', 'aws:route53'],
+    ['sns.us-gov-west-1.amazonaws.com', 'aws:sns'],
+    // Prefixed service labels: ECR's registry, EKS FIPS, Identity Center portal, Kinesis account endpoints.
+    ['123456789012.dkr.ecr.us-east-1.amazonaws.com', 'aws:ecr'],
+    ['dkr.ecr-fips.us-east-1.amazonaws.com', 'aws:ecr'],
+    ['api.ecr.eu-central-1.amazonaws.com', 'aws:api.ecr'],
+    ['fips.eks.us-east-1.amazonaws.com', 'aws:eks'],
+    ['portal.sso-fips.us-east-1.amazonaws.com', 'aws:portal.sso'],
+    ['123456789012.control-kinesis.us-east-1.amazonaws.com', 'aws:kinesis'],
+    ['123456789012.data-kinesis.us-east-1.amazonaws.com', 'aws:kinesis'],
+    ['signin.us-east-1.amazonaws.com', 'aws:signin'],
+    // EventBridge global endpoints and interface VPC endpoint names.
+    ['abcde.veo.endpoint.events.amazonaws.com', 'aws:events'],
+    ['vpce-0a1b2c3d4e5f67890-abcdefgh.sts.us-east-1.vpce.amazonaws.com', 'aws:sts'],
+    [
+      'vpce-0a1b2c3d4e5f67890-abcdefgh-us-east-1a.secretsmanager.us-east-1.vpce.amazonaws.com',
+      'aws:secretsmanager',
+    ],
+    ['Queue.AmazonAWS.com.', 'aws:sqs'],
+    // Fail closed: a blocked service before the region is refused whatever precedes it (docs/egress.md).
+    ['anything.sts.us-east-1.amazonaws.com', 'aws:sts'],
+    ['mydb.c1abcdefgh.rds.cn-north-1.amazonaws.com.cn', 'aws:rds'],
+  ])('blocks %s (rule %s)', (host, rule) => {
+    expect(builtinBlockRule(host)).toBe(rule);
+  });
+
+  it.each([
+    // S3 buckets named like a blocked service or an alias, in every addressing style.
+    'ddb.s3.amazonaws.com',
+    'queue.s3.us-east-1.amazonaws.com',
+    'sts.s3.dualstack.us-east-1.amazonaws.com',
+    'my-bucket.s3.amazonaws.com',
+    'kms.us-east-1.s3.amazonaws.com',
+    'queue.s3-website-us-east-1.amazonaws.com',
+    'bucket.vpce-0a1b2c3d4e5f67890-abcdefgh.s3.us-east-1.vpce.amazonaws.com',
+    // API Gateway, AppSync, OpenSearch, load balancers, databases, clusters, instances.
+    'abc123.execute-api.us-east-1.amazonaws.com',
+    'abc123.execute-api.cn-north-1.amazonaws.com.cn',
+    'abc123.appsync-api.eu-west-1.amazonaws.com',
+    'search-logs-abc123.us-east-1.es.amazonaws.com',
+    'sts-123456.us-east-1.elb.amazonaws.com',
+    'dualstack.my-lb-123.us-east-1.elb.amazonaws.com',
+    'my-nlb-123.elb.us-east-1.amazonaws.com',
+    'mydb.abc123.us-east-1.rds.amazonaws.com',
+    'queue.abc123.us-east-1.rds.amazonaws.com',
+    'abcdef0123.gr7.us-east-1.eks.amazonaws.com',
+    'ec2-203-0-113-25.compute-1.amazonaws.com',
+    'ec2-203-0-113-25.us-west-2.compute.amazonaws.com',
+    // Look-alikes outside AWS's domains.
+    'sts.amazonaws.com.evil.example',
+    'queue.amazonaws.co',
+    'ddb.example.com',
+  ])('leaves %s to the address checks', (host) => {
+    expect(builtinBlockRule(host)).toBeUndefined();
+  });
+});
