@@ -1,5 +1,5 @@
 /**
- * AWS API endpoints no workflow can allow-list: the hosts of AWS services that act on the account with IAM, in
+ * AWS endpoints no workflow can allow-list: the hosts of AWS services that act on the account with IAM, in
  * every form AWS documents for them. Defence in depth: a request the model directs must never reach the
  * account's own AWS APIs (a server-injected credential could sign it). Customer-facing endpoints under
  * amazonaws.com (API Gateway `*.execute-api…`, ELB `*.elb…`, S3 buckets, AppSync, OpenSearch domains, RDS
@@ -93,13 +93,27 @@ const SERVICE_ALIASES: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
- * AWS API domains of the partitions reachable from the internet, with their dual-stack forms (the SDKs'
- * partition table, `@aws-sdk/core`): `amazonaws.com` (aws, aws-us-gov), `amazonaws.com.cn` and
+ * Domains of AWS endpoints. API domains of the partitions reachable from the internet, with their dual-stack
+ * forms (the SDKs' partition table, `@aws-sdk/core`): `amazonaws.com` (aws, aws-us-gov), `amazonaws.com.cn` and
  * `api.amazonwebservices.com.cn` (aws-cn; https://docs.amazonaws.cn/en_us/eventbridge/latest/userguide/dual-stack.html
  * lists `events.<region>.api.amazonwebservices.com.cn`), `amazonaws.eu` and `api.amazonwebservices.eu`
- * (aws-eusc, the European Sovereign Cloud). The aws dual-stack `*.api.aws` is under `*.aws`, blocked whole.
+ * (aws-eusc, the European Sovereign Cloud); the aws dual-stack `*.api.aws` is under `*.aws`, blocked whole.
+ * And AWS Sign-In's: `signin.aws.amazon.com`, `<region>.signin.aws.amazon.com`
+ * (https://docs.aws.amazon.com/general/latest/gr/signin-service.html), whose `/federation` turns credentials
+ * into a console session (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_providers_enable-console-custom-url.html),
+ * `signin.amazonaws.cn`, `signin.amazonaws-us-gov.com` and `signin-fips.amazonaws-us-gov.com` (the sign-in
+ * client's endpoint rules, `@aws-sdk/nested-clients`).
  */
-const AWS_API_DOMAIN = /^(.+)\.(?:amazonaws\.(?:com|com\.cn|eu)|api\.amazonwebservices\.(?:com\.cn|eu))$/;
+const AWS_DOMAINS = [
+  'amazonaws.com',
+  'amazonaws.com.cn',
+  'api.amazonwebservices.com.cn',
+  'amazonaws.eu',
+  'api.amazonwebservices.eu',
+  'aws.amazon.com',
+  'amazonaws.cn',
+  'amazonaws-us-gov.com',
+] as const;
 /** `us-east-1`, `cn-north-1`, `us-gov-west-1`, `eusc-de-east-1` (the partitions' `regionRegex`). */
 const REGION = /^[a-z]{2,4}(-[a-z]+)+-\d+$/;
 /** GovCloud's partition-global label: `iam.us-gov.amazonaws.com` (https://docs.aws.amazon.com/general/latest/gr/iam-service.html). */
@@ -110,7 +124,7 @@ function isRegion(label: string | undefined): boolean {
 }
 
 /**
- * The labels of an AWS API domain's subdomain up to the one that names the service, or undefined when the
+ * The labels of an AWS domain's subdomain up to the one that names the service, or undefined when the
  * name is a customer's resource. Where AWS puts the service label
  * (https://docs.aws.amazon.com/general/latest/gr/rande.html, regional, global, FIPS and dual-stack endpoints):
  * - before the region: `sts.us-east-1`, FIPS `sts-fips.us-east-1`, after any prefix: account-based
@@ -123,8 +137,8 @@ function isRegion(label: string | undefined): boolean {
  *   (https://docs.aws.amazon.com/general/latest/gr/s3.html);
  * - before `<region>.vpce`: interface VPC endpoint names `vpce-0a1b2c3d.sts.us-east-1.vpce`
  *   (https://docs.aws.amazon.com/vpc/latest/userguide/endpoint-service.html, "DNS hostnames");
- * - last, with no region: global `iam`, `sts`, `s3-control`, GovCloud's `iam.us-gov`, SQS's legacy
- *   `us-west-1.queue`, EventBridge global endpoints `<endpoint-id>.endpoint.events` (`@aws-sdk/client-eventbridge`).
+ * - last, with no region: global `iam`, `sts`, `s3-control`, `signin`, GovCloud's `iam.us-gov`, region-first
+ *   `us-west-1.queue` (SQS's legacy endpoints) and `us-east-2.signin`, EventBridge global endpoints `<endpoint-id>.endpoint.events` (`@aws-sdk/client-eventbridge`).
  * Customer endpoints name their own service there (`<id>.execute-api.us-east-1`, `<bucket>.s3.us-east-1`) or
  * put their resource before `<region>.<service>` (`<lb>.us-east-1.elb`, `<db>.<id>.us-east-1.rds`).
  */
@@ -144,7 +158,8 @@ function serviceLabels(labels: readonly string[]): readonly string[] | undefined
  * (lower case, no trailing dot).
  */
 export function blockedAwsService(host: string): string | undefined {
-  const subdomain = AWS_API_DOMAIN.exec(host)?.[1];
+  const domain = AWS_DOMAINS.find((d) => host.endsWith(`.${d}`));
+  const subdomain = domain === undefined ? undefined : host.slice(0, -domain.length - 1);
   const labels = subdomain === undefined ? undefined : serviceLabels(subdomain.split('.'));
   const label = labels?.at(-1)?.replace(/-fips$/, '');
   if (labels === undefined || !label) return undefined;

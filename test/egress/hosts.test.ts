@@ -128,7 +128,12 @@ describe('builtinBlockRule on AWS API endpoint forms', () => {
     ['portal.sso-fips.us-east-1.amazonaws.com', 'aws:portal.sso'],
     ['123456789012.control-kinesis.us-east-1.amazonaws.com', 'aws:kinesis'],
     ['123456789012.data-kinesis.us-east-1.amazonaws.com', 'aws:kinesis'],
+    // AWS Sign-In, whose federation endpoint turns credentials into a console session.
+    ['signin.aws.amazon.com', 'aws:signin'],
+    ['us-east-2.signin.aws.amazon.com', 'aws:signin'],
     ['signin.us-east-1.amazonaws.com', 'aws:signin'],
+    ['signin.amazonaws.cn', 'aws:signin'],
+    ['signin-fips.amazonaws-us-gov.com', 'aws:signin'],
     // EventBridge global endpoints and interface VPC endpoint names.
     ['abcde.veo.endpoint.events.amazonaws.com', 'aws:events'],
     ['vpce-0a1b2c3d4e5f67890-abcdefgh.sts.us-east-1.vpce.amazonaws.com', 'aws:sts'],
@@ -166,7 +171,13 @@ describe('builtinBlockRule on AWS API endpoint forms', () => {
     'abcdef0123.gr7.us-east-1.eks.amazonaws.com',
     'ec2-203-0-113-25.compute-1.amazonaws.com',
     'ec2-203-0-113-25.us-west-2.compute.amazonaws.com',
+    // AWS's own sites beside the sign-in endpoints.
+    'aws.amazon.com',
+    'docs.aws.amazon.com',
+    'us-east-1.console.aws.amazon.com',
+    'console.amazonaws.cn',
     // Look-alikes outside AWS's domains.
+    'signin.aws.amazon.com.evil.example',
     'sts.amazonaws.com.evil.example',
     'queue.amazonaws.co',
     'ddb.example.com',
