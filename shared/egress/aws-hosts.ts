@@ -138,7 +138,8 @@ function isRegion(label: string | undefined): boolean {
  * - before `<region>.vpce`: interface VPC endpoint names `vpce-0a1b2c3d.sts.us-east-1.vpce`
  *   (https://docs.aws.amazon.com/vpc/latest/userguide/endpoint-service.html, "DNS hostnames");
  * - last, with no region: global `iam`, `sts`, `s3-control`, `signin`, GovCloud's `iam.us-gov`, region-first
- *   `us-west-1.queue` (SQS's legacy endpoints) and `us-east-2.signin`, EventBridge global endpoints `<endpoint-id>.endpoint.events` (`@aws-sdk/client-eventbridge`).
+ *   `us-west-1.queue` (SQS's legacy endpoints) and `us-east-2.signin`, EventBridge global endpoints
+ *   `<endpoint-id>.endpoint.events` (`@aws-sdk/client-eventbridge`).
  * Customer endpoints name their own service there (`<id>.execute-api.us-east-1`, `<bucket>.s3.us-east-1`) or
  * put their resource before `<region>.<service>` (`<lb>.us-east-1.elb`, `<db>.<id>.us-east-1.rds`).
  */
