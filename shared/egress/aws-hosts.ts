@@ -66,6 +66,23 @@ export const BLOCKED_AWS_SERVICES: ReadonlySet<string> = new Set([
   'firehose',
   'athena',
   'glue',
+  // Also acting on the account with IAM, each at `<code>.<region>.amazonaws.com` (the AWS General Reference's
+  // service endpoints pages, https://docs.aws.amazon.com/general/latest/gr/aws-service-information.html):
+  // agents and their control plane, CloudTrail Lake ingestion, load balancers' and Auto Scaling's APIs (their
+  // customer endpoints are `*.elb…`, not these), EventBridge Pipes, Aurora DSQL's control plane, IAM Access
+  // Analyzer, AWS Backup, Security Hub, GuardDuty, WAF.
+  'bedrock-agentcore',
+  'bedrock-agentcore-control',
+  'cloudtrail-data',
+  'elasticloadbalancing',
+  'autoscaling',
+  'pipes',
+  'dsql',
+  'access-analyzer',
+  'backup',
+  'securityhub',
+  'guardduty',
+  'wafv2',
 ]);
 
 /**

@@ -144,6 +144,19 @@ describe('builtinBlockRule on AWS API endpoint forms', () => {
     ['Queue.AmazonAWS.com.', 'aws:sqs'],
     // Fail closed: a blocked service before the region is refused whatever precedes it (docs/egress.md).
     ['anything.sts.us-east-1.amazonaws.com', 'aws:sts'],
+    // Services that act on the account, at their regional API endpoints.
+    ['bedrock-agentcore.us-east-1.amazonaws.com', 'aws:bedrock-agentcore'],
+    ['bedrock-agentcore-control.us-east-1.amazonaws.com', 'aws:bedrock-agentcore-control'],
+    ['cloudtrail-data.us-east-1.amazonaws.com', 'aws:cloudtrail-data'],
+    ['elasticloadbalancing.us-east-1.amazonaws.com', 'aws:elasticloadbalancing'],
+    ['autoscaling.us-east-1.amazonaws.com', 'aws:autoscaling'],
+    ['pipes.us-east-1.amazonaws.com', 'aws:pipes'],
+    ['dsql.us-east-1.amazonaws.com', 'aws:dsql'],
+    ['access-analyzer.us-east-1.amazonaws.com', 'aws:access-analyzer'],
+    ['backup.us-east-1.amazonaws.com', 'aws:backup'],
+    ['securityhub.us-east-1.amazonaws.com', 'aws:securityhub'],
+    ['guardduty.us-east-1.amazonaws.com', 'aws:guardduty'],
+    ['wafv2.us-east-1.amazonaws.com', 'aws:wafv2'],
     ['mydb.c1abcdefgh.rds.cn-north-1.amazonaws.com.cn', 'aws:rds'],
   ])('blocks %s (rule %s)', (host, rule) => {
     expect(builtinBlockRule(host)).toBe(rule);
