@@ -3,6 +3,9 @@
  * `ExternalObserve`, `ExternalFinish` and `AbandonExternal` (a step failed for good: cancel the engine's
  * execution, then end the run), told apart by `step`. Each answers the run pointer with `next`
  * (and `waitSeconds` for the Wait's SecondsPath). A graph step's child run that a step ends answers its parent.
+ * A run that Start, Observe or Finish ends `failed` or `denied` (`next: stop`, to `ExternalStopped`: MarkFailed
+ * never runs) is told to its owner here, as MarkFailed and Deliver tell an agent run's; AbandonExternal's run is
+ * told by MarkExternalFailed, which always follows it.
  */
 
 import type { ExternalNext, ExternalRunDeps } from '../shared/external/run/index.ts';
@@ -14,7 +17,9 @@ import {
   startExternal,
 } from '../shared/external/run/index.ts';
 import { withConflictRetry } from '../shared/external/run/retry.ts';
+import { type OwnerNoticeDeps, runEndedNotice, sendOwnerNotice } from '../shared/notify/index.ts';
 import { externalRunDeps } from '../shared/runtime/aws/external.ts';
+import { awsOwnerNotices } from '../shared/runtime/aws/notices.ts';
 import { stepErrorOf } from '../shared/runtime/step-error.ts';
 import { handlerTelemetry, type LambdaContextLike, withInvocation } from '../shared/runtime/telemetry.ts';
 import { tracedHandler } from '../shared/runtime/tracing.ts';
@@ -33,21 +38,33 @@ export const ExternalStepEventSchema = z.object({
 
 const STEPS = { start: startExternal, observe: observeExternal, finish: finishExternal } as const;
 
-export function createExternalHandler(deps: () => Promise<ExternalRunDeps>, telemetry = handlerTelemetry()) {
+export function createExternalHandler(
+  deps: () => Promise<ExternalRunDeps & { owners?: OwnerNoticeDeps | undefined }>,
+  telemetry = handlerTelemetry(),
+) {
   return async (event: unknown, context?: LambdaContextLike): Promise<ExternalNext> => {
     const { runId, step, state } = ExternalStepEventSchema.parse(event);
     return withInvocation(
       telemetry,
       { runId },
       async () => {
-        const resolved = await deps();
+        const { owners, ...resolved } = await deps();
         const next = await withConflictRetry(() =>
           step === 'abandon'
             ? abandonExternal(resolved, runId, stepErrorOf(state?.error))
             : STEPS[step](resolved, runId),
         );
         // A graph step's child run that this step ended answers the step's wait.
-        await answerParentIfEnded(resolved, next);
+        const ended = await answerParentIfEnded(resolved, next);
+        // Its owner hears of a failed or denied ending (none for done or cancelled), best effort: a failed
+        // publish is logged and never changes the answer. At least once: a step retried after it told (a crash)
+        // finds its run ended, answers `stop` again and tells again, as a retried MarkFailed does.
+        if (ended && step !== 'abandon')
+          await sendOwnerNotice(
+            owners?.notifier,
+            runEndedNotice(ended, owners?.apiBaseUrl ?? ''),
+            telemetry.logger,
+          );
         telemetry.logger.info('external step', { step, next: next.next });
         return next;
       },
@@ -56,4 +73,7 @@ export function createExternalHandler(deps: () => Promise<ExternalRunDeps>, tele
   };
 }
 
-export const handler = tracedHandler('external', createExternalHandler(externalRunDeps));
+export const handler = tracedHandler(
+  'external',
+  createExternalHandler(async () => ({ ...(await externalRunDeps()), owners: awsOwnerNotices() })),
+);

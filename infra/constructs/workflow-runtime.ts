@@ -263,8 +263,9 @@ export class WorkflowRuntime extends Construct {
     );
 
     // The handlers that end runs (and request-approval, for undeliverable approvals) tell the owner, with a
-    // link to the run in the API.
-    for (const fn of [fns['mark-failed'], fns.deliver, fns.expire, fns['request-approval']]) {
+    // link to the run in the API. The external function ends external runs `failed` or `denied` in its own
+    // steps (their executions stop without MarkExternalFailed), so it tells their owners too.
+    for (const fn of [fns['mark-failed'], fns.deliver, fns.expire, fns['request-approval'], fns.external]) {
       fn.addEnvironment(ENV.ownerTopicArn, this.ownerNotices.topicArn).addEnvironment(
         ENV.apiUrl,
         this.api.endpoint,

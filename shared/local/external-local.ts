@@ -2,7 +2,8 @@
  * The external state machine on the local stack: the synthesized definition on aws-local-stepfunctions, the
  * same handler as on AWS (functions/external.ts), the deployment's engines from the `externalEngines`
  * option or `<dataDir>/engines.json`, and the adapters' HTTP through the egress guard (loopback engines need
- * their port in `allowLoopbackPorts`, as the fixture engine's demo does).
+ * their port in `allowLoopbackPorts`, as the fixture engine's demo does). A run a step ends `failed` or
+ * `denied` is told to its owner through the stack's owner notices (the inbox and the terminal), as MarkFailed's.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ import {
 } from '../external/index.ts';
 import { pollingOnly } from '../external/polling-only.ts';
 import { adapterFactory, type ExternalRunDeps } from '../external/run/index.ts';
+import type { OwnerNoticeDeps } from '../notify/index.ts';
 import { LocalStepFunctions } from './sfn/index.ts';
 
 /** The local deployment's engines: the option when given, else `<dataDir>/engines.json`, else none. */
@@ -52,6 +54,8 @@ export function localExternalMachine(args: {
   wrap?: ((deps: ExternalRunDeps) => ExternalRunDeps) | undefined;
   /** A graph step's child run that ended answers the step's wait (as on AWS: functions/external.ts). */
   answerParent?: ExternalRunDeps['answerParent'];
+  /** Where a run a step ends `failed` or `denied` is told to its owner (the inbox and the terminal locally). */
+  owners?: OwnerNoticeDeps | undefined;
 }): LocalStepFunctions {
   const deps: ExternalRunDeps = {
     store: args.store,
@@ -79,7 +83,7 @@ export function localExternalMachine(args: {
     handlers: {
       external: args.asFunction(
         'external',
-        createExternalHandler(async () => wrapped),
+        createExternalHandler(async () => ({ ...wrapped, owners: args.owners })),
       ),
       deliver: args.handlers.deliver,
       'mark-failed': args.handlers['mark-failed'],

@@ -133,6 +133,7 @@ export async function startLocalMachines(
     observeWaitMs: options.externalObserveWaitMs ?? 1000,
     wrap: options.wrapExternalDeps,
     answerParent: ends.answerParent,
+    owners: services.owners,
   });
   closers.push(() => externalSfn.close());
 

@@ -1,5 +1,7 @@
 /** External runs on the local stack: a fixture engine, a stack that enables it, workflows and run helpers. */
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { AuditEntry } from '../../shared/audit/index.ts';
 import { FixtureEngine } from '../../shared/external/fixture-engine/index.ts';
 import type { LocalStackOptions } from '../../shared/local/stack.ts';
@@ -26,9 +28,14 @@ export class ShiftClock {
   }
 }
 
-export async function startExternalStack(options: Partial<LocalStackOptions> = {}): Promise<ExternalStack> {
+/** `apiKeys`: the stack's API keys by owner (the first is the client's); default one key of owner `local`. */
+export async function startExternalStack(
+  options: Partial<LocalStackOptions> = {},
+  apiKeys?: Record<string, { owner: string }>,
+): Promise<ExternalStack> {
   const engine = await FixtureEngine.start();
   const dataDir = await tempDataDir();
+  if (apiKeys) await writeFile(join(dataDir, 'api-keys.json'), JSON.stringify({ keys: apiKeys }));
   const e2e = await startE2eStack(await createOwnTable(), {
     dataDir,
     allowLoopbackPorts: [engine.port],

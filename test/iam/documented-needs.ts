@@ -89,6 +89,13 @@ export const DOCUMENTED_NEEDS: readonly DocumentedNeed[] = [
       'Owner notices: publishing to the SSE-encrypted owner-notices topic (alias/aws/sns) needs kms:Decrypt and kms:GenerateDataKey* on its key, used by SNS for the publisher (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).',
   },
   { fn: 'expire', action: 'kms:GenerateDataKey*', reason: 'As kms:Decrypt: the owner-notices topic key.' },
+  {
+    fn: 'external',
+    action: 'kms:Decrypt',
+    reason:
+      'Owner notices of external runs its steps end failed or denied: publishing to the SSE-encrypted owner-notices topic (alias/aws/sns) needs kms:Decrypt and kms:GenerateDataKey* on its key, used by SNS for the publisher (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).',
+  },
+  { fn: 'external', action: 'kms:GenerateDataKey*', reason: 'As kms:Decrypt: the owner-notices topic key.' },
   // The first commit of an API-started run deletes its pending-run marker (DeleteItem, shared/store/pending-runs.ts):
   // the flow's keyed starts are marked too, so Turn's and graph-advance's grant is recorded, not listed here.
   // External's own commits check the live head, and the api's trigger sync fences the trigger index on the

@@ -841,7 +841,16 @@ export async function driveFlow(
   // the start settles refused and the run ends failed, anchored), under the ledger.
   const externalLive = await create(externalWorkflow('external-live', 'live'));
   runs.externalLive = await start(externalLive);
+  const publishedBeforeExternal = fake.published.length;
   await fns.invoke('external', { runId: runs.externalLive, step: 'start' });
+  // Ended failed by its own Start, its execution stops without MarkExternalFailed: the external function tells
+  // the owner on the owner-notices topic (functions/external.ts).
+  if (
+    !fake.published
+      .slice(publishedBeforeExternal)
+      .some((p) => p.attributes.owner === OWNER && p.message.includes(runs.externalLive!))
+  )
+    throw new Error('the failed external run told no owner');
   await fns.invoke('external', { runId: runs.externalLive, step: 'observe' });
   await fns.invoke('external', { runId: runs.externalLive, step: 'finish' });
   const externalShadow = await create(externalWorkflow('external-shadow', 'shadow'));

@@ -113,6 +113,8 @@ const EXPECTED_ENV: Record<HandlerName, string[]> = {
     ENV.credentialRoleArn,
     ENV.approvalBaseUrl,
     ENV.auditSigningKeyArn,
+    ENV.ownerTopicArn,
+    ENV.apiUrl,
   ],
 };
 
@@ -683,21 +685,21 @@ describe('owner notices', () => {
     for (const sub of subscriptions) expect(sub.Properties.Protocol).toBe('email');
   });
 
-  it('lets exactly the run-ending handlers and request-approval publish to it', () => {
+  it('lets exactly the run-ending handlers (external included) and request-approval publish to it', () => {
     const publishes = (handler: HandlerName) =>
       statementsOf(roleId(handler)).some(
         (statement) =>
           statement.Action === 'sns:Publish' && [statement.Resource].flat().includes(ownerTopic()),
       );
     const granted = HANDLER_NAMES.filter(publishes);
-    expect(granted.sort()).toEqual(['deliver', 'expire', 'mark-failed', 'request-approval']);
+    expect(granted.sort()).toEqual(['deliver', 'expire', 'external', 'mark-failed', 'request-approval']);
   });
 
   it('tells those functions the topic and the API URL, and bundles the subscribed approvers into four', () => {
     const functions = flatTemplate(synthesized.template).findResources('AWS::Lambda::Function');
     const env = (handler: HandlerName) =>
       functions[fnId(handler)]?.Properties.Environment.Variables as Record<string, unknown>;
-    for (const handler of ['deliver', 'expire', 'mark-failed', 'request-approval'] as const) {
+    for (const handler of ['deliver', 'expire', 'external', 'mark-failed', 'request-approval'] as const) {
       expect(env(handler)[ENV.ownerTopicArn]).toBe(ownerTopic());
       expect(String(env(handler)[ENV.apiUrl])).toMatch(/HttpApi.*ApiEndpoint/);
     }
