@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OwnerChange, sealOwnerChange } from '../../shared/audit/index.ts';
 import { ensureLocalSigningKey } from '../../shared/audit-signing/index.ts';
 import { keys } from '../../shared/store/index.ts';
-import { type CliStack, startCliStack } from './support.ts';
+import { type CliStack, startCliStack, wf } from './support.ts';
 import { ALL_FIXTURES, NOTES_WORKFLOW } from './workflows.ts';
 
 let cli: CliStack;
@@ -28,11 +28,20 @@ describe('wf audit verify --owner', () => {
     const result = await cli.wf(['audit', 'verify', '--owner', '--data-dir', cli.dataDir]);
     const foreignKey = ensureLocalSigningKey(mkdtempSync(join(tmpdir(), 'wf-other-key-'))).publicKey;
     const foreign = await cli.wf(['audit', 'verify', '--owner', '--public-key', foreignKey]);
+    // The data directory from WF_DATA_DIR, as for the API key.
+    const fromEnv = await wf(
+      ['audit', 'verify', '--owner', '--url', cli.stack.url, '--api-key', cli.stack.apiKey],
+      { WF_DATA_DIR: cli.dataDir },
+    );
     // Assess
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.lines).toContain('workflow changes: verified, 1 entries');
     expect(result.stdout).toMatch(/signed heads: 1 valid; newest signed .* by local:[0-9a-f]{16} /);
     expect(result.stdout).toContain(
+      `signatures checked here with ${join(cli.dataDir, 'audit-signing-key.pub.pem')}`,
+    );
+    expect(fromEnv).toMatchObject({ code: 0, stderr: '' });
+    expect(fromEnv.stdout).toContain(
       `signatures checked here with ${join(cli.dataDir, 'audit-signing-key.pub.pem')}`,
     );
     expect(foreign.code).toBe(4);

@@ -1,6 +1,7 @@
 /**
  * `wf local up` as a user runs it: the real bin in a child process, with its own DynamoDB Local on disk,
- * until SIGINT (Ctrl-C). Another `wf` finds the API key in the same data directory.
+ * until SIGINT (Ctrl-C). Its data directory is `--data-dir`, else `WF_DATA_DIR` (as for every other command),
+ * and another `wf` finds the API key in the same data directory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -63,7 +64,8 @@ describe('wf local up', () => {
     // The event workflow's fixture comes from --fixtures (the repository's examples do not hold it).
     const fixtures = await mkdtemp(join(dataDir, 'fixtures-'));
     writeFileSync(join(fixtures, 'cli-events.fixture.json'), JSON.stringify(eventFixture));
-    const started = localUp(['--data-dir', dataDir, '--fixtures', fixtures], {});
+    // The data directory from WF_DATA_DIR, as every other command reads it.
+    const started = localUp(['--fixtures', fixtures], { WF_DATA_DIR: dataDir });
     let all = '';
     started.stdout?.on('data', (chunk: Buffer) => {
       all += chunk.toString();
@@ -76,7 +78,7 @@ describe('wf local up', () => {
     // Act
     const printed = await waitForOutput(started, 'Ctrl-C stops it', 90_000);
     const url = /^wf local stack on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(printed)?.[1];
-    const list = await wf(['workflow', 'list', '--url', url ?? '', '--data-dir', dataDir]);
+    const list = await wf(['workflow', 'list', '--url', url ?? ''], { WF_DATA_DIR: dataDir });
     const inbox = await fetch(`${url}/local/inbox`);
     const local = ['--url', url ?? '', '--data-dir', dataDir];
     const workflowFile = join(dataDir, 'cli-events.workflow.yaml');
@@ -111,12 +113,13 @@ describe('wf local up', () => {
     await expect(fetch(`${url}/local/inbox`)).rejects.toThrow();
   }, 120_000);
 
-  it('stops cleanly on a SIGINT sent as soon as it says Ctrl-C stops it', async () => {
+  it('keeps its files in --data-dir when WF_DATA_DIR names another directory: the flag wins', async () => {
     // Prepare
-    const base = await mkdtemp(join(tmpdir(), 'wf-local-up-signal-'));
+    const base = await mkdtemp(join(tmpdir(), 'wf-local-up-flag-'));
     dirs.push(base);
-    const dataDir = join(base, 'data');
-    const started = localUp(['--data-dir', dataDir], {});
+    const flagDir = join(base, 'from-flag');
+    const envDir = join(base, 'from-env');
+    const started = localUp(['--data-dir', flagDir], { WF_DATA_DIR: envDir });
 
     // Act
     const printed = await waitForOutput(started, 'Ctrl-C stops it', 90_000);
@@ -125,8 +128,9 @@ describe('wf local up', () => {
     const code = await exited;
 
     // Assess
-    expect(printed).toContain(`  data: ${dataDir}`);
-    expect(existsSync(join(dataDir, 'api-keys.json'))).toBe(true);
+    expect(printed).toContain(`  data: ${flagDir}`);
+    expect(existsSync(join(flagDir, 'api-keys.json'))).toBe(true);
+    expect(existsSync(envDir)).toBe(false);
     expect(code).toBe(0);
   }, 120_000);
 });
