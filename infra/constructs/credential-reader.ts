@@ -30,7 +30,7 @@ export { OWNER_TAG_KEY };
 export interface CredentialReaderProps {
   /** Credential secret names start with this, then the owner's key and `/`. */
   readonly namePrefix: string;
-  /** Execution roles of the functions that resolve credentials (turn, deliver). */
+  /** Execution roles of the functions that resolve credentials (turn, deliver, graph-service, external). */
   readonly readers: readonly iam.IRole[];
 }
 
@@ -42,7 +42,9 @@ export class CredentialReader extends Construct {
   constructor(scope: Construct, id: string, props: CredentialReaderProps) {
     super(scope, id);
     if (props.readers.length === 0)
-      throw new Error(`CredentialReader '${id}': readers is empty; give the roles of turn and deliver`);
+      throw new Error(
+        `CredentialReader '${id}': readers is empty; give the execution roles of the functions that resolve credentials (turn, deliver, graph-service, external)`,
+      );
     const stack = Stack.of(this);
     const principals = props.readers.map((reader) => new iam.ArnPrincipal(reader.roleArn));
     // Trust: the readers may AssumeRole (one statement), and TagSession only with exactly the wf-owner tag.

@@ -84,7 +84,8 @@ export const LAMBDA_SERVICE_RETRY: sfn.RetryProps = {
  * 20 attempts: the computed delays sum to 1,806 s; with full jitter each wait is uniform between 0 and its
  * delay ("a random number between 0 and the computed backoff",
  * https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html#error-handling-retrying-after-an-error),
- * so the expected window is about 15 minutes (checked offline: test/infra/lambda-retry-window.test.ts).
+ * so the expected window is half that, 903 s: about 15 minutes (both computed from the synthesized definition,
+ * and every machine's throttle window held to at least 15 minutes: test/infra/execution-ended.test.ts).
  * Its own retrier: attempts of one retrier do not use up another's.
  */
 export const LAMBDA_THROTTLE_RETRY: sfn.RetryProps = {

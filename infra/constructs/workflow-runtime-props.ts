@@ -154,7 +154,9 @@ export const FUNCTION_SETTINGS: Record<
     timeout: Duration.seconds(60),
   },
   'mark-failed': { id: 'MarkFailed', description: 'Records a run as failed' },
-  // API Gateway HTTP APIs wait at most 30 seconds for an integration.
+  // API Gateway HTTP APIs wait at most 30 seconds for an integration
+  // (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html): the functions behind it
+  // are given 29 s.
   'approval-http': {
     id: 'ApprovalHttp',
     description: 'Approval pages and decisions',

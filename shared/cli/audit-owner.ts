@@ -15,11 +15,14 @@ import { type OwnerAuditPage, readOwnerAudit } from '../runs/audit-reader.ts';
 import type { ApiClient } from './client.ts';
 import type { Output } from './commands.ts';
 
-/** The public key to check signatures with: the flag, else the local stack's key file when it exists. */
-export function auditPublicKeyPath(flags: { publicKey?: string; dataDir?: string; aws?: boolean }) {
+/**
+ * The public key to check signatures with: the flag, else the local stack's key file in `dataDir` (config.ts
+ * localDataDir) when it exists.
+ */
+export function auditPublicKeyPath(flags: { publicKey?: string; dataDir: string; aws?: boolean }) {
   if (flags.publicKey) return flags.publicKey;
   if (flags.aws) return undefined;
-  const local = localSigningKeyFiles(flags.dataDir ?? '.local').publicKey;
+  const local = localSigningKeyFiles(flags.dataDir).publicKey;
   return existsSync(local) ? local : undefined;
 }
 

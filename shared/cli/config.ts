@@ -5,6 +5,15 @@ import { ApiClient, DEFAULT_REQUEST_TIMEOUT_MS } from './client.ts';
 import { UsageError } from './commands.ts';
 
 export const DEFAULT_LOCAL_URL = 'http://127.0.0.1:8787';
+const DEFAULT_DATA_DIR = '.local';
+
+/**
+ * The local stack's data directory, the same for every command (`wf local up` keeps its files there, the others
+ * read its API key and signing key from there): `--data-dir`, else `WF_DATA_DIR`, else `.local`. An empty value
+ * counts as unset.
+ */
+export const localDataDir = (flag: string | undefined, env: NodeJS.ProcessEnv): string =>
+  flag || env.WF_DATA_DIR || DEFAULT_DATA_DIR;
 
 export type ClientFlags = {
   url?: string;
@@ -52,10 +61,11 @@ export function clientFrom(flags: ClientFlags, env: NodeJS.ProcessEnv = process.
     if (!region) throw new Error('--aws needs a region: pass --region or set AWS_REGION');
     return new ApiClient(url, { kind: 'sigv4', region }, options);
   }
-  const apiKey = flags.apiKey ?? env.WF_API_KEY ?? localApiKey(flags.dataDir ?? env.WF_DATA_DIR ?? '.local');
+  const dataDir = localDataDir(flags.dataDir, env);
+  const apiKey = flags.apiKey ?? env.WF_API_KEY ?? localApiKey(dataDir);
   if (!apiKey)
     throw new Error(
-      `no API key: pass --api-key, set WF_API_KEY, or start the local stack (wf local up) so ${join('.local', 'api-keys.json')} exists`,
+      `no API key: pass --api-key, set WF_API_KEY, or start the local stack (wf local up) so ${join(dataDir, 'api-keys.json')} exists`,
     );
   return new ApiClient(url, { kind: 'api-key', apiKey }, options);
 }

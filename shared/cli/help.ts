@@ -10,6 +10,7 @@ export const HELP: Record<string, CommandHelp> = {
     summary:
       'Runs the whole runtime on this machine until Ctrl-C. Without ANTHROPIC_API_KEY the scripted model serves the fixtures in DIR (default ./fixtures) and examples/fixtures; with it, Claude, and `run start --record` can save conversations. Prints a line for each run a schedule or an event starts.',
     options: [
+      '--data-dir DIR   where its files live (default $WF_DATA_DIR, else .local), where the other commands read its API key',
       '--fixtures DIR   scripted-model fixtures (*.fixture.json), read again when a new one is asked for',
     ],
     examples: ['wf local up', 'wf local up --fixtures workflows/fixtures --port 8790'],

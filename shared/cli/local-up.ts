@@ -70,6 +70,11 @@ export async function localUp(options: {
       : {}),
     print: options.print,
   });
+  // Listening before the printout says so: a SIGINT sent as soon as "Ctrl-C stops it" is read stops it cleanly.
+  const signal = new Promise<string>((done) => {
+    process.once('SIGINT', () => done('Ctrl-C'));
+    process.once('SIGTERM', () => done('SIGTERM'));
+  });
   options.print(
     [
       `wf local stack on ${stack.url}`,
@@ -84,12 +89,9 @@ export async function localUp(options: {
     ].join('\n'),
   );
   const stopNotices = announceTriggeredRuns(stack, options.print);
-  const signal = await new Promise<string>((done) => {
-    process.once('SIGINT', () => done('Ctrl-C'));
-    process.once('SIGTERM', () => done('SIGTERM'));
-  });
+  const stoppedBy = await signal;
   stopNotices();
-  options.print(`\n${signal}: stopping the local stack (runs in flight resume on the next wf local up)…`);
+  options.print(`\n${stoppedBy}: stopping the local stack (runs in flight resume on the next wf local up)…`);
   await stack.stop();
   await fixture?.close();
   options.print('stopped.');

@@ -20,7 +20,7 @@ import {
   verifyAudit,
   whoami,
 } from './commands.ts';
-import { clientFrom } from './config.ts';
+import { clientFrom, localDataDir } from './config.ts';
 import { consoleCommand } from './console-command.ts';
 import { EXTRA_COMMANDS } from './extra-commands.ts';
 import { runOperation, showSteps } from './graph-runs.ts';
@@ -70,7 +70,7 @@ export const USAGE = `wf: the LLM-workflow runtime's command line
   ${COST_USAGE}
 
 Options: --url URL (default $WF_URL or http://127.0.0.1:8787), --api-key KEY (default $WF_API_KEY or
-.local/api-keys.json), --aws [--region R] to sign requests to a deployed stack with AWS credentials (default $WF_AUTH=aws),
+the data dir's api-keys.json; --data-dir DIR, default $WF_DATA_DIR or .local), --aws [--region R] to sign requests to a deployed stack with AWS credentials (default $WF_AUTH=aws),
 --request-timeout S for each request (default $WF_REQUEST_TIMEOUT or 60), --json for machine-readable output; 'wf help COMMAND' or 'wf COMMAND --help' for a command's help. Exit status: 0 ok, 1 error, 2 usage, 3 run ended not done, 4 audit broken.`;
 
 const OPTIONS = {
@@ -208,7 +208,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       const port = portOf(values.port, 8787);
       return await localUp({
         ...(port !== undefined ? { port } : {}),
-        ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+        dataDir: localDataDir(values['data-dir'], io.env),
         ...(values.fixtures ? { fixtures: values.fixtures } : {}),
         env: io.env,
         print: io.stdout,
@@ -351,11 +351,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'audit verify': {
         if (values.owner) {
           if (arg) throw new UsageError('pass either RUN or --owner, not both');
-          // The data directory as every command finds it (docs/cli.md): --data-dir, else WF_DATA_DIR.
-          const dataDir = values['data-dir'] ?? io.env.WF_DATA_DIR;
           const publicKeyPath = auditPublicKeyPath({
             ...(values['public-key'] ? { publicKey: values['public-key'] } : {}),
-            ...(dataDir ? { dataDir } : {}),
+            // The data directory as every command finds it (docs/cli.md): --data-dir, else WF_DATA_DIR, else .local.
+            dataDir: localDataDir(values['data-dir'], io.env),
             // WF_AUTH=aws stands for --aws: a deployed stack's heads are never checked with the local stack's key.
             ...(values.aws || io.env.WF_AUTH === 'aws' ? { aws: true } : {}),
           });

@@ -1,7 +1,8 @@
 /**
  * Ending a human task without a submission: `expireHumanTask` when the wait timed out (the graph's timeout
- * path), `closeHumanTasks` when the run is cancelled or ends. Both are conditional on `open`, audited, and leave
- * a submitted task alone: a submission that won the race is the step's output.
+ * path), `closeFailedWaitTask` when the wait failed otherwise or the graph run failed, `closeHumanTasks` when the
+ * run is cancelled. All are conditional on `open`, audited, and leave a submitted task alone: a submission that
+ * won the race is the step's output.
  */
 import { consoleLogger } from '../approvals-http/deps.ts';
 import { cutText } from '../core/byte-caps.ts';
@@ -20,7 +21,7 @@ export type ExpireResult =
   | { status: 'expired'; taskId: string }
   /** Submitted before the timeout won: use `output` as the step's output. */
   | { status: 'submitted'; taskId: string; output: Record<string, unknown> }
-  /** Closed (run cancelled or ended, undeliverable) or never opened. */
+  /** Closed (run cancelled, wait failed, undeliverable) or never opened. */
   | { status: 'closed' | 'unknown'; taskId: string };
 
 /** Records the step attempt's open task `expired` (fail closed), with `human_task_expired` in the chain. */
@@ -93,8 +94,9 @@ export async function closeFailedWaitTask(
 }
 
 /**
- * Closes every open task of a run, or of one of its steps (`reason`: `run_cancelled`, `run_ended`), then fails each one's wait with
- * `HumanTask.Closed` (an execution already stopped answers `already_closed`). Returns the tasks it closed.
+ * Closes every open task of a run, or of one of its steps (`reason`: `run_cancelled`, the one its callers pass and
+ * the page words; a failed wait or graph run closes through `closeFailedWaitTask`), then fails each one's wait
+ * with `HumanTask.Closed` (an execution already stopped answers `already_closed`). Returns the tasks it closed.
  */
 export async function closeHumanTasks(
   deps: HumanTaskCloseDeps,

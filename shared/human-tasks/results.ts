@@ -90,11 +90,20 @@ export const taskResults = {
   ),
 };
 
+/** Why a task was closed, in the assignee's words, by `closedReason` (shared/human-tasks/close.ts). */
 const CLOSED_WHY: Record<string, string> = {
   run_cancelled: 'its run was cancelled',
-  run_ended: 'its run ended',
   undeliverable: 'no assignee could be sent the link',
 };
+/**
+ * `wait_failed: <error>` (closeFailedWaitTask: the step's wait failed, or its graph run failed): the error is the
+ * run's internals, for its owner (audit, listings), so the assignee reads only that nothing waits any more.
+ */
+const WAIT_FAILED = 'wait_failed:';
+const closedWhy = (reason = ''): string =>
+  reason.startsWith(WAIT_FAILED)
+    ? 'the run stopped waiting for an answer'
+    : (CLOSED_WHY[reason] ?? 'it was withdrawn');
 
 /** A refused link: expired → 410, anything else (forged, unknown key, another task's, another form's) → 403. */
 export const taskLinkRefused = (reason: SubjectLinkFailure): PageResult =>
@@ -128,7 +137,7 @@ export function closedTaskResult(
   }
   if (task.status === 'expired' || Date.parse(task.expiresAt) <= nowMs) return taskResults.expired;
   if (task.status === 'closed') {
-    const why = CLOSED_WHY[task.closedReason ?? ''] ?? 'it was withdrawn';
+    const why = closedWhy(task.closedReason);
     return result(410, 'info', TASK_TITLES.closed, `This task was closed because ${why}. ${NOTHING}`);
   }
   if (run === undefined || isTerminalRunStatus(run.status)) {

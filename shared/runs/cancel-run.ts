@@ -41,9 +41,11 @@ export type CancelRunDeps = {
 
 /**
  * Rounds a cancel contends for its owner's anchor chain head before it defers the anchor (shared/store/anchors.ts:
- * backoff capped at 5 × 2^attempt ms, so under 1.3 s of waiting in all): a cancel answers a client behind API
- * Gateway's 29 s integration timeout
- * (https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html), a graph's cancel once per child run.
+ * a wait of at most 5 × 2^attempt ms after each of the first 7 rounds, 10 + 20 + … + 640 = 1,270 ms in all): a
+ * cancel answers a client within the api function's 29 s timeout (infra/constructs/workflow-runtime-props.ts),
+ * itself under the HTTP API's 30 s maximum integration timeout
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html), and a graph's cancel
+ * waits so once per child run it cancels.
  */
 export const CANCEL_ANCHOR_ATTEMPTS = 8;
 

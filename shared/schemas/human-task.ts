@@ -60,7 +60,7 @@ export const HumanTaskSchema = z.object({
   submission: z.optional(z.record(z.string(), z.unknown())),
   submittedBy: z.optional(z.string()),
   submittedAt: z.optional(IsoTimeSchema),
-  /** When it became expired or closed, and why (closed: `run_cancelled`, `run_ended`, `undeliverable`). */
+  /** When it became expired or closed, and why (closed: `run_cancelled`, `undeliverable`, `wait_failed: <error>`). */
   closedAt: z.optional(IsoTimeSchema),
   closedReason: z.optional(z.string()),
 });

@@ -26,11 +26,3 @@ export class InMemoryCursorStore implements ScheduleCursorStore {
 export function toScheduledTimeIso(instantMs: number): string {
   return new Date(Math.floor(instantMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
-
-/**
- * The id of the run a schedule starts at a scheduled time. Keying runs by schedule and scheduled time is what
- * makes a repeated `fire` (after a crash between firing and saving the cursor) start nothing new.
- */
-export function scheduledRunId(scheduleKey: string, scheduledTimeIso: string): string {
-  return `${scheduleKey}@${scheduledTimeIso}`;
-}

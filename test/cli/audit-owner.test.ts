@@ -26,15 +26,13 @@ describe('wf audit verify --owner', () => {
     await cli.wf(['workflow', 'apply', '-f', cli.file('audit-notes.workflow.yaml', NOTES_WORKFLOW)]);
     // Act
     const result = await cli.wf(['audit', 'verify', '--owner', '--data-dir', cli.dataDir]);
-    // The data directory from WF_DATA_DIR, as every command takes it (docs/cli.md, "Where requests go").
-    const fromEnv = await wf(
-      ['audit', 'verify', '--owner', '--url', cli.stack.url, '--api-key', cli.stack.apiKey],
-      {
-        WF_DATA_DIR: cli.dataDir,
-      },
-    );
     const foreignKey = ensureLocalSigningKey(mkdtempSync(join(tmpdir(), 'wf-other-key-'))).publicKey;
     const foreign = await cli.wf(['audit', 'verify', '--owner', '--public-key', foreignKey]);
+    // The data directory from WF_DATA_DIR, as for the API key.
+    const fromEnv = await wf(
+      ['audit', 'verify', '--owner', '--url', cli.stack.url, '--api-key', cli.stack.apiKey],
+      { WF_DATA_DIR: cli.dataDir },
+    );
     // Assess
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.lines).toContain('workflow changes: verified, 1 entries');

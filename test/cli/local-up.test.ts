@@ -1,9 +1,10 @@
 /**
  * `wf local up` as a user runs it: the real bin in a child process, with its own DynamoDB Local on disk,
- * until SIGINT (Ctrl-C). Another `wf` finds the API key in the same data directory.
+ * until SIGINT (Ctrl-C). Its data directory is `--data-dir`, else `WF_DATA_DIR` (as for every other command),
+ * and another `wf` finds the API key in the same data directory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,14 +14,25 @@ import { eventually, wf } from './support.ts';
 import { EVENT_WORKFLOW, eventFixture } from './workflows.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-let child: ChildProcess | undefined;
-let dataDir: string | undefined;
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
 
 afterAll(async () => {
-  // Only if the test failed before the child stopped: end it, by its own pid.
-  if (child && child.exitCode === null) child.kill('SIGKILL');
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  // Only if a test failed before its child stopped: end it, by its own pid.
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
+
+/** `wf local up ARGS` with only PATH, HOME and `env` in its environment (never the developer's WF_*). */
+function localUp(args: string[], env: Record<string, string>) {
+  const started = spawn(process.execPath, ['bin/wf.ts', 'local', 'up', '--port', '0', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(started);
+  return started;
+}
 
 /** Resolves with stdout once `marker` has been printed; rejects if the process exits first. */
 function waitForOutput(process: ChildProcess, marker: string, timeoutMs: number): Promise<string> {
@@ -47,20 +59,13 @@ function waitForOutput(process: ChildProcess, marker: string, timeoutMs: number)
 describe('wf local up', () => {
   it('starts the runtime, prints where it is and its API key, serves the CLI, and stops cleanly on SIGINT', async () => {
     // Prepare
-    dataDir = await mkdtemp(join(tmpdir(), 'wf-local-up-'));
+    const dataDir = await mkdtemp(join(tmpdir(), 'wf-local-up-'));
+    dirs.push(dataDir);
     // The event workflow's fixture comes from --fixtures (the repository's examples do not hold it).
     const fixtures = await mkdtemp(join(dataDir, 'fixtures-'));
     writeFileSync(join(fixtures, 'cli-events.fixture.json'), JSON.stringify(eventFixture));
-    const started = spawn(
-      process.execPath,
-      ['bin/wf.ts', 'local', 'up', '--port', '0', '--data-dir', dataDir, '--fixtures', fixtures],
-      {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    child = started;
+    // The data directory from WF_DATA_DIR, as every other command reads it.
+    const started = localUp(['--fixtures', fixtures], { WF_DATA_DIR: dataDir });
     let all = '';
     started.stdout?.on('data', (chunk: Buffer) => {
       all += chunk.toString();
@@ -73,7 +78,7 @@ describe('wf local up', () => {
     // Act
     const printed = await waitForOutput(started, 'Ctrl-C stops it', 90_000);
     const url = /^wf local stack on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(printed)?.[1];
-    const list = await wf(['workflow', 'list', '--url', url ?? '', '--data-dir', dataDir]);
+    const list = await wf(['workflow', 'list', '--url', url ?? ''], { WF_DATA_DIR: dataDir });
     const inbox = await fetch(`${url}/local/inbox`);
     const local = ['--url', url ?? '', '--data-dir', dataDir];
     const workflowFile = join(dataDir, 'cli-events.workflow.yaml');
@@ -106,5 +111,26 @@ describe('wf local up', () => {
     expect(code).toBe(0);
     expect(stderr).toBe('');
     await expect(fetch(`${url}/local/inbox`)).rejects.toThrow();
+  }, 120_000);
+
+  it('keeps its files in --data-dir when WF_DATA_DIR names another directory: the flag wins', async () => {
+    // Prepare
+    const base = await mkdtemp(join(tmpdir(), 'wf-local-up-flag-'));
+    dirs.push(base);
+    const flagDir = join(base, 'from-flag');
+    const envDir = join(base, 'from-env');
+    const started = localUp(['--data-dir', flagDir], { WF_DATA_DIR: envDir });
+
+    // Act
+    const printed = await waitForOutput(started, 'Ctrl-C stops it', 90_000);
+    const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
+    started.kill('SIGINT');
+    const code = await exited;
+
+    // Assess
+    expect(printed).toContain(`  data: ${flagDir}`);
+    expect(existsSync(join(flagDir, 'api-keys.json'))).toBe(true);
+    expect(existsSync(envDir)).toBe(false);
+    expect(code).toBe(0);
   }, 120_000);
 });

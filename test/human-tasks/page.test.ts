@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_PAGE_HEADERS, signSubjectLink } from '../../shared/approvals/index.ts';
+import { humanTaskExpiry } from '../../shared/human-tasks/expiry.ts';
 import { closeHumanTasks, createHumanTaskApp } from '../../shared/human-tasks/index.ts';
 import { TASK_TITLES } from '../../shared/human-tasks/results.ts';
 import { useSfnWire } from '../approvals-http/sfn-wire.ts';
@@ -303,6 +304,37 @@ describe('POST /human-tasks/:id', () => {
     expect(late.status).toBe(410);
     expect(headingOf(await late.text())).toBe(TASK_TITLES.expired);
   });
+
+  // closeFailedWaitTask's two callers: a step's wait failing (its error name), a graph run failing.
+  it.each(['States.TaskFailed', 'the graph run failed'])(
+    'closed because its wait failed (%s): says the run stopped waiting, without the error',
+    async (error) => {
+      const s = await scenario();
+      const { html } = await s.open();
+      await humanTaskExpiry(s.deps).closeFailed({ runId: s.run.runId, stepId: 'review', attempt: 1 }, error);
+      expect(await store.getHumanTask(s.taskId)).toMatchObject({
+        status: 'closed',
+        closedReason: `wait_failed: ${error}`,
+      });
+      const before = await s.snapshot();
+      const posted = await s.post({
+        t: s.linkOf(MANAGER).token,
+        nonce: nonceOf(html),
+        'f.decision': '0',
+        'f.reference': 'abc',
+      });
+      const page = await s.open();
+      for (const text of [await posted.text(), page.html]) {
+        expect(headingOf(text)).toBe(TASK_TITLES.closed);
+        expect(text).toContain('This task was closed because the run stopped waiting for an answer.');
+        expect(text).not.toContain('withdrawn');
+        expect(text).not.toContain(error);
+      }
+      expect(posted.status).toBe(410);
+      expect(page.response.status).toBe(410);
+      expect(await s.snapshot()).toEqual(before);
+    },
+  );
 
   it('a form field cannot be called t or nonce: inputs are prefixed', async () => {
     const s = await scenario();

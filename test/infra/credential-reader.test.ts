@@ -3,7 +3,9 @@
  * with which session tag), what it may read (the owner's namespace, secrets tagged with the same owner),
  * and that no function can read credential secrets with its own role.
  */
+import { Stack } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CredentialReader } from '../../infra/constructs/credential-reader.ts';
 import { ENV } from '../../infra/constructs/env-names.ts';
 import type { HandlerName } from '../../infra/constructs/state-names.ts';
 import { OWNER_TAG_KEY } from '../../shared/credentials/owner-key.ts';
@@ -119,5 +121,12 @@ describe('CredentialReader role', () => {
         logicalId(synthesized.stack.runtime.functions.api.function)
       ];
     expect(fn?.Properties.Environment.Variables[ENV.credentialSecretPrefix]).toBe('team/');
+  });
+
+  it('refuses to be built without readers, naming the functions whose roles it needs', () => {
+    const build = () => new CredentialReader(new Stack(), 'Reader', { namePrefix: 'wf/', readers: [] });
+    expect(build).toThrow(
+      "CredentialReader 'Reader': readers is empty; give the execution roles of the functions that resolve credentials (turn, deliver, graph-service, external)",
+    );
   });
 });

@@ -59,7 +59,11 @@ function allStates(machine: Machine): [string, State][] {
 const isLambdaTask = (state: State) =>
   state.Type === 'Task' && /:lambda:|Function\w*\.Arn\}/.test(String(state.Resource));
 
-/** The delays a retrier computes (before jitter): interval × rate^n, capped by MaxDelaySeconds. */
+/**
+ * The delays a retrier computes (before jitter), as Step Functions documents its fields: the first retry waits
+ * IntervalSeconds (default 1), each next one BackoffRate (default 2) times longer, capped by MaxDelaySeconds, for
+ * MaxAttempts retries (default 3) (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html).
+ */
 function delays(retrier: Retrier): number[] {
   const interval = retrier.IntervalSeconds ?? 1;
   const rate = retrier.BackoffRate ?? 2;
@@ -89,6 +93,15 @@ describe('Lambda throttling: a window of its own in every machine', () => {
       expect(matching?.JitterStrategy, name).toBe('FULL');
       expect(expectedWindow(matching!), name).toBeGreaterThanOrEqual(15 * 60);
     }
+  });
+
+  it("the run machine's throttle window is the one LAMBDA_THROTTLE_RETRY's comment states: 1,806 s of delays, 903 s expected", () => {
+    const retrier = (machines.run.States.Turn!.Retry as Retrier[]).find((each) =>
+      each.ErrorEquals.includes('Lambda.TooManyRequestsException'),
+    )!;
+    expect(delays(retrier)).toEqual([2, 4, 8, 16, 32, 64, ...Array<number>(14).fill(120)]);
+    expect(delays(retrier).reduce((sum, delay) => sum + delay, 0)).toBe(1806);
+    expect(expectedWindow(retrier)).toBe(903);
   });
 
   it('keeps the other Lambda service faults on their short retrier', () => {

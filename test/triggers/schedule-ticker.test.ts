@@ -4,7 +4,6 @@ import {
   type ScheduleCursorStore,
   ScheduleTicker,
   ScheduleTickerError,
-  scheduledRunId,
   type TickerSchedule,
 } from '../../shared/triggers/index.ts';
 
@@ -28,7 +27,7 @@ class Runs {
   readonly calls: string[] = [];
   async fire(key: string, scheduledTime: string): Promise<void> {
     this.calls.push(`${key} ${scheduledTime}`);
-    this.started.add(scheduledRunId(key, scheduledTime));
+    this.started.add(`${key}@${scheduledTime}`);
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Workflows' credential secrets (turn and deliver), read with the owner's tagged role session
+ * Workflows' credential secrets (turn, deliver, graph-service, external), read with the owner's tagged role session
  * (credentials/owner-sessions.ts); without the role there is no way to read them, so none is read (fail
  * closed).
  */
