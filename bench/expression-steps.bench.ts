@@ -45,7 +45,7 @@ async function measure(source: string): Promise<Measured> {
   const wall: number[] = [];
   let steps = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    const bindings = await boundedBindings();
+    const bindings = await boundedBindings(EXPRESSION_LIMITS.backstopCpuMs);
     const start = process.cpuUsage();
     const began = performance.now();
     try {

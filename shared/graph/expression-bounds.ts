@@ -3,8 +3,9 @@
  * - the steps: JSONata calls a hook on entering every evaluation step; it counts them against the evaluation's
  *   step budget (`GRAPH_TOO_MANY_STEPS`), which stops a runaway (an endless tail recursion, a huge `$map`) at the
  *   same step on every evaluation.
- * Bounds inside one evaluation step. The step count and JSONata's guardrails (`stack`, `sequence`, the
- * wall-clock backstop) are checked between steps, so one built-in call could allocate without limit before the
+ * - the CPU time: a backstop past what the step budget takes, for runaways of heavy steps (CpuBackstop).
+ * Bounds inside one evaluation step. The step count, the CPU backstop and JSONata's guardrails (`stack`,
+ * `sequence`) are checked between steps, so one built-in call could allocate without limit before the
  * next check: `$pad("x", 200000000)`, or `$s := $s & $s` doubling a string to gigabytes (a count can come from
  * untrusted step output). Here:
  * - the built-ins whose result can be far larger than their arguments (`$pad`, `$join`, `$string`, `$replace`
@@ -47,7 +48,51 @@ type NativeFunction = {
   implementation: (...args: never[]) => unknown;
   signature?: unknown;
 };
-type BoundsState = { produced: number; steps: number; allowance?: StepAllowance };
+type BoundsState = { produced: number; steps: number; cpu: CpuBackstop; allowance?: StepAllowance };
+
+/**
+ * Microseconds of CPU this thread has run (user and system), the clock of the backstop: "the user and system
+ * CPU time usage of the current worker thread" (https://nodejs.org/api/process.html#processthreadcpuusagepreviousvalue,
+ * Node 23.9+; the functions run nodejs24.x).
+ */
+const threadCpuMicros = (): number => {
+  const { user, system } = process.threadCpuUsage();
+  return user + system;
+};
+
+/**
+ * The backstop of one evaluation (expressions.ts, `EXPRESSION_LIMITS.backstopCpuMs`), on this thread's CPU time
+ * rather than the wall clock: on a starved CPU (a loaded machine, a Lambda's CPU share) the clock runs on while
+ * the evaluation does not, and a wall-clock limit would race the step count for the same work. Reading the CPU
+ * time costs a system call (~0.5 µs, a step's worth), so it is read only when the clock says it may have
+ * run out: a thread's CPU time grows no faster than the clock, so after a reading with `left` ms to go the next
+ * is due `left` ms of clock later (or at once, should the clock step back).
+ */
+type CpuBackstop = { limitMicros: number; startMicros: number; readAt: number; dueAfterMs: number };
+
+const cpuBackstop = (limitMs: number): CpuBackstop => ({
+  limitMicros: limitMs * 1000,
+  startMicros: threadCpuMicros(),
+  readAt: Date.now(),
+  dueAfterMs: limitMs,
+});
+
+/** Throws `GRAPH_TOO_MUCH_CPU` once the evaluation has run its backstop's CPU time. */
+function checkCpu(backstop: CpuBackstop): void {
+  const now = Date.now();
+  if (now >= backstop.readAt && now - backstop.readAt < backstop.dueAfterMs) return;
+  const used = threadCpuMicros() - backstop.startMicros;
+  if (used > backstop.limitMicros)
+    throw {
+      code: 'GRAPH_TOO_MUCH_CPU',
+      message:
+        `the expression ran more than ${backstop.limitMicros / 1000} ms of CPU (EXPRESSION_LIMITS.backstopCpuMs) ` +
+        'within its step budget: its steps call built-ins over large values (sorting, scanning or copying them) ' +
+        'over and over; do that work once, in a step',
+    };
+  backstop.readAt = now;
+  backstop.dueAfterMs = Math.max(1, (backstop.limitMicros - used) / 1000);
+}
 
 /**
  * The evaluation steps of one invocation, across every decision it makes: a decision made again after a write
@@ -219,7 +264,10 @@ async function matchesOf(
  * The bindings of one evaluation: the bounded built-ins, the bounded `&`, and the step and produced-units
  * tallies; the steps drawn from `allowance` too when given.
  */
-export async function boundedBindings(allowance?: StepAllowance): Promise<Record<string, unknown>> {
+export async function boundedBindings(
+  backstopCpuMs: number,
+  allowance?: StepAllowance,
+): Promise<Record<string, unknown>> {
   const [pad, join, string, replace, clone, distinct, toMillis] = (await Promise.all(
     ['pad', 'join', 'string', 'replace', 'clone', 'distinct', 'toMillis'].map(builtin),
   )) as [
@@ -239,7 +287,10 @@ export async function boundedBindings(allowance?: StepAllowance): Promise<Record
       throw tooLarge('a value compared with = or !=', 'more than that');
     return isDeepEqual(lhs, rhs);
   };
-  const state: BoundsState = allowance ? { produced: 0, steps: 0, allowance } : { produced: 0, steps: 0 };
+  const cpu = cpuBackstop(backstopCpuMs);
+  const state: BoundsState = allowance
+    ? { produced: 0, steps: 0, cpu, allowance }
+    : { produced: 0, steps: 0, cpu };
   return {
     [STATE]: state,
     // Parameter names matter: JSONata reads them to partially apply a built-in (`$pad(?, 10)`).
@@ -334,7 +385,8 @@ type Frame = { lookup(name: string): unknown; base?: { lookup(name: string): unk
  * same expression over the same data trips at the same step on every evaluation, however fast the machine. A
  * step also counts towards the evaluation's StepAllowance when it has one, and its invocation's; the
  * expression's own cap is checked first, so an expression over its `maxSteps` fails `GRAPH_TOO_MANY_STEPS`
- * whatever is left of the allowance, then the allowance's, then the invocation's.
+ * whatever is left of the allowance, then the allowance's, then the invocation's. The CPU backstop comes after
+ * all the counts, so a step past one of them fails on the count, never on the machine.
  */
 function stepCounter(maxSteps: number) {
   return (_expr: unknown, _input: unknown, environment: Frame): void => {
@@ -364,6 +416,7 @@ function stepCounter(maxSteps: number) {
           'together (EXPRESSION_LIMITS.maxStepsPerInvocation) over the decisions it made again after write ' +
           'conflicts; nothing was recorded from the last one',
       );
+    checkCpu(state.cpu);
   };
 }
 

@@ -14,12 +14,22 @@
  * - Depth and sequences: jsonata-js 2.2's guardrail options `stack` (D1011) and `sequence` (D2015).
  * - What one step makes: the allocating built-ins and `&` size their result before making it, and all calls of
  *   one evaluation share a cap (expression-bounds.ts); the input and the result are size-capped.
- * - A wall-clock backstop, the one bound that depends on the machine: JSONata's `timeout` option (D1012, never
- *   GRAPH_TOO_MANY_STEPS), `backstopMs` = 5 s, far beyond what the step budget takes (an evaluation within it
- *   reaches 5 s only on a machine ~7× slower than the bench's). It is there because a step is not bounded in
+ * - A CPU-time backstop, the one bound that depends on the machine (its core's speed, not its load):
+ *   `backstopCpuMs` of this thread's CPU per evaluation (`GRAPH_TOO_MUCH_CPU`, CpuBackstop in
+ *   expression-bounds.ts), far beyond what the step budget takes. It is there because a step is not bounded in
  *   time: one built-in call over a 1M-character or 10,000-item value takes milliseconds ($sort of 10,000 numbers
  *   ~80 ms, $distinct ~18 ms, an RE2 scan of 1M characters ~6 ms), so a runaway loop of such calls could run for
- *   minutes within the step budget. Only such a runaway meets it.
+ *   minutes within the step budget. Only such a runaway meets it. It counts CPU, not the wall clock (JSONata's
+ *   own `timeout`, D1012, which this replaces), so that it never races the step count for the same work: on a
+ *   starved CPU the clock runs on while the evaluation does not. Measured (a
+ *   151,361-step condition, evaluateExpression timed by process.threadCpuUsage, on a 2-core Xeon): ~1.2 µs of
+ *   CPU a step whether the machine was quiet or at load 8, while the wall clock took 1.3–6.5 µs a step; under the load of a whole test suite (load ~20) a 149,000-step
+ *   evaluation passed 5 s of wall clock and failed D1012 instead of meeting the step allowance. On Lambda the
+ *   same: 512 MB buys ~0.29 of a vCPU (see maxStepsPerInvocation), so a 5 s wall-clock limit was ~1.45 s of
+ *   CPU, under the 2.5 s an evaluation at `maxSteps` may take at the costliest step (5 µs) on a core half as
+ *   fast. 5 s of CPU is twice that, and one runaway still ends within GraphAdvance's 30 s (~17 s of wall clock
+ *   at 0.29 of a vCPU), failing with its own error rather than the function's timeout.
+ *   test/infra/expression-budget.test.ts checks this arithmetic.
  * See `jsonata(expr, options)` and `evaluate` in node_modules/jsonata/jsonata.js for the guardrails and hooks;
  * JSONata's test suite timeboxes the same way (https://github.com/jsonata-js/jsonata/blob/master/test/run-test-suite.js
  * hooks `__evaluate_entry` / `__evaluate_exit`). Functions that make a result depend on anything but the run
@@ -69,11 +79,14 @@ export const EXPRESSION_LIMITS = {
    * test/infra/expression-budget.test.ts checks this arithmetic against the functions' settings. It allows one
    * condition at the `maxSteps` cap, or ~3–7 that filter 10,000 items (40,000–110,000 steps each), beside
    * hundreds of simple ones (under 10 steps). Heavy steps (one built-in call over 10,000 items or 1M characters,
-   * milliseconds each) are bounded by `backstopMs` per evaluation only, not by this.
+   * milliseconds each) are bounded by `backstopCpuMs` per evaluation only, not by this.
    */
   maxStepsPerInvocation: 300_000,
-  /** Wall-clock milliseconds per evaluation (JSONata's D1012): a backstop for runaways of heavy steps only. */
-  backstopMs: 5_000,
+  /**
+   * Milliseconds of CPU per evaluation (`GRAPH_TOO_MUCH_CPU`): a backstop for runaways of heavy steps only, on
+   * CPU time so that a starved CPU never makes it race the step count (sizing in the comment at the top).
+   */
+  backstopCpuMs: 5_000,
   maxDepth: 200,
   maxSequence: 10_000,
   maxInputBytes: 512_000,
@@ -197,7 +210,6 @@ export function compileExpression(source: string): Result<CompiledExpression> {
   let run: jsonata.Expression;
   try {
     run = jsonata(source, {
-      timeout: EXPRESSION_LIMITS.backstopMs,
       stack: EXPRESSION_LIMITS.maxDepth,
       sequence: EXPRESSION_LIMITS.maxSequence,
       get RegexEngine() {
@@ -240,7 +252,10 @@ export async function evaluateExpression(
   let value: unknown;
   regexEngine.current = LinearRegExp as unknown as RegExpConstructor;
   try {
-    value = await expression.run.evaluate(data, await boundedBindings(allowance));
+    value = await expression.run.evaluate(
+      data,
+      await boundedBindings(EXPRESSION_LIMITS.backstopCpuMs, allowance),
+    );
   } catch (thrown) {
     // Not the expression's outcome: the invocation's earlier decisions used up its steps (expression-bounds.ts).
     if (thrown instanceof InvocationStepsSpentError) throw thrown;

@@ -39,22 +39,20 @@ export type TranscriptPage = {
 export function transcriptPage(
   messages: readonly TranscriptMessage[],
   from: TranscriptCursor,
-  options: { limit: number; more: boolean; bytes?: number },
+  options: {
+    limit: number;
+    more: boolean;
+    bytes?: number;
+    /** How a message too large for a page is cut (the route keeps what it cut: recent-message-parts.ts). */
+    split?: (message: TranscriptMessage, bound: number) => readonly MessagePart[];
+  },
 ): TranscriptPage {
   const bound = options.bytes ?? TRANSCRIPT_PAGE_BYTES;
   const first = messages[0];
   if (!first) return { messages: [] };
   if (from.part !== undefined || encodedBytes(first) > bound) {
-    const parts = splitMessage(first, bound);
-    const index = Math.min(from.part ?? 0, parts.length - 1);
-    const part = parts[index]!;
-    const afterPart: TranscriptCursor | undefined =
-      index + 1 < parts.length
-        ? { seq: first.seq, part: index + 1 }
-        : messages.length > 1 || options.more
-          ? { seq: first.seq + 1 }
-          : undefined;
-    return { messages: [], messagePart: part, ...(afterPart ? { next: afterPart } : {}) };
+    const parts = (options.split ?? splitMessage)(first, bound);
+    return partPage(parts, from.part ?? 0, messages.length > 1 || options.more);
   }
   const page: TranscriptMessage[] = [];
   let used = 0;
@@ -67,4 +65,16 @@ export function transcriptPage(
   const last = page.at(-1)!;
   const next = page.length < messages.length || options.more ? { seq: last.seq + 1 } : undefined;
   return { messages: page, ...(next ? { next } : {}) };
+}
+
+/**
+ * The page of part `index` (at most the last) of a message sent as `parts`; after its last part the next page
+ * starts at the following message when `followed` (messages come after it), else the listing ends.
+ */
+export function partPage(parts: readonly MessagePart[], index: number, followed: boolean): TranscriptPage {
+  const at = Math.min(index, parts.length - 1);
+  const part = parts[at]!;
+  const next: TranscriptCursor | undefined =
+    at + 1 < parts.length ? { seq: part.seq, part: at + 1 } : followed ? { seq: part.seq + 1 } : undefined;
+  return { messages: [], messagePart: part, ...(next ? { next } : {}) };
 }

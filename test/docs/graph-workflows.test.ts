@@ -304,7 +304,7 @@ describe('docs/graph-workflows.md', () => {
       `at most ${l.maxSourceChars.toLocaleString('en')} characters of expression, ${l.maxSteps.toLocaleString('en')} evaluation steps, ${l.maxDepth} levels of evaluation depth, sequences of ${l.maxSequence.toLocaleString('en')} items, ${kb(l.maxInputBytes)} of run data in and ${kb(l.maxResultBytes)} of result out`,
     );
     expect(flat).toContain(
-      `One bound is on time: a backstop of ${l.backstopMs / 1000} s per evaluation (JSONata's \`D1012\`)`,
+      `One bound is on time: a backstop of ${l.backstopCpuMs / 1000} s of CPU per evaluation (\`GRAPH_TOO_MUCH_CPU\`)`,
     );
     const perInvocation = l.maxStepsPerInvocation.toLocaleString('en');
     expect(flat).toContain(`share a step budget: **${perInvocation} evaluation steps in all**`);

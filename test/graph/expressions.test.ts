@@ -99,18 +99,39 @@ describe('evaluateExpression bounds', () => {
     expect(vi.mocked(Date.now).mock.calls.length).toBeGreaterThan(1000);
   });
   // The one bound left on time: a backstop far past the step budget, for runaways of heavy steps only, with a
-  // code of its own.
-  it('keeps a wall-clock backstop, told apart from the step budget', async () => {
+  // code of its own. It counts this thread's CPU, read only once the clock says the CPU could have run it out.
+  it('keeps a CPU-time backstop, told apart from the step budget', async () => {
     let now = Date.now();
-    vi.spyOn(Date, 'now').mockImplementation(() => (now += EXPRESSION_LIMITS.backstopMs));
+    let cpu = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => (now += EXPRESSION_LIMITS.backstopCpuMs));
+    // Each reading of this thread's CPU time is a whole backstop after the last.
+    vi.spyOn(process, 'threadCpuUsage').mockImplementation(() => {
+      cpu += EXPRESSION_LIMITS.backstopCpuMs * 1000;
+      return { user: cpu, system: 0 };
+    });
     const result = await evaluateExpression(compiled('$count([1..10])'), {});
     expect(result).toMatchObject({
       ok: false,
       error: {
-        code: 'D1012',
-        message: `Evaluation timeout after ${EXPRESSION_LIMITS.backstopMs} milliseconds. Check for infinite loop`,
+        code: 'GRAPH_TOO_MUCH_CPU',
+        message: expect.stringMatching(
+          new RegExp(`^the expression ran more than ${EXPRESSION_LIMITS.backstopCpuMs} ms of CPU `),
+        ),
       },
     });
+  });
+  // A starved CPU (a loaded CI runner, a Lambda's CPU share) is not the expression's doing: the clock runs on
+  // while the evaluation waits for a core. Here every reading of the clock is a minute after the last, the CPU
+  // as it is, and a runaway still stops at the step budget, the same error as on a quiet machine. Before, the
+  // 5 s wall-clock backstop (JSONata's D1012) fired first, as it did for a 149,000-step condition at load ~20.
+  it('meets the step budget before the backstop however starved the CPU', async () => {
+    const runaway = compiled('($f := function($n){ $f($n + 1) }; $f(0))');
+    const quiet = await evaluateExpression(runaway, {});
+    expect(quiet).toMatchObject({ ok: false, error: { code: 'GRAPH_TOO_MANY_STEPS' } });
+    let now = Date.now();
+    vi.spyOn(Date, 'now').mockImplementation(() => (now += 60_000));
+    expect(await evaluateExpression(runaway, {})).toEqual(quiet);
+    expect(vi.mocked(Date.now).mock.calls.length).toBeGreaterThan(EXPRESSION_LIMITS.maxSteps);
   });
   it('stops a huge sequence', async () => {
     const result = await evaluateExpression(compiled('$count([1..1000000])'), {});

@@ -1,7 +1,8 @@
 /**
  * The step allowance of one invocation (EXPRESSION_LIMITS.maxStepsPerInvocation, shared/graph/expressions.ts)
  * fits the timeout of each function that evaluates many expressions in one invocation, on the CPU share its
- * memory buys. The arithmetic of the comment on maxStepsPerInvocation, against the functions' settings.
+ * memory buys; the CPU backstop of one evaluation (backstopCpuMs) lies past its step budget and within that
+ * timeout. The arithmetic of the comments in expressions.ts, against the functions' settings.
  */
 import { describe, expect, it } from 'vitest';
 import { RUNTIME_FUNCTION_DEFAULTS } from '../../infra/constructs/runtime-function.ts';
@@ -48,5 +49,27 @@ describe('the step allowance of one invocation', () => {
     const { timeoutSeconds, memoryMb } = settings('graph-advance');
     expect(allowanceSeconds(memoryMb, SLOWER_CORE)).toBeLessThan(timeoutSeconds / 2);
     expect(DECISIONS_PER_ADVANCE * allowanceSeconds(memoryMb, SLOWER_CORE)).toBeGreaterThan(timeoutSeconds);
+  });
+});
+
+describe('the CPU backstop of one evaluation', () => {
+  /** CPU seconds of `steps` at the costliest step, on a core `slower` times slower than the bench's. */
+  const cpuSeconds = (steps: number, slower = 1) => (steps * CPU_US_PER_STEP * slower) / 1e6;
+  const backstopSeconds = EXPRESSION_LIMITS.backstopCpuMs / 1000;
+
+  it('lies at least twice past an evaluation at its step cap on a core half as fast: the step count meets it first', () => {
+    // 250,000 × 5 µs × 2 = 2.5 s of CPU; the backstop is 5 s of CPU (not of the clock, which a CPU share stretches).
+    expect(cpuSeconds(EXPRESSION_LIMITS.maxSteps, SLOWER_CORE)).toBeCloseTo(2.5, 5);
+    expect(2 * cpuSeconds(EXPRESSION_LIMITS.maxSteps, SLOWER_CORE)).toBeLessThanOrEqual(backstopSeconds);
+  });
+
+  it("ends one runaway within each function's timeout at the CPU share its memory buys", () => {
+    for (const handler of ['graph-advance', 'graph-service', 'human-task'] as const) {
+      const { timeoutSeconds, memoryMb } = settings(handler);
+      const wallSeconds = backstopSeconds / Math.min(1, memoryMb / MB_PER_VCPU);
+      expect(wallSeconds, handler).toBeLessThan(timeoutSeconds);
+    }
+    // GraphAdvance: 5 s of CPU at 512 / 1,769 of a vCPU is ~17.3 s of its 30 s.
+    expect(backstopSeconds / (512 / MB_PER_VCPU)).toBeCloseTo(17.3, 1);
   });
 });

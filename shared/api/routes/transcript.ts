@@ -1,15 +1,21 @@
 /**
  * `GET /v1/runs/{id}/transcript`, a page at a time: whole messages up to the page's byte bound, or one part of
  * a message larger than a page (shared/runs/transcript-page.ts). The token names where the next page starts,
- * as a key of the run's own messages: `MSG#<seq>`, or `MSG#<seq>@<part>` inside a message sent in parts.
+ * as a key of the run's own messages: `MSG#<seq>`, or `MSG#<seq>@<part>` inside a message sent in parts. The
+ * parts after a message's first come from what the container cut for it (recent-message-parts.ts) when it
+ * still holds them, else from a read of that message.
  */
 
+import { splitMessage } from '../../runs/message-parts.ts';
+import { recentMessageParts } from '../../runs/recent-message-parts.ts';
 import {
+  partPage,
   TRANSCRIPT_PAGE_BYTES,
   type TranscriptCursor,
   type TranscriptPage,
   transcriptPage,
 } from '../../runs/transcript-page.ts';
+import type { TranscriptMessage } from '../../schemas/message.ts';
 import { decodeToken, encodeToken } from '../../store/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { invalid } from '../errors.ts';
@@ -41,13 +47,31 @@ export async function readTranscriptPage(
 ): Promise<{ runId: string } & Omit<TranscriptPage, 'next'> & { nextToken?: string }> {
   const from = cursorOf(runId, query.nextToken);
   const limit = query.limit ?? UNLIMITED_MESSAGES;
+  const recent = recentMessageParts(deps.store);
+  const kept = from.part === undefined ? undefined : recent.get(runId, from.seq);
+  // A later part of the message this container cut last, unless it is the last part of a message not yet
+  // followed: whether one follows now takes a read.
+  if (kept && from.part !== undefined && (from.part + 1 < kept.parts.length || kept.followed))
+    return answer(runId, partPage(kept.parts, from.part, kept.followed));
   const range = await deps.store.readMessageRange(runId, {
     seq: from.seq,
     // A message part's page needs only that message.
     count: from.part === undefined ? limit : 1,
     bytes: TRANSCRIPT_PAGE_BYTES,
   });
-  const { next, ...page } = transcriptPage(range.messages, from, { limit, more: range.more });
+  const followed = range.messages.length > 1 || range.more;
+  const split = (message: TranscriptMessage, bound: number) => {
+    const parts = splitMessage(message, bound);
+    recent.remember(runId, message.seq, parts, followed);
+    return parts;
+  };
+  return answer(runId, transcriptPage(range.messages, from, { limit, more: range.more, split }));
+}
+
+function answer(
+  runId: string,
+  { next, ...page }: TranscriptPage,
+): { runId: string } & Omit<TranscriptPage, 'next'> & { nextToken?: string } {
   const nextToken = next ? tokenOf(runId, next) : undefined;
   return { runId, ...page, ...(nextToken ? { nextToken } : {}) };
 }
