@@ -64,23 +64,25 @@ const threadCpuMicros = (): number => {
  * The backstop of one evaluation (expressions.ts, `EXPRESSION_LIMITS.backstopCpuMs`), on this thread's CPU time
  * rather than the wall clock: on a starved CPU (a loaded machine, a Lambda's CPU share) the clock runs on while
  * the evaluation does not, and a wall-clock limit would race the step count for the same work. Reading the CPU
- * time costs a system call (~0.5 µs, a step's worth), so it is read only when the clock says it may have
- * run out: a thread's CPU time grows no faster than the clock, so after a reading with `left` ms to go the next
- * is due `left` ms of clock later (or at once, should the clock step back).
+ * time costs a system call (~0.5 µs, a step's worth), so it is read only when the monotonic clock
+ * (`performance.now()`, which never steps back) says it may have run out: a thread's CPU time grows no faster
+ * than elapsed time, so after a reading with `left` ms to go the next is due `left` ms later. Both are resource
+ * measurements, not time the graph acts on: no outcome reads them but this backstop's refusal, and the step
+ * budget, which is deterministic, is met first (test/core/purity.test.ts keeps the wall clock out of the core).
  */
 type CpuBackstop = { limitMicros: number; startMicros: number; readAt: number; dueAfterMs: number };
 
 const cpuBackstop = (limitMs: number): CpuBackstop => ({
   limitMicros: limitMs * 1000,
   startMicros: threadCpuMicros(),
-  readAt: Date.now(),
+  readAt: performance.now(),
   dueAfterMs: limitMs,
 });
 
 /** Throws `GRAPH_TOO_MUCH_CPU` once the evaluation has run its backstop's CPU time. */
 function checkCpu(backstop: CpuBackstop): void {
-  const now = Date.now();
-  if (now >= backstop.readAt && now - backstop.readAt < backstop.dueAfterMs) return;
+  const now = performance.now();
+  if (now - backstop.readAt < backstop.dueAfterMs) return;
   const used = threadCpuMicros() - backstop.startMicros;
   if (used > backstop.limitMicros)
     throw {
