@@ -179,21 +179,24 @@ describe('A ledger settle', () => {
     };
     run = await store.commit({ run, next: run, ledgerSettle: [settled] });
 
-    // Act
-    const again = store.commit({
-      run,
-      next: run,
-      ledgerSettle: [{ ...settled, outcome: { content: 'again', isError: false } }],
-    });
-    const unrecorded = store.commit({
-      run,
-      next: run,
-      ledgerSettle: [{ ...settled, toolUseId: 'toolu_never_recorded' }],
-    });
+    // Act: both at once, each settled before either is looked at (a rejection left unobserved while the other
+    // is awaited is an unhandled rejection, which fails the run).
+    const [again, unrecorded] = await Promise.allSettled([
+      store.commit({
+        run,
+        next: run,
+        ledgerSettle: [{ ...settled, outcome: { content: 'again', isError: false } }],
+      }),
+      store.commit({
+        run,
+        next: run,
+        ledgerSettle: [{ ...settled, toolUseId: 'toolu_never_recorded' }],
+      }),
+    ]);
 
     // Assess
-    await expect(again).rejects.toBeInstanceOf(LedgerConflictError);
-    await expect(unrecorded).rejects.toBeInstanceOf(LedgerConflictError);
+    expect(again).toMatchObject({ status: 'rejected', reason: expect.any(LedgerConflictError) });
+    expect(unrecorded).toMatchObject({ status: 'rejected', reason: expect.any(LedgerConflictError) });
     expect(await store.listLedger(run.runId)).toEqual([settled]);
     expect((await store.getRun(run.runId))?.rev).toBe(run.rev);
   });
