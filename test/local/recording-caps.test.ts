@@ -20,9 +20,9 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-/** Turn 0 of run `runId` of `owner`, through the local stack's recording model adapter. */
-async function turnZero(owner: string, runId: string) {
-  const model = modelFor({ kind: 'anthropic', apiKey: 'test', baseURL: proxy.url, recording: true });
+/** Turn 0 of run `runId` of `owner`, through the local stack's recording model adapter, via `proxyUrl`. */
+async function turnZero(owner: string, runId: string, proxyUrl = proxy.url) {
+  const model = modelFor({ kind: 'anthropic', apiKey: 'test', baseURL: proxyUrl, recording: true });
   const request: ModelRequest = {
     model: 'claude-sonnet-5-5',
     system: `${owner}'s triage prompt`,
@@ -59,22 +59,9 @@ describe('Function: startRecordingProxy', () => {
   it('drops the oldest recording of any owner once it keeps `maxRuns` in all', async () => {
     // Prepare: a proxy that keeps 2 runs per owner and 3 in all (the defaults are 100 and 500).
     const small = await startRecordingProxy({ upstream: upstream.url, maxRunsPerOwner: 2, maxRuns: 3 });
-    const model = modelFor({ kind: 'anthropic', apiKey: 'test', baseURL: small.url, recording: true });
-    const turn = (owner: string, runId: string) =>
-      model.call({
-        model: 'claude-sonnet-5-5',
-        system: `${owner}'s prompt`,
-        messages: [{ role: 'user', content: [{ type: 'text', text: `${owner} input` }] }],
-        tools: [],
-        maxTokens: 100,
-        thinking: 'off',
-        workflow: 'triage',
-        runId,
-        owner,
-      });
     try {
       // Act: three owners, one run each, then a fourth owner's run.
-      for (const owner of ['ann', 'ben', 'cat', 'dan']) await turn(owner, `run_${owner}0001`);
+      for (const owner of ['ann', 'ben', 'cat', 'dan']) await turnZero(owner, `run_${owner}0001`, small.url);
 
       // Assess: ann's, the oldest of all, went; each of the others is still kept.
       expect(small.fixtureOfRun('run_ann0001')).toBeUndefined();
