@@ -6,34 +6,27 @@
  * port answering each status (every page that calls the API, and the cancel form).
  */
 import { describe, expect, it } from 'vitest';
-import { CONSOLE_COOKIE, createConsoleApp } from '../../shared/console/app.ts';
 import type { ApiAnswer, ConsoleApi } from '../../shared/console/deps.ts';
 import { sessionTable } from '../../shared/local/sessions.ts';
 import { apiHarness } from '../api/helpers.ts';
-import { textOf } from './support.ts';
+import { signedInApp, textOf } from './support.ts';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 const clock = { nowMs: () => Date.parse('2026-12-01T12:00:00Z') };
 
 /** A console signed in as `owner` over `api`; `request` answers a page's status and HTML. */
 async function consoleOver(api: ConsoleApi, owner = 'alice') {
-  const app = createConsoleApp({
+  const request = await signedInApp({
     api,
     login: async (key) => (key === 'k' ? { owner, principal: 'alice@laptop' } : undefined),
     sessions: sessionTable(clock),
     clock,
     origin: ORIGIN,
   });
-  const signIn = await app.request('/console/login', {
-    method: 'POST',
-    body: 'key=k',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
-  });
-  const cookie = `${CONSOLE_COOKIE}=${/wf_console=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1]}`;
   return async (method: 'GET' | 'POST', path: string) => {
-    const response = await app.request(path, {
+    const response = await request(path, {
       method,
-      headers: { cookie, origin: ORIGIN, 'sec-fetch-site': 'same-origin' },
+      headers: { origin: ORIGIN, 'sec-fetch-site': 'same-origin' },
     });
     return { status: response.status, html: await response.text() };
   };

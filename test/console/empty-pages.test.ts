@@ -5,9 +5,9 @@
  * client's jobs carries the client id URL-encoded. The real console app over a recording fake API.
  */
 import { describe, expect, it } from 'vitest';
-import { CONSOLE_COOKIE, createConsoleApp } from '../../shared/console/app.ts';
 import type { ApiAnswer } from '../../shared/console/deps.ts';
 import { sessionTable } from '../../shared/local/sessions.ts';
+import { signedInApp } from './support.ts';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 const clock = { nowMs: () => Date.parse('2026-12-02T13:00:00Z') };
@@ -34,7 +34,7 @@ const grant = (clientId: string) => ({
 
 async function signedIn(answer: (path: string) => ApiAnswer | undefined) {
   const calls: string[] = [];
-  const app = createConsoleApp({
+  const request = await signedInApp({
     api: async (_identity, _method, path) => {
       calls.push(path);
       return answer(path) ?? { status: 404, body: { error: { code: 'not_found', message: 'no' } } };
@@ -44,14 +44,8 @@ async function signedIn(answer: (path: string) => ApiAnswer | undefined) {
     clock,
     origin: ORIGIN,
   });
-  const response = await app.request('/console/login', {
-    method: 'POST',
-    body: 'key=k',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
-  });
-  const cookie = `${CONSOLE_COOKIE}=${/wf_console=([^;]+)/.exec(response.headers.get('set-cookie') ?? '')?.[1]}`;
   const get = async (path: string) => {
-    const page = await app.request(path, { headers: { cookie } });
+    const page = await request(path);
     expect(page.status).toBe(200);
     return page.text();
   };

@@ -4,10 +4,9 @@
  * (docs/console.md). The real console app over a fake API answering one run.
  */
 import { describe, expect, it } from 'vitest';
-import { CONSOLE_COOKIE, createConsoleApp } from '../../shared/console/app.ts';
 import type { ApiAnswer } from '../../shared/console/deps.ts';
 import { sessionTable } from '../../shared/local/sessions.ts';
-import { textOf } from './support.ts';
+import { signedInApp, textOf } from './support.ts';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 const RUN_ID = 'run_0123456789abcdef0123456789abcdef';
@@ -52,7 +51,7 @@ async function runPage(receipts: { items: unknown[]; nextToken?: string }) {
     [`/v1/runs/${RUN_ID}/transcript`]: { status: 200, body: { runId: RUN_ID, messages: [] } },
     [`/v1/runs/${RUN_ID}/receipts?limit=100`]: { status: 200, body: { runId: RUN_ID, ...receipts } },
   };
-  const app = createConsoleApp({
+  const request = await signedInApp({
     api: async (_identity, _method, path) =>
       answers[path] ?? { status: 404, body: { error: { code: 'not_found', message: 'no' } } },
     login: async () => ({ owner: 'alice', principal: 'alice' }),
@@ -60,13 +59,7 @@ async function runPage(receipts: { items: unknown[]; nextToken?: string }) {
     clock,
     origin: ORIGIN,
   });
-  const signIn = await app.request('/console/login', {
-    method: 'POST',
-    body: 'key=k',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
-  });
-  const cookie = `${CONSOLE_COOKIE}=${/wf_console=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1]}`;
-  const page = await app.request(`/console/runs/${RUN_ID}`, { headers: { cookie } });
+  const page = await request(`/console/runs/${RUN_ID}`);
   expect(page.status).toBe(200);
   return page.text();
 }
